@@ -1,4 +1,31 @@
-"""tokenmill: train and run text tokenizers."""
-from tokenmill._native import __version__
+"""tokenmill: train and run text tokenizers.
 
-__all__ = ["__version__"]
+The API mirrors Hugging Face ``tokenizers`` (switching is one import) and offers a
+tiktoken-compatible ``tokenmill.tiktoken``. The pipeline stages live in their own modules:
+``normalizers`` → ``pre_tokenizers`` → ``models`` → ``processors`` → ``decoders``; ``trainers``
+learn models from a corpus.
+"""
+from tokenmill._native import (
+    __version__,
+    TokenmillError,
+    FormatError,
+    TokenmillIOError,
+    UnknownIdError,
+    InvalidArgumentError,
+)
+from tokenmill import normalizers, pre_tokenizers, models, trainers, processors, decoders
+
+__all__ = [
+    "__version__",
+    "TokenmillError",
+    "FormatError",
+    "TokenmillIOError",
+    "UnknownIdError",
+    "InvalidArgumentError",
+    "normalizers",
+    "pre_tokenizers",
+    "models",
+    "trainers",
+    "processors",
+    "decoders",
+]

@@ -1,7 +1,40 @@
+//! Thin PyO3 bindings over `tokenmill-core`. One file per pipeline stage; each registers a
+//! submodule of `tokenmill._native` that the matching `python/tokenmill/*.py` re-exports.
 use pyo3::prelude::*;
+
+mod decoders;
+mod errors;
+mod models;
+mod normalizers;
+mod pre_tokenizers;
+mod processors;
+mod tiktoken;
+mod tokenizer;
+mod trainers;
+
+/// Creates `tokenmill._native.<name>` and lets `fill` add its classes.
+pub(crate) fn add_submodule(
+    parent: &Bound<'_, PyModule>,
+    name: &str,
+    fill: impl FnOnce(&Bound<'_, PyModule>) -> PyResult<()>,
+) -> PyResult<()> {
+    let sub = PyModule::new(parent.py(), name)?;
+    fill(&sub)?;
+    parent.add_submodule(&sub)?;
+    Ok(())
+}
 
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", tokenmill_core::version())?;
+    errors::register(m)?;
+    add_submodule(m, "normalizers", normalizers::register)?;
+    add_submodule(m, "pre_tokenizers", pre_tokenizers::register)?;
+    add_submodule(m, "models", models::register)?;
+    add_submodule(m, "trainers", trainers::register)?;
+    add_submodule(m, "processors", processors::register)?;
+    add_submodule(m, "decoders", decoders::register)?;
+    add_submodule(m, "tiktoken", tiktoken::register)?;
+    tokenizer::register(m)?;
     Ok(())
 }

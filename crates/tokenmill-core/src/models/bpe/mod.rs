@@ -1,0 +1,1 @@
+//! BPE: byte-pair encoding (classic with suffix/prefix, and byte-level).

@@ -1,0 +1,1 @@
+//! pre-tokenizers (filled in by its owner; see the module docs once written).

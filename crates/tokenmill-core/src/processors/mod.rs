@@ -1,0 +1,1 @@
+//! processors (filled in by its owner; see the module docs once written).

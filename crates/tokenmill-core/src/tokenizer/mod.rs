@@ -1,0 +1,68 @@
+//! The pipeline's contracts and its alignment carriers.
+//!
+//! A tokenizer runs: `Normalizer` (rewrites text, keeping alignments in a `NormalizedString`)
+//! → `PreTokenizer` (cuts it into words, a `PreTokenizedString`) → `Model` (words to tokens)
+//! → `PostProcessor` (adds special tokens, joins pairs, into an `Encoding`) and, the other way,
+//! `Decoder` (tokens back to text).
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::Result;
+
+pub mod encoding;
+pub mod normalized;
+pub mod pretokenized;
+
+pub use encoding::Encoding;
+pub use normalized::{NormalizedString, Offsets, Pattern, SplitDelimiterBehavior};
+pub use pretokenized::{OffsetReferential, OffsetType, PreTokenizedString, Split};
+
+/// One token produced by a model: its id, its text, and its byte span in the piece it came from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Token {
+    pub id: u32,
+    pub value: String,
+    pub offsets: Offsets,
+}
+
+impl Token {
+    pub fn new(id: u32, value: String, offsets: Offsets) -> Self {
+        Token { id, value, offsets }
+    }
+}
+
+pub trait Normalizer {
+    fn normalize(&self, normalized: &mut NormalizedString) -> Result<()>;
+}
+
+pub trait PreTokenizer {
+    fn pre_tokenize(&self, pretokenized: &mut PreTokenizedString) -> Result<()>;
+}
+
+pub trait Model {
+    /// Tokenizes one piece of text (a word, after pre-tokenization).
+    fn tokenize(&self, sequence: &str) -> Result<Vec<Token>>;
+    fn token_to_id(&self, token: &str) -> Option<u32>;
+    fn id_to_token(&self, id: u32) -> Option<String>;
+    fn get_vocab(&self) -> HashMap<String, u32>;
+    fn get_vocab_size(&self) -> usize;
+    /// Writes the model's own files (e.g. vocab.json + merges.txt) into `folder`.
+    fn save(&self, folder: &Path, prefix: Option<&str>) -> Result<Vec<PathBuf>>;
+}
+
+pub trait PostProcessor {
+    /// How many tokens `process` adds for a single input or a pair.
+    fn added_tokens(&self, is_pair: bool) -> usize;
+    /// Joins the encodings of the inputs (one, or two for a pair) and adds special tokens.
+    fn process(&self, encoding: Encoding, pair: Option<Encoding>, add_special_tokens: bool) -> Result<Encoding>;
+}
+
+pub trait Decoder {
+    /// Turns tokens into text pieces; `decode` joins them.
+    fn decode_chain(&self, tokens: Vec<String>) -> Result<Vec<String>>;
+    fn decode(&self, tokens: Vec<String>) -> Result<String> {
+        Ok(self.decode_chain(tokens)?.concat())
+    }
+}

@@ -1,0 +1,1 @@
+//! trainers (filled in by its owner; see the module docs once written).

@@ -1,0 +1,34 @@
+"""Shared test fixtures: where ../shared is, and a clear skip when it is absent."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED = Path(os.environ.get("TOKENMILL_SHARED", REPO.parent / "shared"))
+
+
+def shared_path(*parts: str) -> Path:
+    """Path of a file under ../shared; skips the test (with the reason) if it is not there."""
+    path = SHARED.joinpath(*parts)
+    if not path.exists():
+        pytest.skip(f"needs {path} (the ../shared data beside the repo), which is absent")
+    return path
+
+
+def read_sample(path: Path, max_bytes: int = 2_000_000) -> str:
+    """The first `max_bytes` of a UTF-8 text file, cut at a line end."""
+    with open(path, "rb") as f:
+        data = f.read(max_bytes)
+    if len(data) == max_bytes:
+        cut = data.rfind(b"\n")
+        if cut > 0:
+            data = data[: cut + 1]
+    return data.decode("utf-8", errors="replace")
+
+
+@pytest.fixture
+def shared():
+    return shared_path
