@@ -12,6 +12,8 @@ from tokenmill._native import (
     TokenmillIOError,
     UnknownIdError,
     InvalidArgumentError,
+    Regex,
+    NormalizedString,
 )
 from tokenmill import normalizers, pre_tokenizers, models, trainers, processors, decoders
 
@@ -22,6 +24,8 @@ __all__ = [
     "TokenmillIOError",
     "UnknownIdError",
     "InvalidArgumentError",
+    "Regex",
+    "NormalizedString",
     "normalizers",
     "pre_tokenizers",
     "models",
