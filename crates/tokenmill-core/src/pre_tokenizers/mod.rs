@@ -3,6 +3,8 @@
 //! PLACEHOLDER: the stage owner replaces this enum with the real components. The contract:
 //! `PreTokenizerWrapper` is an enum over every component of this stage, implements `PreTokenizer`, `Clone`,
 //! `Debug`, `Send + Sync`, and (de)serializes exactly as `tokenizers`' tokenizer.json does.
+pub mod scanners;
+
 use serde::{Deserialize, Serialize};
 
 use crate::tokenizer::PreTokenizer;
