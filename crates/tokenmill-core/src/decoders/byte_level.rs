@@ -1,10 +1,10 @@
 //! `ByteLevel` decoder: GPT-2 alphabet characters back to bytes, then UTF-8.
 //!
-//! The settings struct is shared with the post-processor (tokenizer.json stores the same
-//! fields for both); decoding ignores them.
-use crate::utils::byte_level::char_bytes;
+//! The settings struct is the pre-tokenizer's (tokenizer.json stores the same fields for
+//! both); decoding ignores them.
+use crate::utils::byte_level::char_to_byte;
 
-pub use crate::processors::ByteLevel;
+pub use crate::pre_tokenizers::byte_level::ByteLevel;
 
 /// One string: every token whose characters all belong to the byte alphabet contributes those
 /// bytes, any other token its UTF-8 as is; the bytes are decoded lossily (each invalid sequence
@@ -13,7 +13,7 @@ pub fn decode_chain(tokens: Vec<String>) -> Vec<String> {
     let mut bytes = Vec::with_capacity(tokens.iter().map(String::len).sum());
     for token in &tokens {
         let start = bytes.len();
-        let all_mapped = token.chars().all(|c| match char_bytes(c) {
+        let all_mapped = token.chars().all(|c| match char_to_byte(c) {
             Some(b) => {
                 bytes.push(b);
                 true

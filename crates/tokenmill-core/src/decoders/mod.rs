@@ -52,7 +52,7 @@ impl Decoder for DecoderWrapper {
             Self::BPE(d) => Ok(d.decode_chain(tokens)),
             Self::ByteLevel(_) => Ok(byte_level::decode_chain(tokens)),
             Self::WordPiece(d) => Ok(d.decode_chain(tokens)),
-            Self::Metaspace(d) => Ok(d.decode_chain(tokens)),
+            Self::Metaspace(d) => Ok(metaspace::decode_chain(d, tokens)),
             Self::CTC(d) => Ok(d.decode_chain(tokens)),
             Self::Sequence(d) => d.decode_chain(tokens),
             Self::Replace(d) => d.decode_chain(tokens),
@@ -65,18 +65,19 @@ impl Decoder for DecoderWrapper {
 
 type Attempt = fn(serde_json::Value) -> serde_json::Result<DecoderWrapper>;
 
-/// The components by their `"type"` name, in `tokenizers`' order of untagged attempts.
-const COMPONENTS: [(&str, Attempt); 10] = [
-    ("BPEDecoder", |v| serde_json::from_value(v).map(DecoderWrapper::BPE)),
-    ("ByteLevel", |v| serde_json::from_value(v).map(DecoderWrapper::ByteLevel)),
-    ("WordPiece", |v| serde_json::from_value(v).map(DecoderWrapper::WordPiece)),
-    ("Metaspace", |v| serde_json::from_value(v).map(DecoderWrapper::Metaspace)),
-    ("CTC", |v| serde_json::from_value(v).map(DecoderWrapper::CTC)),
-    ("Sequence", |v| serde_json::from_value(v).map(DecoderWrapper::Sequence)),
-    ("Replace", |v| serde_json::from_value(v).map(DecoderWrapper::Replace)),
-    ("Fuse", |v| serde_json::from_value(v).map(DecoderWrapper::Fuse)),
-    ("Strip", |v| serde_json::from_value(v).map(DecoderWrapper::Strip)),
-    ("ByteFallback", |v| serde_json::from_value(v).map(DecoderWrapper::ByteFallback)),
+/// The components by their `"type"` name, in `tokenizers`' order of untagged attempts, and
+/// whether they read JSON without their `"type"` (those whose tag `tokenizers` does not check).
+const COMPONENTS: [(&str, bool, Attempt); 10] = [
+    ("BPEDecoder", true, |v| serde_json::from_value(v).map(DecoderWrapper::BPE)),
+    ("ByteLevel", false, |v| serde_json::from_value(v).map(DecoderWrapper::ByteLevel)),
+    ("WordPiece", true, |v| serde_json::from_value(v).map(DecoderWrapper::WordPiece)),
+    ("Metaspace", false, |v| serde_json::from_value(v).map(DecoderWrapper::Metaspace)),
+    ("CTC", true, |v| serde_json::from_value(v).map(DecoderWrapper::CTC)),
+    ("Sequence", false, |v| serde_json::from_value(v).map(DecoderWrapper::Sequence)),
+    ("Replace", true, |v| serde_json::from_value(v).map(DecoderWrapper::Replace)),
+    ("Fuse", false, |v| serde_json::from_value(v).map(DecoderWrapper::Fuse)),
+    ("Strip", true, |v| serde_json::from_value(v).map(DecoderWrapper::Strip)),
+    ("ByteFallback", false, |v| serde_json::from_value(v).map(DecoderWrapper::ByteFallback)),
 ];
 
 impl<'de> Deserialize<'de> for DecoderWrapper {
@@ -87,11 +88,14 @@ impl<'de> Deserialize<'de> for DecoderWrapper {
         let value = serde_json::Value::deserialize(deserializer)?;
         let declared = value.get("type").and_then(|t| t.as_str()).map(str::to_string);
         if let Some(name) = &declared {
-            if let Some((_, attempt)) = COMPONENTS.iter().find(|(n, _)| n == name) {
+            if let Some((_, _, attempt)) = COMPONENTS.iter().find(|(n, _, _)| n == name) {
                 return attempt(value).map_err(|e| D::Error::custom(format!("invalid {name} decoder: {e}")));
             }
         }
-        for (_, attempt) in COMPONENTS {
+        for (_, untagged, attempt) in COMPONENTS {
+            if !untagged {
+                continue;
+            }
             if let Ok(d) = attempt(value.clone()) {
                 return Ok(d);
             }
@@ -162,11 +166,9 @@ mod tests {
         assert!(DecoderWrapper::from_json(r#"{"type":"ByteFallback","x":1}"#).is_ok());
         for bad in [
             r#"{"type":"BPEDecoder"}"#,
-            r#"{"type":"ByteLevel"}"#,
             r###"{"type":"WordPiece","prefix":"##"}"###,
             r#"{"type":"Strip","content":"ab","start":1,"stop":0}"#,
             r#"{"type":"Replace","pattern":{"Regex":"("},"content":""}"#,
-            r#"{"type":"Metaspace","replacement":"_","add_prefix_space":false}"#,
         ] {
             assert!(DecoderWrapper::from_json(bad).is_err(), "{bad}");
         }

@@ -38,7 +38,7 @@ impl PostProcessorWrapper {
         match self {
             Self::Roberta(p) => Ok(p.process_encodings(encodings, add_special_tokens)),
             Self::Bert(p) => Ok(p.process_encodings(encodings, add_special_tokens)),
-            Self::ByteLevel(p) => Ok(p.process_encodings(encodings)),
+            Self::ByteLevel(p) => Ok(byte_level::process_encodings(p, encodings)),
             Self::Template(p) => p.process_encodings(encodings, add_special_tokens),
             Self::Sequence(p) => p.process_encodings(encodings, add_special_tokens),
         }
@@ -102,16 +102,21 @@ impl<'de> Deserialize<'de> for PostProcessorWrapper {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
         use serde::de::Error as _;
         let value = serde_json::Value::deserialize(deserializer)?;
-        let attempts: [(&str, fn(&serde_json::Value) -> serde_json::Result<PostProcessorWrapper>); 5] = [
-            ("RobertaProcessing", |v| RobertaProcessing::deserialize(v).map(Self::Roberta)),
-            ("BertProcessing", |v| BertProcessing::deserialize(v).map(Self::Bert)),
-            ("ByteLevel", |v| ByteLevel::deserialize(v).map(Self::ByteLevel)),
-            ("TemplateProcessing", |v| TemplateProcessing::deserialize(v).map(Self::Template)),
-            ("Sequence", |v| Sequence::deserialize(v).map(Self::Sequence)),
+        // `strict`: the component only reads JSON whose "type" is its name (as in tokenizers).
+        type Attempt = fn(&serde_json::Value) -> serde_json::Result<PostProcessorWrapper>;
+        let attempts: [(&str, bool, Attempt); 5] = [
+            ("RobertaProcessing", false, |v| RobertaProcessing::deserialize(v).map(Self::Roberta)),
+            ("BertProcessing", false, |v| BertProcessing::deserialize(v).map(Self::Bert)),
+            ("ByteLevel", true, |v| ByteLevel::deserialize(v).map(Self::ByteLevel)),
+            ("TemplateProcessing", false, |v| TemplateProcessing::deserialize(v).map(Self::Template)),
+            ("Sequence", true, |v| Sequence::deserialize(v).map(Self::Sequence)),
         ];
         let declared = value.get("type").and_then(|t| t.as_str());
         let mut declared_error = None;
-        for (name, attempt) in attempts {
+        for (name, strict, attempt) in attempts {
+            if strict && declared != Some(name) {
+                continue;
+            }
             match attempt(&value) {
                 Ok(p) => return Ok(p),
                 Err(e) if declared == Some(name) => declared_error = Some(e),
@@ -127,7 +132,7 @@ impl<'de> Deserialize<'de> for PostProcessorWrapper {
 }
 
 /// Deserializes `"type": "<Name>"` only when it is exactly `Name` (for components whose tag
-/// `tokenizers` checks: ByteLevel, Sequence). Serializes as that string.
+/// `tokenizers` checks, e.g. Sequence). Serializes as that string.
 macro_rules! strict_type_tag {
     ($tag:ident, $name:literal) => {
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -257,8 +262,11 @@ mod tests {
         let p = PostProcessorWrapper::from_json(r#"{"type":"ByteLevel","add_prefix_space":false,"trim_offsets":true}"#).unwrap();
         assert_eq!(p, PostProcessorWrapper::ByteLevel(ByteLevel::new(false, true, true)));
         assert!(PostProcessorWrapper::from_json(r#"{"add_prefix_space":true,"trim_offsets":false,"use_regex":false}"#).is_err());
-        let err = PostProcessorWrapper::from_json(r#"{"type":"ByteLevel","add_prefix_space":true}"#).unwrap_err();
-        assert!(err.to_string().contains("trim_offsets"), "{err}");
+        // A template is never mistaken for a ByteLevel (whose fields all have defaults).
+        let t = PostProcessorWrapper::from_json(r#"{"type":"TemplateProcessing","single":[],"pair":[],"special_tokens":{}}"#).unwrap();
+        assert!(matches!(t, PostProcessorWrapper::Template(_)));
+        let err = PostProcessorWrapper::from_json(r#"{"type":"TemplateProcessing","single":[]}"#).unwrap_err();
+        assert!(err.to_string().contains("pair"), "{err}");
     }
 
     #[test]

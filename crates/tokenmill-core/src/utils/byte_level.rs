@@ -1,67 +1,91 @@
-//! GPT-2's byte ↔ unicode alphabet: every byte gets a printable character so that byte-level
-//! BPE works on ordinary strings. Printable Latin-1 bytes map to themselves; the other 68 bytes
-//! map, in byte order, to U+0100, U+0101, ... (`'Ġ'` = U+0120 is the space byte 0x20).
+//! The GPT-2 byte ↔ unicode alphabet, shared by everything byte-level: the ByteLevel
+//! pre-tokenizer (bytes → visible chars), the ByteLevel decoder (chars → bytes), the BPE
+//! trainer (initial alphabet) and the tiktoken ↔ tokenizer.json conversion.
+//!
+//! Each of the 256 byte values gets one printable char: the printable Latin-1 bytes
+//! (`!`..=`~`, `¡`..=`¬`, `®`..=`ÿ`) stand for themselves; the 68 others (controls, space,
+//! soft hyphen, …) get `U+0100 + k`, `k` counting them in byte order (so `' '` → `'Ġ'`,
+//! `'\n'` → `'Ċ'`). This is the exact table of GPT-2's `bytes_to_unicode()`.
+//!
+//! Use [`byte_to_char`] / [`char_to_byte`] (table lookups, no hashing), [`BYTES_TO_CHARS`] for
+//! the whole table, [`alphabet`] for the 256 chars, [`bytes_to_string`] / [`string_to_bytes`]
+//! for whole tokens.
 
-/// Bytes that stand for themselves: `!`..=`~`, `¡`..=`¬`, `®`..=`ÿ`.
-const fn is_self_mapped(b: u8) -> bool {
+/// Whether GPT-2 keeps byte `b` as the char of the same code point.
+const fn is_kept(b: u8) -> bool {
     matches!(b, b'!'..=b'~' | 0xA1..=0xAC | 0xAE..=0xFF)
 }
 
-const fn build_bytes_char() -> [char; 256] {
+const fn build_byte_to_char() -> [char; 256] {
     let mut table = ['\0'; 256];
-    let mut next_shifted = 256u32;
+    let mut shifted = 0u32;
     let mut b = 0usize;
     while b < 256 {
-        table[b] = if is_self_mapped(b as u8) {
-            b as u8 as char
+        let code = if is_kept(b as u8) {
+            b as u32
         } else {
-            let c = match char::from_u32(next_shifted) {
-                Some(c) => c,
-                None => panic!("shifted byte chars stay below U+0144"),
-            };
-            next_shifted += 1;
-            c
+            shifted += 1;
+            0x100 + shifted - 1
+        };
+        // Every code is < 0x144, a valid scalar value.
+        table[b] = match char::from_u32(code) {
+            Some(c) => c,
+            None => '\0',
         };
         b += 1;
     }
     table
 }
 
-/// Number of bytes that are not self-mapped (they take U+0100 ..= U+0143).
-const N_SHIFTED: usize = 68;
+/// `BYTES_TO_CHARS[b]` is the char that stands for byte `b`.
+pub const BYTES_TO_CHARS: [char; 256] = build_byte_to_char();
 
-const fn build_shifted_bytes() -> [u8; N_SHIFTED] {
-    let mut out = [0u8; N_SHIFTED];
-    let mut n = 0;
+/// All chars of the alphabet are below this code point.
+const CHAR_LIMIT: usize = 0x144;
+
+const fn build_char_to_byte() -> [i16; CHAR_LIMIT] {
+    let mut table = [-1i16; CHAR_LIMIT];
     let mut b = 0usize;
     while b < 256 {
-        if !is_self_mapped(b as u8) {
-            out[n] = b as u8;
-            n += 1;
-        }
+        table[BYTES_TO_CHARS[b] as usize] = b as i16;
         b += 1;
     }
-    out
+    table
 }
 
-static BYTES_CHAR: [char; 256] = build_bytes_char();
-static SHIFTED_BYTES: [u8; N_SHIFTED] = build_shifted_bytes();
+/// Inverse table indexed by code point; `-1` for chars outside the alphabet.
+const CHARS_TO_BYTES: [i16; CHAR_LIMIT] = build_char_to_byte();
 
-/// The character standing for each byte.
-pub fn bytes_char() -> &'static [char; 256] {
-    &BYTES_CHAR
+/// The char that stands for byte `b`.
+#[inline]
+pub fn byte_to_char(b: u8) -> char {
+    BYTES_TO_CHARS[b as usize]
 }
 
-/// The byte a character stands for, if it belongs to the alphabet.
-pub fn char_bytes(c: char) -> Option<u8> {
-    let code = c as u32;
-    if code < 256 && is_self_mapped(code as u8) {
-        Some(code as u8)
-    } else if (256..256 + N_SHIFTED as u32).contains(&code) {
-        Some(SHIFTED_BYTES[(code - 256) as usize])
-    } else {
-        None
+/// The byte a char of the alphabet stands for; `None` for any other char.
+#[inline]
+pub fn char_to_byte(c: char) -> Option<u8> {
+    match CHARS_TO_BYTES.get(c as usize) {
+        Some(&b) if b >= 0 => Some(b as u8),
+        _ => None,
     }
+}
+
+/// The 256 chars of the alphabet, in byte order.
+pub fn alphabet() -> Vec<char> {
+    BYTES_TO_CHARS.to_vec()
+}
+
+/// Maps bytes to their alphabet chars (e.g. a token's raw bytes to its tokenizer.json form).
+pub fn bytes_to_string(bytes: &[u8]) -> String {
+    let mut s = String::with_capacity(bytes.len() * 2);
+    s.extend(bytes.iter().map(|&b| byte_to_char(b)));
+    s
+}
+
+/// Maps a string of alphabet chars back to bytes; `None` if a char is outside the alphabet.
+pub fn string_to_bytes(s: &str) -> Option<Vec<u8>> {
+    s.chars().map(char_to_byte).collect()
 }
 
 #[cfg(test)]
@@ -69,15 +93,25 @@ mod tests {
     use super::*;
 
     #[test]
-    fn round_trip_and_known_chars() {
+    fn known_entries() {
+        assert_eq!(byte_to_char(b' '), 'Ġ');
+        assert_eq!(byte_to_char(b'\n'), 'Ċ');
+        assert_eq!(byte_to_char(b'a'), 'a');
+        assert_eq!(byte_to_char(0), '\u{100}');
+        assert_eq!(byte_to_char(0xAD), '\u{143}');
+        assert_eq!(byte_to_char(0xFF), 'ÿ');
+    }
+
+    #[test]
+    fn is_a_bijection() {
+        let mut seen = std::collections::HashSet::new();
         for b in 0..=255u8 {
-            assert_eq!(char_bytes(bytes_char()[b as usize]), Some(b));
+            let c = byte_to_char(b);
+            assert!(seen.insert(c));
+            assert_eq!(char_to_byte(c), Some(b));
         }
-        assert_eq!(bytes_char()[b' ' as usize], 'Ġ');
-        assert_eq!(bytes_char()[b'\n' as usize], 'Ċ');
-        assert_eq!(bytes_char()[0xAD], 'Ń');
-        assert_eq!(char_bytes('a'), Some(b'a'));
-        assert_eq!(char_bytes(' '), None);
-        assert_eq!(char_bytes('€'), None);
+        assert_eq!(char_to_byte('\u{144}'), None);
+        assert_eq!(char_to_byte(' '), None);
+        assert_eq!(string_to_bytes(&bytes_to_string(b"hi \xff\x00")), Some(b"hi \xff\x00".to_vec()));
     }
 }
