@@ -16,6 +16,7 @@ from tokenmill._native import (
     NormalizedString,
 )
 from tokenmill import normalizers, pre_tokenizers, models, trainers, processors, decoders
+from tokenmill.models import Token
 
 __all__ = [
     "__version__",
@@ -32,4 +33,5 @@ __all__ = [
     "trainers",
     "processors",
     "decoders",
+    "Token",
 ]
