@@ -1,15 +1,245 @@
 //! Pre-tokenizers: cut normalized text into words (see `PreTokenizedString`).
 //!
-//! PLACEHOLDER: the stage owner replaces this enum with the real components. The contract:
-//! `PreTokenizerWrapper` is an enum over every component of this stage, implements `PreTokenizer`, `Clone`,
-//! `Debug`, `Send + Sync`, and (de)serializes exactly as `tokenizers`' tokenizer.json does.
-use serde::{Deserialize, Serialize};
+//! Every component keeps exact alignments: each piece is a `NormalizedString` cut out of the
+//! input with `NormalizedString::split`/`slice`, so its offsets point into the original text.
+//! Semantics, defaults and the JSON form follow Hugging Face `tokenizers` (tokenizer.json):
+//! `{"type": "<Name>", ...fields}`; `PreTokenizerWrapper` reads and writes that form.
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use crate::tokenizer::PreTokenizer;
+use crate::tokenizer::normalized::Pattern;
+use crate::tokenizer::{Offsets, PreTokenizedString, PreTokenizer};
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub enum PreTokenizerWrapper {}
+pub mod bert;
+pub mod byte_level;
+pub mod delimiter;
+pub mod digits;
+pub mod fixed_length;
+pub mod metaspace;
+pub mod punctuation;
+pub mod scanners;
+pub mod sequence;
+pub mod split;
+pub mod unicode_scripts;
+pub mod whitespace;
+
+pub use bert::BertPreTokenizer;
+pub use byte_level::ByteLevel;
+pub use delimiter::CharDelimiterSplit;
+pub use digits::Digits;
+pub use fixed_length::FixedLength;
+pub use metaspace::{Metaspace, PrependScheme};
+pub use punctuation::Punctuation;
+pub use sequence::Sequence;
+pub use split::{Split, SplitPattern};
+pub use unicode_scripts::UnicodeScripts;
+pub use whitespace::{Whitespace, WhitespaceSplit};
+
+/// Every pre-tokenizer of this stage, as the `Tokenizer` holds it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PreTokenizerWrapper {
+    BertPreTokenizer(BertPreTokenizer),
+    ByteLevel(ByteLevel),
+    Delimiter(CharDelimiterSplit),
+    Metaspace(Metaspace),
+    Whitespace(Whitespace),
+    Sequence(Sequence),
+    Split(Split),
+    Punctuation(Punctuation),
+    WhitespaceSplit(WhitespaceSplit),
+    Digits(Digits),
+    UnicodeScripts(UnicodeScripts),
+    FixedLength(FixedLength),
+}
 
 impl PreTokenizer for PreTokenizerWrapper {
-    fn pre_tokenize(&self, _p: &mut crate::tokenizer::PreTokenizedString) -> crate::Result<()> { match *self {} }
+    fn pre_tokenize(&self, p: &mut PreTokenizedString) -> crate::Result<()> {
+        match self {
+            Self::BertPreTokenizer(t) => t.pre_tokenize(p),
+            Self::ByteLevel(t) => t.pre_tokenize(p),
+            Self::Delimiter(t) => t.pre_tokenize(p),
+            Self::Metaspace(t) => t.pre_tokenize(p),
+            Self::Whitespace(t) => t.pre_tokenize(p),
+            Self::Sequence(t) => t.pre_tokenize(p),
+            Self::Split(t) => t.pre_tokenize(p),
+            Self::Punctuation(t) => t.pre_tokenize(p),
+            Self::WhitespaceSplit(t) => t.pre_tokenize(p),
+            Self::Digits(t) => t.pre_tokenize(p),
+            Self::UnicodeScripts(t) => t.pre_tokenize(p),
+            Self::FixedLength(t) => t.pre_tokenize(p),
+        }
+    }
+}
+
+impl Serialize for PreTokenizerWrapper {
+    fn serialize<S: Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        match self {
+            Self::BertPreTokenizer(t) => t.serialize(serializer),
+            Self::ByteLevel(t) => t.serialize(serializer),
+            Self::Delimiter(t) => t.serialize(serializer),
+            Self::Metaspace(t) => t.serialize(serializer),
+            Self::Whitespace(t) => t.serialize(serializer),
+            Self::Sequence(t) => t.serialize(serializer),
+            Self::Split(t) => t.serialize(serializer),
+            Self::Punctuation(t) => t.serialize(serializer),
+            Self::WhitespaceSplit(t) => t.serialize(serializer),
+            Self::Digits(t) => t.serialize(serializer),
+            Self::UnicodeScripts(t) => t.serialize(serializer),
+            Self::FixedLength(t) => t.serialize(serializer),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for PreTokenizerWrapper {
+    /// Dispatches on `"type"` (so an error names the component and the bad field, rather than
+    /// serde's "did not match any variant").
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
+        use serde::de::Error;
+        let value = serde_json::Value::deserialize(deserializer)?;
+        let kind = match value.get("type") {
+            Some(serde_json::Value::String(s)) => s.clone(),
+            Some(other) => return Err(D::Error::custom(format!("pre_tokenizer \"type\" must be a string, got {other}"))),
+            None => return Err(D::Error::custom(format!("pre_tokenizer without a \"type\" field: {value}"))),
+        };
+        fn parse<T: serde::de::DeserializeOwned, E: Error>(kind: &str, value: serde_json::Value) -> std::result::Result<T, E> {
+            serde_json::from_value(value).map_err(|e| E::custom(format!("pre_tokenizer {kind}: {e}")))
+        }
+        Ok(match kind.as_str() {
+            "BertPreTokenizer" => Self::BertPreTokenizer(parse(&kind, value)?),
+            "ByteLevel" => Self::ByteLevel(parse(&kind, value)?),
+            "CharDelimiterSplit" => Self::Delimiter(parse(&kind, value)?),
+            "Metaspace" => Self::Metaspace(parse(&kind, value)?),
+            "Whitespace" => Self::Whitespace(parse(&kind, value)?),
+            "Sequence" => Self::Sequence(parse(&kind, value)?),
+            "Split" => Self::Split(parse(&kind, value)?),
+            "Punctuation" => Self::Punctuation(parse(&kind, value)?),
+            "WhitespaceSplit" => Self::WhitespaceSplit(parse(&kind, value)?),
+            "Digits" => Self::Digits(parse(&kind, value)?),
+            "UnicodeScripts" => Self::UnicodeScripts(parse(&kind, value)?),
+            "FixedLength" => Self::FixedLength(parse(&kind, value)?),
+            other => return Err(D::Error::custom(format!("unknown pre_tokenizer type {other:?}"))),
+        })
+    }
+}
+
+macro_rules! impl_from {
+    ($($variant:ident($ty:ty)),* $(,)?) => {$(
+        impl From<$ty> for PreTokenizerWrapper {
+            fn from(t: $ty) -> Self {
+                PreTokenizerWrapper::$variant(t)
+            }
+        }
+    )*};
+}
+impl_from!(
+    BertPreTokenizer(BertPreTokenizer),
+    ByteLevel(ByteLevel),
+    Delimiter(CharDelimiterSplit),
+    Metaspace(Metaspace),
+    Whitespace(Whitespace),
+    Sequence(Sequence),
+    Split(Split),
+    Punctuation(Punctuation),
+    WhitespaceSplit(WhitespaceSplit),
+    Digits(Digits),
+    UnicodeScripts(UnicodeScripts),
+    FixedLength(FixedLength),
+);
+
+/// Flips the `is_match` flag of every span of the wrapped pattern: a pattern that matches
+/// words then splits on what lies between them.
+pub struct Invert<P: Pattern>(pub P);
+
+impl<P: Pattern> Pattern for Invert<P> {
+    fn find_matches(&self, inside: &str) -> crate::Result<Vec<(Offsets, bool)>> {
+        let mut spans = self.0.find_matches(inside)?;
+        spans.iter_mut().for_each(|(_, is_match)| *is_match = !*is_match);
+        Ok(spans)
+    }
+}
+
+/// `serde` support for components whose JSON is only `{"type": "<Name>"}` (other fields are
+/// ignored on reading, like `tokenizers` does).
+macro_rules! impl_unit_serde {
+    ($ty:ident) => {
+        impl serde::Serialize for $ty {
+            fn serialize<S: serde::Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+                use serde::ser::SerializeStruct;
+                let mut s = serializer.serialize_struct(stringify!($ty), 1)?;
+                s.serialize_field("type", stringify!($ty))?;
+                s.end()
+            }
+        }
+        impl<'de> serde::Deserialize<'de> for $ty {
+            fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
+                #[derive(serde::Deserialize)]
+                struct Helper {
+                    #[serde(rename = "type")]
+                    kind: String,
+                }
+                let helper = Helper::deserialize(deserializer)?;
+                if helper.kind != stringify!($ty) {
+                    return Err(serde::de::Error::custom(format!(
+                        "expected type {:?}, got {:?}",
+                        stringify!($ty),
+                        helper.kind
+                    )));
+                }
+                Ok($ty)
+            }
+        }
+    };
+}
+pub(crate) use impl_unit_serde;
+
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn roundtrip(json: &str) {
+        let w: PreTokenizerWrapper = serde_json::from_str(json).unwrap();
+        assert_eq!(serde_json::to_string(&w).unwrap(), json);
+    }
+
+    #[test]
+    fn json_forms_match_tokenizers() {
+        roundtrip(r#"{"type":"ByteLevel","add_prefix_space":true,"trim_offsets":true,"use_regex":true}"#);
+        roundtrip(r#"{"type":"Split","pattern":{"String":" "},"behavior":"Removed","invert":false}"#);
+        roundtrip(r#"{"type":"Split","pattern":{"Regex":"\\s+"},"behavior":"MergedWithNext","invert":true}"#);
+        roundtrip(r#"{"type":"Whitespace"}"#);
+        roundtrip(r#"{"type":"WhitespaceSplit"}"#);
+        roundtrip(r#"{"type":"BertPreTokenizer"}"#);
+        roundtrip(r#"{"type":"Punctuation","behavior":"Contiguous"}"#);
+        roundtrip(r#"{"type":"Digits","individual_digits":true}"#);
+        roundtrip(r#"{"type":"Metaspace","replacement":"▁","prepend_scheme":"first","split":false}"#);
+        roundtrip(r#"{"type":"CharDelimiterSplit","delimiter":"x"}"#);
+        roundtrip(r#"{"type":"UnicodeScripts"}"#);
+        roundtrip(r#"{"type":"FixedLength","length":3}"#);
+        roundtrip(r#"{"type":"Sequence","pretokenizers":[{"type":"Whitespace"},{"type":"Digits","individual_digits":false}]}"#);
+    }
+
+    #[test]
+    fn older_forms_are_accepted() {
+        let w: PreTokenizerWrapper =
+            serde_json::from_str(r#"{"type":"Metaspace","replacement":"▁","add_prefix_space":true,"str_rep":"▁"}"#).unwrap();
+        assert_eq!(w, PreTokenizerWrapper::Metaspace(Metaspace::new('▁', PrependScheme::Always, true)));
+        let w: PreTokenizerWrapper = serde_json::from_str(r#"{"type":"ByteLevel","add_prefix_space":false,"trim_offsets":true}"#).unwrap();
+        assert_eq!(w, PreTokenizerWrapper::ByteLevel(ByteLevel::new(false, true, true)));
+        let w: PreTokenizerWrapper = serde_json::from_str(r#"{"type":"Punctuation"}"#).unwrap();
+        assert_eq!(w, PreTokenizerWrapper::Punctuation(Punctuation::default()));
+    }
+
+    #[test]
+    fn bad_json_is_an_error() {
+        for bad in [
+            r#"{"type":"Nope"}"#,
+            r#"{"add_prefix_space":true}"#,
+            r#"{"type":"Split","pattern":{"Regex":"(unclosed"},"behavior":"Removed","invert":false}"#,
+            r#"{"type":"Split","pattern":{"Regex":"a"},"behavior":"Sideways","invert":false}"#,
+            r#"{"type":"CharDelimiterSplit","delimiter":"xy"}"#,
+            r#"{"type":"Metaspace","replacement":"▁","add_prefix_space":false,"prepend_scheme":"always"}"#,
+        ] {
+            assert!(serde_json::from_str::<PreTokenizerWrapper>(bad).is_err(), "{bad}");
+        }
+    }
 }

@@ -1,3 +1,4 @@
 //! Shared helpers: regex engine wrapper, byte-level alphabet, offset conversion, parallelism.
+pub mod byte_level;
 pub mod offsets;
 pub mod regex;

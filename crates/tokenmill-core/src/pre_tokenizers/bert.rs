@@ -1,0 +1,15 @@
+//! BertPreTokenizer: split on whitespace (dropped), then isolate every punctuation char.
+use super::impl_unit_serde;
+use super::punctuation::is_punctuation;
+use crate::tokenizer::{PreTokenizedString, PreTokenizer, SplitDelimiterBehavior};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct BertPreTokenizer;
+impl_unit_serde!(BertPreTokenizer);
+
+impl PreTokenizer for BertPreTokenizer {
+    fn pre_tokenize(&self, pretokenized: &mut PreTokenizedString) -> crate::Result<()> {
+        pretokenized.split(|_, piece| piece.split(char::is_whitespace, SplitDelimiterBehavior::Removed))?;
+        pretokenized.split(|_, piece| piece.split(is_punctuation, SplitDelimiterBehavior::Isolated))
+    }
+}
