@@ -13,7 +13,7 @@ from tokenmill._native import (
     UnknownIdError,
     InvalidArgumentError,
 )
-from tokenmill import normalizers, pre_tokenizers, models, trainers, processors, decoders
+from tokenmill import normalizers, pre_tokenizers, models, trainers, processors, decoders, tiktoken
 
 __all__ = [
     "__version__",
@@ -28,4 +28,5 @@ __all__ = [
     "trainers",
     "processors",
     "decoders",
+    "tiktoken",
 ]
