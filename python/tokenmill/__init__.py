@@ -13,7 +13,9 @@ from tokenmill._native import (
     UnknownIdError,
     InvalidArgumentError,
 )
-from tokenmill import normalizers, pre_tokenizers, models, trainers, processors, decoders, tiktoken
+from tokenmill import normalizers, pre_tokenizers, models, trainers, processors, decoders
+from tokenmill import tiktoken
+from tokenmill.models import Token
 
 __all__ = [
     "__version__",
@@ -28,5 +30,6 @@ __all__ = [
     "trainers",
     "processors",
     "decoders",
+    "Token",
     "tiktoken",
 ]
