@@ -16,6 +16,7 @@ from tokenmill._native import (
     NormalizedString,
 )
 from tokenmill import normalizers, pre_tokenizers, models, trainers, processors, decoders
+from tokenmill import tiktoken
 from tokenmill.models import Token
 
 __all__ = [
@@ -34,4 +35,5 @@ __all__ = [
     "processors",
     "decoders",
     "Token",
+    "tiktoken",
 ]
