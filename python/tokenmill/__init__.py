@@ -18,6 +18,7 @@ from tokenmill._native import (
 from tokenmill import normalizers, pre_tokenizers, models, trainers, processors, decoders
 from tokenmill import tiktoken
 from tokenmill.models import Token
+from tokenmill.tokenizer import AddedToken, Encoding, Tokenizer
 
 __all__ = [
     "__version__",
@@ -36,4 +37,7 @@ __all__ = [
     "decoders",
     "Token",
     "tiktoken",
+    "Tokenizer",
+    "Encoding",
+    "AddedToken",
 ]
