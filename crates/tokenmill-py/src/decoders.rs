@@ -10,6 +10,7 @@ use tokenmill_core::decoders::{
 use tokenmill_core::tokenizer::Decoder;
 
 use crate::errors::ToPyResult;
+use crate::normalizers::PyRegex;
 
 /// Token lists at least this long are decoded with the GIL released.
 const RELEASE_GIL_TOKENS: usize = 1024;
@@ -125,13 +126,13 @@ fn extract_replace_pattern(pattern: &Bound<'_, PyAny>) -> PyResult<ReplacePatter
     if let Ok(s) = pattern.extract::<String>() {
         return Ok(ReplacePattern::String(s));
     }
-    let is_regex = pattern.get_type().name().is_ok_and(|n| n.to_string() == "Regex");
-    if is_regex {
-        if let Ok(regex) = pattern.getattr("pattern").and_then(|p| p.extract::<String>()) {
-            return Ok(ReplacePattern::Regex(regex));
-        }
+    if let Ok(regex) = pattern.downcast::<PyRegex>() {
+        return Ok(ReplacePattern::Regex(regex.get().inner.as_str().to_string()));
     }
-    Err(PyTypeError::new_err("pattern must be a str or a tokenmill.Regex"))
+    Err(PyTypeError::new_err(format!(
+        "pattern must be a str or a tokenmill.Regex, got {}",
+        pattern.get_type().name().map(|n| n.to_string()).unwrap_or_default()
+    )))
 }
 
 /// Replaces every match of ``pattern`` in each token by ``content``.
