@@ -26,6 +26,7 @@
 //!   (the same set of tokens, the same merges wherever `tokenizers`' own result is unambiguous).
 pub mod bpe;
 pub mod corpus;
+pub mod direct;
 pub mod progress;
 pub mod word_counts;
 
@@ -77,6 +78,35 @@ impl TrainerWrapper {
     {
         match self {
             TrainerWrapper::BpeTrainer(t) => t.feed_with(sequences, process),
+        }
+    }
+
+    /// Feeds the words `tokenizer` would give its model for each sequence: cut straight from the
+    /// raw text when the pipeline allows it ([`direct::DirectWords`], much faster), otherwise
+    /// through the tokenizer's normalizer and pre-tokenizer. An error item stops the feed.
+    pub fn feed_tokenizer<I, S>(&mut self, tokenizer: &crate::tokenizer::Tokenizer, sequences: I) -> Result<()>
+    where
+        I: Iterator<Item = Result<S>>,
+        S: AsRef<str> + Send,
+    {
+        match direct::DirectWords::for_tokenizer(tokenizer) {
+            Some(cutter) => {
+                let raw = word_counts::count_words(sequences, |s: &str, emit: &mut dyn FnMut(&str)| cutter.split(s, emit), |_| {})?;
+                self.set_words(cutter.finish(raw));
+                Ok(())
+            }
+            None => self.feed_with(sequences, |s: &str, emit: &mut dyn FnMut(&str)| {
+                let pre = tokenizer.normalize_and_pre_tokenize(s)?;
+                pre.splits().iter().for_each(|split| emit(split.normalized.get()));
+                Ok(())
+            }),
+        }
+    }
+
+    /// Replaces the word counts (as a feed does).
+    pub fn set_words(&mut self, words: WordCounts) {
+        match self {
+            TrainerWrapper::BpeTrainer(t) => t.words = words,
         }
     }
 
