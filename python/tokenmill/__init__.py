@@ -15,6 +15,7 @@ from tokenmill._native import (
 )
 from tokenmill import normalizers, pre_tokenizers, models, trainers, processors, decoders
 from tokenmill.models import Token
+from tokenmill import implementations
 
 __all__ = [
     "__version__",
@@ -30,4 +31,5 @@ __all__ = [
     "processors",
     "decoders",
     "Token",
+    "implementations",
 ]
