@@ -17,7 +17,12 @@ use std::sync::{Arc, Mutex};
 
 use rayon::prelude::*;
 
+use crate::decoders::DecoderWrapper;
 use crate::error::{Error, Result};
+use crate::models::ModelWrapper;
+use crate::normalizers::NormalizerWrapper;
+use crate::pre_tokenizers::PreTokenizerWrapper;
+use crate::processors::PostProcessorWrapper;
 use crate::tokenizer::added_vocabulary::{AddedToken, AddedVocabulary};
 use crate::tokenizer::{
     Decoder, Encoding, Model, Normalizer, OffsetReferential, OffsetType, PostProcessor, PreTokenizedString, PreTokenizer,
@@ -362,6 +367,29 @@ where
         let special_tokens = trainer.train(&mut self.model)?;
         self.add_special_tokens(special_tokens)?;
         Ok(self)
+    }
+}
+
+/// The tokenizer over every supported component: what a tokenizer.json describes.
+pub type Tokenizer = TokenizerImpl<ModelWrapper, NormalizerWrapper, PreTokenizerWrapper, PostProcessorWrapper, DecoderWrapper>;
+
+impl Tokenizer {
+    /// The ids of `text` only (the lean path): no token strings, offsets or masks are built.
+    /// When the post-processor adds special tokens, falls back to the full `encode` (a
+    /// post-processor that adds none leaves the ids as the model gave them).
+    pub fn encode_ids(&self, text: &str, add_special_tokens: bool) -> Result<Vec<u32>> {
+        if add_special_tokens && self.num_special_tokens_to_add(false) > 0 {
+            return Ok(self.encode(text, true, OffsetType::Byte)?.ids);
+        }
+        let pretokenized = self.normalize_and_pre_tokenize(text)?;
+        let mut ids = Vec::with_capacity(text.len() / 3 + 1);
+        for split in pretokenized.splits() {
+            match &split.tokens {
+                Some(tokens) => ids.extend(tokens.iter().map(|t| t.id)),
+                None => self.model.tokenize_ids_into(split.normalized.get(), &mut ids)?,
+            }
+        }
+        Ok(ids)
     }
 }
 
