@@ -12,8 +12,11 @@ from tokenmill._native import (
     TokenmillIOError,
     UnknownIdError,
     InvalidArgumentError,
+    Regex,
+    NormalizedString,
 )
 from tokenmill import normalizers, pre_tokenizers, models, trainers, processors, decoders
+from tokenmill import tiktoken
 from tokenmill.models import Token
 from tokenmill import implementations
 
@@ -24,6 +27,8 @@ __all__ = [
     "TokenmillIOError",
     "UnknownIdError",
     "InvalidArgumentError",
+    "Regex",
+    "NormalizedString",
     "normalizers",
     "pre_tokenizers",
     "models",
@@ -32,4 +37,5 @@ __all__ = [
     "decoders",
     "Token",
     "implementations",
+    "tiktoken",
 ]
