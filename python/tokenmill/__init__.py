@@ -12,10 +12,13 @@ from tokenmill._native import (
     TokenmillIOError,
     UnknownIdError,
     InvalidArgumentError,
+    Regex,
+    NormalizedString,
 )
 from tokenmill import normalizers, pre_tokenizers, models, trainers, processors, decoders
 from tokenmill import tiktoken
 from tokenmill.models import Token
+from tokenmill import implementations
 
 __all__ = [
     "__version__",
@@ -24,6 +27,8 @@ __all__ = [
     "TokenmillIOError",
     "UnknownIdError",
     "InvalidArgumentError",
+    "Regex",
+    "NormalizedString",
     "normalizers",
     "pre_tokenizers",
     "models",
@@ -31,5 +36,6 @@ __all__ = [
     "processors",
     "decoders",
     "Token",
+    "implementations",
     "tiktoken",
 ]
