@@ -19,6 +19,7 @@ from tokenmill import normalizers, pre_tokenizers, models, trainers, processors,
 from tokenmill import tiktoken
 from tokenmill.models import Token
 from tokenmill.tokenizer import AddedToken, Encoding, Tokenizer
+from tokenmill import implementations
 
 __all__ = [
     "__version__",
@@ -36,6 +37,7 @@ __all__ = [
     "processors",
     "decoders",
     "Token",
+    "implementations",
     "tiktoken",
     "Tokenizer",
     "Encoding",
