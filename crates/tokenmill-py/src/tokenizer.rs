@@ -13,7 +13,7 @@ use tokenmill_core::trainers::{BpeTrainer, TrainerWrapper};
 
 use crate::encoding::PyEncoding;
 use crate::errors::{InvalidArgumentError, ToPyResult};
-use crate::{models, normalizers, trainers};
+use crate::{decoders, models, normalizers, processors, trainers};
 
 /// A token added to a :class:`Tokenizer` on top of its model's vocabulary.
 ///
@@ -357,6 +357,32 @@ impl PyTokenizer {
     fn set_normalizer(&mut self, normalizer: Option<PyRef<normalizers::PyNormalizer>>) -> PyResult<()> {
         self.tokenizer.with_normalizer(normalizer.map(|n| n.inner.clone())).py()?;
         Ok(())
+    }
+
+    /// The :class:`tokenmill.processors.PostProcessor`, or None.
+    #[getter]
+    fn get_post_processor(&self, py: Python<'_>) -> PyResult<PyObject> {
+        match self.tokenizer.get_post_processor() {
+            Some(p) => processors::to_python(py, p.clone()),
+            None => Ok(py.None()),
+        }
+    }
+    #[setter]
+    fn set_post_processor(&mut self, post_processor: Option<PyRef<processors::PyPostProcessor>>) {
+        self.tokenizer.with_post_processor(post_processor.map(|p| p.inner.clone()));
+    }
+
+    /// The :class:`tokenmill.decoders.Decoder`, or None.
+    #[getter]
+    fn get_decoder(&self, py: Python<'_>) -> PyResult<PyObject> {
+        match self.tokenizer.get_decoder() {
+            Some(d) => decoders::to_python(py, d.clone()),
+            None => Ok(py.None()),
+        }
+    }
+    #[setter]
+    fn set_decoder(&mut self, decoder: Option<PyRef<decoders::PyDecoder>>) {
+        self.tokenizer.with_decoder(decoder.map(|d| d.inner.clone()));
     }
 
     /// Truncation parameters (not supported yet: always None unless loaded from a file).

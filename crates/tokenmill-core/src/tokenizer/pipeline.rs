@@ -16,7 +16,7 @@ use rayon::prelude::*;
 
 use crate::decoders::DecoderWrapper;
 use crate::error::Result;
-use crate::models::{ModelWrapper, BPE};
+use crate::models::ModelWrapper;
 use crate::normalizers::NormalizerWrapper;
 use crate::pre_tokenizers::PreTokenizerWrapper;
 use crate::processors::PostProcessorWrapper;
@@ -29,6 +29,20 @@ use crate::tokenizer::added_vocabulary::{AddedToken, AddedVocabulary};
 use crate::tokenizer::{
     Decoder, Encoding, Model, Normalizer, OffsetType, Offsets, PostProcessor, PreTokenizedString, PreTokenizer,
 };
+
+/// Learns a model from a corpus. `feed` receives the corpus (each sequence turned into words by
+/// `process`, the tokenizer's normalizer + pre-tokenizer); `train` then updates the model and
+/// returns the special tokens to add to the tokenizer.
+pub trait Trainer {
+    type Model: Model;
+    fn should_show_progress(&self) -> bool;
+    fn feed<I, S, F>(&mut self, iterator: I, process: F) -> Result<()>
+    where
+        I: Iterator<Item = S> + Send,
+        S: AsRef<str> + Send,
+        F: Fn(&str) -> Result<Vec<String>> + Sync;
+    fn train(&self, model: &mut Self::Model) -> Result<Vec<AddedToken>>;
+}
 
 /// One input: raw text, or text already cut into words by the caller.
 #[derive(Debug, Clone)]
@@ -416,6 +430,22 @@ where
         Ok(pretokenized)
     }
 
+    /// Trains the model on sequences with any `Trainer`, then adds its special tokens.
+    pub fn train<T, I, S>(&mut self, trainer: &mut T, sequences: I) -> Result<&mut Self>
+    where
+        T: Trainer<Model = M>,
+        I: Iterator<Item = S> + Send,
+        S: AsRef<str> + Send,
+    {
+        trainer.feed(sequences, |sequence| {
+            let pretokenized = self.normalize_and_pre_tokenize(sequence)?;
+            Ok(pretokenized.splits().iter().map(|split| split.normalized.get().to_owned()).collect())
+        })?;
+        let special_tokens = trainer.train(&mut self.model)?;
+        self.add_special_tokens(special_tokens)?;
+        Ok(self)
+    }
+
     /// Adds special tokens and joins the pair, with the post-processor (or the default join).
     pub fn post_process(&self, encoding: Encoding, pair: Option<Encoding>, add_special_tokens: bool) -> Result<Encoding> {
         match &self.post_processor {
@@ -483,41 +513,19 @@ impl Tokenizer {
     }
 
     /// Feeds the trainer the words `encode` would give the model: added tokens extracted, the
-    /// rest normalized and pre-tokenized (as `tokenizers` does, added tokens count as words).
+    /// rest normalized and pre-tokenized (as in `tokenizers`, added tokens count as words).
     fn feed_trainer<I, S>(&self, trainer: &mut TrainerWrapper, sequences: I) -> Result<()>
     where
         I: Iterator<Item = Result<S>>,
         S: AsRef<str> + Send + Sync,
     {
-        trainer.feed_with(sequences, |sequence: &str, emit: &mut dyn FnMut(&str)| {
-            let pretokenized = self.normalize_and_pre_tokenize(sequence)?;
-            pretokenized.splits().iter().for_each(|split| emit(split.normalized.get()));
-            Ok(())
-        })
+        trainer.feed_tokenizer(self, sequences)
     }
 
-    /// Replaces the model by the trained one (keeping the current model's options, as
-    /// `tokenizers`' BpeTrainer does) and adds the trainer's special tokens.
+    /// Replaces the model by the trained one (the trainer keeps the current model's options,
+    /// as `tokenizers` does) and adds the trainer's special tokens.
     fn finish_training(&mut self, trainer: &mut TrainerWrapper) -> Result<()> {
-        let trained = trainer.train_bpe()?;
-        let ModelWrapper::BPE(current) = &self.model;
-        let mut options = current.options();
-        if trained.continuing_subword_prefix.is_some() {
-            options.continuing_subword_prefix = trained.continuing_subword_prefix.clone();
-        }
-        if trained.end_of_word_suffix.is_some() {
-            options.end_of_word_suffix = trained.end_of_word_suffix.clone();
-        }
-        let vocab = trained.vocab_map();
-        self.model = ModelWrapper::BPE(BPE::from_trained(vocab, trained.merges, options)?);
-        let special_tokens = trained.special_tokens.into_iter().map(|t| AddedToken {
-            content: t.content,
-            single_word: t.single_word,
-            lstrip: t.lstrip,
-            rstrip: t.rstrip,
-            normalized: t.normalized,
-            special: t.special,
-        });
+        let special_tokens = Trainer::train(trainer, &mut self.model)?;
         self.add_special_tokens(special_tokens)?;
         Ok(())
     }
