@@ -14,6 +14,7 @@ from tokenmill._native import (
     InvalidArgumentError,
 )
 from tokenmill import normalizers, pre_tokenizers, models, trainers, processors, decoders
+from tokenmill.models import Token
 
 __all__ = [
     "__version__",
@@ -28,4 +29,5 @@ __all__ = [
     "trainers",
     "processors",
     "decoders",
+    "Token",
 ]

@@ -1,5 +1,26 @@
-"""models (see tokenmill._native.models)."""
+"""Models: turn one pre-tokenized piece of text (a word) into tokens.
+
+Same classes and arguments as ``tokenizers.models``:
+
+- :class:`Model`: the base class (``tokenize``, ``token_to_id``, ``id_to_token``, ``get_vocab``,
+  ``get_vocab_size``, ``save``).
+- :class:`BPE`: byte-pair encoding, classic (``end_of_word_suffix="</w>"`` or
+  ``continuing_subword_prefix="##"``) or byte-level (with the ``ByteLevel`` pre-tokenizer), with
+  ``unk_token``, ``fuse_unk``, ``byte_fallback`` (``<0xNN>`` tokens), ``dropout`` (tokenmill adds
+  ``dropout_seed`` for reproducible dropout), ``ignore_merges`` and a per-thread word cache.
+  ``BPE.from_file`` / ``BPE.read_file`` read ``vocab.json`` + ``merges.txt`` (or the data-gym
+  ``encoder.json`` + ``vocab.bpe``); ``save`` writes them atomically.
+- :class:`Token`: ``id``, ``value``, ``offsets`` (byte offsets within the piece, as
+  ``tokenizers`` gives them from ``Model.tokenize``).
+
+Merge order: the lowest-ranked merge applies first; among equal ranks the leftmost pair.
+"""
 from tokenmill import _native
 
 _native_module = _native.models
 
+Model = _native_module.Model
+BPE = _native_module.BPE
+Token = _native_module.Token
+
+__all__ = ["Model", "BPE", "Token"]

@@ -1,5 +1,371 @@
-use pyo3::prelude::*;
+//! `tokenmill.models`: the `Model` base class, `BPE`, and `Token`.
+use std::collections::HashMap;
+use std::path::PathBuf;
 
-pub fn register(_m: &Bound<'_, PyModule>) -> PyResult<()> {
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyList, PyTuple, PyType};
+use tokenmill_core::models::bpe::{self, BpeBuilder, BpeOptions, Merges, BPE};
+use tokenmill_core::models::ModelWrapper;
+use tokenmill_core::tokenizer::{Model, Token};
+
+use crate::errors::ToPyResult;
+
+/// Sequences longer than this are tokenized with the GIL released.
+const RELEASE_GIL_BYTES: usize = 4096;
+
+/// A token produced by a model: its id, its text, and its (start, end) offsets in the piece.
+#[pyclass(module = "tokenmill", name = "Token", frozen)]
+#[derive(Clone)]
+pub struct PyToken {
+    token: Token,
+}
+
+#[pymethods]
+impl PyToken {
+    #[new]
+    #[pyo3(signature = (id, value, offsets))]
+    fn new(id: u32, value: String, offsets: (usize, usize)) -> Self {
+        PyToken { token: Token::new(id, value, offsets) }
+    }
+    #[getter]
+    fn id(&self) -> u32 {
+        self.token.id
+    }
+    #[getter]
+    fn value(&self) -> &str {
+        &self.token.value
+    }
+    #[getter]
+    fn offsets(&self) -> (usize, usize) {
+        self.token.offsets
+    }
+    /// `(id, value, offsets)`.
+    fn as_tuple(&self) -> (u32, &str, (usize, usize)) {
+        (self.token.id, &self.token.value, self.token.offsets)
+    }
+    fn __repr__(&self) -> String {
+        format!("Token(id={}, value={:?}, offsets={:?})", self.token.id, self.token.value, self.token.offsets)
+    }
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        other.downcast::<PyToken>().map(|o| o.get().token == self.token).unwrap_or(false)
+    }
+}
+
+/// Base class of all models. A model turns one pre-tokenized piece of text into tokens.
+#[pyclass(subclass, module = "tokenmill.models", name = "Model")]
+#[derive(Clone)]
+pub struct PyModel {
+    pub(crate) inner: ModelWrapper,
+}
+
+/// The Python object of the right subclass (`BPE`, ...) for a model.
+#[allow(dead_code)] // used by the Tokenizer binding
+pub(crate) fn to_python(py: Python<'_>, wrapper: ModelWrapper) -> PyResult<PyObject> {
+    let base = PyClassInitializer::from(PyModel { inner: wrapper.clone() });
+    Ok(match wrapper {
+        ModelWrapper::BPE(_) => Py::new(py, base.add_subclass(PyBPE {}))?.into_any(),
+    })
+}
+
+fn tokenize_released(py: Python<'_>, model: &ModelWrapper, sequence: &str) -> PyResult<Vec<Token>> {
+    if sequence.len() > RELEASE_GIL_BYTES {
+        py.allow_threads(|| model.tokenize(sequence)).py()
+    } else {
+        model.tokenize(sequence).py()
+    }
+}
+
+#[pymethods]
+impl PyModel {
+    /// An empty BPE model (this no-argument form exists for unpickling).
+    #[new]
+    fn __new__() -> Self {
+        PyModel { inner: ModelWrapper::BPE(BPE::default()) }
+    }
+
+    /// Tokenizes one piece of text (a word, after pre-tokenization) into a list of `Token`.
+    #[pyo3(signature = (sequence))]
+    fn tokenize(&self, py: Python<'_>, sequence: &str) -> PyResult<Vec<PyToken>> {
+        Ok(tokenize_released(py, &self.inner, sequence)?.into_iter().map(|token| PyToken { token }).collect())
+    }
+
+    /// The id of `token`, or None.
+    #[pyo3(signature = (token))]
+    fn token_to_id(&self, token: &str) -> Option<u32> {
+        self.inner.token_to_id(token)
+    }
+
+    /// The token of `id`, or None.
+    #[pyo3(signature = (id))]
+    fn id_to_token(&self, id: u32) -> Option<String> {
+        self.inner.id_to_token(id)
+    }
+
+    /// The vocabulary as a dict token → id.
+    fn get_vocab(&self) -> HashMap<String, u32> {
+        self.inner.get_vocab()
+    }
+
+    /// The number of tokens in the vocabulary.
+    fn get_vocab_size(&self) -> usize {
+        self.inner.get_vocab_size()
+    }
+
+    /// Writes the model's files (BPE: `[prefix-]vocab.json` and `[prefix-]merges.txt`) into
+    /// `folder`, atomically; returns their paths. `name` is the old name of `prefix`.
+    #[pyo3(signature = (folder, prefix=None, name=None))]
+    fn save(&self, py: Python<'_>, folder: PathBuf, prefix: Option<String>, name: Option<String>) -> PyResult<Vec<String>> {
+        let prefix = prefix.or(name);
+        let paths = py.allow_threads(|| self.inner.save(&folder, prefix.as_deref())).py()?;
+        Ok(paths.into_iter().map(|p| p.to_string_lossy().into_owned()).collect())
+    }
+
+    fn __getstate__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        let json = serde_json::to_vec(&self.inner).map_err(|e| PyValueError::new_err(format!("cannot pickle model: {e}")))?;
+        Ok(PyBytes::new(py, &json))
+    }
+
+    fn __setstate__(&mut self, state: &[u8]) -> PyResult<()> {
+        let inner: ModelWrapper = serde_json::from_slice(state).map_err(tokenmill_core::Error::from).py()?;
+        self.inner = inner;
+        Ok(())
+    }
+
+    fn __repr__(&self) -> String {
+        match &self.inner {
+            ModelWrapper::BPE(m) => bpe_repr(m),
+        }
+    }
+}
+
+/// Like `tokenizers`' repr: the options, then the first 99 vocabulary entries and merges
+/// (`...` when there are more).
+fn bpe_repr(m: &BPE) -> String {
+    const SHOWN: usize = 99;
+    let opt = |o: &Option<String>| o.as_ref().map_or("None".to_string(), |s| format!("\"{s}\""));
+    let py_bool = |b: bool| if b { "True" } else { "False" };
+    let more = |n: usize| if n > SHOWN { ", ..." } else { "" };
+    let vocab = m.vocab_in_id_order();
+    let vocab_items: Vec<String> = vocab.iter().take(SHOWN).map(|(t, id)| format!("\"{t}\":{id}")).collect();
+    let merges = m.merges();
+    let merge_items: Vec<String> = merges.iter().take(SHOWN).map(|(a, b)| format!("(\"{a}\", \"{b}\")")).collect();
+    format!(
+        "BPE(dropout={}, unk_token={}, continuing_subword_prefix={}, end_of_word_suffix={}, fuse_unk={}, byte_fallback={}, ignore_merges={}, vocab={{{}{}}}, merges=[{}{}])",
+        m.dropout.map_or("None".to_string(), |d| d.to_string()),
+        opt(&m.unk_token),
+        opt(&m.continuing_subword_prefix),
+        opt(&m.end_of_word_suffix),
+        py_bool(m.fuse_unk),
+        py_bool(m.byte_fallback),
+        py_bool(m.ignore_merges),
+        vocab_items.join(", "),
+        more(vocab.len()),
+        merge_items.join(", "),
+        more(merges.len()),
+    )
+}
+
+/// Byte-pair-encoding model (classic or byte-level), as `tokenizers.models.BPE`.
+///
+/// `vocab`/`merges` are a dict and a list of pairs, or the paths of `vocab.json` and
+/// `merges.txt` (also `encoder.json` and `vocab.bpe`). `dropout_seed` (tokenmill only) makes
+/// dropout reproducible.
+#[pyclass(extends = PyModel, module = "tokenmill.models", name = "BPE")]
+pub struct PyBPE {}
+
+fn extract_merges(merges: &Bound<'_, PyAny>) -> PyResult<Merges> {
+    let list = merges.downcast::<PyList>().map_err(|_| PyTypeError::new_err("merges must be a list of (str, str) pairs or a file path"))?;
+    list.iter()
+        .enumerate()
+        .map(|(i, item)| {
+            let pair = item.extract::<(String, String)>().or_else(|_| {
+                let v: Vec<String> = item.extract()?;
+                match <[String; 2]>::try_from(v) {
+                    Ok([a, b]) => Ok((a, b)),
+                    Err(_) => Err(PyValueError::new_err("not a pair")),
+                }
+            });
+            pair.map_err(|_| PyTypeError::new_err(format!("merges[{i}] is not a pair of strings")))
+        })
+        .collect()
+}
+
+/// Builds a BPE from in-memory or on-disk vocab and merges.
+fn build_bpe(py: Python<'_>, vocab: Option<&Bound<'_, PyAny>>, merges: Option<&Bound<'_, PyAny>>, options: BpeOptions) -> PyResult<BPE> {
+    match (vocab, merges) {
+        (None, None) => BpeBuilder::new().options(options).build().py(),
+        (Some(v), Some(m)) => {
+            if let (Ok(vp), Ok(mp)) = (v.extract::<PathBuf>(), m.extract::<PathBuf>()) {
+                if !v.is_instance_of::<PyDict>() {
+                    return py.allow_threads(|| bpe::files::from_files(&vp, &mp, options)).py();
+                }
+            }
+            let vocab: HashMap<String, u32> = v.extract().map_err(|_| {
+                PyTypeError::new_err("vocab and merges must both be in memory (dict and list of pairs) or both file paths")
+            })?;
+            let merges = extract_merges(m)?;
+            py.allow_threads(|| BpeBuilder::new().vocab_and_merges(vocab, merges).options(options).build()).py()
+        }
+        _ => Err(PyValueError::new_err("`vocab` and `merges` must be both specified")),
+    }
+}
+
+macro_rules! with_bpe {
+    ($self_:ident, $m:ident => $body:expr) => {{
+        let ModelWrapper::BPE(ref $m) = $self_.as_super().inner;
+        $body
+    }};
+}
+
+macro_rules! with_bpe_mut {
+    ($self_:ident, $m:ident => $body:expr) => {{
+        let ModelWrapper::BPE(ref mut $m) = $self_.as_super().inner;
+        let result = $body;
+        $m.clear_cache();
+        result
+    }};
+}
+
+#[pymethods]
+impl PyBPE {
+    #[new]
+    #[pyo3(signature = (vocab=None, merges=None, cache_capacity=None, dropout=None, unk_token=None,
+        continuing_subword_prefix=None, end_of_word_suffix=None, fuse_unk=None, byte_fallback=false,
+        ignore_merges=false, dropout_seed=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        py: Python<'_>,
+        vocab: Option<&Bound<'_, PyAny>>,
+        merges: Option<&Bound<'_, PyAny>>,
+        cache_capacity: Option<usize>,
+        dropout: Option<f32>,
+        unk_token: Option<String>,
+        continuing_subword_prefix: Option<String>,
+        end_of_word_suffix: Option<String>,
+        fuse_unk: Option<bool>,
+        byte_fallback: bool,
+        ignore_merges: bool,
+        dropout_seed: Option<u64>,
+    ) -> PyResult<(Self, PyModel)> {
+        let options = BpeOptions {
+            cache_capacity: cache_capacity.unwrap_or(bpe::DEFAULT_CACHE_CAPACITY),
+            dropout,
+            dropout_seed,
+            unk_token,
+            continuing_subword_prefix,
+            end_of_word_suffix,
+            fuse_unk: fuse_unk.unwrap_or(false),
+            byte_fallback,
+            ignore_merges,
+        };
+        let model = build_bpe(py, vocab, merges, options)?;
+        Ok((PyBPE {}, PyModel { inner: ModelWrapper::BPE(model) }))
+    }
+
+    /// Reads `vocab.json` + `merges.txt` (or `encoder.json` + `vocab.bpe`) and returns
+    /// `(vocab, merges)`: a dict and a list of pairs.
+    #[staticmethod]
+    #[pyo3(signature = (vocab, merges))]
+    fn read_file(py: Python<'_>, vocab: PathBuf, merges: PathBuf) -> PyResult<(HashMap<String, u32>, Merges)> {
+        py.allow_threads(|| bpe::files::read_file(&vocab, &merges)).py()
+    }
+
+    /// A BPE model from `vocab.json` + `merges.txt` (or `encoder.json` + `vocab.bpe`), with the
+    /// constructor's keyword options.
+    #[classmethod]
+    #[pyo3(signature = (vocab, merges, **kwargs))]
+    fn from_file<'py>(
+        cls: &Bound<'py, PyType>,
+        vocab: PathBuf,
+        merges: PathBuf,
+        kwargs: Option<&Bound<'py, PyDict>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let py = cls.py();
+        let args = PyTuple::new(py, [vocab.into_pyobject(py)?.into_any(), merges.into_pyobject(py)?.into_any()])?;
+        cls.call(args, kwargs)
+    }
+
+    #[getter]
+    fn get_dropout(self_: PyRef<'_, Self>) -> Option<f32> {
+        with_bpe!(self_, m => m.dropout)
+    }
+    #[setter]
+    fn set_dropout(mut self_: PyRefMut<'_, Self>, dropout: Option<f32>) -> PyResult<()> {
+        let ModelWrapper::BPE(ref mut m) = self_.as_super().inner;
+        m.set_dropout(dropout).py()
+    }
+    #[getter]
+    fn get_dropout_seed(self_: PyRef<'_, Self>) -> Option<u64> {
+        with_bpe!(self_, m => m.dropout_seed())
+    }
+    #[setter]
+    fn set_dropout_seed(mut self_: PyRefMut<'_, Self>, seed: Option<u64>) {
+        with_bpe_mut!(self_, m => m.set_dropout_seed(seed))
+    }
+    #[getter]
+    fn get_unk_token(self_: PyRef<'_, Self>) -> Option<String> {
+        with_bpe!(self_, m => m.unk_token.clone())
+    }
+    #[setter]
+    fn set_unk_token(mut self_: PyRefMut<'_, Self>, unk_token: Option<String>) {
+        with_bpe_mut!(self_, m => m.unk_token = unk_token)
+    }
+    #[getter]
+    fn get_continuing_subword_prefix(self_: PyRef<'_, Self>) -> Option<String> {
+        with_bpe!(self_, m => m.continuing_subword_prefix.clone())
+    }
+    #[setter]
+    fn set_continuing_subword_prefix(mut self_: PyRefMut<'_, Self>, prefix: Option<String>) {
+        with_bpe_mut!(self_, m => m.continuing_subword_prefix = prefix)
+    }
+    #[getter]
+    fn get_end_of_word_suffix(self_: PyRef<'_, Self>) -> Option<String> {
+        with_bpe!(self_, m => m.end_of_word_suffix.clone())
+    }
+    #[setter]
+    fn set_end_of_word_suffix(mut self_: PyRefMut<'_, Self>, suffix: Option<String>) {
+        with_bpe_mut!(self_, m => m.end_of_word_suffix = suffix)
+    }
+    #[getter]
+    fn get_fuse_unk(self_: PyRef<'_, Self>) -> bool {
+        with_bpe!(self_, m => m.fuse_unk)
+    }
+    #[setter]
+    fn set_fuse_unk(mut self_: PyRefMut<'_, Self>, fuse_unk: bool) {
+        with_bpe_mut!(self_, m => m.fuse_unk = fuse_unk)
+    }
+    #[getter]
+    fn get_byte_fallback(self_: PyRef<'_, Self>) -> bool {
+        with_bpe!(self_, m => m.byte_fallback)
+    }
+    #[setter]
+    fn set_byte_fallback(mut self_: PyRefMut<'_, Self>, byte_fallback: bool) {
+        with_bpe_mut!(self_, m => m.byte_fallback = byte_fallback)
+    }
+    #[getter]
+    fn get_ignore_merges(self_: PyRef<'_, Self>) -> bool {
+        with_bpe!(self_, m => m.ignore_merges)
+    }
+    #[setter]
+    fn set_ignore_merges(mut self_: PyRefMut<'_, Self>, ignore_merges: bool) {
+        with_bpe_mut!(self_, m => m.ignore_merges = ignore_merges)
+    }
+
+    /// Forgets the cached words.
+    fn _clear_cache(self_: PyRef<'_, Self>) {
+        with_bpe!(self_, m => m.clear_cache())
+    }
+
+    /// Changes how many words are cached per thread (0 disables the cache).
+    fn _resize_cache(mut self_: PyRefMut<'_, Self>, capacity: usize) {
+        with_bpe_mut!(self_, m => m.resize_cache(capacity))
+    }
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyModel>()?;
+    m.add_class::<PyBPE>()?;
+    m.add_class::<PyToken>()?;
     Ok(())
 }

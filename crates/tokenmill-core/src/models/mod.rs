@@ -1,5 +1,119 @@
 //! Models: turn one pre-tokenized piece into tokens. One folder per model family.
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use crate::error::Result;
+use crate::tokenizer::{Model, Token};
+
 pub mod bpe;
 
-// PLACEHOLDER until the BPE owner lands `ModelWrapper` (enum over model families, implementing
-// `Model`, `Clone`, `Debug`, `Send + Sync`, serde exactly as `tokenizers`' tokenizer.json "model").
+pub use bpe::BPE;
+
+/// Every model family, as the Tokenizer holds its model. Serialized exactly like the "model"
+/// section of `tokenizers`' tokenizer.json: the family's own object, with its `"type"`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ModelWrapper {
+    BPE(BPE),
+}
+
+impl From<BPE> for ModelWrapper {
+    fn from(bpe: BPE) -> Self {
+        ModelWrapper::BPE(bpe)
+    }
+}
+
+impl ModelWrapper {
+    /// Calls `emit(id, (start, end))` per token of `sequence` (byte offsets) without building
+    /// token strings: the fast path for ids-only encoding.
+    pub fn tokenize_with(&self, sequence: &str, emit: impl FnMut(u32, (usize, usize))) -> Result<()> {
+        match self {
+            ModelWrapper::BPE(m) => m.tokenize_with(sequence, emit),
+        }
+    }
+
+    /// Appends the ids of `sequence`'s tokens to `ids`.
+    pub fn tokenize_ids_into(&self, sequence: &str, ids: &mut Vec<u32>) -> Result<()> {
+        self.tokenize_with(sequence, |id, _| ids.push(id))
+    }
+
+    /// The model family's name as in tokenizer.json ("BPE").
+    pub fn kind(&self) -> &'static str {
+        match self {
+            ModelWrapper::BPE(_) => "BPE",
+        }
+    }
+}
+
+impl Model for ModelWrapper {
+    fn tokenize(&self, sequence: &str) -> Result<Vec<Token>> {
+        match self {
+            ModelWrapper::BPE(m) => m.tokenize(sequence),
+        }
+    }
+    fn token_to_id(&self, token: &str) -> Option<u32> {
+        match self {
+            ModelWrapper::BPE(m) => m.token_to_id(token),
+        }
+    }
+    fn id_to_token(&self, id: u32) -> Option<String> {
+        match self {
+            ModelWrapper::BPE(m) => m.id_to_token(id),
+        }
+    }
+    fn get_vocab(&self) -> HashMap<String, u32> {
+        match self {
+            ModelWrapper::BPE(m) => m.get_vocab(),
+        }
+    }
+    fn get_vocab_size(&self) -> usize {
+        match self {
+            ModelWrapper::BPE(m) => m.get_vocab_size(),
+        }
+    }
+    fn save(&self, folder: &Path, prefix: Option<&str>) -> Result<Vec<PathBuf>> {
+        match self {
+            ModelWrapper::BPE(m) => m.save(folder, prefix),
+        }
+    }
+}
+
+impl Serialize for ModelWrapper {
+    fn serialize<S: Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        match self {
+            ModelWrapper::BPE(m) => m.serialize(serializer),
+        }
+    }
+}
+
+/// Reads the "type" to pick the family; a model without "type" (old files) is read as the
+/// first family that accepts it, as `tokenizers` does (BPE first).
+impl<'de> Deserialize<'de> for ModelWrapper {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
+        use serde::de::Error;
+        let value = serde_json::Value::deserialize(deserializer)?;
+        let kind = value.get("type").map(|t| t.as_str().map(str::to_owned));
+        match kind {
+            Some(Some(kind)) if kind == "BPE" => BPE::deserialize(value).map(ModelWrapper::BPE).map_err(D::Error::custom),
+            Some(Some(kind)) => Err(D::Error::custom(format!("unknown model type {kind:?} (supported: \"BPE\")"))),
+            Some(None) => Err(D::Error::custom("model \"type\" must be a string")),
+            None => BPE::deserialize(value).map(ModelWrapper::BPE).map_err(D::Error::custom),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wrapper_round_trip() {
+        let json = r#"{"type":"BPE","dropout":null,"unk_token":null,"continuing_subword_prefix":null,"end_of_word_suffix":null,"fuse_unk":false,"byte_fallback":false,"ignore_merges":false,"vocab":{"a":0,"b":1,"ab":2},"merges":[["a","b"]]}"#;
+        let model: ModelWrapper = serde_json::from_str(json).unwrap();
+        assert_eq!(serde_json::to_string(&model).unwrap(), json);
+        let untyped: ModelWrapper = serde_json::from_str(r#"{"vocab":{"a":0,"b":1,"ab":2},"merges":["a b"]}"#).unwrap();
+        assert_eq!(untyped, model);
+        assert!(serde_json::from_str::<ModelWrapper>(r#"{"type":"Nope","vocab":{}}"#).is_err());
+    }
+}

@@ -16,6 +16,7 @@ pub mod digits;
 pub mod fixed_length;
 pub mod metaspace;
 pub mod punctuation;
+pub mod scanners;
 pub mod sequence;
 pub mod split;
 pub mod unicode_scripts;

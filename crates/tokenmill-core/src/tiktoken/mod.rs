@@ -1,1 +1,17 @@
-//! tiktoken (filled in by its owner; see the module docs once written).
+//! tiktoken: rank-based byte-level BPE, as OpenAI's tiktoken defines it.
+//!
+//! - `bpe`: encode one piece (the bytes of one regex match) by repeatedly merging the adjacent
+//!   pair whose concatenation has the lowest rank (leftmost pair on ties, as tiktoken does).
+//! - `ranks`: read and write `.tiktoken` rank files (`base64(token) rank` per line).
+//! - `core`: `CoreBpe` = split pattern + ranks + special tokens; encode (ordinary, with allowed
+//!   special tokens, batches in parallel) and decode.
+//!
+//! The split pattern runs through `utils::regex::Regex`, which uses a hand-written scanner for
+//! the known patterns (r50k, cl100k, o200k, ...), where most of the time goes.
+pub mod bpe;
+pub mod core;
+pub mod ranks;
+
+pub use self::bpe::{encode_piece, Rank};
+pub use self::core::CoreBpe;
+pub use self::ranks::{dump_tiktoken_bpe, load_tiktoken_bpe, parse_tiktoken_bpe, write_tiktoken_bpe, Ranks};

@@ -1,12 +1,35 @@
 //! `Encoding`: the output of the pipeline for one input (or one pair of inputs). Every token
 //! carries its id, text, span in the original input, word index, type id and masks, so that
 //! any token can be traced back to the text it came from.
+//!
+//! The operations (merge, truncate, pad, the `*_to_*` lookups) follow `tokenizers`' `Encoding`
+//! exactly, including its corner cases, so that encodings built here are interchangeable.
 use std::collections::HashMap;
 use std::ops::Range;
 
-use crate::tokenizer::normalized::Offsets;
+use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Clone, Default, PartialEq)]
+use crate::error::{Error, Result};
+use crate::tokenizer::normalized::Offsets;
+use crate::tokenizer::Token;
+
+/// Which end of an encoding truncation cuts from (serialized `"Left"` / `"Right"` like `tokenizers`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub enum TruncationDirection {
+    Left,
+    #[default]
+    Right,
+}
+
+/// Which end of an encoding padding is added to (serialized `"Left"` / `"Right"` like `tokenizers`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub enum PaddingDirection {
+    Left,
+    #[default]
+    Right,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Encoding {
     pub ids: Vec<u32>,
     pub type_ids: Vec<u32>,
@@ -34,6 +57,24 @@ impl Encoding {
             overflowing: Vec::new(),
             sequence_ranges: HashMap::new(),
         }
+    }
+
+    /// An encoding of model tokens: no words, every type id `type_id`, no special tokens.
+    pub fn from_tokens(tokens: Vec<Token>, type_id: u32) -> Self {
+        let mut encoding = Encoding::with_capacity(tokens.len());
+        for t in tokens {
+            encoding.push(t.id, t.value, t.offsets, None, type_id, false);
+        }
+        encoding
+    }
+
+    /// An encoding made only of special tokens (offsets `(0, 0)`, no words, masked as special).
+    pub fn from_special_tokens(ids: &[u32], tokens: &[String], type_id: u32) -> Self {
+        let mut encoding = Encoding::with_capacity(ids.len());
+        for (id, token) in ids.iter().zip(tokens) {
+            encoding.push(*id, token.clone(), (0, 0), None, type_id, true);
+        }
+        encoding
     }
 
     /// Appends one token.
@@ -64,15 +105,21 @@ impl Encoding {
         self.sequence_ranges.insert(id, 0..self.len());
     }
 
+    /// The token range of sequence `sequence_id`; the whole encoding when that sequence has no
+    /// recorded range (as in `tokenizers`).
+    pub fn sequence_range(&self, sequence_id: usize) -> Range<usize> {
+        self.sequence_ranges.get(&sequence_id).cloned().unwrap_or(0..self.len())
+    }
+
     /// Sequence index of every token (`None` for tokens outside any sequence, e.g. added specials).
+    /// Like `tokenizers`, sequences `0..n_sequences()` are painted in order, a sequence without a
+    /// recorded range covering the whole encoding.
     pub fn sequence_ids(&self) -> Vec<Option<usize>> {
         let mut out = vec![None; self.len()];
-        if self.sequence_ranges.is_empty() {
-            out.iter_mut().for_each(|s| *s = Some(0));
-        }
-        for (seq, range) in &self.sequence_ranges {
-            for s in &mut out[range.clone()] {
-                *s = Some(*seq);
+        for seq in 0..self.n_sequences() {
+            let range = self.sequence_range(seq);
+            for s in &mut out[range.start.min(self.len())..range.end.min(self.len())] {
+                *s = Some(seq);
             }
         }
         out
@@ -82,9 +129,180 @@ impl Encoding {
         self.type_ids.iter_mut().for_each(|t| *t = type_id);
     }
 
+    /// Takes the overflowing windows out, leaving none.
+    pub fn take_overflowing(&mut self) -> Vec<Encoding> {
+        std::mem::take(&mut self.overflowing)
+    }
+
+    /// Index of the sequence holding `token`. With no recorded ranges every index up to and
+    /// including `len()` answers 0 (the `tokenizers` behaviour); past that, `None`.
+    pub fn token_to_sequence(&self, token: usize) -> Option<usize> {
+        if token > self.len() {
+            None
+        } else if self.sequence_ranges.is_empty() {
+            Some(0)
+        } else {
+            // Ranges are disjoint, so at most one contains the token: iteration order is irrelevant.
+            self.sequence_ranges.iter().find(|(_, r)| r.contains(&token)).map(|(s, _)| *s)
+        }
+    }
+
+    /// `(sequence, offsets)` of the token at `token`.
+    pub fn token_to_chars(&self, token: usize) -> Option<(usize, Offsets)> {
+        Some((self.token_to_sequence(token)?, *self.offsets.get(token)?))
+    }
+
+    /// `(sequence, word)` of the token at `token`, if it belongs to a word.
+    pub fn token_to_word(&self, token: usize) -> Option<(usize, u32)> {
+        Some((self.token_to_sequence(token)?, (*self.words.get(token)?)?))
+    }
+
+    /// The tokens `[start, end)` of word `word` in sequence `sequence_id`. Like `tokenizers`, the
+    /// scan stops at the first token of a later word (words are ordered within a sequence).
+    pub fn word_to_tokens(&self, word: u32, sequence_id: usize) -> Option<(usize, usize)> {
+        let range = self.sequence_range(sequence_id);
+        let words = self.words.get(range.clone())?;
+        let mut found: Option<(usize, usize)> = None;
+        for (i, w) in words.iter().enumerate() {
+            // `None < Some(_)`: tokens without a word never stop the scan.
+            if *w > Some(word) {
+                break;
+            }
+            if *w == Some(word) {
+                found = Some(match found {
+                    None => (i, i + 1),
+                    Some((start, _)) => (start, i + 1),
+                });
+            }
+        }
+        found.map(|(s, e)| (range.start + s, range.start + e))
+    }
+
+    /// Offsets spanning word `word` of sequence `sequence_id`.
+    pub fn word_to_chars(&self, word: u32, sequence_id: usize) -> Option<Offsets> {
+        let (start, end) = self.word_to_tokens(word, sequence_id)?;
+        if end == 0 {
+            return None;
+        }
+        Some((self.offsets.get(start)?.0, self.offsets.get(end - 1)?.1))
+    }
+
+    /// The first token of sequence `sequence_id` whose offsets contain `pos`.
+    pub fn char_to_token(&self, pos: usize, sequence_id: usize) -> Option<usize> {
+        let range = self.sequence_range(sequence_id);
+        let offsets = self.offsets.get(range.clone())?;
+        offsets.iter().position(|&(s, e)| pos >= s && pos < e).map(|i| range.start + i)
+    }
+
+    /// The word of sequence `sequence_id` that contains `pos`.
+    pub fn char_to_word(&self, pos: usize, sequence_id: usize) -> Option<u32> {
+        let token = self.char_to_token(pos, sequence_id)?;
+        self.token_to_word(token).map(|(_, w)| w)
+    }
+
+    /// The tokens `range` as a new encoding without overflowing windows or sequence ranges.
+    fn window(&self, range: Range<usize>) -> Encoding {
+        Encoding {
+            ids: self.ids[range.clone()].to_vec(),
+            type_ids: self.type_ids[range.clone()].to_vec(),
+            tokens: self.tokens[range.clone()].to_vec(),
+            words: self.words[range.clone()].to_vec(),
+            offsets: self.offsets[range.clone()].to_vec(),
+            special_tokens_mask: self.special_tokens_mask[range.clone()].to_vec(),
+            attention_mask: self.attention_mask[range].to_vec(),
+            overflowing: Vec::new(),
+            sequence_ranges: HashMap::new(),
+        }
+    }
+
+    /// Cuts the encoding to `max_len` tokens; what is cut off becomes `overflowing` windows of
+    /// `max_len` tokens, consecutive windows sharing `stride` tokens (as `tokenizers` does).
+    /// `max_len == 0` moves everything into one overflowing window. The sequence ranges are lost.
+    /// Errors when `stride >= max_len` (windows would not advance).
+    pub fn truncate(&mut self, max_len: usize, stride: usize, direction: TruncationDirection) -> Result<()> {
+        let len = self.len();
+        if max_len >= len {
+            return Ok(());
+        }
+        if max_len == 0 {
+            let all = std::mem::take(self);
+            self.overflowing.push(all);
+            return Ok(());
+        }
+        if stride >= max_len {
+            return Err(Error::InvalidArgument(format!(
+                "truncation stride ({stride}) must be strictly less than max_length ({max_len}); \
+                 note that max_length excludes the special tokens the post-processor adds"
+            )));
+        }
+        self.sequence_ranges.clear();
+        let windows = window_ranges(len, max_len, max_len - stride, direction);
+        let mut windows = windows.into_iter();
+        let Some(first) = windows.next() else { return Ok(()) };
+        let mut truncated = self.window(first);
+        truncated.overflowing = windows.map(|r| self.window(r)).collect();
+        *self = truncated;
+        Ok(())
+    }
+
+    /// Pads up to `target_length` tokens (this encoding and each overflowing window); never cuts.
+    /// Pad tokens have no word, offsets `(0, 0)`, attention 0 and are marked special.
+    pub fn pad(&mut self, target_length: usize, pad_id: u32, pad_type_id: u32, pad_token: &str, direction: PaddingDirection) {
+        for o in &mut self.overflowing {
+            o.pad(target_length, pad_id, pad_type_id, pad_token, direction);
+        }
+        if self.len() >= target_length {
+            return;
+        }
+        let n = target_length - self.len();
+        match direction {
+            PaddingDirection::Right => {
+                self.ids.extend(std::iter::repeat_n(pad_id, n));
+                self.type_ids.extend(std::iter::repeat_n(pad_type_id, n));
+                self.tokens.extend(std::iter::repeat_n(pad_token.to_string(), n));
+                self.words.extend(std::iter::repeat_n(None, n));
+                self.attention_mask.extend(std::iter::repeat_n(0, n));
+                self.special_tokens_mask.extend(std::iter::repeat_n(1, n));
+                self.offsets.extend(std::iter::repeat_n((0, 0), n));
+            }
+            PaddingDirection::Left => {
+                prepend_n(&mut self.ids, pad_id, n);
+                prepend_n(&mut self.type_ids, pad_type_id, n);
+                prepend_n(&mut self.tokens, pad_token.to_string(), n);
+                prepend_n(&mut self.words, None, n);
+                prepend_n(&mut self.attention_mask, 0, n);
+                prepend_n(&mut self.special_tokens_mask, 1, n);
+                prepend_n(&mut self.offsets, (0, 0), n);
+                for range in self.sequence_ranges.values_mut() {
+                    *range = range.start + n..range.end + n;
+                }
+            }
+        }
+    }
+
     /// Appends `other` after `self`. With `growing_offsets`, `other`'s offsets are shifted to
     /// continue after the end of `self`'s last offset (used when several inputs are concatenated).
+    ///
+    /// Overflowing windows combine as in `tokenizers`: each of ours followed by `other` and by
+    /// each of `other`'s windows, then `self` followed by each of `other`'s windows.
     pub fn merge_with(&mut self, other: Encoding, growing_offsets: bool) {
+        let mut overflowings = Vec::new();
+        for mine in &self.overflowing {
+            let mut joined = mine.clone();
+            joined.merge_with(other.clone(), growing_offsets);
+            overflowings.push(joined);
+            for theirs in &other.overflowing {
+                let mut joined = mine.clone();
+                joined.merge_with(theirs.clone(), growing_offsets);
+                overflowings.push(joined);
+            }
+        }
+        for theirs in &other.overflowing {
+            let mut joined = self.clone();
+            joined.merge_with(theirs.clone(), growing_offsets);
+            overflowings.push(joined);
+        }
+
         let shift = if growing_offsets { self.offsets.last().map_or(0, |o| o.1) } else { 0 };
         let base = self.len();
         for (seq, range) in other.sequence_ranges {
@@ -97,7 +315,7 @@ impl Encoding {
         self.offsets.extend(other.offsets.into_iter().map(|(s, e)| (s + shift, e + shift)));
         self.special_tokens_mask.extend(other.special_tokens_mask);
         self.attention_mask.extend(other.attention_mask);
-        self.overflowing.extend(other.overflowing);
+        self.overflowing = overflowings;
     }
 
     /// Concatenates encodings in order.
@@ -107,5 +325,174 @@ impl Encoding {
             out.merge_with(e, growing_offsets);
         }
         out
+    }
+}
+
+fn prepend_n<T: Clone>(v: &mut Vec<T>, value: T, n: usize) {
+    v.splice(0..0, std::iter::repeat_n(value, n));
+}
+
+/// The token windows truncation keeps, first the one that stays in the encoding. Windows hold
+/// `max_len` tokens and start `step` apart; `Right` walks from the start and stops at the window
+/// reaching the end, `Left` walks back from the end and stops at the window reaching the start.
+fn window_ranges(len: usize, max_len: usize, step: usize, direction: TruncationDirection) -> Vec<Range<usize>> {
+    let mut out = Vec::new();
+    match direction {
+        TruncationDirection::Right => {
+            let mut start = 0;
+            while start < len {
+                let stop = (start + max_len).min(len);
+                out.push(start..stop);
+                if stop == len {
+                    break;
+                }
+                start += step;
+            }
+        }
+        TruncationDirection::Left => {
+            // `tokenizers` steps over `(0..len).rev()`: window ends len, len-step, ... down to 1.
+            let mut stop = len;
+            while stop > 0 {
+                let start = stop.saturating_sub(max_len);
+                out.push(start..stop);
+                if start == 0 {
+                    break;
+                }
+                if stop <= step {
+                    break;
+                }
+                stop -= step;
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn enc(tokens: &[&str]) -> Encoding {
+        let mut e = Encoding::default();
+        let mut pos = 0;
+        for (i, t) in tokens.iter().enumerate() {
+            e.push(i as u32 + 1, t.to_string(), (pos, pos + t.len()), Some(i as u32), 0, false);
+            pos += t.len() + 1;
+        }
+        e
+    }
+
+    fn ids(e: &Encoding) -> Vec<u32> {
+        e.ids.clone()
+    }
+
+    #[test]
+    fn merge_with_growing_offsets() {
+        let mut a = enc(&["Hello"]);
+        let b = enc(&["World!"]);
+        a.merge_with(b, true);
+        assert_eq!(a.offsets, vec![(0, 5), (5, 11)]);
+        assert_eq!(a.tokens, vec!["Hello", "World!"]);
+    }
+
+    #[test]
+    fn truncate_right_without_stride() {
+        let mut a = enc(&["Hello", "World", "!"]);
+        a.truncate(2, 0, TruncationDirection::Right).unwrap();
+        assert_eq!(ids(&a), vec![1, 2]);
+        assert_eq!(a.overflowing.len(), 1);
+        assert_eq!(ids(&a.overflowing[0]), vec![3]);
+        assert_eq!(a.overflowing[0].offsets, vec![(12, 13)]);
+    }
+
+    #[test]
+    fn truncate_to_empty_moves_everything() {
+        let mut a = enc(&["a", "b", "c"]);
+        let original = a.clone();
+        a.truncate(0, 0, TruncationDirection::Right).unwrap();
+        assert!(a.is_empty());
+        assert_eq!(a.overflowing, vec![original]);
+    }
+
+    #[test]
+    fn truncate_with_stride_both_directions() {
+        // Same expectations as tokenizers' `truncate_overflow_with_stride` / left variant.
+        let mut a = enc(&["42", "is", "the", "answer", "!"]);
+        a.truncate(4, 2, TruncationDirection::Right).unwrap();
+        assert_eq!(ids(&a), vec![1, 2, 3, 4]);
+        let over: Vec<_> = a.overflowing.iter().map(ids).collect();
+        assert_eq!(over, vec![vec![3, 4, 5]]);
+
+        let mut b = enc(&["42", "is", "the", "answer", "!"]);
+        b.truncate(4, 2, TruncationDirection::Left).unwrap();
+        assert_eq!(ids(&b), vec![2, 3, 4, 5]);
+        let over: Vec<_> = b.overflowing.iter().map(ids).collect();
+        assert_eq!(over, vec![vec![1, 2, 3]]);
+
+        let mut c = enc(&["a", "b", "c", "d", "e", "f", "g"]);
+        c.truncate(3, 1, TruncationDirection::Left).unwrap();
+        assert_eq!(ids(&c), vec![5, 6, 7]);
+        let over: Vec<_> = c.overflowing.iter().map(ids).collect();
+        assert_eq!(over, vec![vec![3, 4, 5], vec![1, 2, 3]]);
+    }
+
+    #[test]
+    fn truncate_rejects_stride_not_below_max_len() {
+        let mut a = enc(&["a", "b", "c"]);
+        assert!(a.truncate(2, 2, TruncationDirection::Right).is_err());
+    }
+
+    #[test]
+    fn pad_both_directions() {
+        let mut a = enc(&["a", "b"]);
+        a.set_sequence_id(0);
+        let mut left = a.clone();
+        a.pad(4, 0, 7, "[PAD]", PaddingDirection::Right);
+        assert_eq!(a.ids, vec![1, 2, 0, 0]);
+        assert_eq!(a.attention_mask, vec![1, 1, 0, 0]);
+        assert_eq!(a.special_tokens_mask, vec![0, 0, 1, 1]);
+        assert_eq!(a.type_ids, vec![0, 0, 7, 7]);
+        left.pad(4, 0, 0, "[PAD]", PaddingDirection::Left);
+        assert_eq!(left.tokens, vec!["[PAD]", "[PAD]", "a", "b"]);
+        assert_eq!(left.words, vec![None, None, Some(0), Some(1)]);
+        assert_eq!(left.sequence_ranges[&0], 2..4);
+        assert_eq!(left.char_to_token(2, 0), Some(3));
+    }
+
+    #[test]
+    fn merge_combines_overflowing() {
+        let mut a = enc(&["a", "b", "c"]);
+        a.truncate(2, 0, TruncationDirection::Right).unwrap();
+        let mut b = enc(&["x", "y", "z"]);
+        b.truncate(2, 0, TruncationDirection::Right).unwrap();
+        let merged = Encoding::merge([a, b], false);
+        assert_eq!(merged.tokens, vec!["a", "b", "x", "y"]);
+        let over: Vec<Vec<String>> = merged.overflowing.iter().map(|o| o.tokens.clone()).collect();
+        assert_eq!(over, vec![vec!["c", "x", "y"], vec!["c", "z"], vec!["a", "b", "z"]]);
+    }
+
+    #[test]
+    fn lookups() {
+        let mut a = enc(&["hel", "lo", "world"]);
+        a.words = vec![Some(0), Some(0), Some(1)];
+        a.set_sequence_id(0);
+        let mut b = enc(&["pair"]);
+        b.set_sequence_id(1);
+        let mut e = Encoding::from_special_tokens(&[101], &["[CLS]".to_string()], 0);
+        e.merge_with(a, false);
+        e.merge_with(b, false);
+        assert_eq!(e.sequence_ids(), vec![None, Some(0), Some(0), Some(0), Some(1)]);
+        assert_eq!(e.token_to_sequence(0), None);
+        assert_eq!(e.token_to_sequence(4), Some(1));
+        assert_eq!(e.word_to_tokens(0, 0), Some((1, 3)));
+        assert_eq!(e.word_to_tokens(0, 1), Some((4, 5)));
+        assert_eq!(e.word_to_chars(0, 0), Some((0, 6)));
+        assert_eq!(e.token_to_word(3), Some((0, 1)));
+        assert_eq!(e.token_to_word(0), None);
+        assert_eq!(e.token_to_chars(2), Some((0, (4, 6))));
+        assert_eq!(e.char_to_token(4, 0), Some(2));
+        assert_eq!(e.char_to_word(8, 0), Some(1));
+        assert_eq!(e.char_to_token(2, 1), Some(4));
+        assert_eq!(e.char_to_word(100, 0), None);
     }
 }

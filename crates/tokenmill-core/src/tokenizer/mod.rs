@@ -11,9 +11,17 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::Result;
 
+pub mod added_vocabulary;
 pub mod encoding;
 pub mod normalized;
+pub mod pipeline;
 pub mod pretokenized;
+pub mod serialization;
+#[cfg(test)]
+pub(crate) mod test_support;
+
+pub use added_vocabulary::{AddedToken, AddedTokenWithId, AddedVocabulary};
+pub use pipeline::{EncodeInput, InputSequence, Tokenizer, TokenizerImpl, Trainer};
 
 pub use encoding::Encoding;
 pub use normalized::{NormalizedString, Offsets, Pattern, SplitDelimiterBehavior};

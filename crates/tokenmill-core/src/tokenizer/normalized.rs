@@ -1,9 +1,21 @@
 //! `NormalizedString`: text that is being rewritten, which never forgets where each of its
 //! bytes came from in the original input. Every normalizer and pre-tokenizer edits text through
 //! it, so offsets of the final tokens point into the user's original string.
+//!
+//! The alignment rules are those of Hugging Face `tokenizers` (so offsets are identical):
+//! - a char that *replaces* an old char takes the old char's span;
+//! - a char that is *inserted* takes the span of the old char just before the insertion point
+//!   (`(0, 0)` at the very start of the string);
+//! - removed chars simply vanish: nothing absorbs their span.
+//!
+//! Consequences used by the fast paths below: a char-to-chars mapping (`flat_map`, `map`,
+//! `filter`, `lowercase`) gives every produced char the span of the char it came from, and
+//! alignments are always non-decreasing, so the span of a byte range is `(first.0, last.1)`.
+//! Every operation is a single pass over the text (linear time).
 use std::ops::Range;
 
 use serde::{Deserialize, Serialize};
+use unicode_normalization_alignments::UnicodeNormalization;
 
 use crate::error::Result;
 use crate::utils::regex::Regex;
@@ -21,11 +33,12 @@ pub enum SplitDelimiterBehavior {
     Contiguous,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct NormalizedString {
     original: String,
     normalized: String,
-    /// For each byte of `normalized`: the byte span of `original` it comes from.
+    /// For each byte of `normalized`: the byte span of `original` it comes from. All bytes of
+    /// one char share the same span, and spans never decrease from left to right.
     alignments: Vec<Offsets>,
     /// Where `original` starts in the whole input (non-zero for pieces cut out by splits).
     original_shift: usize,
@@ -40,12 +53,29 @@ impl From<&str> for NormalizedString {
 impl From<String> for NormalizedString {
     fn from(s: String) -> Self {
         let mut alignments = Vec::with_capacity(s.len());
-        for (i, c) in s.char_indices() {
-            let span = (i, i + c.len_utf8());
-            alignments.extend(std::iter::repeat_n(span, c.len_utf8()));
+        if s.is_ascii() {
+            alignments.extend((0..s.len()).map(|i| (i, i + 1)));
+        } else {
+            for (i, c) in s.char_indices() {
+                push_char_alignment(&mut alignments, c, (i, i + c.len_utf8()));
+            }
         }
         NormalizedString { normalized: s.clone(), original: s, alignments, original_shift: 0 }
     }
+}
+
+#[inline]
+fn push_char_alignment(alignments: &mut Vec<Offsets>, c: char, span: Offsets) {
+    for _ in 0..c.len_utf8() {
+        alignments.push(span);
+    }
+}
+
+/// Appends `c` with its `span` to a text being built.
+#[inline]
+fn push_char(text: &mut String, alignments: &mut Vec<Offsets>, c: char, span: Offsets) {
+    text.push(c);
+    push_char_alignment(alignments, c, span);
 }
 
 impl NormalizedString {
@@ -61,15 +91,18 @@ impl NormalizedString {
     pub fn get_original(&self) -> &str {
         &self.original
     }
+    /// Length of the normalized text, in bytes.
     pub fn len(&self) -> usize {
         self.normalized.len()
     }
+    /// Length of the original text, in bytes.
     pub fn len_original(&self) -> usize {
         self.original.len()
     }
     pub fn is_empty(&self) -> bool {
         self.normalized.is_empty()
     }
+    /// Per normalized byte: its span in `original` (not shifted).
     pub fn alignments(&self) -> &[Offsets] {
         &self.alignments
     }
@@ -82,24 +115,22 @@ impl NormalizedString {
     }
 
     /// Maps a byte range of the normalized text to the byte range of `original` (relative to
-    /// this string's own `original`, not shifted) that produced it.
+    /// this string's own `original`, not shifted) that produced it. An empty range maps to an
+    /// empty range at the original position of the normalized byte it points at.
     pub fn convert_offsets_to_original(&self, range: Range<usize>) -> Option<Range<usize>> {
         if range.start > range.end || range.end > self.normalized.len() {
             return None;
         }
         if range.start == range.end {
-            let at = if range.start < self.alignments.len() {
-                self.alignments[range.start].0
-            } else if let Some(last) = self.alignments.last() {
-                last.1
-            } else {
-                self.original.len()
+            let at = match self.alignments.get(range.start) {
+                Some(a) => a.0,
+                None => self.alignments.last().map_or(self.original.len(), |a| a.1),
             };
             return Some(at..at);
         }
-        let spans = &self.alignments[range];
-        let start = spans.iter().map(|s| s.0).min().unwrap();
-        let end = spans.iter().map(|s| s.1).max().unwrap();
+        // Alignments never decrease, so the first and last bytes bound the whole range.
+        let start = self.alignments[range.start].0;
+        let end = self.alignments[range.end - 1].1.max(start);
         Some(start..end)
     }
 
@@ -108,172 +139,207 @@ impl NormalizedString {
         self.convert_offsets_to_original(range).map(|r| (r.start + self.original_shift, r.end + self.original_shift))
     }
 
-    /// The original span of one normalized char starting at byte `at` of length `len`.
-    fn char_alignment(&self, at: usize, len: usize) -> Offsets {
-        let spans = &self.alignments[at..at + len];
-        (spans.iter().map(|s| s.0).min().unwrap(), spans.iter().map(|s| s.1).max().unwrap())
+    /// Maps a byte range of `original` (not shifted) to the normalized byte range built from
+    /// it, as `tokenizers` does: it ends after the last normalized byte whose span ends inside
+    /// `range`, and starts at the first one whose (non-empty) span starts inside it. An empty
+    /// range is returned as is; `None` if no normalized byte ends inside `range`.
+    pub fn convert_offsets_from_original(&self, range: Range<usize>) -> Option<Range<usize>> {
+        if range.start > range.end || range.end > self.original.len() {
+            return None;
+        }
+        if range.start == range.end {
+            return Some(range);
+        }
+        // Spans are sorted, so binary searches find both ends.
+        let end = self.alignments.partition_point(|a| a.1 <= range.end);
+        if end == 0 {
+            return None;
+        }
+        let first_inside = self.alignments[..end].partition_point(|a| a.0 < range.start);
+        let start = (first_inside..end).find(|&i| self.alignments[i].0 != self.alignments[i].1).unwrap_or(end);
+        Some(start..end)
     }
 
-    /// Replaces the normalized bytes in `range` by the chars of `dest`.
+    /// Replaces the normalized bytes in `range` (on char boundaries) by the chars of `dest`.
     ///
     /// Each `(char, change)` says how the new char relates to the old chars of the range, read
-    /// left to right: `0` replaces one old char; `1` (any positive value) is inserted and adopts
-    /// the alignment of the old char before it (or after it, at the very start); `-n` replaces
-    /// one old char and also absorbs the `n` old chars that follow, so its alignment covers them
-    /// all. `initial_offset` old chars are dropped before the first new char (their alignment is
-    /// given to it). Old chars left over at the end are dropped.
+    /// left to right (the `tokenizers` convention):
+    /// - `0`: it replaces the next old char and takes its span;
+    /// - `1` (any positive value): it is inserted and takes the span of the old char just before
+    ///   the current position (`(0, 0)` at the very start of the string);
+    /// - `-n`: it replaces the next old char, and the `n` old chars after that are removed.
+    ///
+    /// `initial_offset` old chars are removed before the first new char. Old chars left over at
+    /// the end are removed. Runs in time linear in the length of the string.
     pub fn transform_range(&mut self, range: Range<usize>, dest: impl IntoIterator<Item = (char, isize)>, initial_offset: usize) {
-        let old: Vec<(usize, usize)> = self.normalized[range.clone()]
-            .char_indices()
-            .map(|(i, c)| (range.start + i, c.len_utf8()))
-            .collect();
-        let edge = if range.start < self.alignments.len() {
-            let a = self.alignments[range.start].0;
-            (a, a)
-        } else if let Some(last) = self.alignments.last() {
-            (last.1, last.1)
-        } else {
-            (0, 0)
-        };
-        let span_of = |this: &Self, from: usize, to: usize| -> Option<Offsets> {
-            // Union of the alignments of old chars [from, to).
-            if from >= to || from >= old.len() {
-                return None;
-            }
-            let to = to.min(old.len());
-            let first = this.char_alignment(old[from].0, old[from].1);
-            let last = this.char_alignment(old[to - 1].0, old[to - 1].1);
-            Some((first.0.min(last.0), first.1.max(last.1)))
-        };
-
-        let mut new_text = String::new();
-        let mut new_align: Vec<Offsets> = Vec::new();
-        let mut next_old = initial_offset.min(old.len());
-        let mut pending_prefix = span_of(self, 0, next_old);
-        let mut last_align: Option<Offsets> = None;
-        for (c, change) in dest {
-            let align = if change > 0 {
-                last_align.or_else(|| span_of(self, next_old, next_old + 1)).unwrap_or(edge)
-            } else {
-                let absorbed = 1 + (-change).max(0) as usize;
-                let a = span_of(self, next_old, next_old + absorbed).unwrap_or_else(|| last_align.unwrap_or(edge));
-                next_old = (next_old + absorbed).min(old.len());
-                a
-            };
-            let align = match pending_prefix.take() {
-                Some(p) => (p.0.min(align.0), p.1.max(align.1)),
-                None => align,
-            };
-            new_text.push(c);
-            new_align.extend(std::iter::repeat_n(align, c.len_utf8()));
-            last_align = Some(align);
-        }
-        self.normalized.replace_range(range.clone(), &new_text);
-        self.alignments.splice(range, new_align);
+        let range = self.clamp_to_chars(range);
+        let (text, alignments) = rewrite(&self.normalized, &self.alignments, range.clone(), dest, initial_offset);
+        self.install(range, text, alignments);
     }
 
     /// `transform_range` over the whole normalized text.
     pub fn transform(&mut self, dest: impl IntoIterator<Item = (char, isize)>, initial_offset: usize) {
-        self.transform_range(0..self.normalized.len(), dest, initial_offset)
+        let (text, alignments) = rewrite(&self.normalized, &self.alignments, 0..self.normalized.len(), dest, initial_offset);
+        self.normalized = text;
+        self.alignments = alignments;
+    }
+
+    /// Clamps a byte range into the text and onto char boundaries (never panics).
+    fn clamp_to_chars(&self, range: Range<usize>) -> Range<usize> {
+        let floor = |mut i: usize| {
+            i = i.min(self.normalized.len());
+            while !self.normalized.is_char_boundary(i) {
+                i -= 1;
+            }
+            i
+        };
+        let start = floor(range.start);
+        start..floor(range.end).max(start)
+    }
+
+    /// Puts a rewritten piece in place of `range`.
+    fn install(&mut self, range: Range<usize>, text: String, alignments: Vec<Offsets>) {
+        if range.start == 0 && range.end == self.normalized.len() {
+            self.normalized = text;
+            self.alignments = alignments;
+        } else {
+            self.normalized.replace_range(range.clone(), &text);
+            self.alignments.splice(range, alignments);
+        }
+    }
+
+    /// Rewrites each char into zero or more chars; each produced char takes the span of the
+    /// char it comes from (what `tokenizers`' lowercase, filter, map do). Chars that map to
+    /// themselves cost nothing until the first change.
+    pub fn flat_map<I: IntoIterator<Item = char>>(&mut self, mut f: impl FnMut(char) -> I) -> &mut Self {
+        let mut rebuilt: Option<(String, Vec<Offsets>)> = None;
+        for (i, c) in self.normalized.char_indices() {
+            let span = self.alignments[i];
+            let mut produced = f(c).into_iter();
+            let (text, alignments) = match rebuilt.as_mut() {
+                Some((t, a)) => (t, a),
+                None => {
+                    // Still identical so far: check whether this char changes anything.
+                    let first = produced.next();
+                    let second = if first == Some(c) { produced.next() } else { None };
+                    if first == Some(c) && second.is_none() {
+                        continue;
+                    }
+                    let mut t = String::with_capacity(self.normalized.len() + 16);
+                    let mut a = Vec::with_capacity(self.alignments.len() + 16);
+                    t.push_str(&self.normalized[..i]);
+                    a.extend_from_slice(&self.alignments[..i]);
+                    for out in first.into_iter().chain(second) {
+                        push_char(&mut t, &mut a, out, span);
+                    }
+                    let (t, a) = rebuilt.insert((t, a));
+                    (t, a)
+                }
+            };
+            for out in produced {
+                push_char(text, alignments, out, span);
+            }
+        }
+        if let Some((text, alignments)) = rebuilt {
+            self.normalized = text;
+            self.alignments = alignments;
+        }
+        self
     }
 
     /// Applies a char-to-char mapping.
-    pub fn map(&mut self, f: impl Fn(char) -> char) -> &mut Self {
-        let dest: Vec<(char, isize)> = self.normalized.chars().map(|c| (f(c), 0)).collect();
-        self.transform(dest, 0);
-        self
-    }
-
-    /// Applies a char-to-chars mapping (the first output char replaces the input char, the rest are inserted).
-    pub fn flat_map<I: IntoIterator<Item = char>>(&mut self, f: impl Fn(char) -> I) -> &mut Self {
-        let mut dest = Vec::with_capacity(self.normalized.len());
-        for c in self.normalized.chars() {
-            let mut produced = false;
-            for (k, out) in f(c).into_iter().enumerate() {
-                dest.push((out, if k == 0 { 0 } else { 1 }));
-                produced = true;
-            }
-            if !produced {
-                // Dropped char: absorbed by the previous output char, or skipped at the start.
-                match dest.last_mut() {
-                    Some(last) if last.1 <= 0 => last.1 -= 1,
-                    _ => dest.push(('\u{0}', i8::MIN as isize)), // marker, fixed below
-                }
-            }
-        }
-        self.apply_with_markers(dest);
-        self
+    pub fn map(&mut self, mut f: impl FnMut(char) -> char) -> &mut Self {
+        self.flat_map(|c| std::iter::once(f(c)))
     }
 
     /// Keeps only the chars for which `keep` is true.
-    pub fn filter(&mut self, keep: impl Fn(char) -> bool) -> &mut Self {
-        self.flat_map(|c| if keep(c) { Some(c) } else { None })
-    }
-
-    /// Resolves the drop markers that `flat_map` leaves where no previous output char exists.
-    fn apply_with_markers(&mut self, dest: Vec<(char, isize)>) {
-        let marker = i8::MIN as isize;
-        let mut initial = 0usize;
-        let mut out: Vec<(char, isize)> = Vec::with_capacity(dest.len());
-        for (c, change) in dest {
-            if change == marker {
-                match out.last_mut() {
-                    Some(last) if last.1 <= 0 => last.1 -= 1,
-                    Some(_) => out.push(('\u{0}', marker)),
-                    None => initial += 1,
-                }
-            } else {
-                out.push((c, change));
-            }
-        }
-        // An inserted char followed by a drop: rare (flat_map producing several chars then a
-        // drop); attach the drop to the inserted char by turning it into a replacement.
-        let mut fixed: Vec<(char, isize)> = Vec::with_capacity(out.len());
-        for (c, change) in out {
-            if change == marker {
-                if let Some(last) = fixed.last_mut() {
-                    last.1 = if last.1 > 0 { 0 } else { last.1 - 1 };
-                }
-            } else {
-                fixed.push((c, change));
-            }
-        }
-        self.transform(fixed, initial);
+    pub fn filter(&mut self, mut keep: impl FnMut(char) -> bool) -> &mut Self {
+        self.flat_map(|c| keep(c).then_some(c))
     }
 
     pub fn lowercase(&mut self) -> &mut Self {
+        if self.normalized.is_ascii() {
+            // One byte stays one byte: alignments do not move.
+            self.normalized.make_ascii_lowercase();
+            return self;
+        }
         self.flat_map(|c| c.to_lowercase())
     }
+
     pub fn uppercase(&mut self) -> &mut Self {
+        if self.normalized.is_ascii() {
+            self.normalized.make_ascii_uppercase();
+            return self;
+        }
         self.flat_map(|c| c.to_uppercase())
     }
 
-    /// Adds `s` in front; the new chars align to the first char (an empty span if the string is empty).
-    pub fn prepend(&mut self, s: &str) -> &mut Self {
-        if s.is_empty() {
+    /// Unicode NFD (canonical decomposition).
+    pub fn nfd(&mut self) -> &mut Self {
+        self.unicode_normalize(|s, f| s.nfd().for_each(|(c, n)| f(c, n)))
+    }
+    /// Unicode NFKD (compatibility decomposition).
+    pub fn nfkd(&mut self) -> &mut Self {
+        self.unicode_normalize(|s, f| s.nfkd().for_each(|(c, n)| f(c, n)))
+    }
+    /// Unicode NFC (canonical decomposition, then composition).
+    pub fn nfc(&mut self) -> &mut Self {
+        self.unicode_normalize(|s, f| s.nfc().for_each(|(c, n)| f(c, n)))
+    }
+    /// Unicode NFKC (compatibility decomposition, then canonical composition).
+    pub fn nfkc(&mut self) -> &mut Self {
+        self.unicode_normalize(|s, f| s.nfkc().for_each(|(c, n)| f(c, n)))
+    }
+
+    /// Runs one of the Unicode normalization forms. `unicode-normalization-alignments` (the
+    /// crate `tokenizers` uses, so outputs and alignments agree) says for each output char how
+    /// it relates to the input chars, which is exactly what `transform` consumes. ASCII text
+    /// is already normalized in all four forms.
+    fn unicode_normalize(&mut self, run: impl Fn(&str, &mut dyn FnMut(char, isize))) -> &mut Self {
+        if self.normalized.is_ascii() {
             return self;
         }
-        let align = self.alignments.first().copied().map(|a| (a.0, a.1)).unwrap_or((0, 0));
-        let mut aligns = Vec::with_capacity(s.len());
-        for c in s.chars() {
-            aligns.extend(std::iter::repeat_n(align, c.len_utf8()));
+        let mut dest: Vec<(char, isize)> = Vec::with_capacity(self.normalized.len());
+        run(&self.normalized, &mut |c, change| dest.push((c, change)));
+        let unchanged = dest.iter().all(|&(_, change)| change == 0)
+            && dest.len() == self.normalized.chars().count()
+            && dest.iter().map(|&(c, _)| c).eq(self.normalized.chars());
+        if !unchanged {
+            self.transform(dest, 0);
         }
-        self.normalized.insert_str(0, s);
-        self.alignments.splice(0..0, aligns);
         self
     }
 
-    /// Adds `s` at the end; the new chars align to the last char.
-    pub fn append(&mut self, s: &str) -> &mut Self {
+    /// Adds `s` in front. As in `tokenizers`, the new chars take the span of the first char,
+    /// and nothing happens to an empty string.
+    pub fn prepend(&mut self, s: &str) -> &mut Self {
+        let Some(&span) = self.alignments.first() else { return self };
         if s.is_empty() {
             return self;
         }
-        let align = self.alignments.last().copied().unwrap_or((self.original.len(), self.original.len()));
-        for c in s.chars() {
-            self.alignments.extend(std::iter::repeat_n(align, c.len_utf8()));
-        }
+        let mut alignments = Vec::with_capacity(s.len() + self.alignments.len());
+        alignments.extend(std::iter::repeat_n(span, s.len()));
+        alignments.extend_from_slice(&self.alignments);
+        self.normalized.insert_str(0, s);
+        self.alignments = alignments;
+        self
+    }
+
+    /// Adds `s` at the end; the new chars take the span of the last char (`(0, 0)` if the
+    /// string is empty, as in `tokenizers`).
+    pub fn append(&mut self, s: &str) -> &mut Self {
+        let span = self.alignments.last().copied().unwrap_or((0, 0));
+        self.alignments.extend(std::iter::repeat_n(span, s.len()));
         self.normalized.push_str(s);
         self
+    }
+
+    /// Removes the whole normalized text; returns how many bytes were removed.
+    pub fn clear(&mut self) -> usize {
+        let len = self.normalized.len();
+        self.normalized.clear();
+        self.alignments.clear();
+        len
     }
 
     pub fn strip(&mut self) -> &mut Self {
@@ -286,39 +352,45 @@ impl NormalizedString {
         self.strip_sides(false, true)
     }
 
+    /// Removes leading and/or trailing whitespace (`char::is_whitespace`); kept chars keep their spans.
     pub fn strip_sides(&mut self, left: bool, right: bool) -> &mut Self {
         let text = &self.normalized;
         let start = if left { text.len() - text.trim_start().len() } else { 0 };
         let end = if right { text.trim_end().len() } else { text.len() };
         let end = end.max(start);
-        if start > 0 || end < self.normalized.len() {
-            self.normalized = self.normalized[start..end].to_string();
-            self.alignments = self.alignments[start..end].to_vec();
+        if end < self.normalized.len() {
+            self.normalized.truncate(end);
+            self.alignments.truncate(end);
+        }
+        if start > 0 {
+            self.normalized.drain(..start);
+            self.alignments.drain(..start);
         }
         self
     }
 
-    /// Replaces every match of `pattern` by `content`.
+    /// Replaces every match of `pattern` by `content`, in one pass. As in `tokenizers`, the
+    /// chars of `content` all take the span of the last char of the match (for an empty match:
+    /// of the char before it, or `(0, 0)` at the start).
     pub fn replace<P: Pattern>(&mut self, pattern: P, content: &str) -> Result<&mut Self> {
         let matches = pattern.find_matches(&self.normalized)?;
-        // Work from the end so earlier ranges stay valid.
-        for ((start, end), is_match) in matches.into_iter().rev() {
-            if !is_match || start == end {
+        if !matches.iter().any(|&(_, is_match)| is_match) {
+            return Ok(self);
+        }
+        let mut text = String::with_capacity(self.normalized.len());
+        let mut alignments = Vec::with_capacity(self.alignments.len());
+        for ((start, end), is_match) in matches {
+            if !is_match {
+                text.push_str(&self.normalized[start..end]);
+                alignments.extend_from_slice(&self.alignments[start..end]);
                 continue;
             }
-            let old_chars = self.normalized[start..end].chars().count() as isize;
-            let mut dest: Vec<(char, isize)> = Vec::new();
-            let new_chars: Vec<char> = content.chars().collect();
-            for (k, c) in new_chars.iter().enumerate() {
-                dest.push((*c, if (k as isize) < old_chars { 0 } else { 1 }));
-            }
-            let initial = if new_chars.is_empty() { old_chars as usize } else { 0 };
-            if !new_chars.is_empty() && (new_chars.len() as isize) < old_chars {
-                let last = dest.last_mut().unwrap();
-                last.1 = -(old_chars - new_chars.len() as isize);
-            }
-            self.transform_range(start..end, dest, initial);
+            let span = if end == 0 { (0, 0) } else { self.alignments[end - 1] };
+            text.push_str(content);
+            alignments.extend(std::iter::repeat_n(span, content.len()));
         }
+        self.normalized = text;
+        self.alignments = alignments;
         Ok(self)
     }
 
@@ -332,9 +404,10 @@ impl NormalizedString {
             return None;
         }
         let orig = self.convert_offsets_to_original(range.clone())?;
+        let original = self.original.get(orig.clone())?.to_string();
         let alignments = self.alignments[range.clone()].iter().map(|&(s, e)| (s - orig.start, e - orig.start)).collect();
         Some(NormalizedString {
-            original: self.original[orig.clone()].to_string(),
+            original,
             normalized: self.normalized[range].to_string(),
             alignments,
             original_shift: self.original_shift + orig.start,
@@ -347,6 +420,46 @@ impl NormalizedString {
         let pieces = apply_split_behavior(matches, behavior);
         Ok(pieces.into_iter().filter(|(s, e)| s < e).filter_map(|(s, e)| self.slice(s..e)).collect())
     }
+}
+
+/// The core of `transform_range`: builds the text and alignments that replace `range` of
+/// `old_text` (see `transform_range` for the meaning of `dest`). Never panics: a replacing
+/// char with no old char left takes the span an inserted char would get.
+fn rewrite(
+    old_text: &str,
+    old_alignments: &[Offsets],
+    range: Range<usize>,
+    dest: impl IntoIterator<Item = (char, isize)>,
+    initial_offset: usize,
+) -> (String, Vec<Offsets>) {
+    let mut old_chars = old_text[range.clone()].chars();
+    // Byte position (in the old text) of the next old char to consume.
+    let mut position = range.start;
+    let mut consume = |n: usize, position: &mut usize| {
+        for _ in 0..n {
+            match old_chars.next() {
+                Some(c) => *position += c.len_utf8(),
+                None => break,
+            }
+        }
+    };
+    consume(initial_offset, &mut position);
+
+    let dest = dest.into_iter();
+    let mut text = String::with_capacity(range.len() + dest.size_hint().0);
+    let mut alignments = Vec::with_capacity(range.len() + dest.size_hint().0);
+    let span_before = |position: usize| if position == 0 { (0, 0) } else { old_alignments[position - 1] };
+    for (c, change) in dest {
+        let span = if change > 0 {
+            span_before(position)
+        } else {
+            let span = old_alignments.get(position).copied().unwrap_or_else(|| span_before(position));
+            consume(1 + change.unsigned_abs(), &mut position);
+            span
+        };
+        push_char(&mut text, &mut alignments, c, span);
+    }
+    (text, alignments)
 }
 
 /// Turns a covering list of `(span, is_match)` into the spans to keep for `behavior`.
@@ -463,6 +576,11 @@ impl<F: Fn(char) -> bool> Pattern for F {
 mod tests {
     use super::*;
 
+    /// Per normalized char: its span in the original (what `tokenizers` reports per char).
+    fn char_spans(n: &NormalizedString) -> Vec<(char, Offsets)> {
+        n.get().char_indices().map(|(i, c)| (c, n.alignments()[i])).collect()
+    }
+
     #[test]
     fn lowercase_keeps_alignment() {
         let mut n = NormalizedString::from("AİB");
@@ -502,5 +620,123 @@ mod tests {
         assert_eq!(n.get(), "▁a▁b");
         assert_eq!(n.convert_offsets_to_original(0..3), Some(0..1));
         assert_eq!(n.convert_offsets_to_original(4..7), Some(1..2));
+    }
+
+    #[test]
+    fn replace_gives_content_the_span_of_the_match_end() {
+        // Same as tokenizers: "bc" -> "XYZ" all align to "c"; empty matches to the char before.
+        let mut n = NormalizedString::from("abcd");
+        n.replace("bc", "XYZ").unwrap();
+        assert_eq!(n.get(), "aXYZd");
+        assert_eq!(char_spans(&n), vec![('a', (0, 1)), ('X', (2, 3)), ('Y', (2, 3)), ('Z', (2, 3)), ('d', (3, 4))]);
+        let mut n = NormalizedString::from("abc");
+        n.replace(&Regex::new("x*").unwrap(), "-").unwrap();
+        assert_eq!(n.get(), "-a-b-c-");
+        assert_eq!(n.alignments()[0], (0, 0));
+        assert_eq!(n.alignments()[6], (2, 3));
+        let mut n = NormalizedString::from("abc");
+        n.replace('b', "").unwrap();
+        assert_eq!(char_spans(&n), vec![('a', (0, 1)), ('c', (2, 3))]);
+    }
+
+    #[test]
+    fn transform_follows_the_tokenizers_convention() {
+        // Chinese-char handling: " 中 " where all three take the span of 中.
+        let mut n = NormalizedString::from("a中b");
+        n.transform(vec![('a', 0), (' ', 0), ('中', 1), (' ', 1), ('b', 0)], 0);
+        assert_eq!(n.get(), "a 中 b");
+        assert_eq!(char_spans(&n), vec![('a', (0, 1)), (' ', (1, 4)), ('中', (1, 4)), (' ', (1, 4)), ('b', (4, 5))]);
+        // Removal via a negative change and via initial_offset: removed chars vanish.
+        let mut n = NormalizedString::from("xxabyyc");
+        n.transform(vec![('a', 0), ('b', -2), ('c', 0)], 2);
+        assert_eq!(char_spans(&n), vec![('a', (2, 3)), ('b', (3, 4)), ('c', (6, 7))]);
+        // An insertion at the very start takes (0, 0).
+        let mut n = NormalizedString::from("ab");
+        n.transform(vec![('^', 1), ('a', 0), ('b', 0)], 0);
+        assert_eq!(n.alignments()[0], (0, 0));
+        // Too many replacing chars: no panic, the extra ones act as insertions.
+        let mut n = NormalizedString::from("ab");
+        n.transform(vec![('a', 0), ('b', 0), ('c', 0)], 0);
+        assert_eq!(char_spans(&n), vec![('a', (0, 1)), ('b', (1, 2)), ('c', (1, 2))]);
+    }
+
+    #[test]
+    fn transform_range_edits_only_the_range() {
+        let mut n = NormalizedString::from("hello world");
+        n.transform_range(6..11, "WORLD!".chars().enumerate().map(|(i, c)| (c, if i < 5 { 0 } else { 1 })), 0);
+        assert_eq!(n.get(), "hello WORLD!");
+        assert_eq!(n.alignments()[11], (10, 11));
+        assert_eq!(n.alignments()[..6], NormalizedString::from("hello ").alignments()[..]);
+    }
+
+    #[test]
+    fn unicode_forms_keep_alignment() {
+        let mut n = NormalizedString::from("ﬁ½é");
+        n.nfkc();
+        assert_eq!(n.get(), "fi1\u{2044}2é");
+        let spans: Vec<Offsets> = char_spans(&n).into_iter().map(|(_, s)| s).collect();
+        assert_eq!(spans, vec![(0, 3), (0, 3), (3, 5), (3, 5), (3, 5), (5, 7)]);
+        let mut n = NormalizedString::from("e\u{301}");
+        n.nfc();
+        assert_eq!(n.get(), "é");
+        assert_eq!(n.convert_offsets_to_original(0..2), Some(0..1));
+        let mut n = NormalizedString::from("\u{301}a");
+        n.nfd();
+        assert_eq!(n.get(), "\u{301}a");
+    }
+
+    #[test]
+    fn strip_and_append() {
+        let mut n = NormalizedString::from("  ab  ");
+        n.strip();
+        assert_eq!(n.get(), "ab");
+        assert_eq!(n.offsets_original(), (0, 6));
+        assert_eq!(n.convert_offsets_to_original(0..2), Some(2..4));
+        n.append("!");
+        assert_eq!(n.alignments()[2], (3, 4));
+        let mut empty = NormalizedString::from("");
+        empty.prepend("x");
+        assert_eq!(empty.get(), "");
+        empty.append("y");
+        assert_eq!(empty.alignments(), &[(0, 0)]);
+    }
+
+    #[test]
+    fn slice_shifts_into_the_input() {
+        let mut n = NormalizedString::from("Été là");
+        n.lowercase();
+        let s = n.slice(6..9).unwrap();
+        assert_eq!(s.get(), "là");
+        assert_eq!(s.get_original(), "là");
+        assert_eq!(s.offsets_original(), (6, 9));
+        assert_eq!(s.convert_offsets_to_input(1..3), Some((7, 9)));
+        assert!(n.slice(1..2).is_none());
+    }
+
+    #[test]
+    fn convert_from_original() {
+        let mut n = NormalizedString::from("ﬁx");
+        n.nfkd();
+        assert_eq!(n.get(), "fix");
+        assert_eq!(n.convert_offsets_from_original(0..3), Some(0..2));
+        assert_eq!(n.convert_offsets_from_original(3..4), Some(2..3));
+    }
+
+    #[test]
+    fn long_inputs_are_linear() {
+        // 10 MB with a match every 2 bytes: a quadratic replace or transform would not finish.
+        let text = "a b ".repeat(2_500_000);
+        let mut n = NormalizedString::from(text.as_str());
+        n.replace(' ', "▁").unwrap();
+        assert_eq!(n.len(), text.len() + 2 * 2_500_000 * 2);
+        n.filter(|c| c != 'b');
+        n.lowercase();
+        n.nfd();
+        n.transform(n.get().to_string().chars().map(|c| (c, 0)).collect::<Vec<_>>(), 0);
+        let last = n.len();
+        assert_eq!(n.convert_offsets_to_original(last - 3..last), Some(text.len() - 1..text.len()));
+        let mut accents = NormalizedString::from("é".repeat(1_000_000).as_str());
+        accents.nfd().filter(|c| c == 'e');
+        assert_eq!(accents.len(), 1_000_000);
     }
 }

@@ -1,1 +1,12 @@
 //! BPE: byte-pair encoding (classic with suffix/prefix, and byte-level).
+//!
+//! - `model`: the [`BPE`] model, its options and [`BpeBuilder`];
+//! - `word`: merging one word's symbols in rank order (O(n log n));
+//! - `serialization`: the tokenizer.json "model" section;
+//! - `files`: vocab.json + merges.txt (and encoder.json + vocab.bpe).
+pub mod files;
+mod model;
+mod serialization;
+mod word;
+
+pub use model::{byte_fallback_token, BpeBuilder, BpeOptions, MergeMap, Merges, Vocab, BPE, DEFAULT_CACHE_CAPACITY};

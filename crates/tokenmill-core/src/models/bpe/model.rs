@@ -1,0 +1,585 @@
+//! The BPE model: vocabulary, ranked merges, options, and the per-thread word cache.
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+
+use rand::{RngCore, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use rustc_hash::FxHashMap;
+
+use super::word::Word;
+use crate::error::{Error, Result};
+use crate::tokenizer::{Model, Token};
+
+/// token → id
+pub type Vocab = HashMap<String, u32>;
+/// Merges in rank order (rank = index), as token pairs.
+pub type Merges = Vec<(String, String)>;
+/// (left id, right id) → (rank, id of the merged token)
+pub type MergeMap = FxHashMap<(u32, u32), (u32, u32)>;
+
+/// Default number of words each thread caches per model (as `tokenizers`).
+pub const DEFAULT_CACHE_CAPACITY: usize = 10_000;
+/// Words of this many bytes or more are not cached (as `tokenizers`).
+const MAX_CACHED_WORD_BYTES: usize = 256;
+/// A thread keeps cache tables for at most this many models; beyond it the tables are dropped
+/// (keeps memory bounded when many models are created and dropped).
+const MAX_CACHED_MODELS_PER_THREAD: usize = 64;
+
+static NEXT_CACHE_ID: AtomicU64 = AtomicU64::new(1);
+
+type CachedWord = Box<[(u32, u32)]>; // (id, byte length) per token
+
+thread_local! {
+    /// Per-thread cache, keyed by the model's cache generation then the word. Per-thread so the
+    /// hot path never takes a lock shared between threads.
+    static WORD_CACHE: RefCell<FxHashMap<u64, FxHashMap<Box<str>, CachedWord>>> =
+        RefCell::new(FxHashMap::default());
+}
+
+/// The options of a BPE model beside its vocabulary and merges.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BpeOptions {
+    /// Words cached per thread; 0 disables the cache.
+    pub cache_capacity: usize,
+    /// Probability of skipping each merge (BPE-dropout). `None` or 0 means deterministic.
+    pub dropout: Option<f32>,
+    /// Seed of the dropout random generator; `None` seeds from the operating system.
+    pub dropout_seed: Option<u64>,
+    pub unk_token: Option<String>,
+    pub continuing_subword_prefix: Option<String>,
+    pub end_of_word_suffix: Option<String>,
+    pub fuse_unk: bool,
+    pub byte_fallback: bool,
+    pub ignore_merges: bool,
+}
+
+impl Default for BpeOptions {
+    fn default() -> Self {
+        BpeOptions {
+            cache_capacity: DEFAULT_CACHE_CAPACITY,
+            dropout: None,
+            dropout_seed: None,
+            unk_token: None,
+            continuing_subword_prefix: None,
+            end_of_word_suffix: None,
+            fuse_unk: false,
+            byte_fallback: false,
+            ignore_merges: false,
+        }
+    }
+}
+
+/// Builds a [`BPE`] from a vocabulary, merges and options.
+#[derive(Debug, Clone, Default)]
+pub struct BpeBuilder {
+    vocab: Vocab,
+    merges: Merges,
+    options: BpeOptions,
+}
+
+impl BpeBuilder {
+    pub fn new() -> Self {
+        Self::default()
+    }
+    pub fn vocab_and_merges(mut self, vocab: Vocab, merges: Merges) -> Self {
+        self.vocab = vocab;
+        self.merges = merges;
+        self
+    }
+    pub fn options(mut self, options: BpeOptions) -> Self {
+        self.options = options;
+        self
+    }
+    pub fn cache_capacity(mut self, capacity: usize) -> Self {
+        self.options.cache_capacity = capacity;
+        self
+    }
+    pub fn dropout(mut self, dropout: f32) -> Self {
+        self.options.dropout = Some(dropout);
+        self
+    }
+    pub fn dropout_seed(mut self, seed: u64) -> Self {
+        self.options.dropout_seed = Some(seed);
+        self
+    }
+    pub fn unk_token(mut self, unk_token: String) -> Self {
+        self.options.unk_token = Some(unk_token);
+        self
+    }
+    pub fn continuing_subword_prefix(mut self, prefix: String) -> Self {
+        self.options.continuing_subword_prefix = Some(prefix);
+        self
+    }
+    pub fn end_of_word_suffix(mut self, suffix: String) -> Self {
+        self.options.end_of_word_suffix = Some(suffix);
+        self
+    }
+    pub fn fuse_unk(mut self, fuse_unk: bool) -> Self {
+        self.options.fuse_unk = fuse_unk;
+        self
+    }
+    pub fn byte_fallback(mut self, byte_fallback: bool) -> Self {
+        self.options.byte_fallback = byte_fallback;
+        self
+    }
+    pub fn ignore_merges(mut self, ignore_merges: bool) -> Self {
+        self.options.ignore_merges = ignore_merges;
+        self
+    }
+
+    /// Checks the options and resolves every merge to ids. A merge whose tokens (or whose
+    /// result) are not in the vocabulary is an `InvalidArgument` error naming the merge's index.
+    pub fn build(self) -> Result<BPE> {
+        self.build_with_merge_error(|index, message| {
+            Error::InvalidArgument(format!("merge #{index}: {message}"))
+        })
+    }
+
+    /// Like `build`, with the caller choosing how a bad merge (index into the merges, message)
+    /// is reported, e.g. with the file and line it came from.
+    pub(crate) fn build_with_merge_error(self, merge_error: impl Fn(usize, String) -> Error) -> Result<BPE> {
+        check_dropout(self.options.dropout)?;
+        let prefix = self.options.continuing_subword_prefix.as_deref().unwrap_or("");
+        let merges = resolve_merges(&self.vocab, &self.merges, prefix).map_err(|(i, m)| merge_error(i, m))?;
+        Ok(BPE::assemble(self.vocab, merges, self.options))
+    }
+}
+
+fn check_dropout(dropout: Option<f32>) -> Result<()> {
+    match dropout {
+        Some(p) if !(0.0..=1.0).contains(&p) => {
+            Err(Error::InvalidArgument(format!("dropout must be between 0 and 1 inclusive, got {p}")))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Turns token-pair merges into the id map. A later duplicate of a pair replaces the earlier
+/// one (its rank is the later index), as in `tokenizers`. The merged token is `a` followed by `b`
+/// without the first `prefix.len()` bytes (the continuing-subword prefix).
+fn resolve_merges(vocab: &Vocab, merges: &Merges, prefix: &str) -> std::result::Result<MergeMap, (usize, String)> {
+    let lookup = |index: usize, token: &str| {
+        vocab.get(token).copied().ok_or_else(|| (index, format!("token {token:?} is not in the vocabulary")))
+    };
+    let mut map = MergeMap::default();
+    map.reserve(merges.len());
+    let mut merged = String::new();
+    for (index, (a, b)) in merges.iter().enumerate() {
+        let a_id = lookup(index, a)?;
+        let b_id = lookup(index, b)?;
+        let b_rest = b.get(prefix.len()..).ok_or_else(|| {
+            (index, format!("token {b:?} is shorter than the continuing subword prefix {prefix:?}"))
+        })?;
+        merged.clear();
+        merged.push_str(a);
+        merged.push_str(b_rest);
+        let new_id = lookup(index, &merged)?;
+        map.insert((a_id, b_id), (index as u32, new_id));
+    }
+    Ok(map)
+}
+
+/// The dropout random generator, shared by the threads using one model. Each word draws a seed
+/// from it under the lock and then merges with its own generator, so the lock is held briefly.
+#[derive(Debug)]
+struct DropoutRng(Mutex<ChaCha8Rng>);
+
+impl DropoutRng {
+    fn new(seed: Option<u64>) -> Self {
+        let rng = match seed {
+            Some(s) => ChaCha8Rng::seed_from_u64(s),
+            None => ChaCha8Rng::from_entropy(),
+        };
+        DropoutRng(Mutex::new(rng))
+    }
+    fn word_rng(&self) -> ChaCha8Rng {
+        let seed = match self.0.lock() {
+            Ok(mut rng) => rng.next_u64(),
+            Err(poisoned) => poisoned.into_inner().next_u64(),
+        };
+        ChaCha8Rng::seed_from_u64(seed)
+    }
+}
+
+impl Clone for DropoutRng {
+    fn clone(&self) -> Self {
+        let state = match self.0.lock() {
+            Ok(rng) => rng.clone(),
+            Err(poisoned) => poisoned.into_inner().clone(),
+        };
+        DropoutRng(Mutex::new(state))
+    }
+}
+
+/// A byte-pair-encoding model, classic (characters, optional `</w>` suffix / `##` prefix) or
+/// byte-level (GPT-2 byte alphabet, done by the pre-tokenizer).
+///
+/// Fields other than the vocabulary and merges may be changed in place; call
+/// [`BPE::clear_cache`] afterwards.
+pub struct BPE {
+    pub(crate) vocab: FxHashMap<String, u32>,
+    pub(crate) vocab_r: FxHashMap<u32, String>,
+    pub(crate) merges: MergeMap,
+    /// `<0xNN>` token id per byte, where the vocabulary has it.
+    byte_tokens: Box<[Option<u32>; 256]>,
+    cache_capacity: usize,
+    cache_id: AtomicU64,
+    rng: DropoutRng,
+    dropout_seed: Option<u64>,
+    pub dropout: Option<f32>,
+    pub unk_token: Option<String>,
+    pub continuing_subword_prefix: Option<String>,
+    pub end_of_word_suffix: Option<String>,
+    pub fuse_unk: bool,
+    pub byte_fallback: bool,
+    pub ignore_merges: bool,
+}
+
+impl BPE {
+    pub fn builder() -> BpeBuilder {
+        BpeBuilder::new()
+    }
+
+    /// A model from a trainer's output: vocabulary, merges in order, options.
+    pub fn from_trained(vocab: Vocab, merges: Merges, options: BpeOptions) -> Result<BPE> {
+        BpeBuilder::new().vocab_and_merges(vocab, merges).options(options).build()
+    }
+
+    fn assemble(vocab: Vocab, merges: MergeMap, options: BpeOptions) -> BPE {
+        let vocab: FxHashMap<String, u32> = vocab.into_iter().collect();
+        let vocab_r = vocab.iter().map(|(token, &id)| (id, token.clone())).collect();
+        let mut byte_tokens = Box::new([None; 256]);
+        for (byte, slot) in byte_tokens.iter_mut().enumerate() {
+            *slot = vocab.get(&byte_fallback_token(byte as u8)).copied();
+        }
+        BPE {
+            vocab,
+            vocab_r,
+            merges,
+            byte_tokens,
+            cache_capacity: options.cache_capacity,
+            cache_id: AtomicU64::new(NEXT_CACHE_ID.fetch_add(1, Ordering::Relaxed)),
+            rng: DropoutRng::new(options.dropout_seed),
+            dropout_seed: options.dropout_seed,
+            dropout: options.dropout,
+            unk_token: options.unk_token,
+            continuing_subword_prefix: options.continuing_subword_prefix,
+            end_of_word_suffix: options.end_of_word_suffix,
+            fuse_unk: options.fuse_unk,
+            byte_fallback: options.byte_fallback,
+            ignore_merges: options.ignore_merges,
+        }
+    }
+
+    /// The options as they are now (for rebuilding or serializing).
+    pub fn options(&self) -> BpeOptions {
+        BpeOptions {
+            cache_capacity: self.cache_capacity,
+            dropout: self.dropout,
+            dropout_seed: self.dropout_seed,
+            unk_token: self.unk_token.clone(),
+            continuing_subword_prefix: self.continuing_subword_prefix.clone(),
+            end_of_word_suffix: self.end_of_word_suffix.clone(),
+            fuse_unk: self.fuse_unk,
+            byte_fallback: self.byte_fallback,
+            ignore_merges: self.ignore_merges,
+        }
+    }
+
+    /// Forgets every cached word (in all threads), e.g. after changing an option.
+    pub fn clear_cache(&self) {
+        self.cache_id.store(NEXT_CACHE_ID.fetch_add(1, Ordering::Relaxed), Ordering::Relaxed);
+    }
+
+    /// Changes how many words each thread caches (0 disables the cache).
+    pub fn resize_cache(&mut self, capacity: usize) {
+        self.cache_capacity = capacity;
+        self.clear_cache();
+    }
+
+    pub fn cache_capacity(&self) -> usize {
+        self.cache_capacity
+    }
+
+    /// Reseeds the dropout generator (`None`: from the operating system).
+    pub fn set_dropout_seed(&mut self, seed: Option<u64>) {
+        self.dropout_seed = seed;
+        self.rng = DropoutRng::new(seed);
+    }
+
+    pub fn dropout_seed(&self) -> Option<u64> {
+        self.dropout_seed
+    }
+
+    /// Checks an in-place change of `dropout`.
+    pub fn set_dropout(&mut self, dropout: Option<f32>) -> Result<()> {
+        check_dropout(dropout)?;
+        self.dropout = dropout;
+        self.clear_cache();
+        Ok(())
+    }
+
+    /// Merges in rank order, as token pairs.
+    pub fn merges(&self) -> Merges {
+        let mut ranked: Vec<(&(u32, u32), u32)> = self.merges.iter().map(|(pair, &(rank, _))| (pair, rank)).collect();
+        ranked.sort_unstable_by_key(|&(_, rank)| rank);
+        ranked.into_iter().map(|(&(a, b), _)| (self.token_of(a), self.token_of(b))).collect()
+    }
+
+    /// (token, id) in increasing id order.
+    pub fn vocab_in_id_order(&self) -> Vec<(&str, u32)> {
+        let mut entries: Vec<(&str, u32)> = self.vocab_r.iter().map(|(&id, t)| (t.as_str(), id)).collect();
+        entries.sort_unstable_by_key(|&(_, id)| id);
+        entries
+    }
+
+    fn token_of(&self, id: u32) -> String {
+        self.vocab_r.get(&id).cloned().unwrap_or_default()
+    }
+
+    fn dropout_active(&self) -> bool {
+        matches!(self.dropout, Some(p) if p > 0.0)
+    }
+
+    /// Splits `word` into its initial symbols (one per char, with the continuing-subword prefix
+    /// on all but the first and the end-of-word suffix on the last), resolving unknown chars with
+    /// byte fallback or the unk token, exactly as `tokenizers` does.
+    fn initial_symbols(&self, word: &str) -> Result<Word> {
+        let mut symbols = Word::with_capacity(word.len());
+        let mut pending_unk: Option<(u32, usize)> = None;
+        let mut decorated = String::new();
+        let mut chars = word.char_indices().peekable();
+        while let Some((start, c)) = chars.next() {
+            let is_first = start == 0;
+            let is_last = chars.peek().is_none();
+            let char_len = c.len_utf8();
+            let plain = &word[start..start + char_len];
+            let prefix = self.continuing_subword_prefix.as_deref().filter(|_| !is_first);
+            let suffix = self.end_of_word_suffix.as_deref().filter(|_| is_last);
+            let text: &str = if prefix.is_none() && suffix.is_none() {
+                plain
+            } else {
+                decorated.clear();
+                decorated.push_str(prefix.unwrap_or(""));
+                decorated.push_str(plain);
+                decorated.push_str(suffix.unwrap_or(""));
+                &decorated
+            };
+
+            if let Some(&id) = self.vocab.get(text) {
+                if let Some((unk_id, unk_len)) = pending_unk.take() {
+                    symbols.add(unk_id, unk_len);
+                }
+                symbols.add(id, char_len);
+                continue;
+            }
+            // Byte fallback covers the decorated text, one 1-byte symbol per byte; like
+            // `tokenizers`, it does not flush a pending unk first.
+            if self.byte_fallback {
+                let bytes: Option<Vec<u32>> = text.bytes().map(|b| self.byte_tokens[b as usize]).collect();
+                if let Some(ids) = bytes {
+                    for id in ids {
+                        symbols.add(id, 1);
+                    }
+                    continue;
+                }
+            }
+            if let Some(unk) = &self.unk_token {
+                let unk_id = || {
+                    self.vocab.get(unk).copied().ok_or_else(|| {
+                        Error::InvalidArgument(format!("unk token {unk:?} is not in the vocabulary"))
+                    })
+                };
+                pending_unk = match pending_unk {
+                    Some((id, len)) if self.fuse_unk => Some((id, len + char_len)),
+                    Some((id, len)) => {
+                        symbols.add(id, len);
+                        Some((unk_id()?, char_len))
+                    }
+                    None => Some((unk_id()?, char_len)),
+                };
+            }
+        }
+        if let Some((unk_id, unk_len)) = pending_unk {
+            symbols.add(unk_id, unk_len);
+        }
+        Ok(symbols)
+    }
+
+    /// The merged word: initial symbols, then every merge in rank order (with dropout if set).
+    fn merge_word(&self, word: &str) -> Result<Word> {
+        let mut symbols = self.initial_symbols(word)?;
+        match self.dropout {
+            Some(p) if p > 0.0 => {
+                let mut rng = self.rng.word_rng();
+                symbols.merge_all(&self.merges, Some((p, &mut rng)));
+            }
+            _ => symbols.merge_all::<ChaCha8Rng>(&self.merges, None),
+        }
+        Ok(symbols)
+    }
+
+    /// Calls `emit(id, (start, end))` for each token of `word` (byte offsets within `word`).
+    /// This is the allocation-light core that `tokenize` and the ids-only paths share.
+    pub fn tokenize_with(&self, word: &str, mut emit: impl FnMut(u32, (usize, usize))) -> Result<()> {
+        if word.is_empty() {
+            return Ok(());
+        }
+        if self.ignore_merges {
+            if let Some(&id) = self.vocab.get(word) {
+                emit(id, (0, word.len()));
+                return Ok(());
+            }
+        }
+        if self.dropout_active() || self.cache_capacity == 0 {
+            let merged = self.merge_word(word)?;
+            merged.ids_and_offsets().for_each(|(id, offsets)| emit(id, offsets));
+            return Ok(());
+        }
+        let cache_id = self.cache_id.load(Ordering::Relaxed);
+        let hit = WORD_CACHE.with(|cell| {
+            let mut tables = cell.borrow_mut();
+            let table = tables.get(&cache_id)?;
+            let cached = table.get(word)?;
+            let mut start = 0;
+            for &(id, len) in cached.iter() {
+                emit(id, (start, start + len as usize));
+                start += len as usize;
+            }
+            if tables.len() > MAX_CACHED_MODELS_PER_THREAD {
+                tables.retain(|&id, _| id == cache_id);
+            }
+            Some(())
+        });
+        if hit.is_some() {
+            return Ok(());
+        }
+        let merged = self.merge_word(word)?;
+        let mut cached = Vec::with_capacity(merged.len());
+        for (id, offsets) in merged.ids_and_offsets() {
+            emit(id, offsets);
+            cached.push((id, (offsets.1 - offsets.0) as u32));
+        }
+        if word.len() < MAX_CACHED_WORD_BYTES {
+            self.store_in_cache(cache_id, word, cached.into_boxed_slice());
+        }
+        Ok(())
+    }
+
+    fn store_in_cache(&self, cache_id: u64, word: &str, cached: CachedWord) {
+        WORD_CACHE.with(|cell| {
+            let mut tables = cell.borrow_mut();
+            if !tables.contains_key(&cache_id) && tables.len() >= MAX_CACHED_MODELS_PER_THREAD {
+                tables.clear();
+            }
+            let table = tables.entry(cache_id).or_default();
+            if table.len() < self.cache_capacity {
+                table.insert(word.into(), cached);
+            }
+        });
+    }
+
+    /// Appends the ids of `word`'s tokens to `ids` (no token strings are built).
+    pub fn tokenize_ids_into(&self, word: &str, ids: &mut Vec<u32>) -> Result<()> {
+        self.tokenize_with(word, |id, _| ids.push(id))
+    }
+}
+
+/// The byte-fallback token for a byte: `<0x0A>` style (upper-case hex, two digits).
+pub fn byte_fallback_token(byte: u8) -> String {
+    format!("<0x{byte:02X}>")
+}
+
+impl Model for BPE {
+    fn tokenize(&self, sequence: &str) -> Result<Vec<Token>> {
+        let mut tokens = Vec::new();
+        self.tokenize_with(sequence, |id, offsets| {
+            tokens.push(Token::new(id, self.token_of(id), offsets));
+        })?;
+        Ok(tokens)
+    }
+
+    fn token_to_id(&self, token: &str) -> Option<u32> {
+        self.vocab.get(token).copied()
+    }
+
+    fn id_to_token(&self, id: u32) -> Option<String> {
+        self.vocab_r.get(&id).cloned()
+    }
+
+    fn get_vocab(&self) -> HashMap<String, u32> {
+        self.vocab.iter().map(|(t, &id)| (t.clone(), id)).collect()
+    }
+
+    fn get_vocab_size(&self) -> usize {
+        self.vocab.len()
+    }
+
+    fn save(&self, folder: &Path, prefix: Option<&str>) -> Result<Vec<PathBuf>> {
+        super::files::save(self, folder, prefix)
+    }
+}
+
+impl Default for BPE {
+    fn default() -> Self {
+        BPE::assemble(Vocab::new(), MergeMap::default(), BpeOptions::default())
+    }
+}
+
+impl Clone for BPE {
+    /// A clone gets its own (empty) cache and a copy of the dropout generator's state.
+    fn clone(&self) -> Self {
+        BPE {
+            vocab: self.vocab.clone(),
+            vocab_r: self.vocab_r.clone(),
+            merges: self.merges.clone(),
+            byte_tokens: self.byte_tokens.clone(),
+            cache_capacity: self.cache_capacity,
+            cache_id: AtomicU64::new(NEXT_CACHE_ID.fetch_add(1, Ordering::Relaxed)),
+            rng: self.rng.clone(),
+            dropout_seed: self.dropout_seed,
+            dropout: self.dropout,
+            unk_token: self.unk_token.clone(),
+            continuing_subword_prefix: self.continuing_subword_prefix.clone(),
+            end_of_word_suffix: self.end_of_word_suffix.clone(),
+            fuse_unk: self.fuse_unk,
+            byte_fallback: self.byte_fallback,
+            ignore_merges: self.ignore_merges,
+        }
+    }
+}
+
+/// Equal when the vocabulary, merges and tokenization options are; caches and random state
+/// do not count.
+impl PartialEq for BPE {
+    fn eq(&self, other: &Self) -> bool {
+        self.vocab == other.vocab
+            && self.merges == other.merges
+            && self.dropout == other.dropout
+            && self.unk_token == other.unk_token
+            && self.continuing_subword_prefix == other.continuing_subword_prefix
+            && self.end_of_word_suffix == other.end_of_word_suffix
+            && self.fuse_unk == other.fuse_unk
+            && self.byte_fallback == other.byte_fallback
+            && self.ignore_merges == other.ignore_merges
+    }
+}
+
+impl std::fmt::Debug for BPE {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BPE")
+            .field("dropout", &self.dropout)
+            .field("unk_token", &self.unk_token)
+            .field("continuing_subword_prefix", &self.continuing_subword_prefix)
+            .field("end_of_word_suffix", &self.end_of_word_suffix)
+            .field("fuse_unk", &self.fuse_unk)
+            .field("byte_fallback", &self.byte_fallback)
+            .field("ignore_merges", &self.ignore_merges)
+            .field("vocab", &self.vocab.len())
+            .field("merges", &self.merges.len())
+            .finish()
+    }
+}

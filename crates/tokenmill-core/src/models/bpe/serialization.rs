@@ -1,0 +1,232 @@
+//! The BPE "model" section of tokenizer.json, exactly as `tokenizers` reads and writes it:
+//! `{"type":"BPE","dropout":null,...,"vocab":{token:id, in id order},"merges":[["a","b"],...]}`.
+//! Merges are read both as pairs (current format) and as `"a b"` strings (older files).
+use std::fmt;
+
+use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::ser::{SerializeMap, SerializeStruct, Serializer};
+use serde::{Deserialize, Serialize};
+
+use super::model::{BpeBuilder, Merges, Vocab, BPE};
+
+/// Serializes `(token, id)` entries (already in id order) as a JSON object.
+pub(crate) struct OrderedVocab<'a>(pub Vec<(&'a str, u32)>);
+
+impl Serialize for OrderedVocab<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(self.0.len()))?;
+        for (token, id) in &self.0 {
+            map.serialize_entry(token, id)?;
+        }
+        map.end()
+    }
+}
+
+impl Serialize for BPE {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut model = serializer.serialize_struct("BPE", 10)?;
+        model.serialize_field("type", "BPE")?;
+        model.serialize_field("dropout", &self.dropout)?;
+        model.serialize_field("unk_token", &self.unk_token)?;
+        model.serialize_field("continuing_subword_prefix", &self.continuing_subword_prefix)?;
+        model.serialize_field("end_of_word_suffix", &self.end_of_word_suffix)?;
+        model.serialize_field("fuse_unk", &self.fuse_unk)?;
+        model.serialize_field("byte_fallback", &self.byte_fallback)?;
+        model.serialize_field("ignore_merges", &self.ignore_merges)?;
+        model.serialize_field("vocab", &OrderedVocab(self.vocab_in_id_order()))?;
+        model.serialize_field("merges", &self.merges())?;
+        model.end()
+    }
+}
+
+/// One element of "merges": a `["a", "b"]` pair, an `"a b"` string, or a `#version` line that
+/// older files carry inside the list (skipped, as `tokenizers` does).
+enum MergeEntry {
+    Pair(String, String),
+    Skip,
+}
+
+impl<'de> Deserialize<'de> for MergeEntry {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct EntryVisitor;
+        impl<'de> Visitor<'de> for EntryVisitor {
+            type Value = MergeEntry;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a merge: [\"a\", \"b\"] or \"a b\"")
+            }
+            fn visit_str<E: de::Error>(self, line: &str) -> Result<MergeEntry, E> {
+                if line.starts_with("#version") {
+                    return Ok(MergeEntry::Skip);
+                }
+                split_merge_line(line).map(|(a, b)| MergeEntry::Pair(a.to_string(), b.to_string())).ok_or_else(|| {
+                    E::custom(format!("merge {line:?} is not two tokens separated by one space"))
+                })
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<MergeEntry, A::Error> {
+                let a: String = seq.next_element()?.ok_or_else(|| de::Error::invalid_length(0, &self))?;
+                let b: String = seq.next_element()?.ok_or_else(|| de::Error::invalid_length(1, &self))?;
+                if seq.next_element::<de::IgnoredAny>()?.is_some() {
+                    return Err(de::Error::invalid_length(3, &self));
+                }
+                Ok(MergeEntry::Pair(a, b))
+            }
+        }
+        deserializer.deserialize_any(EntryVisitor)
+    }
+}
+
+/// Splits a merges line `"a b"` into its two tokens; anything but exactly one space is invalid.
+pub(crate) fn split_merge_line(line: &str) -> Option<(&str, &str)> {
+    let (a, b) = line.split_once(' ')?;
+    if b.contains(' ') {
+        return None;
+    }
+    Some((a, b))
+}
+
+struct MergeList(Merges);
+
+impl<'de> Deserialize<'de> for MergeList {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct ListVisitor;
+        impl<'de> Visitor<'de> for ListVisitor {
+            type Value = MergeList;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a list of merges")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<MergeList, A::Error> {
+                let mut merges = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+                while let Some(entry) = seq.next_element::<MergeEntry>()? {
+                    if let MergeEntry::Pair(a, b) = entry {
+                        merges.push((a, b));
+                    }
+                }
+                Ok(MergeList(merges))
+            }
+        }
+        deserializer.deserialize_seq(ListVisitor)
+    }
+}
+
+impl<'de> Deserialize<'de> for BPE {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_map(BpeVisitor)
+    }
+}
+
+struct BpeVisitor;
+
+impl<'de> Visitor<'de> for BpeVisitor {
+    type Value = BPE;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a BPE model object")
+    }
+
+    fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<BPE, M::Error> {
+        let mut builder = BpeBuilder::new();
+        let mut vocab: Option<Vocab> = None;
+        let mut merges: Option<Merges> = None;
+        while let Some(key) = map.next_key::<String>()? {
+            match key.as_str() {
+                "type" => {
+                    let kind: String = map.next_value()?;
+                    if kind != "BPE" {
+                        return Err(de::Error::custom(format!("model type {kind:?} is not \"BPE\"")));
+                    }
+                }
+                "dropout" => {
+                    if let Some(p) = map.next_value::<Option<f32>>()? {
+                        builder = builder.dropout(p);
+                    }
+                }
+                "unk_token" => {
+                    if let Some(t) = map.next_value::<Option<String>>()? {
+                        builder = builder.unk_token(t);
+                    }
+                }
+                "continuing_subword_prefix" => {
+                    if let Some(t) = map.next_value::<Option<String>>()? {
+                        builder = builder.continuing_subword_prefix(t);
+                    }
+                }
+                "end_of_word_suffix" => {
+                    if let Some(t) = map.next_value::<Option<String>>()? {
+                        builder = builder.end_of_word_suffix(t);
+                    }
+                }
+                "fuse_unk" => {
+                    if let Some(b) = map.next_value::<Option<bool>>()? {
+                        builder = builder.fuse_unk(b);
+                    }
+                }
+                "byte_fallback" => {
+                    if let Some(b) = map.next_value::<Option<bool>>()? {
+                        builder = builder.byte_fallback(b);
+                    }
+                }
+                "ignore_merges" => {
+                    if let Some(b) = map.next_value::<Option<bool>>()? {
+                        builder = builder.ignore_merges(b);
+                    }
+                }
+                "vocab" => vocab = Some(map.next_value()?),
+                "merges" => merges = Some(map.next_value::<MergeList>()?.0),
+                _ => {
+                    map.next_value::<de::IgnoredAny>()?;
+                }
+            }
+        }
+        let (Some(vocab), Some(merges)) = (vocab, merges) else {
+            return Err(de::Error::custom("BPE model needs both \"vocab\" and \"merges\""));
+        };
+        builder.vocab_and_merges(vocab, merges).build().map_err(|e| de::Error::custom(format!("BPE model: {e}")))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tokenizer::Model;
+
+    fn small() -> BPE {
+        let vocab: Vocab = [("<unk>", 0), ("a", 1), ("b", 2), ("ab", 3)].iter().map(|&(t, i)| (t.to_string(), i)).collect();
+        BPE::builder()
+            .vocab_and_merges(vocab, vec![("a".into(), "b".into())])
+            .unk_token("<unk>".into())
+            .build()
+            .unwrap()
+    }
+
+    #[test]
+    fn writes_the_tokenizers_layout() {
+        let json = serde_json::to_string(&small()).unwrap();
+        assert_eq!(
+            json,
+            r#"{"type":"BPE","dropout":null,"unk_token":"<unk>","continuing_subword_prefix":null,"end_of_word_suffix":null,"fuse_unk":false,"byte_fallback":false,"ignore_merges":false,"vocab":{"<unk>":0,"a":1,"b":2,"ab":3},"merges":[["a","b"]]}"#
+        );
+        let back: BPE = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, small());
+    }
+
+    #[test]
+    fn reads_legacy_string_merges() {
+        let legacy = r##"{"type":"BPE","dropout":null,"unk_token":"<unk>","vocab":{"<unk>":0,"a":1,"b":2,"ab":3},"merges":["#version: 0.2","a b"]}"##;
+        let bpe: BPE = serde_json::from_str(legacy).unwrap();
+        assert_eq!(bpe, small());
+        assert_eq!(bpe.tokenize("abx").unwrap().iter().map(|t| t.id).collect::<Vec<_>>(), vec![3, 0]);
+    }
+
+    #[test]
+    fn rejects_bad_merges() {
+        for bad in [
+            r#"{"vocab":{"a":0},"merges":["a b c"]}"#,
+            r#"{"vocab":{"a":0},"merges":[["a","zz"]]}"#,
+            r#"{"vocab":{"a":0},"merges":[["a"]]}"#,
+            r#"{"type":"WordPiece","vocab":{"a":0},"merges":[]}"#,
+            r#"{"vocab":{"a":0}}"#,
+        ] {
+            assert!(serde_json::from_str::<BPE>(bad).is_err(), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,99 @@
+//! BertNormalizer: the text cleanup of the original BERT tokenizer.
+use serde::{Deserialize, Serialize};
+use unicode_categories::UnicodeCategories;
+
+use crate::error::Result;
+use crate::tokenizer::{NormalizedString, Normalizer};
+
+/// Cleans text (drops NUL, U+FFFD and control chars, turns whitespace into ' '), puts spaces
+/// around CJK ideographs, strips accents (NFD then drop nonspacing marks) and lowercases.
+/// `strip_accents: None` means "strip when lowercasing", as in the original BERT.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", default)]
+pub struct BertNormalizer {
+    pub clean_text: bool,
+    pub handle_chinese_chars: bool,
+    pub strip_accents: Option<bool>,
+    pub lowercase: bool,
+}
+
+impl Default for BertNormalizer {
+    fn default() -> Self {
+        BertNormalizer { clean_text: true, handle_chinese_chars: true, strip_accents: None, lowercase: true }
+    }
+}
+
+/// BERT's notion of whitespace: tab, newline, carriage return, and Unicode whitespace.
+fn is_whitespace(c: char) -> bool {
+    matches!(c, '\t' | '\n' | '\r') || c.is_whitespace()
+}
+
+/// BERT's notion of control: any "Other" category (Cc, Cf, Cn, Co, Cs) except tab and newlines.
+/// The category table is the `unicode_categories` crate's, as in `tokenizers`.
+fn is_control(c: char) -> bool {
+    !matches!(c, '\t' | '\n' | '\r') && c.is_other()
+}
+
+/// The CJK Unified Ideographs blocks (and extensions / compatibility) BERT surrounds with spaces.
+pub fn is_chinese_char(c: char) -> bool {
+    matches!(
+        c as u32,
+        0x4E00..=0x9FFF
+            | 0x3400..=0x4DBF
+            | 0x20000..=0x2A6DF
+            | 0x2A700..=0x2B73F
+            | 0x2B740..=0x2B81F
+            | 0x2B920..=0x2CEAF
+            | 0xF900..=0xFAFF
+            | 0x2F800..=0x2FA1F
+    )
+}
+
+impl BertNormalizer {
+    pub fn new(clean_text: bool, handle_chinese_chars: bool, strip_accents: Option<bool>, lowercase: bool) -> Self {
+        BertNormalizer { clean_text, handle_chinese_chars, strip_accents, lowercase }
+    }
+
+    fn clean_text(normalized: &mut NormalizedString) {
+        normalized.flat_map(|c| {
+            let dropped = c == '\0' || c == '\u{FFFD}' || is_control(c);
+            (!dropped).then_some(if is_whitespace(c) { ' ' } else { c })
+        });
+    }
+
+    fn handle_chinese_chars(normalized: &mut NormalizedString) {
+        if normalized.get().is_ascii() {
+            return;
+        }
+        normalized.flat_map(|c| {
+            let surround = is_chinese_char(c);
+            let (before, after) = if surround { (Some(' '), Some(' ')) } else { (None, None) };
+            before.into_iter().chain(std::iter::once(c)).chain(after)
+        });
+    }
+
+    fn strip_accents(normalized: &mut NormalizedString) {
+        if normalized.get().is_ascii() {
+            return;
+        }
+        normalized.nfd().filter(|c| !c.is_mark_nonspacing());
+    }
+}
+
+impl Normalizer for BertNormalizer {
+    fn normalize(&self, normalized: &mut NormalizedString) -> Result<()> {
+        if self.clean_text {
+            Self::clean_text(normalized);
+        }
+        if self.handle_chinese_chars {
+            Self::handle_chinese_chars(normalized);
+        }
+        if self.strip_accents.unwrap_or(self.lowercase) {
+            Self::strip_accents(normalized);
+        }
+        if self.lowercase {
+            normalized.lowercase();
+        }
+        Ok(())
+    }
+}

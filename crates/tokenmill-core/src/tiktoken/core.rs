@@ -1,0 +1,296 @@
+//! `CoreBpe`: split pattern + mergeable ranks + special tokens.
+use aho_corasick::{AhoCorasick, MatchKind};
+use rayon::prelude::*;
+use rustc_hash::FxHashMap;
+
+use super::bpe::{encode_piece, Rank};
+use super::ranks::Ranks;
+use crate::error::{Error, Result};
+use crate::utils::regex::Regex;
+
+/// The tiktoken encoder/decoder core.
+///
+/// Ordinary text is split with the pattern; each piece that is a token is one id, the others go
+/// through `bpe::encode_piece`. Special tokens are only recognised by `encode` when allowed.
+/// When several allowed special tokens start at the same place, the longest wins (tiktoken
+/// leaves this to hash order; here it is deterministic).
+#[derive(Debug, Clone)]
+pub struct CoreBpe {
+    regex: Regex,
+    encoder: Ranks,
+    special_encoder: FxHashMap<String, Rank>,
+    /// Special token texts, in the order of `special_matcher`'s patterns.
+    special_names: Vec<String>,
+    special_matcher: Option<AhoCorasick>,
+    decoder: Decoder,
+}
+
+/// Id → bytes for ordinary and special tokens: one byte buffer plus a span per id.
+#[derive(Debug, Clone, Default)]
+struct Decoder {
+    bytes: Vec<u8>,
+    /// `spans[id] = (start, len)`; `len == u32::MAX` marks an id without a token.
+    spans: Vec<(u32, u32)>,
+}
+
+const ABSENT: (u32, u32) = (0, u32::MAX);
+
+impl Decoder {
+    fn insert(&mut self, id: Rank, token: &[u8]) -> std::result::Result<(), Rank> {
+        let id = id as usize;
+        if id >= self.spans.len() {
+            self.spans.resize(id + 1, ABSENT);
+        }
+        if self.spans[id] != ABSENT {
+            return Err(id as Rank);
+        }
+        self.spans[id] = (self.bytes.len() as u32, token.len() as u32);
+        self.bytes.extend_from_slice(token);
+        Ok(())
+    }
+
+    #[inline]
+    fn get(&self, id: Rank) -> Option<&[u8]> {
+        let &(start, len) = self.spans.get(id as usize)?;
+        if len == u32::MAX {
+            return None;
+        }
+        Some(&self.bytes[start as usize..start as usize + len as usize])
+    }
+}
+
+impl CoreBpe {
+    /// Builds the core. Every id must be given once (across ranks and special tokens).
+    pub fn new(encoder: Ranks, special_tokens: FxHashMap<String, Rank>, pattern: &str) -> Result<Self> {
+        let regex = Regex::new(pattern)?;
+        let mut decoder = Decoder::default();
+        let mut by_rank: Vec<(&Vec<u8>, Rank)> = encoder.iter().map(|(t, &r)| (t, r)).collect();
+        by_rank.sort_unstable_by_key(|&(_, r)| r);
+        for (token, rank) in by_rank {
+            decoder.insert(rank, token).map_err(|id| Error::InvalidArgument(format!("rank {id} is given to more than one token")))?;
+        }
+        let mut special_names: Vec<String> = special_tokens.keys().cloned().collect();
+        special_names.sort();
+        for name in &special_names {
+            let id = special_tokens[name];
+            decoder
+                .insert(id, name.as_bytes())
+                .map_err(|id| Error::InvalidArgument(format!("special token {name:?} has id {id}, which is already taken")))?;
+        }
+        let special_matcher = if special_names.is_empty() {
+            None
+        } else {
+            Some(
+                AhoCorasick::builder()
+                    .match_kind(MatchKind::LeftmostLongest)
+                    .build(&special_names)
+                    .map_err(|e| Error::InvalidArgument(format!("special tokens: {e}")))?,
+            )
+        };
+        Ok(CoreBpe { regex, encoder, special_encoder: special_tokens, special_names, special_matcher, decoder })
+    }
+
+    pub fn pattern(&self) -> &str {
+        self.regex.as_str()
+    }
+
+    pub fn ranks(&self) -> &Ranks {
+        &self.encoder
+    }
+
+    pub fn special_tokens(&self) -> &FxHashMap<String, Rank> {
+        &self.special_encoder
+    }
+
+    /// Encodes `text` ignoring special tokens (their text is encoded as ordinary text).
+    pub fn encode_ordinary(&self, text: &str) -> Result<Vec<Rank>> {
+        let mut out = Vec::with_capacity(text.len() / 4);
+        self.encode_ordinary_into(text, &mut out)?;
+        Ok(out)
+    }
+
+    /// Appends the tokens of `text` (no special tokens) to `out`.
+    pub fn encode_ordinary_into(&self, text: &str, out: &mut Vec<Rank>) -> Result<()> {
+        let bytes = text.as_bytes();
+        let mut failure = None;
+        self.regex.for_each_match(text, |start, end| {
+            let piece = &bytes[start..end];
+            match self.encoder.get(piece) {
+                Some(&rank) => out.push(rank),
+                None => {
+                    if let Err(e) = encode_piece(&self.encoder, piece, out) {
+                        failure.get_or_insert(e);
+                    }
+                }
+            }
+        })?;
+        failure.map_or(Ok(()), Err)
+    }
+
+    /// Encodes `text`, turning the special tokens for which `allowed(text)` holds into their ids;
+    /// other special-token text is encoded as ordinary text.
+    pub fn encode(&self, text: &str, allowed: impl Fn(&str) -> bool) -> Result<Vec<Rank>> {
+        let mut out = Vec::with_capacity(text.len() / 4);
+        let mut start = 0;
+        while let Some((special_start, special_end, id)) = self.next_allowed_special(text, start, &allowed) {
+            self.encode_ordinary_into(&text[start..special_start], &mut out)?;
+            out.push(id);
+            start = special_end;
+        }
+        self.encode_ordinary_into(&text[start..], &mut out)?;
+        Ok(out)
+    }
+
+    /// The first allowed special token at or after byte `from`: (start, end, id).
+    fn next_allowed_special(&self, text: &str, from: usize, allowed: &impl Fn(&str) -> bool) -> Option<(usize, usize, Rank)> {
+        let matcher = self.special_matcher.as_ref()?;
+        let mut search_from = from;
+        while search_from < text.len() {
+            let m = matcher.find(aho_corasick::Input::new(text).range(search_from..))?;
+            let name = &self.special_names[m.pattern().as_usize()];
+            if allowed(name) {
+                return Some((m.start(), m.end(), self.special_encoder[name]));
+            }
+            search_from = m.start() + 1;
+        }
+        None
+    }
+
+    /// Encodes many texts in parallel (rayon's pool, or `num_threads` threads if given).
+    pub fn encode_ordinary_batch<S: AsRef<str> + Sync>(&self, texts: &[S], num_threads: Option<usize>) -> Result<Vec<Vec<Rank>>> {
+        in_pool(num_threads, || texts.par_iter().map(|t| self.encode_ordinary(t.as_ref())).collect::<Result<Vec<_>>>())?
+    }
+
+    /// Like `encode_ordinary_batch` but with special tokens allowed by `allowed`.
+    pub fn encode_batch<S: AsRef<str> + Sync>(
+        &self,
+        texts: &[S],
+        allowed: impl Fn(&str) -> bool + Sync,
+        num_threads: Option<usize>,
+    ) -> Result<Vec<Vec<Rank>>> {
+        in_pool(num_threads, || texts.par_iter().map(|t| self.encode(t.as_ref(), &allowed)).collect::<Result<Vec<_>>>())?
+    }
+
+    /// All ids of many texts in one flat vector, plus `offsets` (len = texts + 1) such that the
+    /// ids of text i are `ids[offsets[i]..offsets[i + 1]]`.
+    pub fn encode_ordinary_batch_flat<S: AsRef<str> + Sync>(&self, texts: &[S], num_threads: Option<usize>) -> Result<(Vec<Rank>, Vec<usize>)> {
+        let per_text = self.encode_ordinary_batch(texts, num_threads)?;
+        let mut offsets = Vec::with_capacity(per_text.len() + 1);
+        offsets.push(0);
+        let total: usize = per_text.iter().map(Vec::len).sum();
+        let mut ids = Vec::with_capacity(total);
+        for t in per_text {
+            ids.extend_from_slice(&t);
+            offsets.push(ids.len());
+        }
+        Ok((ids, offsets))
+    }
+
+    /// Encodes bytes as one piece, without splitting (no special tokens).
+    pub fn encode_single_piece(&self, piece: &[u8]) -> Result<Vec<Rank>> {
+        let mut out = Vec::new();
+        if !piece.is_empty() {
+            encode_piece(&self.encoder, piece, &mut out)?;
+        }
+        Ok(out)
+    }
+
+    /// The id of bytes that are exactly one token (ordinary or special).
+    pub fn encode_single_token(&self, token: &[u8]) -> Option<Rank> {
+        if let Some(&rank) = self.encoder.get(token) {
+            return Some(rank);
+        }
+        std::str::from_utf8(token).ok().and_then(|s| self.special_encoder.get(s).copied())
+    }
+
+    /// The bytes of one token (ordinary or special).
+    pub fn decode_single_token_bytes(&self, id: Rank) -> Result<&[u8]> {
+        self.decoder.get(id).ok_or(Error::UnknownId(id))
+    }
+
+    /// The concatenated bytes of `ids`.
+    pub fn decode_bytes(&self, ids: &[Rank]) -> Result<Vec<u8>> {
+        let mut out = Vec::with_capacity(ids.len() * 4);
+        for &id in ids {
+            out.extend_from_slice(self.decode_single_token_bytes(id)?);
+        }
+        Ok(out)
+    }
+
+    /// The bytes of every ordinary token, sorted (tiktoken's `token_byte_values`).
+    pub fn token_byte_values(&self) -> Vec<&[u8]> {
+        let mut values: Vec<&[u8]> = self.encoder.keys().map(Vec::as_slice).collect();
+        values.sort_unstable();
+        values
+    }
+}
+
+fn in_pool<T: Send>(num_threads: Option<usize>, work: impl FnOnce() -> T + Send) -> Result<T> {
+    match num_threads {
+        None | Some(0) => Ok(work()),
+        Some(n) => {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(n)
+                .build()
+                .map_err(|e| Error::Other(format!("cannot start {n} threads: {e}")))?;
+            Ok(pool.install(work))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pre_tokenizers::scanners::R50K_PATTERN;
+
+    fn tiny() -> CoreBpe {
+        let mut ranks: Ranks = (0..=255u8).map(|b| (vec![b], b as Rank)).collect();
+        for (i, t) in [&b"he"[..], b"ll", b"hell", b"hello", b" w", b"or", b" wor", b" world"].iter().enumerate() {
+            ranks.insert(t.to_vec(), 256 + i as Rank);
+        }
+        let specials = [("<|endoftext|>".to_string(), 1000), ("<|end|>".to_string(), 1001)].into_iter().collect();
+        CoreBpe::new(ranks, specials, R50K_PATTERN).unwrap()
+    }
+
+    #[test]
+    fn encodes_and_decodes() {
+        let core = tiny();
+        let ids = core.encode_ordinary("hello world").unwrap();
+        assert_eq!(ids, vec![259, 263]);
+        assert_eq!(core.decode_bytes(&ids).unwrap(), b"hello world");
+        let ids = core.encode_ordinary("helloo worl").unwrap();
+        assert_eq!(core.decode_bytes(&ids).unwrap(), b"helloo worl");
+    }
+
+    #[test]
+    fn special_tokens_only_when_allowed() {
+        let core = tiny();
+        let text = "hello<|endoftext|> world<|end|>";
+        assert_eq!(core.encode(text, |_| true).unwrap(), vec![259, 1000, 263, 1001]);
+        let only_eot = core.encode(text, |s| s == "<|endoftext|>").unwrap();
+        assert_eq!(&only_eot[..3], &[259, 1000, 263]);
+        assert_eq!(core.decode_bytes(&only_eot).unwrap(), text.as_bytes());
+        assert_eq!(core.encode(text, |_| false).unwrap(), core.encode_ordinary(text).unwrap());
+    }
+
+    #[test]
+    fn unknown_ids_and_duplicate_ranks_are_errors() {
+        let core = tiny();
+        assert!(matches!(core.decode_bytes(&[5, 99_999]), Err(Error::UnknownId(99_999))));
+        let ranks: Ranks = [(b"a".to_vec(), 0), (b"b".to_vec(), 0)].into_iter().collect();
+        assert!(CoreBpe::new(ranks, FxHashMap::default(), R50K_PATTERN).is_err());
+        let ranks: Ranks = [(b"a".to_vec(), 0)].into_iter().collect();
+        let specials = [("<s>".to_string(), 0)].into_iter().collect();
+        assert!(CoreBpe::new(ranks, specials, R50K_PATTERN).is_err());
+    }
+
+    #[test]
+    fn batches_match_single_calls() {
+        let core = tiny();
+        let texts = ["hello world", "", "world hello  \n"];
+        let (ids, offsets) = core.encode_ordinary_batch_flat(&texts, Some(2)).unwrap();
+        for (i, t) in texts.iter().enumerate() {
+            assert_eq!(&ids[offsets[i]..offsets[i + 1]], core.encode_ordinary(t).unwrap().as_slice());
+        }
+    }
+}

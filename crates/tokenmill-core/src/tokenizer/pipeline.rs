@@ -1,0 +1,571 @@
+//! The `Tokenizer`: the stages tied together.
+//!
+//! encode: added tokens are cut out first (see `AddedVocabulary`), the rest is normalized,
+//! pre-tokenized into words, each word tokenized by the model, the tokens gathered into an
+//! `Encoding` (offsets mapped back to the input), and the post-processor adds special tokens and
+//! joins pairs. decode goes the other way through the decoder. train feeds a trainer with the
+//! normalized, pre-tokenized corpus and replaces the model with what it learned.
+//!
+//! `TokenizerImpl` is generic over its stages so that the plumbing can be tested with stand-in
+//! components; `Tokenizer` (see `tokenizer::mod`) is the instance over the stage wrappers.
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use rayon::prelude::*;
+
+use crate::decoders::DecoderWrapper;
+use crate::error::{Error, Result};
+use crate::models::ModelWrapper;
+use crate::normalizers::NormalizerWrapper;
+use crate::pre_tokenizers::PreTokenizerWrapper;
+use crate::processors::PostProcessorWrapper;
+use crate::tokenizer::added_vocabulary::{AddedToken, AddedVocabulary};
+use crate::tokenizer::{
+    Decoder, Encoding, Model, Normalizer, OffsetReferential, OffsetType, PostProcessor, PreTokenizedString, PreTokenizer,
+};
+
+/// Learns a model from a corpus. `feed` receives the corpus (each sequence turned into words by
+/// `process`, the tokenizer's normalizer + pre-tokenizer); `train` then updates the model and
+/// returns the special tokens to add to the tokenizer.
+pub trait Trainer {
+    type Model: Model;
+    fn should_show_progress(&self) -> bool;
+    fn feed<I, S, F>(&mut self, iterator: I, process: F) -> Result<()>
+    where
+        I: Iterator<Item = S> + Send,
+        S: AsRef<str> + Send,
+        F: Fn(&str) -> Result<Vec<String>> + Sync;
+    fn train(&self, model: &mut Self::Model) -> Result<Vec<AddedToken>>;
+}
+
+/// One input: raw text, or text already cut into words by the caller.
+#[derive(Debug, Clone)]
+pub enum InputSequence<'s> {
+    Raw(Cow<'s, str>),
+    PreTokenized(Vec<Cow<'s, str>>),
+}
+
+impl<'s> From<&'s str> for InputSequence<'s> {
+    fn from(s: &'s str) -> Self {
+        InputSequence::Raw(Cow::Borrowed(s))
+    }
+}
+impl From<String> for InputSequence<'_> {
+    fn from(s: String) -> Self {
+        InputSequence::Raw(Cow::Owned(s))
+    }
+}
+impl<'s> From<&'s [&'s str]> for InputSequence<'s> {
+    fn from(words: &'s [&'s str]) -> Self {
+        InputSequence::PreTokenized(words.iter().map(|w| Cow::Borrowed(*w)).collect())
+    }
+}
+impl From<Vec<String>> for InputSequence<'_> {
+    fn from(words: Vec<String>) -> Self {
+        InputSequence::PreTokenized(words.into_iter().map(Cow::Owned).collect())
+    }
+}
+
+/// What `encode` takes: one sequence or a pair.
+#[derive(Debug, Clone)]
+pub enum EncodeInput<'s> {
+    Single(InputSequence<'s>),
+    Dual(InputSequence<'s>, InputSequence<'s>),
+}
+
+impl<'s, I: Into<InputSequence<'s>>> From<I> for EncodeInput<'s> {
+    fn from(input: I) -> Self {
+        EncodeInput::Single(input.into())
+    }
+}
+impl<'s, A: Into<InputSequence<'s>>, B: Into<InputSequence<'s>>> From<(A, B)> for EncodeInput<'s> {
+    fn from((a, b): (A, B)) -> Self {
+        EncodeInput::Dual(a.into(), b.into())
+    }
+}
+
+/// The pipeline. See the module docs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TokenizerImpl<M, N, PT, PP, D> {
+    pub(crate) normalizer: Option<N>,
+    pub(crate) pre_tokenizer: Option<PT>,
+    pub(crate) model: M,
+    pub(crate) post_processor: Option<PP>,
+    pub(crate) decoder: Option<D>,
+    pub(crate) added_vocabulary: AddedVocabulary,
+    // Hooks for issue 3 (truncation and padding): kept as given so that tokenizer.json round
+    // trips; not applied by `encode` yet.
+    pub(crate) truncation: Option<serde_json::Value>,
+    pub(crate) padding: Option<serde_json::Value>,
+}
+
+impl<M, N, PT, PP, D> TokenizerImpl<M, N, PT, PP, D>
+where
+    M: Model + Send + Sync,
+    N: Normalizer + Send + Sync,
+    PT: PreTokenizer + Send + Sync,
+    PP: PostProcessor + Send + Sync,
+    D: Decoder + Send + Sync,
+{
+    pub fn new(model: M) -> Self {
+        TokenizerImpl {
+            normalizer: None,
+            pre_tokenizer: None,
+            model,
+            post_processor: None,
+            decoder: None,
+            added_vocabulary: AddedVocabulary::new(),
+            truncation: None,
+            padding: None,
+        }
+    }
+
+    // ---- components ----
+
+    /// Sets the normalizer; added tokens that match normalized text are re-normalized.
+    pub fn with_normalizer(&mut self, normalizer: Option<N>) -> Result<&mut Self> {
+        self.normalizer = normalizer;
+        self.added_vocabulary.refresh_normalized_tokens(self.normalizer.as_ref())?;
+        Ok(self)
+    }
+    pub fn get_normalizer(&self) -> Option<&N> {
+        self.normalizer.as_ref()
+    }
+    pub fn with_pre_tokenizer(&mut self, pre_tokenizer: Option<PT>) -> &mut Self {
+        self.pre_tokenizer = pre_tokenizer;
+        self
+    }
+    pub fn get_pre_tokenizer(&self) -> Option<&PT> {
+        self.pre_tokenizer.as_ref()
+    }
+    pub fn with_model(&mut self, model: M) -> &mut Self {
+        self.model = model;
+        self
+    }
+    pub fn get_model(&self) -> &M {
+        &self.model
+    }
+    pub fn get_model_mut(&mut self) -> &mut M {
+        &mut self.model
+    }
+    pub fn with_post_processor(&mut self, post_processor: Option<PP>) -> &mut Self {
+        self.post_processor = post_processor;
+        self
+    }
+    pub fn get_post_processor(&self) -> Option<&PP> {
+        self.post_processor.as_ref()
+    }
+    pub fn with_decoder(&mut self, decoder: Option<D>) -> &mut Self {
+        self.decoder = decoder;
+        self
+    }
+    pub fn get_decoder(&self) -> Option<&D> {
+        self.decoder.as_ref()
+    }
+    pub fn get_added_vocabulary(&self) -> &AddedVocabulary {
+        &self.added_vocabulary
+    }
+    pub fn get_truncation(&self) -> Option<&serde_json::Value> {
+        self.truncation.as_ref()
+    }
+    pub fn get_padding(&self) -> Option<&serde_json::Value> {
+        self.padding.as_ref()
+    }
+    pub fn set_encode_special_tokens(&mut self, value: bool) {
+        self.added_vocabulary.set_encode_special_tokens(value);
+    }
+    pub fn get_encode_special_tokens(&self) -> bool {
+        self.added_vocabulary.get_encode_special_tokens()
+    }
+
+    // ---- vocabulary ----
+
+    /// The model's vocabulary, plus the added tokens if asked.
+    pub fn get_vocab(&self, with_added_tokens: bool) -> HashMap<String, u32> {
+        let mut vocab = self.model.get_vocab();
+        if with_added_tokens {
+            vocab.extend(self.added_vocabulary.get_vocab().iter().map(|(k, v)| (k.clone(), *v)));
+        }
+        vocab
+    }
+
+    /// The model's vocabulary size, plus the added tokens the model does not already have.
+    pub fn get_vocab_size(&self, with_added_tokens: bool) -> usize {
+        let base = self.model.get_vocab_size();
+        if !with_added_tokens {
+            return base;
+        }
+        let added = self.added_vocabulary.get_vocab();
+        base + added.keys().filter(|t| self.model.token_to_id(t).is_none()).count()
+    }
+
+    pub fn get_added_tokens_decoder(&self) -> &HashMap<u32, AddedToken> {
+        self.added_vocabulary.get_added_tokens_decoder()
+    }
+    pub fn token_to_id(&self, token: &str) -> Option<u32> {
+        self.added_vocabulary.token_to_id(token, &self.model)
+    }
+    pub fn id_to_token(&self, id: u32) -> Option<String> {
+        match self.added_vocabulary.simple_id_to_token(id) {
+            Some(t) => Some(t.to_owned()),
+            None => self.model.id_to_token(id),
+        }
+    }
+    pub fn add_tokens(&mut self, tokens: impl IntoIterator<Item = AddedToken>) -> Result<usize> {
+        self.added_vocabulary.add_tokens(tokens, &self.model, self.normalizer.as_ref())
+    }
+    /// Same as `add_tokens`: whether a token is special is its own `special` flag.
+    pub fn add_special_tokens(&mut self, tokens: impl IntoIterator<Item = AddedToken>) -> Result<usize> {
+        self.add_tokens(tokens)
+    }
+
+    // ---- encode ----
+
+    /// Encodes one input (or pair); offsets count bytes or chars (`offset_type`) of the input.
+    pub fn encode<'s>(&self, input: impl Into<EncodeInput<'s>>, add_special_tokens: bool, offset_type: OffsetType) -> Result<Encoding> {
+        let (first, second) = match input.into() {
+            EncodeInput::Single(a) => (a, None),
+            EncodeInput::Dual(a, b) => (a, Some(b)),
+        };
+        let encoding = self.encode_sequence(first, 0, offset_type)?;
+        let pair = second.map(|s| self.encode_sequence(s, 1, offset_type)).transpose()?;
+        self.post_process(encoding, pair, add_special_tokens)
+    }
+
+    /// Encodes many inputs in parallel (rayon; `RAYON_NUM_THREADS` sets the thread count).
+    pub fn encode_batch<'s, E>(&self, inputs: Vec<E>, add_special_tokens: bool, offset_type: OffsetType) -> Result<Vec<Encoding>>
+    where
+        E: Into<EncodeInput<'s>> + Send,
+    {
+        inputs.into_par_iter().map(|input| self.encode(input, add_special_tokens, offset_type)).collect()
+    }
+
+    fn encode_sequence(&self, sequence: InputSequence, type_id: u32, offset_type: OffsetType) -> Result<Encoding> {
+        match sequence {
+            InputSequence::Raw(text) => self.encode_text(&text, type_id, None, offset_type),
+            InputSequence::PreTokenized(words) => {
+                // Each word is its own text (offsets relative to it) and its own word index.
+                let mut encoding = Encoding::default();
+                for (i, word) in words.iter().enumerate() {
+                    encoding.merge_with(self.encode_text(word, type_id, Some(i as u32), offset_type)?, false);
+                }
+                Ok(encoding)
+            }
+        }
+    }
+
+    fn encode_text(&self, text: &str, type_id: u32, word_idx: Option<u32>, offset_type: OffsetType) -> Result<Encoding> {
+        let mut pretokenized = self.normalize_and_pre_tokenize(text)?;
+        pretokenized.tokenize(|word| self.model.tokenize(word.get()))?;
+        pretokenized.into_encoding(word_idx, type_id, offset_type)
+    }
+
+    /// Added tokens extracted, the rest normalized and cut into words (not yet tokenized).
+    pub fn normalize_and_pre_tokenize(&self, text: &str) -> Result<PreTokenizedString> {
+        let mut pretokenized = self.added_vocabulary.extract_and_normalize(self.normalizer.as_ref(), text)?;
+        if let Some(p) = &self.pre_tokenizer {
+            p.pre_tokenize(&mut pretokenized)?;
+        }
+        Ok(pretokenized)
+    }
+
+    /// Adds special tokens and joins the pair, with the post-processor (or the default join).
+    pub fn post_process(&self, encoding: Encoding, pair: Option<Encoding>, add_special_tokens: bool) -> Result<Encoding> {
+        match &self.post_processor {
+            Some(p) => p.process(encoding, pair, add_special_tokens),
+            None => Ok(join_sequences(encoding, pair)),
+        }
+    }
+
+    /// How many special tokens the post-processor adds.
+    pub fn num_special_tokens_to_add(&self, is_pair: bool) -> usize {
+        self.post_processor.as_ref().map_or(0, |p| p.added_tokens(is_pair))
+    }
+
+    // ---- decode ----
+
+    /// Text of `ids`. Ids that are in no vocabulary are skipped, as `tokenizers` does; special
+    /// tokens too when `skip_special_tokens`. Without a decoder, tokens are joined by spaces.
+    pub fn decode(&self, ids: &[u32], skip_special_tokens: bool) -> Result<String> {
+        let tokens: Vec<String> = ids
+            .iter()
+            .filter_map(|&id| self.id_to_token(id))
+            .filter(|t| !skip_special_tokens || !self.added_vocabulary.is_special_token(t))
+            .collect();
+        match &self.decoder {
+            Some(d) => d.decode(tokens),
+            None => Ok(tokens.join(" ")),
+        }
+    }
+
+    pub fn decode_batch(&self, sequences: &[Vec<u32>], skip_special_tokens: bool) -> Result<Vec<String>>
+    {
+        sequences.par_iter().map(|ids| self.decode(ids, skip_special_tokens)).collect()
+    }
+
+    // ---- train ----
+
+    /// Trains the model on text files, read line by line (line ends kept) without loading a
+    /// whole file. Invalid UTF-8 stops training with an error naming the file, line and byte.
+    pub fn train_from_files<T>(&mut self, trainer: &mut T, files: &[PathBuf]) -> Result<&mut Self>
+    where
+        T: Trainer<Model = M> + Sync,
+    {
+        let mut total_bytes = 0;
+        for file in files {
+            total_bytes += std::fs::metadata(file).map_err(|e| Error::io(file, e))?.len();
+        }
+        let progress = trainer.should_show_progress().then(|| {
+            let bar = indicatif::ProgressBar::new(total_bytes);
+            bar.set_style(
+                indicatif::ProgressStyle::with_template("[{elapsed_precise}] {msg:<30!} {wide_bar} {percent:>3}% ETA {eta}")
+                    .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+            );
+            bar.set_message(format!("Reading files ({:.2} MB)", total_bytes as f64 / 1e6));
+            bar
+        });
+        let failure = Arc::new(Mutex::new(None));
+        let lines = FileLines::new(files.to_vec(), Arc::clone(&failure)).inspect(|line| {
+            if let Some(bar) = &progress {
+                bar.inc(line.len() as u64)
+            }
+        });
+        let fed = trainer.feed(lines, |seq| self.words_for_training(seq));
+        if let Some(bar) = &progress {
+            bar.finish();
+        }
+        // A read error ends the line iterator early; report it rather than train on a prefix.
+        if let Some(e) = failure.lock().map_err(|_| Error::Other("file reader panicked".into()))?.take() {
+            return Err(e);
+        }
+        fed?;
+        self.finish_training(trainer)
+    }
+
+    /// Trains the model on sequences from an iterator.
+    pub fn train<T, I, S>(&mut self, trainer: &mut T, sequences: I) -> Result<&mut Self>
+    where
+        T: Trainer<Model = M> + Sync,
+        I: Iterator<Item = S> + Send,
+        S: AsRef<str> + Send,
+    {
+        trainer.feed(sequences, |seq| self.words_for_training(seq))?;
+        self.finish_training(trainer)
+    }
+
+    /// The words the trainer counts for one sequence (what `encode` would give the model).
+    fn words_for_training(&self, sequence: &str) -> Result<Vec<String>> {
+        let pretokenized = self.normalize_and_pre_tokenize(sequence)?;
+        Ok(pretokenized.get_splits(OffsetReferential::Original, OffsetType::Byte).into_iter().map(|(s, _, _)| s.to_owned()).collect())
+    }
+
+    fn finish_training<T: Trainer<Model = M>>(&mut self, trainer: &mut T) -> Result<&mut Self> {
+        let special_tokens = trainer.train(&mut self.model)?;
+        self.add_special_tokens(special_tokens)?;
+        Ok(self)
+    }
+}
+
+/// The tokenizer over every supported component: what a tokenizer.json describes.
+pub type Tokenizer = TokenizerImpl<ModelWrapper, NormalizerWrapper, PreTokenizerWrapper, PostProcessorWrapper, DecoderWrapper>;
+
+impl Tokenizer {
+    /// The ids of `text` only (the lean path): no token strings, offsets or masks are built.
+    /// When the post-processor adds special tokens, falls back to the full `encode` (a
+    /// post-processor that adds none leaves the ids as the model gave them).
+    pub fn encode_ids(&self, text: &str, add_special_tokens: bool) -> Result<Vec<u32>> {
+        if add_special_tokens && self.num_special_tokens_to_add(false) > 0 {
+            return Ok(self.encode(text, true, OffsetType::Byte)?.ids);
+        }
+        let pretokenized = self.normalize_and_pre_tokenize(text)?;
+        let mut ids = Vec::with_capacity(text.len() / 3 + 1);
+        for split in pretokenized.splits() {
+            match &split.tokens {
+                Some(tokens) => ids.extend(tokens.iter().map(|t| t.id)),
+                None => self.model.tokenize_ids_into(split.normalized.get(), &mut ids)?,
+            }
+        }
+        Ok(ids)
+    }
+}
+
+/// The default post-processing: a single encoding as is; a pair marked as sequences 0 and 1
+/// and concatenated.
+pub fn join_sequences(mut encoding: Encoding, pair: Option<Encoding>) -> Encoding {
+    match pair {
+        None => encoding,
+        Some(mut pair) => {
+            encoding.set_sequence_id(0);
+            pair.set_sequence_id(1);
+            encoding.merge_with(pair, false);
+            encoding
+        }
+    }
+}
+
+/// The lines of several files in order, each with its line end. Stops at the first error,
+/// which it leaves in `failure` (the trainer's iterator carries plain strings).
+struct FileLines {
+    files: std::vec::IntoIter<PathBuf>,
+    current: Option<(PathBuf, BufReader<File>)>,
+    line_number: usize,
+    byte_offset: usize,
+    buffer: Vec<u8>,
+    failure: Arc<Mutex<Option<Error>>>,
+}
+
+impl FileLines {
+    fn new(files: Vec<PathBuf>, failure: Arc<Mutex<Option<Error>>>) -> Self {
+        FileLines { files: files.into_iter(), current: None, line_number: 0, byte_offset: 0, buffer: Vec::new(), failure }
+    }
+
+    fn fail(&mut self, e: Error) -> Option<String> {
+        if let Ok(mut slot) = self.failure.lock() {
+            *slot = Some(e);
+        }
+        self.current = None;
+        self.files = Vec::new().into_iter();
+        None
+    }
+
+    fn open_next(&mut self) -> Option<std::result::Result<(), Error>> {
+        let path = self.files.next()?;
+        Some(match File::open(&path) {
+            Ok(f) => {
+                self.current = Some((path, BufReader::with_capacity(1 << 20, f)));
+                self.line_number = 0;
+                self.byte_offset = 0;
+                Ok(())
+            }
+            Err(e) => Err(Error::io(path, e)),
+        })
+    }
+}
+
+impl Iterator for FileLines {
+    type Item = String;
+
+    fn next(&mut self) -> Option<String> {
+        loop {
+            if self.current.is_none() {
+                match self.open_next()? {
+                    Ok(()) => {}
+                    Err(e) => return self.fail(e),
+                }
+            }
+            let (path, reader) = self.current.as_mut()?;
+            self.buffer.clear();
+            match reader.read_until(b'\n', &mut self.buffer) {
+                Ok(0) => self.current = None,
+                Ok(n) => {
+                    self.line_number += 1;
+                    let line_start = self.byte_offset;
+                    self.byte_offset += n;
+                    let bytes = std::mem::take(&mut self.buffer);
+                    return match String::from_utf8(bytes) {
+                        Ok(line) => Some(line),
+                        Err(e) => {
+                            let error = Error::Utf8 {
+                                path: Some(path.clone()),
+                                line: Some(self.line_number),
+                                byte_offset: line_start + e.utf8_error().valid_up_to(),
+                            };
+                            self.fail(error)
+                        }
+                    };
+                }
+                Err(e) => {
+                    let error = Error::io(path.clone(), e);
+                    return self.fail(error);
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tokenizer::test_support::{JoinPair, Lowercase, SpaceJoin, WhitespaceSplit, WordModel};
+
+    type TestTokenizer = TokenizerImpl<WordModel, Lowercase, WhitespaceSplit, JoinPair, SpaceJoin>;
+
+    fn tokenizer() -> TestTokenizer {
+        let mut t = TestTokenizer::new(WordModel::new(&["hello", "world", "h", "é", "l", "o", "<x>"]));
+        t.with_normalizer(Some(Lowercase::Lowercase)).unwrap();
+        t.with_pre_tokenizer(Some(WhitespaceSplit::WhitespaceSplit));
+        t
+    }
+
+    #[test]
+    fn encode_offsets_and_words() {
+        let t = tokenizer();
+        let e = t.encode("Hello  WORLD héllo", true, OffsetType::Char).unwrap();
+        assert_eq!(e.ids, vec![0, 1, 2, 3, 4, 4, 5]);
+        assert_eq!(e.words, vec![Some(0), Some(1), Some(2), Some(2), Some(2), Some(2), Some(2)]);
+        assert_eq!(e.offsets[0], (0, 5));
+        assert_eq!(e.offsets[1], (7, 12));
+        assert_eq!(e.offsets[3], (14, 15));
+        let b = t.encode("Hello  WORLD héllo", true, OffsetType::Byte).unwrap();
+        assert_eq!(b.offsets[3], (14, 16));
+        assert_eq!(b.offsets[6], (18, 19));
+    }
+
+    #[test]
+    fn added_tokens_get_ids_after_the_vocab_and_decode() {
+        let mut t = tokenizer();
+        t.add_special_tokens([AddedToken::from("[SEP]", true)]).unwrap();
+        assert_eq!(t.token_to_id("[SEP]"), Some(7));
+        assert_eq!(t.get_vocab_size(true), 8);
+        let e = t.encode("hello[SEP]world", true, OffsetType::Char).unwrap();
+        assert_eq!(e.ids, vec![0, 7, 1]);
+        assert_eq!(e.words, vec![Some(0), Some(1), Some(2)]);
+        assert_eq!(t.decode(&e.ids, true).unwrap(), "hello world");
+        assert_eq!(t.decode(&e.ids, false).unwrap(), "hello [SEP] world");
+        // unknown ids are skipped
+        assert_eq!(t.decode(&[0, 999, 1], false).unwrap(), "hello world");
+    }
+
+    #[test]
+    fn pairs_and_pretokenized() {
+        let t = tokenizer();
+        let e = t.encode(("hello", "world hello"), true, OffsetType::Char).unwrap();
+        assert_eq!(e.ids, vec![0, 1, 0]);
+        assert_eq!(e.type_ids, vec![0, 1, 1]);
+        assert_eq!(e.sequence_ids(), vec![Some(0), Some(1), Some(1)]);
+        let words: &[&str] = &["hello", "world"];
+        let p = t.encode(words, true, OffsetType::Char).unwrap();
+        assert_eq!(p.words, vec![Some(0), Some(1)]);
+        assert_eq!(p.offsets, vec![(0, 5), (0, 5)]);
+    }
+
+    #[test]
+    fn batch_equals_single() {
+        let t = tokenizer();
+        let texts: Vec<String> = (0..50).map(|i| if i % 2 == 0 { "hello world".into() } else { "héllo".into() }).collect();
+        let batch = t.encode_batch(texts.clone(), true, OffsetType::Char).unwrap();
+        for (text, e) in texts.iter().zip(batch) {
+            assert_eq!(e, t.encode(text.as_str(), true, OffsetType::Char).unwrap());
+        }
+    }
+
+    #[test]
+    fn invalid_utf8_in_training_files_names_file_line_and_byte() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("bad.txt");
+        std::fs::write(&path, b"good line\nsecond \xff line\n").unwrap();
+        let failure = Arc::new(Mutex::new(None));
+        let lines: Vec<String> = FileLines::new(vec![path.clone()], Arc::clone(&failure)).collect();
+        assert_eq!(lines, vec!["good line\n".to_string()]);
+        let err = failure.lock().unwrap().take().unwrap();
+        match &err {
+            Error::Utf8 { path: Some(p), line: Some(2), byte_offset: 17 } => assert_eq!(p, &path),
+            other => panic!("unexpected error {other:?}"),
+        }
+        assert!(err.to_string().contains("line 2"));
+    }
+}
