@@ -278,8 +278,12 @@ def test_megabyte_word_and_long_lines():
         got = ours.pre_tokenize_str(line)
         want = theirs.pre_tokenize_str(line)
         assert len(got) == len(want) and got[:50] == want[:50] and got[-50:] == want[-50:]
-    ours, theirs = split_regex_pair(PATTERNS["cl100k"], "isolated", False)
-    assert_same(ours, theirs, " " * 1_000_000 + "x", "1 MB of spaces")
+    spaces = " " * 1_000_000 + "x"
+    assert_same(tm.ByteLevel(), tk.ByteLevel(), spaces, "1 MB of spaces")
+    for name in ("llama3", "qwen2"):  # the Split patterns of real tokenizer.json files
+        ours, theirs = split_regex_pair(PATTERNS[name], "isolated", False)
+        assert_same(ours, theirs, spaces, f"{name}: 1 MB of spaces")
+        assert_same(ours, theirs, word, f"{name}: 1 MB word")
 
 
 def assigned_code_points() -> str:
