@@ -12,8 +12,11 @@ from tokenmill._native import (
     TokenmillIOError,
     UnknownIdError,
     InvalidArgumentError,
+    Regex,
+    NormalizedString,
 )
 from tokenmill import normalizers, pre_tokenizers, models, trainers, processors, decoders
+from tokenmill import tiktoken
 from tokenmill.models import Token
 
 __all__ = [
@@ -23,6 +26,8 @@ __all__ = [
     "TokenmillIOError",
     "UnknownIdError",
     "InvalidArgumentError",
+    "Regex",
+    "NormalizedString",
     "normalizers",
     "pre_tokenizers",
     "models",
@@ -30,4 +35,5 @@ __all__ = [
     "processors",
     "decoders",
     "Token",
+    "tiktoken",
 ]

@@ -1,5 +1,22 @@
-"""trainers (see tokenmill._native.trainers)."""
+"""Trainers: learn a model's vocabulary from a corpus.
+
+``BpeTrainer`` has the constructor, attributes and results of ``tokenizers.trainers.BpeTrainer``
+(the same merges and vocabulary on the same corpus). Use it with
+``Tokenizer.train(files, trainer)`` or ``Tokenizer.train_from_iterator(iterator, trainer)``.
+
+Tie-breaking (deterministic): at each step the pair with the highest count is merged; ties go to
+the lowest pair of ids. Ids go to the special tokens first, then the alphabet in code-point order,
+then the ``##x`` / ``x</w>`` forms of characters in code-point order of their text, then merged
+tokens in the order they are learned. With ``limit_alphabet`` the most frequent characters are
+kept, the lower code points among equally frequent ones.
+
+After training, ``BpeTrainer.merge_history`` lists every merge as ``(left, right, count)``.
+"""
 from tokenmill import _native
 
 _native_module = _native.trainers
 
+Trainer = _native_module.Trainer
+BpeTrainer = _native_module.BpeTrainer
+
+__all__ = ["Trainer", "BpeTrainer"]

@@ -29,6 +29,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", tokenmill_core::version())?;
     errors::register(m)?;
     add_submodule(m, "normalizers", normalizers::register)?;
+    normalizers::register_top_level(m)?;
     add_submodule(m, "pre_tokenizers", pre_tokenizers::register)?;
     add_submodule(m, "models", models::register)?;
     add_submodule(m, "trainers", trainers::register)?;

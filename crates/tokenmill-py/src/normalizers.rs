@@ -1,5 +1,801 @@
+//! `tokenmill._native.normalizers`: the normalizer classes, with `tokenizers`' names,
+//! constructor signatures and properties. Each concrete class extends `Normalizer`, which holds
+//! the core `NormalizerWrapper` (what the Tokenizer binding takes and gives back).
+//!
+//! Also the top-level `tokenmill.Regex` (a compiled pattern for `Replace` and `Split`) and
+//! `tokenmill.NormalizedString` (a string with its alignments, for exploring normalizers).
+use pyo3::exceptions::{PyIndexError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyList, PySlice, PyTuple};
+use serde_json::Value;
 
-pub fn register(_m: &Bound<'_, PyModule>) -> PyResult<()> {
+use tokenmill_core::normalizers::{
+    BertNormalizer, ByteLevel, Lowercase, Nmt, NormalizerWrapper, Precompiled, Prepend, Replace, ReplacePattern, Sequence, Strip,
+    StripAccents, NFC, NFD, NFKC, NFKD,
+};
+use tokenmill_core::tokenizer::{NormalizedString, Normalizer, SplitDelimiterBehavior};
+use tokenmill_core::utils::offsets::ByteToCharOffsets;
+use tokenmill_core::utils::regex::Regex;
+use tokenmill_core::Error;
+
+use crate::errors::ToPyResult;
+
+/// Base class of all normalizers. Not meant to be built directly: build one of its
+/// subclasses (``NFC()``, ``BertNormalizer()``, ...).
+#[pyclass(subclass, module = "tokenmill.normalizers", name = "Normalizer")]
+#[derive(Clone)]
+pub struct PyNormalizer {
+    pub(crate) inner: NormalizerWrapper,
+}
+
+impl PyNormalizer {
+    pub(crate) fn new(inner: impl Into<NormalizerWrapper>) -> Self {
+        PyNormalizer { inner: inner.into() }
+    }
+}
+
+#[pymethods]
+impl PyNormalizer {
+    /// Normalizes a ``tokenmill.NormalizedString`` in place, keeping its alignments.
+    #[pyo3(text_signature = "(self, normalized)")]
+    fn normalize(&self, py: Python<'_>, mut normalized: PyRefMut<'_, PyNormalizedString>) -> PyResult<()> {
+        let inner = &self.inner;
+        let target = &mut normalized.inner;
+        py.allow_threads(move || inner.normalize(target)).py()
+    }
+
+    /// Normalizes a string and returns the result (no alignments; see ``normalize``).
+    #[pyo3(text_signature = "(self, sequence)")]
+    fn normalize_str(&self, py: Python<'_>, sequence: &str) -> PyResult<String> {
+        let inner = &self.inner;
+        py.allow_threads(move || inner.normalize_str(sequence)).py()
+    }
+
+    fn __getstate__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        let json = serde_json::to_string(&self.inner).map_err(Error::from).py()?;
+        Ok(PyBytes::new(py, json.as_bytes()))
+    }
+
+    fn __setstate__(&mut self, state: &Bound<'_, PyAny>) -> PyResult<()> {
+        let json: Vec<u8> = match state.extract::<String>() {
+            Ok(s) => s.into_bytes(),
+            Err(_) => state.extract::<Vec<u8>>()?,
+        };
+        let inner: NormalizerWrapper = serde_json::from_slice(&json).map_err(Error::from).py()?;
+        if std::mem::discriminant(&inner) != std::mem::discriminant(&self.inner) {
+            return Err(PyTypeError::new_err(format!(
+                "cannot restore a {} normalizer into a {} object",
+                inner.type_name(),
+                self.inner.type_name()
+            )));
+        }
+        self.inner = inner;
+        Ok(())
+    }
+
+    fn __repr__(&self) -> PyResult<String> {
+        let value = serde_json::to_value(&self.inner).map_err(Error::from).py()?;
+        Ok(repr_from_json(&value))
+    }
+
+    fn __str__(&self) -> PyResult<String> {
+        self.__repr__()
+    }
+
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        other.extract::<PyRef<'_, PyNormalizer>>().is_ok_and(|o| o.inner == self.inner)
+    }
+}
+
+/// `tokenizers`' repr of a component, from its JSON: `Name(field=value, ...)`, strings in
+/// double quotes, booleans and null as Python's, newtype enums as `String("a")`.
+pub(crate) fn repr_from_json(value: &Value) -> String {
+    match value {
+        Value::Object(map) => match map.get("type") {
+            Some(Value::String(name)) => {
+                let fields: Vec<String> = map.iter().filter(|(k, _)| *k != "type").map(|(k, v)| format!("{k}={}", repr_from_json(v))).collect();
+                format!("{name}({})", fields.join(", "))
+            }
+            _ => map.iter().map(|(k, v)| format!("{k}({})", repr_from_json(v))).collect::<Vec<_>>().join(", "),
+        },
+        Value::Array(items) => format!("[{}]", items.iter().map(repr_from_json).collect::<Vec<_>>().join(", ")),
+        Value::String(s) => format!("\"{s}\""),
+        Value::Bool(b) => (if *b { "True" } else { "False" }).to_string(),
+        Value::Null => "None".to_string(),
+        Value::Number(n) => n.to_string(),
+    }
+}
+
+/// Builds the Python object (of the right subclass) for a core normalizer.
+pub(crate) fn to_python(py: Python<'_>, wrapper: NormalizerWrapper) -> PyResult<PyObject> {
+    macro_rules! build {
+        ($sub:expr) => {
+            Py::new(py, PyClassInitializer::from(PyNormalizer { inner: wrapper }).add_subclass($sub))?.into_any()
+        };
+    }
+    Ok(match &wrapper {
+        NormalizerWrapper::BertNormalizer(_) => build!(PyBertNormalizer),
+        NormalizerWrapper::Strip(_) => build!(PyStrip),
+        NormalizerWrapper::StripAccents(_) => build!(PyStripAccents),
+        NormalizerWrapper::NFC(_) => build!(PyNFC),
+        NormalizerWrapper::NFD(_) => build!(PyNFD),
+        NormalizerWrapper::NFKC(_) => build!(PyNFKC),
+        NormalizerWrapper::NFKD(_) => build!(PyNFKD),
+        NormalizerWrapper::Sequence(_) => build!(PySequence),
+        NormalizerWrapper::Lowercase(_) => build!(PyLowercase),
+        NormalizerWrapper::Nmt(_) => build!(PyNmt),
+        NormalizerWrapper::Precompiled(_) => build!(PyPrecompiled),
+        NormalizerWrapper::Replace(_) => build!(PyReplace),
+        NormalizerWrapper::Prepend(_) => build!(PyPrepend),
+        NormalizerWrapper::ByteLevel(_) => build!(PyByteLevel),
+    })
+}
+
+/// Reads a field of the component a subclass wraps (the variant always matches the class).
+macro_rules! getter {
+    ($self_:expr, $variant:ident, |$n:ident| $body:expr) => {
+        match &$self_.as_super().inner {
+            NormalizerWrapper::$variant($n) => Ok($body),
+            other => Err(PyTypeError::new_err(format!("expected a {} normalizer, found {}", stringify!($variant), other.type_name()))),
+        }
+    };
+}
+
+/// Changes a field of the component a subclass wraps.
+macro_rules! setter {
+    ($self_:expr, $variant:ident, |$n:ident| $body:expr) => {
+        match &mut $self_.as_super().inner {
+            NormalizerWrapper::$variant($n) => {
+                $body;
+                Ok(())
+            }
+            other => Err(PyTypeError::new_err(format!("expected a {} normalizer, found {}", stringify!($variant), other.type_name()))),
+        }
+    };
+}
+
+/// Declares a normalizer class without parameters.
+macro_rules! unit_class {
+    ($(#[$doc:meta])* $rust:ident, $name:literal, $core:expr) => {
+        $(#[$doc])*
+        #[pyclass(extends = PyNormalizer, module = "tokenmill.normalizers", name = $name)]
+        pub struct $rust;
+
+        #[pymethods]
+        impl $rust {
+            #[new]
+            #[pyo3(text_signature = "(self)")]
+            fn new() -> (Self, PyNormalizer) {
+                ($rust, PyNormalizer::new($core))
+            }
+        }
+    };
+}
+
+unit_class!(
+    /// NFD Unicode normalizer: canonical decomposition (``é`` → ``e`` + combining acute).
+    PyNFD, "NFD", NFD
+);
+unit_class!(
+    /// NFKD Unicode normalizer: compatibility decomposition (``ﬁ`` → ``fi``, ``é`` → ``e`` + accent).
+    PyNFKD, "NFKD", NFKD
+);
+unit_class!(
+    /// NFC Unicode normalizer: canonical decomposition then composition (``e`` + accent → ``é``).
+    PyNFC, "NFC", NFC
+);
+unit_class!(
+    /// NFKC Unicode normalizer: compatibility decomposition then canonical composition
+    /// (``ﬁ`` → ``fi``, ``½`` → ``1⁄2``).
+    PyNFKC, "NFKC", NFKC
+);
+unit_class!(
+    /// Lowercases with the full Unicode mapping (``İ`` becomes ``i`` + combining dot).
+    PyLowercase, "Lowercase", Lowercase
+);
+unit_class!(
+    /// Removes combining marks (accents); usually after ``NFD``.
+    PyStripAccents, "StripAccents", StripAccents
+);
+unit_class!(
+    /// SentencePiece's NMT cleanup: removes control chars, turns space-like chars into spaces.
+    PyNmt, "Nmt", Nmt
+);
+
+/// Replaces each byte of the text by its GPT-2 byte-level char (``" "`` → ``"Ġ"``).
+#[pyclass(extends = PyNormalizer, module = "tokenmill.normalizers", name = "ByteLevel")]
+pub struct PyByteLevel;
+
+#[pymethods]
+impl PyByteLevel {
+    #[new]
+    #[pyo3(text_signature = "(self)")]
+    fn new() -> (Self, PyNormalizer) {
+        (PyByteLevel, PyNormalizer::new(ByteLevel))
+    }
+
+    /// The 256 chars of the byte-level alphabet.
+    #[staticmethod]
+    fn alphabet() -> Vec<String> {
+        ByteLevel::alphabet().into_iter().map(String::from).collect()
+    }
+}
+
+/// The text cleanup of the original BERT.
+///
+/// Args:
+///     clean_text (bool, default True): remove control chars and turn all whitespace into spaces.
+///     handle_chinese_chars (bool, default True): put spaces around CJK ideographs.
+///     strip_accents (bool or None, default None): remove accents; None means "when lowercasing".
+///     lowercase (bool, default True): lowercase the text.
+#[pyclass(extends = PyNormalizer, module = "tokenmill.normalizers", name = "BertNormalizer")]
+pub struct PyBertNormalizer;
+
+#[pymethods]
+impl PyBertNormalizer {
+    #[new]
+    #[pyo3(
+        signature = (clean_text = true, handle_chinese_chars = true, strip_accents = None, lowercase = true),
+        text_signature = "(self, clean_text=True, handle_chinese_chars=True, strip_accents=None, lowercase=True)"
+    )]
+    fn new(clean_text: bool, handle_chinese_chars: bool, strip_accents: Option<bool>, lowercase: bool) -> (Self, PyNormalizer) {
+        (PyBertNormalizer, PyNormalizer::new(BertNormalizer::new(clean_text, handle_chinese_chars, strip_accents, lowercase)))
+    }
+
+    #[getter]
+    fn get_clean_text(self_: PyRef<'_, Self>) -> PyResult<bool> {
+        getter!(self_, BertNormalizer, |n| n.clean_text)
+    }
+    #[setter]
+    fn set_clean_text(mut self_: PyRefMut<'_, Self>, value: bool) -> PyResult<()> {
+        setter!(self_, BertNormalizer, |n| n.clean_text = value)
+    }
+    #[getter]
+    fn get_handle_chinese_chars(self_: PyRef<'_, Self>) -> PyResult<bool> {
+        getter!(self_, BertNormalizer, |n| n.handle_chinese_chars)
+    }
+    #[setter]
+    fn set_handle_chinese_chars(mut self_: PyRefMut<'_, Self>, value: bool) -> PyResult<()> {
+        setter!(self_, BertNormalizer, |n| n.handle_chinese_chars = value)
+    }
+    #[getter]
+    fn get_strip_accents(self_: PyRef<'_, Self>) -> PyResult<Option<bool>> {
+        getter!(self_, BertNormalizer, |n| n.strip_accents)
+    }
+    #[setter]
+    fn set_strip_accents(mut self_: PyRefMut<'_, Self>, value: Option<bool>) -> PyResult<()> {
+        setter!(self_, BertNormalizer, |n| n.strip_accents = value)
+    }
+    #[getter]
+    fn get_lowercase(self_: PyRef<'_, Self>) -> PyResult<bool> {
+        getter!(self_, BertNormalizer, |n| n.lowercase)
+    }
+    #[setter]
+    fn set_lowercase(mut self_: PyRefMut<'_, Self>, value: bool) -> PyResult<()> {
+        setter!(self_, BertNormalizer, |n| n.lowercase = value)
+    }
+}
+
+/// Removes whitespace on the left and/or right of the text.
+///
+/// Args:
+///     left (bool, default True): strip leading whitespace.
+///     right (bool, default True): strip trailing whitespace.
+#[pyclass(extends = PyNormalizer, module = "tokenmill.normalizers", name = "Strip")]
+pub struct PyStrip;
+
+#[pymethods]
+impl PyStrip {
+    #[new]
+    #[pyo3(signature = (left = true, right = true), text_signature = "(self, left=True, right=True)")]
+    fn new(left: bool, right: bool) -> (Self, PyNormalizer) {
+        (PyStrip, PyNormalizer::new(Strip::new(left, right)))
+    }
+
+    #[getter]
+    fn get_left(self_: PyRef<'_, Self>) -> PyResult<bool> {
+        getter!(self_, Strip, |n| n.strip_left)
+    }
+    #[setter]
+    fn set_left(mut self_: PyRefMut<'_, Self>, value: bool) -> PyResult<()> {
+        setter!(self_, Strip, |n| n.strip_left = value)
+    }
+    #[getter]
+    fn get_right(self_: PyRef<'_, Self>) -> PyResult<bool> {
+        getter!(self_, Strip, |n| n.strip_right)
+    }
+    #[setter]
+    fn set_right(mut self_: PyRefMut<'_, Self>, value: bool) -> PyResult<()> {
+        setter!(self_, Strip, |n| n.strip_right = value)
+    }
+}
+
+/// Adds a string in front of any non-empty text.
+///
+/// Args:
+///     prepend (str, default "▁"): what to add.
+#[pyclass(extends = PyNormalizer, module = "tokenmill.normalizers", name = "Prepend")]
+pub struct PyPrepend;
+
+#[pymethods]
+impl PyPrepend {
+    #[new]
+    #[pyo3(signature = (prepend = "▁".to_string()), text_signature = "(self, prepend)")]
+    fn new(prepend: String) -> (Self, PyNormalizer) {
+        (PyPrepend, PyNormalizer::new(Prepend::new(prepend)))
+    }
+
+    #[getter]
+    fn get_prepend(self_: PyRef<'_, Self>) -> PyResult<String> {
+        getter!(self_, Prepend, |n| n.prepend.clone())
+    }
+    #[setter]
+    fn set_prepend(mut self_: PyRefMut<'_, Self>, value: String) -> PyResult<()> {
+        setter!(self_, Prepend, |n| n.prepend = value)
+    }
+}
+
+/// Replaces every match of a pattern by a content.
+///
+/// Args:
+///     pattern (str or tokenmill.Regex): a str is matched literally; a ``tokenmill.Regex`` as a
+///         regular expression.
+///     content (str): the replacement.
+#[pyclass(extends = PyNormalizer, module = "tokenmill.normalizers", name = "Replace")]
+pub struct PyReplace;
+
+/// A `str` (literal) or a `tokenmill.Regex` from Python.
+fn extract_replace_pattern(pattern: &Bound<'_, PyAny>) -> PyResult<ReplacePattern> {
+    if let Ok(s) = pattern.extract::<String>() {
+        return Ok(ReplacePattern::String(s));
+    }
+    if let Ok(regex) = pattern.downcast::<PyRegex>() {
+        return Ok(ReplacePattern::Regex(regex.borrow().inner.as_str().to_string()));
+    }
+    Err(PyTypeError::new_err(format!(
+        "pattern must be a str or a tokenmill.Regex, got {}",
+        pattern.get_type().name().map(|n| n.to_string()).unwrap_or_default()
+    )))
+}
+
+#[pymethods]
+impl PyReplace {
+    #[new]
+    #[pyo3(text_signature = "(self, pattern, content)")]
+    fn new(pattern: &Bound<'_, PyAny>, content: String) -> PyResult<(Self, PyNormalizer)> {
+        let replace = Replace::new(extract_replace_pattern(pattern)?, content).py()?;
+        Ok((PyReplace, PyNormalizer::new(replace)))
+    }
+
+    fn __getnewargs__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        PyTuple::new(py, ["", ""])
+    }
+
+    /// The pattern: a str for a literal, a ``tokenmill.Regex`` for a regex.
+    #[getter]
+    fn get_pattern(self_: PyRef<'_, Self>) -> PyResult<PyObject> {
+        let py = self_.py();
+        match getter!(self_, Replace, |n| n.pattern().clone())? {
+            ReplacePattern::String(s) => Ok(s.into_pyobject(py)?.into_any().unbind()),
+            ReplacePattern::Regex(r) => Ok(Py::new(py, PyRegex::new(&r)?)?.into_any()),
+        }
+    }
+    #[setter]
+    fn set_pattern(mut self_: PyRefMut<'_, Self>, pattern: &Bound<'_, PyAny>) -> PyResult<()> {
+        let pattern = extract_replace_pattern(pattern)?;
+        let content = getter!(self_, Replace, |n| n.content.clone())?;
+        let replace = Replace::new(pattern, content).py()?;
+        setter!(self_, Replace, |n| *n = replace)
+    }
+    #[getter]
+    fn get_content(self_: PyRef<'_, Self>) -> PyResult<String> {
+        getter!(self_, Replace, |n| n.content.clone())
+    }
+    #[setter]
+    fn set_content(mut self_: PyRefMut<'_, Self>, value: String) -> PyResult<()> {
+        setter!(self_, Replace, |n| n.content = value)
+    }
+}
+
+/// SentencePiece's compiled normalization rules (the ``precompiled_charsmap`` of a
+/// SentencePiece model, as in T5 / ALBERT / XLM-R tokenizer.json files).
+///
+/// Args:
+///     precompiled_charsmap (bytes): the compiled rules.
+#[pyclass(extends = PyNormalizer, module = "tokenmill.normalizers", name = "Precompiled")]
+pub struct PyPrecompiled;
+
+#[pymethods]
+impl PyPrecompiled {
+    #[new]
+    #[pyo3(text_signature = "(self, precompiled_charsmap)")]
+    fn new(precompiled_charsmap: Vec<u8>) -> PyResult<(Self, PyNormalizer)> {
+        let precompiled = Precompiled::from_charsmap(&precompiled_charsmap).py()?;
+        Ok((PyPrecompiled, PyNormalizer::new(precompiled)))
+    }
+
+    fn __getnewargs__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        PyTuple::new(py, [PyBytes::new(py, b"")])
+    }
+}
+
+/// Runs several normalizers one after the other. Nested sequences are flattened (as in
+/// ``tokenizers``). Supports ``len``, indexing and item assignment.
+///
+/// Args:
+///     normalizers (list of Normalizer): the normalizers, in order.
+#[pyclass(extends = PyNormalizer, module = "tokenmill.normalizers", name = "Sequence")]
+pub struct PySequence;
+
+impl PySequence {
+    fn items<'a>(self_: &'a PyRef<'_, Self>) -> PyResult<&'a Vec<NormalizerWrapper>> {
+        getter!(self_, Sequence, |s| &s.normalizers)
+    }
+}
+
+/// A Python index (negative counts from the end) into a list of `len` items.
+fn resolve_index(index: isize, len: usize) -> PyResult<usize> {
+    let resolved = if index < 0 { index + len as isize } else { index };
+    if resolved < 0 || resolved as usize >= len {
+        return Err(PyIndexError::new_err(format!("index {index} out of range for a Sequence of {len} normalizers")));
+    }
+    Ok(resolved as usize)
+}
+
+#[pymethods]
+impl PySequence {
+    #[new]
+    #[pyo3(text_signature = "(self, normalizers)")]
+    fn new(normalizers: &Bound<'_, PyList>) -> PyResult<(Self, PyNormalizer)> {
+        let mut flat = Vec::with_capacity(normalizers.len());
+        for item in normalizers.iter() {
+            let normalizer = item
+                .extract::<PyRef<'_, PyNormalizer>>()
+                .map_err(|_| PyTypeError::new_err("Sequence expects a list of tokenmill.normalizers.Normalizer"))?;
+            match &normalizer.inner {
+                NormalizerWrapper::Sequence(inner) => flat.extend(inner.normalizers.iter().cloned()),
+                other => flat.push(other.clone()),
+            }
+        }
+        Ok((PySequence, PyNormalizer::new(Sequence::new(flat))))
+    }
+
+    fn __getnewargs__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        PyTuple::new(py, [PyList::empty(py)])
+    }
+
+    fn __len__(self_: PyRef<'_, Self>) -> PyResult<usize> {
+        Ok(Self::items(&self_)?.len())
+    }
+
+    fn __getitem__(self_: PyRef<'_, Self>, index: isize) -> PyResult<PyObject> {
+        let items = Self::items(&self_)?;
+        let item = items[resolve_index(index, items.len())?].clone();
+        to_python(self_.py(), item)
+    }
+
+    fn __setitem__(mut self_: PyRefMut<'_, Self>, index: isize, value: PyRef<'_, PyNormalizer>) -> PyResult<()> {
+        let value = value.inner.clone();
+        setter!(self_, Sequence, |s| {
+            let at = resolve_index(index, s.normalizers.len())?;
+            s.normalizers[at] = value
+        })
+    }
+}
+
+/// A compiled regular expression, to give ``Replace`` and ``Split`` a regex pattern instead of
+/// a literal string. Raises ``tokenmill.FormatError`` if the pattern does not compile.
+///
+/// Args:
+///     pattern (str): the regular expression.
+#[pyclass(module = "tokenmill", name = "Regex", frozen)]
+pub(crate) struct PyRegex {
+    pub(crate) inner: Regex,
+}
+
+impl PyRegex {
+    pub(crate) fn new(pattern: &str) -> PyResult<Self> {
+        Ok(PyRegex { inner: Regex::new(pattern).py()? })
+    }
+}
+
+#[pymethods]
+impl PyRegex {
+    #[new]
+    #[pyo3(text_signature = "(self, pattern)")]
+    fn py_new(pattern: &str) -> PyResult<Self> {
+        PyRegex::new(pattern)
+    }
+
+    /// The regular expression, as given.
+    #[getter]
+    fn pattern(&self) -> &str {
+        self.inner.as_str()
+    }
+
+    fn __getnewargs__(&self) -> (String,) {
+        (self.inner.as_str().to_string(),)
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Regex({:?})", self.inner.as_str())
+    }
+
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        other.downcast::<PyRegex>().is_ok_and(|o| o.get().inner.as_str() == self.inner.as_str())
+    }
+}
+
+/// A pattern given from Python to ``NormalizedString.split`` / ``replace``: a str or a Regex.
+enum PyPattern {
+    Literal(String),
+    Regex(Py<PyRegex>),
+}
+
+impl PyPattern {
+    fn extract(pattern: &Bound<'_, PyAny>) -> PyResult<Self> {
+        if let Ok(s) = pattern.extract::<String>() {
+            return Ok(PyPattern::Literal(s));
+        }
+        if let Ok(regex) = pattern.downcast::<PyRegex>() {
+            return Ok(PyPattern::Regex(regex.clone().unbind()));
+        }
+        Err(PyTypeError::new_err("pattern must be a str or a tokenmill.Regex"))
+    }
+
+}
+
+/// A string being normalized, which keeps, for every normalized character, the span of the
+/// original string it comes from. Normalizers' ``normalize`` edits it in place.
+///
+/// Args:
+///     sequence (str): the original string.
+#[pyclass(module = "tokenmill", name = "NormalizedString")]
+#[derive(Clone)]
+pub struct PyNormalizedString {
+    pub(crate) inner: NormalizedString,
+}
+
+/// A Python range over the chars of the normalized string: an int, a `(start, end)` tuple, or a slice.
+fn char_range(range: &Bound<'_, PyAny>, len: usize) -> PyResult<std::ops::Range<usize>> {
+    if let Ok(i) = range.extract::<isize>() {
+        let at = resolve_index(i, len)?;
+        return Ok(at..at + 1);
+    }
+    if let Ok((start, end)) = range.extract::<(usize, usize)>() {
+        return Ok(start..end);
+    }
+    if let Ok(slice) = range.downcast::<PySlice>() {
+        let indices = slice.indices(len as isize)?;
+        if indices.step != 1 {
+            return Err(PyValueError::new_err("NormalizedString slices must have step 1"));
+        }
+        return Ok(indices.start as usize..(indices.stop.max(indices.start)) as usize);
+    }
+    Err(PyTypeError::new_err("expected an int, a (start, end) tuple or a slice"))
+}
+
+fn parse_behavior(behavior: &str) -> PyResult<SplitDelimiterBehavior> {
+    Ok(match behavior {
+        "removed" => SplitDelimiterBehavior::Removed,
+        "isolated" => SplitDelimiterBehavior::Isolated,
+        "merged_with_previous" => SplitDelimiterBehavior::MergedWithPrevious,
+        "merged_with_next" => SplitDelimiterBehavior::MergedWithNext,
+        "contiguous" => SplitDelimiterBehavior::Contiguous,
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "unknown split behavior {other:?}: expected removed, isolated, merged_with_previous, merged_with_next or contiguous"
+            )))
+        }
+    })
+}
+
+/// Runs `edit` with a per-char Python callback; the first Python error stops calling it and is returned.
+fn with_callback<'py, R>(func: &Bound<'py, PyAny>, edit: impl FnOnce(&mut dyn FnMut(char) -> PyResult<Bound<'py, PyAny>>) -> R) -> PyResult<R> {
+    if !func.is_callable() {
+        return Err(PyTypeError::new_err("expected a callable taking one character"));
+    }
+    let mut call = |c: char| func.call1((c.to_string(),));
+    Ok(edit(&mut call))
+}
+
+#[pymethods]
+impl PyNormalizedString {
+    #[new]
+    #[pyo3(text_signature = "(self, sequence)")]
+    fn new(sequence: &str) -> Self {
+        PyNormalizedString { inner: NormalizedString::from(sequence) }
+    }
+
+    /// The normalized string.
+    #[getter]
+    fn normalized(&self) -> &str {
+        self.inner.get()
+    }
+
+    /// The original string.
+    #[getter]
+    fn original(&self) -> &str {
+        self.inner.get_original()
+    }
+
+    /// For each character of the normalized string, the ``(start, end)`` character span of the
+    /// original string it comes from.
+    #[getter]
+    fn alignments(&self) -> Vec<(usize, usize)> {
+        let to_chars = ByteToCharOffsets::new(self.inner.get_original());
+        let aligns = self.inner.alignments();
+        self.inner.get().char_indices().map(|(i, _)| to_chars.convert_span(aligns[i])).collect()
+    }
+
+    /// Unicode NFD, in place.
+    fn nfd(&mut self) {
+        self.inner.nfd();
+    }
+    /// Unicode NFKD, in place.
+    fn nfkd(&mut self) {
+        self.inner.nfkd();
+    }
+    /// Unicode NFC, in place.
+    fn nfc(&mut self) {
+        self.inner.nfc();
+    }
+    /// Unicode NFKC, in place.
+    fn nfkc(&mut self) {
+        self.inner.nfkc();
+    }
+    /// Lowercases, in place.
+    fn lowercase(&mut self) {
+        self.inner.lowercase();
+    }
+    /// Uppercases, in place.
+    fn uppercase(&mut self) {
+        self.inner.uppercase();
+    }
+    /// Adds ``s`` in front (nothing happens to an empty string).
+    fn prepend(&mut self, s: &str) {
+        self.inner.prepend(s);
+    }
+    /// Adds ``s`` at the end.
+    fn append(&mut self, s: &str) {
+        self.inner.append(s);
+    }
+    /// Removes leading whitespace.
+    fn lstrip(&mut self) {
+        self.inner.lstrip();
+    }
+    /// Removes trailing whitespace.
+    fn rstrip(&mut self) {
+        self.inner.rstrip();
+    }
+    /// Removes leading and trailing whitespace.
+    fn strip(&mut self) {
+        self.inner.strip();
+    }
+    /// Removes the whole normalized string.
+    fn clear(&mut self) {
+        self.inner.clear();
+    }
+
+    /// A piece of this string by a character range of the normalized string (an int, a
+    /// ``(start, end)`` tuple or a slice), or None if the range is out of bounds.
+    #[pyo3(text_signature = "(self, range)")]
+    fn slice(&self, range: &Bound<'_, PyAny>) -> PyResult<Option<PyNormalizedString>> {
+        let text = self.inner.get();
+        let chars = char_range(range, text.chars().count())?;
+        let byte_at = |k: usize| text.char_indices().map(|(i, _)| i).chain(std::iter::once(text.len())).nth(k);
+        Ok(match (byte_at(chars.start), byte_at(chars.end)) {
+            (Some(s), Some(e)) => self.inner.slice(s..e).map(|inner| PyNormalizedString { inner }),
+            _ => None,
+        })
+    }
+
+    fn __getitem__(&self, range: &Bound<'_, PyAny>) -> PyResult<Option<PyNormalizedString>> {
+        self.slice(range)
+    }
+
+    /// Keeps only the characters for which ``func(char)`` is true.
+    #[pyo3(text_signature = "(self, func)")]
+    fn filter(&mut self, func: &Bound<'_, PyAny>) -> PyResult<()> {
+        let mut error = None;
+        with_callback(func, |call| {
+            self.inner.filter(|c| match call(c).and_then(|r| r.is_truthy()) {
+                Ok(keep) => keep,
+                Err(e) => {
+                    error.get_or_insert(e);
+                    true
+                }
+            });
+        })?;
+        error.map_or(Ok(()), Err)
+    }
+
+    /// Calls ``func(char)`` for each normalized character.
+    #[pyo3(text_signature = "(self, func)")]
+    fn for_each(&self, func: &Bound<'_, PyAny>) -> PyResult<()> {
+        with_callback(func, |call| self.inner.get().chars().try_for_each(|c| call(c).map(|_| ())))?
+    }
+
+    /// Replaces each character by ``func(char)`` (a str of one character).
+    #[pyo3(text_signature = "(self, func)")]
+    fn map(&mut self, func: &Bound<'_, PyAny>) -> PyResult<()> {
+        let mut error = None;
+        with_callback(func, |call| {
+            self.inner.map(|c| {
+                let mapped = call(c).and_then(|r| r.extract::<String>()).and_then(|s| {
+                    let mut chars = s.chars();
+                    match (chars.next(), chars.next()) {
+                        (Some(m), None) => Ok(m),
+                        _ => Err(PyValueError::new_err(format!("map: the function must return one character, got {s:?}"))),
+                    }
+                });
+                mapped.unwrap_or_else(|e| {
+                    error.get_or_insert(e);
+                    c
+                })
+            });
+        })?;
+        error.map_or(Ok(()), Err)
+    }
+
+    /// Splits on ``pattern`` (a str or a ``tokenmill.Regex``); ``behavior`` is one of
+    /// "removed", "isolated", "merged_with_previous", "merged_with_next", "contiguous".
+    #[pyo3(text_signature = "(self, pattern, behavior)")]
+    fn split(&self, py: Python<'_>, pattern: &Bound<'_, PyAny>, behavior: &str) -> PyResult<Vec<PyNormalizedString>> {
+        let behavior = parse_behavior(behavior)?;
+        let pieces = match PyPattern::extract(pattern)? {
+            PyPattern::Literal(s) => self.inner.split(s.as_str(), behavior),
+            PyPattern::Regex(r) => self.inner.split(&r.bind(py).get().inner, behavior),
+        }
+        .py()?;
+        Ok(pieces.into_iter().map(|inner| PyNormalizedString { inner }).collect())
+    }
+
+    /// Replaces every match of ``pattern`` (a str or a ``tokenmill.Regex``) by ``content``.
+    #[pyo3(text_signature = "(self, pattern, content)")]
+    fn replace(&mut self, py: Python<'_>, pattern: &Bound<'_, PyAny>, content: &str) -> PyResult<()> {
+        match PyPattern::extract(pattern)? {
+            PyPattern::Literal(s) => self.inner.replace(s.as_str(), content).map(|_| ()),
+            PyPattern::Regex(r) => self.inner.replace(&r.bind(py).get().inner, content).map(|_| ()),
+        }
+        .py()
+    }
+
+    fn __repr__(&self) -> String {
+        format!("NormalizedString(original={:?}, normalized={:?})", self.inner.get_original(), self.inner.get())
+    }
+
+    fn __str__(&self) -> &str {
+        self.inner.get()
+    }
+
+    fn __len__(&self) -> usize {
+        self.inner.get().chars().count()
+    }
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyNormalizer>()?;
+    m.add_class::<PyBertNormalizer>()?;
+    m.add_class::<PyNFD>()?;
+    m.add_class::<PyNFKD>()?;
+    m.add_class::<PyNFC>()?;
+    m.add_class::<PyNFKC>()?;
+    m.add_class::<PySequence>()?;
+    m.add_class::<PyLowercase>()?;
+    m.add_class::<PyPrepend>()?;
+    m.add_class::<PyStrip>()?;
+    m.add_class::<PyStripAccents>()?;
+    m.add_class::<PyNmt>()?;
+    m.add_class::<PyPrecompiled>()?;
+    m.add_class::<PyReplace>()?;
+    m.add_class::<PyByteLevel>()?;
+    Ok(())
+}
+
+/// The classes that live at the top level of `tokenmill`: `Regex` and `NormalizedString`.
+pub fn register_top_level(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyRegex>()?;
+    m.add_class::<PyNormalizedString>()?;
     Ok(())
 }

@@ -1,5 +1,280 @@
+//! `tokenmill.trainers`: the base `Trainer` and `BpeTrainer` (tokenizers' constructor and
+//! attributes), plus test/explain hooks that train straight from word counts.
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
+use tokenmill_core::trainers::{BpeTrainResult, BpeTrainer, SpecialToken, TrainerWrapper, WordCounts};
 
-pub fn register(_m: &Bound<'_, PyModule>) -> PyResult<()> {
+use crate::errors::ToPyResult;
+
+/// Base class of all trainers. A trainer learns a model from a corpus, through
+/// `Tokenizer.train(files, trainer)` or `Tokenizer.train_from_iterator(iterator, trainer)`.
+#[pyclass(subclass, module = "tokenmill.trainers", name = "Trainer")]
+#[derive(Clone)]
+pub struct PyTrainer {
+    pub(crate) inner: TrainerWrapper,
+}
+
+#[pymethods]
+impl PyTrainer {
+    fn __getstate__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        let json = serde_json::to_vec(&self.inner).map_err(|e| PyValueError::new_err(format!("cannot pickle trainer: {e}")))?;
+        Ok(PyBytes::new(py, &json))
+    }
+
+    fn __setstate__(&mut self, state: &[u8]) -> PyResult<()> {
+        self.inner = serde_json::from_slice(state).map_err(|e| PyValueError::new_err(format!("cannot unpickle trainer: {e}")))?;
+        Ok(())
+    }
+
+    fn __repr__(&self) -> String {
+        match &self.inner {
+            TrainerWrapper::BpeTrainer(t) => format!(
+                "BpeTrainer(vocab_size={}, min_frequency={}, show_progress={}, special_tokens={:?}, limit_alphabet={:?}, initial_alphabet=[{} chars], continuing_subword_prefix={:?}, end_of_word_suffix={:?}, max_token_length={:?})",
+                t.vocab_size,
+                t.min_frequency,
+                t.show_progress,
+                t.special_tokens.iter().map(|s| s.content.as_str()).collect::<Vec<_>>(),
+                t.limit_alphabet,
+                t.initial_alphabet.len(),
+                t.continuing_subword_prefix,
+                t.end_of_word_suffix,
+                t.max_token_length
+            ),
+        }
+    }
+}
+
+impl PyTrainer {
+    fn bpe(&self) -> &BpeTrainer {
+        match &self.inner {
+            TrainerWrapper::BpeTrainer(t) => t,
+        }
+    }
+
+    fn bpe_mut(&mut self) -> &mut BpeTrainer {
+        match &mut self.inner {
+            TrainerWrapper::BpeTrainer(t) => t,
+        }
+    }
+}
+
+/// Builds the Python object of the right subclass for a trainer.
+#[allow(dead_code)]
+pub(crate) fn to_python(py: Python<'_>, wrapper: TrainerWrapper) -> PyResult<PyObject> {
+    match wrapper {
+        TrainerWrapper::BpeTrainer(_) => Ok(Py::new(py, (PyBpeTrainer {}, PyTrainer { inner: wrapper }))?.into_any()),
+    }
+}
+
+/// Special tokens given as `str` or as objects with a `.content` (e.g. `AddedToken`).
+fn extract_special_tokens(tokens: &Bound<'_, PyAny>) -> PyResult<Vec<SpecialToken>> {
+    let mut out = Vec::new();
+    for item in tokens.try_iter()? {
+        let item = item?;
+        if let Ok(s) = item.extract::<String>() {
+            out.push(SpecialToken::new(s));
+        } else if let Ok(content) = item.getattr("content").and_then(|c| c.extract::<String>()) {
+            let flag = |name: &str, default: bool| -> bool {
+                item.getattr(name).and_then(|v| v.extract::<bool>()).unwrap_or(default)
+            };
+            out.push(SpecialToken {
+                content,
+                single_word: flag("single_word", false),
+                lstrip: flag("lstrip", false),
+                rstrip: flag("rstrip", false),
+                normalized: flag("normalized", false),
+                special: flag("special", true),
+            });
+        } else {
+            return Err(PyTypeError::new_err("special_tokens must be a list of str or AddedToken"));
+        }
+    }
+    Ok(out)
+}
+
+/// The first character of each string (as `tokenizers` takes them); empty strings are ignored.
+fn extract_alphabet(alphabet: Vec<String>) -> std::collections::BTreeSet<char> {
+    alphabet.iter().filter_map(|s| s.chars().next()).collect()
+}
+
+/// Trainer capable of training a BPE model.
+///
+/// Args:
+///     vocab_size (int): the size of the final vocabulary, special tokens and alphabet included.
+///     min_frequency (int): the minimum count a pair must have to be merged.
+///     show_progress (bool): whether to show progress bars (only on a terminal).
+///     special_tokens (list of str or AddedToken): tokens that get the first ids, in order.
+///     limit_alphabet (int, optional): keep at most this many (the most frequent) characters.
+///     initial_alphabet (list of str): characters always in the alphabet (first char of each).
+///     continuing_subword_prefix (str, optional): prefix of symbols that do not start a word.
+///     end_of_word_suffix (str, optional): suffix of symbols that end a word.
+///     max_token_length (int, optional): limit on the length of merged tokens.
+///
+/// Merges: the pair with the highest count wins; ties go to the lowest pair of ids. Ids go to
+/// the special tokens, then the alphabet in code-point order, then merges in order.
+#[pyclass(extends = PyTrainer, module = "tokenmill.trainers", name = "BpeTrainer")]
+pub struct PyBpeTrainer {}
+
+#[pymethods]
+impl PyBpeTrainer {
+    #[new]
+    #[pyo3(signature = (vocab_size=30000, min_frequency=0, show_progress=true, special_tokens=None, limit_alphabet=None, initial_alphabet=None, continuing_subword_prefix=None, end_of_word_suffix=None, max_token_length=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        vocab_size: usize,
+        min_frequency: u64,
+        show_progress: bool,
+        special_tokens: Option<&Bound<'_, PyAny>>,
+        limit_alphabet: Option<usize>,
+        initial_alphabet: Option<Vec<String>>,
+        continuing_subword_prefix: Option<String>,
+        end_of_word_suffix: Option<String>,
+        max_token_length: Option<usize>,
+    ) -> PyResult<(Self, PyTrainer)> {
+        let trainer = BpeTrainer {
+            vocab_size,
+            min_frequency,
+            show_progress,
+            special_tokens: match special_tokens {
+                Some(t) => extract_special_tokens(t)?,
+                None => vec![],
+            },
+            limit_alphabet,
+            initial_alphabet: extract_alphabet(initial_alphabet.unwrap_or_default()),
+            continuing_subword_prefix,
+            end_of_word_suffix,
+            max_token_length,
+            ..Default::default()
+        };
+        Ok((PyBpeTrainer {}, PyTrainer { inner: TrainerWrapper::BpeTrainer(trainer) }))
+    }
+
+    #[getter]
+    fn get_vocab_size(self_: PyRef<'_, Self>) -> usize {
+        self_.as_super().bpe().vocab_size
+    }
+    #[setter]
+    fn set_vocab_size(mut self_: PyRefMut<'_, Self>, value: usize) {
+        self_.as_super().bpe_mut().vocab_size = value;
+    }
+    #[getter]
+    fn get_min_frequency(self_: PyRef<'_, Self>) -> u64 {
+        self_.as_super().bpe().min_frequency
+    }
+    #[setter]
+    fn set_min_frequency(mut self_: PyRefMut<'_, Self>, value: u64) {
+        self_.as_super().bpe_mut().min_frequency = value;
+    }
+    #[getter]
+    fn get_show_progress(self_: PyRef<'_, Self>) -> bool {
+        self_.as_super().bpe().show_progress
+    }
+    #[setter]
+    fn set_show_progress(mut self_: PyRefMut<'_, Self>, value: bool) {
+        self_.as_super().bpe_mut().show_progress = value;
+    }
+    /// The special tokens, as their text.
+    #[getter]
+    fn get_special_tokens(self_: PyRef<'_, Self>) -> Vec<String> {
+        self_.as_super().bpe().special_tokens.iter().map(|t| t.content.clone()).collect()
+    }
+    #[setter]
+    fn set_special_tokens(mut self_: PyRefMut<'_, Self>, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        self_.as_super().bpe_mut().special_tokens = extract_special_tokens(value)?;
+        Ok(())
+    }
+    #[getter]
+    fn get_limit_alphabet(self_: PyRef<'_, Self>) -> Option<usize> {
+        self_.as_super().bpe().limit_alphabet
+    }
+    #[setter]
+    fn set_limit_alphabet(mut self_: PyRefMut<'_, Self>, value: Option<usize>) {
+        self_.as_super().bpe_mut().limit_alphabet = value;
+    }
+    #[getter]
+    fn get_initial_alphabet(self_: PyRef<'_, Self>) -> Vec<String> {
+        self_.as_super().bpe().initial_alphabet.iter().map(|c| c.to_string()).collect()
+    }
+    #[setter]
+    fn set_initial_alphabet(mut self_: PyRefMut<'_, Self>, value: Vec<String>) {
+        self_.as_super().bpe_mut().initial_alphabet = extract_alphabet(value);
+    }
+    #[getter]
+    fn get_continuing_subword_prefix(self_: PyRef<'_, Self>) -> Option<String> {
+        self_.as_super().bpe().continuing_subword_prefix.clone()
+    }
+    #[setter]
+    fn set_continuing_subword_prefix(mut self_: PyRefMut<'_, Self>, value: Option<String>) {
+        self_.as_super().bpe_mut().continuing_subword_prefix = value;
+    }
+    #[getter]
+    fn get_end_of_word_suffix(self_: PyRef<'_, Self>) -> Option<String> {
+        self_.as_super().bpe().end_of_word_suffix.clone()
+    }
+    #[setter]
+    fn set_end_of_word_suffix(mut self_: PyRefMut<'_, Self>, value: Option<String>) {
+        self_.as_super().bpe_mut().end_of_word_suffix = value;
+    }
+    #[getter]
+    fn get_max_token_length(self_: PyRef<'_, Self>) -> Option<usize> {
+        self_.as_super().bpe().max_token_length
+    }
+    #[setter]
+    fn set_max_token_length(mut self_: PyRefMut<'_, Self>, value: Option<usize>) {
+        self_.as_super().bpe_mut().max_token_length = value;
+    }
+
+    /// The merges learned by the last training run, in order, as `(left, right, count)`:
+    /// `count` is how often the pair occurred when it was merged (explains how the model was
+    /// trained). Empty before training.
+    #[getter]
+    fn get_merge_history(self_: PyRef<'_, Self>) -> Vec<(String, String, u64)> {
+        self_.as_super().bpe().merge_history.clone()
+    }
+}
+
+/// The trained data as a dict: `vocab` (token → id), `merges` (list of pairs, by rank),
+/// `history` (every merge step as (left, right, count)), `special_tokens` (their text).
+fn result_to_dict<'py>(py: Python<'py>, r: &BpeTrainResult) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    let vocab = PyDict::new(py);
+    for (i, t) in r.vocab.iter().enumerate() {
+        vocab.set_item(t, i)?;
+    }
+    d.set_item("vocab", vocab)?;
+    let merges = PyList::empty(py);
+    for (a, b) in &r.merges {
+        merges.append(PyTuple::new(py, [a, b])?)?;
+    }
+    d.set_item("merges", merges)?;
+    d.set_item("history", r.history_texts())?;
+    d.set_item("special_tokens", r.special_tokens.iter().map(|t| t.content.clone()).collect::<Vec<_>>())?;
+    Ok(d)
+}
+
+/// Trains `trainer` (a BpeTrainer) directly from word counts `{word: count}` and returns the
+/// trained data (see `result_to_dict`). Used by tests and to explain training without a pipeline.
+/// `form_order` (tests only) gives the ids of `##x` / `x</w>` forms in that order instead of
+/// code-point order, to replay a `tokenizers` run.
+#[pyfunction]
+#[pyo3(signature = (trainer, counts, form_order=None))]
+fn _train_bpe_from_word_counts<'py>(py: Python<'py>, mut trainer: PyRefMut<'py, PyTrainer>, counts: &Bound<'py, PyDict>, form_order: Option<Vec<String>>) -> PyResult<Bound<'py, PyDict>> {
+    let mut words = WordCounts::default();
+    for (k, v) in counts.iter() {
+        let n: u64 = v.extract()?;
+        *words.entry(k.extract::<String>()?).or_insert(0) += n;
+    }
+    let bpe = trainer.bpe_mut();
+    let form_order = form_order.unwrap_or_default();
+    let result = py.allow_threads(|| bpe.train_with_form_order(&words, &form_order)).py()?;
+    bpe.merge_history = result.history_texts();
+    result_to_dict(py, &result)
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyTrainer>()?;
+    m.add_class::<PyBpeTrainer>()?;
+    m.add_function(wrap_pyfunction!(_train_bpe_from_word_counts, m)?)?;
     Ok(())
 }

@@ -1,0 +1,550 @@
+//! The BPE trainer: learns merges from word counts, exactly as `tokenizers`' BpeTrainer does
+//! (see the rules in the [module docs](super)), but with compact data structures:
+//!
+//! * every word is a run of `u32` symbol ids in one flat arena (plus a parallel arena of symbol
+//!   lengths in characters, for `max_token_length`), merged in place;
+//! * pair counts (`i64`) live in one hash map; a max-heap orders candidate merges by
+//!   (count, lowest pair) and is updated lazily: a popped entry whose count is stale is pushed
+//!   back with the current count;
+//! * each heap entry carries the words where its pair was seen, so a merge only visits those.
+//!
+//! The heap bookkeeping reproduces `tokenizers`' exactly, including its quirks (an entry only
+//! merges the words it carries, and the merged pair's count is not reset), so that the learned
+//! merges are the same even when a merged token can be formed in more than one way.
+use std::collections::{BTreeSet, BinaryHeap, HashMap};
+use std::cmp::Ordering;
+
+use rustc_hash::{FxHashMap, FxHashSet};
+use serde::{Deserialize, Serialize};
+
+use super::progress::Progress;
+use super::word_counts::{count_words, WordCounts};
+use super::SpecialToken;
+use crate::error::Result;
+
+/// Options of BPE training (the same names and defaults as `tokenizers.trainers.BpeTrainer`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct BpeTrainer {
+    /// Pairs seen fewer times than this are never merged (training stops at the first one).
+    pub min_frequency: u64,
+    /// Target vocabulary size, special tokens and alphabet included.
+    pub vocab_size: usize,
+    pub show_progress: bool,
+    /// Tokens that get the first ids, in this order.
+    pub special_tokens: Vec<SpecialToken>,
+    /// Keep at most this many characters in the alphabet (the most frequent ones).
+    pub limit_alphabet: Option<usize>,
+    /// Characters always in the alphabet, seen in the corpus or not.
+    pub initial_alphabet: BTreeSet<char>,
+    /// Prefix of every symbol that does not start a word (e.g. `##`).
+    pub continuing_subword_prefix: Option<String>,
+    /// Suffix of every symbol that ends a word (e.g. `</w>`).
+    pub end_of_word_suffix: Option<String>,
+    /// Limit on the length (in characters) of merged tokens, with `tokenizers`' rule: a new pair
+    /// is only counted when its length is below this limit.
+    pub max_token_length: Option<usize>,
+    /// The word counts gathered by `feed`.
+    pub words: WordCounts,
+    /// The merges of the last `train_and_record` run, with their counts: (left, right, count).
+    #[serde(skip)]
+    pub merge_history: Vec<(String, String, u64)>,
+}
+
+impl Default for BpeTrainer {
+    fn default() -> Self {
+        BpeTrainer {
+            min_frequency: 0,
+            vocab_size: 30000,
+            show_progress: true,
+            special_tokens: vec![],
+            limit_alphabet: None,
+            initial_alphabet: BTreeSet::new(),
+            continuing_subword_prefix: None,
+            end_of_word_suffix: None,
+            max_token_length: None,
+            words: WordCounts::default(),
+            merge_history: Vec::new(),
+        }
+    }
+}
+
+/// One step of training: the pair merged, the token it made, and the pair's count then.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LearnedMerge {
+    pub left: u32,
+    pub right: u32,
+    pub new_id: u32,
+    pub count: u64,
+}
+
+/// What training learned: everything a BPE model and its Tokenizer need.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BpeTrainResult {
+    /// Tokens by id.
+    pub vocab: Vec<String>,
+    /// The model's merges, by rank. A pair merged twice (it happens when a token can be formed in
+    /// two ways) keeps its last rank, as in `tokenizers`' model.
+    pub merges: Vec<(String, String)>,
+    /// Every merge step in order, with the count that made it win (the "explain" history).
+    pub history: Vec<LearnedMerge>,
+    pub special_tokens: Vec<SpecialToken>,
+    pub continuing_subword_prefix: Option<String>,
+    pub end_of_word_suffix: Option<String>,
+}
+
+impl BpeTrainResult {
+    /// Every merge step as (left text, right text, count).
+    pub fn history_texts(&self) -> Vec<(String, String, u64)> {
+        self.history.iter().map(|m| (self.vocab[m.left as usize].clone(), self.vocab[m.right as usize].clone(), m.count)).collect()
+    }
+
+    /// Token → id.
+    pub fn vocab_map(&self) -> HashMap<String, u32> {
+        self.vocab.iter().enumerate().map(|(i, t)| (t.clone(), i as u32)).collect()
+    }
+}
+
+impl BpeTrainer {
+    pub fn new(min_frequency: u64, vocab_size: usize) -> Self {
+        BpeTrainer { min_frequency, vocab_size, ..Default::default() }
+    }
+
+    /// Counts the words of `sequences`, each cut into words by `process` (`tokenizers`' API).
+    /// Replaces the counts of any earlier feed, as `tokenizers` does.
+    pub fn feed<I, S, F>(&mut self, sequences: I, process: F) -> Result<()>
+    where
+        I: Iterator<Item = S> + Send,
+        S: AsRef<str> + Send + Sync,
+        F: Fn(&str) -> Result<Vec<String>> + Sync,
+    {
+        self.feed_with(sequences.map(Ok), |s: &str, emit: &mut dyn FnMut(&str)| {
+            process(s)?.iter().for_each(|w| emit(w));
+            Ok(())
+        })
+    }
+
+    /// Like [`feed`](Self::feed), but `process` hands words to `emit` (no allocation per word)
+    /// and sequences may be errors, which stop the feed.
+    pub fn feed_with<I, S, F>(&mut self, sequences: I, process: F) -> Result<()>
+    where
+        I: Iterator<Item = Result<S>>,
+        S: AsRef<str> + Send + Sync,
+        F: Fn(&str, &mut dyn FnMut(&str)) -> Result<()> + Sync,
+    {
+        self.words = count_words(sequences, process, |_| {})?;
+        Ok(())
+    }
+
+    /// Learns the vocabulary and merges from the fed word counts.
+    pub fn train(&self) -> Result<BpeTrainResult> {
+        self.train_from_counts(&self.words)
+    }
+
+    /// Like [`train`](Self::train), and keeps the merge history (for "explain" APIs).
+    pub fn train_and_record(&mut self) -> Result<BpeTrainResult> {
+        let result = self.train()?;
+        self.merge_history = result.history_texts();
+        Ok(result)
+    }
+
+    /// Learns the vocabulary and merges from `counts`.
+    pub fn train_from_counts(&self, counts: &WordCounts) -> Result<BpeTrainResult> {
+        self.train_with_form_order(counts, &[])
+    }
+
+    /// Like [`train_from_counts`](Self::train_from_counts), but the prefixed / suffixed character
+    /// forms listed in `form_order` get their ids in that order (before the others). This lets
+    /// tests replay the (hash) order a `tokenizers` run happened to use and compare exactly.
+    pub fn train_with_form_order(&self, counts: &WordCounts, form_order: &[String]) -> Result<BpeTrainResult> {
+        let mut vocab = Vocab::default();
+        for token in &self.special_tokens {
+            vocab.get_or_add(&token.content);
+        }
+        for c in self.alphabet(counts) {
+            vocab.get_or_add(c.encode_utf8(&mut [0; 4]));
+        }
+        let symbols = CharSymbols::new(self, counts, form_order, &mut vocab);
+        let mut words = Words::new(counts, &symbols);
+        let (history, vocab) = self.merge_loop(&mut words, vocab);
+        Ok(self.result(vocab, history))
+    }
+
+    /// The alphabet in code-point order (see the module docs for `limit_alphabet`).
+    fn alphabet(&self, counts: &WordCounts) -> Vec<char> {
+        let mut freq: FxHashMap<char, u64> = FxHashMap::default();
+        for (word, &n) in counts {
+            for c in word.chars() {
+                let f = freq.entry(c).or_insert(0);
+                *f = f.saturating_add(n);
+            }
+        }
+        for &c in &self.initial_alphabet {
+            freq.insert(c, u64::MAX);
+        }
+        let mut kept: Vec<(char, u64)> = freq.into_iter().collect();
+        if let Some(limit) = self.limit_alphabet {
+            if kept.len() > limit {
+                // Most frequent first; among equals, lower code points first (deterministic,
+                // where `tokenizers` drops in hash order).
+                kept.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+                kept.truncate(limit);
+            }
+        }
+        let mut alphabet: Vec<char> = kept.into_iter().map(|(c, _)| c).collect();
+        alphabet.sort_unstable();
+        alphabet
+    }
+
+    fn merge_loop(&self, words: &mut Words, mut vocab: Vocab) -> (Vec<LearnedMerge>, Vocab) {
+        let max_len = self.max_token_length.unwrap_or(usize::MAX);
+        let (mut pair_counts, entries) = words.count_pairs();
+        let mut heap: BinaryHeap<Entry> = entries.into();
+        let mut history = Vec::new();
+        let todo = self.vocab_size.saturating_sub(vocab.len()) as u64;
+        let progress = Progress::new(self.show_progress, todo, "Compute merges");
+        let mut changes = Changes::default();
+        while vocab.len() < self.vocab_size {
+            let Some(mut top) = heap.pop() else { break };
+            // `as u64` like `tokenizers`: a (never expected) negative count compares as huge.
+            let current = pair_counts.get(&top.pair).copied().unwrap_or(0) as u64;
+            if top.count != current {
+                top.count = current;
+                heap.push(top);
+                continue;
+            }
+            if top.count < 1 || self.min_frequency > top.count {
+                break;
+            }
+            let (left, right) = unpack(top.pair);
+            let new_id = vocab.get_or_add(&self.merged_text(&vocab, left, right));
+            history.push(LearnedMerge { left, right, new_id, count: top.count });
+            for &w in &top.pos {
+                words.merge(w as usize, left, right, new_id, max_len, &mut changes);
+            }
+            changes.apply(&mut pair_counts, &mut heap);
+            progress.set_position(history.len() as u64);
+        }
+        progress.finish();
+        (history, vocab)
+    }
+
+    /// The text of the token made by merging `left` and `right` (the right one loses its
+    /// continuing-subword prefix).
+    fn merged_text(&self, vocab: &Vocab, left: u32, right: u32) -> String {
+        let a = &vocab.tokens[left as usize];
+        let mut b = vocab.tokens[right as usize].as_str();
+        if let Some(prefix) = &self.continuing_subword_prefix {
+            b = b.strip_prefix(prefix.as_str()).unwrap_or(b);
+        }
+        format!("{a}{b}")
+    }
+
+    fn result(&self, vocab: Vocab, history: Vec<LearnedMerge>) -> BpeTrainResult {
+        // A pair merged more than once keeps its last rank (as `tokenizers`' merges map does).
+        let mut last_step: FxHashMap<(u32, u32), usize> = FxHashMap::default();
+        for (i, m) in history.iter().enumerate() {
+            last_step.insert((m.left, m.right), i);
+        }
+        let merges = history
+            .iter()
+            .enumerate()
+            .filter(|(i, m)| last_step[&(m.left, m.right)] == *i)
+            .map(|(_, m)| (vocab.tokens[m.left as usize].clone(), vocab.tokens[m.right as usize].clone()))
+            .collect();
+        BpeTrainResult {
+            vocab: vocab.tokens,
+            merges,
+            history,
+            special_tokens: self.special_tokens.clone(),
+            continuing_subword_prefix: self.continuing_subword_prefix.clone(),
+            end_of_word_suffix: self.end_of_word_suffix.clone(),
+        }
+    }
+}
+
+/// Token ↔ id as training grows it.
+#[derive(Default)]
+struct Vocab {
+    ids: FxHashMap<String, u32>,
+    tokens: Vec<String>,
+}
+
+impl Vocab {
+    fn get_or_add(&mut self, token: &str) -> u32 {
+        if let Some(&id) = self.ids.get(token) {
+            return id;
+        }
+        let id = self.tokens.len() as u32;
+        self.tokens.push(token.to_owned());
+        self.ids.insert(token.to_owned(), id);
+        id
+    }
+
+    fn len(&self) -> usize {
+        self.tokens.len()
+    }
+}
+
+/// The initial symbol id of every alphabet character, by position in its word:
+/// `[inside, first, last, first and last]` (prefix on non-first, suffix on last characters).
+struct CharSymbols {
+    ids: FxHashMap<char, [u32; 4]>,
+}
+
+impl CharSymbols {
+    /// Adds the prefixed / suffixed forms that occur to `vocab`, in code-point order of their text.
+    fn new(trainer: &BpeTrainer, counts: &WordCounts, form_order: &[String], vocab: &mut Vocab) -> Self {
+        // A character takes part in words when its own text is a token (alphabet or special).
+        let mut forms: FxHashSet<(char, usize)> = FxHashSet::default();
+        for word in counts.keys() {
+            for (c, kind) in positions(word) {
+                if vocab.ids.contains_key(c.encode_utf8(&mut [0; 4]) as &str) {
+                    forms.insert((c, kind));
+                }
+            }
+        }
+        let text = |c: char, kind: usize| {
+            let mut s = String::new();
+            if kind & FIRST == 0 {
+                s.push_str(trainer.continuing_subword_prefix.as_deref().unwrap_or(""));
+            }
+            s.push(c);
+            if kind & LAST != 0 {
+                s.push_str(trainer.end_of_word_suffix.as_deref().unwrap_or(""));
+            }
+            s
+        };
+        let new_texts: BTreeSet<String> = forms.iter().map(|&(c, kind)| text(c, kind)).collect();
+        for t in form_order.iter().filter(|t| new_texts.contains(*t)).chain(&new_texts) {
+            vocab.get_or_add(t);
+        }
+        let mut ids: FxHashMap<char, [u32; 4]> = FxHashMap::default();
+        for (c, kind) in forms {
+            ids.entry(c).or_insert([u32::MAX; 4])[kind] = vocab.ids[&text(c, kind)];
+        }
+        CharSymbols { ids }
+    }
+}
+
+const FIRST: usize = 1;
+const LAST: usize = 2;
+
+/// Each character of `word` with its position kind (`FIRST` / `LAST` bits), by position in the
+/// original word (characters dropped from the alphabet still count as first / last).
+fn positions(word: &str) -> impl Iterator<Item = (char, usize)> + '_ {
+    let n = word.chars().count();
+    word.chars().enumerate().map(move |(i, c)| (c, if i == 0 { FIRST } else { 0 } | if i + 1 == n { LAST } else { 0 }))
+}
+
+/// All words as runs of symbol ids in one arena, merged in place.
+struct Words {
+    symbols: Vec<u32>,
+    /// Length of each symbol in characters (merged lengths add up).
+    lens: Vec<u32>,
+    start: Vec<usize>,
+    len: Vec<u32>,
+    count: Vec<u64>,
+}
+
+impl Words {
+    fn new(counts: &WordCounts, chars: &CharSymbols) -> Self {
+        let mut w = Words { symbols: Vec::new(), lens: Vec::new(), start: Vec::with_capacity(counts.len()), len: Vec::with_capacity(counts.len()), count: Vec::with_capacity(counts.len()) };
+        for (word, &n) in counts {
+            let start = w.symbols.len();
+            for (c, kind) in positions(word) {
+                if let Some(ids) = chars.ids.get(&c) {
+                    w.symbols.push(ids[kind]);
+                    w.lens.push(1);
+                }
+            }
+            w.start.push(start);
+            w.len.push((w.symbols.len() - start) as u32);
+            w.count.push(n);
+        }
+        w
+    }
+
+    fn word(&self, i: usize) -> &[u32] {
+        &self.symbols[self.start[i]..self.start[i] + self.len[i] as usize]
+    }
+
+    /// Initial pair counts, and one heap entry per pair with the words it occurs in.
+    fn count_pairs(&self) -> (FxHashMap<u64, i64>, Vec<Entry>) {
+        let mut index: FxHashMap<u64, usize> = FxHashMap::default();
+        let mut entries: Vec<Entry> = Vec::new();
+        let mut counts: Vec<i64> = Vec::new();
+        for i in 0..self.start.len() {
+            let n = self.count[i] as i64;
+            for w in self.word(i).windows(2) {
+                let pair = pack(w[0], w[1]);
+                let slot = *index.entry(pair).or_insert_with(|| {
+                    entries.push(Entry { count: 0, pair, pos: Vec::new() });
+                    counts.push(0);
+                    entries.len() - 1
+                });
+                counts[slot] += n;
+                let pos = &mut entries[slot].pos;
+                if pos.last() != Some(&(i as u32)) {
+                    pos.push(i as u32);
+                }
+            }
+        }
+        let mut pair_counts: FxHashMap<u64, i64> = FxHashMap::default();
+        pair_counts.reserve(entries.len());
+        for (e, &c) in entries.iter_mut().zip(&counts) {
+            e.count = c as u64;
+            pair_counts.insert(e.pair, c);
+        }
+        entries.retain(|e| e.count > 0);
+        (pair_counts, entries)
+    }
+
+    /// Merges every (left, right) in word `w`, left to right, recording the pair changes.
+    fn merge(&mut self, w: usize, left: u32, right: u32, new_id: u32, max_len: usize, changes: &mut Changes) {
+        let start = self.start[w];
+        let n = self.len[w] as usize;
+        let syms = &mut self.symbols[start..start + n];
+        let lens = &mut self.lens[start..start + n];
+        let count = self.count[w] as i64;
+        let (mut read, mut write) = (0usize, 0usize);
+        while read < n {
+            if read + 1 < n && syms[read] == left && syms[read + 1] == right {
+                let new_len = lens[read] + lens[read + 1];
+                if write > 0 {
+                    let prev = syms[write - 1];
+                    changes.add(pack(prev, left), -count, w);
+                    if (lens[write - 1] as usize).saturating_add(new_len as usize) < max_len {
+                        changes.add(pack(prev, new_id), count, w);
+                    }
+                }
+                if read + 2 < n {
+                    let next = syms[read + 2];
+                    changes.add(pack(right, next), -count, w);
+                    if (lens[read + 2] as usize).saturating_add(new_len as usize) < max_len {
+                        changes.add(pack(new_id, next), count, w);
+                    }
+                }
+                syms[write] = new_id;
+                lens[write] = new_len;
+                read += 2;
+            } else {
+                syms[write] = syms[read];
+                lens[write] = lens[read];
+                read += 1;
+            }
+            write += 1;
+        }
+        self.len[w] = write as u32;
+    }
+}
+
+/// Pair count changes of one merge step, and the words where pairs appeared.
+#[derive(Default)]
+struct Changes {
+    deltas: Vec<(u64, i64)>,
+    appeared: Vec<(u64, u32)>,
+}
+
+impl Changes {
+    fn add(&mut self, pair: u64, delta: i64, word: usize) {
+        self.deltas.push((pair, delta));
+        if delta > 0 {
+            self.appeared.push((pair, word as u32));
+        }
+    }
+
+    /// Applies the counts, then pushes one heap entry per appeared pair (with its words).
+    fn apply(&mut self, pair_counts: &mut FxHashMap<u64, i64>, heap: &mut BinaryHeap<Entry>) {
+        for (pair, delta) in self.deltas.drain(..) {
+            *pair_counts.entry(pair).or_insert(0) += delta;
+        }
+        self.appeared.sort_unstable();
+        self.appeared.dedup();
+        let mut rest = &self.appeared[..];
+        while let Some(&(pair, _)) = rest.first() {
+            let same = rest.iter().take_while(|(p, _)| *p == pair).count();
+            let count = pair_counts.get(&pair).copied().unwrap_or(0);
+            if count > 0 {
+                heap.push(Entry { count: count as u64, pair, pos: rest[..same].iter().map(|&(_, w)| w).collect() });
+            }
+            rest = &rest[same..];
+        }
+        self.appeared.clear();
+    }
+}
+
+/// A candidate merge in the heap: highest count first, then the lowest pair of ids.
+#[derive(Debug, PartialEq, Eq)]
+struct Entry {
+    count: u64,
+    pair: u64,
+    pos: Vec<u32>,
+}
+
+impl Ord for Entry {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.count.cmp(&other.count).then_with(|| other.pair.cmp(&self.pair))
+    }
+}
+
+impl PartialOrd for Entry {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+/// A pair of ids as one `u64` whose order is the pair's lexicographic order.
+fn pack(a: u32, b: u32) -> u64 {
+    ((a as u64) << 32) | b as u64
+}
+
+fn unpack(p: u64) -> (u32, u32) {
+    ((p >> 32) as u32, p as u32)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn counts(words: &[(&str, u64)]) -> WordCounts {
+        words.iter().map(|(w, n)| (w.to_string(), *n)).collect()
+    }
+
+    #[test]
+    fn merges_highest_count_then_lowest_pair() {
+        let trainer = BpeTrainer { vocab_size: 100, show_progress: false, ..Default::default() };
+        let r = trainer.train_from_counts(&counts(&[("abab", 2), ("cd", 4), ("ab", 1)])).unwrap();
+        // alphabet a b c d; "ab" seen 5 times, "cd" 4, "ba" 2
+        assert_eq!(&r.vocab[..4], &["a", "b", "c", "d"]);
+        assert_eq!(r.merges[0], ("a".to_string(), "b".to_string()));
+        assert_eq!(r.history[0].count, 5);
+        assert_eq!(r.merges[1], ("c".to_string(), "d".to_string()));
+        assert_eq!(r.merges[2], ("ab".to_string(), "ab".to_string()));
+    }
+
+    #[test]
+    fn specials_first_and_prefix_forms_sorted() {
+        let trainer = BpeTrainer {
+            vocab_size: 100,
+            show_progress: false,
+            special_tokens: vec![SpecialToken::new("<s>"), SpecialToken::new("<s>")],
+            continuing_subword_prefix: Some("##".into()),
+            ..Default::default()
+        };
+        let r = trainer.train_from_counts(&counts(&[("ba", 3), ("ab", 1)])).unwrap();
+        assert_eq!(&r.vocab[..5], &["<s>", "a", "b", "##a", "##b"]);
+        assert_eq!(r.merges[0], ("b".to_string(), "##a".to_string()));
+        assert!(r.vocab.contains(&"ba".to_string()));
+    }
+
+    #[test]
+    fn min_frequency_stops_and_vocab_size_caps() {
+        let trainer = BpeTrainer { vocab_size: 100, min_frequency: 3, show_progress: false, ..Default::default() };
+        let r = trainer.train_from_counts(&counts(&[("xy", 3), ("yz", 2)])).unwrap();
+        assert_eq!(r.merges.len(), 1);
+        let trainer = BpeTrainer { vocab_size: 4, show_progress: false, ..Default::default() };
+        let r = trainer.train_from_counts(&counts(&[("xy", 3), ("yz", 2)])).unwrap();
+        assert_eq!(r.vocab.len(), 4);
+    }
+}

@@ -1,0 +1,80 @@
+"""Type stubs for tokenmill.normalizers (the classes live in tokenmill._native.normalizers)."""
+from typing import Dict, List, Optional, Type, Union
+
+from tokenmill import NormalizedString, Regex
+
+class Normalizer:
+    """Base class of all normalizers; build one of the subclasses."""
+
+    def normalize(self, normalized: NormalizedString) -> None:
+        """Normalizes a NormalizedString in place, keeping its alignments."""
+    def normalize_str(self, sequence: str) -> str:
+        """Normalizes a string and returns the result."""
+    def __getstate__(self) -> bytes: ...
+    def __setstate__(self, state: bytes) -> None: ...
+
+class BertNormalizer(Normalizer):
+    clean_text: bool
+    handle_chinese_chars: bool
+    strip_accents: Optional[bool]
+    lowercase: bool
+    def __init__(
+        self,
+        clean_text: bool = True,
+        handle_chinese_chars: bool = True,
+        strip_accents: Optional[bool] = None,
+        lowercase: bool = True,
+    ) -> None: ...
+
+class NFD(Normalizer):
+    def __init__(self) -> None: ...
+
+class NFKD(Normalizer):
+    def __init__(self) -> None: ...
+
+class NFC(Normalizer):
+    def __init__(self) -> None: ...
+
+class NFKC(Normalizer):
+    def __init__(self) -> None: ...
+
+class Lowercase(Normalizer):
+    def __init__(self) -> None: ...
+
+class StripAccents(Normalizer):
+    def __init__(self) -> None: ...
+
+class Nmt(Normalizer):
+    def __init__(self) -> None: ...
+
+class ByteLevel(Normalizer):
+    def __init__(self) -> None: ...
+    @staticmethod
+    def alphabet() -> List[str]: ...
+
+class Strip(Normalizer):
+    left: bool
+    right: bool
+    def __init__(self, left: bool = True, right: bool = True) -> None: ...
+
+class Prepend(Normalizer):
+    prepend: str
+    def __init__(self, prepend: str = "▁") -> None: ...
+
+class Replace(Normalizer):
+    pattern: Union[str, Regex]
+    content: str
+    def __init__(self, pattern: Union[str, Regex], content: str) -> None: ...
+
+class Precompiled(Normalizer):
+    def __init__(self, precompiled_charsmap: bytes) -> None: ...
+
+class Sequence(Normalizer):
+    def __init__(self, normalizers: List[Normalizer]) -> None: ...
+    def __len__(self) -> int: ...
+    def __getitem__(self, index: int) -> Normalizer: ...
+    def __setitem__(self, index: int, value: Normalizer) -> None: ...
+
+NORMALIZERS: Dict[str, Type[Normalizer]]
+
+def unicode_normalizer_from_str(normalizer: str) -> Normalizer: ...

@@ -1,0 +1,34 @@
+from typing import Iterable, List, Optional, Tuple, Union
+
+class Trainer:
+    """Base class of all trainers (see ``Tokenizer.train``)."""
+    def __getstate__(self) -> bytes: ...
+    def __setstate__(self, state: bytes) -> None: ...
+
+class BpeTrainer(Trainer):
+    """Trainer of a BPE model (tokenizers' options; deterministic tie-breaking)."""
+    def __init__(
+        self,
+        vocab_size: int = 30000,
+        min_frequency: int = 0,
+        show_progress: bool = True,
+        special_tokens: Optional[Iterable[Union[str, object]]] = None,
+        limit_alphabet: Optional[int] = None,
+        initial_alphabet: Optional[List[str]] = None,
+        continuing_subword_prefix: Optional[str] = None,
+        end_of_word_suffix: Optional[str] = None,
+        max_token_length: Optional[int] = None,
+    ) -> None: ...
+    vocab_size: int
+    min_frequency: int
+    show_progress: bool
+    special_tokens: List[str]
+    limit_alphabet: Optional[int]
+    initial_alphabet: List[str]
+    continuing_subword_prefix: Optional[str]
+    end_of_word_suffix: Optional[str]
+    max_token_length: Optional[int]
+    @property
+    def merge_history(self) -> List[Tuple[str, str, int]]:
+        """Merges of the last training run, in order, as (left, right, count)."""
+        ...
