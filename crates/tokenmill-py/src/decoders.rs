@@ -1,5 +1,452 @@
+//! `tokenmill.decoders`: the `Decoder` base class and its components, with the constructors,
+//! attributes and `decode` of `tokenizers.decoders`.
+use pyo3::exceptions::{PyIndexError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
+use tokenmill_core::decoders::{
+    BPEDecoder, ByteFallback, ByteLevel, DecoderWrapper, Fuse, Metaspace, PrependScheme, Replace, ReplacePattern, Sequence,
+    Strip, WordPiece, CTC,
+};
+use tokenmill_core::tokenizer::Decoder;
 
-pub fn register(_m: &Bound<'_, PyModule>) -> PyResult<()> {
+use crate::errors::ToPyResult;
+use crate::normalizers::PyRegex;
+
+/// Token lists at least this long are decoded with the GIL released.
+const RELEASE_GIL_TOKENS: usize = 1024;
+
+/// Base class of all decoders. A decoder turns a list of tokens back into text.
+///
+/// Not built directly: use one of the subclasses.
+#[pyclass(subclass, module = "tokenmill.decoders", name = "Decoder")]
+#[derive(Clone)]
+pub struct PyDecoder {
+    pub(crate) inner: DecoderWrapper,
+}
+
+impl PyDecoder {
+    fn init(inner: impl Into<DecoderWrapper>) -> PyClassInitializer<PyDecoder> {
+        PyClassInitializer::from(PyDecoder { inner: inner.into() })
+    }
+}
+
+/// The Python object of the right subclass for a decoder (for `tokenizer.decoder`).
+pub(crate) fn to_python(py: Python<'_>, wrapper: DecoderWrapper) -> PyResult<PyObject> {
+    let base = PyClassInitializer::from(PyDecoder { inner: wrapper.clone() });
+    macro_rules! build {
+        ($sub:expr) => {
+            Py::new(py, base.add_subclass($sub))?.into_any()
+        };
+    }
+    Ok(match wrapper {
+        DecoderWrapper::BPE(_) => build!(PyBPEDecoder {}),
+        DecoderWrapper::ByteLevel(_) => build!(PyByteLevel {}),
+        DecoderWrapper::WordPiece(_) => build!(PyWordPiece {}),
+        DecoderWrapper::Metaspace(_) => build!(PyMetaspace {}),
+        DecoderWrapper::CTC(_) => build!(PyCTC {}),
+        DecoderWrapper::Sequence(_) => build!(PySequence {}),
+        DecoderWrapper::Replace(_) => build!(PyReplace {}),
+        DecoderWrapper::Fuse(_) => build!(PyFuse {}),
+        DecoderWrapper::Strip(_) => build!(PyStrip {}),
+        DecoderWrapper::ByteFallback(_) => build!(PyByteFallback {}),
+    })
+}
+
+#[pymethods]
+impl PyDecoder {
+    /// Decodes a list of tokens into the final string.
+    #[pyo3(signature = (tokens))]
+    fn decode(&self, py: Python<'_>, tokens: Vec<String>) -> PyResult<String> {
+        if tokens.len() >= RELEASE_GIL_TOKENS {
+            py.allow_threads(|| self.inner.decode(tokens)).py()
+        } else {
+            self.inner.decode(tokens).py()
+        }
+    }
+
+    fn __getstate__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        Ok(PyBytes::new(py, self.inner.to_json().py()?.as_bytes()))
+    }
+
+    fn __setstate__(&mut self, state: &[u8]) -> PyResult<()> {
+        let json = std::str::from_utf8(state).map_err(|e| PyValueError::new_err(format!("decoder state is not UTF-8: {e}")))?;
+        self.inner = DecoderWrapper::from_json(json).py()?;
+        Ok(())
+    }
+
+    fn __repr__(&self) -> PyResult<String> {
+        crate::repr::repr(&self.inner).map_err(|e| PyValueError::new_err(e.to_string()))
+    }
+
+    fn __str__(&self) -> PyResult<String> {
+        crate::repr::to_str(&self.inner).map_err(|e| PyValueError::new_err(e.to_string()))
+    }
+}
+
+/// Runs `$body` on the component of variant `$variant` a subclass object holds.
+macro_rules! with_component {
+    ($self_:ident, $variant:ident, |$d:ident| $body:expr) => {
+        match &$self_.as_super().inner {
+            DecoderWrapper::$variant($d) => Ok($body),
+            _ => Err(PyTypeError::new_err(concat!("this decoder does not hold a ", stringify!($variant)))),
+        }
+    };
+}
+
+/// Changes the component of variant `$variant` a subclass object holds.
+macro_rules! with_component_mut {
+    ($self_:ident, $variant:ident, |$d:ident| $body:expr) => {
+        match &mut $self_.as_super().inner {
+            DecoderWrapper::$variant($d) => {
+                $body;
+                Ok(())
+            }
+            _ => Err(PyTypeError::new_err(concat!("this decoder does not hold a ", stringify!($variant)))),
+        }
+    };
+}
+
+/// Decodes byte-level BPE tokens (GPT-2's alphabet, ``Ġ`` for a space) back to text; byte
+/// sequences that are not valid UTF-8 become U+FFFD. To be used with the ``ByteLevel``
+/// pre-tokenizer. Takes no arguments (keyword arguments are accepted and ignored).
+#[pyclass(extends = PyDecoder, module = "tokenmill.decoders", name = "ByteLevel")]
+pub struct PyByteLevel {}
+
+#[pymethods]
+impl PyByteLevel {
+    #[new]
+    #[pyo3(signature = (**_kwargs))]
+    fn new(_kwargs: Option<&Bound<'_, PyDict>>) -> PyClassInitializer<Self> {
+        PyDecoder::init(ByteLevel::default()).add_subclass(PyByteLevel {})
+    }
+}
+
+/// A ``Replace`` pattern from Python: a `str` (literal) or a `tokenmill.Regex`.
+fn extract_replace_pattern(pattern: &Bound<'_, PyAny>) -> PyResult<ReplacePattern> {
+    if let Ok(s) = pattern.extract::<String>() {
+        return Ok(ReplacePattern::String(s));
+    }
+    if let Ok(regex) = pattern.downcast::<PyRegex>() {
+        return Ok(ReplacePattern::Regex(regex.get().inner.as_str().to_string()));
+    }
+    Err(PyTypeError::new_err(format!(
+        "pattern must be a str or a tokenmill.Regex, got {}",
+        pattern.get_type().name().map(|n| n.to_string()).unwrap_or_default()
+    )))
+}
+
+/// Replaces every match of ``pattern`` in each token by ``content``.
+///
+/// Args:
+///     pattern (str or tokenmill.Regex): a str is matched literally.
+///     content (str): the replacement.
+#[pyclass(extends = PyDecoder, module = "tokenmill.decoders", name = "Replace")]
+pub struct PyReplace {}
+
+#[pymethods]
+impl PyReplace {
+    #[new]
+    #[pyo3(signature = (pattern, content))]
+    fn new(pattern: &Bound<'_, PyAny>, content: String) -> PyResult<PyClassInitializer<Self>> {
+        let replace = Replace::new(extract_replace_pattern(pattern)?, content).py()?;
+        Ok(PyDecoder::init(replace).add_subclass(PyReplace {}))
+    }
+
+    fn __getnewargs__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        PyTuple::new(py, ["", ""])
+    }
+}
+
+/// Decodes WordPiece tokens: tokens starting with ``prefix`` are glued to the previous one,
+/// others are separated by a space; ``cleanup`` removes the spaces BERT's tokenization puts
+/// before punctuation and in contractions (`` .`` → ``.``, `` n't`` → ``n't``, ...).
+///
+/// Args:
+///     prefix (str, default ``"##"``): the continuing-subword prefix.
+///     cleanup (bool, default True): undo the tokenization spaces.
+#[pyclass(extends = PyDecoder, module = "tokenmill.decoders", name = "WordPiece")]
+pub struct PyWordPiece {}
+
+#[pymethods]
+impl PyWordPiece {
+    #[new]
+    #[pyo3(signature = (prefix = String::from("##"), cleanup = true))]
+    fn new(prefix: String, cleanup: bool) -> PyClassInitializer<Self> {
+        PyDecoder::init(WordPiece::new(prefix, cleanup)).add_subclass(PyWordPiece {})
+    }
+
+    /// The continuing-subword prefix.
+    #[getter]
+    fn get_prefix(mut self_: PyRefMut<'_, Self>) -> PyResult<String> {
+        with_component!(self_, WordPiece, |d| d.prefix.clone())
+    }
+    #[setter]
+    fn set_prefix(mut self_: PyRefMut<'_, Self>, prefix: String) -> PyResult<()> {
+        with_component_mut!(self_, WordPiece, |d| d.prefix = prefix)
+    }
+    /// Whether tokenization spaces are cleaned up.
+    #[getter]
+    fn get_cleanup(mut self_: PyRefMut<'_, Self>) -> PyResult<bool> {
+        with_component!(self_, WordPiece, |d| d.cleanup)
+    }
+    #[setter]
+    fn set_cleanup(mut self_: PyRefMut<'_, Self>, cleanup: bool) -> PyResult<()> {
+        with_component_mut!(self_, WordPiece, |d| d.cleanup = cleanup)
+    }
+}
+
+/// Turns runs of byte tokens ``<0x00>``..``<0xFF>`` (BPE ``byte_fallback``) back into the
+/// text they encode; a run that is not valid UTF-8 gives one U+FFFD per byte token.
+#[pyclass(extends = PyDecoder, module = "tokenmill.decoders", name = "ByteFallback")]
+pub struct PyByteFallback {}
+
+#[pymethods]
+impl PyByteFallback {
+    #[new]
+    #[pyo3(signature = ())]
+    fn new() -> PyClassInitializer<Self> {
+        PyDecoder::init(ByteFallback::new()).add_subclass(PyByteFallback {})
+    }
+}
+
+/// Joins all tokens into one (useful before ``Strip`` in a ``Sequence``).
+#[pyclass(extends = PyDecoder, module = "tokenmill.decoders", name = "Fuse")]
+pub struct PyFuse {}
+
+#[pymethods]
+impl PyFuse {
+    #[new]
+    #[pyo3(signature = ())]
+    fn new() -> PyClassInitializer<Self> {
+        PyDecoder::init(Fuse::new()).add_subclass(PyFuse {})
+    }
+}
+
+/// Removes up to ``left`` leading and ``right`` trailing ``content`` characters from each token.
+///
+/// Args:
+///     content (str, default ``" "``): the character to strip (one character).
+///     left (int, default 0): at most this many from the start.
+///     right (int, default 0): at most this many from the end.
+#[pyclass(extends = PyDecoder, module = "tokenmill.decoders", name = "Strip")]
+pub struct PyStrip {}
+
+#[pymethods]
+impl PyStrip {
+    #[new]
+    #[pyo3(signature = (content = ' ', left = 0, right = 0))]
+    fn new(content: char, left: usize, right: usize) -> PyClassInitializer<Self> {
+        PyDecoder::init(Strip::new(content, left, right)).add_subclass(PyStrip {})
+    }
+
+    /// The character stripped.
+    #[getter]
+    fn get_content(mut self_: PyRefMut<'_, Self>) -> PyResult<char> {
+        with_component!(self_, Strip, |d| d.content)
+    }
+    #[setter]
+    fn set_content(mut self_: PyRefMut<'_, Self>, content: char) -> PyResult<()> {
+        with_component_mut!(self_, Strip, |d| d.content = content)
+    }
+    /// How many characters at most are stripped from the start.
+    #[getter]
+    fn get_start(mut self_: PyRefMut<'_, Self>) -> PyResult<usize> {
+        with_component!(self_, Strip, |d| d.start)
+    }
+    #[setter]
+    fn set_start(mut self_: PyRefMut<'_, Self>, start: usize) -> PyResult<()> {
+        with_component_mut!(self_, Strip, |d| d.start = start)
+    }
+    /// How many characters at most are stripped from the end.
+    #[getter]
+    fn get_stop(mut self_: PyRefMut<'_, Self>) -> PyResult<usize> {
+        with_component!(self_, Strip, |d| d.stop)
+    }
+    #[setter]
+    fn set_stop(mut self_: PyRefMut<'_, Self>, stop: usize) -> PyResult<()> {
+        with_component_mut!(self_, Strip, |d| d.stop = stop)
+    }
+}
+
+fn parse_prepend_scheme(s: &str) -> PyResult<PrependScheme> {
+    s.parse::<PrependScheme>().map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
+/// Decodes SentencePiece-style tokens: ``replacement`` (``▁``) becomes a space; in the first
+/// token it is dropped instead unless ``prepend_scheme`` is ``"never"``.
+///
+/// Args:
+///     replacement (str, default ``"▁"``): the space stand-in (one character).
+///     prepend_scheme (str, default ``"always"``): ``"always"``, ``"first"`` or ``"never"``,
+///         as given to the Metaspace pre-tokenizer.
+///     split (bool, default True): the pre-tokenizer's setting (stored, unused here).
+#[pyclass(extends = PyDecoder, module = "tokenmill.decoders", name = "Metaspace")]
+pub struct PyMetaspace {}
+
+#[pymethods]
+impl PyMetaspace {
+    #[new]
+    #[pyo3(signature = (replacement = '▁', prepend_scheme = String::from("always"), split = true))]
+    fn new(replacement: char, prepend_scheme: String, split: bool) -> PyResult<PyClassInitializer<Self>> {
+        let scheme = parse_prepend_scheme(&prepend_scheme)?;
+        Ok(PyDecoder::init(Metaspace::new(replacement, scheme, split)).add_subclass(PyMetaspace {}))
+    }
+
+    /// The space stand-in.
+    #[getter]
+    fn get_replacement(mut self_: PyRefMut<'_, Self>) -> PyResult<String> {
+        with_component!(self_, Metaspace, |d| d.replacement().to_string())
+    }
+    #[setter]
+    fn set_replacement(mut self_: PyRefMut<'_, Self>, replacement: char) -> PyResult<()> {
+        with_component_mut!(self_, Metaspace, |d| d.set_replacement(replacement))
+    }
+    /// ``"always"``, ``"first"`` or ``"never"``.
+    #[getter]
+    fn get_prepend_scheme(mut self_: PyRefMut<'_, Self>) -> PyResult<String> {
+        with_component!(self_, Metaspace, |d| d.prepend_scheme.as_str().to_string())
+    }
+    #[setter]
+    fn set_prepend_scheme(mut self_: PyRefMut<'_, Self>, prepend_scheme: &str) -> PyResult<()> {
+        let scheme = parse_prepend_scheme(prepend_scheme)?;
+        with_component_mut!(self_, Metaspace, |d| d.prepend_scheme = scheme)
+    }
+    /// The pre-tokenizer's ``split`` setting.
+    #[getter]
+    fn get_split(mut self_: PyRefMut<'_, Self>) -> PyResult<bool> {
+        with_component!(self_, Metaspace, |d| d.split)
+    }
+    #[setter]
+    fn set_split(mut self_: PyRefMut<'_, Self>, split: bool) -> PyResult<()> {
+        with_component_mut!(self_, Metaspace, |d| d.split = split)
+    }
+}
+
+/// Decodes classic BPE tokens: the end-of-word ``suffix`` becomes a space (nothing at the end).
+///
+/// Args:
+///     suffix (str, default ``"</w>"``): the end-of-word suffix of the model.
+#[pyclass(extends = PyDecoder, module = "tokenmill.decoders", name = "BPEDecoder")]
+pub struct PyBPEDecoder {}
+
+#[pymethods]
+impl PyBPEDecoder {
+    #[new]
+    #[pyo3(signature = (suffix = String::from("</w>")))]
+    fn new(suffix: String) -> PyClassInitializer<Self> {
+        PyDecoder::init(BPEDecoder::new(suffix)).add_subclass(PyBPEDecoder {})
+    }
+
+    /// The end-of-word suffix.
+    #[getter]
+    fn get_suffix(mut self_: PyRefMut<'_, Self>) -> PyResult<String> {
+        with_component!(self_, BPE, |d| d.suffix.clone())
+    }
+    #[setter]
+    fn set_suffix(mut self_: PyRefMut<'_, Self>, suffix: String) -> PyResult<()> {
+        with_component_mut!(self_, BPE, |d| d.suffix = suffix)
+    }
+}
+
+/// Decodes CTC (speech model) output: repeated tokens collapse to one, ``pad_token`` is
+/// dropped, ``word_delimiter_token`` becomes a space (with ``cleanup``, which also undoes the
+/// WordPiece-style tokenization spaces).
+///
+/// Args:
+///     pad_token (str, default ``"<pad>"``), word_delimiter_token (str, default ``"|"``),
+///     cleanup (bool, default True).
+#[pyclass(extends = PyDecoder, module = "tokenmill.decoders", name = "CTC")]
+pub struct PyCTC {}
+
+#[pymethods]
+impl PyCTC {
+    #[new]
+    #[pyo3(signature = (pad_token = String::from("<pad>"), word_delimiter_token = String::from("|"), cleanup = true))]
+    fn new(pad_token: String, word_delimiter_token: String, cleanup: bool) -> PyClassInitializer<Self> {
+        PyDecoder::init(CTC::new(pad_token, word_delimiter_token, cleanup)).add_subclass(PyCTC {})
+    }
+
+    /// The padding token (dropped).
+    #[getter]
+    fn get_pad_token(mut self_: PyRefMut<'_, Self>) -> PyResult<String> {
+        with_component!(self_, CTC, |d| d.pad_token.clone())
+    }
+    #[setter]
+    fn set_pad_token(mut self_: PyRefMut<'_, Self>, value: String) -> PyResult<()> {
+        with_component_mut!(self_, CTC, |d| d.pad_token = value)
+    }
+    /// The word delimiter token (becomes a space).
+    #[getter]
+    fn get_word_delimiter_token(mut self_: PyRefMut<'_, Self>) -> PyResult<String> {
+        with_component!(self_, CTC, |d| d.word_delimiter_token.clone())
+    }
+    #[setter]
+    fn set_word_delimiter_token(mut self_: PyRefMut<'_, Self>, value: String) -> PyResult<()> {
+        with_component_mut!(self_, CTC, |d| d.word_delimiter_token = value)
+    }
+    /// Whether tokenization spaces are cleaned up.
+    #[getter]
+    fn get_cleanup(mut self_: PyRefMut<'_, Self>) -> PyResult<bool> {
+        with_component!(self_, CTC, |d| d.cleanup)
+    }
+    #[setter]
+    fn set_cleanup(mut self_: PyRefMut<'_, Self>, value: bool) -> PyResult<()> {
+        with_component_mut!(self_, CTC, |d| d.cleanup = value)
+    }
+}
+
+/// Decoders applied in order, each on the pieces the previous one produced.
+///
+/// Args:
+///     decoders (List[Decoder]): the decoders.
+#[pyclass(extends = PyDecoder, module = "tokenmill.decoders", name = "Sequence")]
+pub struct PySequence {}
+
+fn extract_decoder(item: &Bound<'_, PyAny>) -> PyResult<DecoderWrapper> {
+    let d = item.downcast::<PyDecoder>().map_err(|_| {
+        PyTypeError::new_err(format!(
+            "expected a tokenmill.decoders.Decoder, got {}",
+            item.get_type().name().map(|n| n.to_string()).unwrap_or_default()
+        ))
+    })?;
+    Ok(d.borrow().inner.clone())
+}
+
+#[pymethods]
+impl PySequence {
+    #[new]
+    #[pyo3(signature = (decoders))]
+    fn new(decoders: &Bound<'_, PyList>) -> PyResult<PyClassInitializer<Self>> {
+        let decoders = decoders.iter().map(|d| extract_decoder(&d)).collect::<PyResult<Vec<_>>>()?;
+        Ok(PyDecoder::init(Sequence::new(decoders)).add_subclass(PySequence {}))
+    }
+
+    fn __getnewargs__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        PyTuple::new(py, [PyList::empty(py)])
+    }
+
+    fn __len__(mut self_: PyRefMut<'_, Self>) -> PyResult<usize> {
+        with_component!(self_, Sequence, |s| s.decoders.len())
+    }
+
+    fn __getitem__(mut self_: PyRefMut<'_, Self>, index: usize) -> PyResult<PyObject> {
+        let item = with_component!(self_, Sequence, |s| s.decoders.get(index).cloned())?;
+        let item = item.ok_or_else(|| PyIndexError::new_err("Index not found"))?;
+        to_python(self_.py(), item)
+    }
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyDecoder>()?;
+    m.add_class::<PyByteLevel>()?;
+    m.add_class::<PyReplace>()?;
+    m.add_class::<PyWordPiece>()?;
+    m.add_class::<PyByteFallback>()?;
+    m.add_class::<PyFuse>()?;
+    m.add_class::<PyStrip>()?;
+    m.add_class::<PyMetaspace>()?;
+    m.add_class::<PyBPEDecoder>()?;
+    m.add_class::<PyCTC>()?;
+    m.add_class::<PySequence>()?;
     Ok(())
 }

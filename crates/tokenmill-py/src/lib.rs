@@ -8,6 +8,7 @@ mod models;
 mod normalizers;
 mod pre_tokenizers;
 mod processors;
+mod repr;
 mod tiktoken;
 mod tokenizer;
 mod trainers;

@@ -1,5 +1,411 @@
+//! `tokenmill.processors`: the `PostProcessor` base class and its components, with the
+//! constructors, attributes and methods of `tokenizers.processors`.
+use pyo3::exceptions::{PyIndexError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
+use tokenmill_core::processors::{
+    BertProcessing, ByteLevel, PostProcessorWrapper, RobertaProcessing, Sequence, SpecialToken, Template,
+    TemplateProcessing, Tokens,
+};
+use tokenmill_core::tokenizer::PostProcessor;
 
-pub fn register(_m: &Bound<'_, PyModule>) -> PyResult<()> {
+use crate::errors::ToPyResult;
+
+/// Base class of all post-processors. A post-processor adds the special tokens a model expects
+/// (e.g. ``[CLS]``/``[SEP]``) and joins the encodings of a pair of inputs into one.
+///
+/// Not built directly: use one of the subclasses.
+#[pyclass(subclass, module = "tokenmill.processors", name = "PostProcessor")]
+#[derive(Clone)]
+pub struct PyPostProcessor {
+    pub(crate) inner: PostProcessorWrapper,
+}
+
+impl PyPostProcessor {
+    fn init(inner: impl Into<PostProcessorWrapper>) -> PyClassInitializer<PyPostProcessor> {
+        PyClassInitializer::from(PyPostProcessor { inner: inner.into() })
+    }
+}
+
+/// The Python object of the right subclass for a post-processor (for `tokenizer.post_processor`).
+#[allow(dead_code)] // used by the Tokenizer binding
+pub(crate) fn to_python(py: Python<'_>, wrapper: PostProcessorWrapper) -> PyResult<PyObject> {
+    let base = PyClassInitializer::from(PyPostProcessor { inner: wrapper.clone() });
+    Ok(match wrapper {
+        PostProcessorWrapper::Roberta(_) => Py::new(py, base.add_subclass(PyRobertaProcessing {}))?.into_any(),
+        PostProcessorWrapper::Bert(_) => Py::new(py, base.add_subclass(PyBertProcessing {}))?.into_any(),
+        PostProcessorWrapper::ByteLevel(_) => Py::new(py, base.add_subclass(PyByteLevel {}))?.into_any(),
+        PostProcessorWrapper::Template(_) => Py::new(py, base.add_subclass(PyTemplateProcessing {}))?.into_any(),
+        PostProcessorWrapper::Sequence(_) => Py::new(py, base.add_subclass(PySequence {}))?.into_any(),
+    })
+}
+
+#[pymethods]
+impl PyPostProcessor {
+    /// The number of special tokens this post-processor adds to a single input
+    /// (``is_pair=False``) or to a pair.
+    #[pyo3(signature = (is_pair))]
+    fn num_special_tokens_to_add(&self, is_pair: bool) -> usize {
+        self.inner.added_tokens(is_pair)
+    }
+
+    fn __getstate__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        Ok(PyBytes::new(py, self.inner.to_json().py()?.as_bytes()))
+    }
+
+    fn __setstate__(&mut self, state: &[u8]) -> PyResult<()> {
+        let json = std::str::from_utf8(state).map_err(|e| PyValueError::new_err(format!("post-processor state is not UTF-8: {e}")))?;
+        self.inner = PostProcessorWrapper::from_json(json).py()?;
+        Ok(())
+    }
+
+    fn __repr__(&self) -> PyResult<String> {
+        crate::repr::repr(&self.inner).map_err(|e| PyValueError::new_err(e.to_string()))
+    }
+
+    fn __str__(&self) -> PyResult<String> {
+        crate::repr::to_str(&self.inner).map_err(|e| PyValueError::new_err(e.to_string()))
+    }
+}
+
+/// Runs `$body` on the component of variant `$variant` a subclass object holds.
+macro_rules! with_component {
+    ($self_:ident, $variant:ident, |$p:ident| $body:expr) => {
+        match &$self_.as_super().inner {
+            PostProcessorWrapper::$variant($p) => Ok($body),
+            _ => Err(PyTypeError::new_err(concat!("this post-processor does not hold a ", stringify!($variant)))),
+        }
+    };
+}
+
+/// Changes the component of variant `$variant` a subclass object holds.
+macro_rules! with_component_mut {
+    ($self_:ident, $variant:ident, |$p:ident| $body:expr) => {
+        match &mut $self_.as_super().inner {
+            PostProcessorWrapper::$variant($p) => {
+                $body;
+                Ok(())
+            }
+            _ => Err(PyTypeError::new_err(concat!("this post-processor does not hold a ", stringify!($variant)))),
+        }
+    };
+}
+
+/// Adds ``[CLS]`` before and ``[SEP]`` after the first input, and ``[SEP]`` after the second:
+/// ``[CLS] A [SEP] B [SEP]``, type ids 0 for the first part, 1 for the second.
+///
+/// Args:
+///     sep (Tuple[str, int]): the separator token and its id.
+///     cls (Tuple[str, int]): the classifier token and its id.
+#[pyclass(extends = PyPostProcessor, module = "tokenmill.processors", name = "BertProcessing")]
+pub struct PyBertProcessing {}
+
+#[pymethods]
+impl PyBertProcessing {
+    #[new]
+    #[pyo3(signature = (sep, cls))]
+    fn new(sep: (String, u32), cls: (String, u32)) -> PyClassInitializer<Self> {
+        PyPostProcessor::init(BertProcessing::new(sep, cls)).add_subclass(PyBertProcessing {})
+    }
+
+    fn __getnewargs__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        PyTuple::new(py, [("", 0), ("", 0)])
+    }
+
+    /// The separator token and its id.
+    #[getter]
+    fn get_sep(mut self_: PyRefMut<'_, Self>) -> PyResult<(String, u32)> {
+        with_component!(self_, Bert, |p| p.sep.clone())
+    }
+    #[setter]
+    fn set_sep(mut self_: PyRefMut<'_, Self>, sep: (String, u32)) -> PyResult<()> {
+        with_component_mut!(self_, Bert, |p| p.sep = sep)
+    }
+    /// The classifier token and its id.
+    #[getter]
+    fn get_cls(mut self_: PyRefMut<'_, Self>) -> PyResult<(String, u32)> {
+        with_component!(self_, Bert, |p| p.cls.clone())
+    }
+    #[setter]
+    fn set_cls(mut self_: PyRefMut<'_, Self>, cls: (String, u32)) -> PyResult<()> {
+        with_component_mut!(self_, Bert, |p| p.cls = cls)
+    }
+}
+
+/// RoBERTa's layout: ``<s> A </s>`` and ``<s> A </s> </s> B </s>``, all type ids 0. With
+/// ``trim_offsets``, token offsets exclude the leading/trailing spaces of byte-level tokens
+/// (as the ``ByteLevel`` post-processor does).
+///
+/// Args:
+///     sep (Tuple[str, int]): the separator token and its id.
+///     cls (Tuple[str, int]): the classifier token and its id.
+///     trim_offsets (bool, default True): trim whitespace out of the offsets.
+///     add_prefix_space (bool, default True): whether the pre-tokenizer added a space in
+///         front of the input (that space is then not trimmed off the first token).
+#[pyclass(extends = PyPostProcessor, module = "tokenmill.processors", name = "RobertaProcessing")]
+pub struct PyRobertaProcessing {}
+
+#[pymethods]
+impl PyRobertaProcessing {
+    #[new]
+    #[pyo3(signature = (sep, cls, trim_offsets = true, add_prefix_space = true))]
+    fn new(sep: (String, u32), cls: (String, u32), trim_offsets: bool, add_prefix_space: bool) -> PyClassInitializer<Self> {
+        let p = RobertaProcessing { sep, cls, trim_offsets, add_prefix_space };
+        PyPostProcessor::init(p).add_subclass(PyRobertaProcessing {})
+    }
+
+    fn __getnewargs__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        PyTuple::new(py, [("", 0), ("", 0)])
+    }
+
+    /// The separator token and its id.
+    #[getter]
+    fn get_sep(mut self_: PyRefMut<'_, Self>) -> PyResult<(String, u32)> {
+        with_component!(self_, Roberta, |p| p.sep.clone())
+    }
+    #[setter]
+    fn set_sep(mut self_: PyRefMut<'_, Self>, sep: (String, u32)) -> PyResult<()> {
+        with_component_mut!(self_, Roberta, |p| p.sep = sep)
+    }
+    /// The classifier token and its id.
+    #[getter]
+    fn get_cls(mut self_: PyRefMut<'_, Self>) -> PyResult<(String, u32)> {
+        with_component!(self_, Roberta, |p| p.cls.clone())
+    }
+    #[setter]
+    fn set_cls(mut self_: PyRefMut<'_, Self>, cls: (String, u32)) -> PyResult<()> {
+        with_component_mut!(self_, Roberta, |p| p.cls = cls)
+    }
+    /// Whether offsets are trimmed of whitespace.
+    #[getter]
+    fn get_trim_offsets(mut self_: PyRefMut<'_, Self>) -> PyResult<bool> {
+        with_component!(self_, Roberta, |p| p.trim_offsets)
+    }
+    #[setter]
+    fn set_trim_offsets(mut self_: PyRefMut<'_, Self>, value: bool) -> PyResult<()> {
+        with_component_mut!(self_, Roberta, |p| p.trim_offsets = value)
+    }
+    /// Whether the pre-tokenizer added a space in front of the input.
+    #[getter]
+    fn get_add_prefix_space(mut self_: PyRefMut<'_, Self>) -> PyResult<bool> {
+        with_component!(self_, Roberta, |p| p.add_prefix_space)
+    }
+    #[setter]
+    fn set_add_prefix_space(mut self_: PyRefMut<'_, Self>, value: bool) -> PyResult<()> {
+        with_component_mut!(self_, Roberta, |p| p.add_prefix_space = value)
+    }
+}
+
+/// Post-processing of byte-level BPE: trims the leading/trailing spaces (``Ġ``) of each
+/// token out of its offsets. Adds no tokens.
+///
+/// Args:
+///     add_prefix_space (bool, default True): whether the pre-tokenizer added a space in front
+///         of the input (that space is then not trimmed off the first token).
+///     trim_offsets (bool, default True): trim whitespace out of the offsets.
+///     use_regex (bool, default True): kept for tokenizer.json compatibility (the
+///         pre-tokenizer's setting); no effect here.
+#[pyclass(extends = PyPostProcessor, module = "tokenmill.processors", name = "ByteLevel")]
+pub struct PyByteLevel {}
+
+#[pymethods]
+impl PyByteLevel {
+    #[new]
+    #[pyo3(signature = (add_prefix_space = None, trim_offsets = None, use_regex = None, **_kwargs))]
+    fn new(
+        add_prefix_space: Option<bool>,
+        trim_offsets: Option<bool>,
+        use_regex: Option<bool>,
+        _kwargs: Option<&Bound<'_, PyDict>>,
+    ) -> PyClassInitializer<Self> {
+        let d = ByteLevel::default();
+        let p = ByteLevel::new(
+            add_prefix_space.unwrap_or(d.add_prefix_space),
+            trim_offsets.unwrap_or(d.trim_offsets),
+            use_regex.unwrap_or(d.use_regex),
+        );
+        PyPostProcessor::init(p).add_subclass(PyByteLevel {})
+    }
+
+    /// Whether the pre-tokenizer added a space in front of the input.
+    #[getter]
+    fn get_add_prefix_space(mut self_: PyRefMut<'_, Self>) -> PyResult<bool> {
+        with_component!(self_, ByteLevel, |p| p.add_prefix_space)
+    }
+    #[setter]
+    fn set_add_prefix_space(mut self_: PyRefMut<'_, Self>, value: bool) -> PyResult<()> {
+        with_component_mut!(self_, ByteLevel, |p| p.add_prefix_space = value)
+    }
+    /// Whether offsets are trimmed of whitespace.
+    #[getter]
+    fn get_trim_offsets(mut self_: PyRefMut<'_, Self>) -> PyResult<bool> {
+        with_component!(self_, ByteLevel, |p| p.trim_offsets)
+    }
+    #[setter]
+    fn set_trim_offsets(mut self_: PyRefMut<'_, Self>, value: bool) -> PyResult<()> {
+        with_component_mut!(self_, ByteLevel, |p| p.trim_offsets = value)
+    }
+    /// The pre-tokenizer's ``use_regex`` setting (stored, unused here).
+    #[getter]
+    fn get_use_regex(mut self_: PyRefMut<'_, Self>) -> PyResult<bool> {
+        with_component!(self_, ByteLevel, |p| p.use_regex)
+    }
+    #[setter]
+    fn set_use_regex(mut self_: PyRefMut<'_, Self>, value: bool) -> PyResult<()> {
+        with_component_mut!(self_, ByteLevel, |p| p.use_regex = value)
+    }
+}
+
+/// A template from Python: a string of space-separated pieces or a list of pieces.
+fn extract_template(template: &Bound<'_, PyAny>) -> PyResult<Template> {
+    if let Ok(s) = template.extract::<String>() {
+        return Template::parse(&s).py();
+    }
+    if let Ok(pieces) = template.extract::<Vec<String>>() {
+        return Template::from_pieces(pieces).py();
+    }
+    Err(PyTypeError::new_err("a template must be a str or a list of str"))
+}
+
+/// A special token from Python: ``(token, id)``, ``(id, token)``, or
+/// ``{"id": str, "ids": List[int], "tokens": List[str]}``.
+fn extract_special_token(item: &Bound<'_, PyAny>) -> PyResult<SpecialToken> {
+    if let Ok((token, id)) = item.extract::<(String, u32)>() {
+        return Ok(SpecialToken::single(token, id));
+    }
+    if let Ok((id, token)) = item.extract::<(u32, String)>() {
+        return Ok(SpecialToken::single(token, id));
+    }
+    if let Ok(d) = item.downcast::<PyDict>() {
+        let required = |key: &str| -> PyResult<Bound<'_, PyAny>> {
+            d.get_item(key)?.ok_or_else(|| PyValueError::new_err(format!("special token dict: `{key}` must be specified")))
+        };
+        let id: String = required("id")?.extract()?;
+        let ids: Vec<u32> = required("ids")?.extract()?;
+        let tokens: Vec<String> = required("tokens")?.extract()?;
+        return SpecialToken::new(id, ids, tokens).py();
+    }
+    Err(PyTypeError::new_err("a special token must be a (str, int) or (int, str) tuple, or a dict with id, ids, tokens"))
+}
+
+/// Places special tokens with templates. Each template is a string of space-separated pieces
+/// (or a list of pieces): ``$A`` / ``$B`` are the first / second input (``$`` alone is ``$A``,
+/// ``$1`` is ``$A`` with type id 1), anything else names a special token; ``:<n>`` gives a piece
+/// type id ``n`` (default 0). For BERT::
+///
+///     TemplateProcessing(
+///         single="[CLS] $A [SEP]",
+///         pair="[CLS] $A [SEP] $B:1 [SEP]:1",
+///         special_tokens=[("[CLS]", 101), ("[SEP]", 102)],
+///     )
+///
+/// Args:
+///     single (str or List[str], default ``"$0"``): the template for one input.
+///     pair (str or List[str], default ``"$A:0 $B:1"``): the template for a pair; must use
+///         both ``$A`` and ``$B``.
+///     special_tokens (list): each a ``(token, id)`` or ``(id, token)`` tuple, or a dict
+///         ``{"id": name, "ids": [...], "tokens": [...]}`` for a special that stands for
+///         several tokens. Every special token named by a template must be given.
+///
+/// Raises ``tokenmill.InvalidArgumentError`` for a malformed piece, a pair template that does
+/// not use both inputs, or a missing special token.
+#[pyclass(extends = PyPostProcessor, module = "tokenmill.processors", name = "TemplateProcessing")]
+pub struct PyTemplateProcessing {}
+
+#[pymethods]
+impl PyTemplateProcessing {
+    #[new]
+    #[pyo3(signature = (single = None, pair = None, special_tokens = None))]
+    fn new(
+        single: Option<&Bound<'_, PyAny>>,
+        pair: Option<&Bound<'_, PyAny>>,
+        special_tokens: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<PyClassInitializer<Self>> {
+        let single = single.map(extract_template).transpose()?;
+        let pair = pair.map(extract_template).transpose()?;
+        let special_tokens: Tokens = match special_tokens {
+            None => Tokens::default(),
+            Some(list) => list.try_iter()?.map(|item| extract_special_token(&item?)).collect::<PyResult<_>>()?,
+        };
+        let p = TemplateProcessing::new(single, pair, special_tokens).py()?;
+        Ok(PyPostProcessor::init(p).add_subclass(PyTemplateProcessing {}))
+    }
+
+    /// The single-input template, as ``tokenizers`` shows it (a debug string); assign a str or
+    /// a list of pieces to change it.
+    #[getter]
+    fn get_single(mut self_: PyRefMut<'_, Self>) -> PyResult<String> {
+        with_component!(self_, Template, |p| format!("{:?}", p.single))
+    }
+    #[setter]
+    fn set_single(mut self_: PyRefMut<'_, Self>, single: &Bound<'_, PyAny>) -> PyResult<()> {
+        let template = extract_template(single)?;
+        with_component_mut!(self_, Template, |p| p.set_single(template))
+    }
+}
+
+/// Post-processors applied in order, each on the output of the previous one.
+///
+/// Args:
+///     processors (List[PostProcessor]): the post-processors (nested Sequences are flattened).
+#[pyclass(extends = PyPostProcessor, module = "tokenmill.processors", name = "Sequence")]
+pub struct PySequence {}
+
+fn extract_processor(item: &Bound<'_, PyAny>) -> PyResult<PostProcessorWrapper> {
+    let p = item.downcast::<PyPostProcessor>().map_err(|_| {
+        PyTypeError::new_err(format!("expected a tokenmill.processors.PostProcessor, got {}", item.get_type().name().map(|n| n.to_string()).unwrap_or_default()))
+    })?;
+    Ok(p.borrow().inner.clone())
+}
+
+#[pymethods]
+impl PySequence {
+    #[new]
+    #[pyo3(signature = (processors))]
+    fn new(processors: &Bound<'_, PyList>) -> PyResult<PyClassInitializer<Self>> {
+        let mut flat = Vec::with_capacity(processors.len());
+        for item in processors.iter() {
+            match extract_processor(&item)? {
+                PostProcessorWrapper::Sequence(inner) => flat.extend(inner.processors),
+                other => flat.push(other),
+            }
+        }
+        Ok(PyPostProcessor::init(Sequence::new(flat)).add_subclass(PySequence {}))
+    }
+
+    fn __getnewargs__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        PyTuple::new(py, [PyList::empty(py)])
+    }
+
+    fn __len__(mut self_: PyRefMut<'_, Self>) -> PyResult<usize> {
+        with_component!(self_, Sequence, |s| s.processors.len())
+    }
+
+    fn __getitem__(mut self_: PyRefMut<'_, Self>, index: usize) -> PyResult<PyObject> {
+        let item = with_component!(self_, Sequence, |s| s.processors.get(index).cloned())?;
+        let item = item.ok_or_else(|| PyIndexError::new_err("Index not found"))?;
+        to_python(self_.py(), item)
+    }
+
+    fn __setitem__(mut self_: PyRefMut<'_, Self>, index: usize, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        let value = extract_processor(value)?;
+        if matches!(value, PostProcessorWrapper::Sequence(_)) {
+            return Err(PyValueError::new_err("processor should not be a sequence"));
+        }
+        let slot_exists = with_component!(self_, Sequence, |s| index < s.processors.len())?;
+        if !slot_exists {
+            return Err(PyIndexError::new_err("Index not found"));
+        }
+        with_component_mut!(self_, Sequence, |s| s.processors[index] = value)
+    }
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyPostProcessor>()?;
+    m.add_class::<PyBertProcessing>()?;
+    m.add_class::<PyRobertaProcessing>()?;
+    m.add_class::<PyByteLevel>()?;
+    m.add_class::<PyTemplateProcessing>()?;
+    m.add_class::<PySequence>()?;
     Ok(())
 }

@@ -1,0 +1,63 @@
+from typing import Any, List, Union
+
+from tokenmill import Regex
+
+class Decoder:
+    """Base class of all decoders."""
+    def decode(self, tokens: List[str]) -> str: ...
+    def __getstate__(self) -> bytes: ...
+    def __setstate__(self, state: bytes) -> None: ...
+
+class ByteLevel(Decoder):
+    """GPT-2 byte-level tokens back to text."""
+    def __init__(self, **kwargs: Any) -> None: ...
+
+class BPEDecoder(Decoder):
+    """The end-of-word suffix becomes a space."""
+    def __init__(self, suffix: str = "</w>") -> None: ...
+    suffix: str
+
+class Metaspace(Decoder):
+    """``▁`` back to spaces."""
+    def __init__(self, replacement: str = "▁", prepend_scheme: str = "always", split: bool = True) -> None: ...
+    replacement: str
+    prepend_scheme: str
+    split: bool
+
+class ByteFallback(Decoder):
+    """``<0xNN>`` byte tokens back to text."""
+    def __init__(self) -> None: ...
+
+class Fuse(Decoder):
+    """All tokens into one."""
+    def __init__(self) -> None: ...
+
+class Strip(Decoder):
+    """Strips ``content`` from the ends of each token."""
+    def __init__(self, content: str = " ", left: int = 0, right: int = 0) -> None: ...
+    content: str
+    start: int
+    stop: int
+
+class Replace(Decoder):
+    """Replaces a string or regex in each token."""
+    def __init__(self, pattern: Union[str, Regex], content: str) -> None: ...
+
+class WordPiece(Decoder):
+    """``##`` continuation tokens glued to the previous one, BERT's spaces cleaned up."""
+    def __init__(self, prefix: str = "##", cleanup: bool = True) -> None: ...
+    prefix: str
+    cleanup: bool
+
+class CTC(Decoder):
+    """CTC output: repeats collapsed, padding dropped, word delimiter to space."""
+    def __init__(self, pad_token: str = "<pad>", word_delimiter_token: str = "|", cleanup: bool = True) -> None: ...
+    pad_token: str
+    word_delimiter_token: str
+    cleanup: bool
+
+class Sequence(Decoder):
+    """Decoders chained."""
+    def __init__(self, decoders: List[Decoder]) -> None: ...
+    def __len__(self) -> int: ...
+    def __getitem__(self, index: int) -> Decoder: ...
