@@ -9,7 +9,7 @@ use rand::{RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rustc_hash::FxHashMap;
 
-use super::word::Word;
+use super::word::{Word, MAX_SYMBOLS};
 use crate::error::{Error, Result};
 use crate::tokenizer::{Model, Token};
 
@@ -348,6 +348,12 @@ impl BPE {
     /// on all but the first and the end-of-word suffix on the last), resolving unknown chars with
     /// byte fallback or the unk token, exactly as `tokenizers` does.
     fn initial_symbols(&self, word: &str) -> Result<Word> {
+        if word.len() > MAX_SYMBOLS {
+            return Err(Error::InvalidArgument(format!(
+                "a word of {} bytes is longer than the BPE model accepts ({MAX_SYMBOLS})",
+                word.len()
+            )));
+        }
         let mut symbols = Word::with_capacity(word.len());
         let mut pending_unk: Option<(u32, usize)> = None;
         let mut decorated = String::new();
