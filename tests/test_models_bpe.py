@@ -307,6 +307,9 @@ def test_pickle_and_attributes(trained_classic, whitespace_words):
     assert ours.token_to_id("the</w>") == theirs.token_to_id("the</w>")
     assert ours.id_to_token(5) == theirs.id_to_token(5)
     assert ours.token_to_id("not-a-token") is None and ours.id_to_token(10**9) is None
+    trainer = ours.get_trainer()
+    assert isinstance(trainer, tokenmill.trainers.BpeTrainer)
+    assert trainer.vocab_size == theirs.get_trainer().vocab_size
 
 
 def test_save_writes_tokenizers_files(tmp_path, trained_classic, gpt2_pair):

@@ -18,6 +18,7 @@ from tokenmill._native import (
 from tokenmill import normalizers, pre_tokenizers, models, trainers, processors, decoders
 from tokenmill import tiktoken
 from tokenmill.models import Token
+from tokenmill import implementations
 
 __all__ = [
     "__version__",
@@ -35,5 +36,6 @@ __all__ = [
     "processors",
     "decoders",
     "Token",
+    "implementations",
     "tiktoken",
 ]

@@ -8,6 +8,7 @@ use pyo3::types::{PyBytes, PyDict, PyList, PyTuple, PyType};
 use tokenmill_core::models::bpe::{self, BpeBuilder, BpeOptions, Merges, BPE};
 use tokenmill_core::models::ModelWrapper;
 use tokenmill_core::tokenizer::{Model, Token};
+use tokenmill_core::trainers::{BpeTrainer, TrainerWrapper};
 
 use crate::errors::ToPyResult;
 
@@ -119,6 +120,14 @@ impl PyModel {
         let prefix = prefix.or(name);
         let paths = py.allow_threads(|| self.inner.save(&folder, prefix.as_deref())).py()?;
         Ok(paths.into_iter().map(|p| p.to_string_lossy().into_owned()).collect())
+    }
+
+    /// A trainer for this kind of model, with default settings (BPE: a `BpeTrainer`).
+    fn get_trainer(&self, py: Python<'_>) -> PyResult<PyObject> {
+        let trainer = match &self.inner {
+            ModelWrapper::BPE(_) => TrainerWrapper::BpeTrainer(BpeTrainer::default()),
+        };
+        crate::trainers::to_python(py, trainer)
     }
 
     fn __getstate__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {

@@ -9,7 +9,7 @@ use rand::{RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rustc_hash::FxHashMap;
 
-use super::word::Word;
+use super::word::{Word, MAX_SYMBOLS};
 use crate::error::{Error, Result};
 use crate::tokenizer::{Model, Token};
 
@@ -348,6 +348,12 @@ impl BPE {
     /// on all but the first and the end-of-word suffix on the last), resolving unknown chars with
     /// byte fallback or the unk token, exactly as `tokenizers` does.
     fn initial_symbols(&self, word: &str) -> Result<Word> {
+        if word.len() > MAX_SYMBOLS {
+            return Err(Error::InvalidArgument(format!(
+                "a word of {} bytes is longer than the BPE model accepts ({MAX_SYMBOLS})",
+                word.len()
+            )));
+        }
         let mut symbols = Word::with_capacity(word.len());
         let mut pending_unk: Option<(u32, usize)> = None;
         let mut decorated = String::new();
@@ -581,5 +587,115 @@ impl std::fmt::Debug for BPE {
             .field("vocab", &self.vocab.len())
             .field("merges", &self.merges.len())
             .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn vocab(tokens: &[&str]) -> Vocab {
+        tokens.iter().enumerate().map(|(i, t)| (t.to_string(), i as u32)).collect()
+    }
+
+    fn merges(pairs: &[(&str, &str)]) -> Merges {
+        pairs.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect()
+    }
+
+    fn tokens(bpe: &BPE, word: &str) -> Vec<(String, (usize, usize))> {
+        bpe.tokenize(word).unwrap().into_iter().map(|t| (t.value, t.offsets)).collect()
+    }
+
+    fn owned(list: &[(&str, (usize, usize))]) -> Vec<(String, (usize, usize))> {
+        list.iter().map(|(v, o)| (v.to_string(), *o)).collect()
+    }
+
+    #[test]
+    fn unknown_chars_fused_or_not() {
+        let v = vocab(&["<unk>", "a", "b", "ab"]);
+        let m = merges(&[("a", "b")]);
+        let plain = BPE::builder().vocab_and_merges(v.clone(), m.clone()).unk_token("<unk>".into()).build().unwrap();
+        assert_eq!(tokens(&plain, "abxyab"), owned(&[("ab", (0, 2)), ("<unk>", (2, 3)), ("<unk>", (3, 4)), ("ab", (4, 6))]));
+        let fused = BPE::builder().vocab_and_merges(v.clone(), m.clone()).unk_token("<unk>".into()).fuse_unk(true).build().unwrap();
+        assert_eq!(tokens(&fused, "abxyab"), owned(&[("ab", (0, 2)), ("<unk>", (2, 4)), ("ab", (4, 6))]));
+        // Without an unk token unknown characters are dropped; offsets add up the lengths of
+        // the kept symbols (as in `tokenizers`), so they shift.
+        let dropping = BPE::builder().vocab_and_merges(v, m).build().unwrap();
+        assert_eq!(tokens(&dropping, "xab"), owned(&[("ab", (0, 2))]));
+    }
+
+    #[test]
+    fn byte_fallback_uses_byte_tokens() {
+        let mut v = vocab(&["<unk>", "a"]);
+        for b in 0..=255u8 {
+            v.insert(byte_fallback_token(b), 2 + b as u32);
+        }
+        let bpe = BPE::builder().vocab_and_merges(v, vec![]).unk_token("<unk>".into()).byte_fallback(true).build().unwrap();
+        assert_eq!(tokens(&bpe, "aé"), owned(&[("a", (0, 1)), ("<0xC3>", (1, 2)), ("<0xA9>", (2, 3))]));
+    }
+
+    #[test]
+    fn prefix_and_suffix_decorate_symbols() {
+        let v = vocab(&["h", "##e", "##y", "he", "hey"]);
+        let m = merges(&[("h", "##e"), ("he", "##y")]);
+        let bpe = BPE::builder().vocab_and_merges(v, m).continuing_subword_prefix("##".into()).build().unwrap();
+        assert_eq!(tokens(&bpe, "hey"), owned(&[("hey", (0, 3))]));
+        let v = vocab(&["h", "e", "y</w>", "he", "hey</w>"]);
+        let m = merges(&[("h", "e"), ("he", "y</w>")]);
+        let bpe = BPE::builder().vocab_and_merges(v, m).end_of_word_suffix("</w>".into()).build().unwrap();
+        assert_eq!(tokens(&bpe, "hey"), owned(&[("hey</w>", (0, 3))]));
+        // "e</w>" is not in the vocabulary: dropped.
+        assert_eq!(tokens(&bpe, "hehe"), owned(&[("he", (0, 2)), ("h", (2, 3))]));
+    }
+
+    #[test]
+    fn ignore_merges_takes_whole_words() {
+        let v = vocab(&["a", "b", "c", "ab", "abc"]);
+        let m = merges(&[("a", "b")]);
+        let mut bpe = BPE::builder().vocab_and_merges(v, m).build().unwrap();
+        assert_eq!(tokens(&bpe, "abc"), owned(&[("ab", (0, 2)), ("c", (2, 3))]));
+        bpe.ignore_merges = true;
+        bpe.clear_cache();
+        assert_eq!(tokens(&bpe, "abc"), owned(&[("abc", (0, 3))]));
+    }
+
+    #[test]
+    fn cache_gives_the_same_answers_and_is_per_model() {
+        let v = vocab(&["a", "b", "ab"]);
+        let with = BPE::builder().vocab_and_merges(v.clone(), merges(&[("a", "b")])).build().unwrap();
+        let without = BPE::builder().vocab_and_merges(v, vec![]).build().unwrap();
+        for _ in 0..3 {
+            assert_eq!(tokens(&with, "abab"), owned(&[("ab", (0, 2)), ("ab", (2, 4))]));
+            assert_eq!(tokens(&without, "abab").len(), 4);
+        }
+        let mut ids = vec![];
+        with.tokenize_ids_into("abab", &mut ids).unwrap();
+        assert_eq!(ids, vec![2, 2]);
+    }
+
+    #[test]
+    fn seeded_dropout_is_reproducible() {
+        let v = vocab(&["a", "aa", "aaaa"]);
+        let m = merges(&[("a", "a"), ("aa", "aa")]);
+        let make = |seed| BPE::builder().vocab_and_merges(v.clone(), m.clone()).dropout(0.5).dropout_seed(seed).build().unwrap();
+        let word = "a".repeat(64);
+        let (one, two) = (make(7), make(7));
+        let runs: Vec<_> = (0..5).map(|_| tokens(&one, &word)).collect();
+        assert_eq!(runs, (0..5).map(|_| tokens(&two, &word)).collect::<Vec<_>>());
+        assert!(runs.windows(2).any(|w| w[0] != w[1]), "dropout varies from call to call");
+        assert!(BPE::builder().dropout(1.5).build().is_err());
+    }
+
+    #[test]
+    fn bad_merges_are_errors() {
+        let v = vocab(&["a", "b"]);
+        let err = BPE::builder().vocab_and_merges(v.clone(), merges(&[("a", "b")])).build().unwrap_err();
+        assert!(err.to_string().contains("\"ab\""), "{err}");
+        let err = BPE::builder()
+            .vocab_and_merges(v, merges(&[("a", "b")]))
+            .continuing_subword_prefix("###".into())
+            .build()
+            .unwrap_err();
+        assert!(err.to_string().contains("shorter"), "{err}");
     }
 }

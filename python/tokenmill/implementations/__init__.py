@@ -1,0 +1,17 @@
+"""Ready-made tokenizers, as ``tokenizers.implementations``.
+
+- :class:`ByteLevelBPETokenizer`: GPT-2 style byte-level BPE (``ByteLevel`` pre-tokenizer,
+  decoder and post-processor).
+- :class:`CharBPETokenizer`: the original (Sennrich) character BPE with an end-of-word suffix
+  (``</w>``), BERT normalizer and pre-tokenizer by default.
+- :class:`BaseTokenizer`: wraps a :class:`tokenmill.Tokenizer` and forwards to it.
+
+Each one can be built from ``vocab.json`` + ``merges.txt`` (``from_file``), trained
+(``train`` / ``train_from_iterator``) and saved (``save_model`` writes the model files, ``save``
+the whole tokenizer.json).
+"""
+from tokenmill.implementations.base_tokenizer import BaseTokenizer
+from tokenmill.implementations.byte_level_bpe import ByteLevelBPETokenizer
+from tokenmill.implementations.char_level_bpe import CharBPETokenizer
+
+__all__ = ["BaseTokenizer", "ByteLevelBPETokenizer", "CharBPETokenizer"]

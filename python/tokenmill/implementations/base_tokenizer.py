@@ -1,0 +1,184 @@
+"""BaseTokenizer: a thin wrapper that forwards everything to a :class:`tokenmill.Tokenizer`."""
+from __future__ import annotations
+
+from typing import Any, Dict, List, Optional, Tuple, Union
+
+import tokenmill
+from tokenmill import normalizers as _normalizers
+
+Offsets = Tuple[int, int]
+
+_UNICODE_NORMALIZERS = ("nfc", "nfd", "nfkc", "nfkd")
+
+
+def unicode_normalizer_from_str(name: str):
+    """The normalizer for ``"nfc"``, ``"nfd"``, ``"nfkc"`` or ``"nfkd"`` (ValueError otherwise)."""
+    if name not in _UNICODE_NORMALIZERS:
+        raise ValueError(f"{name} is not a known unicode normalizer. Available are {_UNICODE_NORMALIZERS}")
+    return getattr(_normalizers, name.upper())()
+
+
+def combine_normalizers(parts: list):
+    """None, the single normalizer, or a ``Sequence`` of them."""
+    if not parts:
+        return None
+    if len(parts) == 1:
+        return parts[0]
+    return _normalizers.Sequence(parts)
+
+
+class BaseTokenizer:
+    """Wraps a :class:`tokenmill.Tokenizer` (``self._tokenizer``) and the parameters it was built
+    with; every method forwards to the tokenizer."""
+
+    def __init__(self, tokenizer, parameters: Optional[Dict[str, Any]] = None):
+        self._tokenizer = tokenizer
+        self._parameters = parameters if parameters is not None else {}
+
+    def __repr__(self) -> str:
+        params = ", ".join(f"{k}={v}" for k, v in self._parameters.items())
+        return f"Tokenizer(vocabulary_size={self._tokenizer.get_vocab_size()}, {params})"
+
+    def num_special_tokens_to_add(self, is_pair: bool) -> int:
+        """How many special tokens the post-processor adds to a single input or a pair."""
+        return self._tokenizer.num_special_tokens_to_add(is_pair)
+
+    def get_vocab(self, with_added_tokens: bool = True) -> Dict[str, int]:
+        """The vocabulary (token → id), with the added tokens unless told otherwise."""
+        return self._tokenizer.get_vocab(with_added_tokens=with_added_tokens)
+
+    def get_added_tokens_decoder(self) -> Dict[int, "tokenmill.AddedToken"]:
+        """The added tokens by id."""
+        return self._tokenizer.get_added_tokens_decoder()
+
+    def get_vocab_size(self, with_added_tokens: bool = True) -> int:
+        """The size of the vocabulary, with the added tokens unless told otherwise."""
+        return self._tokenizer.get_vocab_size(with_added_tokens=with_added_tokens)
+
+    def enable_padding(self, direction: str = "right", pad_to_multiple_of: Optional[int] = None, pad_id: int = 0,
+                       pad_type_id: int = 0, pad_token: str = "[PAD]", length: Optional[int] = None):
+        """Pads every batch (to the longest sequence, or to ``length``)."""
+        return self._tokenizer.enable_padding(direction=direction, pad_to_multiple_of=pad_to_multiple_of, pad_id=pad_id,
+                                              pad_type_id=pad_type_id, pad_token=pad_token, length=length)
+
+    def no_padding(self):
+        """Turns padding off."""
+        return self._tokenizer.no_padding()
+
+    @property
+    def padding(self) -> Optional[dict]:
+        """The padding parameters, or None."""
+        return self._tokenizer.padding
+
+    def enable_truncation(self, max_length: int, stride: Optional[int] = 0, strategy: Optional[str] = "longest_first"):
+        """Truncates inputs to ``max_length`` tokens."""
+        return self._tokenizer.enable_truncation(max_length, stride=stride, strategy=strategy)
+
+    def no_truncation(self):
+        """Turns truncation off."""
+        return self._tokenizer.no_truncation()
+
+    @property
+    def truncation(self) -> Optional[dict]:
+        """The truncation parameters, or None."""
+        return self._tokenizer.truncation
+
+    def add_tokens(self, tokens: List[Union[str, "tokenmill.AddedToken"]]) -> int:
+        """Adds tokens matched before the model; returns how many were new."""
+        return self._tokenizer.add_tokens(tokens)
+
+    def add_special_tokens(self, special_tokens: List[Union[str, "tokenmill.AddedToken"]]) -> int:
+        """Adds special tokens (skipped by ``decode(skip_special_tokens=True)``)."""
+        return self._tokenizer.add_special_tokens(special_tokens)
+
+    def normalize(self, sequence: str) -> str:
+        """The normalized form of ``sequence``."""
+        return self._tokenizer.normalizer.normalize_str(sequence)
+
+    def encode(self, sequence, pair=None, is_pretokenized: bool = False, add_special_tokens: bool = True):
+        """Encodes a sequence (and an optional pair) into an ``Encoding``."""
+        if sequence is None:
+            raise ValueError("encode: `sequence` can't be `None`")
+        return self._tokenizer.encode(sequence, pair, is_pretokenized, add_special_tokens)
+
+    def encode_batch(self, inputs, is_pretokenized: bool = False, add_special_tokens: bool = True):
+        """Encodes a batch of sequences (or pairs) in parallel."""
+        if inputs is None:
+            raise ValueError("encode_batch: `inputs` can't be `None`")
+        return self._tokenizer.encode_batch(inputs, is_pretokenized, add_special_tokens)
+
+    def decode(self, ids: List[int], skip_special_tokens: Optional[bool] = True) -> str:
+        """Turns ids back into text."""
+        if ids is None:
+            raise ValueError("None input is not valid. Should be a list of integers.")
+        return self._tokenizer.decode(ids, skip_special_tokens=skip_special_tokens)
+
+    def decode_batch(self, sequences: List[List[int]], skip_special_tokens: Optional[bool] = True) -> List[str]:
+        """Turns lists of ids back into texts."""
+        if sequences is None:
+            raise ValueError("None input is not valid. Should be list of list of integers.")
+        return self._tokenizer.decode_batch(sequences, skip_special_tokens=skip_special_tokens)
+
+    def token_to_id(self, token: str) -> Optional[int]:
+        """The id of ``token``, or None."""
+        return self._tokenizer.token_to_id(token)
+
+    def id_to_token(self, id: int) -> Optional[str]:
+        """The token of ``id``, or None."""
+        return self._tokenizer.id_to_token(id)
+
+    def save_model(self, directory: str, prefix: Optional[str] = None) -> List[str]:
+        """Writes the model's files (``vocab.json`` + ``merges.txt``) into ``directory``."""
+        return self._tokenizer.model.save(directory, prefix=prefix)
+
+    def save(self, path: str, pretty: bool = True):
+        """Writes the whole tokenizer as tokenizer.json."""
+        return self._tokenizer.save(path, pretty)
+
+    def to_str(self, pretty: bool = False) -> str:
+        """The tokenizer.json text."""
+        return self._tokenizer.to_str(pretty)
+
+    def post_process(self, encoding, pair=None, add_special_tokens: bool = True):
+        """Truncation, post-processor and padding applied to encodings."""
+        return self._tokenizer.post_process(encoding, pair, add_special_tokens)
+
+    @property
+    def model(self):
+        return self._tokenizer.model
+
+    @model.setter
+    def model(self, model):
+        self._tokenizer.model = model
+
+    @property
+    def normalizer(self):
+        return self._tokenizer.normalizer
+
+    @normalizer.setter
+    def normalizer(self, normalizer):
+        self._tokenizer.normalizer = normalizer
+
+    @property
+    def pre_tokenizer(self):
+        return self._tokenizer.pre_tokenizer
+
+    @pre_tokenizer.setter
+    def pre_tokenizer(self, pre_tokenizer):
+        self._tokenizer.pre_tokenizer = pre_tokenizer
+
+    @property
+    def post_processor(self):
+        return self._tokenizer.post_processor
+
+    @post_processor.setter
+    def post_processor(self, post_processor):
+        self._tokenizer.post_processor = post_processor
+
+    @property
+    def decoder(self):
+        return self._tokenizer.decoder
+
+    @decoder.setter
+    def decoder(self, decoder):
+        self._tokenizer.decoder = decoder

@@ -1,0 +1,110 @@
+"""ByteLevelBPETokenizer: GPT-2 style byte-level BPE."""
+from __future__ import annotations
+
+from typing import Dict, Iterator, List, Optional, Tuple, Union
+
+import tokenmill
+from tokenmill import decoders, normalizers, pre_tokenizers, processors, trainers
+from tokenmill.implementations.base_tokenizer import BaseTokenizer, combine_normalizers, unicode_normalizer_from_str
+from tokenmill.models import BPE
+
+
+class ByteLevelBPETokenizer(BaseTokenizer):
+    """Byte-level BPE as introduced by OpenAI with GPT-2: text is mapped to bytes shown as
+    printable characters (``ByteLevel`` pre-tokenizer), so no input is ever unknown.
+
+    ``vocab``/``merges``: a dict and a list of pairs, or the paths of vocab.json and merges.txt;
+    without them the model is empty (train it).
+    """
+
+    def __init__(
+        self,
+        vocab: Optional[Union[str, Dict[str, int]]] = None,
+        merges: Optional[Union[str, List[Tuple[str, str]]]] = None,
+        add_prefix_space: bool = False,
+        lowercase: bool = False,
+        dropout: Optional[float] = None,
+        unicode_normalizer: Optional[str] = None,
+        continuing_subword_prefix: Optional[str] = None,
+        end_of_word_suffix: Optional[str] = None,
+        trim_offsets: bool = False,
+    ):
+        if vocab is not None and merges is not None:
+            model = BPE(
+                vocab,
+                merges,
+                dropout=dropout,
+                continuing_subword_prefix=continuing_subword_prefix or "",
+                end_of_word_suffix=end_of_word_suffix or "",
+            )
+        else:
+            model = BPE()
+        tokenizer = tokenmill.Tokenizer(model)
+
+        parts = []
+        if unicode_normalizer:
+            parts.append(unicode_normalizer_from_str(unicode_normalizer))
+        if lowercase:
+            parts.append(normalizers.Lowercase())
+        normalizer = combine_normalizers(parts)
+        if normalizer is not None:
+            tokenizer.normalizer = normalizer
+
+        tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=add_prefix_space)
+        tokenizer.decoder = decoders.ByteLevel()
+        tokenizer.post_processor = processors.ByteLevel(trim_offsets=trim_offsets)
+
+        parameters = {
+            "model": "ByteLevelBPE",
+            "add_prefix_space": add_prefix_space,
+            "lowercase": lowercase,
+            "dropout": dropout,
+            "unicode_normalizer": unicode_normalizer,
+            "continuing_subword_prefix": continuing_subword_prefix,
+            "end_of_word_suffix": end_of_word_suffix,
+            "trim_offsets": trim_offsets,
+        }
+        super().__init__(tokenizer, parameters)
+
+    @staticmethod
+    def from_file(vocab_filename: str, merges_filename: str, **kwargs) -> "ByteLevelBPETokenizer":
+        """A tokenizer from vocab.json + merges.txt (or encoder.json + vocab.bpe)."""
+        vocab, merges = BPE.read_file(vocab_filename, merges_filename)
+        return ByteLevelBPETokenizer(vocab, merges, **kwargs)
+
+    @staticmethod
+    def _trainer(vocab_size: int, min_frequency: int, show_progress: bool, special_tokens: list):
+        return trainers.BpeTrainer(
+            vocab_size=vocab_size,
+            min_frequency=min_frequency,
+            show_progress=show_progress,
+            special_tokens=special_tokens,
+            initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        )
+
+    def train(
+        self,
+        files: Union[str, List[str]],
+        vocab_size: int = 30000,
+        min_frequency: int = 2,
+        show_progress: bool = True,
+        special_tokens: List[Union[str, "tokenmill.AddedToken"]] = [],
+    ):
+        """Trains the model on the given files (the whole byte alphabet is always kept)."""
+        trainer = self._trainer(vocab_size, min_frequency, show_progress, special_tokens)
+        if isinstance(files, str):
+            files = [files]
+        self._tokenizer.train(files, trainer=trainer)
+
+    def train_from_iterator(
+        self,
+        iterator: Union[Iterator[str], Iterator[Iterator[str]]],
+        vocab_size: int = 30000,
+        min_frequency: int = 2,
+        show_progress: bool = True,
+        special_tokens: List[Union[str, "tokenmill.AddedToken"]] = [],
+        length: Optional[int] = None,
+    ):
+        """Trains the model on strings (or batches of strings) from an iterator."""
+        trainer = self._trainer(vocab_size, min_frequency, show_progress, special_tokens)
+        self._tokenizer.train_from_iterator(iterator, trainer=trainer, length=length)

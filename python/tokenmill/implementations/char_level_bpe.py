@@ -1,0 +1,123 @@
+"""CharBPETokenizer: the original character-level BPE (Sennrich et al.) with ``</w>``."""
+from __future__ import annotations
+
+from typing import Dict, Iterator, List, Optional, Tuple, Union
+
+import tokenmill
+from tokenmill import decoders, normalizers, pre_tokenizers, trainers
+from tokenmill.implementations.base_tokenizer import BaseTokenizer, combine_normalizers, unicode_normalizer_from_str
+from tokenmill.models import BPE
+
+
+class CharBPETokenizer(BaseTokenizer):
+    """Original BPE (https://arxiv.org/abs/1508.07909) with OpenAI GPT's defaults.
+
+    Unlike Sennrich's subword-nmt, by default it cleans the text with the BERT normalizer
+    (control characters removed, whitespace unified, spaces around CJK characters, accents kept
+    unless ``lowercase``) — turn off with ``bert_normalizer=False`` — and splits on punctuation
+    as well as whitespace — turn off with ``split_on_whitespace_only=True``. The last symbol of
+    each word carries ``suffix`` (``</w>``).
+    """
+
+    def __init__(
+        self,
+        vocab: Optional[Union[str, Dict[str, int]]] = None,
+        merges: Optional[Union[str, List[Tuple[str, str]]]] = None,
+        unk_token: Union[str, "tokenmill.AddedToken"] = "<unk>",
+        suffix: str = "</w>",
+        dropout: Optional[float] = None,
+        lowercase: bool = False,
+        unicode_normalizer: Optional[str] = None,
+        bert_normalizer: bool = True,
+        split_on_whitespace_only: bool = False,
+    ):
+        if vocab is not None and merges is not None:
+            model = BPE(vocab, merges, dropout=dropout, unk_token=str(unk_token), end_of_word_suffix=suffix)
+        else:
+            model = BPE(unk_token=str(unk_token), dropout=dropout, end_of_word_suffix=suffix)
+        tokenizer = tokenmill.Tokenizer(model)
+
+        if tokenizer.token_to_id(str(unk_token)) is not None:
+            tokenizer.add_special_tokens([str(unk_token)])
+
+        parts = []
+        if unicode_normalizer:
+            parts.append(unicode_normalizer_from_str(unicode_normalizer))
+        if bert_normalizer:
+            parts.append(normalizers.BertNormalizer(lowercase=False))
+        if lowercase:
+            parts.append(normalizers.Lowercase())
+        normalizer = combine_normalizers(parts)
+        if normalizer is not None:
+            tokenizer.normalizer = normalizer
+
+        if split_on_whitespace_only:
+            tokenizer.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+        else:
+            tokenizer.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+        tokenizer.decoder = decoders.BPEDecoder(suffix=suffix)
+
+        parameters = {
+            "model": "BPE",
+            "unk_token": unk_token,
+            "suffix": suffix,
+            "dropout": dropout,
+            "lowercase": lowercase,
+            "unicode_normalizer": unicode_normalizer,
+            "bert_normalizer": bert_normalizer,
+            "split_on_whitespace_only": split_on_whitespace_only,
+        }
+        super().__init__(tokenizer, parameters)
+
+    @staticmethod
+    def from_file(vocab_filename: str, merges_filename: str, **kwargs) -> "CharBPETokenizer":
+        """A tokenizer from vocab.json + merges.txt."""
+        vocab, merges = BPE.read_file(vocab_filename, merges_filename)
+        return CharBPETokenizer(vocab, merges, **kwargs)
+
+    @staticmethod
+    def _trainer(vocab_size, min_frequency, special_tokens, limit_alphabet, initial_alphabet, suffix, show_progress):
+        return trainers.BpeTrainer(
+            vocab_size=vocab_size,
+            min_frequency=min_frequency,
+            special_tokens=special_tokens,
+            limit_alphabet=limit_alphabet,
+            initial_alphabet=initial_alphabet,
+            end_of_word_suffix=suffix,
+            show_progress=show_progress,
+        )
+
+    def train(
+        self,
+        files: Union[str, List[str]],
+        vocab_size: int = 30000,
+        min_frequency: int = 2,
+        special_tokens: List[Union[str, "tokenmill.AddedToken"]] = ["<unk>"],
+        limit_alphabet: int = 1000,
+        initial_alphabet: List[str] = [],
+        suffix: Optional[str] = "</w>",
+        show_progress: bool = True,
+    ):
+        """Trains the model on the given files."""
+        trainer = self._trainer(vocab_size, min_frequency, special_tokens, limit_alphabet, initial_alphabet, suffix,
+                                show_progress)
+        if isinstance(files, str):
+            files = [files]
+        self._tokenizer.train(files, trainer=trainer)
+
+    def train_from_iterator(
+        self,
+        iterator: Union[Iterator[str], Iterator[Iterator[str]]],
+        vocab_size: int = 30000,
+        min_frequency: int = 2,
+        special_tokens: List[Union[str, "tokenmill.AddedToken"]] = ["<unk>"],
+        limit_alphabet: int = 1000,
+        initial_alphabet: List[str] = [],
+        suffix: Optional[str] = "</w>",
+        show_progress: bool = True,
+        length: Optional[int] = None,
+    ):
+        """Trains the model on strings (or batches of strings) from an iterator."""
+        trainer = self._trainer(vocab_size, min_frequency, special_tokens, limit_alphabet, initial_alphabet, suffix,
+                                show_progress)
+        self._tokenizer.train_from_iterator(iterator, trainer=trainer, length=length)
