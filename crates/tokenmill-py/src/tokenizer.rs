@@ -13,7 +13,7 @@ use tokenmill_core::trainers::{BpeTrainer, TrainerWrapper};
 
 use crate::encoding::PyEncoding;
 use crate::errors::{InvalidArgumentError, ToPyResult};
-use crate::{decoders, models, normalizers, processors, trainers};
+use crate::{decoders, models, normalizers, pre_tokenizers, processors, trainers};
 
 /// A token added to a :class:`Tokenizer` on top of its model's vocabulary.
 ///
@@ -357,6 +357,19 @@ impl PyTokenizer {
     fn set_normalizer(&mut self, normalizer: Option<PyRef<normalizers::PyNormalizer>>) -> PyResult<()> {
         self.tokenizer.with_normalizer(normalizer.map(|n| n.inner.clone())).py()?;
         Ok(())
+    }
+
+    /// The :class:`tokenmill.pre_tokenizers.PreTokenizer`, or None.
+    #[getter]
+    fn get_pre_tokenizer(&self, py: Python<'_>) -> PyResult<PyObject> {
+        match self.tokenizer.get_pre_tokenizer() {
+            Some(p) => pre_tokenizers::to_python(py, p.clone()),
+            None => Ok(py.None()),
+        }
+    }
+    #[setter]
+    fn set_pre_tokenizer(&mut self, pre_tokenizer: Option<PyRef<pre_tokenizers::PyPreTokenizer>>) {
+        self.tokenizer.with_pre_tokenizer(pre_tokenizer.map(|p| p.inner.clone()));
     }
 
     /// The :class:`tokenmill.processors.PostProcessor`, or None.
