@@ -65,6 +65,15 @@ impl CoreBpe {
     /// Builds the core. Every id must be given once (across ranks and special tokens).
     pub fn new(encoder: Ranks, special_tokens: FxHashMap<String, Rank>, pattern: &str) -> Result<Self> {
         let regex = Regex::new(pattern)?;
+        // The decoder is indexed by id, so ids must be reasonably dense (tiktoken's are).
+        let n_ids = encoder.len() + special_tokens.len();
+        let id_limit = n_ids.saturating_mul(4).max(1 << 20);
+        let max_id = encoder.values().chain(special_tokens.values()).copied().max().unwrap_or(0);
+        if max_id as usize >= id_limit {
+            return Err(Error::InvalidArgument(format!(
+                "token id {max_id} is too large for {n_ids} tokens (ids must be below {id_limit})"
+            )));
+        }
         let mut decoder = Decoder::default();
         let mut by_rank: Vec<(&Vec<u8>, Rank)> = encoder.iter().map(|(t, &r)| (t, r)).collect();
         by_rank.sort_unstable_by_key(|&(_, r)| r);
@@ -325,6 +334,8 @@ mod tests {
         let ranks: Ranks = [(b"a".to_vec(), 0)].into_iter().collect();
         let specials = [("<s>".to_string(), 0)].into_iter().collect();
         assert!(CoreBpe::new(ranks, specials, R50K_PATTERN).is_err());
+        let ranks: Ranks = [(b"a".to_vec(), u32::MAX - 1)].into_iter().collect();
+        assert!(CoreBpe::new(ranks, FxHashMap::default(), R50K_PATTERN).is_err());
     }
 
     #[test]
