@@ -1,5 +1,6 @@
 //! Trains a byte-level BPE on text files and prints timings (a profiling aid for the trainer).
 //! `cargo run --profile fast --example train_bytelevel -- FILE [VOCAB] [MIN_FREQ]`
+//! (`OUT=path.json` saves the vocab and merges; `SLOW=1` feeds through the full pipeline)
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -40,6 +41,11 @@ fn main() -> tokenmill_core::Result<()> {
     let fed = start.elapsed().as_secs_f64();
     let mut model = tokenizer.get_model().clone();
     Trainer::train(&trainer, &mut model)?;
+    if let Ok(out) = std::env::var("OUT") {
+        let ModelWrapper::BPE(bpe) = &model;
+        let json = serde_json::json!({"vocab": bpe.get_vocab(), "merges": bpe.merges()});
+        std::fs::write(&out, json.to_string()).map_err(|e| tokenmill_core::Error::io(&out, e))?;
+    }
     eprintln!("trained {} tokens: feed {:.2}s, merges {:.2}s", model.get_vocab_size(), fed, start.elapsed().as_secs_f64() - fed);
     Ok(())
 }
