@@ -24,7 +24,8 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-DEFAULT_FILE = REPO.parent / "shared" / "corpora" / "english_large" / "gutenberg_en_large_part1.txt"
+SHARED = Path(os.environ.get("TOKENMILL_SHARED", REPO.parent / "shared"))
+DEFAULT_FILE = SHARED / "corpora" / "english_large" / "gutenberg_en_large_part1.txt"
 
 CHILD = r'''
 import json, resource, sys, time
