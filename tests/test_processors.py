@@ -127,3 +127,4 @@ def test_bad_json_raises_tokenmill_error():
         processors.TemplateProcessing(special_tokens=[3.5])
     with pytest.raises(TypeError):
         processors.Sequence([processors.ByteLevel(), "nope"])
+

@@ -134,7 +134,7 @@ ADVERSARIAL = [
 ]
 
 
-@pytest.mark.parametrize("name", ENCODINGS)
+@pytest.mark.parametrize("name", ["r50k_base", "p50k_base", "cl100k_base", "o200k_base"])
 def test_adversarial_strings_identical_to_tiktoken(name, reference, ours):
     ref, enc = reference[name], ours[name]
     for text in ADVERSARIAL:

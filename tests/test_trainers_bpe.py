@@ -182,3 +182,41 @@ def test_attributes_and_pickle():
     assert "BpeTrainer(vocab_size=77" in repr(u)
     with pytest.raises(TypeError):
         trainers.BpeTrainer(special_tokens=[3])
+
+
+needs_tokenizer = pytest.mark.skipif(not hasattr(tokenmill, "Tokenizer"), reason="tokenmill.Tokenizer is not built into this package yet")
+
+
+@needs_tokenizer
+@pytest.mark.parametrize("name", ["english", "chinese"])
+def test_tokenizer_training_same_as_tokenizers(name, tmp_path):
+    """Through the whole pipeline: Tokenizer.train(files) and train_from_iterator (batches too)."""
+    lines = corpus_lines(name, 300_000)
+    path = tmp_path / "corpus.txt"
+    path.write_text("".join(lines), encoding="utf-8")
+    options = dict(vocab_size=2000, min_frequency=2, special_tokens=["<|endoftext|>"])
+    models = []
+    for lib in (tokenizers, tokenmill):
+        for how in ("files", "iterator", "batches"):
+            tk = lib.Tokenizer(lib.models.BPE())
+            tk.pre_tokenizer = lib.pre_tokenizers.ByteLevel(add_prefix_space=False)
+            trainer = lib.trainers.BpeTrainer(show_progress=False, initial_alphabet=lib.pre_tokenizers.ByteLevel.alphabet(), **options)
+            if how == "files":
+                tk.train([str(path)], trainer)
+            elif how == "iterator":
+                tk.train_from_iterator(iter(lines), trainer, length=len(lines))
+            else:
+                tk.train_from_iterator([lines[i : i + 100] for i in range(0, len(lines), 100)], trainer)
+            models.append(json.loads(tk.to_str())["model"])
+    assert all(m == models[0] for m in models[1:])
+
+
+@needs_tokenizer
+def test_invalid_utf8_in_training_file_names_file_line_and_byte(tmp_path):
+    path = tmp_path / "broken.txt"
+    path.write_bytes(b"fine\nalso fine\nnot \xc3\x28 fine\n")
+    tk = tokenmill.Tokenizer(tokenmill.models.BPE())
+    with pytest.raises(tokenmill.FormatError) as e:
+        tk.train([str(path)], trainers.BpeTrainer(show_progress=False))
+    message = str(e.value)
+    assert "broken.txt" in message and "line 3" in message and "byte offset 19" in message

@@ -1,5 +1,576 @@
+//! `tokenmill._native.pre_tokenizers`: the pre-tokenizer classes, with `tokenizers`' names,
+//! constructor signatures and properties. Each concrete class extends `PreTokenizer`, which
+//! holds the core `PreTokenizerWrapper` (what the Tokenizer binding takes and gives back).
+use pyo3::exceptions::{PyIndexError, PyTypeError};
 use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
+use serde_json::Value;
 
-pub fn register(_m: &Bound<'_, PyModule>) -> PyResult<()> {
+use tokenmill_core::pre_tokenizers::{
+    BertPreTokenizer, ByteLevel, CharDelimiterSplit, Digits, FixedLength, Metaspace, PreTokenizerWrapper, PrependScheme,
+    Punctuation, Sequence, Split, SplitPattern, UnicodeScripts, Whitespace, WhitespaceSplit,
+};
+use tokenmill_core::tokenizer::{OffsetReferential, OffsetType, Offsets, PreTokenizedString, PreTokenizer, SplitDelimiterBehavior};
+use tokenmill_core::Error;
+
+use crate::errors::ToPyResult;
+
+/// Base class of all pre-tokenizers. Not meant to be built directly: build one of its
+/// subclasses (``ByteLevel()``, ``Whitespace()``, ...).
+#[pyclass(subclass, module = "tokenmill.pre_tokenizers", name = "PreTokenizer")]
+#[derive(Clone)]
+pub struct PyPreTokenizer {
+    pub(crate) inner: PreTokenizerWrapper,
+}
+
+impl PyPreTokenizer {
+    pub(crate) fn new(inner: impl Into<PreTokenizerWrapper>) -> Self {
+        PyPreTokenizer { inner: inner.into() }
+    }
+}
+
+#[pymethods]
+impl PyPreTokenizer {
+    /// Pre-tokenizes a string: a list of ``(piece, (start, end))`` with offsets as character
+    /// indexes into ``sequence``.
+    #[pyo3(text_signature = "(self, sequence)")]
+    fn pre_tokenize_str(&self, py: Python<'_>, sequence: String) -> PyResult<Vec<(String, Offsets)>> {
+        let inner = &self.inner;
+        py.allow_threads(move || pre_tokenize_str(inner, &sequence)).py()
+    }
+
+    fn __getstate__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        let json = serde_json::to_string(&self.inner).map_err(Error::from).py()?;
+        Ok(PyBytes::new(py, json.as_bytes()))
+    }
+
+    fn __setstate__(&mut self, state: &Bound<'_, PyAny>) -> PyResult<()> {
+        let json: Vec<u8> = match state.extract::<String>() {
+            Ok(s) => s.into_bytes(),
+            Err(_) => state.extract::<Vec<u8>>()?,
+        };
+        let inner: PreTokenizerWrapper = serde_json::from_slice(&json).map_err(Error::from).py()?;
+        if std::mem::discriminant(&inner) != std::mem::discriminant(&self.inner) {
+            return Err(PyTypeError::new_err(format!(
+                "cannot restore a {} pre-tokenizer into a {} object",
+                type_name(&inner),
+                type_name(&self.inner)
+            )));
+        }
+        self.inner = inner;
+        Ok(())
+    }
+
+    fn __repr__(&self) -> PyResult<String> {
+        let value = serde_json::to_value(&self.inner).map_err(Error::from).py()?;
+        Ok(repr_value(&value, None))
+    }
+
+    fn __str__(&self) -> PyResult<String> {
+        self.__repr__()
+    }
+}
+
+/// What `pre_tokenize_str` returns, computed without the GIL.
+fn pre_tokenize_str(pre_tokenizer: &PreTokenizerWrapper, text: &str) -> tokenmill_core::Result<Vec<(String, Offsets)>> {
+    let mut pretokenized = PreTokenizedString::from(text);
+    pre_tokenizer.pre_tokenize(&mut pretokenized)?;
+    Ok(pretokenized
+        .get_splits(OffsetReferential::Original, OffsetType::Char)
+        .into_iter()
+        .map(|(piece, offsets, _)| (piece.to_string(), offsets))
+        .collect())
+}
+
+fn type_name(w: &PreTokenizerWrapper) -> &'static str {
+    match w {
+        PreTokenizerWrapper::BertPreTokenizer(_) => "BertPreTokenizer",
+        PreTokenizerWrapper::ByteLevel(_) => "ByteLevel",
+        PreTokenizerWrapper::Delimiter(_) => "CharDelimiterSplit",
+        PreTokenizerWrapper::Metaspace(_) => "Metaspace",
+        PreTokenizerWrapper::Whitespace(_) => "Whitespace",
+        PreTokenizerWrapper::Sequence(_) => "Sequence",
+        PreTokenizerWrapper::Split(_) => "Split",
+        PreTokenizerWrapper::Punctuation(_) => "Punctuation",
+        PreTokenizerWrapper::WhitespaceSplit(_) => "WhitespaceSplit",
+        PreTokenizerWrapper::Digits(_) => "Digits",
+        PreTokenizerWrapper::UnicodeScripts(_) => "UnicodeScripts",
+        PreTokenizerWrapper::FixedLength(_) => "FixedLength",
+    }
+}
+
+/// `tokenizers`' repr of a component, from its JSON: `Name(field=value, ...)`, enum values
+/// bare (`behavior=Isolated`), strings in double quotes, `pattern=String(" ")`.
+fn repr_value(value: &Value, key: Option<&str>) -> String {
+    const ENUM_FIELDS: [&str; 2] = ["behavior", "prepend_scheme"];
+    match value {
+        Value::Object(map) => {
+            if let Some(Value::String(name)) = map.get("type") {
+                let fields: Vec<String> =
+                    map.iter().filter(|(k, _)| *k != "type").map(|(k, v)| format!("{k}={}", repr_value(v, Some(k)))).collect();
+                format!("{name}({})", fields.join(", "))
+            } else {
+                // Newtype enum variants such as {"String": " "}.
+                map.iter().map(|(k, v)| format!("{k}({})", repr_value(v, None))).collect::<Vec<_>>().join(", ")
+            }
+        }
+        Value::Array(items) => format!("[{}]", items.iter().map(|v| repr_value(v, None)).collect::<Vec<_>>().join(", ")),
+        Value::String(s) if key.is_some_and(|k| ENUM_FIELDS.contains(&k)) => s.clone(),
+        Value::String(s) => format!("\"{s}\""),
+        Value::Bool(b) => (if *b { "True" } else { "False" }).to_string(),
+        Value::Null => "None".to_string(),
+        Value::Number(n) => n.to_string(),
+    }
+}
+
+/// Builds the Python object (of the right subclass) for a core pre-tokenizer.
+pub(crate) fn to_python(py: Python<'_>, wrapper: PreTokenizerWrapper) -> PyResult<PyObject> {
+    macro_rules! build {
+        ($sub:expr) => {
+            Py::new(py, PyClassInitializer::from(PyPreTokenizer { inner: wrapper }).add_subclass($sub))?.into_any()
+        };
+    }
+    Ok(match &wrapper {
+        PreTokenizerWrapper::BertPreTokenizer(_) => build!(PyBertPreTokenizer),
+        PreTokenizerWrapper::ByteLevel(_) => build!(PyByteLevel),
+        PreTokenizerWrapper::Delimiter(_) => build!(PyCharDelimiterSplit),
+        PreTokenizerWrapper::Metaspace(_) => build!(PyMetaspace),
+        PreTokenizerWrapper::Whitespace(_) => build!(PyWhitespace),
+        PreTokenizerWrapper::Sequence(_) => build!(PySequence),
+        PreTokenizerWrapper::Split(_) => build!(PySplit),
+        PreTokenizerWrapper::Punctuation(_) => build!(PyPunctuation),
+        PreTokenizerWrapper::WhitespaceSplit(_) => build!(PyWhitespaceSplit),
+        PreTokenizerWrapper::Digits(_) => build!(PyDigits),
+        PreTokenizerWrapper::UnicodeScripts(_) => build!(PyUnicodeScripts),
+        PreTokenizerWrapper::FixedLength(_) => build!(PyFixedLength),
+    })
+}
+
+/// Reads a field of the component a subclass object holds.
+macro_rules! getter {
+    ($self_:ident, $variant:ident, |$p:ident| $body:expr) => {
+        match &$self_.as_super().inner {
+            PreTokenizerWrapper::$variant($p) => Ok($body),
+            other => Err(PyTypeError::new_err(format!("expected a {} pre-tokenizer, holds {}", stringify!($variant), type_name(other)))),
+        }
+    };
+}
+
+/// Changes a field of the component a subclass object holds.
+macro_rules! setter {
+    ($self_:ident, $variant:ident, |$p:ident| $body:expr) => {
+        match &mut $self_.as_super().inner {
+            PreTokenizerWrapper::$variant($p) => {
+                $body;
+                Ok(())
+            }
+            other => Err(PyTypeError::new_err(format!("expected a {} pre-tokenizer, holds {}", stringify!($variant), type_name(other)))),
+        }
+    };
+}
+
+/// Parses `"removed"`, `"isolated"`, `"merged_with_previous"`, `"merged_with_next"`,
+/// `"contiguous"`.
+fn parse_behavior(name: &str) -> PyResult<SplitDelimiterBehavior> {
+    Ok(match name {
+        "removed" => SplitDelimiterBehavior::Removed,
+        "isolated" => SplitDelimiterBehavior::Isolated,
+        "merged_with_previous" => SplitDelimiterBehavior::MergedWithPrevious,
+        "merged_with_next" => SplitDelimiterBehavior::MergedWithNext,
+        "contiguous" => SplitDelimiterBehavior::Contiguous,
+        other => {
+            return Err(Error::InvalidArgument(format!(
+                "wrong value for behavior: {other:?}, expected one of: removed, isolated, merged_with_previous, merged_with_next, contiguous"
+            )))
+            .py()
+        }
+    })
+}
+
+/// The name `tokenizers`' `behavior` getters return (its enum name, lower-cased: "mergedwithnext").
+fn behavior_name(b: SplitDelimiterBehavior) -> String {
+    format!("{b:?}").to_lowercase()
+}
+
+/// ByteLevel pre-tokenizer: optionally adds a space in front, splits with the GPT-2 regex, and
+/// maps every byte to a visible char (``ByteLevel.alphabet()``; a space becomes ``Ġ``).
+///
+/// Args:
+///     add_prefix_space (bool, default True): add a space in front if there is none, so that
+///         ``hello`` is treated like ``say hello``.
+///     trim_offsets (bool, default True): used by the ByteLevel post-processor.
+///     use_regex (bool, default True): split with the GPT-2 regex.
+#[pyclass(extends = PyPreTokenizer, module = "tokenmill.pre_tokenizers", name = "ByteLevel")]
+pub struct PyByteLevel;
+
+#[pymethods]
+impl PyByteLevel {
+    #[new]
+    #[pyo3(signature = (add_prefix_space = true, trim_offsets = true, use_regex = true, **_kwargs))]
+    fn new(add_prefix_space: bool, trim_offsets: bool, use_regex: bool, _kwargs: Option<&Bound<'_, PyDict>>) -> (Self, PyPreTokenizer) {
+        (PyByteLevel, PyPreTokenizer::new(ByteLevel::new(add_prefix_space, trim_offsets, use_regex)))
+    }
+
+    /// The 256 characters bytes are mapped to (as one-character strings, in byte order).
+    #[staticmethod]
+    fn alphabet() -> Vec<String> {
+        ByteLevel::alphabet().into_iter().map(String::from).collect()
+    }
+
+    #[getter]
+    fn get_add_prefix_space(self_: PyRef<'_, Self>) -> PyResult<bool> {
+        getter!(self_, ByteLevel, |p| p.add_prefix_space)
+    }
+    #[setter]
+    fn set_add_prefix_space(mut self_: PyRefMut<'_, Self>, value: bool) -> PyResult<()> {
+        setter!(self_, ByteLevel, |p| p.add_prefix_space = value)
+    }
+    #[getter]
+    fn get_trim_offsets(self_: PyRef<'_, Self>) -> PyResult<bool> {
+        getter!(self_, ByteLevel, |p| p.trim_offsets)
+    }
+    #[setter]
+    fn set_trim_offsets(mut self_: PyRefMut<'_, Self>, value: bool) -> PyResult<()> {
+        setter!(self_, ByteLevel, |p| p.trim_offsets = value)
+    }
+    #[getter]
+    fn get_use_regex(self_: PyRef<'_, Self>) -> PyResult<bool> {
+        getter!(self_, ByteLevel, |p| p.use_regex)
+    }
+    #[setter]
+    fn set_use_regex(mut self_: PyRefMut<'_, Self>, value: bool) -> PyResult<()> {
+        setter!(self_, ByteLevel, |p| p.use_regex = value)
+    }
+}
+
+/// Splits on ``\w+|[^\w\s]+``: runs of word characters and runs of other non-space
+/// characters; whitespace is dropped.
+#[pyclass(extends = PyPreTokenizer, module = "tokenmill.pre_tokenizers", name = "Whitespace")]
+pub struct PyWhitespace;
+
+#[pymethods]
+impl PyWhitespace {
+    #[new]
+    fn new() -> (Self, PyPreTokenizer) {
+        (PyWhitespace, PyPreTokenizer::new(Whitespace))
+    }
+}
+
+/// Splits on whitespace and drops it, like ``str.split()``.
+#[pyclass(extends = PyPreTokenizer, module = "tokenmill.pre_tokenizers", name = "WhitespaceSplit")]
+pub struct PyWhitespaceSplit;
+
+#[pymethods]
+impl PyWhitespaceSplit {
+    #[new]
+    fn new() -> (Self, PyPreTokenizer) {
+        (PyWhitespaceSplit, PyPreTokenizer::new(WhitespaceSplit))
+    }
+}
+
+/// BERT's pre-tokenizer: splits on whitespace (dropped) and isolates each punctuation char.
+#[pyclass(extends = PyPreTokenizer, module = "tokenmill.pre_tokenizers", name = "BertPreTokenizer")]
+pub struct PyBertPreTokenizer;
+
+#[pymethods]
+impl PyBertPreTokenizer {
+    #[new]
+    fn new() -> (Self, PyPreTokenizer) {
+        (PyBertPreTokenizer, PyPreTokenizer::new(BertPreTokenizer))
+    }
+}
+
+/// Splits on every match of ``pattern``.
+///
+/// Args:
+///     pattern (str or tokenmill.Regex): a plain string is matched literally; wrap a regular
+///         expression in ``tokenmill.Regex`` (Oniguruma-compatible syntax: possessive
+///         quantifiers, look-around, ``\p{...}``, ``(?i:...)``).
+///     behavior (str): what to do with the matches: "removed", "isolated",
+///         "merged_with_previous", "merged_with_next" or "contiguous".
+///     invert (bool, default False): split on what lies between the matches instead.
+#[pyclass(extends = PyPreTokenizer, module = "tokenmill.pre_tokenizers", name = "Split")]
+pub struct PySplit;
+
+/// A `Split` pattern from Python: a `str` (literal) or a `tokenmill.Regex`.
+fn extract_split_pattern(pattern: &Bound<'_, PyAny>) -> PyResult<SplitPattern> {
+    if let Ok(s) = pattern.extract::<String>() {
+        return Ok(SplitPattern::String(s));
+    }
+    // TODO(pretok): downcast to `crate::normalizers::PyRegex` once it lands; until then any
+    // object with a str `pattern` attribute is taken as a regex.
+    if let Ok(regex) = pattern.getattr("pattern").and_then(|p| p.extract::<String>()) {
+        return Ok(SplitPattern::Regex(regex));
+    }
+    Err(PyTypeError::new_err(format!(
+        "pattern must be a str or a tokenmill.Regex, got {}",
+        pattern.get_type().name().map(|n| n.to_string()).unwrap_or_default()
+    )))
+}
+
+#[pymethods]
+impl PySplit {
+    #[new]
+    #[pyo3(signature = (pattern, behavior, invert = false))]
+    fn new(pattern: &Bound<'_, PyAny>, behavior: &str, invert: bool) -> PyResult<(Self, PyPreTokenizer)> {
+        let split = Split::new(extract_split_pattern(pattern)?, parse_behavior(behavior)?, invert).py()?;
+        Ok((PySplit, PyPreTokenizer::new(split)))
+    }
+
+    fn __getnewargs__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        PyTuple::new(py, [" ", "removed"])
+    }
+
+    /// The pattern: a str for a literal, a ``tokenmill.Regex`` for a regex.
+    #[getter]
+    fn get_pattern(self_: PyRef<'_, Self>) -> PyResult<PyObject> {
+        let py = self_.py();
+        let pattern = getter!(self_, Split, |p| p.pattern.clone())?;
+        match pattern {
+            SplitPattern::String(s) => Ok(s.into_pyobject(py)?.into_any().unbind()),
+            SplitPattern::Regex(r) => Ok(py.import("tokenmill")?.getattr("Regex")?.call1((r,))?.unbind()),
+        }
+    }
+    #[getter]
+    fn get_behavior(self_: PyRef<'_, Self>) -> PyResult<String> {
+        getter!(self_, Split, |p| behavior_name(p.behavior))
+    }
+    #[setter]
+    fn set_behavior(mut self_: PyRefMut<'_, Self>, behavior: &str) -> PyResult<()> {
+        let behavior = parse_behavior(behavior)?;
+        setter!(self_, Split, |p| p.behavior = behavior)
+    }
+    #[getter]
+    fn get_invert(self_: PyRef<'_, Self>) -> PyResult<bool> {
+        getter!(self_, Split, |p| p.invert)
+    }
+    #[setter]
+    fn set_invert(mut self_: PyRefMut<'_, Self>, invert: bool) -> PyResult<()> {
+        setter!(self_, Split, |p| p.invert = invert)
+    }
+}
+
+/// Splits on each punctuation character.
+///
+/// Args:
+///     behavior (str, default "isolated"): "removed", "isolated", "merged_with_previous",
+///         "merged_with_next" or "contiguous".
+#[pyclass(extends = PyPreTokenizer, module = "tokenmill.pre_tokenizers", name = "Punctuation")]
+pub struct PyPunctuation;
+
+#[pymethods]
+impl PyPunctuation {
+    #[new]
+    #[pyo3(signature = (behavior = "isolated"))]
+    fn new(behavior: &str) -> PyResult<(Self, PyPreTokenizer)> {
+        Ok((PyPunctuation, PyPreTokenizer::new(Punctuation::new(parse_behavior(behavior)?))))
+    }
+    #[getter]
+    fn get_behavior(self_: PyRef<'_, Self>) -> PyResult<String> {
+        getter!(self_, Punctuation, |p| behavior_name(p.behavior))
+    }
+    #[setter]
+    fn set_behavior(mut self_: PyRefMut<'_, Self>, behavior: &str) -> PyResult<()> {
+        let behavior = parse_behavior(behavior)?;
+        setter!(self_, Punctuation, |p| p.behavior = behavior)
+    }
+}
+
+/// Splits numbers out: runs of digits ("Call 123 please" → "Call ", "123", " please"), or
+/// each digit alone if ``individual_digits`` is True.
+#[pyclass(extends = PyPreTokenizer, module = "tokenmill.pre_tokenizers", name = "Digits")]
+pub struct PyDigits;
+
+#[pymethods]
+impl PyDigits {
+    #[new]
+    #[pyo3(signature = (individual_digits = false))]
+    fn new(individual_digits: bool) -> (Self, PyPreTokenizer) {
+        (PyDigits, PyPreTokenizer::new(Digits::new(individual_digits)))
+    }
+    #[getter]
+    fn get_individual_digits(self_: PyRef<'_, Self>) -> PyResult<bool> {
+        getter!(self_, Digits, |p| p.individual_digits)
+    }
+    #[setter]
+    fn set_individual_digits(mut self_: PyRefMut<'_, Self>, value: bool) -> PyResult<()> {
+        setter!(self_, Digits, |p| p.individual_digits = value)
+    }
+}
+
+/// SentencePiece-style pre-tokenizer: spaces become ``replacement`` and the text is split
+/// before each of them.
+///
+/// Args:
+///     replacement (str, default "▁"): one character.
+///     prepend_scheme (str, default "always"): put a ``replacement`` in front of the text
+///         "always", "never", or only for the "first" piece of the input.
+///     split (bool, default True): split before each ``replacement``.
+#[pyclass(extends = PyPreTokenizer, module = "tokenmill.pre_tokenizers", name = "Metaspace")]
+pub struct PyMetaspace;
+
+fn parse_prepend_scheme(s: &str) -> PyResult<PrependScheme> {
+    s.parse::<PrependScheme>().py()
+}
+
+#[pymethods]
+impl PyMetaspace {
+    #[new]
+    #[pyo3(signature = (replacement = '▁', prepend_scheme = "always", split = true))]
+    fn new(replacement: char, prepend_scheme: &str, split: bool) -> PyResult<(Self, PyPreTokenizer)> {
+        Ok((PyMetaspace, PyPreTokenizer::new(Metaspace::new(replacement, parse_prepend_scheme(prepend_scheme)?, split))))
+    }
+    #[getter]
+    fn get_replacement(self_: PyRef<'_, Self>) -> PyResult<String> {
+        getter!(self_, Metaspace, |p| p.replacement().to_string())
+    }
+    #[setter]
+    fn set_replacement(mut self_: PyRefMut<'_, Self>, replacement: char) -> PyResult<()> {
+        setter!(self_, Metaspace, |p| p.set_replacement(replacement))
+    }
+    #[getter]
+    fn get_prepend_scheme(self_: PyRef<'_, Self>) -> PyResult<String> {
+        getter!(self_, Metaspace, |p| p.prepend_scheme.as_str().to_string())
+    }
+    #[setter]
+    fn set_prepend_scheme(mut self_: PyRefMut<'_, Self>, prepend_scheme: &str) -> PyResult<()> {
+        let scheme = parse_prepend_scheme(prepend_scheme)?;
+        setter!(self_, Metaspace, |p| p.prepend_scheme = scheme)
+    }
+    #[getter]
+    fn get_split(self_: PyRef<'_, Self>) -> PyResult<bool> {
+        getter!(self_, Metaspace, |p| p.split)
+    }
+    #[setter]
+    fn set_split(mut self_: PyRefMut<'_, Self>, split: bool) -> PyResult<()> {
+        setter!(self_, Metaspace, |p| p.split = split)
+    }
+}
+
+/// Splits on one character, which is dropped (like ``str.split(delimiter)`` without empty parts).
+#[pyclass(extends = PyPreTokenizer, module = "tokenmill.pre_tokenizers", name = "CharDelimiterSplit")]
+pub struct PyCharDelimiterSplit;
+
+#[pymethods]
+impl PyCharDelimiterSplit {
+    #[new]
+    fn new(delimiter: char) -> (Self, PyPreTokenizer) {
+        (PyCharDelimiterSplit, PyPreTokenizer::new(CharDelimiterSplit::new(delimiter)))
+    }
+    fn __getnewargs__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        PyTuple::new(py, [" "])
+    }
+    #[getter]
+    fn get_delimiter(self_: PyRef<'_, Self>) -> PyResult<String> {
+        getter!(self_, Delimiter, |p| p.delimiter.to_string())
+    }
+    #[setter]
+    fn set_delimiter(mut self_: PyRefMut<'_, Self>, delimiter: char) -> PyResult<()> {
+        setter!(self_, Delimiter, |p| p.delimiter = delimiter)
+    }
+}
+
+/// Splits where the Unicode script changes (Hiragana and Katakana count as Han), as
+/// SentencePiece does; spaces stay with the piece before them.
+#[pyclass(extends = PyPreTokenizer, module = "tokenmill.pre_tokenizers", name = "UnicodeScripts")]
+pub struct PyUnicodeScripts;
+
+#[pymethods]
+impl PyUnicodeScripts {
+    #[new]
+    fn new() -> (Self, PyPreTokenizer) {
+        (PyUnicodeScripts, PyPreTokenizer::new(UnicodeScripts))
+    }
+}
+
+/// Cuts the text into chunks of ``length`` characters.
+#[pyclass(extends = PyPreTokenizer, module = "tokenmill.pre_tokenizers", name = "FixedLength")]
+pub struct PyFixedLength;
+
+#[pymethods]
+impl PyFixedLength {
+    #[new]
+    #[pyo3(signature = (length = 5))]
+    fn new(length: usize) -> (Self, PyPreTokenizer) {
+        (PyFixedLength, PyPreTokenizer::new(FixedLength::new(length)))
+    }
+    #[getter]
+    fn get_length(self_: PyRef<'_, Self>) -> PyResult<usize> {
+        getter!(self_, FixedLength, |p| p.length)
+    }
+    #[setter]
+    fn set_length(mut self_: PyRefMut<'_, Self>, length: usize) -> PyResult<()> {
+        setter!(self_, FixedLength, |p| p.length = length)
+    }
+}
+
+/// Applies several pre-tokenizers in order, each to the pieces the previous one made.
+/// Nested sequences are flattened. ``seq[i]`` gives (a copy of) the i-th one;
+/// ``seq[i] = pre_tokenizer`` replaces it.
+#[pyclass(extends = PyPreTokenizer, module = "tokenmill.pre_tokenizers", name = "Sequence")]
+pub struct PySequence;
+
+#[pymethods]
+impl PySequence {
+    #[new]
+    fn new(pretokenizers: &Bound<'_, PyList>) -> PyResult<(Self, PyPreTokenizer)> {
+        let mut items = Vec::with_capacity(pretokenizers.len());
+        for item in pretokenizers.iter() {
+            let p: PyRef<'_, PyPreTokenizer> = item.extract()?;
+            match &p.inner {
+                PreTokenizerWrapper::Sequence(seq) => items.extend(seq.pretokenizers().iter().cloned()),
+                other => items.push(other.clone()),
+            }
+        }
+        Ok((PySequence, PyPreTokenizer::new(Sequence::new(items))))
+    }
+
+    fn __getnewargs__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        PyTuple::new(py, [PyList::empty(py)])
+    }
+
+    fn __len__(self_: PyRef<'_, Self>) -> PyResult<usize> {
+        getter!(self_, Sequence, |p| p.pretokenizers().len())
+    }
+
+    fn __getitem__(self_: PyRef<'_, Self>, index: isize) -> PyResult<PyObject> {
+        let py = self_.py();
+        let items = getter!(self_, Sequence, |p| p.pretokenizers().to_vec())?;
+        let i = normalize_index(index, items.len())?;
+        to_python(py, items[i].clone())
+    }
+
+    fn __setitem__(mut self_: PyRefMut<'_, Self>, index: isize, value: PyRef<'_, PyPreTokenizer>) -> PyResult<()> {
+        let value = value.inner.clone();
+        setter!(self_, Sequence, |p| {
+            let items = p.pretokenizers_mut();
+            let i = normalize_index(index, items.len())?;
+            items[i] = value;
+        })
+    }
+}
+
+fn normalize_index(index: isize, len: usize) -> PyResult<usize> {
+    let i = if index < 0 { index + len as isize } else { index };
+    if i < 0 || i as usize >= len {
+        return Err(PyIndexError::new_err(format!("index {index} out of range for a Sequence of {len}")));
+    }
+    Ok(i as usize)
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyPreTokenizer>()?;
+    m.add_class::<PyByteLevel>()?;
+    m.add_class::<PyWhitespace>()?;
+    m.add_class::<PyWhitespaceSplit>()?;
+    m.add_class::<PyBertPreTokenizer>()?;
+    m.add_class::<PySplit>()?;
+    m.add_class::<PyPunctuation>()?;
+    m.add_class::<PyDigits>()?;
+    m.add_class::<PyMetaspace>()?;
+    m.add_class::<PyCharDelimiterSplit>()?;
+    m.add_class::<PyUnicodeScripts>()?;
+    m.add_class::<PyFixedLength>()?;
+    m.add_class::<PySequence>()?;
     Ok(())
 }

@@ -171,10 +171,10 @@ impl PyCoreBpe {
     /// The mergeable ranks as a new dict (bytes → rank).
     fn mergeable_ranks<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let dict = PyDict::new(py);
-        let mut sorted: Vec<(&Vec<u8>, &Rank)> = self.inner.ranks().iter().collect();
-        sorted.sort_unstable_by_key(|&(_, &r)| r);
+        let mut sorted: Vec<(Vec<u8>, Rank)> = self.inner.mergeable_ranks().into_iter().collect();
+        sorted.sort_unstable_by_key(|&(_, r)| r);
         for (token, rank) in sorted {
-            dict.set_item(PyBytes::new(py, token), rank)?;
+            dict.set_item(PyBytes::new(py, &token), rank)?;
         }
         Ok(dict)
     }
@@ -186,14 +186,12 @@ impl PyCoreBpe {
 
     /// Number of mergeable ranks.
     fn n_ranks(&self) -> usize {
-        self.inner.ranks().len()
+        self.inner.n_ranks()
     }
 
     /// The largest id (ordinary or special), or None if there is none.
     fn max_token_value(&self) -> Option<Rank> {
-        let ordinary = self.inner.ranks().values().copied().max();
-        let special = self.inner.special_tokens().values().copied().max();
-        ordinary.max(special)
+        self.inner.max_token_value()
     }
 
     /// The split pattern.

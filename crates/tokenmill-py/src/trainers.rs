@@ -3,7 +3,7 @@
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
-use tokenmill_core::trainers::{BpeTrainResult, BpeTrainer, SpecialToken, TrainerWrapper, WordCounts};
+use tokenmill_core::trainers::{AddedToken, BpeTrainResult, BpeTrainer, TrainerWrapper, WordCounts};
 
 use crate::errors::ToPyResult;
 
@@ -68,23 +68,23 @@ pub(crate) fn to_python(py: Python<'_>, wrapper: TrainerWrapper) -> PyResult<PyO
 }
 
 /// Special tokens given as `str` or as objects with a `.content` (e.g. `AddedToken`).
-fn extract_special_tokens(tokens: &Bound<'_, PyAny>) -> PyResult<Vec<SpecialToken>> {
+fn extract_special_tokens(tokens: &Bound<'_, PyAny>) -> PyResult<Vec<AddedToken>> {
     let mut out = Vec::new();
     for item in tokens.try_iter()? {
         let item = item?;
         if let Ok(s) = item.extract::<String>() {
-            out.push(SpecialToken::new(s));
+            out.push(AddedToken::from(s, true));
         } else if let Ok(content) = item.getattr("content").and_then(|c| c.extract::<String>()) {
             let flag = |name: &str, default: bool| -> bool {
                 item.getattr(name).and_then(|v| v.extract::<bool>()).unwrap_or(default)
             };
-            out.push(SpecialToken {
+            out.push(AddedToken {
                 content,
                 single_word: flag("single_word", false),
                 lstrip: flag("lstrip", false),
                 rstrip: flag("rstrip", false),
                 normalized: flag("normalized", false),
-                special: flag("special", true),
+                special: true, // a trainer's tokens are special, as in tokenizers
             });
         } else {
             return Err(PyTypeError::new_err("special_tokens must be a list of str or AddedToken"));
@@ -230,7 +230,7 @@ impl PyBpeTrainer {
     /// trained). Empty before training.
     #[getter]
     fn get_merge_history(self_: PyRef<'_, Self>) -> Vec<(String, String, u64)> {
-        self_.as_super().bpe().merge_history.clone()
+        self_.as_super().bpe().merge_history.get()
     }
 }
 
@@ -268,7 +268,7 @@ fn _train_bpe_from_word_counts<'py>(py: Python<'py>, mut trainer: PyRefMut<'py, 
     let bpe = trainer.bpe_mut();
     let form_order = form_order.unwrap_or_default();
     let result = py.allow_threads(|| bpe.train_with_form_order(&words, &form_order)).py()?;
-    bpe.merge_history = result.history_texts();
+    bpe.merge_history.set(result.history_texts());
     result_to_dict(py, &result)
 }
 

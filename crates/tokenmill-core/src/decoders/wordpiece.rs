@@ -31,6 +31,10 @@ pub fn cleanup(text: &str) -> String {
         (" 've", "'ve"),
         (" 're", "'re"),
     ];
+    // Every rule starts with a space: most tokens have none and need no pass at all.
+    if !text.contains(' ') {
+        return text.to_string();
+    }
     RULES.iter().fold(text.to_string(), |s, (from, to)| s.replace(from, to))
 }
 

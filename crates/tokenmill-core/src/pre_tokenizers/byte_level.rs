@@ -58,7 +58,8 @@ impl ByteLevel {
 impl PreTokenizer for ByteLevel {
     fn pre_tokenize(&self, pretokenized: &mut PreTokenizedString) -> crate::Result<()> {
         pretokenized.split(|_, mut piece| {
-            if self.add_prefix_space && !piece.get().starts_with(' ') {
+            // Like `tokenizers`, nothing is prepended to an empty piece.
+            if self.add_prefix_space && !piece.is_empty() && !piece.get().starts_with(' ') {
                 piece.prepend(" ");
             }
             if self.use_regex {

@@ -95,13 +95,17 @@ impl<'de> Deserialize<'de> for Metaspace {
 impl PreTokenizer for Metaspace {
     fn pre_tokenize(&self, pretokenized: &mut PreTokenizedString) -> crate::Result<()> {
         pretokenized.split(|_, mut piece| {
-            piece.replace(' ', &self.replacement_str)?;
+            // A char-for-char map in one pass (`replace` would splice once per space).
+            if piece.get().contains(' ') {
+                let replacement = self.replacement;
+                piece.map(|c| if c == ' ' { replacement } else { c });
+            }
             let prepend = match self.prepend_scheme {
                 PrependScheme::Always => true,
                 PrependScheme::First => piece.offsets_original().0 == 0,
                 PrependScheme::Never => false,
             };
-            if prepend && !piece.get().starts_with(self.replacement) {
+            if prepend && !piece.is_empty() && !piece.get().starts_with(self.replacement) {
                 piece.prepend(&self.replacement_str);
             }
             if self.split {

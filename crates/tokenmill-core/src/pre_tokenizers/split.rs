@@ -101,54 +101,214 @@ impl<'de> Deserialize<'de> for Split {
     }
 }
 
-/// Rewrites an Oniguruma pattern (as `tokenizers` compiles it) for tokenmill's engine.
+/// Rewrites an Oniguruma pattern (as `tokenizers` compiles it: Ruby syntax) into one that
+/// tokenmill's engine (fancy-regex, Perl/Rust syntax) reads with the same meaning.
 ///
-/// With the options `tokenizers` uses, Oniguruma's `.` also matches `\n`, and `^` / `$` match
-/// at line starts / ends; fancy-regex needs the `s` and `m` flags for that. The flags are added
-/// only when the pattern uses these outside a character class, so the well-known split
-/// patterns (which don't) stay byte-identical and keep their fast scanners.
+/// The differences handled, each one seen in real patterns:
+/// - `^` / `$` are line anchors in Ruby: the `m` flag is added when they occur outside classes
+///   (except `\s++$`, where it changes nothing: the possessive run already ate any `\n`).
+/// - Ruby's inline `m` flag means "dot matches newline": `s` here.
+/// - `X{n,m}+` is `(?:X{n,m})+` in Ruby, not a possessive repeat (tiktoken's cl100k pattern has
+///   `\p{N}{1,3}+`, which Oniguruma reads as "one or more groups of 1-3 digits").
+/// - Ruby's `\w` does not include the joiners U+200C/U+200D (Rust's does) but includes the
+///   Latin-1 `²³¹¼½¾` (outside classes only); `\W` is its complement.
+/// - `\h` / `\H` are (non-)hex digits; `\p{^X}` negates.
+///
+/// The well-known split patterns come out byte-identical (so they keep their fast scanners).
 pub fn oniguruma_compatible(pattern: &str) -> Cow<'_, str> {
-    if uses_dot_or_anchors(pattern) {
-        Cow::Owned(format!("(?sm){pattern}"))
-    } else {
+    let rewritten = Rewriter::default().run(pattern);
+    if rewritten == pattern {
         Cow::Borrowed(pattern)
+    } else {
+        Cow::Owned(rewritten)
     }
 }
 
-/// Whether `pattern` has an unescaped `.`, `^` or `$` outside character classes.
-fn uses_dot_or_anchors(pattern: &str) -> bool {
-    let mut chars = pattern.chars().peekable();
-    let mut class_depth = 0usize;
-    // Right after a class's `[` (or `[^`), a `]` is a literal, not the end.
-    let mut class_just_opened = false;
-    while let Some(c) = chars.next() {
-        let just_opened = std::mem::take(&mut class_just_opened);
-        match c {
-            '\\' => {
-                // Skip the escaped char, and a `{...}` argument (`\p{^L}`, `\x{41}`).
-                if let Some(e) = chars.next() {
-                    if e.is_ascii_alphabetic() && chars.peek() == Some(&'{') {
-                        for c in chars.by_ref() {
-                            if c == '}' {
-                                break;
-                            }
-                        }
-                    }
-                }
-            }
-            '[' => {
-                class_depth += 1;
-                class_just_opened = true;
-                if chars.peek() == Some(&'^') {
-                    chars.next();
-                }
-            }
-            ']' if class_depth > 0 && !just_opened => class_depth -= 1,
-            '.' | '^' | '$' if class_depth == 0 => return true,
-            _ => {}
+/// Oniguruma's `\w`: Rust's, plus the Latin-1 digits of category No (`²³¹¼½¾`), minus the
+/// joiners U+200C/U+200D.
+const ONIG_WORD: &str = r"[[\w\x{B2}\x{B3}\x{B9}\x{BC}-\x{BE}]--[\x{200C}\x{200D}]]";
+/// Its complement (Oniguruma's `\W`).
+const ONIG_NOT_WORD: &str = r"[\x{200C}\x{200D}[^\w\x{B2}\x{B3}\x{B9}\x{BC}-\x{BE}]]";
+
+/// Inside a character class, Oniguruma's `\w` lacks the Latin-1 extras (but still the joiners).
+const ONIG_CLASS_WORD: &str = r"[\w--[\x{200C}\x{200D}]]";
+const ONIG_CLASS_NOT_WORD: &str = r"\W\x{200C}\x{200D}";
+
+#[derive(Default)]
+struct Rewriter {
+    out: String,
+    /// Where (in `out`) the last complete atom starts, for wrapping `X{n,m}+`.
+    atom_start: usize,
+    /// `out` positions of the open groups.
+    groups: Vec<usize>,
+    class_depth: usize,
+    needs_multiline: bool,
+}
+
+impl Rewriter {
+    fn run(mut self, pattern: &str) -> String {
+        let chars: Vec<char> = pattern.chars().collect();
+        let mut i = 0;
+        while i < chars.len() {
+            i = self.step(&chars, i);
         }
+        if self.needs_multiline {
+            self.out.insert_str(0, "(?m)");
+        }
+        self.out
     }
-    false
+
+    /// Consumes the token at `i`, returns the index after it.
+    fn step(&mut self, chars: &[char], i: usize) -> usize {
+        let c = chars[i];
+        let start = self.out.len();
+        match c {
+            '\\' => return self.escape(chars, i),
+            '[' => {
+                self.class_depth += 1;
+                if self.class_depth == 1 {
+                    self.atom_start = start;
+                }
+                self.out.push('[');
+                let mut j = i + 1;
+                if chars.get(j) == Some(&'^') {
+                    self.out.push('^');
+                    j += 1;
+                }
+                // A `]` right after `[` or `[^` is a literal.
+                if chars.get(j) == Some(&']') {
+                    self.out.push(']');
+                    j += 1;
+                }
+                return j;
+            }
+            ']' if self.class_depth > 0 => {
+                self.class_depth -= 1;
+                self.out.push(']');
+            }
+            _ if self.class_depth > 0 => self.out.push(c),
+            '(' => {
+                self.groups.push(start);
+                self.out.push('(');
+                if chars.get(i + 1) == Some(&'?') {
+                    return self.group_flags(chars, i + 1);
+                }
+            }
+            ')' => {
+                self.atom_start = self.groups.pop().unwrap_or(0);
+                self.out.push(')');
+            }
+            '{' => {
+                if let Some(end) = interval_end(chars, i) {
+                    let interval: String = chars[i..=end].iter().collect();
+                    if chars.get(end + 1) == Some(&'+') {
+                        // Ruby: a repeat of the interval, not a possessive one.
+                        self.out.insert_str(self.atom_start, "(?:");
+                        self.out.push_str(&interval);
+                        self.out.push_str(")+");
+                        return end + 2;
+                    }
+                    self.out.push_str(&interval);
+                    return end + 1;
+                }
+                self.atom_start = start;
+                self.out.push('{');
+            }
+            '^' | '$' => {
+                let possessive_space_run = c == '$' && self.out.ends_with(r"\s++");
+                self.needs_multiline |= !possessive_space_run;
+                self.out.push(c);
+            }
+            '*' | '+' | '?' | '|' => self.out.push(c),
+            _ => {
+                self.atom_start = start;
+                self.out.push(c);
+            }
+        }
+        i + 1
+    }
+
+    /// An escape at `i` (the backslash).
+    fn escape(&mut self, chars: &[char], i: usize) -> usize {
+        let start = self.out.len();
+        if self.class_depth == 0 {
+            self.atom_start = start;
+        }
+        let Some(&e) = chars.get(i + 1) else {
+            self.out.push('\\');
+            return i + 1;
+        };
+        let replacement = match e {
+            'w' if self.class_depth > 0 => Some(ONIG_CLASS_WORD),
+            'W' if self.class_depth > 0 => Some(ONIG_CLASS_NOT_WORD),
+            'w' => Some(ONIG_WORD),
+            'W' => Some(ONIG_NOT_WORD),
+            'h' => Some(r"[0-9a-fA-F]"),
+            'H' => Some(r"[^0-9a-fA-F]"),
+            _ => None,
+        };
+        if let Some(r) = replacement {
+            self.out.push_str(r);
+            return i + 2;
+        }
+        self.out.push('\\');
+        if (e == 'p' || e == 'P') && chars.get(i + 2) == Some(&'{') && chars.get(i + 3) == Some(&'^') {
+            // `\p{^L}` is `\P{L}`.
+            self.out.push(if e == 'p' { 'P' } else { 'p' });
+            self.out.push('{');
+            return self.copy_braces(chars, i + 4);
+        }
+        self.out.push(e);
+        if e.is_ascii_alphabetic() && chars.get(i + 2) == Some(&'{') {
+            self.out.push('{');
+            return self.copy_braces(chars, i + 3);
+        }
+        i + 2
+    }
+
+    /// Copies up to and including the next `}`.
+    fn copy_braces(&mut self, chars: &[char], mut j: usize) -> usize {
+        while let Some(&c) = chars.get(j) {
+            self.out.push(c);
+            j += 1;
+            if c == '}' {
+                break;
+            }
+        }
+        j
+    }
+
+    /// `(?` at `i`: copies inline flags, with Ruby's `m` (dot-all) written as `s`.
+    fn group_flags(&mut self, chars: &[char], i: usize) -> usize {
+        self.out.push('?');
+        let mut j = i + 1;
+        while let Some(&c) = chars.get(j) {
+            match c {
+                'm' => self.out.push('s'),
+                'i' | 'x' | '-' => self.out.push(c),
+                _ => break,
+            }
+            j += 1;
+        }
+        j
+    }
+}
+
+/// If `chars[i..]` starts with a `{n}`, `{n,}`, `{,m}` or `{n,m}` interval, the index of its `}`.
+fn interval_end(chars: &[char], i: usize) -> Option<usize> {
+    let mut j = i + 1;
+    let mut digits = 0;
+    let mut commas = 0;
+    while let Some(&c) = chars.get(j) {
+        match c {
+            '0'..='9' => digits += 1,
+            ',' => commas += 1,
+            '}' => return (digits > 0 && commas <= 1).then_some(j),
+            _ => return None,
+        }
+        j += 1;
+    }
+    None
 }
 
 #[cfg(test)]
@@ -181,14 +341,30 @@ mod tests {
     }
 
     #[test]
-    fn oniguruma_dot_and_anchors() {
-        assert_eq!(oniguruma_compatible(super::super::byte_level::GPT2_PATTERN), super::super::byte_level::GPT2_PATTERN);
-        assert_eq!(oniguruma_compatible(r"[^a.$]\p{^L}\."), r"[^a.$]\p{^L}\.");
-        assert_eq!(oniguruma_compatible(r"[]a]."), r"(?sm)[]a].");
-        let s = Split::new(SplitPattern::Regex("a.b".into()), SplitDelimiterBehavior::Isolated, false).unwrap();
-        assert_eq!(words(&s, "a\nb"), ["a\nb"]);
-        let s = Split::new(SplitPattern::Regex("a$".into()), SplitDelimiterBehavior::Isolated, false).unwrap();
-        assert_eq!(words(&s, "a\na"), ["a", "\n", "a"]);
+    fn oniguruma_rewrites() {
+        use super::super::byte_level::GPT2_PATTERN;
+        let cl100k = r"'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s";
+        assert_eq!(oniguruma_compatible(GPT2_PATTERN), GPT2_PATTERN);
+        assert!(oniguruma_compatible(cl100k).contains(r"(?:\p{N}{1,3})+"));
+        assert!(!oniguruma_compatible(cl100k).starts_with("(?m)"));
+        assert_eq!(oniguruma_compatible(r"[^a.$]\p{^L}\."), r"[^a.$]\P{L}\.");
+        assert_eq!(oniguruma_compatible(r"[]a]$"), r"(?m)[]a]$");
+        assert_eq!(oniguruma_compatible(r"(?m:a.b)"), r"(?s:a.b)");
+        assert_eq!(oniguruma_compatible(r"(ab){2}+x"), r"(?:(ab){2})+x");
+        assert_eq!(oniguruma_compatible(r"a{2,}?"), r"a{2,}?");
+        let words = |p: &str, s: &str| {
+            let split = Split::new(SplitPattern::Regex(p.into()), SplitDelimiterBehavior::Removed, true).unwrap();
+            run(&split, s).into_iter().map(|(w, _)| w).collect::<Vec<_>>()
+        };
+        assert_eq!(words("a.b", "a\nb axb"), ["axb"]);
+        assert_eq!(words("(?m)a.b", "a\nb"), ["a\nb"]);
+        assert_eq!(words("a$", "a\na a"), ["a", "a"]);
+        assert_eq!(words(r"\w+", "a\u{200d}b"), ["a", "b"]);
+        assert_eq!(words(r"[^\w\s]", "a\u{200d}b"), ["\u{200d}"]);
+        assert_eq!(words(r"\w+", "x½ ①"), ["x½"]);
+        assert_eq!(words(r"\W+", "x½ ①\u{200c}"), [" ①\u{200c}"]);
+        assert_eq!(words(r"\h+", "xff1"), ["ff1"]);
+        assert_eq!(words(r"a{2}+", "aaaaa"), ["aaaa"]);
     }
 
     #[test]

@@ -70,22 +70,6 @@ impl PostProcessor for PostProcessorWrapper {
     }
 }
 
-/// What a tokenizer without a post-processor does: a single encoding is kept as is; a pair is
-/// concatenated, each part tagged with its sequence index (type ids unchanged).
-pub fn default_process(encoding: Encoding, pair: Option<Encoding>) -> Encoding {
-    match pair {
-        None => encoding,
-        Some(pair) => {
-            let mut out = Encoding::default();
-            for (i, mut e) in [encoding, pair].into_iter().enumerate() {
-                e.set_sequence_id(i);
-                out.merge_with(e, false);
-            }
-            out
-        }
-    }
-}
-
 /// Wraps `encoding` and each of its overflowing windows with `f`, the windows becoming the
 /// overflowing list of the result (how Bert/Roberta treat truncated inputs).
 pub(crate) fn wrap_with_overflowing(mut encoding: Encoding, f: &impl Fn(Encoding) -> Encoding) -> Encoding {

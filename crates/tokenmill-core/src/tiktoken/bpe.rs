@@ -7,7 +7,7 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use super::ranks::Ranks;
+use super::token_map::TokenMap;
 use crate::error::{Error, Result};
 
 /// A token id (tiktoken calls it a rank: lower ranks merge first).
@@ -21,8 +21,8 @@ const LONG_PIECE_BYTES: usize = 128;
 
 /// Appends the tokens of `piece` to `out`.
 #[inline]
-pub fn encode_piece(ranks: &Ranks, piece: &[u8], out: &mut Vec<Rank>) -> Result<()> {
-    if let Some(&rank) = ranks.get(piece) {
+pub fn encode_piece(ranks: &TokenMap, piece: &[u8], out: &mut Vec<Rank>) -> Result<()> {
+    if let Some(rank) = ranks.get(piece) {
         out.push(rank);
         return Ok(());
     }
@@ -37,11 +37,11 @@ pub fn encode_piece(ranks: &Ranks, piece: &[u8], out: &mut Vec<Rank>) -> Result<
 }
 
 /// `starts` holds the start of every part plus `piece.len()` at the end.
-fn push_parts(ranks: &Ranks, piece: &[u8], starts: &[u32], out: &mut Vec<Rank>) -> Result<()> {
+fn push_parts(ranks: &TokenMap, piece: &[u8], starts: &[u32], out: &mut Vec<Rank>) -> Result<()> {
     for w in starts.windows(2) {
         let part = &piece[w[0] as usize..w[1] as usize];
         match ranks.get(part) {
-            Some(&rank) => out.push(rank),
+            Some(rank) => out.push(rank),
             // Only a single byte can be missing (merged parts have ranks by construction).
             None => return Err(Error::InvalidArgument(format!("the byte sequence {part:?} has no rank, so this text cannot be encoded (the mergeable ranks must include every single byte)"))),
         }
@@ -50,13 +50,13 @@ fn push_parts(ranks: &Ranks, piece: &[u8], starts: &[u32], out: &mut Vec<Rank>) 
 }
 
 #[inline]
-fn rank_of(ranks: &Ranks, bytes: &[u8]) -> Rank {
-    ranks.get(bytes).copied().unwrap_or(NO_RANK)
+fn rank_of(ranks: &TokenMap, bytes: &[u8]) -> Rank {
+    ranks.get(bytes).unwrap_or(NO_RANK)
 }
 
 /// Merge for short pieces: `starts[..len]` are the part starts plus the end; `pair[i]` is the
 /// rank of part i merged with part i+1. Each step scans for the lowest rank.
-fn merge_short<'a>(ranks: &Ranks, piece: &[u8], starts: &'a mut [u32; LONG_PIECE_BYTES + 1]) -> &'a [u32] {
+fn merge_short<'a>(ranks: &TokenMap, piece: &[u8], starts: &'a mut [u32; LONG_PIECE_BYTES + 1]) -> &'a [u32] {
     let n = piece.len();
     let mut pair = [NO_RANK; LONG_PIECE_BYTES];
     for i in 0..=n {
@@ -96,7 +96,7 @@ fn merge_short<'a>(ranks: &Ranks, piece: &[u8], starts: &'a mut [u32; LONG_PIECE
 /// Merge for long pieces: parts form a linked list keyed by their start byte; candidate pairs
 /// sit in a min-heap ordered by (rank, start), so ties go to the leftmost pair as in the scan.
 /// Stale heap entries (a part that was merged away or whose pair changed) are skipped on pop.
-fn merge_long(ranks: &Ranks, piece: &[u8]) -> Vec<u32> {
+fn merge_long(ranks: &TokenMap, piece: &[u8]) -> Vec<u32> {
     let n = piece.len();
     let mut next: Vec<usize> = (1..=n).collect();
     let mut prev: Vec<usize> = (0..n).map(|i| i.wrapping_sub(1)).collect();
@@ -149,6 +149,7 @@ fn merge_long(ranks: &Ranks, piece: &[u8]) -> Vec<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tiktoken::Ranks;
 
     fn ranks_of(tokens: &[&[u8]]) -> Ranks {
         let mut ranks: Ranks = (0..=255u8).map(|b| (vec![b], b as Rank)).collect();
@@ -156,6 +157,14 @@ mod tests {
             ranks.insert(t.to_vec(), 256 + i as Rank);
         }
         ranks
+    }
+
+    fn map_of(ranks: &Ranks) -> TokenMap {
+        let mut map = TokenMap::default();
+        for (t, &r) in ranks {
+            map.insert(t, r);
+        }
+        map
     }
 
     /// The definition, step by step: merge the lowest-rank (then leftmost) adjacent pair.
@@ -174,7 +183,7 @@ mod tests {
 
     fn encode(ranks: &Ranks, piece: &[u8]) -> Vec<Rank> {
         let mut out = Vec::new();
-        encode_piece(ranks, piece, &mut out).unwrap();
+        encode_piece(&map_of(ranks), piece, &mut out).unwrap();
         out
     }
 
@@ -217,6 +226,6 @@ mod tests {
     fn missing_single_bytes_are_an_error_not_a_panic() {
         let ranks: Ranks = [(b"a".to_vec(), 0)].into_iter().collect();
         let mut out = Vec::new();
-        assert!(encode_piece(&ranks, b"ab", &mut out).is_err());
+        assert!(encode_piece(&map_of(&ranks), b"ab", &mut out).is_err());
     }
 }

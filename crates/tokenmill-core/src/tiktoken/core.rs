@@ -5,6 +5,7 @@ use rustc_hash::FxHashMap;
 
 use super::bpe::{encode_piece, Rank};
 use super::ranks::Ranks;
+use super::token_map::{PieceCache, TokenMap, PACKED_MAX};
 use crate::error::{Error, Result};
 use crate::utils::regex::Regex;
 
@@ -17,7 +18,8 @@ use crate::utils::regex::Regex;
 #[derive(Debug, Clone)]
 pub struct CoreBpe {
     regex: Regex,
-    encoder: Ranks,
+    encoder: TokenMap,
+    n_ranks: usize,
     special_encoder: FxHashMap<String, Rank>,
     /// Special token texts, in the order of `special_matcher`'s patterns.
     special_names: Vec<String>,
@@ -66,9 +68,13 @@ impl CoreBpe {
         let mut decoder = Decoder::default();
         let mut by_rank: Vec<(&Vec<u8>, Rank)> = encoder.iter().map(|(t, &r)| (t, r)).collect();
         by_rank.sort_unstable_by_key(|&(_, r)| r);
+        let mut map = TokenMap::with_capacity(by_rank.len());
         for (token, rank) in by_rank {
             decoder.insert(rank, token).map_err(|id| Error::InvalidArgument(format!("rank {id} is given to more than one token")))?;
+            map.insert(token, rank);
         }
+        let n_ranks = map.len();
+        drop(encoder);
         let mut special_names: Vec<String> = special_tokens.keys().cloned().collect();
         special_names.sort();
         for name in &special_names {
@@ -87,15 +93,34 @@ impl CoreBpe {
                     .map_err(|e| Error::InvalidArgument(format!("special tokens: {e}")))?,
             )
         };
-        Ok(CoreBpe { regex, encoder, special_encoder: special_tokens, special_names, special_matcher, decoder })
+        Ok(CoreBpe { regex, encoder: map, n_ranks, special_encoder: special_tokens, special_names, special_matcher, decoder })
     }
 
     pub fn pattern(&self) -> &str {
         self.regex.as_str()
     }
 
-    pub fn ranks(&self) -> &Ranks {
-        &self.encoder
+    /// The mergeable ranks (rebuilt from the decoder: the core does not keep a second copy).
+    pub fn mergeable_ranks(&self) -> Ranks {
+        self.ordinary_tokens().map(|(id, bytes)| (bytes.to_vec(), id)).collect()
+    }
+
+    /// Number of mergeable ranks.
+    pub fn n_ranks(&self) -> usize {
+        self.n_ranks
+    }
+
+    /// The largest id, ordinary or special.
+    pub fn max_token_value(&self) -> Option<Rank> {
+        self.decoder.spans.len().checked_sub(1).map(|id| id as Rank)
+    }
+
+    /// (id, bytes) of every mergeable token, by id.
+    fn ordinary_tokens(&self) -> impl Iterator<Item = (Rank, &[u8])> + '_ {
+        let special_ids: rustc_hash::FxHashSet<Rank> = self.special_encoder.values().copied().collect();
+        (0..self.decoder.spans.len() as Rank)
+            .filter(move |id| !special_ids.contains(id))
+            .filter_map(|id| self.decoder.get(id).map(|b| (id, b)))
     }
 
     pub fn special_tokens(&self) -> &FxHashMap<String, Rank> {
@@ -111,16 +136,33 @@ impl CoreBpe {
 
     /// Appends the tokens of `text` (no special tokens) to `out`.
     pub fn encode_ordinary_into(&self, text: &str, out: &mut Vec<Rank>) -> Result<()> {
+        self.encode_segment(text, out, &mut PieceCache::default())
+    }
+
+    fn encode_segment(&self, text: &str, out: &mut Vec<Rank>, cache: &mut PieceCache) -> Result<()> {
         let bytes = text.as_bytes();
         let mut failure = None;
         self.regex.for_each_match(text, |start, end| {
             let piece = &bytes[start..end];
-            match self.encoder.get(piece) {
-                Some(&rank) => out.push(rank),
-                None => {
-                    if let Err(e) = encode_piece(&self.encoder, piece, out) {
-                        failure.get_or_insert(e);
-                    }
+            if let Some(rank) = self.encoder.get(piece) {
+                out.push(rank);
+                return;
+            }
+            if piece.len() > PACKED_MAX {
+                if let Err(e) = encode_piece(&self.encoder, piece, out) {
+                    failure.get_or_insert(e);
+                }
+                return;
+            }
+            if let Some(tokens) = cache.get(piece) {
+                out.extend_from_slice(tokens);
+                return;
+            }
+            let first = out.len();
+            match encode_piece(&self.encoder, piece, out) {
+                Ok(()) => cache.insert(piece, &out[first..]),
+                Err(e) => {
+                    failure.get_or_insert(e);
                 }
             }
         })?;
@@ -131,13 +173,14 @@ impl CoreBpe {
     /// other special-token text is encoded as ordinary text.
     pub fn encode(&self, text: &str, allowed: impl Fn(&str) -> bool) -> Result<Vec<Rank>> {
         let mut out = Vec::with_capacity(text.len() / 4);
+        let mut cache = PieceCache::default();
         let mut start = 0;
         while let Some((special_start, special_end, id)) = self.next_allowed_special(text, start, &allowed) {
-            self.encode_ordinary_into(&text[start..special_start], &mut out)?;
+            self.encode_segment(&text[start..special_start], &mut out, &mut cache)?;
             out.push(id);
             start = special_end;
         }
-        self.encode_ordinary_into(&text[start..], &mut out)?;
+        self.encode_segment(&text[start..], &mut out, &mut cache)?;
         Ok(out)
     }
 
@@ -197,7 +240,7 @@ impl CoreBpe {
 
     /// The id of bytes that are exactly one token (ordinary or special).
     pub fn encode_single_token(&self, token: &[u8]) -> Option<Rank> {
-        if let Some(&rank) = self.encoder.get(token) {
+        if let Some(rank) = self.encoder.get(token) {
             return Some(rank);
         }
         std::str::from_utf8(token).ok().and_then(|s| self.special_encoder.get(s).copied())
@@ -219,7 +262,7 @@ impl CoreBpe {
 
     /// The bytes of every ordinary token, sorted (tiktoken's `token_byte_values`).
     pub fn token_byte_values(&self) -> Vec<&[u8]> {
-        let mut values: Vec<&[u8]> = self.encoder.keys().map(Vec::as_slice).collect();
+        let mut values: Vec<&[u8]> = self.ordinary_tokens().map(|(_, b)| b).collect();
         values.sort_unstable();
         values
     }

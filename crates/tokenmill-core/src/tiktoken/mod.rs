@@ -11,6 +11,7 @@
 pub mod bpe;
 pub mod core;
 pub mod ranks;
+pub mod token_map;
 
 pub use self::bpe::{encode_piece, Rank};
 pub use self::core::CoreBpe;

@@ -494,11 +494,13 @@ pub fn apply_split_behavior(matches: Vec<(Offsets, bool)>, behavior: SplitDelimi
             out
         }
         Contiguous => {
+            // Runs of spans with the same flag are joined (consecutive non-matches only
+            // happen with an inverted pattern, and are joined too, as in `tokenizers`).
             let mut out: Vec<Offsets> = Vec::with_capacity(matches.len());
             let mut previous_was_match = false;
             for (span, is_match) in matches {
                 match out.last_mut() {
-                    Some(last) if is_match && previous_was_match => last.1 = span.1,
+                    Some(last) if is_match == previous_was_match => last.1 = span.1,
                     _ => out.push(span),
                 }
                 previous_was_match = is_match;

@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 
 use super::progress::Progress;
 use super::word_counts::{count_words, WordCounts};
-use super::SpecialToken;
+use super::AddedToken;
 use crate::error::Result;
 
 /// Options of BPE training (the same names and defaults as `tokenizers.trainers.BpeTrainer`).
@@ -32,7 +32,7 @@ pub struct BpeTrainer {
     pub vocab_size: usize,
     pub show_progress: bool,
     /// Tokens that get the first ids, in this order.
-    pub special_tokens: Vec<SpecialToken>,
+    pub special_tokens: Vec<AddedToken>,
     /// Keep at most this many characters in the alphabet (the most frequent ones).
     pub limit_alphabet: Option<usize>,
     /// Characters always in the alphabet, seen in the corpus or not.
@@ -46,9 +46,9 @@ pub struct BpeTrainer {
     pub max_token_length: Option<usize>,
     /// The word counts gathered by `feed`.
     pub words: WordCounts,
-    /// The merges of the last `train_and_record` run, with their counts: (left, right, count).
+    /// The merges of the last `train_and_record` run, with their counts.
     #[serde(skip)]
-    pub merge_history: Vec<(String, String, u64)>,
+    pub merge_history: MergeHistory,
 }
 
 impl Default for BpeTrainer {
@@ -64,8 +64,37 @@ impl Default for BpeTrainer {
             end_of_word_suffix: None,
             max_token_length: None,
             words: WordCounts::default(),
-            merge_history: Vec::new(),
+            merge_history: MergeHistory::default(),
         }
+    }
+}
+
+/// The merges of the last training run as (left, right, count). Behind a lock because the
+/// Tokenizer trains through `&self` (a trainer's options do not change by training).
+#[derive(Debug, Default)]
+pub struct MergeHistory(std::sync::Mutex<Vec<(String, String, u64)>>);
+
+impl MergeHistory {
+    pub fn get(&self) -> Vec<(String, String, u64)> {
+        self.0.lock().map(|h| h.clone()).unwrap_or_default()
+    }
+    pub fn set(&self, history: Vec<(String, String, u64)>) {
+        if let Ok(mut h) = self.0.lock() {
+            *h = history;
+        }
+    }
+}
+
+impl Clone for MergeHistory {
+    fn clone(&self) -> Self {
+        MergeHistory(std::sync::Mutex::new(self.get()))
+    }
+}
+
+/// The history is a record of the last run, not part of a trainer's identity.
+impl PartialEq for MergeHistory {
+    fn eq(&self, _: &Self) -> bool {
+        true
     }
 }
 
@@ -88,7 +117,7 @@ pub struct BpeTrainResult {
     pub merges: Vec<(String, String)>,
     /// Every merge step in order, with the count that made it win (the "explain" history).
     pub history: Vec<LearnedMerge>,
-    pub special_tokens: Vec<SpecialToken>,
+    pub special_tokens: Vec<AddedToken>,
     pub continuing_subword_prefix: Option<String>,
     pub end_of_word_suffix: Option<String>,
 }
@@ -115,7 +144,7 @@ impl BpeTrainer {
     pub fn feed<I, S, F>(&mut self, sequences: I, process: F) -> Result<()>
     where
         I: Iterator<Item = S> + Send,
-        S: AsRef<str> + Send + Sync,
+        S: AsRef<str> + Send,
         F: Fn(&str) -> Result<Vec<String>> + Sync,
     {
         self.feed_with(sequences.map(Ok), |s: &str, emit: &mut dyn FnMut(&str)| {
@@ -129,7 +158,7 @@ impl BpeTrainer {
     pub fn feed_with<I, S, F>(&mut self, sequences: I, process: F) -> Result<()>
     where
         I: Iterator<Item = Result<S>>,
-        S: AsRef<str> + Send + Sync,
+        S: AsRef<str> + Send,
         F: Fn(&str, &mut dyn FnMut(&str)) -> Result<()> + Sync,
     {
         self.words = count_words(sequences, process, |_| {})?;
@@ -142,9 +171,9 @@ impl BpeTrainer {
     }
 
     /// Like [`train`](Self::train), and keeps the merge history (for "explain" APIs).
-    pub fn train_and_record(&mut self) -> Result<BpeTrainResult> {
+    pub fn train_and_record(&self) -> Result<BpeTrainResult> {
         let result = self.train()?;
-        self.merge_history = result.history_texts();
+        self.merge_history.set(result.history_texts());
         Ok(result)
     }
 
@@ -528,7 +557,7 @@ mod tests {
         let trainer = BpeTrainer {
             vocab_size: 100,
             show_progress: false,
-            special_tokens: vec![SpecialToken::new("<s>"), SpecialToken::new("<s>")],
+            special_tokens: vec![AddedToken::from("<s>", true), AddedToken::from("<s>", true)],
             continuing_subword_prefix: Some("##".into()),
             ..Default::default()
         };

@@ -26,6 +26,7 @@
 //!   (the same set of tokens, the same merges wherever `tokenizers`' own result is unambiguous).
 pub mod bpe;
 pub mod corpus;
+pub mod direct;
 pub mod progress;
 pub mod word_counts;
 
@@ -34,35 +35,11 @@ use serde::{Deserialize, Serialize};
 pub use bpe::{BpeTrainResult, BpeTrainer, LearnedMerge};
 pub use word_counts::WordCounts;
 
-use crate::error::Result;
-
-/// A special token declared to a trainer. Same fields (and JSON form) as `tokenizers`' AddedToken,
-/// so the Tokenizer can register it as an added token after training.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct SpecialToken {
-    pub content: String,
-    #[serde(default)]
-    pub single_word: bool,
-    #[serde(default)]
-    pub lstrip: bool,
-    #[serde(default)]
-    pub rstrip: bool,
-    #[serde(default)]
-    pub normalized: bool,
-    #[serde(default = "default_true")]
-    pub special: bool,
-}
-
-fn default_true() -> bool {
-    true
-}
-
-impl SpecialToken {
-    /// A special token with `tokenizers`' defaults for special tokens (not normalized).
-    pub fn new(content: impl Into<String>) -> Self {
-        SpecialToken { content: content.into(), single_word: false, lstrip: false, rstrip: false, normalized: false, special: true }
-    }
-}
+use crate::error::{Error, Result};
+use crate::models::bpe::{BpeOptions, BPE};
+use crate::models::ModelWrapper;
+pub use crate::tokenizer::AddedToken;
+use crate::tokenizer::Trainer;
 
 /// Every trainer the Tokenizer can drive. Serialized like `tokenizers` (`{"type": "BpeTrainer", ...}`)
 /// so trainers can be pickled.
@@ -83,7 +60,7 @@ impl TrainerWrapper {
     pub fn feed<I, S, F>(&mut self, sequences: I, process: F) -> Result<()>
     where
         I: Iterator<Item = S> + Send,
-        S: AsRef<str> + Send + Sync,
+        S: AsRef<str> + Send,
         F: Fn(&str) -> Result<Vec<String>> + Sync,
     {
         match self {
@@ -96,7 +73,7 @@ impl TrainerWrapper {
     pub fn feed_with<I, S, F>(&mut self, sequences: I, process: F) -> Result<()>
     where
         I: Iterator<Item = Result<S>>,
-        S: AsRef<str> + Send + Sync,
+        S: AsRef<str> + Send,
         F: Fn(&str, &mut dyn FnMut(&str)) -> Result<()> + Sync,
     {
         match self {
@@ -104,23 +81,117 @@ impl TrainerWrapper {
         }
     }
 
+    /// Feeds the words `tokenizer` would give its model for each sequence: cut straight from the
+    /// raw text when the pipeline allows it ([`direct::DirectWords`], much faster), otherwise
+    /// through the tokenizer's normalizer and pre-tokenizer. An error item stops the feed.
+    pub fn feed_tokenizer<I, S>(&mut self, tokenizer: &crate::tokenizer::Tokenizer, sequences: I) -> Result<()>
+    where
+        I: Iterator<Item = Result<S>>,
+        S: AsRef<str> + Send,
+    {
+        match direct::DirectWords::for_tokenizer(tokenizer) {
+            Some(cutter) => {
+                let raw = word_counts::count_words(sequences, |s: &str, emit: &mut dyn FnMut(&str)| cutter.split(s, emit), |_| {})?;
+                self.set_words(cutter.finish(raw));
+                Ok(())
+            }
+            None => self.feed_with(sequences, |s: &str, emit: &mut dyn FnMut(&str)| {
+                let pre = tokenizer.normalize_and_pre_tokenize(s)?;
+                pre.splits().iter().for_each(|split| emit(split.normalized.get()));
+                Ok(())
+            }),
+        }
+    }
+
+    /// Replaces the word counts (as a feed does).
+    pub fn set_words(&mut self, words: WordCounts) {
+        match self {
+            TrainerWrapper::BpeTrainer(t) => t.words = words,
+        }
+    }
+
     /// Trains a BPE model's data from the fed words (and records the merge history).
-    pub fn train_bpe(&mut self) -> Result<BpeTrainResult> {
+    pub fn train_bpe(&self) -> Result<BpeTrainResult> {
         match self {
             TrainerWrapper::BpeTrainer(t) => t.train_and_record(),
         }
     }
 
     /// The special tokens the trained model needs registered in the Tokenizer.
-    pub fn special_tokens(&self) -> &[SpecialToken] {
+    pub fn special_tokens(&self) -> &[AddedToken] {
         match self {
             TrainerWrapper::BpeTrainer(t) => &t.special_tokens,
         }
     }
 }
 
+/// The Tokenizer's training protocol: `feed` then `train(model)`.
+impl Trainer for TrainerWrapper {
+    type Model = ModelWrapper;
+
+    fn should_show_progress(&self) -> bool {
+        TrainerWrapper::should_show_progress(self)
+    }
+
+    fn feed<I, S, F>(&mut self, iterator: I, process: F) -> Result<()>
+    where
+        I: Iterator<Item = S> + Send,
+        S: AsRef<str> + Send,
+        F: Fn(&str) -> Result<Vec<String>> + Sync,
+    {
+        TrainerWrapper::feed(self, iterator, process)
+    }
+
+    /// Trains and puts the learned vocabulary and merges into `model`, keeping the model's other
+    /// options (unk token, dropout, byte fallback, ...) as `tokenizers` does.
+    fn train(&self, model: &mut ModelWrapper) -> Result<Vec<AddedToken>> {
+        let result = self.train_bpe()?;
+        let ModelWrapper::BPE(old) = &*model;
+        let options = BpeOptions {
+            continuing_subword_prefix: result.continuing_subword_prefix.clone(),
+            end_of_word_suffix: result.end_of_word_suffix.clone(),
+            ..old.options()
+        };
+        let vocab = result.vocab_map();
+        let special_tokens = result.special_tokens.clone();
+        *model = ModelWrapper::BPE(BPE::from_trained(vocab, result.merges, options).map_err(|e| Error::Other(format!("trained BPE model: {e}")))?);
+        Ok(special_tokens)
+    }
+}
+
 impl From<BpeTrainer> for TrainerWrapper {
     fn from(t: BpeTrainer) -> Self {
         TrainerWrapper::BpeTrainer(t)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pre_tokenizers::{byte_level::ByteLevel, PreTokenizerWrapper};
+    use crate::tokenizer::{Model, Tokenizer};
+
+    #[test]
+    fn tokenizer_trains_byte_level_bpe_on_the_course_corpus() {
+        let corpus = [
+            "This is the Hugging Face Course.",
+            "This chapter is about tokenization.",
+            "This section shows several tokenizer algorithms.",
+            "Hopefully, you will be able to understand how they are trained and generate tokens.",
+        ];
+        let mut tokenizer = Tokenizer::new(ModelWrapper::BPE(BPE::default()));
+        tokenizer.with_pre_tokenizer(Some(PreTokenizerWrapper::ByteLevel(ByteLevel::new(false, true, true))));
+        let mut trainer = TrainerWrapper::BpeTrainer(BpeTrainer {
+            vocab_size: 60,
+            show_progress: false,
+            special_tokens: vec![AddedToken::from("<|endoftext|>", true)],
+            ..Default::default()
+        });
+        tokenizer.train(&mut trainer, corpus.iter()).unwrap();
+        let TrainerWrapper::BpeTrainer(bpe) = &trainer;
+        assert_eq!(bpe.merge_history.get()[0], ("Ġ".to_string(), "t".to_string(), 7));
+        assert_eq!(tokenizer.get_model().get_vocab_size(), 60);
+        assert_eq!(tokenizer.token_to_id("<|endoftext|>"), Some(0));
+        assert!(tokenizer.token_to_id("Ġt").is_some());
     }
 }

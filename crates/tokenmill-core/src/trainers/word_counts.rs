@@ -43,7 +43,7 @@ pub fn merge_counts(mut into: WordCounts, mut from: WordCounts) -> WordCounts {
 pub fn count_words<I, S, F>(sequences: I, process: F, mut on_chunk: impl FnMut(u64)) -> Result<WordCounts>
 where
     I: Iterator<Item = Result<S>>,
-    S: AsRef<str> + Send + Sync,
+    S: AsRef<str> + Send,
     F: Fn(&str, &mut dyn FnMut(&str)) -> Result<()> + Sync,
 {
     let mut totals = WordCounts::default();
@@ -63,19 +63,19 @@ where
         if chunk.is_empty() {
             return Ok(totals);
         }
-        let counts = count_chunk(&chunk, &process)?;
+        let counts = count_chunk(std::mem::take(&mut chunk), &process)?;
         totals = merge_counts(totals, counts);
         on_chunk(bytes as u64);
     }
 }
 
-fn count_chunk<S, F>(chunk: &[S], process: &F) -> Result<WordCounts>
+fn count_chunk<S, F>(chunk: Vec<S>, process: &F) -> Result<WordCounts>
 where
-    S: AsRef<str> + Send + Sync,
+    S: AsRef<str> + Send,
     F: Fn(&str, &mut dyn FnMut(&str)) -> Result<()> + Sync,
 {
     chunk
-        .par_iter()
+        .into_par_iter()
         .with_min_len(16)
         .try_fold(WordCounts::default, |mut counts, s| {
             process(s.as_ref(), &mut |w: &str| add_word(&mut counts, w, 1))?;

@@ -296,11 +296,15 @@ impl Cursor<'_> {
     #[inline(always)]
     fn o200k(&self, i: usize) -> usize {
         let (c, n) = self.class(i);
-        if let Some(e) = self.with_prefix(i, c, n, |s| self.o200k_word_lower(s)) {
-            return e;
-        }
-        if let Some(e) = self.with_prefix(i, c, n, |s| self.o200k_word_upper(s)) {
-            return e;
+        // Either word alternative needs a letter or mark here or right after a prefix character.
+        const WORDISH: u8 = UPPERISH | LOWERISH;
+        if c & WORDISH != 0 || (c & PREFIX != 0 && self.flags_or_end(i + n) & WORDISH != 0) {
+            if let Some(e) = self.with_prefix(i, c, n, |s| self.o200k_word_lower(s)) {
+                return e;
+            }
+            if let Some(e) = self.with_prefix(i, c, n, |s| self.o200k_word_upper(s)) {
+                return e;
+            }
         }
         if c & NUMBER != 0 {
             return self.run_at_most(i, NUMBER, 3);

@@ -1,0 +1,124 @@
+"""Byte-level BPE training benchmark: tokenmill vs tokenizers (vs sentencepiece's BPE trainer).
+
+    python bench/bench_train.py                       # english_large part1 (39 MB), vocab 32000, min_frequency 2
+    python bench/bench_train.py --mb 5 --vocab-size 8000
+    python bench/bench_train.py --file some.txt --skip sentencepiece
+
+Each trainer runs in its own subprocess (same file, same settings, one after the other) and reports
+its training wall time and peak RSS; the table gives the ratios to tokenmill and whether tokenmill's
+merges and vocabulary are identical to tokenizers'. tokenmill and tokenizers train the same way:
+``Tokenizer(BPE())`` + ``ByteLevel(add_prefix_space=False)`` pre-tokenizer,
+``BpeTrainer(initial_alphabet=ByteLevel.alphabet())``, ``train([file])`` (one document per line).
+sentencepiece (``model_type=bpe``, its own normalization; merges not comparable) is timed only.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+DEFAULT_FILE = REPO.parent / "shared" / "corpora" / "english_large" / "gutenberg_en_large_part1.txt"
+
+CHILD = r'''
+import json, resource, sys, time
+lib, path, vocab_size, min_frequency, out = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+if lib in ("tokenmill", "tokenizers"):
+    if lib == "tokenmill":
+        from tokenmill import Tokenizer, models, pre_tokenizers, trainers
+    else:
+        from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    trainer = trainers.BpeTrainer(vocab_size=vocab_size, min_frequency=min_frequency, show_progress=False,
+                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
+    start = time.perf_counter()
+    tok.train([path], trainer)
+    seconds = time.perf_counter() - start
+    model = json.loads(tok.to_str())["model"]
+    merges = [m if isinstance(m, list) else m.split(" ") for m in model["merges"]]
+    result = {"vocab": model["vocab"], "merges": merges}
+else:
+    import sentencepiece as spm, tempfile, os
+    d = tempfile.mkdtemp()
+    start = time.perf_counter()
+    spm.SentencePieceTrainer.train(input=path, model_prefix=os.path.join(d, "m"), model_type="bpe",
+                                   vocab_size=vocab_size, num_threads=2, minloglevel=2)
+    seconds = time.perf_counter() - start
+    result = {}
+result["seconds"] = seconds
+result["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+json.dump(result, open(out, "w"))
+'''
+
+
+def run_child(lib: str, path: Path, vocab_size: int, min_frequency: int, workdir: str) -> dict:
+    out = os.path.join(workdir, f"{lib}.json")
+    start = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-c", CHILD, lib, str(path), str(vocab_size), str(min_frequency), out], capture_output=True, text=True)
+    wall = time.perf_counter() - start
+    if proc.returncode != 0:
+        return {"error": proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else f"exit {proc.returncode}"}
+    result = json.load(open(out))
+    result["process_seconds"] = wall
+    return result
+
+
+def versions() -> str:
+    out = []
+    for name in ("tokenmill", "tokenizers", "sentencepiece"):
+        try:
+            mod = __import__(name)
+            out.append(f"{name} {getattr(mod, '__version__', '?')}")
+        except ImportError:
+            out.append(f"{name} (not installed)")
+    return ", ".join(out)
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--file", type=Path, default=DEFAULT_FILE)
+    p.add_argument("--mb", type=float, default=None, help="train on the first N MB only (cut at a line end)")
+    p.add_argument("--vocab-size", type=int, default=32000)
+    p.add_argument("--min-frequency", type=int, default=2)
+    p.add_argument("--skip", action="append", default=[], choices=["tokenizers", "sentencepiece"], help="leave a peer out")
+    args = p.parse_args()
+    if not args.file.exists():
+        print(f"missing {args.file} (the ../shared corpora beside the repo)", file=sys.stderr)
+        return 2
+    with tempfile.TemporaryDirectory() as workdir:
+        path = args.file
+        if args.mb:
+            data = path.read_bytes()[: int(args.mb * 1e6)]
+            data = data[: data.rfind(b"\n") + 1] or data
+            path = Path(workdir) / "corpus.txt"
+            path.write_bytes(data)
+        size_mb = path.stat().st_size / 1e6
+        libs = ["tokenmill"] + [lib for lib in ("tokenizers", "sentencepiece") if lib not in args.skip]
+        results = {lib: run_child(lib, path, args.vocab_size, args.min_frequency, workdir) for lib in libs}
+    print(f"# BPE training: {args.file.name}{f' (first {args.mb} MB)' if args.mb else ''}, {size_mb:.1f} MB, byte-level, "
+          f"vocab_size={args.vocab_size}, min_frequency={args.min_frequency}")
+    print(f"# {platform.node()} {platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}, {time.strftime('%Y-%m-%d %H:%M')}; {versions()}")
+    ours = results["tokenmill"]
+    print(f"{'library':<14} {'train s':>8} {'process s':>9} {'peak MB':>8} {'time vs tokenmill':>17} {'mem vs tokenmill':>16}  merges")
+    for lib, r in results.items():
+        if "error" in r:
+            print(f"{lib:<14} failed: {r['error']}")
+            continue
+        same = ""
+        if lib == "tokenizers" and "error" not in ours:
+            same = "identical merges and vocab" if (r["merges"] == ours["merges"] and r["vocab"] == ours["vocab"]) else "DIFFERENT"
+        t_ratio = r["seconds"] / ours["seconds"] if "seconds" in ours else float("nan")
+        m_ratio = r["peak_rss_mb"] / ours["peak_rss_mb"] if "peak_rss_mb" in ours else float("nan")
+        print(f"{lib:<14} {r['seconds']:>8.2f} {r['process_seconds']:>9.2f} {r['peak_rss_mb']:>8.0f} {t_ratio:>16.2f}x {m_ratio:>15.2f}x  {same}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,69 @@
+"""Type stubs for tokenmill.pre_tokenizers (mirrors tokenizers.pre_tokenizers)."""
+from typing import Any, List, Literal, Tuple, Union
+
+Offsets = Tuple[int, int]
+Behavior = Literal["removed", "isolated", "merged_with_previous", "merged_with_next", "contiguous"]
+
+class PreTokenizer:
+    """Base class of all pre-tokenizers."""
+    def pre_tokenize_str(self, sequence: str) -> List[Tuple[str, Offsets]]:
+        """The pieces of ``sequence`` with their (character) offsets."""
+    def __getstate__(self) -> bytes: ...
+    def __setstate__(self, state: Union[bytes, str]) -> None: ...
+
+class ByteLevel(PreTokenizer):
+    add_prefix_space: bool
+    trim_offsets: bool
+    use_regex: bool
+    def __init__(self, add_prefix_space: bool = True, trim_offsets: bool = True, use_regex: bool = True, **kwargs: Any) -> None: ...
+    @staticmethod
+    def alphabet() -> List[str]:
+        """The 256 characters bytes are mapped to, in byte order."""
+
+class Whitespace(PreTokenizer):
+    def __init__(self) -> None: ...
+
+class WhitespaceSplit(PreTokenizer):
+    def __init__(self) -> None: ...
+
+class BertPreTokenizer(PreTokenizer):
+    def __init__(self) -> None: ...
+
+class Split(PreTokenizer):
+    @property
+    def pattern(self) -> Any:
+        """The pattern: a str for a literal, a ``tokenmill.Regex`` for a regex."""
+    behavior: str
+    invert: bool
+    def __init__(self, pattern: Union[str, Any], behavior: Behavior, invert: bool = False) -> None: ...
+
+class Punctuation(PreTokenizer):
+    behavior: str
+    def __init__(self, behavior: Behavior = "isolated") -> None: ...
+
+class Digits(PreTokenizer):
+    individual_digits: bool
+    def __init__(self, individual_digits: bool = False) -> None: ...
+
+class Metaspace(PreTokenizer):
+    replacement: str
+    prepend_scheme: Literal["always", "never", "first"]
+    split: bool
+    def __init__(self, replacement: str = "▁", prepend_scheme: Literal["always", "never", "first"] = "always", split: bool = True) -> None: ...
+
+class CharDelimiterSplit(PreTokenizer):
+    delimiter: str
+    def __init__(self, delimiter: str) -> None: ...
+
+class UnicodeScripts(PreTokenizer):
+    def __init__(self) -> None: ...
+
+class FixedLength(PreTokenizer):
+    length: int
+    def __init__(self, length: int = 5) -> None: ...
+
+class Sequence(PreTokenizer):
+    def __init__(self, pretokenizers: List[PreTokenizer]) -> None: ...
+    def __len__(self) -> int: ...
+    def __getitem__(self, index: int) -> PreTokenizer: ...
+    def __setitem__(self, index: int, value: PreTokenizer) -> None: ...
