@@ -18,6 +18,7 @@ from tokenmill._native import (
 from tokenmill import normalizers, pre_tokenizers, models, trainers, processors, decoders
 from tokenmill import tiktoken
 from tokenmill.models import Token
+from tokenmill.tokenizer import AddedToken, Encoding, Tokenizer
 from tokenmill import implementations
 
 __all__ = [
@@ -38,4 +39,7 @@ __all__ = [
     "Token",
     "implementations",
     "tiktoken",
+    "Tokenizer",
+    "Encoding",
+    "AddedToken",
 ]

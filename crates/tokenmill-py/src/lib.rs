@@ -2,7 +2,13 @@
 //! submodule of `tokenmill._native` that the matching `python/tokenmill/*.py` re-exports.
 use pyo3::prelude::*;
 
+/// mimalloc instead of the system allocator: the pipeline allocates many short-lived small
+/// buffers per document, which glibc's malloc serves slowly (and with page-fault churn).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 mod decoders;
+mod encoding;
 mod errors;
 mod models;
 mod normalizers;

@@ -1,5 +1,721 @@
-use pyo3::prelude::*;
+//! `tokenmill.Tokenizer` and `tokenmill.AddedToken`, with the API of `tokenizers.Tokenizer`.
+use std::collections::{BTreeMap, HashMap};
+use std::path::PathBuf;
 
-pub fn register(_m: &Bound<'_, PyModule>) -> PyResult<()> {
+use numpy::{IntoPyArray, PyArray1};
+use pyo3::exceptions::{PyTypeError, PyUnicodeEncodeError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyIterator, PyList, PyString, PyTuple};
+use rayon::prelude::*;
+use tokenmill_core::tokenizer::{AddedToken, EncodeInput, InputSequence, OffsetType, Tokenizer};
+use tokenmill_core::trainers::progress::Progress;
+use tokenmill_core::trainers::{BpeTrainer, TrainerWrapper};
+
+use crate::encoding::PyEncoding;
+use crate::errors::{InvalidArgumentError, ToPyResult};
+use crate::{decoders, models, normalizers, pre_tokenizers, processors, trainers};
+
+/// A token added to a :class:`Tokenizer` on top of its model's vocabulary.
+///
+/// Args:
+///     content (str): the text of the token.
+///     single_word (bool, default False): only match when not inside a word.
+///     lstrip (bool, default False): also take the whitespace on the left of a match.
+///     rstrip (bool, default False): also take the whitespace on the right of a match.
+///     normalized (bool, default True, False for special tokens): match against the
+///         normalized text rather than the raw input.
+///     special (bool, default False): a special token (skipped when decoding with
+///         ``skip_special_tokens=True``).
+#[pyclass(module = "tokenmill", name = "AddedToken")]
+#[derive(Clone)]
+pub struct PyAddedToken {
+    content: String,
+    special: bool,
+    single_word: Option<bool>,
+    lstrip: Option<bool>,
+    rstrip: Option<bool>,
+    normalized: Option<bool>,
+}
+
+impl PyAddedToken {
+    /// The core token: options left unset take the defaults for a (non-)special token.
+    fn to_core(&self) -> AddedToken {
+        let mut token = AddedToken::from(self.content.clone(), self.special);
+        if let Some(v) = self.single_word {
+            token.single_word = v;
+        }
+        if let Some(v) = self.lstrip {
+            token.lstrip = v;
+        }
+        if let Some(v) = self.rstrip {
+            token.rstrip = v;
+        }
+        if let Some(v) = self.normalized {
+            token.normalized = v;
+        }
+        token
+    }
+}
+
+impl From<AddedToken> for PyAddedToken {
+    fn from(t: AddedToken) -> Self {
+        PyAddedToken {
+            content: t.content,
+            special: t.special,
+            single_word: Some(t.single_word),
+            lstrip: Some(t.lstrip),
+            rstrip: Some(t.rstrip),
+            normalized: Some(t.normalized),
+        }
+    }
+}
+
+fn py_bool(b: bool) -> &'static str {
+    if b {
+        "True"
+    } else {
+        "False"
+    }
+}
+
+#[pymethods]
+impl PyAddedToken {
+    #[new]
+    #[pyo3(signature = (content = None, single_word = None, lstrip = None, rstrip = None, normalized = None, special = None))]
+    fn new(
+        content: Option<String>,
+        single_word: Option<bool>,
+        lstrip: Option<bool>,
+        rstrip: Option<bool>,
+        normalized: Option<bool>,
+        special: Option<bool>,
+    ) -> Self {
+        PyAddedToken { content: content.unwrap_or_default(), special: special.unwrap_or(false), single_word, lstrip, rstrip, normalized }
+    }
+
+    /// The text of the token.
+    #[getter]
+    fn content(&self) -> &str {
+        &self.content
+    }
+    #[setter]
+    fn set_content(&mut self, content: String) {
+        self.content = content;
+    }
+    /// Whether the token only matches outside words.
+    #[getter]
+    fn single_word(&self) -> bool {
+        self.to_core().single_word
+    }
+    /// Whether the token takes the whitespace on its left.
+    #[getter]
+    fn lstrip(&self) -> bool {
+        self.to_core().lstrip
+    }
+    /// Whether the token takes the whitespace on its right.
+    #[getter]
+    fn rstrip(&self) -> bool {
+        self.to_core().rstrip
+    }
+    /// Whether the token matches the normalized text.
+    #[getter]
+    fn normalized(&self) -> bool {
+        self.to_core().normalized
+    }
+    /// Whether the token is special.
+    #[getter]
+    fn special(&self) -> bool {
+        self.special
+    }
+    #[setter]
+    fn set_special(&mut self, special: bool) {
+        self.special = special;
+    }
+
+    fn __getstate__(&self) -> (String, bool, bool, bool, bool, bool) {
+        let t = self.to_core();
+        (t.content, t.single_word, t.lstrip, t.rstrip, t.normalized, t.special)
+    }
+    fn __setstate__(&mut self, state: (String, bool, bool, bool, bool, bool)) {
+        let (content, single_word, lstrip, rstrip, normalized, special) = state;
+        *self = PyAddedToken {
+            content,
+            special,
+            single_word: Some(single_word),
+            lstrip: Some(lstrip),
+            rstrip: Some(rstrip),
+            normalized: Some(normalized),
+        };
+    }
+    fn __str__(&self) -> &str {
+        &self.content
+    }
+    fn __repr__(&self) -> String {
+        let t = self.to_core();
+        format!(
+            "AddedToken({:?}, rstrip={}, lstrip={}, single_word={}, normalized={}, special={})",
+            t.content,
+            py_bool(t.rstrip),
+            py_bool(t.lstrip),
+            py_bool(t.single_word),
+            py_bool(t.normalized),
+            py_bool(t.special)
+        )
+    }
+    fn __eq__(&self, other: &Self) -> bool {
+        self.to_core() == other.to_core()
+    }
+    fn __hash__(&self) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        self.content.hash(&mut h);
+        h.finish()
+    }
+}
+
+/// A Python str as a Rust String. A lone surrogate (which UTF-8 cannot carry) becomes an
+/// `InvalidArgumentError` that says where it is, instead of Python's UnicodeEncodeError.
+pub(crate) fn extract_text(ob: &Bound<'_, PyAny>) -> PyResult<String> {
+    let s = ob.downcast::<PyString>().map_err(|_| PyTypeError::new_err(format!("expected a str, got {}", type_name(ob))))?;
+    s.extract::<String>().map_err(|e| {
+        if e.is_instance_of::<PyUnicodeEncodeError>(ob.py()) {
+            let at = e.value(ob.py()).getattr("start").and_then(|v| v.extract::<usize>()).ok();
+            let code = at.and_then(|i| s.get_item(i).ok()).and_then(|c| c.call_method0("__repr__").ok()).map(|r| r.to_string());
+            InvalidArgumentError::new_err(format!(
+                "text contains a lone surrogate{}{}: tokenmill needs valid Unicode (encode with errors='replace' or fix the text)",
+                code.map(|c| format!(" {c}")).unwrap_or_default(),
+                at.map(|i| format!(" at index {i}")).unwrap_or_default()
+            ))
+        } else {
+            e
+        }
+    })
+}
+
+fn type_name(ob: &Bound<'_, PyAny>) -> String {
+    ob.get_type().name().map(|n| n.to_string()).unwrap_or_else(|_| "?".into())
+}
+
+/// A list or tuple of str (one pre-tokenized sequence).
+fn extract_words(ob: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
+    if ob.downcast::<PyString>().is_ok() {
+        return Err(PyTypeError::new_err("a pre-tokenized sequence must be a list or tuple of str, not a str"));
+    }
+    ob.try_iter()
+        .map_err(|_| PyTypeError::new_err(format!("a pre-tokenized sequence must be a list or tuple of str, got {}", type_name(ob))))?
+        .map(|w| extract_text(&w?))
+        .collect()
+}
+
+fn extract_sequence(ob: &Bound<'_, PyAny>, is_pretokenized: bool) -> PyResult<InputSequence<'static>> {
+    Ok(if is_pretokenized { extract_words(ob)?.into() } else { extract_text(ob)?.into() })
+}
+
+/// One item of `encode_batch`: a sequence, or a pair given as a 2-tuple (or 2-list).
+fn extract_batch_item(ob: &Bound<'_, PyAny>, is_pretokenized: bool) -> PyResult<EncodeInput<'static>> {
+    let as_pair = |first: Bound<'_, PyAny>, second: Bound<'_, PyAny>| -> PyResult<EncodeInput<'static>> {
+        Ok(EncodeInput::Dual(extract_sequence(&first, is_pretokenized)?, extract_sequence(&second, is_pretokenized)?))
+    };
+    if let Ok(t) = ob.downcast::<PyTuple>() {
+        if t.len() == 2 {
+            return as_pair(t.get_item(0)?, t.get_item(1)?);
+        }
+    }
+    if let Ok(l) = ob.downcast::<PyList>() {
+        if l.len() == 2 {
+            let (a, b) = (l.get_item(0)?, l.get_item(1)?);
+            // A 2-list is a pair of texts, or (pre-tokenized) a pair only if both items are sequences.
+            let pair = if is_pretokenized { a.downcast::<PyString>().is_err() && b.downcast::<PyString>().is_err() } else { true };
+            if pair {
+                return as_pair(a, b);
+            }
+        }
+    }
+    Ok(EncodeInput::Single(extract_sequence(ob, is_pretokenized)?))
+}
+
+/// A list of str or AddedToken; `special` is what plain strings get (and what AddedTokens are
+/// forced to when adding special tokens).
+fn extract_added_tokens(tokens: &Bound<'_, PyList>, special: bool) -> PyResult<Vec<AddedToken>> {
+    tokens
+        .iter()
+        .map(|t| {
+            if let Ok(token) = t.downcast::<PyAddedToken>() {
+                let mut token = token.borrow().clone();
+                if special {
+                    token.special = true;
+                }
+                Ok(token.to_core())
+            } else if t.downcast::<PyString>().is_ok() {
+                Ok(AddedToken::from(extract_text(&t)?, special))
+            } else {
+                Err(PyTypeError::new_err(format!("expected a list of str or AddedToken, got an item of type {}", type_name(&t))))
+            }
+        })
+        .collect()
+}
+
+/// A tokenization pipeline: normalizer → pre-tokenizer → model → post-processor, and a decoder
+/// for the way back. Same API as ``tokenizers.Tokenizer``.
+///
+/// Args:
+///     model (:class:`tokenmill.models.Model`): the model that turns words into tokens.
+#[pyclass(module = "tokenmill", name = "Tokenizer", subclass)]
+#[derive(Clone)]
+pub struct PyTokenizer {
+    pub(crate) tokenizer: Tokenizer,
+}
+
+impl PyTokenizer {
+    fn from_core(tokenizer: Tokenizer) -> Self {
+        PyTokenizer { tokenizer }
+    }
+}
+
+#[pymethods]
+impl PyTokenizer {
+    #[new]
+    fn new(model: PyRef<models::PyModel>) -> Self {
+        PyTokenizer::from_core(Tokenizer::new(model.inner.clone()))
+    }
+
+    /// Loads a tokenizer from a tokenizer.json string.
+    #[staticmethod]
+    fn from_str(json: &str) -> PyResult<Self> {
+        Ok(Self::from_core(Tokenizer::from_json_str(json).py()?))
+    }
+
+    /// Loads a tokenizer from a tokenizer.json file.
+    #[staticmethod]
+    fn from_file(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
+        Ok(Self::from_core(py.allow_threads(|| Tokenizer::from_file(&path)).py()?))
+    }
+
+    /// Loads a tokenizer from the bytes of a tokenizer.json file.
+    #[staticmethod]
+    fn from_buffer(buffer: &Bound<'_, PyBytes>) -> PyResult<Self> {
+        Ok(Self::from_core(Tokenizer::from_json_bytes(buffer.as_bytes()).py()?))
+    }
+
+    /// The tokenizer as a tokenizer.json string (indented when ``pretty``).
+    #[pyo3(signature = (pretty = false))]
+    fn to_str(&self, pretty: bool) -> PyResult<String> {
+        self.tokenizer.to_json_string(pretty).py()
+    }
+
+    /// Saves the tokenizer as tokenizer.json at ``path``, atomically (a temporary file in the
+    /// same directory, then renamed).
+    #[pyo3(signature = (path, pretty = true))]
+    fn save(&self, py: Python<'_>, path: PathBuf, pretty: bool) -> PyResult<()> {
+        py.allow_threads(|| self.tokenizer.save(&path, pretty)).py()
+    }
+
+    fn __getstate__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        Ok(PyBytes::new(py, self.tokenizer.to_json_string(false).py()?.as_bytes()))
+    }
+
+    fn __setstate__(&mut self, state: &Bound<'_, PyBytes>) -> PyResult<()> {
+        self.tokenizer = Tokenizer::from_json_bytes(state.as_bytes()).py()?;
+        Ok(())
+    }
+
+    /// Pickling goes through tokenizer.json: ``Tokenizer.from_buffer(state)``.
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyBytes>,))> {
+        let state = slf.borrow().__getstate__(slf.py())?;
+        Ok((slf.get_type().getattr("from_buffer")?, (state,)))
+    }
+
+    fn __repr__(&self) -> PyResult<String> {
+        Ok(format!("Tokenizer({})", self.tokenizer.to_json_string(false).py()?.chars().take(200).collect::<String>()))
+    }
+
+    // ---- components ----
+
+    /// The :class:`tokenmill.models.Model`.
+    #[getter]
+    fn get_model(&self, py: Python<'_>) -> PyResult<PyObject> {
+        models::to_python(py, self.tokenizer.get_model().clone())
+    }
+    #[setter]
+    fn set_model(&mut self, model: PyRef<models::PyModel>) {
+        self.tokenizer.with_model(model.inner.clone());
+    }
+
+
+
+
+
+    /// The :class:`tokenmill.normalizers.Normalizer`, or None.
+    #[getter]
+    fn get_normalizer(&self, py: Python<'_>) -> PyResult<PyObject> {
+        match self.tokenizer.get_normalizer() {
+            Some(n) => normalizers::to_python(py, n.clone()),
+            None => Ok(py.None()),
+        }
+    }
+    #[setter]
+    fn set_normalizer(&mut self, normalizer: Option<PyRef<normalizers::PyNormalizer>>) -> PyResult<()> {
+        self.tokenizer.with_normalizer(normalizer.map(|n| n.inner.clone())).py()?;
+        Ok(())
+    }
+
+    /// The :class:`tokenmill.pre_tokenizers.PreTokenizer`, or None.
+    #[getter]
+    fn get_pre_tokenizer(&self, py: Python<'_>) -> PyResult<PyObject> {
+        match self.tokenizer.get_pre_tokenizer() {
+            Some(p) => pre_tokenizers::to_python(py, p.clone()),
+            None => Ok(py.None()),
+        }
+    }
+    #[setter]
+    fn set_pre_tokenizer(&mut self, pre_tokenizer: Option<PyRef<pre_tokenizers::PyPreTokenizer>>) {
+        self.tokenizer.with_pre_tokenizer(pre_tokenizer.map(|p| p.inner.clone()));
+    }
+
+    /// The :class:`tokenmill.processors.PostProcessor`, or None.
+    #[getter]
+    fn get_post_processor(&self, py: Python<'_>) -> PyResult<PyObject> {
+        match self.tokenizer.get_post_processor() {
+            Some(p) => processors::to_python(py, p.clone()),
+            None => Ok(py.None()),
+        }
+    }
+    #[setter]
+    fn set_post_processor(&mut self, post_processor: Option<PyRef<processors::PyPostProcessor>>) {
+        self.tokenizer.with_post_processor(post_processor.map(|p| p.inner.clone()));
+    }
+
+    /// The :class:`tokenmill.decoders.Decoder`, or None.
+    #[getter]
+    fn get_decoder(&self, py: Python<'_>) -> PyResult<PyObject> {
+        match self.tokenizer.get_decoder() {
+            Some(d) => decoders::to_python(py, d.clone()),
+            None => Ok(py.None()),
+        }
+    }
+    #[setter]
+    fn set_decoder(&mut self, decoder: Option<PyRef<decoders::PyDecoder>>) {
+        self.tokenizer.with_decoder(decoder.map(|d| d.inner.clone()));
+    }
+
+    /// Truncation parameters (not supported yet: always None unless loaded from a file).
+    #[getter]
+    fn truncation(&self, py: Python<'_>) -> PyResult<PyObject> {
+        json_value_to_python(py, self.tokenizer.get_truncation())
+    }
+
+    /// Padding parameters (not supported yet: always None unless loaded from a file).
+    #[getter]
+    fn padding(&self, py: Python<'_>) -> PyResult<PyObject> {
+        json_value_to_python(py, self.tokenizer.get_padding())
+    }
+
+    /// Whether special tokens are encoded as ordinary text instead of being extracted.
+    #[getter]
+    fn get_encode_special_tokens(&self) -> bool {
+        self.tokenizer.get_encode_special_tokens()
+    }
+    #[setter]
+    fn set_encode_special_tokens(&mut self, value: bool) {
+        self.tokenizer.set_encode_special_tokens(value)
+    }
+
+    // ---- vocabulary ----
+
+    /// The vocabulary as ``{token: id}``, with the added tokens unless told otherwise.
+    #[pyo3(signature = (with_added_tokens = true))]
+    fn get_vocab(&self, with_added_tokens: bool) -> HashMap<String, u32> {
+        self.tokenizer.get_vocab(with_added_tokens)
+    }
+
+    /// The vocabulary size, with the added tokens unless told otherwise.
+    #[pyo3(signature = (with_added_tokens = true))]
+    fn get_vocab_size(&self, with_added_tokens: bool) -> usize {
+        self.tokenizer.get_vocab_size(with_added_tokens)
+    }
+
+    /// The added tokens as ``{id: AddedToken}``, sorted by id.
+    fn get_added_tokens_decoder(&self) -> BTreeMap<u32, PyAddedToken> {
+        self.tokenizer.get_added_tokens_decoder().iter().map(|(id, t)| (*id, PyAddedToken::from(t.clone()))).collect()
+    }
+
+    /// The id of ``token``, or None.
+    fn token_to_id(&self, token: &str) -> Option<u32> {
+        self.tokenizer.token_to_id(token)
+    }
+
+    /// The token of ``id``, or None.
+    fn id_to_token(&self, id: u32) -> Option<String> {
+        self.tokenizer.id_to_token(id)
+    }
+
+    /// Adds tokens (str or :class:`AddedToken`) to the vocabulary; returns how many were new.
+    fn add_tokens(&mut self, tokens: &Bound<'_, PyList>) -> PyResult<usize> {
+        let tokens = extract_added_tokens(tokens, false)?;
+        self.tokenizer.add_tokens(tokens).py()
+    }
+
+    /// Adds special tokens (str or :class:`AddedToken`, made special); returns how many were new.
+    fn add_special_tokens(&mut self, tokens: &Bound<'_, PyList>) -> PyResult<usize> {
+        let tokens = extract_added_tokens(tokens, true)?;
+        self.tokenizer.add_special_tokens(tokens).py()
+    }
+
+    /// How many special tokens the post-processor adds to a single sequence or a pair.
+    fn num_special_tokens_to_add(&self, is_pair: bool) -> usize {
+        self.tokenizer.num_special_tokens_to_add(is_pair)
+    }
+
+    // ---- training ----
+
+    /// Trains the model on text files (read line by line, streamed) with ``trainer`` (a
+    /// :class:`tokenmill.trainers.BpeTrainer`; a default one when None). The trainer's
+    /// special tokens are added to the tokenizer.
+    #[pyo3(signature = (files, trainer = None))]
+    fn train(&mut self, py: Python<'_>, files: Vec<PathBuf>, trainer: Option<PyRefMut<'_, trainers::PyTrainer>>) -> PyResult<()> {
+        let mut default_trainer;
+        let mut borrowed;
+        let trainer: &mut TrainerWrapper = match trainer {
+            Some(t) => {
+                borrowed = t;
+                &mut borrowed.inner
+            }
+            None => {
+                default_trainer = TrainerWrapper::from(BpeTrainer::default());
+                &mut default_trainer
+            }
+        };
+        let tokenizer = &mut self.tokenizer;
+        py.allow_threads(|| tokenizer.train_from_files(trainer, &files)).py()
+    }
+
+    /// Trains the model on an iterator of str, or of batches (any iterable) of str, pulled in
+    /// chunks; the counting runs without the GIL. ``length`` (the number of items) only sizes
+    /// the progress bar.
+    #[pyo3(signature = (iterator, trainer = None, length = None))]
+    fn train_from_iterator(
+        &mut self,
+        py: Python<'_>,
+        iterator: &Bound<'_, PyAny>,
+        trainer: Option<PyRefMut<'_, trainers::PyTrainer>>,
+        length: Option<u64>,
+    ) -> PyResult<()> {
+        let mut default_trainer;
+        let mut borrowed;
+        let trainer: &mut TrainerWrapper = match trainer {
+            Some(t) => {
+                borrowed = t;
+                &mut borrowed.inner
+            }
+            None => {
+                default_trainer = TrainerWrapper::from(BpeTrainer::default());
+                &mut default_trainer
+            }
+        };
+        let progress = Progress::new(trainer.should_show_progress(), length.unwrap_or(0), "Pre-processing sequences");
+        let mut sequences = PySequences::new(iterator.try_iter()?.unbind(), progress);
+        let tokenizer = &mut self.tokenizer;
+        let result = py.allow_threads(|| tokenizer.train_from_sequences(trainer, sequences.by_ref()));
+        sequences.progress.finish();
+        // An exception raised by the Python iterator wins over the error it caused.
+        if let Some(e) = sequences.failure.take() {
+            return Err(e);
+        }
+        result.py()
+    }
+
+    // ---- encode / decode ----
+
+    /// Encodes a sequence (and optionally its pair).
+    ///
+    /// Args:
+    ///     sequence: a str, or a list of str if ``is_pretokenized``.
+    ///     pair: the second sequence, same kind, or None.
+    ///     is_pretokenized (bool): the input is already split into words.
+    ///     add_special_tokens (bool): let the post-processor add its special tokens.
+    ///
+    /// Returns:
+    ///     :class:`Encoding`, offsets in characters of the input string.
+    #[pyo3(signature = (sequence, pair = None, is_pretokenized = false, add_special_tokens = true))]
+    fn encode(
+        &self,
+        py: Python<'_>,
+        sequence: &Bound<'_, PyAny>,
+        pair: Option<&Bound<'_, PyAny>>,
+        is_pretokenized: bool,
+        add_special_tokens: bool,
+    ) -> PyResult<PyEncoding> {
+        let first = extract_sequence(sequence, is_pretokenized)?;
+        let input = match pair {
+            Some(p) => EncodeInput::Dual(first, extract_sequence(p, is_pretokenized)?),
+            None => EncodeInput::Single(first),
+        };
+        let encoding = py.allow_threads(|| self.tokenizer.encode(input, add_special_tokens, OffsetType::Char)).py()?;
+        Ok(encoding.into())
+    }
+
+    /// Encodes a batch in parallel, without the GIL. Items are sequences or ``(sequence, pair)``
+    /// tuples (lists of str when ``is_pretokenized``).
+    #[pyo3(signature = (input, is_pretokenized = false, add_special_tokens = true))]
+    fn encode_batch(&self, py: Python<'_>, input: &Bound<'_, PyAny>, is_pretokenized: bool, add_special_tokens: bool) -> PyResult<Vec<PyEncoding>> {
+        self.encode_many(py, input, is_pretokenized, add_special_tokens, OffsetType::Char)
+    }
+
+    /// Like :meth:`encode_batch` (kept for ``tokenizers`` compatibility); offsets are in bytes
+    /// of the UTF-8 input, as ``tokenizers``' fast variant gives them.
+    #[pyo3(signature = (input, is_pretokenized = false, add_special_tokens = true))]
+    fn encode_batch_fast(&self, py: Python<'_>, input: &Bound<'_, PyAny>, is_pretokenized: bool, add_special_tokens: bool) -> PyResult<Vec<PyEncoding>> {
+        self.encode_many(py, input, is_pretokenized, add_special_tokens, OffsetType::Byte)
+    }
+
+    /// The lean path: encodes texts in parallel and returns ``(ids, boundaries)`` as NumPy
+    /// arrays: ``ids`` (uint32) holds every text's ids one after the other, text ``i`` is
+    /// ``ids[boundaries[i]:boundaries[i + 1]]`` (``boundaries``: int64, ``len(texts) + 1``).
+    /// No Python object is created per token.
+    #[pyo3(signature = (texts, add_special_tokens = true))]
+    fn encode_batch_ids<'py>(
+        &self,
+        py: Python<'py>,
+        texts: &Bound<'py, PyAny>,
+        add_special_tokens: bool,
+    ) -> PyResult<(Bound<'py, PyArray1<u32>>, Bound<'py, PyArray1<i64>>)> {
+        let texts: Vec<String> = texts.try_iter()?.map(|t| extract_text(&t?)).collect::<PyResult<_>>()?;
+        let (ids, boundaries) = py
+            .allow_threads(|| -> tokenmill_core::Result<(Vec<u32>, Vec<i64>)> {
+                let per_text: Vec<Vec<u32>> = texts
+                    .par_iter()
+                    .map(|t| self.tokenizer.encode_ids(t.as_str(), add_special_tokens))
+                    .collect::<tokenmill_core::Result<_>>()?;
+                let mut boundaries = Vec::with_capacity(per_text.len() + 1);
+                boundaries.push(0i64);
+                let mut ids = Vec::with_capacity(per_text.iter().map(Vec::len).sum());
+                for v in per_text {
+                    ids.extend_from_slice(&v);
+                    boundaries.push(ids.len() as i64);
+                }
+                Ok((ids, boundaries))
+            })
+            .py()?;
+        Ok((ids.into_pyarray(py), boundaries.into_pyarray(py)))
+    }
+
+    /// Decodes ids to text. Ids not in the vocabulary are skipped (as ``tokenizers`` does).
+    #[pyo3(signature = (ids, skip_special_tokens = true))]
+    fn decode(&self, py: Python<'_>, ids: Vec<u32>, skip_special_tokens: bool) -> PyResult<String> {
+        py.allow_threads(|| self.tokenizer.decode(&ids, skip_special_tokens)).py()
+    }
+
+    /// Decodes a batch of id lists in parallel.
+    #[pyo3(signature = (sequences, skip_special_tokens = true))]
+    fn decode_batch(&self, py: Python<'_>, sequences: Vec<Vec<u32>>, skip_special_tokens: bool) -> PyResult<Vec<String>> {
+        py.allow_threads(|| self.tokenizer.decode_batch(&sequences, skip_special_tokens)).py()
+    }
+
+    /// Applies the post-processor to encodings (adds special tokens, joins a pair).
+    #[pyo3(signature = (encoding, pair = None, add_special_tokens = true))]
+    fn post_process(&self, encoding: PyRef<PyEncoding>, pair: Option<PyRef<PyEncoding>>, add_special_tokens: bool) -> PyResult<PyEncoding> {
+        let out = self.tokenizer.post_process(encoding.encoding.clone(), pair.map(|p| p.encoding.clone()), add_special_tokens).py()?;
+        Ok(out.into())
+    }
+}
+
+impl PyTokenizer {
+    fn encode_many(
+        &self,
+        py: Python<'_>,
+        input: &Bound<'_, PyAny>,
+        is_pretokenized: bool,
+        add_special_tokens: bool,
+        offset_type: OffsetType,
+    ) -> PyResult<Vec<PyEncoding>> {
+        let inputs: Vec<EncodeInput<'static>> =
+            input.try_iter()?.map(|item| extract_batch_item(&item?, is_pretokenized)).collect::<PyResult<_>>()?;
+        let encodings = py.allow_threads(|| self.tokenizer.encode_batch(inputs, add_special_tokens, offset_type)).py()?;
+        Ok(encodings.into_iter().map(PyEncoding::from).collect())
+    }
+}
+
+/// Sequences pulled from a Python iterator in chunks (the GIL is taken once per chunk). Each
+/// item is a str or an iterable of str. A Python exception ends the iteration and is kept in
+/// `failure` for the caller to raise.
+struct PySequences {
+    iterator: Py<PyIterator>,
+    chunk: std::vec::IntoIter<String>,
+    done: bool,
+    failure: Option<PyErr>,
+    progress: Progress,
+}
+
+/// Items pulled from the Python iterator per GIL acquisition.
+const PULL_CHUNK: usize = 256;
+
+impl PySequences {
+    fn new(iterator: Py<PyIterator>, progress: Progress) -> Self {
+        PySequences { iterator, chunk: Vec::new().into_iter(), done: false, failure: None, progress }
+    }
+
+    fn pull(&self, py: Python<'_>) -> PyResult<Vec<String>> {
+        let mut out = Vec::with_capacity(PULL_CHUNK);
+        let mut iterator = self.iterator.bind(py).clone();
+        let mut items = 0;
+        while items < PULL_CHUNK {
+            let Some(item) = iterator.next() else { break };
+            let item = item?;
+            items += 1;
+            if item.downcast::<PyString>().is_ok() {
+                out.push(extract_text(&item)?);
+            } else {
+                let inner = item
+                    .try_iter()
+                    .map_err(|_| PyTypeError::new_err(format!("training items must be str or iterables of str, got {}", type_name(&item))))?;
+                for text in inner {
+                    out.push(extract_text(&text?)?);
+                }
+            }
+        }
+        self.progress.inc(items as u64);
+        Ok(out)
+    }
+}
+
+impl Iterator for PySequences {
+    type Item = tokenmill_core::Result<String>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            if let Some(s) = self.chunk.next() {
+                return Some(Ok(s));
+            }
+            if self.done {
+                return None;
+            }
+            match Python::with_gil(|py| self.pull(py)) {
+                Ok(chunk) if chunk.is_empty() => self.done = true,
+                Ok(chunk) => self.chunk = chunk.into_iter(),
+                Err(e) => {
+                    self.done = true;
+                    let message = e.to_string();
+                    self.failure = Some(e);
+                    return Some(Err(tokenmill_core::Error::Other(format!("the training iterator raised: {message}"))));
+                }
+            }
+        }
+    }
+}
+
+fn json_value_to_python(py: Python<'_>, value: Option<&serde_json::Value>) -> PyResult<PyObject> {
+    match value {
+        None | Some(serde_json::Value::Null) => Ok(py.None()),
+        Some(v) => {
+            let json = py.import("json")?;
+            Ok(json.call_method1("loads", (v.to_string(),))?.unbind())
+        }
+    }
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyTokenizer>()?;
+    m.add_class::<PyEncoding>()?;
+    m.add_class::<PyAddedToken>()?;
     Ok(())
 }

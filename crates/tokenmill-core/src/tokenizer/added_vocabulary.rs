@@ -310,6 +310,33 @@ impl AddedVocabulary {
             .collect()
     }
 
+    /// `extract_and_normalize` for a tokenizer without normalizer, as spans of `text`: each
+    /// `Some(id)` is an added token, `None` the text between (empty spans left out). Same
+    /// matching as the general path (raw tokens first, then normalized tokens in the gaps).
+    pub fn split_unnormalized(&self, text: &str) -> Vec<(Option<u32>, Offsets)> {
+        let whole = vec![(None, (0, text.len()))];
+        let first = match &self.raw_matcher {
+            Some(m) => self.find_matches(text, m),
+            None => whole,
+        };
+        let mut spans = Vec::with_capacity(first.len());
+        for (id, (start, end)) in first {
+            if start >= end {
+                continue;
+            }
+            match (&self.normalized_matcher, id) {
+                (Some(m), None) => spans.extend(
+                    self.find_matches(&text[start..end], m)
+                        .into_iter()
+                        .filter(|(_, (s, e))| s < e)
+                        .map(|(id, (s, e))| (id, (start + s, start + e))),
+                ),
+                _ => spans.push((id, (start, end))),
+            }
+        }
+        spans
+    }
+
     /// Extracts the added tokens from `sequence` and normalizes the rest (see the module docs).
     pub fn extract_and_normalize<N: Normalizer>(&self, normalizer: Option<&N>, sequence: &str) -> Result<PreTokenizedString> {
         let mut pretokenized = PreTokenizedString::from(sequence);

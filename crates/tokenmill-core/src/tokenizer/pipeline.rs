@@ -10,22 +10,24 @@
 //! components; `Tokenizer` (see `tokenizer::mod`) is the instance over the stage wrappers.
 use std::borrow::Cow;
 use std::collections::HashMap;
-use std::fs::File;
-use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
 
 use rayon::prelude::*;
 
 use crate::decoders::DecoderWrapper;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::models::ModelWrapper;
 use crate::normalizers::NormalizerWrapper;
 use crate::pre_tokenizers::PreTokenizerWrapper;
 use crate::processors::PostProcessorWrapper;
+use crate::trainers::progress::Progress;
+use crate::trainers::{corpus, TrainerWrapper};
+use crate::pre_tokenizers::byte_level::gpt2_regex as byte_level_regex;
+use crate::utils::byte_level::BYTES_TO_CHARS;
+use crate::utils::offsets::ByteToCharOffsets;
 use crate::tokenizer::added_vocabulary::{AddedToken, AddedVocabulary};
 use crate::tokenizer::{
-    Decoder, Encoding, Model, Normalizer, OffsetReferential, OffsetType, PostProcessor, PreTokenizedString, PreTokenizer,
+    Decoder, Encoding, Model, Normalizer, OffsetType, Offsets, PostProcessor, PreTokenizedString, PreTokenizer,
 };
 
 /// Learns a model from a corpus. `feed` receives the corpus (each sequence turned into words by
@@ -88,6 +90,53 @@ impl<'s, A: Into<InputSequence<'s>>, B: Into<InputSequence<'s>>> From<(A, B)> fo
     }
 }
 
+/// Tells the pipeline that a pre-tokenizer is exactly byte-level splitting without prefix space
+/// (`ByteLevel { add_prefix_space: false, .. }` alone), which `encode` then runs without the
+/// general `NormalizedString` machinery (same results, a fraction of the allocations).
+pub trait ByteLevelHint {
+    /// `Some(use_regex)` for such a pre-tokenizer, else `None`.
+    fn plain_byte_level(&self) -> Option<bool> {
+        None
+    }
+}
+
+impl ByteLevelHint for PreTokenizerWrapper {
+    fn plain_byte_level(&self) -> Option<bool> {
+        match self {
+            PreTokenizerWrapper::ByteLevel(b) if !b.add_prefix_space => Some(b.use_regex),
+            _ => None,
+        }
+    }
+}
+
+/// Models that can give `(id, byte offsets)` per token without building token strings.
+pub trait TokenizeWith: Model {
+    fn tokenize_ids_offsets(&self, word: &str, emit: &mut dyn FnMut(u32, Offsets)) -> Result<()> {
+        self.tokenize(word)?.into_iter().for_each(|t| emit(t.id, t.offsets));
+        Ok(())
+    }
+    /// True when every token's text is exactly the slice of the word it spans (so it need
+    /// not be looked up by id).
+    fn tokens_are_word_slices(&self) -> bool {
+        false
+    }
+}
+
+impl TokenizeWith for ModelWrapper {
+    fn tokenize_ids_offsets(&self, word: &str, emit: &mut dyn FnMut(u32, Offsets)) -> Result<()> {
+        self.tokenize_with(word, emit)
+    }
+    /// BPE tokens are concatenations of the word's chars, except the unk token, byte-fallback
+    /// tokens and prefixed / suffixed forms.
+    fn tokens_are_word_slices(&self) -> bool {
+        match self {
+            ModelWrapper::BPE(b) => {
+                b.unk_token.is_none() && !b.byte_fallback && b.continuing_subword_prefix.is_none() && b.end_of_word_suffix.is_none()
+            }
+        }
+    }
+}
+
 /// The pipeline. See the module docs.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TokenizerImpl<M, N, PT, PP, D> {
@@ -105,9 +154,9 @@ pub struct TokenizerImpl<M, N, PT, PP, D> {
 
 impl<M, N, PT, PP, D> TokenizerImpl<M, N, PT, PP, D>
 where
-    M: Model + Send + Sync,
+    M: Model + TokenizeWith + Send + Sync,
     N: Normalizer + Send + Sync,
-    PT: PreTokenizer + Send + Sync,
+    PT: PreTokenizer + ByteLevelHint + Send + Sync,
     PP: PostProcessor + Send + Sync,
     D: Decoder + Send + Sync,
 {
@@ -259,9 +308,117 @@ where
     }
 
     fn encode_text(&self, text: &str, type_id: u32, word_idx: Option<u32>, offset_type: OffsetType) -> Result<Encoding> {
+        if let Some(use_regex) = self.byte_level_fast_path() {
+            return self.encode_byte_level(text, use_regex, type_id, word_idx, offset_type);
+        }
         let mut pretokenized = self.normalize_and_pre_tokenize(text)?;
         pretokenized.tokenize(|word| self.model.tokenize(word.get()))?;
         pretokenized.into_encoding(word_idx, type_id, offset_type)
+    }
+
+    /// `Some(use_regex)` when `encode` can take the byte-level fast path: no normalizer and a
+    /// plain byte-level pre-tokenizer (see `ByteLevelHint`).
+    fn byte_level_fast_path(&self) -> Option<bool> {
+        if self.normalizer.is_some() {
+            return None;
+        }
+        self.pre_tokenizer.as_ref()?.plain_byte_level()
+    }
+
+    /// The byte-level fast path: exactly what the general path computes for this configuration
+    /// (added tokens, then each piece split by the GPT-2 pattern into words, each word mapped to
+    /// byte-level chars and tokenized), walking the input once. Each mapped char stands for
+    /// one input byte, so a token's input span is read off directly; like the general path's
+    /// alignments, a span that ends inside a multi-byte char is widened to the whole char.
+    /// `emit(id, input byte span, word index, token text)`: the token text is the added
+    /// token's matched text, or the slice of the byte-level word when the model's tokens are
+    /// word slices (see `TokenizeWith`), else `None`.
+    fn walk_byte_level(&self, text: &str, use_regex: bool, mut emit: impl FnMut(u32, Offsets, u32, Option<&str>)) -> Result<()> {
+        let slices = self.model.tokens_are_word_slices();
+        let mut word = 0u32;
+        let mut mapped = String::new();
+        // `origin[k]`: the input byte that mapped byte `k` stands for (one past the end at the end).
+        let mut origin: Vec<usize> = Vec::new();
+        let mut words: Vec<Offsets> = Vec::new();
+        for (added, (start, end)) in self.added_vocabulary.split_unnormalized(text) {
+            if let Some(id) = added {
+                emit(id, (start, end), word, Some(&text[start..end]));
+                word += 1;
+                continue;
+            }
+            let piece = &text[start..end];
+            words.clear();
+            if use_regex {
+                let mut covered = 0;
+                byte_level_regex().for_each_match(piece, |s, e| {
+                    if s > covered {
+                        words.push((covered, s));
+                    }
+                    words.push((s, e));
+                    covered = e;
+                })?;
+                if covered < piece.len() {
+                    words.push((covered, piece.len()));
+                }
+            } else {
+                words.push((0, piece.len()));
+            }
+            for &(ws, we) in words.iter().filter(|(s, e)| s < e) {
+                mapped.clear();
+                origin.clear();
+                for (k, &byte) in piece.as_bytes()[ws..we].iter().enumerate() {
+                    let c = BYTES_TO_CHARS[byte as usize];
+                    mapped.push(c);
+                    origin.extend(std::iter::repeat_n(start + ws + k, c.len_utf8()));
+                }
+                origin.push(start + we);
+                self.model.tokenize_ids_offsets(&mapped, &mut |id, (ms, me)| {
+                    let span = (floor_char_boundary(text, origin[ms]), ceil_char_boundary(text, origin[me]));
+                    emit(id, span, word, if slices { mapped.get(ms..me) } else { None });
+                })?;
+                word += 1;
+            }
+        }
+        Ok(())
+    }
+
+    fn encode_byte_level(&self, text: &str, use_regex: bool, type_id: u32, word_idx: Option<u32>, offset_type: OffsetType) -> Result<Encoding> {
+        let converter = (offset_type == OffsetType::Char).then(|| ByteToCharOffsets::new(text));
+        let mut encoding = Encoding::with_capacity(text.len() / 3 + 1);
+        self.walk_byte_level(text, use_regex, |id, span, word, token| {
+            let value = match token {
+                Some(t) => t.to_owned(),
+                None => self.model.id_to_token(id).unwrap_or_default(),
+            };
+            let span = match &converter {
+                Some(c) => c.convert_span(span),
+                None => span,
+            };
+            encoding.push(id, value, span, Some(word_idx.unwrap_or(word)), type_id, false);
+        })?;
+        Ok(encoding)
+    }
+
+    /// The ids of `text` only (the lean path): no token strings, offsets or masks are built.
+    /// When the post-processor adds special tokens, falls back to the full `encode` (a
+    /// post-processor that adds none leaves the ids as the model gave them).
+    pub fn encode_ids(&self, text: &str, add_special_tokens: bool) -> Result<Vec<u32>> {
+        if add_special_tokens && self.num_special_tokens_to_add(false) > 0 {
+            return Ok(self.encode(text, true, OffsetType::Byte)?.ids);
+        }
+        let mut ids = Vec::with_capacity(text.len() / 3 + 1);
+        if let Some(use_regex) = self.byte_level_fast_path() {
+            self.walk_byte_level(text, use_regex, |id, _, _, _| ids.push(id))?;
+            return Ok(ids);
+        }
+        let pretokenized = self.normalize_and_pre_tokenize(text)?;
+        for split in pretokenized.splits() {
+            match &split.tokens {
+                Some(tokens) => ids.extend(tokens.iter().map(|t| t.id)),
+                None => self.model.tokenize_ids_offsets(split.normalized.get(), &mut |id, _| ids.push(id))?,
+            }
+        }
+        Ok(ids)
     }
 
     /// Added tokens extracted, the rest normalized and cut into words (not yet tokenized).
@@ -271,6 +428,22 @@ where
             p.pre_tokenize(&mut pretokenized)?;
         }
         Ok(pretokenized)
+    }
+
+    /// Trains the model on sequences with any `Trainer`, then adds its special tokens.
+    pub fn train<T, I, S>(&mut self, trainer: &mut T, sequences: I) -> Result<&mut Self>
+    where
+        T: Trainer<Model = M>,
+        I: Iterator<Item = S> + Send,
+        S: AsRef<str> + Send,
+    {
+        trainer.feed(sequences, |sequence| {
+            let pretokenized = self.normalize_and_pre_tokenize(sequence)?;
+            Ok(pretokenized.splits().iter().map(|split| split.normalized.get().to_owned()).collect())
+        })?;
+        let special_tokens = trainer.train(&mut self.model)?;
+        self.add_special_tokens(special_tokens)?;
+        Ok(self)
     }
 
     /// Adds special tokens and joins the pair, with the post-processor (or the default join).
@@ -306,91 +479,72 @@ where
     {
         sequences.par_iter().map(|ids| self.decode(ids, skip_special_tokens)).collect()
     }
-
-    // ---- train ----
-
-    /// Trains the model on text files, read line by line (line ends kept) without loading a
-    /// whole file. Invalid UTF-8 stops training with an error naming the file, line and byte.
-    pub fn train_from_files<T>(&mut self, trainer: &mut T, files: &[PathBuf]) -> Result<&mut Self>
-    where
-        T: Trainer<Model = M> + Sync,
-    {
-        let mut total_bytes = 0;
-        for file in files {
-            total_bytes += std::fs::metadata(file).map_err(|e| Error::io(file, e))?.len();
-        }
-        let progress = trainer.should_show_progress().then(|| {
-            let bar = indicatif::ProgressBar::new(total_bytes);
-            bar.set_style(
-                indicatif::ProgressStyle::with_template("[{elapsed_precise}] {msg:<30!} {wide_bar} {percent:>3}% ETA {eta}")
-                    .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-            );
-            bar.set_message(format!("Reading files ({:.2} MB)", total_bytes as f64 / 1e6));
-            bar
-        });
-        let failure = Arc::new(Mutex::new(None));
-        let lines = FileLines::new(files.to_vec(), Arc::clone(&failure)).inspect(|line| {
-            if let Some(bar) = &progress {
-                bar.inc(line.len() as u64)
-            }
-        });
-        let fed = trainer.feed(lines, |seq| self.words_for_training(seq));
-        if let Some(bar) = &progress {
-            bar.finish();
-        }
-        // A read error ends the line iterator early; report it rather than train on a prefix.
-        if let Some(e) = failure.lock().map_err(|_| Error::Other("file reader panicked".into()))?.take() {
-            return Err(e);
-        }
-        fed?;
-        self.finish_training(trainer)
-    }
-
-    /// Trains the model on sequences from an iterator.
-    pub fn train<T, I, S>(&mut self, trainer: &mut T, sequences: I) -> Result<&mut Self>
-    where
-        T: Trainer<Model = M> + Sync,
-        I: Iterator<Item = S> + Send,
-        S: AsRef<str> + Send,
-    {
-        trainer.feed(sequences, |seq| self.words_for_training(seq))?;
-        self.finish_training(trainer)
-    }
-
-    /// The words the trainer counts for one sequence (what `encode` would give the model).
-    fn words_for_training(&self, sequence: &str) -> Result<Vec<String>> {
-        let pretokenized = self.normalize_and_pre_tokenize(sequence)?;
-        Ok(pretokenized.get_splits(OffsetReferential::Original, OffsetType::Byte).into_iter().map(|(s, _, _)| s.to_owned()).collect())
-    }
-
-    fn finish_training<T: Trainer<Model = M>>(&mut self, trainer: &mut T) -> Result<&mut Self> {
-        let special_tokens = trainer.train(&mut self.model)?;
-        self.add_special_tokens(special_tokens)?;
-        Ok(self)
-    }
 }
 
 /// The tokenizer over every supported component: what a tokenizer.json describes.
 pub type Tokenizer = TokenizerImpl<ModelWrapper, NormalizerWrapper, PreTokenizerWrapper, PostProcessorWrapper, DecoderWrapper>;
 
 impl Tokenizer {
-    /// The ids of `text` only (the lean path): no token strings, offsets or masks are built.
-    /// When the post-processor adds special tokens, falls back to the full `encode` (a
-    /// post-processor that adds none leaves the ids as the model gave them).
-    pub fn encode_ids(&self, text: &str, add_special_tokens: bool) -> Result<Vec<u32>> {
-        if add_special_tokens && self.num_special_tokens_to_add(false) > 0 {
-            return Ok(self.encode(text, true, OffsetType::Byte)?.ids);
-        }
-        let pretokenized = self.normalize_and_pre_tokenize(text)?;
-        let mut ids = Vec::with_capacity(text.len() / 3 + 1);
-        for split in pretokenized.splits() {
-            match &split.tokens {
-                Some(tokens) => ids.extend(tokens.iter().map(|t| t.id)),
-                None => self.model.tokenize_ids_into(split.normalized.get(), &mut ids)?,
+    // ---- train ----
+
+    /// Trains the model on text files, read line by line (line ends kept) and streamed. Invalid
+    /// UTF-8 stops training with an error naming the file, line and byte offset.
+    pub fn train_from_files(&mut self, trainer: &mut TrainerWrapper, files: &[PathBuf]) -> Result<()> {
+        let total = corpus::total_size(files)?;
+        let progress = Progress::bytes(trainer.should_show_progress(), total, "Reading files");
+        let lines = corpus::file_lines(files.to_vec()).inspect(|line| {
+            if let Ok(line) = line {
+                progress.inc(line.len() as u64)
             }
-        }
-        Ok(ids)
+        });
+        self.feed_trainer(trainer, lines)?;
+        progress.finish();
+        self.finish_training(trainer)
     }
+
+    /// Trains the model on sequences (an error item stops training and is returned).
+    pub fn train_from_sequences<I, S>(&mut self, trainer: &mut TrainerWrapper, sequences: I) -> Result<()>
+    where
+        I: Iterator<Item = Result<S>>,
+        S: AsRef<str> + Send + Sync,
+    {
+        self.feed_trainer(trainer, sequences)?;
+        self.finish_training(trainer)
+    }
+
+    /// Feeds the trainer the words `encode` would give the model: added tokens extracted, the
+    /// rest normalized and pre-tokenized (as in `tokenizers`, added tokens count as words).
+    fn feed_trainer<I, S>(&self, trainer: &mut TrainerWrapper, sequences: I) -> Result<()>
+    where
+        I: Iterator<Item = Result<S>>,
+        S: AsRef<str> + Send + Sync,
+    {
+        trainer.feed_tokenizer(self, sequences)
+    }
+
+    /// Replaces the model by the trained one (the trainer keeps the current model's options,
+    /// as `tokenizers` does) and adds the trainer's special tokens.
+    fn finish_training(&mut self, trainer: &mut TrainerWrapper) -> Result<()> {
+        let special_tokens = Trainer::train(trainer, &mut self.model)?;
+        self.add_special_tokens(special_tokens)?;
+        Ok(())
+    }
+}
+
+/// Start of the char that holds byte `i` of `text`.
+fn floor_char_boundary(text: &str, mut i: usize) -> usize {
+    while !text.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+/// End of the char that holds byte `i - 1` of `text` (`i` itself when it is a boundary).
+fn ceil_char_boundary(text: &str, mut i: usize) -> usize {
+    while !text.is_char_boundary(i) {
+        i += 1;
+    }
+    i
 }
 
 /// The default post-processing: a single encoding as is; a pair marked as sequences 0 and 1
@@ -403,86 +557,6 @@ pub fn join_sequences(mut encoding: Encoding, pair: Option<Encoding>) -> Encodin
             pair.set_sequence_id(1);
             encoding.merge_with(pair, false);
             encoding
-        }
-    }
-}
-
-/// The lines of several files in order, each with its line end. Stops at the first error,
-/// which it leaves in `failure` (the trainer's iterator carries plain strings).
-struct FileLines {
-    files: std::vec::IntoIter<PathBuf>,
-    current: Option<(PathBuf, BufReader<File>)>,
-    line_number: usize,
-    byte_offset: usize,
-    buffer: Vec<u8>,
-    failure: Arc<Mutex<Option<Error>>>,
-}
-
-impl FileLines {
-    fn new(files: Vec<PathBuf>, failure: Arc<Mutex<Option<Error>>>) -> Self {
-        FileLines { files: files.into_iter(), current: None, line_number: 0, byte_offset: 0, buffer: Vec::new(), failure }
-    }
-
-    fn fail(&mut self, e: Error) -> Option<String> {
-        if let Ok(mut slot) = self.failure.lock() {
-            *slot = Some(e);
-        }
-        self.current = None;
-        self.files = Vec::new().into_iter();
-        None
-    }
-
-    fn open_next(&mut self) -> Option<std::result::Result<(), Error>> {
-        let path = self.files.next()?;
-        Some(match File::open(&path) {
-            Ok(f) => {
-                self.current = Some((path, BufReader::with_capacity(1 << 20, f)));
-                self.line_number = 0;
-                self.byte_offset = 0;
-                Ok(())
-            }
-            Err(e) => Err(Error::io(path, e)),
-        })
-    }
-}
-
-impl Iterator for FileLines {
-    type Item = String;
-
-    fn next(&mut self) -> Option<String> {
-        loop {
-            if self.current.is_none() {
-                match self.open_next()? {
-                    Ok(()) => {}
-                    Err(e) => return self.fail(e),
-                }
-            }
-            let (path, reader) = self.current.as_mut()?;
-            self.buffer.clear();
-            match reader.read_until(b'\n', &mut self.buffer) {
-                Ok(0) => self.current = None,
-                Ok(n) => {
-                    self.line_number += 1;
-                    let line_start = self.byte_offset;
-                    self.byte_offset += n;
-                    let bytes = std::mem::take(&mut self.buffer);
-                    return match String::from_utf8(bytes) {
-                        Ok(line) => Some(line),
-                        Err(e) => {
-                            let error = Error::Utf8 {
-                                path: Some(path.clone()),
-                                line: Some(self.line_number),
-                                byte_offset: line_start + e.utf8_error().valid_up_to(),
-                            };
-                            self.fail(error)
-                        }
-                    };
-                }
-                Err(e) => {
-                    let error = Error::io(path.clone(), e);
-                    return self.fail(error);
-                }
-            }
         }
     }
 }
@@ -551,21 +625,5 @@ mod tests {
         for (text, e) in texts.iter().zip(batch) {
             assert_eq!(e, t.encode(text.as_str(), true, OffsetType::Char).unwrap());
         }
-    }
-
-    #[test]
-    fn invalid_utf8_in_training_files_names_file_line_and_byte() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("bad.txt");
-        std::fs::write(&path, b"good line\nsecond \xff line\n").unwrap();
-        let failure = Arc::new(Mutex::new(None));
-        let lines: Vec<String> = FileLines::new(vec![path.clone()], Arc::clone(&failure)).collect();
-        assert_eq!(lines, vec!["good line\n".to_string()]);
-        let err = failure.lock().unwrap().take().unwrap();
-        match &err {
-            Error::Utf8 { path: Some(p), line: Some(2), byte_offset: 17 } => assert_eq!(p, &path),
-            other => panic!("unexpected error {other:?}"),
-        }
-        assert!(err.to_string().contains("line 2"));
     }
 }

@@ -110,3 +110,6 @@ impl Decoder for SpaceJoin {
         Ok(tokens.into_iter().enumerate().map(|(i, t)| if i + 1 < n { t + " " } else { t }).collect())
     }
 }
+
+impl crate::tokenizer::pipeline::ByteLevelHint for WhitespaceSplit {}
+impl crate::tokenizer::pipeline::TokenizeWith for WordModel {}
