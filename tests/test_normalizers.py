@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 import tokenizers
+import tokenizers.models
 from tokenizers import normalizers as tk_normalizers
 from tokenizers import pre_tokenizers as tk_pre_tokenizers
 from tokenizers.models import WordLevel
@@ -400,3 +401,30 @@ def test_unicode_normalizer_from_str():
     with pytest.raises(ValueError):
         tm_normalizers.unicode_normalizer_from_str("nfx")
     assert tm_normalizers.ByteLevel.alphabet() and len(tm_normalizers.ByteLevel.alphabet()) == 256
+
+
+@pytest.mark.parametrize("name", ["Bert", "NFKC", "Seq-strip-accents", "Lowercase", "Seq-t5-like", "Replace-str-grow"])
+def test_offsets_through_a_whole_tokenizer(name, mixed_text):
+    """Token offsets after normalization, through the whole pipeline (WhitespaceSplit + a
+    char-level BPE), equal tokenizers'; the tokenizer.json written by tokenizers loads in
+    tokenmill and encodes the same."""
+    if not hasattr(tokenmill, "Tokenizer"):
+        pytest.skip("tokenmill.Tokenizer is not in this build yet (the tokenizer binding lands separately)")
+    tm_norm, tk_norm = build(name)
+    text = mixed_text + "\n" + "\n".join(t for t in ADVERSARIAL if len(t) < 1000)
+    vocab = {"[UNK]": 0}
+    for c in sorted(set(tk_norm.normalize_str(text))):
+        vocab.setdefault(c, len(vocab))
+    tk = tokenizers.Tokenizer(tokenizers.models.BPE(vocab, [], unk_token="[UNK]"))
+    tk.normalizer = tk_norm
+    tk.pre_tokenizer = tk_pre_tokenizers.WhitespaceSplit()
+    tm = tokenmill.Tokenizer(tokenmill.models.BPE(vocab, [], unk_token="[UNK]"))
+    tm.normalizer = tm_norm
+    tm.pre_tokenizer = tokenmill.pre_tokenizers.WhitespaceSplit()
+    for line in text.split("\n"):
+        expected = tk.encode(line)
+        got = tm.encode(line)
+        assert got.ids == expected.ids, f"{name} on {line[:40]!r}"
+        assert got.offsets == expected.offsets, f"{name} on {line[:40]!r}"
+    from_json = tokenmill.Tokenizer.from_str(tk.to_str())
+    assert from_json.encode(text).offsets == tk.encode(text).offsets

@@ -46,7 +46,7 @@ def reference(pretrained, tmp_path_factory):
     old = os.environ.get("TIKTOKEN_CACHE_DIR")
     os.environ["TIKTOKEN_CACHE_DIR"] = str(cache)
     try:
-        return {name: tiktoken.get_encoding(name) for name in ENCODINGS}
+        return {name: tiktoken.get_encoding(name) for name in ENCODINGS + ["o200k_harmony"]}
     finally:
         if old is None:
             del os.environ["TIKTOKEN_CACHE_DIR"]
@@ -208,6 +208,17 @@ def test_vocabulary_and_decoding_helpers_like_tiktoken(name, reference, ours):
     assert enc._encode_single_piece("helloqqqq") == ref._encode_single_piece("helloqqqq")
     with pytest.raises(KeyError):
         enc.encode_single_token(b"\x00\x01\x02 not a token")
+
+
+def test_o200k_harmony_like_tiktoken(reference, pretrained):
+    ref = reference["o200k_harmony"]
+    enc = tm.get_encoding("o200k_harmony", path=pretrained)
+    assert enc.special_tokens_set == ref.special_tokens_set
+    assert enc.n_vocab == ref.n_vocab == 201088
+    text = "<|start|>user<|message|>Hi there<|end|><|start|>assistant<|channel|>final<|message|>Hello!<|return|><|endofprompt|>"
+    assert enc.encode(text, allowed_special="all") == ref.encode(text, allowed_special="all")
+    ids = enc.encode(text, allowed_special="all")[:-1]  # 200018 has two names: decoding it is ambiguous in tiktoken
+    assert enc.decode(ids) == ref.decode(ids)
 
 
 def test_unknown_ids_raise_a_tokenmill_key_error(ours):

@@ -405,18 +405,19 @@ def _special_tokens(name: str) -> dict[str, int]:
     if name == "o200k_base":
         return {ENDOFTEXT: 199999, ENDOFPROMPT: 200018}
     if name == "o200k_harmony":
+        # As tiktoken_ext.openai_public: id 200018 is both <|endofprompt|> and <|reserved_200018|>.
         named = {
-            "<|startoftext|>": 199998, ENDOFTEXT: 199999, "<|return|>": 200002, "<|constrain|>": 200003,
-            "<|channel|>": 200005, "<|start|>": 200006, "<|end|>": 200007, "<|message|>": 200008,
-            ENDOFPROMPT: 200018, "<|call|>": 200012,
+            ENDOFTEXT: 199999, ENDOFPROMPT: 200018, "<|startoftext|>": 199998, "<|reserved_200000|>": 200000,
+            "<|reserved_200001|>": 200001, "<|return|>": 200002, "<|constrain|>": 200003,
+            "<|reserved_200004|>": 200004, "<|channel|>": 200005, "<|start|>": 200006, "<|end|>": 200007,
+            "<|message|>": 200008, "<|reserved_200009|>": 200009, "<|reserved_200010|>": 200010,
+            "<|reserved_200011|>": 200011, "<|call|>": 200012,
         }
-        taken = set(named.values())
-        reserved = {f"<|reserved_{i}|>": i for i in range(200000, 201088) if i not in taken}
-        return {**named, **reserved}
+        return {**named, **{f"<|reserved_{i}|>": i for i in range(200013, 201088)}}
     raise ValueError(f"Unknown encoding {name}")
 
 
-_EXPLICIT_N_VOCAB = {"gpt2": 50257, "r50k_base": 50257, "p50k_base": 50281, "o200k_harmony": 201088}
+_EXPLICIT_N_VOCAB = {"gpt2": 50257, "r50k_base": 50257, "p50k_base": 50281}
 
 
 def list_encoding_names() -> list[str]:

@@ -14,6 +14,7 @@ use tokenmill_core::tokenizer::{OffsetReferential, OffsetType, Offsets, PreToken
 use tokenmill_core::Error;
 
 use crate::errors::ToPyResult;
+use crate::normalizers::PyRegex;
 
 /// Base class of all pre-tokenizers. Not meant to be built directly: build one of its
 /// subclasses (``ByteLevel()``, ``Whitespace()``, ...).
@@ -297,10 +298,8 @@ fn extract_split_pattern(pattern: &Bound<'_, PyAny>) -> PyResult<SplitPattern> {
     if let Ok(s) = pattern.extract::<String>() {
         return Ok(SplitPattern::String(s));
     }
-    // TODO(pretok): downcast to `crate::normalizers::PyRegex` once it lands; until then any
-    // object with a str `pattern` attribute is taken as a regex.
-    if let Ok(regex) = pattern.getattr("pattern").and_then(|p| p.extract::<String>()) {
-        return Ok(SplitPattern::Regex(regex));
+    if let Ok(regex) = pattern.downcast::<PyRegex>() {
+        return Ok(SplitPattern::Regex(regex.get().inner.as_str().to_string()));
     }
     Err(PyTypeError::new_err(format!(
         "pattern must be a str or a tokenmill.Regex, got {}",
@@ -328,7 +327,12 @@ impl PySplit {
         let pattern = getter!(self_, Split, |p| p.pattern.clone())?;
         match pattern {
             SplitPattern::String(s) => Ok(s.into_pyobject(py)?.into_any().unbind()),
-            SplitPattern::Regex(r) => Ok(py.import("tokenmill")?.getattr("Regex")?.call1((r,))?.unbind()),
+            // A pattern only our Oniguruma rewriting accepts (`\p{^L}`, `\h`) cannot be a
+            // `Regex` object; it is then returned as its string.
+            SplitPattern::Regex(r) => match PyRegex::new(&r) {
+                Ok(regex) => Ok(Py::new(py, regex)?.into_any()),
+                Err(_) => Ok(r.into_pyobject(py)?.into_any().unbind()),
+            },
         }
     }
     #[getter]

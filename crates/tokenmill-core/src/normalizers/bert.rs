@@ -1,4 +1,6 @@
 //! BertNormalizer: the text cleanup of the original BERT tokenizer.
+use std::sync::LazyLock;
+
 use serde::{Deserialize, Serialize};
 use unicode_categories::UnicodeCategories;
 
@@ -28,10 +30,36 @@ fn is_whitespace(c: char) -> bool {
     matches!(c, '\t' | '\n' | '\r') || c.is_whitespace()
 }
 
-/// BERT's notion of control: any "Other" category (Cc, Cf, Cn, Co, Cs) except tab and newlines.
-/// The category table is the `unicode_categories` crate's, as in `tokenizers`.
+/// BERT's notion of control: an "Other" char (`unicode_categories`' `is_other`: Cc, Cf, Co, as
+/// in `tokenizers`) except tab and newlines.
 fn is_control(c: char) -> bool {
-    !matches!(c, '\t' | '\n' | '\r') && c.is_other()
+    !matches!(c, '\t' | '\n' | '\r') && category_flags(c) & OTHER != 0
+}
+
+/// A nonspacing mark (Mn) per `unicode_categories`, as in `tokenizers`.
+fn is_nonspacing_mark(c: char) -> bool {
+    category_flags(c) & NONSPACING_MARK != 0
+}
+
+const OTHER: u8 = 1;
+const NONSPACING_MARK: u8 = 2;
+
+/// The two categories BERT asks about for every char. `unicode_categories` answers by binary
+/// searches over long tables (a third of BERT normalization time), so the answers for the
+/// Basic Multilingual Plane are computed once from the same crate into a 64 kB table.
+fn category_flags(c: char) -> u8 {
+    static BMP: LazyLock<Vec<u8>> = LazyLock::new(|| (0..=0xFFFFu32).map(|u| char::from_u32(u).map_or(0, slow_category_flags)).collect());
+    if c.is_ascii() {
+        return if c.is_ascii_control() { OTHER } else { 0 };
+    }
+    match BMP.get(c as usize) {
+        Some(&flags) => flags,
+        None => slow_category_flags(c),
+    }
+}
+
+fn slow_category_flags(c: char) -> u8 {
+    (if c.is_other() { OTHER } else { 0 }) | (if c.is_mark_nonspacing() { NONSPACING_MARK } else { 0 })
 }
 
 /// The CJK Unified Ideographs blocks (and extensions / compatibility) BERT surrounds with spaces.
@@ -76,7 +104,22 @@ impl BertNormalizer {
         if normalized.get().is_ascii() {
             return;
         }
-        normalized.nfd().filter(|c| !c.is_mark_nonspacing());
+        normalized.nfd().filter(|c| !is_nonspacing_mark(c));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use unicode_categories::UnicodeCategories;
+
+    #[test]
+    fn category_table_agrees_with_unicode_categories() {
+        for u in (0..0x11000u32).chain([0xE0001, 0xF0000, 0x10FFFD]) {
+            let Some(c) = char::from_u32(u) else { continue };
+            assert_eq!(category_flags(c) & OTHER != 0, c.is_other(), "{u:X}");
+            assert_eq!(is_nonspacing_mark(c), c.is_mark_nonspacing(), "{u:X}");
+        }
     }
 }
 

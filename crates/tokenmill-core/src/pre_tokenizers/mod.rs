@@ -243,3 +243,83 @@ mod tests {
         }
     }
 }
+
+#[cfg(test)]
+mod examples {
+    use super::*;
+    use crate::tokenizer::{OffsetReferential, OffsetType, SplitDelimiterBehavior};
+
+    fn run(pre: impl Into<PreTokenizerWrapper>, s: &str) -> Vec<(String, Offsets)> {
+        let mut p = PreTokenizedString::from(s);
+        pre.into().pre_tokenize(&mut p).unwrap();
+        p.get_splits(OffsetReferential::Original, OffsetType::Char).into_iter().map(|(s, o, _)| (s.to_string(), o)).collect()
+    }
+
+    fn words(pre: impl Into<PreTokenizerWrapper>, s: &str) -> Vec<String> {
+        run(pre, s).into_iter().map(|(w, _)| w).collect()
+    }
+
+    #[test]
+    fn whitespace_and_bert() {
+        assert_eq!(words(Whitespace, "Hello, world! Let's go."), ["Hello", ",", "world", "!", "Let", "'", "s", "go", "."]);
+        assert_eq!(words(WhitespaceSplit, " Hello,\u{a0}world!\n"), ["Hello,", "world!"]);
+        assert_eq!(words(BertPreTokenizer, "Hey, I'm «here»"), ["Hey", ",", "I", "'", "m", "«", "here", "»"]);
+        assert_eq!(run(Whitespace, "日本 語")[1], ("語".to_string(), (3, 4)));
+    }
+
+    #[test]
+    fn punctuation_digits_delimiter() {
+        assert_eq!(words(Punctuation::new(SplitDelimiterBehavior::MergedWithPrevious), "a,b!!c"), ["a,", "b!", "!", "c"]);
+        assert_eq!(words(Digits::new(false), "Call 123 please ٣٤"), ["Call ", "123", " please ", "٣٤"]);
+        assert_eq!(words(Digits::new(true), "a12"), ["a", "1", "2"]);
+        assert_eq!(words(CharDelimiterSplit::new('x'), "xhelloxxthere"), ["hello", "there"]);
+    }
+
+    #[test]
+    fn metaspace_schemes() {
+        assert_eq!(run(Metaspace::default(), "Hey  you"), vec![("▁Hey".into(), (0, 3)), ("▁".into(), (3, 4)), ("▁you".into(), (4, 8))]);
+        assert_eq!(words(Metaspace::new('▁', PrependScheme::Never, true), "Hey you"), ["Hey", "▁you"]);
+        assert_eq!(words(Metaspace::new('_', PrependScheme::Always, false), "a b"), ["_a_b"]);
+        // "first": only the piece at offset 0 gets the prefix.
+        let seq = Sequence::new(vec![CharDelimiterSplit::new('|').into(), Metaspace::new('▁', PrependScheme::First, true).into()]);
+        assert_eq!(words(seq, "a|b"), ["▁a", "b"]);
+    }
+
+    #[test]
+    fn scripts_and_fixed_length() {
+        assert_eq!(run(UnicodeScripts, "どこ Where"), vec![("どこ ".into(), (0, 3)), ("Where".into(), (3, 8))]);
+        assert_eq!(words(UnicodeScripts, " a, b"), ["a", ", ", "b"]);
+        assert_eq!(words(FixedLength::new(2), "abcde"), ["ab", "cd", "e"]);
+    }
+}
+
+#[cfg(test)]
+mod long_input_tests {
+    use super::*;
+    use crate::tokenizer::{OffsetReferential, OffsetType};
+
+    /// A 10 MB line through each kind of pass (prepend + byte map, char map, regex split, char
+    /// predicate split, script cuts): each is linear (a quadratic one — e.g. splicing the
+    /// string once per match — would not finish), and the pieces come out in order.
+    #[test]
+    fn ten_megabyte_line() {
+        let line = "Word, other 123 words! \u{3000}日本語 ".repeat(300_000);
+        assert!(line.len() > 10_000_000);
+        let all: Vec<PreTokenizerWrapper> = vec![
+            ByteLevel::default().into(),
+            Metaspace::default().into(),
+            Whitespace.into(),
+            BertPreTokenizer.into(),
+            UnicodeScripts.into(),
+            Split::new(SplitPattern::Regex(r"\s+".into()), crate::tokenizer::SplitDelimiterBehavior::Isolated, false).unwrap().into(),
+        ];
+        for pre in all {
+            let mut p = PreTokenizedString::from(line.as_str());
+            pre.pre_tokenize(&mut p).unwrap();
+            let splits = p.get_splits(OffsetReferential::Original, OffsetType::Byte);
+            assert!(splits.len() > 300_000, "{pre:?}");
+            assert!(splits.windows(2).all(|w| w[0].1 .1 <= w[1].1 .0), "{pre:?}: pieces out of order");
+            assert!(splits.last().unwrap().1 .1 <= line.len());
+        }
+    }
+}

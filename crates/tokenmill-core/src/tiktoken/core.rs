@@ -5,7 +5,7 @@ use rustc_hash::FxHashMap;
 
 use super::bpe::{encode_piece, Rank};
 use super::ranks::Ranks;
-use super::token_map::{PieceCache, TokenMap, PACKED_MAX};
+use super::token_map::{PieceCache, TokenMap};
 use crate::error::{Error, Result};
 use crate::utils::regex::Regex;
 
@@ -65,6 +65,15 @@ impl CoreBpe {
     /// Builds the core. Every id must be given once (across ranks and special tokens).
     pub fn new(encoder: Ranks, special_tokens: FxHashMap<String, Rank>, pattern: &str) -> Result<Self> {
         let regex = Regex::new(pattern)?;
+        // The decoder is indexed by id, so ids must be reasonably dense (tiktoken's are).
+        let n_ids = encoder.len() + special_tokens.len();
+        let id_limit = n_ids.saturating_mul(4).max(1 << 20);
+        let max_id = encoder.values().chain(special_tokens.values()).copied().max().unwrap_or(0);
+        if max_id as usize >= id_limit {
+            return Err(Error::InvalidArgument(format!(
+                "token id {max_id} is too large for {n_ids} tokens (ids must be below {id_limit})"
+            )));
+        }
         let mut decoder = Decoder::default();
         let mut by_rank: Vec<(&Vec<u8>, Rank)> = encoder.iter().map(|(t, &r)| (t, r)).collect();
         by_rank.sort_unstable_by_key(|&(_, r)| r);
@@ -77,11 +86,11 @@ impl CoreBpe {
         drop(encoder);
         let mut special_names: Vec<String> = special_tokens.keys().cloned().collect();
         special_names.sort();
+        // A special token may share its id with an ordinary token or another special token
+        // (o200k_harmony gives 200018 two names). As in tiktoken, decoding prefers the ordinary
+        // token; among special tokens the first name in sorted order wins.
         for name in &special_names {
-            let id = special_tokens[name];
-            decoder
-                .insert(id, name.as_bytes())
-                .map_err(|id| Error::InvalidArgument(format!("special token {name:?} has id {id}, which is already taken")))?;
+            let _ = decoder.insert(special_tokens[name], name.as_bytes());
         }
         let special_matcher = if special_names.is_empty() {
             None
@@ -148,7 +157,7 @@ impl CoreBpe {
                 out.push(rank);
                 return;
             }
-            if piece.len() > PACKED_MAX {
+            if piece.len() > PieceCache::LONGEST {
                 if let Err(e) = encode_piece(&self.encoder, piece, out) {
                     failure.get_or_insert(e);
                 }
@@ -323,8 +332,12 @@ mod tests {
         let ranks: Ranks = [(b"a".to_vec(), 0), (b"b".to_vec(), 0)].into_iter().collect();
         assert!(CoreBpe::new(ranks, FxHashMap::default(), R50K_PATTERN).is_err());
         let ranks: Ranks = [(b"a".to_vec(), 0)].into_iter().collect();
-        let specials = [("<s>".to_string(), 0)].into_iter().collect();
-        assert!(CoreBpe::new(ranks, specials, R50K_PATTERN).is_err());
+        let specials = [("<s>".to_string(), 0), ("<t>".to_string(), 0)].into_iter().collect();
+        let shared_id = CoreBpe::new(ranks, specials, R50K_PATTERN).unwrap();
+        assert_eq!(shared_id.decode_bytes(&[0]).unwrap(), b"a");
+        assert_eq!(shared_id.encode("<t>", |_| true).unwrap(), vec![0]);
+        let ranks: Ranks = [(b"a".to_vec(), u32::MAX - 1)].into_iter().collect();
+        assert!(CoreBpe::new(ranks, FxHashMap::default(), R50K_PATTERN).is_err());
     }
 
     #[test]

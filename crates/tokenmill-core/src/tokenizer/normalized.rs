@@ -15,7 +15,7 @@
 use std::ops::Range;
 
 use serde::{Deserialize, Serialize};
-use unicode_normalization_alignments::UnicodeNormalization;
+use unicode_normalization_alignments::{is_nfc_quick, is_nfd_quick, is_nfkc_quick, is_nfkd_quick, IsNormalized, UnicodeNormalization};
 
 use crate::error::Result;
 use crate::utils::regex::Regex;
@@ -76,6 +76,23 @@ fn push_char_alignment(alignments: &mut Vec<Offsets>, c: char, span: Offsets) {
 fn push_char(text: &mut String, alignments: &mut Vec<Offsets>, c: char, span: Offsets) {
     text.push(c);
     push_char_alignment(alignments, c, span);
+}
+
+/// Runs one of the Unicode normalization forms on a `NormalizedString`.
+/// `unicode-normalization-alignments` (the crate `tokenizers` uses, so outputs and alignments
+/// agree) says for each output char how it relates to the input chars, which is exactly what
+/// `transform` consumes. Text that the quick check (same crate, same tables) proves normalized
+/// is left alone, and only the non-ASCII stretches are run through the crate (see
+/// `rewrite_non_ascii_runs`).
+macro_rules! unicode_form {
+    ($self:ident, $quick_check:ident, $form:ident, composes: $composes:expr) => {{
+        if !($self.normalized.is_ascii() || $quick_check($self.normalized.chars()) == IsNormalized::Yes) {
+            let (text, alignments) = rewrite_non_ascii_runs(&$self.normalized, &$self.alignments, $composes, |piece| piece.$form());
+            $self.normalized = text;
+            $self.alignments = alignments;
+        }
+        $self
+    }};
 }
 
 impl NormalizedString {
@@ -209,40 +226,53 @@ impl NormalizedString {
     }
 
     /// Rewrites each char into zero or more chars; each produced char takes the span of the
-    /// char it comes from (what `tokenizers`' lowercase, filter, map do). Chars that map to
-    /// themselves cost nothing until the first change.
+    /// char it comes from (what `tokenizers`' lowercase, filter, map do).
+    ///
+    /// Cheap in the common cases: nothing is allocated while every char maps to itself, and
+    /// the alignments (16 bytes per byte) are only rebuilt once some char maps to something
+    /// of a different byte length; until then only the text is rewritten.
     pub fn flat_map<I: IntoIterator<Item = char>>(&mut self, mut f: impl FnMut(char) -> I) -> &mut Self {
-        let mut rebuilt: Option<(String, Vec<Offsets>)> = None;
+        let mut rewrite = Rewrite::Unchanged;
         for (i, c) in self.normalized.char_indices() {
-            let span = self.alignments[i];
             let mut produced = f(c).into_iter();
-            let (text, alignments) = match rebuilt.as_mut() {
-                Some((t, a)) => (t, a),
-                None => {
-                    // Still identical so far: check whether this char changes anything.
-                    let first = produced.next();
-                    let second = if first == Some(c) { produced.next() } else { None };
-                    if first == Some(c) && second.is_none() {
-                        continue;
-                    }
-                    let mut t = String::with_capacity(self.normalized.len() + 16);
-                    let mut a = Vec::with_capacity(self.alignments.len() + 16);
-                    t.push_str(&self.normalized[..i]);
-                    a.extend_from_slice(&self.alignments[..i]);
-                    for out in first.into_iter().chain(second) {
-                        push_char(&mut t, &mut a, out, span);
-                    }
-                    let (t, a) = rebuilt.insert((t, a));
-                    (t, a)
+            let first = produced.next();
+            let second = if first.is_some() { produced.next() } else { None };
+            let same_shape = matches!((first, second), (Some(out), None) if out.len_utf8() == c.len_utf8());
+            if same_shape && matches!(rewrite, Rewrite::Unchanged) && first == Some(c) {
+                continue;
+            }
+            if same_shape {
+                if let Rewrite::Unchanged = rewrite {
+                    rewrite = Rewrite::SameShape(self.normalized[..i].to_string());
                 }
-            };
-            for out in produced {
-                push_char(text, alignments, out, span);
+            } else if let Rewrite::Unchanged | Rewrite::SameShape(_) = rewrite {
+                // The first change of byte length: alignments up to here are still valid.
+                let text = match std::mem::replace(&mut rewrite, Rewrite::Unchanged) {
+                    Rewrite::SameShape(text) => text,
+                    _ => self.normalized[..i].to_string(),
+                };
+                let mut alignments = Vec::with_capacity(self.alignments.len() + 16);
+                alignments.extend_from_slice(&self.alignments[..i]);
+                rewrite = Rewrite::Reshaped(text, alignments);
+            }
+            match &mut rewrite {
+                Rewrite::SameShape(text) => text.extend(first),
+                Rewrite::Reshaped(text, alignments) => {
+                    let span = self.alignments[i];
+                    for out in first.into_iter().chain(second).chain(produced) {
+                        push_char(text, alignments, out, span);
+                    }
+                }
+                Rewrite::Unchanged => {}
             }
         }
-        if let Some((text, alignments)) = rebuilt {
-            self.normalized = text;
-            self.alignments = alignments;
+        match rewrite {
+            Rewrite::Unchanged => {}
+            Rewrite::SameShape(text) => self.normalized = text,
+            Rewrite::Reshaped(text, alignments) => {
+                self.normalized = text;
+                self.alignments = alignments;
+            }
         }
         self
     }
@@ -276,38 +306,19 @@ impl NormalizedString {
 
     /// Unicode NFD (canonical decomposition).
     pub fn nfd(&mut self) -> &mut Self {
-        self.unicode_normalize(|s, f| s.nfd().for_each(|(c, n)| f(c, n)))
+        unicode_form!(self, is_nfd_quick, nfd, composes: false)
     }
     /// Unicode NFKD (compatibility decomposition).
     pub fn nfkd(&mut self) -> &mut Self {
-        self.unicode_normalize(|s, f| s.nfkd().for_each(|(c, n)| f(c, n)))
+        unicode_form!(self, is_nfkd_quick, nfkd, composes: false)
     }
     /// Unicode NFC (canonical decomposition, then composition).
     pub fn nfc(&mut self) -> &mut Self {
-        self.unicode_normalize(|s, f| s.nfc().for_each(|(c, n)| f(c, n)))
+        unicode_form!(self, is_nfc_quick, nfc, composes: true)
     }
     /// Unicode NFKC (compatibility decomposition, then canonical composition).
     pub fn nfkc(&mut self) -> &mut Self {
-        self.unicode_normalize(|s, f| s.nfkc().for_each(|(c, n)| f(c, n)))
-    }
-
-    /// Runs one of the Unicode normalization forms. `unicode-normalization-alignments` (the
-    /// crate `tokenizers` uses, so outputs and alignments agree) says for each output char how
-    /// it relates to the input chars, which is exactly what `transform` consumes. ASCII text
-    /// is already normalized in all four forms.
-    fn unicode_normalize(&mut self, run: impl Fn(&str, &mut dyn FnMut(char, isize))) -> &mut Self {
-        if self.normalized.is_ascii() {
-            return self;
-        }
-        let mut dest: Vec<(char, isize)> = Vec::with_capacity(self.normalized.len());
-        run(&self.normalized, &mut |c, change| dest.push((c, change)));
-        let unchanged = dest.iter().all(|&(_, change)| change == 0)
-            && dest.len() == self.normalized.chars().count()
-            && dest.iter().map(|&(c, _)| c).eq(self.normalized.chars());
-        if !unchanged {
-            self.transform(dest, 0);
-        }
-        self
+        unicode_form!(self, is_nfkc_quick, nfkc, composes: true)
     }
 
     /// Adds `s` in front. As in `tokenizers`, the new chars take the span of the first char,
@@ -422,9 +433,16 @@ impl NormalizedString {
     }
 }
 
+/// How far `flat_map` has had to go: nothing changed yet; only the text changed (every char so
+/// far kept its byte length, so alignments are untouched); or text and alignments rebuilt.
+enum Rewrite {
+    Unchanged,
+    SameShape(String),
+    Reshaped(String, Vec<Offsets>),
+}
+
 /// The core of `transform_range`: builds the text and alignments that replace `range` of
-/// `old_text` (see `transform_range` for the meaning of `dest`). Never panics: a replacing
-/// char with no old char left takes the span an inserted char would get.
+/// `old_text` (see `transform_range` for the meaning of `dest`).
 fn rewrite(
     old_text: &str,
     old_alignments: &[Offsets],
@@ -432,6 +450,23 @@ fn rewrite(
     dest: impl IntoIterator<Item = (char, isize)>,
     initial_offset: usize,
 ) -> (String, Vec<Offsets>) {
+    let mut text = String::with_capacity(range.len() + 16);
+    let mut alignments = Vec::with_capacity(range.len() + 16);
+    rewrite_into(old_text, old_alignments, range, dest, initial_offset, &mut text, &mut alignments);
+    (text, alignments)
+}
+
+/// `rewrite`, appending to `text` / `alignments`. Never panics: a replacing char with no old
+/// char left takes the span an inserted char would get.
+fn rewrite_into(
+    old_text: &str,
+    old_alignments: &[Offsets],
+    range: Range<usize>,
+    dest: impl IntoIterator<Item = (char, isize)>,
+    initial_offset: usize,
+    text: &mut String,
+    alignments: &mut Vec<Offsets>,
+) {
     let mut old_chars = old_text[range.clone()].chars();
     // Byte position (in the old text) of the next old char to consume.
     let mut position = range.start;
@@ -444,10 +479,6 @@ fn rewrite(
         }
     };
     consume(initial_offset, &mut position);
-
-    let dest = dest.into_iter();
-    let mut text = String::with_capacity(range.len() + dest.size_hint().0);
-    let mut alignments = Vec::with_capacity(range.len() + dest.size_hint().0);
     let span_before = |position: usize| if position == 0 { (0, 0) } else { old_alignments[position - 1] };
     for (c, change) in dest {
         let span = if change > 0 {
@@ -457,8 +488,37 @@ fn rewrite(
             consume(1 + change.unsigned_abs(), &mut position);
             span
         };
-        push_char(&mut text, &mut alignments, c, span);
+        push_char(text, alignments, c, span);
     }
+}
+
+/// Applies `form` (a Unicode normalization with alignment changes) to the whole text, but only
+/// runs it on the stretches that contain non-ASCII chars; ASCII stretches are copied as they
+/// are. This gives exactly the whole-text result because an ASCII char is a starter (canonical
+/// combining class 0) that has no decomposition and is never the second char of a composition:
+/// decomposition and reordering never cross it. Composition can join an ASCII char with the
+/// marks after it (e + ◌́ → é), so for composing forms each stretch starts one char earlier.
+fn rewrite_non_ascii_runs<'t, I: Iterator<Item = (char, isize)>>(
+    old_text: &'t str,
+    old_alignments: &[Offsets],
+    composes: bool,
+    form: impl Fn(&'t str) -> I,
+) -> (String, Vec<Offsets>) {
+    let bytes = old_text.as_bytes();
+    let mut text = String::with_capacity(old_text.len() + 16);
+    let mut alignments = Vec::with_capacity(old_alignments.len() + 16);
+    let mut copied_to = 0;
+    while let Some(found) = bytes[copied_to..].iter().position(|b| !b.is_ascii()) {
+        let non_ascii = copied_to + found;
+        let start = if composes && non_ascii > copied_to { non_ascii - 1 } else { non_ascii };
+        let end = bytes[non_ascii..].iter().position(|b| b.is_ascii()).map_or(bytes.len(), |k| non_ascii + k);
+        text.push_str(&old_text[copied_to..start]);
+        alignments.extend_from_slice(&old_alignments[copied_to..start]);
+        rewrite_into(old_text, old_alignments, start..end, form(&old_text[start..end]), 0, &mut text, &mut alignments);
+        copied_to = end;
+    }
+    text.push_str(&old_text[copied_to..]);
+    alignments.extend_from_slice(&old_alignments[copied_to..]);
     (text, alignments)
 }
 
@@ -592,6 +652,32 @@ mod tests {
     }
 
     #[test]
+    fn flat_map_matches_a_plain_rebuild() {
+        // Same-shape changes (text only), then a length change (alignments rebuilt), drops, growth.
+        let rule = |c: char| -> Vec<char> {
+            match c {
+                'İ' => vec!['i', '\u{307}'],
+                'x' => vec![],
+                'w' => vec!['v', 'v'],
+                _ => c.to_lowercase().collect(),
+            }
+        };
+        for text in ["", "abc", "ABC", "ABCİxyzW", "İ", "xxA", "ЖжЖ wİx", "a\u{0}b"] {
+            let mut n = NormalizedString::from(text);
+            n.flat_map(rule);
+            let mut expected_text = String::new();
+            let mut expected_alignments = Vec::new();
+            for (i, c) in text.char_indices() {
+                for out in rule(c) {
+                    push_char(&mut expected_text, &mut expected_alignments, out, (i, i + c.len_utf8()));
+                }
+            }
+            assert_eq!(n.get(), expected_text, "{text:?}");
+            assert_eq!(n.alignments(), &expected_alignments[..], "{text:?}");
+        }
+    }
+
+    #[test]
     fn filter_and_split() {
         let mut n = NormalizedString::from("  hello,  world ");
         n.filter(|c| c != ',');
@@ -683,6 +769,30 @@ mod tests {
         let mut n = NormalizedString::from("\u{301}a");
         n.nfd();
         assert_eq!(n.get(), "\u{301}a");
+    }
+
+    #[test]
+    fn unicode_forms_by_stretches_equal_the_whole_text_run() {
+        let texts = [
+            "e\u{301}x a\u{323}\u{300}b ﬁ½ Ａ\u{301}",
+            "\u{301}start é\u{301}e\u{301}\u{302} \u{1112}\u{1161}\u{11ab}x\u{1100}\u{1161}",
+            "ascii only then 한국 and ǅ\u{327}\u{301}q",
+        ];
+        for text in texts {
+            for form in 0..4 {
+                let mut n = NormalizedString::from(text);
+                let whole = NormalizedString::from(text);
+                let (expected_text, expected_alignments) = match form {
+                    0 => (n.nfd(), rewrite(text, whole.alignments(), 0..text.len(), text.nfd(), 0)),
+                    1 => (n.nfkd(), rewrite(text, whole.alignments(), 0..text.len(), text.nfkd(), 0)),
+                    2 => (n.nfc(), rewrite(text, whole.alignments(), 0..text.len(), text.nfc(), 0)),
+                    _ => (n.nfkc(), rewrite(text, whole.alignments(), 0..text.len(), text.nfkc(), 0)),
+                }
+                .1;
+                assert_eq!(n.get(), expected_text, "form {form} of {text:?}");
+                assert_eq!(n.alignments(), &expected_alignments[..], "form {form} of {text:?}");
+            }
+        }
     }
 
     #[test]
