@@ -29,7 +29,6 @@ impl PyPostProcessor {
 }
 
 /// The Python object of the right subclass for a post-processor (for `tokenizer.post_processor`).
-#[allow(dead_code)] // used by the Tokenizer binding
 pub(crate) fn to_python(py: Python<'_>, wrapper: PostProcessorWrapper) -> PyResult<PyObject> {
     let base = PyClassInitializer::from(PyPostProcessor { inner: wrapper.clone() });
     Ok(match wrapper {
