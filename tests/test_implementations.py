@@ -14,10 +14,6 @@ from tokenmill import implementations  # noqa: E402
 
 from conftest import read_sample, shared_path  # noqa: E402
 
-# TEMPORARY (bpe helper): the Tokenizer binding is being built in parallel; remove once it lands.
-if not hasattr(tokenmill, "Tokenizer"):
-    pytest.skip("tokenmill.Tokenizer is not on this branch yet", allow_module_level=True)
-
 
 def sample_lines(max_bytes: int = 200_000) -> list[str]:
     """English prose plus a few multilingual files, as lines."""

@@ -403,7 +403,7 @@ def test_unicode_normalizer_from_str():
     assert tm_normalizers.ByteLevel.alphabet() and len(tm_normalizers.ByteLevel.alphabet()) == 256
 
 
-@pytest.mark.parametrize("name", ["Bert", "NFKC", "Seq-strip-accents", "Lowercase", "Seq-t5-like", "Replace-str-grow"])
+@pytest.mark.parametrize("name", sorted(CONFIGS))
 def test_offsets_through_a_whole_tokenizer(name, mixed_text):
     """Token offsets after normalization, through the whole pipeline (WhitespaceSplit + a
     char-level BPE), equal tokenizers'; the tokenizer.json written by tokenizers loads in
@@ -411,7 +411,7 @@ def test_offsets_through_a_whole_tokenizer(name, mixed_text):
     if not hasattr(tokenmill, "Tokenizer"):
         pytest.skip("tokenmill.Tokenizer is not in this build yet (the tokenizer binding lands separately)")
     tm_norm, tk_norm = build(name)
-    text = mixed_text + "\n" + "\n".join(t for t in ADVERSARIAL if len(t) < 1000)
+    text = mixed_text[:30_000] + "\n" + "\n".join(t for t in ADVERSARIAL if len(t) < 1000)
     vocab = {"[UNK]": 0}
     for c in sorted(set(tk_norm.normalize_str(text))):
         vocab.setdefault(c, len(vocab))

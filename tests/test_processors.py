@@ -128,3 +128,73 @@ def test_bad_json_raises_tokenmill_error():
     with pytest.raises(TypeError):
         processors.Sequence([processors.ByteLevel(), "nope"])
 
+
+# --- through a full Tokenizer, on real text ---------------------------------------------------
+
+from conftest import read_sample, shared_path  # noqa: E402
+
+ENCODING_FIELDS = ["ids", "tokens", "type_ids", "offsets", "special_tokens_mask", "attention_mask", "word_ids", "sequence_ids"]
+
+
+def gpt2_tokenizer(add_prefix_space: bool) -> tokenizers.Tokenizer:
+    from tokenizers import decoders as hf_decoders
+    from tokenizers import pre_tokenizers as hf_pre_tokenizers
+
+    vocab = shared_path("pretrained", "gpt2", "encoder.json")
+    merges = shared_path("pretrained", "gpt2", "vocab.bpe")
+    tok = tokenizers.Tokenizer(hf_models.BPE.from_file(str(vocab), str(merges)))
+    tok.pre_tokenizer = hf_pre_tokenizers.ByteLevel(add_prefix_space=add_prefix_space)
+    tok.decoder = hf_decoders.ByteLevel()
+    return tok
+
+
+def text_pairs() -> list[tuple[str, str]]:
+    """Pairs of consecutive lines from English and multilingual text, with leading/trailing
+    spaces kept (they matter to offset trimming)."""
+    lines = read_sample(shared_path("corpora", "gutenberg", "pg244_en_a_study_in_scarlet.txt"), 15_000).splitlines()
+    for lang_dir in sorted(p for p in shared_path("corpora", "multilingual").iterdir() if p.is_dir()):
+        lines += read_sample(sorted(lang_dir.glob("*.txt"))[0], 2_500).splitlines()
+    lines = [line for line in lines if line.strip()]
+    lines += ["  two leading spaces", "trailing spaces   ", " ", "\u00a0nbsp\u3000ideographic space"]
+    return list(zip(lines[::2], lines[1::2]))
+
+
+def assert_same_encoding(hf_enc, tm_enc, context):
+    for field in ENCODING_FIELDS:
+        assert getattr(tm_enc, field) == getattr(hf_enc, field), (field, context)
+
+
+@pytest.mark.parametrize("name", sorted(CONFIGS))
+@pytest.mark.parametrize("add_prefix_space", [False, True])
+def test_processing_through_tokenizer_matches(name, add_prefix_space):
+    hf = gpt2_tokenizer(add_prefix_space)
+    hf.post_processor = CONFIGS[name](hf_processors)
+    tm = tokenmill.Tokenizer.from_str(hf.to_str())
+    assert tm.post_processor.__getstate__() == hf.post_processor.__getstate__()
+    pairs = text_pairs()
+    for add_special_tokens in (True, False):
+        for a, b in pairs:
+            for args in ((a,), (a, b)):
+                hf_enc = hf.encode(*args, add_special_tokens=add_special_tokens)
+                tm_enc = tm.encode(*args, add_special_tokens=add_special_tokens)
+                assert_same_encoding(hf_enc, tm_enc, (args, add_special_tokens))
+        # The batch path goes through the same post-processing.
+        hf_batch = hf.encode_batch(pairs[:50], add_special_tokens=add_special_tokens)
+        tm_batch = tm.encode_batch(pairs[:50], add_special_tokens=add_special_tokens)
+        for h, t in zip(hf_batch, tm_batch):
+            assert_same_encoding(h, t, "batch")
+
+
+@pytest.mark.parametrize("name", ["bert", "roberta", "template_multi_id_special", "sequence", "byte_level"])
+def test_process_method_matches(name):
+    """`PostProcessor.process` on encodings made without a post-processor."""
+    hf_tok = gpt2_tokenizer(add_prefix_space=True)
+    tm_tok = tokenmill.Tokenizer.from_str(hf_tok.to_str())
+    hf_p = CONFIGS[name](hf_processors)
+    tm_p = CONFIGS[name](processors)
+    for a, b in text_pairs()[:40]:
+        hf_a, hf_b = hf_tok.encode(a), hf_tok.encode(b)
+        tm_a, tm_b = tm_tok.encode(a), tm_tok.encode(b)
+        for add in (True, False):
+            assert_same_encoding(hf_p.process(hf_a, add_special_tokens=add), tm_p.process(tm_a, add_special_tokens=add), (a, add))
+            assert_same_encoding(hf_p.process(hf_a, hf_b, add), tm_p.process(tm_a, tm_b, add), (a, b, add))

@@ -9,6 +9,7 @@ use tokenmill_core::processors::{
 };
 use tokenmill_core::tokenizer::PostProcessor;
 
+use crate::encoding::PyEncoding;
 use crate::errors::ToPyResult;
 
 /// Base class of all post-processors. A post-processor adds the special tokens a model expects
@@ -28,7 +29,6 @@ impl PyPostProcessor {
 }
 
 /// The Python object of the right subclass for a post-processor (for `tokenizer.post_processor`).
-#[allow(dead_code)] // used by the Tokenizer binding
 pub(crate) fn to_python(py: Python<'_>, wrapper: PostProcessorWrapper) -> PyResult<PyObject> {
     let base = PyClassInitializer::from(PyPostProcessor { inner: wrapper.clone() });
     Ok(match wrapper {
@@ -47,6 +47,15 @@ impl PyPostProcessor {
     #[pyo3(signature = (is_pair))]
     fn num_special_tokens_to_add(&self, is_pair: bool) -> usize {
         self.inner.added_tokens(is_pair)
+    }
+
+    /// Adds the special tokens to ``encoding`` (and joins ``pair`` after it), returning a new
+    /// :class:`~tokenmill.Encoding`; overflowing windows are processed too. Without
+    /// ``add_special_tokens`` only the joining (and offset trimming) happens.
+    #[pyo3(signature = (encoding, pair = None, add_special_tokens = true))]
+    fn process(&self, encoding: PyRef<'_, PyEncoding>, pair: Option<PyRef<'_, PyEncoding>>, add_special_tokens: bool) -> PyResult<PyEncoding> {
+        let pair = pair.map(|p| p.encoding.clone());
+        Ok(self.inner.process(encoding.encoding.clone(), pair, add_special_tokens).py()?.into())
     }
 
     fn __getstate__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {

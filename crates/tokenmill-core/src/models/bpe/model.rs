@@ -28,6 +28,11 @@ const MAX_CACHED_WORD_BYTES: usize = 256;
 /// (keeps memory bounded when many models are created and dropped).
 const MAX_CACHED_MODELS_PER_THREAD: usize = 64;
 
+/// Code points below this get a direct-index entry in `BPE::char_ids` (covers Latin, Greek,
+/// Cyrillic and the whole GPT-2 byte alphabet).
+const CHAR_TABLE_SIZE: usize = 0x800;
+const NO_ID: u32 = u32::MAX;
+
 static NEXT_CACHE_ID: AtomicU64 = AtomicU64::new(1);
 
 type CachedWord = Box<[(u32, u32)]>; // (id, byte length) per token
@@ -225,6 +230,9 @@ pub struct BPE {
     pub(crate) merges: MergeMap,
     /// `<0xNN>` token id per byte, where the vocabulary has it.
     byte_tokens: Box<[Option<u32>; 256]>,
+    /// Id of each one-character token for code points below `CHAR_TABLE_SIZE` (`NO_ID` if
+    /// absent): the initial symbols of most words are found by indexing instead of hashing.
+    char_ids: Box<[u32]>,
     cache_capacity: usize,
     cache_id: AtomicU64,
     rng: DropoutRng,
@@ -251,6 +259,15 @@ impl BPE {
     fn assemble(vocab: Vocab, merges: MergeMap, options: BpeOptions) -> BPE {
         let vocab: FxHashMap<String, u32> = vocab.into_iter().collect();
         let vocab_r = vocab.iter().map(|(token, &id)| (id, token.clone())).collect();
+        let mut char_ids = vec![NO_ID; CHAR_TABLE_SIZE].into_boxed_slice();
+        for (token, &id) in &vocab {
+            let mut chars = token.chars();
+            if let (Some(c), None) = (chars.next(), chars.next()) {
+                if let Some(slot) = char_ids.get_mut(c as usize) {
+                    *slot = id;
+                }
+            }
+        }
         let mut byte_tokens = Box::new([None; 256]);
         for (byte, slot) in byte_tokens.iter_mut().enumerate() {
             *slot = vocab.get(&byte_fallback_token(byte as u8)).copied();
@@ -260,6 +277,7 @@ impl BPE {
             vocab_r,
             merges,
             byte_tokens,
+            char_ids,
             cache_capacity: options.cache_capacity,
             cache_id: AtomicU64::new(NEXT_CACHE_ID.fetch_add(1, Ordering::Relaxed)),
             rng: DropoutRng::new(options.dropout_seed),
@@ -365,7 +383,17 @@ impl BPE {
             let plain = &word[start..start + char_len];
             let prefix = self.continuing_subword_prefix.as_deref().filter(|_| !is_first);
             let suffix = self.end_of_word_suffix.as_deref().filter(|_| is_last);
-            let text: &str = if prefix.is_none() && suffix.is_none() {
+            let undecorated = prefix.is_none() && suffix.is_none();
+            if undecorated {
+                if let Some(&id) = self.char_ids.get(c as usize).filter(|&&id| id != NO_ID) {
+                    if let Some((unk_id, unk_len)) = pending_unk.take() {
+                        symbols.add(unk_id, unk_len);
+                    }
+                    symbols.add(id, char_len);
+                    continue;
+                }
+            }
+            let text: &str = if undecorated {
                 plain
             } else {
                 decorated.clear();
@@ -501,7 +529,8 @@ pub fn byte_fallback_token(byte: u8) -> String {
 
 impl Model for BPE {
     fn tokenize(&self, sequence: &str) -> Result<Vec<Token>> {
-        let mut tokens = Vec::new();
+        // Most words are one to three tokens; this avoids regrowing the vector.
+        let mut tokens = Vec::with_capacity(4);
         self.tokenize_with(sequence, |id, offsets| {
             tokens.push(Token::new(id, self.token_of(id), offsets));
         })?;
@@ -543,6 +572,7 @@ impl Clone for BPE {
             vocab_r: self.vocab_r.clone(),
             merges: self.merges.clone(),
             byte_tokens: self.byte_tokens.clone(),
+            char_ids: self.char_ids.clone(),
             cache_capacity: self.cache_capacity,
             cache_id: AtomicU64::new(NEXT_CACHE_ID.fetch_add(1, Ordering::Relaxed)),
             rng: self.rng.clone(),
