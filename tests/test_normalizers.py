@@ -408,8 +408,6 @@ def test_offsets_through_a_whole_tokenizer(name, mixed_text):
     """Token offsets after normalization, through the whole pipeline (WhitespaceSplit + a
     char-level BPE), equal tokenizers'; the tokenizer.json written by tokenizers loads in
     tokenmill and encodes the same."""
-    if not hasattr(tokenmill, "Tokenizer"):
-        pytest.skip("tokenmill.Tokenizer is not in this build yet (the tokenizer binding lands separately)")
     tm_norm, tk_norm = build(name)
     text = mixed_text[:30_000] + "\n" + "\n".join(t for t in ADVERSARIAL if len(t) < 1000)
     vocab = {"[UNK]": 0}
