@@ -4,13 +4,13 @@ use pyo3::exceptions::{PyIndexError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 use tokenmill_core::decoders::{
-    BPEDecoder, ByteFallback, ByteLevel, DecoderWrapper, Fuse, Metaspace, PrependScheme, Replace, ReplacePattern, Sequence,
+    BPEDecoder, ByteFallback, ByteLevel, DecoderWrapper, Fuse, Metaspace, PrependScheme, Replace, Sequence,
     Strip, WordPiece, CTC,
 };
 use tokenmill_core::tokenizer::Decoder;
 
 use crate::errors::ToPyResult;
-use crate::normalizers::PyRegex;
+use crate::normalizers::extract_replace_pattern;
 
 /// Token lists at least this long are decoded with the GIL released.
 const RELEASE_GIL_TOKENS: usize = 1024;
@@ -119,20 +119,6 @@ impl PyByteLevel {
     fn new(_kwargs: Option<&Bound<'_, PyDict>>) -> PyClassInitializer<Self> {
         PyDecoder::init(ByteLevel::default()).add_subclass(PyByteLevel {})
     }
-}
-
-/// A ``Replace`` pattern from Python: a `str` (literal) or a `tokenmill.Regex`.
-fn extract_replace_pattern(pattern: &Bound<'_, PyAny>) -> PyResult<ReplacePattern> {
-    if let Ok(s) = pattern.extract::<String>() {
-        return Ok(ReplacePattern::String(s));
-    }
-    if let Ok(regex) = pattern.downcast::<PyRegex>() {
-        return Ok(ReplacePattern::Regex(regex.get().inner.as_str().to_string()));
-    }
-    Err(PyTypeError::new_err(format!(
-        "pattern must be a str or a tokenmill.Regex, got {}",
-        pattern.get_type().name().map(|n| n.to_string()).unwrap_or_default()
-    )))
 }
 
 /// Replaces every match of ``pattern`` in each token by ``content``.

@@ -345,7 +345,7 @@ impl PyPrepend {
 pub struct PyReplace;
 
 /// A `str` (literal) or a `tokenmill.Regex` from Python.
-fn extract_replace_pattern(pattern: &Bound<'_, PyAny>) -> PyResult<ReplacePattern> {
+pub(crate) fn extract_replace_pattern(pattern: &Bound<'_, PyAny>) -> PyResult<ReplacePattern> {
     if let Ok(s) = pattern.extract::<String>() {
         return Ok(ReplacePattern::String(s));
     }

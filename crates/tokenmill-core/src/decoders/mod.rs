@@ -14,7 +14,6 @@ pub mod byte_level;
 pub mod ctc;
 pub mod fuse;
 pub mod metaspace;
-pub mod replace;
 pub mod sequence;
 pub mod strip;
 pub mod wordpiece;
@@ -25,7 +24,7 @@ pub use byte_level::ByteLevel;
 pub use ctc::CTC;
 pub use fuse::Fuse;
 pub use metaspace::{Metaspace, PrependScheme};
-pub use replace::{Replace, ReplacePattern};
+pub use crate::normalizers::{Replace, ReplacePattern};
 pub use sequence::Sequence;
 pub use strip::Strip;
 pub use wordpiece::WordPiece;
@@ -55,7 +54,7 @@ impl Decoder for DecoderWrapper {
             Self::Metaspace(d) => Ok(metaspace::decode_chain(d, tokens)),
             Self::CTC(d) => Ok(d.decode_chain(tokens)),
             Self::Sequence(d) => d.decode_chain(tokens),
-            Self::Replace(d) => d.decode_chain(tokens),
+            Self::Replace(d) => tokens.iter().map(|t| d.replace_in(t)).collect(),
             Self::Fuse(_) => Ok(vec![tokens.concat()]),
             Self::Strip(d) => Ok(d.decode_chain(tokens)),
             Self::ByteFallback(_) => Ok(byte_fallback::decode_chain(tokens)),

@@ -2,7 +2,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::Result;
-use crate::tokenizer::{NormalizedString, Normalizer};
+use crate::tokenizer::{NormalizedString, Normalizer, Pattern};
 use crate::utils::regex::Regex;
 
 /// What `Replace` looks for; serialized as `{"String": "..."}` or `{"Regex": "..."}`.
@@ -29,9 +29,10 @@ impl From<String> for ReplacePattern {
 pub struct Replace {
     pattern: ReplacePattern,
     pub content: String,
-    /// Compiled from `pattern` when it is a regex (a plain string is searched as is).
+    /// Compiled from `pattern`; a string pattern is escaped and matched through the regex engine
+    /// as `tokenizers` does (so an empty string matches between every two characters).
     #[serde(skip)]
-    regex: Option<Regex>,
+    regex: Regex,
 }
 
 /// The serialized fields, checked (the regex compiled) by `Replace::new`.
@@ -59,8 +60,8 @@ impl Replace {
     pub fn new(pattern: impl Into<ReplacePattern>, content: impl Into<String>) -> Result<Self> {
         let pattern = pattern.into();
         let regex = match &pattern {
-            ReplacePattern::String(_) => None,
-            ReplacePattern::Regex(r) => Some(Regex::new(r)?),
+            ReplacePattern::String(s) => Regex::new(&fancy_regex::escape(s))?,
+            ReplacePattern::Regex(r) => Regex::new(r)?,
         };
         Ok(Replace { pattern, content: content.into(), regex })
     }
@@ -69,21 +70,20 @@ impl Replace {
         &self.pattern
     }
 
-    /// Replaces the matches in one string (the `Replace` decoder uses this too).
+    /// Replaces the matches in one string, without alignments (the `Replace` decoder is this
+    /// same component, as in `tokenizers`).
     pub fn replace_in(&self, text: &str) -> Result<String> {
-        let mut n = NormalizedString::from(text);
-        self.normalize(&mut n)?;
-        Ok(n.get().to_string())
+        let mut out = String::with_capacity(text.len());
+        for ((start, end), is_match) in (&self.regex).find_matches(text)? {
+            out.push_str(if is_match { &self.content } else { &text[start..end] });
+        }
+        Ok(out)
     }
 }
 
 impl Normalizer for Replace {
     fn normalize(&self, normalized: &mut NormalizedString) -> Result<()> {
-        match (&self.regex, &self.pattern) {
-            (Some(regex), _) => normalized.replace(regex, &self.content)?,
-            // `new` compiles every regex pattern, so this is a plain string.
-            (None, ReplacePattern::String(s) | ReplacePattern::Regex(s)) => normalized.replace(s.as_str(), &self.content)?,
-        };
+        normalized.replace(&self.regex, &self.content)?;
         Ok(())
     }
 }
