@@ -8,19 +8,28 @@ use crate::error::Result;
 use crate::tokenizer::{Model, Token};
 
 pub mod bpe;
+pub mod wordpiece;
 
 pub use bpe::BPE;
+pub use wordpiece::WordPiece;
 
 /// Every model family, as the Tokenizer holds its model. Serialized exactly like the "model"
 /// section of `tokenizers`' tokenizer.json: the family's own object, with its `"type"`.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ModelWrapper {
     BPE(BPE),
+    WordPiece(WordPiece),
 }
 
 impl From<BPE> for ModelWrapper {
     fn from(bpe: BPE) -> Self {
         ModelWrapper::BPE(bpe)
+    }
+}
+
+impl From<WordPiece> for ModelWrapper {
+    fn from(wordpiece: WordPiece) -> Self {
+        ModelWrapper::WordPiece(wordpiece)
     }
 }
 
@@ -30,6 +39,7 @@ impl ModelWrapper {
     pub fn tokenize_with(&self, sequence: &str, emit: impl FnMut(u32, (usize, usize))) -> Result<()> {
         match self {
             ModelWrapper::BPE(m) => m.tokenize_with(sequence, emit),
+            ModelWrapper::WordPiece(m) => m.tokenize_with(sequence, emit),
         }
     }
 
@@ -42,6 +52,7 @@ impl ModelWrapper {
     pub fn kind(&self) -> &'static str {
         match self {
             ModelWrapper::BPE(_) => "BPE",
+            ModelWrapper::WordPiece(_) => "WordPiece",
         }
     }
 }
@@ -50,31 +61,37 @@ impl Model for ModelWrapper {
     fn tokenize(&self, sequence: &str) -> Result<Vec<Token>> {
         match self {
             ModelWrapper::BPE(m) => m.tokenize(sequence),
+            ModelWrapper::WordPiece(m) => m.tokenize(sequence),
         }
     }
     fn token_to_id(&self, token: &str) -> Option<u32> {
         match self {
             ModelWrapper::BPE(m) => m.token_to_id(token),
+            ModelWrapper::WordPiece(m) => m.token_to_id(token),
         }
     }
     fn id_to_token(&self, id: u32) -> Option<String> {
         match self {
             ModelWrapper::BPE(m) => m.id_to_token(id),
+            ModelWrapper::WordPiece(m) => m.id_to_token(id),
         }
     }
     fn get_vocab(&self) -> HashMap<String, u32> {
         match self {
             ModelWrapper::BPE(m) => m.get_vocab(),
+            ModelWrapper::WordPiece(m) => m.get_vocab(),
         }
     }
     fn get_vocab_size(&self) -> usize {
         match self {
             ModelWrapper::BPE(m) => m.get_vocab_size(),
+            ModelWrapper::WordPiece(m) => m.get_vocab_size(),
         }
     }
     fn save(&self, folder: &Path, prefix: Option<&str>) -> Result<Vec<PathBuf>> {
         match self {
             ModelWrapper::BPE(m) => m.save(folder, prefix),
+            ModelWrapper::WordPiece(m) => m.save(folder, prefix),
         }
     }
 }
@@ -83,6 +100,7 @@ impl Serialize for ModelWrapper {
     fn serialize<S: Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
         match self {
             ModelWrapper::BPE(m) => m.serialize(serializer),
+            ModelWrapper::WordPiece(m) => m.serialize(serializer),
         }
     }
 }
@@ -96,9 +114,18 @@ impl<'de> Deserialize<'de> for ModelWrapper {
         let kind = value.get("type").map(|t| t.as_str().map(str::to_owned));
         match kind {
             Some(Some(kind)) if kind == "BPE" => BPE::deserialize(value).map(ModelWrapper::BPE).map_err(D::Error::custom),
-            Some(Some(kind)) => Err(D::Error::custom(format!("unknown model type {kind:?} (supported: \"BPE\")"))),
+            Some(Some(kind)) if kind == "WordPiece" => {
+                WordPiece::deserialize(value).map(ModelWrapper::WordPiece).map_err(D::Error::custom)
+            }
+            Some(Some(kind)) => Err(D::Error::custom(format!("unknown model type {kind:?} (supported: \"BPE\", \"WordPiece\")"))),
             Some(None) => Err(D::Error::custom("model \"type\" must be a string")),
-            None => BPE::deserialize(value).map(ModelWrapper::BPE).map_err(D::Error::custom),
+            // Untyped (old) files: BPE needs "merges", so it is tried first; then WordPiece.
+            None => match BPE::deserialize(&value) {
+                Ok(bpe) => Ok(ModelWrapper::BPE(bpe)),
+                Err(bpe_error) => WordPiece::deserialize(&value)
+                    .map(ModelWrapper::WordPiece)
+                    .map_err(|_| D::Error::custom(bpe_error)),
+            },
         }
     }
 }

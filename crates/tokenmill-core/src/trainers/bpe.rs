@@ -186,6 +186,15 @@ impl BpeTrainer {
     /// forms listed in `form_order` get their ids in that order (before the others). This lets
     /// tests replay the (hash) order a `tokenizers` run happened to use and compare exactly.
     pub fn train_with_form_order(&self, counts: &WordCounts, form_order: &[String]) -> Result<BpeTrainResult> {
+        let (vocab, symbols) = self.initial_vocab(counts, form_order);
+        let mut words = Words::new(counts, &symbols);
+        let (history, vocab) = self.merge_loop(&mut words, vocab);
+        Ok(self.result(vocab, history))
+    }
+
+    /// The vocabulary before any merge (special tokens, alphabet, prefixed / suffixed forms)
+    /// and the initial symbol ids of each alphabet character.
+    fn initial_vocab(&self, counts: &WordCounts, form_order: &[String]) -> (Vocab, CharSymbols) {
         let mut vocab = Vocab::default();
         for token in &self.special_tokens {
             vocab.get_or_add(&token.content);
@@ -194,9 +203,26 @@ impl BpeTrainer {
             vocab.get_or_add(c.encode_utf8(&mut [0; 4]));
         }
         let symbols = CharSymbols::new(self, counts, form_order, &mut vocab);
-        let mut words = Words::new(counts, &symbols);
-        let (history, vocab) = self.merge_loop(&mut words, vocab);
-        Ok(self.result(vocab, history))
+        (vocab, symbols)
+    }
+
+    /// The starting point of training, for other merge rules (the WordPiece likelihood
+    /// trainer): the tokens by id before any merge, and each word as its initial symbol ids
+    /// with its count, exactly as this trainer starts.
+    pub(crate) fn initial_words(&self, counts: &WordCounts) -> (Vec<String>, Vec<(Vec<u32>, u64)>) {
+        let (vocab, symbols) = self.initial_vocab(counts, &[]);
+        let words = Words::new(counts, &symbols);
+        let list = (0..words.start.len()).map(|i| (words.word(i).to_vec(), words.count[i])).collect();
+        (vocab.tokens, list)
+    }
+
+    /// The text of merging tokens `a` and `b` (the right one loses the continuing-subword prefix).
+    pub(crate) fn merged_token(&self, a: &str, b: &str) -> String {
+        let b = match &self.continuing_subword_prefix {
+            Some(prefix) => b.strip_prefix(prefix.as_str()).unwrap_or(b),
+            None => b,
+        };
+        format!("{a}{b}")
     }
 
     /// The alphabet in code-point order (see the module docs for `limit_alphabet`).
@@ -261,12 +287,7 @@ impl BpeTrainer {
     /// The text of the token made by merging `left` and `right` (the right one loses its
     /// continuing-subword prefix).
     fn merged_text(&self, vocab: &Vocab, left: u32, right: u32) -> String {
-        let a = &vocab.tokens[left as usize];
-        let mut b = vocab.tokens[right as usize].as_str();
-        if let Some(prefix) = &self.continuing_subword_prefix {
-            b = b.strip_prefix(prefix.as_str()).unwrap_or(b);
-        }
-        format!("{a}{b}")
+        self.merged_token(&vocab.tokens[left as usize], &vocab.tokens[right as usize])
     }
 
     fn result(&self, vocab: Vocab, history: Vec<LearnedMerge>) -> BpeTrainResult {

@@ -29,15 +29,17 @@ pub mod corpus;
 pub mod direct;
 pub mod progress;
 pub mod word_counts;
+pub mod wordpiece;
 
 use serde::{Deserialize, Serialize};
 
 pub use bpe::{BpeTrainResult, BpeTrainer, LearnedMerge};
 pub use word_counts::WordCounts;
+pub use wordpiece::{MergeScore, WordPieceAlgorithm, WordPieceTrainResult, WordPieceTrainer};
 
 use crate::error::{Error, Result};
 use crate::models::bpe::{BpeOptions, BPE};
-use crate::models::ModelWrapper;
+use crate::models::{ModelWrapper, WordPiece};
 pub use crate::tokenizer::AddedToken;
 use crate::tokenizer::Trainer;
 
@@ -47,12 +49,14 @@ use crate::tokenizer::Trainer;
 #[serde(tag = "type")]
 pub enum TrainerWrapper {
     BpeTrainer(BpeTrainer),
+    WordPieceTrainer(WordPieceTrainer),
 }
 
 impl TrainerWrapper {
     pub fn should_show_progress(&self) -> bool {
         match self {
             TrainerWrapper::BpeTrainer(t) => t.show_progress,
+            TrainerWrapper::WordPieceTrainer(t) => t.bpe_trainer.show_progress,
         }
     }
 
@@ -65,6 +69,7 @@ impl TrainerWrapper {
     {
         match self {
             TrainerWrapper::BpeTrainer(t) => t.feed(sequences, process),
+            TrainerWrapper::WordPieceTrainer(t) => t.bpe_trainer.feed(sequences, process),
         }
     }
 
@@ -78,6 +83,7 @@ impl TrainerWrapper {
     {
         match self {
             TrainerWrapper::BpeTrainer(t) => t.feed_with(sequences, process),
+            TrainerWrapper::WordPieceTrainer(t) => t.bpe_trainer.feed_with(sequences, process),
         }
     }
 
@@ -107,6 +113,7 @@ impl TrainerWrapper {
     pub fn set_words(&mut self, words: WordCounts) {
         match self {
             TrainerWrapper::BpeTrainer(t) => t.words = words,
+            TrainerWrapper::WordPieceTrainer(t) => t.bpe_trainer.words = words,
         }
     }
 
@@ -114,6 +121,7 @@ impl TrainerWrapper {
     pub fn train_bpe(&self) -> Result<BpeTrainResult> {
         match self {
             TrainerWrapper::BpeTrainer(t) => t.train_and_record(),
+            TrainerWrapper::WordPieceTrainer(_) => Err(Error::InvalidArgument("a WordPieceTrainer trains a WordPiece model, not BPE".into())),
         }
     }
 
@@ -121,6 +129,7 @@ impl TrainerWrapper {
     pub fn special_tokens(&self) -> &[AddedToken] {
         match self {
             TrainerWrapper::BpeTrainer(t) => &t.special_tokens,
+            TrainerWrapper::WordPieceTrainer(t) => t.special_tokens(),
         }
     }
 }
@@ -142,11 +151,36 @@ impl Trainer for TrainerWrapper {
         TrainerWrapper::feed(self, iterator, process)
     }
 
-    /// Trains and puts the learned vocabulary and merges into `model`, keeping the model's other
-    /// options (unk token, dropout, byte fallback, ...) as `tokenizers` does.
+    /// Trains and puts the learned vocabulary (and merges) into `model`, keeping the model's
+    /// other options (unk token, dropout, byte fallback, ...) as `tokenizers` does. Like
+    /// `tokenizers`, a trainer only trains its own kind of model.
     fn train(&self, model: &mut ModelWrapper) -> Result<Vec<AddedToken>> {
+        match (self, &mut *model) {
+            (TrainerWrapper::BpeTrainer(_), ModelWrapper::BPE(_)) => self.train_bpe_model(model),
+            (TrainerWrapper::WordPieceTrainer(t), ModelWrapper::WordPiece(wordpiece)) => train_wordpiece(t, wordpiece),
+            (TrainerWrapper::BpeTrainer(_), _) => Err(Error::InvalidArgument("BpeTrainer can only train a BPE model".into())),
+            (TrainerWrapper::WordPieceTrainer(_), _) => Err(Error::InvalidArgument("WordPieceTrainer can only train a WordPiece model".into())),
+        }
+    }
+}
+
+/// Puts the learned vocabulary into `model`; the trainer's prefix replaces the model's (the
+/// only option training changes, as in `tokenizers`).
+fn train_wordpiece(trainer: &WordPieceTrainer, model: &mut WordPiece) -> Result<Vec<AddedToken>> {
+    let result = trainer.train_and_record()?;
+    model.set_vocab(result.vocab_map());
+    if let Some(prefix) = result.continuing_subword_prefix {
+        model.set_continuing_subword_prefix(prefix);
+    }
+    Ok(result.special_tokens)
+}
+
+impl TrainerWrapper {
+    fn train_bpe_model(&self, model: &mut ModelWrapper) -> Result<Vec<AddedToken>> {
         let result = self.train_bpe()?;
-        let ModelWrapper::BPE(old) = &*model;
+        let ModelWrapper::BPE(old) = &*model else {
+            return Err(Error::InvalidArgument("BpeTrainer can only train a BPE model".into()));
+        };
         let options = BpeOptions {
             continuing_subword_prefix: result.continuing_subword_prefix.clone(),
             end_of_word_suffix: result.end_of_word_suffix.clone(),
@@ -162,6 +196,12 @@ impl Trainer for TrainerWrapper {
 impl From<BpeTrainer> for TrainerWrapper {
     fn from(t: BpeTrainer) -> Self {
         TrainerWrapper::BpeTrainer(t)
+    }
+}
+
+impl From<WordPieceTrainer> for TrainerWrapper {
+    fn from(t: WordPieceTrainer) -> Self {
+        TrainerWrapper::WordPieceTrainer(t)
     }
 }
 
@@ -188,10 +228,39 @@ mod tests {
             ..Default::default()
         });
         tokenizer.train(&mut trainer, corpus.iter()).unwrap();
-        let TrainerWrapper::BpeTrainer(bpe) = &trainer;
+        let TrainerWrapper::BpeTrainer(bpe) = &trainer else { panic!("a BpeTrainer") };
         assert_eq!(bpe.merge_history.get()[0], ("Ġ".to_string(), "t".to_string(), 7));
         assert_eq!(tokenizer.get_model().get_vocab_size(), 60);
         assert_eq!(tokenizer.token_to_id("<|endoftext|>"), Some(0));
         assert!(tokenizer.token_to_id("Ġt").is_some());
+    }
+
+    #[test]
+    fn likelihood_wordpiece_on_the_course_corpus_with_bert_pre_tokenization() {
+        use crate::pre_tokenizers::bert::BertPreTokenizer;
+        let corpus = [
+            "This is the Hugging Face Course.",
+            "This chapter is about tokenization.",
+            "This section shows several tokenizer algorithms.",
+            "Hopefully, you will be able to understand how they are trained and generate tokens.",
+        ];
+        let mut tokenizer = Tokenizer::new(ModelWrapper::WordPiece(WordPiece::default()));
+        tokenizer.with_pre_tokenizer(Some(PreTokenizerWrapper::BertPreTokenizer(BertPreTokenizer)));
+        let mut wordpiece = WordPieceTrainer { algorithm: WordPieceAlgorithm::Likelihood, ..Default::default() };
+        wordpiece.bpe_trainer.vocab_size = 70;
+        wordpiece.bpe_trainer.show_progress = false;
+        wordpiece.bpe_trainer.special_tokens = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"].iter().map(|t| AddedToken::from(*t, true)).collect();
+        let mut trainer = TrainerWrapper::WordPieceTrainer(wordpiece);
+        tokenizer.train(&mut trainer, corpus.iter()).unwrap();
+        let TrainerWrapper::WordPieceTrainer(wordpiece) = &trainer else { panic!("a WordPieceTrainer") };
+        let first = &wordpiece.merge_history.get()[0];
+        assert_eq!((first.0.as_str(), first.1.as_str()), ("a", "##b"));
+        assert_eq!(first.2, MergeScore::Likelihood(0.2));
+        assert_eq!(tokenizer.get_model().get_vocab_size(), 70);
+        assert_eq!(tokenizer.token_to_id("[UNK]"), Some(1));
+        assert!(tokenizer.token_to_id("ab").is_some());
+        // A trainer only trains its own kind of model.
+        let mut bpe_tokenizer = Tokenizer::new(ModelWrapper::BPE(BPE::default()));
+        assert!(bpe_tokenizer.train(&mut trainer, corpus.iter()).is_err());
     }
 }

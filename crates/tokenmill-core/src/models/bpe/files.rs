@@ -55,7 +55,7 @@ fn read_merges_file(path: &Path) -> Result<MergesFile> {
 
 /// Lines as Rust's `BufRead::lines` gives them (what `tokenizers` reads): split on `\n`, a
 /// `\r` before the `\n` removed, no empty last line after a final newline.
-fn text_lines(text: &str) -> impl Iterator<Item = &str> {
+pub(crate) fn text_lines(text: &str) -> impl Iterator<Item = &str> {
     let body = text.strip_suffix('\n').unwrap_or(text);
     let empty = text.is_empty();
     body.split('\n').filter(move |_| !empty).map(|l| l.strip_suffix('\r').unwrap_or(l))

@@ -6,7 +6,7 @@
 //! - `files`: vocab.json + merges.txt (and encoder.json + vocab.bpe).
 pub mod files;
 mod model;
-mod serialization;
+pub(crate) mod serialization;
 mod word;
 
 pub use model::{byte_fallback_token, BpeBuilder, BpeOptions, MergeMap, Merges, Vocab, BPE, DEFAULT_CACHE_CAPACITY};
