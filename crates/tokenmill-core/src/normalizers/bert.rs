@@ -36,6 +36,12 @@ fn is_control(c: char) -> bool {
     !matches!(c, '\t' | '\n' | '\r') && category_flags(c) & OTHER != 0
 }
 
+/// True for the chars that `clean_text` turns into a space (whitespace it does not drop): where
+/// raw text can be cut into pieces that normalize independently (the training fast path).
+pub(crate) fn cleaned_to_space(c: char) -> bool {
+    is_whitespace(c) && !(c == '\0' || c == '\u{FFFD}' || is_control(c))
+}
+
 /// A nonspacing mark (Mn) per `unicode_categories`, as in `tokenizers`.
 fn is_nonspacing_mark(c: char) -> bool {
     category_flags(c) & NONSPACING_MARK != 0

@@ -5,8 +5,19 @@
 //! raw GPT-2 regex pieces are counted, and only the distinct pieces are mapped to the byte-level
 //! alphabet afterwards (the mapping is one-to-one, so the counts are the same as mapping every
 //! occurrence first). Anything else goes through the full pipeline.
-use super::word_counts::WordCounts;
+//!
+//! Applies also to the BERT setup (a `BertNormalizer` or none, a `BertPreTokenizer`, no added
+//! tokens): raw text is cut at the whitespace the pipeline turns into word boundaries, the
+//! distinct raw pieces are counted, and each distinct piece then goes through the real
+//! normalizer and pre-tokenizer once. This is exact because BERT normalization works char by
+//! char (NFD only reorders marks between two chars of combining class 0, and whitespace is
+//! one), so a piece between two boundaries normalizes the same alone as inside its text.
+use rayon::prelude::*;
+
+use super::word_counts::{add_word, merge_counts, WordCounts};
 use crate::error::Result;
+use crate::normalizers::bert::cleaned_to_space;
+use crate::normalizers::NormalizerWrapper;
 use crate::pre_tokenizers::byte_level::{gpt2_regex, ByteLevel};
 use crate::pre_tokenizers::PreTokenizerWrapper;
 use crate::tokenizer::Tokenizer;
@@ -16,23 +27,36 @@ use crate::utils::byte_level::BYTES_TO_CHARS;
 #[derive(Debug, Clone, Copy)]
 pub enum DirectWords {
     ByteLevel(ByteLevel),
+    /// Raw pieces between whitespace (as `BertNormalizer` with / without `clean_text` sees it).
+    Bert { clean_text: bool },
 }
 
 impl DirectWords {
     /// The direct cutter equivalent to `tokenizer`'s normalizer + pre-tokenizer, if there is one.
     pub fn for_tokenizer(tokenizer: &Tokenizer) -> Option<Self> {
-        if tokenizer.get_normalizer().is_some() || !tokenizer.get_added_vocabulary().is_empty() {
+        if !tokenizer.get_added_vocabulary().is_empty() {
             return None;
         }
-        match tokenizer.get_pre_tokenizer()? {
-            PreTokenizerWrapper::ByteLevel(b) => Some(DirectWords::ByteLevel(*b)),
+        match (tokenizer.get_normalizer(), tokenizer.get_pre_tokenizer()?) {
+            (None, PreTokenizerWrapper::ByteLevel(b)) => Some(DirectWords::ByteLevel(*b)),
+            (None, PreTokenizerWrapper::BertPreTokenizer(_)) => Some(DirectWords::Bert { clean_text: false }),
+            (Some(NormalizerWrapper::BertNormalizer(n)), PreTokenizerWrapper::BertPreTokenizer(_)) => {
+                Some(DirectWords::Bert { clean_text: n.clean_text })
+            }
             _ => None,
         }
     }
 
-    /// Calls `emit` with each raw word of `sequence` (before the byte-level mapping).
+    /// Calls `emit` with each raw word of `sequence` (before the byte-level mapping, or the
+    /// BERT normalization).
     pub fn split(&self, sequence: &str, emit: &mut dyn FnMut(&str)) -> Result<()> {
-        let DirectWords::ByteLevel(b) = self;
+        let b = match self {
+            DirectWords::ByteLevel(b) => b,
+            DirectWords::Bert { clean_text } => {
+                split_at_boundaries(sequence, *clean_text, emit);
+                return Ok(());
+            }
+        };
         if sequence.is_empty() {
             return Ok(());
         }
@@ -64,9 +88,52 @@ impl DirectWords {
         Ok(())
     }
 
-    /// Turns counts of raw words into counts of the words the pipeline would give.
-    pub fn finish(&self, raw: WordCounts) -> WordCounts {
-        raw.into_iter().map(|(word, n)| (to_byte_level(&word), n)).collect()
+    /// Turns counts of raw words into counts of the words `tokenizer`'s pipeline would give.
+    pub fn finish(&self, tokenizer: &Tokenizer, raw: WordCounts) -> Result<WordCounts> {
+        match self {
+            DirectWords::ByteLevel(_) => Ok(raw.into_iter().map(|(word, n)| (to_byte_level(&word), n)).collect()),
+            DirectWords::Bert { .. } => {
+                let raw: Vec<(String, u64)> = raw.into_iter().collect();
+                raw.par_chunks(4096)
+                    .map(|chunk| {
+                        let mut counts = WordCounts::default();
+                        for (piece, n) in chunk {
+                            let pre = tokenizer.normalize_and_pre_tokenize(piece)?;
+                            pre.splits().iter().for_each(|split| add_word(&mut counts, split.normalized.get(), *n));
+                        }
+                        Ok(counts)
+                    })
+                    .try_reduce(WordCounts::default, |a, b| Ok(merge_counts(a, b)))
+            }
+        }
+    }
+}
+
+/// Cuts `text` at the chars the BERT pipeline makes word boundaries: whitespace that
+/// `clean_text` keeps (as a space), or any whitespace without `clean_text`.
+fn split_at_boundaries(text: &str, clean_text: bool, emit: &mut dyn FnMut(&str)) {
+    let is_boundary = |c: char| if clean_text { cleaned_to_space(c) } else { c.is_whitespace() };
+    let bytes = text.as_bytes();
+    let mut start = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        let (boundary, len) = if b.is_ascii() {
+            (is_boundary(b as char), 1)
+        } else {
+            let c = text[i..].chars().next().unwrap_or(' ');
+            (is_boundary(c), c.len_utf8())
+        };
+        if boundary {
+            if i > start {
+                emit(&text[start..i]);
+            }
+            start = i + len;
+        }
+        i += len;
+    }
+    if start < bytes.len() {
+        emit(&text[start..]);
     }
 }
 
@@ -79,6 +146,26 @@ mod tests {
     use super::*;
     use crate::models::{ModelWrapper, BPE};
     use crate::tokenizer::{OffsetReferential, OffsetType};
+
+    #[test]
+    fn bert_pieces_give_the_pipeline_words() {
+        use crate::normalizers::bert::BertNormalizer;
+        use crate::pre_tokenizers::bert::BertPreTokenizer;
+        let text = "Héllo, WORLD!\u{0b}x\u{85}y\u{a0}z\u{2028}中文字 Ｆｕｌｌ naïve\u{300}\u{301} ΣΑΣ\ttab\u{200b}zw \u{0}nul\u{fffd}\r\n";
+        for normalizer in [None, Some(BertNormalizer::default()), Some(BertNormalizer::new(false, true, Some(true), true)), Some(BertNormalizer::new(true, false, Some(false), false))] {
+            let mut tokenizer = Tokenizer::new(ModelWrapper::BPE(BPE::default()));
+            tokenizer.with_pre_tokenizer(Some(PreTokenizerWrapper::BertPreTokenizer(BertPreTokenizer)));
+            tokenizer.with_normalizer(normalizer.map(NormalizerWrapper::BertNormalizer)).unwrap();
+            let direct = DirectWords::for_tokenizer(&tokenizer).unwrap();
+            let mut expected = WordCounts::default();
+            for (w, _, _) in tokenizer.normalize_and_pre_tokenize(text).unwrap().get_splits(OffsetReferential::Original, OffsetType::Byte) {
+                add_word(&mut expected, w, 1);
+            }
+            let mut raw = WordCounts::default();
+            direct.split(text, &mut |w| add_word(&mut raw, w, 1)).unwrap();
+            assert_eq!(direct.finish(&tokenizer, raw).unwrap(), expected, "{normalizer:?}");
+        }
+    }
 
     #[test]
     fn same_words_as_the_pipeline() {

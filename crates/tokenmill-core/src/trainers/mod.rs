@@ -98,7 +98,7 @@ impl TrainerWrapper {
         match direct::DirectWords::for_tokenizer(tokenizer) {
             Some(cutter) => {
                 let raw = word_counts::count_words(sequences, |s: &str, emit: &mut dyn FnMut(&str)| cutter.split(s, emit), |_| {})?;
-                self.set_words(cutter.finish(raw));
+                self.set_words(cutter.finish(tokenizer, raw)?);
                 Ok(())
             }
             None => self.feed_with(sequences, |s: &str, emit: &mut dyn FnMut(&str)| {
