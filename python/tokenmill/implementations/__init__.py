@@ -4,14 +4,18 @@
   decoder and post-processor).
 - :class:`CharBPETokenizer`: the original (Sennrich) character BPE with an end-of-word suffix
   (``</w>``), BERT normalizer and pre-tokenizer by default.
+- :class:`BertWordPieceTokenizer`: BERT's WordPiece tokenizer (BERT normalizer and
+  pre-tokenizer, ``[CLS] … [SEP]``), from ``vocab.txt`` or trained.
 - :class:`BaseTokenizer`: wraps a :class:`tokenmill.Tokenizer` and forwards to it.
 
-Each one can be built from ``vocab.json`` + ``merges.txt`` (``from_file``), trained
+Each one can be built from its model files (``from_file``: ``vocab.json`` + ``merges.txt``, or
+``vocab.txt`` for WordPiece), trained
 (``train`` / ``train_from_iterator``) and saved (``save_model`` writes the model files, ``save``
 the whole tokenizer.json).
 """
 from tokenmill.implementations.base_tokenizer import BaseTokenizer
+from tokenmill.implementations.bert_wordpiece import BertWordPieceTokenizer
 from tokenmill.implementations.byte_level_bpe import ByteLevelBPETokenizer
 from tokenmill.implementations.char_level_bpe import CharBPETokenizer
 
-__all__ = ["BaseTokenizer", "ByteLevelBPETokenizer", "CharBPETokenizer"]
+__all__ = ["BaseTokenizer", "BertWordPieceTokenizer", "ByteLevelBPETokenizer", "CharBPETokenizer"]

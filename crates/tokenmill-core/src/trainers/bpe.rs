@@ -209,8 +209,8 @@ impl BpeTrainer {
     /// The starting point of training, for other merge rules (the WordPiece likelihood
     /// trainer): the tokens by id before any merge, and each word as its initial symbol ids
     /// with its count, exactly as this trainer starts.
-    pub(crate) fn initial_words(&self, counts: &WordCounts) -> (Vec<String>, Vec<(Vec<u32>, u64)>) {
-        let (vocab, symbols) = self.initial_vocab(counts, &[]);
+    pub(crate) fn initial_words(&self, counts: &WordCounts, form_order: &[String]) -> (Vec<String>, Vec<(Vec<u32>, u64)>) {
+        let (vocab, symbols) = self.initial_vocab(counts, form_order);
         let words = Words::new(counts, &symbols);
         let list = (0..words.start.len()).map(|i| (words.word(i).to_vec(), words.count[i])).collect();
         (vocab.tokens, list)

@@ -142,13 +142,20 @@ impl WordPieceTrainer {
 
     /// Learns the vocabulary from `counts` and records the merge history.
     pub fn train_from_counts(&self, counts: &WordCounts) -> Result<WordPieceTrainResult> {
+        self.train_with_form_order(counts, &[])
+    }
+
+    /// Like [`train_from_counts`](Self::train_from_counts), with the `##x` forms given ids in
+    /// the order of `form_order` first (see [`BpeTrainer::train_with_form_order`]; lets tests
+    /// replay the hash order of a `tokenizers` run).
+    pub fn train_with_form_order(&self, counts: &WordCounts, form_order: &[String]) -> Result<WordPieceTrainResult> {
         let (vocab, history) = match self.algorithm {
             WordPieceAlgorithm::Bpe => {
-                let result = self.bpe_trainer.train_from_counts(counts)?;
+                let result = self.bpe_trainer.train_with_form_order(counts, form_order)?;
                 let history = result.history_texts().into_iter().map(|(a, b, n)| (a, b, MergeScore::Count(n))).collect();
                 (result.vocab, history)
             }
-            WordPieceAlgorithm::Likelihood => likelihood_training(&self.bpe_trainer, counts),
+            WordPieceAlgorithm::Likelihood => likelihood_training(&self.bpe_trainer, counts, form_order),
         };
         self.merge_history.set(history);
         Ok(WordPieceTrainResult {
@@ -162,8 +169,8 @@ impl WordPieceTrainer {
 type History = Vec<(String, String, MergeScore)>;
 
 /// The likelihood algorithm (see the module docs).
-fn likelihood_training(options: &BpeTrainer, counts: &WordCounts) -> (Vec<String>, History) {
-    let (tokens, words) = options.initial_words(counts);
+fn likelihood_training(options: &BpeTrainer, counts: &WordCounts, form_order: &[String]) -> (Vec<String>, History) {
+    let (tokens, words) = options.initial_words(counts, form_order);
     let mut state = LikelihoodState::new(tokens, words, options.min_frequency);
     let mut history = Vec::new();
     let todo = options.vocab_size.saturating_sub(state.tokens.len()) as u64;
