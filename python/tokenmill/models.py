@@ -10,6 +10,12 @@ Same classes and arguments as ``tokenizers.models``:
   ``dropout_seed`` for reproducible dropout), ``ignore_merges`` and a per-thread word cache.
   ``BPE.from_file`` / ``BPE.read_file`` read ``vocab.json`` + ``merges.txt`` (or the data-gym
   ``encoder.json`` + ``vocab.bpe``); ``save`` writes them atomically.
+- :class:`WordPiece`: BERT's greedy longest-match-first subwords (``unk_token``,
+  ``continuing_subword_prefix``, ``max_input_chars_per_word``), in time linear in the word
+  length. ``WordPiece.from_file`` / ``WordPiece.read_file`` read ``vocab.txt`` (a duplicated
+  token, invalid UTF-8 or — for ``from_file`` — a missing unk token raise ``FormatError``
+  naming the file and line; ``tokenizers`` keeps the later id of a duplicate silently);
+  ``save`` writes ``vocab.txt`` in id order.
 - :class:`Token`: ``id``, ``value``, ``offsets`` (byte offsets within the piece, as
   ``tokenizers`` gives them from ``Model.tokenize``).
 
@@ -21,6 +27,7 @@ _native_module = _native.models
 
 Model = _native_module.Model
 BPE = _native_module.BPE
+WordPiece = _native_module.WordPiece
 Token = _native_module.Token
 
-__all__ = ["Model", "BPE", "Token"]
+__all__ = ["Model", "BPE", "WordPiece", "Token"]

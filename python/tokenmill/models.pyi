@@ -59,3 +59,26 @@ class BPE(Model):
     ignore_merges: bool
     def _clear_cache(self) -> None: ...
     def _resize_cache(self, capacity: int) -> None: ...
+
+class WordPiece(Model):
+    """WordPiece model (BERT), as ``tokenizers.models.WordPiece``: greedy longest match first,
+    linear in the word length; a word over ``max_input_chars_per_word`` characters or with an
+    unmatched part becomes ``unk_token``."""
+    def __init__(
+        self,
+        vocab: Optional[Union[Dict[str, int], str, PathLike]] = None,
+        unk_token: Optional[str] = None,
+        max_input_chars_per_word: Optional[int] = None,
+        continuing_subword_prefix: Optional[str] = None,
+    ) -> None: ...
+    @staticmethod
+    def read_file(vocab: Union[str, PathLike]) -> Dict[str, int]:
+        """``vocab.txt`` as token → id; ``FormatError`` on duplicates / invalid UTF-8 (file, line)."""
+        ...
+    @classmethod
+    def from_file(cls, vocab: Union[str, PathLike], **kwargs) -> "WordPiece":
+        """A model from ``vocab.txt``; the unk token must be in it (``FormatError`` otherwise)."""
+        ...
+    unk_token: str
+    continuing_subword_prefix: str
+    max_input_chars_per_word: int

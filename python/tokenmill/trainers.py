@@ -11,6 +11,14 @@ tokens in the order they are learned. With ``limit_alphabet`` the most frequent 
 kept, the lower code points among equally frequent ones.
 
 After training, ``BpeTrainer.merge_history`` lists every merge as ``(left, right, count)``.
+
+``WordPieceTrainer`` has the options of ``tokenizers.trainers.WordPieceTrainer`` and two
+algorithms: ``algorithm="bpe"`` (default) is what ``tokenizers`` does — BPE training with the
+``##`` prefix, keeping the vocabulary (the same vocabulary, same tie rules as above);
+``algorithm="likelihood"`` is classic WordPiece: merge the pair with the highest
+``count(ab) / (count(a) * count(b))`` (exact comparison; ties to the lowest pair of ids; pairs
+seen fewer than ``min_frequency`` times never merge). Its ``merge_history`` gives
+``(left, right, count)`` or ``(left, right, score)``.
 """
 from tokenmill import _native
 
@@ -18,5 +26,6 @@ _native_module = _native.trainers
 
 Trainer = _native_module.Trainer
 BpeTrainer = _native_module.BpeTrainer
+WordPieceTrainer = _native_module.WordPieceTrainer
 
-__all__ = ["Trainer", "BpeTrainer"]
+__all__ = ["Trainer", "BpeTrainer", "WordPieceTrainer"]

@@ -32,3 +32,34 @@ class BpeTrainer(Trainer):
     def merge_history(self) -> List[Tuple[str, str, int]]:
         """Merges of the last training run, in order, as (left, right, count)."""
         ...
+
+class WordPieceTrainer(Trainer):
+    """Trainer of a WordPiece model (tokenizers' options). ``algorithm``: ``"bpe"`` (default,
+    the same vocabulary as tokenizers) or ``"likelihood"`` (classic WordPiece score
+    ``count(ab) / (count(a) * count(b))``; ties to the lowest pair of ids)."""
+    def __init__(
+        self,
+        vocab_size: int = 30000,
+        min_frequency: int = 0,
+        show_progress: bool = True,
+        special_tokens: Optional[Iterable[Union[str, object]]] = None,
+        limit_alphabet: Optional[int] = None,
+        initial_alphabet: Optional[List[str]] = None,
+        continuing_subword_prefix: Optional[str] = "##",
+        end_of_word_suffix: Optional[str] = None,
+        algorithm: str = "bpe",
+    ) -> None: ...
+    vocab_size: int
+    min_frequency: int
+    show_progress: bool
+    special_tokens: List[str]
+    limit_alphabet: Optional[int]
+    initial_alphabet: List[str]
+    continuing_subword_prefix: Optional[str]
+    end_of_word_suffix: Optional[str]
+    algorithm: str
+    @property
+    def merge_history(self) -> List[Tuple[str, str, Union[int, float]]]:
+        """Merges of the last training run, in order: (left, right, count) with ``"bpe"``,
+        (left, right, score) with ``"likelihood"``."""
+        ...

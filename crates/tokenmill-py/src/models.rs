@@ -6,9 +6,10 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple, PyType};
 use tokenmill_core::models::bpe::{self, BpeBuilder, BpeOptions, Merges, BPE};
+use tokenmill_core::models::wordpiece::{self, WordPiece, WordPieceBuilder};
 use tokenmill_core::models::ModelWrapper;
 use tokenmill_core::tokenizer::{Model, Token};
-use tokenmill_core::trainers::{BpeTrainer, TrainerWrapper};
+use tokenmill_core::trainers::{BpeTrainer, TrainerWrapper, WordPieceTrainer};
 
 use crate::errors::ToPyResult;
 use crate::shared::{getter, setter, Shared};
@@ -82,6 +83,7 @@ pub(crate) fn shared_to_python(py: Python<'_>, model: Shared<ModelWrapper>) -> P
     model.with(|m| {
         Ok(match m {
             ModelWrapper::BPE(_) => Py::new(py, base.add_subclass(PyBPE {}))?.into_any(),
+            ModelWrapper::WordPiece(_) => Py::new(py, base.add_subclass(PyWordPiece {}))?.into_any(),
         })
     })
 }
@@ -144,6 +146,7 @@ impl PyModel {
     fn get_trainer(&self, py: Python<'_>) -> PyResult<PyObject> {
         let trainer = match &*self.inner.read() {
             ModelWrapper::BPE(_) => TrainerWrapper::BpeTrainer(BpeTrainer::default()),
+            ModelWrapper::WordPiece(_) => TrainerWrapper::WordPieceTrainer(WordPieceTrainer::default()),
         };
         crate::trainers::to_python(py, trainer)
     }
@@ -162,6 +165,7 @@ impl PyModel {
     fn __repr__(&self) -> String {
         match &*self.inner.read() {
             ModelWrapper::BPE(m) => bpe_repr(m),
+            ModelWrapper::WordPiece(m) => wordpiece_repr(m),
         }
     }
 }
@@ -384,9 +388,112 @@ impl PyBPE {
     }
 }
 
+/// Like `tokenizers`' repr: the options, then the first 99 vocabulary entries.
+fn wordpiece_repr(m: &WordPiece) -> String {
+    const SHOWN: usize = 99;
+    let vocab = m.vocab_in_id_order();
+    let items: Vec<String> = vocab.iter().take(SHOWN).map(|(t, id)| format!("\"{t}\":{id}")).collect();
+    format!(
+        "WordPiece(unk_token=\"{}\", continuing_subword_prefix=\"{}\", max_input_chars_per_word={}, vocab={{{}{}}})",
+        m.unk_token,
+        m.continuing_subword_prefix(),
+        m.max_input_chars_per_word,
+        items.join(", "),
+        if vocab.len() > SHOWN { ", ..." } else { "" },
+    )
+}
+
+/// WordPiece model (BERT's subwords), as `tokenizers.models.WordPiece`: each word becomes the
+/// longest vocabulary token it starts with, then the longest continuation token
+/// (`continuing_subword_prefix` + text) the rest starts with, and so on. A word longer than
+/// `max_input_chars_per_word` characters, or with a part no token matches, becomes `unk_token`.
+/// Matching is linear in the word length.
+///
+/// `vocab` is a dict token → id or the path of a `vocab.txt` (one token per line).
+#[pyclass(extends = PyModel, module = "tokenmill.models", name = "WordPiece")]
+pub struct PyWordPiece {}
+
+#[pymethods]
+impl PyWordPiece {
+    #[new]
+    #[pyo3(signature = (vocab=None, unk_token=None, max_input_chars_per_word=None, continuing_subword_prefix=None))]
+    fn new(
+        py: Python<'_>,
+        vocab: Option<&Bound<'_, PyAny>>,
+        unk_token: Option<String>,
+        max_input_chars_per_word: Option<usize>,
+        continuing_subword_prefix: Option<String>,
+    ) -> PyResult<(Self, PyModel)> {
+        let mut builder = WordPieceBuilder::new();
+        if let Some(unk) = unk_token {
+            builder = builder.unk_token(unk);
+        }
+        if let Some(max) = max_input_chars_per_word {
+            builder = builder.max_input_chars_per_word(max);
+        }
+        if let Some(prefix) = continuing_subword_prefix {
+            builder = builder.continuing_subword_prefix(prefix);
+        }
+        match vocab {
+            None => {}
+            Some(v) if v.is_instance_of::<PyDict>() => builder = builder.vocab(v.extract()?),
+            Some(v) => {
+                let path: PathBuf = v.extract().map_err(|_| PyTypeError::new_err("vocab must be a dict token → id or the path of a vocab.txt"))?;
+                builder = builder.file(path);
+            }
+        }
+        let model = py.allow_threads(|| builder.build()).py()?;
+        Ok((PyWordPiece {}, PyModel::new(ModelWrapper::WordPiece(model))))
+    }
+
+    /// Reads `vocab.txt` and returns the dict token → id (the line number, from 0). A
+    /// duplicated token or invalid UTF-8 raise `FormatError` naming the file and line.
+    #[staticmethod]
+    #[pyo3(signature = (vocab))]
+    fn read_file(py: Python<'_>, vocab: PathBuf) -> PyResult<HashMap<String, u32>> {
+        py.allow_threads(|| wordpiece::files::read_file(&vocab)).py()
+    }
+
+    /// A WordPiece model from `vocab.txt`, with the constructor's keyword options. The unk
+    /// token must be in the file (`FormatError` otherwise).
+    #[classmethod]
+    #[pyo3(signature = (vocab, **kwargs))]
+    fn from_file<'py>(cls: &Bound<'py, PyType>, vocab: PathBuf, kwargs: Option<&Bound<'py, PyDict>>) -> PyResult<Bound<'py, PyAny>> {
+        let py = cls.py();
+        let args = PyTuple::new(py, [vocab.into_pyobject(py)?.into_any()])?;
+        cls.call(args, kwargs)
+    }
+
+    #[getter]
+    fn get_unk_token(self_: PyRef<'_, Self>) -> PyResult<String> {
+        getter!(self_, ModelWrapper::WordPiece, |m| m.unk_token.clone())
+    }
+    #[setter]
+    fn set_unk_token(self_: PyRef<'_, Self>, unk_token: String) -> PyResult<()> {
+        setter!(self_, ModelWrapper::WordPiece, |m| m.unk_token = unk_token)
+    }
+    #[getter]
+    fn get_continuing_subword_prefix(self_: PyRef<'_, Self>) -> PyResult<String> {
+        getter!(self_, ModelWrapper::WordPiece, |m| m.continuing_subword_prefix().to_string())
+    }
+    #[setter]
+    fn set_continuing_subword_prefix(self_: PyRef<'_, Self>, prefix: String) -> PyResult<()> {
+        setter!(self_, ModelWrapper::WordPiece, |m| m.set_continuing_subword_prefix(prefix))
+    }
+    #[getter]
+    fn get_max_input_chars_per_word(self_: PyRef<'_, Self>) -> PyResult<usize> {
+        getter!(self_, ModelWrapper::WordPiece, |m| m.max_input_chars_per_word)
+    }
+    #[setter]
+    fn set_max_input_chars_per_word(self_: PyRef<'_, Self>, max: usize) -> PyResult<()> {
+        setter!(self_, ModelWrapper::WordPiece, |m| m.max_input_chars_per_word = max)
+    }
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyModel>()?;
     m.add_class::<PyBPE>()?;
+    m.add_class::<PyWordPiece>()?;
     m.add_class::<PyToken>()?;
     Ok(())
 }

@@ -16,7 +16,7 @@ use tokenmill_core::pre_tokenizers::PreTokenizerWrapper;
 use tokenmill_core::processors::PostProcessorWrapper;
 use tokenmill_core::tokenizer::{AddedToken, EncodeInput, InputSequence, OffsetType, Tokenizer};
 use tokenmill_core::trainers::progress::Progress;
-use tokenmill_core::trainers::{BpeTrainer, TrainerWrapper};
+use tokenmill_core::trainers::{BpeTrainer, TrainerWrapper, WordPieceTrainer};
 
 use crate::encoding::PyEncoding;
 use crate::errors::{InvalidArgumentError, ToPyResult};
@@ -816,7 +816,7 @@ fn attach_optional<H: Handle>(handle: Option<H>) -> (Option<Attached<H>>, Option
 }
 
 impl PyTokenizer {
-    /// Trains with a copy of `trainer` (a default BpeTrainer if None) without the GIL, then
+    /// Trains with a copy of `trainer` (if None, a default trainer for the model's kind) without the GIL, then
     /// stores the trained trainer back (its word counts and merge history) and shares the new
     /// model. The trainer's lock is not held while training, so reading its attributes from
     /// another thread meanwhile cannot deadlock with the training iterator's need for the GIL.
@@ -826,11 +826,15 @@ impl PyTokenizer {
         trainer: Option<PyRef<'_, trainers::PyTrainer>>,
         run: impl FnOnce(&mut Tokenizer, &mut TrainerWrapper) -> tokenmill_core::Result<()> + Send,
     ) -> PyResult<()> {
+        let tokenizer = self.pipeline_mut()?;
         let mut working = match &trainer {
             Some(t) => t.inner.snapshot(),
-            None => TrainerWrapper::from(BpeTrainer::default()),
+            // The model's own kind of trainer, as `model.get_trainer()` in `tokenizers`.
+            None => match tokenizer.get_model() {
+                ModelWrapper::WordPiece(_) => TrainerWrapper::from(WordPieceTrainer::default()),
+                _ => TrainerWrapper::from(BpeTrainer::default()),
+            },
         };
-        let tokenizer = self.pipeline_mut()?;
         let result = py.allow_threads(|| run(tokenizer, &mut working));
         if let Some(t) = &trainer {
             t.inner.set(working);

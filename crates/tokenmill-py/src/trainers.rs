@@ -3,7 +3,7 @@
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
-use tokenmill_core::trainers::{AddedToken, BpeTrainResult, BpeTrainer, TrainerWrapper, WordCounts};
+use tokenmill_core::trainers::{AddedToken, BpeTrainResult, BpeTrainer, MergeScore, TrainerWrapper, WordCounts, WordPieceAlgorithm, WordPieceTrainer};
 
 use crate::errors::ToPyResult;
 use crate::shared::{getter, setter, Shared};
@@ -44,6 +44,18 @@ impl PyTrainer {
                 t.end_of_word_suffix,
                 t.max_token_length
             ),
+            TrainerWrapper::WordPieceTrainer(t) => format!(
+                "WordPieceTrainer(vocab_size={}, min_frequency={}, show_progress={}, special_tokens={:?}, limit_alphabet={:?}, initial_alphabet=[{} chars], continuing_subword_prefix={:?}, end_of_word_suffix={:?}, algorithm={:?})",
+                t.bpe_trainer.vocab_size,
+                t.bpe_trainer.min_frequency,
+                t.bpe_trainer.show_progress,
+                t.bpe_trainer.special_tokens.iter().map(|s| s.content.as_str()).collect::<Vec<_>>(),
+                t.bpe_trainer.limit_alphabet,
+                t.bpe_trainer.initial_alphabet.len(),
+                t.bpe_trainer.continuing_subword_prefix,
+                t.bpe_trainer.end_of_word_suffix,
+                t.algorithm.name()
+            ),
         }
     }
 }
@@ -53,6 +65,7 @@ impl PyTrainer {
 pub(crate) fn to_python(py: Python<'_>, wrapper: TrainerWrapper) -> PyResult<PyObject> {
     match wrapper {
         TrainerWrapper::BpeTrainer(_) => Ok(Py::new(py, (PyBpeTrainer {}, PyTrainer { inner: Shared::new(wrapper) }))?.into_any()),
+        TrainerWrapper::WordPieceTrainer(_) => Ok(Py::new(py, (PyWordPieceTrainer {}, PyTrainer { inner: Shared::new(wrapper) }))?.into_any()),
     }
 }
 
@@ -252,24 +265,226 @@ fn _train_bpe_from_word_counts<'py>(
     counts: &Bound<'py, PyDict>,
     form_order: Option<Vec<String>>,
 ) -> PyResult<Bound<'py, PyDict>> {
+    let words = extract_word_counts(counts)?;
+    let form_order = form_order.unwrap_or_default();
+    let TrainerWrapper::BpeTrainer(bpe) = trainer.inner.snapshot() else {
+        return Err(PyTypeError::new_err("trainer must be a BpeTrainer"));
+    };
+    let result = py.allow_threads(|| bpe.train_with_form_order(&words, &form_order)).py()?;
+    let history = result.history_texts();
+    trainer.inner.update(|t| {
+        if let TrainerWrapper::BpeTrainer(t) = t {
+            t.merge_history.set(history)
+        }
+    })?;
+    result_to_dict(py, &result)
+}
+
+/// `{word: count}` as word counts (repeated words add up).
+fn extract_word_counts(counts: &Bound<'_, PyDict>) -> PyResult<WordCounts> {
     let mut words = WordCounts::default();
     for (k, v) in counts.iter() {
         let n: u64 = v.extract()?;
         *words.entry(k.extract::<String>()?).or_insert(0) += n;
     }
+    Ok(words)
+}
+
+/// Trainer capable of training a WordPiece model (`tokenizers.trainers.WordPieceTrainer`).
+///
+/// Args:
+///     vocab_size (int): the size of the final vocabulary, special tokens and alphabet included.
+///     min_frequency (int): the minimum count a pair must have to be merged.
+///     show_progress (bool): whether to show progress bars (only on a terminal).
+///     special_tokens (list of str or AddedToken): tokens that get the first ids, in order.
+///     limit_alphabet (int, optional): keep at most this many (the most frequent) characters.
+///     initial_alphabet (list of str): characters always in the alphabet (first char of each).
+///     continuing_subword_prefix (str, optional): prefix of tokens that continue a word (``##``).
+///     end_of_word_suffix (str, optional): suffix of tokens that end a word.
+///     algorithm (str): ``"bpe"`` (default): merge the most frequent pair, the same vocabulary
+///         as ``tokenizers``' WordPieceTrainer (ties go to the lowest pair of ids);
+///         ``"likelihood"``: classic WordPiece, merge the pair with the highest
+///         ``count(ab) / (count(a) * count(b))`` (compared exactly; ties go to the lowest pair
+///         of ids; pairs seen fewer than ``min_frequency`` times are never merged).
+///
+/// After training, ``merge_history`` lists every merge as ``(left, right, count)`` (``"bpe"``)
+/// or ``(left, right, score)`` (``"likelihood"``).
+#[pyclass(extends = PyTrainer, module = "tokenmill.trainers", name = "WordPieceTrainer")]
+pub struct PyWordPieceTrainer {}
+
+/// Reads a WordPieceTrainer's options (see `getter!`).
+macro_rules! wp_get {
+    ($self_:ident, |$t:ident| $body:expr) => {
+        getter!($self_, TrainerWrapper::WordPieceTrainer, |$t| $body)
+    };
+}
+
+/// Changes a WordPieceTrainer's options (see `setter!`).
+macro_rules! wp_set {
+    ($self_:ident, |$t:ident| $body:expr) => {
+        setter!($self_, TrainerWrapper::WordPieceTrainer, |$t| $body)
+    };
+}
+
+fn merge_history_to_python(py: Python<'_>, history: Vec<(String, String, MergeScore)>) -> PyResult<Vec<PyObject>> {
+    history
+        .into_iter()
+        .map(|(a, b, score)| {
+            Ok(match score {
+                MergeScore::Count(n) => (a, b, n).into_pyobject(py)?.into_any().unbind(),
+                MergeScore::Likelihood(s) => (a, b, s).into_pyobject(py)?.into_any().unbind(),
+            })
+        })
+        .collect()
+}
+
+#[pymethods]
+impl PyWordPieceTrainer {
+    #[new]
+    #[pyo3(signature = (vocab_size=30000, min_frequency=0, show_progress=true, special_tokens=None, limit_alphabet=None, initial_alphabet=None, continuing_subword_prefix=Some("##".to_string()), end_of_word_suffix=None, algorithm="bpe"))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        vocab_size: usize,
+        min_frequency: u64,
+        show_progress: bool,
+        special_tokens: Option<&Bound<'_, PyAny>>,
+        limit_alphabet: Option<usize>,
+        initial_alphabet: Option<Vec<String>>,
+        continuing_subword_prefix: Option<String>,
+        end_of_word_suffix: Option<String>,
+        algorithm: &str,
+    ) -> PyResult<(Self, PyTrainer)> {
+        let bpe_trainer = BpeTrainer {
+            vocab_size,
+            min_frequency,
+            show_progress,
+            special_tokens: match special_tokens {
+                Some(t) => extract_special_tokens(t)?,
+                None => vec![],
+            },
+            limit_alphabet,
+            initial_alphabet: extract_alphabet(initial_alphabet.unwrap_or_default()),
+            continuing_subword_prefix,
+            end_of_word_suffix,
+            ..Default::default()
+        };
+        let algorithm: WordPieceAlgorithm = algorithm.parse().py()?;
+        let trainer = WordPieceTrainer { bpe_trainer, algorithm, ..Default::default() };
+        Ok((PyWordPieceTrainer {}, PyTrainer { inner: Shared::new(TrainerWrapper::WordPieceTrainer(trainer)) }))
+    }
+
+    #[getter]
+    fn get_vocab_size(self_: PyRef<'_, Self>) -> PyResult<usize> {
+        wp_get!(self_, |t| t.bpe_trainer.vocab_size)
+    }
+    #[setter]
+    fn set_vocab_size(self_: PyRef<'_, Self>, value: usize) -> PyResult<()> {
+        wp_set!(self_, |t| t.bpe_trainer.vocab_size = value)
+    }
+    #[getter]
+    fn get_min_frequency(self_: PyRef<'_, Self>) -> PyResult<u64> {
+        wp_get!(self_, |t| t.bpe_trainer.min_frequency)
+    }
+    #[setter]
+    fn set_min_frequency(self_: PyRef<'_, Self>, value: u64) -> PyResult<()> {
+        wp_set!(self_, |t| t.bpe_trainer.min_frequency = value)
+    }
+    #[getter]
+    fn get_show_progress(self_: PyRef<'_, Self>) -> PyResult<bool> {
+        wp_get!(self_, |t| t.bpe_trainer.show_progress)
+    }
+    #[setter]
+    fn set_show_progress(self_: PyRef<'_, Self>, value: bool) -> PyResult<()> {
+        wp_set!(self_, |t| t.bpe_trainer.show_progress = value)
+    }
+    #[getter]
+    fn get_special_tokens(self_: PyRef<'_, Self>) -> PyResult<Vec<String>> {
+        wp_get!(self_, |t| t.bpe_trainer.special_tokens.iter().map(|s| s.content.clone()).collect())
+    }
+    #[setter]
+    fn set_special_tokens(self_: PyRef<'_, Self>, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        let tokens = extract_special_tokens(value)?;
+        wp_set!(self_, |t| t.bpe_trainer.special_tokens = tokens)
+    }
+    #[getter]
+    fn get_limit_alphabet(self_: PyRef<'_, Self>) -> PyResult<Option<usize>> {
+        wp_get!(self_, |t| t.bpe_trainer.limit_alphabet)
+    }
+    #[setter]
+    fn set_limit_alphabet(self_: PyRef<'_, Self>, value: Option<usize>) -> PyResult<()> {
+        wp_set!(self_, |t| t.bpe_trainer.limit_alphabet = value)
+    }
+    #[getter]
+    fn get_initial_alphabet(self_: PyRef<'_, Self>) -> PyResult<Vec<String>> {
+        wp_get!(self_, |t| t.bpe_trainer.initial_alphabet.iter().map(|c| c.to_string()).collect())
+    }
+    #[setter]
+    fn set_initial_alphabet(self_: PyRef<'_, Self>, value: Vec<String>) -> PyResult<()> {
+        let alphabet = extract_alphabet(value);
+        wp_set!(self_, |t| t.bpe_trainer.initial_alphabet = alphabet)
+    }
+    #[getter]
+    fn get_continuing_subword_prefix(self_: PyRef<'_, Self>) -> PyResult<Option<String>> {
+        wp_get!(self_, |t| t.bpe_trainer.continuing_subword_prefix.clone())
+    }
+    #[setter]
+    fn set_continuing_subword_prefix(self_: PyRef<'_, Self>, value: Option<String>) -> PyResult<()> {
+        wp_set!(self_, |t| t.bpe_trainer.continuing_subword_prefix = value)
+    }
+    #[getter]
+    fn get_end_of_word_suffix(self_: PyRef<'_, Self>) -> PyResult<Option<String>> {
+        wp_get!(self_, |t| t.bpe_trainer.end_of_word_suffix.clone())
+    }
+    #[setter]
+    fn set_end_of_word_suffix(self_: PyRef<'_, Self>, value: Option<String>) -> PyResult<()> {
+        wp_set!(self_, |t| t.bpe_trainer.end_of_word_suffix = value)
+    }
+    /// ``"bpe"`` or ``"likelihood"`` (see the class docs).
+    #[getter]
+    fn get_algorithm(self_: PyRef<'_, Self>) -> PyResult<&'static str> {
+        wp_get!(self_, |t| t.algorithm.name())
+    }
+    #[setter]
+    fn set_algorithm(self_: PyRef<'_, Self>, value: &str) -> PyResult<()> {
+        let algorithm: WordPieceAlgorithm = value.parse().py()?;
+        wp_set!(self_, |t| t.algorithm = algorithm)
+    }
+    /// The merges of the last training: ``(left, right, count)`` or ``(left, right, score)``.
+    #[getter]
+    fn get_merge_history(self_: PyRef<'_, Self>) -> PyResult<Vec<PyObject>> {
+        let history = wp_get!(self_, |t| t.merge_history.get())?;
+        merge_history_to_python(self_.py(), history)
+    }
+}
+
+/// Trains `trainer` (a WordPieceTrainer) directly from word counts `{word: count}` and returns
+/// `{"vocab": {token: id}, "special_tokens": [...]}`. For tests: `form_order` gives the `##x`
+/// forms ids in that order, to replay a `tokenizers` run.
+#[pyfunction]
+#[pyo3(signature = (trainer, counts, form_order=None))]
+fn _train_wordpiece_from_word_counts<'py>(
+    py: Python<'py>,
+    trainer: PyRef<'py, PyTrainer>,
+    counts: &Bound<'py, PyDict>,
+    form_order: Option<Vec<String>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let words = extract_word_counts(counts)?;
     let form_order = form_order.unwrap_or_default();
-    let TrainerWrapper::BpeTrainer(bpe) = trainer.inner.snapshot();
-    let result = py.allow_threads(|| bpe.train_with_form_order(&words, &form_order)).py()?;
-    let history = result.history_texts();
-    trainer.inner.update(|t| match t {
-        TrainerWrapper::BpeTrainer(t) => t.merge_history.set(history),
-    })?;
-    result_to_dict(py, &result)
+    let TrainerWrapper::WordPieceTrainer(wordpiece) = &*trainer.inner.read() else {
+        return Err(PyTypeError::new_err("trainer must be a WordPieceTrainer"));
+    };
+    let result = py.allow_threads(|| wordpiece.train_with_form_order(&words, &form_order)).py()?;
+    let d = PyDict::new(py);
+    d.set_item("vocab", result.vocab_map())?;
+    d.set_item("special_tokens", result.special_tokens.iter().map(|t| t.content.clone()).collect::<Vec<_>>())?;
+    Ok(d)
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyTrainer>()?;
     m.add_class::<PyBpeTrainer>()?;
+    m.add_class::<PyWordPieceTrainer>()?;
+    m.add_function(wrap_pyfunction!(_train_wordpiece_from_word_counts, m)?)?;
     m.add_function(wrap_pyfunction!(_train_bpe_from_word_counts, m)?)?;
     Ok(())
 }
