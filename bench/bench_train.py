@@ -1,8 +1,9 @@
-"""Byte-level BPE training benchmark: tokenmill vs tokenizers (vs sentencepiece's BPE trainer).
+"""Training benchmark: tokenmill vs tokenizers (vs sentencepiece's BPE trainer).
 
     python bench/bench_train.py                       # english_large part1 (39 MB), vocab 32000, min_frequency 2
     python bench/bench_train.py --mb 5 --vocab-size 8000
     python bench/bench_train.py --file some.txt --skip sentencepiece
+    python bench/bench_train.py --model wordpiece     # BERT WordPiece, vocab 30000 (tokenizers only)
 
 Each trainer runs in its own subprocess (same file, same settings, one after the other) and reports
 its training wall time and peak RSS; the table gives the ratios to tokenmill and whether tokenmill's
@@ -10,6 +11,11 @@ merges and vocabulary are identical to tokenizers'. tokenmill and tokenizers tra
 ``Tokenizer(BPE())`` + ``ByteLevel(add_prefix_space=False)`` pre-tokenizer,
 ``BpeTrainer(initial_alphabet=ByteLevel.alphabet())``, ``train([file])`` (one document per line).
 sentencepiece (``model_type=bpe``, its own normalization; merges not comparable) is timed only.
+
+``--model wordpiece`` trains BERT's WordPiece as ``BertWordPieceTokenizer.train`` does in both
+libraries (``BertNormalizer(lowercase=True)``, ``BertPreTokenizer``, ``WordPieceTrainer`` with
+``[PAD] [UNK] [CLS] [SEP] [MASK]``, ``limit_alphabet=1000``, ``##``). tokenizers gives the ``##x``
+tokens ids in hash order, so the vocabularies are compared as sets of tokens.
 """
 from __future__ import annotations
 
@@ -29,8 +35,22 @@ DEFAULT_FILE = SHARED / "corpora" / "english_large" / "gutenberg_en_large_part1.
 
 CHILD = r'''
 import json, resource, sys, time
-lib, path, vocab_size, min_frequency, out = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
-if lib in ("tokenmill", "tokenizers"):
+lib, path, vocab_size, min_frequency, out, kind = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5], sys.argv[6]
+if kind == "wordpiece":
+    if lib == "tokenmill":
+        from tokenmill import Tokenizer, models, normalizers, pre_tokenizers, trainers
+    else:
+        from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, trainers
+    tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
+    tok.normalizer = normalizers.BertNormalizer(lowercase=True)
+    tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    trainer = trainers.WordPieceTrainer(vocab_size=vocab_size, min_frequency=min_frequency, show_progress=False,
+                                        limit_alphabet=1000, special_tokens=["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"])
+    start = time.perf_counter()
+    tok.train([path], trainer)
+    seconds = time.perf_counter() - start
+    result = {"vocab": json.loads(tok.to_str())["model"]["vocab"]}
+elif lib in ("tokenmill", "tokenizers"):
     if lib == "tokenmill":
         from tokenmill import Tokenizer, models, pre_tokenizers, trainers
     else:
@@ -59,10 +79,10 @@ json.dump(result, open(out, "w"))
 '''
 
 
-def run_child(lib: str, path: Path, vocab_size: int, min_frequency: int, workdir: str) -> dict:
+def run_child(lib: str, path: Path, vocab_size: int, min_frequency: int, workdir: str, kind: str) -> dict:
     out = os.path.join(workdir, f"{lib}.json")
     start = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-c", CHILD, lib, str(path), str(vocab_size), str(min_frequency), out], capture_output=True, text=True)
+    proc = subprocess.run([sys.executable, "-c", CHILD, lib, str(path), str(vocab_size), str(min_frequency), out, kind], capture_output=True, text=True)
     wall = time.perf_counter() - start
     if proc.returncode != 0:
         return {"error": proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else f"exit {proc.returncode}"}
@@ -86,10 +106,15 @@ def main() -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--file", type=Path, default=DEFAULT_FILE)
     p.add_argument("--mb", type=float, default=None, help="train on the first N MB only (cut at a line end)")
-    p.add_argument("--vocab-size", type=int, default=32000)
+    p.add_argument("--model", choices=["bpe", "wordpiece"], default="bpe", help="byte-level BPE (default) or BERT WordPiece")
+    p.add_argument("--vocab-size", type=int, default=None, help="default 32000 (bpe) / 30000 (wordpiece)")
     p.add_argument("--min-frequency", type=int, default=2)
     p.add_argument("--skip", action="append", default=[], choices=["tokenizers", "sentencepiece"], help="leave a peer out")
     args = p.parse_args()
+    if args.vocab_size is None:
+        args.vocab_size = 30000 if args.model == "wordpiece" else 32000
+    if args.model == "wordpiece":
+        args.skip = sorted(set(args.skip) | {"sentencepiece"})
     if not args.file.exists():
         print(f"missing {args.file} (the ../shared corpora beside the repo)", file=sys.stderr)
         return 2
@@ -102,18 +127,23 @@ def main() -> int:
             path.write_bytes(data)
         size_mb = path.stat().st_size / 1e6
         libs = ["tokenmill"] + [lib for lib in ("tokenizers", "sentencepiece") if lib not in args.skip]
-        results = {lib: run_child(lib, path, args.vocab_size, args.min_frequency, workdir) for lib in libs}
-    print(f"# BPE training: {args.file.name}{f' (first {args.mb} MB)' if args.mb else ''}, {size_mb:.1f} MB, byte-level, "
+        results = {lib: run_child(lib, path, args.vocab_size, args.min_frequency, workdir, args.model) for lib in libs}
+    kind = "BERT WordPiece" if args.model == "wordpiece" else "BPE"
+    detail = "BertNormalizer + BertPreTokenizer" if args.model == "wordpiece" else "byte-level"
+    print(f"# {kind} training: {args.file.name}{f' (first {args.mb} MB)' if args.mb else ''}, {size_mb:.1f} MB, {detail}, "
           f"vocab_size={args.vocab_size}, min_frequency={args.min_frequency}")
     print(f"# {platform.node()} {platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}, {time.strftime('%Y-%m-%d %H:%M')}; {versions()}")
     ours = results["tokenmill"]
-    print(f"{'library':<14} {'train s':>8} {'process s':>9} {'peak MB':>8} {'time vs tokenmill':>17} {'mem vs tokenmill':>16}  merges")
+    print(f"{'library':<14} {'train s':>8} {'process s':>9} {'peak MB':>8} {'time vs tokenmill':>17} {'mem vs tokenmill':>16}  result")
     for lib, r in results.items():
         if "error" in r:
             print(f"{lib:<14} failed: {r['error']}")
             continue
         same = ""
-        if lib == "tokenizers" and "error" not in ours:
+        if lib == "tokenizers" and "error" not in ours and args.model == "wordpiece":
+            common = len(set(r["vocab"]) & set(ours["vocab"]))
+            same = f"vocab sizes {len(ours['vocab'])} / {len(r['vocab'])}, {common} tokens in common ({100 * common / len(r['vocab']):.2f}%)"
+        elif lib == "tokenizers" and "error" not in ours:
             same = "identical merges and vocab" if (r["merges"] == ours["merges"] and r["vocab"] == ours["vocab"]) else "DIFFERENT"
         t_ratio = r["seconds"] / ours["seconds"] if "seconds" in ours else float("nan")
         m_ratio = r["peak_rss_mb"] / ours["peak_rss_mb"] if "peak_rss_mb" in ours else float("nan")

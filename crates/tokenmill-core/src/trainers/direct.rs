@@ -12,9 +12,7 @@
 //! normalizer and pre-tokenizer once. This is exact because BERT normalization works char by
 //! char (NFD only reorders marks between two chars of combining class 0, and whitespace is
 //! one), so a piece between two boundaries normalizes the same alone as inside its text.
-use rayon::prelude::*;
-
-use super::word_counts::{add_word, merge_counts, WordCounts};
+use super::word_counts::{add_word, WordCounts};
 use crate::error::Result;
 use crate::normalizers::bert::cleaned_to_space;
 use crate::normalizers::NormalizerWrapper;
@@ -93,40 +91,44 @@ impl DirectWords {
         match self {
             DirectWords::ByteLevel(_) => Ok(raw.into_iter().map(|(word, n)| (to_byte_level(&word), n)).collect()),
             DirectWords::Bert { .. } => {
-                let raw: Vec<(String, u64)> = raw.into_iter().collect();
-                raw.par_chunks(4096)
-                    .map(|chunk| {
-                        let mut counts = WordCounts::default();
-                        for (piece, n) in chunk {
-                            let pre = tokenizer.normalize_and_pre_tokenize(piece)?;
-                            pre.splits().iter().for_each(|split| add_word(&mut counts, split.normalized.get(), *n));
-                        }
-                        Ok(counts)
-                    })
-                    .try_reduce(WordCounts::default, |a, b| Ok(merge_counts(a, b)))
+                // One pass over the distinct pieces (few, next to the corpus): sequential, so
+                // that no copy of the piece table is made.
+                let mut counts = WordCounts::default();
+                for (piece, n) in raw {
+                    let pre = tokenizer.normalize_and_pre_tokenize(&piece)?;
+                    pre.splits().iter().for_each(|split| add_word(&mut counts, split.normalized.get(), n));
+                }
+                counts.shrink_to_fit();
+                Ok(counts)
             }
         }
     }
 }
 
 /// Cuts `text` at the chars the BERT pipeline makes word boundaries: whitespace that
-/// `clean_text` keeps (as a space), or any whitespace without `clean_text`.
+/// `clean_text` keeps (as a space), or any whitespace without `clean_text` (dropped); and ASCII
+/// punctuation, which every BERT normalization step leaves alone and the pre-tokenizer
+/// isolates (emitted as its own piece). Cutting at punctuation too keeps the distinct pieces
+/// few ("word," and "word." are "word" and a mark), which keeps the counting memory small.
 fn split_at_boundaries(text: &str, clean_text: bool, emit: &mut dyn FnMut(&str)) {
-    let is_boundary = |c: char| if clean_text { cleaned_to_space(c) } else { c.is_whitespace() };
+    let is_space = |c: char| if clean_text { cleaned_to_space(c) } else { c.is_whitespace() };
     let bytes = text.as_bytes();
     let mut start = 0;
     let mut i = 0;
     while i < bytes.len() {
         let b = bytes[i];
-        let (boundary, len) = if b.is_ascii() {
-            (is_boundary(b as char), 1)
+        let (space, punctuation, len) = if b.is_ascii() {
+            (is_space(b as char), b.is_ascii_punctuation(), 1)
         } else {
             let c = text[i..].chars().next().unwrap_or(' ');
-            (is_boundary(c), c.len_utf8())
+            (is_space(c), false, c.len_utf8())
         };
-        if boundary {
+        if space || punctuation {
             if i > start {
                 emit(&text[start..i]);
+            }
+            if punctuation {
+                emit(&text[i..i + 1]);
             }
             start = i + len;
         }
