@@ -115,6 +115,14 @@ pub trait TokenizeWith: Model {
         self.tokenize(word)?.into_iter().for_each(|t| emit(t.id, t.offsets));
         Ok(())
     }
+    /// Tokenizes `raw` with each byte replaced by its GPT-2 byte-level char; offsets are bytes
+    /// of `raw` (a token may end inside one of its multi-byte chars).
+    fn tokenize_byte_level(&self, raw: &str, emit: &mut dyn FnMut(u32, Offsets)) -> Result<()> {
+        let mapped: String = raw.bytes().map(|b| BYTES_TO_CHARS[b as usize]).collect();
+        // Each mapped char stands for one raw byte: count the chars before a mapped offset.
+        let raw_offset = |mapped_offset: usize| mapped[..mapped_offset].chars().count();
+        self.tokenize_ids_offsets(&mapped, &mut |id, (start, end)| emit(id, (raw_offset(start), raw_offset(end))))
+    }
     /// True when every token's text is exactly the slice of the word it spans (so it need
     /// not be looked up by id).
     fn tokens_are_word_slices(&self) -> bool {
@@ -126,6 +134,11 @@ impl TokenizeWith for ModelWrapper {
     fn tokenize_ids_offsets(&self, word: &str, emit: &mut dyn FnMut(u32, Offsets)) -> Result<()> {
         self.tokenize_with(word, emit)
     }
+    fn tokenize_byte_level(&self, raw: &str, emit: &mut dyn FnMut(u32, Offsets)) -> Result<()> {
+        match self {
+            ModelWrapper::BPE(b) => b.tokenize_byte_level(raw, emit),
+        }
+    }
     /// BPE tokens are concatenations of the word's chars, except the unk token, byte-fallback
     /// tokens and prefixed / suffixed forms.
     fn tokens_are_word_slices(&self) -> bool {
@@ -135,6 +148,16 @@ impl TokenizeWith for ModelWrapper {
             }
         }
     }
+}
+
+/// Where the byte-level fast path gets a token's text from.
+enum TokenText<'t> {
+    /// This text (an added token's match).
+    Text(&'t str),
+    /// These raw input bytes, each mapped to its byte-level char.
+    ByteLevel(&'t [u8]),
+    /// The model's vocabulary, by id.
+    Vocabulary,
 }
 
 /// The pipeline. See the module docs.
@@ -331,18 +354,15 @@ where
     /// one input byte, so a token's input span is read off directly; like the general path's
     /// alignments, a span that ends inside a multi-byte char is widened to the whole char.
     /// `emit(id, input byte span, word index, token text)`: the token text is the added
-    /// token's matched text, or the slice of the byte-level word when the model's tokens are
-    /// word slices (see `TokenizeWith`), else `None`.
-    fn walk_byte_level(&self, text: &str, use_regex: bool, mut emit: impl FnMut(u32, Offsets, u32, Option<&str>)) -> Result<()> {
+    /// token's matched text, or the token's raw bytes when the model's tokens are word slices
+    /// (see `TokenizeWith`), else to be looked up.
+    fn walk_byte_level(&self, text: &str, use_regex: bool, mut emit: impl FnMut(u32, Offsets, u32, TokenText)) -> Result<()> {
         let slices = self.model.tokens_are_word_slices();
         let mut word = 0u32;
-        let mut mapped = String::new();
-        // `origin[k]`: the input byte that mapped byte `k` stands for (one past the end at the end).
-        let mut origin: Vec<usize> = Vec::new();
         let mut words: Vec<Offsets> = Vec::new();
         for (added, (start, end)) in self.added_vocabulary.split_unnormalized(text) {
             if let Some(id) = added {
-                emit(id, (start, end), word, Some(&text[start..end]));
+                emit(id, (start, end), word, TokenText::Text(&text[start..end]));
                 word += 1;
                 continue;
             }
@@ -364,17 +384,12 @@ where
                 words.push((0, piece.len()));
             }
             for &(ws, we) in words.iter().filter(|(s, e)| s < e) {
-                mapped.clear();
-                origin.clear();
-                for (k, &byte) in piece.as_bytes()[ws..we].iter().enumerate() {
-                    let c = BYTES_TO_CHARS[byte as usize];
-                    mapped.push(c);
-                    origin.extend(std::iter::repeat_n(start + ws + k, c.len_utf8()));
-                }
-                origin.push(start + we);
-                self.model.tokenize_ids_offsets(&mapped, &mut |id, (ms, me)| {
-                    let span = (floor_char_boundary(text, origin[ms]), ceil_char_boundary(text, origin[me]));
-                    emit(id, span, word, if slices { mapped.get(ms..me) } else { None });
+                let word_start = start + ws;
+                self.model.tokenize_byte_level(&piece[ws..we], &mut |id, (ts, te)| {
+                    let (ts, te) = (word_start + ts, word_start + te);
+                    let span = (floor_char_boundary(text, ts), ceil_char_boundary(text, te));
+                    let token = if slices { TokenText::ByteLevel(&text.as_bytes()[ts..te]) } else { TokenText::Vocabulary };
+                    emit(id, span, word, token);
                 })?;
                 word += 1;
             }
@@ -387,8 +402,13 @@ where
         let mut encoding = Encoding::with_capacity(text.len() / 3 + 1);
         self.walk_byte_level(text, use_regex, |id, span, word, token| {
             let value = match token {
-                Some(t) => t.to_owned(),
-                None => self.model.id_to_token(id).unwrap_or_default(),
+                TokenText::Text(t) => t.to_owned(),
+                TokenText::ByteLevel(bytes) => {
+                    let mut value = String::with_capacity(2 * bytes.len());
+                    value.extend(bytes.iter().map(|&b| BYTES_TO_CHARS[b as usize]));
+                    value
+                }
+                TokenText::Vocabulary => self.model.id_to_token(id).unwrap_or_default(),
             };
             let span = match &converter {
                 Some(c) => c.convert_span(span),
