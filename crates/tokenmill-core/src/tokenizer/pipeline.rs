@@ -23,7 +23,7 @@ use crate::processors::PostProcessorWrapper;
 use crate::trainers::progress::Progress;
 use crate::trainers::{corpus, TrainerWrapper};
 use crate::pre_tokenizers::byte_level::gpt2_regex as byte_level_regex;
-use crate::utils::byte_level::BYTES_TO_CHARS;
+use crate::utils::byte_level::{map_bytes_with_origins, BYTES_TO_CHARS};
 use crate::utils::offsets::ByteToCharOffsets;
 use crate::utils::padding::{pad_encodings, PaddingParams};
 use crate::utils::truncation::{truncate_encodings, TruncationParams};
@@ -146,10 +146,7 @@ pub trait TokenizeWith: Model {
     /// Tokenizes `raw` with each byte replaced by its GPT-2 byte-level char; offsets are bytes
     /// of `raw` (a token may end inside one of its multi-byte chars).
     fn tokenize_byte_level(&self, raw: &str, emit: &mut dyn FnMut(u32, Offsets)) -> Result<()> {
-        let mapped: String = raw.bytes().map(|b| BYTES_TO_CHARS[b as usize]).collect();
-        // Each mapped char stands for one raw byte: count the chars before a mapped offset.
-        let raw_offset = |mapped_offset: usize| mapped[..mapped_offset].chars().count();
-        self.tokenize_ids_offsets(&mapped, &mut |id, (start, end)| emit(id, (raw_offset(start), raw_offset(end))))
+        tokenize_mapped_bytes(self, raw, emit)
     }
     /// True when every token's text is exactly the slice of the word it spans (so it need
     /// not be looked up by id).
@@ -165,6 +162,8 @@ impl TokenizeWith for ModelWrapper {
     fn tokenize_byte_level(&self, raw: &str, emit: &mut dyn FnMut(u32, Offsets)) -> Result<()> {
         match self {
             ModelWrapper::BPE(b) => b.tokenize_byte_level(raw, emit),
+            #[allow(unreachable_patterns)]
+            _ => tokenize_mapped_bytes(self, raw, emit),
         }
     }
     /// BPE tokens are concatenations of the word's chars, except the unk token, byte-fallback
@@ -176,6 +175,12 @@ impl TokenizeWith for ModelWrapper {
             }
         }
     }
+}
+
+/// `TokenizeWith::tokenize_byte_level` done plainly: map the bytes, tokenize, map the offsets back.
+fn tokenize_mapped_bytes<M: TokenizeWith + ?Sized>(model: &M, raw: &str, emit: &mut dyn FnMut(u32, Offsets)) -> Result<()> {
+    let (mapped, raw_offset) = map_bytes_with_origins(raw.as_bytes());
+    model.tokenize_ids_offsets(&mapped, &mut |id, (start, end)| emit(id, (raw_offset[start], raw_offset[end])))
 }
 
 /// Where the byte-level fast path gets a token's text from.
@@ -619,15 +624,34 @@ where
         Ok(encoding)
     }
 
-    /// The ids of `text` only (the lean path): no token strings, offsets or masks are built.
-    /// When the post-processor adds special tokens, or truncation or padding is enabled, falls
-    /// back to the full `encode` (a post-processor that adds none leaves the ids as the model
-    /// gave them).
+    /// The ids of `text` only (the lean path): no token strings or offsets are built. When
+    /// truncation or padding is enabled, falls back to the full `encode`. Special tokens come
+    /// from the post-processor run on a skeleton encoding (the model's ids, empty token strings,
+    /// zero offsets): a post-processor's ids never depend on token texts or offsets.
     pub fn encode_ids(&self, text: &str, add_special_tokens: bool) -> Result<Vec<u32>> {
-        let plain = self.truncation.is_none() && self.padding.is_none();
-        if !plain || (add_special_tokens && self.num_special_tokens_to_add(false) > 0) {
-            return Ok(self.encode(text, true, OffsetType::Byte)?.ids);
+        if self.truncation.is_some() || self.padding.is_some() {
+            return Ok(self.encode(text, add_special_tokens, OffsetType::Byte)?.ids);
         }
+        let ids = self.model_ids(text)?;
+        if !add_special_tokens || self.num_special_tokens_to_add(false) == 0 {
+            return Ok(ids);
+        }
+        let n = ids.len();
+        let skeleton = Encoding {
+            ids,
+            type_ids: vec![0; n],
+            tokens: vec![String::new(); n],
+            words: vec![None; n],
+            offsets: vec![(0, 0); n],
+            special_tokens_mask: vec![0; n],
+            attention_mask: vec![1; n],
+            ..Encoding::default()
+        };
+        Ok(self.post_process(skeleton, None, true)?.ids)
+    }
+
+    /// The ids the model gives for `text` (added tokens included), before post-processing.
+    fn model_ids(&self, text: &str) -> Result<Vec<u32>> {
         let mut ids = Vec::with_capacity(text.len() / 3 + 1);
         if let Some(use_regex) = self.byte_level_fast_path() {
             self.walk_byte_level(text, use_regex, |id, _, _, _| ids.push(id))?;
@@ -902,6 +926,8 @@ mod tests {
         t.with_normalizer(Some(normalizer)).unwrap();
         t.with_pre_tokenizer(Some(PreTokenizerWrapper::BertPreTokenizer(BertPreTokenizer)));
         t.add_special_tokens([AddedToken::from("[SEP]", true)]).unwrap();
+        let (cls, sep) = (("[UNK]".to_string(), 0), ("[SEP]".to_string(), 1));
+        t.with_post_processor(Some(crate::processors::BertProcessing::new(sep, cls).into()));
         t
     }
 
@@ -926,6 +952,10 @@ mod tests {
                     assert_eq!(fast.encode(text, true, offset_type).unwrap(), expected, "{text:?} lowercase={lowercase}");
                 }
                 assert_eq!(fast.encode_ids(text, false).unwrap(), general.encode_ids(text, false).unwrap(), "{text:?}");
+                for add_special_tokens in [true, false] {
+                    let full = general.encode(text, add_special_tokens, OffsetType::Byte).unwrap().ids;
+                    assert_eq!(fast.encode_ids(text, add_special_tokens).unwrap(), full, "{text:?}");
+                }
             }
         }
     }

@@ -10,7 +10,7 @@ use rustc_hash::FxHashMap;
 
 use super::cache;
 use super::word::{Word, MAX_SYMBOLS};
-use crate::utils::byte_level::BYTES_TO_CHARS;
+use crate::utils::byte_level::map_bytes_with_origins;
 use crate::error::{Error, Result};
 use crate::tokenizer::{Model, Token};
 
@@ -500,16 +500,7 @@ impl BPE {
                 return Ok(());
             }
         }
-        // Each mapped char stands for one raw byte: a mapped offset becomes a raw offset by
-        // counting the chars before it.
-        let mut mapped = String::with_capacity(raw.len() * 2);
-        let mut raw_offset = Vec::with_capacity(raw.len() * 2 + 1);
-        for (k, &byte) in raw.as_bytes().iter().enumerate() {
-            let c = BYTES_TO_CHARS[byte as usize];
-            mapped.push(c);
-            raw_offset.extend(std::iter::repeat_n(k, c.len_utf8()));
-        }
-        raw_offset.push(raw.len());
+        let (mapped, raw_offset) = map_bytes_with_origins(raw.as_bytes());
         let mut cached = Vec::new();
         self.tokenize_with(&mapped, |id, (start, end)| {
             let span = (raw_offset[start], raw_offset[end]);
