@@ -5,6 +5,10 @@ from tokenmill import Regex
 class Decoder:
     """Base class of all decoders."""
     def decode(self, tokens: List[str]) -> str: ...
+    @staticmethod
+    def custom(decoder: Any) -> Decoder:
+        """A decoder written in Python: any object with ``decode_chain(self, tokens) -> list[str]``
+        (decoding joins its pieces). A tokenizer holding it cannot be saved or pickled."""
     def __getstate__(self) -> bytes: ...
     def __setstate__(self, state: bytes) -> None: ...
 

@@ -62,12 +62,22 @@ pub(crate) fn shared_to_python(py: Python<'_>, node: Node<DecoderWrapper>) -> Py
             DecoderWrapper::Fuse(_) => build!(PyFuse {}),
             DecoderWrapper::Strip(_) => build!(PyStrip {}),
             DecoderWrapper::ByteFallback(_) => build!(PyByteFallback {}),
+            DecoderWrapper::Custom(_) => Py::new(py, base)?.into_any(),
         })
     })
 }
 
 #[pymethods]
 impl PyDecoder {
+    /// A decoder written in Python: ``decoder`` is any object with ``decode_chain(self, tokens)
+    /// -> list[str]``; decoding joins its pieces. It runs with the GIL; a tokenizer holding it
+    /// cannot be saved or pickled.
+    #[staticmethod]
+    #[pyo3(text_signature = "(decoder)")]
+    fn custom(decoder: Py<PyAny>) -> Self {
+        PyDecoder { inner: Node::new(crate::custom::custom_decoder(decoder)) }
+    }
+
     /// Decodes a list of tokens into the final string.
     #[pyo3(signature = (tokens))]
     fn decode(&self, py: Python<'_>, tokens: Vec<String>) -> PyResult<String> {
