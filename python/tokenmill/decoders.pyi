@@ -1,4 +1,4 @@
-from typing import Any, List, Union
+from typing import TYPE_CHECKING, Any, List, Optional, Union
 
 from tokenmill import Regex
 
@@ -65,3 +65,13 @@ class Sequence(Decoder):
     def __init__(self, decoders: List[Decoder]) -> None: ...
     def __len__(self) -> int: ...
     def __getitem__(self, index: int) -> Decoder: ...
+
+class DecodeStream:
+    """Incremental decoding for generation: :meth:`step` returns the text the new ids complete,
+    or None while a character (multi-byte UTF-8, a byte-fallback run) is unfinished; the pieces
+    concatenate to ``tokenizer.decode(all_ids)``."""
+    def __init__(self, ids: Optional[List[int]] = None, skip_special_tokens: bool = False) -> None: ...
+    def step(self, tokenizer: "Tokenizer", id: Union[int, List[int]]) -> Optional[str]: ...
+
+if TYPE_CHECKING:
+    from tokenmill.tokenizer import Tokenizer
