@@ -20,6 +20,7 @@ from tokenmill import normalizers, pre_tokenizers, models, trainers, processors,
 from tokenmill import tiktoken
 from tokenmill.models import Token
 from tokenmill.tokenizer import AddedToken, Encoding, Tokenizer
+from tokenmill.batch_encoding import BatchEncoding
 from tokenmill import implementations
 
 __all__ = [
@@ -44,4 +45,5 @@ __all__ = [
     "Tokenizer",
     "Encoding",
     "AddedToken",
+    "BatchEncoding",
 ]

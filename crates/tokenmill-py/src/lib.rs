@@ -26,6 +26,7 @@ fn tune_allocator() {
 mod decoders;
 mod encoding;
 mod errors;
+mod model_inputs;
 mod models;
 mod normalizers;
 mod pre_tokenizers;
