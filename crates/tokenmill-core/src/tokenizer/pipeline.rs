@@ -715,6 +715,29 @@ mod tests {
     }
 
     #[test]
+    fn truncation_then_padding_in_encode_and_batch() {
+        use crate::utils::padding::{PaddingParams, PaddingStrategy};
+        use crate::utils::truncation::{TruncationParams, TruncationStrategy};
+        let mut t = tokenizer();
+        t.with_truncation(Some(TruncationParams { max_length: 3, stride: 1, strategy: TruncationStrategy::OnlySecond, ..Default::default() }))
+            .unwrap();
+        let e = t.encode(("hello", "world hello world hello"), true, OffsetType::Char).unwrap();
+        assert_eq!(e.ids, vec![0, 1, 0]);
+        // the second sequence's windows: 2 tokens each, sharing 1, joined to the first again
+        let windows: Vec<Vec<u32>> = e.overflowing.iter().map(|o| o.ids.clone()).collect();
+        assert_eq!(windows, vec![vec![0, 0, 1], vec![0, 1, 0]]);
+        assert!(t.encode("hello world", true, OffsetType::Char).is_err(), "only_second needs a pair");
+        t.with_truncation(None).unwrap();
+        t.with_padding(Some(PaddingParams { pad_id: 9, pad_to_multiple_of: Some(4), ..Default::default() }));
+        let batch = t.encode_batch(vec!["hello", "hello world hello world hello"], true, OffsetType::Char).unwrap();
+        assert_eq!(batch[0].ids, vec![0, 9, 9, 9, 9, 9, 9, 9]);
+        assert_eq!(batch[0].attention_mask, vec![1, 0, 0, 0, 0, 0, 0, 0]);
+        assert_eq!(batch[1].len(), 8);
+        t.with_padding(Some(PaddingParams { strategy: PaddingStrategy::Fixed(2), ..Default::default() }));
+        assert_eq!(t.encode("hello world hello", true, OffsetType::Char).unwrap().len(), 3, "padding never cuts");
+    }
+
+    #[test]
     fn batch_equals_single() {
         let t = tokenizer();
         let texts: Vec<String> = (0..50).map(|i| if i % 2 == 0 { "hello world".into() } else { "héllo".into() }).collect();
