@@ -922,10 +922,8 @@ impl PyTokenizer {
         let padding = padding.map(padding_from_dict).transpose()?;
         let inputs: Vec<EncodeInput<'static>> =
             input.try_iter()?.map(|item| extract_batch_item(&item?, is_pretokenized)).collect::<PyResult<_>>()?;
-        let encodings = py
-            .allow_threads(|| {
-                self.tokenizer.encode_batch_with(inputs, add_special_tokens, OffsetType::Char, truncation.as_ref(), padding.as_ref())
-            })
+        let encodings = self
+            .with_pipeline(py, |t| t.encode_batch_with(inputs, add_special_tokens, OffsetType::Char, truncation.as_ref(), padding.as_ref()))?
             .py()?;
         Ok(encodings.into_iter().map(PyEncoding::from).collect())
     }
@@ -946,10 +944,11 @@ impl PyTokenizer {
     ) -> PyResult<Bound<'py, PyDict>> {
         let inputs: Vec<EncodeInput<'static>> =
             input.try_iter()?.map(|item| extract_batch_item(&item?, is_pretokenized)).collect::<PyResult<_>>()?;
-        let padding = self.tokenizer.get_padding().cloned().unwrap_or_default();
-        let truncation = self.tokenizer.get_truncation();
-        let encodings = py
-            .allow_threads(|| self.tokenizer.encode_batch_with(inputs, add_special_tokens, OffsetType::Byte, truncation, Some(&padding)))
+        let encodings = self
+            .with_pipeline(py, |t| {
+                let padding = t.get_padding().cloned().unwrap_or_default();
+                t.encode_batch_with(inputs, add_special_tokens, OffsetType::Byte, t.get_truncation(), Some(&padding))
+            })?
             .py()?;
         let fields = ["input_ids", "attention_mask", "token_type_ids"].map(String::from);
         let refs: Vec<&tokenmill_core::tokenizer::Encoding> = encodings.iter().collect();
