@@ -13,6 +13,7 @@ from tokenmill._native import (
     UnknownIdError,
     InvalidArgumentError,
     InputTypeError,
+    IdOutOfRangeError,
     Regex,
     NormalizedString,
 )
@@ -31,6 +32,7 @@ __all__ = [
     "UnknownIdError",
     "InvalidArgumentError",
     "InputTypeError",
+    "IdOutOfRangeError",
     "Regex",
     "NormalizedString",
     "normalizers",

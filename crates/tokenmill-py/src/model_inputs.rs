@@ -8,7 +8,7 @@ use tokenmill_core::tokenizer::Encoding;
 use tokenmill_core::utils::padding::{PaddingDirection, PaddingParams, PaddingStrategy};
 use tokenmill_core::utils::truncation::{TruncationDirection, TruncationParams, TruncationStrategy};
 
-use crate::errors::{InvalidArgumentError, ToPyResult};
+use crate::errors::{id_out_of_range_error, input_type_error, InvalidArgumentError, ToPyResult};
 
 /// A length-like argument as usize: a negative value is an `InvalidArgumentError` naming it.
 pub(crate) fn non_negative(name: &str, value: i64) -> PyResult<usize> {
@@ -20,6 +20,31 @@ fn get<'py, T: FromPyObject<'py>>(dict: &Bound<'py, PyDict>, key: &str) -> PyRes
         Some(v) if !v.is_none() => Ok(Some(v.extract()?)),
         _ => Ok(None),
     }
+}
+
+/// A sequence of token ids as u32. An id outside ``0..2**32`` raises `IdOutOfRangeError`
+/// naming it and its position; an item that is not an int raises `InputTypeError`.
+pub(crate) fn extract_ids(ob: &Bound<'_, PyAny>) -> PyResult<Vec<u32>> {
+    if let Ok(ids) = ob.extract::<Vec<u32>>() {
+        return Ok(ids);
+    }
+    // The slow path only finds and names what is wrong.
+    let items = ob.try_iter().map_err(|_| input_type_error(format!("ids must be a sequence of int, got {}", type_name(ob))))?;
+    let mut ids = Vec::new();
+    for (position, item) in items.enumerate() {
+        let item = item?;
+        let value: i128 = item
+            .extract()
+            .map_err(|_| input_type_error(format!("ids must be ints, got {} at position {position}", type_name(&item))))?;
+        let id = u32::try_from(value)
+            .map_err(|_| id_out_of_range_error(format!("id {value} at position {position} is out of range (ids are 0 to {})", u32::MAX)))?;
+        ids.push(id);
+    }
+    Ok(ids)
+}
+
+fn type_name(ob: &Bound<'_, PyAny>) -> String {
+    ob.get_type().name().map(|n| n.to_string()).unwrap_or_else(|_| "?".into())
 }
 
 /// Truncation settings from a dict with the keys of ``Tokenizer.truncation`` (``max_length``

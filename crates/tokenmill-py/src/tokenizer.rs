@@ -21,7 +21,7 @@ use tokenmill_core::utils::truncation::{TruncationDirection, TruncationParams, T
 use tokenmill_core::trainers::{BpeTrainer, TrainerWrapper};
 
 use crate::encoding::PyEncoding;
-use crate::model_inputs::{non_negative, padding_from_dict, stack, truncation_from_dict};
+use crate::model_inputs::{extract_ids, non_negative, padding_from_dict, stack, truncation_from_dict};
 use crate::errors::{input_type_error, InvalidArgumentError, ToPyResult};
 use crate::shared::{Node, Sequenced, Shared, Versioned};
 use crate::{decoders, models, normalizers, pre_tokenizers, processors, trainers};
@@ -881,13 +881,15 @@ impl PyTokenizer {
 
     /// Decodes ids to text. Ids not in the vocabulary are skipped (as ``tokenizers`` does).
     #[pyo3(signature = (ids, skip_special_tokens = true))]
-    fn decode(&self, py: Python<'_>, ids: Vec<u32>, skip_special_tokens: bool) -> PyResult<String> {
+    fn decode(&self, py: Python<'_>, ids: &Bound<'_, PyAny>, skip_special_tokens: bool) -> PyResult<String> {
+        let ids = extract_ids(ids)?;
         self.with_pipeline(py, |t| t.decode(&ids, skip_special_tokens))?.py()
     }
 
     /// Decodes a batch of id lists in parallel.
     #[pyo3(signature = (sequences, skip_special_tokens = true))]
-    fn decode_batch(&self, py: Python<'_>, sequences: Vec<Vec<u32>>, skip_special_tokens: bool) -> PyResult<Vec<String>> {
+    fn decode_batch(&self, py: Python<'_>, sequences: &Bound<'_, PyAny>, skip_special_tokens: bool) -> PyResult<Vec<String>> {
+        let sequences: Vec<Vec<u32>> = sequences.try_iter()?.map(|ids| extract_ids(&ids?)).collect::<PyResult<_>>()?;
         self.with_pipeline(py, |t| t.decode_batch(&sequences, skip_special_tokens))?.py()
     }
 
