@@ -23,6 +23,7 @@ from tokenmill.models import Token
 from tokenmill.tokenizer import AddedToken, Encoding, Tokenizer
 from tokenmill.batch_encoding import BatchEncoding
 from tokenmill import implementations
+from tokenmill import collocations, stopwords
 
 __all__ = [
     "__version__",
@@ -48,4 +49,6 @@ __all__ = [
     "Encoding",
     "AddedToken",
     "BatchEncoding",
+    "collocations",
+    "stopwords",
 ]
