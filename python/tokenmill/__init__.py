@@ -16,6 +16,7 @@ from tokenmill._native import (
     IdOutOfRangeError,
     Regex,
     NormalizedString,
+    PreTokenizedString,
 )
 from tokenmill import normalizers, pre_tokenizers, models, trainers, processors, decoders
 from tokenmill import tiktoken
@@ -36,6 +37,7 @@ __all__ = [
     "IdOutOfRangeError",
     "Regex",
     "NormalizedString",
+    "PreTokenizedString",
     "normalizers",
     "pre_tokenizers",
     "models",
