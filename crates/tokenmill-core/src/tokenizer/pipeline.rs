@@ -911,7 +911,8 @@ mod tests {
         // the second sequence's windows: 2 tokens each, sharing 1, joined to the first again
         let windows: Vec<Vec<u32>> = e.overflowing.iter().map(|o| o.ids.clone()).collect();
         assert_eq!(windows, vec![vec![0, 0, 1], vec![0, 1, 0]]);
-        assert!(t.encode("hello world", true, OffsetType::Char).is_err(), "only_second needs a pair");
+        assert!(t.encode("hello world", true, OffsetType::Char).is_ok(), "fits: nothing to truncate");
+        assert!(t.encode("hello world hello world", true, OffsetType::Char).is_err(), "only_second needs a pair");
         t.with_truncation(None).unwrap();
         t.with_padding(Some(PaddingParams { pad_id: 9, pad_to_multiple_of: Some(4), ..Default::default() }));
         let batch = t.encode_batch(vec!["hello", "hello world hello world hello"], true, OffsetType::Char).unwrap();
