@@ -22,7 +22,7 @@ pub mod serialization;
 pub(crate) mod test_support;
 
 pub use added_vocabulary::{AddedToken, AddedTokenWithId, AddedVocabulary};
-pub use pipeline::{ByteLevelHint, EncodeInput, InputSequence, TokenizeWith, Tokenizer, TokenizerImpl, Trainer};
+pub use pipeline::{ByteLevelHint, EncodeInput, NormalizerHint, InputSequence, TokenizeWith, Tokenizer, TokenizerImpl, Trainer};
 
 pub use decode_stream::DecodeStream;
 pub use encoding::Encoding;
