@@ -16,6 +16,7 @@ pub mod tiktoken;
 pub mod tokenizer;
 pub mod trainers;
 pub mod utils;
+pub mod words;
 
 pub use error::{Error, Result};
 
