@@ -17,6 +17,7 @@ from tokenmill._native import (
 )
 from tokenmill import normalizers, pre_tokenizers, models, trainers, processors, decoders
 from tokenmill import tiktoken
+from tokenmill import words
 from tokenmill.models import Token
 from tokenmill.tokenizer import AddedToken, Encoding, Tokenizer
 from tokenmill import implementations
@@ -39,6 +40,7 @@ __all__ = [
     "Token",
     "implementations",
     "tiktoken",
+    "words",
     "Tokenizer",
     "Encoding",
     "AddedToken",

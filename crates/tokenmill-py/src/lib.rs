@@ -34,6 +34,7 @@ mod repr;
 mod tiktoken;
 mod tokenizer;
 mod trainers;
+mod words;
 
 /// Creates `tokenmill._native.<name>` and lets `fill` add its classes.
 pub(crate) fn add_submodule(
@@ -60,6 +61,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     add_submodule(m, "processors", processors::register)?;
     add_submodule(m, "decoders", decoders::register)?;
     add_submodule(m, "tiktoken", tiktoken::register)?;
+    add_submodule(m, "words", words::register)?;
     tokenizer::register(m)?;
     Ok(())
 }

@@ -154,6 +154,11 @@ fn excluded_word_start(c: char) -> bool {
 }
 fn is_non_word(c: char) -> bool {
     matches!(c, ')' | '"' | ';' | '}' | ']' | '*' | ':' | '@' | '\'' | '(' | '{' | '[' | '?' | '!')
+        || is_curly_quote(c)
+}
+/// NLTK 3.9+ treats curly quotes and guillemets like the ASCII quotes.
+fn is_curly_quote(c: char) -> bool {
+    matches!(c, '\u{2018}' | '\u{2019}' | '\u{201c}' | '\u{201d}' | '\u{ab}' | '\u{bb}')
 }
 fn is_sent_end(c: char) -> bool {
     matches!(c, '.' | '?' | '!')
@@ -566,6 +571,12 @@ pub struct SentenceSplitter {
     pub params: PunktParameters,
 }
 
+/// Marks NLTK's realignment moves onto the sentence before ("...end.\" Next").
+fn is_closing_mark(tok: &str) -> bool {
+    let mut cs = tok.chars();
+    matches!((cs.next(), cs.next()), (Some(c), None) if matches!(c, '"' | '\'' | ')' | ']' | '}') || is_curly_quote(c))
+}
+
 impl SentenceSplitter {
     /// A splitter knowing `language`'s abbreviation list (see `LanguageRules`).
     pub fn for_language(language: &str) -> Self {
@@ -604,7 +615,7 @@ impl SentenceSplitter {
                 // Closing quotes and brackets right after the break belong to this sentence.
                 let mut end = t.end;
                 let mut j = i + 1;
-                while j < tokens.len() && tokens[j].start == end && matches!(tokens[j].tok(text), "\"" | "'" | ")" | "]" | "}" | "\u{201d}" | "\u{2019}" | "\u{bb}") {
+                while j < tokens.len() && tokens[j].start == end && is_closing_mark(tokens[j].tok(text)) {
                     end = tokens[j].end;
                     j += 1;
                 }

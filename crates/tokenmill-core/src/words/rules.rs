@@ -31,6 +31,40 @@ pub struct LanguageRules {
     pub hyphen_suffixes: Vec<String>,
     /// A number followed by "." inside a sentence is an ordinal ("am 3. Oktober").
     pub ordinal_period: bool,
+    /// First parts that keep a hyphenated word whole even when `keep_hyphenated` is false
+    /// ("anti" keeps "anti-American").
+    #[serde(default)]
+    pub hyphen_prefixes: Vec<String>,
+    /// Abbreviations, initials and dotted acronyms keep their final period ("Dr."); false where
+    /// the treebank convention splits it off ("r" ".", Polish).
+    #[serde(default = "yes")]
+    pub attach_abbreviation_period: bool,
+    /// Runs of "!" and "?" form one token ("?!"); false splits each mark.
+    #[serde(default = "yes")]
+    pub merge_punct_runs: bool,
+    /// "..." is one token; false splits each period (Polish treebanks).
+    #[serde(default = "yes")]
+    pub merge_ellipsis: bool,
+    /// Inflectional clitics glued to a word ("chciałbym" → "chciał" "by" "m"), tried in order.
+    #[serde(default)]
+    pub agglutination: Vec<Agglutination>,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// Split `suffix` off a word when what precedes it ends with one of `stem_endings` (and is at
+/// least `min_stem_chars` long) or is one of `stem_words`; the stem is then tried again.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Agglutination {
+    pub suffix: String,
+    #[serde(default)]
+    pub stem_endings: Vec<String>,
+    #[serde(default)]
+    pub stem_words: Vec<String>,
+    #[serde(default)]
+    pub min_stem_chars: usize,
 }
 
 impl LanguageRules {
@@ -44,18 +78,35 @@ impl LanguageRules {
             &[&str], &[&str], &[&str], &[&str], bool, &[&str], &[&str], bool,
         ) = match code.as_str() {
             "en" => (EN_ABBREVIATIONS, &[], EN_CLITICS, EN_APOSTROPHE_WORDS, false, EN_HYPHENATED, &[], false),
-            "de" => (DE_ABBREVIATIONS, &[], &[], &[], true, &[], &[], true),
-            "fr" => (FR_ABBREVIATIONS, FR_ELISIONS, &[], FR_APOSTROPHE_WORDS, true, &[], FR_HYPHEN_SUFFIXES, false),
-            "pl" => (PL_ABBREVIATIONS, &[], &[], &[], true, &[], &[], true),
+            "de" => (DE_ABBREVIATIONS, &[], &[], &[], false, &[], &[], true),
+            "fr" => (FR_ABBREVIATIONS, FR_ELISIONS, &[], FR_APOSTROPHE_WORDS, true, FR_HYPHENATED, FR_HYPHEN_SUFFIXES, false),
+            "pl" => (PL_ABBREVIATIONS, &[], &[], &[], false, &[], &[], false),
             "es" => (ES_ABBREVIATIONS, &[], &[], &[], true, &[], &[], false),
             "it" => (IT_ABBREVIATIONS, IT_ELISIONS, &[], &[], true, &[], &[], false),
             "nl" => (NL_ABBREVIATIONS, &[], &[], &[], true, &[], &[], false),
             "pt" => (PT_ABBREVIATIONS, &[], &[], &[], true, &[], &[], false),
             "ru" => (RU_ABBREVIATIONS, &[], &[], &[], true, &[], &[], false),
-            _ => (&[], &[], &[], &[], true, &[], &[], false),
+            _ => (&[], &[], &[], &[], false, &[], &[], false),
         };
         abbreviations.extend(list(abbrev));
+        let (mut attach_period, mut merge_runs, mut merge_ellipsis) = (true, true, true);
+        let mut agglutination = Vec::new();
+        let mut hyphen_prefixes = Vec::new();
+        match code.as_str() {
+            "en" => hyphen_prefixes = list(EN_HYPHEN_PREFIXES),
+            "de" => merge_runs = false,
+            "pl" => {
+                (attach_period, merge_runs, merge_ellipsis) = (false, false, false);
+                agglutination = polish_agglutination();
+            }
+            _ => {}
+        }
         LanguageRules {
+            hyphen_prefixes,
+            attach_abbreviation_period: attach_period,
+            merge_punct_runs: merge_runs,
+            merge_ellipsis,
+            agglutination,
             language: code,
             abbreviations,
             elisions: list(elisions),
@@ -114,6 +165,46 @@ pub(crate) struct CompiledRules {
     pub hyphen_suffixes: Vec<String>,
     pub keep_hyphenated: bool,
     pub ordinal_period: bool,
+    pub hyphen_prefixes: FxHashSet<String>,
+    pub attach_abbreviation_period: bool,
+    pub merge_punct_runs: bool,
+    pub merge_ellipsis: bool,
+    pub agglutination: Vec<CompiledAgglutination>,
+}
+
+/// `Agglutination` as lowercase char vectors, matched against a lowercased word.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct CompiledAgglutination {
+    pub suffix: Vec<char>,
+    pub stem_endings: Vec<Vec<char>>,
+    pub stem_words: Vec<Vec<char>>,
+    pub min_stem_chars: usize,
+}
+
+impl CompiledRules {
+    /// Char lengths of the parts of a lowercased word ("chciałbym" → [6, 2, 1]); one part when
+    /// no rule applies.
+    pub fn agglutination_parts(&self, word: &[char]) -> Vec<usize> {
+        let mut parts = Vec::new();
+        let mut stem_len = word.len();
+        'outer: for _ in 0..3 {
+            let stem_all = &word[..stem_len];
+            for rule in &self.agglutination {
+                let Some(stem) = stem_all.strip_suffix(rule.suffix.as_slice()) else { continue };
+                let whole_word = rule.stem_words.iter().any(|w| w.as_slice() == stem);
+                let ending = stem.len() >= rule.min_stem_chars && rule.stem_endings.iter().any(|e| stem.ends_with(e));
+                if !stem.is_empty() && (whole_word || ending) {
+                    parts.push(rule.suffix.len());
+                    stem_len = stem.len();
+                    continue 'outer;
+                }
+            }
+            break;
+        }
+        parts.push(stem_len);
+        parts.reverse();
+        parts
+    }
 }
 
 impl CompiledRules {
@@ -137,6 +228,20 @@ impl CompiledRules {
             out
         };
         c.clitic_suffixes = sorted_longest_first(&rules.clitic_suffixes);
+        c.hyphen_prefixes = lower_set(&rules.hyphen_prefixes);
+        c.attach_abbreviation_period = rules.attach_abbreviation_period;
+        c.merge_punct_runs = rules.merge_punct_runs;
+        c.merge_ellipsis = rules.merge_ellipsis;
+        c.agglutination = rules
+            .agglutination
+            .iter()
+            .map(|a| CompiledAgglutination {
+                suffix: a.suffix.to_lowercase().chars().collect(),
+                stem_endings: a.stem_endings.iter().map(|e| e.to_lowercase().chars().collect()).collect(),
+                stem_words: a.stem_words.iter().map(|w| w.to_lowercase().chars().collect()).collect(),
+                min_stem_chars: a.min_stem_chars,
+            })
+            .collect();
         c.hyphen_suffixes = sorted_longest_first(&rules.hyphen_suffixes);
         c
     }
@@ -158,6 +263,34 @@ pub(crate) fn normalize_apostrophes(s: &str) -> String {
     s.replace('\u{2019}', "'")
 }
 
+const EN_HYPHEN_PREFIXES: &[&str] = &[
+    "anti", "pre", "post", "counter", "non", "co", "re", "ex", "self", "multi", "semi", "sub", "inter", "mid",
+    "mis", "pro", "neo", "pseudo", "quasi", "ultra", "e", "x", "t",
+];
+
+/// Polish mobile person endings and the conditional "by" (as the UD treebanks split them):
+/// "chciałem" → "chciał" "em", "zrobiłabyś" → "zrobiła" "by" "ś", "żebyśmy" → "żeby" "śmy".
+fn polish_agglutination() -> Vec<Agglutination> {
+    let rule = |suffix: &str, endings: &[&str], words: &[&str], min: usize| Agglutination {
+        suffix: suffix.to_string(),
+        stem_endings: endings.iter().map(|s| s.to_string()).collect(),
+        stem_words: words.iter().map(|s| s.to_string()).collect(),
+        min_stem_chars: min,
+    };
+    let conj = ["żeby", "aby", "gdyby", "jakby", "czyby", "by", "że"];
+    let plural = ["li", "ły", "liby", "łyby", "nni", "nny"];
+    let singular_fem = ["ała", "yła", "iła", "eła", "ęła", "łaby", "łby", "łoby", "powinna"];
+    vec![
+        rule("ście", &plural, &conj, 3),
+        rule("śmy", &plural, &conj, 3),
+        rule("em", &["ał", "ył", "ił", "ął", "eł", "ogł", "edł", "adł"], &["powinien"], 3),
+        rule("eś", &["ał", "ył", "ił", "ął", "eł", "ogł", "edł", "adł"], &["powinien"], 3),
+        rule("m", &singular_fem, &conj, 3),
+        rule("ś", &singular_fem, &conj, 3),
+        rule("by", &["ł", "ła", "ło", "li", "ły"], &[], 3),
+    ]
+}
+
 const COMMON_ABBREVIATIONS: &[&str] = &["e.g", "i.e", "etc", "vs", "cf", "approx", "ca"];
 
 const EN_ABBREVIATIONS: &[&str] = &[
@@ -169,7 +302,7 @@ const EN_ABBREVIATIONS: &[&str] = &[
 ];
 const EN_CLITICS: &[&str] = &["n't", "'s", "'re", "'ve", "'ll", "'d", "'m"];
 const EN_APOSTROPHE_WORDS: &[&str] = &["o'clock", "ma'am", "y'all", "rock'n'roll"];
-const EN_HYPHENATED: &[&str] = &["e-mail", "e-mails", "al-qaeda", "x-ray", "t-shirt", "co-op"];
+const EN_HYPHENATED: &[&str] = &["e-mail", "e-mails", "x-ray", "t-shirt", "co-op"];
 
 const DE_ABBREVIATIONS: &[&str] = &[
     "z.B", "u.a", "d.h", "bzw", "usw", "vgl", "ggf", "bspw", "evtl", "inkl", "ca", "Nr", "Str", "Dr", "Prof",
@@ -183,10 +316,11 @@ const FR_ABBREVIATIONS: &[&str] = &[
 const FR_ELISIONS: &[&str] = &[
     "l", "d", "j", "m", "n", "s", "t", "c", "ç", "qu", "jusqu", "lorsqu", "puisqu", "quoiqu", "presqu", "quelqu",
 ];
-const FR_APOSTROPHE_WORDS: &[&str] = &["aujourd'hui", "prud'homme", "prud'hommes", "presqu'île", "quelqu'un", "quelqu'une"];
+const FR_APOSTROPHE_WORDS: &[&str] = &["aujourd'hui", "l'on", "prud'homme", "prud'hommes", "presqu'île", "quelqu'un", "quelqu'une"];
+const FR_HYPHENATED: &[&str] = &["rendez-vous", "vis-à-vis", "c'est-à-dire"];
 const FR_HYPHEN_SUFFIXES: &[&str] = &[
     "-t-il", "-t-elle", "-t-on", "-t-ils", "-t-elles", "-il", "-ils", "-elle", "-elles", "-on", "-je", "-tu",
-    "-nous", "-vous", "-moi", "-toi",
+    "-nous", "-vous", "-moi", "-toi", "-ce", "-y",
 ];
 const PL_ABBREVIATIONS: &[&str] = &[
     "np", "tzn", "tj", "itd", "itp", "ok", "ul", "al", "pl", "godz", "r", "w", "ur", "zm", "prof", "dr", "hab",

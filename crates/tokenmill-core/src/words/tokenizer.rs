@@ -166,22 +166,31 @@ impl WordTokenizer {
             }
             return self.emit_word_group(text, segs, k, chunk_end, out);
         }
-        // Punctuation and symbols: merge runs that form one mark ("...", "--", "''", "!?").
-        if let Some(run_char) = run_mergeable(c0, first, self.options.penn_treebank) {
+        if let Some(next) = emoticon_end(text, segs, k, chunk_end) {
+            out.push(WordToken { start: s, end: segs[next - 1].1, replacement: None });
+            return next;
+        }
+        // Punctuation and symbols: merge runs that form one mark ("...", "--", "''", "?!").
+        if let Some(run_char) = self.run_mergeable(c0, first) {
             let continues_run = |next: &str| {
-                next.len() == run_char.len_utf8() && next.starts_with(run_char) || matches!(run_char, '!' | '?') && matches!(next, "!" | "?")
+                next.len() == run_char.len_utf8() && next.starts_with(run_char)
+                    || matches!(run_char, '!' | '?' | '.') && matches!(next, "!" | "?") && self.compiled.merge_punct_runs && !self.options.penn_treebank
             };
             let mut j = k + 1;
             while j < segs.len() && continues_run(seg(j)) {
                 j += 1;
             }
-            let end = segs[j - 1].1;
-            // A hyphen glued to a word after it ("-Woche") in languages that keep compounds.
-            if j == k + 1 && c0 == '-' && self.compiled.keep_hyphenated && j < segs.len() && seg(j).chars().next().is_some_and(char::is_alphabetic) && (k == 0) {
-                let w_end = segs[j].1;
-                out.push(WordToken { start: s, end: w_end, replacement: None });
-                return j + 1;
+            if self.options.penn_treebank && run_char == '-' && j - k > 2 {
+                // NLTK cuts a dash run into "--" pairs.
+                let mut m = k;
+                while m < j {
+                    let pair_end = (m + 2).min(j);
+                    out.push(WordToken { start: segs[m].0, end: segs[pair_end - 1].1, replacement: None });
+                    m = pair_end;
+                }
+                return j;
             }
+            let end = segs[j - 1].1;
             let replacement = if self.options.penn_treebank { ptb_quote(text, s, &text[s..end]) } else { None };
             out.push(WordToken { start: s, end, replacement });
             return j;
@@ -222,8 +231,10 @@ impl WordTokenizer {
             let compound = &text[s..e];
             let lower = compound.to_lowercase();
             let numeric = compound.bytes().all(|b| b.is_ascii_digit() || b == b'-');
-            if self.compiled.keep_hyphenated || numeric || self.compiled.hyphenated_words.contains(&lower) {
-                if let Some(split) = self.hyphen_suffix_split(compound) {
+            let listed = self.compiled.hyphenated_words.contains(&lower);
+            let prefixed = self.compiled.hyphen_prefixes.contains(lower.split('-').next().unwrap_or(""));
+            if self.compiled.keep_hyphenated || self.options.penn_treebank || numeric || listed || prefixed {
+                if let Some(split) = self.hyphen_suffix_split(compound).filter(|_| !listed) {
                     out.push(WordToken { start: s, end: s + split, replacement: None });
                     out.push(WordToken { start: s + split, end: e, replacement: None });
                 } else {
@@ -247,7 +258,7 @@ impl WordTokenizer {
             return j + 1;
         }
         // Word + "." → abbreviation, initial, dotted acronym or ordinal.
-        if j < segs.len() && seg(j) == "." && !(j + 1 < segs.len() && seg(j + 1) == ".") {
+        if self.compiled.attach_abbreviation_period && j < segs.len() && seg(j) == "." && !(j + 1 < segs.len() && seg(j + 1) == ".") {
             let word = seg(k);
             if self.period_belongs_to(text, word, segs[j].1, chunk_end, j + 1 == segs.len()) {
                 e = segs[j].1;
@@ -260,6 +271,9 @@ impl WordTokenizer {
     }
 
     fn period_belongs_to(&self, text: &str, word: &str, after_period: usize, chunk_end: usize, period_ends_chunk: bool) -> bool {
+        if self.options.penn_treebank && period_ends_chunk && skip_space(text, chunk_end) == text.len() {
+            return false; // NLTK's Treebank rule: the text's final period always stands alone
+        }
         let mut chars = word.chars();
         let first = chars.next().unwrap_or(' ');
         let single = chars.next().is_none();
@@ -296,9 +310,40 @@ impl WordTokenizer {
     fn emit_single_word(&self, text: &str, s: usize, e: usize, out: &mut Vec<WordToken>) {
         let word = &text[s..e];
         let split_clitics = !self.options.keep_clitics || self.options.penn_treebank;
+        if self.options.penn_treebank && word.contains('\u{2019}') {
+            // NLTK's tokenizers take U+2019 for a closing quote and cut it out of the word.
+            let mut start = s;
+            for (i, _) in word.match_indices('\u{2019}') {
+                if s + i > start {
+                    self.emit_single_word(text, start, s + i, out);
+                }
+                out.push(WordToken { start: s + i, end: s + i + 3, replacement: None });
+                start = s + i + 3;
+            }
+            if start < e {
+                self.emit_single_word(text, start, e, out);
+            }
+            return;
+        }
         if split_clitics && word.bytes().any(|b| b == b'\'' || b == 0xE2) && has_apostrophe(word) {
             self.emit_apostrophe_word(text, s, e, out);
             return;
+        }
+        if !self.compiled.agglutination.is_empty() && split_clitics {
+            let lower: Vec<char> = word.chars().flat_map(char::to_lowercase).collect();
+            if lower.len() == word.chars().count() {
+                let parts = self.compiled.agglutination_parts(&lower);
+                if parts.len() > 1 {
+                    let mut chars = word.char_indices().map(|(i, _)| s + i).chain(std::iter::once(e));
+                    let mut start = chars.next().unwrap_or(e);
+                    for (n, len) in parts.iter().enumerate() {
+                        let end = if n + 1 == parts.len() { e } else { chars.nth(len - 1).unwrap_or(e) };
+                        out.push(WordToken { start, end, replacement: None });
+                        start = end;
+                    }
+                    return;
+                }
+            }
         }
         if self.options.penn_treebank && self.rules.language == "en" {
             if let Some(parts) = ptb_contraction(word) {
@@ -444,15 +489,34 @@ fn ends_with_ignore_case(word: &str, suffix: &str) -> Option<usize> {
     Some(pos)
 }
 
-/// Characters whose repeats form one token; `None` for marks that stand alone.
-fn run_mergeable(c: char, seg: &str, ptb: bool) -> Option<char> {
-    if seg.len() != c.len_utf8() {
+/// Emoticons kept whole (":-)", "^^"), when they end the chunk; longest first.
+const EMOTICONS: &[&str] = &[
+    ":-)", ":-(", ";-)", ":-D", ":-P", ":-/", ":'(", "^_^", ":)", ":(", ";)", ":D", ":P", ":p", ":/", "(:", "):",
+    "^^", "<3", "=)", ":]", ":[", ":O", ":o",
+];
+
+/// Index after the segments forming an emoticon at segment `k`, if one ends the chunk there.
+fn emoticon_end(text: &str, segs: &[(usize, usize)], k: usize, chunk_end: usize) -> Option<usize> {
+    let s = segs[k].0;
+    let rest = &text[s..chunk_end];
+    if rest.len() > 3 || rest.len() < 2 {
         return None;
     }
-    match c {
-        '.' | '-' | '\'' | '`' | '*' | '=' | '_' | '~' => Some(c),
-        '!' | '?' if !ptb => Some(c),
-        _ => None,
+    EMOTICONS.iter().any(|e| *e == rest).then_some(segs.len())
+}
+
+impl WordTokenizer {
+    /// Characters whose repeats form one token; `None` for marks that stand alone.
+    fn run_mergeable(&self, c: char, seg: &str) -> Option<char> {
+        if seg.len() != c.len_utf8() {
+            return None;
+        }
+        match c {
+            '.' if self.compiled.merge_ellipsis => Some(c),
+            '-' | '\'' | '`' | '*' | '=' | '_' | '~' => Some(c),
+            '!' | '?' if self.compiled.merge_punct_runs && !self.options.penn_treebank => Some(c),
+            _ => None,
+        }
     }
 }
 
@@ -658,7 +722,10 @@ mod tests {
             "l'", "hôtel", "d'", "Artagnan", "jusqu'", "à", "aujourd'hui", "a", "-t-il", "«", "oui", "»"
         ]);
         assert_eq!(toks("de", "Am 3. Oktober z.B. „Staats- und US-Präsident“"), [
-            "Am", "3.", "Oktober", "z.B.", "„", "Staats-", "und", "US-Präsident", "“"
+            "Am", "3.", "Oktober", "z.B.", "„", "Staats", "-", "und", "US", "-", "Präsident", "“"
+        ]);
+        assert_eq!(toks("pl", "Chciałbym, żebyś przyszła. Byliśmy w ul. Długiej..."), [
+            "Chciał", "by", "m", ",", "żeby", "ś", "przyszła", ".", "Byli", "śmy", "w", "ul", ".", "Długiej", ".", ".", "."
         ]);
     }
 
