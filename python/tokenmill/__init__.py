@@ -22,6 +22,7 @@ from tokenmill import words
 from tokenmill.models import Token
 from tokenmill.tokenizer import AddedToken, Encoding, Tokenizer
 from tokenmill import implementations
+from tokenmill import collocations, stopwords
 
 __all__ = [
     "__version__",
@@ -46,4 +47,6 @@ __all__ = [
     "Tokenizer",
     "Encoding",
     "AddedToken",
+    "collocations",
+    "stopwords",
 ]
