@@ -15,6 +15,7 @@ from tokenmill._native import (
     InputTypeError,
     Regex,
     NormalizedString,
+    PreTokenizedString,
 )
 from tokenmill import normalizers, pre_tokenizers, models, trainers, processors, decoders
 from tokenmill import tiktoken
@@ -34,6 +35,7 @@ __all__ = [
     "InputTypeError",
     "Regex",
     "NormalizedString",
+    "PreTokenizedString",
     "normalizers",
     "pre_tokenizers",
     "models",

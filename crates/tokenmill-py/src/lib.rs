@@ -24,6 +24,7 @@ fn tune_allocator() {
 }
 
 mod collocations;
+mod custom;
 mod decoders;
 mod encoding;
 mod errors;
@@ -57,6 +58,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     errors::register(m)?;
     add_submodule(m, "normalizers", normalizers::register)?;
     normalizers::register_top_level(m)?;
+    custom::register_top_level(m)?;
     add_submodule(m, "pre_tokenizers", pre_tokenizers::register)?;
     add_submodule(m, "models", models::register)?;
     add_submodule(m, "trainers", trainers::register)?;
