@@ -20,6 +20,7 @@ from tokenmill._native import (
 )
 from tokenmill import normalizers, pre_tokenizers, models, trainers, processors, decoders
 from tokenmill import tiktoken
+from tokenmill import words
 from tokenmill.models import Token
 from tokenmill.tokenizer import AddedToken, Encoding, Tokenizer
 from tokenmill.batch_encoding import BatchEncoding
@@ -47,6 +48,7 @@ __all__ = [
     "Token",
     "implementations",
     "tiktoken",
+    "words",
     "Tokenizer",
     "Encoding",
     "AddedToken",

@@ -38,6 +38,7 @@ mod shared;
 mod tiktoken;
 mod tokenizer;
 mod trainers;
+mod words;
 
 /// Creates `tokenmill._native.<name>` and lets `fill` add its classes.
 pub(crate) fn add_submodule(
@@ -65,6 +66,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     add_submodule(m, "processors", processors::register)?;
     add_submodule(m, "decoders", decoders::register)?;
     add_submodule(m, "tiktoken", tiktoken::register)?;
+    add_submodule(m, "words", words::register)?;
     add_submodule(m, "collocations", collocations::register)?;
     tokenizer::register(m)?;
     Ok(())
