@@ -31,6 +31,7 @@ mod normalizers;
 mod pre_tokenizers;
 mod processors;
 mod repr;
+mod sentencepiece;
 mod tiktoken;
 mod tokenizer;
 mod trainers;
@@ -60,6 +61,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     add_submodule(m, "processors", processors::register)?;
     add_submodule(m, "decoders", decoders::register)?;
     add_submodule(m, "tiktoken", tiktoken::register)?;
+    add_submodule(m, "sentencepiece", sentencepiece::register)?;
     tokenizer::register(m)?;
     Ok(())
 }
