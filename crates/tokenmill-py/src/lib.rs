@@ -32,6 +32,7 @@ mod pre_tokenizers;
 mod processors;
 mod repr;
 mod sentencepiece;
+mod shared;
 mod tiktoken;
 mod tokenizer;
 mod trainers;
