@@ -31,10 +31,13 @@ __all__ = [
     "SentencePieceProcessor",
     "OutOfRangeError",
     "ArgumentError",
+    "SentencePieceTrainer",
     "ImmutableSentencePieceText",
     "ImmutableSentencePieceText_ImmutableSentencePiece",
     "ImmutableNBestSentencePieceText",
     "set_random_generator_seed",
+    "to_tokenizer",
+    "from_tokenizer",
 ]
 
 # Piece types of ModelProto.SentencePiece.Type.
@@ -596,3 +599,170 @@ def _add_snake_case(cls) -> None:
 SentencePieceProcessor.Tokenize = SentencePieceProcessor.Encode
 SentencePieceProcessor.Detokenize = SentencePieceProcessor.Decode
 _add_snake_case(SentencePieceProcessor)
+
+
+class SentencePieceTrainer:
+    """Trains SentencePiece models (``model_type`` bpe, char or word; ``sentencepiece``'s
+    options and defaults) and writes ``<model_prefix>.model`` / ``.vocab`` files that both
+    ``sentencepiece`` and tokenmill load. Options come as keyword arguments
+    (``Train(input='corpus.txt', model_prefix='m', vocab_size=8000)``) or as the
+    ``"--input=corpus.txt --model_prefix=m"`` string; the corpus is ``input`` files or a
+    ``sentence_iterator``; with ``model_writer`` the model bytes go to ``model_writer.write``
+    instead of files."""
+
+    @staticmethod
+    def _encode(value) -> str:
+        if isinstance(value, (list, tuple)):
+            import csv
+            import io
+            f = io.StringIO()
+            csv.writer(f, lineterminator="").writerow([str(v) for v in value])
+            return f.getvalue()
+        return str(value)
+
+    @staticmethod
+    def Train(arg=None, logstream=None, **kwargs) -> None:
+        """Trains a model (see the class docstring)."""
+        if arg is not None and isinstance(arg, str):
+            options = _native.parse_flags(arg)
+            sentence_iterator = model_writer = None
+        else:
+            sentence_iterator = None
+            model_writer = None
+            options = []
+            for key, value in kwargs.items():
+                if key in ("sentence_iterator", "sentence_reader"):
+                    sentence_iterator = value
+                elif key == "model_writer":
+                    model_writer = value
+                else:
+                    options.append((key, SentencePieceTrainer._encode(value)))
+        sentences = None
+        if sentence_iterator is not None:
+            sentences = [s.decode("utf-8") if isinstance(s, bytes) else str(s) for s in sentence_iterator]
+        prefix = dict(options).get("model_prefix", "")
+        if model_writer is None and not prefix:
+            raise ArgumentError("model_prefix must not be empty (or pass model_writer=...)")
+        model = _native_call(_native.train, options, sentences)
+        if model_writer is not None:
+            model_writer.write(model)
+            return None
+        with open(prefix + ".model", "wb") as f:
+            f.write(model)
+        processor = SentencePieceProcessor(model_proto=model)
+        with_scores = dict(options).get("vocabulary_output_piece_score", "true").lower() not in ("false", "0", "no")
+        with open(prefix + ".vocab", "w", encoding="utf-8") as f:
+            for i in range(processor.get_piece_size()):
+                piece = processor.id_to_piece(i)
+                f.write(f"{piece}\t{processor.get_score(i):g}\n" if with_scores else f"{piece}\n")
+        return None
+
+    train = Train
+
+
+# --------------------------------------------------------------------------------- conversion
+def to_tokenizer(model):
+    """A ``tokenmill.Tokenizer`` (savable as tokenizer.json, loadable by ``tokenizers``) that
+    encodes like the SentencePiece BPE model ``model`` (a path, serialized bytes or a
+    ``SentencePieceProcessor``). Avoids the usual conversion bugs: byte fallback is kept
+    (``BPE(byte_fallback=True)`` + ``ByteFallback`` decoder), the dummy prefix is a ``Prepend``
+    applied once to the whole text (as SentencePiece does, not per word), and user-defined
+    symbols become added tokens so they are never split. Merges are ranked by the score of the
+    piece they make (SentencePiece's merge order)."""
+    from tokenmill import AddedToken, Tokenizer, decoders, models, normalizers
+
+    sp = model if isinstance(model, SentencePieceProcessor) else (
+        SentencePieceProcessor(model_proto=model) if isinstance(model, (bytes, bytearray)) else SentencePieceProcessor(model_file=model))
+    core = sp._model
+    if core.model_type() != 2:
+        raise ArgumentError("to_tokenizer converts SentencePiece BPE models (model_type=BPE)")
+    n = sp.get_piece_size()
+    pieces = [sp.id_to_piece(i) for i in range(n)]
+    types = [core.piece_type(i) for i in range(n)]
+    scores = [sp.get_score(i) for i in range(n)]
+    vocab = {p: i for i, p in enumerate(pieces)}
+    mergeable = {p: i for i, p in enumerate(pieces) if types[i] in (_NORMAL, _USER_DEFINED, _UNUSED)}
+    merges = []
+    for piece, i in mergeable.items():
+        if types[i] != _NORMAL or len(piece) < 2:
+            continue
+        for k in range(1, len(piece)):
+            left, right = piece[:k], piece[k:]
+            if left in mergeable and right in mergeable:
+                merges.append((-scores[i], i, vocab[left], vocab[right], left, right))
+    merges.sort()
+    unk = pieces[sp.unk_id()] if sp.unk_id() >= 0 else None
+    byte_fallback = any(t == _BYTE for t in types)
+    tok = Tokenizer(models.BPE(vocab, [(m[4], m[5]) for m in merges], unk_token=unk, fuse_unk=True,
+                               byte_fallback=byte_fallback))
+    charsmap, dummy_prefix, remove_extra, ws_suffix = _native.normalizer_settings(sp.serialized_model_proto())
+    if ws_suffix:
+        raise ArgumentError("to_tokenizer: treat_whitespace_as_suffix models have no tokenizer.json equivalent")
+    steps = []
+    if charsmap:
+        steps.append(normalizers.Precompiled(charsmap))
+    if remove_extra:
+        from tokenmill import Regex
+        steps += [normalizers.Strip(left=True, right=True), normalizers.Replace(Regex(" {2,}"), " ")]
+    if dummy_prefix:
+        steps.append(normalizers.Prepend("▁"))
+    steps.append(normalizers.Replace(" ", "▁"))
+    tok.normalizer = normalizers.Sequence(steps)
+    dec = [decoders.Replace("▁", " "), decoders.ByteFallback(), decoders.Fuse()]
+    if dummy_prefix:
+        dec.append(decoders.Strip(content=" ", left=1, right=0))
+    tok.decoder = decoders.Sequence(dec)
+    tok.add_tokens([AddedToken(p, special=False, normalized=False) for p, t in zip(pieces, types) if t == _USER_DEFINED])
+    # Control pieces stay plain vocabulary entries: SentencePiece never matches them in text.
+    return tok
+
+
+def from_tokenizer(tokenizer) -> bytes:
+    """A serialized SentencePiece BPE ``.model`` equivalent to a tokenizer.json BPE tokenizer
+    of the SentencePiece kind (a ``tokenmill.Tokenizer``/``tokenizers.Tokenizer`` or the path of
+    its tokenizer.json): byte-fallback BPE on "▁"-escaped text with an optional dummy prefix.
+    Merge ranks become piece scores (rank r → -r), the unknown token becomes UNKNOWN, special
+    added tokens CONTROL, other added tokens USER_DEFINED and ``<0xNN>`` pieces BYTE."""
+    import json
+
+    if isinstance(tokenizer, (str, os.PathLike)):
+        with open(tokenizer, encoding="utf-8") as f:
+            config = json.load(f)
+    else:
+        config = json.loads(tokenizer.to_str())
+    model = config.get("model") or {}
+    if model.get("type") != "BPE":
+        raise ArgumentError("from_tokenizer converts BPE tokenizers")
+    vocab = model["vocab"]
+    merges = [m.split(" ", 1) if isinstance(m, str) else m for m in model.get("merges", [])]
+    rank = {}
+    for r, (left, right) in enumerate(merges):
+        rank.setdefault(left + right, r)
+    added = {t["content"]: t for t in config.get("added_tokens", [])}
+    by_id = sorted(set(vocab.items()) | {(t["content"], t["id"]) for t in added.values()}, key=lambda x: x[1])
+    if [i for _, i in by_id] != list(range(len(by_id))):
+        raise ArgumentError("from_tokenizer: token ids must be 0..n-1 without gaps")
+    unk = model.get("unk_token")
+    byte_fallback = bool(model.get("byte_fallback"))
+    pieces = []
+    for piece, i in by_id:
+        if piece == unk:
+            kind = _UNKNOWN
+        elif piece in added:
+            kind = _CONTROL if added[piece].get("special") else _USER_DEFINED
+        elif piece in ("<s>", "</s>", "<pad>") or (piece not in rank and _re.fullmatch(r"\[/?[A-Z_]+\]|<[a-z_/]+>", piece)):
+            kind = _CONTROL
+        elif byte_fallback and _re.fullmatch(r"<0x[0-9A-F]{2}>", piece):
+            kind = _BYTE
+        else:
+            kind = _NORMAL
+        score = -float(rank[piece]) if piece in rank else -float(len(merges) + i)
+        pieces.append((piece, score if kind == _NORMAL else 0.0, kind))
+    text = json.dumps(config.get("normalizer")) + json.dumps(config.get("pre_tokenizer"))
+    dummy_prefix = '"Prepend"' in text or ('"Metaspace"' in text and '"never"' not in text)
+    ids = {p: i for i, (p, _, _) in enumerate(pieces)}
+    options = [("model_type", "bpe"), ("vocab_size", str(len(pieces))), ("byte_fallback", str(byte_fallback).lower()),
+               ("unk_id", str(ids.get(unk, -1))), ("bos_id", str(ids.get("<s>", -1))), ("eos_id", str(ids.get("</s>", -1))),
+               ("pad_id", "-1"), ("normalization_rule_name", "identity"), ("add_dummy_prefix", str(dummy_prefix).lower()),
+               ("remove_extra_whitespaces", "false")]
+    return _native_call(_native.build_model, pieces, options)

@@ -10,7 +10,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use rayon::prelude::*;
 use prost::Message;
-use tokenmill_core::sentencepiece::{EncodeOptions, EncodedText, ModelProto, PieceType, Processor};
+use tokenmill_core::sentencepiece::{trainer, EncodeOptions, EncodedText, ModelProto, NormalizerSpec, PieceType, Processor, TrainerSpec};
 
 use crate::errors::ToPyResult;
 
@@ -292,8 +292,86 @@ fn roundtrip_model_proto<'py>(py: Python<'py>, data: &[u8]) -> PyResult<Bound<'p
     Ok(PyBytes::new(py, &proto.to_bytes()))
 }
 
+/// Trains a model from `(flag, value)` options and either the `input` files of the options or
+/// `sentences`; returns the serialized `.model`.
+#[pyfunction]
+#[pyo3(signature = (options, sentences=None))]
+fn train<'py>(py: Python<'py>, options: Vec<(String, String)>, sentences: Option<Vec<String>>) -> PyResult<Bound<'py, PyBytes>> {
+    let model = py
+        .allow_threads(|| -> tokenmill_core::Result<Vec<u8>> {
+            let mut spec = TrainerSpec::default();
+            let mut normalizer = NormalizerSpec::default();
+            for (name, value) in &options {
+                trainer::set_option(&mut spec, &mut normalizer, name, value)?;
+            }
+            let sentences = match sentences {
+                Some(s) => {
+                    if !spec.input.is_empty() {
+                        return Err(tokenmill_core::Error::InvalidArgument("SentenceIterator and trainer_spec.input() must be exclusive.".into()));
+                    }
+                    s
+                }
+                None if spec.input.is_empty() => return Err(tokenmill_core::Error::InvalidArgument("no input: give input=<files> or sentence_iterator".into())),
+                None => trainer::read_inputs(&spec)?,
+            };
+            Ok(trainer::train(spec, normalizer, sentences)?.to_bytes())
+        })
+        .py()?;
+    Ok(PyBytes::new(py, &model))
+}
+
+/// Builds a serialized `.model` from pieces `(piece, score, type)` and `(flag, value)` options
+/// (the trainer's flags), checking that tokenmill can load it.
+#[pyfunction]
+fn build_model<'py>(py: Python<'py>, pieces: Vec<(String, f32, i32)>, options: Vec<(String, String)>) -> PyResult<Bound<'py, PyBytes>> {
+    let bytes = py
+        .allow_threads(|| -> tokenmill_core::Result<Vec<u8>> {
+            let mut spec = TrainerSpec::default();
+            let mut normalizer = NormalizerSpec::default();
+            for (name, value) in &options {
+                trainer::set_option(&mut spec, &mut normalizer, name, value)?;
+            }
+            trainer::prepare_normalizer_spec(&mut normalizer)?;
+            let proto = ModelProto {
+                pieces: pieces
+                    .into_iter()
+                    .map(|(piece, score, kind)| tokenmill_core::sentencepiece::SentencePiece { piece: Some(piece), score: Some(score), r#type: (kind != 1).then_some(kind) })
+                    .collect(),
+                trainer_spec: Some(spec),
+                normalizer_spec: Some(normalizer),
+                self_test_data: None,
+                denormalizer_spec: None,
+            };
+            let bytes = proto.to_bytes();
+            Processor::from_bytes(&bytes)?;
+            Ok(bytes)
+        })
+        .py()?;
+    Ok(PyBytes::new(py, &bytes))
+}
+
+/// The normalizer settings of a serialized model: (charsmap, add_dummy_prefix,
+/// remove_extra_whitespaces, treat_whitespace_as_suffix).
+#[pyfunction]
+fn normalizer_settings<'py>(py: Python<'py>, data: &[u8]) -> PyResult<(Bound<'py, PyBytes>, bool, bool, bool)> {
+    let proto = ModelProto::from_bytes(data).py()?;
+    let spec = proto.normalizer_spec();
+    let charsmap = spec.precompiled_charsmap.clone().unwrap_or_default();
+    Ok((PyBytes::new(py, &charsmap), spec.add_dummy_prefix(), spec.remove_extra_whitespaces(), proto.trainer_spec().treat_whitespace_as_suffix()))
+}
+
+/// Parses the `"--flag=value ..."` string form of the training options.
+#[pyfunction]
+fn parse_flags(args: &str) -> PyResult<Vec<(String, String)>> {
+    trainer::parse_flags(args).py()
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyProcessor>()?;
+    m.add_function(wrap_pyfunction!(train, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_flags, m)?)?;
+    m.add_function(wrap_pyfunction!(build_model, m)?)?;
+    m.add_function(wrap_pyfunction!(normalizer_settings, m)?)?;
     m.add_function(wrap_pyfunction!(roundtrip_model_proto, m)?)?;
     Ok(())
 }

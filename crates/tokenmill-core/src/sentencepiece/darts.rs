@@ -88,12 +88,8 @@ impl DoubleArray {
         let mut builder = Builder { units: vec![0; 256], used: vec![false; 256], used_base: Default::default() };
         builder.used[0] = true;
         builder.place(&sorted, 0, 0)?;
-        let mut units = builder.units;
-        // Trailing free slots are never reached by a lookup (it stops at the array's end).
-        while units.len() > 1 && units.last() == Some(&0) {
-            units.pop();
-        }
-        Ok(DoubleArray { units })
+        // Whole 256-unit blocks: Darts-clone (SentencePiece's reader) requires it.
+        Ok(DoubleArray { units: builder.units })
     }
 
     pub fn common_prefix_search(&self, key: &[u8], found: impl FnMut(u32, usize)) {

@@ -6,6 +6,8 @@ pub mod model;
 pub mod normalizer;
 pub mod processor;
 pub mod proto;
+pub mod rules;
+pub mod trainer;
 
 pub use normalizer::{Normalized, SpNormalizer, SPACE_SYMBOL};
 pub use processor::{EncodeOptions, EncodedPiece, EncodedText, Processor};
