@@ -34,6 +34,7 @@ mod repr;
 mod tiktoken;
 mod tokenizer;
 mod trainers;
+mod unigram;
 
 /// Creates `tokenmill._native.<name>` and lets `fill` add its classes.
 pub(crate) fn add_submodule(

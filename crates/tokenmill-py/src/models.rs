@@ -22,6 +22,12 @@ pub struct PyToken {
     token: Token,
 }
 
+impl PyToken {
+    pub(crate) fn from_parts(id: u32, value: String, offsets: (usize, usize)) -> Self {
+        PyToken { token: Token::new(id, value, offsets) }
+    }
+}
+
 #[pymethods]
 impl PyToken {
     #[new]
@@ -66,6 +72,7 @@ pub(crate) fn to_python(py: Python<'_>, wrapper: ModelWrapper) -> PyResult<PyObj
     let base = PyClassInitializer::from(PyModel { inner: wrapper.clone() });
     Ok(match wrapper {
         ModelWrapper::BPE(_) => Py::new(py, base.add_subclass(PyBPE {}))?.into_any(),
+        ModelWrapper::Unigram(_) => Py::new(py, base.add_subclass(crate::unigram::PyUnigram {}))?.into_any(),
     })
 }
 
@@ -126,6 +133,7 @@ impl PyModel {
     fn get_trainer(&self, py: Python<'_>) -> PyResult<PyObject> {
         let trainer = match &self.inner {
             ModelWrapper::BPE(_) => TrainerWrapper::BpeTrainer(BpeTrainer::default()),
+            ModelWrapper::Unigram(_) => TrainerWrapper::UnigramTrainer(Default::default()),
         };
         crate::trainers::to_python(py, trainer)
     }
@@ -144,6 +152,7 @@ impl PyModel {
     fn __repr__(&self) -> String {
         match &self.inner {
             ModelWrapper::BPE(m) => bpe_repr(m),
+            ModelWrapper::Unigram(m) => crate::unigram::unigram_repr(m),
         }
     }
 }
@@ -222,14 +231,14 @@ fn build_bpe(py: Python<'_>, vocab: Option<&Bound<'_, PyAny>>, merges: Option<&B
 
 macro_rules! with_bpe {
     ($self_:ident, $m:ident => $body:expr) => {{
-        let ModelWrapper::BPE(ref $m) = $self_.as_super().inner;
+        let ModelWrapper::BPE(ref $m) = $self_.as_super().inner else { unreachable!("a BPE object holds a BPE model") };
         $body
     }};
 }
 
 macro_rules! with_bpe_mut {
     ($self_:ident, $m:ident => $body:expr) => {{
-        let ModelWrapper::BPE(ref mut $m) = $self_.as_super().inner;
+        let ModelWrapper::BPE(ref mut $m) = $self_.as_super().inner else { unreachable!("a BPE object holds a BPE model") };
         let result = $body;
         $m.clear_cache();
         result
@@ -301,7 +310,7 @@ impl PyBPE {
     }
     #[setter]
     fn set_dropout(mut self_: PyRefMut<'_, Self>, dropout: Option<f32>) -> PyResult<()> {
-        let ModelWrapper::BPE(ref mut m) = self_.as_super().inner;
+        let ModelWrapper::BPE(ref mut m) = self_.as_super().inner else { unreachable!("a BPE object holds a BPE model") };
         m.set_dropout(dropout).py()
     }
     #[getter]
@@ -375,6 +384,7 @@ impl PyBPE {
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyModel>()?;
     m.add_class::<PyBPE>()?;
+    crate::unigram::register_models(m)?;
     m.add_class::<PyToken>()?;
     Ok(())
 }

@@ -41,6 +41,7 @@ impl PyTrainer {
                 t.end_of_word_suffix,
                 t.max_token_length
             ),
+            TrainerWrapper::UnigramTrainer(t) => crate::unigram::trainer_repr(t),
         }
     }
 }
@@ -49,12 +50,14 @@ impl PyTrainer {
     fn bpe(&self) -> &BpeTrainer {
         match &self.inner {
             TrainerWrapper::BpeTrainer(t) => t,
+            _ => unreachable!("a BpeTrainer object holds a BPE trainer"),
         }
     }
 
     fn bpe_mut(&mut self) -> &mut BpeTrainer {
         match &mut self.inner {
             TrainerWrapper::BpeTrainer(t) => t,
+            _ => unreachable!("a BpeTrainer object holds a BPE trainer"),
         }
     }
 }
@@ -64,11 +67,12 @@ impl PyTrainer {
 pub(crate) fn to_python(py: Python<'_>, wrapper: TrainerWrapper) -> PyResult<PyObject> {
     match wrapper {
         TrainerWrapper::BpeTrainer(_) => Ok(Py::new(py, (PyBpeTrainer {}, PyTrainer { inner: wrapper }))?.into_any()),
+        TrainerWrapper::UnigramTrainer(_) => Ok(Py::new(py, (crate::unigram::PyUnigramTrainer {}, PyTrainer { inner: wrapper }))?.into_any()),
     }
 }
 
 /// Special tokens given as `str` or as objects with a `.content` (e.g. `AddedToken`).
-fn extract_special_tokens(tokens: &Bound<'_, PyAny>) -> PyResult<Vec<AddedToken>> {
+pub(crate) fn extract_special_tokens(tokens: &Bound<'_, PyAny>) -> PyResult<Vec<AddedToken>> {
     let mut out = Vec::new();
     for item in tokens.try_iter()? {
         let item = item?;
@@ -94,7 +98,7 @@ fn extract_special_tokens(tokens: &Bound<'_, PyAny>) -> PyResult<Vec<AddedToken>
 }
 
 /// The first character of each string (as `tokenizers` takes them); empty strings are ignored.
-fn extract_alphabet(alphabet: Vec<String>) -> std::collections::BTreeSet<char> {
+pub(crate) fn extract_alphabet(alphabet: Vec<String>) -> std::collections::BTreeSet<char> {
     alphabet.iter().filter_map(|s| s.chars().next()).collect()
 }
 
@@ -275,6 +279,7 @@ fn _train_bpe_from_word_counts<'py>(py: Python<'py>, mut trainer: PyRefMut<'py, 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyTrainer>()?;
     m.add_class::<PyBpeTrainer>()?;
+    crate::unigram::register_trainers(m)?;
     m.add_function(wrap_pyfunction!(_train_bpe_from_word_counts, m)?)?;
     Ok(())
 }

@@ -245,6 +245,12 @@ impl Unigram {
         }
     }
 
+    /// A seed drawn from the model's generator (for one-off reproducible generators).
+    pub fn next_seed(&self) -> u64 {
+        use rand::RngCore;
+        self.rng.lock().map(|mut r| r.next_u64()).unwrap_or(0)
+    }
+
     fn unk_score(&self) -> f64 {
         self.min_score - UNK_PENALTY
     }
