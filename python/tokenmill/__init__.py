@@ -12,6 +12,7 @@ from tokenmill._native import (
     TokenmillIOError,
     UnknownIdError,
     InvalidArgumentError,
+    InputTypeError,
     Regex,
     NormalizedString,
 )
@@ -28,6 +29,7 @@ __all__ = [
     "TokenmillIOError",
     "UnknownIdError",
     "InvalidArgumentError",
+    "InputTypeError",
     "Regex",
     "NormalizedString",
     "normalizers",

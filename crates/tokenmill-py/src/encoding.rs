@@ -1,9 +1,16 @@
 //! `tokenmill.Encoding`: the result of `Tokenizer.encode`, as in `tokenizers`.
+use pyo3::exceptions::PyDeprecationWarning;
 use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+use tokenmill_core::tokenizer::encoding::{PaddingDirection, TruncationDirection};
 use tokenmill_core::tokenizer::{Encoding, Offsets};
+
+use crate::errors::{FormatError, ToPyResult};
 
 /// The output of a :class:`Tokenizer`: ids, tokens, offsets (character indexes into the input
 /// string), word ids, type ids, masks and overflowing windows, all of the same length.
+/// Same API as ``tokenizers.Encoding``, alignment lookups included (``char_to_token``,
+/// ``word_to_tokens``, ...); pickles through JSON.
 #[pyclass(module = "tokenmill", name = "Encoding")]
 #[derive(Clone, Default)]
 pub struct PyEncoding {
@@ -21,6 +28,16 @@ impl PyEncoding {
     #[new]
     fn new() -> Self {
         PyEncoding::default()
+    }
+
+    fn __getstate__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        let json = serde_json::to_vec(&self.encoding).map_err(|e| FormatError::new_err(format!("cannot pickle the Encoding: {e}")))?;
+        Ok(PyBytes::new(py, &json))
+    }
+
+    fn __setstate__(&mut self, state: &Bound<'_, PyBytes>) -> PyResult<()> {
+        self.encoding = serde_json::from_slice(state.as_bytes()).map_err(|e| FormatError::new_err(format!("cannot unpickle the Encoding: {e}")))?;
+        Ok(())
     }
 
     fn __repr__(&self) -> String {
@@ -65,10 +82,17 @@ impl PyEncoding {
         self.encoding.tokens.clone()
     }
 
-    /// The word index of each token (``None`` for special tokens). Deprecated alias of ``word_ids``.
+    /// The word index of each token (``None`` for special tokens). Deprecated alias of
+    /// ``word_ids`` (warns, as ``tokenizers`` does).
     #[getter]
-    fn words(&self) -> Vec<Option<u32>> {
-        self.encoding.words.clone()
+    fn words(&self, py: Python<'_>) -> PyResult<Vec<Option<u32>>> {
+        PyErr::warn(
+            py,
+            &py.get_type::<PyDeprecationWarning>(),
+            c"Encoding.words is deprecated, please use Encoding.word_ids instead.",
+            1,
+        )?;
+        Ok(self.encoding.words.clone())
     }
 
     /// The word index of each token (``None`` for special tokens added by the post-processor).
@@ -111,5 +135,71 @@ impl PyEncoding {
     #[getter]
     fn overflowing(&self) -> Vec<PyEncoding> {
         self.encoding.overflowing.iter().cloned().map(PyEncoding::from).collect()
+    }
+
+    /// The tokens ``(start, end + 1)`` of word ``word_index`` in sequence ``sequence_index``,
+    /// or None.
+    #[pyo3(signature = (word_index, sequence_index = 0))]
+    fn word_to_tokens(&self, word_index: u32, sequence_index: usize) -> Option<(usize, usize)> {
+        self.encoding.word_to_tokens(word_index, sequence_index)
+    }
+
+    /// The ``(start, end)`` character span of word ``word_index`` in sequence
+    /// ``sequence_index``, or None.
+    #[pyo3(signature = (word_index, sequence_index = 0))]
+    fn word_to_chars(&self, word_index: u32, sequence_index: usize) -> Option<Offsets> {
+        self.encoding.word_to_chars(word_index, sequence_index)
+    }
+
+    /// The index of the sequence the token at ``token_index`` belongs to, or None.
+    fn token_to_sequence(&self, token_index: usize) -> Option<usize> {
+        self.encoding.token_to_sequence(token_index)
+    }
+
+    /// The ``(start, end)`` character offsets of the token at ``token_index``, or None.
+    fn token_to_chars(&self, token_index: usize) -> Option<Offsets> {
+        self.encoding.token_to_chars(token_index).map(|(_, offsets)| offsets)
+    }
+
+    /// The word (in its sequence) of the token at ``token_index``, or None.
+    fn token_to_word(&self, token_index: usize) -> Option<u32> {
+        self.encoding.token_to_word(token_index).map(|(_, word)| word)
+    }
+
+    /// The token of sequence ``sequence_index`` that contains character ``char_pos``, or None.
+    #[pyo3(signature = (char_pos, sequence_index = 0))]
+    fn char_to_token(&self, char_pos: usize, sequence_index: usize) -> Option<usize> {
+        self.encoding.char_to_token(char_pos, sequence_index)
+    }
+
+    /// The word of sequence ``sequence_index`` that contains character ``char_pos``, or None.
+    #[pyo3(signature = (char_pos, sequence_index = 0))]
+    fn char_to_word(&self, char_pos: usize, sequence_index: usize) -> Option<u32> {
+        self.encoding.char_to_word(char_pos, sequence_index)
+    }
+
+    /// Pads to ``length`` tokens (this encoding and its overflowing windows), in place.
+    ///
+    /// Args:
+    ///     length (int): the length to reach (longer encodings are left as they are).
+    ///     direction (str): ``"right"`` or ``"left"``.
+    ///     pad_id (int), pad_type_id (int), pad_token (str): what the pad tokens hold.
+    #[pyo3(signature = (length, direction = "right", pad_id = 0, pad_type_id = 0, pad_token = "[PAD]"))]
+    fn pad(&mut self, length: usize, direction: &str, pad_id: u32, pad_type_id: u32, pad_token: &str) -> PyResult<()> {
+        let direction = PaddingDirection::from_name(direction).py()?;
+        self.encoding.pad(length, pad_id, pad_type_id, pad_token, direction);
+        Ok(())
+    }
+
+    /// Truncates to ``max_length`` tokens, in place; the rest becomes overflowing windows of
+    /// ``max_length`` tokens, consecutive windows sharing ``stride`` tokens.
+    ///
+    /// Raises:
+    ///     InvalidArgumentError: ``stride >= max_length`` (where ``tokenizers`` panics) or an
+    ///         unknown direction.
+    #[pyo3(signature = (max_length, stride = 0, direction = "right"))]
+    fn truncate(&mut self, max_length: usize, stride: usize, direction: &str) -> PyResult<()> {
+        let direction = TruncationDirection::from_name(direction).py()?;
+        self.encoding.truncate(max_length, stride, direction).py()
     }
 }

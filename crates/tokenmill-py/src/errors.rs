@@ -1,8 +1,10 @@
 //! Python exceptions for core errors. Every core error becomes a subclass of `TokenmillError`
 //! whose message names what was wrong and where (file, line, byte offset).
 use pyo3::create_exception;
-use pyo3::exceptions::PyException;
+use pyo3::exceptions::{PyException, PyTypeError};
 use pyo3::prelude::*;
+use pyo3::sync::GILOnceCell;
+use pyo3::types::{PyDict, PyType};
 use tokenmill_core::Error;
 
 create_exception!(tokenmill, TokenmillError, PyException, "Base class of all tokenmill errors.");
@@ -11,8 +13,37 @@ create_exception!(tokenmill, TokenmillIOError, TokenmillError, "A file could not
 create_exception!(tokenmill, UnknownIdError, TokenmillError, "An id that the vocabulary does not contain.");
 create_exception!(tokenmill, InvalidArgumentError, TokenmillError, "Arguments that do not make sense (together).");
 
+/// `InputTypeError`: an input of the wrong type (text that is not a str, ...). It derives from
+/// both `TokenmillError` and the builtin `TypeError` (so code written for `tokenizers`, which
+/// raises `TypeError`, keeps working); `create_exception!` allows one base only, so the class
+/// is made once with `type(...)`.
+static INPUT_TYPE_ERROR: GILOnceCell<Py<PyType>> = GILOnceCell::new();
+
+fn input_type_error_class(py: Python<'_>) -> PyResult<&Bound<'_, PyType>> {
+    INPUT_TYPE_ERROR
+        .get_or_try_init(py, || {
+            let namespace = PyDict::new(py);
+            namespace.set_item("__module__", "tokenmill")?;
+            namespace.set_item("__doc__", "An input of the wrong type (e.g. text that is not a str); also a TypeError.")?;
+            let bases = (py.get_type::<TokenmillError>(), py.get_type::<PyTypeError>());
+            let class = py.get_type::<PyType>().call1(("InputTypeError", bases, namespace))?;
+            Ok::<_, PyErr>(class.downcast_into::<PyType>()?.unbind())
+        })
+        .map(|c| c.bind(py))
+}
+
+/// An `InputTypeError` with `message`.
+pub fn input_type_error(message: impl Into<String>) -> PyErr {
+    let message = message.into();
+    Python::with_gil(|py| match input_type_error_class(py) {
+        Ok(class) => PyErr::from_type(class.clone(), message),
+        Err(e) => e,
+    })
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
+    m.add("InputTypeError", input_type_error_class(py)?)?;
     m.add("TokenmillError", py.get_type::<TokenmillError>())?;
     m.add("FormatError", py.get_type::<FormatError>())?;
     m.add("TokenmillIOError", py.get_type::<TokenmillIOError>())?;

@@ -3,16 +3,18 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 
 use numpy::{IntoPyArray, PyArray1};
-use pyo3::exceptions::{PyTypeError, PyUnicodeEncodeError};
+use pyo3::exceptions::PyUnicodeEncodeError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyIterator, PyList, PyString, PyTuple};
+use pyo3::types::{PyBytes, PyDict, PyIterator, PyList, PyString, PyTuple};
 use rayon::prelude::*;
 use tokenmill_core::tokenizer::{AddedToken, EncodeInput, InputSequence, OffsetType, Tokenizer};
 use tokenmill_core::trainers::progress::Progress;
+use tokenmill_core::utils::padding::{PaddingDirection, PaddingParams, PaddingStrategy};
+use tokenmill_core::utils::truncation::{TruncationDirection, TruncationParams, TruncationStrategy};
 use tokenmill_core::trainers::{BpeTrainer, TrainerWrapper};
 
 use crate::encoding::PyEncoding;
-use crate::errors::{InvalidArgumentError, ToPyResult};
+use crate::errors::{input_type_error, InvalidArgumentError, ToPyResult};
 use crate::{decoders, models, normalizers, pre_tokenizers, processors, trainers};
 
 /// A token added to a :class:`Tokenizer` on top of its model's vocabulary.
@@ -176,7 +178,7 @@ impl PyAddedToken {
 /// A Python str as a Rust String. A lone surrogate (which UTF-8 cannot carry) becomes an
 /// `InvalidArgumentError` that says where it is, instead of Python's UnicodeEncodeError.
 pub(crate) fn extract_text(ob: &Bound<'_, PyAny>) -> PyResult<String> {
-    let s = ob.downcast::<PyString>().map_err(|_| PyTypeError::new_err(format!("expected a str, got {}", type_name(ob))))?;
+    let s = ob.downcast::<PyString>().map_err(|_| input_type_error(format!("expected a str, got {}", type_name(ob))))?;
     s.extract::<String>().map_err(|e| {
         if e.is_instance_of::<PyUnicodeEncodeError>(ob.py()) {
             let at = e.value(ob.py()).getattr("start").and_then(|v| v.extract::<usize>()).ok();
@@ -199,10 +201,10 @@ fn type_name(ob: &Bound<'_, PyAny>) -> String {
 /// A list or tuple of str (one pre-tokenized sequence).
 fn extract_words(ob: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
     if ob.downcast::<PyString>().is_ok() {
-        return Err(PyTypeError::new_err("a pre-tokenized sequence must be a list or tuple of str, not a str"));
+        return Err(input_type_error("a pre-tokenized sequence must be a list or tuple of str, not a str"));
     }
     ob.try_iter()
-        .map_err(|_| PyTypeError::new_err(format!("a pre-tokenized sequence must be a list or tuple of str, got {}", type_name(ob))))?
+        .map_err(|_| input_type_error(format!("a pre-tokenized sequence must be a list or tuple of str, got {}", type_name(ob))))?
         .map(|w| extract_text(&w?))
         .collect()
 }
@@ -249,7 +251,7 @@ fn extract_added_tokens(tokens: &Bound<'_, PyList>, special: bool) -> PyResult<V
             } else if t.downcast::<PyString>().is_ok() {
                 Ok(AddedToken::from(extract_text(&t)?, special))
             } else {
-                Err(PyTypeError::new_err(format!("expected a list of str or AddedToken, got an item of type {}", type_name(&t))))
+                Err(input_type_error(format!("expected a list of str or AddedToken, got an item of type {}", type_name(&t))))
             }
         })
         .collect()
@@ -398,16 +400,108 @@ impl PyTokenizer {
         self.tokenizer.with_decoder(decoder.map(|d| d.inner.clone()));
     }
 
-    /// Truncation parameters (not supported yet: always None unless loaded from a file).
-    #[getter]
-    fn truncation(&self, py: Python<'_>) -> PyResult<PyObject> {
-        json_value_to_python(py, self.tokenizer.get_truncation())
+    /// Enables truncation: encodings keep at most ``max_length`` tokens (special tokens
+    /// included); what is cut off goes to ``Encoding.overflowing`` in windows of the same
+    /// length, consecutive windows sharing ``stride`` tokens.
+    ///
+    /// Args:
+    ///     max_length (int): the maximum number of tokens.
+    ///     stride (int): tokens shared by consecutive overflowing windows.
+    ///     strategy (str): ``"longest_first"``, ``"only_first"`` or ``"only_second"`` (which
+    ///         sequence of a pair loses tokens).
+    ///     direction (str): ``"right"`` (cut the end) or ``"left"`` (cut the start).
+    ///
+    /// Raises:
+    ///     InvalidArgumentError: a negative length, an unknown strategy or direction, or a
+    ///         stride that leaves windows no room once the special tokens are counted.
+    #[pyo3(signature = (max_length, stride = 0, strategy = "longest_first", direction = "right"))]
+    fn enable_truncation(&mut self, max_length: i64, stride: i64, strategy: &str, direction: &str) -> PyResult<()> {
+        let params = TruncationParams {
+            max_length: non_negative("max_length", max_length)?,
+            stride: non_negative("stride", stride)?,
+            strategy: TruncationStrategy::from_name(strategy).py()?,
+            direction: TruncationDirection::from_name(direction).py()?,
+        };
+        self.tokenizer.with_truncation(Some(params)).py()?;
+        Ok(())
     }
 
-    /// Padding parameters (not supported yet: always None unless loaded from a file).
+    /// Disables truncation.
+    fn no_truncation(&mut self) -> PyResult<()> {
+        self.tokenizer.with_truncation(None).py()?;
+        Ok(())
+    }
+
+    /// The truncation parameters as a dict (``max_length``, ``stride``, ``strategy``,
+    /// ``direction``), or None when truncation is off. Use :meth:`enable_truncation` to change.
     #[getter]
-    fn padding(&self, py: Python<'_>) -> PyResult<PyObject> {
-        json_value_to_python(py, self.tokenizer.get_padding())
+    fn truncation<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
+        let Some(t) = self.tokenizer.get_truncation() else { return Ok(None) };
+        let dict = PyDict::new(py);
+        dict.set_item("max_length", t.max_length)?;
+        dict.set_item("stride", t.stride)?;
+        dict.set_item("strategy", t.strategy.as_str())?;
+        dict.set_item("direction", t.direction.as_str())?;
+        Ok(Some(dict))
+    }
+
+    /// Enables padding: encodings are padded to ``length`` tokens, or (``length=None``) to the
+    /// longest encoding of the batch, rounded up to a multiple of ``pad_to_multiple_of``.
+    ///
+    /// Args:
+    ///     direction (str): ``"right"`` or ``"left"``.
+    ///     pad_id (int), pad_type_id (int), pad_token (str): what the pad tokens hold.
+    ///     length (int, optional): a fixed length.
+    ///     pad_to_multiple_of (int, optional): round the length up to a multiple of this.
+    ///     max_length (int, optional): deprecated name of ``length``.
+    #[pyo3(signature = (direction = "right", pad_id = 0, pad_type_id = 0, pad_token = "[PAD]", length = None, pad_to_multiple_of = None, max_length = None))]
+    #[allow(clippy::too_many_arguments)]
+    fn enable_padding(
+        &mut self,
+        direction: &str,
+        pad_id: u32,
+        pad_type_id: u32,
+        pad_token: &str,
+        length: Option<i64>,
+        pad_to_multiple_of: Option<i64>,
+        max_length: Option<i64>,
+    ) -> PyResult<()> {
+        let length = length.or(max_length).map(|l| non_negative("length", l)).transpose()?;
+        let params = PaddingParams {
+            strategy: length.map_or(PaddingStrategy::BatchLongest, PaddingStrategy::Fixed),
+            direction: PaddingDirection::from_name(direction).py()?,
+            pad_to_multiple_of: pad_to_multiple_of.map(|m| non_negative("pad_to_multiple_of", m)).transpose()?,
+            pad_id,
+            pad_type_id,
+            pad_token: pad_token.to_string(),
+        };
+        self.tokenizer.with_padding(Some(params));
+        Ok(())
+    }
+
+    /// Disables padding.
+    fn no_padding(&mut self) {
+        self.tokenizer.with_padding(None);
+    }
+
+    /// The padding parameters as a dict (``length``, ``pad_to_multiple_of``, ``pad_id``,
+    /// ``pad_token``, ``pad_type_id``, ``direction``), or None when padding is off. Use
+    /// :meth:`enable_padding` to change.
+    #[getter]
+    fn padding<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
+        let Some(p) = self.tokenizer.get_padding() else { return Ok(None) };
+        let dict = PyDict::new(py);
+        let length = match p.strategy {
+            PaddingStrategy::BatchLongest => None,
+            PaddingStrategy::Fixed(n) => Some(n),
+        };
+        dict.set_item("length", length)?;
+        dict.set_item("pad_to_multiple_of", p.pad_to_multiple_of)?;
+        dict.set_item("pad_id", p.pad_id)?;
+        dict.set_item("pad_token", &p.pad_token)?;
+        dict.set_item("pad_type_id", p.pad_type_id)?;
+        dict.set_item("direction", p.direction.as_str())?;
+        Ok(Some(dict))
     }
 
     /// Whether special tokens are encoded as ordinary text instead of being extracted.
@@ -667,7 +761,7 @@ impl PySequences {
             } else {
                 let inner = item
                     .try_iter()
-                    .map_err(|_| PyTypeError::new_err(format!("training items must be str or iterables of str, got {}", type_name(&item))))?;
+                    .map_err(|_| input_type_error(format!("training items must be str or iterables of str, got {}", type_name(&item))))?;
                 for text in inner {
                     out.push(extract_text(&text?)?);
                 }
@@ -703,14 +797,9 @@ impl Iterator for PySequences {
     }
 }
 
-fn json_value_to_python(py: Python<'_>, value: Option<&serde_json::Value>) -> PyResult<PyObject> {
-    match value {
-        None | Some(serde_json::Value::Null) => Ok(py.None()),
-        Some(v) => {
-            let json = py.import("json")?;
-            Ok(json.call_method1("loads", (v.to_string(),))?.unbind())
-        }
-    }
+/// A length-like argument as usize: a negative value is an `InvalidArgumentError` naming it.
+fn non_negative(name: &str, value: i64) -> PyResult<usize> {
+    usize::try_from(value).map_err(|_| InvalidArgumentError::new_err(format!("{name} must be a non-negative integer, got {value}")))
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

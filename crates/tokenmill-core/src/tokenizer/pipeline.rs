@@ -25,6 +25,9 @@ use crate::trainers::{corpus, TrainerWrapper};
 use crate::pre_tokenizers::byte_level::gpt2_regex as byte_level_regex;
 use crate::utils::byte_level::BYTES_TO_CHARS;
 use crate::utils::offsets::ByteToCharOffsets;
+use crate::utils::padding::{pad_encodings, PaddingParams};
+use crate::utils::truncation::{truncate_encodings, TruncationParams};
+use crate::error::Error;
 use crate::tokenizer::added_vocabulary::{AddedToken, AddedVocabulary};
 use crate::tokenizer::{
     Decoder, Encoding, Model, Normalizer, OffsetType, Offsets, PostProcessor, PreTokenizedString, PreTokenizer,
@@ -148,10 +151,8 @@ pub struct TokenizerImpl<M, N, PT, PP, D> {
     pub(crate) post_processor: Option<PP>,
     pub(crate) decoder: Option<D>,
     pub(crate) added_vocabulary: AddedVocabulary,
-    // Hooks for issue 3 (truncation and padding): kept as given so that tokenizer.json round
-    // trips; not applied by `encode` yet.
-    pub(crate) truncation: Option<serde_json::Value>,
-    pub(crate) padding: Option<serde_json::Value>,
+    pub(crate) truncation: Option<TruncationParams>,
+    pub(crate) padding: Option<PaddingParams>,
 }
 
 impl<M, N, PT, PP, D> TokenizerImpl<M, N, PT, PP, D>
@@ -220,11 +221,36 @@ where
     pub fn get_added_vocabulary(&self) -> &AddedVocabulary {
         &self.added_vocabulary
     }
-    pub fn get_truncation(&self) -> Option<&serde_json::Value> {
+    pub fn get_truncation(&self) -> Option<&TruncationParams> {
         self.truncation.as_ref()
     }
-    pub fn get_padding(&self) -> Option<&serde_json::Value> {
+    /// Sets (or with `None` removes) truncation. Refuses, as `tokenizers` does, a stride that
+    /// would not leave windows room to advance once the single-sequence special tokens are
+    /// counted.
+    pub fn with_truncation(&mut self, truncation: Option<TruncationParams>) -> Result<&mut Self> {
+        if let Some(t) = &truncation {
+            let added = self.num_special_tokens_to_add(false);
+            // `tokenizers` subtracts without checking; a max_length below the special tokens is
+            // reported when encoding (see `post_process`).
+            let effective = t.max_length.saturating_sub(added);
+            if t.max_length >= added && effective < t.stride {
+                return Err(Error::InvalidArgument(format!(
+                    "truncation stride ({}) must be less than the effective max length {effective} \
+                     (= max_length {} - {added} special tokens added by the post-processor)",
+                    t.stride, t.max_length
+                )));
+            }
+        }
+        self.truncation = truncation;
+        Ok(self)
+    }
+    pub fn get_padding(&self) -> Option<&PaddingParams> {
         self.padding.as_ref()
+    }
+    /// Sets (or with `None` removes) padding.
+    pub fn with_padding(&mut self, padding: Option<PaddingParams>) -> &mut Self {
+        self.padding = padding;
+        self
     }
     pub fn set_encode_special_tokens(&mut self, value: bool) {
         self.added_vocabulary.set_encode_special_tokens(value);
@@ -277,22 +303,59 @@ where
     // ---- encode ----
 
     /// Encodes one input (or pair); offsets count bytes or chars (`offset_type`) of the input.
+    /// The tokenizer's truncation and padding apply (see `post_process`).
     pub fn encode<'s>(&self, input: impl Into<EncodeInput<'s>>, add_special_tokens: bool, offset_type: OffsetType) -> Result<Encoding> {
+        self.encode_with(input, add_special_tokens, offset_type, self.truncation.as_ref(), self.padding.as_ref())
+    }
+
+    /// `encode` with explicit truncation and padding instead of the tokenizer's own (what a
+    /// transformers-style call with per-call settings needs, without mutating the tokenizer).
+    pub fn encode_with<'s>(
+        &self,
+        input: impl Into<EncodeInput<'s>>,
+        add_special_tokens: bool,
+        offset_type: OffsetType,
+        truncation: Option<&TruncationParams>,
+        padding: Option<&PaddingParams>,
+    ) -> Result<Encoding> {
         let (first, second) = match input.into() {
             EncodeInput::Single(a) => (a, None),
             EncodeInput::Dual(a, b) => (a, Some(b)),
         };
         let encoding = self.encode_sequence(first, 0, offset_type)?;
         let pair = second.map(|s| self.encode_sequence(s, 1, offset_type)).transpose()?;
-        self.post_process(encoding, pair, add_special_tokens)
+        self.post_process_with(encoding, pair, add_special_tokens, truncation, padding)
     }
 
-    /// Encodes many inputs in parallel (rayon; `RAYON_NUM_THREADS` sets the thread count).
+    /// Encodes many inputs in parallel (rayon; `RAYON_NUM_THREADS` sets the thread count), then
+    /// pads them together when padding is enabled (`BatchLongest`: to the longest of the batch).
     pub fn encode_batch<'s, E>(&self, inputs: Vec<E>, add_special_tokens: bool, offset_type: OffsetType) -> Result<Vec<Encoding>>
     where
         E: Into<EncodeInput<'s>> + Send,
     {
-        inputs.into_par_iter().map(|input| self.encode(input, add_special_tokens, offset_type)).collect()
+        self.encode_batch_with(inputs, add_special_tokens, offset_type, self.truncation.as_ref(), self.padding.as_ref())
+    }
+
+    /// `encode_batch` with explicit truncation and padding (see `encode_with`).
+    pub fn encode_batch_with<'s, E>(
+        &self,
+        inputs: Vec<E>,
+        add_special_tokens: bool,
+        offset_type: OffsetType,
+        truncation: Option<&TruncationParams>,
+        padding: Option<&PaddingParams>,
+    ) -> Result<Vec<Encoding>>
+    where
+        E: Into<EncodeInput<'s>> + Send,
+    {
+        let mut encodings: Vec<Encoding> = inputs
+            .into_par_iter()
+            .map(|input| self.encode_with(input, add_special_tokens, offset_type, truncation, padding))
+            .collect::<Result<_>>()?;
+        if let Some(p) = padding {
+            pad_encodings(&mut encodings, p);
+        }
+        Ok(encodings)
     }
 
     fn encode_sequence(&self, sequence: InputSequence, type_id: u32, offset_type: OffsetType) -> Result<Encoding> {
@@ -402,10 +465,12 @@ where
     }
 
     /// The ids of `text` only (the lean path): no token strings, offsets or masks are built.
-    /// When the post-processor adds special tokens, falls back to the full `encode` (a
-    /// post-processor that adds none leaves the ids as the model gave them).
+    /// When the post-processor adds special tokens, or truncation or padding is enabled, falls
+    /// back to the full `encode` (a post-processor that adds none leaves the ids as the model
+    /// gave them).
     pub fn encode_ids(&self, text: &str, add_special_tokens: bool) -> Result<Vec<u32>> {
-        if add_special_tokens && self.num_special_tokens_to_add(false) > 0 {
+        let plain = self.truncation.is_none() && self.padding.is_none();
+        if !plain || (add_special_tokens && self.num_special_tokens_to_add(false) > 0) {
             return Ok(self.encode(text, true, OffsetType::Byte)?.ids);
         }
         let mut ids = Vec::with_capacity(text.len() / 3 + 1);
@@ -448,12 +513,44 @@ where
         Ok(self)
     }
 
-    /// Adds special tokens and joins the pair, with the post-processor (or the default join).
+    /// Truncates (the tokenizer's truncation), adds special tokens and joins the pair (the
+    /// post-processor, or the default join), then pads (the tokenizer's padding), in
+    /// `tokenizers`' order.
     pub fn post_process(&self, encoding: Encoding, pair: Option<Encoding>, add_special_tokens: bool) -> Result<Encoding> {
-        match &self.post_processor {
-            Some(p) => p.process(encoding, pair, add_special_tokens),
-            None => Ok(join_sequences(encoding, pair)),
+        self.post_process_with(encoding, pair, add_special_tokens, self.truncation.as_ref(), self.padding.as_ref())
+    }
+
+    /// `post_process` with explicit truncation and padding. The special tokens the
+    /// post-processor will add count toward `max_length`.
+    pub fn post_process_with(
+        &self,
+        encoding: Encoding,
+        pair: Option<Encoding>,
+        add_special_tokens: bool,
+        truncation: Option<&TruncationParams>,
+        padding: Option<&PaddingParams>,
+    ) -> Result<Encoding> {
+        let (encoding, pair) = match truncation {
+            Some(t) => {
+                let added = if add_special_tokens { self.num_special_tokens_to_add(pair.is_some()) } else { 0 };
+                let max_length = t.max_length.checked_sub(added).ok_or_else(|| {
+                    Error::InvalidArgument(format!(
+                        "truncation max_length ({}) is smaller than the {added} special tokens the post-processor adds",
+                        t.max_length
+                    ))
+                })?;
+                truncate_encodings(encoding, pair, &TruncationParams { max_length, ..t.clone() })?
+            }
+            None => (encoding, pair),
+        };
+        let mut encoding = match &self.post_processor {
+            Some(p) => p.process(encoding, pair, add_special_tokens)?,
+            None => join_sequences(encoding, pair),
+        };
+        if let Some(p) = padding {
+            pad_encodings(std::slice::from_mut(&mut encoding), p);
         }
+        Ok(encoding)
     }
 
     /// How many special tokens the post-processor adds.

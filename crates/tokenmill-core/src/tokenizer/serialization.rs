@@ -94,8 +94,8 @@ where
                         return Err(de::Error::custom(format!("unknown tokenizer.json version {version:?} (expected \"1.0\")")));
                     }
                 }
-                "truncation" => truncation = map.next_value::<Option<serde_json::Value>>()?,
-                "padding" => padding = map.next_value::<Option<serde_json::Value>>()?,
+                "truncation" => truncation = map.next_value()?,
+                "padding" => padding = map.next_value()?,
                 "added_tokens" => added_tokens = map.next_value()?,
                 "normalizer" => normalizer = map.next_value()?,
                 "pre_tokenizer" => pre_tokenizer = map.next_value()?,

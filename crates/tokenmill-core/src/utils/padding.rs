@@ -1,0 +1,124 @@
+//! Padding of encodings to a common length, as `tokenizers` does it.
+//!
+//! The parameters are read from and written to tokenizer.json's `padding` field with
+//! `tokenizers`' schema: `{"strategy": "BatchLongest" | {"Fixed": n}, "direction": "Right",
+//! "pad_to_multiple_of": null, "pad_id": 0, "pad_type_id": 0, "pad_token": "[PAD]"}`.
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+pub use crate::tokenizer::encoding::PaddingDirection;
+use crate::tokenizer::Encoding;
+
+/// The length to pad to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub enum PaddingStrategy {
+    /// The length of the longest encoding of the batch (of the encoding itself in `encode`).
+    #[default]
+    BatchLongest,
+    Fixed(usize),
+}
+
+impl PaddingDirection {
+    /// The Python name (`"left"` / `"right"`).
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            PaddingDirection::Left => "left",
+            PaddingDirection::Right => "right",
+        }
+    }
+
+    /// Parses the Python name.
+    pub fn from_name(name: &str) -> Result<Self> {
+        match name {
+            "left" => Ok(PaddingDirection::Left),
+            "right" => Ok(PaddingDirection::Right),
+            other => Err(Error::InvalidArgument(format!("unknown padding direction {other:?}: use \"left\" or \"right\""))),
+        }
+    }
+}
+
+/// Padding settings of a tokenizer. Field order is the tokenizer.json key order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PaddingParams {
+    pub strategy: PaddingStrategy,
+    pub direction: PaddingDirection,
+    /// Round the length up to a multiple of this (0 or `None`: no rounding).
+    pub pad_to_multiple_of: Option<usize>,
+    pub pad_id: u32,
+    pub pad_type_id: u32,
+    pub pad_token: String,
+}
+
+impl Default for PaddingParams {
+    fn default() -> Self {
+        PaddingParams {
+            strategy: PaddingStrategy::BatchLongest,
+            direction: PaddingDirection::Right,
+            pad_to_multiple_of: None,
+            pad_id: 0,
+            pad_type_id: 0,
+            pad_token: "[PAD]".to_string(),
+        }
+    }
+}
+
+impl PaddingParams {
+    /// The length encodings of `longest` tokens (the longest of the batch) are padded to.
+    pub fn target_length(&self, longest: usize) -> usize {
+        let length = match self.strategy {
+            PaddingStrategy::Fixed(n) => n,
+            PaddingStrategy::BatchLongest => longest,
+        };
+        match self.pad_to_multiple_of {
+            Some(m) if m > 0 && length % m > 0 => length + (m - length % m),
+            _ => length,
+        }
+    }
+}
+
+/// Pads every encoding (and its overflowing windows) to the length `params` gives for the
+/// batch; never shortens anything.
+pub fn pad_encodings(encodings: &mut [Encoding], params: &PaddingParams) {
+    let Some(longest) = encodings.iter().map(Encoding::len).max() else { return };
+    let target = params.target_length(longest);
+    encodings
+        .par_iter_mut()
+        .for_each(|e| e.pad(target, params.pad_id, params.pad_type_id, &params.pad_token, params.direction));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn enc(n: usize) -> Encoding {
+        let mut e = Encoding::default();
+        for i in 0..n {
+            e.push(i as u32 + 1, format!("t{i}"), (i, i + 1), Some(i as u32), 0, false);
+        }
+        e
+    }
+
+    #[test]
+    fn batch_longest_and_multiple() {
+        let mut batch = vec![enc(5), enc(3)];
+        let params = PaddingParams { pad_to_multiple_of: Some(4), ..Default::default() };
+        pad_encodings(&mut batch, &params);
+        assert_eq!(batch[0].len(), 8);
+        assert_eq!(batch[1].ids, vec![1, 2, 3, 0, 0, 0, 0, 0]);
+        let mut fixed = vec![enc(5)];
+        pad_encodings(&mut fixed, &PaddingParams { strategy: PaddingStrategy::Fixed(3), ..Default::default() });
+        assert_eq!(fixed[0].len(), 5);
+    }
+
+    #[test]
+    fn serde_matches_tokenizers() {
+        let p = PaddingParams { strategy: PaddingStrategy::Fixed(7), pad_to_multiple_of: Some(4), ..Default::default() };
+        assert_eq!(
+            serde_json::to_string(&p).unwrap(),
+            r#"{"strategy":{"Fixed":7},"direction":"Right","pad_to_multiple_of":4,"pad_id":0,"pad_type_id":0,"pad_token":"[PAD]"}"#
+        );
+        let d: PaddingParams = serde_json::from_str(&serde_json::to_string(&PaddingParams::default()).unwrap()).unwrap();
+        assert_eq!(d, PaddingParams::default());
+    }
+}
