@@ -128,9 +128,11 @@ fn frequent_substrings(
     for i in 0..n {
         let next = if i + 1 < n { lcp[i + 1] } else { 0 };
         let mut carry = weight(sa[i]);
-        // The leaf: the rest of the sentence, when no neighbour shares all of it.
+        // The leaf: the rest of the sentence, when no neighbour shares all of it — only for a
+        // sentence seen at least twice (sentencepiece's internal nodes occur twice or more; a
+        // once-seen word as a seed overfits).
         let rest = whole_chars(&text.as_bytes()[sa[i] as usize..], cap);
-        if rest > lcp[i].max(next) {
+        if rest > lcp[i].max(next) && carry >= 2 {
             consider(rest, i, carry);
         }
         let mut lb = i;
