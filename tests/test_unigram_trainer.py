@@ -22,10 +22,12 @@ VOCAB = 2000
 
 
 def corpus() -> tuple[list[str], list[str]]:
-    """Training lines and held-out lines (different books)."""
+    """Training lines and held-out lines (different books), with runs of spaces collapsed (as
+    sentencepiece's remove_extra_whitespaces does), so that every trainer sees the same words."""
     train = read_sample(shared_path("corpora", "gutenberg", "en_novels", "pg1342_en_pride_and_prejudice.txt"), 400_000)
     held_out = read_sample(shared_path("corpora", "gutenberg", "en_novels", "pg84_en_frankenstein.txt"), 150_000)
-    return [l for l in train.splitlines() if l.strip()], [l for l in held_out.splitlines() if l.strip()]
+    clean = lambda text: [" ".join(l.split()) for l in text.splitlines() if l.strip()]
+    return clean(train), clean(held_out)
 
 
 def words_of(lines: list[str]) -> Counter:
