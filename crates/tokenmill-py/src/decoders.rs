@@ -1,16 +1,16 @@
 //! `tokenmill.decoders`: the `Decoder` base class and its components, with the constructors,
 //! attributes and `decode` of `tokenizers.decoders`.
-use pyo3::exceptions::{PyIndexError, PyTypeError, PyValueError};
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 use tokenmill_core::decoders::{
-    BPEDecoder, ByteFallback, ByteLevel, DecoderWrapper, Fuse, Metaspace, PrependScheme, Replace, Sequence,
-    Strip, WordPiece, CTC,
+    BPEDecoder, ByteFallback, ByteLevel, DecoderWrapper, Fuse, Metaspace, PrependScheme, Replace, Sequence, Strip, WordPiece, CTC,
 };
 use tokenmill_core::tokenizer::Decoder;
 
 use crate::errors::ToPyResult;
 use crate::normalizers::extract_replace_pattern;
+use crate::shared::{getter, setter, Node};
 
 /// Token lists at least this long are decoded with the GIL released.
 const RELEASE_GIL_TOKENS: usize = 1024;
@@ -19,36 +19,50 @@ const RELEASE_GIL_TOKENS: usize = 1024;
 ///
 /// Not built directly: use one of the subclasses.
 #[pyclass(subclass, module = "tokenmill.decoders", name = "Decoder")]
+///
+/// The component is shared (see `shared.rs`): a decoder assigned to a Tokenizer is the same
+/// object there, so changing its attributes changes the tokenizer's decoder.
 #[derive(Clone)]
 pub struct PyDecoder {
-    pub(crate) inner: DecoderWrapper,
+    pub(crate) inner: Node<DecoderWrapper>,
 }
 
 impl PyDecoder {
     fn init(inner: impl Into<DecoderWrapper>) -> PyClassInitializer<PyDecoder> {
-        PyClassInitializer::from(PyDecoder { inner: inner.into() })
+        PyClassInitializer::from(PyDecoder { inner: Node::new(inner.into()) })
     }
 }
 
-/// The Python object of the right subclass for a decoder (for `tokenizer.decoder`).
+/// The Python object of the right subclass for a core decoder (a new component).
+#[allow(dead_code)] // for bindings that build components from core values
 pub(crate) fn to_python(py: Python<'_>, wrapper: DecoderWrapper) -> PyResult<PyObject> {
-    let base = PyClassInitializer::from(PyDecoder { inner: wrapper.clone() });
+    shared_to_python(py, Node::new(wrapper))
+}
+
+/// The Python object of the right subclass that shares `node` (for `tokenizer.decoder`).
+pub(crate) fn shared_to_python(py: Python<'_>, node: Node<DecoderWrapper>) -> PyResult<PyObject> {
+    let base = PyClassInitializer::from(PyDecoder { inner: node.clone() });
     macro_rules! build {
         ($sub:expr) => {
             Py::new(py, base.add_subclass($sub))?.into_any()
         };
     }
-    Ok(match wrapper {
-        DecoderWrapper::BPE(_) => build!(PyBPEDecoder {}),
-        DecoderWrapper::ByteLevel(_) => build!(PyByteLevel {}),
-        DecoderWrapper::WordPiece(_) => build!(PyWordPiece {}),
-        DecoderWrapper::Metaspace(_) => build!(PyMetaspace {}),
-        DecoderWrapper::CTC(_) => build!(PyCTC {}),
-        DecoderWrapper::Sequence(_) => build!(PySequence {}),
-        DecoderWrapper::Replace(_) => build!(PyReplace {}),
-        DecoderWrapper::Fuse(_) => build!(PyFuse {}),
-        DecoderWrapper::Strip(_) => build!(PyStrip {}),
-        DecoderWrapper::ByteFallback(_) => build!(PyByteFallback {}),
+    let Node::Single(cell) = &node else {
+        return Ok(build!(PySequence {}));
+    };
+    cell.with(|w| {
+        Ok(match w {
+            DecoderWrapper::BPE(_) => build!(PyBPEDecoder {}),
+            DecoderWrapper::ByteLevel(_) => build!(PyByteLevel {}),
+            DecoderWrapper::WordPiece(_) => build!(PyWordPiece {}),
+            DecoderWrapper::Metaspace(_) => build!(PyMetaspace {}),
+            DecoderWrapper::CTC(_) => build!(PyCTC {}),
+            DecoderWrapper::Sequence(_) => build!(PySequence {}),
+            DecoderWrapper::Replace(_) => build!(PyReplace {}),
+            DecoderWrapper::Fuse(_) => build!(PyFuse {}),
+            DecoderWrapper::Strip(_) => build!(PyStrip {}),
+            DecoderWrapper::ByteFallback(_) => build!(PyByteFallback {}),
+        })
     })
 }
 
@@ -57,53 +71,28 @@ impl PyDecoder {
     /// Decodes a list of tokens into the final string.
     #[pyo3(signature = (tokens))]
     fn decode(&self, py: Python<'_>, tokens: Vec<String>) -> PyResult<String> {
-        if tokens.len() >= RELEASE_GIL_TOKENS {
-            py.allow_threads(|| self.inner.decode(tokens)).py()
-        } else {
-            self.inner.decode(tokens).py()
-        }
+        self.inner
+            .with(|inner| if tokens.len() >= RELEASE_GIL_TOKENS { py.allow_threads(|| inner.decode(tokens)) } else { inner.decode(tokens) })
+            .py()
     }
 
     fn __getstate__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
-        Ok(PyBytes::new(py, self.inner.to_json().py()?.as_bytes()))
+        Ok(PyBytes::new(py, self.inner.snapshot().to_json().py()?.as_bytes()))
     }
 
     fn __setstate__(&mut self, state: &[u8]) -> PyResult<()> {
         let json = std::str::from_utf8(state).map_err(|e| PyValueError::new_err(format!("decoder state is not UTF-8: {e}")))?;
-        self.inner = DecoderWrapper::from_json(json).py()?;
+        self.inner.replace(DecoderWrapper::from_json(json).py()?);
         Ok(())
     }
 
     fn __repr__(&self) -> PyResult<String> {
-        crate::repr::repr(&self.inner).map_err(|e| PyValueError::new_err(e.to_string()))
+        crate::repr::repr(&self.inner.snapshot()).map_err(|e| PyValueError::new_err(e.to_string()))
     }
 
     fn __str__(&self) -> PyResult<String> {
-        crate::repr::to_str(&self.inner).map_err(|e| PyValueError::new_err(e.to_string()))
+        crate::repr::to_str(&self.inner.snapshot()).map_err(|e| PyValueError::new_err(e.to_string()))
     }
-}
-
-/// Runs `$body` on the component of variant `$variant` a subclass object holds.
-macro_rules! with_component {
-    ($self_:ident, $variant:ident, |$d:ident| $body:expr) => {
-        match &$self_.as_super().inner {
-            DecoderWrapper::$variant($d) => Ok($body),
-            _ => Err(PyTypeError::new_err(concat!("this decoder does not hold a ", stringify!($variant)))),
-        }
-    };
-}
-
-/// Changes the component of variant `$variant` a subclass object holds.
-macro_rules! with_component_mut {
-    ($self_:ident, $variant:ident, |$d:ident| $body:expr) => {
-        match &mut $self_.as_super().inner {
-            DecoderWrapper::$variant($d) => {
-                $body;
-                Ok(())
-            }
-            _ => Err(PyTypeError::new_err(concat!("this decoder does not hold a ", stringify!($variant)))),
-        }
-    };
 }
 
 /// Decodes byte-level BPE tokens (GPT-2's alphabet, ``Ġ`` for a space) back to text; byte
@@ -163,21 +152,21 @@ impl PyWordPiece {
 
     /// The continuing-subword prefix.
     #[getter]
-    fn get_prefix(mut self_: PyRefMut<'_, Self>) -> PyResult<String> {
-        with_component!(self_, WordPiece, |d| d.prefix.clone())
+    fn get_prefix(self_: PyRef<'_, Self>) -> PyResult<String> {
+        getter!(self_, DecoderWrapper::WordPiece, |d| d.prefix.clone())
     }
     #[setter]
-    fn set_prefix(mut self_: PyRefMut<'_, Self>, prefix: String) -> PyResult<()> {
-        with_component_mut!(self_, WordPiece, |d| d.prefix = prefix)
+    fn set_prefix(self_: PyRef<'_, Self>, prefix: String) -> PyResult<()> {
+        setter!(self_, DecoderWrapper::WordPiece, |d| d.prefix = prefix)
     }
     /// Whether tokenization spaces are cleaned up.
     #[getter]
-    fn get_cleanup(mut self_: PyRefMut<'_, Self>) -> PyResult<bool> {
-        with_component!(self_, WordPiece, |d| d.cleanup)
+    fn get_cleanup(self_: PyRef<'_, Self>) -> PyResult<bool> {
+        getter!(self_, DecoderWrapper::WordPiece, |d| d.cleanup)
     }
     #[setter]
-    fn set_cleanup(mut self_: PyRefMut<'_, Self>, cleanup: bool) -> PyResult<()> {
-        with_component_mut!(self_, WordPiece, |d| d.cleanup = cleanup)
+    fn set_cleanup(self_: PyRef<'_, Self>, cleanup: bool) -> PyResult<()> {
+        setter!(self_, DecoderWrapper::WordPiece, |d| d.cleanup = cleanup)
     }
 }
 
@@ -227,30 +216,30 @@ impl PyStrip {
 
     /// The character stripped.
     #[getter]
-    fn get_content(mut self_: PyRefMut<'_, Self>) -> PyResult<char> {
-        with_component!(self_, Strip, |d| d.content)
+    fn get_content(self_: PyRef<'_, Self>) -> PyResult<char> {
+        getter!(self_, DecoderWrapper::Strip, |d| d.content)
     }
     #[setter]
-    fn set_content(mut self_: PyRefMut<'_, Self>, content: char) -> PyResult<()> {
-        with_component_mut!(self_, Strip, |d| d.content = content)
+    fn set_content(self_: PyRef<'_, Self>, content: char) -> PyResult<()> {
+        setter!(self_, DecoderWrapper::Strip, |d| d.content = content)
     }
     /// How many characters at most are stripped from the start.
     #[getter]
-    fn get_start(mut self_: PyRefMut<'_, Self>) -> PyResult<usize> {
-        with_component!(self_, Strip, |d| d.start)
+    fn get_start(self_: PyRef<'_, Self>) -> PyResult<usize> {
+        getter!(self_, DecoderWrapper::Strip, |d| d.start)
     }
     #[setter]
-    fn set_start(mut self_: PyRefMut<'_, Self>, start: usize) -> PyResult<()> {
-        with_component_mut!(self_, Strip, |d| d.start = start)
+    fn set_start(self_: PyRef<'_, Self>, start: usize) -> PyResult<()> {
+        setter!(self_, DecoderWrapper::Strip, |d| d.start = start)
     }
     /// How many characters at most are stripped from the end.
     #[getter]
-    fn get_stop(mut self_: PyRefMut<'_, Self>) -> PyResult<usize> {
-        with_component!(self_, Strip, |d| d.stop)
+    fn get_stop(self_: PyRef<'_, Self>) -> PyResult<usize> {
+        getter!(self_, DecoderWrapper::Strip, |d| d.stop)
     }
     #[setter]
-    fn set_stop(mut self_: PyRefMut<'_, Self>, stop: usize) -> PyResult<()> {
-        with_component_mut!(self_, Strip, |d| d.stop = stop)
+    fn set_stop(self_: PyRef<'_, Self>, stop: usize) -> PyResult<()> {
+        setter!(self_, DecoderWrapper::Strip, |d| d.stop = stop)
     }
 }
 
@@ -280,31 +269,31 @@ impl PyMetaspace {
 
     /// The space stand-in.
     #[getter]
-    fn get_replacement(mut self_: PyRefMut<'_, Self>) -> PyResult<String> {
-        with_component!(self_, Metaspace, |d| d.replacement().to_string())
+    fn get_replacement(self_: PyRef<'_, Self>) -> PyResult<String> {
+        getter!(self_, DecoderWrapper::Metaspace, |d| d.replacement().to_string())
     }
     #[setter]
-    fn set_replacement(mut self_: PyRefMut<'_, Self>, replacement: char) -> PyResult<()> {
-        with_component_mut!(self_, Metaspace, |d| d.set_replacement(replacement))
+    fn set_replacement(self_: PyRef<'_, Self>, replacement: char) -> PyResult<()> {
+        setter!(self_, DecoderWrapper::Metaspace, |d| d.set_replacement(replacement))
     }
     /// ``"always"``, ``"first"`` or ``"never"``.
     #[getter]
-    fn get_prepend_scheme(mut self_: PyRefMut<'_, Self>) -> PyResult<String> {
-        with_component!(self_, Metaspace, |d| d.prepend_scheme.as_str().to_string())
+    fn get_prepend_scheme(self_: PyRef<'_, Self>) -> PyResult<String> {
+        getter!(self_, DecoderWrapper::Metaspace, |d| d.prepend_scheme.as_str().to_string())
     }
     #[setter]
-    fn set_prepend_scheme(mut self_: PyRefMut<'_, Self>, prepend_scheme: &str) -> PyResult<()> {
+    fn set_prepend_scheme(self_: PyRef<'_, Self>, prepend_scheme: &str) -> PyResult<()> {
         let scheme = parse_prepend_scheme(prepend_scheme)?;
-        with_component_mut!(self_, Metaspace, |d| d.prepend_scheme = scheme)
+        setter!(self_, DecoderWrapper::Metaspace, |d| d.prepend_scheme = scheme)
     }
     /// The pre-tokenizer's ``split`` setting.
     #[getter]
-    fn get_split(mut self_: PyRefMut<'_, Self>) -> PyResult<bool> {
-        with_component!(self_, Metaspace, |d| d.split)
+    fn get_split(self_: PyRef<'_, Self>) -> PyResult<bool> {
+        getter!(self_, DecoderWrapper::Metaspace, |d| d.split)
     }
     #[setter]
-    fn set_split(mut self_: PyRefMut<'_, Self>, split: bool) -> PyResult<()> {
-        with_component_mut!(self_, Metaspace, |d| d.split = split)
+    fn set_split(self_: PyRef<'_, Self>, split: bool) -> PyResult<()> {
+        setter!(self_, DecoderWrapper::Metaspace, |d| d.split = split)
     }
 }
 
@@ -325,12 +314,12 @@ impl PyBPEDecoder {
 
     /// The end-of-word suffix.
     #[getter]
-    fn get_suffix(mut self_: PyRefMut<'_, Self>) -> PyResult<String> {
-        with_component!(self_, BPE, |d| d.suffix.clone())
+    fn get_suffix(self_: PyRef<'_, Self>) -> PyResult<String> {
+        getter!(self_, DecoderWrapper::BPE, |d| d.suffix.clone())
     }
     #[setter]
-    fn set_suffix(mut self_: PyRefMut<'_, Self>, suffix: String) -> PyResult<()> {
-        with_component_mut!(self_, BPE, |d| d.suffix = suffix)
+    fn set_suffix(self_: PyRef<'_, Self>, suffix: String) -> PyResult<()> {
+        setter!(self_, DecoderWrapper::BPE, |d| d.suffix = suffix)
     }
 }
 
@@ -354,30 +343,30 @@ impl PyCTC {
 
     /// The padding token (dropped).
     #[getter]
-    fn get_pad_token(mut self_: PyRefMut<'_, Self>) -> PyResult<String> {
-        with_component!(self_, CTC, |d| d.pad_token.clone())
+    fn get_pad_token(self_: PyRef<'_, Self>) -> PyResult<String> {
+        getter!(self_, DecoderWrapper::CTC, |d| d.pad_token.clone())
     }
     #[setter]
-    fn set_pad_token(mut self_: PyRefMut<'_, Self>, value: String) -> PyResult<()> {
-        with_component_mut!(self_, CTC, |d| d.pad_token = value)
+    fn set_pad_token(self_: PyRef<'_, Self>, value: String) -> PyResult<()> {
+        setter!(self_, DecoderWrapper::CTC, |d| d.pad_token = value)
     }
     /// The word delimiter token (becomes a space).
     #[getter]
-    fn get_word_delimiter_token(mut self_: PyRefMut<'_, Self>) -> PyResult<String> {
-        with_component!(self_, CTC, |d| d.word_delimiter_token.clone())
+    fn get_word_delimiter_token(self_: PyRef<'_, Self>) -> PyResult<String> {
+        getter!(self_, DecoderWrapper::CTC, |d| d.word_delimiter_token.clone())
     }
     #[setter]
-    fn set_word_delimiter_token(mut self_: PyRefMut<'_, Self>, value: String) -> PyResult<()> {
-        with_component_mut!(self_, CTC, |d| d.word_delimiter_token = value)
+    fn set_word_delimiter_token(self_: PyRef<'_, Self>, value: String) -> PyResult<()> {
+        setter!(self_, DecoderWrapper::CTC, |d| d.word_delimiter_token = value)
     }
     /// Whether tokenization spaces are cleaned up.
     #[getter]
-    fn get_cleanup(mut self_: PyRefMut<'_, Self>) -> PyResult<bool> {
-        with_component!(self_, CTC, |d| d.cleanup)
+    fn get_cleanup(self_: PyRef<'_, Self>) -> PyResult<bool> {
+        getter!(self_, DecoderWrapper::CTC, |d| d.cleanup)
     }
     #[setter]
-    fn set_cleanup(mut self_: PyRefMut<'_, Self>, value: bool) -> PyResult<()> {
-        with_component_mut!(self_, CTC, |d| d.cleanup = value)
+    fn set_cleanup(self_: PyRef<'_, Self>, value: bool) -> PyResult<()> {
+        setter!(self_, DecoderWrapper::CTC, |d| d.cleanup = value)
     }
 }
 
@@ -388,6 +377,7 @@ impl PyCTC {
 #[pyclass(extends = PyDecoder, module = "tokenmill.decoders", name = "Sequence")]
 pub struct PySequence {}
 
+/// The value of a decoder object (a copy: a decoder Sequence copies its items, as in tokenizers).
 fn extract_decoder(item: &Bound<'_, PyAny>) -> PyResult<DecoderWrapper> {
     let d = item.downcast::<PyDecoder>().map_err(|_| {
         PyTypeError::new_err(format!(
@@ -395,7 +385,7 @@ fn extract_decoder(item: &Bound<'_, PyAny>) -> PyResult<DecoderWrapper> {
             item.get_type().name().map(|n| n.to_string()).unwrap_or_default()
         ))
     })?;
-    Ok(d.borrow().inner.clone())
+    Ok(d.borrow().inner.snapshot())
 }
 
 #[pymethods]
@@ -411,14 +401,14 @@ impl PySequence {
         PyTuple::new(py, [PyList::empty(py)])
     }
 
-    fn __len__(mut self_: PyRefMut<'_, Self>) -> PyResult<usize> {
-        with_component!(self_, Sequence, |s| s.decoders.len())
+    fn __len__(self_: PyRef<'_, Self>) -> usize {
+        self_.as_super().inner.len()
     }
 
-    fn __getitem__(mut self_: PyRefMut<'_, Self>, index: usize) -> PyResult<PyObject> {
-        let item = with_component!(self_, Sequence, |s| s.decoders.get(index).cloned())?;
-        let item = item.ok_or_else(|| PyIndexError::new_err("Index not found"))?;
-        to_python(self_.py(), item)
+    /// The item at ``index``, shared: changing it changes this Sequence.
+    fn __getitem__(self_: PyRef<'_, Self>, index: isize) -> PyResult<PyObject> {
+        let item = self_.as_super().inner.item(index)?;
+        shared_to_python(self_.py(), Node::Single(item))
     }
 }
 

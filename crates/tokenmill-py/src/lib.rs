@@ -31,6 +31,7 @@ mod normalizers;
 mod pre_tokenizers;
 mod processors;
 mod repr;
+mod shared;
 mod tiktoken;
 mod tokenizer;
 mod trainers;

@@ -11,6 +11,7 @@ use tokenmill_core::tokenizer::{Model, Token};
 use tokenmill_core::trainers::{BpeTrainer, TrainerWrapper};
 
 use crate::errors::ToPyResult;
+use crate::shared::{getter, setter, Shared};
 
 /// Sequences longer than this are tokenized with the GIL released.
 const RELEASE_GIL_BYTES: usize = 4096;
@@ -60,19 +61,35 @@ impl PyToken {
 }
 
 /// Base class of all models. A model turns one pre-tokenized piece of text into tokens.
+///
+/// The model is shared (see `shared.rs`): a model assigned to a Tokenizer is the same object
+/// there, so ``tok.model.dropout = 0.1`` changes the tokenizer.
 #[pyclass(subclass, module = "tokenmill.models", name = "Model")]
 #[derive(Clone)]
 pub struct PyModel {
-    pub(crate) inner: ModelWrapper,
+    pub(crate) inner: Shared<ModelWrapper>,
 }
 
-/// The Python object of the right subclass (`BPE`, ...) for a model.
-#[allow(dead_code)] // used by the Tokenizer binding
+impl PyModel {
+    pub(crate) fn new(inner: impl Into<ModelWrapper>) -> Self {
+        PyModel { inner: Shared::new(inner.into()) }
+    }
+}
+
+/// The Python object of the right subclass (`BPE`, ...) for a core model (a new component).
+#[allow(dead_code)]
 pub(crate) fn to_python(py: Python<'_>, wrapper: ModelWrapper) -> PyResult<PyObject> {
-    let base = PyClassInitializer::from(PyModel { inner: wrapper.clone() });
-    Ok(match wrapper {
-        ModelWrapper::BPE(_) => Py::new(py, base.add_subclass(PyBPE {}))?.into_any(),
-        ModelWrapper::Unigram(_) => Py::new(py, base.add_subclass(crate::unigram::PyUnigram {}))?.into_any(),
+    shared_to_python(py, Shared::new(wrapper))
+}
+
+/// The Python object of the right subclass that shares `model` (for `tokenizer.model`).
+pub(crate) fn shared_to_python(py: Python<'_>, model: Shared<ModelWrapper>) -> PyResult<PyObject> {
+    let base = PyClassInitializer::from(PyModel { inner: model.clone() });
+    model.with(|m| {
+        Ok(match m {
+            ModelWrapper::BPE(_) => Py::new(py, base.add_subclass(PyBPE {}))?.into_any(),
+            ModelWrapper::Unigram(_) => Py::new(py, base.add_subclass(crate::unigram::PyUnigram {}))?.into_any(),
+        })
     })
 }
 
@@ -89,35 +106,36 @@ impl PyModel {
     /// An empty BPE model (this no-argument form exists for unpickling).
     #[new]
     fn __new__() -> Self {
-        PyModel { inner: ModelWrapper::BPE(BPE::default()) }
+        PyModel::new(ModelWrapper::BPE(BPE::default()))
     }
 
     /// Tokenizes one piece of text (a word, after pre-tokenization) into a list of `Token`.
     #[pyo3(signature = (sequence))]
     fn tokenize(&self, py: Python<'_>, sequence: &str) -> PyResult<Vec<PyToken>> {
-        Ok(tokenize_released(py, &self.inner, sequence)?.into_iter().map(|token| PyToken { token }).collect())
+        let tokens = self.inner.with(|model| tokenize_released(py, model, sequence))?;
+        Ok(tokens.into_iter().map(|token| PyToken { token }).collect())
     }
 
     /// The id of `token`, or None.
     #[pyo3(signature = (token))]
     fn token_to_id(&self, token: &str) -> Option<u32> {
-        self.inner.token_to_id(token)
+        self.inner.read().token_to_id(token)
     }
 
     /// The token of `id`, or None.
     #[pyo3(signature = (id))]
     fn id_to_token(&self, id: u32) -> Option<String> {
-        self.inner.id_to_token(id)
+        self.inner.read().id_to_token(id)
     }
 
     /// The vocabulary as a dict token → id.
     fn get_vocab(&self) -> HashMap<String, u32> {
-        self.inner.get_vocab()
+        self.inner.read().get_vocab()
     }
 
     /// The number of tokens in the vocabulary.
     fn get_vocab_size(&self) -> usize {
-        self.inner.get_vocab_size()
+        self.inner.read().get_vocab_size()
     }
 
     /// Writes the model's files (BPE: `[prefix-]vocab.json` and `[prefix-]merges.txt`) into
@@ -125,13 +143,13 @@ impl PyModel {
     #[pyo3(signature = (folder, prefix=None, name=None))]
     fn save(&self, py: Python<'_>, folder: PathBuf, prefix: Option<String>, name: Option<String>) -> PyResult<Vec<String>> {
         let prefix = prefix.or(name);
-        let paths = py.allow_threads(|| self.inner.save(&folder, prefix.as_deref())).py()?;
+        let paths = self.inner.with(|model| py.allow_threads(|| model.save(&folder, prefix.as_deref()))).py()?;
         Ok(paths.into_iter().map(|p| p.to_string_lossy().into_owned()).collect())
     }
 
     /// A trainer for this kind of model, with default settings (BPE: a `BpeTrainer`).
     fn get_trainer(&self, py: Python<'_>) -> PyResult<PyObject> {
-        let trainer = match &self.inner {
+        let trainer = match &*self.inner.read() {
             ModelWrapper::BPE(_) => TrainerWrapper::BpeTrainer(BpeTrainer::default()),
             ModelWrapper::Unigram(_) => TrainerWrapper::UnigramTrainer(Default::default()),
         };
@@ -139,18 +157,18 @@ impl PyModel {
     }
 
     fn __getstate__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
-        let json = serde_json::to_vec(&self.inner).map_err(|e| PyValueError::new_err(format!("cannot pickle model: {e}")))?;
+        let json = serde_json::to_vec(&*self.inner.read()).map_err(|e| PyValueError::new_err(format!("cannot pickle model: {e}")))?;
         Ok(PyBytes::new(py, &json))
     }
 
     fn __setstate__(&mut self, state: &[u8]) -> PyResult<()> {
         let inner: ModelWrapper = serde_json::from_slice(state).map_err(tokenmill_core::Error::from).py()?;
-        self.inner = inner;
+        self.inner.set(inner);
         Ok(())
     }
 
     fn __repr__(&self) -> String {
-        match &self.inner {
+        match &*self.inner.read() {
             ModelWrapper::BPE(m) => bpe_repr(m),
             ModelWrapper::Unigram(m) => crate::unigram::unigram_repr(m),
         }
@@ -219,9 +237,9 @@ fn build_bpe(py: Python<'_>, vocab: Option<&Bound<'_, PyAny>>, merges: Option<&B
                     return py.allow_threads(|| bpe::files::from_files(&vp, &mp, options)).py();
                 }
             }
-            let vocab: HashMap<String, u32> = v.extract().map_err(|_| {
-                PyTypeError::new_err("vocab and merges must both be in memory (dict and list of pairs) or both file paths")
-            })?;
+            let vocab: HashMap<String, u32> = v
+                .extract()
+                .map_err(|_| PyTypeError::new_err("vocab and merges must both be in memory (dict and list of pairs) or both file paths"))?;
             let merges = extract_merges(m)?;
             py.allow_threads(|| BpeBuilder::new().vocab_and_merges(vocab, merges).options(options).build()).py()
         }
@@ -229,20 +247,15 @@ fn build_bpe(py: Python<'_>, vocab: Option<&Bound<'_, PyAny>>, merges: Option<&B
     }
 }
 
-macro_rules! with_bpe {
-    ($self_:ident, $m:ident => $body:expr) => {{
-        let ModelWrapper::BPE(ref $m) = $self_.as_super().inner else { unreachable!("a BPE object holds a BPE model") };
-        $body
-    }};
-}
-
-macro_rules! with_bpe_mut {
-    ($self_:ident, $m:ident => $body:expr) => {{
-        let ModelWrapper::BPE(ref mut $m) = $self_.as_super().inner else { unreachable!("a BPE object holds a BPE model") };
-        let result = $body;
-        $m.clear_cache();
-        result
-    }};
+/// Changes the BPE model a `BPE` object holds (see `setter!`) and forgets its cached words.
+macro_rules! bpe_setter {
+    ($self_:ident, |$m:ident| $body:expr) => {
+        setter!($self_, ModelWrapper::BPE, |$m| {
+            let result = $body;
+            $m.clear_cache();
+            result
+        })
+    };
 }
 
 #[pymethods]
@@ -278,7 +291,7 @@ impl PyBPE {
             ignore_merges,
         };
         let model = build_bpe(py, vocab, merges, options)?;
-        Ok((PyBPE {}, PyModel { inner: ModelWrapper::BPE(model) }))
+        Ok((PyBPE {}, PyModel::new(ModelWrapper::BPE(model))))
     }
 
     /// Reads `vocab.json` + `merges.txt` (or `encoder.json` + `vocab.bpe`) and returns
@@ -305,79 +318,78 @@ impl PyBPE {
     }
 
     #[getter]
-    fn get_dropout(self_: PyRef<'_, Self>) -> Option<f32> {
-        with_bpe!(self_, m => m.dropout)
+    fn get_dropout(self_: PyRef<'_, Self>) -> PyResult<Option<f32>> {
+        getter!(self_, ModelWrapper::BPE, |m| m.dropout)
     }
     #[setter]
-    fn set_dropout(mut self_: PyRefMut<'_, Self>, dropout: Option<f32>) -> PyResult<()> {
-        let ModelWrapper::BPE(ref mut m) = self_.as_super().inner else { unreachable!("a BPE object holds a BPE model") };
-        m.set_dropout(dropout).py()
+    fn set_dropout(self_: PyRef<'_, Self>, dropout: Option<f32>) -> PyResult<()> {
+        bpe_setter!(self_, |m| m.set_dropout(dropout))?.py()
     }
     #[getter]
-    fn get_dropout_seed(self_: PyRef<'_, Self>) -> Option<u64> {
-        with_bpe!(self_, m => m.dropout_seed())
+    fn get_dropout_seed(self_: PyRef<'_, Self>) -> PyResult<Option<u64>> {
+        getter!(self_, ModelWrapper::BPE, |m| m.dropout_seed())
     }
     #[setter]
-    fn set_dropout_seed(mut self_: PyRefMut<'_, Self>, seed: Option<u64>) {
-        with_bpe_mut!(self_, m => m.set_dropout_seed(seed))
+    fn set_dropout_seed(self_: PyRef<'_, Self>, seed: Option<u64>) -> PyResult<()> {
+        bpe_setter!(self_, |m| m.set_dropout_seed(seed))
     }
     #[getter]
-    fn get_unk_token(self_: PyRef<'_, Self>) -> Option<String> {
-        with_bpe!(self_, m => m.unk_token.clone())
+    fn get_unk_token(self_: PyRef<'_, Self>) -> PyResult<Option<String>> {
+        getter!(self_, ModelWrapper::BPE, |m| m.unk_token.clone())
     }
     #[setter]
-    fn set_unk_token(mut self_: PyRefMut<'_, Self>, unk_token: Option<String>) {
-        with_bpe_mut!(self_, m => m.unk_token = unk_token)
+    fn set_unk_token(self_: PyRef<'_, Self>, unk_token: Option<String>) -> PyResult<()> {
+        bpe_setter!(self_, |m| m.unk_token = unk_token)
     }
     #[getter]
-    fn get_continuing_subword_prefix(self_: PyRef<'_, Self>) -> Option<String> {
-        with_bpe!(self_, m => m.continuing_subword_prefix.clone())
+    fn get_continuing_subword_prefix(self_: PyRef<'_, Self>) -> PyResult<Option<String>> {
+        getter!(self_, ModelWrapper::BPE, |m| m.continuing_subword_prefix.clone())
     }
     #[setter]
-    fn set_continuing_subword_prefix(mut self_: PyRefMut<'_, Self>, prefix: Option<String>) {
-        with_bpe_mut!(self_, m => m.continuing_subword_prefix = prefix)
+    fn set_continuing_subword_prefix(self_: PyRef<'_, Self>, prefix: Option<String>) -> PyResult<()> {
+        bpe_setter!(self_, |m| m.continuing_subword_prefix = prefix)
     }
     #[getter]
-    fn get_end_of_word_suffix(self_: PyRef<'_, Self>) -> Option<String> {
-        with_bpe!(self_, m => m.end_of_word_suffix.clone())
+    fn get_end_of_word_suffix(self_: PyRef<'_, Self>) -> PyResult<Option<String>> {
+        getter!(self_, ModelWrapper::BPE, |m| m.end_of_word_suffix.clone())
     }
     #[setter]
-    fn set_end_of_word_suffix(mut self_: PyRefMut<'_, Self>, suffix: Option<String>) {
-        with_bpe_mut!(self_, m => m.end_of_word_suffix = suffix)
+    fn set_end_of_word_suffix(self_: PyRef<'_, Self>, suffix: Option<String>) -> PyResult<()> {
+        bpe_setter!(self_, |m| m.end_of_word_suffix = suffix)
     }
     #[getter]
-    fn get_fuse_unk(self_: PyRef<'_, Self>) -> bool {
-        with_bpe!(self_, m => m.fuse_unk)
+    fn get_fuse_unk(self_: PyRef<'_, Self>) -> PyResult<bool> {
+        getter!(self_, ModelWrapper::BPE, |m| m.fuse_unk)
     }
     #[setter]
-    fn set_fuse_unk(mut self_: PyRefMut<'_, Self>, fuse_unk: bool) {
-        with_bpe_mut!(self_, m => m.fuse_unk = fuse_unk)
+    fn set_fuse_unk(self_: PyRef<'_, Self>, fuse_unk: bool) -> PyResult<()> {
+        bpe_setter!(self_, |m| m.fuse_unk = fuse_unk)
     }
     #[getter]
-    fn get_byte_fallback(self_: PyRef<'_, Self>) -> bool {
-        with_bpe!(self_, m => m.byte_fallback)
+    fn get_byte_fallback(self_: PyRef<'_, Self>) -> PyResult<bool> {
+        getter!(self_, ModelWrapper::BPE, |m| m.byte_fallback)
     }
     #[setter]
-    fn set_byte_fallback(mut self_: PyRefMut<'_, Self>, byte_fallback: bool) {
-        with_bpe_mut!(self_, m => m.byte_fallback = byte_fallback)
+    fn set_byte_fallback(self_: PyRef<'_, Self>, byte_fallback: bool) -> PyResult<()> {
+        bpe_setter!(self_, |m| m.byte_fallback = byte_fallback)
     }
     #[getter]
-    fn get_ignore_merges(self_: PyRef<'_, Self>) -> bool {
-        with_bpe!(self_, m => m.ignore_merges)
+    fn get_ignore_merges(self_: PyRef<'_, Self>) -> PyResult<bool> {
+        getter!(self_, ModelWrapper::BPE, |m| m.ignore_merges)
     }
     #[setter]
-    fn set_ignore_merges(mut self_: PyRefMut<'_, Self>, ignore_merges: bool) {
-        with_bpe_mut!(self_, m => m.ignore_merges = ignore_merges)
+    fn set_ignore_merges(self_: PyRef<'_, Self>, ignore_merges: bool) -> PyResult<()> {
+        bpe_setter!(self_, |m| m.ignore_merges = ignore_merges)
     }
 
     /// Forgets the cached words.
-    fn _clear_cache(self_: PyRef<'_, Self>) {
-        with_bpe!(self_, m => m.clear_cache())
+    fn _clear_cache(self_: PyRef<'_, Self>) -> PyResult<()> {
+        getter!(self_, ModelWrapper::BPE, |m| m.clear_cache())
     }
 
     /// Changes how many words are cached per thread (0 disables the cache).
-    fn _resize_cache(mut self_: PyRefMut<'_, Self>, capacity: usize) {
-        with_bpe_mut!(self_, m => m.resize_cache(capacity))
+    fn _resize_cache(self_: PyRef<'_, Self>, capacity: usize) -> PyResult<()> {
+        bpe_setter!(self_, |m| m.resize_cache(capacity))
     }
 }
 

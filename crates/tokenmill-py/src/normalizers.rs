@@ -4,14 +4,14 @@
 //!
 //! Also the top-level `tokenmill.Regex` (a compiled pattern for `Replace` and `Split`) and
 //! `tokenmill.NormalizedString` (a string with its alignments, for exploring normalizers).
-use pyo3::exceptions::{PyIndexError, PyTypeError, PyValueError};
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PySlice, PyTuple};
 use serde_json::Value;
 
 use tokenmill_core::normalizers::{
-    BertNormalizer, ByteLevel, Lowercase, Nmt, NormalizerWrapper, Precompiled, Prepend, Replace, ReplacePattern, Sequence, Strip,
-    StripAccents, NFC, NFD, NFKC, NFKD,
+    BertNormalizer, ByteLevel, Lowercase, Nmt, NormalizerWrapper, Precompiled, Prepend, Replace, ReplacePattern, Strip, StripAccents, NFC,
+    NFD, NFKC, NFKD,
 };
 use tokenmill_core::tokenizer::{NormalizedString, Normalizer, SplitDelimiterBehavior};
 use tokenmill_core::utils::offsets::ByteToCharOffsets;
@@ -19,18 +19,22 @@ use tokenmill_core::utils::regex::Regex;
 use tokenmill_core::Error;
 
 use crate::errors::ToPyResult;
+use crate::shared::{getter, resolve_index, setter, Node};
 
 /// Base class of all normalizers. Not meant to be built directly: build one of its
 /// subclasses (``NFC()``, ``BertNormalizer()``, ...).
+///
+/// The component is shared (see `shared.rs`): a normalizer assigned to a Tokenizer or put in a
+/// Sequence is the same object there, so changing its attributes changes them everywhere.
 #[pyclass(subclass, module = "tokenmill.normalizers", name = "Normalizer")]
 #[derive(Clone)]
 pub struct PyNormalizer {
-    pub(crate) inner: NormalizerWrapper,
+    pub(crate) inner: Node<NormalizerWrapper>,
 }
 
 impl PyNormalizer {
     pub(crate) fn new(inner: impl Into<NormalizerWrapper>) -> Self {
-        PyNormalizer { inner: inner.into() }
+        PyNormalizer { inner: Node::new(inner.into()) }
     }
 }
 
@@ -39,20 +43,18 @@ impl PyNormalizer {
     /// Normalizes a ``tokenmill.NormalizedString`` in place, keeping its alignments.
     #[pyo3(text_signature = "(self, normalized)")]
     fn normalize(&self, py: Python<'_>, mut normalized: PyRefMut<'_, PyNormalizedString>) -> PyResult<()> {
-        let inner = &self.inner;
         let target = &mut normalized.inner;
-        py.allow_threads(move || inner.normalize(target)).py()
+        self.inner.with(|inner| py.allow_threads(move || inner.normalize(target))).py()
     }
 
     /// Normalizes a string and returns the result (no alignments; see ``normalize``).
     #[pyo3(text_signature = "(self, sequence)")]
     fn normalize_str(&self, py: Python<'_>, sequence: &str) -> PyResult<String> {
-        let inner = &self.inner;
-        py.allow_threads(move || inner.normalize_str(sequence)).py()
+        self.inner.with(|inner| py.allow_threads(move || inner.normalize_str(sequence))).py()
     }
 
     fn __getstate__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
-        let json = serde_json::to_string(&self.inner).map_err(Error::from).py()?;
+        let json = serde_json::to_string(&self.inner.snapshot()).map_err(Error::from).py()?;
         Ok(PyBytes::new(py, json.as_bytes()))
     }
 
@@ -62,19 +64,20 @@ impl PyNormalizer {
             Err(_) => state.extract::<Vec<u8>>()?,
         };
         let inner: NormalizerWrapper = serde_json::from_slice(&json).map_err(Error::from).py()?;
-        if std::mem::discriminant(&inner) != std::mem::discriminant(&self.inner) {
+        let current = self.inner.snapshot();
+        if std::mem::discriminant(&inner) != std::mem::discriminant(&current) {
             return Err(PyTypeError::new_err(format!(
                 "cannot restore a {} normalizer into a {} object",
                 inner.type_name(),
-                self.inner.type_name()
+                current.type_name()
             )));
         }
-        self.inner = inner;
+        self.inner.replace(inner);
         Ok(())
     }
 
     fn __repr__(&self) -> PyResult<String> {
-        let value = serde_json::to_value(&self.inner).map_err(Error::from).py()?;
+        let value = serde_json::to_value(self.inner.snapshot()).map_err(Error::from).py()?;
         Ok(repr_from_json(&value))
     }
 
@@ -83,7 +86,7 @@ impl PyNormalizer {
     }
 
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
-        other.extract::<PyRef<'_, PyNormalizer>>().is_ok_and(|o| o.inner == self.inner)
+        other.extract::<PyRef<'_, PyNormalizer>>().is_ok_and(|o| o.inner.snapshot() == self.inner.snapshot())
     }
 }
 
@@ -93,7 +96,8 @@ pub(crate) fn repr_from_json(value: &Value) -> String {
     match value {
         Value::Object(map) => match map.get("type") {
             Some(Value::String(name)) => {
-                let fields: Vec<String> = map.iter().filter(|(k, _)| *k != "type").map(|(k, v)| format!("{k}={}", repr_from_json(v))).collect();
+                let fields: Vec<String> =
+                    map.iter().filter(|(k, _)| *k != "type").map(|(k, v)| format!("{k}={}", repr_from_json(v))).collect();
                 format!("{name}({})", fields.join(", "))
             }
             _ => map.iter().map(|(k, v)| format!("{k}({})", repr_from_json(v))).collect::<Vec<_>>().join(", "),
@@ -106,52 +110,42 @@ pub(crate) fn repr_from_json(value: &Value) -> String {
     }
 }
 
-/// Builds the Python object (of the right subclass) for a core normalizer.
+/// Builds the Python object (of the right subclass) for a core normalizer (a new component).
+#[allow(dead_code)] // for bindings that build components from core values
 pub(crate) fn to_python(py: Python<'_>, wrapper: NormalizerWrapper) -> PyResult<PyObject> {
+    shared_to_python(py, Node::new(wrapper))
+}
+
+/// Builds the Python object (of the right subclass) that shares `node`.
+pub(crate) fn shared_to_python(py: Python<'_>, node: Node<NormalizerWrapper>) -> PyResult<PyObject> {
+    let base = PyClassInitializer::from(PyNormalizer { inner: node.clone() });
     macro_rules! build {
         ($sub:expr) => {
-            Py::new(py, PyClassInitializer::from(PyNormalizer { inner: wrapper }).add_subclass($sub))?.into_any()
+            Py::new(py, base.add_subclass($sub))?.into_any()
         };
     }
-    Ok(match &wrapper {
-        NormalizerWrapper::BertNormalizer(_) => build!(PyBertNormalizer),
-        NormalizerWrapper::Strip(_) => build!(PyStrip),
-        NormalizerWrapper::StripAccents(_) => build!(PyStripAccents),
-        NormalizerWrapper::NFC(_) => build!(PyNFC),
-        NormalizerWrapper::NFD(_) => build!(PyNFD),
-        NormalizerWrapper::NFKC(_) => build!(PyNFKC),
-        NormalizerWrapper::NFKD(_) => build!(PyNFKD),
-        NormalizerWrapper::Sequence(_) => build!(PySequence),
-        NormalizerWrapper::Lowercase(_) => build!(PyLowercase),
-        NormalizerWrapper::Nmt(_) => build!(PyNmt),
-        NormalizerWrapper::Precompiled(_) => build!(PyPrecompiled),
-        NormalizerWrapper::Replace(_) => build!(PyReplace),
-        NormalizerWrapper::Prepend(_) => build!(PyPrepend),
-        NormalizerWrapper::ByteLevel(_) => build!(PyByteLevel),
+    let Node::Single(cell) = &node else {
+        return Ok(build!(PySequence));
+    };
+    cell.with(|w| {
+        Ok(match w {
+            NormalizerWrapper::BertNormalizer(_) => build!(PyBertNormalizer),
+            NormalizerWrapper::Strip(_) => build!(PyStrip),
+            NormalizerWrapper::StripAccents(_) => build!(PyStripAccents),
+            NormalizerWrapper::NFC(_) => build!(PyNFC),
+            NormalizerWrapper::NFD(_) => build!(PyNFD),
+            NormalizerWrapper::NFKC(_) => build!(PyNFKC),
+            NormalizerWrapper::NFKD(_) => build!(PyNFKD),
+            // A Sequence nested in a Sequence stays one item (as in tokenizers).
+            NormalizerWrapper::Sequence(_) => build!(PySequence),
+            NormalizerWrapper::Lowercase(_) => build!(PyLowercase),
+            NormalizerWrapper::Nmt(_) => build!(PyNmt),
+            NormalizerWrapper::Precompiled(_) => build!(PyPrecompiled),
+            NormalizerWrapper::Replace(_) => build!(PyReplace),
+            NormalizerWrapper::Prepend(_) => build!(PyPrepend),
+            NormalizerWrapper::ByteLevel(_) => build!(PyByteLevel),
+        })
     })
-}
-
-/// Reads a field of the component a subclass wraps (the variant always matches the class).
-macro_rules! getter {
-    ($self_:expr, $variant:ident, |$n:ident| $body:expr) => {
-        match &$self_.as_super().inner {
-            NormalizerWrapper::$variant($n) => Ok($body),
-            other => Err(PyTypeError::new_err(format!("expected a {} normalizer, found {}", stringify!($variant), other.type_name()))),
-        }
-    };
-}
-
-/// Changes a field of the component a subclass wraps.
-macro_rules! setter {
-    ($self_:expr, $variant:ident, |$n:ident| $body:expr) => {
-        match &mut $self_.as_super().inner {
-            NormalizerWrapper::$variant($n) => {
-                $body;
-                Ok(())
-            }
-            other => Err(PyTypeError::new_err(format!("expected a {} normalizer, found {}", stringify!($variant), other.type_name()))),
-        }
-    };
 }
 
 /// Declares a normalizer class without parameters.
@@ -244,35 +238,35 @@ impl PyBertNormalizer {
 
     #[getter]
     fn get_clean_text(self_: PyRef<'_, Self>) -> PyResult<bool> {
-        getter!(self_, BertNormalizer, |n| n.clean_text)
+        getter!(self_, NormalizerWrapper::BertNormalizer, |n| n.clean_text)
     }
     #[setter]
-    fn set_clean_text(mut self_: PyRefMut<'_, Self>, value: bool) -> PyResult<()> {
-        setter!(self_, BertNormalizer, |n| n.clean_text = value)
+    fn set_clean_text(self_: PyRef<'_, Self>, value: bool) -> PyResult<()> {
+        setter!(self_, NormalizerWrapper::BertNormalizer, |n| n.clean_text = value)
     }
     #[getter]
     fn get_handle_chinese_chars(self_: PyRef<'_, Self>) -> PyResult<bool> {
-        getter!(self_, BertNormalizer, |n| n.handle_chinese_chars)
+        getter!(self_, NormalizerWrapper::BertNormalizer, |n| n.handle_chinese_chars)
     }
     #[setter]
-    fn set_handle_chinese_chars(mut self_: PyRefMut<'_, Self>, value: bool) -> PyResult<()> {
-        setter!(self_, BertNormalizer, |n| n.handle_chinese_chars = value)
+    fn set_handle_chinese_chars(self_: PyRef<'_, Self>, value: bool) -> PyResult<()> {
+        setter!(self_, NormalizerWrapper::BertNormalizer, |n| n.handle_chinese_chars = value)
     }
     #[getter]
     fn get_strip_accents(self_: PyRef<'_, Self>) -> PyResult<Option<bool>> {
-        getter!(self_, BertNormalizer, |n| n.strip_accents)
+        getter!(self_, NormalizerWrapper::BertNormalizer, |n| n.strip_accents)
     }
     #[setter]
-    fn set_strip_accents(mut self_: PyRefMut<'_, Self>, value: Option<bool>) -> PyResult<()> {
-        setter!(self_, BertNormalizer, |n| n.strip_accents = value)
+    fn set_strip_accents(self_: PyRef<'_, Self>, value: Option<bool>) -> PyResult<()> {
+        setter!(self_, NormalizerWrapper::BertNormalizer, |n| n.strip_accents = value)
     }
     #[getter]
     fn get_lowercase(self_: PyRef<'_, Self>) -> PyResult<bool> {
-        getter!(self_, BertNormalizer, |n| n.lowercase)
+        getter!(self_, NormalizerWrapper::BertNormalizer, |n| n.lowercase)
     }
     #[setter]
-    fn set_lowercase(mut self_: PyRefMut<'_, Self>, value: bool) -> PyResult<()> {
-        setter!(self_, BertNormalizer, |n| n.lowercase = value)
+    fn set_lowercase(self_: PyRef<'_, Self>, value: bool) -> PyResult<()> {
+        setter!(self_, NormalizerWrapper::BertNormalizer, |n| n.lowercase = value)
     }
 }
 
@@ -294,19 +288,19 @@ impl PyStrip {
 
     #[getter]
     fn get_left(self_: PyRef<'_, Self>) -> PyResult<bool> {
-        getter!(self_, Strip, |n| n.strip_left)
+        getter!(self_, NormalizerWrapper::Strip, |n| n.strip_left)
     }
     #[setter]
-    fn set_left(mut self_: PyRefMut<'_, Self>, value: bool) -> PyResult<()> {
-        setter!(self_, Strip, |n| n.strip_left = value)
+    fn set_left(self_: PyRef<'_, Self>, value: bool) -> PyResult<()> {
+        setter!(self_, NormalizerWrapper::Strip, |n| n.strip_left = value)
     }
     #[getter]
     fn get_right(self_: PyRef<'_, Self>) -> PyResult<bool> {
-        getter!(self_, Strip, |n| n.strip_right)
+        getter!(self_, NormalizerWrapper::Strip, |n| n.strip_right)
     }
     #[setter]
-    fn set_right(mut self_: PyRefMut<'_, Self>, value: bool) -> PyResult<()> {
-        setter!(self_, Strip, |n| n.strip_right = value)
+    fn set_right(self_: PyRef<'_, Self>, value: bool) -> PyResult<()> {
+        setter!(self_, NormalizerWrapper::Strip, |n| n.strip_right = value)
     }
 }
 
@@ -327,11 +321,11 @@ impl PyPrepend {
 
     #[getter]
     fn get_prepend(self_: PyRef<'_, Self>) -> PyResult<String> {
-        getter!(self_, Prepend, |n| n.prepend.clone())
+        getter!(self_, NormalizerWrapper::Prepend, |n| n.prepend.clone())
     }
     #[setter]
-    fn set_prepend(mut self_: PyRefMut<'_, Self>, value: String) -> PyResult<()> {
-        setter!(self_, Prepend, |n| n.prepend = value)
+    fn set_prepend(self_: PyRef<'_, Self>, value: String) -> PyResult<()> {
+        setter!(self_, NormalizerWrapper::Prepend, |n| n.prepend = value)
     }
 }
 
@@ -375,25 +369,25 @@ impl PyReplace {
     #[getter]
     fn get_pattern(self_: PyRef<'_, Self>) -> PyResult<PyObject> {
         let py = self_.py();
-        match getter!(self_, Replace, |n| n.pattern().clone())? {
+        match getter!(self_, NormalizerWrapper::Replace, |n| n.pattern().clone())? {
             ReplacePattern::String(s) => Ok(s.into_pyobject(py)?.into_any().unbind()),
             ReplacePattern::Regex(r) => Ok(Py::new(py, PyRegex::new(&r)?)?.into_any()),
         }
     }
     #[setter]
-    fn set_pattern(mut self_: PyRefMut<'_, Self>, pattern: &Bound<'_, PyAny>) -> PyResult<()> {
+    fn set_pattern(self_: PyRef<'_, Self>, pattern: &Bound<'_, PyAny>) -> PyResult<()> {
         let pattern = extract_replace_pattern(pattern)?;
-        let content = getter!(self_, Replace, |n| n.content.clone())?;
+        let content = getter!(self_, NormalizerWrapper::Replace, |n| n.content.clone())?;
         let replace = Replace::new(pattern, content).py()?;
-        setter!(self_, Replace, |n| *n = replace)
+        setter!(self_, NormalizerWrapper::Replace, |n| *n = replace)
     }
     #[getter]
     fn get_content(self_: PyRef<'_, Self>) -> PyResult<String> {
-        getter!(self_, Replace, |n| n.content.clone())
+        getter!(self_, NormalizerWrapper::Replace, |n| n.content.clone())
     }
     #[setter]
-    fn set_content(mut self_: PyRefMut<'_, Self>, value: String) -> PyResult<()> {
-        setter!(self_, Replace, |n| n.content = value)
+    fn set_content(self_: PyRef<'_, Self>, value: String) -> PyResult<()> {
+        setter!(self_, NormalizerWrapper::Replace, |n| n.content = value)
     }
 }
 
@@ -427,59 +421,44 @@ impl PyPrecompiled {
 #[pyclass(extends = PyNormalizer, module = "tokenmill.normalizers", name = "Sequence")]
 pub struct PySequence;
 
-impl PySequence {
-    fn items<'a>(self_: &'a PyRef<'_, Self>) -> PyResult<&'a Vec<NormalizerWrapper>> {
-        getter!(self_, Sequence, |s| &s.normalizers)
-    }
-}
-
-/// A Python index (negative counts from the end) into a list of `len` items.
-fn resolve_index(index: isize, len: usize) -> PyResult<usize> {
-    let resolved = if index < 0 { index + len as isize } else { index };
-    if resolved < 0 || resolved as usize >= len {
-        return Err(PyIndexError::new_err(format!("index {index} out of range for a Sequence of {len} normalizers")));
-    }
-    Ok(resolved as usize)
-}
-
 #[pymethods]
 impl PySequence {
     #[new]
     #[pyo3(text_signature = "(self, normalizers)")]
     fn new(normalizers: &Bound<'_, PyList>) -> PyResult<(Self, PyNormalizer)> {
-        let mut flat = Vec::with_capacity(normalizers.len());
+        let mut items = Vec::with_capacity(normalizers.len());
         for item in normalizers.iter() {
             let normalizer = item
                 .extract::<PyRef<'_, PyNormalizer>>()
                 .map_err(|_| PyTypeError::new_err("Sequence expects a list of tokenmill.normalizers.Normalizer"))?;
-            match &normalizer.inner {
-                NormalizerWrapper::Sequence(inner) => flat.extend(inner.normalizers.iter().cloned()),
-                other => flat.push(other.clone()),
-            }
+            // The items are shared with the objects given (as in tokenizers); sequences are flattened.
+            items.extend(normalizer.inner.items());
         }
-        Ok((PySequence, PyNormalizer::new(Sequence::new(flat))))
+        Ok((PySequence, PyNormalizer { inner: Node::sequence(items) }))
     }
 
     fn __getnewargs__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
         PyTuple::new(py, [PyList::empty(py)])
     }
 
-    fn __len__(self_: PyRef<'_, Self>) -> PyResult<usize> {
-        Ok(Self::items(&self_)?.len())
+    fn __len__(self_: PyRef<'_, Self>) -> usize {
+        self_.as_super().inner.len()
     }
 
+    /// The item at ``index``, shared: changing it changes this Sequence.
     fn __getitem__(self_: PyRef<'_, Self>, index: isize) -> PyResult<PyObject> {
-        let items = Self::items(&self_)?;
-        let item = items[resolve_index(index, items.len())?].clone();
-        to_python(self_.py(), item)
+        let item = self_.as_super().inner.item(index)?;
+        shared_to_python(self_.py(), Node::Single(item))
     }
 
-    fn __setitem__(mut self_: PyRefMut<'_, Self>, index: isize, value: PyRef<'_, PyNormalizer>) -> PyResult<()> {
-        let value = value.inner.clone();
-        setter!(self_, Sequence, |s| {
-            let at = resolve_index(index, s.normalizers.len())?;
-            s.normalizers[at] = value
-        })
+    /// Replaces the value of the item at ``index`` (objects holding that item see the change).
+    fn __setitem__(self_: PyRef<'_, Self>, index: isize, value: PyRef<'_, PyNormalizer>) -> PyResult<()> {
+        let Node::Single(new_value) = &value.inner else {
+            return Err(PyTypeError::new_err("normalizer should not be a sequence"));
+        };
+        let new_value = new_value.snapshot();
+        self_.as_super().inner.item(index)?.set(new_value);
+        Ok(())
     }
 }
 
@@ -542,7 +521,6 @@ impl PyPattern {
         }
         Err(PyTypeError::new_err("pattern must be a str or a tokenmill.Regex"))
     }
-
 }
 
 /// A string being normalized, which keeps, for every normalized character, the span of the
@@ -591,7 +569,10 @@ fn parse_behavior(behavior: &str) -> PyResult<SplitDelimiterBehavior> {
 }
 
 /// Runs `edit` with a per-char Python callback; the first Python error stops calling it and is returned.
-fn with_callback<'py, R>(func: &Bound<'py, PyAny>, edit: impl FnOnce(&mut dyn FnMut(char) -> PyResult<Bound<'py, PyAny>>) -> R) -> PyResult<R> {
+fn with_callback<'py, R>(
+    func: &Bound<'py, PyAny>,
+    edit: impl FnOnce(&mut dyn FnMut(char) -> PyResult<Bound<'py, PyAny>>) -> R,
+) -> PyResult<R> {
     if !func.is_callable() {
         return Err(PyTypeError::new_err("expected a callable taking one character"));
     }

@@ -1,32 +1,36 @@
 //! `tokenmill._native.pre_tokenizers`: the pre-tokenizer classes, with `tokenizers`' names,
 //! constructor signatures and properties. Each concrete class extends `PreTokenizer`, which
 //! holds the core `PreTokenizerWrapper` (what the Tokenizer binding takes and gives back).
-use pyo3::exceptions::{PyIndexError, PyTypeError};
+use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 use serde_json::Value;
 
 use tokenmill_core::pre_tokenizers::{
-    BertPreTokenizer, ByteLevel, CharDelimiterSplit, Digits, FixedLength, Metaspace, PreTokenizerWrapper, PrependScheme,
-    Punctuation, Sequence, Split, SplitPattern, UnicodeScripts, Whitespace, WhitespaceSplit,
+    BertPreTokenizer, ByteLevel, CharDelimiterSplit, Digits, FixedLength, Metaspace, PreTokenizerWrapper, PrependScheme, Punctuation,
+    Split, SplitPattern, UnicodeScripts, Whitespace, WhitespaceSplit,
 };
 use tokenmill_core::tokenizer::{OffsetReferential, OffsetType, Offsets, PreTokenizedString, PreTokenizer, SplitDelimiterBehavior};
 use tokenmill_core::Error;
 
 use crate::errors::ToPyResult;
 use crate::normalizers::PyRegex;
+use crate::shared::{getter, setter, Node};
 
 /// Base class of all pre-tokenizers. Not meant to be built directly: build one of its
 /// subclasses (``ByteLevel()``, ``Whitespace()``, ...).
 #[pyclass(subclass, module = "tokenmill.pre_tokenizers", name = "PreTokenizer")]
+///
+/// The component is shared (see `shared.rs`): a pre-tokenizer assigned to a Tokenizer or put
+/// in a Sequence is the same object there, so changing its attributes changes them everywhere.
 #[derive(Clone)]
 pub struct PyPreTokenizer {
-    pub(crate) inner: PreTokenizerWrapper,
+    pub(crate) inner: Node<PreTokenizerWrapper>,
 }
 
 impl PyPreTokenizer {
     pub(crate) fn new(inner: impl Into<PreTokenizerWrapper>) -> Self {
-        PyPreTokenizer { inner: inner.into() }
+        PyPreTokenizer { inner: Node::new(inner.into()) }
     }
 }
 
@@ -36,12 +40,11 @@ impl PyPreTokenizer {
     /// indexes into ``sequence``.
     #[pyo3(text_signature = "(self, sequence)")]
     fn pre_tokenize_str(&self, py: Python<'_>, sequence: String) -> PyResult<Vec<(String, Offsets)>> {
-        let inner = &self.inner;
-        py.allow_threads(move || pre_tokenize_str(inner, &sequence)).py()
+        self.inner.with(|inner| py.allow_threads(move || pre_tokenize_str(inner, &sequence))).py()
     }
 
     fn __getstate__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
-        let json = serde_json::to_string(&self.inner).map_err(Error::from).py()?;
+        let json = serde_json::to_string(&self.inner.snapshot()).map_err(Error::from).py()?;
         Ok(PyBytes::new(py, json.as_bytes()))
     }
 
@@ -51,19 +54,20 @@ impl PyPreTokenizer {
             Err(_) => state.extract::<Vec<u8>>()?,
         };
         let inner: PreTokenizerWrapper = serde_json::from_slice(&json).map_err(Error::from).py()?;
-        if std::mem::discriminant(&inner) != std::mem::discriminant(&self.inner) {
+        let current = self.inner.snapshot();
+        if std::mem::discriminant(&inner) != std::mem::discriminant(&current) {
             return Err(PyTypeError::new_err(format!(
                 "cannot restore a {} pre-tokenizer into a {} object",
                 type_name(&inner),
-                type_name(&self.inner)
+                type_name(&current)
             )));
         }
-        self.inner = inner;
+        self.inner.replace(inner);
         Ok(())
     }
 
     fn __repr__(&self) -> PyResult<String> {
-        let value = serde_json::to_value(&self.inner).map_err(Error::from).py()?;
+        let value = serde_json::to_value(self.inner.snapshot()).map_err(Error::from).py()?;
         Ok(repr_value(&value, None))
     }
 
@@ -124,50 +128,39 @@ fn repr_value(value: &Value, key: Option<&str>) -> String {
     }
 }
 
-/// Builds the Python object (of the right subclass) for a core pre-tokenizer.
+/// Builds the Python object (of the right subclass) for a core pre-tokenizer (a new component).
+#[allow(dead_code)] // for bindings that build components from core values
 pub(crate) fn to_python(py: Python<'_>, wrapper: PreTokenizerWrapper) -> PyResult<PyObject> {
+    shared_to_python(py, Node::new(wrapper))
+}
+
+/// Builds the Python object (of the right subclass) that shares `node`.
+pub(crate) fn shared_to_python(py: Python<'_>, node: Node<PreTokenizerWrapper>) -> PyResult<PyObject> {
+    let base = PyClassInitializer::from(PyPreTokenizer { inner: node.clone() });
     macro_rules! build {
         ($sub:expr) => {
-            Py::new(py, PyClassInitializer::from(PyPreTokenizer { inner: wrapper }).add_subclass($sub))?.into_any()
+            Py::new(py, base.add_subclass($sub))?.into_any()
         };
     }
-    Ok(match &wrapper {
-        PreTokenizerWrapper::BertPreTokenizer(_) => build!(PyBertPreTokenizer),
-        PreTokenizerWrapper::ByteLevel(_) => build!(PyByteLevel),
-        PreTokenizerWrapper::Delimiter(_) => build!(PyCharDelimiterSplit),
-        PreTokenizerWrapper::Metaspace(_) => build!(PyMetaspace),
-        PreTokenizerWrapper::Whitespace(_) => build!(PyWhitespace),
-        PreTokenizerWrapper::Sequence(_) => build!(PySequence),
-        PreTokenizerWrapper::Split(_) => build!(PySplit),
-        PreTokenizerWrapper::Punctuation(_) => build!(PyPunctuation),
-        PreTokenizerWrapper::WhitespaceSplit(_) => build!(PyWhitespaceSplit),
-        PreTokenizerWrapper::Digits(_) => build!(PyDigits),
-        PreTokenizerWrapper::UnicodeScripts(_) => build!(PyUnicodeScripts),
-        PreTokenizerWrapper::FixedLength(_) => build!(PyFixedLength),
+    let Node::Single(cell) = &node else {
+        return Ok(build!(PySequence));
+    };
+    cell.with(|w| {
+        Ok(match w {
+            PreTokenizerWrapper::BertPreTokenizer(_) => build!(PyBertPreTokenizer),
+            PreTokenizerWrapper::ByteLevel(_) => build!(PyByteLevel),
+            PreTokenizerWrapper::Delimiter(_) => build!(PyCharDelimiterSplit),
+            PreTokenizerWrapper::Metaspace(_) => build!(PyMetaspace),
+            PreTokenizerWrapper::Whitespace(_) => build!(PyWhitespace),
+            PreTokenizerWrapper::Sequence(_) => build!(PySequence),
+            PreTokenizerWrapper::Split(_) => build!(PySplit),
+            PreTokenizerWrapper::Punctuation(_) => build!(PyPunctuation),
+            PreTokenizerWrapper::WhitespaceSplit(_) => build!(PyWhitespaceSplit),
+            PreTokenizerWrapper::Digits(_) => build!(PyDigits),
+            PreTokenizerWrapper::UnicodeScripts(_) => build!(PyUnicodeScripts),
+            PreTokenizerWrapper::FixedLength(_) => build!(PyFixedLength),
+        })
     })
-}
-
-/// Reads a field of the component a subclass object holds.
-macro_rules! getter {
-    ($self_:ident, $variant:ident, |$p:ident| $body:expr) => {
-        match &$self_.as_super().inner {
-            PreTokenizerWrapper::$variant($p) => Ok($body),
-            other => Err(PyTypeError::new_err(format!("expected a {} pre-tokenizer, holds {}", stringify!($variant), type_name(other)))),
-        }
-    };
-}
-
-/// Changes a field of the component a subclass object holds.
-macro_rules! setter {
-    ($self_:ident, $variant:ident, |$p:ident| $body:expr) => {
-        match &mut $self_.as_super().inner {
-            PreTokenizerWrapper::$variant($p) => {
-                $body;
-                Ok(())
-            }
-            other => Err(PyTypeError::new_err(format!("expected a {} pre-tokenizer, holds {}", stringify!($variant), type_name(other)))),
-        }
-    };
 }
 
 /// Parses `"removed"`, `"isolated"`, `"merged_with_previous"`, `"merged_with_next"`,
@@ -179,12 +172,10 @@ fn parse_behavior(name: &str) -> PyResult<SplitDelimiterBehavior> {
         "merged_with_previous" => SplitDelimiterBehavior::MergedWithPrevious,
         "merged_with_next" => SplitDelimiterBehavior::MergedWithNext,
         "contiguous" => SplitDelimiterBehavior::Contiguous,
-        other => {
-            return Err(Error::InvalidArgument(format!(
-                "wrong value for behavior: {other:?}, expected one of: removed, isolated, merged_with_previous, merged_with_next, contiguous"
-            )))
-            .py()
-        }
+        other => return Err(Error::InvalidArgument(format!(
+            "wrong value for behavior: {other:?}, expected one of: removed, isolated, merged_with_previous, merged_with_next, contiguous"
+        )))
+        .py(),
     })
 }
 
@@ -220,27 +211,27 @@ impl PyByteLevel {
 
     #[getter]
     fn get_add_prefix_space(self_: PyRef<'_, Self>) -> PyResult<bool> {
-        getter!(self_, ByteLevel, |p| p.add_prefix_space)
+        getter!(self_, PreTokenizerWrapper::ByteLevel, |p| p.add_prefix_space)
     }
     #[setter]
-    fn set_add_prefix_space(mut self_: PyRefMut<'_, Self>, value: bool) -> PyResult<()> {
-        setter!(self_, ByteLevel, |p| p.add_prefix_space = value)
+    fn set_add_prefix_space(self_: PyRef<'_, Self>, value: bool) -> PyResult<()> {
+        setter!(self_, PreTokenizerWrapper::ByteLevel, |p| p.add_prefix_space = value)
     }
     #[getter]
     fn get_trim_offsets(self_: PyRef<'_, Self>) -> PyResult<bool> {
-        getter!(self_, ByteLevel, |p| p.trim_offsets)
+        getter!(self_, PreTokenizerWrapper::ByteLevel, |p| p.trim_offsets)
     }
     #[setter]
-    fn set_trim_offsets(mut self_: PyRefMut<'_, Self>, value: bool) -> PyResult<()> {
-        setter!(self_, ByteLevel, |p| p.trim_offsets = value)
+    fn set_trim_offsets(self_: PyRef<'_, Self>, value: bool) -> PyResult<()> {
+        setter!(self_, PreTokenizerWrapper::ByteLevel, |p| p.trim_offsets = value)
     }
     #[getter]
     fn get_use_regex(self_: PyRef<'_, Self>) -> PyResult<bool> {
-        getter!(self_, ByteLevel, |p| p.use_regex)
+        getter!(self_, PreTokenizerWrapper::ByteLevel, |p| p.use_regex)
     }
     #[setter]
-    fn set_use_regex(mut self_: PyRefMut<'_, Self>, value: bool) -> PyResult<()> {
-        setter!(self_, ByteLevel, |p| p.use_regex = value)
+    fn set_use_regex(self_: PyRef<'_, Self>, value: bool) -> PyResult<()> {
+        setter!(self_, PreTokenizerWrapper::ByteLevel, |p| p.use_regex = value)
     }
 }
 
@@ -324,7 +315,7 @@ impl PySplit {
     #[getter]
     fn get_pattern(self_: PyRef<'_, Self>) -> PyResult<PyObject> {
         let py = self_.py();
-        let pattern = getter!(self_, Split, |p| p.pattern.clone())?;
+        let pattern = getter!(self_, PreTokenizerWrapper::Split, |p| p.pattern.clone())?;
         match pattern {
             SplitPattern::String(s) => Ok(s.into_pyobject(py)?.into_any().unbind()),
             // A pattern only our Oniguruma rewriting accepts (`\p{^L}`, `\h`) cannot be a
@@ -337,20 +328,20 @@ impl PySplit {
     }
     #[getter]
     fn get_behavior(self_: PyRef<'_, Self>) -> PyResult<String> {
-        getter!(self_, Split, |p| behavior_name(p.behavior))
+        getter!(self_, PreTokenizerWrapper::Split, |p| behavior_name(p.behavior))
     }
     #[setter]
-    fn set_behavior(mut self_: PyRefMut<'_, Self>, behavior: &str) -> PyResult<()> {
+    fn set_behavior(self_: PyRef<'_, Self>, behavior: &str) -> PyResult<()> {
         let behavior = parse_behavior(behavior)?;
-        setter!(self_, Split, |p| p.behavior = behavior)
+        setter!(self_, PreTokenizerWrapper::Split, |p| p.behavior = behavior)
     }
     #[getter]
     fn get_invert(self_: PyRef<'_, Self>) -> PyResult<bool> {
-        getter!(self_, Split, |p| p.invert)
+        getter!(self_, PreTokenizerWrapper::Split, |p| p.invert)
     }
     #[setter]
-    fn set_invert(mut self_: PyRefMut<'_, Self>, invert: bool) -> PyResult<()> {
-        setter!(self_, Split, |p| p.invert = invert)
+    fn set_invert(self_: PyRef<'_, Self>, invert: bool) -> PyResult<()> {
+        setter!(self_, PreTokenizerWrapper::Split, |p| p.invert = invert)
     }
 }
 
@@ -371,12 +362,12 @@ impl PyPunctuation {
     }
     #[getter]
     fn get_behavior(self_: PyRef<'_, Self>) -> PyResult<String> {
-        getter!(self_, Punctuation, |p| behavior_name(p.behavior))
+        getter!(self_, PreTokenizerWrapper::Punctuation, |p| behavior_name(p.behavior))
     }
     #[setter]
-    fn set_behavior(mut self_: PyRefMut<'_, Self>, behavior: &str) -> PyResult<()> {
+    fn set_behavior(self_: PyRef<'_, Self>, behavior: &str) -> PyResult<()> {
         let behavior = parse_behavior(behavior)?;
-        setter!(self_, Punctuation, |p| p.behavior = behavior)
+        setter!(self_, PreTokenizerWrapper::Punctuation, |p| p.behavior = behavior)
     }
 }
 
@@ -394,11 +385,11 @@ impl PyDigits {
     }
     #[getter]
     fn get_individual_digits(self_: PyRef<'_, Self>) -> PyResult<bool> {
-        getter!(self_, Digits, |p| p.individual_digits)
+        getter!(self_, PreTokenizerWrapper::Digits, |p| p.individual_digits)
     }
     #[setter]
-    fn set_individual_digits(mut self_: PyRefMut<'_, Self>, value: bool) -> PyResult<()> {
-        setter!(self_, Digits, |p| p.individual_digits = value)
+    fn set_individual_digits(self_: PyRef<'_, Self>, value: bool) -> PyResult<()> {
+        setter!(self_, PreTokenizerWrapper::Digits, |p| p.individual_digits = value)
     }
 }
 
@@ -426,28 +417,28 @@ impl PyMetaspace {
     }
     #[getter]
     fn get_replacement(self_: PyRef<'_, Self>) -> PyResult<String> {
-        getter!(self_, Metaspace, |p| p.replacement().to_string())
+        getter!(self_, PreTokenizerWrapper::Metaspace, |p| p.replacement().to_string())
     }
     #[setter]
-    fn set_replacement(mut self_: PyRefMut<'_, Self>, replacement: char) -> PyResult<()> {
-        setter!(self_, Metaspace, |p| p.set_replacement(replacement))
+    fn set_replacement(self_: PyRef<'_, Self>, replacement: char) -> PyResult<()> {
+        setter!(self_, PreTokenizerWrapper::Metaspace, |p| p.set_replacement(replacement))
     }
     #[getter]
     fn get_prepend_scheme(self_: PyRef<'_, Self>) -> PyResult<String> {
-        getter!(self_, Metaspace, |p| p.prepend_scheme.as_str().to_string())
+        getter!(self_, PreTokenizerWrapper::Metaspace, |p| p.prepend_scheme.as_str().to_string())
     }
     #[setter]
-    fn set_prepend_scheme(mut self_: PyRefMut<'_, Self>, prepend_scheme: &str) -> PyResult<()> {
+    fn set_prepend_scheme(self_: PyRef<'_, Self>, prepend_scheme: &str) -> PyResult<()> {
         let scheme = parse_prepend_scheme(prepend_scheme)?;
-        setter!(self_, Metaspace, |p| p.prepend_scheme = scheme)
+        setter!(self_, PreTokenizerWrapper::Metaspace, |p| p.prepend_scheme = scheme)
     }
     #[getter]
     fn get_split(self_: PyRef<'_, Self>) -> PyResult<bool> {
-        getter!(self_, Metaspace, |p| p.split)
+        getter!(self_, PreTokenizerWrapper::Metaspace, |p| p.split)
     }
     #[setter]
-    fn set_split(mut self_: PyRefMut<'_, Self>, split: bool) -> PyResult<()> {
-        setter!(self_, Metaspace, |p| p.split = split)
+    fn set_split(self_: PyRef<'_, Self>, split: bool) -> PyResult<()> {
+        setter!(self_, PreTokenizerWrapper::Metaspace, |p| p.split = split)
     }
 }
 
@@ -466,11 +457,11 @@ impl PyCharDelimiterSplit {
     }
     #[getter]
     fn get_delimiter(self_: PyRef<'_, Self>) -> PyResult<String> {
-        getter!(self_, Delimiter, |p| p.delimiter.to_string())
+        getter!(self_, PreTokenizerWrapper::Delimiter, |p| p.delimiter.to_string())
     }
     #[setter]
-    fn set_delimiter(mut self_: PyRefMut<'_, Self>, delimiter: char) -> PyResult<()> {
-        setter!(self_, Delimiter, |p| p.delimiter = delimiter)
+    fn set_delimiter(self_: PyRef<'_, Self>, delimiter: char) -> PyResult<()> {
+        setter!(self_, PreTokenizerWrapper::Delimiter, |p| p.delimiter = delimiter)
     }
 }
 
@@ -500,16 +491,16 @@ impl PyFixedLength {
     }
     #[getter]
     fn get_length(self_: PyRef<'_, Self>) -> PyResult<usize> {
-        getter!(self_, FixedLength, |p| p.length)
+        getter!(self_, PreTokenizerWrapper::FixedLength, |p| p.length)
     }
     #[setter]
-    fn set_length(mut self_: PyRefMut<'_, Self>, length: usize) -> PyResult<()> {
-        setter!(self_, FixedLength, |p| p.length = length)
+    fn set_length(self_: PyRef<'_, Self>, length: usize) -> PyResult<()> {
+        setter!(self_, PreTokenizerWrapper::FixedLength, |p| p.length = length)
     }
 }
 
 /// Applies several pre-tokenizers in order, each to the pieces the previous one made.
-/// Nested sequences are flattened. ``seq[i]`` gives (a copy of) the i-th one;
+/// Nested sequences are flattened. ``seq[i]`` gives the i-th one (shared: changing it changes the Sequence);
 /// ``seq[i] = pre_tokenizer`` replaces it.
 #[pyclass(extends = PyPreTokenizer, module = "tokenmill.pre_tokenizers", name = "Sequence")]
 pub struct PySequence;
@@ -521,45 +512,35 @@ impl PySequence {
         let mut items = Vec::with_capacity(pretokenizers.len());
         for item in pretokenizers.iter() {
             let p: PyRef<'_, PyPreTokenizer> = item.extract()?;
-            match &p.inner {
-                PreTokenizerWrapper::Sequence(seq) => items.extend(seq.pretokenizers().iter().cloned()),
-                other => items.push(other.clone()),
-            }
+            // The items are shared with the objects given (as in tokenizers); sequences are flattened.
+            items.extend(p.inner.items());
         }
-        Ok((PySequence, PyPreTokenizer::new(Sequence::new(items))))
+        Ok((PySequence, PyPreTokenizer { inner: Node::sequence(items) }))
     }
 
     fn __getnewargs__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
         PyTuple::new(py, [PyList::empty(py)])
     }
 
-    fn __len__(self_: PyRef<'_, Self>) -> PyResult<usize> {
-        getter!(self_, Sequence, |p| p.pretokenizers().len())
+    fn __len__(self_: PyRef<'_, Self>) -> usize {
+        self_.as_super().inner.len()
     }
 
+    /// The item at ``index``, shared: changing it changes this Sequence.
     fn __getitem__(self_: PyRef<'_, Self>, index: isize) -> PyResult<PyObject> {
-        let py = self_.py();
-        let items = getter!(self_, Sequence, |p| p.pretokenizers().to_vec())?;
-        let i = normalize_index(index, items.len())?;
-        to_python(py, items[i].clone())
+        let item = self_.as_super().inner.item(index)?;
+        shared_to_python(self_.py(), Node::Single(item))
     }
 
-    fn __setitem__(mut self_: PyRefMut<'_, Self>, index: isize, value: PyRef<'_, PyPreTokenizer>) -> PyResult<()> {
-        let value = value.inner.clone();
-        setter!(self_, Sequence, |p| {
-            let items = p.pretokenizers_mut();
-            let i = normalize_index(index, items.len())?;
-            items[i] = value;
-        })
+    /// Replaces the value of the item at ``index`` (objects holding that item see the change).
+    fn __setitem__(self_: PyRef<'_, Self>, index: isize, value: PyRef<'_, PyPreTokenizer>) -> PyResult<()> {
+        let Node::Single(new_value) = &value.inner else {
+            return Err(PyTypeError::new_err("pre_tokenizer should not be a sequence"));
+        };
+        let new_value = new_value.snapshot();
+        self_.as_super().inner.item(index)?.set(new_value);
+        Ok(())
     }
-}
-
-fn normalize_index(index: isize, len: usize) -> PyResult<usize> {
-    let i = if index < 0 { index + len as isize } else { index };
-    if i < 0 || i as usize >= len {
-        return Err(PyIndexError::new_err(format!("index {index} out of range for a Sequence of {len}")));
-    }
-    Ok(i as usize)
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -1,42 +1,61 @@
 //! `tokenmill.processors`: the `PostProcessor` base class and its components, with the
 //! constructors, attributes and methods of `tokenizers.processors`.
-use pyo3::exceptions::{PyIndexError, PyTypeError, PyValueError};
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 use tokenmill_core::processors::{
-    BertProcessing, ByteLevel, PostProcessorWrapper, RobertaProcessing, Sequence, SpecialToken, Template,
-    TemplateProcessing, Tokens,
+    BertProcessing, ByteLevel, PostProcessorWrapper, RobertaProcessing, SpecialToken, Template, TemplateProcessing, Tokens,
 };
 use tokenmill_core::tokenizer::PostProcessor;
 
 use crate::encoding::PyEncoding;
 use crate::errors::ToPyResult;
+use crate::shared::{getter, setter, Node};
 
 /// Base class of all post-processors. A post-processor adds the special tokens a model expects
 /// (e.g. ``[CLS]``/``[SEP]``) and joins the encodings of a pair of inputs into one.
 ///
 /// Not built directly: use one of the subclasses.
 #[pyclass(subclass, module = "tokenmill.processors", name = "PostProcessor")]
+///
+/// The component is shared (see `shared.rs`): a post-processor assigned to a Tokenizer or put
+/// in a Sequence is the same object there, so changing its attributes changes them everywhere.
 #[derive(Clone)]
 pub struct PyPostProcessor {
-    pub(crate) inner: PostProcessorWrapper,
+    pub(crate) inner: Node<PostProcessorWrapper>,
 }
 
 impl PyPostProcessor {
     fn init(inner: impl Into<PostProcessorWrapper>) -> PyClassInitializer<PyPostProcessor> {
-        PyClassInitializer::from(PyPostProcessor { inner: inner.into() })
+        PyClassInitializer::from(PyPostProcessor { inner: Node::new(inner.into()) })
     }
 }
 
-/// The Python object of the right subclass for a post-processor (for `tokenizer.post_processor`).
+/// The Python object of the right subclass for a core post-processor (a new component).
+#[allow(dead_code)] // for bindings that build components from core values
 pub(crate) fn to_python(py: Python<'_>, wrapper: PostProcessorWrapper) -> PyResult<PyObject> {
-    let base = PyClassInitializer::from(PyPostProcessor { inner: wrapper.clone() });
-    Ok(match wrapper {
-        PostProcessorWrapper::Roberta(_) => Py::new(py, base.add_subclass(PyRobertaProcessing {}))?.into_any(),
-        PostProcessorWrapper::Bert(_) => Py::new(py, base.add_subclass(PyBertProcessing {}))?.into_any(),
-        PostProcessorWrapper::ByteLevel(_) => Py::new(py, base.add_subclass(PyByteLevel {}))?.into_any(),
-        PostProcessorWrapper::Template(_) => Py::new(py, base.add_subclass(PyTemplateProcessing {}))?.into_any(),
-        PostProcessorWrapper::Sequence(_) => Py::new(py, base.add_subclass(PySequence {}))?.into_any(),
+    shared_to_python(py, Node::new(wrapper))
+}
+
+/// The Python object of the right subclass that shares `node` (for `tokenizer.post_processor`).
+pub(crate) fn shared_to_python(py: Python<'_>, node: Node<PostProcessorWrapper>) -> PyResult<PyObject> {
+    let base = PyClassInitializer::from(PyPostProcessor { inner: node.clone() });
+    macro_rules! build {
+        ($sub:expr) => {
+            Py::new(py, base.add_subclass($sub))?.into_any()
+        };
+    }
+    let Node::Single(cell) = &node else {
+        return Ok(build!(PySequence {}));
+    };
+    cell.with(|w| {
+        Ok(match w {
+            PostProcessorWrapper::Roberta(_) => build!(PyRobertaProcessing {}),
+            PostProcessorWrapper::Bert(_) => build!(PyBertProcessing {}),
+            PostProcessorWrapper::ByteLevel(_) => build!(PyByteLevel {}),
+            PostProcessorWrapper::Template(_) => build!(PyTemplateProcessing {}),
+            PostProcessorWrapper::Sequence(_) => build!(PySequence {}),
+        })
     })
 }
 
@@ -46,58 +65,40 @@ impl PyPostProcessor {
     /// (``is_pair=False``) or to a pair.
     #[pyo3(signature = (is_pair))]
     fn num_special_tokens_to_add(&self, is_pair: bool) -> usize {
-        self.inner.added_tokens(is_pair)
+        self.inner.with(|p| p.added_tokens(is_pair))
     }
 
     /// Adds the special tokens to ``encoding`` (and joins ``pair`` after it), returning a new
     /// :class:`~tokenmill.Encoding`; overflowing windows are processed too. Without
     /// ``add_special_tokens`` only the joining (and offset trimming) happens.
     #[pyo3(signature = (encoding, pair = None, add_special_tokens = true))]
-    fn process(&self, encoding: PyRef<'_, PyEncoding>, pair: Option<PyRef<'_, PyEncoding>>, add_special_tokens: bool) -> PyResult<PyEncoding> {
+    fn process(
+        &self,
+        encoding: PyRef<'_, PyEncoding>,
+        pair: Option<PyRef<'_, PyEncoding>>,
+        add_special_tokens: bool,
+    ) -> PyResult<PyEncoding> {
         let pair = pair.map(|p| p.encoding.clone());
-        Ok(self.inner.process(encoding.encoding.clone(), pair, add_special_tokens).py()?.into())
+        Ok(self.inner.with(|p| p.process(encoding.encoding.clone(), pair, add_special_tokens)).py()?.into())
     }
 
     fn __getstate__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
-        Ok(PyBytes::new(py, self.inner.to_json().py()?.as_bytes()))
+        Ok(PyBytes::new(py, self.inner.snapshot().to_json().py()?.as_bytes()))
     }
 
     fn __setstate__(&mut self, state: &[u8]) -> PyResult<()> {
         let json = std::str::from_utf8(state).map_err(|e| PyValueError::new_err(format!("post-processor state is not UTF-8: {e}")))?;
-        self.inner = PostProcessorWrapper::from_json(json).py()?;
+        self.inner.replace(PostProcessorWrapper::from_json(json).py()?);
         Ok(())
     }
 
     fn __repr__(&self) -> PyResult<String> {
-        crate::repr::repr(&self.inner).map_err(|e| PyValueError::new_err(e.to_string()))
+        crate::repr::repr(&self.inner.snapshot()).map_err(|e| PyValueError::new_err(e.to_string()))
     }
 
     fn __str__(&self) -> PyResult<String> {
-        crate::repr::to_str(&self.inner).map_err(|e| PyValueError::new_err(e.to_string()))
+        crate::repr::to_str(&self.inner.snapshot()).map_err(|e| PyValueError::new_err(e.to_string()))
     }
-}
-
-/// Runs `$body` on the component of variant `$variant` a subclass object holds.
-macro_rules! with_component {
-    ($self_:ident, $variant:ident, |$p:ident| $body:expr) => {
-        match &$self_.as_super().inner {
-            PostProcessorWrapper::$variant($p) => Ok($body),
-            _ => Err(PyTypeError::new_err(concat!("this post-processor does not hold a ", stringify!($variant)))),
-        }
-    };
-}
-
-/// Changes the component of variant `$variant` a subclass object holds.
-macro_rules! with_component_mut {
-    ($self_:ident, $variant:ident, |$p:ident| $body:expr) => {
-        match &mut $self_.as_super().inner {
-            PostProcessorWrapper::$variant($p) => {
-                $body;
-                Ok(())
-            }
-            _ => Err(PyTypeError::new_err(concat!("this post-processor does not hold a ", stringify!($variant)))),
-        }
-    };
 }
 
 /// Adds ``[CLS]`` before and ``[SEP]`` after the first input, and ``[SEP]`` after the second:
@@ -123,21 +124,21 @@ impl PyBertProcessing {
 
     /// The separator token and its id.
     #[getter]
-    fn get_sep(mut self_: PyRefMut<'_, Self>) -> PyResult<(String, u32)> {
-        with_component!(self_, Bert, |p| p.sep.clone())
+    fn get_sep(self_: PyRef<'_, Self>) -> PyResult<(String, u32)> {
+        getter!(self_, PostProcessorWrapper::Bert, |p| p.sep.clone())
     }
     #[setter]
-    fn set_sep(mut self_: PyRefMut<'_, Self>, sep: (String, u32)) -> PyResult<()> {
-        with_component_mut!(self_, Bert, |p| p.sep = sep)
+    fn set_sep(self_: PyRef<'_, Self>, sep: (String, u32)) -> PyResult<()> {
+        setter!(self_, PostProcessorWrapper::Bert, |p| p.sep = sep)
     }
     /// The classifier token and its id.
     #[getter]
-    fn get_cls(mut self_: PyRefMut<'_, Self>) -> PyResult<(String, u32)> {
-        with_component!(self_, Bert, |p| p.cls.clone())
+    fn get_cls(self_: PyRef<'_, Self>) -> PyResult<(String, u32)> {
+        getter!(self_, PostProcessorWrapper::Bert, |p| p.cls.clone())
     }
     #[setter]
-    fn set_cls(mut self_: PyRefMut<'_, Self>, cls: (String, u32)) -> PyResult<()> {
-        with_component_mut!(self_, Bert, |p| p.cls = cls)
+    fn set_cls(self_: PyRef<'_, Self>, cls: (String, u32)) -> PyResult<()> {
+        setter!(self_, PostProcessorWrapper::Bert, |p| p.cls = cls)
     }
 }
 
@@ -169,39 +170,39 @@ impl PyRobertaProcessing {
 
     /// The separator token and its id.
     #[getter]
-    fn get_sep(mut self_: PyRefMut<'_, Self>) -> PyResult<(String, u32)> {
-        with_component!(self_, Roberta, |p| p.sep.clone())
+    fn get_sep(self_: PyRef<'_, Self>) -> PyResult<(String, u32)> {
+        getter!(self_, PostProcessorWrapper::Roberta, |p| p.sep.clone())
     }
     #[setter]
-    fn set_sep(mut self_: PyRefMut<'_, Self>, sep: (String, u32)) -> PyResult<()> {
-        with_component_mut!(self_, Roberta, |p| p.sep = sep)
+    fn set_sep(self_: PyRef<'_, Self>, sep: (String, u32)) -> PyResult<()> {
+        setter!(self_, PostProcessorWrapper::Roberta, |p| p.sep = sep)
     }
     /// The classifier token and its id.
     #[getter]
-    fn get_cls(mut self_: PyRefMut<'_, Self>) -> PyResult<(String, u32)> {
-        with_component!(self_, Roberta, |p| p.cls.clone())
+    fn get_cls(self_: PyRef<'_, Self>) -> PyResult<(String, u32)> {
+        getter!(self_, PostProcessorWrapper::Roberta, |p| p.cls.clone())
     }
     #[setter]
-    fn set_cls(mut self_: PyRefMut<'_, Self>, cls: (String, u32)) -> PyResult<()> {
-        with_component_mut!(self_, Roberta, |p| p.cls = cls)
+    fn set_cls(self_: PyRef<'_, Self>, cls: (String, u32)) -> PyResult<()> {
+        setter!(self_, PostProcessorWrapper::Roberta, |p| p.cls = cls)
     }
     /// Whether offsets are trimmed of whitespace.
     #[getter]
-    fn get_trim_offsets(mut self_: PyRefMut<'_, Self>) -> PyResult<bool> {
-        with_component!(self_, Roberta, |p| p.trim_offsets)
+    fn get_trim_offsets(self_: PyRef<'_, Self>) -> PyResult<bool> {
+        getter!(self_, PostProcessorWrapper::Roberta, |p| p.trim_offsets)
     }
     #[setter]
-    fn set_trim_offsets(mut self_: PyRefMut<'_, Self>, value: bool) -> PyResult<()> {
-        with_component_mut!(self_, Roberta, |p| p.trim_offsets = value)
+    fn set_trim_offsets(self_: PyRef<'_, Self>, value: bool) -> PyResult<()> {
+        setter!(self_, PostProcessorWrapper::Roberta, |p| p.trim_offsets = value)
     }
     /// Whether the pre-tokenizer added a space in front of the input.
     #[getter]
-    fn get_add_prefix_space(mut self_: PyRefMut<'_, Self>) -> PyResult<bool> {
-        with_component!(self_, Roberta, |p| p.add_prefix_space)
+    fn get_add_prefix_space(self_: PyRef<'_, Self>) -> PyResult<bool> {
+        getter!(self_, PostProcessorWrapper::Roberta, |p| p.add_prefix_space)
     }
     #[setter]
-    fn set_add_prefix_space(mut self_: PyRefMut<'_, Self>, value: bool) -> PyResult<()> {
-        with_component_mut!(self_, Roberta, |p| p.add_prefix_space = value)
+    fn set_add_prefix_space(self_: PyRef<'_, Self>, value: bool) -> PyResult<()> {
+        setter!(self_, PostProcessorWrapper::Roberta, |p| p.add_prefix_space = value)
     }
 }
 
@@ -238,30 +239,30 @@ impl PyByteLevel {
 
     /// Whether the pre-tokenizer added a space in front of the input.
     #[getter]
-    fn get_add_prefix_space(mut self_: PyRefMut<'_, Self>) -> PyResult<bool> {
-        with_component!(self_, ByteLevel, |p| p.add_prefix_space)
+    fn get_add_prefix_space(self_: PyRef<'_, Self>) -> PyResult<bool> {
+        getter!(self_, PostProcessorWrapper::ByteLevel, |p| p.add_prefix_space)
     }
     #[setter]
-    fn set_add_prefix_space(mut self_: PyRefMut<'_, Self>, value: bool) -> PyResult<()> {
-        with_component_mut!(self_, ByteLevel, |p| p.add_prefix_space = value)
+    fn set_add_prefix_space(self_: PyRef<'_, Self>, value: bool) -> PyResult<()> {
+        setter!(self_, PostProcessorWrapper::ByteLevel, |p| p.add_prefix_space = value)
     }
     /// Whether offsets are trimmed of whitespace.
     #[getter]
-    fn get_trim_offsets(mut self_: PyRefMut<'_, Self>) -> PyResult<bool> {
-        with_component!(self_, ByteLevel, |p| p.trim_offsets)
+    fn get_trim_offsets(self_: PyRef<'_, Self>) -> PyResult<bool> {
+        getter!(self_, PostProcessorWrapper::ByteLevel, |p| p.trim_offsets)
     }
     #[setter]
-    fn set_trim_offsets(mut self_: PyRefMut<'_, Self>, value: bool) -> PyResult<()> {
-        with_component_mut!(self_, ByteLevel, |p| p.trim_offsets = value)
+    fn set_trim_offsets(self_: PyRef<'_, Self>, value: bool) -> PyResult<()> {
+        setter!(self_, PostProcessorWrapper::ByteLevel, |p| p.trim_offsets = value)
     }
     /// The pre-tokenizer's ``use_regex`` setting (stored, unused here).
     #[getter]
-    fn get_use_regex(mut self_: PyRefMut<'_, Self>) -> PyResult<bool> {
-        with_component!(self_, ByteLevel, |p| p.use_regex)
+    fn get_use_regex(self_: PyRef<'_, Self>) -> PyResult<bool> {
+        getter!(self_, PostProcessorWrapper::ByteLevel, |p| p.use_regex)
     }
     #[setter]
-    fn set_use_regex(mut self_: PyRefMut<'_, Self>, value: bool) -> PyResult<()> {
-        with_component_mut!(self_, ByteLevel, |p| p.use_regex = value)
+    fn set_use_regex(self_: PyRef<'_, Self>, value: bool) -> PyResult<()> {
+        setter!(self_, PostProcessorWrapper::ByteLevel, |p| p.use_regex = value)
     }
 }
 
@@ -343,13 +344,13 @@ impl PyTemplateProcessing {
     /// The single-input template, as ``tokenizers`` shows it (a debug string); assign a str or
     /// a list of pieces to change it.
     #[getter]
-    fn get_single(mut self_: PyRefMut<'_, Self>) -> PyResult<String> {
-        with_component!(self_, Template, |p| format!("{:?}", p.single))
+    fn get_single(self_: PyRef<'_, Self>) -> PyResult<String> {
+        getter!(self_, PostProcessorWrapper::Template, |p| format!("{:?}", p.single))
     }
     #[setter]
-    fn set_single(mut self_: PyRefMut<'_, Self>, single: &Bound<'_, PyAny>) -> PyResult<()> {
+    fn set_single(self_: PyRef<'_, Self>, single: &Bound<'_, PyAny>) -> PyResult<()> {
         let template = extract_template(single)?;
-        with_component_mut!(self_, Template, |p| p.set_single(template))
+        setter!(self_, PostProcessorWrapper::Template, |p| p.set_single(template))
     }
 }
 
@@ -360,52 +361,47 @@ impl PyTemplateProcessing {
 #[pyclass(extends = PyPostProcessor, module = "tokenmill.processors", name = "Sequence")]
 pub struct PySequence {}
 
-fn extract_processor(item: &Bound<'_, PyAny>) -> PyResult<PostProcessorWrapper> {
-    let p = item.downcast::<PyPostProcessor>().map_err(|_| {
-        PyTypeError::new_err(format!("expected a tokenmill.processors.PostProcessor, got {}", item.get_type().name().map(|n| n.to_string()).unwrap_or_default()))
-    })?;
-    Ok(p.borrow().inner.clone())
-}
-
 #[pymethods]
 impl PySequence {
     #[new]
     #[pyo3(signature = (processors))]
     fn new(processors: &Bound<'_, PyList>) -> PyResult<PyClassInitializer<Self>> {
-        let mut flat = Vec::with_capacity(processors.len());
+        let mut items = Vec::with_capacity(processors.len());
         for item in processors.iter() {
-            match extract_processor(&item)? {
-                PostProcessorWrapper::Sequence(inner) => flat.extend(inner.processors),
-                other => flat.push(other),
-            }
+            let p = item.downcast::<PyPostProcessor>().map_err(|_| {
+                PyTypeError::new_err(format!(
+                    "expected a tokenmill.processors.PostProcessor, got {}",
+                    item.get_type().name().map(|n| n.to_string()).unwrap_or_default()
+                ))
+            })?;
+            // The items are shared with the objects given (as in tokenizers); sequences are flattened.
+            items.extend(p.borrow().inner.items());
         }
-        Ok(PyPostProcessor::init(Sequence::new(flat)).add_subclass(PySequence {}))
+        Ok(PyClassInitializer::from(PyPostProcessor { inner: Node::sequence(items) }).add_subclass(PySequence {}))
     }
 
     fn __getnewargs__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
         PyTuple::new(py, [PyList::empty(py)])
     }
 
-    fn __len__(mut self_: PyRefMut<'_, Self>) -> PyResult<usize> {
-        with_component!(self_, Sequence, |s| s.processors.len())
+    fn __len__(self_: PyRef<'_, Self>) -> usize {
+        self_.as_super().inner.len()
     }
 
-    fn __getitem__(mut self_: PyRefMut<'_, Self>, index: usize) -> PyResult<PyObject> {
-        let item = with_component!(self_, Sequence, |s| s.processors.get(index).cloned())?;
-        let item = item.ok_or_else(|| PyIndexError::new_err("Index not found"))?;
-        to_python(self_.py(), item)
+    /// The item at ``index``, shared: changing it changes this Sequence.
+    fn __getitem__(self_: PyRef<'_, Self>, index: isize) -> PyResult<PyObject> {
+        let item = self_.as_super().inner.item(index)?;
+        shared_to_python(self_.py(), Node::Single(item))
     }
 
-    fn __setitem__(mut self_: PyRefMut<'_, Self>, index: usize, value: &Bound<'_, PyAny>) -> PyResult<()> {
-        let value = extract_processor(value)?;
-        if matches!(value, PostProcessorWrapper::Sequence(_)) {
+    /// Replaces the value of the item at ``index`` (objects holding that item see the change).
+    fn __setitem__(self_: PyRef<'_, Self>, index: isize, value: PyRef<'_, PyPostProcessor>) -> PyResult<()> {
+        let Node::Single(new_value) = &value.inner else {
             return Err(PyValueError::new_err("processor should not be a sequence"));
-        }
-        let slot_exists = with_component!(self_, Sequence, |s| index < s.processors.len())?;
-        if !slot_exists {
-            return Err(PyIndexError::new_err("Index not found"));
-        }
-        with_component_mut!(self_, Sequence, |s| s.processors[index] = value)
+        };
+        let new_value = new_value.snapshot();
+        self_.as_super().inner.item(index)?.set(new_value);
+        Ok(())
     }
 }
 

@@ -1,12 +1,19 @@
 //! `tokenmill.Tokenizer` and `tokenmill.AddedToken`, with the API of `tokenizers.Tokenizer`.
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{PoisonError, RwLock, RwLockReadGuard, TryLockError};
 
 use numpy::{IntoPyArray, PyArray1};
 use pyo3::exceptions::PyUnicodeEncodeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyIterator, PyList, PyString, PyTuple};
 use rayon::prelude::*;
+use tokenmill_core::decoders::DecoderWrapper;
+use tokenmill_core::models::ModelWrapper;
+use tokenmill_core::normalizers::NormalizerWrapper;
+use tokenmill_core::pre_tokenizers::PreTokenizerWrapper;
+use tokenmill_core::processors::PostProcessorWrapper;
 use tokenmill_core::tokenizer::{AddedToken, EncodeInput, InputSequence, OffsetType, Tokenizer};
 use tokenmill_core::trainers::progress::Progress;
 use tokenmill_core::utils::padding::{PaddingDirection, PaddingParams, PaddingStrategy};
@@ -15,6 +22,7 @@ use tokenmill_core::trainers::{BpeTrainer, TrainerWrapper};
 
 use crate::encoding::PyEncoding;
 use crate::errors::{input_type_error, InvalidArgumentError, ToPyResult};
+use crate::shared::{Node, Sequenced, Shared, Versioned};
 use crate::{decoders, models, normalizers, pre_tokenizers, processors, trainers};
 
 /// A token added to a :class:`Tokenizer` on top of its model's vocabulary.
@@ -262,15 +270,185 @@ fn extract_added_tokens(tokens: &Bound<'_, PyList>, special: bool) -> PyResult<V
 ///
 /// Args:
 ///     model (:class:`tokenmill.models.Model`): the model that turns words into tokens.
+///
+/// Components are shared with the Python objects that hold them (``tok.model.dropout = 0.1``
+/// changes this tokenizer), as in ``tokenizers``.
 #[pyclass(module = "tokenmill", name = "Tokenizer", subclass)]
-#[derive(Clone)]
 pub struct PyTokenizer {
-    pub(crate) tokenizer: Tokenizer,
+    /// What encode / decode / train run on: the core pipeline over copies of `components`,
+    /// brought up to date (`refresh`) when one of them changed, so that no lock is taken per
+    /// token. Read it through `pipeline`, `with_pipeline` or `pipeline_mut`, never directly.
+    tokenizer: RwLock<Tokenizer>,
+    components: Components,
+}
+
+/// The components shared with Python objects, each with the version stamp of the copy the
+/// pipeline holds.
+struct Components {
+    model: Attached<Shared<ModelWrapper>>,
+    normalizer: Option<Attached<Node<NormalizerWrapper>>>,
+    pre_tokenizer: Option<Attached<Node<PreTokenizerWrapper>>>,
+    post_processor: Option<Attached<Node<PostProcessorWrapper>>>,
+    decoder: Option<Attached<Node<DecoderWrapper>>>,
+}
+
+/// A shared component and the stamp of the copy in the pipeline.
+struct Attached<H> {
+    handle: H,
+    synced: AtomicU64,
+}
+
+/// A shared component handle: a version stamp and a copy of the current value.
+trait Handle: Versioned {
+    type Value;
+    fn copy(&self) -> Self::Value;
+}
+
+impl Handle for Shared<ModelWrapper> {
+    type Value = ModelWrapper;
+    fn copy(&self) -> ModelWrapper {
+        self.snapshot()
+    }
+}
+
+impl<W: Sequenced> Handle for Node<W> {
+    type Value = W;
+    fn copy(&self) -> W {
+        self.snapshot()
+    }
+}
+
+/// No stamp is ever this, so a newly attached component is always copied in.
+const NEVER_SYNCED: u64 = u64::MAX;
+
+impl<H: Handle> Attached<H> {
+    /// A component whose value the pipeline already holds.
+    fn synced(handle: H) -> Self {
+        let stamp = handle.stamp();
+        Attached { handle, synced: AtomicU64::new(stamp) }
+    }
+
+    /// A component to be copied into the pipeline, and that copy.
+    fn attach(handle: H) -> (Self, H::Value) {
+        let attached = Attached { handle, synced: AtomicU64::new(NEVER_SYNCED) };
+        let value = attached.refresh().expect("a newly attached component is stale");
+        (attached, value)
+    }
+
+    fn stale(&self) -> bool {
+        self.handle.stamp() != self.synced.load(Ordering::Acquire)
+    }
+
+    /// The current value if the pipeline's copy is stale. The stamp is read before the copy
+    /// is taken: a write in between makes the next check stale again, never lost.
+    fn refresh(&self) -> Option<H::Value> {
+        let stamp = self.handle.stamp();
+        if stamp == self.synced.load(Ordering::Acquire) {
+            return None;
+        }
+        let value = self.handle.copy();
+        self.synced.store(stamp, Ordering::Release);
+        Some(value)
+    }
+}
+
+fn stale<H: Handle>(component: &Option<Attached<H>>) -> bool {
+    component.as_ref().is_some_and(Attached::stale)
+}
+
+fn refresh<H: Handle>(component: &Option<Attached<H>>) -> Option<H::Value> {
+    component.as_ref().and_then(Attached::refresh)
+}
+
+impl Components {
+    /// Shared components holding copies of the pipeline's own.
+    fn of(tokenizer: &Tokenizer) -> Self {
+        Components {
+            model: Attached::synced(Shared::new(tokenizer.get_model().clone())),
+            normalizer: tokenizer.get_normalizer().map(|n| Attached::synced(Node::new(n.clone()))),
+            pre_tokenizer: tokenizer.get_pre_tokenizer().map(|p| Attached::synced(Node::new(p.clone()))),
+            post_processor: tokenizer.get_post_processor().map(|p| Attached::synced(Node::new(p.clone()))),
+            decoder: tokenizer.get_decoder().map(|d| Attached::synced(Node::new(d.clone()))),
+        }
+    }
+
+    /// Whether a component changed since the pipeline copied it (atomic loads only).
+    fn stale(&self) -> bool {
+        self.model.stale() || stale(&self.normalizer) || stale(&self.pre_tokenizer) || stale(&self.post_processor) || stale(&self.decoder)
+    }
+
+    /// Copies the changed components into the pipeline.
+    fn refresh(&self, tokenizer: &mut Tokenizer) -> tokenmill_core::Result<()> {
+        if let Some(model) = self.model.refresh() {
+            tokenizer.with_model(model);
+        }
+        if let Some(normalizer) = refresh(&self.normalizer) {
+            tokenizer.with_normalizer(Some(normalizer))?;
+        }
+        if let Some(pre_tokenizer) = refresh(&self.pre_tokenizer) {
+            tokenizer.with_pre_tokenizer(Some(pre_tokenizer));
+        }
+        if let Some(post_processor) = refresh(&self.post_processor) {
+            tokenizer.with_post_processor(Some(post_processor));
+        }
+        if let Some(decoder) = refresh(&self.decoder) {
+            tokenizer.with_decoder(Some(decoder));
+        }
+        Ok(())
+    }
 }
 
 impl PyTokenizer {
-    fn from_core(tokenizer: Tokenizer) -> Self {
-        PyTokenizer { tokenizer }
+    pub(crate) fn from_core(tokenizer: Tokenizer) -> Self {
+        let components = Components::of(&tokenizer);
+        PyTokenizer { tokenizer: RwLock::new(tokenizer), components }
+    }
+
+    /// Copies changed components into the pipeline. Waiting for running encodes to finish
+    /// happens without the GIL (they may need it, e.g. for a custom component).
+    fn refresh(&self, py: Python<'_>) -> PyResult<()> {
+        if !self.components.stale() {
+            return Ok(());
+        }
+        py.allow_threads(|| {
+            let mut tokenizer = self.tokenizer.write().unwrap_or_else(PoisonError::into_inner);
+            self.components.refresh(&mut tokenizer)
+        })
+        .py()
+    }
+
+    /// The up-to-date pipeline, for short calls with the GIL held.
+    pub(crate) fn pipeline(&self, py: Python<'_>) -> PyResult<RwLockReadGuard<'_, Tokenizer>> {
+        self.refresh(py)?;
+        loop {
+            match self.tokenizer.try_read() {
+                Ok(guard) => return Ok(guard),
+                Err(TryLockError::Poisoned(p)) => return Ok(p.into_inner()),
+                // A refresh is writing: wait for it without the GIL, then try again.
+                Err(TryLockError::WouldBlock) => py.allow_threads(|| drop(self.tokenizer.read())),
+            }
+        }
+    }
+
+    /// Runs `f` on the up-to-date pipeline with the GIL released (the read lock is taken once
+    /// for the whole call and released before the GIL is taken back).
+    pub(crate) fn with_pipeline<R: Send>(&self, py: Python<'_>, f: impl FnOnce(&Tokenizer) -> R + Send) -> PyResult<R> {
+        self.refresh(py)?;
+        Ok(py.allow_threads(|| f(&self.tokenizer.read().unwrap_or_else(PoisonError::into_inner))))
+    }
+
+    /// The up-to-date pipeline, to change it (added tokens, training, settings).
+    pub(crate) fn pipeline_mut(&mut self) -> PyResult<&mut Tokenizer> {
+        let tokenizer = self.tokenizer.get_mut().unwrap_or_else(PoisonError::into_inner);
+        self.components.refresh(tokenizer).py()?;
+        Ok(tokenizer)
+    }
+
+    /// After the pipeline's model changed (training): the shared model takes the new value.
+    fn publish_model(&mut self) {
+        let tokenizer = self.tokenizer.get_mut().unwrap_or_else(PoisonError::into_inner);
+        self.components.model.handle.set(tokenizer.get_model().clone());
+        self.components.model.synced.store(self.components.model.handle.stamp(), Ordering::Release);
     }
 }
 
@@ -278,7 +456,10 @@ impl PyTokenizer {
 impl PyTokenizer {
     #[new]
     fn new(model: PyRef<models::PyModel>) -> Self {
-        PyTokenizer::from_core(Tokenizer::new(model.inner.clone()))
+        let (model, value) = Attached::attach(model.inner.clone());
+        let mut components = Components::of(&Tokenizer::new(value.clone()));
+        components.model = model;
+        PyTokenizer { tokenizer: RwLock::new(Tokenizer::new(value)), components }
     }
 
     /// Loads a tokenizer from a tokenizer.json string.
@@ -301,23 +482,23 @@ impl PyTokenizer {
 
     /// The tokenizer as a tokenizer.json string (indented when ``pretty``).
     #[pyo3(signature = (pretty = false))]
-    fn to_str(&self, pretty: bool) -> PyResult<String> {
-        self.tokenizer.to_json_string(pretty).py()
+    fn to_str(&self, py: Python<'_>, pretty: bool) -> PyResult<String> {
+        self.pipeline(py)?.to_json_string(pretty).py()
     }
 
     /// Saves the tokenizer as tokenizer.json at ``path``, atomically (a temporary file in the
     /// same directory, then renamed).
     #[pyo3(signature = (path, pretty = true))]
     fn save(&self, py: Python<'_>, path: PathBuf, pretty: bool) -> PyResult<()> {
-        py.allow_threads(|| self.tokenizer.save(&path, pretty)).py()
+        self.with_pipeline(py, |t| t.save(&path, pretty))?.py()
     }
 
     fn __getstate__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
-        Ok(PyBytes::new(py, self.tokenizer.to_json_string(false).py()?.as_bytes()))
+        Ok(PyBytes::new(py, self.pipeline(py)?.to_json_string(false).py()?.as_bytes()))
     }
 
     fn __setstate__(&mut self, state: &Bound<'_, PyBytes>) -> PyResult<()> {
-        self.tokenizer = Tokenizer::from_json_bytes(state.as_bytes()).py()?;
+        *self = Self::from_core(Tokenizer::from_json_bytes(state.as_bytes()).py()?);
         Ok(())
     }
 
@@ -327,77 +508,87 @@ impl PyTokenizer {
         Ok((slf.get_type().getattr("from_buffer")?, (state,)))
     }
 
-    fn __repr__(&self) -> PyResult<String> {
-        Ok(format!("Tokenizer({})", self.tokenizer.to_json_string(false).py()?.chars().take(200).collect::<String>()))
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        Ok(format!("Tokenizer({})", self.pipeline(py)?.to_json_string(false).py()?.chars().take(200).collect::<String>()))
     }
 
-    // ---- components ----
+    // ---- components (shared: see `shared.rs`) ----
 
     /// The :class:`tokenmill.models.Model`.
     #[getter]
     fn get_model(&self, py: Python<'_>) -> PyResult<PyObject> {
-        models::to_python(py, self.tokenizer.get_model().clone())
+        models::shared_to_python(py, self.components.model.handle.clone())
     }
     #[setter]
-    fn set_model(&mut self, model: PyRef<models::PyModel>) {
-        self.tokenizer.with_model(model.inner.clone());
+    fn set_model(&mut self, model: PyRef<models::PyModel>) -> PyResult<()> {
+        let (attached, value) = Attached::attach(model.inner.clone());
+        self.components.model = attached;
+        self.pipeline_mut()?.with_model(value);
+        Ok(())
     }
-
-
-
-
 
     /// The :class:`tokenmill.normalizers.Normalizer`, or None.
     #[getter]
     fn get_normalizer(&self, py: Python<'_>) -> PyResult<PyObject> {
-        match self.tokenizer.get_normalizer() {
-            Some(n) => normalizers::to_python(py, n.clone()),
+        match &self.components.normalizer {
+            Some(n) => normalizers::shared_to_python(py, n.handle.clone()),
             None => Ok(py.None()),
         }
     }
     #[setter]
     fn set_normalizer(&mut self, normalizer: Option<PyRef<normalizers::PyNormalizer>>) -> PyResult<()> {
-        self.tokenizer.with_normalizer(normalizer.map(|n| n.inner.clone())).py()?;
+        let (attached, value) = attach_optional(normalizer.map(|n| n.inner.clone()));
+        self.components.normalizer = attached;
+        self.pipeline_mut()?.with_normalizer(value).py()?;
         Ok(())
     }
 
     /// The :class:`tokenmill.pre_tokenizers.PreTokenizer`, or None.
     #[getter]
     fn get_pre_tokenizer(&self, py: Python<'_>) -> PyResult<PyObject> {
-        match self.tokenizer.get_pre_tokenizer() {
-            Some(p) => pre_tokenizers::to_python(py, p.clone()),
+        match &self.components.pre_tokenizer {
+            Some(p) => pre_tokenizers::shared_to_python(py, p.handle.clone()),
             None => Ok(py.None()),
         }
     }
     #[setter]
-    fn set_pre_tokenizer(&mut self, pre_tokenizer: Option<PyRef<pre_tokenizers::PyPreTokenizer>>) {
-        self.tokenizer.with_pre_tokenizer(pre_tokenizer.map(|p| p.inner.clone()));
+    fn set_pre_tokenizer(&mut self, pre_tokenizer: Option<PyRef<pre_tokenizers::PyPreTokenizer>>) -> PyResult<()> {
+        let (attached, value) = attach_optional(pre_tokenizer.map(|p| p.inner.clone()));
+        self.components.pre_tokenizer = attached;
+        self.pipeline_mut()?.with_pre_tokenizer(value);
+        Ok(())
     }
 
     /// The :class:`tokenmill.processors.PostProcessor`, or None.
     #[getter]
     fn get_post_processor(&self, py: Python<'_>) -> PyResult<PyObject> {
-        match self.tokenizer.get_post_processor() {
-            Some(p) => processors::to_python(py, p.clone()),
+        match &self.components.post_processor {
+            Some(p) => processors::shared_to_python(py, p.handle.clone()),
             None => Ok(py.None()),
         }
     }
     #[setter]
-    fn set_post_processor(&mut self, post_processor: Option<PyRef<processors::PyPostProcessor>>) {
-        self.tokenizer.with_post_processor(post_processor.map(|p| p.inner.clone()));
+    fn set_post_processor(&mut self, post_processor: Option<PyRef<processors::PyPostProcessor>>) -> PyResult<()> {
+        let (attached, value) = attach_optional(post_processor.map(|p| p.inner.clone()));
+        self.components.post_processor = attached;
+        self.pipeline_mut()?.with_post_processor(value);
+        Ok(())
     }
 
     /// The :class:`tokenmill.decoders.Decoder`, or None.
     #[getter]
     fn get_decoder(&self, py: Python<'_>) -> PyResult<PyObject> {
-        match self.tokenizer.get_decoder() {
-            Some(d) => decoders::to_python(py, d.clone()),
+        match &self.components.decoder {
+            Some(d) => decoders::shared_to_python(py, d.handle.clone()),
             None => Ok(py.None()),
         }
     }
     #[setter]
-    fn set_decoder(&mut self, decoder: Option<PyRef<decoders::PyDecoder>>) {
-        self.tokenizer.with_decoder(decoder.map(|d| d.inner.clone()));
+    fn set_decoder(&mut self, decoder: Option<PyRef<decoders::PyDecoder>>) -> PyResult<()> {
+        let (attached, value) = attach_optional(decoder.map(|d| d.inner.clone()));
+        self.components.decoder = attached;
+        self.pipeline_mut()?.with_decoder(value);
+        Ok(())
     }
 
     /// Enables truncation: encodings keep at most ``max_length`` tokens (special tokens
@@ -422,13 +613,13 @@ impl PyTokenizer {
             strategy: TruncationStrategy::from_name(strategy).py()?,
             direction: TruncationDirection::from_name(direction).py()?,
         };
-        self.tokenizer.with_truncation(Some(params)).py()?;
+        self.pipeline_mut()?.with_truncation(Some(params)).py()?;
         Ok(())
     }
 
     /// Disables truncation.
     fn no_truncation(&mut self) -> PyResult<()> {
-        self.tokenizer.with_truncation(None).py()?;
+        self.pipeline_mut()?.with_truncation(None).py()?;
         Ok(())
     }
 
@@ -436,7 +627,8 @@ impl PyTokenizer {
     /// ``direction``), or None when truncation is off. Use :meth:`enable_truncation` to change.
     #[getter]
     fn truncation<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
-        let Some(t) = self.tokenizer.get_truncation() else { return Ok(None) };
+        let tokenizer = self.pipeline(py)?;
+        let Some(t) = tokenizer.get_truncation() else { return Ok(None) };
         let dict = PyDict::new(py);
         dict.set_item("max_length", t.max_length)?;
         dict.set_item("stride", t.stride)?;
@@ -475,13 +667,14 @@ impl PyTokenizer {
             pad_type_id,
             pad_token: pad_token.to_string(),
         };
-        self.tokenizer.with_padding(Some(params));
+        self.pipeline_mut()?.with_padding(Some(params));
         Ok(())
     }
 
     /// Disables padding.
-    fn no_padding(&mut self) {
-        self.tokenizer.with_padding(None);
+    fn no_padding(&mut self) -> PyResult<()> {
+        self.pipeline_mut()?.with_padding(None);
+        Ok(())
     }
 
     /// The padding parameters as a dict (``length``, ``pad_to_multiple_of``, ``pad_id``,
@@ -489,7 +682,8 @@ impl PyTokenizer {
     /// :meth:`enable_padding` to change.
     #[getter]
     fn padding<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
-        let Some(p) = self.tokenizer.get_padding() else { return Ok(None) };
+        let tokenizer = self.pipeline(py)?;
+        let Some(p) = tokenizer.get_padding() else { return Ok(None) };
         let dict = PyDict::new(py);
         let length = match p.strategy {
             PaddingStrategy::BatchLongest => None,
@@ -506,58 +700,59 @@ impl PyTokenizer {
 
     /// Whether special tokens are encoded as ordinary text instead of being extracted.
     #[getter]
-    fn get_encode_special_tokens(&self) -> bool {
-        self.tokenizer.get_encode_special_tokens()
+    fn get_encode_special_tokens(&self, py: Python<'_>) -> PyResult<bool> {
+        Ok(self.pipeline(py)?.get_encode_special_tokens())
     }
     #[setter]
-    fn set_encode_special_tokens(&mut self, value: bool) {
-        self.tokenizer.set_encode_special_tokens(value)
+    fn set_encode_special_tokens(&mut self, value: bool) -> PyResult<()> {
+        self.pipeline_mut()?.set_encode_special_tokens(value);
+        Ok(())
     }
 
     // ---- vocabulary ----
 
     /// The vocabulary as ``{token: id}``, with the added tokens unless told otherwise.
     #[pyo3(signature = (with_added_tokens = true))]
-    fn get_vocab(&self, with_added_tokens: bool) -> HashMap<String, u32> {
-        self.tokenizer.get_vocab(with_added_tokens)
+    fn get_vocab(&self, py: Python<'_>, with_added_tokens: bool) -> PyResult<HashMap<String, u32>> {
+        Ok(self.pipeline(py)?.get_vocab(with_added_tokens))
     }
 
     /// The vocabulary size, with the added tokens unless told otherwise.
     #[pyo3(signature = (with_added_tokens = true))]
-    fn get_vocab_size(&self, with_added_tokens: bool) -> usize {
-        self.tokenizer.get_vocab_size(with_added_tokens)
+    fn get_vocab_size(&self, py: Python<'_>, with_added_tokens: bool) -> PyResult<usize> {
+        Ok(self.pipeline(py)?.get_vocab_size(with_added_tokens))
     }
 
     /// The added tokens as ``{id: AddedToken}``, sorted by id.
-    fn get_added_tokens_decoder(&self) -> BTreeMap<u32, PyAddedToken> {
-        self.tokenizer.get_added_tokens_decoder().iter().map(|(id, t)| (*id, PyAddedToken::from(t.clone()))).collect()
+    fn get_added_tokens_decoder(&self, py: Python<'_>) -> PyResult<BTreeMap<u32, PyAddedToken>> {
+        Ok(self.pipeline(py)?.get_added_tokens_decoder().iter().map(|(id, t)| (*id, PyAddedToken::from(t.clone()))).collect())
     }
 
     /// The id of ``token``, or None.
-    fn token_to_id(&self, token: &str) -> Option<u32> {
-        self.tokenizer.token_to_id(token)
+    fn token_to_id(&self, py: Python<'_>, token: &str) -> PyResult<Option<u32>> {
+        Ok(self.pipeline(py)?.token_to_id(token))
     }
 
     /// The token of ``id``, or None.
-    fn id_to_token(&self, id: u32) -> Option<String> {
-        self.tokenizer.id_to_token(id)
+    fn id_to_token(&self, py: Python<'_>, id: u32) -> PyResult<Option<String>> {
+        Ok(self.pipeline(py)?.id_to_token(id))
     }
 
     /// Adds tokens (str or :class:`AddedToken`) to the vocabulary; returns how many were new.
     fn add_tokens(&mut self, tokens: &Bound<'_, PyList>) -> PyResult<usize> {
         let tokens = extract_added_tokens(tokens, false)?;
-        self.tokenizer.add_tokens(tokens).py()
+        self.pipeline_mut()?.add_tokens(tokens).py()
     }
 
     /// Adds special tokens (str or :class:`AddedToken`, made special); returns how many were new.
     fn add_special_tokens(&mut self, tokens: &Bound<'_, PyList>) -> PyResult<usize> {
         let tokens = extract_added_tokens(tokens, true)?;
-        self.tokenizer.add_special_tokens(tokens).py()
+        self.pipeline_mut()?.add_special_tokens(tokens).py()
     }
 
     /// How many special tokens the post-processor adds to a single sequence or a pair.
-    fn num_special_tokens_to_add(&self, is_pair: bool) -> usize {
-        self.tokenizer.num_special_tokens_to_add(is_pair)
+    fn num_special_tokens_to_add(&self, py: Python<'_>, is_pair: bool) -> PyResult<usize> {
+        Ok(self.pipeline(py)?.num_special_tokens_to_add(is_pair))
     }
 
     // ---- training ----
@@ -566,21 +761,8 @@ impl PyTokenizer {
     /// :class:`tokenmill.trainers.BpeTrainer`; a default one when None). The trainer's
     /// special tokens are added to the tokenizer.
     #[pyo3(signature = (files, trainer = None))]
-    fn train(&mut self, py: Python<'_>, files: Vec<PathBuf>, trainer: Option<PyRefMut<'_, trainers::PyTrainer>>) -> PyResult<()> {
-        let mut default_trainer;
-        let mut borrowed;
-        let trainer: &mut TrainerWrapper = match trainer {
-            Some(t) => {
-                borrowed = t;
-                &mut borrowed.inner
-            }
-            None => {
-                default_trainer = TrainerWrapper::from(BpeTrainer::default());
-                &mut default_trainer
-            }
-        };
-        let tokenizer = &mut self.tokenizer;
-        py.allow_threads(|| tokenizer.train_from_files(trainer, &files)).py()
+    fn train(&mut self, py: Python<'_>, files: Vec<PathBuf>, trainer: Option<PyRef<'_, trainers::PyTrainer>>) -> PyResult<()> {
+        self.train_with(py, trainer, |tokenizer, trainer| tokenizer.train_from_files(trainer, &files))
     }
 
     /// Trains the model on an iterator of str, or of batches (any iterable) of str, pulled in
@@ -591,31 +773,22 @@ impl PyTokenizer {
         &mut self,
         py: Python<'_>,
         iterator: &Bound<'_, PyAny>,
-        trainer: Option<PyRefMut<'_, trainers::PyTrainer>>,
+        trainer: Option<PyRef<'_, trainers::PyTrainer>>,
         length: Option<u64>,
     ) -> PyResult<()> {
-        let mut default_trainer;
-        let mut borrowed;
-        let trainer: &mut TrainerWrapper = match trainer {
-            Some(t) => {
-                borrowed = t;
-                &mut borrowed.inner
-            }
-            None => {
-                default_trainer = TrainerWrapper::from(BpeTrainer::default());
-                &mut default_trainer
-            }
+        let show_progress = match &trainer {
+            Some(t) => t.inner.read().should_show_progress(),
+            None => true,
         };
-        let progress = Progress::new(trainer.should_show_progress(), length.unwrap_or(0), "Pre-processing sequences");
+        let progress = Progress::new(show_progress, length.unwrap_or(0), "Pre-processing sequences");
         let mut sequences = PySequences::new(iterator.try_iter()?.unbind(), progress);
-        let tokenizer = &mut self.tokenizer;
-        let result = py.allow_threads(|| tokenizer.train_from_sequences(trainer, sequences.by_ref()));
+        let result = self.train_with(py, trainer, |tokenizer, trainer| tokenizer.train_from_sequences(trainer, sequences.by_ref()));
         sequences.progress.finish();
         // An exception raised by the Python iterator wins over the error it caused.
         if let Some(e) = sequences.failure.take() {
             return Err(e);
         }
-        result.py()
+        result
     }
 
     // ---- encode / decode ----
@@ -644,21 +817,33 @@ impl PyTokenizer {
             Some(p) => EncodeInput::Dual(first, extract_sequence(p, is_pretokenized)?),
             None => EncodeInput::Single(first),
         };
-        let encoding = py.allow_threads(|| self.tokenizer.encode(input, add_special_tokens, OffsetType::Char)).py()?;
+        let encoding = self.with_pipeline(py, |t| t.encode(input, add_special_tokens, OffsetType::Char))?.py()?;
         Ok(encoding.into())
     }
 
     /// Encodes a batch in parallel, without the GIL. Items are sequences or ``(sequence, pair)``
     /// tuples (lists of str when ``is_pretokenized``).
     #[pyo3(signature = (input, is_pretokenized = false, add_special_tokens = true))]
-    fn encode_batch(&self, py: Python<'_>, input: &Bound<'_, PyAny>, is_pretokenized: bool, add_special_tokens: bool) -> PyResult<Vec<PyEncoding>> {
+    fn encode_batch(
+        &self,
+        py: Python<'_>,
+        input: &Bound<'_, PyAny>,
+        is_pretokenized: bool,
+        add_special_tokens: bool,
+    ) -> PyResult<Vec<PyEncoding>> {
         self.encode_many(py, input, is_pretokenized, add_special_tokens, OffsetType::Char)
     }
 
     /// Like :meth:`encode_batch` (kept for ``tokenizers`` compatibility); offsets are in bytes
     /// of the UTF-8 input, as ``tokenizers``' fast variant gives them.
     #[pyo3(signature = (input, is_pretokenized = false, add_special_tokens = true))]
-    fn encode_batch_fast(&self, py: Python<'_>, input: &Bound<'_, PyAny>, is_pretokenized: bool, add_special_tokens: bool) -> PyResult<Vec<PyEncoding>> {
+    fn encode_batch_fast(
+        &self,
+        py: Python<'_>,
+        input: &Bound<'_, PyAny>,
+        is_pretokenized: bool,
+        add_special_tokens: bool,
+    ) -> PyResult<Vec<PyEncoding>> {
         self.encode_many(py, input, is_pretokenized, add_special_tokens, OffsetType::Byte)
     }
 
@@ -674,11 +859,11 @@ impl PyTokenizer {
         add_special_tokens: bool,
     ) -> PyResult<(Bound<'py, PyArray1<u32>>, Bound<'py, PyArray1<i64>>)> {
         let texts: Vec<String> = texts.try_iter()?.map(|t| extract_text(&t?)).collect::<PyResult<_>>()?;
-        let (ids, boundaries) = py
-            .allow_threads(|| -> tokenmill_core::Result<(Vec<u32>, Vec<i64>)> {
+        let (ids, boundaries) = self
+            .with_pipeline(py, |tokenizer| -> tokenmill_core::Result<(Vec<u32>, Vec<i64>)> {
                 let per_text: Vec<Vec<u32>> = texts
                     .par_iter()
-                    .map(|t| self.tokenizer.encode_ids(t.as_str(), add_special_tokens))
+                    .map(|t| tokenizer.encode_ids(t.as_str(), add_special_tokens))
                     .collect::<tokenmill_core::Result<_>>()?;
                 let mut boundaries = Vec::with_capacity(per_text.len() + 1);
                 boundaries.push(0i64);
@@ -688,7 +873,7 @@ impl PyTokenizer {
                     boundaries.push(ids.len() as i64);
                 }
                 Ok((ids, boundaries))
-            })
+            })?
             .py()?;
         Ok((ids.into_pyarray(py), boundaries.into_pyarray(py)))
     }
@@ -696,24 +881,61 @@ impl PyTokenizer {
     /// Decodes ids to text. Ids not in the vocabulary are skipped (as ``tokenizers`` does).
     #[pyo3(signature = (ids, skip_special_tokens = true))]
     fn decode(&self, py: Python<'_>, ids: Vec<u32>, skip_special_tokens: bool) -> PyResult<String> {
-        py.allow_threads(|| self.tokenizer.decode(&ids, skip_special_tokens)).py()
+        self.with_pipeline(py, |t| t.decode(&ids, skip_special_tokens))?.py()
     }
 
     /// Decodes a batch of id lists in parallel.
     #[pyo3(signature = (sequences, skip_special_tokens = true))]
     fn decode_batch(&self, py: Python<'_>, sequences: Vec<Vec<u32>>, skip_special_tokens: bool) -> PyResult<Vec<String>> {
-        py.allow_threads(|| self.tokenizer.decode_batch(&sequences, skip_special_tokens)).py()
+        self.with_pipeline(py, |t| t.decode_batch(&sequences, skip_special_tokens))?.py()
     }
 
     /// Applies the post-processor to encodings (adds special tokens, joins a pair).
     #[pyo3(signature = (encoding, pair = None, add_special_tokens = true))]
-    fn post_process(&self, encoding: PyRef<PyEncoding>, pair: Option<PyRef<PyEncoding>>, add_special_tokens: bool) -> PyResult<PyEncoding> {
-        let out = self.tokenizer.post_process(encoding.encoding.clone(), pair.map(|p| p.encoding.clone()), add_special_tokens).py()?;
+    fn post_process(
+        &self,
+        py: Python<'_>,
+        encoding: PyRef<PyEncoding>,
+        pair: Option<PyRef<PyEncoding>>,
+        add_special_tokens: bool,
+    ) -> PyResult<PyEncoding> {
+        let out = self.pipeline(py)?.post_process(encoding.encoding.clone(), pair.map(|p| p.encoding.clone()), add_special_tokens).py()?;
         Ok(out.into())
     }
 }
 
+/// `(attached, value)` for a component given from Python, `(None, None)` for None.
+fn attach_optional<H: Handle>(handle: Option<H>) -> (Option<Attached<H>>, Option<H::Value>) {
+    match handle.map(Attached::attach) {
+        Some((attached, value)) => (Some(attached), Some(value)),
+        None => (None, None),
+    }
+}
+
 impl PyTokenizer {
+    /// Trains with a copy of `trainer` (a default BpeTrainer if None) without the GIL, then
+    /// stores the trained trainer back (its word counts and merge history) and shares the new
+    /// model. The trainer's lock is not held while training, so reading its attributes from
+    /// another thread meanwhile cannot deadlock with the training iterator's need for the GIL.
+    fn train_with(
+        &mut self,
+        py: Python<'_>,
+        trainer: Option<PyRef<'_, trainers::PyTrainer>>,
+        run: impl FnOnce(&mut Tokenizer, &mut TrainerWrapper) -> tokenmill_core::Result<()> + Send,
+    ) -> PyResult<()> {
+        let mut working = match &trainer {
+            Some(t) => t.inner.snapshot(),
+            None => TrainerWrapper::from(BpeTrainer::default()),
+        };
+        let tokenizer = self.pipeline_mut()?;
+        let result = py.allow_threads(|| run(tokenizer, &mut working));
+        if let Some(t) = &trainer {
+            t.inner.set(working);
+        }
+        self.publish_model();
+        result.py()
+    }
+
     fn encode_many(
         &self,
         py: Python<'_>,
@@ -724,7 +946,7 @@ impl PyTokenizer {
     ) -> PyResult<Vec<PyEncoding>> {
         let inputs: Vec<EncodeInput<'static>> =
             input.try_iter()?.map(|item| extract_batch_item(&item?, is_pretokenized)).collect::<PyResult<_>>()?;
-        let encodings = py.allow_threads(|| self.tokenizer.encode_batch(inputs, add_special_tokens, offset_type)).py()?;
+        let encodings = self.with_pipeline(py, |t| t.encode_batch(inputs, add_special_tokens, offset_type))?.py()?;
         Ok(encodings.into_iter().map(PyEncoding::from).collect())
     }
 }

@@ -6,29 +6,32 @@ use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 use tokenmill_core::trainers::{AddedToken, BpeTrainResult, BpeTrainer, TrainerWrapper, WordCounts};
 
 use crate::errors::ToPyResult;
+use crate::shared::{getter, setter, Shared};
 
 /// Base class of all trainers. A trainer learns a model from a corpus, through
 /// `Tokenizer.train(files, trainer)` or `Tokenizer.train_from_iterator(iterator, trainer)`.
 #[pyclass(subclass, module = "tokenmill.trainers", name = "Trainer")]
+///
+/// The trainer is shared (see `shared.rs`), as in `tokenizers`.
 #[derive(Clone)]
 pub struct PyTrainer {
-    pub(crate) inner: TrainerWrapper,
+    pub(crate) inner: Shared<TrainerWrapper>,
 }
 
 #[pymethods]
 impl PyTrainer {
     fn __getstate__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
-        let json = serde_json::to_vec(&self.inner).map_err(|e| PyValueError::new_err(format!("cannot pickle trainer: {e}")))?;
+        let json = serde_json::to_vec(&*self.inner.read()).map_err(|e| PyValueError::new_err(format!("cannot pickle trainer: {e}")))?;
         Ok(PyBytes::new(py, &json))
     }
 
     fn __setstate__(&mut self, state: &[u8]) -> PyResult<()> {
-        self.inner = serde_json::from_slice(state).map_err(|e| PyValueError::new_err(format!("cannot unpickle trainer: {e}")))?;
+        self.inner.set(serde_json::from_slice(state).map_err(|e| PyValueError::new_err(format!("cannot unpickle trainer: {e}")))?);
         Ok(())
     }
 
     fn __repr__(&self) -> String {
-        match &self.inner {
+        match &*self.inner.read() {
             TrainerWrapper::BpeTrainer(t) => format!(
                 "BpeTrainer(vocab_size={}, min_frequency={}, show_progress={}, special_tokens={:?}, limit_alphabet={:?}, initial_alphabet=[{} chars], continuing_subword_prefix={:?}, end_of_word_suffix={:?}, max_token_length={:?})",
                 t.vocab_size,
@@ -46,28 +49,12 @@ impl PyTrainer {
     }
 }
 
-impl PyTrainer {
-    fn bpe(&self) -> &BpeTrainer {
-        match &self.inner {
-            TrainerWrapper::BpeTrainer(t) => t,
-            _ => unreachable!("a BpeTrainer object holds a BPE trainer"),
-        }
-    }
-
-    fn bpe_mut(&mut self) -> &mut BpeTrainer {
-        match &mut self.inner {
-            TrainerWrapper::BpeTrainer(t) => t,
-            _ => unreachable!("a BpeTrainer object holds a BPE trainer"),
-        }
-    }
-}
-
 /// Builds the Python object of the right subclass for a trainer.
 #[allow(dead_code)]
 pub(crate) fn to_python(py: Python<'_>, wrapper: TrainerWrapper) -> PyResult<PyObject> {
     match wrapper {
-        TrainerWrapper::BpeTrainer(_) => Ok(Py::new(py, (PyBpeTrainer {}, PyTrainer { inner: wrapper }))?.into_any()),
-        TrainerWrapper::UnigramTrainer(_) => Ok(Py::new(py, (crate::unigram::PyUnigramTrainer {}, PyTrainer { inner: wrapper }))?.into_any()),
+        TrainerWrapper::BpeTrainer(_) => Ok(Py::new(py, (PyBpeTrainer {}, PyTrainer { inner: Shared::new(wrapper) }))?.into_any()),
+        TrainerWrapper::UnigramTrainer(_) => Ok(Py::new(py, (crate::unigram::PyUnigramTrainer {}, PyTrainer { inner: Shared::new(wrapper) }))?.into_any()),
     }
 }
 
@@ -79,9 +66,7 @@ pub(crate) fn extract_special_tokens(tokens: &Bound<'_, PyAny>) -> PyResult<Vec<
         if let Ok(s) = item.extract::<String>() {
             out.push(AddedToken::from(s, true));
         } else if let Ok(content) = item.getattr("content").and_then(|c| c.extract::<String>()) {
-            let flag = |name: &str, default: bool| -> bool {
-                item.getattr(name).and_then(|v| v.extract::<bool>()).unwrap_or(default)
-            };
+            let flag = |name: &str, default: bool| -> bool { item.getattr(name).and_then(|v| v.extract::<bool>()).unwrap_or(default) };
             out.push(AddedToken {
                 content,
                 single_word: flag("single_word", false),
@@ -151,90 +136,90 @@ impl PyBpeTrainer {
             max_token_length,
             ..Default::default()
         };
-        Ok((PyBpeTrainer {}, PyTrainer { inner: TrainerWrapper::BpeTrainer(trainer) }))
+        Ok((PyBpeTrainer {}, PyTrainer { inner: Shared::new(TrainerWrapper::BpeTrainer(trainer)) }))
     }
 
     #[getter]
-    fn get_vocab_size(self_: PyRef<'_, Self>) -> usize {
-        self_.as_super().bpe().vocab_size
+    fn get_vocab_size(self_: PyRef<'_, Self>) -> PyResult<usize> {
+        getter!(self_, TrainerWrapper::BpeTrainer, |t| t.vocab_size)
     }
     #[setter]
-    fn set_vocab_size(mut self_: PyRefMut<'_, Self>, value: usize) {
-        self_.as_super().bpe_mut().vocab_size = value;
+    fn set_vocab_size(self_: PyRef<'_, Self>, value: usize) -> PyResult<()> {
+        setter!(self_, TrainerWrapper::BpeTrainer, |t| t.vocab_size = value)
     }
     #[getter]
-    fn get_min_frequency(self_: PyRef<'_, Self>) -> u64 {
-        self_.as_super().bpe().min_frequency
+    fn get_min_frequency(self_: PyRef<'_, Self>) -> PyResult<u64> {
+        getter!(self_, TrainerWrapper::BpeTrainer, |t| t.min_frequency)
     }
     #[setter]
-    fn set_min_frequency(mut self_: PyRefMut<'_, Self>, value: u64) {
-        self_.as_super().bpe_mut().min_frequency = value;
+    fn set_min_frequency(self_: PyRef<'_, Self>, value: u64) -> PyResult<()> {
+        setter!(self_, TrainerWrapper::BpeTrainer, |t| t.min_frequency = value)
     }
     #[getter]
-    fn get_show_progress(self_: PyRef<'_, Self>) -> bool {
-        self_.as_super().bpe().show_progress
+    fn get_show_progress(self_: PyRef<'_, Self>) -> PyResult<bool> {
+        getter!(self_, TrainerWrapper::BpeTrainer, |t| t.show_progress)
     }
     #[setter]
-    fn set_show_progress(mut self_: PyRefMut<'_, Self>, value: bool) {
-        self_.as_super().bpe_mut().show_progress = value;
+    fn set_show_progress(self_: PyRef<'_, Self>, value: bool) -> PyResult<()> {
+        setter!(self_, TrainerWrapper::BpeTrainer, |t| t.show_progress = value)
     }
     /// The special tokens, as their text.
     #[getter]
-    fn get_special_tokens(self_: PyRef<'_, Self>) -> Vec<String> {
-        self_.as_super().bpe().special_tokens.iter().map(|t| t.content.clone()).collect()
+    fn get_special_tokens(self_: PyRef<'_, Self>) -> PyResult<Vec<String>> {
+        getter!(self_, TrainerWrapper::BpeTrainer, |t| t.special_tokens.iter().map(|t| t.content.clone()).collect())
     }
     #[setter]
-    fn set_special_tokens(mut self_: PyRefMut<'_, Self>, value: &Bound<'_, PyAny>) -> PyResult<()> {
-        self_.as_super().bpe_mut().special_tokens = extract_special_tokens(value)?;
-        Ok(())
+    fn set_special_tokens(self_: PyRef<'_, Self>, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        let tokens = extract_special_tokens(value)?;
+        setter!(self_, TrainerWrapper::BpeTrainer, |t| t.special_tokens = tokens)
     }
     #[getter]
-    fn get_limit_alphabet(self_: PyRef<'_, Self>) -> Option<usize> {
-        self_.as_super().bpe().limit_alphabet
+    fn get_limit_alphabet(self_: PyRef<'_, Self>) -> PyResult<Option<usize>> {
+        getter!(self_, TrainerWrapper::BpeTrainer, |t| t.limit_alphabet)
     }
     #[setter]
-    fn set_limit_alphabet(mut self_: PyRefMut<'_, Self>, value: Option<usize>) {
-        self_.as_super().bpe_mut().limit_alphabet = value;
+    fn set_limit_alphabet(self_: PyRef<'_, Self>, value: Option<usize>) -> PyResult<()> {
+        setter!(self_, TrainerWrapper::BpeTrainer, |t| t.limit_alphabet = value)
     }
     #[getter]
-    fn get_initial_alphabet(self_: PyRef<'_, Self>) -> Vec<String> {
-        self_.as_super().bpe().initial_alphabet.iter().map(|c| c.to_string()).collect()
+    fn get_initial_alphabet(self_: PyRef<'_, Self>) -> PyResult<Vec<String>> {
+        getter!(self_, TrainerWrapper::BpeTrainer, |t| t.initial_alphabet.iter().map(|c| c.to_string()).collect())
     }
     #[setter]
-    fn set_initial_alphabet(mut self_: PyRefMut<'_, Self>, value: Vec<String>) {
-        self_.as_super().bpe_mut().initial_alphabet = extract_alphabet(value);
+    fn set_initial_alphabet(self_: PyRef<'_, Self>, value: Vec<String>) -> PyResult<()> {
+        setter!(self_, TrainerWrapper::BpeTrainer, |t| t.initial_alphabet = extract_alphabet(value))
     }
     #[getter]
-    fn get_continuing_subword_prefix(self_: PyRef<'_, Self>) -> Option<String> {
-        self_.as_super().bpe().continuing_subword_prefix.clone()
+    fn get_continuing_subword_prefix(self_: PyRef<'_, Self>) -> PyResult<Option<String>> {
+        getter!(self_, TrainerWrapper::BpeTrainer, |t| t.continuing_subword_prefix.clone())
     }
     #[setter]
-    fn set_continuing_subword_prefix(mut self_: PyRefMut<'_, Self>, value: Option<String>) {
-        self_.as_super().bpe_mut().continuing_subword_prefix = value;
+    fn set_continuing_subword_prefix(self_: PyRef<'_, Self>, value: Option<String>) -> PyResult<()> {
+        setter!(self_, TrainerWrapper::BpeTrainer, |t| t.continuing_subword_prefix = value)
     }
     #[getter]
-    fn get_end_of_word_suffix(self_: PyRef<'_, Self>) -> Option<String> {
-        self_.as_super().bpe().end_of_word_suffix.clone()
+    fn get_end_of_word_suffix(self_: PyRef<'_, Self>) -> PyResult<Option<String>> {
+        getter!(self_, TrainerWrapper::BpeTrainer, |t| t.end_of_word_suffix.clone())
     }
     #[setter]
-    fn set_end_of_word_suffix(mut self_: PyRefMut<'_, Self>, value: Option<String>) {
-        self_.as_super().bpe_mut().end_of_word_suffix = value;
+    fn set_end_of_word_suffix(self_: PyRef<'_, Self>, value: Option<String>) -> PyResult<()> {
+        setter!(self_, TrainerWrapper::BpeTrainer, |t| t.end_of_word_suffix = value)
     }
     #[getter]
-    fn get_max_token_length(self_: PyRef<'_, Self>) -> Option<usize> {
-        self_.as_super().bpe().max_token_length
+    fn get_max_token_length(self_: PyRef<'_, Self>) -> PyResult<Option<usize>> {
+        getter!(self_, TrainerWrapper::BpeTrainer, |t| t.max_token_length)
     }
     #[setter]
-    fn set_max_token_length(mut self_: PyRefMut<'_, Self>, value: Option<usize>) {
-        self_.as_super().bpe_mut().max_token_length = value;
+    fn set_max_token_length(self_: PyRef<'_, Self>, value: Option<usize>) -> PyResult<()> {
+        setter!(self_, TrainerWrapper::BpeTrainer, |t| t.max_token_length = value)
     }
 
     /// The merges learned by the last training run, in order, as `(left, right, count)`:
     /// `count` is how often the pair occurred when it was merged (explains how the model was
     /// trained). Empty before training.
     #[getter]
-    fn get_merge_history(self_: PyRef<'_, Self>) -> Vec<(String, String, u64)> {
-        self_.as_super().bpe().merge_history.get()
+    fn get_merge_history(self_: PyRef<'_, Self>) -> PyResult<Vec<(String, String, u64)>> {
+        getter!(self_, TrainerWrapper::BpeTrainer, |t| t.merge_history.get())
     }
 }
 
@@ -263,16 +248,27 @@ fn result_to_dict<'py>(py: Python<'py>, r: &BpeTrainResult) -> PyResult<Bound<'p
 /// code-point order, to replay a `tokenizers` run.
 #[pyfunction]
 #[pyo3(signature = (trainer, counts, form_order=None))]
-fn _train_bpe_from_word_counts<'py>(py: Python<'py>, mut trainer: PyRefMut<'py, PyTrainer>, counts: &Bound<'py, PyDict>, form_order: Option<Vec<String>>) -> PyResult<Bound<'py, PyDict>> {
+fn _train_bpe_from_word_counts<'py>(
+    py: Python<'py>,
+    trainer: PyRef<'py, PyTrainer>,
+    counts: &Bound<'py, PyDict>,
+    form_order: Option<Vec<String>>,
+) -> PyResult<Bound<'py, PyDict>> {
     let mut words = WordCounts::default();
     for (k, v) in counts.iter() {
         let n: u64 = v.extract()?;
         *words.entry(k.extract::<String>()?).or_insert(0) += n;
     }
-    let bpe = trainer.bpe_mut();
     let form_order = form_order.unwrap_or_default();
+    let TrainerWrapper::BpeTrainer(bpe) = trainer.inner.snapshot() else {
+        return Err(PyTypeError::new_err("_train_bpe_from_word_counts needs a BpeTrainer"));
+    };
     let result = py.allow_threads(|| bpe.train_with_form_order(&words, &form_order)).py()?;
-    bpe.merge_history.set(result.history_texts());
+    let history = result.history_texts();
+    trainer.inner.update(|t| match t {
+        TrainerWrapper::BpeTrainer(t) => t.merge_history.set(history),
+        _ => {}
+    })?;
     result_to_dict(py, &result)
 }
 

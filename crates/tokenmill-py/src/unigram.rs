@@ -23,17 +23,17 @@ fn not_unigram() -> PyErr {
 }
 
 fn with_unigram<R>(model: &PyModel, f: impl FnOnce(&Unigram) -> R) -> PyResult<R> {
-    match &model.inner {
+    model.inner.with(|w| match w {
         ModelWrapper::Unigram(m) => Ok(f(m)),
         _ => Err(not_unigram()),
-    }
+    })
 }
 
-fn with_unigram_mut<R>(model: &mut PyModel, f: impl FnOnce(&mut Unigram) -> R) -> PyResult<R> {
-    match &mut model.inner {
+fn with_unigram_mut<R>(model: &PyModel, f: impl FnOnce(&mut Unigram) -> R) -> PyResult<R> {
+    model.inner.update(|w| match w {
         ModelWrapper::Unigram(m) => Ok(f(m)),
         _ => Err(not_unigram()),
-    }
+    })?
 }
 
 fn not_unigram_trainer() -> PyErr {
@@ -41,17 +41,17 @@ fn not_unigram_trainer() -> PyErr {
 }
 
 fn with_trainer<R>(trainer: &PyTrainer, f: impl FnOnce(&UnigramTrainer) -> R) -> PyResult<R> {
-    match &trainer.inner {
+    trainer.inner.with(|w| match w {
         TrainerWrapper::UnigramTrainer(t) => Ok(f(t)),
         _ => Err(not_unigram_trainer()),
-    }
+    })
 }
 
-fn with_trainer_mut<R>(trainer: &mut PyTrainer, f: impl FnOnce(&mut UnigramTrainer) -> R) -> PyResult<R> {
-    match &mut trainer.inner {
+fn with_trainer_mut<R>(trainer: &PyTrainer, f: impl FnOnce(&mut UnigramTrainer) -> R) -> PyResult<R> {
+    trainer.inner.update(|w| match w {
         TrainerWrapper::UnigramTrainer(t) => Ok(f(t)),
         _ => Err(not_unigram_trainer()),
-    }
+    })?
 }
 
 /// Runs `f` with the GIL released when `text` is long.
@@ -114,7 +114,7 @@ impl PyUnigram {
         };
         model.alpha = alpha;
         model.nbest_size = nbest_size;
-        Ok((PyUnigram {}, PyModel { inner: ModelWrapper::Unigram(model) }))
+        Ok((PyUnigram {}, PyModel::new(ModelWrapper::Unigram(model))))
     }
 
     /// A model with sentencepiece's scoring rules (``f32`` arithmetic, piece types) from
@@ -150,7 +150,7 @@ impl PyUnigram {
         with_unigram(self_.as_super(), |m| m.alpha)
     }
     #[setter]
-    fn set_alpha(mut self_: PyRefMut<'_, Self>, alpha: Option<f64>) -> PyResult<()> {
+    fn set_alpha(self_: PyRef<'_, Self>, alpha: Option<f64>) -> PyResult<()> {
         with_unigram_mut(self_.as_super(), |m| m.alpha = alpha)
     }
     /// How many best segmentations ``tokenize`` samples from (None: all).
@@ -159,7 +159,7 @@ impl PyUnigram {
         with_unigram(self_.as_super(), |m| m.nbest_size)
     }
     #[setter]
-    fn set_nbest_size(mut self_: PyRefMut<'_, Self>, nbest_size: Option<usize>) -> PyResult<()> {
+    fn set_nbest_size(self_: PyRef<'_, Self>, nbest_size: Option<usize>) -> PyResult<()> {
         with_unigram_mut(self_.as_super(), |m| m.nbest_size = nbest_size)
     }
     /// Whether unknown characters fall back to byte pieces.
@@ -287,7 +287,7 @@ impl PyUnigramTrainer {
             seed_size,
             ..Default::default()
         };
-        Ok((PyUnigramTrainer {}, PyTrainer { inner: TrainerWrapper::UnigramTrainer(trainer) }))
+        Ok((PyUnigramTrainer {}, PyTrainer { inner: crate::shared::Shared::new(TrainerWrapper::UnigramTrainer(trainer)) }))
     }
 
     #[getter]
@@ -295,7 +295,7 @@ impl PyUnigramTrainer {
         with_trainer(self_.as_super(), |t| t.vocab_size)
     }
     #[setter]
-    fn set_vocab_size(mut self_: PyRefMut<'_, Self>, value: u32) -> PyResult<()> {
+    fn set_vocab_size(self_: PyRef<'_, Self>, value: u32) -> PyResult<()> {
         with_trainer_mut(self_.as_super(), |t| t.vocab_size = value)
     }
     #[getter]
@@ -303,7 +303,7 @@ impl PyUnigramTrainer {
         with_trainer(self_.as_super(), |t| t.show_progress)
     }
     #[setter]
-    fn set_show_progress(mut self_: PyRefMut<'_, Self>, value: bool) -> PyResult<()> {
+    fn set_show_progress(self_: PyRef<'_, Self>, value: bool) -> PyResult<()> {
         with_trainer_mut(self_.as_super(), |t| t.show_progress = value)
     }
     /// The special tokens, as their text.
@@ -312,7 +312,7 @@ impl PyUnigramTrainer {
         with_trainer(self_.as_super(), |t| t.special_tokens.iter().map(|s| s.content.clone()).collect())
     }
     #[setter]
-    fn set_special_tokens(mut self_: PyRefMut<'_, Self>, value: &Bound<'_, PyAny>) -> PyResult<()> {
+    fn set_special_tokens(self_: PyRef<'_, Self>, value: &Bound<'_, PyAny>) -> PyResult<()> {
         let tokens = extract_special_tokens(value)?;
         with_trainer_mut(self_.as_super(), |t| t.special_tokens = tokens)
     }
@@ -321,7 +321,7 @@ impl PyUnigramTrainer {
         with_trainer(self_.as_super(), |t| t.initial_alphabet.iter().map(|c| c.to_string()).collect())
     }
     #[setter]
-    fn set_initial_alphabet(mut self_: PyRefMut<'_, Self>, value: Vec<String>) -> PyResult<()> {
+    fn set_initial_alphabet(self_: PyRef<'_, Self>, value: Vec<String>) -> PyResult<()> {
         with_trainer_mut(self_.as_super(), |t| t.initial_alphabet = extract_alphabet(value))
     }
     #[getter]
@@ -329,7 +329,7 @@ impl PyUnigramTrainer {
         with_trainer(self_.as_super(), |t| t.shrinking_factor)
     }
     #[setter]
-    fn set_shrinking_factor(mut self_: PyRefMut<'_, Self>, value: f64) -> PyResult<()> {
+    fn set_shrinking_factor(self_: PyRef<'_, Self>, value: f64) -> PyResult<()> {
         with_trainer_mut(self_.as_super(), |t| t.shrinking_factor = value)
     }
     #[getter]
@@ -337,7 +337,7 @@ impl PyUnigramTrainer {
         with_trainer(self_.as_super(), |t| t.unk_token.clone())
     }
     #[setter]
-    fn set_unk_token(mut self_: PyRefMut<'_, Self>, value: Option<String>) -> PyResult<()> {
+    fn set_unk_token(self_: PyRef<'_, Self>, value: Option<String>) -> PyResult<()> {
         with_trainer_mut(self_.as_super(), |t| t.unk_token = value)
     }
     #[getter]
@@ -345,7 +345,7 @@ impl PyUnigramTrainer {
         with_trainer(self_.as_super(), |t| t.max_piece_length)
     }
     #[setter]
-    fn set_max_piece_length(mut self_: PyRefMut<'_, Self>, value: usize) -> PyResult<()> {
+    fn set_max_piece_length(self_: PyRef<'_, Self>, value: usize) -> PyResult<()> {
         with_trainer_mut(self_.as_super(), |t| t.max_piece_length = value)
     }
     #[getter]
@@ -353,7 +353,7 @@ impl PyUnigramTrainer {
         with_trainer(self_.as_super(), |t| t.n_sub_iterations)
     }
     #[setter]
-    fn set_n_sub_iterations(mut self_: PyRefMut<'_, Self>, value: u32) -> PyResult<()> {
+    fn set_n_sub_iterations(self_: PyRef<'_, Self>, value: u32) -> PyResult<()> {
         with_trainer_mut(self_.as_super(), |t| t.n_sub_iterations = value)
     }
     #[getter]
@@ -361,7 +361,7 @@ impl PyUnigramTrainer {
         with_trainer(self_.as_super(), |t| t.seed_size)
     }
     #[setter]
-    fn set_seed_size(mut self_: PyRefMut<'_, Self>, value: usize) -> PyResult<()> {
+    fn set_seed_size(self_: PyRef<'_, Self>, value: usize) -> PyResult<()> {
         with_trainer_mut(self_.as_super(), |t| t.seed_size = value)
     }
 }

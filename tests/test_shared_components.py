@@ -1,0 +1,244 @@
+"""Shared component state: changing a component through any Python object that holds it changes
+every Tokenizer (and Sequence) that holds it, exactly as in `tokenizers`.
+
+Each scenario is one function run against both libraries (the same code with
+``tokenizers`` or ``tokenmill`` as ``lib``); the encodings (ids, tokens, offsets) and decodings
+it records must be identical. Text: real multilingual lines from ../shared/corpora.
+"""
+from __future__ import annotations
+
+import pickle
+
+import pytest
+import tokenizers
+
+import tokenmill
+from conftest import read_sample, shared_path
+
+LIBS = {"tokenizers": tokenizers, "tokenmill": tokenmill}
+
+
+@pytest.fixture(scope="module")
+def lines():
+    """~400 lines of English, French, German, Russian, Chinese, Hindi and Arabic text (with digits)."""
+    texts = []
+    for parts in [
+        ("gutenberg", "pg244_en_a_study_in_scarlet.txt"),
+        ("gutenberg", "pg13951_fr_les_trois_mousquetaires.txt"),
+        ("gutenberg", "pg34811_de_buddenbrooks.txt"),
+    ]:
+        texts.append(read_sample(shared_path("corpora", *parts), 60_000))
+    for lang in ["ru", "zh", "hi", "ar"]:
+        folder = shared_path("corpora", "multilingual", lang)
+        first = sorted(p for p in folder.iterdir() if p.is_file())[0]
+        texts.append(read_sample(first, 30_000))
+    out = []
+    for text in texts:
+        out.extend(line.strip() for line in text.splitlines() if line.strip())
+    # Every 7th line, to mix the languages and keep the test quick.
+    return [line for i, line in enumerate(out) if i % 7 == 0][:400] + ["Call 0123456789 at 10:45, room 2024."]
+
+
+def gpt2(lib):
+    """GPT-2 as a pipeline: BPE from encoder.json / vocab.bpe, ByteLevel everywhere."""
+    model = lib.models.BPE.from_file(
+        str(shared_path("pretrained", "gpt2", "encoder.json")), str(shared_path("pretrained", "gpt2", "vocab.bpe"))
+    )
+    tok = lib.Tokenizer(model)
+    tok.pre_tokenizer = lib.pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = lib.decoders.ByteLevel()
+    return tok
+
+
+def snapshot(tok, lines):
+    """What a tokenizer does now: ids, tokens and offsets of every line, and the decodings."""
+    encodings = tok.encode_batch(lines)
+    return (
+        [e.ids for e in encodings],
+        [e.tokens for e in encodings],
+        [e.offsets for e in encodings],
+        tok.decode_batch([e.ids for e in encodings]),
+    )
+
+
+def run_both(scenario, lines):
+    """Runs `scenario(lib, record)` for both libraries and checks they recorded the same."""
+    results = {}
+    for name, lib in LIBS.items():
+        records = []
+        scenario(lib, lambda tok: records.append(snapshot(tok, lines)))
+        results[name] = records
+    assert len(results["tokenmill"]) == len(results["tokenizers"]) > 0
+    for step, (ours, theirs) in enumerate(zip(results["tokenmill"], results["tokenizers"])):
+        assert ours == theirs, f"step {step} differs from tokenizers"
+    return results["tokenmill"]
+
+
+def test_model_attribute_through_tok_model(lines):
+    def scenario(lib, record):
+        tok = gpt2(lib)
+        record(tok)
+        tok.model.dropout = 1.0  # every merge dropped: one token per byte-level char
+        record(tok)
+        tok.model.dropout = None
+        record(tok)
+
+    records = run_both(scenario, lines)
+    assert records[0] != records[1] and records[0] == records[2]
+
+
+def test_model_shared_by_two_tokenizers(lines):
+    def scenario(lib, record):
+        first = gpt2(lib)
+        second = lib.Tokenizer(first.model)
+        second.pre_tokenizer = lib.pre_tokenizers.ByteLevel(add_prefix_space=False)
+        model = second.model
+        model.dropout = 1.0
+        record(first)
+        record(second)
+
+    run_both(scenario, lines)
+
+
+def test_model_assigned_then_changed(lines):
+    def scenario(lib, record):
+        tok = gpt2(lib)
+        model = lib.models.BPE.from_file(
+            str(shared_path("pretrained", "gpt2", "encoder.json")), str(shared_path("pretrained", "gpt2", "vocab.bpe"))
+        )
+        tok.model = model
+        record(tok)
+        model.dropout = 1.0
+        record(tok)
+
+    run_both(scenario, lines)
+
+
+def test_normalizer_changed_after_assignment(lines):
+    def scenario(lib, record):
+        tok = gpt2(lib)
+        normalizer = lib.normalizers.BertNormalizer(lowercase=True, strip_accents=False)
+        tok.normalizer = normalizer
+        record(tok)
+        normalizer.lowercase = False
+        record(tok)
+        tok.normalizer.handle_chinese_chars = False
+        normalizer.strip_accents = True
+        record(tok)
+
+    records = run_both(scenario, lines)
+    assert records[0] != records[1] != records[2]
+
+
+def test_normalizer_sequence_items(lines):
+    def scenario(lib, record):
+        tok = gpt2(lib)
+        prepend = lib.normalizers.Prepend("▁")
+        tok.normalizer = lib.normalizers.Sequence([lib.normalizers.Strip(), prepend, lib.normalizers.Lowercase()])
+        record(tok)
+        tok.normalizer[1].prepend = "<<"  # through indexing
+        record(tok)
+        prepend.prepend = ">>"  # through the object the Sequence was built from
+        record(tok)
+        tok.normalizer[0] = lib.normalizers.Prepend("%")  # item assignment
+        record(tok)
+        item = tok.normalizer[2]
+        tok.normalizer[2] = lib.normalizers.Replace("e", "E")  # an object held before sees the new value
+        assert repr(item) == repr(tok.normalizer[2])
+        record(tok)
+
+    records = run_both(scenario, lines)
+    assert len({repr(r) for r in records}) == len(records)
+
+
+def test_pre_tokenizer_attribute_and_sequence(lines):
+    def scenario(lib, record):
+        tok = gpt2(lib)
+        tok.pre_tokenizer.add_prefix_space = True
+        record(tok)
+        digits = lib.pre_tokenizers.Digits(individual_digits=False)
+        tok.pre_tokenizer = lib.pre_tokenizers.Sequence([digits, lib.pre_tokenizers.ByteLevel(add_prefix_space=False)])
+        record(tok)
+        digits.individual_digits = True
+        record(tok)
+        tok.pre_tokenizer[1].use_regex = False
+        record(tok)
+        tok.pre_tokenizer[1] = lib.pre_tokenizers.ByteLevel(add_prefix_space=True)
+        record(tok)
+
+    records = run_both(scenario, lines)
+    assert records[0] != records[1] != records[2]
+
+
+def test_post_processor_attribute(lines):
+    def scenario(lib, record):
+        tok = gpt2(lib)
+        tok.add_special_tokens(["<|endoftext|>"])
+        processor = lib.processors.RobertaProcessing(("<|endoftext|>", 50256), ("<|endoftext|>", 50256))
+        tok.post_processor = processor
+        record(tok)
+        processor.trim_offsets = False
+        record(tok)
+        tok.post_processor.sep = ("!", 0)
+        record(tok)
+
+    records = run_both(scenario, lines)
+    assert records[0] != records[1] != records[2]
+
+
+def test_decoder_attribute_and_sequence_copies(lines):
+    def scenario(lib, record):
+        tok = gpt2(lib)
+        strip = lib.decoders.Strip(content="Ġ", left=1, right=0)
+        tok.decoder = lib.decoders.Sequence([strip, lib.decoders.ByteLevel()])
+        record(tok)
+        strip.start = 0  # a decoder Sequence holds copies (as in tokenizers): no change
+        record(tok)
+        tok.decoder = strip
+        strip.start = 2
+        record(tok)
+
+    run_both(scenario, lines)
+
+
+def test_trained_model_is_the_shared_one(lines):
+    def scenario(lib, record):
+        tok = lib.Tokenizer(lib.models.BPE())
+        tok.pre_tokenizer = lib.pre_tokenizers.ByteLevel(add_prefix_space=False)
+        tok.decoder = lib.decoders.ByteLevel()
+        model = tok.model
+        trainer = lib.trainers.BpeTrainer(
+            vocab_size=600, show_progress=False, initial_alphabet=lib.pre_tokenizers.ByteLevel.alphabet()
+        )
+        tok.train_from_iterator(lines, trainer)
+        record(tok)
+        # The model object taken before training is the trained one.
+        assert model.token_to_id("Ġthe") == tok.token_to_id("Ġthe") is not None
+        model.dropout = 1.0
+        record(tok)
+
+    run_both(scenario, lines)
+
+
+def test_pickled_tokenizer_keeps_changes(lines):
+    def scenario(lib, record):
+        tok = gpt2(lib)
+        tok.normalizer = lib.normalizers.Sequence([lib.normalizers.Lowercase(), lib.normalizers.Prepend("x")])
+        tok.normalizer[1].prepend = "y"
+        tok.model.dropout = 1.0
+        record(pickle.loads(pickle.dumps(tok)))
+        record(lib.Tokenizer.from_str(tok.to_str()))
+
+    run_both(scenario, lines)
+
+
+def test_components_outlive_their_tokenizer(lines):
+    """A component taken from a tokenizer stays usable after the tokenizer is gone."""
+    tok = gpt2(tokenmill)
+    theirs = gpt2(tokenizers)
+    ours_model, their_model = tok.model, theirs.model
+    ours_pre, their_pre = tok.pre_tokenizer, theirs.pre_tokenizer
+    del tok, theirs
+    for line in lines[:50]:
+        assert [t.value for t in ours_model.tokenize("Ġhello")] == [t.value for t in their_model.tokenize("Ġhello")]
+        assert ours_pre.pre_tokenize_str(line) == their_pre.pre_tokenize_str(line)
