@@ -21,6 +21,7 @@ from tokenmill import tiktoken
 from tokenmill.models import Token
 from tokenmill.tokenizer import AddedToken, Encoding, Tokenizer
 from tokenmill import implementations
+from tokenmill import collocations, stopwords
 
 __all__ = [
     "__version__",
@@ -44,4 +45,6 @@ __all__ = [
     "Tokenizer",
     "Encoding",
     "AddedToken",
+    "collocations",
+    "stopwords",
 ]

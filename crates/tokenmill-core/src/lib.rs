@@ -6,6 +6,7 @@
 //! carries alignments (`NormalizedString`, `PreTokenizedString`, `Encoding`);
 //! `tiktoken` is the lean byte-level BPE engine behind the tiktoken-compatible API.
 
+pub mod collocations;
 pub mod decoders;
 pub mod error;
 pub mod models;

@@ -23,6 +23,7 @@ fn tune_allocator() {
     unsafe { mi_option_set(MI_OPTION_PURGE_DELAY, -1) }
 }
 
+mod collocations;
 mod decoders;
 mod encoding;
 mod errors;
@@ -62,6 +63,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     add_submodule(m, "processors", processors::register)?;
     add_submodule(m, "decoders", decoders::register)?;
     add_submodule(m, "tiktoken", tiktoken::register)?;
+    add_submodule(m, "collocations", collocations::register)?;
     tokenizer::register(m)?;
     Ok(())
 }

@@ -1,0 +1,106 @@
+"""Bigram collocations end to end — tokens in, n best out — tokenmill vs NLTK, same tokens, same run.
+
+    python bench/bench_collocations.py [--books N] [--measure likelihood_ratio] [--top 100]
+
+Tokens: alphabetic word tokens (``\\w+`` runs that are all letters) of the English Gutenberg
+novels in ../shared/corpora/gutenberg/en_novels (the first N books, about 1.9 M tokens for all).
+Each library runs in its own child process (one thread), so peak memory is measured apart:
+``peak`` is the child's high-water RSS minus its RSS after loading the tokens. Both pipelines:
+``from_words(tokens)`` → ``apply_freq_filter(3)`` → ``nbest(measure, top)``, and a second one
+without the filter (every bigram scored). The results are checked to be identical.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED = Path(os.environ.get("TOKENMILL_SHARED", REPO.parent / "shared"))
+BOOKS = SHARED / "corpora" / "gutenberg" / "en_novels"
+
+
+def load_tokens(n_books):
+    paths = sorted(BOOKS.glob("*.txt"))[:n_books]
+    tokens = []
+    for path in paths:
+        text = path.read_text(encoding="utf-8")
+        tokens.extend(w for w in re.findall(r"\w+", text) if w.isalpha())
+    return tokens
+
+
+def rss_kib(field):
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    return 0
+
+
+def run_side(side, n_books, measure, top):
+    tokens = load_tokens(n_books)
+    if side == "nltk":
+        from nltk.collocations import BigramCollocationFinder
+        from nltk.metrics.association import BigramAssocMeasures
+    else:
+        from tokenmill.collocations import BigramAssocMeasures, BigramCollocationFinder
+    score_fn = getattr(BigramAssocMeasures, measure)
+    baseline = rss_kib("VmRSS")
+    results = {"tokens": len(tokens)}
+    for label, min_freq in [("filtered", 3), ("all", None)]:
+        start = time.perf_counter()
+        finder = BigramCollocationFinder.from_words(tokens)
+        counted = time.perf_counter()
+        if min_freq:
+            finder.apply_freq_filter(min_freq)
+        best = finder.nbest(score_fn, top)
+        done = time.perf_counter()
+        results[label] = {
+            "count_s": counted - start,
+            "total_s": done - start,
+            "candidates": len(finder.ngram_fd),
+            "best": [list(b) for b in best],
+        }
+        del finder
+    results["peak_mib"] = (rss_kib("VmHWM") - baseline) / 1024
+    print(json.dumps(results))
+
+
+def child(side, args):
+    cmd = [sys.executable, __file__, "--side", side, "--books", str(args.books), "--measure", args.measure, "--top", str(args.top)]
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--books", type=int, default=9)
+    parser.add_argument("--measure", default="likelihood_ratio")
+    parser.add_argument("--top", type=int, default=100)
+    parser.add_argument("--side", choices=["nltk", "tokenmill"], help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.side:
+        run_side(args.side, args.books, args.measure, args.top)
+        return
+    ours = child("tokenmill", args)
+    theirs = child("nltk", args)
+    print(f"bigram collocations, {ours['tokens']:,} tokens, measure {args.measure}, nbest {args.top}")
+    print(f"{'pipeline':<34}{'NLTK s':>9}{'tokenmill s':>13}{'speed-up':>10}")
+    for label, title in [("filtered", "count + freq filter 3 + nbest"), ("all", "count + nbest (all bigrams)")]:
+        t, o = theirs[label], ours[label]
+        assert t["best"] == o["best"], f"{label}: different results"
+        assert t["candidates"] == o["candidates"]
+        print(f"{title:<34}{t['total_s']:>9.2f}{o['total_s']:>13.3f}{t['total_s'] / o['total_s']:>9.1f}x")
+        print(f"{'  of which counting':<34}{t['count_s']:>9.2f}{o['count_s']:>13.3f}{t['count_s'] / o['count_s']:>9.1f}x")
+    print(f"{'peak memory above tokens (MiB)':<34}{theirs['peak_mib']:>9.0f}{ours['peak_mib']:>13.0f}"
+          f"{theirs['peak_mib'] / max(ours['peak_mib'], 1e-9):>9.1f}x")
+    print("results identical: yes")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,410 @@
+//! Counting n-grams in windows, the way NLTK's collocation finders do, in memory proportional
+//! to the number of distinct words and n-grams (not to the corpus: tokens stream through a
+//! window of `window_size` ids).
+//!
+//! Words are interned to `u32` ids; an n-gram of up to four ids is packed into one `u128`
+//! key. Tables are insertion-ordered maps (`IndexMap`), so iterating a table gives the n-grams in
+//! the order NLTK's `FreqDist` (a dict) holds them — the order of first occurrence — and
+//! filters keep that order, as NLTK's rebuilt `FreqDist` does.
+
+use indexmap::{IndexMap, IndexSet};
+use rustc_hash::FxBuildHasher;
+
+use crate::{Error, Result};
+
+/// An interned word.
+pub type WordId = u32;
+
+/// Up to four word ids packed into 32-bit lanes, first word in the lowest lane.
+pub type NgramKey = u128;
+
+/// Packs word ids into a key.
+#[inline]
+pub fn pack(ids: &[WordId]) -> NgramKey {
+    ids.iter().enumerate().fold(0u128, |key, (lane, &id)| key | (id as u128) << (32 * lane))
+}
+
+/// The `lane`-th word id of a key.
+#[inline]
+pub fn lane(key: NgramKey, lane: usize) -> WordId {
+    (key >> (32 * lane)) as WordId
+}
+
+/// The distinct words seen, by id (id = order of first appearance). Words are stored as bytes:
+/// UTF-8, or for Python strings holding lone surrogates, their "surrogatepass" encoding — both
+/// sort bytewise in code-point order, which is how Python compares strings.
+#[derive(Debug, Clone, Default)]
+pub struct Vocab {
+    words: IndexSet<Box<[u8]>, FxBuildHasher>,
+}
+
+impl Vocab {
+    pub fn intern(&mut self, word: &[u8]) -> Result<WordId> {
+        if let Some(id) = self.words.get_index_of(word) {
+            return Ok(id as WordId);
+        }
+        let id = self.words.len();
+        if id >= WordId::MAX as usize {
+            return Err(Error::InvalidArgument(format!(
+                "more than {} distinct words: the collocation vocabulary is full",
+                WordId::MAX
+            )));
+        }
+        self.words.insert(word.into());
+        Ok(id as WordId)
+    }
+
+    pub fn get(&self, word: &[u8]) -> Option<WordId> {
+        self.words.get_index_of(word).map(|i| i as WordId)
+    }
+
+    pub fn word(&self, id: WordId) -> &[u8] {
+        &self.words[id as usize]
+    }
+
+    pub fn len(&self) -> usize {
+        self.words.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.words.is_empty()
+    }
+
+    /// `rank[id]`: position of the word in code-point (= bytewise) order, for sorting n-grams
+    /// as Python sorts tuples of strings.
+    pub fn sort_ranks(&self) -> Vec<u32> {
+        let mut ids: Vec<u32> = (0..self.len() as u32).collect();
+        ids.sort_unstable_by(|&a, &b| self.word(a).cmp(self.word(b)));
+        let mut rank = vec![0u32; ids.len()];
+        for (r, &id) in ids.iter().enumerate() {
+            rank[id as usize] = r as u32;
+        }
+        rank
+    }
+}
+
+/// A frequency table of n-grams of a fixed arity (1 for words), in insertion order.
+#[derive(Debug, Clone)]
+pub struct Table {
+    arity: usize,
+    counts: IndexMap<NgramKey, u64, FxBuildHasher>,
+}
+
+impl Table {
+    pub fn new(arity: usize) -> Self {
+        Table { arity, counts: IndexMap::default() }
+    }
+
+    pub fn arity(&self) -> usize {
+        self.arity
+    }
+
+    #[inline]
+    pub fn add(&mut self, key: NgramKey, count: u64) {
+        *self.counts.entry(key).or_insert(0) += count;
+    }
+
+    #[inline]
+    pub fn get(&self, key: NgramKey) -> u64 {
+        self.counts.get(&key).copied().unwrap_or(0)
+    }
+
+    pub fn contains(&self, key: NgramKey) -> bool {
+        self.counts.contains_key(&key)
+    }
+
+    pub fn len(&self) -> usize {
+        self.counts.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.counts.is_empty()
+    }
+
+    /// The sum of all counts (`FreqDist.N()`).
+    pub fn total(&self) -> u64 {
+        self.counts.values().sum()
+    }
+
+    /// `(key, count)` in insertion order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = (NgramKey, u64)> + '_ {
+        self.counts.iter().map(|(&k, &c)| (k, c))
+    }
+
+    /// The entry at a position of the insertion order.
+    pub fn entry_at(&self, index: usize) -> Option<(NgramKey, u64)> {
+        self.counts.get_index(index).map(|(&k, &c)| (k, c))
+    }
+
+    /// The word ids of a key of this table.
+    pub fn ids(&self, key: NgramKey) -> impl Iterator<Item = WordId> {
+        (0..self.arity).map(move |i| lane(key, i))
+    }
+
+    /// Keeps the entries for which `keep` holds, in their order (one pass, no rebuild).
+    pub fn retain(&mut self, mut keep: impl FnMut(NgramKey, u64) -> bool) {
+        self.counts.retain(|&k, &mut c| keep(k, c));
+    }
+}
+
+/// Names of the tables a finder of each order keeps besides words and n-grams, in NLTK's
+/// attribute names. Trigram: `bigram_fd` (w1 w2), `wildcard_fd` (w1 _ w3). Quadgram: `ii`,
+/// `iii`, `ixi`, `ixxi`, `iixi`, `ixii` (i = a word, x = any word).
+pub fn auxiliary_tables(order: usize) -> &'static [(&'static str, usize)] {
+    match order {
+        3 => &[("bigram_fd", 2), ("wildcard_fd", 2)],
+        4 => &[("ii", 2), ("iii", 3), ("ixi", 2), ("ixxi", 2), ("iixi", 3), ("ixii", 3)],
+        _ => &[],
+    }
+}
+
+// Indices into `Counts::aux` (see `auxiliary_tables`).
+const BIGRAM: usize = 0;
+const WILDCARD: usize = 1;
+const II: usize = 0;
+const III: usize = 1;
+const IXI: usize = 2;
+const IXXI: usize = 3;
+const IIXI: usize = 4;
+const IXII: usize = 5;
+
+/// All counts of one collocation finder: words, the candidate n-grams, and the auxiliary
+/// tables the association measures need.
+#[derive(Debug, Clone)]
+pub struct Counts {
+    pub order: usize,
+    pub window_size: usize,
+    pub vocab: Vocab,
+    pub words: Table,
+    /// The candidates; filters remove entries from this table only (as in NLTK).
+    pub ngrams: Table,
+    pub aux: Vec<Table>,
+}
+
+impl Counts {
+    /// Empty counts for bigrams (order 2), trigrams (3) or quadgrams (4) in windows of
+    /// `window_size ≥ order` words.
+    pub fn new(order: usize, window_size: usize) -> Result<Self> {
+        if !(2..=4).contains(&order) {
+            return Err(Error::InvalidArgument(format!("n-gram order must be 2, 3 or 4, not {order}")));
+        }
+        if window_size < order {
+            return Err(Error::InvalidArgument(format!("Specify window_size at least {order}")));
+        }
+        Ok(Counts {
+            order,
+            window_size,
+            vocab: Vocab::default(),
+            words: Table::new(1),
+            ngrams: Table::new(order),
+            aux: auxiliary_tables(order).iter().map(|&(_, arity)| Table::new(arity)).collect(),
+        })
+    }
+
+    /// The total `N` the measures use: the sum of the word table (`word_fd.N()`).
+    pub fn n_total(&self) -> u64 {
+        self.words.total()
+    }
+
+    /// A table by its NLTK attribute name (`word_fd`, `ngram_fd`, or an auxiliary name).
+    pub fn table(&self, name: &str) -> Option<&Table> {
+        match name {
+            "word_fd" => Some(&self.words),
+            "ngram_fd" => Some(&self.ngrams),
+            _ => auxiliary_tables(self.order)
+                .iter()
+                .position(|&(n, _)| n == name)
+                .map(|i| &self.aux[i]),
+        }
+    }
+
+    /// Counts the windows starting at each word of `window` whose first slot is a word, as NLTK
+    /// does for `ngrams(words, window_size, pad_right=True)`: `window[0]` is the first word,
+    /// the rest its look-ahead (`None` = padding or past the end).
+    fn count_window(&mut self, window: &[Option<WordId>]) {
+        let Some(w1) = window[0] else { return };
+        match self.order {
+            2 => self.count_bigram_window(w1, &window[1..]),
+            3 => self.count_trigram_window(w1, &window[1..]),
+            _ => self.count_quadgram_window(w1, &window[1..]),
+        }
+    }
+
+    fn count_bigram_window(&mut self, w1: WordId, rest: &[Option<WordId>]) {
+        self.words.add(pack(&[w1]), 1);
+        for w2 in rest.iter().flatten() {
+            self.ngrams.add(pack(&[w1, *w2]), 1);
+        }
+    }
+
+    /// Every pair of later slots (p < q): NLTK counts w1 once per pair, so `word_fd` holds
+    /// C(window_size − 1, 2) per occurrence.
+    fn count_trigram_window(&mut self, w1: WordId, rest: &[Option<WordId>]) {
+        for p in 0..rest.len() {
+            for q in p + 1..rest.len() {
+                self.words.add(pack(&[w1]), 1);
+                let Some(w2) = rest[p] else { continue };
+                self.aux[BIGRAM].add(pack(&[w1, w2]), 1);
+                let Some(w3) = rest[q] else { continue };
+                self.aux[WILDCARD].add(pack(&[w1, w3]), 1);
+                self.ngrams.add(pack(&[w1, w2, w3]), 1);
+            }
+        }
+    }
+
+    fn count_quadgram_window(&mut self, w1: WordId, rest: &[Option<WordId>]) {
+        for p in 0..rest.len() {
+            for q in p + 1..rest.len() {
+                for r in q + 1..rest.len() {
+                    self.words.add(pack(&[w1]), 1);
+                    let Some(w2) = rest[p] else { continue };
+                    self.aux[II].add(pack(&[w1, w2]), 1);
+                    let Some(w3) = rest[q] else { continue };
+                    self.aux[III].add(pack(&[w1, w2, w3]), 1);
+                    self.aux[IXI].add(pack(&[w1, w3]), 1);
+                    let Some(w4) = rest[r] else { continue };
+                    self.ngrams.add(pack(&[w1, w2, w3, w4]), 1);
+                    self.aux[IXXI].add(pack(&[w1, w4]), 1);
+                    self.aux[IXII].add(pack(&[w1, w3, w4]), 1);
+                    self.aux[IIXI].add(pack(&[w1, w2, w4]), 1);
+                }
+            }
+        }
+    }
+
+    /// A bigram finder's counts from a trigram finder's words and `bigram_fd` (NLTK's
+    /// `bigram_finder()`: window size 2, no filters carried over).
+    pub fn bigram_counts(&self) -> Result<Counts> {
+        if self.order != 3 {
+            return Err(Error::InvalidArgument("bigram_finder() needs trigram counts".into()));
+        }
+        let mut bigrams = Counts::new(2, 2)?;
+        bigrams.vocab = self.vocab.clone();
+        bigrams.words = self.words.clone();
+        bigrams.ngrams = self.aux[BIGRAM].clone();
+        Ok(bigrams)
+    }
+}
+
+/// Feeds a stream of tokens through the window. Push words (or `None` for padding) and call
+/// `finish` at the end; memory is the counts plus a window of ids.
+#[derive(Debug)]
+pub struct WindowCounter {
+    counts: Counts,
+    window: std::collections::VecDeque<Option<WordId>>,
+    scratch: Vec<Option<WordId>>,
+}
+
+impl WindowCounter {
+    pub fn new(order: usize, window_size: usize) -> Result<Self> {
+        let counts = Counts::new(order, window_size)?;
+        Ok(WindowCounter {
+            counts,
+            window: std::collections::VecDeque::with_capacity(window_size),
+            scratch: Vec::with_capacity(window_size),
+        })
+    }
+
+    /// Counts the windows of an existing `Counts` (continuing its vocabulary and tables).
+    pub fn resume(counts: Counts) -> Self {
+        let ws = counts.window_size;
+        WindowCounter { counts, window: std::collections::VecDeque::with_capacity(ws), scratch: Vec::with_capacity(ws) }
+    }
+
+    pub fn window_size(&self) -> usize {
+        self.counts.window_size
+    }
+
+    /// A word (bytes of a string), interned.
+    pub fn push_word(&mut self, word: &[u8]) -> Result<()> {
+        let id = self.counts.vocab.intern(word)?;
+        self.push(Some(id));
+        Ok(())
+    }
+
+    /// An already interned id, or `None` for a padding slot (never counted, never a w1).
+    pub fn push(&mut self, token: Option<WordId>) {
+        self.window.push_back(token);
+        if self.window.len() == self.counts.window_size {
+            self.emit_front();
+        }
+    }
+
+    /// Counts the window starting at the front slot, then drops that slot.
+    fn emit_front(&mut self) {
+        self.scratch.clear();
+        self.scratch.extend(self.window.iter().copied());
+        self.scratch.resize(self.counts.window_size, None);
+        let window = std::mem::take(&mut self.scratch);
+        self.counts.count_window(&window);
+        self.scratch = window;
+        self.window.pop_front();
+    }
+
+    /// Counts the last, right-padded windows and returns the counts.
+    pub fn finish(mut self) -> Counts {
+        while !self.window.is_empty() {
+            self.emit_front();
+        }
+        self.counts
+    }
+
+    pub fn vocab(&self) -> &Vocab {
+        &self.counts.vocab
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn count(order: usize, ws: usize, words: &[Option<&str>]) -> Counts {
+        let mut c = WindowCounter::new(order, ws).unwrap();
+        for w in words {
+            match w {
+                Some(w) => c.push_word(w.as_bytes()).unwrap(),
+                None => c.push(None),
+            }
+        }
+        c.finish()
+    }
+
+    fn get(c: &Counts, table: &str, words: &[&str]) -> u64 {
+        let ids: Vec<u32> = words.iter().map(|w| c.vocab.get(w.as_bytes()).unwrap()).collect();
+        c.table(table).unwrap().get(pack(&ids))
+    }
+
+    #[test]
+    fn bigram_windows() {
+        let words: Vec<Option<&str>> = "a b a b c".split(' ').map(Some).collect();
+        let c = count(2, 3, &words);
+        assert_eq!(c.n_total(), 5);
+        assert_eq!(get(&c, "ngram_fd", &["a", "b"]), 2); // positions (0,1) and (2,3)
+        assert_eq!(get(&c, "ngram_fd", &["a", "a"]), 1);
+        assert_eq!(get(&c, "ngram_fd", &["b", "c"]), 1);
+        assert_eq!(get(&c, "ngram_fd", &["a", "c"]), 1);
+    }
+
+    #[test]
+    fn trigram_word_counts_are_per_pair() {
+        let words: Vec<Option<&str>> = "a b c d".split(' ').map(Some).collect();
+        let c = count(3, 4, &words);
+        // Each occurrence counts C(3, 2) = 3 pairs, padded ones included.
+        assert_eq!(c.n_total(), 12);
+        assert_eq!(get(&c, "ngram_fd", &["a", "b", "d"]), 1);
+        assert_eq!(get(&c, "wildcard_fd", &["a", "c"]), 1);
+    }
+
+    #[test]
+    fn padding_separates_documents() {
+        let c = count(2, 2, &[Some("a"), Some("b"), None, Some("c")]);
+        assert_eq!(c.n_total(), 3);
+        assert_eq!(c.ngrams.len(), 1);
+    }
+
+    #[test]
+    fn rejects_bad_orders() {
+        assert!(Counts::new(5, 5).is_err());
+        assert!(Counts::new(3, 2).is_err());
+    }
+}

@@ -1,0 +1,522 @@
+//! `tokenmill._native.collocations`: n-gram counts, filters and association measures for
+//! `tokenmill.collocations` (the NLTK-compatible finders live in Python on top of this).
+//!
+//! Words cross the boundary as Python `str`. Reading them needs the GIL; counting does not, so
+//! tokens are copied out in chunks and each chunk is counted with the GIL released.
+use std::os::raw::c_char;
+
+use pyo3::exceptions::{PyKeyError, PyOverflowError, PyTypeError, PyValueError, PyZeroDivisionError};
+use pyo3::ffi;
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyList, PyString, PyTuple};
+use tokenmill_core::collocations::{
+    self as core, lane, pack, BigramMarginals, Counts, IntMarginals, Marginals, MathError, Measure, NgramKey, SumMode,
+    WindowCounter,
+};
+
+use crate::errors::ToPyResult;
+
+extern "C" {
+    /// Part of CPython's C API since 3.3 (and of the limited API from 3.10); pyo3 hides it
+    /// under abi3-py39, but every interpreter we load into exports it. Returns the string's
+    /// cached UTF-8 form without copying, or NULL (with an exception set) for lone surrogates.
+    fn PyUnicode_AsUTF8AndSize(unicode: *mut ffi::PyObject, size: *mut ffi::Py_ssize_t) -> *const c_char;
+}
+
+/// Tokens copied out of Python: the bytes of each word, `None` slots as padding.
+#[derive(Default)]
+struct TokenChunk {
+    bytes: Vec<u8>,
+    /// `(start, end)` into `bytes`, or `None` for a padding slot.
+    spans: Vec<Option<(usize, usize)>>,
+}
+
+const CHUNK_TOKENS: usize = 1 << 16;
+
+impl TokenChunk {
+    fn clear(&mut self) {
+        self.bytes.clear();
+        self.spans.clear();
+    }
+
+    fn push_pad(&mut self) {
+        self.spans.push(None);
+    }
+
+    /// Appends a word (a `str`) or a padding slot (`None`, as NLTK's padding symbol).
+    fn push_object(&mut self, item: &Bound<'_, PyAny>, position: usize) -> PyResult<()> {
+        if item.is_none() {
+            self.push_pad();
+            return Ok(());
+        }
+        let Ok(text) = item.downcast::<PyString>() else {
+            return Err(PyTypeError::new_err(format!(
+                "collocation words must be str (or None for padding); item {position} is {}",
+                item.get_type().name()?
+            )));
+        };
+        let start = self.bytes.len();
+        let mut size: ffi::Py_ssize_t = 0;
+        // SAFETY: `text` is a live str; the returned buffer is owned by it and read at once.
+        let data = unsafe { PyUnicode_AsUTF8AndSize(text.as_ptr(), &mut size) };
+        if data.is_null() {
+            // Lone surrogates: keep them, encoded as "surrogatepass" (sorts in code-point order).
+            let _ = PyErr::take(item.py());
+            let encoded = text.call_method1("encode", ("utf-8", "surrogatepass"))?;
+            self.bytes.extend_from_slice(encoded.downcast::<PyBytes>()?.as_bytes());
+        } else {
+            // SAFETY: CPython guarantees `size` valid bytes at `data`.
+            self.bytes.extend_from_slice(unsafe { std::slice::from_raw_parts(data as *const u8, size as usize) });
+        }
+        self.spans.push(Some((start, self.bytes.len())));
+        Ok(())
+    }
+
+    /// Counts the chunk (no Python objects involved, so the caller releases the GIL).
+    fn count_into(&self, counter: &mut WindowCounter) -> tokenmill_core::Result<()> {
+        for span in &self.spans {
+            match span {
+                Some((s, e)) => counter.push_word(&self.bytes[*s..*e])?,
+                None => counter.push(None),
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Streams the words of `iterable` into `counter`, `pad_after` padding slots after it.
+fn count_iterable(
+    py: Python<'_>,
+    counter: &mut WindowCounter,
+    chunk: &mut TokenChunk,
+    iterable: &Bound<'_, PyAny>,
+    pad_after: usize,
+) -> PyResult<()> {
+    for (position, item) in iterable.try_iter()?.enumerate() {
+        chunk.push_object(&item?, position)?;
+        if chunk.spans.len() >= CHUNK_TOKENS {
+            flush(py, counter, chunk)?;
+        }
+    }
+    for _ in 0..pad_after {
+        chunk.push_pad();
+    }
+    Ok(())
+}
+
+fn flush(py: Python<'_>, counter: &mut WindowCounter, chunk: &mut TokenChunk) -> PyResult<()> {
+    py.allow_threads(|| chunk.count_into(counter)).py()?;
+    chunk.clear();
+    Ok(())
+}
+
+/// The Python exception NLTK's pure-Python measure would raise for this n-gram.
+fn math_error(error: MathError, ngram: &str) -> PyErr {
+    match error {
+        MathError::ZeroDivision => PyZeroDivisionError::new_err(format!("float division by zero (scoring {ngram})")),
+        MathError::Domain => PyValueError::new_err(format!("math domain error (scoring {ngram})")),
+        MathError::Overflow => {
+            PyOverflowError::new_err(format!("integer intermediate beyond 127 bits (scoring {ngram})"))
+        }
+    }
+}
+
+fn sum_mode(compensated: bool) -> SumMode {
+    if compensated {
+        SumMode::Compensated
+    } else {
+        SumMode::Plain
+    }
+}
+
+fn measure_for(name: &str, order: usize) -> PyResult<Measure> {
+    match Measure::from_name(name) {
+        Some(m) if m.supports(order) => Ok(m),
+        Some(_) => Err(PyValueError::new_err(format!("{name} is not defined for n-grams of order {order}"))),
+        None => Err(PyValueError::new_err(format!("unknown association measure {name:?}"))),
+    }
+}
+
+/// The counts of one collocation finder (see `tokenmill_core::collocations::Counts`).
+#[pyclass(module = "tokenmill.collocations", name = "NgramCounts")]
+pub struct PyNgramCounts {
+    counts: Counts,
+    /// Python `str` of each word id, made on first use and shared by all returned tuples.
+    strings: Vec<Option<Py<PyString>>>,
+}
+
+impl PyNgramCounts {
+    fn wrap(counts: Counts) -> Self {
+        PyNgramCounts { counts, strings: Vec::new() }
+    }
+
+    fn word<'py>(&mut self, py: Python<'py>, id: u32) -> PyResult<Bound<'py, PyString>> {
+        let id = id as usize;
+        if self.strings.len() <= id {
+            self.strings.resize_with(self.counts.vocab.len().max(id + 1), || None);
+        }
+        if let Some(s) = &self.strings[id] {
+            return Ok(s.bind(py).clone());
+        }
+        let bytes = self.counts.vocab.word(id as u32);
+        // SAFETY: a valid buffer and length; the error handler name is a C string literal.
+        let s = unsafe {
+            Bound::from_owned_ptr_or_err(
+                py,
+                ffi::PyUnicode_DecodeUTF8(bytes.as_ptr() as *const c_char, bytes.len() as ffi::Py_ssize_t, c"surrogatepass".as_ptr()),
+            )?
+        };
+        let s = s.downcast_into::<PyString>()?;
+        self.strings[id] = Some(s.clone().unbind());
+        Ok(s)
+    }
+
+    /// A key as Python sees it: `str` for words, a tuple of `str` for n-grams.
+    fn key_object<'py>(&mut self, py: Python<'py>, key: NgramKey, arity: usize) -> PyResult<Bound<'py, PyAny>> {
+        if arity == 1 {
+            return Ok(self.word(py, lane(key, 0))?.into_any());
+        }
+        let words = (0..arity).map(|i| self.word(py, lane(key, i))).collect::<PyResult<Vec<_>>>()?;
+        Ok(PyTuple::new(py, words)?.into_any())
+    }
+
+    /// The key of a Python key, or `None` if it cannot be in the table (unknown word, wrong
+    /// length, not a str) — a missing key, as for a `FreqDist`.
+    fn key_of(&self, key: &Bound<'_, PyAny>, arity: usize) -> Option<NgramKey> {
+        let id_of = |w: &Bound<'_, PyAny>| -> Option<u32> {
+            let s = w.downcast::<PyString>().ok()?;
+            let s = s.to_cow().ok()?;
+            self.counts.vocab.get(s.as_bytes())
+        };
+        if arity == 1 {
+            return id_of(key).map(|id| pack(&[id]));
+        }
+        let tuple = key.downcast::<PyTuple>().ok()?;
+        if tuple.len() != arity {
+            return None;
+        }
+        let ids = tuple.iter().map(|w| id_of(&w)).collect::<Option<Vec<_>>>()?;
+        Some(pack(&ids))
+    }
+
+    fn table(&self, name: &str) -> PyResult<&core::Table> {
+        self.counts.table(name).ok_or_else(|| PyKeyError::new_err(format!("no table {name:?} for order {}", self.counts.order)))
+    }
+
+    fn ngram_text(&mut self, py: Python<'_>, key: NgramKey) -> String {
+        let arity = self.counts.order;
+        self.key_object(py, key, arity).and_then(|k| Ok(k.repr()?.to_string())).unwrap_or_else(|_| "?".into())
+    }
+
+    fn marginals_object<'py>(py: Python<'py>, m: &Marginals) -> PyResult<Bound<'py, PyTuple>> {
+        Ok(match m {
+            Marginals::Bigram(b) => {
+                (b.n_ii, (b.n_ix, b.n_xi), b.n_xx).into_pyobject(py)?
+            }
+            Marginals::Ngram(n) if n.order == 3 => {
+                let p = &n.pairs;
+                let u = &n.unigrams;
+                (n.ngram, (p[0], p[1], p[2]), (u[0], u[1], u[2]), n.total).into_pyobject(py)?
+            }
+            Marginals::Ngram(n) => {
+                let (t, p, u) = (&n.triples, &n.pairs, &n.unigrams);
+                (n.ngram, (t[0], t[1], t[2], t[3]), (p[0], p[1], p[2], p[3], p[4], p[5]), (u[0], u[1], u[2], u[3]), n.total)
+                    .into_pyobject(py)?
+            }
+        })
+    }
+}
+
+#[pymethods]
+impl PyNgramCounts {
+    /// Counts the n-grams of `order` (2, 3, 4) in windows of `window_size` over `words`
+    /// (an iterable of `str`; `None` items are padding, as in NLTK).
+    #[staticmethod]
+    fn from_words(py: Python<'_>, order: usize, window_size: usize, words: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let mut counter = WindowCounter::new(order, window_size).py()?;
+        let mut chunk = TokenChunk::default();
+        count_iterable(py, &mut counter, &mut chunk, words, 0)?;
+        flush(py, &mut counter, &mut chunk)?;
+        Ok(Self::wrap(py.allow_threads(|| counter.finish())))
+    }
+
+    /// Counts each document (an iterable of words) followed by `window_size - 1` padding
+    /// slots, so that no window spans two documents (NLTK's `from_documents`).
+    #[staticmethod]
+    fn from_documents(py: Python<'_>, order: usize, window_size: usize, documents: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let mut counter = WindowCounter::new(order, window_size).py()?;
+        let mut chunk = TokenChunk::default();
+        for document in documents.try_iter()? {
+            count_iterable(py, &mut counter, &mut chunk, &document?, window_size - 1)?;
+        }
+        flush(py, &mut counter, &mut chunk)?;
+        Ok(Self::wrap(py.allow_threads(|| counter.finish())))
+    }
+
+    /// Counts given as tables, for NLTK's constructors (`BigramCollocationFinder(word_fd,
+    /// bigram_fd)`): `tables` maps a table name (`word_fd`, `ngram_fd`, `bigram_fd`, ...) to
+    /// an iterable of `(key, count)`, keys `str` for words and tuples of `str` otherwise.
+    #[staticmethod]
+    fn from_tables(order: usize, window_size: usize, tables: Vec<(String, Bound<'_, PyAny>)>) -> PyResult<Self> {
+        let mut counts = Counts::new(order, window_size).py()?;
+        let names: Vec<&str> = ["word_fd", "ngram_fd"]
+            .into_iter()
+            .chain(core::counts::auxiliary_tables(order).iter().map(|(n, _)| *n))
+            .collect();
+        for (name, items) in &tables {
+            let Some(slot) = names.iter().position(|n| n == name) else {
+                return Err(PyKeyError::new_err(format!("no table {name:?} for order {order}")));
+            };
+            for item in items.try_iter()? {
+                let (key, count): (Bound<'_, PyAny>, u64) = item?.extract()?;
+                let words: Vec<String> = if slot == 0 { vec![key.extract()?] } else { key.extract()? };
+                let ids = words.iter().map(|w| counts.vocab.intern(w.as_bytes())).collect::<tokenmill_core::Result<Vec<_>>>().py()?;
+                let table = match slot {
+                    0 => &mut counts.words,
+                    1 => &mut counts.ngrams,
+                    i => &mut counts.aux[i - 2],
+                };
+                if ids.len() != table.arity() {
+                    return Err(PyValueError::new_err(format!("{name} keys must have {} words, got {words:?}", table.arity())));
+                }
+                table.add(pack(&ids), count);
+            }
+        }
+        Ok(Self::wrap(counts))
+    }
+
+    #[getter]
+    fn order(&self) -> usize {
+        self.counts.order
+    }
+
+    #[getter]
+    fn window_size(&self) -> usize {
+        self.counts.window_size
+    }
+
+    /// `word_fd.N()`: the total the measures use.
+    #[getter]
+    fn n(&self) -> u64 {
+        self.counts.n_total()
+    }
+
+    /// A copy of these counts.
+    fn copy(&self) -> Self {
+        Self::wrap(self.counts.clone())
+    }
+
+    /// The counts of `bigram_finder()` (trigram counts only).
+    fn bigram_counts(&self) -> PyResult<Self> {
+        Ok(Self::wrap(self.counts.bigram_counts().py()?))
+    }
+
+    fn table_len(&self, name: &str) -> PyResult<usize> {
+        Ok(self.table(name)?.len())
+    }
+
+    fn table_total(&self, name: &str) -> PyResult<u64> {
+        Ok(self.table(name)?.total())
+    }
+
+    /// The count of `key` (0 when absent).
+    fn table_get(&self, name: &str, key: &Bound<'_, PyAny>) -> PyResult<u64> {
+        let table = self.table(name)?;
+        Ok(self.key_of(key, table.arity()).map_or(0, |k| table.get(k)))
+    }
+
+    fn table_contains(&self, name: &str, key: &Bound<'_, PyAny>) -> PyResult<bool> {
+        let table = self.table(name)?;
+        Ok(self.key_of(key, table.arity()).is_some_and(|k| table.contains(k)))
+    }
+
+    /// `(key, count)` pairs in insertion order; with `most_common`, sorted by decreasing count
+    /// (stable, as `Counter.most_common`) and cut to `limit`.
+    #[pyo3(signature = (name, most_common=false, limit=None))]
+    fn table_items<'py>(
+        &mut self,
+        py: Python<'py>,
+        name: &str,
+        most_common: bool,
+        limit: Option<usize>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let table = self.table(name)?;
+        let arity = table.arity();
+        let mut entries: Vec<(NgramKey, u64)> = table.iter().collect();
+        if most_common {
+            entries.sort_by(|a, b| b.1.cmp(&a.1));
+        }
+        if let Some(n) = limit {
+            entries.truncate(n);
+        }
+        let list = PyList::empty(py);
+        for (key, count) in entries {
+            list.append((self.key_object(py, key, arity)?, count))?;
+        }
+        Ok(list)
+    }
+
+    /// Keys in insertion order.
+    fn table_keys<'py>(&mut self, py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyList>> {
+        let table = self.table(name)?;
+        let arity = table.arity();
+        let keys: Vec<NgramKey> = table.iter().map(|(k, _)| k).collect();
+        let list = PyList::empty(py);
+        for key in keys {
+            list.append(self.key_object(py, key, arity)?)?;
+        }
+        Ok(list)
+    }
+
+    fn table_values(&self, name: &str) -> PyResult<Vec<u64>> {
+        Ok(self.table(name)?.iter().map(|(_, c)| c).collect())
+    }
+
+    /// Removes candidates whose count is below `min_freq`.
+    fn apply_freq_filter(&mut self, min_freq: f64) {
+        self.counts.ngrams.retain(|_, count| !((count as f64) < min_freq));
+    }
+
+    /// The distinct words of the remaining candidates, as `(ids, words)` in id order.
+    fn candidate_words<'py>(&mut self, py: Python<'py>) -> PyResult<(Vec<u32>, Bound<'py, PyList>)> {
+        let mut present = vec![false; self.counts.vocab.len()];
+        for (key, _) in self.counts.ngrams.iter() {
+            for id in self.counts.ngrams.ids(key) {
+                present[id as usize] = true;
+            }
+        }
+        let ids: Vec<u32> = (0..present.len() as u32).filter(|&i| present[i as usize]).collect();
+        let list = PyList::empty(py);
+        for &id in &ids {
+            list.append(self.word(py, id)?)?;
+        }
+        Ok((ids, list))
+    }
+
+    /// Removes candidates containing any of the word ids `ids`.
+    fn drop_words(&mut self, ids: Vec<u32>) {
+        let mut banned = vec![false; self.counts.vocab.len()];
+        for id in ids {
+            if let Some(b) = banned.get_mut(id as usize) {
+                *b = true;
+            }
+        }
+        let order = self.counts.order;
+        self.counts.ngrams.retain(|key, _| !(0..order).any(|i| banned[lane(key, i) as usize]));
+    }
+
+    /// Removes the candidates at the positions where `drop` is true (`drop` has one flag per
+    /// candidate, in table order, as `table_keys("ngram_fd")` lists them).
+    fn drop_mask(&mut self, drop: Vec<bool>) -> PyResult<()> {
+        if drop.len() != self.counts.ngrams.len() {
+            return Err(PyValueError::new_err(format!(
+                "drop_mask needs {} flags, got {}",
+                self.counts.ngrams.len(),
+                drop.len()
+            )));
+        }
+        let mut position = 0usize;
+        self.counts.ngrams.retain(|_, _| {
+            let keep = !drop[position];
+            position += 1;
+            keep
+        });
+        Ok(())
+    }
+
+    /// `[(ngram, score)]` by decreasing score, ties by the words (NLTK's `score_ngrams`), scored
+    /// by the named measure; with `limit`, only the best `limit` (NLTK's `nbest`).
+    #[pyo3(signature = (measure, compensated_sum, limit=None))]
+    fn rank<'py>(
+        &mut self,
+        py: Python<'py>,
+        measure: &str,
+        compensated_sum: bool,
+        limit: Option<usize>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let measure = measure_for(measure, self.counts.order)?;
+        let mode = sum_mode(compensated_sum);
+        let counts = &self.counts;
+        let ranked = py.allow_threads(|| core::rank(counts, measure, mode, limit));
+        let ranked = match ranked {
+            Ok(r) => r,
+            Err(e) => {
+                let text = self.ngram_text(py, e.key);
+                return Err(math_error(e.error, &text));
+            }
+        };
+        let arity = self.counts.order;
+        let list = PyList::empty(py);
+        for (key, score) in ranked {
+            list.append((self.key_object(py, key, arity)?, score))?;
+        }
+        Ok(list)
+    }
+
+    /// `[(ngram, marginals)]` for every candidate in table order: the arguments NLTK's
+    /// `score_ngram` passes to a measure (for measures written in Python).
+    fn marginals_list<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let word = core::word_counts_by_id(&self.counts);
+        let total = self.counts.n_total() as i128;
+        let entries: Vec<(NgramKey, u64)> = self.counts.ngrams.iter().filter(|(_, c)| *c > 0).collect();
+        let arity = self.counts.order;
+        let list = PyList::empty(py);
+        for (key, count) in entries {
+            let m = core::marginals(&self.counts, |id| word[id as usize], total, key, count);
+            list.append((self.key_object(py, key, arity)?, Self::marginals_object(py, &m)?))?;
+        }
+        Ok(list)
+    }
+
+    /// The marginals of one n-gram (a tuple of words), or None when it is not a candidate.
+    fn marginals_of<'py>(&self, py: Python<'py>, ngram: &Bound<'_, PyAny>) -> PyResult<Option<Bound<'py, PyTuple>>> {
+        let Some(key) = self.key_of(ngram, self.counts.order) else { return Ok(None) };
+        let count = self.counts.ngrams.get(key);
+        if count == 0 {
+            return Ok(None);
+        }
+        let words = &self.counts.words;
+        let word_count = |id: u32| words.get(pack(&[id])) as i128;
+        let m = core::marginals(&self.counts, word_count, self.counts.n_total() as i128, key, count);
+        Ok(Some(Self::marginals_object(py, &m)?))
+    }
+}
+
+/// One measure on one set of marginals, in NLTK's argument layout: for bigrams
+/// `(n_ii, (n_ix, n_xi), n_xx)`, for trigrams `(n_iii, (3 pairs), (3 words), n_xxx)`, for
+/// quadgrams `(n_iiii, (4 triples), (6 pairs), (4 words), n_all)`.
+#[pyfunction]
+fn score_marginals(measure: &str, order: usize, marginals: &Bound<'_, PyTuple>, compensated_sum: bool) -> PyResult<f64> {
+    let measure = measure_for(measure, order)?;
+    let arity_error = || PyTypeError::new_err(format!("{} takes the marginals of an n-gram of order {order}", measure.name()));
+    let m = match order {
+        2 => {
+            let (n_ii, (n_ix, n_xi), n_xx): (f64, (i128, i128), i128) = marginals.extract().map_err(|_| arity_error())?;
+            Marginals::Bigram(BigramMarginals { n_ii, n_ix, n_xi, n_xx })
+        }
+        3 => {
+            let (ngram, p, u, total): (i128, [i128; 3], [i128; 3], i128) = marginals.extract().map_err(|_| arity_error())?;
+            Marginals::Ngram(IntMarginals {
+                order: 3,
+                ngram,
+                triples: [0; 4],
+                pairs: [p[0], p[1], p[2], 0, 0, 0],
+                unigrams: [u[0], u[1], u[2], 0],
+                total,
+            })
+        }
+        4 => {
+            let (ngram, triples, pairs, unigrams, total): (i128, [i128; 4], [i128; 6], [i128; 4], i128) =
+                marginals.extract().map_err(|_| arity_error())?;
+            Marginals::Ngram(IntMarginals { order: 4, ngram, triples, pairs, unigrams, total })
+        }
+        _ => return Err(arity_error()),
+    };
+    core::score(measure, &m, sum_mode(compensated_sum)).map_err(|e| math_error(e, "the given marginals"))
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyNgramCounts>()?;
+    m.add_function(wrap_pyfunction!(score_marginals, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,600 @@
+"""N-gram collocations: which word pairs, triples and quadruples belong together.
+
+A drop-in for ``nltk.collocations`` (switching is one import)::
+
+    from tokenmill.collocations import BigramAssocMeasures, BigramCollocationFinder
+    from tokenmill.stopwords import stopwords
+
+    stop = stopwords("en")
+    finder = BigramCollocationFinder.from_words(words)
+    finder.apply_freq_filter(3)
+    finder.apply_word_filter(lambda w: len(w) < 3 or w.lower() in stop)
+    finder.nbest(BigramAssocMeasures.likelihood_ratio, 10)
+
+Counting happens in Rust over a stream of words (memory grows with the number of distinct
+n-grams, not with the corpus), with NLTK's window semantics and wildcard tables. The measures of
+``BigramAssocMeasures``, ``TrigramAssocMeasures`` and ``QuadgramAssocMeasures`` (ours or
+NLTK's own) are computed in Rust for all n-grams at once, with CPython's arithmetic, so scores
+equal NLTK's bit for bit; any other Python function with NLTK's measure signature also works
+(evaluated in Python, as NLTK does).
+
+Order of results (as NLTK's ``score_ngrams``): decreasing score, equal scores by the n-gram's
+words in code-point order. Tables keep NLTK's ``FreqDist`` orders: ``items()`` in first-occurrence order, iteration and
+``most_common()`` by decreasing count (equal counts in first-occurrence order).
+
+Differences from NLTK: words must be ``str`` (``None`` is padding, as in NLTK); ``word_fd`` and
+``ngram_fd`` are read-only views that follow the finder (after a filter, a view taken earlier
+shows the filtered table); ``apply_word_filter`` calls its function once per distinct word
+rather than once per word occurrence in an n-gram (the same result for any pure function).
+"""
+from __future__ import annotations
+
+import csv as _csv
+import io as _io
+import sys as _sys
+from collections import Counter as _Counter
+from collections.abc import Mapping as _Mapping
+
+from tokenmill._native import collocations as _native
+
+__all__ = [
+    "FreqDistView",
+    "AbstractCollocationFinder",
+    "BigramCollocationFinder",
+    "TrigramCollocationFinder",
+    "QuadgramCollocationFinder",
+    "NgramAssocMeasures",
+    "BigramAssocMeasures",
+    "TrigramAssocMeasures",
+    "QuadgramAssocMeasures",
+    "NgramCounts",
+    "to_csv",
+    "to_dataframe",
+]
+
+NgramCounts = _native.NgramCounts
+
+# CPython 3.12 made sum() of floats compensated (Neumaier); NLTK's measures use sum(), so we
+# sum the same way the running interpreter does.
+_COMPENSATED_SUM = _sys.version_info >= (3, 12)
+
+
+# --------------------------------------------------------------------------------------------
+# Frequency tables
+
+
+class FreqDistView(_Mapping):
+    """A read-only frequency table of a finder (``word_fd``, ``ngram_fd``, ``bigram_fd``, ...)
+    that behaves like NLTK's ``FreqDist`` for reading: ``fd[key]`` (0 when absent), ``len``,
+    iteration by decreasing count (as ``FreqDist.__iter__``), ``keys()`` and ``items()`` in
+    first-occurrence order, ``N()``, ``B()``, ``freq()``,
+    ``most_common()``, ``max()``, ``hapaxes()``, ``Nr()``. Keys are ``str`` for words and tuples
+    of ``str`` for n-grams. ``copy()`` gives a mutable ``collections.Counter``.
+    """
+
+    __slots__ = ("_counts", "_name")
+
+    def __init__(self, counts, name):
+        self._counts = counts
+        self._name = name
+
+    def __getitem__(self, key):
+        return self._counts.table_get(self._name, key)
+
+    def get(self, key, default=None):
+        """The count of ``key``, or ``default`` when absent."""
+        return self[key] if key in self else default
+
+    def __contains__(self, key):
+        try:
+            return self._counts.table_contains(self._name, key)
+        except TypeError:
+            return False
+
+    def __len__(self):
+        return self._counts.table_len(self._name)
+
+    def __iter__(self):
+        # As NLTK's FreqDist: iteration follows most_common(); keys()/items() follow insertion.
+        return (key for key, _ in self.most_common())
+
+    def keys(self):
+        """The keys, in first-occurrence order."""
+        return self._counts.table_keys(self._name)
+
+    def values(self):
+        """The counts, in key order."""
+        return self._counts.table_values(self._name)
+
+    def items(self):
+        """``(key, count)`` pairs, in first-occurrence order."""
+        return self._counts.table_items(self._name)
+
+    def N(self):
+        """The total of all counts."""
+        return self._counts.table_total(self._name)
+
+    def B(self):
+        """The number of distinct keys (bins)."""
+        return len(self)
+
+    def freq(self, sample):
+        """The relative frequency of ``sample`` (0 when the table is empty)."""
+        n = self.N()
+        return 0 if n == 0 else self[sample] / n
+
+    def most_common(self, n=None):
+        """``(key, count)`` by decreasing count; equal counts keep first-occurrence order."""
+        return self._counts.table_items(self._name, True, n)
+
+    def max(self):
+        """The most frequent key (the first one seen among equals)."""
+        top = self.most_common(1)
+        if not top:
+            raise ValueError("A FreqDist must have at least one sample before max is defined.")
+        return top[0][0]
+
+    def hapaxes(self):
+        """The keys that occur once."""
+        return [key for key, count in self.items() if count == 1]
+
+    def Nr(self, r, bins=None):
+        """The number of keys with count ``r``."""
+        return sum(1 for count in self.values() if count == r)
+
+    def copy(self):
+        """A mutable ``collections.Counter`` with the same counts."""
+        return _Counter(dict(self.items()))
+
+    def to_freqdist(self):
+        """The table as an ``nltk.FreqDist`` (needs nltk)."""
+        from nltk.probability import FreqDist
+
+        return FreqDist(dict(self.items()))
+
+    def __eq__(self, other):
+        if isinstance(other, _Mapping):
+            return dict(self.items()) == dict(other.items())
+        return NotImplemented
+
+    __hash__ = None
+
+    def __repr__(self):
+        shown = ", ".join(f"{key!r}: {count!r}" for key, count in self.most_common(10))
+        more = ", ..." if len(self) > 10 else ""
+        return f"FreqDist({{{shown}{more}}})"
+
+    def __str__(self):
+        return f"<FreqDist with {self.B()} samples and {self.N()} outcomes>"
+
+
+def _items_of(table):
+    """``(key, count)`` pairs of a FreqDist, dict or view."""
+    return list(table.items())
+
+
+# --------------------------------------------------------------------------------------------
+# Association measures
+
+
+class NgramAssocMeasures:
+    """Association measures shared by all n-gram orders, with NLTK's signatures::
+
+        score_fn(count_of_ngram,
+                 (count_of_n-1gram_1, ..., count_of_n-1gram_j),
+                 ...,
+                 (count_of_1gram_1, ..., count_of_1gram_n),
+                 count_of_total_words)
+
+    Each is a classmethod callable on marginals (also from NLTK's finders); passed to one of
+    our finders, it is computed in Rust for all candidates at once.
+    """
+
+    _n = 0
+
+
+def _define_measure(owner, name, doc):
+    """Adds the measure ``name`` to ``owner`` as a classmethod that scores one set of marginals
+    in Rust, tagged so the finders recognise it and score all n-grams natively."""
+
+    if name == "mi_like":
+
+        def measure(cls, *marginals, **kwargs):
+            power = kwargs.get("power", 3)
+            if power == 3:
+                return _native.score_marginals(name, cls._n, marginals, _COMPENSATED_SUM)
+            product = 1
+            for count in marginals[-2]:
+                product *= count
+            return marginals[0] ** power / product
+
+    else:
+
+        def measure(cls, *marginals):
+            return _native.score_marginals(name, cls._n, marginals, _COMPENSATED_SUM)
+
+    measure.__name__ = name
+    measure.__qualname__ = f"{owner.__name__}.{name}"
+    measure.__doc__ = doc
+    measure._tokenmill_measure = name
+    setattr(owner, name, classmethod(measure))
+
+
+_COMMON_MEASURES = {
+    "raw_freq": "Scores n-grams by their frequency: count / total.",
+    "student_t": "Student's t test against independence of the words (Manning and Schütze 5.3.1).",
+    "chi_sq": "Pearson's chi-square (Manning and Schütze 5.3.3).",
+    "mi_like": "A variant of mutual information: count ** power / product of word counts "
+    "(keyword ``power``, default 3); no logarithm.",
+    "pmi": "Pointwise mutual information (Manning and Schütze 5.4).",
+    "likelihood_ratio": "Log-likelihood ratio (Manning and Schütze 5.3.4).",
+    "poisson_stirling": "The Poisson-Stirling measure.",
+    "jaccard": "The Jaccard index.",
+}
+_BIGRAM_MEASURES = {
+    "phi_sq": "Phi-square, the square of the Pearson correlation coefficient.",
+    "chi_sq": "Chi-square: phi-square times the number of bigrams (Manning and Schütze 5.3.3).",
+    "fisher": "Fisher's exact test, one-sided (less), as a p-value (Pedersen 1996). "
+    "Computed exactly, without scipy.",
+    "dice": "Dice's coefficient: 2 * n_ii / (n_ix + n_xi).",
+}
+
+for _name, _doc in _COMMON_MEASURES.items():
+    _define_measure(NgramAssocMeasures, _name, _doc)
+
+
+class BigramAssocMeasures(NgramAssocMeasures):
+    """Bigram association measures: ``score_fn(n_ii, (n_ix, n_xi), n_xx)``, where ``n_ii``
+    counts the bigram, ``n_ix`` its first word, ``n_xi`` its second word and ``n_xx`` all
+    words (see NLTK's ``BigramAssocMeasures``)."""
+
+    _n = 2
+
+
+for _name, _doc in _BIGRAM_MEASURES.items():
+    _define_measure(BigramAssocMeasures, _name, _doc)
+
+
+class TrigramAssocMeasures(NgramAssocMeasures):
+    """Trigram association measures: ``score_fn(n_iii, (n_iix, n_ixi, n_xii), (n_ixx, n_xix,
+    n_xxi), n_xxx)`` (i = a word of the trigram, x = any word)."""
+
+    _n = 3
+
+
+class QuadgramAssocMeasures(NgramAssocMeasures):
+    """Quadgram association measures: ``score_fn(n_iiii, (n_iiix, n_iixi, n_ixii, n_xiii),
+    (n_iixx, n_ixix, n_ixxi, n_xixi, n_xxii, n_xiix), (n_ixxx, n_xixx, n_xxix, n_xxxi),
+    n_all)``."""
+
+    _n = 4
+
+
+_MEASURE_CLASSES = {2: BigramAssocMeasures, 3: TrigramAssocMeasures, 4: QuadgramAssocMeasures}
+
+
+def _measure_names(order):
+    names = list(_COMMON_MEASURES)
+    if order == 2:
+        names += [n for n in _BIGRAM_MEASURES if n not in names]
+    return names
+
+
+def _measure_index(classes):
+    """``{order: {(function, owner): name}}`` for the measures of the given classes, keyed the
+    way a measure passed as ``Class.name`` arrives (bound classmethod or plain function)."""
+    index = {}
+    for order, cls in classes.items():
+        entries = index.setdefault(order, {})
+        for name in _measure_names(order):
+            member = getattr(cls, name, None)
+            if member is not None:
+                entries[(getattr(member, "__func__", member), getattr(member, "__self__", None))] = name
+    return index
+
+
+_OUR_MEASURES = _measure_index(_MEASURE_CLASSES)
+_nltk_measures = None
+
+
+def _native_measure(score_fn, order):
+    """The name of the measure ``score_fn`` is, if it is one of ours or NLTK's own for this
+    order (then Rust computes it for all n-grams); None for any other function."""
+    global _nltk_measures
+    key = (getattr(score_fn, "__func__", score_fn), getattr(score_fn, "__self__", None))
+    try:
+        name = _OUR_MEASURES[order].get(key)
+    except TypeError:  # an unhashable callable
+        return None
+    if name is not None:
+        return name
+    association = _sys.modules.get("nltk.metrics.association")
+    if association is None:
+        return None
+    if _nltk_measures is None:
+        _nltk_measures = _measure_index(
+            {
+                2: association.BigramAssocMeasures,
+                3: association.TrigramAssocMeasures,
+                4: association.QuadgramAssocMeasures,
+            }
+        )
+    return _nltk_measures[order].get(key)
+
+
+# --------------------------------------------------------------------------------------------
+# Finders
+
+
+class AbstractCollocationFinder:
+    """Collects n-gram candidates and their frequencies, filters and ranks them (NLTK's
+    ``AbstractCollocationFinder``). Build one with ``from_words`` or ``from_documents``."""
+
+    default_ws = 2
+    _order = 2
+
+    @classmethod
+    def _from_counts(cls, counts):
+        finder = cls.__new__(cls)
+        finder._counts = counts
+        return finder
+
+    @classmethod
+    def _from_tables(cls, window_size, tables):
+        counts = NgramCounts.from_tables(cls._order, window_size, [(name, _items_of(t)) for name, t in tables])
+        return cls._from_counts(counts)
+
+    @classmethod
+    def _check_window(cls, window_size):
+        if window_size < cls._order:
+            raise ValueError(f"Specify window_size at least {cls._order}")
+
+    @classmethod
+    def from_words(cls, words, window_size=None):
+        """Counts the n-grams of ``words`` (an iterable of ``str``) within windows of
+        ``window_size`` words (default: the n-gram order); wider windows count the n-grams of
+        non-adjacent words, as NLTK does."""
+        window_size = cls.default_ws if window_size is None else window_size
+        cls._check_window(window_size)
+        return cls._from_counts(NgramCounts.from_words(cls._order, window_size, words))
+
+    @classmethod
+    def from_documents(cls, documents):
+        """Counts the n-grams of each document (an iterable of words) separately: no n-gram
+        spans two documents."""
+        return cls._from_counts(NgramCounts.from_documents(cls._order, cls.default_ws, documents))
+
+    # NLTK sets these as attributes; here they follow the counts.
+    @property
+    def N(self):
+        """The total word count the measures use (``word_fd.N()``)."""
+        return self._counts.n
+
+    @property
+    def word_fd(self):
+        """Word frequencies (a ``FreqDistView``)."""
+        return FreqDistView(self._counts, "word_fd")
+
+    @property
+    def ngram_fd(self):
+        """Frequencies of the candidate n-grams, after filters (a ``FreqDistView``)."""
+        return FreqDistView(self._counts, "ngram_fd")
+
+    @property
+    def counts(self):
+        """The native ``NgramCounts`` behind this finder."""
+        return self._counts
+
+    def apply_freq_filter(self, min_freq):
+        """Removes candidate n-grams whose frequency is below ``min_freq``."""
+        self._counts.apply_freq_filter(float(min_freq))
+
+    def apply_word_filter(self, fn):
+        """Removes candidate n-grams containing a word ``w`` for which ``fn(w)`` is true.
+        ``fn`` is called once per distinct word of the candidates."""
+        ids, words = self._counts.candidate_words()
+        self._counts.drop_words([i for i, w in zip(ids, words) if fn(w)])
+
+    def apply_ngram_filter(self, fn):
+        """Removes candidate n-grams ``(w1, w2, ...)`` for which ``fn(w1, w2, ...)`` is true."""
+        ngrams = self._counts.table_keys("ngram_fd")
+        self._counts.drop_mask([bool(fn(*ngram)) for ngram in ngrams])
+
+    def score_ngram(self, score_fn, *words):
+        """The score of one candidate n-gram under ``score_fn``; None when it is not a
+        candidate."""
+        marginals = self._counts.marginals_of(tuple(words))
+        if marginals is None:
+            return None
+        return score_fn(*marginals)
+
+    def score_ngrams(self, score_fn):
+        """``[(ngram, score)]`` for all candidates, by decreasing score; equal scores by the
+        n-gram's words (code-point order)."""
+        name = _native_measure(score_fn, self._order)
+        if name is not None:
+            return self._counts.rank(name, _COMPENSATED_SUM)
+        scored = []
+        for ngram, marginals in self._counts.marginals_list():
+            score = score_fn(*marginals)
+            if score is not None:
+                scored.append((ngram, score))
+        return sorted(scored, key=lambda t: (-t[1], t[0]))
+
+    def nbest(self, score_fn, n):
+        """The ``n`` best candidates under ``score_fn``."""
+        name = _native_measure(score_fn, self._order)
+        if name is not None and isinstance(n, int) and n >= 0:
+            return [ngram for ngram, _ in self._counts.rank(name, _COMPENSATED_SUM, n)]
+        return [ngram for ngram, _ in self.score_ngrams(score_fn)[:n]]
+
+    def above_score(self, score_fn, min_score):
+        """Yields the candidates whose score exceeds ``min_score``, best first."""
+        for ngram, score in self.score_ngrams(score_fn):
+            if score > min_score:
+                yield ngram
+            else:
+                break
+
+    def to_csv(self, score_fn, path=None, n=None):
+        """The scored candidates as CSV (see ``to_csv``); only the ``n`` best if given."""
+        scored = self.score_ngrams(score_fn) if n is None else self._scored_best(score_fn, n)
+        return to_csv(scored, path)
+
+    def to_dataframe(self, score_fn, n=None):
+        """The scored candidates as a pandas DataFrame (see ``to_dataframe``)."""
+        scored = self.score_ngrams(score_fn) if n is None else self._scored_best(score_fn, n)
+        return to_dataframe(scored, self._order)
+
+    def _scored_best(self, score_fn, n):
+        name = _native_measure(score_fn, self._order)
+        if name is not None:
+            return self._counts.rank(name, _COMPENSATED_SUM, n)
+        return self.score_ngrams(score_fn)[:n]
+
+    def __repr__(self):
+        return (
+            f"<{type(self).__name__} with {len(self.ngram_fd)} candidates, "
+            f"{self.word_fd.B()} words, N={self.N}>"
+        )
+
+
+class BigramCollocationFinder(AbstractCollocationFinder):
+    """Finds and ranks bigram collocations (NLTK's ``BigramCollocationFinder``). With
+    ``window_size > 2``, pairs of words up to ``window_size - 1`` apart are counted, and the
+    measures see counts scaled by ``1 / (window_size - 1)`` (Church and Hanks 1990)."""
+
+    default_ws = 2
+    _order = 2
+
+    def __init__(self, word_fd, bigram_fd, window_size=2):
+        """From frequency tables (``FreqDist``s, dicts or views) of words and bigrams."""
+        built = self._from_tables(window_size, [("word_fd", word_fd), ("ngram_fd", bigram_fd)])
+        self._counts = built._counts
+
+    @property
+    def window_size(self):
+        """The window the bigrams were counted in."""
+        return self._counts.window_size
+
+
+class TrigramCollocationFinder(AbstractCollocationFinder):
+    """Finds and ranks trigram collocations (NLTK's ``TrigramCollocationFinder``); keeps
+    ``bigram_fd`` (w1 w2) and ``wildcard_fd`` (w1 _ w3) for the measures."""
+
+    default_ws = 3
+    _order = 3
+
+    def __init__(self, word_fd, bigram_fd, wildcard_fd, trigram_fd):
+        """From frequency tables of words, bigrams, wildcard pairs and trigrams."""
+        built = self._from_tables(
+            3,
+            [("word_fd", word_fd), ("bigram_fd", bigram_fd), ("wildcard_fd", wildcard_fd), ("ngram_fd", trigram_fd)],
+        )
+        self._counts = built._counts
+
+    @property
+    def bigram_fd(self):
+        """Frequencies of (w1, w2) pairs."""
+        return FreqDistView(self._counts, "bigram_fd")
+
+    @property
+    def wildcard_fd(self):
+        """Frequencies of (w1, w3) pairs with any word between."""
+        return FreqDistView(self._counts, "wildcard_fd")
+
+    def bigram_finder(self):
+        """A bigram finder over this finder's words and bigrams (filters are not carried
+        over)."""
+        return BigramCollocationFinder._from_counts(self._counts.bigram_counts())
+
+
+class QuadgramCollocationFinder(AbstractCollocationFinder):
+    """Finds and ranks quadgram collocations (NLTK's ``QuadgramCollocationFinder``); keeps the
+    tables ``ii``, ``iii``, ``ixi``, ``ixxi``, ``iixi``, ``ixii`` (i = word, x = any word)."""
+
+    default_ws = 4
+    _order = 4
+
+    def __init__(self, word_fd, quadgram_fd, ii, iii, ixi, ixxi, iixi, ixii):
+        """From frequency tables, in NLTK's argument order."""
+        built = self._from_tables(
+            4,
+            [
+                ("word_fd", word_fd),
+                ("ngram_fd", quadgram_fd),
+                ("ii", ii),
+                ("iii", iii),
+                ("ixi", ixi),
+                ("ixxi", ixxi),
+                ("iixi", iixi),
+                ("ixii", ixii),
+            ],
+        )
+        self._counts = built._counts
+
+
+def _table_property(name, doc):
+    return property(lambda self: FreqDistView(self._counts, name), doc=doc)
+
+
+for _name, _doc in {
+    "ii": "Frequencies of (w1, w2).",
+    "iii": "Frequencies of (w1, w2, w3).",
+    "ixi": "Frequencies of (w1, w3), any word between.",
+    "ixxi": "Frequencies of (w1, w4), any two words between.",
+    "iixi": "Frequencies of (w1, w2, w4).",
+    "ixii": "Frequencies of (w1, w3, w4).",
+}.items():
+    setattr(QuadgramCollocationFinder, _name, _table_property(_name, _doc))
+
+
+# --------------------------------------------------------------------------------------------
+# Output
+
+
+def _columns(order):
+    return [f"w{i + 1}" for i in range(order)] + ["score"]
+
+
+def _order_of(scored, default=2):
+    return len(scored[0][0]) if scored else default
+
+
+def to_csv(scored, path=None):
+    """Writes ``[(ngram, score)]`` as CSV with columns ``w1, ..., wn, score`` (scores in
+    Python's shortest round-trip form). Returns the text when ``path`` is None, else writes the
+    file (UTF-8) and returns None. ``path`` may also be an open text file."""
+    rows = [list(ngram) + [repr(float(score))] for ngram, score in scored]
+    header = _columns(_order_of(scored))
+    if path is None:
+        buffer = _io.StringIO()
+        writer = _csv.writer(buffer, lineterminator="\n")
+        writer.writerow(header)
+        writer.writerows(rows)
+        return buffer.getvalue()
+    if hasattr(path, "write"):
+        writer = _csv.writer(path, lineterminator="\n")
+        writer.writerow(header)
+        writer.writerows(rows)
+        return None
+    with open(path, "w", encoding="utf-8", newline="") as f:
+        writer = _csv.writer(f, lineterminator="\n")
+        writer.writerow(header)
+        writer.writerows(rows)
+    return None
+
+
+def to_dataframe(scored, order=None):
+    """``[(ngram, score)]`` as a pandas DataFrame with columns ``w1, ..., wn, score`` (needs
+    pandas; raises ImportError naming it otherwise)."""
+    try:
+        import pandas as pd
+    except ImportError as e:  # pragma: no cover - pandas is installed where we test
+        raise ImportError("to_dataframe needs pandas (pip install pandas)") from e
+    order = order or _order_of(scored)
+    columns = _columns(order)
+    return pd.DataFrame([list(ngram) + [score] for ngram, score in scored], columns=columns)
+
+
+del _name, _doc
