@@ -1,13 +1,34 @@
-"""Full-pipeline benchmark: GPT-2 tokenizer.json, encode_batch of ~1 kB documents with offsets.
+"""Full-pipeline benchmark: tokenmill against Hugging Face `tokenizers`, same documents, same run.
 
-tokenmill against Hugging Face `tokenizers` on the same documents (cut from
-../shared/corpora/english_large/gutenberg_en_large_part1.txt), each run in its own subprocess
-(so thread settings and peak memory are per run), with 1 and 2 threads. The ids of every run
-are checked identical to `tokenizers`' before any number is printed.
+Cases (each a tokenizer.json built with `tokenizers` from ../shared/pretrained, then loaded by
+both libraries from that file):
+  gpt2  GPT-2 byte-level BPE (encoder.json + vocab.bpe, ByteLevel pre-tokenizer and
+        post-processor, <|endoftext|> added)
+  bert  bert_base_uncased WordPiece (BertWordPieceTokenizer defaults: BertNormalizer,
+        BertPreTokenizer, BertProcessing, [CLS] ... [SEP])
+Paths:
+  offsets  encode_batch -> Encodings with offsets (both libraries)
+  ids      tokenmill encode_batch_ids -> NumPy ids + boundaries (tokenizers has no such path;
+           its row is encode_batch, the same work it needs to get the ids)
+  padded   bert only: truncation (max_length 256) + padding to the longest, as NumPy arrays
+           (input_ids, attention_mask, token_type_ids); tokenizers: enable_truncation +
+           enable_padding + encode_batch + numpy.array, tokenmill: the same settings through
+           its own API (`tok(docs, ..., return_tensors="np")` when available)
 
-    python bench/bench_pipeline.py [--mbytes 20] [--threads 1 2] [--repeat 1]
+Documents: ~1 kB pieces cut at line ends from ../shared/corpora/english_large (part 1).
+Every (library, case, path, threads) runs in its own subprocess, so thread settings and peak
+memory (ru_maxrss, input and outputs included) are per run. Each subprocess encodes the same
+documents `--repeat` times; the table gives the median wall and CPU time of those runs and the
+first (cold) run. The ids (and padded arrays) of every tokenmill run are checked identical to
+`tokenizers`' before anything is printed as a success.
 
-Prints throughput (MB/s of UTF-8 input), time, peak RSS and the ratios.
+Ratios are printed against `tokenizers` on the same case and thread count, by wall time and by
+CPU time (read the CPU column on a loaded machine: with other processes on the cores, wall time
+mostly measures the scheduler). Thread scaling ("x 1 thread") can only be read off wall time on
+an otherwise idle machine; "cpu/wall" shows how many cores a run kept busy.
+
+    python bench/bench_pipeline.py [--mbytes 20] [--threads 1,2] [--repeat 3]
+                                   [--cases gpt2,bert] [--paths offsets,ids,padded]
 """
 from __future__ import annotations
 
@@ -16,6 +37,7 @@ import hashlib
 import json
 import os
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -26,6 +48,9 @@ REPO = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("TOKENMILL_SHARED", REPO.parent / "shared"))
 CORPUS = SHARED / "corpora" / "english_large" / "gutenberg_en_large_part1.txt"
 GPT2 = SHARED / "pretrained" / "gpt2"
+BERT_VOCAB = SHARED / "pretrained" / "bert_base_uncased" / "vocab.txt"
+PADDED_MAX_LENGTH = 256
+PATHS = {"gpt2": ("offsets", "ids"), "bert": ("offsets", "ids", "padded")}
 
 
 def load_documents(mbytes: float, doc_bytes: int = 1000) -> list[str]:
@@ -57,16 +82,41 @@ def build_gpt2_json(path: Path) -> None:
     t.save(str(path))
 
 
-def ids_digest(all_ids) -> str:
+def build_bert_json(path: Path) -> None:
+    from tokenizers.implementations import BertWordPieceTokenizer
+
+    BertWordPieceTokenizer(str(BERT_VOCAB), lowercase=True).save(str(path))
+
+
+def digest(rows) -> str:
+    """sha256 over the rows (each a sequence of ints) with their lengths."""
     h = hashlib.sha256()
-    for ids in all_ids:
-        h.update(len(ids).to_bytes(4, "little"))
-        for i in ids:
-            h.update(i.to_bytes(4, "little"))
+    for row in rows:
+        h.update(len(row).to_bytes(4, "little"))
+        for i in row:
+            h.update(int(i).to_bytes(4, "little"))
     return h.hexdigest()
 
 
-def worker(lib: str, mode: str, tokenizer_json: str, mbytes: float, repeat: int) -> dict:
+def padded_arrays(tok, lib: str, docs: list[str]):
+    """(input_ids, attention_mask, token_type_ids) as NumPy arrays, truncated + padded."""
+    import numpy as np
+
+    if lib == "tokenmill" and callable(tok):
+        try:
+            out = tok(docs, truncation=True, max_length=PADDED_MAX_LENGTH, padding="longest", return_tensors="np")
+            return out["input_ids"], out["attention_mask"], out["token_type_ids"]
+        except TypeError:
+            pass  # no transformers-style call: use the same API as tokenizers below
+    encodings = tok.encode_batch(docs)
+    return (
+        np.array([e.ids for e in encodings], dtype=np.int64),
+        np.array([e.attention_mask for e in encodings], dtype=np.int64),
+        np.array([e.type_ids for e in encodings], dtype=np.int64),
+    )
+
+
+def worker(lib: str, path: str, tokenizer_json: str, mbytes: float, repeat: int) -> dict:
     docs = load_documents(mbytes)
     nbytes = sum(len(d.encode("utf-8")) for d in docs)
     if lib == "tokenizers":
@@ -74,87 +124,140 @@ def worker(lib: str, mode: str, tokenizer_json: str, mbytes: float, repeat: int)
     else:
         import tokenmill as module
     tok = module.Tokenizer.from_file(tokenizer_json)
-    best = float("inf")
+    if path == "padded":
+        tok.enable_truncation(PADDED_MAX_LENGTH)
+        tok.enable_padding()
+    walls, cpus = [], []
+    result = None
     for _ in range(repeat):
-        start = time.perf_counter()
-        if mode == "ids":
-            flat, bounds = tok.encode_batch_ids(docs)
+        result = None  # the previous run's output is freed first, as a loop over batches would
+        wall, cpu = time.perf_counter(), time.process_time()
+        if path == "offsets" or (path == "ids" and lib == "tokenizers"):
+            result = tok.encode_batch(docs)
+        elif path == "ids":
+            result = tok.encode_batch_ids(docs)
         else:
-            encodings = tok.encode_batch(docs)
-        best = min(best, time.perf_counter() - start)
-    if mode == "ids":
+            result = padded_arrays(tok, lib, docs)
+        walls.append(time.perf_counter() - wall)
+        cpus.append(time.process_time() - cpu)
+    if path == "padded":
+        rows = [row for array in result for row in array.tolist()]
+        tokens = int(result[1].sum())
+    elif path == "ids" and lib == "tokenmill":
+        flat, bounds = result
         flat = flat.tolist()
-        all_ids = [flat[bounds[i] : bounds[i + 1]] for i in range(len(docs))]
+        rows = [flat[bounds[i] : bounds[i + 1]] for i in range(len(docs))]
+        tokens = len(flat)
     else:
-        all_ids = [e.ids for e in encodings]
-        # touch offsets so both libraries are known to have computed them
-        assert all(len(e.offsets) == len(e.ids) for e in encodings[:100])
+        rows = [e.ids for e in result]
+        tokens = sum(len(r) for r in rows)
+        # touch the offsets so that both libraries are known to have computed them
+        assert all(len(e.offsets) == len(e.ids) for e in result[:100])
     return {
-        "seconds": best,
+        "wall": statistics.median(walls),
+        "cpu": statistics.median(cpus),
+        "first_wall": walls[0],
         "bytes": nbytes,
         "docs": len(docs),
-        "tokens": sum(len(i) for i in all_ids),
-        "digest": ids_digest(all_ids),
+        "tokens": tokens,
+        "digest": digest(rows),
         "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
     }
 
 
-def run(lib: str, mode: str, threads: int, tokenizer_json: Path, mbytes: float, repeat: int) -> dict:
+def run(lib: str, path: str, threads: int, tokenizer_json: Path, mbytes: float, repeat: int) -> dict:
     env = dict(os.environ)
     env["RAYON_NUM_THREADS"] = str(threads)
     env["RAYON_RS_NUM_CPUS"] = str(threads)
     env["TOKENIZERS_PARALLELISM"] = "true" if threads > 1 else "false"
-    cmd = [sys.executable, __file__, "--worker", lib, mode, str(tokenizer_json), str(mbytes), str(repeat)]
-    out = subprocess.run(cmd, env=env, check=True, capture_output=True, text=True)
+    cmd = [sys.executable, __file__, "--worker", lib, path, str(tokenizer_json), str(mbytes), str(repeat)]
+    out = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    if out.returncode != 0:
+        last = (out.stderr.strip().splitlines() or ["?"])[-1]
+        return {"error": last}
     return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def comma_list(text: str) -> list[str]:
+    return [t for t in text.replace(" ", ",").split(",") if t]
 
 
 def main() -> None:
     if len(sys.argv) > 1 and sys.argv[1] == "--worker":
-        lib, mode, path, mbytes, repeat = sys.argv[2:7]
-        print(json.dumps(worker(lib, mode, path, float(mbytes), int(repeat))))
+        lib, path, tokenizer_json, mbytes, repeat = sys.argv[2:7]
+        print(json.dumps(worker(lib, path, tokenizer_json, float(mbytes), int(repeat))))
         return
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--mbytes", type=float, default=20.0, help="MB of documents to encode (default 20)")
-    parser.add_argument("--threads", type=int, nargs="+", default=[1, 2])
-    parser.add_argument("--repeat", type=int, default=1, help="timed repetitions per run (best is kept)")
+    parser.add_argument("--threads", default="1,2", help="thread counts, comma-separated (default 1,2)")
+    parser.add_argument("--repeat", type=int, default=3, help="timed runs per subprocess; medians are reported (default 3)")
+    parser.add_argument("--cases", default="gpt2,bert", help="gpt2 and/or bert (default both)")
+    parser.add_argument("--paths", default="offsets,ids,padded", help="offsets, ids, padded (default all that apply)")
     args = parser.parse_args()
-    for needed in (CORPUS, GPT2 / "encoder.json", GPT2 / "vocab.bpe"):
-        if not needed.exists():
-            sys.exit(f"missing {needed} (the ../shared data)")
+    threads = [int(t) for t in comma_list(args.threads)]
+    cases, paths = comma_list(args.cases), comma_list(args.paths)
+    needed = {"gpt2": [GPT2 / "encoder.json", GPT2 / "vocab.bpe"], "bert": [BERT_VOCAB]}
+    for path in [CORPUS] + [p for c in cases for p in needed[c]]:
+        if not path.exists():
+            sys.exit(f"missing {path} (the ../shared data; set TOKENMILL_SHARED)")
 
     import tokenizers
     import tokenmill
 
+    rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        tokenizer_json = Path(tmp) / "gpt2_tokenizer.json"
-        build_gpt2_json(tokenizer_json)
-        rows = []
-        for threads in args.threads:
-            for lib, mode in (("tokenizers", "encodings"), ("tokenmill", "encodings"), ("tokenmill", "ids")):
-                r = run(lib, mode, threads, tokenizer_json, args.mbytes, args.repeat)
-                r.update(lib=lib, mode=mode, threads=threads)
-                rows.append(r)
-                print(f"  ran {lib:10s} {mode:9s} threads={threads}: {r['seconds']:.2f} s", file=sys.stderr)
+        for case in cases:
+            tokenizer_json = Path(tmp) / f"{case}_tokenizer.json"
+            (build_gpt2_json if case == "gpt2" else build_bert_json)(tokenizer_json)
+            for n in threads:
+                for path in [p for p in PATHS[case] if p in paths]:
+                    reference_path = "offsets" if path == "ids" else path
+                    for lib in ("tokenizers", "tokenmill"):
+                        if lib == "tokenizers" and path == "ids":
+                            continue  # its ids row is its offsets row
+                        r = run(lib, path, n, tokenizer_json, args.mbytes, args.repeat)
+                        r.update(lib=lib, case=case, path=path, threads=n, reference_path=reference_path)
+                        rows.append(r)
+                        status = r.get("error") or f"{r['wall']:.2f} s wall, {r['cpu']:.2f} s cpu"
+                        print(f"  ran {case} {lib:10s} {path:7s} threads={n}: {status}", file=sys.stderr)
 
-    reference = {r["threads"]: r for r in rows if r["lib"] == "tokenizers"}
-    single = {(r["lib"], r["mode"]): r for r in rows if r["threads"] == min(args.threads)}
-    mismatches = [r for r in rows if r["digest"] != reference[r["threads"]]["digest"]]
-    print(f"GPT-2 tokenizer.json, encode_batch of {rows[0]['docs']} documents (~1 kB), {rows[0]['bytes'] / 1e6:.1f} MB, "
-          f"{rows[0]['tokens']} tokens; tokenizers {tokenizers.__version__}, tokenmill {tokenmill.__version__}, "
-          f"{os.cpu_count()} CPUs, {time.strftime('%Y-%m-%d')}")
-    header = f"{'library':<12}{'path':<24}{'threads':>8}{'time s':>9}{'MB/s':>9}{'peak MB':>9}{'vs tokenizers':>15}{'vs 1 thread':>13}"
+    def reference(r):
+        for q in rows:
+            if (q["lib"], q["case"], q["threads"], q["path"]) == ("tokenizers", r["case"], r["threads"], r["reference_path"]):
+                return q
+        return None
+
+    def single(r):
+        for q in rows:
+            if (q["lib"], q["case"], q["path"], q["threads"]) == (r["lib"], r["case"], r["path"], min(threads)):
+                return q
+        return None
+
+    print(f"tokenmill {tokenmill.__version__} vs tokenizers {tokenizers.__version__}; {args.mbytes:g} MB of ~1 kB documents "
+          f"from {CORPUS.name}; median of {args.repeat} runs; {os.cpu_count()} CPUs, load average "
+          f"{os.getloadavg()[0]:.1f}; {time.strftime('%Y-%m-%d %H:%M')}")
+    header = (f"{'case':<6}{'library':<12}{'path':<9}{'thr':>4}{'wall s':>8}{'cpu s':>8}{'cold s':>8}{'MB/s':>8}"
+              f"{'peak MB':>9}{'x tok (wall)':>13}{'x tok (cpu)':>12}{'x 1 thread':>11}{'cpu/wall':>9}")
     print(header)
     print("-" * len(header))
+    mismatches = []
     for r in rows:
-        mbps = r["bytes"] / 1e6 / r["seconds"]
-        ratio = reference[r["threads"]]["seconds"] / r["seconds"]
-        scaling = single[(r["lib"], r["mode"])]["seconds"] / r["seconds"]
-        path = "encode_batch (offsets)" if r["mode"] == "encodings" else "encode_batch_ids (numpy)"
-        print(f"{r['lib']:<12}{path:<24}{r['threads']:>8}{r['seconds']:>9.2f}{mbps:>9.2f}{r['peak_rss_mb']:>9.0f}{ratio:>14.2f}x{scaling:>12.2f}x")
+        if "error" in r:
+            print(f"{r['case']:<6}{r['lib']:<12}{r['path']:<9}{r['threads']:>4}  failed: {r['error']}")
+            continue
+        ref, one = reference(r), single(r)
+        ok_ref = ref is not None and "error" not in ref
+        if ok_ref and r["lib"] == "tokenmill" and r["digest"] != ref["digest"]:
+            mismatches.append(r)
+        x_wall = f"{ref['wall'] / r['wall']:.2f}x" if ok_ref else "-"
+        x_cpu = f"{ref['cpu'] / r['cpu']:.2f}x" if ok_ref else "-"
+        scaling = f"{one['wall'] / r['wall']:.2f}x" if one and "error" not in one else "-"
+        print(f"{r['case']:<6}{r['lib']:<12}{r['path']:<9}{r['threads']:>4}{r['wall']:>8.2f}{r['cpu']:>8.2f}{r['first_wall']:>8.2f}"
+              f"{r['bytes'] / 1e6 / r['wall']:>8.2f}{r['peak_rss_mb']:>9.0f}{x_wall:>13}{x_cpu:>12}{scaling:>11}"
+              f"{r['cpu'] / r['wall']:>9.2f}")
     if mismatches:
-        sys.exit(f"ids differ from tokenizers in: {[(r['lib'], r['mode'], r['threads']) for r in mismatches]}")
-    print("ids identical to tokenizers in every run")
+        sys.exit(f"tokenmill output differs from tokenizers in: {[(r['case'], r['path'], r['threads']) for r in mismatches]}")
+    print("tokenmill ids (padded arrays for 'padded') identical to tokenizers in every run that completed")
 
 
 if __name__ == "__main__":

@@ -15,9 +15,11 @@ from tokenmill._native import (
     InputTypeError,
     Regex,
     NormalizedString,
+    PreTokenizedString,
 )
 from tokenmill import normalizers, pre_tokenizers, models, trainers, processors, decoders
 from tokenmill import tiktoken
+from tokenmill import words
 from tokenmill.models import Token
 from tokenmill.tokenizer import AddedToken, Encoding, Tokenizer
 from tokenmill import implementations
@@ -33,6 +35,7 @@ __all__ = [
     "InputTypeError",
     "Regex",
     "NormalizedString",
+    "PreTokenizedString",
     "normalizers",
     "pre_tokenizers",
     "models",
@@ -42,6 +45,7 @@ __all__ = [
     "Token",
     "implementations",
     "tiktoken",
+    "words",
     "Tokenizer",
     "Encoding",
     "AddedToken",

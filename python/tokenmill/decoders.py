@@ -29,6 +29,7 @@ Replace = _native_module.Replace
 WordPiece = _native_module.WordPiece
 CTC = _native_module.CTC
 Sequence = _native_module.Sequence
+DecodeStream = _native_module.DecodeStream
 
 __all__ = [
     "Decoder",
@@ -42,4 +43,5 @@ __all__ = [
     "WordPiece",
     "CTC",
     "Sequence",
+    "DecodeStream",
 ]

@@ -1,10 +1,14 @@
-from typing import Any, List, Union
+from typing import TYPE_CHECKING, Any, List, Optional, Union
 
 from tokenmill import Regex
 
 class Decoder:
     """Base class of all decoders."""
     def decode(self, tokens: List[str]) -> str: ...
+    @staticmethod
+    def custom(decoder: Any) -> Decoder:
+        """A decoder written in Python: any object with ``decode_chain(self, tokens) -> list[str]``
+        (decoding joins its pieces). A tokenizer holding it cannot be saved or pickled."""
     def __getstate__(self) -> bytes: ...
     def __setstate__(self, state: bytes) -> None: ...
 
@@ -61,3 +65,13 @@ class Sequence(Decoder):
     def __init__(self, decoders: List[Decoder]) -> None: ...
     def __len__(self) -> int: ...
     def __getitem__(self, index: int) -> Decoder: ...
+
+class DecodeStream:
+    """Incremental decoding for generation: :meth:`step` returns the text the new ids complete,
+    or None while a character (multi-byte UTF-8, a byte-fallback run) is unfinished; the pieces
+    concatenate to ``tokenizer.decode(all_ids)``."""
+    def __init__(self, ids: Optional[List[int]] = None, skip_special_tokens: bool = False) -> None: ...
+    def step(self, tokenizer: "Tokenizer", id: Union[int, List[int]]) -> Optional[str]: ...
+
+if TYPE_CHECKING:
+    from tokenmill.tokenizer import Tokenizer

@@ -1,5 +1,5 @@
 """Type stubs for tokenmill.normalizers (the classes live in tokenmill._native.normalizers)."""
-from typing import Dict, List, Optional, Type, Union
+from typing import Any, Dict, List, Optional, Type, Union
 
 from tokenmill import NormalizedString, Regex
 
@@ -10,6 +10,10 @@ class Normalizer:
         """Normalizes a NormalizedString in place, keeping its alignments."""
     def normalize_str(self, sequence: str) -> str:
         """Normalizes a string and returns the result."""
+    @staticmethod
+    def custom(normalizer: Any) -> Normalizer:
+        """A normalizer written in Python: any object with ``normalize(self, normalized: NormalizedString)``
+        editing it in place. A tokenizer holding it cannot be saved or pickled."""
     def __getstate__(self) -> bytes: ...
     def __setstate__(self, state: bytes) -> None: ...
 

@@ -1,6 +1,8 @@
 """Type stubs for tokenmill.pre_tokenizers (mirrors tokenizers.pre_tokenizers)."""
 from typing import Any, List, Literal, Tuple, Union
 
+from tokenmill import PreTokenizedString
+
 Offsets = Tuple[int, int]
 Behavior = Literal["removed", "isolated", "merged_with_previous", "merged_with_next", "contiguous"]
 
@@ -8,6 +10,12 @@ class PreTokenizer:
     """Base class of all pre-tokenizers."""
     def pre_tokenize_str(self, sequence: str) -> List[Tuple[str, Offsets]]:
         """The pieces of ``sequence`` with their (character) offsets."""
+    def pre_tokenize(self, pretok: PreTokenizedString) -> None:
+        """Pre-tokenizes a PreTokenizedString in place."""
+    @staticmethod
+    def custom(pre_tokenizer: Any) -> PreTokenizer:
+        """A pre-tokenizer written in Python: any object with ``pre_tokenize(self, pretok: PreTokenizedString)``
+        splitting it in place (``pretok.split(func)``). A tokenizer holding it cannot be saved or pickled."""
     def __getstate__(self) -> bytes: ...
     def __setstate__(self, state: Union[bytes, str]) -> None: ...
 

@@ -85,6 +85,33 @@ class Tokenizer:
     def from_file(path: Union[str, os.PathLike[str]]) -> Tokenizer: ...
     @staticmethod
     def from_buffer(buffer: bytes) -> Tokenizer: ...
+    @staticmethod
+    def from_pretrained(
+        identifier: Union[str, os.PathLike[str]],
+        revision: Optional[str] = None,
+        cache_dir: Optional[Union[str, os.PathLike[str]]] = None,
+        download: bool = False,
+        token: Optional[str] = None,
+    ) -> Tokenizer:
+        """A Hugging Face model folder, hub-cache folder or cached hub id, from disk (no network
+        unless download=True); tokenizer.json, or vocab.json + merges.txt, or vocab.txt."""
+    def save_pretrained(
+        self,
+        save_directory: Union[str, os.PathLike[str]],
+        special_tokens_map: Optional[dict[str, str]] = None,
+        model_max_length: Optional[int] = None,
+    ) -> tuple[str, str, str]:
+        """tokenizer.json, tokenizer_config.json, special_tokens_map.json for transformers.AutoTokenizer."""
+    def train_new_from_iterator(
+        self,
+        text_iterator: Iterable[Union[str, Sequence[str]]],
+        vocab_size: int,
+        length: Optional[int] = None,
+        new_special_tokens: Optional[Sequence[Union[str, AddedToken]]] = None,
+        special_tokens_map: Optional[dict[str, str]] = None,
+        **kwargs: Any,
+    ) -> Tokenizer:
+        """This pipeline retrained on a new corpus (as transformers' train_new_from_iterator)."""
     def to_str(self, pretty: bool = False) -> str: ...
     def save(self, path: Union[str, os.PathLike[str]], pretty: bool = True) -> None: ...
     model: Model

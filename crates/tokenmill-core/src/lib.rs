@@ -17,6 +17,7 @@ pub mod tiktoken;
 pub mod tokenizer;
 pub mod trainers;
 pub mod utils;
+pub mod words;
 
 pub use error::{Error, Result};
 

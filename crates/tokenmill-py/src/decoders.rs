@@ -6,11 +6,12 @@ use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 use tokenmill_core::decoders::{
     BPEDecoder, ByteFallback, ByteLevel, DecoderWrapper, Fuse, Metaspace, PrependScheme, Replace, Sequence, Strip, WordPiece, CTC,
 };
-use tokenmill_core::tokenizer::Decoder;
+use tokenmill_core::tokenizer::{DecodeStream, Decoder};
 
 use crate::errors::ToPyResult;
 use crate::normalizers::extract_replace_pattern;
 use crate::shared::{getter, setter, Node};
+use crate::tokenizer::PyTokenizer;
 
 /// Token lists at least this long are decoded with the GIL released.
 const RELEASE_GIL_TOKENS: usize = 1024;
@@ -62,12 +63,22 @@ pub(crate) fn shared_to_python(py: Python<'_>, node: Node<DecoderWrapper>) -> Py
             DecoderWrapper::Fuse(_) => build!(PyFuse {}),
             DecoderWrapper::Strip(_) => build!(PyStrip {}),
             DecoderWrapper::ByteFallback(_) => build!(PyByteFallback {}),
+            DecoderWrapper::Custom(_) => Py::new(py, base)?.into_any(),
         })
     })
 }
 
 #[pymethods]
 impl PyDecoder {
+    /// A decoder written in Python: ``decoder`` is any object with ``decode_chain(self, tokens)
+    /// -> list[str]``; decoding joins its pieces. It runs with the GIL; a tokenizer holding it
+    /// cannot be saved or pickled.
+    #[staticmethod]
+    #[pyo3(text_signature = "(decoder)")]
+    fn custom(decoder: Py<PyAny>) -> Self {
+        PyDecoder { inner: Node::new(crate::custom::custom_decoder(decoder)) }
+    }
+
     /// Decodes a list of tokens into the final string.
     #[pyo3(signature = (tokens))]
     fn decode(&self, py: Python<'_>, tokens: Vec<String>) -> PyResult<String> {
@@ -412,8 +423,52 @@ impl PySequence {
     }
 }
 
+/// Incremental decoding for generation, as ``tokenizers.decoders.DecodeStream``: feed ids one
+/// at a time (or a few) with :meth:`step`; it returns the text they complete as soon as it is
+/// complete, or None while a character (a multi-byte UTF-8 character, a byte-fallback
+/// ``<0xNN>`` run) is unfinished. The returned pieces concatenate to
+/// ``tokenizer.decode(all_ids, skip_special_tokens)``.
+///
+/// Args:
+///     ids (List[int], optional): ids generated before (the prompt); used as context only,
+///         their text is not returned.
+///     skip_special_tokens (bool, default False): leave special tokens out of the text.
+#[pyclass(module = "tokenmill.decoders", name = "DecodeStream")]
+#[derive(Clone)]
+pub struct PyDecodeStream {
+    stream: DecodeStream,
+    skip_special_tokens: bool,
+}
+
+#[pymethods]
+impl PyDecodeStream {
+    #[new]
+    #[pyo3(signature = (ids = None, skip_special_tokens = false))]
+    fn new(ids: Option<Vec<u32>>, skip_special_tokens: bool) -> Self {
+        PyDecodeStream { stream: DecodeStream::new(ids.unwrap_or_default()), skip_special_tokens }
+    }
+
+    /// Adds the next id (an int) or ids (a list of int) decoded by ``tokenizer`` and returns
+    /// the text they complete, or None if more ids are needed.
+    #[pyo3(signature = (tokenizer, id))]
+    fn step(&mut self, py: Python<'_>, tokenizer: PyRef<'_, PyTokenizer>, id: &Bound<'_, PyAny>) -> PyResult<Option<String>> {
+        let ids: Vec<u32> = match id.extract::<u32>() {
+            Ok(single) => vec![single],
+            Err(_) => id.extract::<Vec<u32>>().map_err(|_| PyTypeError::new_err("id must be an int or a list of int (token ids)"))?,
+        };
+        let pipeline = tokenizer.pipeline(py)?;
+        let skip = self.skip_special_tokens;
+        self.stream.step(&ids, |window| pipeline.decode(window, skip)).py()
+    }
+
+    fn __repr__(&self) -> String {
+        format!("DecodeStream(skip_special_tokens={})", if self.skip_special_tokens { "True" } else { "False" })
+    }
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyDecoder>()?;
+    m.add_class::<PyDecodeStream>()?;
     m.add_class::<PyByteLevel>()?;
     m.add_class::<PyReplace>()?;
     m.add_class::<PyWordPiece>()?;

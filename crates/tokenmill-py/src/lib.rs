@@ -24,6 +24,7 @@ fn tune_allocator() {
 }
 
 mod collocations;
+mod custom;
 mod decoders;
 mod encoding;
 mod errors;
@@ -37,6 +38,7 @@ mod tiktoken;
 mod tokenizer;
 mod trainers;
 mod unigram;
+mod words;
 
 /// Creates `tokenmill._native.<name>` and lets `fill` add its classes.
 pub(crate) fn add_submodule(
@@ -57,12 +59,14 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     errors::register(m)?;
     add_submodule(m, "normalizers", normalizers::register)?;
     normalizers::register_top_level(m)?;
+    custom::register_top_level(m)?;
     add_submodule(m, "pre_tokenizers", pre_tokenizers::register)?;
     add_submodule(m, "models", models::register)?;
     add_submodule(m, "trainers", trainers::register)?;
     add_submodule(m, "processors", processors::register)?;
     add_submodule(m, "decoders", decoders::register)?;
     add_submodule(m, "tiktoken", tiktoken::register)?;
+    add_submodule(m, "words", words::register)?;
     add_submodule(m, "collocations", collocations::register)?;
     tokenizer::register(m)?;
     Ok(())

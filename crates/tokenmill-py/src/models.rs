@@ -20,7 +20,7 @@ const RELEASE_GIL_BYTES: usize = 4096;
 #[pyclass(module = "tokenmill", name = "Token", frozen)]
 #[derive(Clone)]
 pub struct PyToken {
-    token: Token,
+    pub(crate) token: Token,
 }
 
 impl PyToken {

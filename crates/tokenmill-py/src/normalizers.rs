@@ -40,6 +40,15 @@ impl PyNormalizer {
 
 #[pymethods]
 impl PyNormalizer {
+    /// A normalizer written in Python: ``normalizer`` is any object with a
+    /// ``normalize(self, normalized: NormalizedString)`` method that edits it in place. It
+    /// runs with the GIL; a tokenizer holding it cannot be saved or pickled.
+    #[staticmethod]
+    #[pyo3(text_signature = "(normalizer)")]
+    fn custom(normalizer: Py<PyAny>) -> Self {
+        PyNormalizer::new(crate::custom::custom_normalizer(normalizer))
+    }
+
     /// Normalizes a ``tokenmill.NormalizedString`` in place, keeping its alignments.
     #[pyo3(text_signature = "(self, normalized)")]
     fn normalize(&self, py: Python<'_>, mut normalized: PyRefMut<'_, PyNormalizedString>) -> PyResult<()> {
@@ -144,6 +153,7 @@ pub(crate) fn shared_to_python(py: Python<'_>, node: Node<NormalizerWrapper>) ->
             NormalizerWrapper::Replace(_) => build!(PyReplace),
             NormalizerWrapper::Prepend(_) => build!(PyPrepend),
             NormalizerWrapper::ByteLevel(_) => build!(PyByteLevel),
+            NormalizerWrapper::Custom(_) => Py::new(py, base)?.into_any(),
         })
     })
 }

@@ -36,6 +36,23 @@ impl PyPreTokenizer {
 
 #[pymethods]
 impl PyPreTokenizer {
+    /// A pre-tokenizer written in Python: ``pre_tokenizer`` is any object with a
+    /// ``pre_tokenize(self, pretok: PreTokenizedString)`` method that splits it in place
+    /// (``pretok.split(func)``). It runs with the GIL; a tokenizer holding it cannot be saved
+    /// or pickled.
+    #[staticmethod]
+    #[pyo3(text_signature = "(pre_tokenizer)")]
+    fn custom(pre_tokenizer: Py<PyAny>) -> Self {
+        PyPreTokenizer::new(crate::custom::custom_pre_tokenizer(pre_tokenizer))
+    }
+
+    /// Pre-tokenizes a ``tokenmill.PreTokenizedString`` in place.
+    #[pyo3(text_signature = "(self, pretok)")]
+    fn pre_tokenize(&self, mut pretok: PyRefMut<'_, crate::custom::PyPreTokenizedString>) -> PyResult<()> {
+        let target = &mut pretok.inner;
+        self.inner.with(|inner| inner.pre_tokenize(target)).py()
+    }
+
     /// Pre-tokenizes a string: a list of ``(piece, (start, end))`` with offsets as character
     /// indexes into ``sequence``.
     #[pyo3(text_signature = "(self, sequence)")]
@@ -101,6 +118,7 @@ fn type_name(w: &PreTokenizerWrapper) -> &'static str {
         PreTokenizerWrapper::Digits(_) => "Digits",
         PreTokenizerWrapper::UnicodeScripts(_) => "UnicodeScripts",
         PreTokenizerWrapper::FixedLength(_) => "FixedLength",
+        PreTokenizerWrapper::Custom(_) => "Custom",
     }
 }
 
@@ -159,6 +177,7 @@ pub(crate) fn shared_to_python(py: Python<'_>, node: Node<PreTokenizerWrapper>) 
             PreTokenizerWrapper::Digits(_) => build!(PyDigits),
             PreTokenizerWrapper::UnicodeScripts(_) => build!(PyUnicodeScripts),
             PreTokenizerWrapper::FixedLength(_) => build!(PyFixedLength),
+            PreTokenizerWrapper::Custom(_) => Py::new(py, base)?.into_any(),
         })
     })
 }

@@ -474,6 +474,58 @@ impl PyTokenizer {
         Ok(Self::from_core(py.allow_threads(|| Tokenizer::from_file(&path)).py()?))
     }
 
+    /// Loads the tokenizer of a Hugging Face model from disk: a model folder, a hub-cache
+    /// folder (``models--org--name``) or a hub id (``"org/name"``) found in the local cache
+    /// (``cache_dir``, else ``HF_HUB_CACHE`` / ``HF_HOME`` / ``~/.cache/huggingface/hub``).
+    /// Reads tokenizer.json, or vocab.json + merges.txt (GPT-2 / RoBERTa) or vocab.txt (BERT)
+    /// with tokenizer_config.json and special_tokens_map.json. No network access unless
+    /// ``download=True`` (needs ``huggingface_hub``). See ``tokenmill.pretrained``.
+    #[staticmethod]
+    #[pyo3(signature = (identifier, revision = None, cache_dir = None, download = false, token = None))]
+    fn from_pretrained<'py>(
+        py: Python<'py>,
+        identifier: &Bound<'py, PyAny>,
+        revision: Option<String>,
+        cache_dir: Option<&Bound<'py, PyAny>>,
+        download: bool,
+        token: Option<String>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        py.import("tokenmill.pretrained")?.call_method1("from_pretrained", (identifier, revision, cache_dir, download, token))
+    }
+
+    /// Writes tokenizer.json, tokenizer_config.json and special_tokens_map.json into
+    /// ``save_directory`` so that ``transformers.AutoTokenizer.from_pretrained`` loads it with
+    /// the same ids; returns the paths. ``special_tokens_map`` gives roles
+    /// (``{"eos_token": "</s>"}``), others are told from the tokens' text.
+    #[pyo3(signature = (save_directory, special_tokens_map = None, model_max_length = None))]
+    fn save_pretrained<'py>(
+        slf: &Bound<'py, Self>,
+        save_directory: &Bound<'py, PyAny>,
+        special_tokens_map: Option<&Bound<'py, PyAny>>,
+        model_max_length: Option<u64>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let module = slf.py().import("tokenmill.pretrained")?;
+        module.call_method1("save_pretrained", (slf, save_directory, special_tokens_map, model_max_length))
+    }
+
+    /// A new tokenizer with this one's pipeline and special tokens, its model retrained on
+    /// ``text_iterator`` (str or batches of str) to ``vocab_size``, as transformers'
+    /// ``train_new_from_iterator``. Keyword arguments go to the trainer.
+    #[pyo3(signature = (text_iterator, vocab_size, length = None, new_special_tokens = None, special_tokens_map = None, **kwargs))]
+    fn train_new_from_iterator<'py>(
+        slf: &Bound<'py, Self>,
+        text_iterator: &Bound<'py, PyAny>,
+        vocab_size: usize,
+        length: Option<u64>,
+        new_special_tokens: Option<&Bound<'py, PyAny>>,
+        special_tokens_map: Option<&Bound<'py, PyAny>>,
+        kwargs: Option<&Bound<'py, PyDict>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let module = slf.py().import("tokenmill.pretrained")?;
+        let args = (slf, text_iterator, vocab_size, length, new_special_tokens, special_tokens_map);
+        module.getattr("train_new_from_iterator")?.call(args, kwargs)
+    }
+
     /// Loads a tokenizer from the bytes of a tokenizer.json file.
     #[staticmethod]
     fn from_buffer(buffer: &Bound<'_, PyBytes>) -> PyResult<Self> {

@@ -7,8 +7,8 @@
 //! the order NLTK's `FreqDist` (a dict) holds them — the order of first occurrence — and
 //! filters keep that order, as NLTK's rebuilt `FreqDist` does.
 
-use indexmap::{IndexMap, IndexSet};
-use rustc_hash::FxBuildHasher;
+use indexmap::IndexMap;
+use rustc_hash::{FxBuildHasher, FxHashMap};
 
 use crate::{Error, Result};
 
@@ -35,13 +35,17 @@ pub fn lane(key: NgramKey, lane: usize) -> WordId {
 /// sort bytewise in code-point order, which is how Python compares strings.
 #[derive(Debug, Clone, Default)]
 pub struct Vocab {
-    words: IndexSet<Box<[u8]>, FxBuildHasher>,
+    /// Word → id. A plain hash map (not an `IndexSet`): a lookup touches the slot and the
+    /// word's bytes only, which matters since every token of the stream is looked up here.
+    ids: FxHashMap<Box<[u8]>, WordId>,
+    /// Id → word.
+    words: Vec<Box<[u8]>>,
 }
 
 impl Vocab {
     pub fn intern(&mut self, word: &[u8]) -> Result<WordId> {
-        if let Some(id) = self.words.get_index_of(word) {
-            return Ok(id as WordId);
+        if let Some(&id) = self.ids.get(word) {
+            return Ok(id);
         }
         let id = self.words.len();
         if id >= WordId::MAX as usize {
@@ -50,12 +54,13 @@ impl Vocab {
                 WordId::MAX
             )));
         }
-        self.words.insert(word.into());
+        self.ids.insert(word.into(), id as WordId);
+        self.words.push(word.into());
         Ok(id as WordId)
     }
 
     pub fn get(&self, word: &[u8]) -> Option<WordId> {
-        self.words.get_index_of(word).map(|i| i as WordId)
+        self.ids.get(word).copied()
     }
 
     pub fn word(&self, id: WordId) -> &[u8] {
@@ -84,15 +89,44 @@ impl Vocab {
 }
 
 /// A frequency table of n-grams of a fixed arity (1 for words), in insertion order.
+///
+/// Counting a stream goes through `bump` into a plain hash map that records each key's
+/// first-seen position (one probe per token, where an `IndexMap` needs two); `settle` then
+/// builds the insertion-ordered map once, placing keys by position (no sort).
 #[derive(Debug, Clone)]
 pub struct Table {
     arity: usize,
     counts: IndexMap<NgramKey, u64, FxBuildHasher>,
+    /// key → (count, first-seen position) while streaming.
+    pending: FxHashMap<NgramKey, (u64, u32)>,
 }
 
 impl Table {
     pub fn new(arity: usize) -> Self {
-        Table { arity, counts: IndexMap::default() }
+        Table { arity, counts: IndexMap::default(), pending: FxHashMap::default() }
+    }
+
+    /// One more occurrence of `key` while streaming (see `settle`).
+    #[inline]
+    pub fn bump(&mut self, key: NgramKey) {
+        let next = self.pending.len() as u32;
+        self.pending.entry(key).or_insert((0, next)).0 += 1;
+    }
+
+    /// Moves the streamed counts into the ordered table, in first-seen order.
+    pub fn settle(&mut self) {
+        if self.pending.is_empty() {
+            return;
+        }
+        let mut ordered = vec![(0u128, 0u64); self.pending.len()];
+        for (key, (count, position)) in self.pending.drain() {
+            ordered[position as usize] = (key, count);
+        }
+        self.pending = FxHashMap::default();
+        self.counts.reserve(ordered.len());
+        for (key, count) in ordered {
+            self.add(key, count);
+        }
     }
 
     pub fn arity(&self) -> usize {
@@ -172,6 +206,8 @@ const IXII: usize = 5;
 /// tables the association measures need.
 #[derive(Debug, Clone)]
 pub struct Counts {
+    /// Word counts by id while streaming; moved into `words` by `WindowCounter::finish`.
+    streaming_words: Vec<u64>,
     pub order: usize,
     pub window_size: usize,
     pub vocab: Vocab,
@@ -192,6 +228,7 @@ impl Counts {
             return Err(Error::InvalidArgument(format!("Specify window_size at least {order}")));
         }
         Ok(Counts {
+            streaming_words: Vec::new(),
             order,
             window_size,
             vocab: Vocab::default(),
@@ -218,6 +255,28 @@ impl Counts {
         }
     }
 
+    /// One more count of `w1` as a window's first word. Counted densely by id: `word_fd`'s
+    /// insertion order is the order in which words first start a window, which is their id order
+    /// (every word occurrence starts a window, and ids are assigned in stream order).
+    #[inline]
+    fn count_word(&mut self, w1: WordId) {
+        let i = w1 as usize;
+        if i >= self.streaming_words.len() {
+            self.streaming_words.resize(i + 1, 0);
+        }
+        self.streaming_words[i] += 1;
+    }
+
+    /// Moves the dense word counts into the `words` table, in id order.
+    fn settle_words(&mut self) {
+        for (id, &count) in self.streaming_words.iter().enumerate() {
+            if count > 0 {
+                self.words.add(pack(&[id as WordId]), count);
+            }
+        }
+        self.streaming_words = Vec::new();
+    }
+
     /// Counts the windows starting at each word of `window` whose first slot is a word, as NLTK
     /// does for `ngrams(words, window_size, pad_right=True)`: `window[0]` is the first word,
     /// the rest its look-ahead (`None` = padding or past the end).
@@ -231,9 +290,9 @@ impl Counts {
     }
 
     fn count_bigram_window(&mut self, w1: WordId, rest: &[Option<WordId>]) {
-        self.words.add(pack(&[w1]), 1);
+        self.count_word(w1);
         for w2 in rest.iter().flatten() {
-            self.ngrams.add(pack(&[w1, *w2]), 1);
+            self.ngrams.bump(pack(&[w1, *w2]));
         }
     }
 
@@ -242,12 +301,12 @@ impl Counts {
     fn count_trigram_window(&mut self, w1: WordId, rest: &[Option<WordId>]) {
         for p in 0..rest.len() {
             for q in p + 1..rest.len() {
-                self.words.add(pack(&[w1]), 1);
+                self.count_word(w1);
                 let Some(w2) = rest[p] else { continue };
-                self.aux[BIGRAM].add(pack(&[w1, w2]), 1);
+                self.aux[BIGRAM].bump(pack(&[w1, w2]));
                 let Some(w3) = rest[q] else { continue };
-                self.aux[WILDCARD].add(pack(&[w1, w3]), 1);
-                self.ngrams.add(pack(&[w1, w2, w3]), 1);
+                self.aux[WILDCARD].bump(pack(&[w1, w3]));
+                self.ngrams.bump(pack(&[w1, w2, w3]));
             }
         }
     }
@@ -256,17 +315,17 @@ impl Counts {
         for p in 0..rest.len() {
             for q in p + 1..rest.len() {
                 for r in q + 1..rest.len() {
-                    self.words.add(pack(&[w1]), 1);
+                    self.count_word(w1);
                     let Some(w2) = rest[p] else { continue };
-                    self.aux[II].add(pack(&[w1, w2]), 1);
+                    self.aux[II].bump(pack(&[w1, w2]));
                     let Some(w3) = rest[q] else { continue };
-                    self.aux[III].add(pack(&[w1, w2, w3]), 1);
-                    self.aux[IXI].add(pack(&[w1, w3]), 1);
+                    self.aux[III].bump(pack(&[w1, w2, w3]));
+                    self.aux[IXI].bump(pack(&[w1, w3]));
                     let Some(w4) = rest[r] else { continue };
-                    self.ngrams.add(pack(&[w1, w2, w3, w4]), 1);
-                    self.aux[IXXI].add(pack(&[w1, w4]), 1);
-                    self.aux[IXII].add(pack(&[w1, w3, w4]), 1);
-                    self.aux[IIXI].add(pack(&[w1, w2, w4]), 1);
+                    self.ngrams.bump(pack(&[w1, w2, w3, w4]));
+                    self.aux[IXXI].bump(pack(&[w1, w4]));
+                    self.aux[IXII].bump(pack(&[w1, w3, w4]));
+                    self.aux[IIXI].bump(pack(&[w1, w2, w4]));
                 }
             }
         }
@@ -305,12 +364,6 @@ impl WindowCounter {
         })
     }
 
-    /// Counts the windows of an existing `Counts` (continuing its vocabulary and tables).
-    pub fn resume(counts: Counts) -> Self {
-        let ws = counts.window_size;
-        WindowCounter { counts, window: std::collections::VecDeque::with_capacity(ws), scratch: Vec::with_capacity(ws) }
-    }
-
     pub fn window_size(&self) -> usize {
         self.counts.window_size
     }
@@ -346,6 +399,9 @@ impl WindowCounter {
         while !self.window.is_empty() {
             self.emit_front();
         }
+        self.counts.settle_words();
+        self.counts.ngrams.settle();
+        self.counts.aux.iter_mut().for_each(Table::settle);
         self.counts
     }
 

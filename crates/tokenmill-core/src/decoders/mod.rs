@@ -7,6 +7,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::error::{Error, Result};
 use crate::tokenizer::Decoder;
+pub use crate::utils::custom::Custom;
 
 pub mod bpe;
 pub mod byte_fallback;
@@ -43,6 +44,8 @@ pub enum DecoderWrapper {
     Fuse(Fuse),
     Strip(Strip),
     ByteFallback(ByteFallback),
+    /// A decoder from outside the crate (a Python object); never serialized.
+    Custom(Custom<dyn Decoder + Send + Sync>),
 }
 
 impl Decoder for DecoderWrapper {
@@ -58,6 +61,7 @@ impl Decoder for DecoderWrapper {
             Self::Fuse(_) => Ok(vec![tokens.concat()]),
             Self::Strip(d) => Ok(d.decode_chain(tokens)),
             Self::ByteFallback(_) => Ok(byte_fallback::decode_chain(tokens)),
+            Self::Custom(d) => d.decode_chain(tokens),
         }
     }
 }

@@ -8,6 +8,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::error::{Error, Result};
 use crate::tokenizer::{NormalizedString, Normalizer};
+pub use crate::utils::custom::Custom;
 
 pub mod bert;
 pub mod byte_level;
@@ -44,6 +45,8 @@ pub enum NormalizerWrapper {
     Replace(Replace),
     Prepend(Prepend),
     ByteLevel(ByteLevel),
+    /// A normalizer from outside the crate (a Python object); never serialized.
+    Custom(Custom<dyn Normalizer + Send + Sync>),
 }
 
 impl Normalizer for NormalizerWrapper {
@@ -59,6 +62,7 @@ impl Normalizer for NormalizerWrapper {
             NormalizerWrapper::Sequence(n) => n.normalize(normalized),
             NormalizerWrapper::Lowercase(n) => n.normalize(normalized),
             NormalizerWrapper::Nmt(n) => n.normalize(normalized),
+            NormalizerWrapper::Custom(n) => n.normalize(normalized),
             NormalizerWrapper::Precompiled(n) => n.normalize(normalized),
             NormalizerWrapper::Replace(n) => n.normalize(normalized),
             NormalizerWrapper::Prepend(n) => n.normalize(normalized),
@@ -88,6 +92,7 @@ impl NormalizerWrapper {
             NormalizerWrapper::Sequence(_) => "Sequence",
             NormalizerWrapper::Lowercase(_) => "Lowercase",
             NormalizerWrapper::Nmt(_) => "Nmt",
+            NormalizerWrapper::Custom(_) => "Custom",
             NormalizerWrapper::Precompiled(_) => "Precompiled",
             NormalizerWrapper::Replace(_) => "Replace",
             NormalizerWrapper::Prepend(_) => "Prepend",

@@ -8,6 +8,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::tokenizer::normalized::Pattern;
 use crate::tokenizer::{Offsets, PreTokenizedString, PreTokenizer};
+pub use crate::utils::custom::Custom;
 
 pub mod bert;
 pub mod byte_level;
@@ -49,6 +50,8 @@ pub enum PreTokenizerWrapper {
     Digits(Digits),
     UnicodeScripts(UnicodeScripts),
     FixedLength(FixedLength),
+    /// A pre-tokenizer from outside the crate (a Python object); never serialized.
+    Custom(Custom<dyn PreTokenizer + Send + Sync>),
 }
 
 impl PreTokenizer for PreTokenizerWrapper {
@@ -66,6 +69,7 @@ impl PreTokenizer for PreTokenizerWrapper {
             Self::Digits(t) => t.pre_tokenize(p),
             Self::UnicodeScripts(t) => t.pre_tokenize(p),
             Self::FixedLength(t) => t.pre_tokenize(p),
+            Self::Custom(t) => t.pre_tokenize(p),
         }
     }
 }
@@ -85,6 +89,7 @@ impl Serialize for PreTokenizerWrapper {
             Self::Digits(t) => t.serialize(serializer),
             Self::UnicodeScripts(t) => t.serialize(serializer),
             Self::FixedLength(t) => t.serialize(serializer),
+            Self::Custom(t) => t.serialize(serializer),
         }
     }
 }

@@ -40,9 +40,9 @@ impl BertProcessing {
             .enumerate()
             .map(|(i, encoding)| {
                 if i == 0 {
-                    wrap_with_overflowing(encoding, &|e| surround(&e, Some(&self.cls), Some(&self.sep), 0, None, 0))
+                    wrap_with_overflowing(encoding, &|e| surround(e, Some(&self.cls), Some(&self.sep), 0, None, 0))
                 } else {
-                    wrap_with_overflowing(encoding, &|e| surround(&e, None, Some(&self.sep), 1, None, 1))
+                    wrap_with_overflowing(encoding, &|e| surround(e, None, Some(&self.sep), 1, None, 1))
                 }
             })
             .collect()

@@ -65,7 +65,11 @@ impl PostProcessor for PostProcessorWrapper {
             }
             e.set_type_ids(i as u32);
         }
-        let processed = self.process_encodings(encodings, add_special_tokens)?;
+        let mut processed = self.process_encodings(encodings, add_special_tokens)?;
+        if processed.len() == 1 {
+            // Merging one encoding into an empty one gives it back unchanged; skip the copy.
+            return Ok(processed.remove(0));
+        }
         Ok(Encoding::merge(processed, false))
     }
 }
@@ -167,37 +171,38 @@ pub type SpecialPair = (String, u32);
 /// offsets, takes `content_type_id` when given (else keeps its own), and is masked non-special
 /// with full attention. The only sequence range is `sequence_id` over the content.
 pub(crate) fn surround(
-    content: &Encoding,
+    mut content: Encoding,
     before: Option<&SpecialPair>,
     after: Option<&SpecialPair>,
     special_type_id: u32,
     content_type_id: Option<u32>,
     sequence_id: usize,
 ) -> Encoding {
-    let mut out = Encoding::with_capacity(content.len() + 2);
-    let push_special = |out: &mut Encoding, (token, id): &SpecialPair| {
-        out.push(*id, token.clone(), (0, 0), None, special_type_id, true);
-    };
-    if let Some(special) = before {
-        push_special(&mut out, special);
+    // Edited in place: the content's token strings are moved, never cloned.
+    if let Some(t) = content_type_id {
+        content.type_ids.iter_mut().for_each(|x| *x = t);
     }
-    let start = out.len();
-    out.ids.extend_from_slice(&content.ids);
-    match content_type_id {
-        Some(t) => out.type_ids.extend(std::iter::repeat_n(t, content.len())),
-        None => out.type_ids.extend_from_slice(&content.type_ids),
+    content.special_tokens_mask.iter_mut().for_each(|m| *m = 0);
+    content.attention_mask.iter_mut().for_each(|m| *m = 1);
+    content.overflowing = Vec::new();
+    content.sequence_ranges.clear();
+    let mut start = 0;
+    if let Some((token, id)) = before {
+        content.ids.insert(0, *id);
+        content.type_ids.insert(0, special_type_id);
+        content.tokens.insert(0, token.clone());
+        content.words.insert(0, None);
+        content.offsets.insert(0, (0, 0));
+        content.special_tokens_mask.insert(0, 1);
+        content.attention_mask.insert(0, 1);
+        start = 1;
     }
-    out.tokens.extend_from_slice(&content.tokens);
-    out.words.extend_from_slice(&content.words);
-    out.offsets.extend_from_slice(&content.offsets);
-    out.special_tokens_mask.extend(std::iter::repeat_n(0, content.len()));
-    out.attention_mask.extend(std::iter::repeat_n(1, content.len()));
-    let end = out.len();
-    if let Some(special) = after {
-        push_special(&mut out, special);
+    let end = content.len();
+    if let Some((token, id)) = after {
+        content.push(*id, token.clone(), (0, 0), None, special_type_id, true);
     }
-    out.sequence_ranges.insert(sequence_id, start..end);
-    out
+    content.sequence_ranges.insert(sequence_id, start..end);
+    content
 }
 
 #[cfg(test)]

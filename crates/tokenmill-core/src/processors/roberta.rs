@@ -54,7 +54,7 @@ impl RobertaProcessing {
             .map(|(i, encoding)| {
                 let first = if i == 0 { &self.cls } else { &self.sep };
                 let sequence_id = usize::from(i != 0);
-                wrap_with_overflowing(encoding, &|e| surround(&e, Some(first), Some(&self.sep), 0, Some(0), sequence_id))
+                wrap_with_overflowing(encoding, &|e| surround(e, Some(first), Some(&self.sep), 0, Some(0), sequence_id))
             })
             .collect()
     }

@@ -337,6 +337,11 @@ impl AddedVocabulary {
         spans
     }
 
+    /// Whether some added token is matched in normalized text (its `normalized` flag set).
+    pub fn has_normalized_tokens(&self) -> bool {
+        self.normalized_matcher.is_some()
+    }
+
     /// Extracts the added tokens from `sequence` and normalizes the rest (see the module docs).
     pub fn extract_and_normalize<N: Normalizer>(&self, normalizer: Option<&N>, sequence: &str) -> Result<PreTokenizedString> {
         let mut pretokenized = PreTokenizedString::from(sequence);

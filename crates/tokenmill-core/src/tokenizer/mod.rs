@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::Result;
 
 pub mod added_vocabulary;
+pub mod decode_stream;
 pub mod encoding;
 pub mod normalized;
 pub mod pipeline;
@@ -21,8 +22,9 @@ pub mod serialization;
 pub(crate) mod test_support;
 
 pub use added_vocabulary::{AddedToken, AddedTokenWithId, AddedVocabulary};
-pub use pipeline::{ByteLevelHint, EncodeInput, InputSequence, TokenizeWith, Tokenizer, TokenizerImpl, Trainer};
+pub use pipeline::{ByteLevelHint, EncodeInput, NormalizerHint, InputSequence, TokenizeWith, Tokenizer, TokenizerImpl, Trainer};
 
+pub use decode_stream::DecodeStream;
 pub use encoding::Encoding;
 pub use normalized::{NormalizedString, Offsets, Pattern, SplitDelimiterBehavior};
 pub use pretokenized::{OffsetReferential, OffsetType, PreTokenizedString, Split};

@@ -23,14 +23,14 @@ use crate::processors::PostProcessorWrapper;
 use crate::trainers::progress::Progress;
 use crate::trainers::{corpus, TrainerWrapper};
 use crate::pre_tokenizers::byte_level::gpt2_regex as byte_level_regex;
-use crate::utils::byte_level::BYTES_TO_CHARS;
+use crate::utils::byte_level::{map_bytes_with_origins, BYTES_TO_CHARS};
 use crate::utils::offsets::ByteToCharOffsets;
 use crate::utils::padding::{pad_encodings, PaddingParams};
 use crate::utils::truncation::{truncate_encodings, TruncationParams};
 use crate::error::Error;
 use crate::tokenizer::added_vocabulary::{AddedToken, AddedVocabulary};
 use crate::tokenizer::{
-    Decoder, Encoding, Model, Normalizer, OffsetType, Offsets, PostProcessor, PreTokenizedString, PreTokenizer,
+    Decoder, Encoding, Model, NormalizedString, Normalizer, OffsetType, Offsets, PostProcessor, PreTokenizedString, PreTokenizer,
 };
 
 /// Learns a model from a corpus. `feed` receives the corpus (each sequence turned into words by
@@ -93,13 +93,17 @@ impl<'s, A: Into<InputSequence<'s>>, B: Into<InputSequence<'s>>> From<(A, B)> fo
     }
 }
 
-/// Tells the pipeline that a pre-tokenizer is exactly byte-level splitting without prefix space
-/// (`ByteLevel { add_prefix_space: false, .. }` alone), which `encode` then runs without the
-/// general `NormalizedString` machinery (same results, a fraction of the allocations).
+/// Tells the pipeline that a pre-tokenizer is one that `encode` has a fast path for (same
+/// results as the general `NormalizedString` machinery, a fraction of the allocations).
 pub trait ByteLevelHint {
-    /// `Some(use_regex)` for such a pre-tokenizer, else `None`.
+    /// `Some(use_regex)` for exactly byte-level splitting without prefix space
+    /// (`ByteLevel { add_prefix_space: false, .. }` alone), else `None`.
     fn plain_byte_level(&self) -> Option<bool> {
         None
+    }
+    /// True for `BertPreTokenizer` (see `NormalizerHint::bert_lowercase`).
+    fn is_bert(&self) -> bool {
+        false
     }
 }
 
@@ -110,6 +114,27 @@ impl ByteLevelHint for PreTokenizerWrapper {
             _ => None,
         }
     }
+    fn is_bert(&self) -> bool {
+        matches!(self, PreTokenizerWrapper::BertPreTokenizer(_))
+    }
+}
+
+/// Tells the pipeline that a normalizer is `BertNormalizer`: with `BertPreTokenizer` after it,
+/// `encode` then handles the words of plain ASCII text directly (see `walk_bert`).
+pub trait NormalizerHint {
+    /// `Some(lowercase)` for a `BertNormalizer`, else `None`.
+    fn bert_lowercase(&self) -> Option<bool> {
+        None
+    }
+}
+
+impl NormalizerHint for NormalizerWrapper {
+    fn bert_lowercase(&self) -> Option<bool> {
+        match self {
+            NormalizerWrapper::BertNormalizer(n) => Some(n.lowercase),
+            _ => None,
+        }
+    }
 }
 
 /// Models that can give `(id, byte offsets)` per token without building token strings.
@@ -117,6 +142,11 @@ pub trait TokenizeWith: Model {
     fn tokenize_ids_offsets(&self, word: &str, emit: &mut dyn FnMut(u32, Offsets)) -> Result<()> {
         self.tokenize(word)?.into_iter().for_each(|t| emit(t.id, t.offsets));
         Ok(())
+    }
+    /// Tokenizes `raw` with each byte replaced by its GPT-2 byte-level char; offsets are bytes
+    /// of `raw` (a token may end inside one of its multi-byte chars).
+    fn tokenize_byte_level(&self, raw: &str, emit: &mut dyn FnMut(u32, Offsets)) -> Result<()> {
+        tokenize_mapped_bytes(self, raw, emit)
     }
     /// True when every token's text is exactly the slice of the word it spans (so it need
     /// not be looked up by id).
@@ -129,6 +159,13 @@ impl TokenizeWith for ModelWrapper {
     fn tokenize_ids_offsets(&self, word: &str, emit: &mut dyn FnMut(u32, Offsets)) -> Result<()> {
         self.tokenize_with(word, emit)
     }
+    fn tokenize_byte_level(&self, raw: &str, emit: &mut dyn FnMut(u32, Offsets)) -> Result<()> {
+        match self {
+            ModelWrapper::BPE(b) => b.tokenize_byte_level(raw, emit),
+            #[allow(unreachable_patterns)]
+            _ => tokenize_mapped_bytes(self, raw, emit),
+        }
+    }
     /// BPE tokens are concatenations of the word's chars, except the unk token, byte-fallback
     /// tokens and prefixed / suffixed forms.
     fn tokens_are_word_slices(&self) -> bool {
@@ -140,6 +177,22 @@ impl TokenizeWith for ModelWrapper {
             ModelWrapper::Unigram(u) => !u.byte_fallback(),
         }
     }
+}
+
+/// `TokenizeWith::tokenize_byte_level` done plainly: map the bytes, tokenize, map the offsets back.
+fn tokenize_mapped_bytes<M: TokenizeWith + ?Sized>(model: &M, raw: &str, emit: &mut dyn FnMut(u32, Offsets)) -> Result<()> {
+    let (mapped, raw_offset) = map_bytes_with_origins(raw.as_bytes());
+    model.tokenize_ids_offsets(&mapped, &mut |id, (start, end)| emit(id, (raw_offset[start], raw_offset[end])))
+}
+
+/// Where the byte-level fast path gets a token's text from.
+enum TokenText<'t> {
+    /// This text (an added token's match).
+    Text(&'t str),
+    /// These raw input bytes, each mapped to its byte-level char.
+    ByteLevel(&'t [u8]),
+    /// The model's vocabulary, by id.
+    Vocabulary,
 }
 
 /// The pipeline. See the module docs.
@@ -158,7 +211,7 @@ pub struct TokenizerImpl<M, N, PT, PP, D> {
 impl<M, N, PT, PP, D> TokenizerImpl<M, N, PT, PP, D>
 where
     M: Model + TokenizeWith + Send + Sync,
-    N: Normalizer + Send + Sync,
+    N: Normalizer + NormalizerHint + Send + Sync,
     PT: PreTokenizer + ByteLevelHint + Send + Sync,
     PP: PostProcessor + Send + Sync,
     D: Decoder + Send + Sync,
@@ -376,6 +429,10 @@ where
         if let Some(use_regex) = self.byte_level_fast_path() {
             return self.encode_byte_level(text, use_regex, type_id, word_idx, offset_type);
         }
+        if let Some(lowercase) = self.bert_fast_path() {
+            let walk = |emit: &mut dyn FnMut(u32, Offsets, u32, TokenText)| self.walk_bert(text, lowercase, emit);
+            return self.encode_walk(text, walk, type_id, word_idx, offset_type);
+        }
         let mut pretokenized = self.normalize_and_pre_tokenize(text)?;
         pretokenized.tokenize(|word| self.model.tokenize(word.get()))?;
         pretokenized.into_encoding(word_idx, type_id, offset_type)
@@ -390,24 +447,116 @@ where
         self.pre_tokenizer.as_ref()?.plain_byte_level()
     }
 
+    /// `Some(lowercase)` when `encode` can take the BERT fast path: a `BertNormalizer`, a
+    /// `BertPreTokenizer`, and no added token that is matched in normalized text.
+    fn bert_fast_path(&self) -> Option<bool> {
+        let lowercase = self.normalizer.as_ref()?.bert_lowercase()?;
+        let fits = self.pre_tokenizer.as_ref()?.is_bert() && !self.added_vocabulary.has_normalized_tokens();
+        fits.then_some(lowercase)
+    }
+
+    /// The BERT fast path: exactly what the general path computes with `BertNormalizer` and
+    /// `BertPreTokenizer` (see `bert_fast_path`), calling `emit` as `walk_byte_level` does.
+    ///
+    /// Between added tokens, the text is cut at ASCII whitespace (space, tab, newline, carriage
+    /// return), which both stages treat as a word boundary whatever the options (clean_text
+    /// turns them into spaces, the pre-tokenizer drops them). Each stage works char by char and
+    /// NFD never reorders across such a boundary, so every segment can be processed alone. A
+    /// segment of printable ASCII (no control char, which clean_text would drop) is normalized
+    /// to itself, lowercased if asked, and split into runs of non-punctuation with every
+    /// punctuation char alone, offsets unchanged; any other segment goes through the general
+    /// machinery on its own.
+    fn walk_bert(&self, text: &str, lowercase: bool, mut emit: impl FnMut(u32, Offsets, u32, TokenText)) -> Result<()> {
+        let mut word = 0u32;
+        let mut lowered = String::new();
+        for (added, (start, end)) in self.added_vocabulary.split_unnormalized(text) {
+            if let Some(id) = added {
+                emit(id, (start, end), word, TokenText::Text(&text[start..end]));
+                word += 1;
+                continue;
+            }
+            let segments = text[start..end].split(|c: char| matches!(c, ' ' | '\t' | '\n' | '\r'));
+            let mut segment_start = start;
+            for segment in segments {
+                let shift = segment_start;
+                segment_start += segment.len() + 1;
+                if segment.is_empty() {
+                    continue;
+                }
+                if !segment.bytes().all(|b| b.is_ascii_graphic()) {
+                    self.walk_segment_generally(segment, shift, &mut word, &mut emit)?;
+                    continue;
+                }
+                let bytes = segment.as_bytes();
+                let mut i = 0;
+                while i < bytes.len() {
+                    let run_end = if bytes[i].is_ascii_punctuation() {
+                        i + 1
+                    } else {
+                        bytes[i..].iter().position(|b| b.is_ascii_punctuation()).map_or(bytes.len(), |k| i + k)
+                    };
+                    let mut piece = &segment[i..run_end];
+                    if lowercase && piece.bytes().any(|b| b.is_ascii_uppercase()) {
+                        lowered.clear();
+                        lowered.push_str(piece);
+                        lowered.make_ascii_lowercase();
+                        piece = &lowered;
+                    }
+                    let piece_start = shift + i;
+                    self.model.tokenize_ids_offsets(piece, &mut |id, (ts, te)| {
+                        emit(id, (piece_start + ts, piece_start + te), word, TokenText::Vocabulary)
+                    })?;
+                    word += 1;
+                    i = run_end;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// One segment of `walk_bert` through the normalizer, pre-tokenizer and model, as the
+    /// general path does it; `shift` is where the segment starts in the input.
+    fn walk_segment_generally(
+        &self,
+        segment: &str,
+        shift: usize,
+        word: &mut u32,
+        emit: &mut impl FnMut(u32, Offsets, u32, TokenText),
+    ) -> Result<()> {
+        let mut normalized = NormalizedString::from(segment);
+        if let Some(n) = &self.normalizer {
+            n.normalize(&mut normalized)?;
+        }
+        let mut pretokenized = PreTokenizedString::from(normalized);
+        if let Some(p) = &self.pre_tokenizer {
+            p.pre_tokenize(&mut pretokenized)?;
+        }
+        for split in pretokenized.splits() {
+            let piece = &split.normalized;
+            self.model.tokenize_ids_offsets(piece.get(), &mut |id, (ts, te)| {
+                let (s, e) = piece.convert_offsets_to_input(ts..te).unwrap_or_else(|| piece.offsets_original());
+                emit(id, (shift + s, shift + e), *word, TokenText::Vocabulary)
+            })?;
+            *word += 1;
+        }
+        Ok(())
+    }
+
     /// The byte-level fast path: exactly what the general path computes for this configuration
     /// (added tokens, then each piece split by the GPT-2 pattern into words, each word mapped to
     /// byte-level chars and tokenized), walking the input once. Each mapped char stands for
     /// one input byte, so a token's input span is read off directly; like the general path's
     /// alignments, a span that ends inside a multi-byte char is widened to the whole char.
     /// `emit(id, input byte span, word index, token text)`: the token text is the added
-    /// token's matched text, or the slice of the byte-level word when the model's tokens are
-    /// word slices (see `TokenizeWith`), else `None`.
-    fn walk_byte_level(&self, text: &str, use_regex: bool, mut emit: impl FnMut(u32, Offsets, u32, Option<&str>)) -> Result<()> {
+    /// token's matched text, or the token's raw bytes when the model's tokens are word slices
+    /// (see `TokenizeWith`), else to be looked up.
+    fn walk_byte_level(&self, text: &str, use_regex: bool, mut emit: impl FnMut(u32, Offsets, u32, TokenText)) -> Result<()> {
         let slices = self.model.tokens_are_word_slices();
         let mut word = 0u32;
-        let mut mapped = String::new();
-        // `origin[k]`: the input byte that mapped byte `k` stands for (one past the end at the end).
-        let mut origin: Vec<usize> = Vec::new();
         let mut words: Vec<Offsets> = Vec::new();
         for (added, (start, end)) in self.added_vocabulary.split_unnormalized(text) {
             if let Some(id) = added {
-                emit(id, (start, end), word, Some(&text[start..end]));
+                emit(id, (start, end), word, TokenText::Text(&text[start..end]));
                 word += 1;
                 continue;
             }
@@ -429,17 +578,12 @@ where
                 words.push((0, piece.len()));
             }
             for &(ws, we) in words.iter().filter(|(s, e)| s < e) {
-                mapped.clear();
-                origin.clear();
-                for (k, &byte) in piece.as_bytes()[ws..we].iter().enumerate() {
-                    let c = BYTES_TO_CHARS[byte as usize];
-                    mapped.push(c);
-                    origin.extend(std::iter::repeat_n(start + ws + k, c.len_utf8()));
-                }
-                origin.push(start + we);
-                self.model.tokenize_ids_offsets(&mapped, &mut |id, (ms, me)| {
-                    let span = (floor_char_boundary(text, origin[ms]), ceil_char_boundary(text, origin[me]));
-                    emit(id, span, word, if slices { mapped.get(ms..me) } else { None });
+                let word_start = start + ws;
+                self.model.tokenize_byte_level(&piece[ws..we], &mut |id, (ts, te)| {
+                    let (ts, te) = (word_start + ts, word_start + te);
+                    let span = (floor_char_boundary(text, ts), ceil_char_boundary(text, te));
+                    let token = if slices { TokenText::ByteLevel(&text.as_bytes()[ts..te]) } else { TokenText::Vocabulary };
+                    emit(id, span, word, token);
                 })?;
                 word += 1;
             }
@@ -448,12 +592,30 @@ where
     }
 
     fn encode_byte_level(&self, text: &str, use_regex: bool, type_id: u32, word_idx: Option<u32>, offset_type: OffsetType) -> Result<Encoding> {
+        let walk = |emit: &mut dyn FnMut(u32, Offsets, u32, TokenText)| self.walk_byte_level(text, use_regex, emit);
+        self.encode_walk(text, walk, type_id, word_idx, offset_type)
+    }
+
+    /// The `Encoding` of the tokens a fast-path walk (`walk_byte_level`, `walk_bert`) emits.
+    fn encode_walk(
+        &self,
+        text: &str,
+        walk: impl FnOnce(&mut dyn FnMut(u32, Offsets, u32, TokenText)) -> Result<()>,
+        type_id: u32,
+        word_idx: Option<u32>,
+        offset_type: OffsetType,
+    ) -> Result<Encoding> {
         let converter = (offset_type == OffsetType::Char).then(|| ByteToCharOffsets::new(text));
         let mut encoding = Encoding::with_capacity(text.len() / 3 + 1);
-        self.walk_byte_level(text, use_regex, |id, span, word, token| {
+        walk(&mut |id, span, word, token| {
             let value = match token {
-                Some(t) => t.to_owned(),
-                None => self.model.id_to_token(id).unwrap_or_default(),
+                TokenText::Text(t) => t.to_owned(),
+                TokenText::ByteLevel(bytes) => {
+                    let mut value = String::with_capacity(2 * bytes.len());
+                    value.extend(bytes.iter().map(|&b| BYTES_TO_CHARS[b as usize]));
+                    value
+                }
+                TokenText::Vocabulary => self.model.id_to_token(id).unwrap_or_default(),
             };
             let span = match &converter {
                 Some(c) => c.convert_span(span),
@@ -464,18 +626,41 @@ where
         Ok(encoding)
     }
 
-    /// The ids of `text` only (the lean path): no token strings, offsets or masks are built.
-    /// When the post-processor adds special tokens, or truncation or padding is enabled, falls
-    /// back to the full `encode` (a post-processor that adds none leaves the ids as the model
-    /// gave them).
+    /// The ids of `text` only (the lean path): no token strings or offsets are built. When
+    /// truncation or padding is enabled, falls back to the full `encode`. Special tokens come
+    /// from the post-processor run on a skeleton encoding (the model's ids, empty token strings,
+    /// zero offsets): a post-processor's ids never depend on token texts or offsets.
     pub fn encode_ids(&self, text: &str, add_special_tokens: bool) -> Result<Vec<u32>> {
-        let plain = self.truncation.is_none() && self.padding.is_none();
-        if !plain || (add_special_tokens && self.num_special_tokens_to_add(false) > 0) {
-            return Ok(self.encode(text, true, OffsetType::Byte)?.ids);
+        if self.truncation.is_some() || self.padding.is_some() {
+            return Ok(self.encode(text, add_special_tokens, OffsetType::Byte)?.ids);
         }
+        let ids = self.model_ids(text)?;
+        if !add_special_tokens || self.num_special_tokens_to_add(false) == 0 {
+            return Ok(ids);
+        }
+        let n = ids.len();
+        let skeleton = Encoding {
+            ids,
+            type_ids: vec![0; n],
+            tokens: vec![String::new(); n],
+            words: vec![None; n],
+            offsets: vec![(0, 0); n],
+            special_tokens_mask: vec![0; n],
+            attention_mask: vec![1; n],
+            ..Encoding::default()
+        };
+        Ok(self.post_process(skeleton, None, true)?.ids)
+    }
+
+    /// The ids the model gives for `text` (added tokens included), before post-processing.
+    fn model_ids(&self, text: &str) -> Result<Vec<u32>> {
         let mut ids = Vec::with_capacity(text.len() / 3 + 1);
         if let Some(use_regex) = self.byte_level_fast_path() {
             self.walk_byte_level(text, use_regex, |id, _, _, _| ids.push(id))?;
+            return Ok(ids);
+        }
+        if let Some(lowercase) = self.bert_fast_path() {
+            self.walk_bert(text, lowercase, |id, _, _, _| ids.push(id))?;
             return Ok(ids);
         }
         let pretokenized = self.normalize_and_pre_tokenize(text)?;
@@ -725,4 +910,56 @@ mod tests {
             assert_eq!(e, t.encode(text.as_str(), true, OffsetType::Char).unwrap());
         }
     }
+
+    /// A BPE tokenizer with BERT's normalizer and pre-tokenizer; `fast: false` wraps the
+    /// normalizer in a Sequence, which takes the general path.
+    fn bert_like(fast: bool, lowercase: bool) -> Tokenizer {
+        use crate::models::bpe::BPE;
+        use crate::normalizers::{BertNormalizer, Sequence};
+        use crate::pre_tokenizers::BertPreTokenizer;
+        let mut tokens: Vec<String> = ["[UNK]", "[SEP]", "th", "the", "he", "in", "ing", "é"].iter().map(|t| t.to_string()).collect();
+        tokens.extend((b'!'..=b'~').map(|b| (b as char).to_string()));
+        let vocab = tokens.iter().enumerate().map(|(i, t)| (t.clone(), i as u32)).collect();
+        let merges = [("t", "h"), ("th", "e"), ("h", "e"), ("i", "n"), ("in", "g")].iter().map(|(a, b)| (a.to_string(), b.to_string())).collect();
+        let bpe = BPE::builder().vocab_and_merges(vocab, merges).unk_token("[UNK]".into()).build().unwrap();
+        let mut t = Tokenizer::new(bpe.into());
+        let bert = NormalizerWrapper::BertNormalizer(BertNormalizer::new(true, true, None, lowercase));
+        let normalizer = if fast { bert } else { NormalizerWrapper::Sequence(Sequence::new(vec![bert])) };
+        t.with_normalizer(Some(normalizer)).unwrap();
+        t.with_pre_tokenizer(Some(PreTokenizerWrapper::BertPreTokenizer(BertPreTokenizer)));
+        t.add_special_tokens([AddedToken::from("[SEP]", true)]).unwrap();
+        let (cls, sep) = (("[UNK]".to_string(), 0), ("[SEP]".to_string(), 1));
+        t.with_post_processor(Some(crate::processors::BertProcessing::new(sep, cls).into()));
+        t
+    }
+
+    #[test]
+    fn bert_fast_path_equals_the_general_path() {
+        let texts = [
+            "",
+            "The thing, in the-end: THE (going) 'in'!",
+            "  leading and trailing  \t\n\r ",
+            "ctrl\u{1}inside and\u{b}vertical tab\u{c}form feed\u{85}next line\u{a0}nbsp",
+            "Café naïve ÉCOLE e\u{301} 中文字 mixed中x Ⅻ İstanbul ǅ",
+            "[SEP]the[SEP] x[SEP]y THE[SEP]",
+            "\u{0}\u{fffd}a\u{7f}b «quoted» — dash … ellipsis",
+            "x\u{300}\u{301} a\u{334}\u{301}b",
+        ];
+        for lowercase in [true, false] {
+            let (fast, general) = (bert_like(true, lowercase), bert_like(false, lowercase));
+            assert!(fast.bert_fast_path().is_some() && general.bert_fast_path().is_none());
+            for text in texts {
+                for offset_type in [OffsetType::Byte, OffsetType::Char] {
+                    let expected = general.encode(text, true, offset_type).unwrap();
+                    assert_eq!(fast.encode(text, true, offset_type).unwrap(), expected, "{text:?} lowercase={lowercase}");
+                }
+                assert_eq!(fast.encode_ids(text, false).unwrap(), general.encode_ids(text, false).unwrap(), "{text:?}");
+                for add_special_tokens in [true, false] {
+                    let full = general.encode(text, add_special_tokens, OffsetType::Byte).unwrap().ids;
+                    assert_eq!(fast.encode_ids(text, add_special_tokens).unwrap(), full, "{text:?}");
+                }
+            }
+        }
+    }
+
 }

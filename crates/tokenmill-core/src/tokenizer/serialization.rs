@@ -18,7 +18,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use crate::error::{Error, Result};
 use crate::tokenizer::added_vocabulary::AddedTokenWithId;
 use crate::tokenizer::pipeline::TokenizerImpl;
-use crate::tokenizer::{ByteLevelHint, Decoder, Model, Normalizer, PostProcessor, PreTokenizer, TokenizeWith};
+use crate::tokenizer::{ByteLevelHint, Decoder, Model, Normalizer, NormalizerHint, PostProcessor, PreTokenizer, TokenizeWith};
 
 const SERIALIZATION_VERSION: &str = "1.0";
 
@@ -51,7 +51,7 @@ where
 impl<'de, M, N, PT, PP, D> Deserialize<'de> for TokenizerImpl<M, N, PT, PP, D>
 where
     M: Deserialize<'de> + Model + TokenizeWith + Send + Sync,
-    N: Deserialize<'de> + Normalizer + Send + Sync,
+    N: Deserialize<'de> + Normalizer + NormalizerHint + Send + Sync,
     PT: Deserialize<'de> + PreTokenizer + ByteLevelHint + Send + Sync,
     PP: Deserialize<'de> + PostProcessor + Send + Sync,
     D: Deserialize<'de> + Decoder + Send + Sync,
@@ -66,7 +66,7 @@ struct TokenizerVisitor<M, N, PT, PP, D>(PhantomData<(M, N, PT, PP, D)>);
 impl<'de, M, N, PT, PP, D> Visitor<'de> for TokenizerVisitor<M, N, PT, PP, D>
 where
     M: Deserialize<'de> + Model + TokenizeWith + Send + Sync,
-    N: Deserialize<'de> + Normalizer + Send + Sync,
+    N: Deserialize<'de> + Normalizer + NormalizerHint + Send + Sync,
     PT: Deserialize<'de> + PreTokenizer + ByteLevelHint + Send + Sync,
     PP: Deserialize<'de> + PostProcessor + Send + Sync,
     D: Deserialize<'de> + Decoder + Send + Sync,
@@ -132,7 +132,7 @@ fn json_error(error: serde_path_to_error::Error<serde_json::Error>) -> Error {
 impl<M, N, PT, PP, D> TokenizerImpl<M, N, PT, PP, D>
 where
     M: DeserializeOwned + Model + TokenizeWith + Send + Sync,
-    N: DeserializeOwned + Normalizer + Send + Sync,
+    N: DeserializeOwned + Normalizer + NormalizerHint + Send + Sync,
     PT: DeserializeOwned + PreTokenizer + ByteLevelHint + Send + Sync,
     PP: DeserializeOwned + PostProcessor + Send + Sync,
     D: DeserializeOwned + Decoder + Send + Sync,

@@ -112,4 +112,5 @@ impl Decoder for SpaceJoin {
 }
 
 impl crate::tokenizer::pipeline::ByteLevelHint for WhitespaceSplit {}
+impl crate::tokenizer::pipeline::NormalizerHint for Lowercase {}
 impl crate::tokenizer::pipeline::TokenizeWith for WordModel {}

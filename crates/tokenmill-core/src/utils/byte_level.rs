@@ -88,6 +88,21 @@ pub fn string_to_bytes(s: &str) -> Option<Vec<u8>> {
     s.chars().map(char_to_byte).collect()
 }
 
+/// `raw`'s bytes as byte-level chars, with the origin of every byte of the result: `origins[k]`
+/// is the byte of `raw` that mapped byte `k` stands for, and `origins[mapped.len()]` is
+/// `raw.len()`, so a byte span of the mapped text converts to a span of `raw` by two lookups.
+pub fn map_bytes_with_origins(raw: &[u8]) -> (String, Vec<usize>) {
+    let mut mapped = String::with_capacity(2 * raw.len());
+    let mut origins = Vec::with_capacity(2 * raw.len() + 1);
+    for (k, &byte) in raw.iter().enumerate() {
+        let c = BYTES_TO_CHARS[byte as usize];
+        mapped.push(c);
+        origins.extend(std::iter::repeat_n(k, c.len_utf8()));
+    }
+    origins.push(raw.len());
+    (mapped, origins)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

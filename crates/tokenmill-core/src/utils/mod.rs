@@ -1,5 +1,6 @@
 //! Shared helpers: regex engine wrapper, byte-level alphabet, offset conversion, parallelism.
 pub mod byte_level;
+pub mod custom;
 pub mod offsets;
 pub mod padding;
 pub mod regex;

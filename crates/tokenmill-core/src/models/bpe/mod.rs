@@ -1,9 +1,11 @@
 //! BPE: byte-pair encoding (classic with suffix/prefix, and byte-level).
 //!
 //! - `model`: the [`BPE`] model, its options and [`BpeBuilder`];
+//! - `cache`: the per-thread word cache;
 //! - `word`: merging one word's symbols in rank order (O(n log n));
 //! - `serialization`: the tokenizer.json "model" section;
 //! - `files`: vocab.json + merges.txt (and encoder.json + vocab.bpe).
+mod cache;
 pub mod files;
 mod model;
 mod serialization;

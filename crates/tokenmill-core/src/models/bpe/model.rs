@@ -1,5 +1,4 @@
 //! The BPE model: vocabulary, ranked merges, options, and the per-thread word cache.
-use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -9,7 +8,9 @@ use rand::{RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rustc_hash::FxHashMap;
 
+use super::cache;
 use super::word::{Word, MAX_SYMBOLS};
+use crate::utils::byte_level::map_bytes_with_origins;
 use crate::error::{Error, Result};
 use crate::tokenizer::{Model, Token};
 
@@ -20,29 +21,21 @@ pub type Merges = Vec<(String, String)>;
 /// (left id, right id) → (rank, id of the merged token)
 pub type MergeMap = FxHashMap<(u32, u32), (u32, u32)>;
 
-/// Default number of words each thread caches per model (as `tokenizers`).
-pub const DEFAULT_CACHE_CAPACITY: usize = 10_000;
-/// Words of this many bytes or more are not cached (as `tokenizers`).
-const MAX_CACHED_WORD_BYTES: usize = 256;
-/// A thread keeps cache tables for at most this many models; beyond it the tables are dropped
-/// (keeps memory bounded when many models are created and dropped).
-const MAX_CACHED_MODELS_PER_THREAD: usize = 64;
+/// Default number of words each thread caches per model. Far above `tokenizers`' 10,000: the
+/// distinct words of 20 MB of English prose number ~95,000, and a word that misses the cache
+/// costs ~10x a hit. See `cache` for the memory this takes (at most ~24 MB per thread).
+pub const DEFAULT_CACHE_CAPACITY: usize = 262_144;
 
 /// Code points below this get a direct-index entry in `BPE::char_ids` (covers Latin, Greek,
 /// Cyrillic and the whole GPT-2 byte alphabet).
 const CHAR_TABLE_SIZE: usize = 0x800;
 const NO_ID: u32 = u32::MAX;
 
+/// Cache ids come from this counter, so they are never 0 and never have `RAW_BYTES_CACHE` set.
 static NEXT_CACHE_ID: AtomicU64 = AtomicU64::new(1);
-
-type CachedWord = Box<[(u32, u32)]>; // (id, byte length) per token
-
-thread_local! {
-    /// Per-thread cache, keyed by the model's cache generation then the word. Per-thread so the
-    /// hot path never takes a lock shared between threads.
-    static WORD_CACHE: RefCell<FxHashMap<u64, FxHashMap<Box<str>, CachedWord>>> =
-        RefCell::new(FxHashMap::default());
-}
+/// Marks the cache of words given as raw bytes (see `BPE::tokenize_byte_level`), apart from the
+/// cache of words given as text.
+const RAW_BYTES_CACHE: u64 = 1 << 63;
 
 /// The options of a BPE model beside its vocabulary and merges.
 #[derive(Debug, Clone, PartialEq)]
@@ -468,27 +461,12 @@ impl BPE {
                 return Ok(());
             }
         }
-        if self.dropout_active() || self.cache_capacity == 0 {
+        let Some(cache_id) = self.usable_cache_id() else {
             let merged = self.merge_word(word)?;
             merged.ids_and_offsets().for_each(|(id, offsets)| emit(id, offsets));
             return Ok(());
-        }
-        let cache_id = self.cache_id.load(Ordering::Relaxed);
-        let hit = WORD_CACHE.with(|cell| {
-            let mut tables = cell.borrow_mut();
-            let table = tables.get(&cache_id)?;
-            let cached = table.get(word)?;
-            let mut start = 0;
-            for &(id, len) in cached.iter() {
-                emit(id, (start, start + len as usize));
-                start += len as usize;
-            }
-            if tables.len() > MAX_CACHED_MODELS_PER_THREAD {
-                tables.retain(|&id, _| id == cache_id);
-            }
-            Some(())
-        });
-        if hit.is_some() {
+        };
+        if replay_cached(cache_id, word.as_bytes(), &mut emit) {
             return Ok(());
         }
         let merged = self.merge_word(word)?;
@@ -497,29 +475,58 @@ impl BPE {
             emit(id, offsets);
             cached.push((id, (offsets.1 - offsets.0) as u32));
         }
-        if word.len() < MAX_CACHED_WORD_BYTES {
-            self.store_in_cache(cache_id, word, cached.into_boxed_slice());
-        }
+        cache::store(cache_id, self.cache_capacity, word.as_bytes(), &cached);
         Ok(())
     }
 
-    fn store_in_cache(&self, cache_id: u64, word: &str, cached: CachedWord) {
-        WORD_CACHE.with(|cell| {
-            let mut tables = cell.borrow_mut();
-            if !tables.contains_key(&cache_id) && tables.len() >= MAX_CACHED_MODELS_PER_THREAD {
-                tables.clear();
+    /// The current cache id, or `None` when the cache is off (no capacity, or dropout: each
+    /// call must draw its own merges).
+    fn usable_cache_id(&self) -> Option<u64> {
+        (!self.dropout_active() && self.cache_capacity > 0).then(|| self.cache_id.load(Ordering::Relaxed))
+    }
+
+    /// Tokenizes a word of raw text the byte-level way: each byte of `raw` becomes its GPT-2
+    /// alphabet char (see `utils::byte_level`) and the result is tokenized; `emit(id, (start,
+    /// end))` gets byte offsets *in `raw`* (a token may end inside a multi-byte char of `raw`).
+    /// Same tokens as mapping the word and calling `tokenize_with`, but cached by the raw bytes,
+    /// so that a cached word is neither mapped nor hashed twice.
+    pub fn tokenize_byte_level(&self, raw: &str, mut emit: impl FnMut(u32, (usize, usize))) -> Result<()> {
+        if raw.is_empty() {
+            return Ok(());
+        }
+        let cache_id = self.usable_cache_id().filter(|_| !self.ignore_merges);
+        if let Some(id) = cache_id {
+            if replay_cached(id | RAW_BYTES_CACHE, raw.as_bytes(), &mut emit) {
+                return Ok(());
             }
-            let table = tables.entry(cache_id).or_default();
-            if table.len() < self.cache_capacity {
-                table.insert(word.into(), cached);
-            }
-        });
+        }
+        let (mapped, raw_offset) = map_bytes_with_origins(raw.as_bytes());
+        let mut cached = Vec::new();
+        self.tokenize_with(&mapped, |id, (start, end)| {
+            let span = (raw_offset[start], raw_offset[end]);
+            emit(id, span);
+            cached.push((id, (span.1 - span.0) as u32));
+        })?;
+        if let Some(id) = cache_id {
+            cache::store(id | RAW_BYTES_CACHE, self.cache_capacity, raw.as_bytes(), &cached);
+        }
+        Ok(())
     }
 
     /// Appends the ids of `word`'s tokens to `ids` (no token strings are built).
     pub fn tokenize_ids_into(&self, word: &str, ids: &mut Vec<u32>) -> Result<()> {
         self.tokenize_with(word, |id, _| ids.push(id))
     }
+}
+
+/// Replays a cached word as `emit(id, (start, end))` calls.
+#[inline]
+fn replay_cached(cache_id: u64, word: &[u8], emit: &mut impl FnMut(u32, (usize, usize))) -> bool {
+    let mut start = 0;
+    cache::replay(cache_id, word, |id, len| {
+        emit(id, (start, start + len));
+        start += len;
+    })
 }
 
 /// The byte-fallback token for a byte: `<0x0A>` style (upper-case hex, two digits).
