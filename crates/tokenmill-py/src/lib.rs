@@ -38,6 +38,7 @@ mod shared;
 mod tiktoken;
 mod tokenizer;
 mod trainers;
+mod unigram;
 mod words;
 
 /// Creates `tokenmill._native.<name>` and lets `fill` add its classes.
