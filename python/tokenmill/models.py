@@ -10,6 +10,10 @@ Same classes and arguments as ``tokenizers.models``:
   ``dropout_seed`` for reproducible dropout), ``ignore_merges`` and a per-thread word cache.
   ``BPE.from_file`` / ``BPE.read_file`` read ``vocab.json`` + ``merges.txt`` (or the data-gym
   ``encoder.json`` + ``vocab.bpe``); ``save`` writes them atomically.
+- :class:`Unigram`: SentencePiece's unigram language model (``vocab`` of (piece, log-prob),
+  ``unk_id``, ``byte_fallback``); the best segmentation exactly as ``tokenizers``, plus
+  ``nbest`` (sentencepiece's n-best), ``sample`` (subword regularization from the n best or the
+  whole lattice, seedable), ``entropy`` and ``log_likelihood``.
 - :class:`Token`: ``id``, ``value``, ``offsets`` (byte offsets within the piece, as
   ``tokenizers`` gives them from ``Model.tokenize``).
 
@@ -21,6 +25,7 @@ _native_module = _native.models
 
 Model = _native_module.Model
 BPE = _native_module.BPE
+Unigram = _native_module.Unigram
 Token = _native_module.Token
 
-__all__ = ["Model", "BPE", "Token"]
+__all__ = ["Model", "BPE", "Unigram", "Token"]

@@ -13,6 +13,7 @@ pub mod models;
 pub mod normalizers;
 pub mod pre_tokenizers;
 pub mod processors;
+pub mod sentencepiece;
 pub mod tiktoken;
 pub mod tokenizer;
 pub mod trainers;

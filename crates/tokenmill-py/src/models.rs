@@ -23,6 +23,12 @@ pub struct PyToken {
     pub(crate) token: Token,
 }
 
+impl PyToken {
+    pub(crate) fn from_parts(id: u32, value: String, offsets: (usize, usize)) -> Self {
+        PyToken { token: Token::new(id, value, offsets) }
+    }
+}
+
 #[pymethods]
 impl PyToken {
     #[new]
@@ -82,6 +88,7 @@ pub(crate) fn shared_to_python(py: Python<'_>, model: Shared<ModelWrapper>) -> P
     model.with(|m| {
         Ok(match m {
             ModelWrapper::BPE(_) => Py::new(py, base.add_subclass(PyBPE {}))?.into_any(),
+            ModelWrapper::Unigram(_) => Py::new(py, base.add_subclass(crate::unigram::PyUnigram {}))?.into_any(),
         })
     })
 }
@@ -144,6 +151,7 @@ impl PyModel {
     fn get_trainer(&self, py: Python<'_>) -> PyResult<PyObject> {
         let trainer = match &*self.inner.read() {
             ModelWrapper::BPE(_) => TrainerWrapper::BpeTrainer(BpeTrainer::default()),
+            ModelWrapper::Unigram(_) => TrainerWrapper::UnigramTrainer(Default::default()),
         };
         crate::trainers::to_python(py, trainer)
     }
@@ -162,6 +170,7 @@ impl PyModel {
     fn __repr__(&self) -> String {
         match &*self.inner.read() {
             ModelWrapper::BPE(m) => bpe_repr(m),
+            ModelWrapper::Unigram(m) => crate::unigram::unigram_repr(m),
         }
     }
 }
@@ -387,6 +396,7 @@ impl PyBPE {
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyModel>()?;
     m.add_class::<PyBPE>()?;
+    crate::unigram::register_models(m)?;
     m.add_class::<PyToken>()?;
     Ok(())
 }

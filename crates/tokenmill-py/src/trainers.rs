@@ -44,6 +44,7 @@ impl PyTrainer {
                 t.end_of_word_suffix,
                 t.max_token_length
             ),
+            TrainerWrapper::UnigramTrainer(t) => crate::unigram::trainer_repr(t),
         }
     }
 }
@@ -53,11 +54,12 @@ impl PyTrainer {
 pub(crate) fn to_python(py: Python<'_>, wrapper: TrainerWrapper) -> PyResult<PyObject> {
     match wrapper {
         TrainerWrapper::BpeTrainer(_) => Ok(Py::new(py, (PyBpeTrainer {}, PyTrainer { inner: Shared::new(wrapper) }))?.into_any()),
+        TrainerWrapper::UnigramTrainer(_) => Ok(Py::new(py, (crate::unigram::PyUnigramTrainer {}, PyTrainer { inner: Shared::new(wrapper) }))?.into_any()),
     }
 }
 
 /// Special tokens given as `str` or as objects with a `.content` (e.g. `AddedToken`).
-fn extract_special_tokens(tokens: &Bound<'_, PyAny>) -> PyResult<Vec<AddedToken>> {
+pub(crate) fn extract_special_tokens(tokens: &Bound<'_, PyAny>) -> PyResult<Vec<AddedToken>> {
     let mut out = Vec::new();
     for item in tokens.try_iter()? {
         let item = item?;
@@ -81,7 +83,7 @@ fn extract_special_tokens(tokens: &Bound<'_, PyAny>) -> PyResult<Vec<AddedToken>
 }
 
 /// The first character of each string (as `tokenizers` takes them); empty strings are ignored.
-fn extract_alphabet(alphabet: Vec<String>) -> std::collections::BTreeSet<char> {
+pub(crate) fn extract_alphabet(alphabet: Vec<String>) -> std::collections::BTreeSet<char> {
     alphabet.iter().filter_map(|s| s.chars().next()).collect()
 }
 
@@ -258,11 +260,14 @@ fn _train_bpe_from_word_counts<'py>(
         *words.entry(k.extract::<String>()?).or_insert(0) += n;
     }
     let form_order = form_order.unwrap_or_default();
-    let TrainerWrapper::BpeTrainer(bpe) = trainer.inner.snapshot();
+    let TrainerWrapper::BpeTrainer(bpe) = trainer.inner.snapshot() else {
+        return Err(PyTypeError::new_err("_train_bpe_from_word_counts needs a BpeTrainer"));
+    };
     let result = py.allow_threads(|| bpe.train_with_form_order(&words, &form_order)).py()?;
     let history = result.history_texts();
     trainer.inner.update(|t| match t {
         TrainerWrapper::BpeTrainer(t) => t.merge_history.set(history),
+        _ => {}
     })?;
     result_to_dict(py, &result)
 }
@@ -270,6 +275,7 @@ fn _train_bpe_from_word_counts<'py>(
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyTrainer>()?;
     m.add_class::<PyBpeTrainer>()?;
+    crate::unigram::register_trainers(m)?;
     m.add_function(wrap_pyfunction!(_train_bpe_from_word_counts, m)?)?;
     Ok(())
 }

@@ -8,19 +8,28 @@ use crate::error::Result;
 use crate::tokenizer::{Model, Token};
 
 pub mod bpe;
+pub mod unigram;
 
 pub use bpe::BPE;
+pub use unigram::Unigram;
 
 /// Every model family, as the Tokenizer holds its model. Serialized exactly like the "model"
 /// section of `tokenizers`' tokenizer.json: the family's own object, with its `"type"`.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ModelWrapper {
     BPE(BPE),
+    Unigram(Unigram),
 }
 
 impl From<BPE> for ModelWrapper {
     fn from(bpe: BPE) -> Self {
         ModelWrapper::BPE(bpe)
+    }
+}
+
+impl From<Unigram> for ModelWrapper {
+    fn from(m: Unigram) -> Self {
+        ModelWrapper::Unigram(m)
     }
 }
 
@@ -30,6 +39,7 @@ impl ModelWrapper {
     pub fn tokenize_with(&self, sequence: &str, emit: impl FnMut(u32, (usize, usize))) -> Result<()> {
         match self {
             ModelWrapper::BPE(m) => m.tokenize_with(sequence, emit),
+            ModelWrapper::Unigram(m) => m.tokenize_with(sequence, emit),
         }
     }
 
@@ -42,6 +52,7 @@ impl ModelWrapper {
     pub fn kind(&self) -> &'static str {
         match self {
             ModelWrapper::BPE(_) => "BPE",
+            ModelWrapper::Unigram(_) => "Unigram",
         }
     }
 }
@@ -50,31 +61,37 @@ impl Model for ModelWrapper {
     fn tokenize(&self, sequence: &str) -> Result<Vec<Token>> {
         match self {
             ModelWrapper::BPE(m) => m.tokenize(sequence),
+            ModelWrapper::Unigram(m) => m.tokenize(sequence),
         }
     }
     fn token_to_id(&self, token: &str) -> Option<u32> {
         match self {
             ModelWrapper::BPE(m) => m.token_to_id(token),
+            ModelWrapper::Unigram(m) => m.token_to_id(token),
         }
     }
     fn id_to_token(&self, id: u32) -> Option<String> {
         match self {
             ModelWrapper::BPE(m) => m.id_to_token(id),
+            ModelWrapper::Unigram(m) => m.id_to_token(id),
         }
     }
     fn get_vocab(&self) -> HashMap<String, u32> {
         match self {
             ModelWrapper::BPE(m) => m.get_vocab(),
+            ModelWrapper::Unigram(m) => m.get_vocab(),
         }
     }
     fn get_vocab_size(&self) -> usize {
         match self {
             ModelWrapper::BPE(m) => m.get_vocab_size(),
+            ModelWrapper::Unigram(m) => m.get_vocab_size(),
         }
     }
     fn save(&self, folder: &Path, prefix: Option<&str>) -> Result<Vec<PathBuf>> {
         match self {
             ModelWrapper::BPE(m) => m.save(folder, prefix),
+            ModelWrapper::Unigram(m) => m.save(folder, prefix),
         }
     }
 }
@@ -83,6 +100,7 @@ impl Serialize for ModelWrapper {
     fn serialize<S: Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
         match self {
             ModelWrapper::BPE(m) => m.serialize(serializer),
+            ModelWrapper::Unigram(m) => m.serialize(serializer),
         }
     }
 }
@@ -96,9 +114,13 @@ impl<'de> Deserialize<'de> for ModelWrapper {
         let kind = value.get("type").map(|t| t.as_str().map(str::to_owned));
         match kind {
             Some(Some(kind)) if kind == "BPE" => BPE::deserialize(value).map(ModelWrapper::BPE).map_err(D::Error::custom),
-            Some(Some(kind)) => Err(D::Error::custom(format!("unknown model type {kind:?} (supported: \"BPE\")"))),
+            Some(Some(kind)) if kind == "Unigram" => Unigram::deserialize(value).map(ModelWrapper::Unigram).map_err(D::Error::custom),
+            Some(Some(kind)) => Err(D::Error::custom(format!("unknown model type {kind:?} (supported: \"BPE\", \"Unigram\")"))),
             Some(None) => Err(D::Error::custom("model \"type\" must be a string")),
-            None => BPE::deserialize(value).map(ModelWrapper::BPE).map_err(D::Error::custom),
+            None => match BPE::deserialize(&value) {
+                Ok(bpe) => Ok(ModelWrapper::BPE(bpe)),
+                Err(bpe_error) => Unigram::deserialize(&value).map(ModelWrapper::Unigram).map_err(|_| D::Error::custom(bpe_error)),
+            },
         }
     }
 }

@@ -173,6 +173,8 @@ impl TokenizeWith for ModelWrapper {
             ModelWrapper::BPE(b) => {
                 b.unk_token.is_none() && !b.byte_fallback && b.continuing_subword_prefix.is_none() && b.end_of_word_suffix.is_none()
             }
+            // Unigram tokens are slices (unknown runs too, as in `tokenizers`) except byte fallback.
+            ModelWrapper::Unigram(u) => !u.byte_fallback(),
         }
     }
 }

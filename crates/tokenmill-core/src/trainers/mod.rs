@@ -28,11 +28,13 @@ pub mod bpe;
 pub mod corpus;
 pub mod direct;
 pub mod progress;
+pub mod unigram;
 pub mod word_counts;
 
 use serde::{Deserialize, Serialize};
 
 pub use bpe::{BpeTrainResult, BpeTrainer, LearnedMerge};
+pub use unigram::UnigramTrainer;
 pub use word_counts::WordCounts;
 
 use crate::error::{Error, Result};
@@ -47,12 +49,14 @@ use crate::tokenizer::Trainer;
 #[serde(tag = "type")]
 pub enum TrainerWrapper {
     BpeTrainer(BpeTrainer),
+    UnigramTrainer(UnigramTrainer),
 }
 
 impl TrainerWrapper {
     pub fn should_show_progress(&self) -> bool {
         match self {
             TrainerWrapper::BpeTrainer(t) => t.show_progress,
+            TrainerWrapper::UnigramTrainer(t) => t.show_progress,
         }
     }
 
@@ -65,6 +69,10 @@ impl TrainerWrapper {
     {
         match self {
             TrainerWrapper::BpeTrainer(t) => t.feed(sequences, process),
+            TrainerWrapper::UnigramTrainer(t) => t.feed_with(sequences.map(Ok), |s: &str, emit: &mut dyn FnMut(&str)| {
+                process(s)?.iter().for_each(|w| emit(w));
+                Ok(())
+            }),
         }
     }
 
@@ -78,6 +86,7 @@ impl TrainerWrapper {
     {
         match self {
             TrainerWrapper::BpeTrainer(t) => t.feed_with(sequences, process),
+            TrainerWrapper::UnigramTrainer(t) => t.feed_with(sequences, process),
         }
     }
 
@@ -107,6 +116,7 @@ impl TrainerWrapper {
     pub fn set_words(&mut self, words: WordCounts) {
         match self {
             TrainerWrapper::BpeTrainer(t) => t.words = words,
+            TrainerWrapper::UnigramTrainer(t) => t.words = words,
         }
     }
 
@@ -114,6 +124,7 @@ impl TrainerWrapper {
     pub fn train_bpe(&self) -> Result<BpeTrainResult> {
         match self {
             TrainerWrapper::BpeTrainer(t) => t.train_and_record(),
+            TrainerWrapper::UnigramTrainer(_) => Err(Error::InvalidArgument("a UnigramTrainer trains a Unigram model, not BPE".into())),
         }
     }
 
@@ -121,6 +132,7 @@ impl TrainerWrapper {
     pub fn special_tokens(&self) -> &[AddedToken] {
         match self {
             TrainerWrapper::BpeTrainer(t) => &t.special_tokens,
+            TrainerWrapper::UnigramTrainer(t) => &t.special_tokens,
         }
     }
 }
@@ -145,8 +157,19 @@ impl Trainer for TrainerWrapper {
     /// Trains and puts the learned vocabulary and merges into `model`, keeping the model's other
     /// options (unk token, dropout, byte fallback, ...) as `tokenizers` does.
     fn train(&self, model: &mut ModelWrapper) -> Result<Vec<AddedToken>> {
-        let result = self.train_bpe()?;
-        let ModelWrapper::BPE(old) = &*model;
+        let (trainer, old) = match (self, &*model) {
+            (TrainerWrapper::UnigramTrainer(t), m) => {
+                // As `tokenizers`: a Unigram model keeps its byte_fallback; another model is replaced.
+                let byte_fallback = matches!(m, ModelWrapper::Unigram(u) if u.byte_fallback());
+                *model = ModelWrapper::Unigram(t.train_model(byte_fallback)?);
+                return Ok(t.special_tokens.clone());
+            }
+            (TrainerWrapper::BpeTrainer(t), ModelWrapper::BPE(old)) => (t, old),
+            (TrainerWrapper::BpeTrainer(_), other) => {
+                return Err(Error::InvalidArgument(format!("a BpeTrainer cannot train a {} model", other.kind())));
+            }
+        };
+        let result = trainer.train_and_record()?;
         let options = BpeOptions {
             continuing_subword_prefix: result.continuing_subword_prefix.clone(),
             end_of_word_suffix: result.end_of_word_suffix.clone(),
@@ -156,6 +179,12 @@ impl Trainer for TrainerWrapper {
         let special_tokens = result.special_tokens.clone();
         *model = ModelWrapper::BPE(BPE::from_trained(vocab, result.merges, options).map_err(|e| Error::Other(format!("trained BPE model: {e}")))?);
         Ok(special_tokens)
+    }
+}
+
+impl From<UnigramTrainer> for TrainerWrapper {
+    fn from(t: UnigramTrainer) -> Self {
+        TrainerWrapper::UnigramTrainer(t)
     }
 }
 
@@ -188,7 +217,7 @@ mod tests {
             ..Default::default()
         });
         tokenizer.train(&mut trainer, corpus.iter()).unwrap();
-        let TrainerWrapper::BpeTrainer(bpe) = &trainer;
+        let TrainerWrapper::BpeTrainer(bpe) = &trainer else { unreachable!() };
         assert_eq!(bpe.merge_history.get()[0], ("Ġ".to_string(), "t".to_string(), 7));
         assert_eq!(tokenizer.get_model().get_vocab_size(), 60);
         assert_eq!(tokenizer.token_to_id("<|endoftext|>"), Some(0));
