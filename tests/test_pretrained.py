@@ -113,3 +113,15 @@ def test_train_new_from_iterator_like_transformers(gpt2_dir):
         assert our_json[key] == their_json[key], key
     sample = corpus[0][:2000]
     assert ours.encode(sample).ids == theirs(sample)["input_ids"]
+
+
+def test_invalid_argument_error_is_a_value_error():
+    """Where tokenizers raises ValueError (e.g. an unknown split behavior), tokenmill's
+    InvalidArgumentError is caught by ``except ValueError`` too."""
+    with pytest.raises(ValueError):
+        tokenizers.pre_tokenizers.Split(" ", "sideways")
+    with pytest.raises(ValueError) as raised:
+        tokenmill.pre_tokenizers.Split(" ", "sideways")
+    assert isinstance(raised.value, tokenmill.InvalidArgumentError)
+    assert issubclass(tokenmill.InvalidArgumentError, tokenmill.TokenmillError)
+

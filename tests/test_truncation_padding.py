@@ -299,3 +299,19 @@ def test_text_that_is_not_a_string(bad):
         tm.encode_batch(["fine", bad])
     with pytest.raises(TypeError):  # InputTypeError is a TypeError too, like tokenizers' error
         tm.encode_batch_ids([bad])
+
+
+def test_ids_out_of_range_in_decode():
+    hf, tm = pipeline_pair("gpt2_template")
+    ids = tm.encode("Hello world").ids
+    # ids that no vocabulary holds (but fit in u32) are skipped, as in tokenizers
+    assert tm.decode(ids + [4_000_000_000]) == hf.decode(ids + [4_000_000_000])
+    for bad in (-1, 2**32, 2**70):
+        with pytest.raises(tokenmill.IdOutOfRangeError, match=f"{bad} at position 2"):
+            tm.decode(ids[:2] + [bad])
+        with pytest.raises(OverflowError):  # also what tokenizers raises
+            tm.decode_batch([ids, [bad]])
+    with pytest.raises(tokenmill.InputTypeError, match="position 1"):
+        tm.decode([ids[0], "x"])
+    with pytest.raises(tokenmill.InputTypeError):
+        tm.decode(17)

@@ -13,14 +13,17 @@ from tokenmill._native import (
     UnknownIdError,
     InvalidArgumentError,
     InputTypeError,
+    IdOutOfRangeError,
     Regex,
     NormalizedString,
     PreTokenizedString,
 )
 from tokenmill import normalizers, pre_tokenizers, models, trainers, processors, decoders
 from tokenmill import tiktoken
+from tokenmill import words
 from tokenmill.models import Token
 from tokenmill.tokenizer import AddedToken, Encoding, Tokenizer
+from tokenmill.batch_encoding import BatchEncoding
 from tokenmill import implementations
 from tokenmill import collocations, stopwords
 
@@ -32,6 +35,7 @@ __all__ = [
     "UnknownIdError",
     "InvalidArgumentError",
     "InputTypeError",
+    "IdOutOfRangeError",
     "Regex",
     "NormalizedString",
     "PreTokenizedString",
@@ -44,9 +48,11 @@ __all__ = [
     "Token",
     "implementations",
     "tiktoken",
+    "words",
     "Tokenizer",
     "Encoding",
     "AddedToken",
+    "BatchEncoding",
     "collocations",
     "stopwords",
 ]

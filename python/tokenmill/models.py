@@ -16,6 +16,10 @@ Same classes and arguments as ``tokenizers.models``:
   token, invalid UTF-8 or — for ``from_file`` — a missing unk token raise ``FormatError``
   naming the file and line; ``tokenizers`` keeps the later id of a duplicate silently);
   ``save`` writes ``vocab.txt`` in id order.
+- :class:`Unigram`: SentencePiece's unigram language model (``vocab`` of (piece, log-prob),
+  ``unk_id``, ``byte_fallback``); the best segmentation exactly as ``tokenizers``, plus
+  ``nbest`` (sentencepiece's n-best), ``sample`` (subword regularization from the n best or the
+  whole lattice, seedable), ``entropy`` and ``log_likelihood``.
 - :class:`Token`: ``id``, ``value``, ``offsets`` (byte offsets within the piece, as
   ``tokenizers`` gives them from ``Model.tokenize``).
 
@@ -28,6 +32,7 @@ _native_module = _native.models
 Model = _native_module.Model
 BPE = _native_module.BPE
 WordPiece = _native_module.WordPiece
+Unigram = _native_module.Unigram
 Token = _native_module.Token
 
-__all__ = ["Model", "BPE", "WordPiece", "Token"]
+__all__ = ["Model", "BPE", "WordPiece", "Unigram", "Token"]

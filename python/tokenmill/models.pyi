@@ -82,3 +82,39 @@ class WordPiece(Model):
     unk_token: str
     continuing_subword_prefix: str
     max_input_chars_per_word: int
+
+class Unigram(Model):
+    """SentencePiece's unigram model, as ``tokenizers.models.Unigram``."""
+    def __init__(
+        self,
+        vocab: Optional[List[Tuple[str, float]]] = None,
+        unk_id: Optional[int] = None,
+        byte_fallback: Optional[bool] = None,
+        alpha: Optional[float] = None,
+        nbest_size: Optional[int] = None,
+    ) -> None: ...
+    @staticmethod
+    def _from_sentencepiece(pieces: List[Tuple[str, float, int]], unk_id: int, byte_fallback: bool = False) -> "Unigram":
+        """A model with sentencepiece's scoring rules from (piece, score, type) triples."""
+    alpha: Optional[float]
+    nbest_size: Optional[int]
+    @property
+    def byte_fallback(self) -> bool: ...
+    @property
+    def unk_id(self) -> Optional[int]: ...
+    def get_pieces(self) -> List[Tuple[str, float]]:
+        """The vocabulary as (piece, score) by id."""
+    def get_score(self, id: int) -> float:
+        """The score of piece ``id``."""
+    def set_seed(self, seed: int) -> None:
+        """Re-seeds the sampling generator."""
+    def nbest(self, sequence: str, nbest_size: int) -> List[Tuple[List[Token], float]]:
+        """The n best segmentations with their scores (sentencepiece's nbest_encode)."""
+    def sample(self, sequence: str, alpha: float = 0.1, nbest_size: int = -1, seed: Optional[int] = None) -> List[Token]:
+        """A sampled segmentation (sentencepiece's sampling rule)."""
+    def entropy(self, sequence: str, alpha: float = 1.0) -> float:
+        """Entropy of the segmentation distribution."""
+    def log_likelihood(self, sequence: str) -> float:
+        """log P(sequence) summed over all segmentations."""
+    def _clear_cache(self) -> None: ...
+    def _resize_cache(self, capacity: int) -> None: ...

@@ -10,6 +10,10 @@ then the ``##x`` / ``x</w>`` forms of characters in code-point order of their te
 tokens in the order they are learned. With ``limit_alphabet`` the most frequent characters are
 kept, the lower code points among equally frequent ones.
 
+``UnigramTrainer`` has the options of ``tokenizers.trainers.UnigramTrainer`` and follows
+SentencePiece's algorithm (suffix-array seeds, EM with digamma updates, pruning by likelihood
+loss); it is deterministic (ties go to the lexicographically smaller piece).
+
 After training, ``BpeTrainer.merge_history`` lists every merge as ``(left, right, count)``.
 
 ``WordPieceTrainer`` has the options of ``tokenizers.trainers.WordPieceTrainer`` and two
@@ -27,5 +31,6 @@ _native_module = _native.trainers
 Trainer = _native_module.Trainer
 BpeTrainer = _native_module.BpeTrainer
 WordPieceTrainer = _native_module.WordPieceTrainer
+UnigramTrainer = _native_module.UnigramTrainer
 
-__all__ = ["Trainer", "BpeTrainer", "WordPieceTrainer"]
+__all__ = ["Trainer", "BpeTrainer", "WordPieceTrainer", "UnigramTrainer"]

@@ -63,3 +63,27 @@ class WordPieceTrainer(Trainer):
         """Merges of the last training run, in order: (left, right, count) with ``"bpe"``,
         (left, right, score) with ``"likelihood"``."""
         ...
+
+class UnigramTrainer(Trainer):
+    """Trainer of a Unigram model (tokenizers' options; SentencePiece's algorithm; deterministic)."""
+    def __init__(
+        self,
+        vocab_size: int = 8000,
+        show_progress: bool = True,
+        special_tokens: Optional[Iterable[Union[str, object]]] = None,
+        initial_alphabet: Optional[List[str]] = None,
+        shrinking_factor: float = 0.75,
+        unk_token: Optional[str] = None,
+        max_piece_length: int = 16,
+        n_sub_iterations: int = 2,
+        seed_size: int = 1000000,
+    ) -> None: ...
+    vocab_size: int
+    show_progress: bool
+    special_tokens: List[str]
+    initial_alphabet: List[str]
+    shrinking_factor: float
+    unk_token: Optional[str]
+    max_piece_length: int
+    n_sub_iterations: int
+    seed_size: int

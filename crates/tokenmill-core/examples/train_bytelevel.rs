@@ -42,7 +42,9 @@ fn main() -> tokenmill_core::Result<()> {
     let mut model = tokenizer.get_model().clone();
     Trainer::train(&trainer, &mut model)?;
     if let Ok(out) = std::env::var("OUT") {
-        let ModelWrapper::BPE(bpe) = &model else { unreachable!("a BpeTrainer trains a BPE model") };
+        let ModelWrapper::BPE(bpe) = &model else {
+            return Err(tokenmill_core::Error::Other("the trained model is not BPE".into()));
+        };
         let json = serde_json::json!({"vocab": bpe.get_vocab(), "merges": bpe.merges()});
         std::fs::write(&out, json.to_string()).map_err(|e| tokenmill_core::Error::io(&out, e))?;
     }

@@ -13,10 +13,12 @@ pub mod models;
 pub mod normalizers;
 pub mod pre_tokenizers;
 pub mod processors;
+pub mod sentencepiece;
 pub mod tiktoken;
 pub mod tokenizer;
 pub mod trainers;
 pub mod utils;
+pub mod words;
 
 pub use error::{Error, Result};
 

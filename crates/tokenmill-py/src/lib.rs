@@ -28,15 +28,19 @@ mod custom;
 mod decoders;
 mod encoding;
 mod errors;
+mod model_inputs;
 mod models;
 mod normalizers;
 mod pre_tokenizers;
 mod processors;
 mod repr;
+mod sentencepiece;
 mod shared;
 mod tiktoken;
 mod tokenizer;
 mod trainers;
+mod unigram;
+mod words;
 
 /// Creates `tokenmill._native.<name>` and lets `fill` add its classes.
 pub(crate) fn add_submodule(
@@ -64,6 +68,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     add_submodule(m, "processors", processors::register)?;
     add_submodule(m, "decoders", decoders::register)?;
     add_submodule(m, "tiktoken", tiktoken::register)?;
+    add_submodule(m, "sentencepiece", sentencepiece::register)?;
+    add_submodule(m, "words", words::register)?;
     add_submodule(m, "collocations", collocations::register)?;
     tokenizer::register(m)?;
     Ok(())

@@ -24,6 +24,12 @@ pub struct PyToken {
     pub(crate) token: Token,
 }
 
+impl PyToken {
+    pub(crate) fn from_parts(id: u32, value: String, offsets: (usize, usize)) -> Self {
+        PyToken { token: Token::new(id, value, offsets) }
+    }
+}
+
 #[pymethods]
 impl PyToken {
     #[new]
@@ -84,6 +90,7 @@ pub(crate) fn shared_to_python(py: Python<'_>, model: Shared<ModelWrapper>) -> P
         Ok(match m {
             ModelWrapper::BPE(_) => Py::new(py, base.add_subclass(PyBPE {}))?.into_any(),
             ModelWrapper::WordPiece(_) => Py::new(py, base.add_subclass(PyWordPiece {}))?.into_any(),
+            ModelWrapper::Unigram(_) => Py::new(py, base.add_subclass(crate::unigram::PyUnigram {}))?.into_any(),
         })
     })
 }
@@ -147,6 +154,7 @@ impl PyModel {
         let trainer = match &*self.inner.read() {
             ModelWrapper::BPE(_) => TrainerWrapper::BpeTrainer(BpeTrainer::default()),
             ModelWrapper::WordPiece(_) => TrainerWrapper::WordPieceTrainer(WordPieceTrainer::default()),
+            ModelWrapper::Unigram(_) => TrainerWrapper::UnigramTrainer(Default::default()),
         };
         crate::trainers::to_python(py, trainer)
     }
@@ -166,6 +174,7 @@ impl PyModel {
         match &*self.inner.read() {
             ModelWrapper::BPE(m) => bpe_repr(m),
             ModelWrapper::WordPiece(m) => wordpiece_repr(m),
+            ModelWrapper::Unigram(m) => crate::unigram::unigram_repr(m),
         }
     }
 }
@@ -494,6 +503,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyModel>()?;
     m.add_class::<PyBPE>()?;
     m.add_class::<PyWordPiece>()?;
+    crate::unigram::register_models(m)?;
     m.add_class::<PyToken>()?;
     Ok(())
 }

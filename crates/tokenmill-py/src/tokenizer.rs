@@ -21,6 +21,7 @@ use tokenmill_core::utils::truncation::{TruncationDirection, TruncationParams, T
 use tokenmill_core::trainers::{BpeTrainer, TrainerWrapper, WordPieceTrainer};
 
 use crate::encoding::PyEncoding;
+use crate::model_inputs::{extract_ids, non_negative, padding_from_dict, stack, truncation_from_dict};
 use crate::errors::{input_type_error, InvalidArgumentError, ToPyResult};
 use crate::shared::{Node, Sequenced, Shared, Versioned};
 use crate::{decoders, models, normalizers, pre_tokenizers, processors, trainers};
@@ -932,14 +933,91 @@ impl PyTokenizer {
 
     /// Decodes ids to text. Ids not in the vocabulary are skipped (as ``tokenizers`` does).
     #[pyo3(signature = (ids, skip_special_tokens = true))]
-    fn decode(&self, py: Python<'_>, ids: Vec<u32>, skip_special_tokens: bool) -> PyResult<String> {
+    fn decode(&self, py: Python<'_>, ids: &Bound<'_, PyAny>, skip_special_tokens: bool) -> PyResult<String> {
+        let ids = extract_ids(ids)?;
         self.with_pipeline(py, |t| t.decode(&ids, skip_special_tokens))?.py()
     }
 
     /// Decodes a batch of id lists in parallel.
     #[pyo3(signature = (sequences, skip_special_tokens = true))]
-    fn decode_batch(&self, py: Python<'_>, sequences: Vec<Vec<u32>>, skip_special_tokens: bool) -> PyResult<Vec<String>> {
+    fn decode_batch(&self, py: Python<'_>, sequences: &Bound<'_, PyAny>, skip_special_tokens: bool) -> PyResult<Vec<String>> {
+        let sequences: Vec<Vec<u32>> = sequences.try_iter()?.map(|ids| extract_ids(&ids?)).collect::<PyResult<_>>()?;
         self.with_pipeline(py, |t| t.decode_batch(&sequences, skip_special_tokens))?.py()
+    }
+
+    /// A call in the style of ``transformers``' tokenizers: ``tok(text, text_pair=None,
+    /// add_special_tokens=True, padding=False, truncation=None, max_length=None, stride=0,
+    /// is_split_into_words=False, pad_to_multiple_of=None, padding_side=None,
+    /// return_tensors=None, return_token_type_ids=None, return_attention_mask=None,
+    /// return_overflowing_tokens=False, return_special_tokens_mask=False,
+    /// return_offsets_mapping=False, return_length=False)`` on a text, a pair or a batch;
+    /// returns a :class:`tokenmill.BatchEncoding`. See ``tokenmill.batch_encoding``.
+    #[pyo3(signature = (*args, **kwargs))]
+    fn __call__<'py>(slf: &Bound<'py, Self>, args: &Bound<'py, PyTuple>, kwargs: Option<&Bound<'py, PyDict>>) -> PyResult<Bound<'py, PyAny>> {
+        let call = slf.py().import("tokenmill.batch_encoding")?.getattr("tokenizer_call")?;
+        let mut all = vec![slf.clone().into_any()];
+        all.extend(args.iter());
+        call.call(PyTuple::new(slf.py(), all)?, kwargs)
+    }
+
+    /// ``encode_batch`` with truncation and padding given for this call (dicts shaped like the
+    /// ``truncation`` / ``padding`` properties, or None for none) instead of the tokenizer's.
+    #[pyo3(signature = (input, is_pretokenized = false, add_special_tokens = true, truncation = None, padding = None))]
+    fn encode_batch_with(
+        &self,
+        py: Python<'_>,
+        input: &Bound<'_, PyAny>,
+        is_pretokenized: bool,
+        add_special_tokens: bool,
+        truncation: Option<&Bound<'_, PyDict>>,
+        padding: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Vec<PyEncoding>> {
+        let truncation = truncation.map(truncation_from_dict).transpose()?;
+        let padding = padding.map(padding_from_dict).transpose()?;
+        let inputs: Vec<EncodeInput<'static>> =
+            input.try_iter()?.map(|item| extract_batch_item(&item?, is_pretokenized)).collect::<PyResult<_>>()?;
+        let encodings = self
+            .with_pipeline(py, |t| t.encode_batch_with(inputs, add_special_tokens, OffsetType::Char, truncation.as_ref(), padding.as_ref()))?
+            .py()?;
+        Ok(encodings.into_iter().map(PyEncoding::from).collect())
+    }
+
+    /// The NumPy path for model inputs: encodes a batch (texts, ``(text, pair)`` tuples, or
+    /// lists of words with ``is_pretokenized``) with the tokenizer's truncation, pads it (the
+    /// tokenizer's padding, or to the longest with the default pad settings when padding is
+    /// off) and returns ``{"input_ids", "attention_mask", "token_type_ids"}`` as int64 arrays of
+    /// shape ``(batch, length)``. No Python object is created per token; the GIL is released
+    /// while encoding.
+    #[pyo3(signature = (input, is_pretokenized = false, add_special_tokens = true))]
+    fn encode_batch_arrays<'py>(
+        &self,
+        py: Python<'py>,
+        input: &Bound<'py, PyAny>,
+        is_pretokenized: bool,
+        add_special_tokens: bool,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let inputs: Vec<EncodeInput<'static>> =
+            input.try_iter()?.map(|item| extract_batch_item(&item?, is_pretokenized)).collect::<PyResult<_>>()?;
+        let encodings = self
+            .with_pipeline(py, |t| {
+                let padding = t.get_padding().cloned().unwrap_or_default();
+                t.encode_batch_with(inputs, add_special_tokens, OffsetType::Byte, t.get_truncation(), Some(&padding))
+            })?
+            .py()?;
+        let fields = ["input_ids", "attention_mask", "token_type_ids"].map(String::from);
+        let refs: Vec<&tokenmill_core::tokenizer::Encoding> = encodings.iter().collect();
+        // Fixed padding shorter than an encoding leaves lengths unequal.
+        stack(py, &refs, &fields)?.ok_or_else(|| {
+            InvalidArgumentError::new_err("encodings of different lengths: a fixed padding length is shorter than the longest encoding; enable truncation to that length")
+        })
+    }
+
+    /// ``fields`` of ``encodings`` stacked into int64 NumPy arrays (``offset_mapping`` gets a
+    /// last axis of 2), or None when the encodings differ in length.
+    #[staticmethod]
+    fn _stack_encodings<'py>(py: Python<'py>, encodings: Vec<PyRef<'py, PyEncoding>>, fields: Vec<String>) -> PyResult<Option<Bound<'py, PyDict>>> {
+        let refs: Vec<&tokenmill_core::tokenizer::Encoding> = encodings.iter().map(|e| &e.encoding).collect();
+        stack(py, &refs, &fields)
     }
 
     /// Applies the post-processor to encodings (adds special tokens, joins a pair).
@@ -1073,11 +1151,6 @@ impl Iterator for PySequences {
             }
         }
     }
-}
-
-/// A length-like argument as usize: a negative value is an `InvalidArgumentError` naming it.
-fn non_negative(name: &str, value: i64) -> PyResult<usize> {
-    usize::try_from(value).map_err(|_| InvalidArgumentError::new_err(format!("{name} must be a non-negative integer, got {value}")))
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -56,6 +56,7 @@ impl PyTrainer {
                 t.bpe_trainer.end_of_word_suffix,
                 t.algorithm.name()
             ),
+            TrainerWrapper::UnigramTrainer(t) => crate::unigram::trainer_repr(t),
         }
     }
 }
@@ -66,11 +67,12 @@ pub(crate) fn to_python(py: Python<'_>, wrapper: TrainerWrapper) -> PyResult<PyO
     match wrapper {
         TrainerWrapper::BpeTrainer(_) => Ok(Py::new(py, (PyBpeTrainer {}, PyTrainer { inner: Shared::new(wrapper) }))?.into_any()),
         TrainerWrapper::WordPieceTrainer(_) => Ok(Py::new(py, (PyWordPieceTrainer {}, PyTrainer { inner: Shared::new(wrapper) }))?.into_any()),
+        TrainerWrapper::UnigramTrainer(_) => Ok(Py::new(py, (crate::unigram::PyUnigramTrainer {}, PyTrainer { inner: Shared::new(wrapper) }))?.into_any()),
     }
 }
 
 /// Special tokens given as `str` or as objects with a `.content` (e.g. `AddedToken`).
-fn extract_special_tokens(tokens: &Bound<'_, PyAny>) -> PyResult<Vec<AddedToken>> {
+pub(crate) fn extract_special_tokens(tokens: &Bound<'_, PyAny>) -> PyResult<Vec<AddedToken>> {
     let mut out = Vec::new();
     for item in tokens.try_iter()? {
         let item = item?;
@@ -94,7 +96,7 @@ fn extract_special_tokens(tokens: &Bound<'_, PyAny>) -> PyResult<Vec<AddedToken>
 }
 
 /// The first character of each string (as `tokenizers` takes them); empty strings are ignored.
-fn extract_alphabet(alphabet: Vec<String>) -> std::collections::BTreeSet<char> {
+pub(crate) fn extract_alphabet(alphabet: Vec<String>) -> std::collections::BTreeSet<char> {
     alphabet.iter().filter_map(|s| s.chars().next()).collect()
 }
 
@@ -485,6 +487,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyBpeTrainer>()?;
     m.add_class::<PyWordPieceTrainer>()?;
     m.add_function(wrap_pyfunction!(_train_wordpiece_from_word_counts, m)?)?;
+    crate::unigram::register_trainers(m)?;
     m.add_function(wrap_pyfunction!(_train_bpe_from_word_counts, m)?)?;
     Ok(())
 }

@@ -8,9 +8,11 @@ use crate::error::Result;
 use crate::tokenizer::{Model, Token};
 
 pub mod bpe;
+pub mod unigram;
 pub mod wordpiece;
 
 pub use bpe::BPE;
+pub use unigram::Unigram;
 pub use wordpiece::WordPiece;
 
 /// Every model family, as the Tokenizer holds its model. Serialized exactly like the "model"
@@ -19,6 +21,7 @@ pub use wordpiece::WordPiece;
 pub enum ModelWrapper {
     BPE(BPE),
     WordPiece(WordPiece),
+    Unigram(Unigram),
 }
 
 impl From<BPE> for ModelWrapper {
@@ -33,6 +36,12 @@ impl From<WordPiece> for ModelWrapper {
     }
 }
 
+impl From<Unigram> for ModelWrapper {
+    fn from(m: Unigram) -> Self {
+        ModelWrapper::Unigram(m)
+    }
+}
+
 impl ModelWrapper {
     /// Calls `emit(id, (start, end))` per token of `sequence` (byte offsets) without building
     /// token strings: the fast path for ids-only encoding.
@@ -40,6 +49,7 @@ impl ModelWrapper {
         match self {
             ModelWrapper::BPE(m) => m.tokenize_with(sequence, emit),
             ModelWrapper::WordPiece(m) => m.tokenize_with(sequence, emit),
+            ModelWrapper::Unigram(m) => m.tokenize_with(sequence, emit),
         }
     }
 
@@ -53,6 +63,7 @@ impl ModelWrapper {
         match self {
             ModelWrapper::BPE(_) => "BPE",
             ModelWrapper::WordPiece(_) => "WordPiece",
+            ModelWrapper::Unigram(_) => "Unigram",
         }
     }
 }
@@ -62,36 +73,42 @@ impl Model for ModelWrapper {
         match self {
             ModelWrapper::BPE(m) => m.tokenize(sequence),
             ModelWrapper::WordPiece(m) => m.tokenize(sequence),
+            ModelWrapper::Unigram(m) => m.tokenize(sequence),
         }
     }
     fn token_to_id(&self, token: &str) -> Option<u32> {
         match self {
             ModelWrapper::BPE(m) => m.token_to_id(token),
             ModelWrapper::WordPiece(m) => m.token_to_id(token),
+            ModelWrapper::Unigram(m) => m.token_to_id(token),
         }
     }
     fn id_to_token(&self, id: u32) -> Option<String> {
         match self {
             ModelWrapper::BPE(m) => m.id_to_token(id),
             ModelWrapper::WordPiece(m) => m.id_to_token(id),
+            ModelWrapper::Unigram(m) => m.id_to_token(id),
         }
     }
     fn get_vocab(&self) -> HashMap<String, u32> {
         match self {
             ModelWrapper::BPE(m) => m.get_vocab(),
             ModelWrapper::WordPiece(m) => m.get_vocab(),
+            ModelWrapper::Unigram(m) => m.get_vocab(),
         }
     }
     fn get_vocab_size(&self) -> usize {
         match self {
             ModelWrapper::BPE(m) => m.get_vocab_size(),
             ModelWrapper::WordPiece(m) => m.get_vocab_size(),
+            ModelWrapper::Unigram(m) => m.get_vocab_size(),
         }
     }
     fn save(&self, folder: &Path, prefix: Option<&str>) -> Result<Vec<PathBuf>> {
         match self {
             ModelWrapper::BPE(m) => m.save(folder, prefix),
             ModelWrapper::WordPiece(m) => m.save(folder, prefix),
+            ModelWrapper::Unigram(m) => m.save(folder, prefix),
         }
     }
 }
@@ -101,6 +118,7 @@ impl Serialize for ModelWrapper {
         match self {
             ModelWrapper::BPE(m) => m.serialize(serializer),
             ModelWrapper::WordPiece(m) => m.serialize(serializer),
+            ModelWrapper::Unigram(m) => m.serialize(serializer),
         }
     }
 }
@@ -117,13 +135,18 @@ impl<'de> Deserialize<'de> for ModelWrapper {
             Some(Some(kind)) if kind == "WordPiece" => {
                 WordPiece::deserialize(value).map(ModelWrapper::WordPiece).map_err(D::Error::custom)
             }
-            Some(Some(kind)) => Err(D::Error::custom(format!("unknown model type {kind:?} (supported: \"BPE\", \"WordPiece\")"))),
+            Some(Some(kind)) if kind == "Unigram" => Unigram::deserialize(value).map(ModelWrapper::Unigram).map_err(D::Error::custom),
+            Some(Some(kind)) => Err(D::Error::custom(format!(
+                "unknown model type {kind:?} (supported: \"BPE\", \"WordPiece\", \"Unigram\")"
+            ))),
             Some(None) => Err(D::Error::custom("model \"type\" must be a string")),
-            // Untyped (old) files: BPE needs "merges", so it is tried first; then WordPiece.
+            // Untyped (old) files, in tokenizers' order: BPE needs "merges", so it is tried
+            // first; then WordPiece, then Unigram.
             None => match BPE::deserialize(&value) {
                 Ok(bpe) => Ok(ModelWrapper::BPE(bpe)),
                 Err(bpe_error) => WordPiece::deserialize(&value)
                     .map(ModelWrapper::WordPiece)
+                    .or_else(|_| Unigram::deserialize(&value).map(ModelWrapper::Unigram))
                     .map_err(|_| D::Error::custom(bpe_error)),
             },
         }

@@ -96,6 +96,19 @@ impl Precompiled {
         &self.precompiled_charsmap
     }
 
+    /// SentencePiece's own lookup (normalizer.cc): the replacement of the *longest* prefix of
+    /// `bytes` that has a rule, with that prefix's length. The replacement ends at its NUL.
+    pub fn longest_match(&self, bytes: &[u8]) -> Option<(&str, usize)> {
+        let (start, len) = crate::sentencepiece::darts::longest_prefix(&self.trie, bytes)?;
+        let rest = self.replacements.get(start as usize..)?;
+        Some((rest.split('\0').next().unwrap_or(rest), len))
+    }
+
+    /// Whether there are no rules (an empty or absent charsmap).
+    pub fn is_empty(&self) -> bool {
+        self.trie.is_empty()
+    }
+
     /// The replacement of the shortest prefix of `chunk` that has a rule (what `tokenizers`
     /// uses), or `None`.
     pub fn transform(&self, chunk: &str) -> Option<&str> {

@@ -265,7 +265,9 @@ impl AddedVocabulary {
         for m in matcher.automaton.find_iter(text) {
             let id = matcher.ids[m.pattern().as_usize()];
             let Some(token) = self.by_id.get(&id) else { continue };
-            if self.encode_special_tokens && token.special {
+            // As in `tokenizers`, a content once added as special stays special here, even if
+            // re-added without the flag.
+            if self.encode_special_tokens && self.special_contents.contains(&token.content) {
                 continue;
             }
             let (mut start, mut end) = (m.start(), m.end());

@@ -142,8 +142,9 @@ impl Encoding {
         } else if self.sequence_ranges.is_empty() {
             Some(0)
         } else {
-            // Ranges are disjoint, so at most one contains the token: iteration order is irrelevant.
-            self.sequence_ranges.iter().find(|(_, r)| r.contains(&token)).map(|(s, _)| *s)
+            // Ranges can overlap once `set_sequence_id` is called on a joined encoding; the lowest
+            // sequence id wins then (`tokenizers` answers in hash-map order, i.e. at random).
+            self.sequence_ranges.iter().filter(|(_, r)| r.contains(&token)).map(|(s, _)| *s).min()
         }
     }
 
@@ -469,6 +470,14 @@ mod tests {
         assert_eq!(merged.tokens, vec!["a", "b", "x", "y"]);
         let over: Vec<Vec<String>> = merged.overflowing.iter().map(|o| o.tokens.clone()).collect();
         assert_eq!(over, vec![vec!["c", "x", "y"], vec!["c", "z"], vec!["a", "b", "z"]]);
+    }
+
+    #[test]
+    fn overlapping_sequence_ranges_answer_the_lowest_id() {
+        let mut e = enc(&["a", "b", "c"]);
+        e.sequence_ranges.insert(0, 1..3);
+        e.set_sequence_id(1);
+        assert_eq!((0..3).map(|t| e.token_to_sequence(t)).collect::<Vec<_>>(), vec![Some(1), Some(0), Some(0)]);
     }
 
     #[test]

@@ -175,6 +175,8 @@ impl TokenizeWith for ModelWrapper {
             }
             // Continuation tokens carry the prefix; unknown words become the unk token.
             ModelWrapper::WordPiece(_) => false,
+            // Unigram tokens are slices (unknown runs too, as in `tokenizers`) except byte fallback.
+            ModelWrapper::Unigram(u) => !u.byte_fallback(),
         }
     }
 }
@@ -899,6 +901,30 @@ mod tests {
         let p = t.encode(words, true, OffsetType::Char).unwrap();
         assert_eq!(p.words, vec![Some(0), Some(1)]);
         assert_eq!(p.offsets, vec![(0, 5), (0, 5)]);
+    }
+
+    #[test]
+    fn truncation_then_padding_in_encode_and_batch() {
+        use crate::utils::padding::{PaddingParams, PaddingStrategy};
+        use crate::utils::truncation::{TruncationParams, TruncationStrategy};
+        let mut t = tokenizer();
+        t.with_truncation(Some(TruncationParams { max_length: 3, stride: 1, strategy: TruncationStrategy::OnlySecond, ..Default::default() }))
+            .unwrap();
+        let e = t.encode(("hello", "world hello world hello"), true, OffsetType::Char).unwrap();
+        assert_eq!(e.ids, vec![0, 1, 0]);
+        // the second sequence's windows: 2 tokens each, sharing 1, joined to the first again
+        let windows: Vec<Vec<u32>> = e.overflowing.iter().map(|o| o.ids.clone()).collect();
+        assert_eq!(windows, vec![vec![0, 0, 1], vec![0, 1, 0]]);
+        assert!(t.encode("hello world", true, OffsetType::Char).is_ok(), "fits: nothing to truncate");
+        assert!(t.encode("hello world hello world", true, OffsetType::Char).is_err(), "only_second needs a pair");
+        t.with_truncation(None).unwrap();
+        t.with_padding(Some(PaddingParams { pad_id: 9, pad_to_multiple_of: Some(4), ..Default::default() }));
+        let batch = t.encode_batch(vec!["hello", "hello world hello world hello"], true, OffsetType::Char).unwrap();
+        assert_eq!(batch[0].ids, vec![0, 9, 9, 9, 9, 9, 9, 9]);
+        assert_eq!(batch[0].attention_mask, vec![1, 0, 0, 0, 0, 0, 0, 0]);
+        assert_eq!(batch[1].len(), 8);
+        t.with_padding(Some(PaddingParams { strategy: PaddingStrategy::Fixed(2), ..Default::default() }));
+        assert_eq!(t.encode("hello world hello", true, OffsetType::Char).unwrap().len(), 3, "padding never cuts");
     }
 
     #[test]

@@ -28,12 +28,14 @@ pub mod bpe;
 pub mod corpus;
 pub mod direct;
 pub mod progress;
+pub mod unigram;
 pub mod word_counts;
 pub mod wordpiece;
 
 use serde::{Deserialize, Serialize};
 
 pub use bpe::{BpeTrainResult, BpeTrainer, LearnedMerge};
+pub use unigram::UnigramTrainer;
 pub use word_counts::WordCounts;
 pub use wordpiece::{MergeScore, WordPieceAlgorithm, WordPieceTrainResult, WordPieceTrainer};
 
@@ -50,6 +52,7 @@ use crate::tokenizer::Trainer;
 pub enum TrainerWrapper {
     BpeTrainer(BpeTrainer),
     WordPieceTrainer(WordPieceTrainer),
+    UnigramTrainer(UnigramTrainer),
 }
 
 impl TrainerWrapper {
@@ -57,6 +60,7 @@ impl TrainerWrapper {
         match self {
             TrainerWrapper::BpeTrainer(t) => t.show_progress,
             TrainerWrapper::WordPieceTrainer(t) => t.bpe_trainer.show_progress,
+            TrainerWrapper::UnigramTrainer(t) => t.show_progress,
         }
     }
 
@@ -70,6 +74,10 @@ impl TrainerWrapper {
         match self {
             TrainerWrapper::BpeTrainer(t) => t.feed(sequences, process),
             TrainerWrapper::WordPieceTrainer(t) => t.bpe_trainer.feed(sequences, process),
+            TrainerWrapper::UnigramTrainer(t) => t.feed_with(sequences.map(Ok), |s: &str, emit: &mut dyn FnMut(&str)| {
+                process(s)?.iter().for_each(|w| emit(w));
+                Ok(())
+            }),
         }
     }
 
@@ -84,6 +92,7 @@ impl TrainerWrapper {
         match self {
             TrainerWrapper::BpeTrainer(t) => t.feed_with(sequences, process),
             TrainerWrapper::WordPieceTrainer(t) => t.bpe_trainer.feed_with(sequences, process),
+            TrainerWrapper::UnigramTrainer(t) => t.feed_with(sequences, process),
         }
     }
 
@@ -114,6 +123,7 @@ impl TrainerWrapper {
         match self {
             TrainerWrapper::BpeTrainer(t) => t.words = words,
             TrainerWrapper::WordPieceTrainer(t) => t.bpe_trainer.words = words,
+            TrainerWrapper::UnigramTrainer(t) => t.words = words,
         }
     }
 
@@ -122,6 +132,7 @@ impl TrainerWrapper {
         match self {
             TrainerWrapper::BpeTrainer(t) => t.train_and_record(),
             TrainerWrapper::WordPieceTrainer(_) => Err(Error::InvalidArgument("a WordPieceTrainer trains a WordPiece model, not BPE".into())),
+            TrainerWrapper::UnigramTrainer(_) => Err(Error::InvalidArgument("a UnigramTrainer trains a Unigram model, not BPE".into())),
         }
     }
 
@@ -130,6 +141,7 @@ impl TrainerWrapper {
         match self {
             TrainerWrapper::BpeTrainer(t) => &t.special_tokens,
             TrainerWrapper::WordPieceTrainer(t) => t.special_tokens(),
+            TrainerWrapper::UnigramTrainer(t) => &t.special_tokens,
         }
     }
 }
@@ -155,11 +167,22 @@ impl Trainer for TrainerWrapper {
     /// other options (unk token, dropout, byte fallback, ...) as `tokenizers` does. Like
     /// `tokenizers`, a trainer only trains its own kind of model.
     fn train(&self, model: &mut ModelWrapper) -> Result<Vec<AddedToken>> {
+        if let TrainerWrapper::UnigramTrainer(t) = self {
+            // As `tokenizers`: a Unigram model keeps its byte_fallback; another model is replaced.
+            let byte_fallback = matches!(&*model, ModelWrapper::Unigram(u) if u.byte_fallback());
+            *model = ModelWrapper::Unigram(t.train_model(byte_fallback)?);
+            return Ok(t.special_tokens.clone());
+        }
         match (self, &mut *model) {
             (TrainerWrapper::BpeTrainer(_), ModelWrapper::BPE(_)) => self.train_bpe_model(model),
             (TrainerWrapper::WordPieceTrainer(t), ModelWrapper::WordPiece(wordpiece)) => train_wordpiece(t, wordpiece),
-            (TrainerWrapper::BpeTrainer(_), _) => Err(Error::InvalidArgument("BpeTrainer can only train a BPE model".into())),
-            (TrainerWrapper::WordPieceTrainer(_), _) => Err(Error::InvalidArgument("WordPieceTrainer can only train a WordPiece model".into())),
+            (TrainerWrapper::BpeTrainer(_), other) => {
+                Err(Error::InvalidArgument(format!("a BpeTrainer cannot train a {} model", other.kind())))
+            }
+            (TrainerWrapper::WordPieceTrainer(_), other) => {
+                Err(Error::InvalidArgument(format!("a WordPieceTrainer cannot train a {} model", other.kind())))
+            }
+            (TrainerWrapper::UnigramTrainer(_), _) => Err(Error::Other("the Unigram trainer is dispatched above".into())),
         }
     }
 }
@@ -190,6 +213,12 @@ impl TrainerWrapper {
         let special_tokens = result.special_tokens.clone();
         *model = ModelWrapper::BPE(BPE::from_trained(vocab, result.merges, options).map_err(|e| Error::Other(format!("trained BPE model: {e}")))?);
         Ok(special_tokens)
+    }
+}
+
+impl From<UnigramTrainer> for TrainerWrapper {
+    fn from(t: UnigramTrainer) -> Self {
+        TrainerWrapper::UnigramTrainer(t)
     }
 }
 
@@ -228,7 +257,7 @@ mod tests {
             ..Default::default()
         });
         tokenizer.train(&mut trainer, corpus.iter()).unwrap();
-        let TrainerWrapper::BpeTrainer(bpe) = &trainer else { panic!("a BpeTrainer") };
+        let TrainerWrapper::BpeTrainer(bpe) = &trainer else { unreachable!() };
         assert_eq!(bpe.merge_history.get()[0], ("Ġ".to_string(), "t".to_string(), 7));
         assert_eq!(tokenizer.get_model().get_vocab_size(), 60);
         assert_eq!(tokenizer.token_to_id("<|endoftext|>"), Some(0));

@@ -1,0 +1,147 @@
+"""Word tokenization: UD word-boundary F1 per language and throughput, tokenmill vs NLTK and spaCy.
+
+    python bench/bench_words.py                # all UD test sets, 8 MB English throughput sample
+    python bench/bench_words.py --mb 2 --langs en,de
+
+F1 uses ``tokenmill.words.evaluate`` on every UD treebank under ``$TOKENMILL_SHARED/corpora/ud``
+(default ../shared beside the repo) for: tokenmill ``WordTokenizer(lang)``, NLTK's
+``TreebankWordTokenizer`` and ``NLTKWordTokenizer`` (their ``span_tokenize``), and spaCy's
+blank-language tokenizer (``spacy.blank(lang)``, no model download). Throughput: one thread,
+tokens with character offsets, on paragraphs of ``english_large``; tokenmill is timed on the
+same paragraphs as the others (one call per paragraph) and on the whole sample in one call.
+Times are process CPU time (``time.process_time``): on a shared machine wall time measures the
+neighbours; every tokenizer here runs on one thread, so CPU time is its single-thread cost.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED = Path(os.environ.get("TOKENMILL_SHARED", REPO.parent / "shared"))
+
+from tokenmill.words import WordTokenizer, evaluate  # noqa: E402
+
+UD = {
+    "en": ["UD_English-EWT"],
+    "de": ["UD_German-GSD"],
+    "fr": ["UD_French-GSD"],
+    "pl": ["UD_Polish-PDB", "UD_Polish-LFG"],
+    "ar": ["UD_Arabic-PUD"],
+    "hi": ["UD_Hindi-PUD"],
+    "zh": ["UD_Chinese-GSDSimp"],
+    "ja": ["UD_Japanese-GSD"],
+}
+
+
+def nltk_tokenizers():
+    from nltk.tokenize import NLTKWordTokenizer, TreebankWordTokenizer
+
+    out = {}
+    for name, tok in [("nltk-treebank", TreebankWordTokenizer()), ("nltk-word", NLTKWordTokenizer())]:
+        def spans(text, tok=tok):
+            try:
+                return [(text[s:e], s, e) for s, e in tok.span_tokenize(text)]
+            except ValueError:  # span alignment fails on some inputs: fall back to strings
+                return tok.tokenize(text)
+        out[name] = spans
+    return out
+
+
+def spacy_tokenizer(lang):
+    try:
+        import spacy
+
+        nlp = spacy.blank(lang)
+    except Exception as e:  # a language whose blank pipeline needs extra packages
+        return None, f"{type(e).__name__}: {str(e).splitlines()[0][:60]}"
+    tok = nlp.tokenizer
+    return (lambda text: [(t.text, t.idx, t.idx + len(t.text)) for t in tok(text) if not t.is_space]), None
+
+
+def f1_table(langs):
+    print("## UD word-boundary F1 (test sets)\n")
+    print("| treebank | tokenmill | nltk-treebank | nltk-word | spacy-blank | tokenmill - best other |")
+    print("|---|---:|---:|---:|---:|---:|")
+    nltk = nltk_tokenizers()
+    for lang in langs:
+        spacy_tok, spacy_err = spacy_tokenizer(lang)
+        for tb in UD.get(lang, []):
+            files = sorted((SHARED / "corpora" / "ud" / tb).glob("*.conllu"))
+            if not files:
+                continue
+            ours = evaluate(WordTokenizer(lang), files).f1
+            others = {name: evaluate(fn, files).f1 for name, fn in nltk.items()}
+            others["spacy"] = evaluate(spacy_tok, files).f1 if spacy_tok else None
+            best = max(v for v in others.values() if v is not None)
+            cells = [f"{others[k]:.4f}" if others[k] is not None else f"n/a ({spacy_err})" for k in ("nltk-treebank", "nltk-word", "spacy")]
+            print(f"| {tb} | {ours:.4f} | {' | '.join(cells)} | {ours - best:+.4f} |")
+    print()
+
+
+def paragraphs(mb):
+    path = SHARED / "corpora" / "english_large" / "gutenberg_en_large_part1.txt"
+    data = path.read_bytes()[: int(mb * 1_000_000)]
+    text = data[: data.rfind(b"\n") + 1].decode("utf-8", errors="replace")
+    return text, [p for p in text.split("\n\n") if p.strip()]
+
+
+def throughput(fn, paras):
+    nbytes = sum(len(p.encode("utf-8")) + 2 for p in paras)
+    start = time.process_time()
+    n = 0
+    for p in paras:
+        n += len(fn(p))
+    elapsed = time.process_time() - start
+    return nbytes / elapsed / 1e6, n
+
+
+def speed_table(mb):
+    text, paras = paragraphs(mb)
+    small = paras[: max(1, len(paras) * 1 // max(1, int(mb)))]  # ~1 MB for the slow tokenizers
+    print(f"## English throughput (one thread, tokens with character offsets)\n")
+    print(f"sample: {len(text.encode()) / 1e6:.1f} MB of english_large part 1 ({len(paras)} paragraphs); "
+          f"NLTK and spaCy on the first {sum(len(p) for p in small) / 1e6:.1f} MB\n")
+    ours = WordTokenizer("en")
+    rows = []
+    whole_start = time.process_time()
+    n_whole = len(ours.tokenize_with_offsets(text))
+    whole = len(text.encode()) / (time.process_time() - whole_start) / 1e6
+    rows.append(("tokenmill (whole sample, one call)", whole, n_whole))
+    rows.append(("tokenmill (per paragraph)", *throughput(ours.tokenize_with_offsets, paras)))
+    rows.append(("tokenmill PTB (per paragraph)", *throughput(WordTokenizer("en", penn_treebank=True).tokenize_with_offsets, paras)))
+    for name, fn in nltk_tokenizers().items():
+        rows.append((name + " span_tokenize", *throughput(fn, small)))
+    spacy_tok, err = spacy_tokenizer("en")
+    if spacy_tok:
+        rows.append(("spacy blank('en') tokenizer", *throughput(spacy_tok, small)))
+    else:
+        print(f"spaCy unavailable: {err}\n")
+    ref = rows[1][1]
+    print("| tokenizer | MB/s | tokens | tokenmill (per paragraph) speed-up |")
+    print("|---|---:|---:|---:|")
+    for name, mbs, n in rows:
+        print(f"| {name} | {mbs:.2f} | {n} | {ref / mbs:.1f}x |")
+    print()
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--langs", default=",".join(UD), help="comma-separated language codes (default: all UD sets)")
+    ap.add_argument("--mb", type=float, default=8.0, help="English sample size for throughput, in MB")
+    ap.add_argument("--skip-f1", action="store_true")
+    ap.add_argument("--skip-speed", action="store_true")
+    args = ap.parse_args(argv)
+    if not (SHARED / "corpora").exists():
+        sys.exit(f"needs {SHARED}/corpora (set TOKENMILL_SHARED)")
+    if not args.skip_f1:
+        f1_table([l for l in args.langs.split(",") if l])
+    if not args.skip_speed:
+        speed_table(args.mb)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,513 @@
+//! The segmentation lattice of one string: every vocabulary piece found at every character
+//! position is a node; paths from BOS to EOS are segmentations.
+//!
+//! The algorithms follow SentencePiece's `Lattice` (src/unigram_model.cc) step by step — the
+//! same node order, the same comparisons, the same log-sum-exp — so that results agree with it
+//! exactly, ties included:
+//! * nodes are inserted by increasing start position, and at one position by increasing
+//!   length (trie order); a position's *end* list is in insertion order, so it holds the
+//!   longest piece first;
+//! * Viterbi keeps, for each node, the first predecessor with the strictly highest score: on a
+//!   tie the predecessor that starts earliest (the longest piece) wins;
+//! * n-best is an A* search whose agenda is a binary max-heap ordered by `fx` that pushes and
+//!   pops exactly like libstdc++'s `std::priority_queue`, so equal-score hypotheses come out in
+//!   sentencepiece's order.
+//!
+//! Scores are generic ([`Real`]): `f32` reproduces sentencepiece's float arithmetic, `f64`
+//! `tokenizers`' (the trainer uses `f64`).
+use std::fmt::Debug;
+use std::ops::{Add, Mul, Sub};
+
+use rand::Rng;
+
+/// The score arithmetic of a lattice (`f32` as in sentencepiece, `f64` as in `tokenizers`).
+pub trait Real: Copy + PartialOrd + Add<Output = Self> + Sub<Output = Self> + Mul<Output = Self> + Debug + Send + Sync + 'static {
+    const ZERO: Self;
+    fn from_f64(x: f64) -> Self;
+    fn to_f64(self) -> f64;
+}
+
+impl Real for f32 {
+    const ZERO: f32 = 0.0;
+    fn from_f64(x: f64) -> f32 {
+        x as f32
+    }
+    fn to_f64(self) -> f64 {
+        self as f64
+    }
+}
+
+impl Real for f64 {
+    const ZERO: f64 = 0.0;
+    fn from_f64(x: f64) -> f64 {
+        x
+    }
+    fn to_f64(self) -> f64 {
+        self
+    }
+}
+
+/// log(exp(x) + exp(y)), computed as sentencepiece does (differences beyond 50 are dropped);
+/// with `init` it is `y` (the first term of a sum).
+#[inline]
+pub fn log_sum_exp<T: Real>(x: T, y: T, init: bool) -> T {
+    if init {
+        return y;
+    }
+    let (vmin, vmax) = if x < y { (x, y) } else { (y, x) };
+    if vmax.to_f64() > (vmin + T::from_f64(50.0)).to_f64() {
+        vmax
+    } else {
+        T::from_f64(vmax.to_f64() + ((vmin - vmax).to_f64().exp() + 1.0).ln())
+    }
+}
+
+/// Vocabulary id of the BOS / EOS nodes (no piece).
+pub const NO_PIECE: u32 = u32::MAX;
+const BOS: u32 = 0;
+const EOS: u32 = 1;
+
+/// One piece occurrence: `len` characters from character `pos`.
+#[derive(Debug, Clone, Copy)]
+pub struct Node<T> {
+    /// Vocabulary id ([`NO_PIECE`] for BOS/EOS).
+    pub id: u32,
+    pub pos: u32,
+    pub len: u32,
+    pub score: T,
+    backtrace: T,
+    prev: u32,
+}
+
+/// A segmentation: node indices (into [`Lattice::node`]) from left to right, and its score.
+pub type Path<T> = (Vec<u32>, T);
+
+/// The lattice of one string. Reusable: [`Lattice::reset`] keeps the allocations.
+#[derive(Debug, Clone, Default)]
+pub struct Lattice<T: Real> {
+    /// Byte offset of every character start, plus the string's length.
+    surface: Vec<usize>,
+    nodes: Vec<Node<T>>,
+    begin_offsets: Vec<u32>,
+    begin_list: Vec<u32>,
+    end_offsets: Vec<u32>,
+    end_list: Vec<u32>,
+}
+
+impl<T: Real> Lattice<T> {
+    pub fn new() -> Self {
+        Lattice { surface: vec![], nodes: vec![], begin_offsets: vec![], begin_list: vec![], end_offsets: vec![], end_list: vec![] }
+    }
+
+    /// Starts the lattice of `sentence` (only BOS and EOS). Insert nodes, then [`finish`](Self::finish).
+    pub fn reset(&mut self, sentence: &str) {
+        self.surface.clear();
+        self.surface.extend(sentence.char_indices().map(|(i, _)| i));
+        self.surface.push(sentence.len());
+        self.nodes.clear();
+        let len = self.len() as u32;
+        let edge = Node { id: NO_PIECE, pos: 0, len: 0, score: T::ZERO, backtrace: T::ZERO, prev: NO_PIECE };
+        self.nodes.push(edge);
+        self.nodes.push(Node { pos: len, ..edge });
+    }
+
+    /// Length in characters.
+    pub fn len(&self) -> usize {
+        self.surface.len().saturating_sub(1)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Byte offset of character position `pos`.
+    pub fn byte_offset(&self, pos: usize) -> usize {
+        self.surface[pos]
+    }
+
+    /// Byte offsets of every character start plus the end (length `len() + 1`).
+    pub fn char_starts(&self) -> &[usize] {
+        &self.surface
+    }
+
+    /// Adds a node; positions must not decrease from one insertion to the next.
+    pub fn insert(&mut self, pos: usize, len: usize, score: T, id: u32) {
+        self.nodes.push(Node { id, pos: pos as u32, len: len as u32, score, backtrace: T::ZERO, prev: NO_PIECE });
+    }
+
+    /// Builds the begin/end lists (counting sort by position, stable in insertion order).
+    pub fn finish(&mut self) {
+        let len = self.len();
+        fill_offsets(&mut self.begin_offsets, len, self.nodes.iter().enumerate().map(|(i, n)| begin_pos(i, n)));
+        fill_list(&mut self.begin_list, &self.begin_offsets, self.nodes.iter().enumerate().map(|(i, n)| begin_pos(i, n)));
+        fill_offsets(&mut self.end_offsets, len, self.nodes.iter().enumerate().map(|(i, n)| end_pos(i, n)));
+        fill_list(&mut self.end_list, &self.end_offsets, self.nodes.iter().enumerate().map(|(i, n)| end_pos(i, n)));
+    }
+
+    pub fn node(&self, index: u32) -> &Node<T> {
+        &self.nodes[index as usize]
+    }
+
+    pub fn num_nodes(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// Nodes starting at `pos` (EOS at the end position).
+    pub fn begin_nodes(&self, pos: usize) -> &[u32] {
+        &self.begin_list[self.begin_offsets[pos] as usize..self.begin_offsets[pos + 1] as usize]
+    }
+
+    /// Nodes ending at `pos` (BOS at 0).
+    pub fn end_nodes(&self, pos: usize) -> &[u32] {
+        &self.end_list[self.end_offsets[pos] as usize..self.end_offsets[pos + 1] as usize]
+    }
+
+    /// Byte range of a node in the sentence.
+    pub fn byte_span(&self, index: u32) -> (usize, usize) {
+        let n = self.node(index);
+        (self.surface[n.pos as usize], self.surface[(n.pos + n.len) as usize])
+    }
+
+    /// The best path (empty when a position cannot be reached) and its score.
+    pub fn viterbi(&mut self) -> Path<T> {
+        let len = self.len();
+        for pos in 0..=len {
+            let (b0, b1) = (self.begin_offsets[pos] as usize, self.begin_offsets[pos + 1] as usize);
+            let (e0, e1) = (self.end_offsets[pos] as usize, self.end_offsets[pos + 1] as usize);
+            for b in b0..b1 {
+                let r = self.begin_list[b] as usize;
+                let r_score = self.nodes[r].score;
+                let mut best: Option<(u32, T)> = None;
+                for e in e0..e1 {
+                    let l = self.end_list[e];
+                    let score = self.nodes[l as usize].backtrace + r_score;
+                    if best.is_none_or(|(_, s)| score > s) {
+                        best = Some((l, score));
+                    }
+                }
+                let Some((l, score)) = best else { return (vec![], T::ZERO) };
+                self.nodes[r].prev = l;
+                self.nodes[r].backtrace = score;
+            }
+        }
+        let eos = &self.nodes[EOS as usize];
+        let score = eos.backtrace;
+        let mut path = vec![];
+        let mut node = eos.prev;
+        while node != BOS && node != NO_PIECE {
+            path.push(node);
+            node = self.nodes[node as usize].prev;
+        }
+        path.reverse();
+        (path, score)
+    }
+
+    /// Forward log-sums with inverse temperature `inv_theta`: `alpha[node]` sums over all paths
+    /// from BOS to the node, the node's own score excluded.
+    pub fn forward(&self, inv_theta: T) -> Vec<T> {
+        let mut alpha = vec![T::ZERO; self.nodes.len()];
+        for pos in 0..=self.len() {
+            let ends = self.end_nodes(pos);
+            for &r in self.begin_nodes(pos) {
+                for (k, &l) in ends.iter().enumerate() {
+                    let term = inv_theta * self.nodes[l as usize].score + alpha[l as usize];
+                    alpha[r as usize] = log_sum_exp(alpha[r as usize], term, k == 0);
+                }
+            }
+        }
+        alpha
+    }
+
+    /// Backward log-sums: `beta[node]` sums over all paths from the node (own score excluded) to EOS.
+    pub fn backward(&self) -> Vec<T> {
+        let mut beta = vec![T::ZERO; self.nodes.len()];
+        for pos in (0..=self.len()).rev() {
+            let begins = self.begin_nodes(pos);
+            for &l in self.end_nodes(pos) {
+                for (k, &r) in begins.iter().enumerate() {
+                    let term = self.nodes[r as usize].score + beta[r as usize];
+                    beta[l as usize] = log_sum_exp(beta[l as usize], term, k == 0);
+                }
+            }
+        }
+        beta
+    }
+
+    /// Adds `freq` × the marginal probability of every piece node to `expected[id]`; returns
+    /// `freq` × log Z (the log-likelihood of the string, weighted).
+    pub fn populate_marginal(&self, freq: f64, expected: &mut [f64]) -> f64 {
+        let alpha = self.forward(T::from_f64(1.0));
+        let beta = self.backward();
+        let z = alpha[EOS as usize];
+        for node in 2..self.nodes.len() {
+            let n = &self.nodes[node];
+            let logp = alpha[node] + n.score + beta[node] - z;
+            expected[n.id as usize] += freq * logp.to_f64().exp();
+        }
+        freq * z.to_f64()
+    }
+
+    /// Entropy of the segmentation distribution at inverse temperature `inv_theta`.
+    pub fn entropy(&self, inv_theta: T) -> f64 {
+        let alpha = self.forward(inv_theta);
+        let mut h = vec![0.0f64; self.nodes.len()];
+        for pos in 0..=self.len() {
+            for &r in self.begin_nodes(pos) {
+                for &l in self.end_nodes(pos) {
+                    let logp = inv_theta * self.nodes[l as usize].score + alpha[l as usize] - alpha[r as usize];
+                    let logp = logp.to_f64();
+                    h[r as usize] += logp.exp() * (h[l as usize] + logp);
+                }
+            }
+        }
+        -h[EOS as usize]
+    }
+
+    /// One segmentation drawn from P(path) ∝ exp(inv_theta × score(path)) over the whole lattice
+    /// (forward filtering, backward sampling).
+    pub fn sample(&self, inv_theta: T, rng: &mut impl Rng) -> Vec<u32> {
+        if self.is_empty() {
+            return vec![];
+        }
+        let alpha = self.forward(inv_theta);
+        let mut path = vec![];
+        let mut weights = vec![];
+        let mut z = alpha[EOS as usize];
+        let mut node = EOS;
+        loop {
+            let ends = self.end_nodes(self.nodes[node as usize].pos as usize);
+            weights.clear();
+            weights.extend(ends.iter().map(|&l| (alpha[l as usize] + inv_theta * self.nodes[l as usize].score - z).to_f64().exp()));
+            node = ends[pick_weighted(&weights, rng)];
+            if node == BOS {
+                break;
+            }
+            z = alpha[node as usize];
+            path.push(node);
+        }
+        path.reverse();
+        path
+    }
+
+    /// The `n` best segmentations, best first, with their scores (sentencepiece's `NBest`
+    /// without sampling). Fewer when the lattice has fewer paths.
+    pub fn nbest(&mut self, n: usize) -> Vec<Path<T>> {
+        if n == 0 {
+            return vec![];
+        }
+        if n == 1 {
+            let best = self.viterbi();
+            return if best.0.is_empty() && !self.is_empty() { vec![] } else { vec![best] };
+        }
+        self.viterbi();
+        let mut search = NBestSearch::default();
+        let eos = search.push_hyp(Hyp { node: EOS, next: NO_PIECE, fx: self.nodes[EOS as usize].backtrace, gx: T::ZERO });
+        search.agenda_push(eos);
+        let mut results = vec![];
+        while let Some(top) = search.agenda_pop() {
+            let hyp = search.hyps[top as usize];
+            if hyp.node == BOS {
+                let mut path = vec![];
+                let mut next = hyp.next;
+                while search.hyps[next as usize].next != NO_PIECE {
+                    path.push(search.hyps[next as usize].node);
+                    next = search.hyps[next as usize].next;
+                }
+                results.push((path, hyp.fx));
+                if results.len() == n {
+                    break;
+                }
+                continue;
+            }
+            for &l in self.end_nodes(self.nodes[hyp.node as usize].pos as usize) {
+                let lnode = &self.nodes[l as usize];
+                let new = search.push_hyp(Hyp { node: l, next: top, fx: lnode.backtrace + hyp.gx, gx: lnode.score + hyp.gx });
+                search.agenda_push(new);
+            }
+            search.shrink_if_needed(n);
+        }
+        results
+    }
+}
+
+fn begin_pos<T>(index: usize, n: &Node<T>) -> usize {
+    // BOS starts nowhere: it only ends at 0.
+    if index == BOS as usize { usize::MAX } else { n.pos as usize }
+}
+
+fn end_pos<T>(index: usize, n: &Node<T>) -> usize {
+    match index as u32 {
+        BOS => 0,
+        EOS => usize::MAX,
+        _ => (n.pos + n.len) as usize,
+    }
+}
+
+/// CSR offsets for positions 0..=len from the position of every node (`usize::MAX`: none).
+fn fill_offsets(offsets: &mut Vec<u32>, len: usize, positions: impl Iterator<Item = usize>) {
+    offsets.clear();
+    offsets.resize(len + 2, 0);
+    for p in positions.filter(|&p| p != usize::MAX) {
+        offsets[p + 1] += 1;
+    }
+    for i in 1..offsets.len() {
+        offsets[i] += offsets[i - 1];
+    }
+}
+
+fn fill_list(list: &mut Vec<u32>, offsets: &[u32], positions: impl Iterator<Item = usize>) {
+    list.clear();
+    list.resize(*offsets.last().unwrap_or(&0) as usize, 0);
+    let mut cursor: Vec<u32> = offsets[..offsets.len() - 1].to_vec();
+    for (node, p) in positions.enumerate().filter(|&(_, p)| p != usize::MAX) {
+        list[cursor[p] as usize] = node as u32;
+        cursor[p] += 1;
+    }
+}
+
+/// Index drawn with probability proportional to `weights` (the first index when all are zero).
+pub fn pick_weighted(weights: &[f64], rng: &mut impl Rng) -> usize {
+    let total: f64 = weights.iter().sum();
+    if !(total > 0.0) || !total.is_finite() {
+        return 0;
+    }
+    let mut x = rng.gen::<f64>() * total;
+    for (i, &w) in weights.iter().enumerate() {
+        if x < w {
+            return i;
+        }
+        x -= w;
+    }
+    weights.iter().rposition(|&w| w > 0.0).unwrap_or(0)
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Hyp<T> {
+    node: u32,
+    next: u32,
+    fx: T,
+    gx: T,
+}
+
+/// The n-best agenda. A hand-written heap because equal-priority hypotheses must come out in
+/// the order libstdc++'s `std::priority_queue` (sift-up on push; on pop, sift the hole down to a
+/// leaf along the larger child, then sift the last element up) gives them in sentencepiece.
+struct NBestSearch<T> {
+    hyps: Vec<Hyp<T>>,
+    agenda: Vec<u32>,
+}
+
+impl<T: Real> Default for NBestSearch<T> {
+    fn default() -> Self {
+        NBestSearch { hyps: vec![], agenda: vec![] }
+    }
+}
+
+const MAX_AGENDA: usize = 10_000;
+const MIN_AGENDA: usize = 512;
+
+impl<T: Real> NBestSearch<T> {
+    fn push_hyp(&mut self, h: Hyp<T>) -> u32 {
+        self.hyps.push(h);
+        (self.hyps.len() - 1) as u32
+    }
+
+    fn less(&self, a: u32, b: u32) -> bool {
+        self.hyps[a as usize].fx < self.hyps[b as usize].fx
+    }
+
+    fn sift_up(&mut self, mut hole: usize, top: usize, value: u32) {
+        while hole > top {
+            let parent = (hole - 1) / 2;
+            if !self.less(self.agenda[parent], value) {
+                break;
+            }
+            self.agenda[hole] = self.agenda[parent];
+            hole = parent;
+        }
+        self.agenda[hole] = value;
+    }
+
+    fn agenda_push(&mut self, h: u32) {
+        self.agenda.push(h);
+        let last = self.agenda.len() - 1;
+        self.sift_up(last, 0, h);
+    }
+
+    fn agenda_pop(&mut self) -> Option<u32> {
+        let len = self.agenda.len();
+        if len == 0 {
+            return None;
+        }
+        let top = self.agenda[0];
+        let value = self.agenda[len - 1];
+        let len = len - 1;
+        self.agenda.truncate(len);
+        if len == 0 {
+            return Some(top);
+        }
+        let mut hole = 0;
+        let mut child = hole;
+        while child < (len - 1) / 2 {
+            child = 2 * (child + 1);
+            if self.less(self.agenda[child], self.agenda[child - 1]) {
+                child -= 1;
+            }
+            self.agenda[hole] = self.agenda[child];
+            hole = child;
+        }
+        if len % 2 == 0 && child == (len - 2) / 2 {
+            child = 2 * (child + 1);
+            self.agenda[hole] = self.agenda[child - 1];
+            hole = child - 1;
+        }
+        self.sift_up(hole, 0, value);
+        Some(top)
+    }
+
+    /// Keeps only the best `min(512, 10 n)` hypotheses once the agenda reaches 10,000 (as
+    /// sentencepiece does), and drops the hypotheses no kept one refers to.
+    fn shrink_if_needed(&mut self, n: usize) {
+        if self.agenda.len() < MAX_AGENDA {
+            return;
+        }
+        let keep = MIN_AGENDA.min(n.saturating_mul(10));
+        let mut kept = Vec::with_capacity(keep);
+        for _ in 0..keep {
+            match self.agenda_pop() {
+                Some(h) => kept.push(h),
+                None => break,
+            }
+        }
+        let mut new_index = vec![NO_PIECE; self.hyps.len()];
+        let mut hyps = Vec::new();
+        for &h in &kept {
+            copy_chain(&self.hyps, h, &mut new_index, &mut hyps);
+        }
+        self.hyps = hyps;
+        self.agenda.clear();
+        for h in kept {
+            let h = new_index[h as usize];
+            self.agenda_push(h);
+        }
+    }
+}
+
+/// Copies hypothesis `h` and its `next` chain into `out` (sharing what was copied already).
+fn copy_chain<T: Copy>(hyps: &[Hyp<T>], h: u32, new_index: &mut [u32], out: &mut Vec<Hyp<T>>) {
+    let mut chain = vec![];
+    let mut cur = h;
+    while cur != NO_PIECE && new_index[cur as usize] == NO_PIECE {
+        chain.push(cur);
+        cur = hyps[cur as usize].next;
+    }
+    // Copy from the tail so every `next` is already mapped.
+    for &old in chain.iter().rev() {
+        let mut hyp = hyps[old as usize];
+        if hyp.next != NO_PIECE {
+            hyp.next = new_index[hyp.next as usize];
+        }
+        out.push(hyp);
+        new_index[old as usize] = (out.len() - 1) as u32;
+    }
+}

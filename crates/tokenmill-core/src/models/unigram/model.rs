@@ -1,0 +1,577 @@
+//! The Unigram model: a vocabulary of pieces with log-probabilities; a string is cut into the
+//! most probable sequence of pieces (Viterbi), or into one of the n best, or into a sampled one.
+//!
+//! Two scoring rules, chosen at construction:
+//! * **tokenizers** ([`Unigram::from`]): `f64` scores; an unknown character costs
+//!   `min(all scores) - 10`; runs of unknown characters are fused into one unk token; with
+//!   `byte_fallback` an unknown run becomes `<0xXX>` byte tokens when all exist.
+//! * **sentencepiece** ([`Unigram::from_sentencepiece`]): `f32` arithmetic; piece types as in a
+//!   `.model` file: only normal, user-defined and unused pieces are in the trie, unused pieces
+//!   never match, a user-defined piece scores `length × max_score - 0.1` (length in bytes for
+//!   Viterbi, in characters for n-best and sampling, exactly as `unigram_model.cc`), unknown
+//!   characters cost `min(normal scores) - 10`. Unknown runs are not fused (the processor does that).
+//!
+//! Ties: among equal-scoring segmentations the one whose last piece starts earliest (the
+//! longest last piece) wins, at every position — the rule of both libraries.
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use rustc_hash::FxHashMap;
+
+use super::lattice::{pick_weighted, Lattice, Real};
+use crate::error::{Error, Result};
+use crate::tokenizer::{Model, Token};
+
+/// The cost of an unknown character below the lowest piece score (both libraries).
+pub const UNK_PENALTY: f64 = 10.0;
+
+/// The type of a piece, as in sentencepiece's `ModelProto.SentencePiece.Type`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PieceKind {
+    Normal,
+    Unknown,
+    Control,
+    UserDefined,
+    Unused,
+    Byte,
+}
+
+/// sentencepiece's scoring data (see the module docs).
+#[derive(Debug, Clone, PartialEq)]
+struct SentencePieceRules {
+    kinds: Vec<PieceKind>,
+    min_score: f32,
+    max_score: f32,
+}
+
+/// A segmentation: `(id, byte start, byte end)` per piece, left to right.
+pub type Segmentation = Vec<(u32, usize, usize)>;
+
+/// Finds every vocabulary piece that starts a string: a double-array trie (`yada`) over the
+/// pieces' bytes, plus the rare pieces that contain a NUL byte, which `yada` cannot store.
+#[derive(Clone)]
+struct PieceTrie {
+    trie: Option<yada::DoubleArray<Vec<u8>>>,
+    nul_pieces: Vec<(Vec<u8>, u32)>,
+}
+
+impl PieceTrie {
+    fn build(mut keys: Vec<(&[u8], u32)>) -> Result<Self> {
+        keys.retain(|(k, _)| !k.is_empty());
+        let (nul_pieces, mut keys): (Vec<_>, Vec<_>) = keys.into_iter().partition(|(k, _)| k.contains(&0));
+        keys.sort_unstable();
+        keys.dedup_by(|a, b| a.0 == b.0);
+        let trie = if keys.is_empty() {
+            None
+        } else {
+            let bytes = yada::builder::DoubleArrayBuilder::build(&keys).map_err(|e| Error::Other(format!("cannot build the Unigram piece trie: {e}")))?;
+            Some(yada::DoubleArray::new(bytes).map_err(|e| Error::Other(format!("cannot load the Unigram piece trie: {e}")))?)
+        };
+        let mut nul_pieces: Vec<_> = nul_pieces.into_iter().map(|(k, v)| (k.to_vec(), v)).collect();
+        nul_pieces.sort_by_key(|(k, _)| k.len());
+        Ok(PieceTrie { trie, nul_pieces })
+    }
+
+    /// Calls `f(id, byte length)` for each piece that is a prefix of `text`, shortest first.
+    #[inline]
+    fn prefixes(&self, text: &[u8], mut f: impl FnMut(u32, usize)) {
+        if self.nul_pieces.is_empty() {
+            if let Some(trie) = &self.trie {
+                for (id, len) in trie.common_prefix_search(text) {
+                    f(id, len);
+                }
+            }
+            return;
+        }
+        let mut found: Vec<(usize, u32)> = vec![];
+        if let Some(trie) = &self.trie {
+            found.extend(trie.common_prefix_search(text).map(|(id, len)| (len, id)));
+        }
+        found.extend(self.nul_pieces.iter().filter(|(k, _)| text.starts_with(k)).map(|(k, id)| (k.len(), *id)));
+        found.sort_by_key(|&(len, _)| len);
+        for (len, id) in found {
+            f(id, len);
+        }
+    }
+}
+
+/// A Unigram model (see the module docs).
+pub struct Unigram {
+    vocab: Vec<(String, f64)>,
+    token_to_ids: FxHashMap<String, u32>,
+    trie: PieceTrie,
+    min_score: f64,
+    unk_id: Option<usize>,
+    byte_fallback: bool,
+    byte_ids: Box<[Option<u32>; 256]>,
+    spm: Option<SentencePieceRules>,
+    /// Sampling in `tokenize` (not serialized, as in `tokenizers`): temperature.
+    pub alpha: Option<f64>,
+    /// Sampling in `tokenize`: draw from the n best (`Some(n)`, n > 0) or from the whole lattice.
+    pub nbest_size: Option<usize>,
+    rng: Mutex<ChaCha8Rng>,
+}
+
+impl Clone for Unigram {
+    fn clone(&self) -> Self {
+        let rng = self.rng.lock().map(|r| r.clone()).unwrap_or_else(|_| ChaCha8Rng::from_entropy());
+        Unigram {
+            vocab: self.vocab.clone(),
+            token_to_ids: self.token_to_ids.clone(),
+            trie: self.trie.clone(),
+            min_score: self.min_score,
+            unk_id: self.unk_id,
+            byte_fallback: self.byte_fallback,
+            byte_ids: self.byte_ids.clone(),
+            spm: self.spm.clone(),
+            alpha: self.alpha,
+            nbest_size: self.nbest_size,
+            rng: Mutex::new(rng),
+        }
+    }
+}
+
+/// Equal vocabulary and options (as `tokenizers`: vocab, unk_id, alpha, nbest_size).
+impl PartialEq for Unigram {
+    fn eq(&self, other: &Self) -> bool {
+        self.unk_id == other.unk_id
+            && self.vocab == other.vocab
+            && self.byte_fallback == other.byte_fallback
+            && self.alpha == other.alpha
+            && self.nbest_size == other.nbest_size
+            && self.spm == other.spm
+    }
+}
+
+impl std::fmt::Debug for Unigram {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.debug_struct("Unigram").field("vocab", &self.vocab.len()).field("unk_id", &self.unk_id).field("byte_fallback", &self.byte_fallback).finish()
+    }
+}
+
+impl Default for Unigram {
+    /// A model with only `<unk>` (id 0), as `tokenizers`' `Unigram()`.
+    fn default() -> Self {
+        Unigram::from(vec![("<unk>".to_string(), 0.0)], Some(0), false).expect("a one-piece vocabulary is valid")
+    }
+}
+
+impl Unigram {
+    /// A model with `tokenizers`' rules. `unk_id` must index `vocab` when given.
+    pub fn from(vocab: Vec<(String, f64)>, unk_id: Option<usize>, byte_fallback: bool) -> Result<Self> {
+        Self::build(vocab, unk_id, byte_fallback, None)
+    }
+
+    /// A model with sentencepiece's rules: `pieces` are `(piece, score, type)` by id and
+    /// `unk_id` is the id of the unknown piece.
+    pub fn from_sentencepiece(pieces: Vec<(String, f32, PieceKind)>, unk_id: usize, byte_fallback: bool) -> Result<Self> {
+        let kinds: Vec<PieceKind> = pieces.iter().map(|p| p.2).collect();
+        let normal = || pieces.iter().filter(|p| p.2 == PieceKind::Normal).map(|p| p.1);
+        let min_score = normal().fold(f32::MAX, f32::min);
+        let max_score = normal().fold(f32::MIN_POSITIVE, f32::max);
+        let vocab = pieces.into_iter().map(|(p, s, _)| (p, s as f64)).collect();
+        Self::build(vocab, Some(unk_id), byte_fallback, Some(SentencePieceRules { kinds, min_score, max_score }))
+    }
+
+    fn build(vocab: Vec<(String, f64)>, unk_id: Option<usize>, byte_fallback: bool, spm: Option<SentencePieceRules>) -> Result<Self> {
+        if let Some(unk) = unk_id {
+            if vocab.is_empty() {
+                return Err(Error::InvalidArgument("Unigram: the vocabulary is empty but unk_id needs a piece".into()));
+            }
+            if unk >= vocab.len() {
+                return Err(Error::InvalidArgument(format!("Unigram: unk_id {unk} is not in the vocabulary ({} pieces)", vocab.len())));
+            }
+        }
+        if vocab.len() >= (1 << 31) {
+            return Err(Error::InvalidArgument("Unigram: too many pieces".into()));
+        }
+        let mut token_to_ids = FxHashMap::default();
+        for (id, (piece, _)) in vocab.iter().enumerate() {
+            token_to_ids.insert(piece.clone(), id as u32);
+        }
+        let in_trie = |id: u32| match &spm {
+            None => true,
+            Some(rules) => matches!(rules.kinds[id as usize], PieceKind::Normal | PieceKind::UserDefined | PieceKind::Unused),
+        };
+        let keys: Vec<(&[u8], u32)> = token_to_ids.iter().filter(|(_, &id)| in_trie(id)).map(|(p, &id)| (p.as_bytes(), id)).collect();
+        let trie = PieceTrie::build(keys)?;
+        let min_score = match &spm {
+            None => vocab.iter().map(|v| v.1).fold(f64::INFINITY, f64::min),
+            Some(rules) => rules.min_score as f64,
+        };
+        let mut byte_ids = Box::new([None; 256]);
+        for (b, slot) in byte_ids.iter_mut().enumerate() {
+            *slot = token_to_ids.get(&format!("<0x{b:02X}>")).copied();
+        }
+        Ok(Unigram {
+            vocab,
+            token_to_ids,
+            trie,
+            min_score,
+            unk_id,
+            byte_fallback,
+            byte_ids,
+            spm,
+            alpha: None,
+            nbest_size: None,
+            rng: Mutex::new(ChaCha8Rng::from_entropy()),
+        })
+    }
+
+    pub fn vocab(&self) -> &[(String, f64)] {
+        &self.vocab
+    }
+    pub fn unk_id(&self) -> Option<usize> {
+        self.unk_id
+    }
+    pub fn byte_fallback(&self) -> bool {
+        self.byte_fallback
+    }
+    /// The lowest piece score (what unknown characters are priced from).
+    pub fn min_score(&self) -> f64 {
+        self.min_score
+    }
+    pub fn score(&self, id: u32) -> Option<f64> {
+        self.vocab.get(id as usize).map(|v| v.1)
+    }
+
+    /// Re-seeds the sampling generator (ChaCha8): the same seed gives the same samples.
+    pub fn set_seed(&self, seed: u64) {
+        if let Ok(mut rng) = self.rng.lock() {
+            *rng = ChaCha8Rng::seed_from_u64(seed);
+        }
+    }
+
+    /// A seed drawn from the model's generator (for one-off reproducible generators).
+    pub fn next_seed(&self) -> u64 {
+        use rand::RngCore;
+        self.rng.lock().map(|mut r| r.next_u64()).unwrap_or(0)
+    }
+
+    fn unk_score(&self) -> f64 {
+        self.min_score - UNK_PENALTY
+    }
+
+    /// The score a matched piece gets (sentencepiece's user-defined rule uses `length`); `None`
+    /// when it must not match (unused).
+    #[inline]
+    fn piece_score<T: Real>(&self, id: u32, length: usize) -> Option<T> {
+        match &self.spm {
+            None => Some(T::from_f64(self.vocab[id as usize].1)),
+            Some(rules) => match rules.kinds[id as usize] {
+                PieceKind::Unused => None,
+                PieceKind::UserDefined => Some(T::from_f64((length as f32 * rules.max_score - 0.1) as f64)),
+                _ => Some(T::from_f64(self.vocab[id as usize].1)),
+            },
+        }
+    }
+
+    fn missing_unk(&self, text: &str, at: usize) -> Error {
+        let c = text[at..].chars().next().unwrap_or('\u{fffd}');
+        Error::InvalidArgument(format!("Unigram: character {c:?} at byte {at} is not in the vocabulary and the model has no unk_id"))
+    }
+
+    /// The best segmentation of `text` (Viterbi over byte positions, without building a
+    /// lattice); unknown characters are single unk pieces (not fused).
+    pub fn best_segmentation(&self, text: &str) -> Result<Segmentation> {
+        match self.spm {
+            Some(_) => self.best_path::<f32>(text),
+            None => self.best_path::<f64>(text),
+        }
+    }
+
+    fn best_path<T: Real>(&self, text: &str) -> Result<Segmentation> {
+        #[derive(Clone, Copy)]
+        struct Best<T> {
+            score: T,
+            start: usize,
+            id: u32,
+        }
+        const UNSET: usize = usize::MAX;
+        let bytes = text.as_bytes();
+        let size = bytes.len();
+        let unk_score = T::from_f64(self.unk_score());
+        let mut best = vec![Best { score: T::ZERO, start: UNSET, id: 0 }; size + 1];
+        let mut start = 0;
+        while start < size {
+            let here = best[start].score;
+            let char_len = utf8_len(bytes[start]).min(size - start);
+            let mut has_single = false;
+            self.trie.prefixes(&bytes[start..], |id, len| {
+                let Some(score) = self.piece_score::<T>(id, len) else { return };
+                let candidate = score + here;
+                let target = &mut best[start + len];
+                if target.start == UNSET || candidate > target.score {
+                    *target = Best { score: candidate, start, id };
+                }
+                has_single |= len == char_len;
+            });
+            if !has_single {
+                let unk = self.unk_id.ok_or_else(|| self.missing_unk(text, start))?;
+                let candidate = unk_score + here;
+                let target = &mut best[start + char_len];
+                if target.start == UNSET || candidate > target.score {
+                    *target = Best { score: candidate, start, id: unk as u32 };
+                }
+            }
+            start += char_len;
+        }
+        let mut path = vec![];
+        let mut end = size;
+        while end > 0 {
+            let node = best[end];
+            path.push((node.id, node.start, end));
+            end = node.start;
+        }
+        path.reverse();
+        Ok(path)
+    }
+
+    /// Fills `lattice` with every piece occurrence in `text` (sentencepiece's PopulateNodes).
+    pub fn populate<T: Real>(&self, text: &str, lattice: &mut Lattice<T>) -> Result<()> {
+        lattice.reset(text);
+        let unk_score = T::from_f64(self.unk_score());
+        let bytes = text.as_bytes();
+        let starts: Vec<usize> = lattice.char_starts().to_vec();
+        for pos in 0..lattice.len() {
+            let begin = starts[pos];
+            let mut has_single = false;
+            let mut chars = 0;
+            self.trie.prefixes(&bytes[begin..], |id, len| {
+                while starts[pos + chars] < begin + len {
+                    chars += 1;
+                }
+                let Some(score) = self.piece_score::<T>(id, chars) else { return };
+                lattice.insert(pos, chars, score, id);
+                has_single |= chars == 1;
+            });
+            if !has_single {
+                let unk = self.unk_id.ok_or_else(|| self.missing_unk(text, begin))?;
+                lattice.insert(pos, 1, unk_score, unk as u32);
+            }
+        }
+        lattice.finish();
+        Ok(())
+    }
+
+    fn lattice<T: Real>(&self, text: &str) -> Result<Lattice<T>> {
+        let mut lattice = Lattice::new();
+        self.populate(text, &mut lattice)?;
+        Ok(lattice)
+    }
+
+    fn path_to_segmentation<T: Real>(lattice: &Lattice<T>, path: &[u32]) -> Segmentation {
+        path.iter()
+            .map(|&n| {
+                let (s, e) = lattice.byte_span(n);
+                (lattice.node(n).id, s, e)
+            })
+            .collect()
+    }
+
+    /// The `n` best segmentations of `text`, best first, with their scores (sentencepiece's
+    /// NBestEncode: `n` is clamped to 1..=1024; for one, the Viterbi path with score 0).
+    pub fn nbest(&self, text: &str, n: usize) -> Result<Vec<(Segmentation, f64)>> {
+        if text.is_empty() {
+            return Ok(vec![(vec![], 0.0)]);
+        }
+        let n = n.clamp(1, 1024);
+        if n == 1 {
+            return Ok(vec![(self.best_segmentation(text)?, 0.0)]);
+        }
+        match self.spm {
+            Some(_) => self.nbest_in::<f32>(text, n),
+            None => self.nbest_in::<f64>(text, n),
+        }
+    }
+
+    fn nbest_in<T: Real>(&self, text: &str, n: usize) -> Result<Vec<(Segmentation, f64)>> {
+        let mut lattice = self.lattice::<T>(text)?;
+        Ok(lattice.nbest(n).into_iter().map(|(path, score)| (Self::path_to_segmentation(&lattice, &path), score.to_f64())).collect())
+    }
+
+    /// A segmentation drawn from the whole lattice with P ∝ exp(`inv_theta` × score)
+    /// (forward filtering, backward sampling).
+    pub fn sample(&self, text: &str, inv_theta: f64, rng: &mut impl rand::Rng) -> Result<Segmentation> {
+        if text.is_empty() {
+            return Ok(vec![]);
+        }
+        match self.spm {
+            Some(_) => {
+                let lattice = self.lattice::<f32>(text)?;
+                Ok(Self::path_to_segmentation(&lattice, &lattice.sample(inv_theta as f32, rng)))
+            }
+            None => {
+                let lattice = self.lattice::<f64>(text)?;
+                Ok(Self::path_to_segmentation(&lattice, &lattice.sample(inv_theta, rng)))
+            }
+        }
+    }
+
+    /// A segmentation drawn from the `n` best with P ∝ exp(`alpha` × score).
+    pub fn sample_nbest(&self, text: &str, n: usize, alpha: f64, rng: &mut impl rand::Rng) -> Result<Segmentation> {
+        let mut nbest = self.nbest(text, n)?;
+        if nbest.len() <= 1 {
+            return Ok(nbest.pop().map(|p| p.0).unwrap_or_default());
+        }
+        let weights: Vec<f64> = nbest.iter().map(|(_, s)| (alpha * s).exp()).collect();
+        let pick = pick_weighted(&weights, rng);
+        Ok(nbest.swap_remove(pick).0)
+    }
+
+    /// sentencepiece's SampleEncode rule: `nbest_size` 1 or `alpha` 0 → the best path;
+    /// `nbest_size` > 1 → from the n best; `nbest_size` < 0 (or 0) → from the whole lattice.
+    pub fn sample_encode(&self, text: &str, nbest_size: i64, alpha: f64, rng: &mut impl rand::Rng) -> Result<Segmentation> {
+        if nbest_size == 1 || alpha == 0.0 {
+            self.best_segmentation(text)
+        } else if nbest_size > 1 {
+            self.sample_nbest(text, nbest_size.min(1024) as usize, alpha, rng)
+        } else {
+            self.sample(text, alpha, rng)
+        }
+    }
+
+    /// Entropy of the segmentation distribution of `text` at inverse temperature `inv_theta`.
+    pub fn entropy(&self, text: &str, inv_theta: f64) -> Result<f64> {
+        match self.spm {
+            Some(_) => Ok(self.lattice::<f32>(text)?.entropy(inv_theta as f32)),
+            None => Ok(self.lattice::<f64>(text)?.entropy(inv_theta)),
+        }
+    }
+
+    /// log P(text) under the model: the log-sum over all segmentations (what training maximizes).
+    pub fn log_likelihood(&self, text: &str) -> Result<f64> {
+        if text.is_empty() {
+            return Ok(0.0);
+        }
+        let lattice = self.lattice::<f64>(text)?;
+        let alpha = lattice.forward(1.0);
+        Ok(alpha[1])
+    }
+
+    /// The segmentation `tokenize` uses: the best path, or a sample when `alpha` is set (and
+    /// non-zero), following `tokenizers`' rule.
+    fn segmentation_for_tokenize(&self, text: &str) -> Result<Segmentation> {
+        match self.alpha {
+            Some(alpha) if alpha != 0.0 => {
+                let mut rng = self.rng.lock().map_err(|_| Error::Other("Unigram: the sampling generator is poisoned".into()))?;
+                match self.nbest_size {
+                    Some(n) if n > 0 => self.sample_nbest(text, n, alpha, &mut *rng),
+                    _ => self.sample(text, alpha, &mut *rng),
+                }
+            }
+            _ => self.best_segmentation(text),
+        }
+    }
+
+    /// Calls `emit(id, (start, end))` per token with `tokenizers`' output rules: consecutive
+    /// unknown pieces are fused; a fused run found in the vocabulary gets that id; otherwise,
+    /// with byte fallback and all its bytes in the vocabulary, one `<0xXX>` token per byte
+    /// (each spanning the whole run); otherwise the unk id.
+    pub fn tokenize_with(&self, text: &str, mut emit: impl FnMut(u32, (usize, usize))) -> Result<()> {
+        if text.is_empty() {
+            return Ok(());
+        }
+        let path = self.segmentation_for_tokenize(text)?;
+        let unk = self.unk_id.map(|u| u as u32);
+        let mut i = 0;
+        while i < path.len() {
+            let (id, start, mut end) = path[i];
+            i += 1;
+            if Some(id) != unk || self.spm.is_some() {
+                emit(id, (start, end));
+                continue;
+            }
+            while i < path.len() && Some(path[i].0) == unk {
+                end = path[i].2;
+                i += 1;
+            }
+            self.emit_unknown(&text[start..end], start, &mut emit);
+        }
+        Ok(())
+    }
+
+    fn emit_unknown(&self, run: &str, start: usize, emit: &mut impl FnMut(u32, (usize, usize))) {
+        let span = (start, start + run.len());
+        if let Some(&id) = self.token_to_ids.get(run) {
+            return emit(id, span);
+        }
+        if self.byte_fallback {
+            let ids: Option<Vec<u32>> = run.bytes().map(|b| self.byte_ids[b as usize]).collect();
+            if let Some(ids) = ids {
+                return ids.into_iter().for_each(|id| emit(id, span));
+            }
+        }
+        if let Some(unk) = self.unk_id {
+            emit(unk as u32, span);
+        }
+    }
+
+    /// Writes the model as `tokenizers`' tokenizer.json model section.
+    pub fn to_json(&self) -> Result<String> {
+        Ok(serde_json::to_string_pretty(self)?)
+    }
+
+    /// Reads a model written by [`save`](Model::save) (a JSON Unigram model).
+    pub fn load(path: impl AsRef<Path>) -> Result<Self> {
+        let path = path.as_ref();
+        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        serde_json::from_str(&text).map_err(|e| Error::from(e).in_file(path))
+    }
+
+    pub fn piece_kinds(&self) -> Option<&[PieceKind]> {
+        self.spm.as_ref().map(|r| r.kinds.as_slice())
+    }
+}
+
+/// Length of the UTF-8 sequence a leading byte starts (1 for stray continuation bytes, as
+/// sentencepiece's `OneCharLen`).
+#[inline]
+fn utf8_len(b: u8) -> usize {
+    match b {
+        0x00..=0xBF => 1,
+        0xC0..=0xDF => 2,
+        0xE0..=0xEF => 3,
+        _ => 4,
+    }
+}
+
+impl Model for Unigram {
+    fn tokenize(&self, sequence: &str) -> Result<Vec<Token>> {
+        let mut tokens = vec![];
+        self.tokenize_with(sequence, |id, (s, e)| {
+            // Unknown runs keep their text; every other token is its piece (byte tokens: `<0xXX>`).
+            let value = match self.vocab.get(id as usize) {
+                Some(v) if Some(id as usize) != self.unk_id => v.0.clone(),
+                _ => sequence[s..e].to_string(),
+            };
+            tokens.push(Token::new(id, value, (s, e)));
+        })?;
+        Ok(tokens)
+    }
+    fn token_to_id(&self, token: &str) -> Option<u32> {
+        self.token_to_ids.get(token).copied()
+    }
+    fn id_to_token(&self, id: u32) -> Option<String> {
+        self.vocab.get(id as usize).map(|v| v.0.clone())
+    }
+    fn get_vocab(&self) -> HashMap<String, u32> {
+        self.token_to_ids.iter().map(|(k, &v)| (k.clone(), v)).collect()
+    }
+    fn get_vocab_size(&self) -> usize {
+        self.vocab.len()
+    }
+    /// Writes `unigram.json` (or `{prefix}-unigram.json`), as `tokenizers`.
+    fn save(&self, folder: &Path, prefix: Option<&str>) -> Result<Vec<PathBuf>> {
+        let name = match prefix {
+            Some(p) => format!("{p}-unigram.json"),
+            None => "unigram.json".to_string(),
+        };
+        let path = folder.join(name);
+        std::fs::write(&path, self.to_json()?).map_err(|e| Error::io(&path, e))?;
+        Ok(vec![path])
+    }
+}

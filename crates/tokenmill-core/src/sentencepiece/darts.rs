@@ -1,0 +1,210 @@
+//! A byte-keyed double-array trie in the Darts-clone unit layout, the layout SentencePiece stores
+//! in `precompiled_charsmap` and uses for its piece lookups.
+//!
+//! Hand-written because no maintained crate builds the Darts-clone layout (which the charsmap
+//! we write must use so that `sentencepiece` can read it), and the same trie then serves the
+//! piece lookups of the Unigram encoder and the user-defined-symbol matcher.
+//!
+//! Unit layout (one `u32` per slot): bits 0-7 label, bit 8 "has leaf", bit 9 "offset is shifted
+//! by 8", bits 10-31 offset; a value unit has bit 31 set and the value in bits 0-30 (so it never
+//! matches a byte label). The children of a node at position `p` with offset `o` live at
+//! `p ^ o ^ label`; the value of a node with a leaf lives at `p ^ o` (label 0).
+use crate::error::{Error, Result};
+
+const HAS_LEAF: u32 = 1 << 8;
+const SHIFTED_OFFSET: u32 = 1 << 9;
+const VALUE_FLAG: u32 = 1 << 31;
+/// Offsets at or above this need the shifted form (low 8 bits zero).
+const PLAIN_OFFSET_LIMIT: usize = 1 << 21;
+const OFFSET_LIMIT: usize = 1 << 29;
+/// How many of the most recent 256-slot blocks are searched for room before a new one is added.
+const OPEN_BLOCKS: usize = 16;
+
+#[inline]
+fn unit_offset(unit: u32) -> usize {
+    ((unit >> 10) << ((unit & SHIFTED_OFFSET) >> 6)) as usize
+}
+#[inline]
+fn unit_label(unit: u32) -> u32 {
+    unit & (VALUE_FLAG | 0xFF)
+}
+#[inline]
+fn unit_value(unit: u32) -> u32 {
+    unit & !VALUE_FLAG
+}
+
+/// Calls `found(value, prefix_length)` for every key that is a prefix of `key`, shortest first.
+/// Never panics on a malformed array: a lookup that leaves the array simply ends.
+#[inline]
+pub fn common_prefix_search(units: &[u32], key: &[u8], mut found: impl FnMut(u32, usize)) {
+    let Some(&root) = units.first() else { return };
+    let mut node = unit_offset(root);
+    for (i, &byte) in key.iter().enumerate() {
+        // Keys never hold NUL, and a free slot's label reads as 0: stop rather than match it.
+        if byte == 0 {
+            return;
+        }
+        node ^= byte as usize;
+        let Some(&unit) = units.get(node) else { return };
+        if unit_label(unit) != byte as u32 {
+            return;
+        }
+        node ^= unit_offset(unit);
+        if unit & HAS_LEAF != 0 {
+            let Some(&value_unit) = units.get(node) else { return };
+            found(unit_value(value_unit), i + 1);
+        }
+    }
+}
+
+/// The longest key that is a prefix of `key`: `(value, length)`.
+#[inline]
+pub fn longest_prefix(units: &[u32], key: &[u8]) -> Option<(u32, usize)> {
+    let mut best = None;
+    common_prefix_search(units, key, |value, len| best = Some((value, len)));
+    best
+}
+
+/// A built double array (its units).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct DoubleArray {
+    pub units: Vec<u32>,
+}
+
+impl DoubleArray {
+    /// Builds the trie of `keys` (with their values). Keys must be non-empty, free of NUL bytes
+    /// and unique; values below 2^31.
+    pub fn build(keys: &[(&[u8], u32)]) -> Result<Self> {
+        let mut sorted: Vec<(&[u8], u32)> = keys.to_vec();
+        sorted.sort_by(|a, b| a.0.cmp(b.0));
+        for pair in sorted.windows(2) {
+            if pair[0].0 == pair[1].0 {
+                return Err(Error::InvalidArgument(format!("double array: duplicate key {:?}", String::from_utf8_lossy(pair[0].0))));
+            }
+        }
+        if let Some((key, _)) = sorted.iter().find(|(k, v)| k.is_empty() || k.contains(&0) || *v >= VALUE_FLAG) {
+            return Err(Error::InvalidArgument(format!("double array: key {:?} is empty, has a NUL byte or its value is too large", String::from_utf8_lossy(key))));
+        }
+        let mut builder = Builder { units: vec![0; 256], used: vec![false; 256], used_base: Default::default() };
+        builder.used[0] = true;
+        builder.place(&sorted, 0, 0)?;
+        // Whole 256-unit blocks: Darts-clone (SentencePiece's reader) requires it.
+        Ok(DoubleArray { units: builder.units })
+    }
+
+    pub fn common_prefix_search(&self, key: &[u8], found: impl FnMut(u32, usize)) {
+        common_prefix_search(&self.units, key, found)
+    }
+
+    pub fn longest_prefix(&self, key: &[u8]) -> Option<(u32, usize)> {
+        longest_prefix(&self.units, key)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.units.len() <= 1
+    }
+
+    /// Little-endian bytes of the units (the serialized form).
+    pub fn to_bytes(&self) -> Vec<u8> {
+        self.units.iter().flat_map(|u| u.to_le_bytes()).collect()
+    }
+}
+
+struct Builder {
+    units: Vec<u32>,
+    used: Vec<bool>,
+    used_base: rustc_hash::FxHashSet<usize>,
+}
+
+impl Builder {
+    /// Places the children of the node at `position` whose keys (sorted, sharing the first
+    /// `depth` bytes) are `keys`, then recurses into each child. Depth-first, so the recursion
+    /// depth is the longest key's length.
+    fn place(&mut self, keys: &[(&[u8], u32)], depth: usize, position: usize) -> Result<()> {
+        // The labels of the children: 0 for a key that ends here, else its next byte.
+        let mut labels: Vec<u8> = Vec::new();
+        let mut groups: Vec<(u8, usize, usize)> = Vec::new();
+        let mut start = 0;
+        while start < keys.len() {
+            let label = keys[start].0.get(depth).copied().unwrap_or(0);
+            let mut end = start + 1;
+            while end < keys.len() && keys[end].0.get(depth).copied().unwrap_or(0) == label {
+                end += 1;
+            }
+            labels.push(label);
+            groups.push((label, start, end));
+            start = end;
+        }
+        let base = self.find_base(position, &labels)?;
+        let offset = position ^ base;
+        self.units[position] |= if offset < PLAIN_OFFSET_LIMIT { (offset as u32) << 10 } else { ((offset as u32) << 2) | SHIFTED_OFFSET };
+        self.used_base.insert(base);
+        for &label in &labels {
+            self.used[base ^ label as usize] = true;
+        }
+        for (label, start, end) in groups {
+            let child = base ^ label as usize;
+            if label == 0 {
+                // A key ends here: the value unit, and the leaf flag on the parent.
+                self.units[child] = keys[start].1 | VALUE_FLAG;
+                self.units[position] |= HAS_LEAF;
+            } else {
+                self.units[child] = label as u32;
+                self.place(&keys[start..end], depth + 1, child)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// A base for a node at `position` with children `labels`: its low byte equals the
+    /// position's, so the offset (`position ^ base`) has a zero low byte and always has an
+    /// encoding; the children's slots must be free and the base unused by any other node
+    /// (which is what makes a label check enough to tell nodes apart).
+    fn find_base(&mut self, position: usize, labels: &[u8]) -> Result<usize> {
+        let low = position & 0xFF;
+        let blocks = self.units.len() / 256;
+        let first = blocks.saturating_sub(OPEN_BLOCKS);
+        for block in first..blocks {
+            let base = (block << 8) | low;
+            if !self.used_base.contains(&base) && labels.iter().all(|&l| !self.used[base ^ l as usize]) {
+                return Ok(base);
+            }
+        }
+        let base = (blocks << 8) | low;
+        if base ^ position >= OFFSET_LIMIT {
+            return Err(Error::InvalidArgument("double array: too many keys".into()));
+        }
+        self.units.resize(self.units.len() + 256, 0);
+        self.used.resize(self.used.len() + 256, false);
+        Ok(base)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_every_prefix_and_nothing_else() {
+        let words: Vec<String> = (0..3000).map(|i| format!("{}{}", ["a", "ab", "▁x", "zz"][i % 4], i * 7919 % 1000)).collect();
+        let mut keys: Vec<(&[u8], u32)> = words.iter().enumerate().map(|(i, w)| (w.as_bytes(), i as u32)).collect();
+        keys.sort();
+        keys.dedup_by(|a, b| a.0 == b.0);
+        let da = DoubleArray::build(&keys).unwrap();
+        let lookup: std::collections::HashMap<&[u8], u32> = keys.iter().cloned().collect();
+        for probe in words.iter().map(|w| format!("{w}9q")) {
+            let mut found = Vec::new();
+            da.common_prefix_search(probe.as_bytes(), |v, len| found.push((v, len)));
+            let expected: Vec<(u32, usize)> =
+                (1..=probe.len()).filter_map(|len| lookup.get(&probe.as_bytes()[..len]).map(|&v| (v, len))).collect();
+            assert_eq!(found, expected, "{probe}");
+        }
+    }
+
+    #[test]
+    fn malformed_units_never_panic() {
+        let units = vec![0xFFFF_FFFF, 7, 0x8000_0000];
+        common_prefix_search(&units, b"abc\xff", |_, _| {});
+        common_prefix_search(&[], b"abc", |_, _| {});
+    }
+}

@@ -1,0 +1,479 @@
+//! The pieces of a SentencePiece model and its four segmentation algorithms (model_interface.cc,
+//! bpe_model.cc, unigram_model.cc's optimized Viterbi, char_model.cc, word_model.cc), on the
+//! normalized text. Results are byte spans of the normalized text with their ids.
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+
+use rustc_hash::FxHashMap;
+
+use super::darts::DoubleArray;
+use super::normalizer::{one_char_len, SPACE_SYMBOL};
+use super::proto::{ModelProto, ModelType, PieceType};
+use crate::error::{Error, Result};
+
+/// One piece of a segmentation: `text[start..end]` of the normalized text, and its id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Span {
+    pub start: usize,
+    pub end: usize,
+    pub id: u32,
+}
+
+/// The vocabulary with SentencePiece's lookup rules.
+#[derive(Debug, Clone)]
+pub struct Vocab {
+    pub pieces: Vec<String>,
+    pub scores: Vec<f32>,
+    pub types: Vec<PieceType>,
+    /// NORMAL, USER_DEFINED and UNUSED pieces (what the segmenters may produce).
+    normal: FxHashMap<String, u32>,
+    /// CONTROL, UNKNOWN and BYTE pieces (looked up first by `piece_to_id`).
+    reserved: FxHashMap<String, u32>,
+    pub unk_id: u32,
+    /// The id of `<0xNN>` for every byte, when byte_fallback is on.
+    pub byte_ids: Option<Box<[u32; 256]>>,
+    /// User-defined symbols, for the prefix matcher.
+    pub user_defined: Option<DoubleArray>,
+}
+
+/// `<0xNN>` → NN, for the 256 byte pieces (upper-case hex, as SentencePiece writes them).
+pub fn piece_to_byte(piece: &str) -> Option<u8> {
+    let hex = piece.strip_prefix("<0x")?.strip_suffix('>')?;
+    if hex.len() != 2 || !hex.bytes().all(|b| b.is_ascii_digit() || (b'A'..=b'F').contains(&b)) {
+        return None;
+    }
+    u8::from_str_radix(hex, 16).ok()
+}
+
+pub fn byte_to_piece(byte: u8) -> String {
+    format!("<0x{byte:02X}>")
+}
+
+impl Vocab {
+    /// Checks the pieces as SentencePiece's `InitializePieces` does; every problem is an error.
+    pub fn from_proto(proto: &ModelProto) -> Result<Self> {
+        let byte_fallback = proto.trainer_spec.as_ref().is_some_and(|t| t.byte_fallback());
+        let n = proto.pieces.len();
+        let bad = |i: usize, what: String| Error::format(format!("SentencePiece model: piece {i}: {what}"));
+        let mut vocab = Vocab {
+            pieces: Vec::with_capacity(n),
+            scores: Vec::with_capacity(n),
+            types: Vec::with_capacity(n),
+            normal: FxHashMap::default(),
+            reserved: FxHashMap::default(),
+            unk_id: 0,
+            byte_ids: None,
+            user_defined: None,
+        };
+        if n >= i32::MAX as usize {
+            return Err(Error::format("SentencePiece model: too many pieces"));
+        }
+        let mut unk = None;
+        let mut bytes = [u32::MAX; 256];
+        for (i, sp) in proto.pieces.iter().enumerate() {
+            let piece = sp.piece.clone().unwrap_or_default();
+            if piece.is_empty() {
+                return Err(bad(i, "piece must not be empty".into()));
+            }
+            let kind = match sp.r#type {
+                None => PieceType::Normal,
+                Some(t) => PieceType::try_from(t).map_err(|_| bad(i, format!("{piece:?} has unknown piece type {t}")))?,
+            };
+            let is_normal = matches!(kind, PieceType::Normal | PieceType::UserDefined | PieceType::Unused);
+            let map = if is_normal { &mut vocab.normal } else { &mut vocab.reserved };
+            if map.insert(piece.clone(), i as u32).is_some() {
+                return Err(bad(i, format!("{piece:?} is already defined")));
+            }
+            match kind {
+                PieceType::Unknown => {
+                    if unk.is_some() {
+                        return Err(bad(i, "unk is already defined".into()));
+                    }
+                    unk = Some(i as u32);
+                }
+                PieceType::Byte => {
+                    if !byte_fallback {
+                        return Err(bad(i, format!("byte piece {piece:?} is found although `byte_fallback` is false")));
+                    }
+                    let byte = piece_to_byte(&piece).ok_or_else(|| bad(i, format!("byte piece {piece:?} is invalid")))?;
+                    bytes[byte as usize] = i as u32;
+                }
+                _ => {}
+            }
+            vocab.pieces.push(piece);
+            vocab.scores.push(sp.score.unwrap_or(0.0));
+            vocab.types.push(kind);
+        }
+        vocab.unk_id = unk.ok_or_else(|| Error::format("SentencePiece model: unk is not defined (no piece of type UNKNOWN)"))?;
+        if byte_fallback {
+            if bytes.contains(&u32::MAX) {
+                return Err(Error::format("SentencePiece model: there are not 256 byte pieces although `byte_fallback` is true"));
+            }
+            vocab.byte_ids = Some(Box::new(bytes));
+        }
+        let user: Vec<(&[u8], u32)> = (0..n)
+            .filter(|&i| vocab.types[i] == PieceType::UserDefined)
+            .map(|i| (vocab.pieces[i].as_bytes(), i as u32))
+            .filter(|(k, _)| !k.contains(&0))
+            .collect();
+        if !user.is_empty() {
+            vocab.user_defined = Some(DoubleArray::build(&user)?);
+        }
+        Ok(vocab)
+    }
+
+    pub fn len(&self) -> usize {
+        self.pieces.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.pieces.is_empty()
+    }
+
+    /// SentencePiece's `PieceToId`: reserved pieces first, then the others, else unk.
+    pub fn piece_to_id(&self, piece: &str) -> u32 {
+        self.reserved.get(piece).or_else(|| self.normal.get(piece)).copied().unwrap_or(self.unk_id)
+    }
+
+    /// Only NORMAL, USER_DEFINED and UNUSED pieces.
+    #[inline]
+    pub fn normal_id(&self, piece: &str) -> Option<u32> {
+        self.normal.get(piece).copied()
+    }
+
+    pub fn kind(&self, id: u32) -> Option<PieceType> {
+        self.types.get(id as usize).copied()
+    }
+
+    pub fn is(&self, id: u32, kind: PieceType) -> bool {
+        self.kind(id) == Some(kind)
+    }
+
+    /// The length of the symbol at the start of `text`: a user-defined symbol (`true`) or one
+    /// character (SentencePiece's `PrefixMatcher::PrefixMatch`).
+    #[inline]
+    pub fn prefix_match(&self, text: &[u8]) -> (usize, bool) {
+        if let Some((_, len)) = self.user_defined.as_ref().and_then(|m| m.longest_prefix(text)) {
+            return (len, true);
+        }
+        (one_char_len(text[0]).min(text.len()), false)
+    }
+}
+
+/// A piece score with a total order (scores are finite in real models; NaN sorts lowest).
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Score(f32);
+impl Eq for Score {}
+impl PartialOrd for Score {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Score {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.0.total_cmp(&other.0)
+    }
+}
+
+/// A candidate merge: the highest score first, then the leftmost (bpe_model.cc's agenda order).
+#[derive(Debug, PartialEq, Eq)]
+struct Candidate {
+    score: Score,
+    left: usize,
+    right: usize,
+    size: usize,
+}
+impl PartialOrd for Candidate {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Candidate {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.score.cmp(&other.score).then_with(|| other.left.cmp(&self.left))
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Symbol {
+    start: usize,
+    len: usize,
+    prev: usize,
+    next: usize,
+    frozen: bool,
+}
+const NONE: usize = usize::MAX;
+
+/// SentencePiece BPE (bpe_model.cc): the whole normalized text starts as characters (and
+/// user-defined symbols, which never merge); the adjacent pair whose concatenation is a piece
+/// with the highest score merges first, ties to the leftmost; merged UNUSED pieces are split
+/// back into the pieces they were made of. `dropout` (0..1) skips each merge with that
+/// probability, drawing from `rng`.
+pub fn encode_bpe(vocab: &Vocab, text: &str, dropout: f32, rng: &mut dyn FnMut() -> f64) -> Vec<Span> {
+    let bytes = text.as_bytes();
+    if bytes.is_empty() {
+        return Vec::new();
+    }
+    let mut symbols: Vec<Symbol> = Vec::with_capacity(bytes.len());
+    let mut pos = 0;
+    while pos < bytes.len() {
+        let (len, frozen) = vocab.prefix_match(&bytes[pos..]);
+        let index = symbols.len();
+        symbols.push(Symbol { start: pos, len, prev: index.wrapping_sub(1), next: index + 1, frozen });
+        pos += len;
+    }
+    if let Some(last) = symbols.last_mut() {
+        last.next = NONE;
+    }
+    let mut agenda: BinaryHeap<Candidate> = BinaryHeap::with_capacity(symbols.len());
+    // Merged UNUSED pieces → the length of the left part they were made of. Keyed by the
+    // piece's text, the last pair seen wins (as bpe_model.cc's `rev_merge`).
+    let mut unmerge: FxHashMap<&str, usize> = FxHashMap::default();
+    let mut push = |symbols: &[Symbol], agenda: &mut BinaryHeap<Candidate>, left: usize, right: usize| {
+        if left == NONE || right == NONE {
+            return;
+        }
+        let (l, r) = (&symbols[left], &symbols[right]);
+        if l.frozen || r.frozen {
+            return;
+        }
+        let size = l.len + r.len;
+        let piece = &text[l.start..l.start + size];
+        let Some(id) = vocab.normal_id(piece) else { return };
+        agenda.push(Candidate { score: Score(vocab.scores[id as usize]), left, right, size });
+        if vocab.types[id as usize] == PieceType::Unused {
+            unmerge.insert(piece, l.len);
+        }
+    };
+    for i in 1..symbols.len() {
+        push(&symbols, &mut agenda, i - 1, i);
+    }
+    while let Some(top) = agenda.pop() {
+        let (l, r) = (symbols[top.left], symbols[top.right]);
+        if l.len == 0 || r.len == 0 || l.len + r.len != top.size {
+            continue; // stale: one side has changed since this candidate was pushed
+        }
+        if dropout > 0.0 && (dropout >= 1.0 || rng() < dropout as f64) {
+            continue;
+        }
+        symbols[top.left].len = top.size;
+        symbols[top.left].next = r.next;
+        if r.next != NONE {
+            symbols[r.next].prev = top.left;
+        }
+        symbols[top.right].len = 0;
+        let (prev, next) = (symbols[top.left].prev, symbols[top.left].next);
+        push(&symbols, &mut agenda, prev, top.left);
+        push(&symbols, &mut agenda, top.left, next);
+    }
+    let mut out = Vec::with_capacity(symbols.len());
+    let mut index = 0;
+    while index != NONE {
+        let s = symbols[index];
+        resegment(vocab, text, s.start, s.start + s.len, &unmerge, &mut out);
+        index = s.next;
+    }
+    out
+}
+
+/// Emits `text[start..end]`, split back into its parts while it is an UNUSED piece.
+fn resegment(vocab: &Vocab, text: &str, start: usize, end: usize, unmerge: &FxHashMap<&str, usize>, out: &mut Vec<Span>) {
+    let piece = &text[start..end];
+    let id = vocab.piece_to_id(piece);
+    if vocab.types[id as usize] == PieceType::Unused {
+        if let Some(&left_len) = unmerge.get(piece) {
+            resegment(vocab, text, start, start + left_len, unmerge, out);
+            resegment(vocab, text, start + left_len, end, unmerge, out);
+            return;
+        }
+    }
+    out.push(Span { start, end, id });
+}
+
+/// char_model.cc: one piece per character (or user-defined symbol).
+pub fn encode_char(vocab: &Vocab, text: &str) -> Vec<Span> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut pos = 0;
+    while pos < bytes.len() {
+        let (len, _) = vocab.prefix_match(&bytes[pos..]);
+        out.push(Span { start: pos, end: pos + len, id: vocab.piece_to_id(&text[pos..pos + len]) });
+        pos += len;
+    }
+    out
+}
+
+/// word_model.cc: one piece per whitespace-delimited word (with its leading ▁).
+pub fn encode_word(vocab: &Vocab, text: &str) -> Vec<Span> {
+    split_into_words(text, false, false)
+        .into_iter()
+        .map(|(start, end)| Span { start, end, id: vocab.piece_to_id(&text[start..end]) })
+        .collect()
+}
+
+/// model_interface.cc's `SplitIntoWords`: byte spans of the words of a normalized text, each
+/// starting with ▁ (or, with `treat_ws_as_suffix`, ending with it).
+pub fn split_into_words(text: &str, treat_ws_as_suffix: bool, allow_ws_only_pieces: bool) -> Vec<(usize, usize)> {
+    let bytes = text.as_bytes();
+    let space = SPACE_SYMBOL.as_bytes();
+    let mut result: Vec<(usize, usize)> = Vec::new();
+    let mut in_ws_sequence = false;
+    let mut pos = 0;
+    if treat_ws_as_suffix {
+        if !bytes.is_empty() {
+            result.push((0, 0));
+        }
+        while pos < bytes.len() {
+            let len = one_char_len(bytes[pos]).min(bytes.len() - pos);
+            let is_ws = &bytes[pos..pos + len] == space;
+            if is_ws {
+                in_ws_sequence = true;
+            } else if in_ws_sequence {
+                if allow_ws_only_pieces {
+                    result.push((pos, pos));
+                }
+                in_ws_sequence = false;
+            }
+            if let Some(last) = result.last_mut() {
+                last.1 += len;
+            }
+            pos += len;
+            if pos < bytes.len() && is_ws && !allow_ws_only_pieces {
+                result.push((pos, pos));
+            }
+        }
+    } else {
+        while pos < bytes.len() {
+            let len = one_char_len(bytes[pos]).min(bytes.len() - pos);
+            let is_ws = &bytes[pos..pos + len] == space;
+            if pos == 0 || (is_ws && (!in_ws_sequence || !allow_ws_only_pieces)) {
+                result.push((pos, pos));
+                in_ws_sequence = true;
+            }
+            if in_ws_sequence && !is_ws {
+                in_ws_sequence = false;
+            }
+            if let Some(last) = result.last_mut() {
+                last.1 += len;
+            }
+            pos += len;
+        }
+    }
+    result
+}
+
+/// The Unigram model's lookup structures (unigram_model.cc).
+#[derive(Debug, Clone)]
+pub struct UnigramIndex {
+    pub trie: DoubleArray,
+    pub min_score: f32,
+    pub max_score: f32,
+}
+
+/// What SentencePiece subtracts from the lowest score to score an unknown character.
+pub const UNK_PENALTY: f32 = 10.0;
+
+impl UnigramIndex {
+    pub fn new(vocab: &Vocab) -> Result<Self> {
+        let mut min_score = f32::MAX;
+        // SentencePiece starts the maximum at FLT_MIN (the smallest positive float), so with
+        // the usual negative log-probabilities it stays there.
+        let mut max_score = f32::MIN_POSITIVE;
+        for (i, kind) in vocab.types.iter().enumerate() {
+            if *kind == PieceType::Normal {
+                min_score = min_score.min(vocab.scores[i]);
+                max_score = max_score.max(vocab.scores[i]);
+            }
+        }
+        let keys: Vec<(&[u8], u32)> = vocab
+            .normal
+            .iter()
+            .map(|(piece, &id)| (piece.as_bytes(), id))
+            .filter(|(k, _)| !k.contains(&0))
+            .collect();
+        if keys.is_empty() {
+            return Err(Error::format("SentencePiece model: no entry is found in the trie (no normal pieces)"));
+        }
+        Ok(UnigramIndex { trie: DoubleArray::build(&keys)?, min_score, max_score })
+    }
+
+    pub fn unk_score(&self) -> f32 {
+        self.min_score - UNK_PENALTY
+    }
+
+    /// The score SentencePiece gives a piece in the lattice: user-defined symbols get a bonus
+    /// that makes them always win (`length * max_score - 0.1`).
+    #[inline]
+    pub fn node_score(&self, vocab: &Vocab, id: u32, length: usize) -> f32 {
+        if vocab.types[id as usize] == PieceType::UserDefined {
+            (length as f64 * self.max_score as f64 - 0.1) as f32
+        } else {
+            vocab.scores[id as usize]
+        }
+    }
+}
+
+/// unigram_model.cc's `EncodeOptimized` (the default encoder): Viterbi over byte positions,
+/// keeping only the best path ending at each position. Ties keep the earlier-found node (the
+/// leftmost start, then the shorter piece). Scores are summed in single precision, as the
+/// `sentencepiece` releases do, so that ties and near-ties resolve the same way.
+pub fn encode_unigram(vocab: &Vocab, index: &UnigramIndex, text: &str) -> Vec<Span> {
+    #[derive(Clone, Copy)]
+    struct Best {
+        id: u32,
+        score: f32,
+        start: usize,
+    }
+    let bytes = text.as_bytes();
+    let size = bytes.len();
+    if size == 0 {
+        return Vec::new();
+    }
+    let unk_score = index.unk_score();
+    let mut best = vec![Best { id: u32::MAX, score: 0.0, start: usize::MAX }; size + 1];
+    let mut start = 0;
+    while start < size {
+        let till_here = best[start].score;
+        let char_len = one_char_len(bytes[start]).min(size - start);
+        let mut has_single_node = false;
+        index.trie.common_prefix_search(&bytes[start..], |id, length| {
+            if vocab.types[id as usize] == PieceType::Unused {
+                return;
+            }
+            let candidate = index.node_score(vocab, id, length) + till_here;
+            let target = &mut best[start + length];
+            if target.start == usize::MAX || candidate > target.score {
+                *target = Best { id, score: candidate, start };
+            }
+            if length == char_len {
+                has_single_node = true;
+            }
+        });
+        if !has_single_node {
+            let candidate = unk_score + till_here;
+            let target = &mut best[start + char_len];
+            if target.start == usize::MAX || candidate > target.score {
+                *target = Best { id: vocab.unk_id, score: candidate, start };
+            }
+        }
+        start += char_len;
+    }
+    let mut out = Vec::new();
+    let mut end = size;
+    while end > 0 {
+        let node = best[end];
+        if node.start == usize::MAX {
+            break; // unreachable: every character is covered by a piece or an unk node
+        }
+        out.push(Span { start: node.start, end, id: node.id });
+        end = node.start;
+    }
+    out.reverse();
+    out
+}
+
+/// The model type of a proto, as an enum (unknown values are an error).
+pub fn model_type(proto: &ModelProto) -> Result<ModelType> {
+    let raw = proto.trainer_spec.as_ref().and_then(|t| t.model_type).unwrap_or(ModelType::Unigram as i32);
+    ModelType::try_from(raw).map_err(|_| Error::format(format!("SentencePiece model: unknown model_type {raw}")))
+}

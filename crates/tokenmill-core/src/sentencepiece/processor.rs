@@ -1,0 +1,498 @@
+//! `SentencePieceProcessor` (sentencepiece_processor.cc): normalize, segment, then turn the
+//! segmentation into pieces the way SentencePiece does — unknown pieces become byte pieces when
+//! byte_fallback is on, runs of unknown pieces merge otherwise — with surfaces and offsets; and
+//! decode pieces or ids back to text.
+use rand::{Rng, SeedableRng};
+
+use super::model::{self, byte_to_piece, piece_to_byte, Span, UnigramIndex, Vocab};
+use super::normalizer::{Normalized, SpNormalizer, SPACE_SYMBOL};
+use super::proto::{ModelProto, ModelType, PieceType, SentencePieceText, SentencePieceTextPiece};
+use crate::error::{Error, Result};
+
+const DEFAULT_UNK_SURFACE: &str = " \u{2047} ";
+
+/// One piece of an encoded text, as SentencePiece's `SentencePieceText.SentencePiece`.
+/// `begin`/`end` are byte offsets into the original text.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EncodedPiece {
+    pub piece: String,
+    pub id: u32,
+    /// `None` where SentencePiece leaves it unset (control pieces, all but the last byte piece
+    /// of a character).
+    pub surface: Option<String>,
+    pub begin: usize,
+    pub end: usize,
+}
+
+/// An encoded text (SentencePiece's `SentencePieceText`).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct EncodedText {
+    pub text: String,
+    pub pieces: Vec<EncodedPiece>,
+    /// Set for n-best and sampled results only (as SentencePiece does).
+    pub score: Option<f32>,
+}
+
+impl EncodedText {
+    /// The protobuf form (`SentencePieceText`), byte offsets.
+    pub fn to_proto(&self) -> SentencePieceText {
+        SentencePieceText {
+            text: Some(self.text.clone()),
+            pieces: self
+                .pieces
+                .iter()
+                .map(|p| SentencePieceTextPiece {
+                    piece: Some(p.piece.clone()),
+                    id: Some(p.id),
+                    surface: p.surface.clone(),
+                    begin: Some(p.begin as u32),
+                    end: Some(p.end as u32),
+                })
+                .collect(),
+            score: self.score,
+        }
+    }
+}
+
+/// Options of one encode call (the Python wrapper's keyword arguments).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct EncodeOptions {
+    pub add_bos: bool,
+    pub add_eos: bool,
+    pub reverse: bool,
+    pub emit_unk_piece: bool,
+    pub enable_sampling: bool,
+    pub nbest_size: i32,
+    pub alpha: f32,
+}
+
+#[derive(Debug, Clone)]
+pub struct Processor {
+    proto: ModelProto,
+    pub vocab: Vocab,
+    kind: ModelType,
+    unigram: Option<UnigramIndex>,
+    normalizer: SpNormalizer,
+    denormalizer: Option<SpNormalizer>,
+    unk_surface: String,
+    decode_strips_bos_ws: bool,
+    decode_strips_all_leading_ws: bool,
+    special: [String; 4],
+}
+
+/// The rng of sampling calls; `seed` makes them reproducible (`set_random_generator_seed`).
+pub fn make_rng(seed: Option<u64>) -> rand::rngs::StdRng {
+    match seed {
+        Some(seed) => rand::rngs::StdRng::seed_from_u64(seed),
+        None => rand::rngs::StdRng::from_entropy(),
+    }
+}
+
+impl Processor {
+    pub fn from_proto(proto: ModelProto) -> Result<Self> {
+        let vocab = Vocab::from_proto(&proto)?;
+        let kind = model::model_type(&proto)?;
+        let unigram = if kind == ModelType::Unigram { Some(UnigramIndex::new(&vocab)?) } else { None };
+        let trainer = proto.trainer_spec();
+        let spec = proto.normalizer_spec();
+        let normalizer = SpNormalizer::for_model(&spec, &trainer, vocab.user_defined.clone())?;
+        let denormalizer = match &proto.denormalizer_spec {
+            Some(spec) => SpNormalizer::denormalizer(spec)?,
+            None => None,
+        };
+        let non_empty = |s: Option<&String>, default: &str| s.filter(|s| !s.is_empty()).cloned().unwrap_or_else(|| default.to_string());
+        let t = proto.trainer_spec.as_ref();
+        let special = [
+            non_empty(t.and_then(|t| t.unk_piece.as_ref()), "<unk>"),
+            non_empty(t.and_then(|t| t.bos_piece.as_ref()), "<s>"),
+            non_empty(t.and_then(|t| t.eos_piece.as_ref()), "</s>"),
+            non_empty(t.and_then(|t| t.pad_piece.as_ref()), "<pad>"),
+        ];
+        let unk_surface = t.and_then(|t| t.unk_surface.clone()).unwrap_or_else(|| DEFAULT_UNK_SURFACE.to_string());
+        let processor = Processor {
+            decode_strips_bos_ws: spec.add_dummy_prefix() || spec.remove_extra_whitespaces(),
+            decode_strips_all_leading_ws: spec.remove_extra_whitespaces(),
+            proto,
+            vocab,
+            kind,
+            unigram,
+            normalizer,
+            denormalizer,
+            unk_surface,
+            special,
+        };
+        processor.self_test()?;
+        Ok(processor)
+    }
+
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
+        Processor::from_proto(ModelProto::from_bytes(bytes)?)
+    }
+
+    pub fn from_file(path: impl AsRef<std::path::Path>) -> Result<Self> {
+        let path = path.as_ref();
+        Processor::from_proto(ModelProto::from_file(path)?).map_err(|e| e.in_file(path))
+    }
+
+    /// Runs the model's self-test samples, as SentencePiece does on load.
+    fn self_test(&self) -> Result<()> {
+        let Some(data) = &self.proto.self_test_data else { return Ok(()) };
+        let mut failures = 0;
+        for sample in &data.samples {
+            let pieces = self.encode_pieces(sample.input.as_deref().unwrap_or(""), &EncodeOptions::default(), None)?;
+            if pieces.join(" ") != sample.expected.as_deref().unwrap_or("") {
+                failures += 1;
+            }
+        }
+        if failures > 0 {
+            return Err(Error::format(format!("SentencePiece model: {failures}/{} self-test samples did not pass", data.samples.len())));
+        }
+        Ok(())
+    }
+
+    pub fn proto(&self) -> &ModelProto {
+        &self.proto
+    }
+
+    pub fn model_type(&self) -> ModelType {
+        self.kind
+    }
+
+    pub fn normalizer(&self) -> &SpNormalizer {
+        &self.normalizer
+    }
+
+    pub fn normalize(&self, text: &str) -> Normalized {
+        self.normalizer.normalize(text)
+    }
+
+    pub fn piece_size(&self) -> usize {
+        self.vocab.len()
+    }
+
+    pub fn piece_to_id(&self, piece: &str) -> u32 {
+        self.vocab.piece_to_id(piece)
+    }
+
+    pub fn id_to_piece(&self, id: u32) -> Result<&str> {
+        self.vocab.pieces.get(id as usize).map(String::as_str).ok_or_else(|| self.out_of_range(id))
+    }
+
+    pub fn score(&self, id: u32) -> Result<f32> {
+        self.vocab.scores.get(id as usize).copied().ok_or_else(|| self.out_of_range(id))
+    }
+
+    pub fn is(&self, id: u32, kind: PieceType) -> Result<bool> {
+        self.vocab.kind(id).map(|k| k == kind).ok_or_else(|| self.out_of_range(id))
+    }
+
+    fn out_of_range(&self, id: u32) -> Error {
+        let _ = self;
+        Error::UnknownId(id)
+    }
+
+    /// `unk_id`, `bos_id`, `eos_id`, `pad_id`: the id of the piece named in the trainer spec if
+    /// it has the right type (UNKNOWN for unk, CONTROL for the others), else -1.
+    pub fn special_id(&self, which: usize) -> i32 {
+        let id = self.vocab.piece_to_id(&self.special[which]);
+        let wanted = if which == 0 { PieceType::Unknown } else { PieceType::Control };
+        if self.vocab.is(id, wanted) {
+            id as i32
+        } else {
+            -1
+        }
+    }
+
+    pub fn special_piece(&self, which: usize) -> &str {
+        &self.special[which]
+    }
+
+    /// The model's segmentation of a normalized text (before byte fallback / unk merging).
+    fn segment(&self, normalized: &str, options: &EncodeOptions, rng: &mut dyn FnMut() -> f64) -> Result<Vec<Span>> {
+        let sampling = options.enable_sampling;
+        Ok(match self.kind {
+            ModelType::Bpe => {
+                let dropout = if sampling { options.alpha } else { 0.0 };
+                model::encode_bpe(&self.vocab, normalized, dropout, rng)
+            }
+            ModelType::Unigram => {
+                let index = self.unigram.as_ref().ok_or_else(|| Error::Other("unigram index missing".into()))?;
+                if sampling && options.nbest_size != 0 && options.nbest_size != 1 {
+                    return Err(Error::InvalidArgument("Unigram sampling is not available yet in tokenmill.sentencepiece".into()));
+                }
+                model::encode_unigram(&self.vocab, index, normalized)
+            }
+            ModelType::Char => model::encode_char(&self.vocab, normalized),
+            ModelType::Word => model::encode_word(&self.vocab, normalized),
+        })
+    }
+
+    /// Ids of `text` (the fast path: no strings are built).
+    pub fn encode_ids(&self, text: &str, options: &EncodeOptions, seed: Option<u64>) -> Result<Vec<u32>> {
+        let normalized = self.normalizer.normalize(text);
+        let mut rng = make_rng_fn(options, seed);
+        let spans = self.segment(&normalized.text, options, &mut rng)?;
+        let mut ids = self.ids_of(&normalized, &spans);
+        self.rewrite_ids(&mut ids, options)?;
+        Ok(ids)
+    }
+
+    /// The ids of a segmentation, with byte fallback and unknown-run merging applied (the ids
+    /// that `populate` would give).
+    fn ids_of(&self, normalized: &Normalized, spans: &[Span]) -> Vec<u32> {
+        let mut ids = Vec::with_capacity(spans.len() + 2);
+        let mut prev_unk = false;
+        for span in spans {
+            let is_unk = span.id == self.vocab.unk_id;
+            match (&self.vocab.byte_ids, is_unk) {
+                (Some(bytes), true) => ids.extend(normalized.text.as_bytes()[span.start..span.end].iter().map(|&b| bytes[b as usize])),
+                _ if is_unk && prev_unk => {}
+                _ => ids.push(span.id),
+            }
+            prev_unk = is_unk;
+        }
+        ids
+    }
+
+    /// Pieces of `text` (`out_type=str`).
+    pub fn encode_pieces(&self, text: &str, options: &EncodeOptions, seed: Option<u64>) -> Result<Vec<String>> {
+        let encoded = self.encode_full(text, options, seed)?;
+        let mut pieces: Vec<String> = encoded.pieces.into_iter().map(|p| p.piece).collect();
+        self.rewrite_pieces(&mut pieces, options)?;
+        Ok(pieces)
+    }
+
+    fn check_specials(&self, options: &EncodeOptions) -> Result<()> {
+        if options.add_bos && self.special_id(1) < 0 {
+            return Err(Error::InvalidArgument("BOS token is not defined as a control symbol in this model.".into()));
+        }
+        if options.add_eos && self.special_id(2) < 0 {
+            return Err(Error::InvalidArgument("EOS token is not defined as a control symbol in this model.".into()));
+        }
+        if options.emit_unk_piece && self.special_id(0) < 0 {
+            return Err(Error::InvalidArgument("UNK token is not defined in this model.".into()));
+        }
+        Ok(())
+    }
+
+    /// The Python wrapper's `RewriteIds`: `reverse`, then `<s>` / `</s>`.
+    pub fn rewrite_ids(&self, ids: &mut Vec<u32>, options: &EncodeOptions) -> Result<()> {
+        self.check_specials(options)?;
+        if options.reverse {
+            ids.reverse();
+        }
+        if options.add_bos {
+            ids.insert(0, self.special_id(1) as u32);
+        }
+        if options.add_eos {
+            ids.push(self.special_id(2) as u32);
+        }
+        Ok(())
+    }
+
+    /// `RewriteIds` for pieces: unknown pieces become `<unk>` (emit_unk_piece), `reverse`,
+    /// then `<s>` / `</s>`.
+    pub fn rewrite_pieces(&self, pieces: &mut Vec<String>, options: &EncodeOptions) -> Result<()> {
+        self.check_specials(options)?;
+        let piece_of = |which: usize| self.vocab.pieces[self.special_id(which) as usize].clone();
+        if options.emit_unk_piece {
+            let unk = piece_of(0);
+            for piece in pieces.iter_mut() {
+                if self.vocab.piece_to_id(piece) == self.vocab.unk_id {
+                    piece.clone_from(&unk);
+                }
+            }
+        }
+        if options.reverse {
+            pieces.reverse();
+        }
+        if options.add_bos {
+            pieces.insert(0, piece_of(1));
+        }
+        if options.add_eos {
+            pieces.push(piece_of(2));
+        }
+        Ok(())
+    }
+
+    /// The full result with surfaces and byte offsets (the proto output types).
+    pub fn encode_full(&self, text: &str, options: &EncodeOptions, seed: Option<u64>) -> Result<EncodedText> {
+        let normalized = self.normalizer.normalize(text);
+        let mut rng = make_rng_fn(options, seed);
+        let spans = self.segment(&normalized.text, options, &mut rng)?;
+        self.populate(text, &normalized, &spans)
+    }
+
+    /// The n best segmentations (Unigram only), best first, each with its score.
+    pub fn nbest_encode(&self, text: &str, nbest_size: i32, _options: &EncodeOptions) -> Result<Vec<EncodedText>> {
+        let _ = (text, nbest_size);
+        Err(self.unavailable("NBestEncode"))
+    }
+
+    /// Sampled segmentations with their scores (Unigram only).
+    #[allow(clippy::too_many_arguments)]
+    pub fn sample_encode_and_score(&self, text: &str, num_samples: i32, alpha: f32, wor: bool, include_best: bool, _options: &EncodeOptions, seed: Option<u64>) -> Result<Vec<EncodedText>> {
+        let _ = (text, num_samples, alpha, wor, include_best, seed);
+        Err(self.unavailable("SampleEncodeAndScore"))
+    }
+
+    /// The entropy of the segmentation distribution (Unigram only).
+    pub fn calculate_entropy(&self, text: &str, alpha: f32) -> Result<f32> {
+        let _ = (text, alpha);
+        Err(self.unavailable("CalculateEntropy"))
+    }
+
+    fn unavailable(&self, what: &str) -> Error {
+        Error::InvalidArgument(format!("{what} is not available for the current model ({:?})", self.kind))
+    }
+
+    /// SentencePiece's `PopulateSentencePieceText`.
+    pub fn populate(&self, text: &str, normalized: &Normalized, spans: &[Span]) -> Result<EncodedText> {
+        let map = &normalized.norm_to_orig;
+        let mut pieces: Vec<EncodedPiece> = Vec::with_capacity(spans.len());
+        let mut prev_unk = false;
+        let mut consumed = 0;
+        for span in spans {
+            let w = &normalized.text[span.start..span.end];
+            let is_unk = self.vocab.is(span.id, PieceType::Unknown);
+            if self.vocab.is(span.id, PieceType::Control) {
+                let at = map[consumed];
+                pieces.push(EncodedPiece { piece: w.to_string(), id: span.id, surface: None, begin: at, end: at });
+                prev_unk = is_unk;
+                continue;
+            }
+            let (begin, end) = (map[consumed], map[consumed + w.len()]);
+            if begin > end || end > text.len() {
+                return Err(Error::Other(format!("SentencePiece: inconsistent alignment at normalized byte {consumed}")));
+            }
+            let surface = text.get(begin..end).unwrap_or("");
+            match (&self.vocab.byte_ids, is_unk) {
+                (Some(bytes), true) => {
+                    let n = w.len();
+                    for (i, &b) in w.as_bytes().iter().enumerate() {
+                        let last = i + 1 == n;
+                        pieces.push(EncodedPiece {
+                            piece: byte_to_piece(b),
+                            id: bytes[b as usize],
+                            surface: last.then(|| surface.to_string()),
+                            begin,
+                            end: if last { end } else { begin },
+                        });
+                    }
+                }
+                _ if is_unk && prev_unk => {
+                    if let Some(last) = pieces.last_mut() {
+                        last.piece.push_str(w);
+                        last.surface.get_or_insert_with(String::new).push_str(surface);
+                        last.end = end;
+                    }
+                }
+                _ => pieces.push(EncodedPiece { piece: w.to_string(), id: span.id, surface: Some(surface.to_string()), begin, end }),
+            }
+            consumed += w.len();
+            prev_unk = is_unk;
+        }
+        if consumed != normalized.text.len() {
+            return Err(Error::Other("SentencePiece: not all normalized characters are consumed".into()));
+        }
+        Ok(EncodedText { text: text.to_string(), pieces, score: None })
+    }
+
+    /// Decodes ids (each must be in range).
+    pub fn decode_ids(&self, ids: &[u32]) -> Result<String> {
+        let pieces = ids.iter().map(|&id| self.id_to_piece(id)).collect::<Result<Vec<&str>>>()?;
+        Ok(self.decode_pieces(&pieces).text)
+    }
+
+    /// SentencePiece's `Decode`: control pieces vanish, `<unk>` becomes the unk surface, runs of
+    /// byte pieces are decoded as UTF-8 (invalid bytes become U+FFFD), ▁ becomes a space and
+    /// the first one is dropped when the model adds a dummy prefix.
+    pub fn decode_pieces<S: AsRef<str>>(&self, pieces: &[S]) -> EncodedText {
+        let ids: Vec<u32> = pieces.iter().map(|p| self.vocab.piece_to_id(p.as_ref())).collect();
+        let mut out = EncodedText::default();
+        let mut text = String::new();
+        let mut surfaces: Vec<(String, usize, usize)> = Vec::with_capacity(pieces.len());
+        let mut set_surface = |text: &mut String, surfaces: &mut Vec<(String, usize, usize)>, surface: &str| {
+            surfaces.push((surface.to_string(), text.len(), text.len() + surface.len()));
+            text.push_str(surface);
+        };
+        let mut byte_run: Vec<u8> = Vec::new();
+        let flush_bytes = |text: &mut String, surfaces: &mut Vec<(String, usize, usize)>, run: &mut Vec<u8>, set_surface: &mut dyn FnMut(&mut String, &mut Vec<(String, usize, usize)>, &str)| {
+            let mut rest: &[u8] = run;
+            while !rest.is_empty() {
+                match super::normalizer::utf8_char_len(rest) {
+                    Some(len) => {
+                        let ch = std::str::from_utf8(&rest[..len]).unwrap_or("\u{FFFD}");
+                        for _ in 1..len {
+                            set_surface(text, surfaces, "");
+                        }
+                        set_surface(text, surfaces, ch);
+                        rest = &rest[len..];
+                    }
+                    None => {
+                        set_surface(text, surfaces, "\u{FFFD}");
+                        rest = &rest[1..];
+                    }
+                }
+            }
+            run.clear();
+        };
+        let mut is_bos_ws = true;
+        let mut bos_ws_seen = false;
+        for (piece, &id) in pieces.iter().zip(&ids) {
+            let piece = piece.as_ref();
+            if self.vocab.is(id, PieceType::Byte) {
+                byte_run.push(piece_to_byte(piece).unwrap_or(0));
+                continue;
+            }
+            flush_bytes(&mut text, &mut surfaces, &mut byte_run, &mut set_surface);
+            if bos_ws_seen || !text.is_empty() {
+                is_bos_ws = false;
+            }
+            let decoded;
+            (decoded, bos_ws_seen) = self.decode_piece(piece, id, is_bos_ws);
+            set_surface(&mut text, &mut surfaces, &decoded);
+        }
+        flush_bytes(&mut text, &mut surfaces, &mut byte_run, &mut set_surface);
+        if let Some(denormalizer) = &self.denormalizer {
+            text = denormalizer.normalize(&text).text;
+        }
+        out.pieces = pieces
+            .iter()
+            .zip(&ids)
+            .zip(surfaces)
+            .map(|((p, &id), (surface, begin, end))| EncodedPiece { piece: p.as_ref().to_string(), id, surface: Some(surface), begin, end })
+            .collect();
+        out.text = text;
+        out
+    }
+
+    fn decode_piece(&self, piece: &str, id: u32, is_bos_ws: bool) -> (String, bool) {
+        match self.vocab.kind(id) {
+            Some(PieceType::Control) => return (String::new(), false),
+            Some(PieceType::Unknown) => {
+                let surface = if self.vocab.pieces[id as usize] == piece { self.unk_surface.clone() } else { piece.to_string() };
+                return (surface, false);
+            }
+            _ => {}
+        }
+        let mut piece = piece;
+        let mut has_bos_ws = false;
+        if is_bos_ws && self.decode_strips_bos_ws {
+            if let Some(rest) = piece.strip_prefix(SPACE_SYMBOL) {
+                piece = rest;
+                has_bos_ws = true;
+            }
+            if self.decode_strips_all_leading_ws {
+                has_bos_ws = false;
+            }
+        }
+        (piece.replace(SPACE_SYMBOL, " "), has_bos_ws)
+    }
+}
+
+/// A uniform [0, 1) source for BPE-dropout.
+fn make_rng_fn(options: &EncodeOptions, seed: Option<u64>) -> impl FnMut() -> f64 {
+    let mut rng = if options.enable_sampling { Some(make_rng(seed)) } else { None };
+    move || rng.as_mut().map_or(1.0, |r| r.gen::<f64>())
+}

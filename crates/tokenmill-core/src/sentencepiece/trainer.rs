@@ -1,0 +1,644 @@
+//! `SentencePieceTrainer` for the bpe, char and word model types (trainer_interface.cc,
+//! bpe_model_trainer.cc, char_model_trainer.cc, word_model_trainer.cc): sentence loading and
+//! normalization, character coverage, meta pieces, and a `.model` that SentencePiece loads.
+//!
+//! BPE differs from SentencePiece in one deliberate way: SentencePiece looks for the best pair
+//! only among an "active" 5% of the candidates, refreshed every 100 merges (an approximation);
+//! tokenmill always takes the true best (highest frequency, then fewer characters, then the
+//! smaller string — SentencePiece's tie-breaking), with a lazily-updated max-heap.
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+use rustc_hash::{FxHashMap, FxHashSet};
+use unicode_script::{Script, UnicodeScript};
+
+use super::darts::DoubleArray;
+use super::model::{byte_to_piece, split_into_words};
+use super::normalizer::SpNormalizer;
+use super::proto::{ModelProto, ModelType, NormalizerSpec, PieceType, SentencePiece, TrainerSpec};
+use super::rules;
+use crate::error::{Error, Result};
+
+/// Stands for characters outside the character coverage (SentencePiece's kUNKChar).
+const UNK_CHAR: char = '\u{2585}';
+const WS_CHAR: char = '\u{2581}';
+/// Replaces meta pieces in training sentences (a boundary no piece may cross).
+const BOUNDARY_CHAR: char = '\t';
+
+fn invalid(message: impl Into<String>) -> Error {
+    Error::InvalidArgument(message.into())
+}
+
+/// Fills in the normalizer spec of a model to train: the charsmap of the named rules (or of
+/// `normalization_rule_tsv`), as SentencePiece's `Builder` does.
+pub fn prepare_normalizer_spec(spec: &mut NormalizerSpec) -> Result<()> {
+    let rules = match spec.normalization_rule_tsv.as_deref().filter(|p| !p.is_empty()) {
+        Some(path) => {
+            let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+            spec.name = Some("user_defined".into());
+            rules::rules_from_tsv(&text).map_err(|e| e.in_file(path))?
+        }
+        None => {
+            let name = spec.name.clone().unwrap_or_else(|| "nmt_nfkc".into());
+            let rules = rules::builtin_rules(&name)?;
+            spec.name = Some(name);
+            rules
+        }
+    };
+    spec.precompiled_charsmap = Some(rules::compile_charsmap(&rules)?);
+    Ok(())
+}
+
+/// The meta pieces (unk/bos/eos/pad, control, user-defined, byte) by id (`InitMetaPieces`).
+fn meta_pieces(spec: &TrainerSpec) -> Result<std::collections::BTreeMap<i32, (String, PieceType)>> {
+    let mut meta = std::collections::BTreeMap::new();
+    let vocab_size = spec.vocab_size();
+    let unk_piece = spec.unk_piece().to_string();
+    let mut has_unk = false;
+    for (id, piece) in [(spec.unk_id(), spec.unk_piece()), (spec.bos_id(), spec.bos_piece()), (spec.eos_id(), spec.eos_piece()), (spec.pad_id(), spec.pad_piece())] {
+        if id < 0 {
+            continue;
+        }
+        if id >= vocab_size || meta.contains_key(&id) || (has_unk && piece == unk_piece) {
+            return Err(invalid(format!("the id {id} of {piece:?} is out of range or used twice (vocab_size {vocab_size})")));
+        }
+        let kind = if piece == unk_piece {
+            has_unk = true;
+            PieceType::Unknown
+        } else {
+            PieceType::Control
+        };
+        meta.insert(id, (piece.to_string(), kind));
+    }
+    if !has_unk {
+        return Err(invalid(format!("{unk_piece} must be defined (unk_id must be >= 0)")));
+    }
+    let mut seen = FxHashSet::default();
+    let mut next_id = 0;
+    let mut add = |meta: &mut std::collections::BTreeMap<i32, (String, PieceType)>, w: &str, kind: PieceType| -> Result<()> {
+        if !seen.insert(w.to_string()) {
+            return Err(invalid(format!("{w} is already defined. duplicated symbols are not allowed.")));
+        }
+        if w == unk_piece {
+            return Err(invalid(format!("{unk_piece} must not be defined with --control_symbols and --user_defined_symbols.")));
+        }
+        let special = [(spec.bos_piece(), spec.bos_id()), (spec.eos_piece(), spec.eos_id()), (spec.pad_piece(), spec.pad_id())];
+        if let Some(&(_, id)) = special.iter().find(|(p, id)| *p == w && *id >= 0) {
+            if let Some(entry) = meta.get_mut(&id) {
+                entry.1 = kind;
+            }
+        } else {
+            while meta.contains_key(&next_id) {
+                next_id += 1;
+            }
+            meta.insert(next_id, (w.to_string(), kind));
+        }
+        Ok(())
+    };
+    for w in &spec.control_symbols {
+        add(&mut meta, w, PieceType::Control)?;
+    }
+    for w in &spec.user_defined_symbols {
+        add(&mut meta, w, PieceType::UserDefined)?;
+    }
+    if spec.byte_fallback() {
+        for b in 0..=255u8 {
+            add(&mut meta, &byte_to_piece(b), PieceType::Byte)?;
+        }
+    }
+    Ok(meta)
+}
+
+/// SentencePiece's `IsValidSentencePiece`: length, script consistency, digits and ▁ placement.
+fn is_valid_piece(spec: &TrainerSpec, chars: &[char]) -> bool {
+    if chars.is_empty() || chars.len() > spec.max_sentencepiece_length().max(0) as usize {
+        return false;
+    }
+    let all_ws = chars.iter().all(|&c| c == WS_CHAR);
+    // `None` is "any script" (SentencePiece's kAnyType).
+    let mut prev: Option<Script> = None;
+    let last = chars.len() - 1;
+    for (pos, &c) in chars.iter().enumerate() {
+        if c == UNK_CHAR || c == '\0' || c == BOUNDARY_CHAR || c == ' ' {
+            return false;
+        }
+        if c == WS_CHAR {
+            if !spec.allow_whitespace_only_pieces() || !all_ws {
+                let by_ws = spec.split_by_whitespace();
+                let bad = if spec.treat_whitespace_as_suffix() {
+                    (by_ws && pos < last) || (!by_ws && pos < last && pos == 0)
+                } else {
+                    (by_ws && pos > 0) || (!by_ws && pos > 0 && pos == last)
+                };
+                if bad {
+                    return false;
+                }
+            }
+            continue;
+        }
+        let mut script = Some(match c.script() {
+            Script::Hiragana | Script::Katakana => Script::Han,
+            _ if c == '\u{30FC}' => Script::Han,
+            s => s,
+        });
+        if script == Some(Script::Inherited) {
+            script = prev;
+        }
+        let is_digit = c.is_numeric() && unicode_general_category::get_general_category(c) == unicode_general_category::GeneralCategory::DecimalNumber;
+        if !spec.split_by_number() && is_digit {
+            script = None;
+        }
+        if spec.split_digits() && is_digit && chars.len() > 1 {
+            return false;
+        }
+        if spec.split_by_unicode_script() && script.is_some() && prev.is_some() && prev != script {
+            return false;
+        }
+        prev = script;
+    }
+    true
+}
+
+/// Sorts by count (descending), then key (ascending): SentencePiece's `Sorted`.
+fn sorted_by_count<K: Ord + Clone>(map: impl IntoIterator<Item = (K, u64)>) -> Vec<(K, u64)> {
+    let mut v: Vec<(K, u64)> = map.into_iter().collect();
+    v.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    v
+}
+
+/// Trains a model from `sentences` (already split into lines). `spec.model_type` picks the
+/// algorithm (bpe, char or word here).
+pub fn train(mut spec: TrainerSpec, mut normalizer_spec: NormalizerSpec, sentences: impl IntoIterator<Item = String>) -> Result<ModelProto> {
+    let kind = ModelType::try_from(spec.model_type.unwrap_or(ModelType::Unigram as i32)).map_err(|_| invalid("unknown model_type"))?;
+    if spec.vocab_size() <= 0 {
+        return Err(invalid("vocab_size must be > 0"));
+    }
+    if !(0.0..=1.0).contains(&spec.character_coverage()) || spec.character_coverage() <= 0.0 {
+        return Err(invalid("character_coverage must be in (0, 1]"));
+    }
+    if spec.max_sentencepiece_length() <= 0 || spec.max_sentencepiece_length() > 512 {
+        return Err(invalid("max_sentencepiece_length must be in 1..=512"));
+    }
+    if !normalizer_spec.escape_whitespaces() {
+        return Err(invalid("escape_whitespaces must be true to train"));
+    }
+    let meta = meta_pieces(&spec)?;
+    prepare_normalizer_spec(&mut normalizer_spec)?;
+    let sentences = load_sentences(&spec, &normalizer_spec, &meta, sentences)?;
+    let (sentences, required_chars) = apply_character_coverage(&spec, sentences)?;
+    let meta_count = meta.len() as i64;
+    if !matches!(kind, ModelType::Word | ModelType::Char) && required_chars.len() as i64 + meta_count > spec.vocab_size() as i64 {
+        return Err(invalid(format!(
+            "Vocabulary size is smaller than required_chars. {} vs {}. Increase vocab_size or decrease character_coverage with --character_coverage option.",
+            spec.vocab_size(),
+            required_chars.len() as i64 + meta_count
+        )));
+    }
+    let budget = spec.vocab_size() as i64 - meta_count;
+    let final_pieces = match kind {
+        ModelType::Bpe => train_bpe(&spec, &sentences, &required_chars, (budget - required_chars.len() as i64).max(0) as usize),
+        ModelType::Char => train_char(&spec, &required_chars, budget.max(0) as usize),
+        ModelType::Word => train_word(&spec, &sentences, budget.max(0) as usize),
+        ModelType::Unigram => return Err(invalid("model_type=unigram is trained by tokenmill's Unigram trainer (not available in this build)")),
+    };
+    if spec.use_all_vocab() && matches!(kind, ModelType::Char | ModelType::Word) {
+        spec.vocab_size = Some(final_pieces.len() as i32 + meta.len() as i32);
+    }
+    serialize(spec, normalizer_spec, &meta, final_pieces)
+}
+
+/// Reads, filters, samples and normalizes the training sentences (`LoadSentences`), with
+/// meta pieces replaced by a boundary character. Returns (sentence, count) pairs.
+fn load_sentences(spec: &TrainerSpec, normalizer_spec: &NormalizerSpec, meta: &std::collections::BTreeMap<i32, (String, PieceType)>, sentences: impl IntoIterator<Item = String>) -> Result<Vec<(String, u64)>> {
+    let max_len = spec.max_sentence_length().max(0) as usize;
+    let limit = spec.input_sentence_size() as usize;
+    let mut kept: Vec<String> = Vec::new();
+    let mut seen = 0usize;
+    let mut rng = rand::rngs::StdRng::seed_from_u64(0x5eed);
+    for sentence in sentences {
+        if sentence.is_empty() || sentence.len() > max_len || sentence.contains(UNK_CHAR) {
+            continue;
+        }
+        seen += 1;
+        if limit == 0 || kept.len() < limit {
+            kept.push(sentence);
+        } else if spec.shuffle_input_sentence() {
+            // Reservoir sampling: every sentence is kept with probability limit / seen.
+            let slot = rand::Rng::gen_range(&mut rng, 0..seen);
+            if slot < limit {
+                kept[slot] = sentence;
+            }
+        } else {
+            break;
+        }
+    }
+    if limit > 0 && spec.shuffle_input_sentence() {
+        kept.shuffle(&mut rng);
+    }
+    let normalizer = SpNormalizer::new(normalizer_spec, spec.treat_whitespace_as_suffix(), None)?;
+    let meta_keys: Vec<(&[u8], u32)> = meta.values().map(|(p, _)| (p.as_bytes(), 0)).filter(|(k, _)| !k.contains(&0)).collect();
+    let meta_matcher = if meta_keys.is_empty() { None } else { Some(DoubleArray::build(&meta_keys)?) };
+    use rayon::prelude::*;
+    let normalized: Vec<(String, u64)> = kept
+        .par_iter()
+        .map(|s| {
+            let text = normalizer.normalize(s).text;
+            (replace_meta(&text, meta_matcher.as_ref()), 1u64)
+        })
+        .filter(|(s, _)| !s.is_empty())
+        .collect();
+    if normalized.is_empty() {
+        return Err(invalid("the training corpus is empty (no non-empty sentence after filtering and normalization)"));
+    }
+    Ok(normalized)
+}
+
+/// Replaces every occurrence of a meta piece with the boundary character (`GlobalReplace`).
+fn replace_meta(text: &str, matcher: Option<&DoubleArray>) -> String {
+    let Some(matcher) = matcher else { return text.to_string() };
+    let bytes = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut pos = 0;
+    while pos < bytes.len() {
+        if let Some((_, len)) = matcher.longest_prefix(&bytes[pos..]) {
+            out.push(BOUNDARY_CHAR);
+            pos += len;
+        } else {
+            let c = text[pos..].chars().next().unwrap_or(' ');
+            out.push(c);
+            pos += c.len_utf8();
+        }
+    }
+    out
+}
+
+/// Character coverage: the most frequent characters that cover `character_coverage` of the
+/// corpus are required; the others become ▅ in the sentences.
+fn apply_character_coverage(spec: &TrainerSpec, mut sentences: Vec<(String, u64)>) -> Result<(Vec<(String, u64)>, Vec<(char, u64)>)> {
+    let mut counts: FxHashMap<char, (bool, u64)> = FxHashMap::default();
+    for c in spec.required_chars().chars().filter(|&c| c != '\0') {
+        counts.entry(c).or_default().0 = true;
+    }
+    let mut all: u64 = 0;
+    for (s, freq) in &sentences {
+        for c in s.chars().filter(|&c| c != '\0' && c != ' ') {
+            counts.entry(c).or_default().1 += freq;
+            all += freq;
+        }
+    }
+    let mut ordered: Vec<(char, (bool, u64))> = counts.into_iter().collect();
+    ordered.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    let mut required: FxHashMap<char, u64> = FxHashMap::default();
+    let mut accumulated: u64 = 0;
+    for (c, (_, count)) in ordered {
+        let coverage = accumulated as f64 / all.max(1) as f64;
+        if !spec.use_all_vocab() && coverage >= spec.character_coverage() as f64 {
+            break;
+        }
+        accumulated += count;
+        if c == BOUNDARY_CHAR {
+            continue;
+        }
+        required.insert(c, count);
+    }
+    if required.contains_key(&UNK_CHAR) {
+        return Err(invalid("the corpus holds U+2585, which SentencePiece reserves"));
+    }
+    for (s, _) in &mut sentences {
+        if s.chars().any(|c| !required.contains_key(&c)) {
+            *s = s.chars().map(|c| if required.contains_key(&c) { c } else { UNK_CHAR }).collect();
+        }
+    }
+    Ok((sentences, sorted_by_count(required)))
+}
+
+fn train_char(spec: &TrainerSpec, required: &[(char, u64)], budget: usize) -> Vec<(String, f32)> {
+    let sum: u64 = required.iter().map(|(_, n)| n).sum();
+    let logsum = (sum as f32).ln();
+    required
+        .iter()
+        .take(if spec.use_all_vocab() { usize::MAX } else { budget })
+        .map(|(c, n)| (c.to_string(), (*n as f32).ln() - logsum))
+        .collect()
+}
+
+fn train_word(spec: &TrainerSpec, sentences: &[(String, u64)], budget: usize) -> Vec<(String, f32)> {
+    let mut freq: FxHashMap<&str, u64> = FxHashMap::default();
+    for (s, n) in sentences {
+        for (start, end) in split_into_words(s, false, false) {
+            *freq.entry(&s[start..end]).or_default() += n;
+        }
+    }
+    let sum: u64 = freq.values().sum();
+    let logsum = (sum as f32).ln();
+    sorted_by_count(freq)
+        .into_iter()
+        .filter(|(w, _)| !w.contains(UNK_CHAR))
+        .take(if spec.use_all_vocab() { usize::MAX } else { budget })
+        .map(|(w, n)| (w.to_string(), (n as f32).ln() - logsum))
+        .collect()
+}
+
+/// A candidate merge in the heap: frequency, then fewer characters, then the smaller string.
+type HeapEntry = (u64, Reverse<usize>, Reverse<String>, (u32, u32));
+
+/// SentencePiece's BPE training on words (sentences split at whitespace): merges the most
+/// frequent valid pair until `merges` pieces are learned, then appends the required characters.
+fn train_bpe(spec: &TrainerSpec, sentences: &[(String, u64)], required: &[(char, u64)], merges: usize) -> Vec<(String, f32)> {
+    // Words and their counts.
+    let mut word_counts: FxHashMap<&str, u64> = FxHashMap::default();
+    for (s, n) in sentences {
+        if spec.split_by_whitespace() {
+            for (start, end) in split_into_words(s, spec.treat_whitespace_as_suffix(), spec.allow_whitespace_only_pieces()) {
+                *word_counts.entry(&s[start..end]).or_default() += n;
+            }
+        } else {
+            *word_counts.entry(s.as_str()).or_default() += n;
+        }
+    }
+    let words_sorted = sorted_by_count(word_counts);
+    // Symbols: the text of each symbol id; characters first.
+    let mut symbols: Vec<Vec<char>> = Vec::new();
+    let mut char_ids: FxHashMap<char, u32> = FxHashMap::default();
+    let mut words: Vec<(Vec<u32>, u64)> = Vec::with_capacity(words_sorted.len());
+    for (w, n) in &words_sorted {
+        let ids = w
+            .chars()
+            .map(|c| {
+                *char_ids.entry(c).or_insert_with(|| {
+                    symbols.push(vec![c]);
+                    symbols.len() as u32 - 1
+                })
+            })
+            .collect();
+        words.push((ids, *n));
+    }
+    let unk_symbol = char_ids.get(&UNK_CHAR).copied();
+    let mut valid: FxHashMap<(u32, u32), bool> = FxHashMap::default();
+    let mut pair_count: FxHashMap<(u32, u32), u64> = FxHashMap::default();
+    let mut pair_words: FxHashMap<(u32, u32), FxHashSet<u32>> = FxHashMap::default();
+    let is_valid = |valid: &mut FxHashMap<(u32, u32), bool>, symbols: &[Vec<char>], pair: (u32, u32)| -> bool {
+        *valid.entry(pair).or_insert_with(|| {
+            if Some(pair.0) == unk_symbol || Some(pair.1) == unk_symbol {
+                return false;
+            }
+            let joined: Vec<char> = symbols[pair.0 as usize].iter().chain(&symbols[pair.1 as usize]).copied().collect();
+            is_valid_piece(spec, &joined)
+        })
+    };
+    for (wi, (ids, n)) in words.iter().enumerate() {
+        for pair in ids.windows(2).map(|p| (p[0], p[1])) {
+            if is_valid(&mut valid, &symbols, pair) {
+                *pair_count.entry(pair).or_default() += n;
+                pair_words.entry(pair).or_default().insert(wi as u32);
+            }
+        }
+    }
+    let text_of = |symbols: &[Vec<char>], pair: (u32, u32)| -> String { symbols[pair.0 as usize].iter().chain(&symbols[pair.1 as usize]).collect() };
+    let entry = |symbols: &[Vec<char>], pair: (u32, u32), count: u64| -> HeapEntry {
+        (count, Reverse(symbols[pair.0 as usize].len() + symbols[pair.1 as usize].len()), Reverse(text_of(symbols, pair)), pair)
+    };
+    let mut heap: BinaryHeap<HeapEntry> = pair_count.iter().map(|(&pair, &count)| entry(&symbols, pair, count)).collect();
+    let mut final_pieces: Vec<(String, f32)> = Vec::with_capacity(merges + required.len());
+    let mut dup: FxHashSet<String> = FxHashSet::default();
+    while final_pieces.len() < merges {
+        let Some((count, _, Reverse(text), pair)) = heap.pop() else { break };
+        let current = pair_count.get(&pair).copied().unwrap_or(0);
+        if current == 0 {
+            continue;
+        }
+        if current != count {
+            heap.push(entry(&symbols, pair, current));
+            continue;
+        }
+        if !dup.insert(text.clone()) {
+            // The same string as an earlier piece (made of other parts): never merged.
+            pair_count.remove(&pair);
+            valid.insert(pair, false);
+            continue;
+        }
+        final_pieces.push((text.clone(), -(final_pieces.len() as f32)));
+        let merged = symbols.len() as u32;
+        symbols.push(text.chars().collect());
+        let affected: Vec<u32> = pair_words.remove(&pair).map(|s| s.into_iter().collect()).unwrap_or_default();
+        pair_count.remove(&pair);
+        let mut changed: FxHashSet<(u32, u32)> = FxHashSet::default();
+        for wi in affected {
+            let (ids, n) = &mut words[wi as usize];
+            let n = *n;
+            // Remove the word's old pairs, merge left to right, add its new pairs.
+            for p in ids.windows(2).map(|p| (p[0], p[1])) {
+                if p != pair {
+                    if let Some(c) = pair_count.get_mut(&p) {
+                        *c = c.saturating_sub(n);
+                        changed.insert(p);
+                    }
+                }
+            }
+            let mut out = Vec::with_capacity(ids.len());
+            let mut i = 0;
+            while i < ids.len() {
+                if i + 1 < ids.len() && (ids[i], ids[i + 1]) == pair {
+                    out.push(merged);
+                    i += 2;
+                } else {
+                    out.push(ids[i]);
+                    i += 1;
+                }
+            }
+            *ids = out;
+            for p in ids.windows(2).map(|p| (p[0], p[1])) {
+                if is_valid(&mut valid, &symbols, p) {
+                    *pair_count.entry(p).or_default() += n;
+                    pair_words.entry(p).or_default().insert(wi);
+                    changed.insert(p);
+                }
+            }
+        }
+        for p in changed {
+            if let Some(&c) = pair_count.get(&p) {
+                if c > 0 {
+                    heap.push(entry(&symbols, p, c));
+                }
+            }
+        }
+    }
+    for (c, _) in required {
+        final_pieces.push((c.to_string(), -(final_pieces.len() as f32)));
+    }
+    final_pieces
+}
+
+/// The model proto: meta pieces at their ids, learned pieces in the other slots (`Serialize`).
+fn serialize(mut spec: TrainerSpec, normalizer_spec: NormalizerSpec, meta: &std::collections::BTreeMap<i32, (String, PieceType)>, final_pieces: Vec<(String, f32)>) -> Result<ModelProto> {
+    let kind = ModelType::try_from(spec.model_type()).unwrap_or(ModelType::Unigram);
+    let mut pieces = Vec::new();
+    let mut learned = final_pieces.into_iter();
+    let mut dup = FxHashSet::default();
+    let mut leftover = false;
+    for id in 0..spec.vocab_size() {
+        let piece = if let Some((w, t)) = meta.get(&id) {
+            SentencePiece::new(w.clone(), 0.0, *t)
+        } else if let Some((w, score)) = learned.next() {
+            SentencePiece::new(w, score, PieceType::Normal)
+        } else {
+            leftover = true;
+            continue;
+        };
+        let text = piece.piece.clone().unwrap_or_default();
+        if !dup.insert(text.clone()) {
+            return Err(invalid(format!("{text} is already defined")));
+        }
+        if leftover && meta.contains_key(&id) {
+            return Err(invalid(format!("meta piece id {id} is beyond the vocabulary the corpus supports")));
+        }
+        pieces.push(piece);
+    }
+    // Normal pieces are not typed explicitly in SentencePiece's files.
+    for p in &mut pieces {
+        if p.r#type == Some(PieceType::Normal as i32) {
+            p.r#type = None;
+        }
+    }
+    if !spec.hard_vocab_limit() || kind == ModelType::Char {
+        spec.vocab_size = Some(pieces.len() as i32);
+    } else if pieces.len() as i32 != spec.vocab_size() {
+        return Err(invalid(format!("Vocabulary size too high ({}). Please set it to a value <= {}.", spec.vocab_size(), pieces.len())));
+    }
+    let proto = ModelProto { pieces, trainer_spec: Some(spec), normalizer_spec: Some(normalizer_spec), self_test_data: None, denormalizer_spec: None };
+    Ok(proto)
+}
+
+/// The value of a boolean flag ("true"/"false", "1"/"0", "yes"/"no", any case).
+fn parse_bool(name: &str, value: &str) -> Result<bool> {
+    match value.to_ascii_lowercase().as_str() {
+        "true" | "1" | "t" | "yes" | "y" | "" => Ok(true),
+        "false" | "0" | "f" | "no" | "n" => Ok(false),
+        _ => Err(invalid(format!("cannot parse \"{value}\" as bool for --{name}"))),
+    }
+}
+
+fn parse_num<T: std::str::FromStr>(name: &str, value: &str) -> Result<T> {
+    value.trim().parse().map_err(|_| invalid(format!("cannot parse \"{value}\" as a number for --{name}")))
+}
+
+/// Comma-separated values (the Python wrapper writes lists as one CSV row).
+fn parse_list(value: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut current = String::new();
+    let mut quoted = false;
+    let mut chars = value.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' if quoted && chars.peek() == Some(&'"') => {
+                current.push('"');
+                chars.next();
+            }
+            '"' => quoted = !quoted,
+            ',' if !quoted => out.push(std::mem::take(&mut current)),
+            c => current.push(c),
+        }
+    }
+    out.push(current);
+    out.into_iter().filter(|s| !s.is_empty()).collect()
+}
+
+/// Sets one of SentencePiece's training flags (`--name=value`) on the specs.
+pub fn set_option(spec: &mut TrainerSpec, normalizer: &mut NormalizerSpec, name: &str, value: &str) -> Result<()> {
+    let n = name;
+    match name {
+        "input" => spec.input = parse_list(value),
+        "input_format" => spec.input_format = Some(value.into()),
+        "model_prefix" => spec.model_prefix = Some(value.into()),
+        "model_type" => {
+            let kind = match value.to_ascii_lowercase().as_str() {
+                "unigram" => ModelType::Unigram,
+                "bpe" => ModelType::Bpe,
+                "word" => ModelType::Word,
+                "char" => ModelType::Char,
+                other => return Err(invalid(format!("unknown model_type \"{other}\" (unigram, bpe, word or char)"))),
+            };
+            spec.model_type = Some(kind as i32);
+        }
+        "vocab_size" => spec.vocab_size = Some(parse_num(n, value)?),
+        "accept_language" => spec.accept_language = parse_list(value),
+        "self_test_sample_size" => spec.self_test_sample_size = Some(parse_num(n, value)?),
+        "character_coverage" => spec.character_coverage = Some(parse_num(n, value)?),
+        "input_sentence_size" => spec.input_sentence_size = Some(parse_num(n, value)?),
+        "shuffle_input_sentence" => spec.shuffle_input_sentence = Some(parse_bool(n, value)?),
+        "seed_sentencepiece_size" => spec.seed_sentencepiece_size = Some(parse_num(n, value)?),
+        "shrinking_factor" => spec.shrinking_factor = Some(parse_num(n, value)?),
+        "num_threads" => spec.num_threads = Some(parse_num(n, value)?),
+        "num_sub_iterations" => spec.num_sub_iterations = Some(parse_num(n, value)?),
+        "max_sentence_length" => spec.max_sentence_length = Some(parse_num(n, value)?),
+        "max_sentencepiece_length" => spec.max_sentencepiece_length = Some(parse_num(n, value)?),
+        "split_by_unicode_script" => spec.split_by_unicode_script = Some(parse_bool(n, value)?),
+        "split_by_whitespace" => spec.split_by_whitespace = Some(parse_bool(n, value)?),
+        "split_by_number" => spec.split_by_number = Some(parse_bool(n, value)?),
+        "split_digits" => spec.split_digits = Some(parse_bool(n, value)?),
+        "treat_whitespace_as_suffix" => spec.treat_whitespace_as_suffix = Some(parse_bool(n, value)?),
+        "allow_whitespace_only_pieces" => spec.allow_whitespace_only_pieces = Some(parse_bool(n, value)?),
+        "control_symbols" => spec.control_symbols = parse_list(value),
+        "user_defined_symbols" => spec.user_defined_symbols = parse_list(value),
+        "required_chars" => spec.required_chars = Some(value.into()),
+        "byte_fallback" => spec.byte_fallback = Some(parse_bool(n, value)?),
+        "vocabulary_output_piece_score" => spec.vocabulary_output_piece_score = Some(parse_bool(n, value)?),
+        "hard_vocab_limit" => spec.hard_vocab_limit = Some(parse_bool(n, value)?),
+        "use_all_vocab" => spec.use_all_vocab = Some(parse_bool(n, value)?),
+        "unk_id" => spec.unk_id = Some(parse_num(n, value)?),
+        "bos_id" => spec.bos_id = Some(parse_num(n, value)?),
+        "eos_id" => spec.eos_id = Some(parse_num(n, value)?),
+        "pad_id" => spec.pad_id = Some(parse_num(n, value)?),
+        "unk_piece" => spec.unk_piece = Some(value.into()),
+        "bos_piece" => spec.bos_piece = Some(value.into()),
+        "eos_piece" => spec.eos_piece = Some(value.into()),
+        "pad_piece" => spec.pad_piece = Some(value.into()),
+        "unk_surface" => spec.unk_surface = Some(value.into()),
+        "train_extremely_large_corpus" => spec.train_extremely_large_corpus = Some(parse_bool(n, value)?),
+        "pretokenization_delimiter" => spec.pretokenization_delimiter = Some(value.into()),
+        "seed_sentencepieces_file" => spec.seed_sentencepieces_file = Some(value.into()),
+        "normalization_rule_name" => normalizer.name = Some(value.into()),
+        "normalization_rule_tsv" => normalizer.normalization_rule_tsv = Some(value.into()),
+        "add_dummy_prefix" => normalizer.add_dummy_prefix = Some(parse_bool(n, value)?),
+        "remove_extra_whitespaces" => normalizer.remove_extra_whitespaces = Some(parse_bool(n, value)?),
+        "escape_whitespaces" => normalizer.escape_whitespaces = Some(parse_bool(n, value)?),
+        // Accepted for compatibility; they change nothing here.
+        "minloglevel" | "random_seed" | "denormalization_rule_tsv" | "enable_differential_privacy" | "differential_privacy_noise_level" | "differential_privacy_clipping_threshold" => {}
+        _ => return Err(invalid(format!("unknown field name \"{name}\" in TrainerSpec or NormalizerSpec"))),
+    }
+    Ok(())
+}
+
+/// Parses the `"--name=value --name2=value2"` string form.
+pub fn parse_flags(args: &str) -> Result<Vec<(String, String)>> {
+    let mut out = Vec::new();
+    for arg in args.split_whitespace() {
+        let arg = arg.trim_start_matches('-');
+        let (name, value) = arg.split_once('=').unwrap_or((arg, "true"));
+        out.push((name.to_string(), value.to_string()));
+    }
+    Ok(out)
+}
+
+/// Reads the training sentences of `spec.input` (one per line; `tsv` format gives
+/// `sentence<TAB>count` and repeats the sentence count times).
+pub fn read_inputs(spec: &TrainerSpec) -> Result<Vec<String>> {
+    let tsv = spec.input_format.as_deref() == Some("tsv");
+    let mut out = Vec::new();
+    for path in &spec.input {
+        let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+        let text = String::from_utf8_lossy(&bytes);
+        for (n, line) in text.lines().enumerate() {
+            if tsv {
+                let (sentence, count) = line.split_once('\t').ok_or_else(|| Error::Format { path: Some(path.into()), line: Some(n + 1), byte_offset: None, message: "Input format must be: word <tab> freq.".into() })?;
+                let count: u64 = count.trim().parse().map_err(|_| Error::Format { path: Some(path.into()), line: Some(n + 1), byte_offset: None, message: "Could not parse the frequency".into() })?;
+                out.extend(std::iter::repeat_n(sentence.to_string(), count.min(1 << 20) as usize));
+            } else {
+                out.push(line.to_string());
+            }
+        }
+    }
+    Ok(out)
+}

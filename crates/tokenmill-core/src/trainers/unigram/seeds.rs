@@ -1,0 +1,263 @@
+//! Seed pieces: every character, plus the most frequent substrings of the corpus.
+//!
+//! As in sentencepiece, the candidate substrings are the internal nodes of the corpus's suffix
+//! tree (right-maximal substrings), scored `frequency × length in characters`; the best
+//! `seed_size` valid ones are kept. The suffix tree is walked as LCP intervals of a suffix array:
+//! * the suffix array is built over the UTF-8 bytes (`suffix` crate, SA-IS) and restricted to
+//!   the suffixes that start on a character: UTF-8 preserves code-point order, so this is the
+//!   array of character suffixes;
+//! * the LCP array is computed by Kasai's algorithm (the `suffix` crate's own LCP is quadratic)
+//!   and converted to whole characters, capped just above `max_piece_length` (deeper nodes
+//!   cannot be pieces, and the cap leaves every shallower interval unchanged);
+//! * unlike sentencepiece, each occurrence counts with the weight of its sentence (its number of
+//!   occurrences), so word lists with counts give the same seeds as the running text;
+//! * sentence ends are distinct terminators: a substring that ends sentences is a candidate even
+//!   when it is always followed by a boundary (sentencepiece's single `\0` misses those), and so
+//!   are the leaves (the rest of a sentence seen once — with counts, a frequent word).
+//!
+//! Ties (equal score) go to the lexicographically smaller string (sentencepiece's `Sorted`).
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+
+use rustc_hash::FxHashMap;
+
+/// Sentence boundary in the suffix-array text (never part of a piece).
+const BOUNDARY: char = '\0';
+
+/// A seed candidate, ordered so that the heap's top is the *worst* kept one.
+struct Candidate<'t> {
+    score: u64,
+    piece: &'t str,
+}
+
+impl Ord for Candidate<'_> {
+    fn cmp(&self, other: &Self) -> Ordering {
+        // Better = higher score, then smaller string; the heap keeps the worst on top.
+        other.score.cmp(&self.score).then_with(|| self.piece.cmp(other.piece))
+    }
+}
+impl PartialOrd for Candidate<'_> {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl PartialEq for Candidate<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+impl Eq for Candidate<'_> {}
+
+/// The seed pieces with their log-probabilities: the characters (sorted by count, then code
+/// point) followed by the best `seed_size` substrings. `is_valid` decides which substrings may
+/// be pieces (it sees substrings of at most `max_piece_length` characters, without boundaries).
+pub fn seed_pieces(sentences: &[(String, u64)], seed_size: usize, max_piece_length: usize, is_valid: &(dyn Fn(&str) -> bool + Sync)) -> Vec<(String, f64)> {
+    let mut text = String::with_capacity(sentences.iter().map(|s| s.0.len() + 1).sum());
+    let mut sentence_ends: Vec<usize> = Vec::with_capacity(sentences.len());
+    let mut char_counts: FxHashMap<char, u64> = FxHashMap::default();
+    for (s, count) in sentences {
+        for c in s.chars().filter(|&c| c != BOUNDARY) {
+            text.push(c);
+            *char_counts.entry(c).or_insert(0) += count;
+        }
+        text.push(BOUNDARY);
+        sentence_ends.push(text.len());
+    }
+    let mut seeds: Vec<(String, u64)> = char_counts.into_iter().map(|(c, n)| (c.to_string(), n)).collect();
+    sort_by_count(&mut seeds);
+
+    let substrings = frequent_substrings(&text, &sentence_ends, sentences, seed_size, max_piece_length, is_valid);
+    seeds.extend(substrings);
+    to_log_prob(seeds)
+}
+
+/// Sorts by count (descending) then string (ascending): sentencepiece's `Sorted`.
+pub fn sort_by_count<N: PartialOrd>(items: &mut [(String, N)]) {
+    items.sort_by(|a, b| b.1.partial_cmp(&a.1).unwrap_or(Ordering::Equal).then_with(|| a.0.cmp(&b.0)));
+}
+
+fn to_log_prob(items: Vec<(String, u64)>) -> Vec<(String, f64)> {
+    let sum: f64 = items.iter().map(|i| i.1 as f64).sum();
+    let log_sum = sum.ln();
+    items.into_iter().map(|(s, n)| (s, (n as f64).ln() - log_sum)).collect()
+}
+
+fn frequent_substrings(
+    text: &str,
+    sentence_ends: &[usize],
+    sentences: &[(String, u64)],
+    seed_size: usize,
+    max_piece_length: usize,
+    is_valid: &(dyn Fn(&str) -> bool + Sync),
+) -> Vec<(String, u64)> {
+    if text.is_empty() || seed_size == 0 {
+        return vec![];
+    }
+    let (_, table) = suffix::SuffixTable::new(text).into_parts();
+    let mut sa: Vec<u32> = table.into_owned();
+    sa.retain(|&p| text.is_char_boundary(p as usize));
+    let cap = (max_piece_length + 1).min(u16::MAX as usize) as u16;
+    let lcp = char_lcp(text, &sa, cap);
+    // Weight of the suffix at byte `p`: the count of the sentence it lies in.
+    let weight = |p: u32| -> u64 {
+        let i = sentence_ends.partition_point(|&end| end <= p as usize);
+        sentences.get(i).map_or(0, |s| s.1)
+    };
+    let mut best: BinaryHeap<Candidate> = BinaryHeap::with_capacity(seed_size.min(1 << 20) + 1);
+    let mut consider = |depth: u16, lb: usize, freq: u64| {
+        let depth = depth as usize;
+        if depth <= 1 || depth > max_piece_length {
+            return;
+        }
+        let start = sa[lb] as usize;
+        let piece = prefix_chars(&text[start..], depth);
+        if piece.contains(BOUNDARY) || !is_valid(piece) {
+            return;
+        }
+        let candidate = Candidate { score: freq.saturating_mul(depth as u64), piece };
+        if best.len() < seed_size {
+            best.push(candidate);
+        } else if best.peek().is_some_and(|worst| candidate < *worst) {
+            best.pop();
+            best.push(candidate);
+        }
+    };
+    // Stack of open LCP intervals: (depth, left bound, weight so far).
+    let mut stack: Vec<(u16, usize, u64)> = vec![(0, 0, 0)];
+    let n = sa.len();
+    for i in 0..n {
+        let next = if i + 1 < n { lcp[i + 1] } else { 0 };
+        let mut carry = weight(sa[i]);
+        // The leaf: the rest of the sentence, when no neighbour shares all of it — only for a
+        // sentence seen at least twice (sentencepiece's internal nodes occur twice or more; a
+        // once-seen word as a seed overfits).
+        let rest = whole_chars(&text.as_bytes()[sa[i] as usize..], cap);
+        if rest > lcp[i].max(next) && carry >= 2 {
+            consider(rest, i, carry);
+        }
+        let mut lb = i;
+        while let Some(&(depth, _, _)) = stack.last() {
+            if next >= depth {
+                break;
+            }
+            let Some((depth, start, w)) = stack.pop() else { break };
+            let total = w + carry;
+            consider(depth, start, total);
+            carry = total;
+            lb = start;
+        }
+        match stack.last_mut() {
+            Some(top) if next == top.0 => top.2 += carry,
+            _ => stack.push((next, lb, carry)),
+        }
+    }
+    let mut out: Vec<(String, u64)> = best.into_vec().into_iter().map(|c| (c.piece.to_string(), c.score)).collect();
+    sort_by_count(&mut out);
+    out
+}
+
+/// The first `n` characters of `s` (all of it when shorter).
+fn prefix_chars(s: &str, n: usize) -> &str {
+    match s.char_indices().nth(n) {
+        Some((i, _)) => &s[..i],
+        None => s,
+    }
+}
+
+/// `lcp[i]` = whole characters shared by suffixes `sa[i-1]` and `sa[i]`, capped at `cap`.
+/// Kasai's algorithm over byte lengths: every compared suffix starts on a character, so the
+/// shared prefix shrinks by exactly one character (its byte length) from one text position to
+/// the next.
+fn char_lcp(text: &str, sa: &[u32], cap: u16) -> Vec<u16> {
+    let bytes = text.as_bytes();
+    let mut rank = vec![u32::MAX; bytes.len()];
+    for (r, &p) in sa.iter().enumerate() {
+        rank[p as usize] = r as u32;
+    }
+    let mut lcp = vec![0u16; sa.len()];
+    let mut h = 0usize;
+    let mut pos = 0usize;
+    while pos < bytes.len() {
+        let char_len = utf8_len(bytes[pos]);
+        let r = rank[pos] as usize;
+        if r > 0 {
+            let prev = sa[r - 1] as usize;
+            while pos + h < bytes.len() && prev + h < bytes.len() && bytes[pos + h] == bytes[prev + h] {
+                h += 1;
+            }
+            lcp[r] = whole_chars(&bytes[pos..pos + h], cap);
+        } else {
+            h = 0;
+        }
+        h = h.saturating_sub(char_len);
+        pos += char_len;
+    }
+    lcp
+}
+
+/// Complete characters in `prefix` (a prefix of valid UTF-8, possibly cut inside the last
+/// character) before any sentence boundary, capped at `cap`. Stopping at the boundary makes each
+/// sentence end unique (a generalized suffix tree): a substring that ends sentences is a node
+/// even when nothing else follows it — whole words are candidates when the sentences are words.
+fn whole_chars(prefix: &[u8], cap: u16) -> u16 {
+    let mut n = 0u16;
+    let mut i = 0;
+    while n < cap {
+        let len = match prefix.get(i) {
+            Some(0) | None => break, // a sentence boundary ends every shared prefix
+            Some(&b) => utf8_len(b),
+        };
+        if i + len > prefix.len() {
+            break;
+        }
+        i += len;
+        n += 1;
+    }
+    n
+}
+
+fn utf8_len(b: u8) -> usize {
+    match b {
+        0x00..=0xBF => 1,
+        0xC0..=0xDF => 2,
+        0xE0..=0xEF => 3,
+        _ => 4,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every substring of up to `max` chars that occurs in two different right contexts (or
+    /// at a sentence end and elsewhere), counted by brute force.
+    fn brute_force(sentences: &[(String, u64)], max: usize) -> FxHashMap<String, u64> {
+        type Context = std::result::Result<char, (usize, String)>;
+        let mut counts: FxHashMap<String, (u64, std::collections::BTreeSet<Context>)> = FxHashMap::default();
+        for (s, w) in sentences {
+            let chars: Vec<char> = s.chars().collect();
+            for i in 0..chars.len() {
+                for j in i + 2..=(i + max).min(chars.len()) {
+                    let e = counts.entry(chars[i..j].iter().collect()).or_default();
+                    e.0 += w;
+                    // A sentence end is a unique context (distinct terminators).
+                    e.1.insert(chars.get(j).copied().map(Ok).unwrap_or(Err((i, s.clone()))));
+                }
+            }
+        }
+        // Internal nodes (two contexts or more), and leaves (one occurrence, at a sentence end)
+        // of sentences seen at least twice.
+        counts.into_iter().filter(|(_, (n, ctx))| ctx.len() > 1 || (ctx.iter().all(|c| c.is_err()) && *n >= 2)).map(|(s, (n, _))| (s, n)).collect()
+    }
+
+    #[test]
+    fn substrings_match_brute_force() {
+        let sentences: Vec<(String, u64)> = ["abracadabra", "ab", "cadab", "ébréé ébr", "ﬀéab", "abab"].iter().enumerate().map(|(i, s)| (s.to_string(), i as u64 + 1)).collect();
+        let text: String = sentences.iter().map(|s| format!("{}\0", s.0)).collect();
+        let ends: Vec<usize> = text.match_indices('\0').map(|(i, _)| i + 1).collect();
+        let got = frequent_substrings(&text, &ends, &sentences, 1000, 5, &|_| true);
+        let expected = brute_force(&sentences, 5);
+        let got: FxHashMap<String, u64> = got.into_iter().map(|(s, score)| { let n = s.chars().count() as u64; (s, score / n) }).collect();
+        assert_eq!(got, expected);
+    }
+}

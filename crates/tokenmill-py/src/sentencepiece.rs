@@ -1,0 +1,377 @@
+//! `tokenmill._native.sentencepiece`: the native core behind `tokenmill.sentencepiece`.
+//!
+//! One frozen class, `Processor`, wrapping the core `sentencepiece::Processor`; the Python
+//! module builds `sentencepiece`'s API (keyword defaults, out_type dispatch, result objects) on
+//! top of it. Every call that does real work releases the GIL; lists are encoded in parallel.
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+use rayon::prelude::*;
+use prost::Message;
+use tokenmill_core::sentencepiece::{trainer, EncodeOptions, EncodedText, ModelProto, NormalizerSpec, PieceType, Processor, TrainerSpec};
+
+use crate::errors::ToPyResult;
+
+#[pyclass(module = "tokenmill.sentencepiece", name = "Processor", frozen)]
+pub struct PyProcessor {
+    inner: Arc<Processor>,
+}
+
+/// A piece as Python sees it: (piece, id, surface, begin, end).
+type PyPiece = (String, u32, String, usize, usize);
+/// An encoded text: (text, pieces, score).
+type PyEncoded = (String, Vec<PyPiece>, Option<f32>);
+
+/// The tuple form; with `char_offsets`, byte offsets become character offsets (SentencePiece's
+/// `ConvertToUnicodeSpans`).
+fn to_tuples(encoded: EncodedText, char_offsets: bool) -> PyEncoded {
+    let text = encoded.text;
+    let convert: Box<dyn Fn(usize) -> usize> = if char_offsets {
+        let mut chars_before = vec![0usize; text.len() + 1];
+        let mut count = 0;
+        for (i, c) in text.char_indices() {
+            chars_before[i..i + c.len_utf8()].fill(count);
+            count += 1;
+        }
+        chars_before[text.len()] = count;
+        Box::new(move |b: usize| chars_before[b.min(chars_before.len() - 1)])
+    } else {
+        Box::new(|b| b)
+    };
+    let pieces = encoded.pieces.into_iter().map(|p| (p.piece, p.id, p.surface.unwrap_or_default(), convert(p.begin), convert(p.end))).collect();
+    (text, pieces, encoded.score)
+}
+
+/// What an encode call returns for each text.
+enum Kind {
+    Ids,
+    Pieces,
+    Full { char_offsets: bool },
+    Serialized,
+}
+
+impl Kind {
+    fn parse(kind: &str, char_offsets: bool) -> PyResult<Kind> {
+        Ok(match kind {
+            "ids" => Kind::Ids,
+            "pieces" => Kind::Pieces,
+            "full" => Kind::Full { char_offsets },
+            "serialized" => Kind::Serialized,
+            other => return Err(pyo3::exceptions::PyValueError::new_err(format!("unknown result kind {other:?}"))),
+        })
+    }
+}
+
+/// One result, still free of Python objects (built without the GIL).
+enum Out {
+    Ids(Vec<u32>),
+    Pieces(Vec<String>),
+    Full(PyEncoded),
+    Serialized(Vec<u8>),
+}
+
+impl<'py> IntoPyObject<'py> for Out {
+    type Target = PyAny;
+    type Output = Bound<'py, PyAny>;
+    type Error = PyErr;
+    fn into_pyobject(self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        Ok(match self {
+            Out::Ids(ids) => ids.into_pyobject(py)?.into_any(),
+            Out::Pieces(pieces) => pieces.into_pyobject(py)?.into_any(),
+            Out::Full(full) => full.into_pyobject(py)?.into_any(),
+            Out::Serialized(bytes) => PyBytes::new(py, &bytes).into_any(),
+        })
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn options(add_bos: bool, add_eos: bool, reverse: bool, emit_unk_piece: bool, enable_sampling: bool, nbest_size: i32, alpha: f32) -> EncodeOptions {
+    EncodeOptions { add_bos, add_eos, reverse, emit_unk_piece, enable_sampling, nbest_size, alpha }
+}
+
+/// Runs `f` over `items`, in parallel (on the global rayon pool) unless `num_threads` is 1.
+fn batch<T: Sync, R: Send>(items: &[T], num_threads: i32, seed: Option<u64>, f: impl Fn(&T, Option<u64>) -> tokenmill_core::Result<R> + Sync) -> tokenmill_core::Result<Vec<R>> {
+    // Each item gets its own seed so that a seeded batch is reproducible in any thread order.
+    let seed_of = |i: usize| seed.map(|s| s.wrapping_add((i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)));
+    if num_threads == 1 || items.len() < 2 {
+        items.iter().enumerate().map(|(i, t)| f(t, seed_of(i))).collect()
+    } else {
+        items.par_iter().enumerate().map(|(i, t)| f(t, seed_of(i))).collect()
+    }
+}
+
+impl PyProcessor {
+    /// One encoded text in the requested form.
+    fn encode_one(&self, text: &str, kind: &Kind, o: &EncodeOptions, seed: Option<u64>) -> tokenmill_core::Result<Out> {
+        let p = &self.inner;
+        Ok(match kind {
+            Kind::Ids => Out::Ids(p.encode_ids(text, o, seed)?),
+            Kind::Pieces => Out::Pieces(p.encode_pieces(text, o, seed)?),
+            Kind::Full { char_offsets } => Out::Full(to_tuples(p.encode_full(text, o, seed)?, *char_offsets)),
+            Kind::Serialized => Out::Serialized(p.encode_full(text, o, seed)?.to_proto().encode_to_vec()),
+        })
+    }
+
+    /// The result forms of one n-best / sampled segmentation.
+    fn shape(&self, encoded: EncodedText, kind: &Kind, o: &EncodeOptions) -> tokenmill_core::Result<Out> {
+        Ok(match kind {
+            Kind::Ids => {
+                let mut ids: Vec<u32> = encoded.pieces.iter().map(|p| p.id).collect();
+                self.inner.rewrite_ids(&mut ids, o)?;
+                Out::Ids(ids)
+            }
+            Kind::Pieces => {
+                let mut pieces: Vec<String> = encoded.pieces.into_iter().map(|p| p.piece).collect();
+                self.inner.rewrite_pieces(&mut pieces, o)?;
+                Out::Pieces(pieces)
+            }
+            Kind::Full { char_offsets } => Out::Full(to_tuples(encoded, *char_offsets)),
+            Kind::Serialized => Out::Serialized(encoded.to_proto().encode_to_vec()),
+        })
+    }
+
+    fn decode_one(&self, input: &DecodeInput, kind: &Kind) -> tokenmill_core::Result<Out> {
+        let p = &self.inner;
+        let pieces: Vec<&str> = match input {
+            DecodeInput::Ids(ids) => checked_ids(ids, p.piece_size())?.into_iter().map(|id| p.id_to_piece(id)).collect::<tokenmill_core::Result<_>>()?,
+            DecodeInput::Pieces(pieces) => pieces.iter().map(String::as_str).collect(),
+        };
+        let decoded = p.decode_pieces(&pieces);
+        Ok(match kind {
+            Kind::Full { char_offsets } => Out::Full(to_tuples(decoded, *char_offsets)),
+            Kind::Serialized => Out::Serialized(decoded.to_proto().encode_to_vec()),
+            _ => Out::Pieces(vec![decoded.text]),
+        })
+    }
+}
+
+#[derive(FromPyObject)]
+enum DecodeInput {
+    Ids(Vec<i64>),
+    Pieces(Vec<String>),
+}
+
+#[pymethods]
+impl PyProcessor {
+    #[staticmethod]
+    fn from_file(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
+        let inner = py.allow_threads(|| Processor::from_file(&path)).py()?;
+        Ok(PyProcessor { inner: Arc::new(inner) })
+    }
+
+    #[staticmethod]
+    fn from_bytes(py: Python<'_>, data: &[u8]) -> PyResult<Self> {
+        let data = data.to_vec();
+        let inner = py.allow_threads(|| Processor::from_bytes(&data)).py()?;
+        Ok(PyProcessor { inner: Arc::new(inner) })
+    }
+
+    /// Encodes each text; `kind` is "ids", "pieces", "full" (tuples) or "serialized"
+    /// (`SentencePieceText` protobuf bytes).
+    #[pyo3(signature = (texts, kind, add_bos=false, add_eos=false, reverse=false, emit_unk_piece=false, enable_sampling=false, nbest_size=-1, alpha=0.1, seed=None, num_threads=-1, char_offsets=true))]
+    #[allow(clippy::too_many_arguments)]
+    fn encode(&self, py: Python<'_>, texts: Vec<String>, kind: &str, add_bos: bool, add_eos: bool, reverse: bool, emit_unk_piece: bool, enable_sampling: bool, nbest_size: i32, alpha: f32, seed: Option<u64>, num_threads: i32, char_offsets: bool) -> PyResult<Vec<Out>> {
+        let o = options(add_bos, add_eos, reverse, emit_unk_piece, enable_sampling, nbest_size, alpha);
+        let kind = Kind::parse(kind, char_offsets)?;
+        py.allow_threads(|| batch(&texts, num_threads, seed, |t, s| self.encode_one(t, &kind, &o, s))).py()
+    }
+
+    /// Decodes each id or piece sequence; `kind` "text", "full" or "serialized".
+    #[pyo3(signature = (inputs, kind="text", num_threads=-1, char_offsets=true))]
+    fn decode(&self, py: Python<'_>, inputs: Vec<DecodeInput>, kind: &str, num_threads: i32, char_offsets: bool) -> PyResult<Vec<Out>> {
+        let kind = if kind == "text" { Kind::Pieces } else { Kind::parse(kind, char_offsets)? };
+        let outs = py.allow_threads(|| batch(&inputs, num_threads, None, |input, _| self.decode_one(input, &kind))).py()?;
+        Ok(outs)
+    }
+
+    /// The n best segmentations of one text, in the form `kind`.
+    #[pyo3(signature = (text, nbest_size, kind, add_bos=false, add_eos=false, reverse=false, emit_unk_piece=false))]
+    #[allow(clippy::too_many_arguments)]
+    fn nbest(&self, py: Python<'_>, text: String, nbest_size: i32, kind: &str, add_bos: bool, add_eos: bool, reverse: bool, emit_unk_piece: bool) -> PyResult<Vec<Out>> {
+        let o = options(add_bos, add_eos, reverse, emit_unk_piece, false, nbest_size, 0.0);
+        let kind = Kind::parse(kind, true)?;
+        py.allow_threads(|| {
+            let results = self.inner.nbest_encode(&text, nbest_size, &o)?;
+            results.into_iter().map(|r| self.shape(r, &kind, &o)).collect::<tokenmill_core::Result<Vec<_>>>()
+        })
+        .py()
+    }
+
+    /// `num_samples` sampled segmentations with their scores: [(result, score)].
+    #[pyo3(signature = (text, num_samples, alpha, wor, include_best, kind, add_bos=false, add_eos=false, reverse=false, emit_unk_piece=false, seed=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn sample_and_score(&self, py: Python<'_>, text: String, num_samples: i32, alpha: f32, wor: bool, include_best: bool, kind: &str, add_bos: bool, add_eos: bool, reverse: bool, emit_unk_piece: bool, seed: Option<u64>) -> PyResult<Vec<(Out, f32)>> {
+        let o = options(add_bos, add_eos, reverse, emit_unk_piece, true, -1, alpha);
+        let kind = Kind::parse(kind, true)?;
+        py.allow_threads(|| {
+            let results = self.inner.sample_encode_and_score(&text, num_samples, alpha, wor, include_best, &o, seed)?;
+            results
+                .into_iter()
+                .map(|r| {
+                    let score = r.score.unwrap_or(0.0);
+                    Ok((self.shape(r, &kind, &o)?, score))
+                })
+                .collect::<tokenmill_core::Result<Vec<_>>>()
+        })
+        .py()
+    }
+
+    #[pyo3(signature = (texts, alpha, num_threads=-1))]
+    fn calculate_entropy(&self, py: Python<'_>, texts: Vec<String>, alpha: f32, num_threads: i32) -> PyResult<Vec<f32>> {
+        py.allow_threads(|| batch(&texts, num_threads, None, |t, _| self.inner.calculate_entropy(t, alpha))).py()
+    }
+
+    /// (normalized text, byte alignment of each normalized byte to the input).
+    fn normalize(&self, py: Python<'_>, text: String) -> (String, Vec<usize>) {
+        py.allow_threads(|| {
+            let n = self.inner.normalize(&text);
+            (n.text, n.norm_to_orig)
+        })
+    }
+
+    fn piece_size(&self) -> usize {
+        self.inner.piece_size()
+    }
+
+    fn piece_to_id(&self, piece: &str) -> u32 {
+        self.inner.piece_to_id(piece)
+    }
+
+    fn id_to_piece(&self, id: i64) -> PyResult<String> {
+        let id = checked_ids(&[id], self.inner.piece_size()).py()?[0];
+        self.inner.id_to_piece(id).map(str::to_string).py()
+    }
+
+    fn get_score(&self, id: i64) -> PyResult<f32> {
+        let id = checked_ids(&[id], self.inner.piece_size()).py()?[0];
+        self.inner.score(id).py()
+    }
+
+    /// The piece type (1 NORMAL, 2 UNKNOWN, 3 CONTROL, 4 USER_DEFINED, 5 UNUSED, 6 BYTE).
+    fn piece_type(&self, id: i64) -> PyResult<i32> {
+        let id = checked_ids(&[id], self.inner.piece_size()).py()?[0];
+        Ok(self.inner.vocab.kind(id).unwrap_or(PieceType::Normal) as i32)
+    }
+
+    /// unk, bos, eos, pad ids (-1 when absent).
+    fn special_ids(&self) -> (i32, i32, i32, i32) {
+        (self.inner.special_id(0), self.inner.special_id(1), self.inner.special_id(2), self.inner.special_id(3))
+    }
+
+    fn model_type(&self) -> i32 {
+        self.inner.model_type() as i32
+    }
+
+    fn serialized_model_proto<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, &self.inner.proto().to_bytes())
+    }
+}
+
+/// Ids from Python must lie in `0..size`.
+fn checked_ids(ids: &[i64], size: usize) -> tokenmill_core::Result<Vec<u32>> {
+    ids.iter()
+        .map(|&id| {
+            if id < 0 || id as u64 >= size as u64 {
+                Err(match u32::try_from(id) {
+                    Ok(id) => tokenmill_core::Error::UnknownId(id),
+                    Err(_) => tokenmill_core::Error::InvalidArgument(format!("piece id {id} is out of range")),
+                })
+            } else {
+                Ok(id as u32)
+            }
+        })
+        .collect()
+}
+
+/// Parses a serialized model and re-serializes it (a check that tokenmill reads it fully).
+#[pyfunction]
+fn roundtrip_model_proto<'py>(py: Python<'py>, data: &[u8]) -> PyResult<Bound<'py, PyBytes>> {
+    let proto = ModelProto::from_bytes(data).py()?;
+    Ok(PyBytes::new(py, &proto.to_bytes()))
+}
+
+/// Trains a model from `(flag, value)` options and either the `input` files of the options or
+/// `sentences`; returns the serialized `.model`.
+#[pyfunction]
+#[pyo3(signature = (options, sentences=None))]
+fn train<'py>(py: Python<'py>, options: Vec<(String, String)>, sentences: Option<Vec<String>>) -> PyResult<Bound<'py, PyBytes>> {
+    let model = py
+        .allow_threads(|| -> tokenmill_core::Result<Vec<u8>> {
+            let mut spec = TrainerSpec::default();
+            let mut normalizer = NormalizerSpec::default();
+            for (name, value) in &options {
+                trainer::set_option(&mut spec, &mut normalizer, name, value)?;
+            }
+            let sentences = match sentences {
+                Some(s) => {
+                    if !spec.input.is_empty() {
+                        return Err(tokenmill_core::Error::InvalidArgument("SentenceIterator and trainer_spec.input() must be exclusive.".into()));
+                    }
+                    s
+                }
+                None if spec.input.is_empty() => return Err(tokenmill_core::Error::InvalidArgument("no input: give input=<files> or sentence_iterator".into())),
+                None => trainer::read_inputs(&spec)?,
+            };
+            Ok(trainer::train(spec, normalizer, sentences)?.to_bytes())
+        })
+        .py()?;
+    Ok(PyBytes::new(py, &model))
+}
+
+/// Builds a serialized `.model` from pieces `(piece, score, type)` and `(flag, value)` options
+/// (the trainer's flags), checking that tokenmill can load it.
+#[pyfunction]
+fn build_model<'py>(py: Python<'py>, pieces: Vec<(String, f32, i32)>, options: Vec<(String, String)>) -> PyResult<Bound<'py, PyBytes>> {
+    let bytes = py
+        .allow_threads(|| -> tokenmill_core::Result<Vec<u8>> {
+            let mut spec = TrainerSpec::default();
+            let mut normalizer = NormalizerSpec::default();
+            for (name, value) in &options {
+                trainer::set_option(&mut spec, &mut normalizer, name, value)?;
+            }
+            trainer::prepare_normalizer_spec(&mut normalizer)?;
+            let proto = ModelProto {
+                pieces: pieces
+                    .into_iter()
+                    .map(|(piece, score, kind)| tokenmill_core::sentencepiece::SentencePiece { piece: Some(piece), score: Some(score), r#type: (kind != 1).then_some(kind) })
+                    .collect(),
+                trainer_spec: Some(spec),
+                normalizer_spec: Some(normalizer),
+                self_test_data: None,
+                denormalizer_spec: None,
+            };
+            let bytes = proto.to_bytes();
+            Processor::from_bytes(&bytes)?;
+            Ok(bytes)
+        })
+        .py()?;
+    Ok(PyBytes::new(py, &bytes))
+}
+
+/// The normalizer settings of a serialized model: (charsmap, add_dummy_prefix,
+/// remove_extra_whitespaces, treat_whitespace_as_suffix).
+#[pyfunction]
+fn normalizer_settings<'py>(py: Python<'py>, data: &[u8]) -> PyResult<(Bound<'py, PyBytes>, bool, bool, bool)> {
+    let proto = ModelProto::from_bytes(data).py()?;
+    let spec = proto.normalizer_spec();
+    let charsmap = spec.precompiled_charsmap.clone().unwrap_or_default();
+    Ok((PyBytes::new(py, &charsmap), spec.add_dummy_prefix(), spec.remove_extra_whitespaces(), proto.trainer_spec().treat_whitespace_as_suffix()))
+}
+
+/// Parses the `"--flag=value ..."` string form of the training options.
+#[pyfunction]
+fn parse_flags(args: &str) -> PyResult<Vec<(String, String)>> {
+    trainer::parse_flags(args).py()
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyProcessor>()?;
+    m.add_function(wrap_pyfunction!(train, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_flags, m)?)?;
+    m.add_function(wrap_pyfunction!(build_model, m)?)?;
+    m.add_function(wrap_pyfunction!(normalizer_settings, m)?)?;
+    m.add_function(wrap_pyfunction!(roundtrip_model_proto, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,436 @@
+//! `tokenmill._native.words`: word tokenizer, sentence splitter and character n-grams.
+//!
+//! Offsets given to Python are character offsets. A `str` with lone surrogates (not valid
+//! UTF-8) is tokenized with each surrogate read as U+FFFD — one character for one, so offsets
+//! stay right — and token strings are then cut from the original `str`, so no text is lost.
+//! Every call that does real work releases the GIL; batch forms run in parallel (rayon).
+use std::borrow::Cow;
+use std::path::PathBuf;
+
+use pyo3::prelude::*;
+use pyo3::types::{PyList, PySlice, PyString, PyTuple};
+use rayon::prelude::*;
+use tokenmill_core::words::{self as core, CharOffsets, LanguageRules, PunktTrainer, WordToken, WordTokenizerOptions};
+use tokenmill_core::Error;
+
+use crate::errors::ToPyResult;
+
+/// A Python `str` as UTF-8; `lossy` when lone surrogates had to be replaced by U+FFFD.
+struct Text<'a> {
+    text: Cow<'a, str>,
+    lossy: bool,
+}
+
+fn text_of<'a>(s: &'a Bound<'_, PyString>) -> PyResult<Text<'a>> {
+    match s.to_cow() {
+        Ok(t) => Ok(Text { text: t, lossy: false }),
+        Err(_) => {
+            let encoded = s.call_method1("encode", ("utf-8", "surrogatepass"))?;
+            let bytes: &[u8] = encoded.extract()?;
+            Ok(Text { text: Cow::Owned(surrogates_to_replacement(bytes)), lossy: true })
+        }
+    }
+}
+
+/// Decodes UTF-8 that may hold encoded surrogates (ED A0..BF xx), one U+FFFD per surrogate.
+fn surrogates_to_replacement(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len());
+    for chunk in bytes.utf8_chunks() {
+        out.push_str(chunk.valid());
+        // Each surrogate is 3 invalid bytes; `utf8_chunks` reports them one byte at a time.
+        let invalid = chunk.invalid();
+        if !invalid.is_empty() && invalid[0] == 0xED {
+            out.push('\u{FFFD}');
+        }
+    }
+    out
+}
+
+fn texts_of<'a>(texts: &'a [Bound<'_, PyString>]) -> PyResult<Vec<Text<'a>>> {
+    texts.iter().map(text_of).collect()
+}
+
+/// Rule-based word tokenizer (see `tokenmill.words.WordTokenizer`).
+#[pyclass(module = "tokenmill.words", name = "WordTokenizer")]
+#[derive(Clone)]
+pub struct PyWordTokenizer {
+    inner: core::WordTokenizer,
+}
+
+impl PyWordTokenizer {
+    fn tokens(&self, text: &str) -> Vec<WordToken> {
+        self.inner.tokenize(text)
+    }
+
+    fn to_strings<'py>(&self, py: Python<'py>, original: &Bound<'py, PyString>, text: &Text<'_>, tokens: &[WordToken]) -> PyResult<Bound<'py, PyList>> {
+        if text.lossy {
+            let with_offsets = self.to_tuples(py, original, text, tokens)?;
+            let items: Vec<Bound<'py, PyAny>> = with_offsets.iter().map(|t| t.get_item(0)).collect::<PyResult<_>>()?;
+            return PyList::new(py, items);
+        }
+        fast_token_list(py, &text.text, tokens, false)
+    }
+
+    fn to_tuples<'py>(&self, py: Python<'py>, original: &Bound<'py, PyString>, text: &Text<'_>, tokens: &[WordToken]) -> PyResult<Bound<'py, PyList>> {
+        if !text.lossy {
+            return fast_token_list(py, &text.text, tokens, true);
+        }
+        let mut offsets = CharOffsets::new(&text.text);
+        let mut items = Vec::with_capacity(tokens.len());
+        for t in tokens {
+            let (s, e) = offsets.span(t.start, t.end);
+            let token: Bound<'py, PyAny> = match t.replacement {
+                None => original.as_any().get_item(PySlice::new(py, s as isize, e as isize, 1))?,
+                Some(r) => PyString::new(py, r).into_any(),
+            };
+            items.push(PyTuple::new(py, [token, s.into_pyobject(py)?.into_any(), e.into_pyobject(py)?.into_any()])?);
+        }
+        PyList::new(py, items)
+    }
+}
+
+/// Python's cyclic GC switched off while a large list of fresh tuples is built: each tuple is
+/// GC-tracked, and the collections the allocations trigger would otherwise rescan the growing
+/// list again and again (half the time for a 1.7 M-token list). Restored afterwards.
+struct GcPause<'py> {
+    gc: Option<Bound<'py, PyModule>>,
+}
+
+impl<'py> GcPause<'py> {
+    fn new(py: Python<'py>, objects: usize) -> PyResult<Self> {
+        if objects < 20_000 {
+            return Ok(GcPause { gc: None });
+        }
+        let gc = py.import("gc")?;
+        if !gc.call_method0("isenabled")?.extract::<bool>()? {
+            return Ok(GcPause { gc: None });
+        }
+        gc.call_method0("disable")?;
+        Ok(GcPause { gc: Some(gc) })
+    }
+}
+
+impl Drop for GcPause<'_> {
+    fn drop(&mut self) {
+        if let Some(gc) = &self.gc {
+            let _ = gc.call_method0("enable");
+        }
+    }
+}
+
+/// Builds `list[str]` or `list[tuple[str, int, int]]` (char offsets) with the C API directly:
+/// this is the hot path of tokenization from Python (several million tokens per second), and
+/// short, frequent token strings are shared through a small per-call cache.
+fn fast_token_list<'py>(py: Python<'py>, text: &str, tokens: &[WordToken], with_offsets: bool) -> PyResult<Bound<'py, PyList>> {
+    use pyo3::ffi;
+    let _pause = GcPause::new(py, if with_offsets { tokens.len() } else { 0 })?;
+    let mut offsets = CharOffsets::new(text);
+    let mut cache: rustc_hash::FxHashMap<&str, Bound<'py, PyString>> = rustc_hash::FxHashMap::default();
+    // SAFETY: every object is created and owned under the GIL; PyList_SetItem / PyTuple_SetItem
+    // steal the references handed to them, and every index is within the size the list/tuple was
+    // created with; a NULL from any constructor is turned into the pending Python exception.
+    unsafe {
+        let list = ffi::PyList_New(tokens.len() as ffi::Py_ssize_t);
+        let list: Bound<'py, PyList> = Bound::from_owned_ptr_or_err(py, list)?.downcast_into_unchecked();
+        for (i, t) in tokens.iter().enumerate() {
+            let s = t.as_str(text);
+            let string = if s.len() <= 12 {
+                match cache.get(s) {
+                    Some(cached) => cached.clone(),
+                    None => {
+                        let fresh = PyString::new(py, s);
+                        if cache.len() < 4096 {
+                            cache.insert(s, fresh.clone());
+                        }
+                        fresh
+                    }
+                }
+            } else {
+                PyString::new(py, s)
+            };
+            let item = if with_offsets {
+                let (cs, ce) = offsets.span(t.start, t.end);
+                let tuple = Bound::from_owned_ptr_or_err(py, ffi::PyTuple_New(3))?;
+                let start = Bound::from_owned_ptr_or_err(py, ffi::PyLong_FromSize_t(cs))?;
+                let end = Bound::from_owned_ptr_or_err(py, ffi::PyLong_FromSize_t(ce))?;
+                ffi::PyTuple_SetItem(tuple.as_ptr(), 0, string.into_ptr());
+                ffi::PyTuple_SetItem(tuple.as_ptr(), 1, start.into_ptr());
+                ffi::PyTuple_SetItem(tuple.as_ptr(), 2, end.into_ptr());
+                tuple
+            } else {
+                string.into_any()
+            };
+            ffi::PyList_SetItem(list.as_ptr(), i as ffi::Py_ssize_t, item.into_ptr());
+        }
+        Ok(list)
+    }
+}
+
+#[pymethods]
+impl PyWordTokenizer {
+    #[new]
+    #[pyo3(signature = (language="en", penn_treebank=false, split_clitics=true, abbreviations=None, rules=None))]
+    fn new(language: &str, penn_treebank: bool, split_clitics: bool, abbreviations: Option<Vec<String>>, rules: Option<&str>) -> PyResult<Self> {
+        let mut rules = match rules {
+            Some(json) => LanguageRules::from_json(json).py()?,
+            None => LanguageRules::for_language(language),
+        };
+        if let Some(extra) = abbreviations {
+            rules.abbreviations.extend(extra);
+        }
+        let options = WordTokenizerOptions { penn_treebank, keep_clitics: !split_clitics };
+        Ok(PyWordTokenizer { inner: core::WordTokenizer::new(rules, options).py()? })
+    }
+
+    #[getter]
+    fn language(&self) -> String {
+        self.inner.rules().language.clone()
+    }
+
+    #[getter]
+    fn penn_treebank(&self) -> bool {
+        self.inner.options().penn_treebank
+    }
+
+    #[getter]
+    fn split_clitics(&self) -> bool {
+        !self.inner.options().keep_clitics
+    }
+
+    /// The rules as JSON (abbreviations, elisions, clitic suffixes, ...).
+    fn rules_json(&self) -> String {
+        self.inner.rules().to_json()
+    }
+
+    fn add_abbreviations(&mut self, abbreviations: Vec<String>) -> PyResult<()> {
+        let mut rules = self.inner.rules().clone();
+        rules.abbreviations.extend(abbreviations);
+        self.inner = core::WordTokenizer::new(rules, self.inner.options()).py()?;
+        Ok(())
+    }
+
+    fn tokenize<'py>(&self, py: Python<'py>, text: &Bound<'py, PyString>) -> PyResult<Bound<'py, PyList>> {
+        let t = text_of(text)?;
+        let tokens = py.allow_threads(|| self.tokens(&t.text));
+        self.to_strings(py, text, &t, &tokens)
+    }
+
+    fn tokenize_with_offsets<'py>(&self, py: Python<'py>, text: &Bound<'py, PyString>) -> PyResult<Bound<'py, PyList>> {
+        let t = text_of(text)?;
+        let tokens = py.allow_threads(|| self.tokens(&t.text));
+        self.to_tuples(py, text, &t, &tokens)
+    }
+
+    fn tokenize_batch<'py>(&self, py: Python<'py>, texts: Vec<Bound<'py, PyString>>) -> PyResult<Bound<'py, PyList>> {
+        let prepared = texts_of(&texts)?;
+        let all: Vec<Vec<WordToken>> = py.allow_threads(|| prepared.par_iter().map(|t| self.tokens(&t.text)).collect());
+        let lists: Vec<Bound<'py, PyList>> =
+            texts.iter().zip(&prepared).zip(&all).map(|((o, t), toks)| self.to_strings(py, o, t, toks)).collect::<PyResult<_>>()?;
+        PyList::new(py, lists)
+    }
+
+    fn tokenize_with_offsets_batch<'py>(&self, py: Python<'py>, texts: Vec<Bound<'py, PyString>>) -> PyResult<Bound<'py, PyList>> {
+        let prepared = texts_of(&texts)?;
+        let all: Vec<Vec<WordToken>> = py.allow_threads(|| prepared.par_iter().map(|t| self.tokens(&t.text)).collect());
+        let lists: Vec<Bound<'py, PyList>> =
+            texts.iter().zip(&prepared).zip(&all).map(|((o, t), toks)| self.to_tuples(py, o, t, toks)).collect::<PyResult<_>>()?;
+        PyList::new(py, lists)
+    }
+
+    fn __call__<'py>(&self, py: Python<'py>, text: &Bound<'py, PyString>) -> PyResult<Bound<'py, PyList>> {
+        self.tokenize(py, text)
+    }
+
+    fn __repr__(&self) -> String {
+        let o = self.inner.options();
+        format!(
+            "WordTokenizer(language={:?}, penn_treebank={}, split_clitics={})",
+            self.inner.rules().language,
+            if o.penn_treebank { "True" } else { "False" },
+            if o.keep_clitics { "False" } else { "True" }
+        )
+    }
+
+    fn __getstate__(&self) -> (String, bool, bool) {
+        let o = self.inner.options();
+        (self.inner.rules().to_json(), o.penn_treebank, o.keep_clitics)
+    }
+
+    fn __setstate__(&mut self, state: (String, bool, bool)) -> PyResult<()> {
+        let rules = LanguageRules::from_json(&state.0).py()?;
+        self.inner = core::WordTokenizer::new(rules, WordTokenizerOptions { penn_treebank: state.1, keep_clitics: state.2 }).py()?;
+        Ok(())
+    }
+}
+
+/// Sentence splitter with Punkt parameters (see `tokenmill.words.SentenceSplitter`).
+#[pyclass(module = "tokenmill.words", name = "SentenceSplitter")]
+#[derive(Clone)]
+pub struct PySentenceSplitter {
+    inner: core::SentenceSplitter,
+    trainer: Option<PunktTrainer>,
+}
+
+fn char_spans(text: &str, spans: &[(usize, usize)]) -> Vec<(usize, usize)> {
+    let mut offsets = CharOffsets::new(text);
+    spans.iter().map(|&(s, e)| offsets.span(s, e)).collect()
+}
+
+fn slice_sentences<'py>(py: Python<'py>, original: &Bound<'py, PyString>, text: &Text<'_>, spans: &[(usize, usize)]) -> PyResult<Bound<'py, PyList>> {
+    if text.lossy {
+        let items: Vec<Bound<'py, PyAny>> = char_spans(&text.text, spans)
+            .into_iter()
+            .map(|(s, e)| original.as_any().get_item(PySlice::new(py, s as isize, e as isize, 1)))
+            .collect::<PyResult<_>>()?;
+        return PyList::new(py, items);
+    }
+    PyList::new(py, spans.iter().map(|&(s, e)| &text.text[s..e]))
+}
+
+#[pymethods]
+impl PySentenceSplitter {
+    #[new]
+    #[pyo3(signature = (language="en"))]
+    fn new(language: Option<&str>) -> Self {
+        let inner = match language {
+            Some(l) => core::SentenceSplitter::for_language(l),
+            None => core::SentenceSplitter::default(),
+        };
+        PySentenceSplitter { inner, trainer: None }
+    }
+
+    #[getter]
+    fn language(&self) -> String {
+        self.inner.language.clone()
+    }
+
+    #[getter]
+    fn abbreviations(&self) -> Vec<String> {
+        self.inner.params.abbrev_types.iter().cloned().collect()
+    }
+
+    #[getter]
+    fn sentence_starters(&self) -> Vec<String> {
+        self.inner.params.sent_starters.iter().cloned().collect()
+    }
+
+    #[getter]
+    fn collocations(&self) -> Vec<(String, String)> {
+        self.inner.params.collocations.iter().cloned().collect()
+    }
+
+    fn add_abbreviations(&mut self, abbreviations: Vec<String>) {
+        for a in abbreviations {
+            self.inner.params.abbrev_types.insert(a.trim_end_matches('.').to_lowercase());
+        }
+    }
+
+    fn split<'py>(&self, py: Python<'py>, text: &Bound<'py, PyString>) -> PyResult<Bound<'py, PyList>> {
+        let t = text_of(text)?;
+        let spans = py.allow_threads(|| self.inner.spans(&t.text));
+        slice_sentences(py, text, &t, &spans)
+    }
+
+    fn spans(&self, py: Python<'_>, text: &Bound<'_, PyString>) -> PyResult<Vec<(usize, usize)>> {
+        let t = text_of(text)?;
+        Ok(py.allow_threads(|| char_spans(&t.text, &self.inner.spans(&t.text))))
+    }
+
+    fn split_batch<'py>(&self, py: Python<'py>, texts: Vec<Bound<'py, PyString>>) -> PyResult<Bound<'py, PyList>> {
+        let prepared = texts_of(&texts)?;
+        let all: Vec<Vec<(usize, usize)>> = py.allow_threads(|| prepared.par_iter().map(|t| self.inner.spans(&t.text)).collect());
+        let lists: Vec<Bound<'py, PyList>> =
+            texts.iter().zip(&prepared).zip(&all).map(|((o, t), s)| slice_sentences(py, o, t, s)).collect::<PyResult<_>>()?;
+        PyList::new(py, lists)
+    }
+
+    fn spans_batch(&self, py: Python<'_>, texts: Vec<Bound<'_, PyString>>) -> PyResult<Vec<Vec<(usize, usize)>>> {
+        let prepared = texts_of(&texts)?;
+        Ok(py.allow_threads(|| prepared.par_iter().map(|t| char_spans(&t.text, &self.inner.spans(&t.text))).collect()))
+    }
+
+    /// Learns from raw text (a str or an iterable of str); counts accumulate across calls.
+    #[pyo3(signature = (text, finalize=true))]
+    fn train(&mut self, py: Python<'_>, text: &Bound<'_, PyAny>, finalize: bool) -> PyResult<()> {
+        let texts: Vec<String> = match text.downcast::<PyString>() {
+            Ok(s) => vec![text_of(s)?.text.into_owned()],
+            Err(_) => text.try_iter()?.map(|t| Ok(text_of(t?.downcast::<PyString>()?)?.text.into_owned())).collect::<PyResult<_>>()?,
+        };
+        let params = self.inner.params.clone();
+        let trainer = self.trainer.get_or_insert_with(|| PunktTrainer::with_params(params));
+        py.allow_threads(|| {
+            for t in &texts {
+                trainer.train(t);
+            }
+            if finalize {
+                trainer.finalize();
+            }
+        });
+        self.inner.params = trainer.params().clone();
+        Ok(())
+    }
+
+    /// Derives sentence starters and collocations from what `train(..., finalize=False)` counted.
+    fn finalize_training(&mut self) {
+        if let Some(trainer) = self.trainer.as_mut() {
+            trainer.finalize();
+            self.inner.params = trainer.params().clone();
+        }
+    }
+
+    fn to_json(&self) -> String {
+        self.inner.to_json()
+    }
+
+    #[staticmethod]
+    fn from_json(json: &str) -> PyResult<Self> {
+        Ok(PySentenceSplitter { inner: core::SentenceSplitter::from_json(json).py()?, trainer: None })
+    }
+
+    fn save(&self, path: PathBuf) -> PyResult<()> {
+        std::fs::write(&path, self.inner.to_json()).map_err(|e| Error::io(&path, e)).py()
+    }
+
+    #[staticmethod]
+    fn load(path: PathBuf) -> PyResult<Self> {
+        let json = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e)).py()?;
+        let inner = core::SentenceSplitter::from_json(&json).map_err(|e| e.in_file(&path)).py()?;
+        Ok(PySentenceSplitter { inner, trainer: None })
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "SentenceSplitter(language={:?}, abbreviations={}, sentence_starters={}, collocations={})",
+            self.inner.language,
+            self.inner.params.abbrev_types.len(),
+            self.inner.params.sent_starters.len(),
+            self.inner.params.collocations.len()
+        )
+    }
+
+    fn __getstate__(&self) -> String {
+        self.inner.to_json()
+    }
+
+    fn __setstate__(&mut self, state: &str) -> PyResult<()> {
+        self.inner = core::SentenceSplitter::from_json(state).py()?;
+        self.trainer = None;
+        Ok(())
+    }
+}
+
+/// Overlapping character k-grams per word, the first of each word marked.
+#[pyfunction]
+#[pyo3(signature = (text, k, mark="#"))]
+fn char_ngrams(py: Python<'_>, text: &Bound<'_, PyString>, k: usize, mark: &str) -> PyResult<Vec<String>> {
+    let t = text_of(text)?;
+    Ok(py.allow_threads(|| core::char_ngrams(&t.text, k, mark)))
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyWordTokenizer>()?;
+    m.add_class::<PySentenceSplitter>()?;
+    m.add_function(wrap_pyfunction!(char_ngrams, m)?)?;
+    m.add("LANGUAGES", core::LANGUAGES.to_vec())?;
+    Ok(())
+}

@@ -1,0 +1,768 @@
+"""SentencePiece compatibility: the ``sentencepiece`` package's API on tokenmill's engine.
+
+``import tokenmill.sentencepiece as spm`` and use ``spm.SentencePieceProcessor(model_file=...)``
+as with ``sentencepiece``: the same ids, pieces, offsets and decoded text for BPE, Unigram, char
+and word models (``.model`` files are read and written as SentencePiece's protobuf). Lists of
+texts are encoded in parallel with the GIL released.
+
+Errors are tokenmill exceptions (``tokenmill.FormatError`` for a malformed ``.model``,
+``tokenmill.TokenmillIOError`` for an unreadable file, ``tokenmill.InvalidArgumentError`` for
+bad arguments), never crashes.
+"""
+from __future__ import annotations
+
+import os
+import random as _random
+import re as _re
+from typing import Any, List, Optional, Sequence, Union
+
+from tokenmill import InvalidArgumentError, UnknownIdError
+from tokenmill._native import sentencepiece as _native
+
+
+class OutOfRangeError(UnknownIdError, IndexError):
+    """A piece id outside ``0 .. piece_size()-1`` (an ``IndexError``, as in ``sentencepiece``)."""
+
+
+class ArgumentError(InvalidArgumentError, ValueError):
+    """Arguments ``sentencepiece`` rejects with ``ValueError``."""
+
+__all__ = [
+    "SentencePieceProcessor",
+    "OutOfRangeError",
+    "ArgumentError",
+    "SentencePieceTrainer",
+    "ImmutableSentencePieceText",
+    "ImmutableSentencePieceText_ImmutableSentencePiece",
+    "ImmutableNBestSentencePieceText",
+    "set_random_generator_seed",
+    "to_tokenizer",
+    "from_tokenizer",
+]
+
+# Piece types of ModelProto.SentencePiece.Type.
+_NORMAL, _UNKNOWN, _CONTROL, _USER_DEFINED, _UNUSED, _BYTE = 1, 2, 3, 4, 5, 6
+
+_seed_source: Optional[_random.Random] = None
+
+
+def set_random_generator_seed(seed: int) -> None:
+    """Makes sampling (``enable_sampling``, ``sample_encode_and_score``) reproducible: after this
+    call, the same sequence of calls gives the same samples."""
+    global _seed_source
+    _seed_source = _random.Random(seed)
+
+
+def _next_seed() -> Optional[int]:
+    return None if _seed_source is None else _seed_source.getrandbits(64)
+
+
+class ImmutableSentencePieceText_ImmutableSentencePiece:
+    """One piece of an encoded text: ``piece``, ``id``, ``surface`` (the original text it
+    covers) and ``begin``/``end`` (character offsets of the surface)."""
+
+    __slots__ = ("piece", "id", "surface", "begin", "end")
+
+    def __init__(self, piece: str, id: int, surface: str, begin: int, end: int):
+        self.piece, self.id, self.surface, self.begin, self.end = piece, id, surface, begin, end
+
+    def __repr__(self) -> str:
+        return f'piece: "{self.piece}"\nid: {self.id}\nsurface: "{self.surface}"\nbegin: {self.begin}\nend: {self.end}\n'
+
+    def __eq__(self, other: Any) -> bool:
+        return isinstance(other, ImmutableSentencePieceText_ImmutableSentencePiece) and all(
+            getattr(self, k) == getattr(other, k) for k in self.__slots__)
+
+
+class ImmutableSentencePieceText:
+    """An encoded text with ``text``, ``pieces`` (each with ``piece``, ``id``, ``surface``,
+    ``begin``, ``end``) and ``score``: what ``return_type='proto'`` gives (byte offsets, as
+    ``sentencepiece_pb2.SentencePieceText``) and ``return_type='immutable_proto'`` gives (character
+    offsets, as the former ``ImmutableSentencePieceText``)."""
+
+    def __init__(self, text: str, pieces: Sequence[tuple], score: Optional[float] = None):
+        self.text = text
+        self.pieces = [ImmutableSentencePieceText_ImmutableSentencePiece(*p) for p in pieces]
+        self.score = 0.0 if score is None else score
+
+    def pieces_size(self) -> int:
+        """The number of pieces."""
+        return len(self.pieces)
+
+    def __len__(self) -> int:
+        return len(self.pieces)
+
+    def __getitem__(self, index: int) -> ImmutableSentencePieceText_ImmutableSentencePiece:
+        return self.pieces[index]
+
+    def __iter__(self):
+        return iter(self.pieces)
+
+    def __repr__(self) -> str:
+        body = "".join("pieces {\n" + "".join("  " + line + "\n" for line in repr(p).splitlines()) + "}\n" for p in self.pieces)
+        return f'{body}text: "{self.text}"\n' + (f"score: {self.score}\n" if self.score else "")
+
+
+class ImmutableNBestSentencePieceText:
+    """Several encoded texts (``nbest_encode`` / ``sample_encode_and_score`` with
+    ``out_type='immutable_proto'``)."""
+
+    def __init__(self, nbests: Sequence[ImmutableSentencePieceText]):
+        self.nbests = list(nbests)
+
+    def nbests_size(self) -> int:
+        """The number of segmentations."""
+        return len(self.nbests)
+
+    def __len__(self) -> int:
+        return len(self.nbests)
+
+    def __getitem__(self, index: int) -> ImmutableSentencePieceText:
+        return self.nbests[index]
+
+    def __iter__(self):
+        return iter(self.nbests)
+
+
+
+_VALID_RETURN_TYPES = (int, str, bytes, "proto", "serialized_proto", "numpy", "offset_mapping", "immutable_proto")
+
+
+def _is_sequence(x) -> bool:
+    return hasattr(x, "__len__") and not isinstance(x, (str, bytes))
+
+
+def _as_text(x) -> str:
+    return x.decode("utf-8") if isinstance(x, bytes) else x
+
+
+def _native_call(fn, *args, **kwargs):
+    """Calls the native core, turning out-of-range ids into ``OutOfRangeError`` (IndexError)."""
+    try:
+        return fn(*args, **kwargs)
+    except UnknownIdError as e:
+        raise OutOfRangeError(f"OUT_OF_RANGE: piece id is out of range. ({e})") from None
+    except InvalidArgumentError as e:
+        if "out of range" in str(e):
+            raise OutOfRangeError(f"OUT_OF_RANGE: piece id is out of range. ({e})") from None
+        raise ArgumentError(str(e)) from None
+
+
+def _varint(n: int) -> bytes:
+    out = bytearray()
+    while True:
+        out.append((n & 0x7F) | (0x80 if n > 0x7F else 0))
+        n >>= 7
+        if not n:
+            return bytes(out)
+
+
+def _offset_mapping(result, return_bytes: bool, include_text: bool):
+    text, pieces, _score = result
+    out = {}
+    if include_text:
+        out["text"] = text.encode("utf-8") if return_bytes else text
+    out["ids"] = [p[1] for p in pieces]
+    out["pieces"] = [p[0].encode("utf-8") for p in pieces] if return_bytes else [p[0] for p in pieces]
+    out["offsets"] = [(p[3], p[4]) for p in pieces]
+    return out
+
+
+class SentencePieceProcessor:
+    """Loads a SentencePiece ``.model`` and encodes/decodes text exactly as ``sentencepiece``'s
+    ``SentencePieceProcessor`` (0.2.3) does. The constructor's keyword arguments become the
+    defaults of ``encode``. Lists of texts are processed in parallel with the GIL released."""
+
+    def __init__(self, model_file=None, model_proto=None, out_type=None, add_bos=False, add_eos=False,
+                 reverse=False, emit_unk_piece=False, enable_sampling=False, nbest_size=-1, alpha=0.1,
+                 num_threads=-1, return_type=None):
+        self._core = None
+        self._return_type = int
+        self._return_type = self._resolve_return_type(return_type, out_type, default=int)
+        self._add_bos = add_bos
+        self._add_eos = add_eos
+        self._reverse = reverse
+        self._emit_unk_piece = emit_unk_piece
+        self._enable_sampling = enable_sampling
+        self._nbest_size = nbest_size
+        self._alpha = alpha
+        self._num_threads = num_threads
+        if model_file or model_proto:
+            self.Load(model_file=model_file, model_proto=model_proto)
+
+    def _resolve_return_type(self, return_type, out_type, default=None):
+        if out_type is not None:
+            if return_type is not None:
+                raise ArgumentError("Cannot specify both out_type and return_type. Use return_type instead.")
+            return_type = out_type
+        if return_type is None:
+            return_type = default if default is not None else self._return_type
+        if return_type not in _VALID_RETURN_TYPES:
+            raise ArgumentError("Invalid return_type: {}. Must be one of {}".format(return_type, _VALID_RETURN_TYPES))
+        return return_type
+
+    # ----------------------------------------------------------------------------- loading
+    @classmethod
+    def from_file(cls, model_file, **kwargs):
+        """Creates a processor by loading a ``.model`` file."""
+        if "model_file" in kwargs or "model_proto" in kwargs:
+            raise ArgumentError("model_file and model_proto cannot be passed via kwargs when using from_file classmethod.")
+        processor = cls(**kwargs)
+        processor.LoadFromFile(model_file)
+        return processor
+
+    @classmethod
+    def from_proto(cls, model_proto, **kwargs):
+        """Creates a processor from a serialized model."""
+        if "model_file" in kwargs or "model_proto" in kwargs:
+            raise ArgumentError("model_file and model_proto cannot be passed via kwargs when using from_proto classmethod.")
+        processor = cls(**kwargs)
+        processor.LoadFromSerializedProto(model_proto)
+        return processor
+
+    def Load(self, model_file=None, model_proto=None):
+        """Loads a model from a file path or from its serialized bytes (exactly one of them)."""
+        if model_file and model_proto:
+            raise ArgumentError("model_file and model_proto must be exclusive.")
+        if model_proto:
+            return self.LoadFromSerializedProto(model_proto)
+        if model_file:
+            return self.LoadFromFile(model_file)
+        raise ArgumentError("Either model_file or model_proto must be specified.")
+
+    def LoadFromFile(self, filename) -> bool:
+        """Loads a ``.model`` file."""
+        self._core = _native.Processor.from_file(os.fsdecode(os.fspath(filename)))
+        self._after_load()
+        return True
+
+    def LoadFromSerializedProto(self, serialized) -> bool:
+        """Loads a model from its serialized protobuf bytes."""
+        if hasattr(serialized, "SerializeToString"):
+            serialized = serialized.SerializeToString()
+        self._core = _native.Processor.from_bytes(bytes(serialized))
+        self._after_load()
+        return True
+
+    def _after_load(self) -> None:
+        self._unk, self._bos, self._eos, self._pad = self._core.special_ids()
+
+    @property
+    def _model(self):
+        if self._core is None:
+            raise RuntimeError("Model is not initialized.")
+        return self._core
+
+    # ----------------------------------------------------------------------------- encoding
+    def Encode(self, input, add_bos=None, add_eos=None, reverse=None, emit_unk_piece=None, enable_sampling=None,
+               nbest_size=None, alpha=None, num_threads=None, thread_pool=None, return_type=None, out_type=None,
+               return_bytes=None):
+        """Encodes a text (or a list of texts, in parallel) as ids (``return_type=int``), pieces
+        (``str``, or ``bytes``), ``'numpy'`` int32 arrays, ``'offset_mapping'`` dicts (ids, pieces,
+        character offsets), ``'serialized_proto'`` (``SentencePieceText`` bytes), ``'proto'`` or
+        ``'immutable_proto'`` objects with surfaces and offsets. ``add_bos`` / ``add_eos`` are added
+        after ``reverse``. With ``enable_sampling``, BPE applies BPE-dropout with probability
+        ``alpha``; Unigram samples with smoothing ``alpha`` from the ``nbest_size`` best
+        segmentations (or the whole lattice for ``nbest_size=-1``)."""
+        return_type = self._resolve_return_type(return_type, out_type)
+        if return_bytes is not None and return_type != "offset_mapping":
+            raise ArgumentError("return_bytes is only supported when return_type='offset_mapping'")
+        add_bos = self._add_bos if add_bos is None else add_bos
+        add_eos = self._add_eos if add_eos is None else add_eos
+        reverse = self._reverse if reverse is None else reverse
+        emit_unk_piece = self._emit_unk_piece if emit_unk_piece is None else emit_unk_piece
+        enable_sampling = self._enable_sampling if enable_sampling is None else enable_sampling
+        nbest_size = self._nbest_size if nbest_size is None else nbest_size
+        alpha = self._alpha if alpha is None else alpha
+        num_threads = self._num_threads if num_threads is None else num_threads
+        if enable_sampling is True and (nbest_size is None or nbest_size == 0 or nbest_size == 1 or alpha is None):
+            raise ArgumentError(
+                'When enable_sampling is True, We must specify "nbest_size > 1" or "nbest_size = -1", '
+                'and "alpha". "nbest_size" is enabled only on unigram mode ignored in BPE-dropout. '
+                'when "nbest_size = -1" , this method samples from all candidates on the lattice '
+                'instead of nbest segmentations.')
+        if num_threads is None or not isinstance(num_threads, int):
+            raise TypeError("num_threads must be int")
+        is_batch = isinstance(input, list)
+        texts = [_as_text(t) for t in input] if is_batch else [_as_text(input)]
+        proto_like = return_type in ("proto", "serialized_proto", "offset_mapping", "immutable_proto")
+        if proto_like and (add_bos or add_eos or reverse or emit_unk_piece):
+            raise NotImplementedError("add_bos, add_eos, reverse, and emit_unk_piece is not supported in proto API")
+        kind = {int: "ids", "numpy": "ids", str: "pieces", bytes: "pieces", "serialized_proto": "serialized"}.get(return_type, "full")
+        char_offsets = return_type == "immutable_proto" or (return_type == "offset_mapping" and not return_bytes)
+        results = _native_call(
+            self._model.encode, texts, kind, add_bos=bool(add_bos), add_eos=bool(add_eos), reverse=bool(reverse),
+            emit_unk_piece=bool(emit_unk_piece), enable_sampling=bool(enable_sampling), nbest_size=int(nbest_size),
+            alpha=float(alpha), seed=_next_seed() if enable_sampling else None, num_threads=num_threads,
+            char_offsets=char_offsets)
+        if return_type is bytes:
+            results = [[p.encode("utf-8") for p in r] for r in results]
+        elif return_type == "numpy":
+            import numpy as np
+            results = [np.asarray(r, dtype=np.int32) for r in results]
+        elif return_type == "offset_mapping":
+            results = [_offset_mapping(r, bool(return_bytes), include_text=False) for r in results]
+        elif return_type in ("proto", "immutable_proto"):
+            results = [ImmutableSentencePieceText(*r) for r in results]
+        return results if is_batch else results[0]
+
+    def EncodeAsPieces(self, input, **kwargs):
+        """``encode(input, return_type=str)``."""
+        return self.Encode(input=input, return_type=str, **kwargs)
+
+    def EncodeAsIds(self, input, **kwargs):
+        """``encode(input, return_type=int)``."""
+        return self.Encode(input=input, return_type=int, **kwargs)
+
+    def EncodeAsNumpy(self, input, **kwargs):
+        """``encode(input, return_type='numpy')``."""
+        return self.Encode(input=input, return_type="numpy", **kwargs)
+
+    def EncodeAsProto(self, input, **kwargs):
+        """``encode(input, return_type='proto')``."""
+        return self.Encode(input=input, return_type="proto", **kwargs)
+
+    def EncodeAsOffsetMapping(self, input, **kwargs):
+        """``encode(input, return_type='offset_mapping')``."""
+        return self.Encode(input=input, return_type="offset_mapping", **kwargs)
+
+    def EncodeAsImmutableProto(self, input, **kwargs):
+        """``encode(input, return_type='immutable_proto')``: pieces with surfaces and character offsets."""
+        return self.Encode(input=input, return_type="immutable_proto", **kwargs)
+
+    def SampleEncodeAsPieces(self, input, nbest_size=None, alpha=None, **kwargs):
+        """A sampled segmentation as pieces."""
+        return self.Encode(input=input, nbest_size=nbest_size, alpha=alpha, return_type=str, enable_sampling=True, **kwargs)
+
+    def SampleEncodeAsIds(self, input, nbest_size=None, alpha=None, **kwargs):
+        """A sampled segmentation as ids."""
+        return self.Encode(input=input, nbest_size=nbest_size, alpha=alpha, return_type=int, enable_sampling=True, **kwargs)
+
+    def SampleEncodeAsNumpy(self, input, nbest_size=None, alpha=None, **kwargs):
+        """A sampled segmentation as a NumPy array."""
+        return self.Encode(input=input, nbest_size=nbest_size, alpha=alpha, return_type="numpy", enable_sampling=True, **kwargs)
+
+    def SampleEncodeAsProto(self, input, nbest_size=None, alpha=None, **kwargs):
+        """A sampled segmentation with surfaces and offsets."""
+        return self.Encode(input=input, nbest_size=nbest_size, alpha=alpha, return_type="proto", enable_sampling=True, **kwargs)
+
+    def NBestEncode(self, input, add_bos=None, add_eos=None, reverse=None, emit_unk_piece=None, nbest_size=None,
+                    return_type=None, out_type=None):
+        """The ``nbest_size`` best segmentations of a text (Unigram models), best first."""
+        return_type = self._resolve_return_type(return_type, out_type)
+        add_bos = self._add_bos if add_bos is None else add_bos
+        add_eos = self._add_eos if add_eos is None else add_eos
+        reverse = self._reverse if reverse is None else reverse
+        emit_unk_piece = self._emit_unk_piece if emit_unk_piece is None else emit_unk_piece
+        nbest_size = self._nbest_size if nbest_size is None else nbest_size
+        if nbest_size <= 0:
+            nbest_size = 1
+        kind = {int: "ids", "numpy": "ids", str: "pieces", bytes: "pieces", "serialized_proto": "serialized"}.get(return_type, "full")
+        if kind in ("serialized", "full") and (add_bos or add_eos or reverse or emit_unk_piece):
+            raise NotImplementedError("add_bos, add_eos, reverse, and emit_unk_piece is not supported in proto API")
+
+        def _encode(text):
+            results = _native_call(self._model.nbest, _as_text(text), int(nbest_size), kind, add_bos=bool(add_bos),
+                                   add_eos=bool(add_eos), reverse=bool(reverse), emit_unk_piece=bool(emit_unk_piece))
+            if return_type is bytes:
+                return [[p.encode("utf-8") for p in r] for r in results]
+            if return_type == "numpy":
+                import numpy as np
+                return [np.asarray(r, dtype=np.int32) for r in results]
+            if return_type == "serialized_proto":
+                return b"".join(b"\x0a" + _varint(len(r)) + r for r in results)  # NBestSentencePieceText
+            if kind == "full":
+                return ImmutableNBestSentencePieceText([ImmutableSentencePieceText(*r) for r in results])
+            return results
+
+        return [_encode(t) for t in input] if isinstance(input, list) else _encode(input)
+
+    def NBestEncodeAsPieces(self, input, nbest_size=None, **kwargs):
+        """n-best segmentations as pieces."""
+        return self.NBestEncode(input=input, nbest_size=nbest_size, return_type=str, **kwargs)
+
+    def NBestEncodeAsIds(self, input, nbest_size=None, **kwargs):
+        """n-best segmentations as ids."""
+        return self.NBestEncode(input=input, nbest_size=nbest_size, return_type=int, **kwargs)
+
+    def NBestEncodeAsNumpy(self, input, nbest_size=None, **kwargs):
+        """n-best segmentations as NumPy arrays."""
+        return self.NBestEncode(input=input, nbest_size=nbest_size, return_type="numpy", **kwargs)
+
+    def NBestEncodeAsProto(self, input, nbest_size=None, **kwargs):
+        """n-best segmentations with surfaces, offsets and scores."""
+        return self.NBestEncode(input=input, nbest_size=nbest_size, return_type="proto", **kwargs)
+
+    def SampleEncodeAndScore(self, input, add_bos=None, add_eos=None, reverse=None, emit_unk_piece=None,
+                             num_samples=None, alpha=None, wor=None, include_best=None, return_type=None,
+                             out_type=None):
+        """``num_samples`` sampled segmentations (Unigram models), each with its score: a list of
+        ``(ids or pieces, score)``. ``wor`` samples without replacement; ``include_best`` (needs
+        ``wor``) puts the best segmentation first. (``sentencepiece`` 0.2.0's API.)"""
+        return_type = self._resolve_return_type(return_type, out_type)
+        add_bos = self._add_bos if add_bos is None else add_bos
+        add_eos = self._add_eos if add_eos is None else add_eos
+        reverse = self._reverse if reverse is None else reverse
+        emit_unk_piece = self._emit_unk_piece if emit_unk_piece is None else emit_unk_piece
+        num_samples = 1 if num_samples is None else num_samples
+        alpha = 1.0 if alpha is None else alpha
+        wor = False if wor is None else wor
+        include_best = False if include_best is None else include_best
+        if num_samples <= 0:
+            raise ArgumentError("num_examples must be positive")
+        if include_best and not wor:
+            raise ArgumentError('When include_best is True, We must specify "wor = True".')
+        kind = {int: "ids", str: "pieces"}.get(return_type, "full")
+
+        def _encode(text):
+            results = _native_call(self._model.sample_and_score, _as_text(text), int(num_samples), float(alpha),
+                                   bool(wor), bool(include_best), kind, add_bos=bool(add_bos), add_eos=bool(add_eos),
+                                   reverse=bool(reverse), emit_unk_piece=bool(emit_unk_piece), seed=_next_seed())
+            if kind == "full":
+                return ImmutableNBestSentencePieceText([ImmutableSentencePieceText(*r) for r, _ in results])
+            return results
+
+        return [_encode(t) for t in input] if isinstance(input, list) else _encode(input)
+
+    def CalculateEntropy(self, input, alpha, num_threads=None):
+        """The entropy of the segmentation distribution of a text (or of each text of a list)
+        under smoothing ``alpha`` (Unigram models; ``sentencepiece`` 0.2.0's API)."""
+        if isinstance(input, list):
+            num_threads = self._num_threads if num_threads is None else num_threads
+            if num_threads is None or not isinstance(num_threads, int):
+                raise TypeError("num_threads must be int")
+            return _native_call(self._model.calculate_entropy, [_as_text(t) for t in input], float(alpha), num_threads)
+        return _native_call(self._model.calculate_entropy, [_as_text(input)], float(alpha))[0]
+
+    # ----------------------------------------------------------------------------- decoding
+    def Decode(self, input, return_type=None, out_type=None, num_threads=None, thread_pool=None, return_bytes=None):
+        """Decodes ids or pieces (or a list of such sequences, in parallel) back to text:
+        control pieces vanish, ``<unk>`` becomes " ⁇ ", byte pieces are decoded as UTF-8 (invalid
+        bytes become U+FFFD) and ▁ becomes a space (the dummy prefix's is dropped).
+        ``return_type=bytes`` gives UTF-8 bytes; ``'proto'`` / ``'serialized_proto'`` /
+        ``'offset_mapping'`` the pieces with their surfaces and offsets in the decoded text."""
+        return_type = self._resolve_return_type(return_type, out_type, default=str)
+        if return_bytes is not None and return_type != "offset_mapping":
+            raise ArgumentError("return_bytes is only supported when return_type='offset_mapping'")
+        num_threads = self._num_threads if num_threads is None else num_threads
+        if num_threads is None or not isinstance(num_threads, int):
+            raise TypeError("num_threads must be int")
+        if input is None or (isinstance(input, (str, bytes)) and len(input) == 0):
+            input = []
+        if hasattr(input, "tolist"):
+            input = input.tolist()
+        if not _is_sequence(input):
+            input = [input]
+            is_batch = False
+        else:
+            is_batch = len(input) > 0 and _is_sequence(input[0])
+        seqs = [list(s) for s in input] if is_batch else [list(input)]
+        # bytes pieces are decoded as text pieces
+        seqs = [[_as_text(p) for p in s] for s in seqs]
+        if return_type in (str, bytes):
+            kind = "text"
+        elif return_type == "serialized_proto":
+            kind = "serialized"
+        elif return_type == "int" or return_type is int or return_type == "numpy":
+            raise ArgumentError("unknown return_type={} or input type".format(return_type))
+        else:
+            kind = "full"
+        char_offsets = return_type == "immutable_proto" or (return_type == "offset_mapping" and not return_bytes)
+        results = _native_call(self._model.decode, seqs, kind, num_threads, char_offsets)
+        if kind == "text":
+            results = [r[0] for r in results]
+            if return_type is bytes:
+                results = [r.encode("utf-8") for r in results]
+        elif return_type == "offset_mapping":
+            results = [_offset_mapping(r, bool(return_bytes), include_text=True) for r in results]
+        elif kind == "full":
+            results = [ImmutableSentencePieceText(*r) for r in results]
+        return results if is_batch else results[0]
+
+    def DecodePieces(self, input, return_type=None, **kwargs):
+        """Decodes pieces."""
+        return self.Decode(input=input, return_type=return_type, **kwargs)
+
+    def DecodeIds(self, input, return_type=None, **kwargs):
+        """Decodes ids."""
+        return self.Decode(input=input, return_type=return_type, **kwargs)
+
+    def DecodePiecesAsProto(self, input, **kwargs):
+        """Decodes pieces into a result with surfaces and offsets."""
+        return self.Decode(input=input, return_type="proto", **kwargs)
+
+    def DecodeIdsAsProto(self, input, **kwargs):
+        """Decodes ids into a result with surfaces and offsets."""
+        return self.Decode(input=input, return_type="proto", **kwargs)
+
+    def Normalize(self, input, with_offsets=None):
+        """The normalized text (with ``with_offsets``, also the byte offset in the input of each
+        normalized byte, plus one past the end)."""
+        def _normalize(text):
+            normalized, offsets = self._model.normalize(_as_text(text))
+            return (normalized, offsets) if with_offsets else normalized
+        return [_normalize(t) for t in input] if isinstance(input, list) else _normalize(input)
+
+    # ----------------------------------------------------------------------------- vocabulary
+    def GetPieceSize(self) -> int:
+        """The number of pieces."""
+        return self._model.piece_size()
+
+    piece_size = GetPieceSize
+    vocab_size = GetPieceSize
+
+    def __len__(self) -> int:
+        return self.GetPieceSize()
+
+    def __getitem__(self, piece: str) -> int:
+        return self.PieceToId(piece)
+
+    def _each(self, fn, arg):
+        if _is_sequence(arg):
+            return [_native_call(fn, a) for a in arg]
+        return _native_call(fn, arg)
+
+    def PieceToId(self, piece):
+        """The id of a piece (or of each piece of a list); the unk id for unknown pieces."""
+        return self._each(lambda p: self._model.piece_to_id(_as_text(p)), piece)
+
+    def IdToPiece(self, id):
+        """The piece of an id (or of each id of a list)."""
+        return self._each(self._model.id_to_piece, id)
+
+    def GetScore(self, id):
+        """The score of a piece id (or of each id of a list)."""
+        return self._each(self._model.get_score, id)
+
+    def IsUnknown(self, id):
+        """Whether the id is the unknown piece."""
+        return self._each(lambda i: self._model.piece_type(i) == _UNKNOWN, id)
+
+    def IsControl(self, id):
+        """Whether the id is a control piece (``<s>``, ``</s>``, ...)."""
+        return self._each(lambda i: self._model.piece_type(i) == _CONTROL, id)
+
+    def IsUnused(self, id):
+        """Whether the id is an unused piece."""
+        return self._each(lambda i: self._model.piece_type(i) == _UNUSED, id)
+
+    def IsByte(self, id):
+        """Whether the id is a byte piece (``<0xNN>``)."""
+        return self._each(lambda i: self._model.piece_type(i) == _BYTE, id)
+
+    def unk_id(self) -> int:
+        """The id of the unknown piece (-1 if none)."""
+        return self._unk
+
+    def bos_id(self) -> int:
+        """The id of ``<s>`` (-1 if the model has none)."""
+        return self._bos
+
+    def eos_id(self) -> int:
+        """The id of ``</s>`` (-1 if the model has none)."""
+        return self._eos
+
+    def pad_id(self) -> int:
+        """The id of ``<pad>`` (-1 if the model has none)."""
+        return self._pad
+
+    def serialized_model_proto(self) -> bytes:
+        """The model as serialized protobuf bytes (what a ``.model`` file holds)."""
+        return self._model.serialized_model_proto()
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        state.pop("_core", None)
+        state["model_proto"] = self.serialized_model_proto()
+        return state
+
+    def __setstate__(self, state):
+        if not isinstance(state, dict):
+            state = {"model_proto": state}
+        else:
+            state = state.copy()
+        SentencePieceProcessor.__init__(self)
+        self.LoadFromSerializedProto(state.pop("model_proto"))
+        self.__dict__.update(state)
+
+
+def _add_snake_case(cls) -> None:
+    """``EncodeAsIds`` → ``encode_as_ids`` etc., as ``sentencepiece`` names them."""
+    snake = {}
+    for name, value in list(cls.__dict__.items()):
+        if _re.match(r"^[A-Z]+", name):
+            snake[_re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower().replace("n_best", "nbest")] = value
+    for name, value in snake.items():
+        setattr(cls, name, value)
+
+
+SentencePieceProcessor.Tokenize = SentencePieceProcessor.Encode
+SentencePieceProcessor.Detokenize = SentencePieceProcessor.Decode
+_add_snake_case(SentencePieceProcessor)
+
+
+class SentencePieceTrainer:
+    """Trains SentencePiece models (``model_type`` bpe, char or word; ``sentencepiece``'s
+    options and defaults) and writes ``<model_prefix>.model`` / ``.vocab`` files that both
+    ``sentencepiece`` and tokenmill load. Options come as keyword arguments
+    (``Train(input='corpus.txt', model_prefix='m', vocab_size=8000)``) or as the
+    ``"--input=corpus.txt --model_prefix=m"`` string; the corpus is ``input`` files or a
+    ``sentence_iterator``; with ``model_writer`` the model bytes go to ``model_writer.write``
+    instead of files."""
+
+    @staticmethod
+    def _encode(value) -> str:
+        if isinstance(value, (list, tuple)):
+            import csv
+            import io
+            f = io.StringIO()
+            csv.writer(f, lineterminator="").writerow([str(v) for v in value])
+            return f.getvalue()
+        return str(value)
+
+    @staticmethod
+    def Train(arg=None, logstream=None, **kwargs) -> None:
+        """Trains a model (see the class docstring)."""
+        if arg is not None and isinstance(arg, str):
+            options = _native.parse_flags(arg)
+            sentence_iterator = model_writer = None
+        else:
+            sentence_iterator = None
+            model_writer = None
+            options = []
+            for key, value in kwargs.items():
+                if key in ("sentence_iterator", "sentence_reader"):
+                    sentence_iterator = value
+                elif key == "model_writer":
+                    model_writer = value
+                else:
+                    options.append((key, SentencePieceTrainer._encode(value)))
+        sentences = None
+        if sentence_iterator is not None:
+            sentences = [s.decode("utf-8") if isinstance(s, bytes) else str(s) for s in sentence_iterator]
+        prefix = dict(options).get("model_prefix", "")
+        if model_writer is None and not prefix:
+            raise ArgumentError("model_prefix must not be empty (or pass model_writer=...)")
+        model = _native_call(_native.train, options, sentences)
+        if model_writer is not None:
+            model_writer.write(model)
+            return None
+        with open(prefix + ".model", "wb") as f:
+            f.write(model)
+        processor = SentencePieceProcessor(model_proto=model)
+        with_scores = dict(options).get("vocabulary_output_piece_score", "true").lower() not in ("false", "0", "no")
+        with open(prefix + ".vocab", "w", encoding="utf-8") as f:
+            for i in range(processor.get_piece_size()):
+                piece = processor.id_to_piece(i)
+                f.write(f"{piece}\t{processor.get_score(i):g}\n" if with_scores else f"{piece}\n")
+        return None
+
+    train = Train
+
+
+# --------------------------------------------------------------------------------- conversion
+def to_tokenizer(model):
+    """A ``tokenmill.Tokenizer`` (savable as tokenizer.json, loadable by ``tokenizers``) that
+    encodes like the SentencePiece BPE model ``model`` (a path, serialized bytes or a
+    ``SentencePieceProcessor``). Avoids the usual conversion bugs: byte fallback is kept
+    (``BPE(byte_fallback=True)`` + ``ByteFallback`` decoder), the dummy prefix is a ``Prepend``
+    applied once to the whole text (as SentencePiece does, not per word), and user-defined
+    symbols become added tokens so they are never split. Merges are ranked by the score of the
+    piece they make (SentencePiece's merge order)."""
+    from tokenmill import AddedToken, Tokenizer, decoders, models, normalizers
+
+    sp = model if isinstance(model, SentencePieceProcessor) else (
+        SentencePieceProcessor(model_proto=model) if isinstance(model, (bytes, bytearray)) else SentencePieceProcessor(model_file=model))
+    core = sp._model
+    if core.model_type() != 2:
+        raise ArgumentError("to_tokenizer converts SentencePiece BPE models (model_type=BPE)")
+    n = sp.get_piece_size()
+    pieces = [sp.id_to_piece(i) for i in range(n)]
+    types = [core.piece_type(i) for i in range(n)]
+    scores = [sp.get_score(i) for i in range(n)]
+    vocab = {p: i for i, p in enumerate(pieces)}
+    mergeable = {p: i for i, p in enumerate(pieces) if types[i] in (_NORMAL, _USER_DEFINED, _UNUSED)}
+    merges = []
+    for piece, i in mergeable.items():
+        if types[i] != _NORMAL or len(piece) < 2:
+            continue
+        for k in range(1, len(piece)):
+            left, right = piece[:k], piece[k:]
+            if left in mergeable and right in mergeable:
+                merges.append((-scores[i], i, vocab[left], vocab[right], left, right))
+    merges.sort()
+    unk = pieces[sp.unk_id()] if sp.unk_id() >= 0 else None
+    byte_fallback = any(t == _BYTE for t in types)
+    tok = Tokenizer(models.BPE(vocab, [(m[4], m[5]) for m in merges], unk_token=unk, fuse_unk=True,
+                               byte_fallback=byte_fallback))
+    charsmap, dummy_prefix, remove_extra, ws_suffix = _native.normalizer_settings(sp.serialized_model_proto())
+    if ws_suffix:
+        raise ArgumentError("to_tokenizer: treat_whitespace_as_suffix models have no tokenizer.json equivalent")
+    steps = []
+    if charsmap:
+        steps.append(normalizers.Precompiled(charsmap))
+    if remove_extra:
+        from tokenmill import Regex
+        steps += [normalizers.Strip(left=True, right=True), normalizers.Replace(Regex(" {2,}"), " ")]
+    if dummy_prefix:
+        steps.append(normalizers.Prepend("▁"))
+    steps.append(normalizers.Replace(" ", "▁"))
+    tok.normalizer = normalizers.Sequence(steps)
+    dec = [decoders.Replace("▁", " "), decoders.ByteFallback(), decoders.Fuse()]
+    if dummy_prefix:
+        dec.append(decoders.Strip(content=" ", left=1, right=0))
+    tok.decoder = decoders.Sequence(dec)
+    tok.add_tokens([AddedToken(p, special=False, normalized=False) for p, t in zip(pieces, types) if t == _USER_DEFINED])
+    # Control pieces stay plain vocabulary entries: SentencePiece never matches them in text.
+    return tok
+
+
+def from_tokenizer(tokenizer) -> bytes:
+    """A serialized SentencePiece BPE ``.model`` equivalent to a tokenizer.json BPE tokenizer
+    of the SentencePiece kind (a ``tokenmill.Tokenizer``/``tokenizers.Tokenizer`` or the path of
+    its tokenizer.json): byte-fallback BPE on "▁"-escaped text with an optional dummy prefix.
+    Merge ranks become piece scores (rank r → -r), the unknown token becomes UNKNOWN, special
+    added tokens CONTROL, other added tokens USER_DEFINED and ``<0xNN>`` pieces BYTE."""
+    import json
+
+    if isinstance(tokenizer, (str, os.PathLike)):
+        with open(tokenizer, encoding="utf-8") as f:
+            config = json.load(f)
+    else:
+        config = json.loads(tokenizer.to_str())
+    model = config.get("model") or {}
+    if model.get("type") != "BPE":
+        raise ArgumentError("from_tokenizer converts BPE tokenizers")
+    vocab = model["vocab"]
+    merges = [m.split(" ", 1) if isinstance(m, str) else m for m in model.get("merges", [])]
+    rank = {}
+    for r, (left, right) in enumerate(merges):
+        rank.setdefault(left + right, r)
+    added = {t["content"]: t for t in config.get("added_tokens", [])}
+    by_id = sorted(set(vocab.items()) | {(t["content"], t["id"]) for t in added.values()}, key=lambda x: x[1])
+    if [i for _, i in by_id] != list(range(len(by_id))):
+        raise ArgumentError("from_tokenizer: token ids must be 0..n-1 without gaps")
+    unk = model.get("unk_token")
+    byte_fallback = bool(model.get("byte_fallback"))
+    pieces = []
+    for piece, i in by_id:
+        if piece == unk:
+            kind = _UNKNOWN
+        elif piece in added:
+            kind = _CONTROL if added[piece].get("special") else _USER_DEFINED
+        elif piece in ("<s>", "</s>", "<pad>") or (piece not in rank and _re.fullmatch(r"\[/?[A-Z_]+\]|<[a-z_/]+>", piece)):
+            kind = _CONTROL
+        elif byte_fallback and _re.fullmatch(r"<0x[0-9A-F]{2}>", piece):
+            kind = _BYTE
+        else:
+            kind = _NORMAL
+        score = -float(rank[piece]) if piece in rank else -float(len(merges) + i)
+        pieces.append((piece, score if kind == _NORMAL else 0.0, kind))
+    text = json.dumps(config.get("normalizer")) + json.dumps(config.get("pre_tokenizer"))
+    dummy_prefix = '"Prepend"' in text or ('"Metaspace"' in text and '"never"' not in text)
+    ids = {p: i for i, (p, _, _) in enumerate(pieces)}
+    options = [("model_type", "bpe"), ("vocab_size", str(len(pieces))), ("byte_fallback", str(byte_fallback).lower()),
+               ("unk_id", str(ids.get(unk, -1))), ("bos_id", str(ids.get("<s>", -1))), ("eos_id", str(ids.get("</s>", -1))),
+               ("pad_id", "-1"), ("normalization_rule_name", "identity"), ("add_dummy_prefix", str(dummy_prefix).lower()),
+               ("remove_extra_whitespaces", "false")]
+    return _native_call(_native.build_model, pieces, options)

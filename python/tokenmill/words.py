@@ -1,0 +1,325 @@
+"""Word level: word tokenization for many languages, sentence splitting, character n-grams.
+
+::
+
+    from tokenmill.words import WordTokenizer, SentenceSplitter, char_ngrams, evaluate
+    WordTokenizer("en").tokenize("Dr. Watson's car can't go.")
+    # ['Dr.', 'Watson', "'s", 'car', 'ca', "n't", 'go', '.']
+    WordTokenizer("fr").tokenize_with_offsets("l'hôtel")      # [("l'", 0, 2), ('hôtel', 2, 7)]
+    SentenceSplitter("en").split("Mr. Smith left. He was late.")
+    char_ngrams("teach multtimedia", 3)                          # ['#tea', 'eac', 'ach', '#mul', ...]
+
+``WordTokenizer`` cuts text at Unicode word boundaries (UAX #29) and applies per-language rules
+on top (built in for ``LANGUAGES``; any other code gets the plain UAX #29 base): abbreviations,
+numbers, times and dates, clitics and elision, hyphenated words, quotes of every language,
+ellipses, URLs, e-mail addresses, hashtags and emoji sequences. Offsets are character offsets
+into the given ``str``; every non-whitespace character is covered by exactly one token.
+
+``SentenceSplitter`` applies Punkt parameters (Kiss & Strunk): a language's abbreviation list
+by default; ``train`` learns abbreviations, collocations and sentence starters from raw text the
+way NLTK's ``PunktTrainer`` does, and ``save`` / ``load`` keep them as JSON.
+
+Chinese and Japanese word segmentation (texts without spaces) is not part of this module yet:
+``WordTokenizer`` gives one token per ideograph there.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Callable, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
+
+from tokenmill._native import FormatError, InvalidArgumentError, TokenmillIOError
+from tokenmill._native import words as _native_module
+
+WordTokenizer = _native_module.WordTokenizer
+WordTokenizer.__doc__ = """WordTokenizer(language="en", penn_treebank=False, split_clitics=True, abbreviations=None, rules=None)
+
+Rule-based word tokenizer with offsets.
+
+- ``language``: a code such as "en", "de", "fr", "pl", "es", "it", "nl", "pt", "ru" (built-in
+  rules); any other code tokenizes by Unicode word boundaries (UAX #29) only.
+- ``penn_treebank``: Penn Treebank conventions as NLTK's tokenizers: straight double quotes
+  become `` and '', "cannot" → "can" "not", "gonna" → "gon" "na"; offsets still point at the text.
+- ``split_clitics``: split clitics and elisions ("ca" "n't", "Watson" "'s", "l'" "hôtel");
+  False keeps "can't" and "l'hôtel" whole.
+- ``abbreviations``: more abbreviations (without the final period). A lowercase entry matches in
+  any case; an entry with an uppercase letter matches exactly.
+- ``rules``: a JSON string of rules (as ``rules_json()`` returns) instead of the built-in ones.
+
+Methods: ``tokenize(text) -> list[str]``, ``tokenize_with_offsets(text) -> list[(token, start,
+end)]`` (character offsets), ``tokenize_batch(texts)``, ``tokenize_with_offsets_batch(texts)``
+(parallel, GIL released), ``add_abbreviations(list)``, ``rules_json()``. Calling the object is
+``tokenize``.
+"""
+
+SentenceSplitter = _native_module.SentenceSplitter
+SentenceSplitter.__doc__ = """SentenceSplitter(language="en")
+
+Punkt sentence splitter. ``language`` seeds the abbreviation list (``None``: start empty, as a
+fresh NLTK ``PunktTrainer``).
+
+- ``split(text) -> list[str]``, ``spans(text) -> list[(start, end)]`` (character offsets, from a
+  sentence's first to its last non-space character), ``split_batch``, ``spans_batch``.
+- ``train(text_or_texts, finalize=True)``: learn abbreviations, collocations and sentence
+  starters from raw text (counts accumulate over calls); ``finalize_training()`` after
+  ``train(..., finalize=False)``.
+- ``abbreviations``, ``sentence_starters``, ``collocations``: what it knows (sorted).
+- ``save(path)`` / ``SentenceSplitter.load(path)``, ``to_json()`` / ``from_json(s)``.
+"""
+
+char_ngrams = _native_module.char_ngrams
+LANGUAGES: Tuple[str, ...] = tuple(_native_module.LANGUAGES)
+
+__all__ = ["WordTokenizer", "SentenceSplitter", "char_ngrams", "evaluate", "Scores", "LANGUAGES"]
+
+
+@dataclass(frozen=True)
+class Scores:
+    """Word-boundary scores: a token counts as correct when its start and end both match gold."""
+
+    precision: float
+    recall: float
+    f1: float
+    correct: int
+    predicted: int
+    gold: int
+    sentences: int
+
+
+Span = Tuple[int, int]
+
+# Gold unit: the surface token's span and, for a multi-word token whose words spell it out
+# ("don't" = "do" + "n't"), the words' spans as an equally acceptable segmentation.
+_GoldUnit = Tuple[Span, Optional[List[Span]]]
+
+
+def _format_error(path: str, line: int, message: str) -> FormatError:
+    return FormatError(f"{path}:line {line}: {message}")
+
+
+def _read_lines(path: str) -> Iterator[Tuple[int, str]]:
+    try:
+        with open(path, "rb") as f:
+            for number, raw in enumerate(f, 1):
+                try:
+                    yield number, raw.decode("utf-8").rstrip("\r\n")
+                except UnicodeDecodeError as e:
+                    raise _format_error(path, number, f"invalid UTF-8 at byte {e.start} of the line") from None
+    except OSError as e:
+        raise TokenmillIOError(f"{path}: {e.strerror or e}") from None
+
+
+def _conllu_sentences(path: str) -> Iterator[Tuple[str, List[_GoldUnit]]]:
+    """(text, gold units) per sentence of a CoNLL-U file."""
+    text: Optional[str] = None
+    rows: List[Tuple[int, List[str]]] = []
+    first_line = 0
+
+    def finish() -> Optional[Tuple[str, List[_GoldUnit]]]:
+        if not rows:
+            return None
+        if text is None:
+            raise _format_error(path, first_line, "sentence without a '# text = ...' line")
+        return text, _align_conllu(path, text, rows)
+
+    for number, line in _read_lines(path):
+        if not line.strip():
+            done = finish()
+            if done:
+                yield done
+            text, rows, first_line = None, [], 0
+            continue
+        if not first_line:
+            first_line = number
+        if line.startswith("#"):
+            if line.startswith("# text =") or line.startswith("# text="):
+                text = line.split("=", 1)[1].strip()
+            continue
+        cols = line.split("\t")
+        if len(cols) != 10:
+            raise _format_error(path, number, f"expected 10 tab-separated columns, found {len(cols)}")
+        rows.append((number, cols))
+    done = finish()
+    if done:
+        yield done
+
+
+def _align_conllu(path: str, text: str, rows: List[Tuple[int, List[str]]]) -> List[_GoldUnit]:
+    units: List[_GoldUnit] = []
+    pos = 0
+    i = 0
+    while i < len(rows):
+        number, cols = rows[i]
+        ident, form = cols[0], cols[1]
+        if "." in ident:  # empty node: no surface text
+            i += 1
+            continue
+        if "-" in ident:
+            try:
+                first, last = (int(x) for x in ident.split("-"))
+            except ValueError:
+                raise _format_error(path, number, f"bad multi-word token id {ident!r}") from None
+            words: List[str] = []
+            j = i + 1
+            while j < len(rows) and "." not in rows[j][1][0] and "-" not in rows[j][1][0] and first <= _int_id(path, rows[j]) <= last:
+                words.append(rows[j][1][1])
+                j += 1
+            span = _find_form(path, number, text, form, pos)
+            alt = None
+            if "".join(words) == form and len(words) > 1:
+                alt, p = [], span[0]
+                for w in words:
+                    alt.append((p, p + len(w)))
+                    p += len(w)
+            units.append((span, alt))
+            pos = span[1]
+            i = j
+            continue
+        _int_id(path, rows[i])
+        span = _find_form(path, number, text, form, pos)
+        units.append((span, None))
+        pos = span[1]
+        i += 1
+    return units
+
+
+def _int_id(path: str, row: Tuple[int, List[str]]) -> int:
+    try:
+        return int(row[1][0])
+    except ValueError:
+        raise _format_error(path, row[0], f"bad token id {row[1][0]!r}") from None
+
+
+def _find_form(path: str, number: int, text: str, form: str, pos: int) -> Span:
+    while pos < len(text) and text[pos].isspace():
+        pos += 1
+    if text.startswith(form, pos):
+        return pos, pos + len(form)
+    # Some treebanks drop spaces inside a form's text ("10 000" as "10000"): match ignoring them.
+    end, k = pos, 0
+    while end < len(text) and k < len(form):
+        if text[end] == form[k]:
+            k += 1
+        elif not text[end].isspace():
+            break
+        end += 1
+    if k == len(form) and form:
+        return pos, end
+    raise _format_error(path, number, f"token {form!r} does not match the '# text' line at character {pos}")
+
+
+def _sighan_sentences(path: str) -> Iterator[Tuple[str, List[_GoldUnit]]]:
+    """SIGHAN-style segmented files: one sentence per line, words separated by whitespace."""
+    for _number, line in _read_lines(path):
+        words = line.split()
+        if not words:
+            continue
+        units: List[_GoldUnit] = []
+        pos = 0
+        for w in words:
+            units.append(((pos, pos + len(w)), None))
+            pos += len(w)
+        yield "".join(words), units
+
+
+_PTB_SPELLINGS = {
+    "``": ('"', "\u201c", "\u201e", "\u00ab", "`"),
+    "''": ('"', "\u201d", "\u00bb", "'"),
+    "-LRB-": ("(",), "-RRB-": (")",), "-LSB-": ("[",), "-RSB-": ("]",), "-LCB-": ("{",), "-RCB-": ("}",),
+}
+
+
+def _spans_of(text: str, tokens: Sequence) -> List[Span]:
+    """Spans of a tokenizer's output: (token, start, end) tuples as given, strings located in text."""
+    spans: List[Span] = []
+    pos = 0
+    for tok in tokens:
+        if isinstance(tok, tuple):
+            spans.append((int(tok[1]), int(tok[2])))
+            continue
+        tok = str(tok)
+        if not tok.strip():
+            continue
+        while pos < len(text) and text[pos].isspace():
+            pos += 1
+        if text.startswith(tok, pos):
+            spans.append((pos, pos + len(tok)))
+            pos += len(tok)
+            continue
+        matched = False
+        for alternative in _PTB_SPELLINGS.get(tok, ()):
+            if text.startswith(alternative, pos):
+                spans.append((pos, pos + len(alternative)))
+                pos += len(alternative)
+                matched = True
+                break
+        if matched:
+            continue
+        found = text.find(tok, pos, pos + len(tok) + 20)
+        if found >= 0:
+            spans.append((found, found + len(tok)))
+            pos = found + len(tok)
+        else:
+            spans.append((-1, -1))  # a token the text does not contain: never correct
+    return spans
+
+
+def _gold_sentences(path: str, format: str) -> Iterator[Tuple[str, List[_GoldUnit]]]:
+    if format == "auto":
+        format = "conllu" if str(path).endswith(".conllu") else "sighan"
+    if format == "conllu":
+        return _conllu_sentences(path)
+    if format == "sighan":
+        return _sighan_sentences(path)
+    raise InvalidArgumentError(f"format must be 'conllu', 'sighan' or 'auto', not {format!r}")
+
+
+def evaluate(
+    tokenizer: Union[Callable[[str], Sequence], "WordTokenizer"],
+    gold: Union[str, os.PathLike, Iterable[Union[str, os.PathLike]]],
+    format: str = "auto",
+    max_sentences: Optional[int] = None,
+) -> Scores:
+    """Precision / recall / F1 of word boundaries against gold data, for any tokenizer.
+
+    ``tokenizer``: a ``WordTokenizer`` or any callable taking a sentence and returning tokens —
+    strings (located in the text left to right; PTB spellings `` '' -LRB- are understood) or
+    ``(token, start, end)`` tuples with character offsets.
+    ``gold``: one path or several. ``format``: "conllu" (Universal Dependencies: the ``# text``
+    line of each sentence against its tokens), "sighan" (one sentence per line, words separated
+    by spaces) or "auto" (by the file extension: ``.conllu`` or else SIGHAN).
+
+    A predicted token is correct when its start and end both match a gold token. A multi-word
+    token whose words spell it out ("don't" = "do" + "n't") counts as matched either whole or as
+    its words, whichever the tokenizer produced; others ("du" = "de" + "le") count whole.
+    Malformed gold files raise ``FormatError`` naming the file and line.
+    """
+    paths = [gold] if isinstance(gold, (str, os.PathLike)) else list(gold)
+    sentences: List[Tuple[str, List[_GoldUnit]]] = []
+    for p in paths:
+        for sentence in _gold_sentences(os.fspath(p), format):
+            if max_sentences is not None and len(sentences) >= max_sentences:
+                break
+            sentences.append(sentence)
+    texts = [s[0] for s in sentences]
+    if isinstance(tokenizer, WordTokenizer):
+        predictions: List[Sequence] = tokenizer.tokenize_with_offsets_batch(texts)
+    else:
+        predictions = [tokenizer(t) for t in texts]
+    correct = predicted = gold_count = 0
+    for (text, units), tokens in zip(sentences, predictions):
+        spans = _spans_of(text, tokens)
+        predicted += len(spans)
+        pred = set(spans)
+        pred.discard((-1, -1))
+        for span, alt in units:
+            if alt is not None and all(a in pred for a in alt):
+                gold_count += len(alt)
+                correct += len(alt)
+            else:
+                gold_count += 1
+                correct += span in pred
+    precision = correct / predicted if predicted else 0.0
+    recall = correct / gold_count if gold_count else 0.0
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    return Scores(precision, recall, f1, correct, predicted, gold_count, len(sentences))
