@@ -12,7 +12,7 @@ extern "C" {
     fn mi_option_set(option: std::os::raw::c_int, value: std::os::raw::c_long);
 }
 
-/// `mi_option_purge_delay` in mimalloc v2's `mi_option_t` (the version the `mimalloc` crate builds).
+/// `mi_option_purge_delay` in mimalloc's `mi_option_t` (the same index in v2 and in v3, which the `mimalloc` crate builds).
 const MI_OPTION_PURGE_DELAY: std::os::raw::c_int = 15;
 
 /// Keeps freed pages for reuse instead of handing them back to the OS after 10 ms: batch

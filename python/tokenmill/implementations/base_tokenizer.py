@@ -1,6 +1,7 @@
 """BaseTokenizer: a thin wrapper that forwards everything to a :class:`tokenmill.Tokenizer`."""
 from __future__ import annotations
 
+import os
 from typing import Any, Dict, List, Optional, Tuple, Union
 
 import tokenmill
@@ -126,6 +127,12 @@ class BaseTokenizer:
     def id_to_token(self, id: int) -> Optional[str]:
         """The token of ``id``, or None."""
         return self._tokenizer.id_to_token(id)
+
+    def _train_files(self, files, trainer) -> None:
+        """Trains on one path or a list of paths (what every implementation's ``train`` takes)."""
+        if isinstance(files, (str, os.PathLike)):
+            files = [files]
+        self._tokenizer.train(files, trainer=trainer)
 
     def save_model(self, directory: str, prefix: Optional[str] = None) -> List[str]:
         """Writes the model's files (``vocab.json`` + ``merges.txt``) into ``directory``."""

@@ -124,9 +124,7 @@ class BertWordPieceTokenizer(BaseTokenizer):
         """Trains the vocabulary on text files (``algorithm``: see :class:`tokenmill.trainers.WordPieceTrainer`)."""
         trainer = self._trainer(vocab_size, min_frequency, limit_alphabet, initial_alphabet, special_tokens,
                                 show_progress, wordpieces_prefix, algorithm)
-        if isinstance(files, (str, os.PathLike)):
-            files = [files]
-        self._tokenizer.train(files, trainer=trainer)
+        self._train_files(files, trainer)
 
     def train_from_iterator(
         self,

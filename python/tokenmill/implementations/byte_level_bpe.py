@@ -92,9 +92,7 @@ class ByteLevelBPETokenizer(BaseTokenizer):
     ):
         """Trains the model on the given files (the whole byte alphabet is always kept)."""
         trainer = self._trainer(vocab_size, min_frequency, show_progress, special_tokens)
-        if isinstance(files, str):
-            files = [files]
-        self._tokenizer.train(files, trainer=trainer)
+        self._train_files(files, trainer)
 
     def train_from_iterator(
         self,

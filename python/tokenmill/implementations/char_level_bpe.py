@@ -101,9 +101,7 @@ class CharBPETokenizer(BaseTokenizer):
         """Trains the model on the given files."""
         trainer = self._trainer(vocab_size, min_frequency, special_tokens, limit_alphabet, initial_alphabet, suffix,
                                 show_progress)
-        if isinstance(files, str):
-            files = [files]
-        self._tokenizer.train(files, trainer=trainer)
+        self._train_files(files, trainer)
 
     def train_from_iterator(
         self,
