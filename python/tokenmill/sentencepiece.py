@@ -47,14 +47,17 @@ _seed_source: Optional[_random.Random] = None
 
 
 def set_random_generator_seed(seed: int) -> None:
-    """Makes sampling (``enable_sampling``, ``sample_encode_and_score``) reproducible: after this
-    call, the same sequence of calls gives the same samples."""
+    """Makes sampling (``enable_sampling``, ``sample_encode_and_score``) of every processor
+    reproducible, as ``sentencepiece.set_random_generator_seed``: after this call, the same
+    sequence of calls gives the same samples. A processor's own seed
+    (``SentencePieceProcessor.set_random_generator_seed``) takes precedence."""
     global _seed_source
     _seed_source = _random.Random(seed)
 
 
-def _next_seed() -> Optional[int]:
-    return None if _seed_source is None else _seed_source.getrandbits(64)
+def _next_seed(source: Optional[_random.Random] = None) -> Optional[int]:
+    source = source if source is not None else _seed_source
+    return None if source is None else source.getrandbits(64)
 
 
 class ImmutableSentencePieceText_ImmutableSentencePiece:
@@ -187,6 +190,7 @@ class SentencePieceProcessor:
         self._nbest_size = nbest_size
         self._alpha = alpha
         self._num_threads = num_threads
+        self._seed_source: Optional[_random.Random] = None
         if model_file or model_proto:
             self.Load(model_file=model_file, model_proto=model_proto)
 
@@ -253,6 +257,13 @@ class SentencePieceProcessor:
             raise RuntimeError("Model is not initialized.")
         return self._core
 
+    def SetRandomGeneratorSeed(self, seed: Optional[int]) -> None:
+        """Seeds this processor's sampling (``enable_sampling``, ``sample_encode_and_score``):
+        the same sequence of calls then gives the same samples, whatever other processors or
+        the module-wide ``set_random_generator_seed`` do. ``None`` goes back to the module-wide
+        generator (a tokenmill extension; ``sentencepiece`` only has the global seed)."""
+        self._seed_source = None if seed is None else _random.Random(seed)
+
     # ----------------------------------------------------------------------------- encoding
     def Encode(self, input, add_bos=None, add_eos=None, reverse=None, emit_unk_piece=None, enable_sampling=None,
                nbest_size=None, alpha=None, num_threads=None, thread_pool=None, return_type=None, out_type=None,
@@ -293,7 +304,7 @@ class SentencePieceProcessor:
         results = _native_call(
             self._model.encode, texts, kind, add_bos=bool(add_bos), add_eos=bool(add_eos), reverse=bool(reverse),
             emit_unk_piece=bool(emit_unk_piece), enable_sampling=bool(enable_sampling), nbest_size=int(nbest_size),
-            alpha=float(alpha), seed=_next_seed() if enable_sampling else None, num_threads=num_threads,
+            alpha=float(alpha), seed=_next_seed(self._seed_source) if enable_sampling else None, num_threads=num_threads,
             char_offsets=char_offsets)
         if return_type is bytes:
             results = [[p.encode("utf-8") for p in r] for r in results]
@@ -417,7 +428,7 @@ class SentencePieceProcessor:
         def _encode(text):
             results = _native_call(self._model.sample_and_score, _as_text(text), int(num_samples), float(alpha),
                                    bool(wor), bool(include_best), kind, add_bos=bool(add_bos), add_eos=bool(add_eos),
-                                   reverse=bool(reverse), emit_unk_piece=bool(emit_unk_piece), seed=_next_seed())
+                                   reverse=bool(reverse), emit_unk_piece=bool(emit_unk_piece), seed=_next_seed(self._seed_source))
             if kind == "full":
                 return ImmutableNBestSentencePieceText([ImmutableSentencePieceText(*r) for r, _ in results])
             return results

@@ -2,12 +2,15 @@
 //! segmentation into pieces the way SentencePiece does — unknown pieces become byte pieces when
 //! byte_fallback is on, runs of unknown pieces merge otherwise — with surfaces and offsets; and
 //! decode pieces or ids back to text.
+use std::sync::OnceLock;
+
 use rand::{Rng, SeedableRng};
 
 use super::model::{self, byte_to_piece, piece_to_byte, Span, UnigramIndex, Vocab};
 use super::normalizer::{Normalized, SpNormalizer, SPACE_SYMBOL};
 use super::proto::{ModelProto, ModelType, PieceType, SentencePieceText, SentencePieceTextPiece};
 use crate::error::{Error, Result};
+use crate::models::unigram::{PieceKind, Segmentation, Unigram};
 
 const DEFAULT_UNK_SURFACE: &str = " \u{2047} ";
 
@@ -78,6 +81,9 @@ pub struct Processor {
     decode_strips_bos_ws: bool,
     decode_strips_all_leading_ws: bool,
     special: [String; 4],
+    /// The core Unigram model (lattice, n-best, sampling, entropy), built on first use by the
+    /// calls that need a lattice; plain encoding never touches it.
+    lattice_model: OnceLock<std::result::Result<Unigram, String>>,
 }
 
 /// The rng of sampling calls; `seed` makes them reproducible (`set_random_generator_seed`).
@@ -120,6 +126,7 @@ impl Processor {
             denormalizer,
             unk_surface,
             special,
+            lattice_model: OnceLock::new(),
         };
         processor.self_test()?;
         Ok(processor)
@@ -210,6 +217,9 @@ impl Processor {
     /// The model's segmentation of a normalized text (before byte fallback / unk merging).
     fn segment(&self, normalized: &str, options: &EncodeOptions, rng: &mut dyn FnMut() -> f64) -> Result<Vec<Span>> {
         let sampling = options.enable_sampling;
+        if sampling && options.nbest_size > 512 {
+            return Err(Error::InvalidArgument("nbest_size must be nbest_size <= 512".into()));
+        }
         Ok(match self.kind {
             ModelType::Bpe => {
                 let dropout = if sampling { options.alpha } else { 0.0 };
@@ -218,7 +228,9 @@ impl Processor {
             ModelType::Unigram => {
                 let index = self.unigram.as_ref().ok_or_else(|| Error::Other("unigram index missing".into()))?;
                 if sampling && options.nbest_size != 0 && options.nbest_size != 1 {
-                    return Err(Error::InvalidArgument("Unigram sampling is not available yet in tokenmill.sentencepiece".into()));
+                    // One seed from the call's generator drives the Unigram sampler.
+                    let mut rng = rand::rngs::StdRng::seed_from_u64((rng() * (1u64 << 53) as f64) as u64);
+                    return self.sample_unigram(normalized, options.nbest_size, options.alpha, &mut rng);
                 }
                 model::encode_unigram(&self.vocab, index, normalized)
             }
@@ -323,23 +335,115 @@ impl Processor {
         self.populate(text, &normalized, &spans)
     }
 
-    /// The n best segmentations (Unigram only), best first, each with its score.
-    pub fn nbest_encode(&self, text: &str, nbest_size: i32, _options: &EncodeOptions) -> Result<Vec<EncodedText>> {
-        let _ = (text, nbest_size);
-        Err(self.unavailable("NBestEncode"))
+    /// The core Unigram model over this vocabulary with sentencepiece's scoring rules (built
+    /// once). Unknown runs are not fused and bytes not expanded there: `populate` does both, so
+    /// n-best and sampled results get the same byte fallback and unknown fusion as `encode`.
+    fn lattice_model(&self) -> Result<&Unigram> {
+        let built = self.lattice_model.get_or_init(|| {
+            let kind = |t: PieceType| match t {
+                PieceType::Normal => PieceKind::Normal,
+                PieceType::Unknown => PieceKind::Unknown,
+                PieceType::Control => PieceKind::Control,
+                PieceType::UserDefined => PieceKind::UserDefined,
+                PieceType::Unused => PieceKind::Unused,
+                PieceType::Byte => PieceKind::Byte,
+            };
+            let pieces = (0..self.vocab.len()).map(|i| (self.vocab.pieces[i].clone(), self.vocab.scores[i], kind(self.vocab.types[i]))).collect();
+            Unigram::from_sentencepiece(pieces, self.vocab.unk_id as usize, false).map_err(|e| e.to_string())
+        });
+        built.as_ref().map_err(|e| Error::Other(e.clone()))
     }
 
-    /// Sampled segmentations with their scores (Unigram only).
+    fn require_unigram(&self, what: &str) -> Result<&Unigram> {
+        if self.kind != ModelType::Unigram {
+            return Err(self.unavailable(what));
+        }
+        self.lattice_model()
+    }
+
+    /// sentencepiece's `SampleEncode` for Unigram: `nbest_size` < 0 samples from the whole
+    /// lattice (forward filtering, backward sampling), > 1 from the n best with
+    /// P ∝ exp(`alpha` × score), 0 or 1 is the best segmentation.
+    fn sample_unigram(&self, normalized: &str, nbest_size: i32, alpha: f32, rng: &mut rand::rngs::StdRng) -> Result<Vec<Span>> {
+        let model = self.lattice_model()?;
+        let segmentation = match nbest_size {
+            n if n < 0 => model.sample(normalized, alpha as f64, rng)?,
+            0 | 1 => return self.segment(normalized, &EncodeOptions::default(), &mut || 1.0),
+            n => {
+                let nbest = model.nbest(normalized, n as usize)?;
+                if nbest.is_empty() {
+                    return Err(Error::Other("NBestEncode returns empty result.".into()));
+                }
+                // sentencepiece normalizes in double: P_i = exp(alpha s_i - log Σ exp(alpha s_j)).
+                let log_probs: Vec<f64> = nbest.iter().map(|(_, score)| alpha as f64 * score).collect();
+                let max = log_probs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+                let weights: Vec<f64> = log_probs.iter().map(|lp| (lp - max).exp()).collect();
+                let pick = crate::models::unigram::lattice::pick_weighted(&weights, rng);
+                nbest.into_iter().nth(pick).map(|(seg, _)| seg).unwrap_or_default()
+            }
+        };
+        Ok(to_spans(segmentation))
+    }
+
+    /// The n best segmentations (Unigram only), best first, each with its score
+    /// (sentencepiece's `NBestEncode`: `nbest_size` above 512 is an error, below 1 means 1; one
+    /// is the plain encoding with score 0; an empty text gives one empty result).
+    pub fn nbest_encode(&self, text: &str, nbest_size: i32, _options: &EncodeOptions) -> Result<Vec<EncodedText>> {
+        let model = self.require_unigram("NBestEncode")?;
+        if nbest_size > 512 {
+            return Err(Error::InvalidArgument("nbest_size must be nbest_size <= 512".into()));
+        }
+        let normalized = self.normalizer.normalize(text);
+        let n = nbest_size.clamp(1, 1024) as usize;
+        let nbest: Vec<(Vec<Span>, f64)> = if n == 1 || normalized.text.is_empty() {
+            vec![(self.segment(&normalized.text, &EncodeOptions::default(), &mut || 1.0)?, 0.0)]
+        } else {
+            model.nbest(&normalized.text, n)?.into_iter().map(|(seg, score)| (to_spans(seg), score)).collect()
+        };
+        if nbest.is_empty() {
+            return Err(Error::Other("NBestEncode returns empty result.".into()));
+        }
+        self.populate_scored(text, &normalized, nbest)
+    }
+
+    fn populate_scored(&self, text: &str, normalized: &Normalized, results: Vec<(Vec<Span>, f64)>) -> Result<Vec<EncodedText>> {
+        results
+            .into_iter()
+            .map(|(spans, score)| {
+                let mut encoded = self.populate(text, normalized, &spans)?;
+                encoded.score = Some(score as f32);
+                Ok(encoded)
+            })
+            .collect()
+    }
+
+    /// Sampled segmentations with their scores (Unigram only; sentencepiece's
+    /// `SampleEncodeAndScore`, see [`Unigram::sample_and_score`]). An empty result (an empty
+    /// text) is an error, as in sentencepiece.
     #[allow(clippy::too_many_arguments)]
     pub fn sample_encode_and_score(&self, text: &str, num_samples: i32, alpha: f32, wor: bool, include_best: bool, _options: &EncodeOptions, seed: Option<u64>) -> Result<Vec<EncodedText>> {
-        let _ = (text, num_samples, alpha, wor, include_best, seed);
-        Err(self.unavailable("SampleEncodeAndScore"))
+        let model = self.require_unigram("SampleEncodeAndScore")?;
+        if num_samples <= 0 {
+            return Err(Error::InvalidArgument("num_samples must be positive".into()));
+        }
+        if include_best && !wor {
+            return Err(Error::InvalidArgument("include_best is supported only with wor=True".into()));
+        }
+        let normalized = self.normalizer.normalize(text);
+        let mut rng = make_rng(seed);
+        let results = model.sample_and_score(&normalized.text, alpha as f64, num_samples as usize, wor, include_best, &mut rng)?;
+        if results.is_empty() {
+            return Err(Error::InvalidArgument("SampleEncodeAndScore returns empty result.".into()));
+        }
+        self.populate_scored(text, &normalized, results.into_iter().map(|(seg, score)| (to_spans(seg), score)).collect())
     }
 
-    /// The entropy of the segmentation distribution (Unigram only).
+    /// The entropy of the segmentation distribution P ∝ exp(`alpha` × score) of `text`
+    /// (Unigram only; sentencepiece's `CalculateEntropy`, in its float arithmetic).
     pub fn calculate_entropy(&self, text: &str, alpha: f32) -> Result<f32> {
-        let _ = (text, alpha);
-        Err(self.unavailable("CalculateEntropy"))
+        let model = self.require_unigram("CalculateEntropy")?;
+        let normalized = self.normalizer.normalize(text);
+        Ok(model.entropy(&normalized.text, alpha as f64)? as f32)
     }
 
     fn unavailable(&self, what: &str) -> Error {
@@ -489,6 +593,11 @@ impl Processor {
         }
         (piece.replace(SPACE_SYMBOL, " "), has_bos_ws)
     }
+}
+
+/// A core segmentation as processor spans.
+fn to_spans(segmentation: Segmentation) -> Vec<Span> {
+    segmentation.into_iter().map(|(id, start, end)| Span { start, end, id }).collect()
 }
 
 /// A uniform [0, 1) source for BPE-dropout.

@@ -25,6 +25,10 @@ pub trait Real: Copy + PartialOrd + Add<Output = Self> + Sub<Output = Self> + Mu
     const ZERO: Self;
     fn from_f64(x: f64) -> Self;
     fn to_f64(self) -> f64;
+    /// `exp` in this precision (sentencepiece's `std::exp(float)` for `f32`).
+    fn exp(self) -> Self;
+    /// `ln(1 + x)` in this precision.
+    fn ln_1p(self) -> Self;
 }
 
 impl Real for f32 {
@@ -35,6 +39,12 @@ impl Real for f32 {
     fn to_f64(self) -> f64 {
         self as f64
     }
+    fn exp(self) -> f32 {
+        f32::exp(self)
+    }
+    fn ln_1p(self) -> f32 {
+        f32::ln_1p(self)
+    }
 }
 
 impl Real for f64 {
@@ -44,6 +54,12 @@ impl Real for f64 {
     }
     fn to_f64(self) -> f64 {
         self
+    }
+    fn exp(self) -> f64 {
+        f64::exp(self)
+    }
+    fn ln_1p(self) -> f64 {
+        f64::ln_1p(self)
     }
 }
 
@@ -247,20 +263,20 @@ impl<T: Real> Lattice<T> {
         freq * z.to_f64()
     }
 
-    /// Entropy of the segmentation distribution at inverse temperature `inv_theta`.
+    /// Entropy of the segmentation distribution at inverse temperature `inv_theta`, summed in
+    /// the lattice's precision (`f32`: sentencepiece's `CalculateEntropy` operation for operation).
     pub fn entropy(&self, inv_theta: T) -> f64 {
         let alpha = self.forward(inv_theta);
-        let mut h = vec![0.0f64; self.nodes.len()];
+        let mut h = vec![T::ZERO; self.nodes.len()];
         for pos in 0..=self.len() {
             for &r in self.begin_nodes(pos) {
                 for &l in self.end_nodes(pos) {
                     let logp = inv_theta * self.nodes[l as usize].score + alpha[l as usize] - alpha[r as usize];
-                    let logp = logp.to_f64();
-                    h[r as usize] += logp.exp() * (h[l as usize] + logp);
+                    h[r as usize] = h[r as usize] + logp.exp() * (h[l as usize] + logp);
                 }
             }
         }
-        -h[EOS as usize]
+        -h[EOS as usize].to_f64()
     }
 
     /// One segmentation drawn from P(path) ∝ exp(inv_theta × score(path)) over the whole lattice
@@ -307,13 +323,7 @@ impl<T: Real> Lattice<T> {
         while let Some(top) = search.agenda_pop() {
             let hyp = search.hyps[top as usize];
             if hyp.node == BOS {
-                let mut path = vec![];
-                let mut next = hyp.next;
-                while search.hyps[next as usize].next != NO_PIECE {
-                    path.push(search.hyps[next as usize].node);
-                    next = search.hyps[next as usize].next;
-                }
-                results.push((path, hyp.fx));
+                results.push((search.path_from(top), hyp.fx));
                 if results.len() == n {
                     break;
                 }
@@ -328,6 +338,63 @@ impl<T: Real> Lattice<T> {
         }
         results
     }
+    /// Up to `n` distinct segmentations drawn without replacement from P(path) ∝
+    /// exp(`inv_theta` × score), each with its Gumbel-perturbed log-probability, in decreasing
+    /// order: sentencepiece's `NBest(n, sample=true, inv_theta)`, an A* search over perturbed
+    /// scores where each child's Gumbel is conditioned on its parent's maximum (stochastic beam
+    /// search, Kool et al. 2019, in the numerically stable form of their appendix B.3).
+    pub fn nbest_sampled(&self, n: usize, inv_theta: T, rng: &mut impl Rng) -> Vec<Path<T>> {
+        if n == 0 {
+            return vec![];
+        }
+        let alpha = self.forward(inv_theta);
+        let mut search = NBestSearch::default();
+        let eos = search.push_hyp(Hyp { node: EOS, next: NO_PIECE, fx: gumbel(rng), gx: T::ZERO });
+        search.agenda_push(eos);
+        let mut results = vec![];
+        let (mut log_probs, mut perturbed) = (vec![], vec![]);
+        while let Some(top) = search.agenda_pop() {
+            let hyp = search.hyps[top as usize];
+            if hyp.node == BOS {
+                results.push((search.path_from(top), hyp.fx));
+                if results.len() == n {
+                    break;
+                }
+                continue;
+            }
+            let ends = self.end_nodes(self.nodes[hyp.node as usize].pos as usize);
+            let z = alpha[hyp.node as usize];
+            log_probs.clear();
+            perturbed.clear();
+            let mut max_score = T::from_f64(-1e8);
+            for &l in ends {
+                let log_prob = hyp.gx + alpha[l as usize] + inv_theta * self.nodes[l as usize].score - z;
+                let noisy = log_prob + gumbel(rng);
+                if noisy > max_score {
+                    max_score = noisy;
+                }
+                log_probs.push(log_prob);
+                perturbed.push(noisy);
+            }
+            for (i, &l) in ends.iter().enumerate() {
+                let v = hyp.fx - perturbed[i] + (T::ZERO - (perturbed[i] - max_score).exp()).ln_1p();
+                let positive_part = if v > T::ZERO { v } else { T::ZERO };
+                let abs = if v < T::ZERO { T::ZERO - v } else { v };
+                let fx = hyp.fx - positive_part - (T::ZERO - abs).exp().ln_1p();
+                let new = search.push_hyp(Hyp { node: l, next: top, fx, gx: log_probs[i] });
+                search.agenda_push(new);
+            }
+            search.shrink_if_needed(n);
+        }
+        results
+    }
+}
+
+/// A standard Gumbel sample, `-ln(-ln(u + 1e-7))` for u uniform in [0, 1), in the lattice's
+/// precision (sentencepiece draws u as a float).
+fn gumbel<T: Real>(rng: &mut impl Rng) -> T {
+    let u: f32 = rng.gen();
+    T::from_f64(-(-(u + 1e-7).ln()).ln() as f64)
 }
 
 fn begin_pos<T>(index: usize, n: &Node<T>) -> usize {
@@ -410,6 +477,17 @@ impl<T: Real> NBestSearch<T> {
     fn push_hyp(&mut self, h: Hyp<T>) -> u32 {
         self.hyps.push(h);
         (self.hyps.len() - 1) as u32
+    }
+
+    /// The segmentation a complete hypothesis (one that reached BOS) spells, left to right.
+    fn path_from(&self, bos_hyp: u32) -> Vec<u32> {
+        let mut path = vec![];
+        let mut next = self.hyps[bos_hyp as usize].next;
+        while self.hyps[next as usize].next != NO_PIECE {
+            path.push(self.hyps[next as usize].node);
+            next = self.hyps[next as usize].next;
+        }
+        path
     }
 
     fn less(&self, a: u32, b: u32) -> bool {

@@ -434,6 +434,61 @@ impl Unigram {
         }
     }
 
+    /// sentencepiece's `SampleEncodeAndScore`: `samples` segmentations of `text`, each with a
+    /// score. With replacement (`wor` false): independent draws from the whole lattice, each
+    /// scored by its log-probability `inv_theta × score − log Z`. Without replacement: distinct
+    /// paths by Gumbel top-k, each scored by the log of its inclusion probability; with
+    /// `include_best` the best path comes first, with score 0. Empty for an empty text, or for
+    /// `include_best` without `wor` (as sentencepiece).
+    #[allow(clippy::too_many_arguments)]
+    pub fn sample_and_score(&self, text: &str, inv_theta: f64, samples: usize, wor: bool, include_best: bool, rng: &mut impl rand::Rng) -> Result<Vec<(Segmentation, f64)>> {
+        if text.is_empty() || (include_best && !wor) {
+            return Ok(vec![]);
+        }
+        match self.spm {
+            Some(_) => self.sample_and_score_in::<f32>(text, inv_theta, samples, wor, include_best, rng),
+            None => self.sample_and_score_in::<f64>(text, inv_theta, samples, wor, include_best, rng),
+        }
+    }
+
+    fn sample_and_score_in<T: Real>(&self, text: &str, inv_theta: f64, samples: usize, wor: bool, include_best: bool, rng: &mut impl rand::Rng) -> Result<Vec<(Segmentation, f64)>> {
+        let mut lattice = self.lattice::<T>(text)?;
+        let inv_theta = T::from_f64(inv_theta);
+        let log_z = lattice.forward(inv_theta)[1];
+        let mut results: Vec<(Vec<u32>, T)> = vec![];
+        if include_best {
+            results.push((lattice.viterbi().0, T::ZERO));
+        }
+        let lattice = lattice;
+        let log_prob = |path: &[u32]| path.iter().fold(T::ZERO, |sum, &n| sum + inv_theta * lattice.node(n).score) - log_z;
+        if wor {
+            // k + 1 draws: the (k+1)-th perturbed score is the threshold of the inclusion probabilities.
+            let mut drawn = lattice.nbest_sampled(samples + 1, inv_theta, rng);
+            if include_best {
+                match drawn.iter().position(|(path, _)| *path == results[0].0) {
+                    Some(i) => drop(drawn.remove(i)),
+                    None => drop(drawn.pop()),
+                }
+            }
+            if let Some((_, kappa)) = drawn.pop() {
+                for (path, _) in drawn {
+                    let score = log_prob(&path);
+                    results.push((path, score));
+                }
+                for (_, score) in results.iter_mut().filter(|(_, s)| *s != T::ZERO) {
+                    *score = T::from_f64(log_inclusion_probability(score.to_f64() - kappa.to_f64()));
+                }
+            }
+        } else {
+            while results.len() < samples {
+                let path = lattice.sample(inv_theta, rng);
+                let score = log_prob(&path);
+                results.push((path, score));
+            }
+        }
+        Ok(results.into_iter().map(|(path, score)| (Self::path_to_segmentation(&lattice, &path), score.to_f64())).collect())
+    }
+
     /// Entropy of the segmentation distribution of `text` at inverse temperature `inv_theta`.
     pub fn entropy(&self, text: &str, inv_theta: f64) -> Result<f64> {
         match self.spm {
@@ -524,6 +579,18 @@ impl Unigram {
 
     pub fn piece_kinds(&self) -> Option<&[PieceKind]> {
         self.spm.as_ref().map(|r| r.kinds.as_slice())
+    }
+}
+
+/// log P(Gumbel(x) > 0) = log(1 − exp(−exp(x))): the inclusion probability of a path whose
+/// log-probability lies `x` above the threshold of a Gumbel top-k draw (a series for x ≤ −10,
+/// where the closed form loses precision; as sentencepiece).
+fn log_inclusion_probability(x: f64) -> f64 {
+    let y = x.exp();
+    if x <= -10.0 {
+        x - y / 2.0 + y.powi(2) / 24.0 - y.powi(4) / 2880.0
+    } else {
+        (-(-y).exp_m1()).ln()
     }
 }
 
