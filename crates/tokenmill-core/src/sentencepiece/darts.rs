@@ -87,6 +87,10 @@ impl DoubleArray {
         }
         let mut builder = Builder { units: vec![0; 256], used: vec![false; 256], used_base: Default::default() };
         builder.used[0] = true;
+        // No node may use base 0 (for the root: offset 0, its children around unit 0 itself):
+        // sentencepiece's charsmap validation ("precompiled_charsmap is invalid") rejects such
+        // arrays, and Darts-clone never builds them.
+        builder.used_base.insert(0);
         builder.place(&sorted, 0, 0)?;
         // Whole 256-unit blocks: Darts-clone (SentencePiece's reader) requires it.
         Ok(DoubleArray { units: builder.units })

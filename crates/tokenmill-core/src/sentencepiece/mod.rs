@@ -8,6 +8,7 @@ pub mod processor;
 pub mod proto;
 pub mod rules;
 pub mod trainer;
+mod unigram_trainer;
 
 pub use normalizer::{Normalized, SpNormalizer, SPACE_SYMBOL};
 pub use processor::{EncodeOptions, EncodedPiece, EncodedText, Processor};

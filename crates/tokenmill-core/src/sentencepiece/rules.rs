@@ -1,7 +1,7 @@
 //! Normalization rules and the precompiled character map the trainer writes into a model.
 //!
 //! The built-in rules are generated here, one rule per code point, from the Unicode data of the
-//! `unicode-normalization` crate (NFKC), Rust's lowercase mapping (the `_cf` variants) and
+//! `unicode-normalization` crate (NFKC), Unicode simple case folding (the `_cf` variants) and
 //! SentencePiece's documented NMT additions (control characters removed, the NMT whitespace
 //! set mapped to a space) — not copied from SentencePiece's `.tsv` files. Rules on code-point
 //! sequences (which SentencePiece's own NFKC tables also hold) are not generated, so a
@@ -20,9 +20,51 @@ fn nmt_removes(c: char) -> bool {
     matches!(c as u32, 0x0001..=0x0008 | 0x000B | 0x000E..=0x001F | 0x007F | 0x008F | 0x009F)
 }
 
-/// Characters the NMT rules turn into a plain space.
+/// Characters the NMT rules turn into a plain space (not U+200D ZERO WIDTH JOINER, which
+/// SentencePiece leaves alone so that emoji sequences survive).
 fn nmt_space(c: char) -> bool {
-    matches!(c as u32, 0x0009 | 0x000A | 0x000C | 0x000D | 0x1680 | 0x200B..=0x200F | 0x2028 | 0x2029 | 0x2581 | 0xFEFF | 0xFFFD)
+    matches!(c as u32, 0x0009 | 0x000A | 0x000C | 0x000D | 0x1680 | 0x200B | 0x200C | 0x200E | 0x200F | 0x2028 | 0x2029 | 0x2581 | 0xFEFF | 0xFFFD)
+}
+
+/// Unicode simple case folding (CaseFolding.txt, statuses C and S: ICU's `u_foldCase` with
+/// the default option, what SentencePiece's `_cf` rules apply to each character). It equals the
+/// one-character lowercase mapping except for the characters listed here; İ (whose lowercase
+/// is two characters) has no simple folding and stays.
+fn simple_case_fold(c: char) -> char {
+    match c as u32 {
+        0x00B5 => '\u{03BC}',
+        0x017F => 's',
+        0x0345 | 0x1FBE => '\u{03B9}',
+        0x03C2 => '\u{03C3}',
+        0x03D0 => '\u{03B2}',
+        0x03D1 => '\u{03B8}',
+        0x03D5 => '\u{03C6}',
+        0x03D6 => '\u{03C0}',
+        0x03F0 => '\u{03BA}',
+        0x03F1 => '\u{03C1}',
+        0x03F5 => '\u{03B5}',
+        0x1E9B => '\u{1E61}',
+        0x1E9E => '\u{00DF}',
+        0x1C80 => '\u{0432}',
+        0x1C81 => '\u{0434}',
+        0x1C82 => '\u{043E}',
+        0x1C83 => '\u{0441}',
+        0x1C84 | 0x1C85 => '\u{0442}',
+        0x1C86 => '\u{044A}',
+        0x1C87 => '\u{0463}',
+        0x1C88 => '\u{A64B}',
+        // Cherokee folds to its capital letters.
+        0x13A0..=0x13F5 => c,
+        0x13F8..=0x13FD => char::from_u32(c as u32 - 8).unwrap_or(c),
+        0xAB70..=0xABBF => char::from_u32(c as u32 - 0xAB70 + 0x13A0).unwrap_or(c),
+        _ => {
+            let mut lower = c.to_lowercase();
+            match (lower.next(), lower.next()) {
+                (Some(l), None) => l,
+                _ => c,
+            }
+        }
+    }
 }
 
 /// What one character becomes under a built-in rule set.
@@ -35,7 +77,7 @@ fn apply(name: &str, c: char) -> String {
         return " ".to_string();
     }
     let nfkc: String = std::iter::once(c).nfkc().collect();
-    let mut out = if name.ends_with("_cf") { nfkc.to_lowercase().nfkc().collect() } else { nfkc };
+    let mut out = if name.ends_with("_cf") { nfkc.chars().map(simple_case_fold).collect() } else { nfkc };
     if nmt {
         // The NMT rules also apply to what NFKC produced (e.g. a compatibility space).
         out = out.chars().filter(|&c| !nmt_removes(c)).map(|c| if nmt_space(c) { ' ' } else { c }).collect();

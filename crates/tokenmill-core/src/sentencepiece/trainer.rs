@@ -1,6 +1,7 @@
 //! `SentencePieceTrainer` for the bpe, char and word model types (trainer_interface.cc,
 //! bpe_model_trainer.cc, char_model_trainer.cc, word_model_trainer.cc): sentence loading and
 //! normalization, character coverage, meta pieces, and a `.model` that SentencePiece loads.
+//! The unigram type (the default) shares this pipeline; its algorithm is in `unigram_trainer.rs`.
 //!
 //! BPE differs from SentencePiece in one deliberate way: SentencePiece looks for the best pair
 //! only among an "active" 5% of the candidates, refreshed every 100 merges (an approximation);
@@ -201,7 +202,7 @@ pub fn train(mut spec: TrainerSpec, mut normalizer_spec: NormalizerSpec, sentenc
         ModelType::Bpe => train_bpe(&spec, &sentences, &required_chars, (budget - required_chars.len() as i64).max(0) as usize),
         ModelType::Char => train_char(&spec, &required_chars, budget.max(0) as usize),
         ModelType::Word => train_word(&spec, &sentences, budget.max(0) as usize),
-        ModelType::Unigram => return Err(invalid("model_type=unigram is trained by tokenmill's Unigram trainer (not available in this build)")),
+        ModelType::Unigram => super::unigram_trainer::train_unigram(&spec, &sentences, meta.len(), BOUNDARY_CHAR)?,
     };
     if spec.use_all_vocab() && matches!(kind, ModelType::Char | ModelType::Word) {
         spec.vocab_size = Some(final_pieces.len() as i32 + meta.len() as i32);
