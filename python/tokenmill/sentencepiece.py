@@ -672,40 +672,59 @@ class SentencePieceTrainer:
 
 
 # --------------------------------------------------------------------------------- conversion
+def _as_processor(model) -> "SentencePieceProcessor":
+    if isinstance(model, SentencePieceProcessor):
+        return model
+    if isinstance(model, (bytes, bytearray)):
+        return SentencePieceProcessor(model_proto=bytes(model))
+    return SentencePieceProcessor(model_file=model)
+
+
 def to_tokenizer(model):
     """A ``tokenmill.Tokenizer`` (savable as tokenizer.json, loadable by ``tokenizers``) that
-    encodes like the SentencePiece BPE model ``model`` (a path, serialized bytes or a
+    encodes like the SentencePiece BPE or Unigram model ``model`` (a path, serialized bytes or a
     ``SentencePieceProcessor``). Avoids the usual conversion bugs: byte fallback is kept
-    (``BPE(byte_fallback=True)`` + ``ByteFallback`` decoder), the dummy prefix is a ``Prepend``
-    applied once to the whole text (as SentencePiece does, not per word), and user-defined
-    symbols become added tokens so they are never split. Merges are ranked by the score of the
-    piece they make (SentencePiece's merge order)."""
-    from tokenmill import AddedToken, Tokenizer, decoders, models, normalizers
+    (``byte_fallback=True`` + ``ByteFallback`` decoder), the dummy prefix is a ``Prepend``
+    applied once to the whole text (as SentencePiece does, not per word), extra whitespace is
+    removed only where the model does, the precompiled charsmap is used as is, and user-defined
+    symbols become added tokens so they are never split. BPE merges are ranked by the score of
+    the piece they make (SentencePiece's merge order); Unigram keeps the piece scores, its
+    unknown characters fuse into one ``<unk>`` as sentencepiece's do.
 
-    sp = model if isinstance(model, SentencePieceProcessor) else (
-        SentencePieceProcessor(model_proto=model) if isinstance(model, (bytes, bytearray)) else SentencePieceProcessor(model_file=model))
+    Not expressible in tokenizer.json: control and byte pieces stay ordinary vocabulary entries,
+    so a text that literally contains ``<s>`` or ``<0x41>`` can encode differently; Unigram
+    scores are summed in double precision there (sentencepiece: single), which can flip exact
+    ties."""
+    from tokenmill import AddedToken, Regex, Tokenizer, decoders, models, normalizers
+
+    sp = _as_processor(model)
     core = sp._model
-    if core.model_type() != 2:
-        raise ArgumentError("to_tokenizer converts SentencePiece BPE models (model_type=BPE)")
+    kind = core.model_type()
+    if kind not in (1, 2):
+        raise ArgumentError("to_tokenizer converts SentencePiece Unigram and BPE models (model_type UNIGRAM or BPE)")
     n = sp.get_piece_size()
     pieces = [sp.id_to_piece(i) for i in range(n)]
     types = [core.piece_type(i) for i in range(n)]
     scores = [sp.get_score(i) for i in range(n)]
-    vocab = {p: i for i, p in enumerate(pieces)}
-    mergeable = {p: i for i, p in enumerate(pieces) if types[i] in (_NORMAL, _USER_DEFINED, _UNUSED)}
-    merges = []
-    for piece, i in mergeable.items():
-        if types[i] != _NORMAL or len(piece) < 2:
-            continue
-        for k in range(1, len(piece)):
-            left, right = piece[:k], piece[k:]
-            if left in mergeable and right in mergeable:
-                merges.append((-scores[i], i, vocab[left], vocab[right], left, right))
-    merges.sort()
-    unk = pieces[sp.unk_id()] if sp.unk_id() >= 0 else None
     byte_fallback = any(t == _BYTE for t in types)
-    tok = Tokenizer(models.BPE(vocab, [(m[4], m[5]) for m in merges], unk_token=unk, fuse_unk=True,
-                               byte_fallback=byte_fallback))
+    if kind == 1:
+        tok = Tokenizer(models.Unigram(list(zip(pieces, scores)), sp.unk_id() if sp.unk_id() >= 0 else None,
+                                       byte_fallback))
+    else:
+        vocab = {p: i for i, p in enumerate(pieces)}
+        mergeable = {p: i for i, p in enumerate(pieces) if types[i] in (_NORMAL, _USER_DEFINED, _UNUSED)}
+        merges = []
+        for piece, i in mergeable.items():
+            if types[i] != _NORMAL or len(piece) < 2:
+                continue
+            for k in range(1, len(piece)):
+                left, right = piece[:k], piece[k:]
+                if left in mergeable and right in mergeable:
+                    merges.append((-scores[i], i, vocab[left], vocab[right], left, right))
+        merges.sort()
+        unk = pieces[sp.unk_id()] if sp.unk_id() >= 0 else None
+        tok = Tokenizer(models.BPE(vocab, [(m[4], m[5]) for m in merges], unk_token=unk, fuse_unk=True,
+                                   byte_fallback=byte_fallback))
     charsmap, dummy_prefix, remove_extra, ws_suffix = _native.normalizer_settings(sp.serialized_model_proto())
     if ws_suffix:
         raise ArgumentError("to_tokenizer: treat_whitespace_as_suffix models have no tokenizer.json equivalent")
@@ -713,8 +732,8 @@ def to_tokenizer(model):
     if charsmap:
         steps.append(normalizers.Precompiled(charsmap))
     if remove_extra:
-        from tokenmill import Regex
-        steps += [normalizers.Strip(left=True, right=True), normalizers.Replace(Regex(" {2,}"), " ")]
+        # sentencepiece strips and collapses spaces only (after the charsmap), not other whitespace
+        steps += [normalizers.Replace(Regex("^ +| +$"), ""), normalizers.Replace(Regex(" {2,}"), " ")]
     if dummy_prefix:
         steps.append(normalizers.Prepend("▁"))
     steps.append(normalizers.Replace(" ", "▁"))
@@ -722,18 +741,37 @@ def to_tokenizer(model):
     dec = [decoders.Replace("▁", " "), decoders.ByteFallback(), decoders.Fuse()]
     if dummy_prefix:
         dec.append(decoders.Strip(content=" ", left=1, right=0))
+    if sp.unk_id() >= 0:
+        # After Fuse and Strip: sentencepiece decodes <unk> as " ⁇ " wherever it stands.
+        dec.append(decoders.Replace(pieces[sp.unk_id()], " \u2047 "))
     tok.decoder = decoders.Sequence(dec)
     tok.add_tokens([AddedToken(p, special=False, normalized=False) for p, t in zip(pieces, types) if t == _USER_DEFINED])
     # Control pieces stay plain vocabulary entries: SentencePiece never matches them in text.
     return tok
 
 
+def _find_precompiled_charsmap(normalizer) -> Optional[bytes]:
+    """The charsmap of the first ``Precompiled`` normalizer in a tokenizer.json normalizer."""
+    import base64
+
+    if isinstance(normalizer, dict):
+        if normalizer.get("type") == "Precompiled" and normalizer.get("precompiled_charsmap"):
+            return base64.b64decode(normalizer["precompiled_charsmap"])
+        for child in normalizer.get("normalizers") or []:
+            found = _find_precompiled_charsmap(child)
+            if found is not None:
+                return found
+    return None
+
+
 def from_tokenizer(tokenizer) -> bytes:
-    """A serialized SentencePiece BPE ``.model`` equivalent to a tokenizer.json BPE tokenizer
-    of the SentencePiece kind (a ``tokenmill.Tokenizer``/``tokenizers.Tokenizer`` or the path of
-    its tokenizer.json): byte-fallback BPE on "▁"-escaped text with an optional dummy prefix.
-    Merge ranks become piece scores (rank r → -r), the unknown token becomes UNKNOWN, special
-    added tokens CONTROL, other added tokens USER_DEFINED and ``<0xNN>`` pieces BYTE."""
+    """A serialized SentencePiece ``.model`` equivalent to a tokenizer.json BPE or Unigram
+    tokenizer of the SentencePiece kind (a ``tokenmill.Tokenizer``/``tokenizers.Tokenizer`` or
+    the path of its tokenizer.json): "▁"-escaped text with an optional dummy prefix, the
+    ``Precompiled`` charsmap when there is one, byte fallback when set. BPE merge ranks become
+    piece scores (rank r → -r); Unigram keeps its scores. The unknown token becomes UNKNOWN,
+    special added tokens (and ``<s>``, ``</s>``, ``<pad>``) CONTROL, other added tokens
+    USER_DEFINED and ``<0xNN>`` pieces BYTE."""
     import json
 
     if isinstance(tokenizer, (str, os.PathLike)):
@@ -742,38 +780,52 @@ def from_tokenizer(tokenizer) -> bytes:
     else:
         config = json.loads(tokenizer.to_str())
     model = config.get("model") or {}
-    if model.get("type") != "BPE":
-        raise ArgumentError("from_tokenizer converts BPE tokenizers")
-    vocab = model["vocab"]
-    merges = [m.split(" ", 1) if isinstance(m, str) else m for m in model.get("merges", [])]
-    rank = {}
-    for r, (left, right) in enumerate(merges):
-        rank.setdefault(left + right, r)
+    kind_name = model.get("type")
+    if kind_name not in ("BPE", "Unigram"):
+        raise ArgumentError("from_tokenizer converts BPE and Unigram tokenizers")
     added = {t["content"]: t for t in config.get("added_tokens", [])}
-    by_id = sorted(set(vocab.items()) | {(t["content"], t["id"]) for t in added.values()}, key=lambda x: x[1])
+    byte_fallback = bool(model.get("byte_fallback"))
+    if kind_name == "BPE":
+        merges = [m.split(" ", 1) if isinstance(m, str) else m for m in model.get("merges", [])]
+        rank = {}
+        for r, (left, right) in enumerate(merges):
+            rank.setdefault(left + right, r)
+        vocab_items = set(model["vocab"].items())
+        unk = model.get("unk_token")
+        learned = lambda piece, i: piece in rank  # noqa: E731
+        score_of = lambda piece, i: -float(rank[piece]) if piece in rank else -float(len(merges) + i)  # noqa: E731
+    else:
+        unigram_vocab = [(p, float(sc)) for p, sc in model.get("vocab", [])]
+        vocab_items = {(p, i) for i, (p, _) in enumerate(unigram_vocab)}
+        unk_id = model.get("unk_id")
+        unk = unigram_vocab[unk_id][0] if unk_id is not None and 0 <= unk_id < len(unigram_vocab) else None
+        learned = lambda piece, i: i < len(unigram_vocab) and unigram_vocab[i][1] != 0.0  # noqa: E731
+        score_of = lambda piece, i: unigram_vocab[i][1] if i < len(unigram_vocab) else 0.0  # noqa: E731
+    by_id = sorted(vocab_items | {(t["content"], t["id"]) for t in added.values()}, key=lambda x: x[1])
     if [i for _, i in by_id] != list(range(len(by_id))):
         raise ArgumentError("from_tokenizer: token ids must be 0..n-1 without gaps")
-    unk = model.get("unk_token")
-    byte_fallback = bool(model.get("byte_fallback"))
     pieces = []
     for piece, i in by_id:
         if piece == unk:
             kind = _UNKNOWN
         elif piece in added:
             kind = _CONTROL if added[piece].get("special") else _USER_DEFINED
-        elif piece in ("<s>", "</s>", "<pad>") or (piece not in rank and _re.fullmatch(r"\[/?[A-Z_]+\]|<[a-z_/]+>", piece)):
+        elif piece in ("<s>", "</s>", "<pad>") or (not learned(piece, i) and _re.fullmatch(r"\[/?[A-Z_]+\]|<[a-z_/]+>", piece)):
             kind = _CONTROL
         elif byte_fallback and _re.fullmatch(r"<0x[0-9A-F]{2}>", piece):
             kind = _BYTE
         else:
             kind = _NORMAL
-        score = -float(rank[piece]) if piece in rank else -float(len(merges) + i)
-        pieces.append((piece, score if kind == _NORMAL else 0.0, kind))
-    text = json.dumps(config.get("normalizer")) + json.dumps(config.get("pre_tokenizer"))
+        pieces.append((piece, score_of(piece, i) if kind == _NORMAL else 0.0, kind))
+    normalizer_json = json.dumps(config.get("normalizer"))
+    text = normalizer_json + json.dumps(config.get("pre_tokenizer"))
     dummy_prefix = '"Prepend"' in text or ('"Metaspace"' in text and '"never"' not in text)
+    remove_extra = '" {2,}"' in normalizer_json
+    charsmap = _find_precompiled_charsmap(config.get("normalizer"))
     ids = {p: i for i, (p, _, _) in enumerate(pieces)}
-    options = [("model_type", "bpe"), ("vocab_size", str(len(pieces))), ("byte_fallback", str(byte_fallback).lower()),
-               ("unk_id", str(ids.get(unk, -1))), ("bos_id", str(ids.get("<s>", -1))), ("eos_id", str(ids.get("</s>", -1))),
-               ("pad_id", "-1"), ("normalization_rule_name", "identity"), ("add_dummy_prefix", str(dummy_prefix).lower()),
-               ("remove_extra_whitespaces", "false")]
-    return _native_call(_native.build_model, pieces, options)
+    options = [("model_type", "bpe" if kind_name == "BPE" else "unigram"), ("vocab_size", str(len(pieces))),
+               ("byte_fallback", str(byte_fallback).lower()), ("unk_id", str(ids.get(unk, -1))),
+               ("bos_id", str(ids.get("<s>", -1))), ("eos_id", str(ids.get("</s>", -1))),
+               ("pad_id", str(ids.get("<pad>", -1))), ("normalization_rule_name", "identity"),
+               ("add_dummy_prefix", str(dummy_prefix).lower()), ("remove_extra_whitespaces", str(remove_extra).lower())]
+    return _native_call(_native.build_model, pieces, options, charsmap)

@@ -321,9 +321,11 @@ fn train<'py>(py: Python<'py>, options: Vec<(String, String)>, sentences: Option
 }
 
 /// Builds a serialized `.model` from pieces `(piece, score, type)` and `(flag, value)` options
-/// (the trainer's flags), checking that tokenmill can load it.
+/// (the trainer's flags), checking that tokenmill can load it. `charsmap`, when given, is the
+/// precompiled charsmap to use instead of the named rule's.
 #[pyfunction]
-fn build_model<'py>(py: Python<'py>, pieces: Vec<(String, f32, i32)>, options: Vec<(String, String)>) -> PyResult<Bound<'py, PyBytes>> {
+#[pyo3(signature = (pieces, options, charsmap=None))]
+fn build_model<'py>(py: Python<'py>, pieces: Vec<(String, f32, i32)>, options: Vec<(String, String)>, charsmap: Option<Vec<u8>>) -> PyResult<Bound<'py, PyBytes>> {
     let bytes = py
         .allow_threads(|| -> tokenmill_core::Result<Vec<u8>> {
             let mut spec = TrainerSpec::default();
@@ -332,6 +334,10 @@ fn build_model<'py>(py: Python<'py>, pieces: Vec<(String, f32, i32)>, options: V
                 trainer::set_option(&mut spec, &mut normalizer, name, value)?;
             }
             trainer::prepare_normalizer_spec(&mut normalizer)?;
+            if let Some(charsmap) = charsmap.filter(|c| !c.is_empty()) {
+                normalizer.name = Some("user_defined".into());
+                normalizer.precompiled_charsmap = Some(charsmap);
+            }
             let proto = ModelProto {
                 pieces: pieces
                     .into_iter()

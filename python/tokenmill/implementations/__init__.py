@@ -6,6 +6,9 @@
   (``</w>``), BERT normalizer and pre-tokenizer by default.
 - :class:`BertWordPieceTokenizer`: BERT's WordPiece tokenizer (BERT normalizer and
   pre-tokenizer, ``[CLS] … [SEP]``), from ``vocab.txt`` or trained.
+- :class:`SentencePieceBPETokenizer`, :class:`SentencePieceUnigramTokenizer`: BPE / Unigram
+  with SentencePiece's ▁ whitespace; ``from_spm`` builds one that encodes exactly as a
+  sentencepiece ``.model``.
 - :class:`BaseTokenizer`: wraps a :class:`tokenmill.Tokenizer` and forwards to it.
 
 Each one can be built from its model files (``from_file``: ``vocab.json`` + ``merges.txt``, or
@@ -17,5 +20,8 @@ from tokenmill.implementations.base_tokenizer import BaseTokenizer
 from tokenmill.implementations.bert_wordpiece import BertWordPieceTokenizer
 from tokenmill.implementations.byte_level_bpe import ByteLevelBPETokenizer
 from tokenmill.implementations.char_level_bpe import CharBPETokenizer
+from tokenmill.implementations.sentencepiece_bpe import SentencePieceBPETokenizer
+from tokenmill.implementations.sentencepiece_unigram import SentencePieceUnigramTokenizer
 
-__all__ = ["BaseTokenizer", "BertWordPieceTokenizer", "ByteLevelBPETokenizer", "CharBPETokenizer"]
+__all__ = ["BaseTokenizer", "BertWordPieceTokenizer", "ByteLevelBPETokenizer", "CharBPETokenizer",
+           "SentencePieceBPETokenizer", "SentencePieceUnigramTokenizer"]

@@ -1,12 +1,15 @@
 //! Normalization rules and the precompiled character map the trainer writes into a model.
 //!
-//! The built-in rules are generated here, one rule per code point, from the Unicode data of the
-//! `unicode-normalization` crate (NFKC), Unicode simple case folding (the `_cf` variants) and
-//! SentencePiece's documented NMT additions (control characters removed, the NMT whitespace
-//! set mapped to a space) — not copied from SentencePiece's `.tsv` files. Rules on code-point
-//! sequences (which SentencePiece's own NFKC tables also hold) are not generated, so a
-//! decomposed sequence such as "e\u{301}" is kept as is. Whatever the rules, a model saved by
-//! tokenmill carries them in its charsmap, so `sentencepiece` normalizes it exactly as tokenmill.
+//! The built-in rules are generated here with SentencePiece's builder algorithm (builder.cc:
+//! per-character NFKC, the sequences NFKC composes, redundant rules dropped, then the NMT
+//! additions and simple case folding) from the Unicode data of the `unicode-normalization`
+//! crate — not copied from SentencePiece's tables. Where that crate's Unicode version differs
+//! from the one SentencePiece's tables were built with (characters assigned since), results
+//! differ for those characters. Whatever the rules, a model saved by tokenmill carries them in
+//! its charsmap, so `sentencepiece` normalizes it exactly as tokenmill.
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::{Arc, Mutex, OnceLock};
+
 use unicode_normalization::UnicodeNormalization;
 
 use super::darts::DoubleArray;
@@ -67,38 +70,137 @@ fn simple_case_fold(c: char) -> char {
     }
 }
 
-/// What one character becomes under a built-in rule set.
-fn apply(name: &str, c: char) -> String {
-    let nmt = name.starts_with("nmt_");
-    if nmt && nmt_removes(c) {
-        return String::new();
+/// A rule set: code-point sequence → replacement.
+type CharsMap = BTreeMap<Vec<char>, Vec<char>>;
+
+/// Every Unicode scalar value that is a character (ICU's `U_IS_UNICODE_CHAR`: no
+/// noncharacters), from U+0001.
+fn unicode_chars() -> impl Iterator<Item = char> {
+    (1u32..=0x10FFFF).filter(|&c| (c & 0xFFFE) != 0xFFFE && !(0xFDD0..=0xFDEF).contains(&c)).filter_map(char::from_u32)
+}
+
+/// NFKC as rules (SentencePiece's builder algorithm): every character NFKC changes, plus every
+/// sequence that NFKC composes — each character's full decomposition, with each of its parts
+/// replaced in every way by a character that decomposes to that part alone — then only the
+/// sequence rules the shorter rules do not already imply.
+fn nfkc_map() -> CharsMap {
+    let nfkc = |s: &[char]| -> Vec<char> { s.iter().copied().nfkc().collect() };
+    let mut map = CharsMap::new();
+    let mut decomposed: BTreeSet<Vec<char>> = BTreeSet::new();
+    // Character → the characters whose decomposition is that one character.
+    let mut originals: BTreeMap<char, Vec<char>> = BTreeMap::new();
+    for c in unicode_chars() {
+        let composed = nfkc(&[c]);
+        if composed != [c] {
+            map.insert(vec![c], composed);
+        }
+        let parts: Vec<char> = std::iter::once(c).nfkd().collect();
+        match parts[..] {
+            [single] => originals.entry(single).or_default().push(c),
+            _ => drop(decomposed.insert(parts)),
+        }
     }
-    if nmt && nmt_space(c) {
-        return " ".to_string();
+    for parts in decomposed {
+        let composed = nfkc(&parts);
+        if composed == parts {
+            continue; // the one-character rules cover it
+        }
+        let mut sequences: Vec<Vec<char>> = vec![vec![]];
+        for part in &parts {
+            let Some(alternatives) = originals.get(part) else { break };
+            sequences = sequences.iter().flat_map(|s| alternatives.iter().map(move |&c| [s.as_slice(), &[c]].concat())).collect();
+        }
+        for sequence in sequences.into_iter().filter(|s| s.len() == parts.len() && *s != composed) {
+            map.insert(sequence, composed.clone());
+        }
     }
-    let nfkc: String = std::iter::once(c).nfkc().collect();
-    let mut out = if name.ends_with("_cf") { nfkc.chars().map(simple_case_fold).collect() } else { nfkc };
-    if nmt {
-        // The NMT rules also apply to what NFKC produced (e.g. a compatibility space).
-        out = out.chars().filter(|&c| !nmt_removes(c)).map(|c| if nmt_space(c) { ' ' } else { c }).collect();
+    remove_redundant(map)
+}
+
+/// `src` rewritten by `map` with longest matches of at most `max_len` characters.
+fn apply_map(map: &CharsMap, src: &[char], max_len: usize) -> Vec<char> {
+    let mut out = Vec::with_capacity(src.len());
+    let mut i = 0;
+    while i < src.len() {
+        let longest = (1..=max_len.min(src.len() - i)).rev().find_map(|len| map.get(&src[i..i + len]).map(|v| (len, v)));
+        match longest {
+            Some((len, replacement)) => {
+                out.extend_from_slice(replacement);
+                i += len;
+            }
+            None => {
+                out.push(src[i]);
+                i += 1;
+            }
+        }
     }
     out
 }
 
-/// The rules of a built-in rule set: (source, replacement) for every character it changes.
+/// Drops the sequence rules that shorter rules already imply (SentencePiece's
+/// `RemoveRedundantMap`), so the charsmap stays small.
+fn remove_redundant(map: CharsMap) -> CharsMap {
+    let max_len = map.keys().map(Vec::len).max().unwrap_or(1);
+    let mut kept: CharsMap = map.iter().filter(|(k, _)| k.len() == 1).map(|(k, v)| (k.clone(), v.clone())).collect();
+    for len in 2..=max_len {
+        for (key, value) in map.iter().filter(|(k, _)| k.len() == len) {
+            if *value != apply_map(&kept, key, len - 1) {
+                kept.insert(key.clone(), value.clone());
+            }
+        }
+    }
+    kept
+}
+
+/// SentencePiece's NMT additions: its whitespace set becomes a space, C0/C1 controls vanish,
+/// and the full-width tilde is left alone (it differs from "~" in Japanese).
+fn merge_nmt(map: &mut CharsMap) {
+    for c in unicode_chars().filter(|&c| nmt_space(c)) {
+        map.insert(vec![c], vec![' ']);
+    }
+    for c in unicode_chars().take(0xA0).filter(|&c| nmt_removes(c)) {
+        map.insert(vec![c], vec![]);
+    }
+    map.remove(&vec!['\u{FF5E}']);
+}
+
+/// Case folding on top of a rule set: replacements are folded, and every character that
+/// folds and has no rule yet gets one.
+fn merge_case_fold(map: &mut CharsMap) {
+    for value in map.values_mut() {
+        value.iter_mut().for_each(|c| *c = simple_case_fold(*c));
+    }
+    for c in unicode_chars() {
+        let folded = simple_case_fold(c);
+        if folded != c {
+            map.entry(vec![c]).or_insert_with(|| vec![folded]);
+        }
+    }
+}
+
+/// The rules of a built-in rule set (SentencePiece's builder: NFKC, then the NMT additions,
+/// then case folding), computed once per name.
 pub fn builtin_rules(name: &str) -> Result<Vec<(String, String)>> {
     if !RULE_NAMES.contains(&name) {
         return Err(Error::InvalidArgument(format!("unknown normalization_rule_name {name:?} (expected one of {RULE_NAMES:?})")));
     }
-    if name == "identity" {
-        return Ok(Vec::new());
+    static CACHE: OnceLock<Mutex<BTreeMap<String, Arc<Vec<(String, String)>>>>> = OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    if let Some(rules) = cache.lock().ok().and_then(|c| c.get(name).cloned()) {
+        return Ok(rules.as_ref().clone());
     }
-    let mut rules = Vec::new();
-    for c in (1u32..=0x10FFFF).filter_map(char::from_u32) {
-        let replaced = apply(name, c);
-        if replaced.len() != c.len_utf8() || !replaced.starts_with(c) {
-            rules.push((c.to_string(), replaced));
-        }
+    let mut map = if name == "identity" { CharsMap::new() } else { nfkc_map() };
+    if name.starts_with("nmt_") {
+        merge_nmt(&mut map);
+        map = remove_redundant(map);
+    }
+    if name.ends_with("_cf") {
+        merge_case_fold(&mut map);
+        map = remove_redundant(map);
+    }
+    let rules: Vec<(String, String)> = map.into_iter().map(|(k, v)| (k.into_iter().collect(), v.into_iter().collect())).collect();
+    if let Ok(mut c) = cache.lock() {
+        c.insert(name.to_string(), Arc::new(rules.clone()));
     }
     Ok(rules)
 }

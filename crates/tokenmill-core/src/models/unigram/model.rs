@@ -9,7 +9,9 @@
 //!   `.model` file: only normal, user-defined and unused pieces are in the trie, unused pieces
 //!   never match, a user-defined piece scores `length × max_score - 0.1` (length in bytes for
 //!   Viterbi, in characters for n-best and sampling, exactly as `unigram_model.cc`), unknown
-//!   characters cost `min(normal scores) - 10`. Unknown runs are not fused (the processor does that).
+//!   characters cost `min(normal scores) - 10`. `tokenize` fuses runs of unknown characters
+//!   into one unk token (or their bytes with byte fallback), as sentencepiece's processor does;
+//!   segmentations ([`Unigram::nbest`], [`Unigram::sample`], ...) keep one unk per character.
 //!
 //! Ties: among equal-scoring segmentations the one whose last piece starts earliest (the
 //! longest last piece) wins, at every position — the rule of both libraries.
@@ -536,7 +538,7 @@ impl Unigram {
         while i < path.len() {
             let (id, start, mut end) = path[i];
             i += 1;
-            if Some(id) != unk || self.spm.is_some() {
+            if Some(id) != unk {
                 emit(id, (start, end));
                 continue;
             }
@@ -551,7 +553,8 @@ impl Unigram {
 
     fn emit_unknown(&self, run: &str, start: usize, emit: &mut impl FnMut(u32, (usize, usize))) {
         let span = (start, start + run.len());
-        if let Some(&id) = self.token_to_ids.get(run) {
+        // tokenizers looks the fused run up; sentencepiece's processor never does.
+        if let Some(&id) = self.token_to_ids.get(run).filter(|_| self.spm.is_none()) {
             return emit(id, span);
         }
         if self.byte_fallback {

@@ -1,0 +1,102 @@
+"""SentencePieceBPETokenizer: BPE with SentencePiece's whitespace handling (▁), as
+``tokenizers.implementations.SentencePieceBPETokenizer``, plus ``from_spm``."""
+from __future__ import annotations
+
+from typing import Dict, Iterator, List, Optional, Tuple, Union
+
+import tokenmill
+from tokenmill import decoders, pre_tokenizers, trainers
+from tokenmill.implementations.base_tokenizer import BaseTokenizer
+from tokenmill.models import BPE
+from tokenmill.normalizers import NFKC
+
+
+class SentencePieceBPETokenizer(BaseTokenizer):
+    """BPE on NFKC text where spaces become ``replacement`` (▁) and a ▁ is prepended
+    (``add_prefix_space``): the constructor, ``from_file``, ``train`` and
+    ``train_from_iterator`` of ``tokenizers``' class. ``from_spm`` builds one that encodes
+    exactly as a SentencePiece BPE ``.model`` does (``tokenizers`` has no such method)."""
+
+    def __init__(
+        self,
+        vocab: Optional[Union[str, Dict[str, int]]] = None,
+        merges: Optional[Union[str, List[Tuple[str, str]]]] = None,
+        unk_token: Union[str, "tokenmill.AddedToken"] = "<unk>",
+        replacement: str = "▁",
+        add_prefix_space: bool = True,
+        dropout: Optional[float] = None,
+        fuse_unk: Optional[bool] = False,
+    ):
+        if vocab is not None and merges is not None:
+            model = BPE(vocab, merges, dropout=dropout, unk_token=str(unk_token), fuse_unk=fuse_unk)
+        else:
+            model = BPE(dropout=dropout, unk_token=str(unk_token), fuse_unk=fuse_unk)
+        tokenizer = tokenmill.Tokenizer(model)
+        if tokenizer.token_to_id(str(unk_token)) is not None:
+            tokenizer.add_special_tokens([str(unk_token)])
+        tokenizer.normalizer = NFKC()
+        prepend_scheme = "always" if add_prefix_space else "never"
+        tokenizer.pre_tokenizer = pre_tokenizers.Metaspace(replacement=replacement, prepend_scheme=prepend_scheme)
+        tokenizer.decoder = decoders.Metaspace(replacement=replacement, prepend_scheme=prepend_scheme)
+        parameters = {
+            "model": "SentencePieceBPE",
+            "unk_token": unk_token,
+            "replacement": replacement,
+            "add_prefix_space": add_prefix_space,
+            "dropout": dropout,
+        }
+        super().__init__(tokenizer, parameters)
+
+    @staticmethod
+    def from_file(vocab_filename: str, merges_filename: str, **kwargs) -> "SentencePieceBPETokenizer":
+        """A tokenizer from vocab.json + merges.txt."""
+        vocab, merges = BPE.read_file(vocab_filename, merges_filename)
+        return SentencePieceBPETokenizer(vocab, merges, **kwargs)
+
+    @staticmethod
+    def from_spm(filename) -> "SentencePieceBPETokenizer":
+        """A tokenizer that encodes exactly as the SentencePiece BPE ``.model`` ``filename`` (a
+        path, serialized bytes or a ``SentencePieceProcessor``): its charsmap, dummy prefix,
+        byte fallback and user-defined symbols are kept (see
+        :func:`tokenmill.sentencepiece.to_tokenizer`)."""
+        from tokenmill.sentencepiece import to_tokenizer
+
+        obj = SentencePieceBPETokenizer.__new__(SentencePieceBPETokenizer)
+        BaseTokenizer.__init__(obj, to_tokenizer(filename), {"model": "SentencePieceBPE"})
+        return obj
+
+    @staticmethod
+    def _trainer(vocab_size, min_frequency, special_tokens, limit_alphabet, initial_alphabet, show_progress):
+        return trainers.BpeTrainer(vocab_size=vocab_size, min_frequency=min_frequency, special_tokens=special_tokens,
+                                   limit_alphabet=limit_alphabet, initial_alphabet=initial_alphabet,
+                                   show_progress=show_progress)
+
+    def train(
+        self,
+        files: Union[str, List[str]],
+        vocab_size: int = 30000,
+        min_frequency: int = 2,
+        special_tokens: List[Union[str, "tokenmill.AddedToken"]] = ["<unk>"],
+        limit_alphabet: int = 1000,
+        initial_alphabet: List[str] = [],
+        show_progress: bool = True,
+    ):
+        """Trains the model on the given files."""
+        self._train_files(files, self._trainer(vocab_size, min_frequency, special_tokens, limit_alphabet,
+                                               initial_alphabet, show_progress))
+
+    def train_from_iterator(
+        self,
+        iterator: Union[Iterator[str], Iterator[Iterator[str]]],
+        vocab_size: int = 30000,
+        min_frequency: int = 2,
+        special_tokens: List[Union[str, "tokenmill.AddedToken"]] = ["<unk>"],
+        limit_alphabet: int = 1000,
+        initial_alphabet: List[str] = [],
+        show_progress: bool = True,
+        length: Optional[int] = None,
+    ):
+        """Trains the model on strings (or batches of strings) from an iterator."""
+        trainer = self._trainer(vocab_size, min_frequency, special_tokens, limit_alphabet, initial_alphabet,
+                                show_progress)
+        self._tokenizer.train_from_iterator(iterator, trainer=trainer, length=length)
