@@ -806,3 +806,35 @@ pub fn read_inputs(spec: &TrainerSpec) -> Result<Vec<String>> {
     }
     Ok(out)
 }
+
+#[cfg(test)]
+mod bpe_tests {
+    use super::*;
+
+    fn bpe_pieces(spec: &TrainerSpec, words: &[(&str, u64)], merges: usize) -> Vec<String> {
+        let sentences: Vec<(String, u64)> = words.iter().map(|(w, n)| (w.to_string(), *n)).collect();
+        train_bpe(spec, &sentences, &[], merges).into_iter().map(|(piece, _)| piece).collect()
+    }
+
+    #[test]
+    fn ties_go_to_fewer_characters_then_the_smaller_text() {
+        let spec = TrainerSpec::default();
+        assert_eq!(bpe_pieces(&spec, &[("▁cd", 2), ("▁ab", 2)], 4), ["ab", "cd", "▁ab", "▁cd"]);
+    }
+
+    #[test]
+    fn ties_beyond_the_heap_key_compare_whole_texts() {
+        // The two last candidates agree on count, length and their first 16 bytes.
+        let spec = TrainerSpec { max_sentencepiece_length: Some(32), ..Default::default() };
+        let pieces = bpe_pieces(&spec, &[("abcdefghijklmnopr", 1), ("abcdefghijklmnopq", 1)], 17);
+        assert_eq!(pieces[14], "abcdefghijklmnop");
+        assert_eq!(&pieces[15..], ["abcdefghijklmnopq", "abcdefghijklmnopr"]);
+    }
+
+    #[test]
+    fn merges_update_neighbours_only_and_stop_when_no_pair_is_left() {
+        // "aaaa" → "aa aa" → "aaaa": overlapping pairs counted once per merge.
+        let pieces = bpe_pieces(&TrainerSpec::default(), &[("aaaa", 3), ("aaa", 1)], 10);
+        assert_eq!(pieces, ["aa", "aaaa", "aaa"]);
+    }
+}
