@@ -376,6 +376,10 @@ pub struct UnigramIndex {
     pub trie: DoubleArray,
     pub min_score: f32,
     pub max_score: f32,
+    /// Per id, the lattice score of a normal piece; NaN for unused pieces (never matched),
+    /// +inf for user-defined ones (their score depends on the match length). One read per
+    /// match in the Viterbi loop; the type is read only behind a non-finite value.
+    lattice_scores: Vec<f32>,
 }
 
 /// What SentencePiece subtracts from the lowest score to score an unknown character.
@@ -402,7 +406,17 @@ impl UnigramIndex {
         if keys.is_empty() {
             return Err(Error::format("SentencePiece model: no entry is found in the trie (no normal pieces)"));
         }
-        Ok(UnigramIndex { trie: DoubleArray::build(&keys)?, min_score, max_score })
+        let lattice_scores = vocab
+            .types
+            .iter()
+            .zip(&vocab.scores)
+            .map(|(kind, &score)| match kind {
+                PieceType::Unused => f32::NAN,
+                PieceType::UserDefined => f32::INFINITY,
+                _ => score,
+            })
+            .collect();
+        Ok(UnigramIndex { trie: DoubleArray::build(&keys)?, min_score, max_score, lattice_scores })
     }
 
     pub fn unk_score(&self) -> f32 {
@@ -456,10 +470,15 @@ pub fn encode_unigram_into(vocab: &Vocab, index: &UnigramIndex, text: &str, best
         let char_len = one_char_len(bytes[start]).min(size - start);
         let mut has_single_node = false;
         index.trie.common_prefix_search(&bytes[start..], |id, length| {
-            if vocab.types[id as usize] == PieceType::Unused {
-                return;
+            let mut score = index.lattice_scores.get(id as usize).copied().unwrap_or(f32::NAN);
+            if !score.is_finite() {
+                // The sentinels (a real score may be NaN or infinite too: the type decides).
+                if vocab.types[id as usize] == PieceType::Unused {
+                    return;
+                }
+                score = index.node_score(vocab, id, length);
             }
-            let candidate = index.node_score(vocab, id, length) + till_here;
+            let candidate = score + till_here;
             let target = &mut best[start + length];
             if target.start == usize::MAX || candidate > target.score {
                 *target = ViterbiCell { id, score: candidate, start };

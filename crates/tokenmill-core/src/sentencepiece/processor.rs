@@ -269,7 +269,11 @@ impl Processor {
     fn plain_ids(&self, text: &str, scratch: &mut Scratch) -> Result<Vec<u32>> {
         let Scratch { normalized, spans, viterbi, tokens } = scratch;
         self.normalizer.normalize_into(text, normalized);
-        let normalized: std::borrow::Cow<str> = String::from_utf8_lossy(normalized);
+        // Always valid for `&str` input (whole characters and validated replacements are copied).
+        let normalized: std::borrow::Cow<str> = match std::str::from_utf8(normalized) {
+            Ok(text) => std::borrow::Cow::Borrowed(text),
+            Err(_) => String::from_utf8_lossy(normalized),
+        };
         match (self.kind, &self.unigram) {
             (ModelType::Unigram, Some(index)) => model::encode_unigram_into(&self.vocab, index, &normalized, viterbi, spans),
             (ModelType::Bpe, _) if self.vocab.words_are_independent => model::encode_bpe_words(&self.vocab, &normalized, self.cache_id, tokens, spans),
