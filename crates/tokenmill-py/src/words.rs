@@ -15,6 +15,8 @@ use tokenmill_core::Error;
 
 use crate::errors::ToPyResult;
 
+mod segmenter;
+
 /// A Python `str` as UTF-8; `lossy` when lone surrogates had to be replaced by U+FFFD.
 struct Text<'a> {
     text: Cow<'a, str>,
@@ -55,11 +57,16 @@ fn texts_of<'a>(texts: &'a [Bound<'_, PyString>]) -> PyResult<Vec<Text<'a>>> {
 #[derive(Clone)]
 pub struct PyWordTokenizer {
     inner: core::WordTokenizer,
+    /// Chinese / Japanese: the dictionary segmenter does the work (see `segmenter`).
+    segmenter: Option<std::sync::Arc<core::Segmenter>>,
 }
 
 impl PyWordTokenizer {
     fn tokens(&self, text: &str) -> Vec<WordToken> {
-        self.inner.tokenize(text)
+        match &self.segmenter {
+            Some(s) => s.cut(text),
+            None => self.inner.tokenize(text),
+        }
     }
 
     fn to_strings<'py>(&self, py: Python<'py>, original: &Bound<'py, PyString>, text: &Text<'_>, tokens: &[WordToken]) -> PyResult<Bound<'py, PyList>> {
@@ -170,7 +177,7 @@ fn fast_token_list<'py>(py: Python<'py>, text: &str, tokens: &[WordToken], with_
 impl PyWordTokenizer {
     #[new]
     #[pyo3(signature = (language="en", penn_treebank=false, split_clitics=true, abbreviations=None, rules=None))]
-    fn new(language: &str, penn_treebank: bool, split_clitics: bool, abbreviations: Option<Vec<String>>, rules: Option<&str>) -> PyResult<Self> {
+    fn new(py: Python<'_>, language: &str, penn_treebank: bool, split_clitics: bool, abbreviations: Option<Vec<String>>, rules: Option<&str>) -> PyResult<Self> {
         let mut rules = match rules {
             Some(json) => LanguageRules::from_json(json).py()?,
             None => LanguageRules::for_language(language),
@@ -179,7 +186,8 @@ impl PyWordTokenizer {
             rules.abbreviations.extend(extra);
         }
         let options = WordTokenizerOptions { penn_treebank, keep_clitics: !split_clitics };
-        Ok(PyWordTokenizer { inner: core::WordTokenizer::new(rules, options).py()? })
+        let segmenter = segmenter::for_language(py, &rules.language)?;
+        Ok(PyWordTokenizer { inner: core::WordTokenizer::new(rules, options).py()?, segmenter })
     }
 
     #[getter]
@@ -256,8 +264,9 @@ impl PyWordTokenizer {
         (self.inner.rules().to_json(), o.penn_treebank, o.keep_clitics)
     }
 
-    fn __setstate__(&mut self, state: (String, bool, bool)) -> PyResult<()> {
+    fn __setstate__(&mut self, py: Python<'_>, state: (String, bool, bool)) -> PyResult<()> {
         let rules = LanguageRules::from_json(&state.0).py()?;
+        self.segmenter = segmenter::for_language(py, &rules.language)?;
         self.inner = core::WordTokenizer::new(rules, WordTokenizerOptions { penn_treebank: state.1, keep_clitics: state.2 }).py()?;
         Ok(())
     }
@@ -430,6 +439,7 @@ fn char_ngrams(py: Python<'_>, text: &Bound<'_, PyString>, k: usize, mark: &str)
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyWordTokenizer>()?;
     m.add_class::<PySentenceSplitter>()?;
+    segmenter::register(m)?;
     m.add_function(wrap_pyfunction!(char_ngrams, m)?)?;
     m.add("LANGUAGES", core::LANGUAGES.to_vec())?;
     Ok(())
