@@ -19,4 +19,4 @@ pub use ngrams::char_ngrams;
 pub use punkt::{PunktParameters, PunktTrainer, SentenceSplitter};
 pub use rules::{LanguageRules, LANGUAGES};
 pub use segmenter::{Segmenter, SegmenterLanguage, SegmenterOptions, SegmenterTrainer};
-pub use tokenizer::{CharOffsets, WordToken, WordTokenizer, WordTokenizerOptions};
+pub use tokenizer::{block_end, CharOffsets, WordToken, WordTokenizer, WordTokenizerOptions};
