@@ -147,6 +147,7 @@ struct TokenListBuilder<'py, 'a> {
 /// map keyed by `&str` compares against the word's first occurrence far back in the text (a
 /// cache miss per token on a long text). A collision just replaces the slot.
 struct StringCache<'py> {
+    bits: u32,
     slots: Vec<CacheSlot<'py>>,
 }
 
@@ -159,8 +160,11 @@ const CACHE_BITS: u32 = 13;
 const CACHE_MAX_BYTES: usize = 16;
 
 impl<'py> StringCache<'py> {
-    fn new() -> Self {
-        StringCache { slots: (0..1 << CACHE_BITS).map(|_| CacheSlot { key: (0, 0, 0), string: None }).collect() }
+    /// Sized for the expected number of tokens (at most 2^CACHE_BITS slots): a short text
+    /// (one line, one sentence) must not pay for clearing and dropping 8,192 slots per call.
+    fn new(expected_tokens: usize) -> Self {
+        let bits = (expected_tokens.max(32).next_power_of_two().trailing_zeros() + 1).min(CACHE_BITS);
+        StringCache { bits, slots: (0..1usize << bits).map(|_| CacheSlot { key: (0, 0, 0), string: None }).collect() }
     }
 
     fn get(&mut self, py: Python<'py>, s: &str) -> Bound<'py, PyString> {
@@ -173,7 +177,7 @@ impl<'py> StringCache<'py> {
         let [a, b] = [0, 8].map(|i| u64::from_le_bytes([buf[i], buf[i + 1], buf[i + 2], buf[i + 3], buf[i + 4], buf[i + 5], buf[i + 6], buf[i + 7]]));
         let key = (a, b, bytes.len());
         let hash = (a ^ b.rotate_left(31) ^ ((bytes.len() as u64) << 56)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        let slot = &mut self.slots[(hash >> (64 - CACHE_BITS)) as usize];
+        let slot = &mut self.slots[(hash >> (64 - self.bits)) as usize];
         match &slot.string {
             Some(cached) if slot.key == key => cached.clone(),
             _ => {
@@ -192,7 +196,7 @@ impl<'py, 'a> TokenListBuilder<'py, 'a> {
             text,
             with_offsets,
             offsets: CharOffsets::new(text),
-            strings: StringCache::new(),
+            strings: StringCache::new(expected_tokens),
             items: Vec::with_capacity(expected_tokens),
             last_end: None,
         }
