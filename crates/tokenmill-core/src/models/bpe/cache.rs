@@ -198,7 +198,7 @@ thread_local! {
 /// Replays the cached tokens of `word` for the model with `cache_id` (never 0): calls
 /// `emit(id, byte length)` per token and returns true, or returns false if it is not cached.
 #[inline]
-pub(super) fn replay(cache_id: u64, word: &[u8], mut emit: impl FnMut(u32, usize)) -> bool {
+pub(crate) fn replay(cache_id: u64, word: &[u8], mut emit: impl FnMut(u32, usize)) -> bool {
     TABLES.with(|cell| match cell.try_borrow_mut() {
         Ok(mut tables) => tables.select(cache_id).replay(word, &mut emit),
         // Only reachable if `emit` re-enters the cache; then simply do not use it.
@@ -208,7 +208,7 @@ pub(super) fn replay(cache_id: u64, word: &[u8], mut emit: impl FnMut(u32, usize
 
 /// Caches `tokens` (`(id, byte length)` each) for `word`, unless the table holds `capacity`
 /// words already or the word is too long.
-pub(super) fn store(cache_id: u64, capacity: usize, word: &[u8], tokens: &[(u32, u32)]) {
+pub(crate) fn store(cache_id: u64, capacity: usize, word: &[u8], tokens: &[(u32, u32)]) {
     if word.len() >= MAX_CACHED_WORD_BYTES {
         return;
     }

@@ -5,7 +5,7 @@
 //! - `word`: merging one word's symbols in rank order (O(n log n));
 //! - `serialization`: the tokenizer.json "model" section;
 //! - `files`: vocab.json + merges.txt (and encoder.json + vocab.bpe).
-mod cache;
+pub(crate) mod cache;
 pub mod files;
 mod model;
 pub(crate) mod serialization;
