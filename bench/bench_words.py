@@ -1,6 +1,6 @@
 """Word tokenization: UD word-boundary F1 per language and throughput, tokenmill vs NLTK and spaCy.
 
-    python bench/bench_words.py                # all UD test sets, 8 MB English throughput sample
+    python bench/bench_words.py                # all UD test sets, 4 MB English throughput sample
     python bench/bench_words.py --mb 2 --langs en,de
 
 F1 uses ``tokenmill.words.evaluate`` on every UD treebank under ``$TOKENMILL_SHARED/corpora/ud``
@@ -9,8 +9,10 @@ F1 uses ``tokenmill.words.evaluate`` on every UD treebank under ``$TOKENMILL_SHA
 blank-language tokenizer (``spacy.blank(lang)``, no model download). Throughput: one thread,
 tokens with character offsets, on paragraphs of ``english_large``; tokenmill is timed on the
 same paragraphs as the others (one call per paragraph) and on the whole sample in one call.
-Times are process CPU time (``time.process_time``): on a shared machine wall time measures the
-neighbours; every tokenizer here runs on one thread, so CPU time is its single-thread cost.
+Times are process CPU time (``time.process_time``), the median of ``--repeat`` runs: on a shared
+machine wall time measures the neighbours; every tokenizer here runs on one thread, so CPU time
+is its single-thread cost. ``tokenize_spans`` (NumPy offsets, no Python object per token) is
+timed on the whole sample too.
 """
 from __future__ import annotations
 
@@ -89,14 +91,28 @@ def paragraphs(mb):
     return text, [p for p in text.split("\n\n") if p.strip()]
 
 
+REPEAT = 3
+
+
+def median_time(run):
+    """Median CPU time of REPEAT runs of ``run()``, and its last result."""
+    times = []
+    for _ in range(REPEAT):
+        start = time.process_time()
+        result = run()
+        times.append(time.process_time() - start)
+    return sorted(times)[len(times) // 2], result
+
+
 def throughput(fn, paras):
     nbytes = sum(len(p.encode("utf-8")) + 2 for p in paras)
-    start = time.process_time()
-    n = 0
-    for p in paras:
-        n += len(fn(p))
-    elapsed = time.process_time() - start
+    elapsed, n = median_time(lambda: sum(len(fn(p)) for p in paras))
     return nbytes / elapsed / 1e6, n
+
+
+def whole_text(fn, text):
+    elapsed, n = median_time(lambda: len(fn(text)))
+    return len(text.encode()) / elapsed / 1e6, n
 
 
 def speed_table(mb):
@@ -107,11 +123,9 @@ def speed_table(mb):
           f"NLTK and spaCy on the first {sum(len(p) for p in small) / 1e6:.1f} MB\n")
     ours = WordTokenizer("en")
     rows = []
-    whole_start = time.process_time()
-    n_whole = len(ours.tokenize_with_offsets(text))
-    whole = len(text.encode()) / (time.process_time() - whole_start) / 1e6
-    rows.append(("tokenmill (whole sample, one call)", whole, n_whole))
+    rows.append(("tokenmill (whole sample, one call)", *whole_text(ours.tokenize_with_offsets, text)))
     rows.append(("tokenmill (per paragraph)", *throughput(ours.tokenize_with_offsets, paras)))
+    rows.append(("tokenmill tokenize_spans (whole sample, NumPy)", *whole_text(lambda t: ours.tokenize_spans(t)[0], text)))
     rows.append(("tokenmill PTB (per paragraph)", *throughput(WordTokenizer("en", penn_treebank=True).tokenize_with_offsets, paras)))
     for name, fn in nltk_tokenizers().items():
         rows.append((name + " span_tokenize", *throughput(fn, small)))
@@ -131,10 +145,13 @@ def speed_table(mb):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--langs", default=",".join(UD), help="comma-separated language codes (default: all UD sets)")
-    ap.add_argument("--mb", type=float, default=8.0, help="English sample size for throughput, in MB")
+    ap.add_argument("--mb", type=float, default=4.0, help="English sample size for throughput, in MB")
     ap.add_argument("--skip-f1", action="store_true")
     ap.add_argument("--skip-speed", action="store_true")
+    ap.add_argument("--repeat", type=int, default=3, help="runs per throughput row (median)")
     args = ap.parse_args(argv)
+    global REPEAT
+    REPEAT = max(1, args.repeat)
     if not (SHARED / "corpora").exists():
         sys.exit(f"needs {SHARED}/corpora (set TOKENMILL_SHARED)")
     if not args.skip_f1:

@@ -109,6 +109,29 @@ def test_sentence_splitter_survives_adversarial_input():
         assert "".join(text.split()) == "".join(covered.split())
 
 
+@pytest.mark.parametrize("parts,lang", CORPORA[::3], ids=[p[-1] for p, _ in CORPORA[::3]])
+def test_long_texts_blockwise_and_spans_equal_one_pass(parts, lang):
+    """A long text is tokenized in 64 kB blocks cut at spaces; the batch form tokenizes each text
+    in one pass: both must agree, and tokenize_spans must give the same offsets."""
+    import numpy as np
+
+    text = read_sample(shared_path("corpora", *parts), 300_000)
+    for tok in (WordTokenizer(lang), WordTokenizer("en", penn_treebank=True)):
+        tokens = tok.tokenize_with_offsets(text)
+        assert tokens == tok.tokenize_with_offsets_batch([text])[0]
+        assert tok.tokenize(text) == tok.tokenize_batch([text])[0]
+        starts, ends = tok.tokenize_spans(text)
+        assert starts.dtype == np.int64 and ends.dtype == np.int64
+        assert list(zip(starts.tolist(), ends.tolist())) == [(s, e) for _, s, e in tokens]
+
+
+def test_spans_of_adversarial_input_match_offsets():
+    tok = WordTokenizer("en")
+    for text in adversarial_texts(huge=False):
+        starts, ends = tok.tokenize_spans(text)
+        assert list(zip(starts.tolist(), ends.tolist())) == [(s, e) for _, s, e in tok.tokenize_with_offsets(text)]
+
+
 def test_batch_forms_equal_single_calls():
     text = read_sample(shared_path("corpora", "gutenberg", "pg244_en_a_study_in_scarlet.txt"), 200_000)
     paras = [p for p in text.split("\n\n") if p.strip()][:300] + ["a\ud800b"]

@@ -7,6 +7,7 @@
 use std::borrow::Cow;
 use std::path::PathBuf;
 
+use numpy::{IntoPyArray, PyArray1};
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PySlice, PyString, PyTuple};
 use rayon::prelude::*;
@@ -119,51 +120,175 @@ impl Drop for GcPause<'_> {
 }
 
 /// Builds `list[str]` or `list[tuple[str, int, int]]` (char offsets) with the C API directly:
-/// this is the hot path of tokenization from Python (several million tokens per second), and
-/// short, frequent token strings are shared through a small per-call cache.
-fn fast_token_list<'py>(py: Python<'py>, text: &str, tokens: &[WordToken], with_offsets: bool) -> PyResult<Bound<'py, PyList>> {
-    use pyo3::ffi;
-    let _pause = GcPause::new(py, if with_offsets { tokens.len() } else { 0 })?;
-    let mut offsets = CharOffsets::new(text);
-    let mut cache: rustc_hash::FxHashMap<&str, Bound<'py, PyString>> = rustc_hash::FxHashMap::default();
-    // SAFETY: every object is created and owned under the GIL; PyList_SetItem / PyTuple_SetItem
-    // steal the references handed to them, and every index is within the size the list/tuple was
-    // created with; a NULL from any constructor is turned into the pending Python exception.
-    unsafe {
-        let list = ffi::PyList_New(tokens.len() as ffi::Py_ssize_t);
-        let list: Bound<'py, PyList> = Bound::from_owned_ptr_or_err(py, list)?.downcast_into_unchecked();
-        for (i, t) in tokens.iter().enumerate() {
-            let s = t.as_str(text);
-            let string = if s.len() <= 12 {
-                match cache.get(s) {
-                    Some(cached) => cached.clone(),
-                    None => {
-                        let fresh = PyString::new(py, s);
-                        if cache.len() < 4096 {
-                            cache.insert(s, fresh.clone());
-                        }
-                        fresh
-                    }
-                }
-            } else {
-                PyString::new(py, s)
+/// this is the hot path of tokenization from Python (about a million tokens per call for a few
+/// MB of text). Short token strings are shared through a per-call cache (see `StringCache`), and
+/// an offset equal to the previous token's end shares its `int`.
+struct TokenListBuilder<'py, 'a> {
+    py: Python<'py>,
+    text: &'a str,
+    with_offsets: bool,
+    offsets: CharOffsets<'a>,
+    strings: StringCache<'py>,
+    items: Vec<Bound<'py, PyAny>>,
+    /// The char offset the previous token ended at, and its `int`.
+    last_end: Option<(usize, Bound<'py, PyAny>)>,
+}
+
+/// A direct-mapped cache of the `str` objects of short tokens (up to 16 bytes: nearly every
+/// word), so that a repeated word is one shared `str`. Hand-written rather than a hash map: the
+/// key bytes live in the slot, so a lookup is one multiply and two integer compares, where a
+/// map keyed by `&str` compares against the word's first occurrence far back in the text (a
+/// cache miss per token on a long text). A collision just replaces the slot.
+struct StringCache<'py> {
+    slots: Vec<CacheSlot<'py>>,
+}
+
+struct CacheSlot<'py> {
+    key: (u64, u64, usize),
+    string: Option<Bound<'py, PyString>>,
+}
+
+const CACHE_BITS: u32 = 13;
+const CACHE_MAX_BYTES: usize = 16;
+
+impl<'py> StringCache<'py> {
+    fn new() -> Self {
+        StringCache { slots: (0..1 << CACHE_BITS).map(|_| CacheSlot { key: (0, 0, 0), string: None }).collect() }
+    }
+
+    fn get(&mut self, py: Python<'py>, s: &str) -> Bound<'py, PyString> {
+        let bytes = s.as_bytes();
+        if bytes.len() > CACHE_MAX_BYTES {
+            return PyString::new(py, s);
+        }
+        let mut buf = [0u8; CACHE_MAX_BYTES];
+        buf[..bytes.len()].copy_from_slice(bytes);
+        let [a, b] = [0, 8].map(|i| u64::from_le_bytes([buf[i], buf[i + 1], buf[i + 2], buf[i + 3], buf[i + 4], buf[i + 5], buf[i + 6], buf[i + 7]]));
+        let key = (a, b, bytes.len());
+        let hash = (a ^ b.rotate_left(31) ^ ((bytes.len() as u64) << 56)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let slot = &mut self.slots[(hash >> (64 - CACHE_BITS)) as usize];
+        match &slot.string {
+            Some(cached) if slot.key == key => cached.clone(),
+            _ => {
+                let fresh = PyString::new(py, s);
+                *slot = CacheSlot { key, string: Some(fresh.clone()) };
+                fresh
+            }
+        }
+    }
+}
+
+impl<'py, 'a> TokenListBuilder<'py, 'a> {
+    fn new(py: Python<'py>, text: &'a str, with_offsets: bool, expected_tokens: usize) -> Self {
+        TokenListBuilder {
+            py,
+            text,
+            with_offsets,
+            offsets: CharOffsets::new(text),
+            strings: StringCache::new(),
+            items: Vec::with_capacity(expected_tokens),
+            last_end: None,
+        }
+    }
+
+    fn int(&self, value: usize) -> PyResult<Bound<'py, PyAny>> {
+        // SAFETY: a fresh reference from the C API, NULL turned into the pending exception.
+        unsafe { Bound::from_owned_ptr_or_err(self.py, pyo3::ffi::PyLong_FromSize_t(value)) }
+    }
+
+    fn push(&mut self, tokens: &[WordToken]) -> PyResult<()> {
+        use pyo3::ffi;
+        self.items.reserve(tokens.len());
+        for t in tokens {
+            let string = self.strings.get(self.py, t.as_str(self.text));
+            if !self.with_offsets {
+                self.items.push(string.into_any());
+                continue;
+            }
+            let (cs, ce) = self.offsets.span(t.start, t.end);
+            let start = match &self.last_end {
+                Some((e, obj)) if *e == cs => obj.clone(),
+                _ => self.int(cs)?,
             };
-            let item = if with_offsets {
-                let (cs, ce) = offsets.span(t.start, t.end);
-                let tuple = Bound::from_owned_ptr_or_err(py, ffi::PyTuple_New(3))?;
-                let start = Bound::from_owned_ptr_or_err(py, ffi::PyLong_FromSize_t(cs))?;
-                let end = Bound::from_owned_ptr_or_err(py, ffi::PyLong_FromSize_t(ce))?;
+            let end = self.int(ce)?;
+            // SAFETY: PyTuple_SetItem steals each reference, at indices within the tuple's size.
+            let tuple = unsafe {
+                let tuple = Bound::from_owned_ptr_or_err(self.py, ffi::PyTuple_New(3))?;
                 ffi::PyTuple_SetItem(tuple.as_ptr(), 0, string.into_ptr());
                 ffi::PyTuple_SetItem(tuple.as_ptr(), 1, start.into_ptr());
-                ffi::PyTuple_SetItem(tuple.as_ptr(), 2, end.into_ptr());
+                ffi::PyTuple_SetItem(tuple.as_ptr(), 2, end.clone().into_ptr());
                 tuple
-            } else {
-                string.into_any()
             };
-            ffi::PyList_SetItem(list.as_ptr(), i as ffi::Py_ssize_t, item.into_ptr());
+            self.last_end = Some((ce, end));
+            self.items.push(tuple);
         }
-        Ok(list)
+        Ok(())
     }
+
+    fn finish(self) -> PyResult<Bound<'py, PyList>> {
+        use pyo3::ffi;
+        // SAFETY: a list of exactly `items.len()` slots, each filled once; SetItem steals.
+        unsafe {
+            let list = Bound::from_owned_ptr_or_err(self.py, ffi::PyList_New(self.items.len() as ffi::Py_ssize_t))?;
+            for (i, item) in self.items.into_iter().enumerate() {
+                ffi::PyList_SetItem(list.as_ptr(), i as ffi::Py_ssize_t, item.into_ptr());
+            }
+            Ok(list.downcast_into_unchecked())
+        }
+    }
+}
+
+fn fast_token_list<'py>(py: Python<'py>, text: &str, tokens: &[WordToken], with_offsets: bool) -> PyResult<Bound<'py, PyList>> {
+    let _pause = GcPause::new(py, if with_offsets { tokens.len() } else { 0 })?;
+    let mut builder = TokenListBuilder::new(py, text, with_offsets, tokens.len());
+    builder.push(tokens)?;
+    builder.finish()
+}
+
+/// Bytes per block when one long text is tokenized block by block (see `stream_token_list`).
+const BLOCK_BYTES: usize = 1 << 16;
+
+/// Tokenizes one text and builds its list block by block: each block is tokenized with the
+/// GIL released into a small reused vector, then turned into Python objects while both are
+/// still in cache. A whole book in one call then costs what its paragraphs cost one by one,
+/// where one vector of all tokens (tens of MB, freshly paged in) made it several times slower.
+fn stream_token_list<'py>(py: Python<'py>, tokenizer: &core::WordTokenizer, text: &str, with_offsets: bool) -> PyResult<Bound<'py, PyList>> {
+    let _pause = GcPause::new(py, if with_offsets { text.len() / 5 } else { 0 })?;
+    let mut builder = TokenListBuilder::new(py, text, with_offsets, text.len() / 5 + 1);
+    let mut tokens = Vec::new();
+    let mut start = 0;
+    while start < text.len() {
+        let end = core::block_end(text, start, BLOCK_BYTES);
+        tokens.clear();
+        if end - start >= BLOCK_BYTES / 4 {
+            py.allow_threads(|| tokenizer.tokenize_range_into(text, start, end, &mut tokens));
+        } else {
+            tokenizer.tokenize_range_into(text, start, end, &mut tokens);
+        }
+        builder.push(&tokens)?;
+        start = end;
+    }
+    builder.finish()
+}
+
+/// Char offsets of every token of `text`, tokenized block by block (see `stream_token_list`).
+fn char_span_arrays(tokenizer: &core::WordTokenizer, text: &str) -> (Vec<i64>, Vec<i64>) {
+    let mut offsets = CharOffsets::new(text);
+    let (mut starts, mut ends) = (Vec::with_capacity(text.len() / 5), Vec::with_capacity(text.len() / 5));
+    let mut tokens = Vec::new();
+    let mut start = 0;
+    while start < text.len() {
+        let end = core::block_end(text, start, BLOCK_BYTES);
+        tokens.clear();
+        tokenizer.tokenize_range_into(text, start, end, &mut tokens);
+        for t in &tokens {
+            let (s, e) = offsets.span(t.start, t.end);
+            starts.push(s as i64);
+            ends.push(e as i64);
+        }
+        start = end;
+    }
+    (starts, ends)
 }
 
 #[pymethods]
@@ -211,14 +336,29 @@ impl PyWordTokenizer {
 
     fn tokenize<'py>(&self, py: Python<'py>, text: &Bound<'py, PyString>) -> PyResult<Bound<'py, PyList>> {
         let t = text_of(text)?;
+        if !t.lossy {
+            return stream_token_list(py, &self.inner, &t.text, false);
+        }
         let tokens = py.allow_threads(|| self.tokens(&t.text));
         self.to_strings(py, text, &t, &tokens)
     }
 
     fn tokenize_with_offsets<'py>(&self, py: Python<'py>, text: &Bound<'py, PyString>) -> PyResult<Bound<'py, PyList>> {
         let t = text_of(text)?;
+        if !t.lossy {
+            return stream_token_list(py, &self.inner, &t.text, true);
+        }
         let tokens = py.allow_threads(|| self.tokens(&t.text));
         self.to_tuples(py, text, &t, &tokens)
+    }
+
+    /// `(starts, ends)`: the tokens' character offsets as two NumPy int64 arrays, with no
+    /// Python object per token (the fast form for long texts; `text[starts[i]:ends[i]]` is
+    /// token i as it appears in the text, PTB spellings aside).
+    fn tokenize_spans<'py>(&self, py: Python<'py>, text: &Bound<'py, PyString>) -> PyResult<(Bound<'py, PyArray1<i64>>, Bound<'py, PyArray1<i64>>)> {
+        let t = text_of(text)?;
+        let (starts, ends) = py.allow_threads(|| char_span_arrays(&self.inner, &t.text));
+        Ok((starts.into_pyarray(py), ends.into_pyarray(py)))
     }
 
     fn tokenize_batch<'py>(&self, py: Python<'py>, texts: Vec<Bound<'py, PyString>>) -> PyResult<Bound<'py, PyList>> {

@@ -7,8 +7,9 @@
 //! the order NLTK's `FreqDist` (a dict) holds them — the order of first occurrence — and
 //! filters keep that order, as NLTK's rebuilt `FreqDist` does.
 
-use indexmap::IndexMap;
-use rustc_hash::{FxBuildHasher, FxHashMap};
+use std::sync::OnceLock;
+
+use rustc_hash::FxHashMap;
 
 use crate::{Error, Result};
 
@@ -90,20 +91,24 @@ impl Vocab {
 
 /// A frequency table of n-grams of a fixed arity (1 for words), in insertion order.
 ///
+/// Entries live in a vector in insertion order; the key → position index that lookups need is
+/// built on the first lookup only (counting, filtering by count and ranking never look a key
+/// up, and building a hash index of a million bigrams costs as much as counting them).
 /// Counting a stream goes through `bump` into a plain hash map that records each key's
-/// first-seen position (one probe per token, where an `IndexMap` needs two); `settle` then
-/// builds the insertion-ordered map once, placing keys by position (no sort).
+/// first-seen position; `settle` then lays the entries out in first-seen order (no sort).
 #[derive(Debug, Clone)]
 pub struct Table {
     arity: usize,
-    counts: IndexMap<NgramKey, u64, FxBuildHasher>,
+    entries: Vec<(NgramKey, u64)>,
+    /// key → position in `entries`; empty until a lookup needs it, reset when entries go.
+    index: OnceLock<FxHashMap<NgramKey, u32>>,
     /// key → (count, first-seen position) while streaming.
     pending: FxHashMap<NgramKey, (u64, u32)>,
 }
 
 impl Table {
     pub fn new(arity: usize) -> Self {
-        Table { arity, counts: IndexMap::default(), pending: FxHashMap::default() }
+        Table { arity, entries: Vec::new(), index: OnceLock::new(), pending: FxHashMap::default() }
     }
 
     /// One more occurrence of `key` while streaming (see `settle`).
@@ -113,7 +118,7 @@ impl Table {
         self.pending.entry(key).or_insert((0, next)).0 += 1;
     }
 
-    /// Moves the streamed counts into the ordered table, in first-seen order.
+    /// Moves the streamed counts into the table, in first-seen order.
     pub fn settle(&mut self) {
         if self.pending.is_empty() {
             return;
@@ -123,9 +128,18 @@ impl Table {
             ordered[position as usize] = (key, count);
         }
         self.pending = FxHashMap::default();
-        self.counts.reserve(ordered.len());
-        for (key, count) in ordered {
-            self.add(key, count);
+        self.extend_ordered(ordered);
+    }
+
+    /// Adds entries given in insertion order (keys distinct among themselves).
+    fn extend_ordered(&mut self, ordered: Vec<(NgramKey, u64)>) {
+        if self.entries.is_empty() {
+            self.entries = ordered;
+            self.index = OnceLock::new();
+        } else {
+            for (key, count) in ordered {
+                self.add(key, count);
+            }
         }
     }
 
@@ -133,41 +147,61 @@ impl Table {
         self.arity
     }
 
+    fn index(&self) -> &FxHashMap<NgramKey, u32> {
+        self.index.get_or_init(|| {
+            let mut index = FxHashMap::with_capacity_and_hasher(self.entries.len(), Default::default());
+            for (position, &(key, _)) in self.entries.iter().enumerate() {
+                index.insert(key, position as u32);
+            }
+            index
+        })
+    }
+
     #[inline]
     pub fn add(&mut self, key: NgramKey, count: u64) {
-        *self.counts.entry(key).or_insert(0) += count;
+        self.index();
+        let next = self.entries.len() as u32;
+        // The index was just built, so `get_mut` finds it.
+        let Some(index) = self.index.get_mut() else { return };
+        match index.entry(key) {
+            std::collections::hash_map::Entry::Occupied(e) => self.entries[*e.get() as usize].1 += count,
+            std::collections::hash_map::Entry::Vacant(e) => {
+                e.insert(next);
+                self.entries.push((key, count));
+            }
+        }
     }
 
     #[inline]
     pub fn get(&self, key: NgramKey) -> u64 {
-        self.counts.get(&key).copied().unwrap_or(0)
+        self.index().get(&key).map_or(0, |&p| self.entries[p as usize].1)
     }
 
     pub fn contains(&self, key: NgramKey) -> bool {
-        self.counts.contains_key(&key)
+        self.index().contains_key(&key)
     }
 
     pub fn len(&self) -> usize {
-        self.counts.len()
+        self.entries.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.counts.is_empty()
+        self.entries.is_empty()
     }
 
     /// The sum of all counts (`FreqDist.N()`).
     pub fn total(&self) -> u64 {
-        self.counts.values().sum()
+        self.entries.iter().map(|&(_, c)| c).sum()
     }
 
     /// `(key, count)` in insertion order.
     pub fn iter(&self) -> impl ExactSizeIterator<Item = (NgramKey, u64)> + '_ {
-        self.counts.iter().map(|(&k, &c)| (k, c))
+        self.entries.iter().copied()
     }
 
     /// The entry at a position of the insertion order.
     pub fn entry_at(&self, index: usize) -> Option<(NgramKey, u64)> {
-        self.counts.get_index(index).map(|(&k, &c)| (k, c))
+        self.entries.get(index).copied()
     }
 
     /// The word ids of a key of this table.
@@ -175,9 +209,145 @@ impl Table {
         (0..self.arity).map(move |i| lane(key, i))
     }
 
-    /// Keeps the entries for which `keep` holds, in their order (one pass, no rebuild).
+    /// Keeps the entries for which `keep` holds, in their order.
     pub fn retain(&mut self, mut keep: impl FnMut(NgramKey, u64) -> bool) {
-        self.counts.retain(|&k, &mut c| keep(k, c));
+        let before = self.entries.len();
+        self.entries.retain(|&(k, c)| keep(k, c));
+        if self.entries.len() != before {
+            self.index = OnceLock::new();
+        }
+    }
+}
+
+/// Counts bigrams by sorting instead of hashing: each window pair is appended to a buffer as
+/// a packed `u64` key with its sequence number; a full buffer is radix-sorted and run-length
+/// counted, then merged into the distinct pairs counted so far (kept sorted by key). Every step
+/// is a sequential pass, where a hash table of a million bigrams costs a cache miss per pair.
+/// Memory: the buffer (fixed) plus one record per distinct bigram. The sort is stable, so the
+/// first record of each run is the pair's first occurrence, which gives NLTK's insertion order.
+#[derive(Debug, Clone, Default)]
+struct PairCounter {
+    /// `(key, sequence number)` of the pairs not yet counted.
+    buffer: Vec<(u64, u64)>,
+    scratch: Vec<(u64, u64)>,
+    /// Distinct pairs so far, sorted by key.
+    counted: Vec<PairCount>,
+    next_sequence: u64,
+    /// Buffer size; 0 means `PAIR_BUFFER` (tests use small buffers to exercise merging).
+    limit: usize,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct PairCount {
+    key: u64,
+    count: u64,
+    first: u64,
+}
+
+/// Pairs buffered before they are sorted and merged (16 bytes each).
+const PAIR_BUFFER: usize = 1 << 20;
+
+impl PairCounter {
+    #[inline]
+    fn push(&mut self, w1: WordId, w2: WordId) {
+        let limit = if self.limit == 0 { PAIR_BUFFER } else { self.limit };
+        if self.buffer.capacity() == 0 {
+            self.buffer.reserve_exact(limit);
+        }
+        self.buffer.push(((w1 as u64) << 32 | w2 as u64, self.next_sequence));
+        self.next_sequence += 1;
+        if self.buffer.len() >= limit {
+            self.flush();
+        }
+    }
+
+    fn flush(&mut self) {
+        if self.buffer.is_empty() {
+            return;
+        }
+        radix_sort(&mut self.buffer, &mut self.scratch, |&(key, _)| key);
+        let mut runs: Vec<PairCount> = Vec::new();
+        for &(key, sequence) in &self.buffer {
+            match runs.last_mut() {
+                Some(run) if run.key == key => run.count += 1,
+                _ => runs.push(PairCount { key, count: 1, first: sequence }),
+            }
+        }
+        self.buffer.clear();
+        self.counted = merge_counts(std::mem::take(&mut self.counted), runs);
+    }
+
+    /// `(key, count)` of every distinct pair in first-occurrence order, keys packed as `pack`
+    /// does (first word in the low lane).
+    fn finish(mut self) -> Vec<(NgramKey, u64)> {
+        self.flush();
+        let mut by_first: Vec<(u64, u64)> = self.counted.iter().enumerate().map(|(i, p)| (p.first, i as u64)).collect();
+        let mut scratch = Vec::new();
+        radix_sort(&mut by_first, &mut scratch, |&(first, _)| first);
+        by_first
+            .iter()
+            .map(|&(_, i)| {
+                let p = self.counted[i as usize];
+                (pack(&[(p.key >> 32) as WordId, p.key as WordId]), p.count)
+            })
+            .collect()
+    }
+}
+
+/// Merges two key-sorted count lists; a key in both sums its counts and keeps the earlier
+/// first occurrence (`old` was counted before `new`).
+fn merge_counts(old: Vec<PairCount>, new: Vec<PairCount>) -> Vec<PairCount> {
+    if old.is_empty() {
+        return new;
+    }
+    let mut out = Vec::with_capacity(old.len() + new.len());
+    let (mut a, mut b) = (old.into_iter().peekable(), new.into_iter().peekable());
+    loop {
+        let next = match (a.peek(), b.peek()) {
+            (Some(x), Some(y)) if x.key == y.key => {
+                let (x, y) = (a.next(), b.next());
+                x.zip(y).map(|(x, y)| PairCount { key: x.key, count: x.count + y.count, first: x.first })
+            }
+            (Some(x), Some(y)) if x.key < y.key => a.next(),
+            (Some(_), Some(_)) | (None, Some(_)) => b.next(),
+            (Some(_), None) => a.next(),
+            (None, None) => break,
+        };
+        out.extend(next);
+    }
+    out
+}
+
+/// Stable LSD radix sort by a `u64` key, one byte per pass, skipping the bytes all keys share
+/// (ids are small, so most high bytes are). Hand-written rather than a crate: it is a few lines,
+/// and the records here need stability (first occurrence first) and the pass skipping.
+fn radix_sort<T: Copy>(data: &mut Vec<T>, scratch: &mut Vec<T>, key: impl Fn(&T) -> u64) {
+    let Some(&first) = data.first() else { return };
+    let mut histograms = [[0usize; 256]; 8];
+    for item in data.iter() {
+        let k = key(item);
+        for (byte, histogram) in histograms.iter_mut().enumerate() {
+            histogram[(k >> (8 * byte)) as usize & 0xff] += 1;
+        }
+    }
+    scratch.clear();
+    scratch.resize(data.len(), first);
+    for (byte, histogram) in histograms.iter().enumerate() {
+        if histogram.iter().any(|&n| n == data.len()) {
+            continue; // every key has the same byte here
+        }
+        let mut offsets = [0usize; 256];
+        let mut sum = 0;
+        for (offset, &n) in offsets.iter_mut().zip(histogram) {
+            *offset = sum;
+            sum += n;
+        }
+        for item in data.iter() {
+            let digit = (key(item) >> (8 * byte)) as usize & 0xff;
+            scratch[offsets[digit]] = *item;
+            offsets[digit] += 1;
+        }
+        std::mem::swap(data, scratch);
     }
 }
 
@@ -214,6 +384,8 @@ pub struct Counts {
     pub words: Table,
     /// The candidates; filters remove entries from this table only (as in NLTK).
     pub ngrams: Table,
+    /// Bigram windows while streaming (order 2); moved into `ngrams` by `WindowCounter::finish`.
+    pairs: PairCounter,
     pub aux: Vec<Table>,
 }
 
@@ -234,6 +406,7 @@ impl Counts {
             vocab: Vocab::default(),
             words: Table::new(1),
             ngrams: Table::new(order),
+            pairs: PairCounter::default(),
             aux: auxiliary_tables(order).iter().map(|&(_, arity)| Table::new(arity)).collect(),
         })
     }
@@ -269,11 +442,9 @@ impl Counts {
 
     /// Moves the dense word counts into the `words` table, in id order.
     fn settle_words(&mut self) {
-        for (id, &count) in self.streaming_words.iter().enumerate() {
-            if count > 0 {
-                self.words.add(pack(&[id as WordId]), count);
-            }
-        }
+        let ordered = self.streaming_words.iter().enumerate().filter(|&(_, &count)| count > 0);
+        let ordered = ordered.map(|(id, &count)| (pack(&[id as WordId]), count)).collect();
+        self.words.extend_ordered(ordered);
         self.streaming_words = Vec::new();
     }
 
@@ -291,8 +462,8 @@ impl Counts {
 
     fn count_bigram_window(&mut self, w1: WordId, rest: &[Option<WordId>]) {
         self.count_word(w1);
-        for w2 in rest.iter().flatten() {
-            self.ngrams.bump(pack(&[w1, *w2]));
+        for &w2 in rest.iter().flatten() {
+            self.pairs.push(w1, w2);
         }
     }
 
@@ -400,6 +571,8 @@ impl WindowCounter {
             self.emit_front();
         }
         self.counts.settle_words();
+        let pairs = std::mem::take(&mut self.counts.pairs).finish();
+        self.counts.ngrams.extend_ordered(pairs);
         self.counts.ngrams.settle();
         self.counts.aux.iter_mut().for_each(Table::settle);
         self.counts
@@ -456,6 +629,43 @@ mod tests {
         let c = count(2, 2, &[Some("a"), Some("b"), None, Some("c")]);
         assert_eq!(c.n_total(), 3);
         assert_eq!(c.ngrams.len(), 1);
+    }
+
+    #[test]
+    fn pair_counter_matches_a_hash_map_in_first_occurrence_order() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+        for limit in [1, 7, 1000] {
+            let mut counter = PairCounter { limit, ..Default::default() };
+            let mut expected: Vec<(NgramKey, u64)> = Vec::new();
+            let mut position: FxHashMap<NgramKey, usize> = FxHashMap::default();
+            for _ in 0..5000 {
+                // Ids spread over several bytes, so that several radix passes run.
+                let (w1, w2) = (rng.gen_range(0..40u32) * 70_001, rng.gen_range(0..40u32) * 257);
+                counter.push(w1, w2);
+                let key = pack(&[w1, w2]);
+                match position.get(&key) {
+                    Some(&p) => expected[p].1 += 1,
+                    None => {
+                        position.insert(key, expected.len());
+                        expected.push((key, 1));
+                    }
+                }
+            }
+            assert_eq!(counter.finish(), expected, "buffer of {limit}");
+        }
+    }
+
+    #[test]
+    fn table_lookups_follow_filters() {
+        let mut t = Table::new(1);
+        t.extend_ordered(vec![(5, 2), (7, 1), (9, 3)]);
+        assert_eq!(t.get(7), 1);
+        t.retain(|_, c| c > 1);
+        assert_eq!((t.get(7), t.get(9), t.len()), (0, 3, 2));
+        t.add(9, 1);
+        t.add(4, 1);
+        assert_eq!(t.iter().collect::<Vec<_>>(), [(5, 2), (9, 4), (4, 1)]);
     }
 
     #[test]

@@ -177,11 +177,12 @@ fn score_bigram(measure: Measure, m: &BigramMarginals, mode: SumMode) -> MathRes
 
 /// `2 * sum(obs * ln(obs / (exp + SMALL) + SMALL))` over the cells.
 fn log_likelihood_sum(observed: &[f64], expected: &[f64], mode: SumMode) -> MathResult<f64> {
-    let mut terms = Vec::with_capacity(observed.len());
-    for (&obs, &exp) in observed.iter().zip(expected) {
-        terms.push(obs * pf::ln(pf::div(obs, exp + SMALL)? + SMALL)?);
+    // At most 16 cells (quadgrams): a stack array, as this runs once per candidate n-gram.
+    let mut terms = [0.0f64; 16];
+    for (term, (&obs, &exp)) in terms.iter_mut().zip(observed.iter().zip(expected)) {
+        *term = obs * pf::ln(pf::div(obs, exp + SMALL)? + SMALL)?;
     }
-    Ok(2.0 * pf::sum(terms, mode))
+    Ok(2.0 * pf::sum(terms[..observed.len()].iter().copied(), mode))
 }
 
 /// NLTK's trigram contingency cube (n_iii, n_oii, n_ioi, n_ooi, n_iio, n_oio, n_ioo, n_ooo).

@@ -18,4 +18,4 @@ pub mod tokenizer;
 pub use ngrams::char_ngrams;
 pub use punkt::{PunktParameters, PunktTrainer, SentenceSplitter};
 pub use rules::{LanguageRules, LANGUAGES};
-pub use tokenizer::{CharOffsets, WordToken, WordTokenizer, WordTokenizerOptions};
+pub use tokenizer::{block_end, CharOffsets, WordToken, WordTokenizer, WordTokenizerOptions};

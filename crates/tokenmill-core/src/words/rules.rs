@@ -48,6 +48,14 @@ pub struct LanguageRules {
     /// Inflectional clitics glued to a word ("chciałbym" → "chciał" "by" "m"), tried in order.
     #[serde(default)]
     pub agglutination: Vec<Agglutination>,
+    /// A hyphenated pair of plain numbers ("1990-1993") splits into number, hyphen, number
+    /// (Polish treebanks); longer chains ("642-65-85") stay whole.
+    #[serde(default)]
+    pub split_number_ranges: bool,
+    /// Without `keep_hyphenated`, still keep whole a hyphenated word with a digit in it
+    /// ("28-letni", "F-16") or whose first part is an acronym ("PiS-owi", "PPE-DE").
+    #[serde(default)]
+    pub keep_coded_compounds: bool,
 }
 
 fn yes() -> bool {
@@ -65,6 +73,10 @@ pub struct Agglutination {
     pub stem_words: Vec<String>,
     #[serde(default)]
     pub min_stem_chars: usize,
+    /// Stems (whole, lowercase) that look like one of `stem_endings` but are not verb forms:
+    /// "kanał" keeps "kanałem" whole.
+    #[serde(default)]
+    pub exceptions: Vec<String>,
 }
 
 impl LanguageRules {
@@ -92,16 +104,21 @@ impl LanguageRules {
         let (mut attach_period, mut merge_runs, mut merge_ellipsis) = (true, true, true);
         let mut agglutination = Vec::new();
         let mut hyphen_prefixes = Vec::new();
+        let mut polish_hyphens = false;
         match code.as_str() {
             "en" => hyphen_prefixes = list(EN_HYPHEN_PREFIXES),
             "de" => merge_runs = false,
             "pl" => {
                 (attach_period, merge_runs, merge_ellipsis) = (false, false, false);
                 agglutination = polish_agglutination();
+                hyphen_prefixes = list(PL_HYPHEN_PREFIXES);
+                polish_hyphens = true;
             }
             _ => {}
         }
         LanguageRules {
+            split_number_ranges: polish_hyphens,
+            keep_coded_compounds: polish_hyphens,
             hyphen_prefixes,
             attach_abbreviation_period: attach_period,
             merge_punct_runs: merge_runs,
@@ -170,6 +187,8 @@ pub(crate) struct CompiledRules {
     pub merge_punct_runs: bool,
     pub merge_ellipsis: bool,
     pub agglutination: Vec<CompiledAgglutination>,
+    pub split_number_ranges: bool,
+    pub keep_coded_compounds: bool,
 }
 
 /// `Agglutination` as lowercase char vectors, matched against a lowercased word.
@@ -179,6 +198,7 @@ pub(crate) struct CompiledAgglutination {
     pub stem_endings: Vec<Vec<char>>,
     pub stem_words: Vec<Vec<char>>,
     pub min_stem_chars: usize,
+    pub exceptions: Vec<Vec<char>>,
 }
 
 impl CompiledRules {
@@ -191,6 +211,9 @@ impl CompiledRules {
             let stem_all = &word[..stem_len];
             for rule in &self.agglutination {
                 let Some(stem) = stem_all.strip_suffix(rule.suffix.as_slice()) else { continue };
+                if rule.exceptions.iter().any(|w| w.as_slice() == stem) {
+                    continue;
+                }
                 let whole_word = rule.stem_words.iter().any(|w| w.as_slice() == stem);
                 let ending = stem.len() >= rule.min_stem_chars && rule.stem_endings.iter().any(|e| stem.ends_with(e));
                 if !stem.is_empty() && (whole_word || ending) {
@@ -240,8 +263,11 @@ impl CompiledRules {
                 stem_endings: a.stem_endings.iter().map(|e| e.to_lowercase().chars().collect()).collect(),
                 stem_words: a.stem_words.iter().map(|w| w.to_lowercase().chars().collect()).collect(),
                 min_stem_chars: a.min_stem_chars,
+                exceptions: a.exceptions.iter().map(|w| w.to_lowercase().chars().collect()).collect(),
             })
             .collect();
+        c.split_number_ranges = rules.split_number_ranges;
+        c.keep_coded_compounds = rules.keep_coded_compounds;
         c.hyphen_suffixes = sorted_longest_first(&rules.hyphen_suffixes);
         c
     }
@@ -270,26 +296,49 @@ const EN_HYPHEN_PREFIXES: &[&str] = &[
 
 /// Polish mobile person endings and the conditional "by" (as the UD treebanks split them):
 /// "chciałem" → "chciał" "em", "zrobiłabyś" → "zrobiła" "by" "ś", "żebyśmy" → "żeby" "śmy".
+/// The person endings attach to the past-tense "ł" forms; nouns whose instrumental looks the
+/// same ("kanałem", "pomysłem") are kept whole by choosing verb-like stem endings and by the
+/// exception lists.
 fn polish_agglutination() -> Vec<Agglutination> {
-    let rule = |suffix: &str, endings: &[&str], words: &[&str], min: usize| Agglutination {
+    let rule = |suffix: &str, endings: &[&str], words: &[&str], min: usize, exceptions: &[&str]| Agglutination {
         suffix: suffix.to_string(),
         stem_endings: endings.iter().map(|s| s.to_string()).collect(),
         stem_words: words.iter().map(|s| s.to_string()).collect(),
         min_stem_chars: min,
+        exceptions: exceptions.iter().map(|s| s.to_string()).collect(),
     };
     let conj = ["żeby", "aby", "gdyby", "jakby", "czyby", "by", "że"];
     let plural = ["li", "ły", "liby", "łyby", "nni", "nny"];
-    let singular_fem = ["ała", "yła", "iła", "eła", "ęła", "łaby", "łby", "łoby", "powinna"];
+    // Masculine past stems: "-ał", "-ył", ... and the consonant-final ones ("mógł" → "mogłem",
+    // "uciekł", "znalazł", "niósł" → "niosłem", "umarł", "uwiódł" → "uwiodłem").
+    let masculine = [
+        "ał", "ył", "ił", "ął", "eł", "ogł", "egł", "ekł", "ukł", "azł", "ozł", "edł", "adł", "odł", "niosł", "rosł",
+        "ęsł", "arł", "czuł", "psuł", "snuł", "otł",
+    ];
+    let masculine_nouns = [
+        "kanał", "materiał", "trybunał", "kapitał", "sygnał", "potencjał", "kwartał", "udział", "dział", "generał",
+        "ideał", "rytuał", "upał", "zapał", "szał", "wał", "kryształ", "michał", "rafał", "arsenał", "admirał",
+        "regał", "kawał", "ciał", "przeciwciał", "pedał", "tył", "pył", "kozł", "godł", "siodł", "kotł", "piekł",
+    ];
+    let feminine = [
+        "ała", "yła", "iła", "eła", "ęła", "uła", "ogła", "egła", "ekła", "ukła", "azła", "ozła", "szła", "osła",
+        "ęsła", "arła", "adła", "edła", "odła", "otła", "łaby", "łby", "łoby", "powinna",
+    ];
+    // Imperatives of "łamać" ("złam", "przełam") end like a feminine stem plus "m".
+    let feminine_exceptions = ["zła", "poła", "przeła", "uła", "skła", "kła"];
     vec![
-        rule("ście", &plural, &conj, 3),
-        rule("śmy", &plural, &conj, 3),
-        rule("em", &["ał", "ył", "ił", "ął", "eł", "ogł", "edł", "adł"], &["powinien"], 3),
-        rule("eś", &["ał", "ył", "ił", "ął", "eł", "ogł", "edł", "adł"], &["powinien"], 3),
-        rule("m", &singular_fem, &conj, 3),
-        rule("ś", &singular_fem, &conj, 3),
-        rule("by", &["ł", "ła", "ło", "li", "ły"], &[], 3),
+        rule("ście", &plural, &[&conj[..], &["wy"]].concat(), 3, &[]),
+        rule("śmy", &plural, &[&conj[..], &["my"]].concat(), 3, &[]),
+        rule("em", &masculine, &["powinien"], 3, &masculine_nouns),
+        rule("eś", &masculine, &["powinien"], 3, &masculine_nouns),
+        rule("m", &feminine, &conj, 3, &feminine_exceptions),
+        rule("ś", &feminine, &conj, 3, &feminine_exceptions),
+        rule("by", &["ł", "ła", "ło", "li", "ły"], &["czy"], 3, &["sła"]),
     ]
 }
+
+/// First parts that keep a Polish hyphenated word whole ("non-profit", "bio-obrazowania").
+const PL_HYPHEN_PREFIXES: &[&str] = &["non", "bio", "krio", "eko", "euro", "quasi", "pseudo", "ex", "wice", "vice"];
 
 const COMMON_ABBREVIATIONS: &[&str] = &["e.g", "i.e", "etc", "vs", "cf", "approx", "ca"];
 

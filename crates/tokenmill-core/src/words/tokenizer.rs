@@ -92,9 +92,18 @@ impl WordTokenizer {
     }
 
     pub fn tokenize_into(&self, text: &str, out: &mut Vec<WordToken>) {
-        let bytes = text.as_bytes();
+        self.tokenize_range_into(text, 0, text.len(), out);
+    }
+
+    /// The tokens of `text[start..end]` appended to `out`, where `start` and `end` are block
+    /// boundaries (0, `text.len()`, or positions [`block_end`] returned): tokenizing a text
+    /// block by block gives exactly the tokens of [`tokenize`](Self::tokenize), because a
+    /// whitespace-free chunk never straddles a block boundary and the rules that look beyond
+    /// their chunk (a final period, an opening quote) read them from the whole `text`.
+    pub fn tokenize_range_into(&self, text: &str, start: usize, end: usize, out: &mut Vec<WordToken>) {
+        let bytes = &text.as_bytes()[..end];
         let mut segments = Vec::new();
-        let mut i = 0;
+        let mut i = start;
         while i < bytes.len() {
             i = skip_space(text, i);
             if i >= bytes.len() {
@@ -231,9 +240,12 @@ impl WordTokenizer {
             let compound = &text[s..e];
             let lower = compound.to_lowercase();
             let numeric = compound.bytes().all(|b| b.is_ascii_digit() || b == b'-');
+            let number_range = numeric && j == k + 3 && self.compiled.split_number_ranges;
             let listed = self.compiled.hyphenated_words.contains(&lower);
             let prefixed = self.compiled.hyphen_prefixes.contains(lower.split('-').next().unwrap_or(""));
-            if self.compiled.keep_hyphenated || self.options.penn_treebank || numeric || listed || prefixed {
+            let coded = self.compiled.keep_coded_compounds && is_coded_compound(compound);
+            let keep = self.compiled.keep_hyphenated || self.options.penn_treebank || numeric || listed || prefixed || coded;
+            if keep && !number_range {
                 if let Some(split) = self.hyphen_suffix_split(compound).filter(|_| !listed) {
                     out.push(WordToken { start: s, end: s + split, replacement: None });
                     out.push(WordToken { start: s + split, end: e, replacement: None });
@@ -393,6 +405,19 @@ impl WordTokenizer {
     }
 }
 
+/// The end of a block of `text` that starts at `start` and holds at least `min_len` bytes: the
+/// first ASCII space or newline from there on, or the end of the text. Tokenizing blocks cut
+/// there one after the other (see [`WordTokenizer::tokenize_range_into`]) keeps the token list
+/// of a long text out of one huge vector.
+pub fn block_end(text: &str, start: usize, min_len: usize) -> usize {
+    let from = start.saturating_add(min_len);
+    if from >= text.len() {
+        return text.len();
+    }
+    // ASCII bytes never occur inside a multi-byte UTF-8 sequence, so `from + p` is a char boundary.
+    memchr::memchr2(b' ', b'\n', &text.as_bytes()[from..]).map_or(text.len(), |p| from + p)
+}
+
 /// Converts increasing byte offsets of one text into char offsets in a single forward pass.
 pub struct CharOffsets<'a> {
     bytes: &'a [u8],
@@ -461,6 +486,13 @@ fn is_wordlike(c: char) -> bool {
 #[inline]
 fn is_hyphen(s: &str) -> bool {
     matches!(s, "-" | "\u{2010}" | "\u{2011}")
+}
+
+/// A hyphenated word with a digit in it ("28-letni", "F-16", "4,5-metrowej") or whose first
+/// part is an acronym, two capitals or more ("PiS-owi", "PPE-DE").
+fn is_coded_compound(compound: &str) -> bool {
+    let first = compound.split(['-', '\u{2010}', '\u{2011}']).next().unwrap_or("");
+    compound.bytes().any(|b| b.is_ascii_digit()) || first.chars().filter(|c| c.is_uppercase()).count() >= 2
 }
 
 fn has_apostrophe(word: &str) -> bool {
@@ -726,6 +758,12 @@ mod tests {
         ]);
         assert_eq!(toks("pl", "Chciałbym, żebyś przyszła. Byliśmy w ul. Długiej..."), [
             "Chciał", "by", "m", ",", "żeby", "ś", "przyszła", ".", "Byli", "śmy", "w", "ul", ".", "Długiej", ".", ".", "."
+        ]);
+        assert_eq!(toks("pl", "Poczułem, że weszłam z kanałem i pomysłem"), [
+            "Poczuł", "em", ",", "że", "weszła", "m", "z", "kanałem", "i", "pomysłem"
+        ]);
+        assert_eq!(toks("pl", "28-letni PiS-owi biało-czarny 1990-1993 642-65-85"), [
+            "28-letni", "PiS-owi", "biało", "-", "czarny", "1990", "-", "1993", "642-65-85"
         ]);
     }
 

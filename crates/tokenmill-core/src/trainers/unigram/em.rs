@@ -12,9 +12,8 @@
 //! floating-point sums — and the vocabulary — do not depend on the number of threads.
 use rayon::prelude::*;
 
+use super::pieces::{PieceIndex, PieceList, Scratch};
 use super::seeds::sort_by_count;
-use crate::error::Result;
-use crate::models::unigram::{Lattice, Unigram};
 
 /// Fixed number of parts the words are split into for the parallel steps.
 const CHUNKS: usize = 8;
@@ -33,130 +32,139 @@ pub fn digamma(mut x: f64) -> f64 {
     result + x.ln() + xx2 / 24.0 - 7.0 / 960.0 * xx4 + 31.0 / 8064.0 * xx4 * xx2 - 127.0 / 30720.0 * xx4 * xx4
 }
 
-/// The pieces as a model for lattices: a trailing empty piece (never matched) is the unk id, and
-/// its expected counts are ignored.
-pub fn training_model(pieces: &[(String, f64)]) -> Result<Unigram> {
-    let min = pieces.iter().map(|p| p.1).fold(f64::INFINITY, f64::min);
-    let mut vocab = pieces.to_vec();
-    vocab.push((String::new(), if min.is_finite() { min } else { 0.0 }));
-    let unk = vocab.len() - 1;
-    Unigram::from(vocab, Some(unk), false)
-}
-
-fn chunk_len(n: usize) -> usize {
-    n.div_ceil(CHUNKS).max(1)
-}
-
-/// Expected count of every piece and the corpus log-likelihood (Σ count × log Z).
-pub fn e_step(model: &Unigram, num_pieces: usize, words: &[(String, u64)]) -> Result<(Vec<f64>, f64)> {
-    let parts: Vec<Result<(Vec<f64>, f64)>> = words
-        .par_chunks(chunk_len(words.len()))
-        .map(|chunk| {
-            let mut expected = vec![0.0; num_pieces + 1];
-            let mut lattice = Lattice::<f64>::new();
-            let mut log_likelihood = 0.0;
-            for (word, count) in chunk {
-                model.populate(word, &mut lattice)?;
-                log_likelihood += lattice.populate_marginal(*count as f64, &mut expected);
-            }
-            Ok((expected, log_likelihood))
-        })
-        .collect();
-    let mut total = vec![0.0; num_pieces + 1];
+/// Runs `work` over the words in [`CHUNKS`] fixed parts and adds the parts' vectors (of length
+/// `len`) and log-likelihoods in part order. Only as many parts as there are threads are in
+/// flight at once, so a million-piece vector is held a few times, not [`CHUNKS`] times.
+fn sum_over_words(words: &[(String, u64)], len: usize, work: impl Fn(&[(String, u64)], &mut [f64]) -> f64 + Sync) -> (Vec<f64>, f64) {
+    let chunks: Vec<&[(String, u64)]> = words.chunks(words.len().div_ceil(CHUNKS).max(1)).collect();
+    let in_flight = rayon::current_num_threads().clamp(1, CHUNKS);
+    let mut total = vec![0.0; len];
     let mut log_likelihood = 0.0;
-    for part in parts {
-        let (expected, ll) = part?;
-        total.iter_mut().zip(expected).for_each(|(t, e)| *t += e);
-        log_likelihood += ll;
-    }
-    total.truncate(num_pieces);
-    Ok((total, log_likelihood))
-}
-
-/// The M-step (see the module docs).
-pub fn m_step(pieces: &[(String, f64)], expected: &[f64]) -> Vec<(String, f64)> {
-    const THRESHOLD: f64 = 0.5;
-    let kept: Vec<(String, f64)> = pieces.iter().zip(expected).filter(|(_, &e)| e >= THRESHOLD).map(|((p, _), &e)| (p.clone(), e)).collect();
-    let sum: f64 = kept.iter().map(|k| k.1).sum();
-    let log_sum = digamma(sum);
-    kept.into_iter().map(|(p, e)| (p, digamma(e) - log_sum)).collect()
-}
-
-/// The pruning step (see the module docs). `desired` is 1.1 × the target vocabulary size.
-pub fn prune(model: &Unigram, pieces: &[(String, f64)], words: &[(String, u64)], shrinking_factor: f64, desired: usize) -> Result<Vec<(String, f64)>> {
-    // Whether each piece must stay, and what its second-best segmentation is.
-    let splits: Vec<Result<(bool, Vec<u32>)>> = pieces
-        .par_iter()
-        .map(|(piece, _)| {
-            let mut lattice = Lattice::<f64>::new();
-            model.populate(piece, &mut lattice)?;
-            let nbest = lattice.nbest(2);
-            Ok(match nbest.as_slice() {
-                [_] | [] => (true, vec![]),
-                [best, ..] if best.0.len() >= 2 => (false, vec![]),
-                [_, second, ..] => (true, second.0.iter().map(|&n| lattice.node(n).id).collect()),
+    for group in chunks.chunks(in_flight) {
+        let parts: Vec<(Vec<f64>, f64)> = group
+            .par_iter()
+            .map(|chunk| {
+                let mut part = vec![0.0; len];
+                let ll = work(chunk, &mut part);
+                (part, ll)
             })
+            .collect();
+        for (part, ll) in parts {
+            total.iter_mut().zip(part).for_each(|(t, p)| *t += p);
+            log_likelihood += ll;
+        }
+    }
+    (total, log_likelihood)
+}
+
+/// Expected count of every piece of the round (0 for dead ones) and the corpus log-likelihood
+/// (Σ count × log P(word)).
+pub fn e_step(index: &PieceIndex, words: &[(String, u64)]) -> (Vec<f64>, f64) {
+    let (mut expected, ll) = sum_over_words(words, index.pieces.len() + 1, |chunk, expected| {
+        let mut scratch = Scratch::default();
+        let mut ll = 0.0;
+        for (word, count) in chunk {
+            ll += scratch.with_edges(index, word, |s, edges, len| s.expected_counts(index, edges, len, *count as f64, expected));
+        }
+        ll
+    });
+    expected.truncate(index.pieces.len());
+    (expected, ll)
+}
+
+/// The M-step (see the module docs): pieces expected less than 0.5 times die, the others get
+/// digamma(count) - digamma(total).
+pub fn m_step(index: &mut PieceIndex, expected: &[f64]) {
+    const THRESHOLD: f64 = 0.5;
+    for (alive, &e) in index.alive.iter_mut().zip(expected) {
+        *alive &= e >= THRESHOLD;
+    }
+    let sum: f64 = expected.iter().zip(&index.alive).filter(|p| *p.1).map(|p| *p.0).sum();
+    let log_sum = digamma(sum);
+    for ((score, &e), &alive) in index.pieces.scores.iter_mut().zip(expected).zip(&index.alive) {
+        if alive {
+            *score = digamma(e) - log_sum;
+        }
+    }
+    index.refresh();
+}
+
+/// What pruning needs to know about a piece: `None` when its own best segmentation is not
+/// itself (it goes); `Some(alternative)` otherwise, with its second-best segmentation (empty
+/// when it has none: it stays).
+fn alternative(index: &PieceIndex, i: usize, scratch: &mut Scratch, path: &mut Vec<u32>) -> Option<Vec<u32>> {
+    scratch.with_edges(index, index.pieces.get(i), |s, edges, len| {
+        s.viterbi(index, edges, len, None, path);
+        if path.len() >= 2 {
+            return None;
+        }
+        s.viterbi(index, edges, len, Some(i as u32), path);
+        Some(path.clone())
+    })
+}
+
+/// The pruning step (see the module docs): the surviving pieces of the round, the ones that
+/// cannot be split first, then by decreasing loss. `desired` is 1.1 × the target vocabulary size.
+pub fn prune(index: &PieceIndex, words: &[(String, u64)], shrinking_factor: f64, desired: usize) -> PieceList {
+    let n = index.pieces.len();
+    let live: Vec<usize> = (0..n).filter(|&i| index.alive[i]).collect();
+    let alternatives: Vec<Option<Vec<u32>>> = live
+        .par_chunks(live.len().div_ceil(CHUNKS * 4).max(1))
+        .flat_map_iter(|chunk| {
+            let mut scratch = Scratch::default();
+            let mut path = vec![];
+            chunk.iter().map(|&i| alternative(index, i, &mut scratch, &mut path)).collect::<Vec<_>>()
         })
         .collect();
-    let splits: Vec<(bool, Vec<u32>)> = splits.into_iter().collect::<Result<_>>()?;
 
     // Viterbi frequency of every piece over the corpus.
-    let parts: Vec<Result<Vec<f64>>> = words
-        .par_chunks(chunk_len(words.len()))
-        .map(|chunk| {
-            let mut freq = vec![0.0; pieces.len() + 1];
-            for (word, count) in chunk {
-                for (id, _, _) in model.best_segmentation(word)? {
-                    freq[id as usize] += *count as f64;
-                }
+    let (freq, _) = sum_over_words(words, n + 1, |chunk, freq| {
+        let mut scratch = Scratch::default();
+        let mut path = vec![];
+        for (word, count) in chunk {
+            scratch.with_edges(index, word, |s, edges, len| s.viterbi(index, edges, len, None, &mut path));
+            for &id in &path {
+                freq[id as usize] += *count as f64;
             }
-            Ok(freq)
-        })
-        .collect();
-    let mut freq = vec![0.0; pieces.len() + 1];
-    for part in parts {
-        freq.iter_mut().zip(part?).for_each(|(t, f)| *t += f);
-    }
+        }
+        0.0
+    });
     let vsum: f64 = words.iter().map(|w| w.1 as f64).sum();
-    let sum: f64 = freq[..pieces.len()].iter().sum();
+    let sum: f64 = freq[..n].iter().sum();
     let log_sum = sum.ln();
 
-    let mut kept = vec![];
+    let mut kept: Vec<usize> = vec![];
     let mut candidates: Vec<(usize, f64)> = vec![];
-    for (i, piece) in pieces.iter().enumerate() {
-        let (always_keep, alternatives) = &splits[i];
-        if freq[i] == 0.0 || !always_keep {
+    for (&i, alternative) in live.iter().zip(&alternatives) {
+        let Some(alternative) = alternative else { continue };
+        if freq[i] == 0.0 {
             continue;
         }
-        if alternatives.is_empty() {
-            kept.push(piece.clone());
+        if alternative.is_empty() {
+            kept.push(i);
             continue;
         }
         // The piece's share of the corpus: its occurrences over the number of words.
         let f = freq[i] / vsum;
         let logprob_piece = freq[i].ln() - log_sum;
-        let log_sum_alt = (sum + freq[i] * (alternatives.len() as f64 - 1.0)).ln();
-        let logprob_alt: f64 = alternatives.iter().map(|&n| (freq[n as usize] + freq[i]).ln() - log_sum_alt).sum();
+        let log_sum_alt = (sum + freq[i] * (alternative.len() as f64 - 1.0)).ln();
+        let logprob_alt: f64 = alternative.iter().map(|&a| (freq[a as usize] + freq[i]).ln() - log_sum_alt).sum();
         candidates.push((i, f * (logprob_piece - logprob_alt)));
     }
-    let pruned_size = desired.max((shrinking_factor * pieces.len() as f64) as usize);
+    let pruned_size = desired.max((shrinking_factor * live.len() as f64) as usize);
     // Highest loss first; ties by position (sentencepiece's Sorted on (index, loss)).
     candidates.sort_by(|a, b| b.1.partial_cmp(&a.1).unwrap_or(std::cmp::Ordering::Equal).then(a.0.cmp(&b.0)));
-    for (i, _) in candidates {
-        if kept.len() >= pruned_size {
-            break;
-        }
-        kept.push(pieces[i].clone());
-    }
-    Ok(kept)
+    let room = pruned_size.saturating_sub(kept.len());
+    kept.extend(candidates.into_iter().take(room).map(|c| c.0));
+    index.pieces.select(kept, |i| index.pieces.scores[i])
 }
 
 /// The final vocabulary: every required character (with its score, or just above the lowest
 /// score when the model lost it), then the best pieces until `size`, sorted by score then piece.
-pub fn finalize(pieces: &[(String, f64)], required_chars: &[(char, u64)], size: usize) -> Vec<(String, f64)> {
-    let min_score = pieces.iter().map(|p| p.1).fold(f64::INFINITY, f64::min);
+pub fn finalize(pieces: &PieceList, required_chars: &[(char, u64)], size: usize) -> Vec<(String, f64)> {
+    let min_score = pieces.scores.iter().copied().fold(f64::INFINITY, f64::min);
     let min_score = if min_score.is_finite() { min_score } else { 0.0 };
-    let scores: rustc_hash::FxHashMap<&str, f64> = pieces.iter().map(|(p, s)| (p.as_str(), *s)).collect();
+    let scores: rustc_hash::FxHashMap<&str, f64> = pieces.iter().collect();
     let mut chosen: rustc_hash::FxHashMap<String, f64> = rustc_hash::FxHashMap::default();
     let mut penalty = 0.0;
     let mut required: Vec<(String, u64)> = required_chars.iter().map(|&(c, n)| (c.to_string(), n)).collect();

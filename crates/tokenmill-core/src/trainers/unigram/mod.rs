@@ -19,6 +19,7 @@
 //! sort breaks ties by text — the same corpus and options give the same vocabulary on any
 //! number of threads.
 pub mod em;
+pub mod pieces;
 pub mod seeds;
 
 use std::collections::BTreeSet;
@@ -31,6 +32,7 @@ use super::word_counts::{count_words, WordCounts};
 use super::AddedToken;
 use crate::error::{Error, Result};
 use crate::models::unigram::Unigram;
+use pieces::PieceIndex;
 
 /// sentencepiece's unknown character: replaces characters outside the coverage.
 pub const UNK_CHAR: char = '\u{2585}';
@@ -243,7 +245,7 @@ pub fn train_pieces(config: &UnigramConfig, sentences: Vec<(String, u64)>, split
 
     let progress = Progress::new(config.show_progress, sentences.len() as u64, "Suffix array seeds");
     let is_valid = |p: &str| config.is_valid_piece(p);
-    let mut pieces = seeds::seed_pieces(&sentences, config.seed_size, config.max_piece_length, &is_valid);
+    let pieces = seeds::seed_pieces(&sentences, config.seed_size, config.max_piece_length, &is_valid);
     progress.finish();
 
     let words = split_into_words(&sentences, split_words);
@@ -253,27 +255,30 @@ pub fn train_pieces(config: &UnigramConfig, sentences: Vec<(String, u64)>, split
     let expected_rounds = ((desired as f64).ln() - (pieces.len().max(1) as f64).ln()) / config.shrinking_factor.ln();
     let steps = (expected_rounds.max(0.0) as u64 + 1) * config.n_sub_iterations as u64;
     let progress = Progress::new(config.show_progress, steps, "EM training");
-    let mut model = em::training_model(&pieces)?;
+    let mut index = PieceIndex::new(pieces)?;
     let mut log_likelihood = 0.0;
     loop {
         for _ in 0..config.n_sub_iterations {
-            let (expected, ll) = em::e_step(&model, pieces.len(), &words)?;
+            let (expected, ll) = em::e_step(&index, &words);
             log_likelihood = ll;
-            pieces = em::m_step(&pieces, &expected);
-            model = em::training_model(&pieces)?;
+            em::m_step(&mut index, &expected);
             progress.inc(1);
         }
-        if pieces.len() <= desired {
+        let live = index.num_alive();
+        if live <= desired {
             break;
         }
-        let pruned = em::prune(&model, &pieces, &words, config.shrinking_factor, desired)?;
-        if pruned.len() >= pieces.len() {
+        let pruned = em::prune(&index, &words, config.shrinking_factor, desired);
+        if pruned.len() >= live {
             break; // nothing left to prune (tiny corpora)
         }
-        pieces = pruned;
-        model = em::training_model(&pieces)?;
+        // The next round's trie is built over the survivors only.
+        drop(index);
+        index = PieceIndex::new(pruned)?;
     }
     progress.finish();
+    let live: Vec<usize> = (0..index.pieces.len()).filter(|&i| index.alive[i]).collect();
+    let pieces = index.pieces.select(live, |i| index.pieces.scores[i]);
     let pieces = em::finalize(&pieces, &required, size);
     Ok(TrainedPieces { pieces, required_chars: required, log_likelihood })
 }

@@ -21,6 +21,8 @@ use std::collections::BinaryHeap;
 
 use rustc_hash::FxHashMap;
 
+use super::pieces::PieceList;
+
 /// Sentence boundary in the suffix-array text (never part of a piece).
 const BOUNDARY: char = '\0';
 
@@ -51,7 +53,7 @@ impl Eq for Candidate<'_> {}
 /// The seed pieces with their log-probabilities: the characters (sorted by count, then code
 /// point) followed by the best `seed_size` substrings. `is_valid` decides which substrings may
 /// be pieces (it sees substrings of at most `max_piece_length` characters, without boundaries).
-pub fn seed_pieces(sentences: &[(String, u64)], seed_size: usize, max_piece_length: usize, is_valid: &(dyn Fn(&str) -> bool + Sync)) -> Vec<(String, f64)> {
+pub fn seed_pieces(sentences: &[(String, u64)], seed_size: usize, max_piece_length: usize, is_valid: &(dyn Fn(&str) -> bool + Sync)) -> PieceList {
     let mut text = String::with_capacity(sentences.iter().map(|s| s.0.len() + 1).sum());
     let mut sentence_ends: Vec<usize> = Vec::with_capacity(sentences.len());
     let mut char_counts: FxHashMap<char, u64> = FxHashMap::default();
@@ -67,8 +69,14 @@ pub fn seed_pieces(sentences: &[(String, u64)], seed_size: usize, max_piece_leng
     sort_by_count(&mut seeds);
 
     let substrings = frequent_substrings(&text, &sentence_ends, sentences, seed_size, max_piece_length, is_valid);
-    seeds.extend(substrings);
-    to_log_prob(seeds)
+    let sum: f64 = seeds.iter().map(|s| s.1 as f64).chain(substrings.iter().map(|s| s.1 as f64)).sum();
+    let log_sum = sum.ln();
+    let bytes = seeds.iter().map(|s| s.0.len()).sum::<usize>() + substrings.iter().map(|s| s.0.len()).sum::<usize>();
+    let mut pieces = PieceList::with_capacity(seeds.len() + substrings.len(), bytes);
+    for (piece, n) in seeds.iter().map(|(p, n)| (p.as_str(), *n)).chain(substrings.iter().map(|(p, n)| (*p, *n))) {
+        pieces.push(piece, (n as f64).ln() - log_sum);
+    }
+    pieces
 }
 
 /// Sorts by count (descending) then string (ascending): sentencepiece's `Sorted`.
@@ -76,20 +84,14 @@ pub fn sort_by_count<N: PartialOrd>(items: &mut [(String, N)]) {
     items.sort_by(|a, b| b.1.partial_cmp(&a.1).unwrap_or(Ordering::Equal).then_with(|| a.0.cmp(&b.0)));
 }
 
-fn to_log_prob(items: Vec<(String, u64)>) -> Vec<(String, f64)> {
-    let sum: f64 = items.iter().map(|i| i.1 as f64).sum();
-    let log_sum = sum.ln();
-    items.into_iter().map(|(s, n)| (s, (n as f64).ln() - log_sum)).collect()
-}
-
-fn frequent_substrings(
-    text: &str,
+fn frequent_substrings<'t>(
+    text: &'t str,
     sentence_ends: &[usize],
     sentences: &[(String, u64)],
     seed_size: usize,
     max_piece_length: usize,
     is_valid: &(dyn Fn(&str) -> bool + Sync),
-) -> Vec<(String, u64)> {
+) -> Vec<(&'t str, u64)> {
     if text.is_empty() || seed_size == 0 {
         return vec![];
     }
@@ -151,8 +153,9 @@ fn frequent_substrings(
             _ => stack.push((next, lb, carry)),
         }
     }
-    let mut out: Vec<(String, u64)> = best.into_vec().into_iter().map(|c| (c.piece.to_string(), c.score)).collect();
-    sort_by_count(&mut out);
+    let mut out: Vec<(&str, u64)> = best.into_vec().into_iter().map(|c| (c.piece, c.score)).collect();
+    // Score descending, then text (sentencepiece's `Sorted`).
+    out.sort_unstable_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
     out
 }
 
@@ -257,7 +260,7 @@ mod tests {
         let ends: Vec<usize> = text.match_indices('\0').map(|(i, _)| i + 1).collect();
         let got = frequent_substrings(&text, &ends, &sentences, 1000, 5, &|_| true);
         let expected = brute_force(&sentences, 5);
-        let got: FxHashMap<String, u64> = got.into_iter().map(|(s, score)| { let n = s.chars().count() as u64; (s, score / n) }).collect();
+        let got: FxHashMap<String, u64> = got.into_iter().map(|(s, score)| { let n = s.chars().count() as u64; (s.to_string(), score / n) }).collect();
         assert_eq!(got, expected);
     }
 }
