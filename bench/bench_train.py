@@ -1,9 +1,10 @@
 """Training benchmark: tokenmill vs tokenizers (vs sentencepiece's BPE trainer).
 
     python bench/bench_train.py                       # english_large part1 (39 MB), vocab 32000, min_frequency 2
-    python bench/bench_train.py --mb 5 --vocab-size 8000
+    python bench/bench_train.py --mb 5 --vocab-size 8000 --repeat 3   # medians of 3 interleaved runs
     python bench/bench_train.py --file some.txt --skip sentencepiece
     python bench/bench_train.py --model wordpiece     # BERT WordPiece, vocab 30000 (tokenizers only)
+    python bench/bench_train.py --model spbpe --mb 10 # SentencePiece BPE: tokenmill.sentencepiece vs sentencepiece
 
 Each trainer runs in its own subprocess (same file, same settings, one after the other) and reports
 its training wall time and peak RSS; the table gives the ratios to tokenmill and whether tokenmill's
@@ -16,6 +17,15 @@ sentencepiece (``model_type=bpe``, its own normalization; merges not comparable)
 libraries (``BertNormalizer(lowercase=True)``, ``BertPreTokenizer``, ``WordPieceTrainer`` with
 ``[PAD] [UNK] [CLS] [SEP] [MASK]``, ``limit_alphabet=1000``, ``##``). tokenizers gives the ``##x``
 tokens ids in hash order, so the vocabularies are compared as sets of tokens.
+
+``--model spbpe`` trains SentencePiece BPE with ``SentencePieceTrainer.train(input=file,
+model_type="bpe", vocab_size=32000, num_threads=2)`` in ``tokenmill.sentencepiece`` and in
+``sentencepiece`` (every other option at its default). sentencepiece picks each merge among an
+"active" 5% of the candidates, tokenmill always takes the true best pair, so the pieces are
+compared as sets (the share of sentencepiece's pieces that tokenmill learned too).
+
+Every row gives the training wall time, the process's CPU time (user + system, all threads; the
+fairer figure on a loaded machine) and its peak RSS.
 """
 from __future__ import annotations
 
@@ -23,6 +33,7 @@ import argparse
 import json
 import os
 import platform
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -36,7 +47,22 @@ DEFAULT_FILE = SHARED / "corpora" / "english_large" / "gutenberg_en_large_part1.
 CHILD = r'''
 import json, resource, sys, time
 lib, path, vocab_size, min_frequency, out, kind = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5], sys.argv[6]
-if kind == "wordpiece":
+def cpu_seconds():
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+if kind == "spbpe":
+    import os, tempfile
+    if lib == "tokenmill":
+        import tokenmill.sentencepiece as spm
+    else:
+        import sentencepiece as spm
+    prefix = os.path.join(tempfile.mkdtemp(), "m")
+    start, cpu_start = time.perf_counter(), cpu_seconds()
+    spm.SentencePieceTrainer.train(input=path, model_prefix=prefix, model_type="bpe", vocab_size=vocab_size, num_threads=2, minloglevel=2)
+    seconds, cpu = time.perf_counter() - start, cpu_seconds() - cpu_start
+    sp = spm.SentencePieceProcessor(model_file=prefix + ".model")
+    result = {"vocab": [sp.id_to_piece(i) for i in range(sp.get_piece_size())]}
+elif kind == "wordpiece":
     if lib == "tokenmill":
         from tokenmill import Tokenizer, models, normalizers, pre_tokenizers, trainers
     else:
@@ -46,9 +72,9 @@ if kind == "wordpiece":
     tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
     trainer = trainers.WordPieceTrainer(vocab_size=vocab_size, min_frequency=min_frequency, show_progress=False,
                                         limit_alphabet=1000, special_tokens=["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"])
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), cpu_seconds()
     tok.train([path], trainer)
-    seconds = time.perf_counter() - start
+    seconds, cpu = time.perf_counter() - start, cpu_seconds() - cpu_start
     result = {"vocab": json.loads(tok.to_str())["model"]["vocab"]}
 elif lib in ("tokenmill", "tokenizers"):
     if lib == "tokenmill":
@@ -59,21 +85,22 @@ elif lib in ("tokenmill", "tokenizers"):
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     trainer = trainers.BpeTrainer(vocab_size=vocab_size, min_frequency=min_frequency, show_progress=False,
                                   initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), cpu_seconds()
     tok.train([path], trainer)
-    seconds = time.perf_counter() - start
+    seconds, cpu = time.perf_counter() - start, cpu_seconds() - cpu_start
     model = json.loads(tok.to_str())["model"]
     merges = [m if isinstance(m, list) else m.split(" ") for m in model["merges"]]
     result = {"vocab": model["vocab"], "merges": merges}
 else:
     import sentencepiece as spm, tempfile, os
     d = tempfile.mkdtemp()
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), cpu_seconds()
     spm.SentencePieceTrainer.train(input=path, model_prefix=os.path.join(d, "m"), model_type="bpe",
                                    vocab_size=vocab_size, num_threads=2, minloglevel=2)
-    seconds = time.perf_counter() - start
+    seconds, cpu = time.perf_counter() - start, cpu_seconds() - cpu_start
     result = {}
 result["seconds"] = seconds
+result["cpu_seconds"] = cpu
 result["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 json.dump(result, open(out, "w"))
 '''
@@ -91,6 +118,19 @@ def run_child(lib: str, path: Path, vocab_size: int, min_frequency: int, workdir
     return result
 
 
+def median_run(runs: list) -> dict:
+    """The first successful run's results with each timing / memory figure replaced by its
+    median over the successful runs (the first error if every run failed)."""
+    good = [r for r in runs if "error" not in r]
+    if not good:
+        return runs[0]
+    out = dict(good[0])
+    for key in ("seconds", "cpu_seconds", "process_seconds", "peak_rss_mb"):
+        out[key] = statistics.median(r[key] for r in good)
+    out["runs"] = len(good)
+    return out
+
+
 def versions() -> str:
     out = []
     for name in ("tokenmill", "tokenizers", "sentencepiece"):
@@ -106,15 +146,19 @@ def main() -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--file", type=Path, default=DEFAULT_FILE)
     p.add_argument("--mb", type=float, default=None, help="train on the first N MB only (cut at a line end)")
-    p.add_argument("--model", choices=["bpe", "wordpiece"], default="bpe", help="byte-level BPE (default) or BERT WordPiece")
+    p.add_argument("--model", choices=["bpe", "wordpiece", "spbpe"], default="bpe",
+                   help="byte-level BPE (default), BERT WordPiece, or SentencePiece BPE (vs sentencepiece)")
     p.add_argument("--vocab-size", type=int, default=None, help="default 32000 (bpe) / 30000 (wordpiece)")
     p.add_argument("--min-frequency", type=int, default=2)
     p.add_argument("--skip", action="append", default=[], choices=["tokenizers", "sentencepiece"], help="leave a peer out")
+    p.add_argument("--repeat", type=int, default=1, help="runs per library, interleaved; the table shows medians")
     args = p.parse_args()
     if args.vocab_size is None:
         args.vocab_size = 30000 if args.model == "wordpiece" else 32000
     if args.model == "wordpiece":
         args.skip = sorted(set(args.skip) | {"sentencepiece"})
+    if args.model == "spbpe":
+        args.skip = sorted(set(args.skip) | {"tokenizers"})
     if not args.file.exists():
         print(f"missing {args.file} (the ../shared corpora beside the repo)", file=sys.stderr)
         return 2
@@ -127,27 +171,36 @@ def main() -> int:
             path.write_bytes(data)
         size_mb = path.stat().st_size / 1e6
         libs = ["tokenmill"] + [lib for lib in ("tokenizers", "sentencepiece") if lib not in args.skip]
-        results = {lib: run_child(lib, path, args.vocab_size, args.min_frequency, workdir, args.model) for lib in libs}
-    kind = "BERT WordPiece" if args.model == "wordpiece" else "BPE"
-    detail = "BertNormalizer + BertPreTokenizer" if args.model == "wordpiece" else "byte-level"
+        runs: dict = {lib: [] for lib in libs}
+        for _ in range(max(1, args.repeat)):
+            for lib in libs:
+                runs[lib].append(run_child(lib, path, args.vocab_size, args.min_frequency, workdir, args.model))
+        results = {lib: median_run(r) for lib, r in runs.items()}
+    kind = {"wordpiece": "BERT WordPiece", "spbpe": "SentencePiece BPE"}.get(args.model, "BPE")
+    detail = {"wordpiece": "BertNormalizer + BertPreTokenizer", "spbpe": "SentencePieceTrainer defaults, num_threads=2"}.get(args.model, "byte-level")
     print(f"# {kind} training: {args.file.name}{f' (first {args.mb} MB)' if args.mb else ''}, {size_mb:.1f} MB, {detail}, "
-          f"vocab_size={args.vocab_size}, min_frequency={args.min_frequency}")
+          f"vocab_size={args.vocab_size}, min_frequency={args.min_frequency}; median of {max(1, args.repeat)} run(s)")
     print(f"# {platform.node()} {platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}, {time.strftime('%Y-%m-%d %H:%M')}; {versions()}")
     ours = results["tokenmill"]
-    print(f"{'library':<14} {'train s':>8} {'process s':>9} {'peak MB':>8} {'time vs tokenmill':>17} {'mem vs tokenmill':>16}  result")
+    print(f"{'library':<14} {'train s':>8} {'cpu s':>7} {'process s':>9} {'peak MB':>8} {'time vs tokenmill':>17} {'cpu vs tokenmill':>16} {'mem vs tokenmill':>16}  result")
     for lib, r in results.items():
         if "error" in r:
             print(f"{lib:<14} failed: {r['error']}")
             continue
         same = ""
-        if lib == "tokenizers" and "error" not in ours and args.model == "wordpiece":
+        if lib == "sentencepiece" and "error" not in ours and args.model == "spbpe":
+            common = len(set(r["vocab"]) & set(ours["vocab"]))
+            same = f"{common} of sentencepiece's {len(r['vocab'])} pieces in tokenmill's {len(ours['vocab'])} ({100 * common / len(r['vocab']):.2f}%)"
+        elif lib == "tokenizers" and "error" not in ours and args.model == "wordpiece":
             common = len(set(r["vocab"]) & set(ours["vocab"]))
             same = f"vocab sizes {len(ours['vocab'])} / {len(r['vocab'])}, {common} tokens in common ({100 * common / len(r['vocab']):.2f}%)"
         elif lib == "tokenizers" and "error" not in ours:
             same = "identical merges and vocab" if (r["merges"] == ours["merges"] and r["vocab"] == ours["vocab"]) else "DIFFERENT"
         t_ratio = r["seconds"] / ours["seconds"] if "seconds" in ours else float("nan")
         m_ratio = r["peak_rss_mb"] / ours["peak_rss_mb"] if "peak_rss_mb" in ours else float("nan")
-        print(f"{lib:<14} {r['seconds']:>8.2f} {r['process_seconds']:>9.2f} {r['peak_rss_mb']:>8.0f} {t_ratio:>16.2f}x {m_ratio:>15.2f}x  {same}")
+        c_ratio = r["cpu_seconds"] / ours["cpu_seconds"] if "cpu_seconds" in ours else float("nan")
+        print(f"{lib:<14} {r['seconds']:>8.2f} {r['cpu_seconds']:>7.2f} {r['process_seconds']:>9.2f} {r['peak_rss_mb']:>8.0f} "
+              f"{t_ratio:>16.2f}x {c_ratio:>15.2f}x {m_ratio:>15.2f}x  {same}")
     return 0
 
 

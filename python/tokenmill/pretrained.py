@@ -8,7 +8,9 @@ and ``Tokenizer.train_new_from_iterator`` (these methods call the functions here
   ``huggingface_hub``).
 - :func:`save_pretrained` writes ``tokenizer.json``, ``tokenizer_config.json`` and
   ``special_tokens_map.json`` that ``transformers.AutoTokenizer.from_pretrained`` loads as a
-  ``PreTrainedTokenizerFast`` giving the same ids.
+  ``PreTrainedTokenizerFast`` giving the same ids. The special tokens' roles (bos, eos, unk,
+  sep, pad, cls, mask) are those recorded when the tokenizer came from :func:`from_pretrained`;
+  otherwise they are derived from the pipeline (see :func:`derived_roles`).
 - :func:`train_new_from_iterator` retrains a tokenizer's whole pipeline (normalizer,
   pre-tokenizer, model type and options, special tokens, post-processor) on a new corpus, as
   ``transformers``' ``PreTrainedTokenizerFast.train_new_from_iterator`` does.
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 import json
 import os
+import weakref
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
@@ -33,6 +36,9 @@ TOKENIZER_FILES = [TOKENIZER_FILE, CONFIG_FILE, SPECIAL_TOKENS_FILE, "vocab.json
 ROLES = ["bos_token", "eos_token", "unk_token", "sep_token", "pad_token", "cls_token", "mask_token"]
 
 PathLike = Union[str, "os.PathLike[str]"]
+
+# The roles read by from_pretrained, by tokenizer (for save_pretrained).
+_RECORDED_ROLES: "weakref.WeakKeyDictionary[Any, Dict[str, str]]" = weakref.WeakKeyDictionary()
 
 
 # ---- finding the files ----
@@ -158,15 +164,49 @@ def from_pretrained(
     config = read_json(folder / CONFIG_FILE)
     special_map = read_json(folder / SPECIAL_TOKENS_FILE)
     if (folder / TOKENIZER_FILE).is_file():
-        return _native.Tokenizer.from_file(str(folder / TOKENIZER_FILE))
-    if (folder / "vocab.json").is_file() and (folder / "merges.txt").is_file():
+        tokenizer = _native.Tokenizer.from_file(str(folder / TOKENIZER_FILE))
+        defaults: Dict[str, str] = {}
+    elif (folder / "vocab.json").is_file() and (folder / "merges.txt").is_file():
         tokenizer = byte_level_bpe_from_files(folder, config, special_map)
+        add_configured_tokens(tokenizer, config, special_map)
+        defaults = CLASS_ROLES["Roberta" if str(config.get("tokenizer_class", "")).startswith("Roberta") else "GPT2"]
     elif (folder / "vocab.txt").is_file():
         tokenizer = wordpiece_from_files(folder, config, special_map)
+        add_configured_tokens(tokenizer, config, special_map)
+        defaults = CLASS_ROLES["Bert"]
     else:
         raise FileNotFoundError(f"{folder} holds no tokenizer.json, vocab.json + merges.txt or vocab.txt")
-    add_configured_tokens(tokenizer, config, special_map)
+    record_roles(tokenizer, configured_roles(config, special_map, defaults))
     return tokenizer
+
+
+# The roles transformers' tokenizer classes give by default, for the folders that
+# from_pretrained builds a pipeline for (BERT's vocab.txt, GPT-2's / RoBERTa's vocab.json).
+CLASS_ROLES = {
+    "Bert": {"unk_token": "[UNK]", "sep_token": "[SEP]", "pad_token": "[PAD]", "cls_token": "[CLS]", "mask_token": "[MASK]"},
+    "GPT2": {"bos_token": "<|endoftext|>", "eos_token": "<|endoftext|>", "unk_token": "<|endoftext|>"},
+    "Roberta": {"bos_token": "<s>", "eos_token": "</s>", "unk_token": "<unk>", "sep_token": "</s>", "pad_token": "<pad>",
+                "cls_token": "<s>", "mask_token": "<mask>"},
+}
+
+
+def configured_roles(config: Dict[str, Any], special_map: Dict[str, Any], defaults: Dict[str, str]) -> Dict[str, str]:
+    """The role → token text of a model folder: its configuration files, else ``defaults``
+    (a role set to null in the files has no token)."""
+    roles = {}
+    for role in ROLES:
+        token = special(config, special_map, role, defaults.get(role))
+        if token is not None:
+            roles[role] = token
+    return roles
+
+
+def record_roles(tokenizer, roles: Dict[str, str]) -> None:
+    """Remembers the roles of a loaded tokenizer for save_pretrained (for as long as it lives)."""
+    try:
+        _RECORDED_ROLES[tokenizer] = dict(roles)
+    except TypeError:  # an object that cannot be weakly referenced: roles are derived instead
+        pass
 
 
 def special(config: Dict[str, Any], special_map: Dict[str, Any], role: str, default: Optional[str]) -> Optional[str]:
@@ -255,35 +295,92 @@ def add_configured_tokens(tokenizer, config: Dict[str, Any], special_map: Dict[s
 
 # ---- save_pretrained ----
 
-# Special tokens whose role can be told from their text (the common vocabularies).
+# Special tokens whose role can be told from their text (the common vocabularies), most
+# likely first. sep / cls come from the post-processor, except for BERT's own names.
 ROLE_GUESSES = {
     "bos_token": ["<s>", "<|begin_of_text|>", "<bos>", "<|startoftext|>"],
     "eos_token": ["</s>", "<|endoftext|>", "<|end_of_text|>", "<eos>", "<|im_end|>"],
     "unk_token": ["<unk>", "[UNK]", "<|unk|>"],
-    "sep_token": ["[SEP]", "</s>"],
+    "sep_token": ["[SEP]"],
     "pad_token": ["<pad>", "[PAD]", "<|pad|>"],
-    "cls_token": ["[CLS]", "<s>"],
+    "cls_token": ["[CLS]"],
     "mask_token": ["[MASK]", "<mask>"],
 }
 
 
-def guess_roles(tokenizer) -> Dict[str, str]:
-    """Roles of the tokenizer's special tokens, told from their text (see ROLE_GUESSES); a BPE's
-    unk token is the unk role."""
+def processor_roles(processor: Optional[Dict[str, Any]]) -> Dict[str, str]:
+    """Roles that a post-processor (its tokenizer.json form) gives its special tokens:
+    ``BertProcessing`` cls / sep; ``RobertaProcessing`` cls = bos and sep = eos; a
+    ``TemplateProcessing`` whose single template puts special tokens on both sides of ``$A``
+    cls (the first) / sep (the last), on the left only bos, on the right only eos; a
+    ``Sequence`` the roles of its processors, the first one winning."""
+    if not processor:
+        return {}
+    kind = processor.get("type")
+    if kind == "BertProcessing":
+        return {"cls_token": processor["cls"][0], "sep_token": processor["sep"][0]}
+    if kind == "RobertaProcessing":
+        cls, sep = processor["cls"][0], processor["sep"][0]
+        return {"bos_token": cls, "eos_token": sep, "sep_token": sep, "cls_token": cls}
+    if kind == "Sequence":
+        roles: Dict[str, str] = {}
+        for inner in processor.get("processors", []):
+            for role, token in processor_roles(inner).items():
+                roles.setdefault(role, token)
+        return roles
+    if kind != "TemplateProcessing":
+        return {}
+    pieces = processor.get("single", [])
+    sequences = [i for i, piece in enumerate(pieces) if "Sequence" in piece]
+    if not sequences:
+        return {}
+    before = [p["SpecialToken"]["id"] for p in pieces[: sequences[0]] if "SpecialToken" in p]
+    after = [p["SpecialToken"]["id"] for p in pieces[sequences[-1] + 1 :] if "SpecialToken" in p]
+    if before and after:
+        return {"cls_token": before[0], "sep_token": after[-1]}
+    if before:
+        return {"bos_token": before[0]}
+    if after:
+        return {"eos_token": after[-1]}
+    return {}
+
+
+def derived_roles(tokenizer) -> Dict[str, str]:
+    """Roles of the tokenizer's special tokens, derived from its pipeline, in this order (an
+    earlier source wins): the post-processor (:func:`processor_roles`), the model's unk token,
+    the padding's pad token, then the text of the added special tokens, then of vocabulary
+    tokens (``ROLE_GUESSES``, candidates in order). Deterministic: the same pipeline gives the
+    same roles."""
     specials = {t.content for t in tokenizer.get_added_tokens_decoder().values() if t.special}
-    roles = {}
-    for role, candidates in ROLE_GUESSES.items():
-        found = next((c for c in candidates if c in specials), None)
-        if found is not None:
-            roles[role] = found
+    roles = {role: token for role, token in processor_roles(json.loads(tokenizer.to_str()).get("post_processor")).items()
+             if tokenizer.token_to_id(token) is not None}
     unk = getattr(tokenizer.model, "unk_token", None)
-    if unk and "unk_token" not in roles and tokenizer.token_to_id(unk) is not None:
-        roles["unk_token"] = unk
-    if "bos_token" in roles and roles["bos_token"] == roles.get("cls_token") and "[CLS]" not in specials:
-        roles.pop("cls_token")
-    if "eos_token" in roles and roles["eos_token"] == roles.get("sep_token") and "[SEP]" not in specials:
-        roles.pop("sep_token")
-    return roles
+    if unk and tokenizer.token_to_id(unk) is not None:
+        roles.setdefault("unk_token", unk)
+    padding = tokenizer.padding
+    if padding and tokenizer.token_to_id(padding["pad_token"]) is not None:
+        roles.setdefault("pad_token", padding["pad_token"])
+    for role, candidates in ROLE_GUESSES.items():
+        if role not in roles:
+            found = next((c for c in candidates if c in specials), None)
+            if found is None:
+                found = next((c for c in candidates if tokenizer.token_to_id(c) is not None), None)
+            if found is not None:
+                roles[role] = found
+    return {role: roles[role] for role in ROLES if role in roles}
+
+
+def special_token_roles(tokenizer) -> Dict[str, str]:
+    """The roles save_pretrained writes: those recorded by from_pretrained (whose token is
+    still in the vocabulary), and for the other roles those derived from the pipeline
+    (:func:`derived_roles`, e.g. a pad token added since)."""
+    try:
+        recorded = _RECORDED_ROLES.get(tokenizer) or {}
+    except TypeError:
+        recorded = {}
+    roles = derived_roles(tokenizer)
+    roles.update({role: token for role, token in recorded.items() if tokenizer.token_to_id(token) is not None})
+    return {role: roles[role] for role in ROLES if role in roles}
 
 
 def save_pretrained(
@@ -294,13 +391,13 @@ def save_pretrained(
 ) -> Tuple[str, str, str]:
     """Writes tokenizer.json, tokenizer_config.json and special_tokens_map.json into
     ``save_directory`` (created if needed) and returns their paths. ``special_tokens_map``
-    gives roles (``{"eos_token": "</s>", ...}``); roles not given are told from the special
-    tokens' text (``<s>``, ``</s>``, ``<unk>``, ``<pad>``, ``[CLS]``, ...)."""
+    gives roles (``{"eos_token": "</s>", ...}``); the others are those recorded by
+    :func:`from_pretrained`, or derived from the pipeline (:func:`special_token_roles`)."""
     folder = Path(save_directory)
     if folder.exists() and not folder.is_dir():
         raise NotADirectoryError(f"{folder} exists and is not a directory")
     folder.mkdir(parents=True, exist_ok=True)
-    roles = guess_roles(tokenizer)
+    roles = special_token_roles(tokenizer)
     roles.update(special_tokens_map or {})
     added = tokenizer.get_added_tokens_decoder()
     role_tokens = set(roles.values())

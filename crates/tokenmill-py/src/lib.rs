@@ -40,6 +40,7 @@ mod custom;
 mod decoders;
 mod encoding;
 mod errors;
+mod memory;
 mod model_inputs;
 mod models;
 mod normalizers;

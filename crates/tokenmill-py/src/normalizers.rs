@@ -7,7 +7,6 @@
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PySlice, PyTuple};
-use serde_json::Value;
 
 use tokenmill_core::normalizers::{
     BertNormalizer, ByteLevel, Lowercase, Nmt, NormalizerWrapper, Precompiled, Prepend, Replace, ReplacePattern, Strip, StripAccents, NFC,
@@ -86,36 +85,15 @@ impl PyNormalizer {
     }
 
     fn __repr__(&self) -> PyResult<String> {
-        let value = serde_json::to_value(self.inner.snapshot()).map_err(Error::from).py()?;
-        Ok(repr_from_json(&value))
+        crate::repr::repr(&self.inner.snapshot()).map_err(|e| PyValueError::new_err(e.to_string()))
     }
 
     fn __str__(&self) -> PyResult<String> {
-        self.__repr__()
+        crate::repr::to_str(&self.inner.snapshot()).map_err(|e| PyValueError::new_err(e.to_string()))
     }
 
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
         other.extract::<PyRef<'_, PyNormalizer>>().is_ok_and(|o| o.inner.snapshot() == self.inner.snapshot())
-    }
-}
-
-/// `tokenizers`' repr of a component, from its JSON: `Name(field=value, ...)`, strings in
-/// double quotes, booleans and null as Python's, newtype enums as `String("a")`.
-pub(crate) fn repr_from_json(value: &Value) -> String {
-    match value {
-        Value::Object(map) => match map.get("type") {
-            Some(Value::String(name)) => {
-                let fields: Vec<String> =
-                    map.iter().filter(|(k, _)| *k != "type").map(|(k, v)| format!("{k}={}", repr_from_json(v))).collect();
-                format!("{name}({})", fields.join(", "))
-            }
-            _ => map.iter().map(|(k, v)| format!("{k}({})", repr_from_json(v))).collect::<Vec<_>>().join(", "),
-        },
-        Value::Array(items) => format!("[{}]", items.iter().map(repr_from_json).collect::<Vec<_>>().join(", ")),
-        Value::String(s) => format!("\"{s}\""),
-        Value::Bool(b) => (if *b { "True" } else { "False" }).to_string(),
-        Value::Null => "None".to_string(),
-        Value::Number(n) => n.to_string(),
     }
 }
 

@@ -1,10 +1,9 @@
 //! `tokenmill._native.pre_tokenizers`: the pre-tokenizer classes, with `tokenizers`' names,
 //! constructor signatures and properties. Each concrete class extends `PreTokenizer`, which
 //! holds the core `PreTokenizerWrapper` (what the Tokenizer binding takes and gives back).
-use pyo3::exceptions::PyTypeError;
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
-use serde_json::Value;
 
 use tokenmill_core::pre_tokenizers::{
     BertPreTokenizer, ByteLevel, CharDelimiterSplit, Digits, FixedLength, Metaspace, PreTokenizerWrapper, PrependScheme, Punctuation,
@@ -84,12 +83,11 @@ impl PyPreTokenizer {
     }
 
     fn __repr__(&self) -> PyResult<String> {
-        let value = serde_json::to_value(self.inner.snapshot()).map_err(Error::from).py()?;
-        Ok(repr_value(&value, None))
+        crate::repr::repr(&self.inner.snapshot()).map_err(|e| PyValueError::new_err(e.to_string()))
     }
 
     fn __str__(&self) -> PyResult<String> {
-        self.__repr__()
+        crate::repr::to_str(&self.inner.snapshot()).map_err(|e| PyValueError::new_err(e.to_string()))
     }
 }
 
@@ -119,30 +117,6 @@ fn type_name(w: &PreTokenizerWrapper) -> &'static str {
         PreTokenizerWrapper::UnicodeScripts(_) => "UnicodeScripts",
         PreTokenizerWrapper::FixedLength(_) => "FixedLength",
         PreTokenizerWrapper::Custom(_) => "Custom",
-    }
-}
-
-/// `tokenizers`' repr of a component, from its JSON: `Name(field=value, ...)`, enum values
-/// bare (`behavior=Isolated`), strings in double quotes, `pattern=String(" ")`.
-fn repr_value(value: &Value, key: Option<&str>) -> String {
-    const ENUM_FIELDS: [&str; 2] = ["behavior", "prepend_scheme"];
-    match value {
-        Value::Object(map) => {
-            if let Some(Value::String(name)) = map.get("type") {
-                let fields: Vec<String> =
-                    map.iter().filter(|(k, _)| *k != "type").map(|(k, v)| format!("{k}={}", repr_value(v, Some(k)))).collect();
-                format!("{name}({})", fields.join(", "))
-            } else {
-                // Newtype enum variants such as {"String": " "}.
-                map.iter().map(|(k, v)| format!("{k}({})", repr_value(v, None))).collect::<Vec<_>>().join(", ")
-            }
-        }
-        Value::Array(items) => format!("[{}]", items.iter().map(|v| repr_value(v, None)).collect::<Vec<_>>().join(", ")),
-        Value::String(s) if key.is_some_and(|k| ENUM_FIELDS.contains(&k)) => s.clone(),
-        Value::String(s) => format!("\"{s}\""),
-        Value::Bool(b) => (if *b { "True" } else { "False" }).to_string(),
-        Value::Null => "None".to_string(),
-        Value::Number(n) => n.to_string(),
     }
 }
 

@@ -298,7 +298,7 @@ fn roundtrip_model_proto<'py>(py: Python<'py>, data: &[u8]) -> PyResult<Bound<'p
 #[pyo3(signature = (options, sentences=None))]
 fn train<'py>(py: Python<'py>, options: Vec<(String, String)>, sentences: Option<Vec<String>>) -> PyResult<Bound<'py, PyBytes>> {
     let model = py
-        .allow_threads(|| -> tokenmill_core::Result<Vec<u8>> {
+        .allow_threads(|| crate::memory::small_pages(|| -> tokenmill_core::Result<Vec<u8>> {
             let mut spec = TrainerSpec::default();
             let mut normalizer = NormalizerSpec::default();
             for (name, value) in &options {
@@ -315,7 +315,7 @@ fn train<'py>(py: Python<'py>, options: Vec<(String, String)>, sentences: Option
                 None => trainer::read_inputs(&spec)?,
             };
             Ok(trainer::train(spec, normalizer, sentences)?.to_bytes())
-        })
+        }))
         .py()?;
     Ok(PyBytes::new(py, &model))
 }

@@ -276,7 +276,7 @@ fn extract_added_tokens(tokens: &Bound<'_, PyList>, special: bool) -> PyResult<V
 ///
 /// Components are shared with the Python objects that hold them (``tok.model.dropout = 0.1``
 /// changes this tokenizer), as in ``tokenizers``.
-#[pyclass(module = "tokenmill", name = "Tokenizer", subclass)]
+#[pyclass(module = "tokenmill", name = "Tokenizer", subclass, weakref)]
 pub struct PyTokenizer {
     /// What encode / decode / train run on: the core pipeline over copies of `components`,
     /// brought up to date (`refresh`) when one of them changed, so that no lock is taken per
@@ -1118,7 +1118,7 @@ impl PyTokenizer {
                 _ => TrainerWrapper::from(BpeTrainer::default()),
             },
         };
-        let result = py.allow_threads(|| run(tokenizer, &mut working));
+        let result = py.allow_threads(|| crate::memory::small_pages(|| run(tokenizer, &mut working)));
         if let Some(t) = &trainer {
             t.inner.set(working);
         }

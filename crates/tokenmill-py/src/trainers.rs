@@ -3,6 +3,7 @@
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
+use serde::ser::{Serialize, SerializeStruct, Serializer};
 use tokenmill_core::trainers::{AddedToken, BpeTrainResult, BpeTrainer, MergeScore, TrainerWrapper, WordCounts, WordPieceAlgorithm, WordPieceTrainer};
 
 use crate::errors::ToPyResult;
@@ -20,45 +21,108 @@ pub struct PyTrainer {
 
 #[pymethods]
 impl PyTrainer {
+    /// The pickled state: JSON in `tokenizers`' layout (`{"BpeTrainer": {...}}`).
     fn __getstate__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
-        let json = serde_json::to_vec(&*self.inner.read()).map_err(|e| PyValueError::new_err(format!("cannot pickle trainer: {e}")))?;
-        Ok(PyBytes::new(py, &json))
+        let state = pickle_state(&self.inner.read()).map_err(|e| PyValueError::new_err(format!("cannot pickle trainer: {e}")))?;
+        Ok(PyBytes::new(py, &state))
     }
 
+    /// Restores a pickled state, in `tokenizers`' layout or tokenmill's older one
+    /// (`{"type": "BpeTrainer", ...}`).
     fn __setstate__(&mut self, state: &[u8]) -> PyResult<()> {
-        self.inner.set(serde_json::from_slice(state).map_err(|e| PyValueError::new_err(format!("cannot unpickle trainer: {e}")))?);
+        self.inner.set(from_pickle_state(state).map_err(|e| PyValueError::new_err(format!("cannot unpickle trainer: {e}")))?);
         Ok(())
     }
 
-    fn __repr__(&self) -> String {
-        match &*self.inner.read() {
-            TrainerWrapper::BpeTrainer(t) => format!(
-                "BpeTrainer(vocab_size={}, min_frequency={}, show_progress={}, special_tokens={:?}, limit_alphabet={:?}, initial_alphabet=[{} chars], continuing_subword_prefix={:?}, end_of_word_suffix={:?}, max_token_length={:?})",
-                t.vocab_size,
-                t.min_frequency,
-                t.show_progress,
-                t.special_tokens.iter().map(|s| s.content.as_str()).collect::<Vec<_>>(),
-                t.limit_alphabet,
-                t.initial_alphabet.len(),
-                t.continuing_subword_prefix,
-                t.end_of_word_suffix,
-                t.max_token_length
-            ),
-            TrainerWrapper::WordPieceTrainer(t) => format!(
-                "WordPieceTrainer(vocab_size={}, min_frequency={}, show_progress={}, special_tokens={:?}, limit_alphabet={:?}, initial_alphabet=[{} chars], continuing_subword_prefix={:?}, end_of_word_suffix={:?}, algorithm={:?})",
-                t.bpe_trainer.vocab_size,
-                t.bpe_trainer.min_frequency,
-                t.bpe_trainer.show_progress,
-                t.bpe_trainer.special_tokens.iter().map(|s| s.content.as_str()).collect::<Vec<_>>(),
-                t.bpe_trainer.limit_alphabet,
-                t.bpe_trainer.initial_alphabet.len(),
-                t.bpe_trainer.continuing_subword_prefix,
-                t.bpe_trainer.end_of_word_suffix,
-                t.algorithm.name()
-            ),
-            TrainerWrapper::UnigramTrainer(t) => crate::unigram::trainer_repr(t),
+    /// `tokenizers`' repr: `BpeTrainer(BpeTrainer(min_frequency=0, vocab_size=30000, ...))`.
+    fn __repr__(&self) -> PyResult<String> {
+        crate::repr::repr(&TokenizersLayout(&self.inner.read())).map_err(|e| PyValueError::new_err(e.to_string()))
+    }
+
+    /// `tokenizers`' str: the repr with at most 5 elements per container.
+    fn __str__(&self) -> PyResult<String> {
+        crate::repr::to_str(&TokenizersLayout(&self.inner.read())).map_err(|e| PyValueError::new_err(e.to_string()))
+    }
+}
+
+/// A trainer in `tokenizers`' serialized layout, which its pickles and reprs show:
+/// externally tagged (`{"BpeTrainer": {...}}`), the BPE options (also inside a
+/// WordPieceTrainer's `bpe_trainer`) with `"progress_format": "Indicatif"` after
+/// `show_progress`. A WordPieceTrainer's tokenmill-only `algorithm` is written only when it is
+/// not the default.
+struct TokenizersLayout<'a>(&'a TrainerWrapper);
+
+impl Serialize for TokenizersLayout<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self.0 {
+            TrainerWrapper::BpeTrainer(t) => serializer.serialize_newtype_variant("TrainerWrapper", 0, "BpeTrainer", &BpeLayout(t)),
+            TrainerWrapper::WordPieceTrainer(t) => serializer.serialize_newtype_variant("TrainerWrapper", 1, "WordPieceTrainer", &WordPieceLayout(t)),
+            TrainerWrapper::UnigramTrainer(t) => serializer.serialize_newtype_variant("TrainerWrapper", 3, "UnigramTrainer", t),
         }
     }
+}
+
+struct BpeLayout<'a>(&'a BpeTrainer);
+
+impl Serialize for BpeLayout<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        /// `tokenizers`' `ProgressFormat::Indicatif` (a unit variant: bare in reprs).
+        struct Indicatif;
+        impl Serialize for Indicatif {
+            fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                serializer.serialize_unit_variant("ProgressFormat", 0, "Indicatif")
+            }
+        }
+        let t = self.0;
+        let mut s = serializer.serialize_struct("BpeTrainer", 11)?;
+        s.serialize_field("min_frequency", &t.min_frequency)?;
+        s.serialize_field("vocab_size", &t.vocab_size)?;
+        s.serialize_field("show_progress", &t.show_progress)?;
+        s.serialize_field("progress_format", &Indicatif)?;
+        s.serialize_field("special_tokens", &t.special_tokens)?;
+        s.serialize_field("limit_alphabet", &t.limit_alphabet)?;
+        s.serialize_field("initial_alphabet", &t.initial_alphabet)?;
+        s.serialize_field("continuing_subword_prefix", &t.continuing_subword_prefix)?;
+        s.serialize_field("end_of_word_suffix", &t.end_of_word_suffix)?;
+        s.serialize_field("max_token_length", &t.max_token_length)?;
+        s.serialize_field("words", &t.words)?;
+        s.end()
+    }
+}
+
+struct WordPieceLayout<'a>(&'a WordPieceTrainer);
+
+impl Serialize for WordPieceLayout<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let t = self.0;
+        let default_algorithm = t.algorithm == WordPieceAlgorithm::default();
+        let mut s = serializer.serialize_struct("WordPieceTrainer", if default_algorithm { 1 } else { 2 })?;
+        s.serialize_field("bpe_trainer", &BpeLayout(&t.bpe_trainer))?;
+        if !default_algorithm {
+            s.serialize_field("algorithm", &t.algorithm)?;
+        }
+        s.end()
+    }
+}
+
+fn pickle_state(trainer: &TrainerWrapper) -> serde_json::Result<Vec<u8>> {
+    serde_json::to_vec(&TokenizersLayout(trainer))
+}
+
+/// Reads a pickled trainer in `tokenizers`' layout or in tokenmill's internally tagged one.
+fn from_pickle_state(state: &[u8]) -> serde_json::Result<TrainerWrapper> {
+    use serde_json::Value;
+    let mut value: Value = serde_json::from_slice(state)?;
+    if let Value::Object(outer) = &mut value {
+        let name = outer.keys().next().filter(|_| outer.len() == 1 && !outer.contains_key("type")).cloned();
+        if let Some(name) = name {
+            if let Some(Value::Object(mut fields)) = outer.remove(&name) {
+                fields.insert("type".into(), Value::String(name));
+                value = Value::Object(fields);
+            }
+        }
+    }
+    serde_json::from_value(value)
 }
 
 /// Builds the Python object of the right subclass for a trainer.

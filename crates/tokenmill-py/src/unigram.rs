@@ -376,22 +376,6 @@ pub(crate) fn unigram_repr(m: &Unigram) -> String {
     )
 }
 
-/// `repr` of a Unigram trainer.
-pub(crate) fn trainer_repr(t: &UnigramTrainer) -> String {
-    format!(
-        "UnigramTrainer(vocab_size={}, show_progress={}, special_tokens={:?}, initial_alphabet=[{} chars], shrinking_factor={}, unk_token={:?}, max_piece_length={}, n_sub_iterations={}, seed_size={})",
-        t.vocab_size,
-        t.show_progress,
-        t.special_tokens.iter().map(|s| s.content.as_str()).collect::<Vec<_>>(),
-        t.initial_alphabet.len(),
-        t.shrinking_factor,
-        t.unk_token,
-        t.max_piece_length,
-        t.n_sub_iterations,
-        t.seed_size
-    )
-}
-
 pub fn register_models(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyUnigram>()
 }

@@ -341,13 +341,9 @@ fn train_word(spec: &TrainerSpec, sentences: &[(String, u64)], budget: usize) ->
         .collect()
 }
 
-/// A candidate merge in the heap: frequency, then fewer characters, then the smaller string.
-type HeapEntry = (u64, Reverse<usize>, Reverse<String>, (u32, u32));
-
 /// SentencePiece's BPE training on words (sentences split at whitespace): merges the most
 /// frequent valid pair until `merges` pieces are learned, then appends the required characters.
 fn train_bpe(spec: &TrainerSpec, sentences: &[(String, u64)], required: &[(char, u64)], merges: usize) -> Vec<(String, f32)> {
-    // Words and their counts.
     let mut word_counts: FxHashMap<&str, u64> = FxHashMap::default();
     for (s, n) in sentences {
         if spec.split_by_whitespace() {
@@ -358,117 +354,285 @@ fn train_bpe(spec: &TrainerSpec, sentences: &[(String, u64)], required: &[(char,
             *word_counts.entry(s.as_str()).or_default() += n;
         }
     }
-    let words_sorted = sorted_by_count(word_counts);
-    // Symbols: the text of each symbol id; characters first.
-    let mut symbols: Vec<Vec<char>> = Vec::new();
-    let mut char_ids: FxHashMap<char, u32> = FxHashMap::default();
-    let mut words: Vec<(Vec<u32>, u64)> = Vec::with_capacity(words_sorted.len());
-    for (w, n) in &words_sorted {
-        let ids = w
-            .chars()
-            .map(|c| {
-                *char_ids.entry(c).or_insert_with(|| {
-                    symbols.push(vec![c]);
-                    symbols.len() as u32 - 1
-                })
-            })
-            .collect();
-        words.push((ids, *n));
-    }
-    let unk_symbol = char_ids.get(&UNK_CHAR).copied();
-    let mut valid: FxHashMap<(u32, u32), bool> = FxHashMap::default();
-    let mut pair_count: FxHashMap<(u32, u32), u64> = FxHashMap::default();
-    let mut pair_words: FxHashMap<(u32, u32), FxHashSet<u32>> = FxHashMap::default();
-    let is_valid = |valid: &mut FxHashMap<(u32, u32), bool>, symbols: &[Vec<char>], pair: (u32, u32)| -> bool {
-        *valid.entry(pair).or_insert_with(|| {
-            if Some(pair.0) == unk_symbol || Some(pair.1) == unk_symbol {
-                return false;
-            }
-            let joined: Vec<char> = symbols[pair.0 as usize].iter().chain(&symbols[pair.1 as usize]).copied().collect();
-            is_valid_piece(spec, &joined)
-        })
-    };
-    for (wi, (ids, n)) in words.iter().enumerate() {
-        for pair in ids.windows(2).map(|p| (p[0], p[1])) {
-            if is_valid(&mut valid, &symbols, pair) {
-                *pair_count.entry(pair).or_default() += n;
-                pair_words.entry(pair).or_default().insert(wi as u32);
-            }
-        }
-    }
-    let text_of = |symbols: &[Vec<char>], pair: (u32, u32)| -> String { symbols[pair.0 as usize].iter().chain(&symbols[pair.1 as usize]).collect() };
-    let entry = |symbols: &[Vec<char>], pair: (u32, u32), count: u64| -> HeapEntry {
-        (count, Reverse(symbols[pair.0 as usize].len() + symbols[pair.1 as usize].len()), Reverse(text_of(symbols, pair)), pair)
-    };
-    let mut heap: BinaryHeap<HeapEntry> = pair_count.iter().map(|(&pair, &count)| entry(&symbols, pair, count)).collect();
+    // Word order does not matter: the best pair is found by a total order.
+    let mut state = SpBpe::new(spec, word_counts.into_iter().collect());
     let mut final_pieces: Vec<(String, f32)> = Vec::with_capacity(merges + required.len());
-    let mut dup: FxHashSet<String> = FxHashSet::default();
+    let mut seen_texts: FxHashSet<String> = FxHashSet::default();
     while final_pieces.len() < merges {
-        let Some((count, _, Reverse(text), pair)) = heap.pop() else { break };
-        let current = pair_count.get(&pair).copied().unwrap_or(0);
-        if current == 0 {
-            continue;
-        }
-        if current != count {
-            heap.push(entry(&symbols, pair, current));
-            continue;
-        }
-        if !dup.insert(text.clone()) {
+        let Some(pair) = state.best_pair() else { break };
+        let text = state.pair_text(pair);
+        if !seen_texts.insert(text.clone()) {
             // The same string as an earlier piece (made of other parts): never merged.
-            pair_count.remove(&pair);
-            valid.insert(pair, false);
+            state.forbid(pair);
             continue;
         }
         final_pieces.push((text.clone(), -(final_pieces.len() as f32)));
-        let merged = symbols.len() as u32;
-        symbols.push(text.chars().collect());
-        let affected: Vec<u32> = pair_words.remove(&pair).map(|s| s.into_iter().collect()).unwrap_or_default();
-        pair_count.remove(&pair);
-        let mut changed: FxHashSet<(u32, u32)> = FxHashSet::default();
-        for wi in affected {
-            let (ids, n) = &mut words[wi as usize];
-            let n = *n;
-            // Remove the word's old pairs, merge left to right, add its new pairs.
-            for p in ids.windows(2).map(|p| (p[0], p[1])) {
-                if p != pair {
-                    if let Some(c) = pair_count.get_mut(&p) {
-                        *c = c.saturating_sub(n);
-                        changed.insert(p);
-                    }
-                }
-            }
-            let mut out = Vec::with_capacity(ids.len());
-            let mut i = 0;
-            while i < ids.len() {
-                if i + 1 < ids.len() && (ids[i], ids[i + 1]) == pair {
-                    out.push(merged);
-                    i += 2;
-                } else {
-                    out.push(ids[i]);
-                    i += 1;
-                }
-            }
-            *ids = out;
-            for p in ids.windows(2).map(|p| (p[0], p[1])) {
-                if is_valid(&mut valid, &symbols, p) {
-                    *pair_count.entry(p).or_default() += n;
-                    pair_words.entry(p).or_default().insert(wi);
-                    changed.insert(p);
-                }
-            }
-        }
-        for p in changed {
-            if let Some(&c) = pair_count.get(&p) {
-                if c > 0 {
-                    heap.push(entry(&symbols, p, c));
-                }
-            }
-        }
+        state.merge(pair, text);
     }
     for (c, _) in required {
         final_pieces.push((c.to_string(), -(final_pieces.len() as f32)));
     }
     final_pieces
+}
+
+/// A candidate merge in the heap, best first: higher count, then fewer characters, then the
+/// smaller text (SentencePiece's order). The text is compared here by its first 16 bytes;
+/// candidates equal on all three are settled on their full text when popped
+/// ([`SpBpe::best_pair`]). Keeping no string in the heap keeps pushes and pops cheap.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Candidate {
+    count: u64,
+    chars: u32,
+    prefix: u128,
+    pair: u64,
+}
+
+impl Candidate {
+    fn same_rank(&self, other: &Candidate) -> bool {
+        (self.count, self.chars, self.prefix) == (other.count, other.chars, other.prefix)
+    }
+}
+
+impl Ord for Candidate {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.count
+            .cmp(&other.count)
+            .then_with(|| Reverse(self.chars).cmp(&Reverse(other.chars)))
+            .then_with(|| Reverse(self.prefix).cmp(&Reverse(other.prefix)))
+            .then_with(|| self.pair.cmp(&other.pair))
+    }
+}
+
+impl PartialOrd for Candidate {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+fn pack(a: u32, b: u32) -> u64 {
+    ((a as u64) << 32) | b as u64
+}
+
+fn unpack(p: u64) -> (u32, u32) {
+    ((p >> 32) as u32, p as u32)
+}
+
+/// The state of SentencePiece-BPE training: words as runs of symbol ids in one arena (merged in
+/// place), pair counts, the words each pair occurs in, and a lazily updated max-heap of
+/// candidates. Invariant: every counted pair has a heap entry with at least its current count
+/// (only pairs that a merge creates gain counts, and they are pushed after the merge; an entry
+/// whose count went down is pushed back with the current count when popped).
+struct SpBpe<'a> {
+    spec: &'a TrainerSpec,
+    /// Text and length in characters of each symbol id.
+    texts: Vec<String>,
+    chars: Vec<u32>,
+    unk_symbol: Option<u32>,
+    arena: Vec<u32>,
+    start: Vec<usize>,
+    len: Vec<u32>,
+    count: Vec<u64>,
+    /// Whether a pair may become a piece (`is_valid_piece`), cached.
+    valid: FxHashMap<u64, bool>,
+    pair_count: FxHashMap<u64, u64>,
+    /// Words where each pair appeared (may repeat, and may hold words that lost the pair).
+    pair_words: FxHashMap<u64, Vec<u32>>,
+    heap: BinaryHeap<Candidate>,
+}
+
+impl<'a> SpBpe<'a> {
+    fn new(spec: &'a TrainerSpec, words: Vec<(&str, u64)>) -> Self {
+        let mut state = SpBpe {
+            spec,
+            texts: Vec::new(),
+            chars: Vec::new(),
+            unk_symbol: None,
+            arena: Vec::new(),
+            start: Vec::with_capacity(words.len()),
+            len: Vec::with_capacity(words.len()),
+            count: Vec::with_capacity(words.len()),
+            valid: FxHashMap::default(),
+            pair_count: FxHashMap::default(),
+            pair_words: FxHashMap::default(),
+            heap: BinaryHeap::new(),
+        };
+        let mut char_ids: FxHashMap<char, u32> = FxHashMap::default();
+        for (w, n) in &words {
+            let start = state.arena.len();
+            for c in w.chars() {
+                let id = *char_ids.entry(c).or_insert_with(|| {
+                    state.texts.push(c.to_string());
+                    state.chars.push(1);
+                    state.texts.len() as u32 - 1
+                });
+                state.arena.push(id);
+            }
+            state.start.push(start);
+            state.len.push((state.arena.len() - start) as u32);
+            state.count.push(*n);
+        }
+        state.unk_symbol = char_ids.get(&UNK_CHAR).copied();
+        for w in 0..state.start.len() {
+            let (start, len) = (state.start[w], state.len[w] as usize);
+            for i in start + 1..start + len {
+                let pair = pack(state.arena[i - 1], state.arena[i]);
+                state.add(pair, state.count[w], w as u32);
+            }
+        }
+        let candidates: Vec<Candidate> = state.pair_count.iter().map(|(&pair, &count)| state.candidate(pair, count)).collect();
+        state.heap = candidates.into();
+        state
+    }
+
+    fn is_valid(&mut self, pair: u64) -> bool {
+        if let Some(&v) = self.valid.get(&pair) {
+            return v;
+        }
+        let (a, b) = unpack(pair);
+        let v = Some(a) != self.unk_symbol && Some(b) != self.unk_symbol && {
+            let joined: Vec<char> = self.texts[a as usize].chars().chain(self.texts[b as usize].chars()).collect();
+            is_valid_piece(self.spec, &joined)
+        };
+        self.valid.insert(pair, v);
+        v
+    }
+
+    /// Counts `n` more occurrences of `pair` in word `w` (valid pairs only); true if counted.
+    fn add(&mut self, pair: u64, n: u64, w: u32) -> bool {
+        if !self.is_valid(pair) {
+            return false;
+        }
+        *self.pair_count.entry(pair).or_default() += n;
+        let words = self.pair_words.entry(pair).or_default();
+        if words.last() != Some(&w) {
+            words.push(w);
+        }
+        true
+    }
+
+    /// Counts `n` fewer occurrences of `pair` (if it is counted at all).
+    fn subtract(&mut self, pair: u64, n: u64) {
+        if let Some(c) = self.pair_count.get_mut(&pair) {
+            *c = c.saturating_sub(n);
+        }
+    }
+
+    fn pair_text(&self, pair: u64) -> String {
+        let (a, b) = unpack(pair);
+        [self.texts[a as usize].as_str(), self.texts[b as usize].as_str()].concat()
+    }
+
+    fn candidate(&self, pair: u64, count: u64) -> Candidate {
+        let (a, b) = unpack(pair);
+        let mut prefix = [0u8; 16];
+        let bytes = self.texts[a as usize].bytes().chain(self.texts[b as usize].bytes());
+        for (slot, byte) in prefix.iter_mut().zip(bytes) {
+            *slot = byte;
+        }
+        Candidate { count, chars: self.chars[a as usize] + self.chars[b as usize], prefix: u128::from_be_bytes(prefix), pair }
+    }
+
+    /// Whether a popped entry is up to date; a stale one is pushed back with the current count
+    /// (or dropped when its pair is gone).
+    fn is_current(&mut self, entry: &Candidate) -> bool {
+        let current = self.pair_count.get(&entry.pair).copied().unwrap_or(0);
+        if current == entry.count && current > 0 {
+            return true;
+        }
+        if current > 0 {
+            let fresh = self.candidate(entry.pair, current);
+            self.heap.push(fresh);
+        }
+        false
+    }
+
+    /// The best pair: the highest count, then the fewest characters, then the smallest text,
+    /// then (one text made in two ways) the largest pair of ids.
+    fn best_pair(&mut self) -> Option<u64> {
+        loop {
+            let top = self.heap.pop()?;
+            if !self.is_current(&top) {
+                continue;
+            }
+            let mut tied = vec![top];
+            while let Some(next) = self.heap.peek().copied() {
+                if !next.same_rank(&top) {
+                    break;
+                }
+                self.heap.pop();
+                if self.is_current(&next) {
+                    tied.push(next);
+                }
+            }
+            let best = (0..tied.len())
+                .min_by(|&i, &j| self.pair_text(tied[i].pair).cmp(&self.pair_text(tied[j].pair)).then(tied[j].pair.cmp(&tied[i].pair)))
+                .unwrap_or(0);
+            let chosen = tied.swap_remove(best);
+            self.heap.extend(tied);
+            return Some(chosen.pair);
+        }
+    }
+
+    /// Takes `pair` out of training for good (its text is already a piece).
+    fn forbid(&mut self, pair: u64) {
+        self.pair_count.remove(&pair);
+        self.valid.insert(pair, false);
+    }
+
+    /// Merges `pair` into a new symbol `text` in every word that has it, left to right,
+    /// updating only the counts of the neighbouring pairs, and pushes the pairs it created.
+    fn merge(&mut self, pair: u64, text: String) {
+        let (left, right) = unpack(pair);
+        let merged = self.texts.len() as u32;
+        self.chars.push(self.chars[left as usize] + self.chars[right as usize]);
+        self.texts.push(text);
+        // Gone for good: no `left right` is left in any word after the merge (and subtracting
+        // from it below is a no-op).
+        self.pair_count.remove(&pair);
+        let mut words = self.pair_words.remove(&pair).unwrap_or_default();
+        words.sort_unstable();
+        words.dedup();
+        let mut created: Vec<u64> = Vec::new();
+        for w in words {
+            let (start, n, count) = (self.start[w as usize], self.len[w as usize] as usize, self.count[w as usize]);
+            let (mut read, mut write) = (0, 0);
+            while read < n {
+                let here = self.arena[start + read];
+                if read + 1 < n && here == left && self.arena[start + read + 1] == right {
+                    if write > 0 {
+                        let prev = self.arena[start + write - 1];
+                        self.subtract(pack(prev, left), count);
+                        if self.add(pack(prev, merged), count, w) {
+                            created.push(pack(prev, merged));
+                        }
+                    }
+                    if read + 2 < n {
+                        let next = self.arena[start + read + 2];
+                        self.subtract(pack(right, next), count);
+                        if self.add(pack(merged, next), count, w) {
+                            created.push(pack(merged, next));
+                        }
+                    }
+                    self.arena[start + write] = merged;
+                    read += 2;
+                } else {
+                    self.arena[start + write] = here;
+                    read += 1;
+                }
+                write += 1;
+            }
+            self.len[w as usize] = write as u32;
+        }
+        created.sort_unstable();
+        created.dedup();
+        for p in created {
+            let count = self.pair_count.get(&p).copied().unwrap_or(0);
+            if count > 0 {
+                let fresh = self.candidate(p, count);
+                self.heap.push(fresh);
+            }
+        }
+    }
 }
 
 /// The model proto: meta pieces at their ids, learned pieces in the other slots (`Serialize`).
@@ -641,4 +805,36 @@ pub fn read_inputs(spec: &TrainerSpec) -> Result<Vec<String>> {
         }
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod bpe_tests {
+    use super::*;
+
+    fn bpe_pieces(spec: &TrainerSpec, words: &[(&str, u64)], merges: usize) -> Vec<String> {
+        let sentences: Vec<(String, u64)> = words.iter().map(|(w, n)| (w.to_string(), *n)).collect();
+        train_bpe(spec, &sentences, &[], merges).into_iter().map(|(piece, _)| piece).collect()
+    }
+
+    #[test]
+    fn ties_go_to_fewer_characters_then_the_smaller_text() {
+        let spec = TrainerSpec::default();
+        assert_eq!(bpe_pieces(&spec, &[("▁cd", 2), ("▁ab", 2)], 4), ["ab", "cd", "▁ab", "▁cd"]);
+    }
+
+    #[test]
+    fn ties_beyond_the_heap_key_compare_whole_texts() {
+        // The two last candidates agree on count, length and their first 16 bytes.
+        let spec = TrainerSpec { max_sentencepiece_length: Some(32), ..Default::default() };
+        let pieces = bpe_pieces(&spec, &[("abcdefghijklmnopr", 1), ("abcdefghijklmnopq", 1)], 17);
+        assert_eq!(pieces[14], "abcdefghijklmnop");
+        assert_eq!(&pieces[15..], ["abcdefghijklmnopq", "abcdefghijklmnopr"]);
+    }
+
+    #[test]
+    fn merges_update_neighbours_only_and_stop_when_no_pair_is_left() {
+        // "aaaa" → "aa aa" → "aaaa": overlapping pairs counted once per merge.
+        let pieces = bpe_pieces(&TrainerSpec::default(), &[("aaaa", 3), ("aaa", 1)], 10);
+        assert_eq!(pieces, ["aa", "aaaa", "aaa"]);
+    }
 }

@@ -187,14 +187,13 @@ impl Trainer for TrainerWrapper {
     }
 }
 
-/// Puts the learned vocabulary into `model`; the trainer's prefix replaces the model's (the
-/// only option training changes, as in `tokenizers`).
+/// Puts the learned vocabulary into `model` and sets its prefix (the only option training
+/// changes), as `tokenizers` does: the trainer's prefix, or WordPiece's default `##` when the
+/// trainer has none (`tokenizers` goes through `WordPiece::from_bpe`, which starts from `##`).
 fn train_wordpiece(trainer: &WordPieceTrainer, model: &mut WordPiece) -> Result<Vec<AddedToken>> {
     let result = trainer.train_and_record()?;
     model.set_vocab(result.vocab_map());
-    if let Some(prefix) = result.continuing_subword_prefix {
-        model.set_continuing_subword_prefix(prefix);
-    }
+    model.set_continuing_subword_prefix(result.continuing_subword_prefix.unwrap_or_else(|| crate::models::wordpiece::DEFAULT_CONTINUING_SUBWORD_PREFIX.to_string()));
     Ok(result.special_tokens)
 }
 

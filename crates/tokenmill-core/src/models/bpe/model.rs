@@ -471,7 +471,9 @@ impl BPE {
     /// `tokenize_with` without the cache: the whole word if `ignore_merges` finds it in the
     /// vocabulary, else the merged word.
     fn tokenize_uncached(&self, word: &str, mut emit: impl FnMut(u32, (usize, usize))) -> Result<()> {
-        if self.ignore_merges {
+        // As `tokenizers`: with dropout on, every word goes through the (dropped-out) merges,
+        // even one that is a whole token.
+        if self.ignore_merges && !self.dropout_active() {
             if let Some(&id) = self.vocab.get(word) {
                 emit(id, (0, word.len()));
                 return Ok(());
@@ -697,6 +699,11 @@ mod tests {
         assert_eq!(tokens(&bpe, "abc"), owned(&[("ab", (0, 2)), ("c", (2, 3))]));
         bpe.ignore_merges = true;
         bpe.clear_cache();
+        assert_eq!(tokens(&bpe, "abc"), owned(&[("abc", (0, 3))]));
+        // With dropout, `tokenizers` ignores `ignore_merges`: dropout 1 skips every merge.
+        bpe.set_dropout(Some(1.0)).unwrap();
+        assert_eq!(tokens(&bpe, "abc").len(), 3);
+        bpe.set_dropout(Some(0.0)).unwrap();
         assert_eq!(tokens(&bpe, "abc"), owned(&[("abc", (0, 3))]));
     }
 
