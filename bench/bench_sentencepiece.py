@@ -4,10 +4,13 @@
 
 Encoding: the first `--mb` MB of english_large part 1, as lines, encoded to ids by each library
 with one thread (`num_threads=1`) and with two threads, for Mistral v1 (BPE with byte
-fallback) and sentencepiece's botchan Unigram model. Training: SentencePiece-BPE on the first
-`--train-mb` MB of the same file, vocab `--vocab`, the same options for both. Each library runs
-in its own subprocess; encoding times are the best of `--repeat` runs (wall time: the
-two-thread case needs it), training is timed once. The parent checks that both libraries gave
+fallback) and sentencepiece's botchan Unigram model; for context also `tokenizers` on the
+equivalent tokenizer.json (written by `tokenmill.sentencepiece.to_tokenizer`; `encode_batch`,
+threads set by RAYON_RS_NUM_THREADS). Training: SentencePiece-BPE on the first `--train-mb` MB
+of the same file, vocab `--vocab`, the same options for both. Each library runs in its own
+subprocess; encoding times are the median of `--repeat` runs, as CPU time of the process
+(`time.process_time`, the fair single-thread measure on a shared machine) and wall time (what
+the two-thread case needs); training is timed once. The parent checks that all libraries gave
 identical ids and prints throughput and ratios.
 """
 from __future__ import annotations
@@ -30,23 +33,30 @@ MODELS = {"mistral_v1 (BPE)": "pretrained/mistral/tokenizer.model.v1",
 CORPUS = "corpora/english_large/gutenberg_en_large_part1.txt"
 
 WORKER = r"""
-import hashlib, json, sys, time
+import hashlib, json, os, statistics, sys, time
 lib, model, corpus, repeat = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
-if lib == "tokenmill":
-    import tokenmill.sentencepiece as spm
-else:
-    import sentencepiece as spm
+threads_list = [int(t) for t in sys.argv[5].split(",")]
 lines = open(corpus, encoding="utf-8").read().splitlines()
-sp = spm.SentencePieceProcessor(model_file=model)
+if lib == "tokenizers":
+    import tokenizers
+    tok = tokenizers.Tokenizer.from_file(model)
+    encode = lambda threads: [e.ids for e in tok.encode_batch(lines, add_special_tokens=False)]
+else:
+    if lib == "tokenmill":
+        import tokenmill.sentencepiece as spm
+    else:
+        import sentencepiece as spm
+    sp = spm.SentencePieceProcessor(model_file=model)
+    encode = lambda threads: sp.encode(lines, num_threads=threads)
 out = {}
-for threads in (1, 2):
-    best = None
+for threads in threads_list:
+    walls, cpus = [], []
     for _ in range(repeat):
-        t = time.perf_counter()
-        ids = sp.encode(lines, num_threads=threads)
-        dt = time.perf_counter() - t
-        best = dt if best is None else min(best, dt)
-    out[threads] = best
+        t, c = time.perf_counter(), time.process_time()
+        ids = encode(threads)
+        walls.append(time.perf_counter() - t)
+        cpus.append(time.process_time() - c)
+    out[threads] = {"wall": statistics.median(walls), "cpu": statistics.median(cpus)}
 digest = hashlib.sha256(json.dumps(ids).encode()).hexdigest()
 print(json.dumps({"times": out, "digest": digest, "tokens": sum(map(len, ids))}))
 """
@@ -67,12 +77,18 @@ print(time.perf_counter() - t, resource.getrusage(resource.RUSAGE_SELF).ru_maxrs
 """
 
 
+def worker(lib: str, model: str, corpus: Path, repeat: int, threads: str, env: dict | None = None) -> dict:
+    proc = subprocess.run([sys.executable, "-c", WORKER, lib, model, str(corpus), str(repeat), threads],
+                          capture_output=True, text=True, check=True, env=env)
+    return json.loads(proc.stdout)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--mb", type=float, default=5.0)
     ap.add_argument("--train-mb", type=float, default=10.0)
     ap.add_argument("--vocab", type=int, default=32000)
-    ap.add_argument("--repeat", type=int, default=2)
+    ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--skip-train", action="store_true")
     ap.add_argument("--skip-encode", action="store_true")
     args = ap.parse_args()
@@ -83,19 +99,31 @@ def main() -> None:
             sample = data[: int(args.mb * 1e6)]
             (tmp / "enc.txt").write_bytes(sample[: sample.rfind(b"\n") + 1])
             for name, model in MODELS.items():
+                model_file = str(SHARED / model)
+                json_file = tmp / (Path(model).stem + ".json")
+                converted = subprocess.run([sys.executable, "-c", "import sys, tokenmill.sentencepiece as t; t.to_tokenizer(sys.argv[1]).save(sys.argv[2])",
+                                            model_file, str(json_file)], capture_output=True, text=True).returncode == 0
                 results = {}
                 for lib in ("tokenmill", "sentencepiece"):
-                    proc = subprocess.run([sys.executable, "-c", WORKER, lib, str(SHARED / model), str(tmp / "enc.txt"),
-                                           str(args.repeat)], capture_output=True, text=True, check=True)
-                    results[lib] = json.loads(proc.stdout)
-                same = results["tokenmill"]["digest"] == results["sentencepiece"]["digest"]
+                    results[lib] = worker(lib, model_file, tmp / "enc.txt", args.repeat, "1,2")
+                # tokenizers picks its thread count from the environment, once per process.
+                for threads in (1, 2) if converted else ():
+                    env = dict(os.environ, RAYON_RS_NUM_THREADS=str(threads), TOKENIZERS_PARALLELISM="true")
+                    r = worker("tokenizers", str(json_file), tmp / "enc.txt", args.repeat, str(threads), env)
+                    results.setdefault("tokenizers", {"times": {}, "digest": r["digest"]})["times"].update(r["times"])
                 mb = args.mb
-                t1, t2 = (results["tokenmill"]["times"][k] for k in ("1", "2"))
-                r1, r2 = (results["sentencepiece"]["times"][k] for k in ("1", "2"))
-                print(f"{name}: {mb:.1f} MB, identical ids: {same}")
-                print(f"  1 thread : tokenmill {mb / t1:6.2f} MB/s  sentencepiece {mb / r1:6.2f} MB/s  ratio {r1 / t1:5.2f}x")
-                print(f"  2 threads: tokenmill {mb / t2:6.2f} MB/s  sentencepiece {mb / r2:6.2f} MB/s  "
-                      f"ratio {r2 / t2:5.2f}x; tokenmill 2 vs 1 threads {t1 / t2:4.2f}x")
+                same = {lib: r["digest"] == results["sentencepiece"]["digest"] for lib, r in results.items()}
+                print(f"{name}: {mb:.1f} MB, ids identical to sentencepiece: {same}")
+                times = {lib: r["times"] for lib, r in results.items()}
+                for threads, kind in (("1", "cpu"), ("1", "wall"), ("2", "wall")):
+                    t, r = times["tokenmill"][threads][kind], times["sentencepiece"][threads][kind]
+                    line = f"  {threads} thread{'s' if threads == '2' else ' '} ({kind:4}): tokenmill {mb / t:6.2f} MB/s  sentencepiece {mb / r:6.2f} MB/s  ×sentencepiece {r / t:5.2f}"
+                    if "tokenizers" in times:
+                        h = times["tokenizers"][threads][kind]
+                        line += f"  tokenizers {mb / h:6.2f} MB/s  ×tokenizers {h / t:5.2f}"
+                    print(line)
+                print(f"  tokenmill 2 vs 1 threads (wall): {times['tokenmill']['1']['wall'] / times['tokenmill']['2']['wall']:4.2f}x; "
+                      f"sentencepiece {times['sentencepiece']['1']['wall'] / times['sentencepiece']['2']['wall']:4.2f}x")
         if not args.skip_train:
             sample = data[: int(args.train_mb * 1e6)]
             (tmp / "train.txt").write_bytes(sample[: sample.rfind(b"\n") + 1])

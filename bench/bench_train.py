@@ -60,6 +60,7 @@ if kind == "spbpe":
     start, cpu_start = time.perf_counter(), cpu_seconds()
     spm.SentencePieceTrainer.train(input=path, model_prefix=prefix, model_type="bpe", vocab_size=vocab_size, num_threads=2, minloglevel=2)
     seconds, cpu = time.perf_counter() - start, cpu_seconds() - cpu_start
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # training's peak (before reading results)
     sp = spm.SentencePieceProcessor(model_file=prefix + ".model")
     result = {"vocab": [sp.id_to_piece(i) for i in range(sp.get_piece_size())]}
 elif kind == "wordpiece":
@@ -75,6 +76,7 @@ elif kind == "wordpiece":
     start, cpu_start = time.perf_counter(), cpu_seconds()
     tok.train([path], trainer)
     seconds, cpu = time.perf_counter() - start, cpu_seconds() - cpu_start
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # training's peak (before reading results)
     result = {"vocab": json.loads(tok.to_str())["model"]["vocab"]}
 elif lib in ("tokenmill", "tokenizers"):
     if lib == "tokenmill":
@@ -88,6 +90,7 @@ elif lib in ("tokenmill", "tokenizers"):
     start, cpu_start = time.perf_counter(), cpu_seconds()
     tok.train([path], trainer)
     seconds, cpu = time.perf_counter() - start, cpu_seconds() - cpu_start
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # training's peak (before reading results)
     model = json.loads(tok.to_str())["model"]
     merges = [m if isinstance(m, list) else m.split(" ") for m in model["merges"]]
     result = {"vocab": model["vocab"], "merges": merges}
@@ -98,10 +101,11 @@ else:
     spm.SentencePieceTrainer.train(input=path, model_prefix=os.path.join(d, "m"), model_type="bpe",
                                    vocab_size=vocab_size, num_threads=2, minloglevel=2)
     seconds, cpu = time.perf_counter() - start, cpu_seconds() - cpu_start
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # training's peak (before reading results)
     result = {}
 result["seconds"] = seconds
 result["cpu_seconds"] = cpu
-result["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+result["peak_rss_mb"] = peak_mb
 json.dump(result, open(out, "w"))
 '''
 

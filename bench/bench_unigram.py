@@ -46,24 +46,25 @@ if lib in ("tokenmill", "tokenizers"):
     tok.pre_tokenizer = pre_tokenizers.Metaspace(replacement="\u2581", prepend_scheme="always")
     trainer = trainers.UnigramTrainer(vocab_size=vocab_size, show_progress=False, unk_token="<unk>", special_tokens=["<unk>"],
                                       shrinking_factor=0.75, max_piece_length=16, n_sub_iterations=2)
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     tok.train([path], trainer)
-    seconds = time.perf_counter() - start
+    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
     vocab = [tuple(v) for v in json.loads(tok.to_str())["model"]["vocab"]]
     result = {"pieces": [(p, s, 2 if p == "<unk>" else 1) for p, s in vocab]}
 else:
     import sentencepiece as spm, tempfile, os
     d = tempfile.mkdtemp()
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     spm.SentencePieceTrainer.train(input=path, model_prefix=os.path.join(d, "m"), model_type="unigram", vocab_size=vocab_size,
                                    character_coverage=1.0, normalization_rule_name="identity", shrinking_factor=0.75,
                                    max_sentencepiece_length=16, num_sub_iterations=2, num_threads=2, minloglevel=2)
-    seconds = time.perf_counter() - start
+    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
     sp = spm.SentencePieceProcessor(model_file=os.path.join(d, "m.model"))
     kind = lambda i: 2 if sp.is_unknown(i) else 3 if sp.is_control(i) else 5 if sp.is_unused(i) else 6 if sp.is_byte(i) else 1
     result = {"pieces": [(sp.id_to_piece(i), sp.get_score(i), kind(i)) for i in range(sp.get_piece_size())],
               "model_file": os.path.join(d, "m.model")}
 result["seconds"] = seconds
+result["cpu_seconds"] = cpu
 result["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 json.dump(result, open(out, "w"))
 '''
@@ -148,17 +149,18 @@ def main() -> None:
         if "error" not in r:
             r["ll"], r["bpt"] = quality(r["pieces"], held_out)
         results[lib] = r
-        print(f"{lib}: " + (r["error"] if "error" in r else f"{r['seconds']:.1f} s, {r['peak_rss_mb']:.0f} MB, ll/word {r['ll']:.4f}, bytes/token {r['bpt']:.4f}"), flush=True)
+        print(f"{lib}: " + (r["error"] if "error" in r else f"{r['seconds']:.1f} s ({r['cpu_seconds']:.1f} s CPU), {r['peak_rss_mb']:.0f} MB, ll/word {r['ll']:.4f}, bytes/token {r['bpt']:.4f}"), flush=True)
     ours = results.get("tokenmill", {})
-    print("\n| trainer | time (s) | peak RSS (MB) | held-out ll/word | bytes/token | time ÷ tokenmill | memory ÷ tokenmill |")
-    print("|---|---:|---:|---:|---:|---:|---:|")
+    print("\n| trainer | time (s) | CPU (s) | peak RSS (MB) | held-out ll/word | bytes/token | time ÷ tokenmill | CPU ÷ tokenmill | memory ÷ tokenmill |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for lib, r in results.items():
         if "error" in r:
             print(f"| {lib} | error: {r['error']} |||||")
             continue
         t_ratio = r["seconds"] / ours["seconds"] if "seconds" in ours else float("nan")
+        c_ratio = r["cpu_seconds"] / ours["cpu_seconds"] if "cpu_seconds" in ours else float("nan")
         m_ratio = r["peak_rss_mb"] / ours["peak_rss_mb"] if "peak_rss_mb" in ours else float("nan")
-        print(f"| {lib} | {r['seconds']:.1f} | {r['peak_rss_mb']:.0f} | {r['ll']:.4f} | {r['bpt']:.4f} | {t_ratio:.2f} | {m_ratio:.2f} |")
+        print(f"| {lib} | {r['seconds']:.1f} | {r['cpu_seconds']:.1f} | {r['peak_rss_mb']:.0f} | {r['ll']:.4f} | {r['bpt']:.4f} | {t_ratio:.2f} | {c_ratio:.2f} | {m_ratio:.2f} |")
 
     sp = results.get("sentencepiece", {})
     if "model_file" not in sp or "tokenmill" in args.skip:

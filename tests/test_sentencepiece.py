@@ -343,3 +343,46 @@ def test_sampling_argument_checks_match():
             ref.encode("hello", return_type="serialized_proto", **kwargs)
         with pytest.raises(RuntimeError):
             ours.encode("hello", return_type="serialized_proto", **kwargs)
+
+
+# The ids-only path has fast paths: ASCII runs copied without a charsmap lookup, BPE word by
+# word through a per-thread word cache (when no piece holds ▁ after another character), buffers
+# reused per thread. These cases sit on their edges: ASCII next to characters the charsmap
+# rewrites or composes with, repeated words (cache hits, in one batch and across calls), and
+# two threads.
+FAST_PATH_EDGES = [
+    "cafe\u0301 au lait", "e\u0301e\u0301e", "abc\u00a0def", "x\u200by", "Hello\tWorld", "a\x00b c\x00",
+    "ﬁne ﬁne ﬁne", "Ａ a Ａ", "one  two   three    four", "the the the the the", "word\u2581word",
+    "end with space ", "x" * 300 + " y", "the cat sat on the mat and the cat sat again",
+    "I" * 40 + " " + "I" * 40, "\u0301leading combining", "trailing combining e\u0301",
+]
+
+
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_fast_paths_match(name, lines):
+    ref, ours = pair(name)
+    texts = FAST_PATH_EDGES + lines[:2000]
+    expected = ref.encode(texts)
+    assert ours.encode(texts, num_threads=1) == expected
+    assert ours.encode(texts, num_threads=2) == expected
+    assert ours.encode(texts[::-1], num_threads=1) == expected[::-1]  # warm word cache
+    for text in FAST_PATH_EDGES:
+        assert ours.encode(text) == ref.encode(text), text
+
+
+@pytest.mark.parametrize("options", [
+    {"treat_whitespace_as_suffix": True},        # pieces end with ▁: whole-text BPE
+    {"split_by_whitespace": False},              # pieces may span words: whole-text BPE
+    {"user_defined_symbols": ["<sep>", "ab"]},   # the normalizer's full lookup at every byte
+])
+@pytest.mark.parametrize("model_type", ["bpe", "unigram"])
+def test_models_outside_the_fast_paths_match(options, model_type, lines, tmp_path):
+    text = "\n".join(lines[:3000])
+    prefix = str(tmp_path / "m")
+    spm.SentencePieceTrainer.train(sentence_iterator=iter(text.splitlines()), model_prefix=prefix, model_type=model_type,
+                                   vocab_size=800, minloglevel=2, **options)
+    ref = spm.SentencePieceProcessor(model_file=prefix + ".model")
+    ours = tsp.SentencePieceProcessor(model_file=prefix + ".model")
+    texts = FAST_PATH_EDGES + lines[:1500] + ["a<sep>b ab<sep>", "xab yab ab"]
+    assert ours.encode(texts) == ref.encode(texts)
+    assert ours.encode(texts, out_type=str) == ref.encode(texts, out_type=str)

@@ -96,6 +96,11 @@ impl Precompiled {
         &self.precompiled_charsmap
     }
 
+    /// The double-array units of the rule keys (sentencepiece's fast paths inspect them).
+    pub(crate) fn trie_units(&self) -> &[u32] {
+        &self.trie
+    }
+
     /// SentencePiece's own lookup (normalizer.cc): the replacement of the *longest* prefix of
     /// `bytes` that has a rule, with that prefix's length. The replacement ends at its NUL.
     pub fn longest_match(&self, bytes: &[u8]) -> Option<(&str, usize)> {

@@ -57,6 +57,23 @@ pub fn common_prefix_search(units: &[u32], key: &[u8], mut found: impl FnMut(u32
     }
 }
 
+/// Whether some key starts with `prefix` (or is it).
+pub fn has_key_starting_with(units: &[u32], prefix: &[u8]) -> bool {
+    let Some(&root) = units.first() else { return false };
+    let mut node = unit_offset(root);
+    for &byte in prefix {
+        if byte == 0 {
+            return false;
+        }
+        node ^= byte as usize;
+        match units.get(node) {
+            Some(&unit) if unit_label(unit) == byte as u32 => node ^= unit_offset(unit),
+            _ => return false,
+        }
+    }
+    true
+}
+
 /// The longest key that is a prefix of `key`: `(value, length)`.
 #[inline]
 pub fn longest_prefix(units: &[u32], key: &[u8]) -> Option<(u32, usize)> {

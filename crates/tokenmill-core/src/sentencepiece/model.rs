@@ -34,6 +34,10 @@ pub struct Vocab {
     pub byte_ids: Option<Box<[u32; 256]>>,
     /// User-defined symbols, for the prefix matcher.
     pub user_defined: Option<DoubleArray>,
+    /// No piece holds ▁ right after another character, so no piece can span the start of a
+    /// "▁..." word, and there are no unused pieces: BPE may then segment each word on its own
+    /// (and cache it), with the same result as on the whole text.
+    pub words_are_independent: bool,
 }
 
 /// `<0xNN>` → NN, for the 256 byte pieces (upper-case hex, as SentencePiece writes them).
@@ -64,6 +68,7 @@ impl Vocab {
             unk_id: 0,
             byte_ids: None,
             user_defined: None,
+            words_are_independent: false,
         };
         if n >= i32::MAX as usize {
             return Err(Error::format("SentencePiece model: too many pieces"));
@@ -119,6 +124,9 @@ impl Vocab {
         if !user.is_empty() {
             vocab.user_defined = Some(DoubleArray::build(&user)?);
         }
+        // Unused pieces are split back by the last pair seen in the whole text, which couples
+        // the words.
+        vocab.words_are_independent = !vocab.types.contains(&PieceType::Unused) && !vocab.normal.keys().any(|p| p.char_indices().any(|(i, c)| i > 0 && c == '\u{2581}' && !p[..i].ends_with(SPACE_SYMBOL)));
         Ok(vocab)
     }
 
@@ -368,6 +376,10 @@ pub struct UnigramIndex {
     pub trie: DoubleArray,
     pub min_score: f32,
     pub max_score: f32,
+    /// Per id, the lattice score of a normal piece; NaN for unused pieces (never matched),
+    /// +inf for user-defined ones (their score depends on the match length). One read per
+    /// match in the Viterbi loop; the type is read only behind a non-finite value.
+    lattice_scores: Vec<f32>,
 }
 
 /// What SentencePiece subtracts from the lowest score to score an unknown character.
@@ -394,7 +406,17 @@ impl UnigramIndex {
         if keys.is_empty() {
             return Err(Error::format("SentencePiece model: no entry is found in the trie (no normal pieces)"));
         }
-        Ok(UnigramIndex { trie: DoubleArray::build(&keys)?, min_score, max_score })
+        let lattice_scores = vocab
+            .types
+            .iter()
+            .zip(&vocab.scores)
+            .map(|(kind, &score)| match kind {
+                PieceType::Unused => f32::NAN,
+                PieceType::UserDefined => f32::INFINITY,
+                _ => score,
+            })
+            .collect();
+        Ok(UnigramIndex { trie: DoubleArray::build(&keys)?, min_score, max_score, lattice_scores })
     }
 
     pub fn unk_score(&self) -> f32 {
@@ -418,32 +440,48 @@ impl UnigramIndex {
 /// leftmost start, then the shorter piece). Scores are summed in single precision, as the
 /// `sentencepiece` releases do, so that ties and near-ties resolve the same way.
 pub fn encode_unigram(vocab: &Vocab, index: &UnigramIndex, text: &str) -> Vec<Span> {
-    #[derive(Clone, Copy)]
-    struct Best {
-        id: u32,
-        score: f32,
-        start: usize,
-    }
+    let mut out = Vec::new();
+    encode_unigram_into(vocab, index, text, &mut Vec::new(), &mut out);
+    out
+}
+
+/// The best path ending at one byte position of [`encode_unigram`]'s Viterbi.
+#[derive(Clone, Copy)]
+pub struct ViterbiCell {
+    id: u32,
+    score: f32,
+    start: usize,
+}
+
+/// [`encode_unigram`] into `out` (cleared first), with `best` as reusable scratch space.
+pub fn encode_unigram_into(vocab: &Vocab, index: &UnigramIndex, text: &str, best: &mut Vec<ViterbiCell>, out: &mut Vec<Span>) {
+    out.clear();
     let bytes = text.as_bytes();
     let size = bytes.len();
     if size == 0 {
-        return Vec::new();
+        return;
     }
     let unk_score = index.unk_score();
-    let mut best = vec![Best { id: u32::MAX, score: 0.0, start: usize::MAX }; size + 1];
+    best.clear();
+    best.resize(size + 1, ViterbiCell { id: u32::MAX, score: 0.0, start: usize::MAX });
     let mut start = 0;
     while start < size {
         let till_here = best[start].score;
         let char_len = one_char_len(bytes[start]).min(size - start);
         let mut has_single_node = false;
         index.trie.common_prefix_search(&bytes[start..], |id, length| {
-            if vocab.types[id as usize] == PieceType::Unused {
-                return;
+            let mut score = index.lattice_scores.get(id as usize).copied().unwrap_or(f32::NAN);
+            if !score.is_finite() {
+                // The sentinels (a real score may be NaN or infinite too: the type decides).
+                if vocab.types[id as usize] == PieceType::Unused {
+                    return;
+                }
+                score = index.node_score(vocab, id, length);
             }
-            let candidate = index.node_score(vocab, id, length) + till_here;
+            let candidate = score + till_here;
             let target = &mut best[start + length];
             if target.start == usize::MAX || candidate > target.score {
-                *target = Best { id, score: candidate, start };
+                *target = ViterbiCell { id, score: candidate, start };
             }
             if length == char_len {
                 has_single_node = true;
@@ -453,12 +491,11 @@ pub fn encode_unigram(vocab: &Vocab, index: &UnigramIndex, text: &str) -> Vec<Sp
             let candidate = unk_score + till_here;
             let target = &mut best[start + char_len];
             if target.start == usize::MAX || candidate > target.score {
-                *target = Best { id: vocab.unk_id, score: candidate, start };
+                *target = ViterbiCell { id: vocab.unk_id, score: candidate, start };
             }
         }
         start += char_len;
     }
-    let mut out = Vec::new();
     let mut end = size;
     while end > 0 {
         let node = best[end];
@@ -469,7 +506,56 @@ pub fn encode_unigram(vocab: &Vocab, index: &UnigramIndex, text: &str) -> Vec<Sp
         end = node.start;
     }
     out.reverse();
-    out
+}
+
+/// The words of a normalized text that BPE may segment on their own when
+/// [`Vocab::words_are_independent`]: each starts at a ▁ that follows another character (the
+/// first also at 0). Byte ranges.
+pub fn independent_words(text: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
+    let bytes = text.as_bytes();
+    let space = SPACE_SYMBOL.as_bytes();
+    let mut start = 0;
+    std::iter::from_fn(move || {
+        if start >= bytes.len() {
+            return None;
+        }
+        // Skip the ▁ run the word starts with, then find the next ▁.
+        let mut pos = start;
+        while bytes[pos..].starts_with(space) {
+            pos += space.len();
+        }
+        let end = memchr::memmem::find(&bytes[pos..], space).map_or(bytes.len(), |i| pos + i);
+        let word = (start, end);
+        start = end;
+        Some(word)
+    })
+}
+
+/// SentencePiece BPE of `text` into `out` (cleared first), word by word with the per-thread
+/// word cache of the BPE models (`cache_id` names this vocabulary there). Only for vocabularies
+/// whose words are independent ([`Vocab::words_are_independent`]) and without dropout; the
+/// result is [`encode_bpe`]'s exactly: merges never cross a word start, and within a word they
+/// happen in the same order.
+pub fn encode_bpe_words(vocab: &Vocab, text: &str, cache_id: u64, tokens: &mut Vec<(u32, u32)>, out: &mut Vec<Span>) {
+    /// As many words per thread as the BPE models cache.
+    const CACHE_CAPACITY: usize = 262_144;
+    out.clear();
+    for (start, end) in independent_words(text) {
+        let word = &text[start..end];
+        let mut at = start;
+        let cached = crate::models::bpe::cache::replay(cache_id, word.as_bytes(), |id, len| {
+            out.push(Span { start: at, end: at + len, id });
+            at += len;
+        });
+        if cached {
+            continue;
+        }
+        let spans = encode_bpe(vocab, word, 0.0, &mut || 1.0);
+        tokens.clear();
+        tokens.extend(spans.iter().map(|s| (s.id, (s.end - s.start) as u32)));
+        crate::models::bpe::cache::store(cache_id, CACHE_CAPACITY, word.as_bytes(), tokens);
+        out.extend(spans.iter().map(|s| Span { start: s.start + start, end: s.end + start, id: s.id }));
+    }
 }
 
 /// The model type of a proto, as an enum (unknown values are an error).

@@ -22,6 +22,97 @@ pub struct SpNormalizer {
     treat_whitespace_as_suffix: bool,
     /// User-defined symbols, which are matched (longest first) before any rule and kept as is.
     user_defined: Option<DoubleArray>,
+    /// Which ASCII bytes the rules leave alone (see [`PlainAscii`]); `None` when user-defined
+    /// symbols make every position need the full lookup.
+    plain: Option<Box<PlainAscii>>,
+}
+
+/// The ASCII fast path: runs of bytes that no rule touches are copied without a trie lookup
+/// each. `pair[b]` has bit `c` set when no rule key is `[b]` and none starts with `[b, c]`
+/// (then the longest match at a `b` followed by `c` is "none": the byte stays); `last[b]` when
+/// no key is `[b]` (enough at the end of the input).
+#[derive(Debug, Clone)]
+struct PlainAscii {
+    pair: [u128; 128],
+    last: [bool; 128],
+}
+
+impl PlainAscii {
+    fn new(charsmap: Option<&Precompiled>) -> Self {
+        let mut table = PlainAscii { pair: [u128::MAX; 128], last: [true; 128] };
+        let Some(charsmap) = charsmap else { return table };
+        for b in 0..128u8 {
+            if charsmap.longest_match(&[b]).is_some() {
+                table.last[b as usize] = false;
+                table.pair[b as usize] = 0;
+                continue;
+            }
+            for c in 0..128u8 {
+                if super::darts::has_key_starting_with(charsmap.trie_units(), &[b, c]) {
+                    table.pair[b as usize] &= !(1u128 << c);
+                }
+            }
+        }
+        table
+    }
+
+    /// Length of the leading run of `input` that normalizes to itself: ASCII, no space (spaces
+    /// have their own rules), and no rule matching at any of its bytes.
+    #[inline]
+    fn run(&self, input: &[u8]) -> usize {
+        let mut i = 0;
+        while let Some(&b) = input.get(i) {
+            if b >= 0x80 || b == b' ' {
+                break;
+            }
+            let plain = match input.get(i + 1) {
+                None => self.last[b as usize],
+                Some(&c) => c < 0x80 && self.pair[b as usize] >> c & 1 == 1,
+            };
+            if !plain {
+                break;
+            }
+            i += 1;
+        }
+        i
+    }
+}
+
+/// Where normalized bytes come from: the full alignment ([`Normalized::norm_to_orig`]) or
+/// nothing, for callers that only need the text (the ids-only encode path).
+trait Alignment {
+    /// `n` more normalized bytes come from original byte `at`.
+    fn push(&mut self, at: usize, n: usize);
+    /// `n` more normalized bytes copy original bytes `from..from + n` one to one.
+    fn push_run(&mut self, from: usize, n: usize);
+    fn truncate(&mut self, len: usize);
+    /// The original offset of normalized byte `i` (0 when not tracked).
+    fn at(&self, i: usize) -> usize;
+}
+
+impl Alignment for Vec<usize> {
+    fn push(&mut self, at: usize, n: usize) {
+        self.extend(std::iter::repeat_n(at, n));
+    }
+    fn push_run(&mut self, from: usize, n: usize) {
+        self.extend(from..from + n);
+    }
+    fn truncate(&mut self, len: usize) {
+        Vec::truncate(self, len)
+    }
+    fn at(&self, i: usize) -> usize {
+        self[i]
+    }
+}
+
+/// No alignment.
+impl Alignment for () {
+    fn push(&mut self, _: usize, _: usize) {}
+    fn push_run(&mut self, _: usize, _: usize) {}
+    fn truncate(&mut self, _: usize) {}
+    fn at(&self, _: usize) -> usize {
+        0
+    }
 }
 
 /// Normalized text plus, for each of its bytes (and one past the end), the byte offset in the
@@ -38,7 +129,9 @@ impl SpNormalizer {
             Some(bytes) if !bytes.is_empty() => Some(Precompiled::from_charsmap(bytes)?),
             _ => None,
         };
+        let plain = user_defined.is_none().then(|| Box::new(PlainAscii::new(charsmap.as_ref())));
         Ok(SpNormalizer {
+            plain,
             charsmap,
             add_dummy_prefix: spec.add_dummy_prefix(),
             remove_extra_whitespaces: spec.remove_extra_whitespaces(),
@@ -84,11 +177,28 @@ impl SpNormalizer {
     }
 
     pub fn normalize_bytes(&self, input: &[u8]) -> Normalized {
-        let mut out = Normalized::default();
-        let mut input = input;
-        if input.is_empty() {
-            return out;
+        let mut text = Vec::with_capacity(input.len() * 3 / 2 + 4);
+        let mut norm_to_orig = Vec::with_capacity(input.len() * 3 / 2 + 4);
+        if let Some(end) = self.normalize_with(input, &mut text, &mut norm_to_orig) {
+            norm_to_orig.push(end);
         }
+        // Replacements are validated UTF-8 and whole characters are copied, so this only
+        // fails on input that was not UTF-8 to begin with (which bytes input may be).
+        let text = String::from_utf8(text).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+        Normalized { text, norm_to_orig }
+    }
+
+    /// The normalized text only (no alignment), into `text` (cleared first): the ids-only
+    /// encode path, which reuses one buffer for many texts.
+    pub fn normalize_into(&self, input: &str, text: &mut Vec<u8>) {
+        text.clear();
+        self.normalize_with(input.as_bytes(), text, &mut ());
+    }
+
+    /// The normalization itself; returns the original offset the end of the text maps to
+    /// (`None` when the text is empty because the input was empty or all spaces).
+    fn normalize_with(&self, input: &[u8], text: &mut Vec<u8>, align: &mut impl Alignment) -> Option<usize> {
+        let mut input = input;
         let mut consumed = 0usize;
         if self.remove_extra_whitespaces {
             while !input.is_empty() {
@@ -101,21 +211,25 @@ impl SpNormalizer {
             }
         }
         if input.is_empty() {
-            return out;
+            return None;
         }
-        let mut text: Vec<u8> = Vec::with_capacity(input.len() * 3 / 2 + 4);
-        let norm_to_orig = &mut out.norm_to_orig;
-        norm_to_orig.reserve(input.len() * 3 / 2 + 4);
         let space: &[u8] = if self.escape_whitespaces { SPACE_SYMBOL.as_bytes() } else { b" " };
-        let push_space = |text: &mut Vec<u8>, map: &mut Vec<usize>, at: usize| {
-            text.extend_from_slice(space);
-            map.extend(std::iter::repeat_n(at, space.len()));
-        };
         if !self.treat_whitespace_as_suffix && self.add_dummy_prefix {
-            push_space(&mut text, norm_to_orig, consumed);
+            text.extend_from_slice(space);
+            align.push(consumed, space.len());
         }
         let mut is_prev_space = self.remove_extra_whitespaces;
         while !input.is_empty() {
+            let run = self.plain.as_ref().map_or(0, |p| p.run(input));
+            if run > 0 {
+                // Bytes no rule touches: copied as they are (and never spaces).
+                text.extend_from_slice(&input[..run]);
+                align.push_run(consumed, run);
+                is_prev_space = false;
+                consumed += run;
+                input = &input[run..];
+                continue;
+            }
             let (piece, len) = self.normalize_prefix(input);
             let mut piece: &[u8] = &piece;
             while is_prev_space && piece.first() == Some(&b' ') {
@@ -124,10 +238,11 @@ impl SpNormalizer {
             if !piece.is_empty() {
                 for &byte in piece {
                     if byte == b' ' {
-                        push_space(&mut text, norm_to_orig, consumed);
+                        text.extend_from_slice(space);
+                        align.push(consumed, space.len());
                     } else {
                         text.push(byte);
-                        norm_to_orig.push(consumed);
+                        align.push(consumed, 1);
                     }
                 }
                 is_prev_space = piece.last() == Some(&b' ');
@@ -141,19 +256,16 @@ impl SpNormalizer {
         if self.remove_extra_whitespaces {
             while text.ends_with(space) {
                 let length = text.len() - space.len();
-                consumed = norm_to_orig[length];
+                consumed = align.at(length);
                 text.truncate(length);
-                norm_to_orig.truncate(length);
+                align.truncate(length);
             }
         }
         if self.treat_whitespace_as_suffix && self.add_dummy_prefix {
-            push_space(&mut text, norm_to_orig, consumed);
+            text.extend_from_slice(space);
+            align.push(consumed, space.len());
         }
-        norm_to_orig.push(consumed);
-        // Replacements are validated UTF-8 and whole characters are copied, so this only
-        // fails on input that was not UTF-8 to begin with (which bytes input may be).
-        out.text = String::from_utf8(text).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
-        out
+        Some(consumed)
     }
 }
 

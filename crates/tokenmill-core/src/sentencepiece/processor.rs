@@ -11,6 +11,19 @@ use crate::error::{Error, Result};
 
 const DEFAULT_UNK_SURFACE: &str = " \u{2047} ";
 
+/// Reusable buffers of the ids-only encode path, one set per thread.
+#[derive(Default)]
+struct Scratch {
+    normalized: Vec<u8>,
+    spans: Vec<Span>,
+    viterbi: Vec<model::ViterbiCell>,
+    tokens: Vec<(u32, u32)>,
+}
+
+thread_local! {
+    static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::new(Scratch::default());
+}
+
 /// One piece of an encoded text, as SentencePiece's `SentencePieceText.SentencePiece`.
 /// `begin`/`end` are byte offsets into the original text.
 #[derive(Debug, Clone, PartialEq)]
@@ -68,6 +81,8 @@ pub struct EncodeOptions {
 
 #[derive(Debug, Clone)]
 pub struct Processor {
+    /// Names this model in the per-thread BPE word cache.
+    cache_id: u64,
     proto: ModelProto,
     pub vocab: Vocab,
     kind: ModelType,
@@ -110,6 +125,7 @@ impl Processor {
         ];
         let unk_surface = t.and_then(|t| t.unk_surface.clone()).unwrap_or_else(|| DEFAULT_UNK_SURFACE.to_string());
         let processor = Processor {
+            cache_id: crate::utils::word_cache::new_cache_id(),
             decode_strips_bos_ws: spec.add_dummy_prefix() || spec.remove_extra_whitespaces(),
             decode_strips_all_leading_ws: spec.remove_extra_whitespaces(),
             proto,
@@ -227,25 +243,50 @@ impl Processor {
         })
     }
 
-    /// Ids of `text` (the fast path: no strings are built).
+    /// Ids of `text` (the fast path: no strings, no alignment, buffers reused per thread).
     pub fn encode_ids(&self, text: &str, options: &EncodeOptions, seed: Option<u64>) -> Result<Vec<u32>> {
-        let normalized = self.normalizer.normalize(text);
-        let mut rng = make_rng_fn(options, seed);
-        let spans = self.segment(&normalized.text, options, &mut rng)?;
-        let mut ids = self.ids_of(&normalized, &spans);
+        if options.enable_sampling {
+            let normalized = self.normalizer.normalize(text);
+            let mut rng = make_rng_fn(options, seed);
+            let spans = self.segment(&normalized.text, options, &mut rng)?;
+            let mut ids = self.ids_of(&normalized.text, &spans);
+            self.rewrite_ids(&mut ids, options)?;
+            return Ok(ids);
+        }
+        let mut ids = SCRATCH.with(|cell| match cell.try_borrow_mut() {
+            Ok(mut scratch) => self.plain_ids(text, &mut scratch),
+            Err(_) => self.plain_ids(text, &mut Scratch::default()),
+        })?;
         self.rewrite_ids(&mut ids, options)?;
         Ok(ids)
     }
 
+    /// The ids of the best segmentation of `text` (no sampling).
+    fn plain_ids(&self, text: &str, scratch: &mut Scratch) -> Result<Vec<u32>> {
+        let Scratch { normalized, spans, viterbi, tokens } = scratch;
+        self.normalizer.normalize_into(text, normalized);
+        // Always valid for `&str` input (whole characters and validated replacements are copied).
+        let normalized: std::borrow::Cow<str> = match std::str::from_utf8(normalized) {
+            Ok(text) => std::borrow::Cow::Borrowed(text),
+            Err(_) => String::from_utf8_lossy(normalized),
+        };
+        match (self.kind, &self.unigram) {
+            (ModelType::Unigram, Some(index)) => model::encode_unigram_into(&self.vocab, index, &normalized, viterbi, spans),
+            (ModelType::Bpe, _) if self.vocab.words_are_independent => model::encode_bpe_words(&self.vocab, &normalized, self.cache_id, tokens, spans),
+            _ => *spans = self.segment(&normalized, &EncodeOptions::default(), &mut || 1.0)?,
+        }
+        Ok(self.ids_of(&normalized, spans))
+    }
+
     /// The ids of a segmentation, with byte fallback and unknown-run merging applied (the ids
     /// that `populate` would give).
-    fn ids_of(&self, normalized: &Normalized, spans: &[Span]) -> Vec<u32> {
+    fn ids_of(&self, normalized: &str, spans: &[Span]) -> Vec<u32> {
         let mut ids = Vec::with_capacity(spans.len() + 2);
         let mut prev_unk = false;
         for span in spans {
             let is_unk = span.id == self.vocab.unk_id;
             match (&self.vocab.byte_ids, is_unk) {
-                (Some(bytes), true) => ids.extend(normalized.text.as_bytes()[span.start..span.end].iter().map(|&b| bytes[b as usize])),
+                (Some(bytes), true) => ids.extend(normalized.as_bytes()[span.start..span.end].iter().map(|&b| bytes[b as usize])),
                 _ if is_unk && prev_unk => {}
                 _ => ids.push(span.id),
             }
