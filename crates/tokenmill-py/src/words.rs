@@ -192,8 +192,11 @@ impl<'py, 'a> TokenListBuilder<'py, 'a> {
     }
 
     fn int(&self, value: usize) -> PyResult<Bound<'py, PyAny>> {
+        // PyLong_FromLong has CPython's fast path for one-digit ints (below 2**30), which
+        // PyLong_FromSize_t lacks; a char offset always fits a C long on the platforms we build.
+        let value = std::os::raw::c_long::try_from(value).map_err(|_| pyo3::exceptions::PyOverflowError::new_err("offset too large"))?;
         // SAFETY: a fresh reference from the C API, NULL turned into the pending exception.
-        unsafe { Bound::from_owned_ptr_or_err(self.py, pyo3::ffi::PyLong_FromSize_t(value)) }
+        unsafe { Bound::from_owned_ptr_or_err(self.py, pyo3::ffi::PyLong_FromLong(value)) }
     }
 
     fn push(&mut self, tokens: &[WordToken]) -> PyResult<()> {
