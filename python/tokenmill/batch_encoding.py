@@ -30,6 +30,7 @@ not make sense, :class:`tokenmill.InputTypeError` for text that is not a str (or
 from __future__ import annotations
 
 from collections import UserDict
+from collections.abc import Sequence
 from typing import Any, NamedTuple, Optional
 
 from tokenmill import _native
@@ -52,6 +53,26 @@ class TokenSpan(NamedTuple):
 
     start: int
     end: int
+
+
+class _Rows(Sequence):
+    """The :class:`tokenmill.Encoding` of every row of a native ``EncodingBatch``, each made on
+    first access (and then kept, so a row is always the same object)."""
+
+    def __init__(self, batch):
+        self._batch = batch
+        self._made = [None] * len(batch)
+
+    def __len__(self) -> int:
+        return len(self._made)
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        encoding = self._made[index]
+        if encoding is None:
+            encoding = self._made[index] = self._batch[index]
+        return encoding
 
 
 class BatchEncoding(UserDict):
@@ -85,7 +106,7 @@ class BatchEncoding(UserDict):
             raise AttributeError(item) from None
 
     def __getstate__(self):
-        return {"data": self.data, "encodings": self._encodings, "n_sequences": self._n_sequences}
+        return {"data": self.data, "encodings": self.encodings, "n_sequences": self._n_sequences}
 
     def __setstate__(self, state):
         self.data = state["data"]
@@ -95,6 +116,8 @@ class BatchEncoding(UserDict):
     @property
     def encodings(self) -> Optional[list]:
         """The :class:`tokenmill.Encoding` of every row."""
+        if isinstance(self._encodings, _Rows):
+            self._encodings = list(self._encodings)
         return self._encodings
 
     @property
@@ -345,20 +368,6 @@ def tokenizer_call(
         padding_params["length"] = max_length if padding == "max_length" else None
         padding_params["pad_to_multiple_of"] = pad_to_multiple_of
 
-    encodings = tokenizer.encode_batch_with(
-        batch,
-        is_pretokenized=is_split_into_words,
-        add_special_tokens=add_special_tokens,
-        truncation=truncation_params,
-        padding=padding_params,
-    )
-
-    rows, row_sample = [], []
-    for sample, encoding in enumerate(encodings):
-        group = [encoding] + (encoding.overflowing if return_overflowing_tokens else [])
-        rows += group
-        row_sample += [sample] * len(group)
-
     fields = ["input_ids"]
     if return_token_type_ids is None:
         return_token_type_ids = _uses_segments(tokenizer)
@@ -371,32 +380,51 @@ def tokenizer_call(
     if return_offsets_mapping:
         fields.append("offset_mapping")
 
-    data = None
     if return_tensors is not None:
         if return_tensors != "np":
             raise _native.InvalidArgumentError(f"return_tensors={return_tensors!r} is not supported: use 'np' or None")
-        data = type(tokenizer)._stack_encodings(rows, fields)
+        # One native call encodes, pads and fills the arrays in parallel without the GIL; the
+        # rows' Encoding objects are only made when asked for.
+        data, native_rows, row_sample = tokenizer._encode_to_arrays(
+            batch, is_split_into_words, add_special_tokens, truncation_params, padding_params, fields, return_overflowing_tokens
+        )
         if data is None:
             raise _native.InvalidArgumentError(
                 "cannot make tensors: rows have different lengths; use padding=True and/or truncation=True"
             )
-    else:
-        getters = {
-            "input_ids": lambda e: e.ids,
-            "token_type_ids": lambda e: e.type_ids,
-            "attention_mask": lambda e: e.attention_mask,
-            "special_tokens_mask": lambda e: e.special_tokens_mask,
-            "offset_mapping": lambda e: e.offsets,
-        }
-        data = {field: [getters[field](e) for e in rows] for field in fields}
+        rows = _Rows(native_rows)
+        if return_length:
+            data["length"] = [data["input_ids"].shape[1]] * len(rows)
+        if return_overflowing_tokens:
+            data["overflow_to_sample_mapping"] = row_sample
+        return BatchEncoding(data, rows).convert_to_tensors(return_tensors)
+
+    encodings = tokenizer.encode_batch_with(
+        batch,
+        is_pretokenized=is_split_into_words,
+        add_special_tokens=add_special_tokens,
+        truncation=truncation_params,
+        padding=padding_params,
+    )
+    rows, row_sample = [], []
+    for sample, encoding in enumerate(encodings):
+        group = [encoding] + (encoding.overflowing if return_overflowing_tokens else [])
+        rows += group
+        row_sample += [sample] * len(group)
+    getters = {
+        "input_ids": lambda e: e.ids,
+        "token_type_ids": lambda e: e.type_ids,
+        "attention_mask": lambda e: e.attention_mask,
+        "special_tokens_mask": lambda e: e.special_tokens_mask,
+        "offset_mapping": lambda e: e.offsets,
+    }
+    data = {field: [getters[field](e) for e in rows] for field in fields}
     if return_length:
         data["length"] = [len(e) for e in rows]
     if return_overflowing_tokens:
         data["overflow_to_sample_mapping"] = row_sample
     result = BatchEncoding(data, rows)
-    if return_tensors is not None:
-        result.convert_to_tensors(return_tensors)
-    elif not is_batched and not return_overflowing_tokens:
+    if not is_batched and not return_overflowing_tokens:
         result = BatchEncoding(
             {k: (v[0] if len(v) > 0 and isinstance(v[0], list) else v) for k, v in result.data.items()}, rows
         )

@@ -19,8 +19,10 @@ into the given ``str``; every non-whitespace character is covered by exactly one
 by default; ``train`` learns abbreviations, collocations and sentence starters from raw text the
 way NLTK's ``PunktTrainer`` does, and ``save`` / ``load`` keep them as JSON.
 
-Chinese and Japanese word segmentation (texts without spaces) is not part of this module yet:
-``WordTokenizer`` gives one token per ideograph there.
+``ChineseSegmenter`` segments Chinese (and, as ``JapaneseSegmenter``, Japanese) text, which has
+no spaces between words: a dictionary with frequencies, the maximum-probability path through the
+graph of dictionary words, and a character-level HMM for unknown words — jieba's method, reading
+jieba's dictionary format. ``WordTokenizer("zh")`` and ``WordTokenizer("ja")`` use it.
 """
 from __future__ import annotations
 
@@ -73,10 +75,78 @@ fresh NLTK ``PunktTrainer``).
 - ``save(path)`` / ``SentenceSplitter.load(path)``, ``to_json()`` / ``from_json(s)``.
 """
 
+ChineseSegmenter = _native_module.ChineseSegmenter
+ChineseSegmenter.__doc__ = """ChineseSegmenter(dictionary=None, hmm=None, numbers=True, language="zh")
+
+Word segmentation for Chinese (and Japanese) text: a dictionary of words with frequencies, the
+maximum-probability path through the graph of the dictionary words found in the text, and a
+character-level BMES hidden Markov model that re-cuts runs of characters the dictionary leaves
+as single characters (jieba's method). Numbers (ASCII and fullwidth, with decimal points and
+percent), Latin words, runs of dashes and ellipses are kept whole by rule; whitespace separates.
+
+- ``dictionary``: ``None`` for the built-in word list (Chinese: the headwords of CC-CEDICT,
+  CC BY-SA 4.0, shipped with tokenmill — nothing to download; Japanese: none), or the path of
+  a main dictionary in jieba's format (``word [freq] [tag]`` per line, a missing frequency
+  counts as 1); the HMM is then trained from that dictionary's words, weighted by frequency.
+- ``hmm``: re-cut unknown words with the HMM (default: True for Chinese, False for Japanese).
+- ``numbers``: number + suffix words (１９９８年, ２０５．１万) where the dictionary has such
+  words, and runs of Chinese numerals (二○○一年).
+- ``language``: "zh" or "ja" (Japanese: runs of one character type — kanji, hiragana,
+  katakana — are candidate words besides the dictionary's, and there is no HMM by default).
+
+Scoring, as jieba: a dictionary word scores ``ln(freq) - ln(total)``, any other piece
+``-ln(total)``; the path with the highest sum wins, and among equal scores the path whose first
+word is longer (jieba's tie rule). On the same dictionary, with ``hmm=False`` and
+``numbers=False``, runs of Han characters come out exactly as ``jieba.cut(HMM=False)``.
+
+Methods: ``cut(text) -> list[str]``, ``cut_with_offsets(text) -> list[(word, start, end)]``
+(character offsets), ``cut_batch(texts)``, ``cut_with_offsets_batch(texts)`` (parallel, GIL
+released); ``load_dictionary(path)`` adds a user dictionary in jieba's format (as
+``jieba.load_userdict``: a word without frequency gets ``suggest_freq(word)``, the frequency
+that makes it win over its current cut; malformed lines raise ``FormatError`` naming file and
+line); ``add_word(word, freq=None)``, ``del_word(word)``, ``suggest_freq(word)``, ``freq(word)``,
+``word in segmenter``, ``len(segmenter)``;
+``train(files, format="segmented")`` replaces words and HMM with those learned from files —
+``"segmented"``: one sentence per line, words separated by spaces (word counts and HMM
+statistics); ``"words"``: a word list in jieba's format (a missing frequency counts as 1);
+``train_from_iterator(lines, format=...)``; ``save(path)`` / ``ChineseSegmenter.load(path)``,
+``to_json()`` / ``from_json(s)`` (pickling works too); ``ChineseSegmenter.empty(language)``.
+"""
+
+
+class JapaneseSegmenter(ChineseSegmenter):
+    """JapaneseSegmenter(dictionary=None, hmm=False, numbers=True)
+
+    ``ChineseSegmenter`` with ``language="ja"``: candidate words are the dictionary's (a
+    user-supplied jieba-format file, or ``load_dictionary`` / ``add_word`` / ``train``) plus runs
+    of one character type (kanji, hiragana, katakana); numbers and Latin words by rule. With no
+    dictionary, text is cut at changes of character type.
+    """
+
+    def __new__(cls, dictionary=None, hmm=False, numbers=True):
+        return super().__new__(cls, dictionary, hmm, numbers, "ja")
+
+
+_DEFAULT_WORD_LISTS = {"zh": "cc_cedict_words.txt.gz"}
+
+
+def _default_word_list(language: str) -> Optional[str]:
+    """The built-in word list of a language (one word per line), or None (called by the native
+    module once per process)."""
+    name = _DEFAULT_WORD_LISTS.get(language)
+    if name is None:
+        return None
+    import gzip
+
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "zh", name)
+    with open(path, "rb") as f:
+        return gzip.decompress(f.read()).decode("utf-8")
+
+
 char_ngrams = _native_module.char_ngrams
 LANGUAGES: Tuple[str, ...] = tuple(_native_module.LANGUAGES)
 
-__all__ = ["WordTokenizer", "SentenceSplitter", "char_ngrams", "evaluate", "Scores", "LANGUAGES"]
+__all__ = ["WordTokenizer", "SentenceSplitter", "ChineseSegmenter", "JapaneseSegmenter", "char_ngrams", "evaluate", "Scores", "LANGUAGES"]
 
 
 @dataclass(frozen=True)
@@ -288,7 +358,7 @@ def evaluate(
 ) -> Scores:
     """Precision / recall / F1 of word boundaries against gold data, for any tokenizer.
 
-    ``tokenizer``: a ``WordTokenizer`` or any callable taking a sentence and returning tokens —
+    ``tokenizer``: a ``WordTokenizer``, a ``ChineseSegmenter`` or any callable taking a sentence and returning tokens —
     strings (located in the text left to right; PTB spellings `` '' -LRB- are understood) or
     ``(token, start, end)`` tuples with character offsets.
     ``gold``: one path or several. ``format``: "conllu" (Universal Dependencies: the ``# text``
@@ -310,6 +380,8 @@ def evaluate(
     texts = [s[0] for s in sentences]
     if isinstance(tokenizer, WordTokenizer):
         predictions: List[Sequence] = tokenizer.tokenize_with_offsets_batch(texts)
+    elif isinstance(tokenizer, ChineseSegmenter):
+        predictions = tokenizer.cut_with_offsets_batch(texts)
     else:
         predictions = [tokenizer(t) for t in texts]
     correct = predicted = gold_count = 0

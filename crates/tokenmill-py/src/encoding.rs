@@ -203,3 +203,44 @@ impl PyEncoding {
         self.encoding.truncate(max_length, stride, direction).py()
     }
 }
+
+/// The encodings of a batch, kept natively (what ``tok(..., return_tensors="np")`` returns
+/// with its arrays): an :class:`Encoding` is made for a row only when it is asked for, and the
+/// batch is freed in parallel. Indexing gives a copy of the row's encoding.
+#[pyclass(module = "tokenmill", name = "EncodingBatch", frozen)]
+pub struct PyEncodingBatch {
+    rows: Vec<Encoding>,
+}
+
+impl PyEncodingBatch {
+    pub(crate) fn new(rows: Vec<Encoding>) -> Self {
+        PyEncodingBatch { rows }
+    }
+}
+
+#[pymethods]
+impl PyEncodingBatch {
+    fn __len__(&self) -> usize {
+        self.rows.len()
+    }
+
+    /// The :class:`Encoding` of row ``index`` (negative indexes count from the end).
+    fn __getitem__(&self, index: isize) -> PyResult<PyEncoding> {
+        let position = if index < 0 { index + self.rows.len() as isize } else { index };
+        usize::try_from(position)
+            .ok()
+            .and_then(|i| self.rows.get(i))
+            .map(|e| PyEncoding::from(e.clone()))
+            .ok_or_else(|| pyo3::exceptions::PyIndexError::new_err(format!("row {index} of a batch of {}", self.rows.len())))
+    }
+
+    fn __repr__(&self) -> String {
+        format!("EncodingBatch(rows={})", self.rows.len())
+    }
+}
+
+impl Drop for PyEncodingBatch {
+    fn drop(&mut self) {
+        tokenmill_core::utils::parallel::drop_all(std::mem::take(&mut self.rows));
+    }
+}

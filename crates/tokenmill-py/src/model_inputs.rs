@@ -1,10 +1,13 @@
 //! Model inputs from the bindings: truncation / padding settings given as dicts (the shape of
 //! ``Tokenizer.truncation`` / ``Tokenizer.padding``), and encodings stacked into NumPy arrays
 //! without a Python object per token.
+use std::borrow::Borrow;
+
 use numpy::{PyArray1, PyArrayMethods};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use tokenmill_core::tokenizer::Encoding;
+use tokenmill_core::utils::parallel;
 use tokenmill_core::utils::padding::{PaddingDirection, PaddingParams, PaddingStrategy};
 use tokenmill_core::utils::truncation::{TruncationDirection, TruncationParams, TruncationStrategy};
 
@@ -73,36 +76,105 @@ pub(crate) fn padding_from_dict(dict: &Bound<'_, PyDict>) -> PyResult<PaddingPar
     })
 }
 
-/// The per-token fields an encoding can be stacked by.
-fn field_values<'e>(encoding: &'e Encoding, field: &str) -> PyResult<Box<dyn Iterator<Item = i64> + 'e>> {
-    let as_i64 = |v: &'e [u32]| Box::new(v.iter().map(|&x| x as i64)) as Box<dyn Iterator<Item = i64>>;
-    Ok(match field {
-        "input_ids" => as_i64(&encoding.ids),
-        "token_type_ids" => as_i64(&encoding.type_ids),
-        "attention_mask" => as_i64(&encoding.attention_mask),
-        "special_tokens_mask" => as_i64(&encoding.special_tokens_mask),
-        "offset_mapping" => Box::new(encoding.offsets.iter().flat_map(|&(s, e)| [s as i64, e as i64])),
-        other => return Err(InvalidArgumentError::new_err(format!("unknown encoding field {other:?}"))),
-    })
+/// A per-token field of an encoding that can be stacked into an array.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Field {
+    InputIds,
+    TokenTypeIds,
+    AttentionMask,
+    SpecialTokensMask,
+    OffsetMapping,
+}
+
+impl Field {
+    fn from_name(name: &str) -> PyResult<Field> {
+        Ok(match name {
+            "input_ids" => Field::InputIds,
+            "token_type_ids" => Field::TokenTypeIds,
+            "attention_mask" => Field::AttentionMask,
+            "special_tokens_mask" => Field::SpecialTokensMask,
+            "offset_mapping" => Field::OffsetMapping,
+            other => return Err(InvalidArgumentError::new_err(format!("unknown encoding field {other:?}"))),
+        })
+    }
+
+    /// Values per token (2 for offsets: start and end).
+    fn width(self) -> usize {
+        if self == Field::OffsetMapping { 2 } else { 1 }
+    }
+
+    /// Writes this field of `encoding` into `out` (`width()` values per token).
+    fn write(self, encoding: &Encoding, out: &mut [i64]) {
+        let copy = |values: &[u32], out: &mut [i64]| out.iter_mut().zip(values).for_each(|(o, &v)| *o = i64::from(v));
+        match self {
+            Field::InputIds => copy(&encoding.ids, out),
+            Field::TokenTypeIds => copy(&encoding.type_ids, out),
+            Field::AttentionMask => copy(&encoding.attention_mask, out),
+            Field::SpecialTokensMask => copy(&encoding.special_tokens_mask, out),
+            Field::OffsetMapping => out.chunks_exact_mut(2).zip(&encoding.offsets).for_each(|(o, &(s, e))| {
+                o[0] = s as i64;
+                o[1] = e as i64;
+            }),
+        }
+    }
+}
+
+/// `fields` of `encodings` stacked, without the GIL: per field its name and the values of every
+/// row one after the other (rows filled in parallel), or None when the encodings differ in
+/// length. See `stacked_into_arrays` for the arrays.
+pub(crate) struct Stacked {
+    rows: usize,
+    length: usize,
+    fields: Vec<(String, Field, Vec<i64>)>,
+}
+
+/// Checks the field names (so that a bad name fails before any work).
+pub(crate) fn check_fields(fields: &[String]) -> PyResult<()> {
+    fields.iter().try_for_each(|f| Field::from_name(f).map(drop))
+}
+
+/// Stacks `fields` of `encodings` (names already checked with `check_fields`); None when the
+/// encodings differ in length. Needs no GIL.
+pub(crate) fn stack_values<E: Borrow<Encoding> + Sync>(encodings: &[E], fields: &[String]) -> Option<Stacked> {
+    let length = encodings.first().map_or(0, |e| e.borrow().len());
+    if encodings.iter().any(|e| e.borrow().len() != length) {
+        return None;
+    }
+    let fields = fields
+        .iter()
+        .filter_map(|name| Field::from_name(name).ok().map(|f| (name.clone(), f)))
+        .map(|(name, field)| {
+            let row_len = length * field.width();
+            let mut values = vec![0i64; encodings.len() * row_len];
+            parallel::for_each_with_chunk(encodings, &mut values, row_len, |e, row| field.write(e.borrow(), row));
+            (name, field, values)
+        })
+        .collect();
+    Some(Stacked { rows: encodings.len(), length, fields })
+}
+
+/// The stacked values as int64 NumPy arrays of shape ``(rows, length)`` (plus a last axis of 2
+/// for ``offset_mapping``), in a dict by field name. The vectors become the arrays' buffers.
+pub(crate) fn stacked_into_arrays(py: Python<'_>, stacked: Stacked) -> PyResult<Bound<'_, PyDict>> {
+    let out = PyDict::new(py);
+    for (name, field, values) in stacked.fields {
+        let array = PyArray1::from_vec(py, values);
+        let array = if field.width() == 2 {
+            array.reshape([stacked.rows, stacked.length, 2])?.into_any()
+        } else {
+            array.reshape([stacked.rows, stacked.length])?.into_any()
+        };
+        out.set_item(name, array)?;
+    }
+    Ok(out)
 }
 
 /// `fields` of `encodings` as int64 arrays of shape ``(len(encodings), length)`` (plus a last
 /// axis of 2 for ``offset_mapping``), or None when the encodings differ in length.
 pub(crate) fn stack<'py>(py: Python<'py>, encodings: &[&Encoding], fields: &[String]) -> PyResult<Option<Bound<'py, PyDict>>> {
-    let length = encodings.first().map_or(0, |e| e.len());
-    if encodings.iter().any(|e| e.len() != length) {
-        return Ok(None);
+    check_fields(fields)?;
+    match py.allow_threads(|| stack_values(encodings, fields)) {
+        Some(stacked) => Ok(Some(stacked_into_arrays(py, stacked)?)),
+        None => Ok(None),
     }
-    let out = PyDict::new(py);
-    for field in fields {
-        let width = if field == "offset_mapping" { 2 } else { 1 };
-        let mut flat = Vec::with_capacity(encodings.len() * length * width);
-        for e in encodings {
-            flat.extend(field_values(e, field)?);
-        }
-        let array = PyArray1::from_vec(py, flat);
-        let array = if width == 2 { array.reshape([encodings.len(), length, 2])?.into_any() } else { array.reshape([encodings.len(), length])?.into_any() };
-        out.set_item(field, array)?;
-    }
-    Ok(Some(out))
 }

@@ -8,7 +8,6 @@ use numpy::{IntoPyArray, PyArray1};
 use pyo3::exceptions::PyUnicodeEncodeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyIterator, PyList, PyString, PyTuple};
-use rayon::prelude::*;
 use tokenmill_core::decoders::DecoderWrapper;
 use tokenmill_core::models::ModelWrapper;
 use tokenmill_core::normalizers::NormalizerWrapper;
@@ -16,12 +15,15 @@ use tokenmill_core::pre_tokenizers::PreTokenizerWrapper;
 use tokenmill_core::processors::PostProcessorWrapper;
 use tokenmill_core::tokenizer::{AddedToken, EncodeInput, InputSequence, OffsetType, Tokenizer};
 use tokenmill_core::trainers::progress::Progress;
+use tokenmill_core::utils::parallel;
 use tokenmill_core::utils::padding::{PaddingDirection, PaddingParams, PaddingStrategy};
 use tokenmill_core::utils::truncation::{TruncationDirection, TruncationParams, TruncationStrategy};
 use tokenmill_core::trainers::{BpeTrainer, TrainerWrapper, WordPieceTrainer};
 
-use crate::encoding::PyEncoding;
-use crate::model_inputs::{extract_ids, non_negative, padding_from_dict, stack, truncation_from_dict};
+use crate::encoding::{PyEncoding, PyEncodingBatch};
+use crate::model_inputs::{
+    check_fields, extract_ids, non_negative, padding_from_dict, stack, stack_values, stacked_into_arrays, truncation_from_dict,
+};
 use crate::errors::{input_type_error, InvalidArgumentError, ToPyResult};
 use crate::shared::{Node, Sequenced, Shared, Versioned};
 use crate::{decoders, models, normalizers, pre_tokenizers, processors, trainers};
@@ -914,10 +916,8 @@ impl PyTokenizer {
         let texts: Vec<String> = texts.try_iter()?.map(|t| extract_text(&t?)).collect::<PyResult<_>>()?;
         let (ids, boundaries) = self
             .with_pipeline(py, |tokenizer| -> tokenmill_core::Result<(Vec<u32>, Vec<i64>)> {
-                let per_text: Vec<Vec<u32>> = texts
-                    .par_iter()
-                    .map(|t| tokenizer.encode_ids(t.as_str(), add_special_tokens))
-                    .collect::<tokenmill_core::Result<_>>()?;
+                let encode = |t: &String| tokenizer.encode_ids(t.as_str(), add_special_tokens);
+                let per_text: Vec<Vec<u32>> = parallel::map_ref_collect::<_, _, tokenmill_core::Result<_>>(&texts, encode)?;
                 let mut boundaries = Vec::with_capacity(per_text.len() + 1);
                 boundaries.push(0i64);
                 let mut ids = Vec::with_capacity(per_text.iter().map(Vec::len).sum());
@@ -1012,6 +1012,48 @@ impl PyTokenizer {
         })
     }
 
+    /// The ``tok(..., return_tensors="np")`` path (see ``tokenmill.batch_encoding``): encodes a
+    /// batch like :meth:`encode_batch_with`, takes every encoding as a row (followed by its
+    /// overflowing windows when ``with_overflowing``), and stacks ``fields`` of the rows into
+    /// int64 NumPy arrays, all without the GIL and in parallel (the arrays are filled row by row
+    /// on the pool's threads and handed to NumPy without a copy).
+    ///
+    /// Returns:
+    ///     ``(arrays, rows, row_sample)``: a dict of arrays by field name (None when the rows
+    ///     differ in length), the rows as an :class:`EncodingBatch`, and the input index of every
+    ///     row.
+    #[pyo3(signature = (input, is_pretokenized, add_special_tokens, truncation, padding, fields, with_overflowing))]
+    #[allow(clippy::too_many_arguments)]
+    fn _encode_to_arrays<'py>(
+        &self,
+        py: Python<'py>,
+        input: &Bound<'py, PyAny>,
+        is_pretokenized: bool,
+        add_special_tokens: bool,
+        truncation: Option<&Bound<'py, PyDict>>,
+        padding: Option<&Bound<'py, PyDict>>,
+        fields: Vec<String>,
+        with_overflowing: bool,
+    ) -> PyResult<(Option<Bound<'py, PyDict>>, PyEncodingBatch, Vec<usize>)> {
+        check_fields(&fields)?;
+        let truncation = truncation.map(truncation_from_dict).transpose()?;
+        let padding = padding.map(padding_from_dict).transpose()?;
+        let inputs: Vec<EncodeInput<'static>> =
+            input.try_iter()?.map(|item| extract_batch_item(&item?, is_pretokenized)).collect::<PyResult<_>>()?;
+        let (stacked, rows, row_sample) = self
+            .with_pipeline(py, |t| -> tokenmill_core::Result<_> {
+                let encodings = t.encode_batch_with(inputs, add_special_tokens, OffsetType::Char, truncation.as_ref(), padding.as_ref())?;
+                let (rows, row_sample) = if with_overflowing { rows_with_overflowing(encodings) } else {
+                    let samples = (0..encodings.len()).collect();
+                    (encodings, samples)
+                };
+                Ok((stack_values(&rows, &fields), rows, row_sample))
+            })?
+            .py()?;
+        let arrays = stacked.map(|s| stacked_into_arrays(py, s)).transpose()?;
+        Ok((arrays, PyEncodingBatch::new(rows), row_sample))
+    }
+
     /// ``fields`` of ``encodings`` stacked into int64 NumPy arrays (``offset_mapping`` gets a
     /// last axis of 2), or None when the encodings differ in length.
     #[staticmethod]
@@ -1032,6 +1074,20 @@ impl PyTokenizer {
         let out = self.pipeline(py)?.post_process(encoding.encoding.clone(), pair.map(|p| p.encoding.clone()), add_special_tokens).py()?;
         Ok(out.into())
     }
+}
+
+/// Each encoding followed by copies of its overflowing windows (the encoding keeps its own), and
+/// the input index of every row.
+fn rows_with_overflowing(encodings: Vec<tokenmill_core::tokenizer::Encoding>) -> (Vec<tokenmill_core::tokenizer::Encoding>, Vec<usize>) {
+    let mut rows = Vec::with_capacity(encodings.len());
+    let mut samples = Vec::with_capacity(encodings.len());
+    for (sample, encoding) in encodings.into_iter().enumerate() {
+        let windows = encoding.overflowing.clone();
+        samples.extend(std::iter::repeat(sample).take(1 + windows.len()));
+        rows.push(encoding);
+        rows.extend(windows);
+    }
+    (rows, samples)
 }
 
 /// `(attached, value)` for a component given from Python, `(None, None)` for None.
@@ -1156,6 +1212,7 @@ impl Iterator for PySequences {
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyTokenizer>()?;
     m.add_class::<PyEncoding>()?;
+    m.add_class::<PyEncodingBatch>()?;
     m.add_class::<PyAddedToken>()?;
     Ok(())
 }

@@ -16,6 +16,8 @@ use tokenmill_core::Error;
 
 use crate::errors::ToPyResult;
 
+mod segmenter;
+
 /// A Python `str` as UTF-8; `lossy` when lone surrogates had to be replaced by U+FFFD.
 struct Text<'a> {
     text: Cow<'a, str>,
@@ -56,11 +58,16 @@ fn texts_of<'a>(texts: &'a [Bound<'_, PyString>]) -> PyResult<Vec<Text<'a>>> {
 #[derive(Clone)]
 pub struct PyWordTokenizer {
     inner: core::WordTokenizer,
+    /// Chinese / Japanese: the dictionary segmenter does the work (see `segmenter`).
+    segmenter: Option<std::sync::Arc<core::Segmenter>>,
 }
 
 impl PyWordTokenizer {
     fn tokens(&self, text: &str) -> Vec<WordToken> {
-        self.inner.tokenize(text)
+        match &self.segmenter {
+            Some(s) => s.cut(text),
+            None => self.inner.tokenize(text),
+        }
     }
 
     fn to_strings<'py>(&self, py: Python<'py>, original: &Bound<'py, PyString>, text: &Text<'_>, tokens: &[WordToken]) -> PyResult<Bound<'py, PyList>> {
@@ -140,6 +147,7 @@ struct TokenListBuilder<'py, 'a> {
 /// map keyed by `&str` compares against the word's first occurrence far back in the text (a
 /// cache miss per token on a long text). A collision just replaces the slot.
 struct StringCache<'py> {
+    bits: u32,
     slots: Vec<CacheSlot<'py>>,
 }
 
@@ -152,8 +160,11 @@ const CACHE_BITS: u32 = 13;
 const CACHE_MAX_BYTES: usize = 16;
 
 impl<'py> StringCache<'py> {
-    fn new() -> Self {
-        StringCache { slots: (0..1 << CACHE_BITS).map(|_| CacheSlot { key: (0, 0, 0), string: None }).collect() }
+    /// Sized for the expected number of tokens (at most 2^CACHE_BITS slots): a short text
+    /// (one line, one sentence) must not pay for clearing and dropping 8,192 slots per call.
+    fn new(expected_tokens: usize) -> Self {
+        let bits = (expected_tokens.max(32).next_power_of_two().trailing_zeros() + 1).min(CACHE_BITS);
+        StringCache { bits, slots: (0..1usize << bits).map(|_| CacheSlot { key: (0, 0, 0), string: None }).collect() }
     }
 
     fn get(&mut self, py: Python<'py>, s: &str) -> Bound<'py, PyString> {
@@ -166,7 +177,7 @@ impl<'py> StringCache<'py> {
         let [a, b] = [0, 8].map(|i| u64::from_le_bytes([buf[i], buf[i + 1], buf[i + 2], buf[i + 3], buf[i + 4], buf[i + 5], buf[i + 6], buf[i + 7]]));
         let key = (a, b, bytes.len());
         let hash = (a ^ b.rotate_left(31) ^ ((bytes.len() as u64) << 56)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        let slot = &mut self.slots[(hash >> (64 - CACHE_BITS)) as usize];
+        let slot = &mut self.slots[(hash >> (64 - self.bits)) as usize];
         match &slot.string {
             Some(cached) if slot.key == key => cached.clone(),
             _ => {
@@ -185,15 +196,18 @@ impl<'py, 'a> TokenListBuilder<'py, 'a> {
             text,
             with_offsets,
             offsets: CharOffsets::new(text),
-            strings: StringCache::new(),
+            strings: StringCache::new(expected_tokens),
             items: Vec::with_capacity(expected_tokens),
             last_end: None,
         }
     }
 
     fn int(&self, value: usize) -> PyResult<Bound<'py, PyAny>> {
+        // PyLong_FromLong has CPython's fast path for one-digit ints (below 2**30), which
+        // PyLong_FromSize_t lacks; a char offset always fits a C long on the platforms we build.
+        let value = std::os::raw::c_long::try_from(value).map_err(|_| pyo3::exceptions::PyOverflowError::new_err("offset too large"))?;
         // SAFETY: a fresh reference from the C API, NULL turned into the pending exception.
-        unsafe { Bound::from_owned_ptr_or_err(self.py, pyo3::ffi::PyLong_FromSize_t(value)) }
+        unsafe { Bound::from_owned_ptr_or_err(self.py, pyo3::ffi::PyLong_FromLong(value)) }
     }
 
     fn push(&mut self, tokens: &[WordToken]) -> PyResult<()> {
@@ -295,7 +309,7 @@ fn char_span_arrays(tokenizer: &core::WordTokenizer, text: &str) -> (Vec<i64>, V
 impl PyWordTokenizer {
     #[new]
     #[pyo3(signature = (language="en", penn_treebank=false, split_clitics=true, abbreviations=None, rules=None))]
-    fn new(language: &str, penn_treebank: bool, split_clitics: bool, abbreviations: Option<Vec<String>>, rules: Option<&str>) -> PyResult<Self> {
+    fn new(py: Python<'_>, language: &str, penn_treebank: bool, split_clitics: bool, abbreviations: Option<Vec<String>>, rules: Option<&str>) -> PyResult<Self> {
         let mut rules = match rules {
             Some(json) => LanguageRules::from_json(json).py()?,
             None => LanguageRules::for_language(language),
@@ -304,7 +318,8 @@ impl PyWordTokenizer {
             rules.abbreviations.extend(extra);
         }
         let options = WordTokenizerOptions { penn_treebank, keep_clitics: !split_clitics };
-        Ok(PyWordTokenizer { inner: core::WordTokenizer::new(rules, options).py()? })
+        let segmenter = segmenter::for_language(py, &rules.language)?;
+        Ok(PyWordTokenizer { inner: core::WordTokenizer::new(rules, options).py()?, segmenter })
     }
 
     #[getter]
@@ -336,7 +351,7 @@ impl PyWordTokenizer {
 
     fn tokenize<'py>(&self, py: Python<'py>, text: &Bound<'py, PyString>) -> PyResult<Bound<'py, PyList>> {
         let t = text_of(text)?;
-        if !t.lossy {
+        if !t.lossy && self.segmenter.is_none() {
             return stream_token_list(py, &self.inner, &t.text, false);
         }
         let tokens = py.allow_threads(|| self.tokens(&t.text));
@@ -345,7 +360,7 @@ impl PyWordTokenizer {
 
     fn tokenize_with_offsets<'py>(&self, py: Python<'py>, text: &Bound<'py, PyString>) -> PyResult<Bound<'py, PyList>> {
         let t = text_of(text)?;
-        if !t.lossy {
+        if !t.lossy && self.segmenter.is_none() {
             return stream_token_list(py, &self.inner, &t.text, true);
         }
         let tokens = py.allow_threads(|| self.tokens(&t.text));
@@ -357,7 +372,13 @@ impl PyWordTokenizer {
     /// token i as it appears in the text, PTB spellings aside).
     fn tokenize_spans<'py>(&self, py: Python<'py>, text: &Bound<'py, PyString>) -> PyResult<(Bound<'py, PyArray1<i64>>, Bound<'py, PyArray1<i64>>)> {
         let t = text_of(text)?;
-        let (starts, ends) = py.allow_threads(|| char_span_arrays(&self.inner, &t.text));
+        let (starts, ends) = py.allow_threads(|| match &self.segmenter {
+            Some(segmenter) => {
+                let mut offsets = CharOffsets::new(&t.text);
+                segmenter.cut(&t.text).iter().map(|w| offsets.span(w.start, w.end)).map(|(s, e)| (s as i64, e as i64)).unzip()
+            }
+            None => char_span_arrays(&self.inner, &t.text),
+        });
         Ok((starts.into_pyarray(py), ends.into_pyarray(py)))
     }
 
@@ -396,8 +417,9 @@ impl PyWordTokenizer {
         (self.inner.rules().to_json(), o.penn_treebank, o.keep_clitics)
     }
 
-    fn __setstate__(&mut self, state: (String, bool, bool)) -> PyResult<()> {
+    fn __setstate__(&mut self, py: Python<'_>, state: (String, bool, bool)) -> PyResult<()> {
         let rules = LanguageRules::from_json(&state.0).py()?;
+        self.segmenter = segmenter::for_language(py, &rules.language)?;
         self.inner = core::WordTokenizer::new(rules, WordTokenizerOptions { penn_treebank: state.1, keep_clitics: state.2 }).py()?;
         Ok(())
     }
@@ -570,6 +592,7 @@ fn char_ngrams(py: Python<'_>, text: &Bound<'_, PyString>, k: usize, mark: &str)
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyWordTokenizer>()?;
     m.add_class::<PySentenceSplitter>()?;
+    segmenter::register(m)?;
     m.add_function(wrap_pyfunction!(char_ngrams, m)?)?;
     m.add("LANGUAGES", core::LANGUAGES.to_vec())?;
     Ok(())

@@ -36,16 +36,57 @@ pub fn lane(key: NgramKey, lane: usize) -> WordId {
 /// sort bytewise in code-point order, which is how Python compares strings.
 #[derive(Debug, Clone, Default)]
 pub struct Vocab {
-    /// Word → id. A plain hash map (not an `IndexSet`): a lookup touches the slot and the
-    /// word's bytes only, which matters since every token of the stream is looked up here.
-    ids: FxHashMap<Box<[u8]>, WordId>,
+    /// Words of up to 15 bytes → id, the word packed into the key with its length (see
+    /// `short_key`): a lookup hashes and compares two integers, with no pointer to follow and
+    /// no `memcmp` — every token of the stream is looked up here, and nearly all are short.
+    short_ids: FxHashMap<u128, WordId>,
+    /// Longer words → id.
+    long_ids: FxHashMap<Box<[u8]>, WordId>,
+    /// A direct-mapped cache in front of `short_ids` (`FRONT_SLOTS` slots of key and id+1, 0 =
+    /// empty): small enough to stay in cache, and frequent words (most tokens) hit it.
+    front: Vec<(u128, u32)>,
     /// Id → word.
     words: Vec<Box<[u8]>>,
 }
 
+/// A word of at most 15 bytes as one integer: its bytes, then its length in the top byte.
+#[inline]
+fn short_key(word: &[u8]) -> Option<u128> {
+    if word.len() > 15 {
+        return None;
+    }
+    let mut buf = [0u8; 16];
+    buf[..word.len()].copy_from_slice(word);
+    buf[15] = word.len() as u8;
+    Some(u128::from_le_bytes(buf))
+}
+
+const FRONT_BITS: u32 = 12;
+
 impl Vocab {
     pub fn intern(&mut self, word: &[u8]) -> Result<WordId> {
-        if let Some(&id) = self.ids.get(word) {
+        let short = short_key(word);
+        let slot = short.map(|key| {
+            if self.front.is_empty() {
+                self.front = vec![(0, 0); 1 << FRONT_BITS];
+            }
+            let hash = ((key as u64) ^ ((key >> 64) as u64).rotate_left(29)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+            (hash >> (64 - FRONT_BITS)) as usize
+        });
+        if let (Some(key), Some(slot)) = (short, slot) {
+            let (cached, id_plus_one) = self.front[slot];
+            if cached == key && id_plus_one != 0 {
+                return Ok(id_plus_one - 1);
+            }
+        }
+        let known = match short {
+            Some(key) => self.short_ids.get(&key),
+            None => self.long_ids.get(word),
+        };
+        if let Some(&id) = known {
+            if let (Some(key), Some(slot)) = (short, slot) {
+                self.front[slot] = (key, id + 1);
+            }
             return Ok(id);
         }
         let id = self.words.len();
@@ -55,13 +96,19 @@ impl Vocab {
                 WordId::MAX
             )));
         }
-        self.ids.insert(word.into(), id as WordId);
+        match short {
+            Some(key) => self.short_ids.insert(key, id as WordId),
+            None => self.long_ids.insert(word.into(), id as WordId),
+        };
         self.words.push(word.into());
         Ok(id as WordId)
     }
 
     pub fn get(&self, word: &[u8]) -> Option<WordId> {
-        self.ids.get(word).copied()
+        match short_key(word) {
+            Some(key) => self.short_ids.get(&key).copied(),
+            None => self.long_ids.get(word).copied(),
+        }
     }
 
     pub fn word(&self, id: WordId) -> &[u8] {
@@ -219,33 +266,41 @@ impl Table {
     }
 }
 
-/// Counts bigrams by sorting instead of hashing: each window pair is appended to a buffer as
-/// a packed `u64` key with its sequence number; a full buffer is radix-sorted and run-length
-/// counted, then merged into the distinct pairs counted so far (kept sorted by key). Every step
-/// is a sequential pass, where a hash table of a million bigrams costs a cache miss per pair.
-/// Memory: the buffer (fixed) plus one record per distinct bigram. The sort is stable, so the
-/// first record of each run is the pair's first occurrence, which gives NLTK's insertion order.
+/// Counts bigrams by sorting instead of hashing: each window pair is appended to a buffer; a
+/// full buffer is radix-sorted and run-length counted, then merged into the distinct pairs
+/// counted so far (kept sorted by key). Every step is a sequential pass, where a hash table of a
+/// million bigrams costs a cache miss per pair. Memory: the buffer (fixed) plus one record per
+/// distinct bigram. The sort is stable, so the first record of each run is the pair's first
+/// occurrence, which gives NLTK's insertion order.
 #[derive(Debug, Clone, Default)]
 struct PairCounter {
-    /// `(key, sequence number)` of the pairs not yet counted.
-    buffer: Vec<(u64, u64)>,
-    scratch: Vec<(u64, u64)>,
+    /// Pairs not yet counted, as `w1 << 32 | w2`.
+    buffer: Vec<u64>,
+    scratch: Vec<u64>,
     /// Distinct pairs so far, sorted by key.
     counted: Vec<PairCount>,
-    next_sequence: u64,
+    /// Sequence number of `buffer[0]`.
+    buffer_start: u64,
+    /// The largest word id in `buffer`.
+    max_id: u32,
     /// Buffer size; 0 means `PAIR_BUFFER` (tests use small buffers to exercise merging).
     limit: usize,
 }
 
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct PairCount {
     key: u64,
     count: u64,
     first: u64,
 }
 
-/// Pairs buffered before they are sorted and merged (16 bytes each).
+/// Pairs buffered before they are sorted and merged (8 bytes each).
 const PAIR_BUFFER: usize = 1 << 20;
+
+/// Bits needed to write `x` (at least 1).
+fn bit_width(x: u64) -> u32 {
+    (64 - x.leading_zeros()).max(1)
+}
 
 impl PairCounter {
     #[inline]
@@ -254,8 +309,8 @@ impl PairCounter {
         if self.buffer.capacity() == 0 {
             self.buffer.reserve_exact(limit);
         }
-        self.buffer.push(((w1 as u64) << 32 | w2 as u64, self.next_sequence));
-        self.next_sequence += 1;
+        self.buffer.push((w1 as u64) << 32 | w2 as u64);
+        self.max_id = self.max_id.max(w1).max(w2);
         if self.buffer.len() >= limit {
             self.flush();
         }
@@ -265,32 +320,61 @@ impl PairCounter {
         if self.buffer.is_empty() {
             return;
         }
-        radix_sort(&mut self.buffer, &mut self.scratch, |&(key, _)| key);
-        let mut runs: Vec<PairCount> = Vec::new();
-        for &(key, sequence) in &self.buffer {
-            match runs.last_mut() {
-                Some(run) if run.key == key => run.count += 1,
-                _ => runs.push(PairCount { key, count: 1, first: sequence }),
+        let runs = self.sorted_runs();
+        self.buffer_start += self.buffer.len() as u64;
+        self.buffer.clear();
+        self.max_id = 0;
+        self.counted = merge_counts(std::mem::take(&mut self.counted), runs);
+    }
+
+    /// The buffer's distinct pairs with their counts and first occurrences, sorted by key.
+    fn sorted_runs(&mut self) -> Vec<PairCount> {
+        let id_bits = bit_width(self.max_id as u64);
+        let index_bits = bit_width(self.buffer.len() as u64 - 1);
+        let mut runs: Vec<PairCount> = Vec::with_capacity(self.buffer.len());
+        let mut add = |key: u64, first: u64| match runs.last_mut() {
+            Some(run) if run.key == key => run.count += 1,
+            _ => runs.push(PairCount { key, count: 1, first }),
+        };
+        if 2 * id_bits + index_bits <= 64 {
+            // One u64 per record: w1, w2 and the position in the buffer, sorted on the ids.
+            let id_mask = (1u64 << id_bits) - 1;
+            for (i, record) in self.buffer.iter_mut().enumerate() {
+                let (w1, w2) = (*record >> 32, *record & 0xffff_ffff);
+                *record = (w1 << id_bits | w2) << index_bits | i as u64;
+            }
+            radix_sort(&mut self.buffer, &mut self.scratch, |&r| r >> index_bits);
+            for &record in &self.buffer {
+                let ids = record >> index_bits;
+                add((ids >> id_bits) << 32 | (ids & id_mask), self.buffer_start + (record & ((1u64 << index_bits) - 1)));
+            }
+        } else {
+            // Ids too large to pack with a position: sort (key, position) records.
+            let mut records: Vec<(u64, u64)> = self.buffer.iter().enumerate().map(|(i, &k)| (k, self.buffer_start + i as u64)).collect();
+            radix_sort(&mut records, &mut Vec::new(), |&(key, _)| key);
+            for (key, first) in records {
+                add(key, first);
             }
         }
-        self.buffer.clear();
-        self.counted = merge_counts(std::mem::take(&mut self.counted), runs);
+        runs
     }
 
     /// `(key, count)` of every distinct pair in first-occurrence order, keys packed as `pack`
     /// does (first word in the low lane).
     fn finish(mut self) -> Vec<(NgramKey, u64)> {
         self.flush();
+        let entry = |p: &PairCount| (pack(&[(p.key >> 32) as WordId, p.key as WordId]), p.count);
+        let index_bits = bit_width(self.counted.len() as u64);
+        if bit_width(self.buffer_start) + index_bits <= 64 {
+            // One u64 per record: the first occurrence, then the index into `counted`.
+            let mut order: Vec<u64> = self.counted.iter().enumerate().map(|(i, p)| p.first << index_bits | i as u64).collect();
+            radix_sort(&mut order, &mut self.scratch, |&r| r >> index_bits);
+            let mask = (1u64 << index_bits) - 1;
+            return order.iter().map(|&r| entry(&self.counted[(r & mask) as usize])).collect();
+        }
         let mut by_first: Vec<(u64, u64)> = self.counted.iter().enumerate().map(|(i, p)| (p.first, i as u64)).collect();
-        let mut scratch = Vec::new();
-        radix_sort(&mut by_first, &mut scratch, |&(first, _)| first);
-        by_first
-            .iter()
-            .map(|&(_, i)| {
-                let p = self.counted[i as usize];
-                (pack(&[(p.key >> 32) as WordId, p.key as WordId]), p.count)
-            })
-            .collect()
+        radix_sort(&mut by_first, &mut Vec::new(), |&(first, _)| first);
+        by_first.iter().map(|&(_, i)| entry(&self.counted[i as usize])).collect()
     }
 }
 
@@ -323,7 +407,8 @@ fn merge_counts(old: Vec<PairCount>, new: Vec<PairCount>) -> Vec<PairCount> {
 /// and the records here need stability (first occurrence first) and the pass skipping.
 fn radix_sort<T: Copy>(data: &mut Vec<T>, scratch: &mut Vec<T>, key: impl Fn(&T) -> u64) {
     let Some(&first) = data.first() else { return };
-    let mut histograms = [[0usize; 256]; 8];
+    let bytes = (bit_width(data.iter().fold(0, |acc, item| acc | key(item))) as usize).div_ceil(8);
+    let mut histograms = vec![[0usize; 256]; bytes];
     for item in data.iter() {
         let k = key(item);
         for (byte, histogram) in histograms.iter_mut().enumerate() {
@@ -548,6 +633,17 @@ impl WindowCounter {
 
     /// An already interned id, or `None` for a padding slot (never counted, never a w1).
     pub fn push(&mut self, token: Option<WordId>) {
+        if self.counts.order == 2 && self.counts.window_size == 2 {
+            // Adjacent pairs, the common case: the window is the previous slot and this one.
+            if let Some(Some(w1)) = self.window.pop_front() {
+                self.counts.count_word(w1);
+                if let Some(w2) = token {
+                    self.counts.pairs.push(w1, w2);
+                }
+            }
+            self.window.push_back(token);
+            return;
+        }
         self.window.push_back(token);
         if self.window.len() == self.counts.window_size {
             self.emit_front();
@@ -642,6 +738,8 @@ mod tests {
             for _ in 0..5000 {
                 // Ids spread over several bytes, so that several radix passes run.
                 let (w1, w2) = (rng.gen_range(0..40u32) * 70_001, rng.gen_range(0..40u32) * 257);
+                // Some huge ids too: those buffers take the unpacked path.
+                let w1 = if limit == 7 && w1 % 3 == 0 { w1 | 0x8000_0000 } else { w1 };
                 counter.push(w1, w2);
                 let key = pack(&[w1, w2]);
                 match position.get(&key) {

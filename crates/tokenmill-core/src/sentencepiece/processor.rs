@@ -14,10 +14,6 @@ use crate::models::unigram::{PieceKind, Segmentation, Unigram};
 
 const DEFAULT_UNK_SURFACE: &str = " \u{2047} ";
 
-/// Word-cache ids of processors: the upper half of the id space, so they never meet the ids the
-/// BPE models number from 1.
-static NEXT_CACHE_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1 << 63);
-
 /// Reusable buffers of the ids-only encode path, one set per thread.
 #[derive(Default)]
 struct Scratch {
@@ -135,7 +131,7 @@ impl Processor {
         ];
         let unk_surface = t.and_then(|t| t.unk_surface.clone()).unwrap_or_else(|| DEFAULT_UNK_SURFACE.to_string());
         let processor = Processor {
-            cache_id: NEXT_CACHE_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+            cache_id: crate::utils::word_cache::new_cache_id(),
             decode_strips_bos_ws: spec.add_dummy_prefix() || spec.remove_extra_whitespaces(),
             decode_strips_all_leading_ws: spec.remove_extra_whitespaces(),
             proto,

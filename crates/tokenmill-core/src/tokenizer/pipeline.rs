@@ -12,8 +12,6 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::path::PathBuf;
 
-use rayon::prelude::*;
-
 use crate::decoders::DecoderWrapper;
 use crate::error::Result;
 use crate::models::ModelWrapper;
@@ -26,6 +24,7 @@ use crate::pre_tokenizers::byte_level::gpt2_regex as byte_level_regex;
 use crate::utils::byte_level::{map_bytes_with_origins, BYTES_TO_CHARS};
 use crate::utils::offsets::ByteToCharOffsets;
 use crate::utils::padding::{pad_encodings, PaddingParams};
+use crate::utils::parallel;
 use crate::utils::truncation::{truncate_encodings, TruncationParams};
 use crate::error::Error;
 use crate::tokenizer::added_vocabulary::{AddedToken, AddedVocabulary};
@@ -382,7 +381,8 @@ where
         self.post_process_with(encoding, pair, add_special_tokens, truncation, padding)
     }
 
-    /// Encodes many inputs in parallel (rayon; `RAYON_NUM_THREADS` sets the thread count), then
+    /// Encodes many inputs in parallel (rayon; `RAYON_NUM_THREADS` sets the thread count; with
+    /// one thread, on the calling thread: see `utils::parallel`), then
     /// pads them together when padding is enabled (`BatchLongest`: to the longest of the batch).
     pub fn encode_batch<'s, E>(&self, inputs: Vec<E>, add_special_tokens: bool, offset_type: OffsetType) -> Result<Vec<Encoding>>
     where
@@ -403,10 +403,8 @@ where
     where
         E: Into<EncodeInput<'s>> + Send,
     {
-        let mut encodings: Vec<Encoding> = inputs
-            .into_par_iter()
-            .map(|input| self.encode_with(input, add_special_tokens, offset_type, truncation, padding))
-            .collect::<Result<_>>()?;
+        let encode = |input: E| self.encode_with(input, add_special_tokens, offset_type, truncation, padding);
+        let mut encodings: Vec<Encoding> = parallel::map_collect::<_, _, Result<_>>(inputs, encode)?;
         if let Some(p) = padding {
             pad_encodings(&mut encodings, p);
         }
@@ -763,7 +761,7 @@ where
 
     pub fn decode_batch(&self, sequences: &[Vec<u32>], skip_special_tokens: bool) -> Result<Vec<String>>
     {
-        sequences.par_iter().map(|ids| self.decode(ids, skip_special_tokens)).collect()
+        parallel::map_ref_collect(sequences, |ids| self.decode(ids, skip_special_tokens))
     }
 }
 

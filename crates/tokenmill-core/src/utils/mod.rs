@@ -4,4 +4,7 @@ pub mod custom;
 pub mod offsets;
 pub mod padding;
 pub mod regex;
+pub mod parallel;
 pub mod truncation;
+pub(crate) mod tokens_by_id;
+pub(crate) mod word_cache;

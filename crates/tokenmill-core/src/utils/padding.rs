@@ -3,7 +3,6 @@
 //! The parameters are read from and written to tokenizer.json's `padding` field with
 //! `tokenizers`' schema: `{"strategy": "BatchLongest" | {"Fixed": n}, "direction": "Right",
 //! "pad_to_multiple_of": null, "pad_id": 0, "pad_type_id": 0, "pad_token": "[PAD]"}`.
-use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
@@ -82,9 +81,9 @@ impl PaddingParams {
 pub fn pad_encodings(encodings: &mut [Encoding], params: &PaddingParams) {
     let Some(longest) = encodings.iter().map(Encoding::len).max() else { return };
     let target = params.target_length(longest);
-    encodings
-        .par_iter_mut()
-        .for_each(|e| e.pad(target, params.pad_id, params.pad_type_id, &params.pad_token, params.direction));
+    crate::utils::parallel::for_each_mut(encodings, |e| {
+        e.pad(target, params.pad_id, params.pad_type_id, &params.pad_token, params.direction)
+    });
 }
 
 #[cfg(test)]

@@ -7,15 +7,16 @@
 //!   and the sentence splitter that applies its parameters.
 //! - `ngrams`: overlapping character k-grams per word.
 //!
-//! Chinese and Japanese (no spaces between words) currently come out one ideograph per token
-//! (UAX #29); a dictionary segmenter is planned to re-cut those runs (see
-//! `WordTokenizer::tokenize_segments`).
+//! - `segmenter`: Chinese and Japanese word segmentation (dictionary + maximum-probability path +
+//!   HMM for unknown words, jieba's method and dictionary format).
 pub mod ngrams;
 pub mod punkt;
 pub mod rules;
+pub mod segmenter;
 pub mod tokenizer;
 
 pub use ngrams::char_ngrams;
 pub use punkt::{PunktParameters, PunktTrainer, SentenceSplitter};
 pub use rules::{LanguageRules, LANGUAGES};
+pub use segmenter::{Segmenter, SegmenterLanguage, SegmenterOptions, SegmenterTrainer};
 pub use tokenizer::{block_end, CharOffsets, WordToken, WordTokenizer, WordTokenizerOptions};

@@ -8,9 +8,9 @@ use rand::{RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rustc_hash::FxHashMap;
 
-use super::cache;
 use super::word::{Word, MAX_SYMBOLS};
 use crate::utils::byte_level::map_bytes_with_origins;
+use crate::utils::word_cache::{self as cache, new_cache_id};
 use crate::error::{Error, Result};
 use crate::tokenizer::{Model, Token};
 
@@ -31,8 +31,6 @@ pub const DEFAULT_CACHE_CAPACITY: usize = 262_144;
 const CHAR_TABLE_SIZE: usize = 0x800;
 const NO_ID: u32 = u32::MAX;
 
-/// Cache ids come from this counter, so they are never 0 and never have `RAW_BYTES_CACHE` set.
-static NEXT_CACHE_ID: AtomicU64 = AtomicU64::new(1);
 /// Marks the cache of words given as raw bytes (see `BPE::tokenize_byte_level`), apart from the
 /// cache of words given as text.
 const RAW_BYTES_CACHE: u64 = 1 << 63;
@@ -272,7 +270,7 @@ impl BPE {
             byte_tokens,
             char_ids,
             cache_capacity: options.cache_capacity,
-            cache_id: AtomicU64::new(NEXT_CACHE_ID.fetch_add(1, Ordering::Relaxed)),
+            cache_id: AtomicU64::new(new_cache_id()),
             rng: DropoutRng::new(options.dropout_seed),
             dropout_seed: options.dropout_seed,
             dropout: options.dropout,
@@ -302,7 +300,7 @@ impl BPE {
 
     /// Forgets every cached word (in all threads), e.g. after changing an option.
     pub fn clear_cache(&self) {
-        self.cache_id.store(NEXT_CACHE_ID.fetch_add(1, Ordering::Relaxed), Ordering::Relaxed);
+        self.cache_id.store(new_cache_id(), Ordering::Relaxed);
     }
 
     /// Changes how many words each thread caches (0 disables the cache).
@@ -455,6 +453,24 @@ impl BPE {
         if word.is_empty() {
             return Ok(());
         }
+        let Some(cache_id) = self.usable_cache_id() else {
+            return self.tokenize_uncached(word, emit);
+        };
+        if replay_cached(cache_id, word.as_bytes(), &mut emit) {
+            return Ok(());
+        }
+        let mut cached = Vec::new();
+        self.tokenize_uncached(word, |id, (start, end)| {
+            emit(id, (start, end));
+            cached.push((id, (end - start) as u32));
+        })?;
+        cache::store(cache_id, self.cache_capacity, word.as_bytes(), &cached);
+        Ok(())
+    }
+
+    /// `tokenize_with` without the cache: the whole word if `ignore_merges` finds it in the
+    /// vocabulary, else the merged word.
+    fn tokenize_uncached(&self, word: &str, mut emit: impl FnMut(u32, (usize, usize))) -> Result<()> {
         // As `tokenizers`: with dropout on, every word goes through the (dropped-out) merges,
         // even one that is a whole token.
         if self.ignore_merges && !self.dropout_active() {
@@ -463,21 +479,8 @@ impl BPE {
                 return Ok(());
             }
         }
-        let Some(cache_id) = self.usable_cache_id() else {
-            let merged = self.merge_word(word)?;
-            merged.ids_and_offsets().for_each(|(id, offsets)| emit(id, offsets));
-            return Ok(());
-        };
-        if replay_cached(cache_id, word.as_bytes(), &mut emit) {
-            return Ok(());
-        }
         let merged = self.merge_word(word)?;
-        let mut cached = Vec::with_capacity(merged.len());
-        for (id, offsets) in merged.ids_and_offsets() {
-            emit(id, offsets);
-            cached.push((id, (offsets.1 - offsets.0) as u32));
-        }
-        cache::store(cache_id, self.cache_capacity, word.as_bytes(), &cached);
+        merged.ids_and_offsets().for_each(|(id, offsets)| emit(id, offsets));
         Ok(())
     }
 
@@ -490,13 +493,14 @@ impl BPE {
     /// Tokenizes a word of raw text the byte-level way: each byte of `raw` becomes its GPT-2
     /// alphabet char (see `utils::byte_level`) and the result is tokenized; `emit(id, (start,
     /// end))` gets byte offsets *in `raw`* (a token may end inside a multi-byte char of `raw`).
-    /// Same tokens as mapping the word and calling `tokenize_with`, but cached by the raw bytes,
-    /// so that a cached word is neither mapped nor hashed twice.
+    /// Same tokens as mapping the word and calling `tokenize_with`, but cached by the raw bytes
+    /// (in a table of their own, and only there), so that a word is neither mapped nor looked up
+    /// twice.
     pub fn tokenize_byte_level(&self, raw: &str, mut emit: impl FnMut(u32, (usize, usize))) -> Result<()> {
         if raw.is_empty() {
             return Ok(());
         }
-        let cache_id = self.usable_cache_id().filter(|_| !self.ignore_merges);
+        let cache_id = self.usable_cache_id();
         if let Some(id) = cache_id {
             if replay_cached(id | RAW_BYTES_CACHE, raw.as_bytes(), &mut emit) {
                 return Ok(());
@@ -504,7 +508,7 @@ impl BPE {
         }
         let (mapped, raw_offset) = map_bytes_with_origins(raw.as_bytes());
         let mut cached = Vec::new();
-        self.tokenize_with(&mapped, |id, (start, end)| {
+        self.tokenize_uncached(&mapped, |id, (start, end)| {
             let span = (raw_offset[start], raw_offset[end]);
             emit(id, span);
             cached.push((id, (span.1 - span.0) as u32));
@@ -583,7 +587,7 @@ impl Clone for BPE {
             byte_tokens: self.byte_tokens.clone(),
             char_ids: self.char_ids.clone(),
             cache_capacity: self.cache_capacity,
-            cache_id: AtomicU64::new(NEXT_CACHE_ID.fetch_add(1, Ordering::Relaxed)),
+            cache_id: AtomicU64::new(new_cache_id()),
             rng: self.rng.clone(),
             dropout_seed: self.dropout_seed,
             dropout: self.dropout,

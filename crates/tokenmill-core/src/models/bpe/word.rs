@@ -30,6 +30,12 @@ struct Symbol {
 /// Words may hold at most this many symbols (positions are packed into 32 bits).
 pub const MAX_SYMBOLS: usize = u32::MAX as usize;
 
+/// Words of at most this many symbols are merged by `merge_small` (without dropout).
+const SMALL_WORD_SYMBOLS: usize = 32;
+
+/// No merge for this pair (in `merge_small`'s rank array).
+const NO_RANK: u32 = u32::MAX;
+
 /// A queued merge. `key` packs (rank, position) so one integer comparison orders the queue:
 /// lowest rank first, then leftmost position. The queue is a 4-ary heap of these 16-byte
 /// entries: merging a 1 MB word pops about a million of them, and a shallower heap with compact
@@ -84,6 +90,7 @@ impl Word {
         self.symbols.push(Symbol { id, prev, next: NONE, len: byte_len });
     }
 
+    #[cfg(test)]
     pub fn len(&self) -> usize {
         self.symbols.len()
     }
@@ -93,6 +100,10 @@ impl Word {
     /// happens, as in BPE-dropout and `tokenizers`). The word must hold at most `MAX_SYMBOLS`.
     pub fn merge_all<R: Rng>(&mut self, merges: &MergeMap, dropout: Option<(f32, &mut R)>) {
         if self.symbols.len() < 2 || self.symbols.len() > MAX_SYMBOLS {
+            return;
+        }
+        if dropout.is_none() && self.symbols.len() <= SMALL_WORD_SYMBOLS {
+            self.merge_small(merges);
             return;
         }
         let mut queue: QueuedMergeHeap = self
@@ -117,6 +128,64 @@ impl Word {
             self.apply(top.pos(), top.new_id, merges, &mut queue);
         }
         self.symbols.retain(|s| s.len != 0);
+    }
+
+    /// `merge_all` without dropout for a short word, on small arrays instead of a heap: the
+    /// lowest-ranked adjacent pair (leftmost among equals) is found by a linear scan and merged,
+    /// until no pair has a merge. That is the order the heap gives (a rank names one pair, so
+    /// equal ranks are the same pair at different places, taken left to right), so the result is
+    /// the same; for the few symbols of a typical word the scan beats heap upkeep, and nothing is
+    /// allocated. This is the path of every word the cache has not seen yet.
+    fn merge_small(&mut self, merges: &MergeMap) {
+        let count = self.symbols.len();
+        debug_assert!((2..=SMALL_WORD_SYMBOLS).contains(&count));
+        let mut ids = [0u32; SMALL_WORD_SYMBOLS];
+        let mut lens = [0usize; SMALL_WORD_SYMBOLS];
+        for (k, s) in self.symbols.iter().enumerate() {
+            ids[k] = s.id;
+            lens[k] = s.len;
+        }
+        let pair = |left: u32, right: u32| merges.get(&(left, right)).copied().unwrap_or((NO_RANK, 0));
+        // ranks[k]: (rank, merged id) of the pair of symbols k and k + 1
+        let mut ranks = [(NO_RANK, 0u32); SMALL_WORD_SYMBOLS];
+        for k in 0..count - 1 {
+            ranks[k] = pair(ids[k], ids[k + 1]);
+        }
+        let mut count = count;
+        loop {
+            let mut best = NO_RANK;
+            let mut at = 0;
+            for (k, &(rank, _)) in ranks[..count - 1].iter().enumerate() {
+                if rank < best {
+                    best = rank;
+                    at = k;
+                }
+            }
+            if best == NO_RANK {
+                break;
+            }
+            ids[at] = ranks[at].1;
+            lens[at] += lens[at + 1];
+            ids.copy_within(at + 2..count, at + 1);
+            lens.copy_within(at + 2..count, at + 1);
+            if at + 2 < count {
+                ranks.copy_within(at + 2..count - 1, at + 1);
+            }
+            count -= 1;
+            if at + 1 < count {
+                ranks[at] = pair(ids[at], ids[at + 1]);
+            }
+            if at > 0 {
+                ranks[at - 1] = pair(ids[at - 1], ids[at]);
+            }
+            if count == 1 {
+                break;
+            }
+        }
+        self.symbols.clear();
+        for k in 0..count {
+            self.add(ids[k], lens[k]);
+        }
     }
 
     /// Merges the symbol at `pos` with its right neighbour if the queued entry is still valid,
@@ -213,6 +282,45 @@ mod tests {
         let mut rng = StepRng::new(0, 0);
         w.merge_all(&m, Some((1.0, &mut rng)));
         assert_eq!(w.ids().collect::<Vec<_>>(), vec![0, 1]);
+    }
+
+    /// The heap (as used for long words and dropout) on any word, for comparison.
+    fn merged_by_heap(ids: &[u32], m: &MergeMap) -> Vec<(u32, (usize, usize))> {
+        let mut w = word(ids);
+        let mut queue: QueuedMergeHeap = w
+            .symbols
+            .windows(2)
+            .enumerate()
+            .filter_map(|(pos, pair)| m.get(&(pair[0].id, pair[1].id)).map(|&(rank, new_id)| QueuedMerge::new(rank, pos, new_id)))
+            .collect();
+        while let Some(top) = queue.pop() {
+            w.apply(top.pos(), top.new_id, m, &mut queue);
+        }
+        w.symbols.retain(|s| s.len != 0);
+        w.ids_and_offsets().collect()
+    }
+
+    #[test]
+    fn small_words_merge_as_the_heap_does() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+        for _ in 0..400 {
+            // 4 base symbols, random merges over base and merged ids (ids 4.. in creation order)
+            let mut list = Vec::new();
+            for next in 4..rng.gen_range(5..16u32) {
+                let pair = (rng.gen_range(0..next), rng.gen_range(0..next));
+                if !list.iter().any(|&(p, _)| p == pair) {
+                    list.push((pair, next));
+                }
+            }
+            let m = merges(&list);
+            for _ in 0..20 {
+                let ids: Vec<u32> = (0..rng.gen_range(2..=SMALL_WORD_SYMBOLS)).map(|_| rng.gen_range(0..4)).collect();
+                let mut w = word(&ids);
+                w.merge_all::<StepRng>(&m, None);
+                assert_eq!(w.ids_and_offsets().collect::<Vec<_>>(), merged_by_heap(&ids, &m), "{ids:?} {list:?}");
+            }
+        }
     }
 
     #[test]

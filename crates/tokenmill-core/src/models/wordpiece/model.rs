@@ -8,7 +8,10 @@ use rustc_hash::FxHashMap;
 use super::trie::{Automaton, Pop};
 use crate::error::{Error, Result};
 use crate::models::bpe::BPE;
+use crate::models::bpe::DEFAULT_CACHE_CAPACITY;
 use crate::tokenizer::{Model, Token};
+use crate::utils::tokens_by_id::TokensById;
+use crate::utils::word_cache::{self, new_cache_id};
 
 /// token → id
 pub type Vocab = HashMap<String, u32>;
@@ -97,14 +100,20 @@ impl WordPieceBuilder {
 /// or with any part that no token matches, becomes the single unknown token.
 ///
 /// Matching runs on a precompiled automaton (see `trie`), in time linear in the word length.
+/// Each thread caches the tokens of the words it matched (see `utils::word_cache`; at most
+/// `DEFAULT_CACHE_CAPACITY` words per thread): a cached word costs one lookup instead of a walk
+/// of the automaton. Only matched words are cached, so the cache depends on nothing but the
+/// vocabulary and the prefix (the unk token and the length limit are applied before it).
 #[derive(Clone)]
 pub struct WordPiece {
     vocab: FxHashMap<String, u32>,
-    vocab_r: FxHashMap<u32, String>,
+    tokens_by_id: TokensById,
     pub unk_token: String,
     continuing_subword_prefix: String,
     pub max_input_chars_per_word: usize,
     automaton: Automaton,
+    /// This vocabulary and prefix's word cache (a clone shares it: same answers).
+    cache_id: u64,
 }
 
 impl WordPiece {
@@ -119,9 +128,17 @@ impl WordPiece {
 
     pub(crate) fn assemble(vocab: Vocab, unk_token: String, prefix: String, max_input_chars_per_word: usize) -> Self {
         let vocab: FxHashMap<String, u32> = vocab.into_iter().collect();
-        let vocab_r = reverse(&vocab);
+        let tokens_by_id = TokensById::new(vocab.iter().map(|(t, &id)| (t.as_str(), id)));
         let automaton = Automaton::new(vocab.iter().map(|(t, &id)| (t.as_str(), id)), &prefix);
-        WordPiece { vocab, vocab_r, unk_token, continuing_subword_prefix: prefix, max_input_chars_per_word, automaton }
+        WordPiece {
+            vocab,
+            tokens_by_id,
+            unk_token,
+            continuing_subword_prefix: prefix,
+            max_input_chars_per_word,
+            automaton,
+            cache_id: new_cache_id(),
+        }
     }
 
     /// A WordPiece model with `bpe`'s vocabulary, and its unk token and continuing-subword
@@ -144,6 +161,7 @@ impl WordPiece {
         if prefix != self.continuing_subword_prefix {
             self.automaton = Automaton::new(self.vocab.iter().map(|(t, &id)| (t.as_str(), id)), &prefix);
             self.continuing_subword_prefix = prefix;
+            self.cache_id = new_cache_id();
         }
     }
 
@@ -154,9 +172,7 @@ impl WordPiece {
 
     /// (token, id) in increasing id order.
     pub fn vocab_in_id_order(&self) -> Vec<(&str, u32)> {
-        let mut entries: Vec<(&str, u32)> = self.vocab_r.iter().map(|(&id, t)| (t.as_str(), id)).collect();
-        entries.sort_unstable_by_key(|&(_, id)| id);
-        entries
+        self.tokens_by_id.in_id_order()
     }
 
     fn unk_id(&self, word: &str) -> Result<u32> {
@@ -185,6 +201,14 @@ impl WordPiece {
             emit(self.unk_id(word)?, (0, word.len()));
             return Ok(());
         }
+        let mut start = 0;
+        let cached = word_cache::replay(self.cache_id, word.as_bytes(), |id, len| {
+            emit(id, (start, start + len));
+            start += len;
+        });
+        if cached {
+            return Ok(());
+        }
         let mut pops = SCRATCH.take();
         pops.clear();
         let matched = self.automaton.tokenize(word.as_bytes(), &mut pops);
@@ -195,6 +219,7 @@ impl WordPiece {
                 emit(pop.id, (start, end));
                 start = end;
             }
+            word_cache::store_with(self.cache_id, DEFAULT_CACHE_CAPACITY, word.as_bytes(), pops.iter().map(|p| (p.id, p.len)));
             Ok(())
         } else {
             self.unk_id(word).map(|id| emit(id, (0, word.len())))
@@ -209,23 +234,8 @@ impl WordPiece {
     }
 
     fn token_of(&self, id: u32) -> String {
-        self.vocab_r.get(&id).cloned().unwrap_or_default()
+        self.tokens_by_id.get(id).unwrap_or_default().to_owned()
     }
-}
-
-/// id → token. Where two tokens share an id, the smaller token wins (deterministic).
-fn reverse(vocab: &FxHashMap<String, u32>) -> FxHashMap<u32, String> {
-    let mut r: FxHashMap<u32, String> = FxHashMap::default();
-    r.reserve(vocab.len());
-    for (token, &id) in vocab {
-        match r.get(&id) {
-            Some(existing) if existing <= token => {}
-            _ => {
-                r.insert(id, token.clone());
-            }
-        }
-    }
-    r
 }
 
 impl Default for WordPiece {
@@ -244,7 +254,7 @@ impl Model for WordPiece {
         self.vocab.get(token).copied()
     }
     fn id_to_token(&self, id: u32) -> Option<String> {
-        self.vocab_r.get(&id).cloned()
+        self.tokens_by_id.get(id).map(str::to_owned)
     }
     fn get_vocab(&self) -> HashMap<String, u32> {
         self.vocab.iter().map(|(t, &id)| (t.clone(), id)).collect()

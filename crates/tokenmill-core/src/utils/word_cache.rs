@@ -1,4 +1,5 @@
-//! The per-thread word cache of BPE models: word → its tokens as `(id, byte length)`.
+//! The per-thread word cache of the models (BPE, WordPiece): word → its tokens as
+//! `(id, byte length)`.
 //!
 //! Per-thread so that the hot path never takes a lock or touches a cache line another thread
 //! writes. Each thread keeps one table per model (keyed by the model's cache id, which changes
@@ -14,15 +15,26 @@
 //! thread and model), a little more per long word. When a table holds `capacity` words it stops
 //! taking new ones (as `tokenizers` does): the frequent words of a corpus come first.
 use std::cell::RefCell;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use rustc_hash::FxHashMap;
+
+/// Cache ids come from this counter, so they are never 0 and never have bit 63 set (a model may
+/// use that bit to keep a second table, as BPE does for words given as raw bytes).
+static NEXT_CACHE_ID: AtomicU64 = AtomicU64::new(1);
+
+/// A fresh cache id: a model takes a new one whenever its answers may change (new vocabulary,
+/// new options), which leaves the old tables unused in every thread.
+pub(crate) fn new_cache_id() -> u64 {
+    NEXT_CACHE_ID.fetch_add(1, Ordering::Relaxed)
+}
 
 /// Words up to this many bytes are stored inline.
 const SHORT_WORD_BYTES: usize = 23;
 /// Words with up to this many tokens are stored inline.
 const SHORT_TOKENS: usize = 3;
 /// Words of this many bytes or more are not cached (as `tokenizers`).
-pub(super) const MAX_CACHED_WORD_BYTES: usize = 256;
+pub(crate) const MAX_CACHED_WORD_BYTES: usize = 256;
 /// Slots of the direct-mapped front table (a power of two): 4,096 × 40 bytes stay in a core's L2
 /// cache, and the few thousand most frequent words make most of any text.
 const HOT_SLOTS: usize = 4096;
@@ -83,14 +95,16 @@ struct ShortTokens {
 }
 
 impl ShortTokens {
-    fn new(tokens: &[(u32, u32)]) -> Option<Self> {
-        if tokens.len() > SHORT_TOKENS || tokens.iter().any(|&(_, len)| len > u32::from(u8::MAX)) {
-            return None;
-        }
-        let mut short = ShortTokens { ids: [0; SHORT_TOKENS], lens: [0; SHORT_TOKENS], count: tokens.len() as u8 };
-        for (k, &(id, len)) in tokens.iter().enumerate() {
+    /// `None` when there are too many tokens or one is too long to be stored inline.
+    fn new(tokens: impl Iterator<Item = (u32, u32)>) -> Option<Self> {
+        let mut short = ShortTokens { ids: [0; SHORT_TOKENS], lens: [0; SHORT_TOKENS], count: 0 };
+        for (k, (id, len)) in tokens.enumerate() {
+            if k >= SHORT_TOKENS || len > u32::from(u8::MAX) {
+                return None;
+            }
             short.ids[k] = id;
             short.lens[k] = len as u8;
+            short.count += 1;
         }
         Some(short)
     }
@@ -152,14 +166,15 @@ impl Table {
         }
     }
 
-    fn insert(&mut self, word: &[u8], tokens: &[(u32, u32)]) {
-        match (ShortWord::new(word), ShortTokens::new(tokens)) {
-            (Some(key), Some(short)) => {
+    fn insert(&mut self, word: &[u8], tokens: impl Iterator<Item = (u32, u32)> + Clone) {
+        let short = ShortWord::new(word).and_then(|key| Some((key, ShortTokens::new(tokens.clone())?)));
+        match short {
+            Some((key, short)) => {
                 self.hot[key.hot_slot()] = (key, short);
                 self.short.insert(key, short);
             }
-            _ => {
-                self.long.insert(word.into(), tokens.into());
+            None => {
+                self.long.insert(word.into(), tokens.collect());
             }
         }
     }
@@ -209,6 +224,11 @@ pub(crate) fn replay(cache_id: u64, word: &[u8], mut emit: impl FnMut(u32, usize
 /// Caches `tokens` (`(id, byte length)` each) for `word`, unless the table holds `capacity`
 /// words already or the word is too long.
 pub(crate) fn store(cache_id: u64, capacity: usize, word: &[u8], tokens: &[(u32, u32)]) {
+    store_with(cache_id, capacity, word, tokens.iter().copied())
+}
+
+/// `store` with the tokens given by an iterator (walked at most twice).
+pub(crate) fn store_with(cache_id: u64, capacity: usize, word: &[u8], tokens: impl Iterator<Item = (u32, u32)> + Clone) {
     if word.len() >= MAX_CACHED_WORD_BYTES {
         return;
     }

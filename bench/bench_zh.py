@@ -1,0 +1,98 @@
+"""Chinese word segmentation: SIGHAN 2005 F1 and speed, tokenmill vs jieba, in one run.
+
+    python bench/bench_zh.py                 # PKU and MSR, F1 + speed (3 timed rounds)
+    python bench/bench_zh.py --corpora pku --rounds 5
+
+Closed track: both segmenters learn only from the bakeoff's training word list
+(``$TOKENMILL_SHARED/corpora/sighan2005/<corpus>_training_words.utf8``, words without
+frequencies). tokenmill: ``ChineseSegmenter().train(word_list, format="words")`` (every word
+frequency 1; its HMM is estimated from the list). jieba: ``jieba.Tokenizer(dictionary=...)`` on
+a file with every word and frequency ``--jieba-freq`` (jieba needs one), its HMM as it ships.
+F1 is word-boundary F1 from ``tokenmill.words.evaluate`` against ``<corpus>_test_gold.utf8``
+(the same function scores both). Both are also scored without their HMM.
+
+Speed: one thread, one call per line of ``<corpus>_test.utf8``, words with character offsets
+(tokenmill ``cut_with_offsets``; jieba ``tokenize``, which gives offsets, and ``cut``), process
+CPU time (``time.process_time``, robust to a loaded machine), median of ``--rounds``.
+"""
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED = Path(os.environ.get("TOKENMILL_SHARED", REPO.parent / "shared"))
+SIGHAN = SHARED / "corpora" / "sighan2005"
+
+from tokenmill.words import ChineseSegmenter, evaluate  # noqa: E402
+
+
+def median_cpu(fn, rounds):
+    times = []
+    for _ in range(rounds):
+        start = time.process_time()
+        fn()
+        times.append(time.process_time() - start)
+    return statistics.median(times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--corpora", default="pku,msr")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--jieba-freq", type=int, default=3, help="frequency written for every word of jieba's dictionary")
+    args = parser.parse_args()
+    import jieba
+
+    jieba.setLogLevel(logging.WARNING)
+    print(f"{'corpus':6} {'segmenter':28} {'F1':>7} {'P':>7} {'R':>7}")
+    speed_rows = []
+    for corpus in args.corpora.split(","):
+        words_file = SIGHAN / f"{corpus}_training_words.utf8"
+        gold = SIGHAN / f"{corpus}_test_gold.utf8"
+        lines = [l.rstrip("\r\n") for l in open(SIGHAN / f"{corpus}_test.utf8", encoding="utf-8")]
+        mb = sum(len(l.encode("utf-8")) for l in lines) / 1e6
+
+        ours = ChineseSegmenter.empty()
+        ours.train(str(words_file), format="words")
+        words = [w.strip() for w in open(words_file, encoding="utf-8") if w.strip()]
+        with tempfile.NamedTemporaryFile("w", suffix=".txt", encoding="utf-8", delete=False) as f:
+            f.write("".join(f"{w} {args.jieba_freq}\n" for w in words))
+            jieba_dict = f.name
+        theirs = jieba.Tokenizer(dictionary=jieba_dict)
+        theirs.initialize()
+
+        rows = [
+            ("tokenmill (HMM)", ours),
+            ("tokenmill (no HMM)", None),
+            ("jieba (HMM, default)", lambda s: list(theirs.cut(s))),
+            ("jieba (no HMM)", lambda s: list(theirs.cut(s, HMM=False))),
+        ]
+        for name, seg in rows:
+            if seg is None:
+                ours.hmm = False
+                seg = ours
+            scores = evaluate(seg, gold)
+            print(f"{corpus:6} {name:28} {scores.f1:7.4f} {scores.precision:7.4f} {scores.recall:7.4f}")
+        ours.hmm = True
+
+        t_ours = median_cpu(lambda: [ours.cut_with_offsets(l) for l in lines], args.rounds)
+        t_ours_cut = median_cpu(lambda: [ours.cut(l) for l in lines], args.rounds)
+        t_jieba_tok = median_cpu(lambda: [list(theirs.tokenize(l)) for l in lines], args.rounds)
+        t_jieba_cut = median_cpu(lambda: [list(theirs.cut(l)) for l in lines], args.rounds)
+        speed_rows.append((corpus, mb, t_ours, t_ours_cut, t_jieba_tok, t_jieba_cut))
+        os.unlink(jieba_dict)
+
+    print()
+    print(f"{'corpus':6} {'MB':>5} {'tokenmill offsets':>18} {'tokenmill cut':>14} {'jieba tokenize':>15} {'jieba cut':>10} {'× (offsets)':>12} {'× (cut)':>8}")
+    for corpus, mb, a, b, c, d in speed_rows:
+        print(f"{corpus:6} {mb:5.2f} {mb / a:13.2f} MB/s {mb / b:9.2f} MB/s {mb / c:10.2f} MB/s {mb / d:5.2f} MB/s {c / a:11.1f}× {d / b:7.1f}×")
+
+
+if __name__ == "__main__":
+    main()

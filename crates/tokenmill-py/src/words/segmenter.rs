@@ -1,0 +1,354 @@
+//! `tokenmill._native.words.ChineseSegmenter`: dictionary + HMM word segmentation for Chinese
+//! and Japanese (core: `tokenmill_core::words::segmenter`).
+//!
+//! The built-in dictionaries are built once per process and shared (`Arc`); a segmenter that
+//! changes its words (`load_dictionary`, `add_word`) gets its own copy first.
+use std::path::PathBuf;
+use std::sync::{Arc, OnceLock};
+
+use pyo3::prelude::*;
+use pyo3::types::{PyList, PySlice, PyString, PyTuple};
+use rayon::prelude::*;
+use tokenmill_core::words::segmenter::{Segmenter, SegmenterLanguage, SegmenterOptions, SegmenterTrainer};
+use tokenmill_core::words::{CharOffsets, WordToken};
+use tokenmill_core::Error;
+
+use super::{fast_token_list, text_of, texts_of, Text};
+use crate::errors::ToPyResult;
+
+static DEFAULT_CHINESE: OnceLock<Arc<Segmenter>> = OnceLock::new();
+static DEFAULT_JAPANESE: OnceLock<Arc<Segmenter>> = OnceLock::new();
+
+fn default_options(language: SegmenterLanguage) -> SegmenterOptions {
+    // The HMM is trained on Chinese; Japanese has none unless the user trains one.
+    SegmenterOptions { hmm: language == SegmenterLanguage::Chinese, numbers: true }
+}
+
+/// The built-in segmenter of a language: Chinese from the CC-CEDICT word list shipped as package
+/// data (read by `tokenmill.words._default_word_list`), Japanese without words (character types).
+pub(crate) fn default_segmenter(py: Python<'_>, language: SegmenterLanguage) -> PyResult<Arc<Segmenter>> {
+    let cell = match language {
+        SegmenterLanguage::Chinese => &DEFAULT_CHINESE,
+        SegmenterLanguage::Japanese => &DEFAULT_JAPANESE,
+    };
+    if let Some(s) = cell.get() {
+        return Ok(s.clone());
+    }
+    let words: Option<String> = py.import("tokenmill.words")?.getattr("_default_word_list")?.call1((language.code(),))?.extract()?;
+    let options = default_options(language);
+    let built = py.allow_threads(|| -> tokenmill_core::Result<Segmenter> {
+        match words {
+            None => Ok(Segmenter::empty(language, options)),
+            Some(text) => {
+                let mut trainer = SegmenterTrainer::new();
+                for word in text.lines().map(str::trim).filter(|w| !w.is_empty()) {
+                    trainer.feed_word(word, None);
+                }
+                trainer.finish(language, options)
+            }
+        }
+    });
+    Ok(cell.get_or_init(|| Arc::new(built.unwrap_or_else(|_| Segmenter::empty(language, options)))).clone())
+}
+
+/// The segmenter `WordTokenizer(language)` uses: the built-in one for "zh" / "ja", else none.
+pub(crate) fn for_language(py: Python<'_>, language: &str) -> PyResult<Option<Arc<Segmenter>>> {
+    let code = language.to_ascii_lowercase();
+    let primary = code.split(['-', '_']).next().unwrap_or("");
+    match SegmenterLanguage::from_code(primary) {
+        Ok(l) => Ok(Some(default_segmenter(py, l)?)),
+        Err(_) => Ok(None),
+    }
+}
+
+/// Dictionary + HMM word segmenter (see `tokenmill.words.ChineseSegmenter`).
+#[pyclass(subclass, module = "tokenmill.words", name = "ChineseSegmenter")]
+#[derive(Clone)]
+pub struct PySegmenter {
+    inner: Arc<Segmenter>,
+}
+
+fn token_list<'py>(py: Python<'py>, original: &Bound<'py, PyString>, text: &Text<'_>, tokens: &[WordToken], with_offsets: bool) -> PyResult<Bound<'py, PyList>> {
+    if !text.lossy {
+        return fast_token_list(py, &text.text, tokens, with_offsets);
+    }
+    // Lone surrogates: cut the words out of the original str by char offsets.
+    let mut offsets = CharOffsets::new(&text.text);
+    let mut items: Vec<Bound<'py, PyAny>> = Vec::with_capacity(tokens.len());
+    for t in tokens {
+        let (s, e) = offsets.span(t.start, t.end);
+        let word = original.as_any().get_item(PySlice::new(py, s as isize, e as isize, 1))?;
+        items.push(if with_offsets { PyTuple::new(py, [word, s.into_pyobject(py)?.into_any(), e.into_pyobject(py)?.into_any()])?.into_any() } else { word });
+    }
+    PyList::new(py, items)
+}
+
+fn paths_of(files: &Bound<'_, PyAny>) -> PyResult<Vec<PathBuf>> {
+    if let Ok(p) = files.extract::<PathBuf>() {
+        return Ok(vec![p]);
+    }
+    files.try_iter()?.map(|f| f?.extract::<PathBuf>()).collect()
+}
+
+enum TrainingFormat {
+    Segmented,
+    Words,
+}
+
+fn training_format(format: &str) -> PyResult<TrainingFormat> {
+    match format {
+        "segmented" => Ok(TrainingFormat::Segmented),
+        "words" | "dictionary" => Ok(TrainingFormat::Words),
+        other => Err(Error::InvalidArgument(format!("format must be 'segmented' or 'words', not {other:?}"))).py(),
+    }
+}
+
+impl PySegmenter {
+    fn segmenter_mut(&mut self) -> &mut Segmenter {
+        Arc::make_mut(&mut self.inner)
+    }
+
+    fn cut_list<'py>(&self, py: Python<'py>, text: &Bound<'py, PyString>, with_offsets: bool) -> PyResult<Bound<'py, PyList>> {
+        let t = text_of(text)?;
+        let tokens = py.allow_threads(|| self.inner.cut(&t.text));
+        token_list(py, text, &t, &tokens, with_offsets)
+    }
+
+    fn cut_lists<'py>(&self, py: Python<'py>, texts: Vec<Bound<'py, PyString>>, with_offsets: bool) -> PyResult<Bound<'py, PyList>> {
+        let prepared = texts_of(&texts)?;
+        let all: Vec<Vec<WordToken>> = py.allow_threads(|| prepared.par_iter().map(|t| self.inner.cut(&t.text)).collect());
+        let lists: Vec<Bound<'py, PyList>> =
+            texts.iter().zip(&prepared).zip(&all).map(|((o, t), toks)| token_list(py, o, t, toks, with_offsets)).collect::<PyResult<_>>()?;
+        PyList::new(py, lists)
+    }
+
+    fn trained(&self, py: Python<'_>, feed: impl FnOnce(&mut SegmenterTrainer) -> tokenmill_core::Result<()> + Send) -> PyResult<Segmenter> {
+        let (language, options) = (self.inner.language(), self.inner.options());
+        py.allow_threads(|| {
+            let mut trainer = SegmenterTrainer::new();
+            feed(&mut trainer)?;
+            trainer.finish(language, options)
+        })
+        .py()
+    }
+}
+
+#[pymethods]
+impl PySegmenter {
+    #[new]
+    #[pyo3(signature = (dictionary=None, hmm=None, numbers=true, language="zh"))]
+    fn new(py: Python<'_>, dictionary: Option<PathBuf>, hmm: Option<bool>, numbers: bool, language: &str) -> PyResult<Self> {
+        let language = SegmenterLanguage::from_code(language).py()?;
+        let options = SegmenterOptions { hmm: hmm.unwrap_or(default_options(language).hmm), numbers };
+        let mut inner = match dictionary {
+            None => default_segmenter(py, language)?,
+            Some(path) => Arc::new(
+                py.allow_threads(|| {
+                    let mut trainer = SegmenterTrainer::new();
+                    trainer.feed_word_list_file(&path)?;
+                    trainer.finish(language, options)
+                })
+                .py()?,
+            ),
+        };
+        if inner.options() != options {
+            Arc::make_mut(&mut inner).set_options(options);
+        }
+        Ok(PySegmenter { inner })
+    }
+
+    /// A segmenter without words (Chinese: one word per character, numbers and Latin words by
+    /// rule; Japanese: runs of one character type).
+    #[staticmethod]
+    #[pyo3(signature = (language="zh"))]
+    fn empty(language: &str) -> PyResult<Self> {
+        let language = SegmenterLanguage::from_code(language).py()?;
+        Ok(PySegmenter { inner: Arc::new(Segmenter::empty(language, default_options(language))) })
+    }
+
+    #[getter]
+    fn language(&self) -> &'static str {
+        self.inner.language().code()
+    }
+
+    #[getter]
+    fn get_hmm(&self) -> bool {
+        self.inner.options().hmm
+    }
+
+    #[setter]
+    fn set_hmm(&mut self, value: bool) {
+        let options = SegmenterOptions { hmm: value, ..self.inner.options() };
+        self.segmenter_mut().set_options(options);
+    }
+
+    #[getter]
+    fn get_numbers(&self) -> bool {
+        self.inner.options().numbers
+    }
+
+    #[setter]
+    fn set_numbers(&mut self, value: bool) {
+        let options = SegmenterOptions { numbers: value, ..self.inner.options() };
+        self.segmenter_mut().set_options(options);
+    }
+
+    /// Whether an HMM for unknown words is present (trained or built in).
+    #[getter]
+    fn has_hmm_model(&self) -> bool {
+        self.inner.hmm().is_some()
+    }
+
+    #[getter]
+    fn total(&self) -> u64 {
+        self.inner.dictionary().total()
+    }
+
+    fn __len__(&self) -> usize {
+        self.inner.dictionary().len()
+    }
+
+    fn __contains__(&self, word: &str) -> bool {
+        self.inner.dictionary().contains(word)
+    }
+
+    fn freq(&self, word: &str) -> u64 {
+        self.inner.dictionary().freq(word)
+    }
+
+    fn cut<'py>(&self, py: Python<'py>, text: &Bound<'py, PyString>) -> PyResult<Bound<'py, PyList>> {
+        self.cut_list(py, text, false)
+    }
+
+    fn cut_with_offsets<'py>(&self, py: Python<'py>, text: &Bound<'py, PyString>) -> PyResult<Bound<'py, PyList>> {
+        self.cut_list(py, text, true)
+    }
+
+    fn cut_batch<'py>(&self, py: Python<'py>, texts: Vec<Bound<'py, PyString>>) -> PyResult<Bound<'py, PyList>> {
+        self.cut_lists(py, texts, false)
+    }
+
+    fn cut_with_offsets_batch<'py>(&self, py: Python<'py>, texts: Vec<Bound<'py, PyString>>) -> PyResult<Bound<'py, PyList>> {
+        self.cut_lists(py, texts, true)
+    }
+
+    fn __call__<'py>(&self, py: Python<'py>, text: &Bound<'py, PyString>) -> PyResult<Bound<'py, PyList>> {
+        self.cut_list(py, text, false)
+    }
+
+    /// Adds a user dictionary in jieba's format on top of the current words; returns the
+    /// number of entries read.
+    fn load_dictionary(&mut self, py: Python<'_>, path: PathBuf) -> PyResult<usize> {
+        let segmenter = self.segmenter_mut();
+        py.allow_threads(|| segmenter.load_user_dictionary(&path)).py()
+    }
+
+    #[pyo3(signature = (word, freq=None))]
+    fn add_word(&mut self, word: String, freq: Option<u64>) -> PyResult<()> {
+        self.segmenter_mut().add_words([(word, freq)]).py()?;
+        Ok(())
+    }
+
+    fn del_word(&mut self, word: String) -> PyResult<()> {
+        self.segmenter_mut().add_words([(word, Some(0))]).py()?;
+        Ok(())
+    }
+
+    fn suggest_freq(&self, word: &str) -> u64 {
+        self.inner.suggest_freq(word)
+    }
+
+    /// Replaces words and HMM by those learned from files.
+    #[pyo3(signature = (files, format="segmented"))]
+    fn train(&mut self, py: Python<'_>, files: &Bound<'_, PyAny>, format: &str) -> PyResult<()> {
+        let paths = paths_of(files)?;
+        let format = training_format(format)?;
+        let trained = self.trained(py, |t| {
+            for p in &paths {
+                match format {
+                    TrainingFormat::Segmented => t.feed_segmented_file(p)?,
+                    TrainingFormat::Words => t.feed_word_list_file(p)?,
+                }
+            }
+            Ok(())
+        })?;
+        self.inner = Arc::new(trained);
+        Ok(())
+    }
+
+    /// Replaces words and HMM by those learned from lines (an iterable of str).
+    #[pyo3(signature = (lines, format="segmented"))]
+    fn train_from_iterator(&mut self, py: Python<'_>, lines: &Bound<'_, PyAny>, format: &str) -> PyResult<()> {
+        let format = training_format(format)?;
+        let mut collected: Vec<String> = Vec::new();
+        for line in lines.try_iter()? {
+            collected.push(line?.extract::<String>()?);
+        }
+        let trained = self.trained(py, |t| {
+            for (index, line) in collected.iter().enumerate() {
+                match format {
+                    TrainingFormat::Segmented => t.feed_segmented_line(line),
+                    TrainingFormat::Words => {
+                        let line = line.trim();
+                        if line.is_empty() {
+                            continue;
+                        }
+                        let entry = tokenmill_core::words::segmenter::dictionary::parse_line(line)
+                            .map_err(|message| Error::Format { path: None, line: Some(index + 1), byte_offset: None, message })?;
+                        t.feed_word(&entry.word, entry.freq);
+                    }
+                }
+            }
+            Ok(())
+        })?;
+        self.inner = Arc::new(trained);
+        Ok(())
+    }
+
+    fn to_json(&self, py: Python<'_>) -> String {
+        py.allow_threads(|| self.inner.to_json())
+    }
+
+    #[staticmethod]
+    fn from_json(py: Python<'_>, json: &str) -> PyResult<Self> {
+        Ok(PySegmenter { inner: Arc::new(py.allow_threads(|| Segmenter::from_json(json)).py()?) })
+    }
+
+    fn save(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
+        let json = self.to_json(py);
+        std::fs::write(&path, json).map_err(|e| Error::io(&path, e)).py()
+    }
+
+    #[staticmethod]
+    fn load(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
+        let json = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e)).py()?;
+        let inner = py.allow_threads(|| Segmenter::from_json(&json)).map_err(|e| e.in_file(&path)).py()?;
+        Ok(PySegmenter { inner: Arc::new(inner) })
+    }
+
+    fn __getstate__(&self, py: Python<'_>) -> String {
+        self.to_json(py)
+    }
+
+    fn __setstate__(&mut self, py: Python<'_>, state: &str) -> PyResult<()> {
+        self.inner = Arc::new(py.allow_threads(|| Segmenter::from_json(state)).py()?);
+        Ok(())
+    }
+
+    fn __repr__(&self) -> String {
+        let o = self.inner.options();
+        let py_bool = |b: bool| if b { "True" } else { "False" };
+        format!(
+            "ChineseSegmenter(language={:?}, words={}, hmm={}, numbers={})",
+            self.inner.language().code(),
+            self.inner.dictionary().len(),
+            py_bool(o.hmm),
+            py_bool(o.numbers)
+        )
+    }
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PySegmenter>()?;
+    Ok(())
+}
