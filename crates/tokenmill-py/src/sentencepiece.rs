@@ -10,26 +10,25 @@ use std::os::raw::c_char;
 
 use pyo3::ffi;
 use pyo3::prelude::*;
-use pyo3::sync::GILOnceCell;
 use pyo3::types::{PyBytes, PyList, PyString};
 use rayon::prelude::*;
 use prost::Message;
 use tokenmill_core::sentencepiece::{trainer, EncodeOptions, EncodedText, ModelProto, NormalizerSpec, PieceType, Processor, TrainerSpec};
 
 use crate::errors::ToPyResult;
+use crate::id_lists::IdObjects;
 
 #[pyclass(module = "tokenmill.sentencepiece", name = "Processor", frozen)]
 pub struct PyProcessor {
     inner: Arc<Processor>,
-    /// The Python `int` of every id, made on first use: a list of ids then costs a reference
-    /// count per id rather than an allocation (most ids are above CPython's small-int cache),
-    /// which is most of the time the GIL is held in a batch encode.
-    id_objects: GILOnceCell<Vec<PyObject>>,
+    /// One shared int object per id for the returned id lists: a reference count per id
+    /// rather than an allocation, most of the time the GIL is held in a batch encode.
+    id_objects: IdObjects,
 }
 
 impl PyProcessor {
     fn new(inner: Processor) -> Self {
-        PyProcessor { inner: Arc::new(inner), id_objects: GILOnceCell::new() }
+        PyProcessor { inner: Arc::new(inner), id_objects: IdObjects::default() }
     }
 }
 
@@ -195,49 +194,16 @@ impl PyProcessor {
         texts.par_chunks(TEXTS_PER_CHUNK).enumerate().map(|(c, chunk)| encode_chunk(c * TEXTS_PER_CHUNK, chunk)).collect()
     }
 
-    /// `list[list[int]]` from flat ids, built with the C API and the shared id objects.
+    /// `list[list[int]]` from flat ids (one shared int object per id, see `id_lists`).
     fn id_lists<'py>(&self, py: Python<'py>, chunks: &[FlatIds]) -> PyResult<Bound<'py, PyList>> {
-        let objects = self.id_objects.get_or_try_init(py, || -> PyResult<Vec<PyObject>> {
-            (0..self.inner.piece_size()).map(|id| Ok(id.into_pyobject(py)?.into_any().unbind())).collect()
-        })?;
-        let count: usize = chunks.iter().map(|c| c.ends.len()).sum();
         // One list per text: with the collector running, their allocations would trigger
         // collections that walk the lists (and their ids) built so far again and again.
-        let _pause = crate::words::GcPause::new(py, count + chunks.iter().map(|c| c.ids.len()).sum::<usize>())?;
-        // SAFETY: each list is created with exactly as many slots as are then filled, each
-        // once, with a new reference (PyList_SetItem steals it); NULL results become errors.
-        unsafe {
-            let outer = Bound::from_owned_ptr_or_err(py, ffi::PyList_New(count as ffi::Py_ssize_t))?;
-            let mut index = 0;
-            for chunk in chunks {
-                let mut start = 0;
-                for &end in &chunk.ends {
-                    let ids = &chunk.ids[start..end];
-                    let inner = ffi::PyList_New(ids.len() as ffi::Py_ssize_t);
-                    if inner.is_null() {
-                        return Err(PyErr::fetch(py));
-                    }
-                    for (k, &id) in ids.iter().enumerate() {
-                        let item = match objects.get(id as usize) {
-                            Some(object) => {
-                                ffi::Py_INCREF(object.as_ptr());
-                                object.as_ptr()
-                            }
-                            None => ffi::PyLong_FromUnsignedLong(id.into()),
-                        };
-                        if item.is_null() {
-                            ffi::Py_DECREF(inner);
-                            return Err(PyErr::fetch(py));
-                        }
-                        ffi::PyList_SetItem(inner, k as ffi::Py_ssize_t, item);
-                    }
-                    ffi::PyList_SetItem(outer.as_ptr(), index, inner);
-                    index += 1;
-                    start = end;
-                }
-            }
-            Ok(outer.downcast_into_unchecked())
-        }
+        let _pause = crate::words::GcPause::new(py, chunks.iter().map(|c| c.ends.len() + c.ids.len()).sum())?;
+        let slices = chunks.iter().flat_map(|chunk| {
+            let starts = std::iter::once(0).chain(chunk.ends.iter().copied());
+            starts.zip(&chunk.ends).map(move |(start, &end)| &chunk.ids[start..end])
+        });
+        self.id_objects.lists_of(py, slices)
     }
 
     /// One encoded text in the requested form.
