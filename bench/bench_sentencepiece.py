@@ -4,7 +4,9 @@
 
 Encoding: the first `--mb` MB of english_large part 1, as lines, encoded to ids by each library
 with one thread (`num_threads=1`) and with two threads, for Mistral v1 (BPE with byte
-fallback) and sentencepiece's botchan Unigram model; for context also `tokenizers` on the
+fallback), sentencepiece's botchan Unigram model (1,000 pieces) and a realistic Unigram model
+(32,000 pieces, trained by sentencepiece itself with its defaults on the first `--unigram-mb` MB
+of english_large part 2, so not on the encoded text; 0 leaves it out); for context also `tokenizers` on the
 equivalent tokenizer.json (written by `tokenmill.sentencepiece.to_tokenizer`; `encode_batch`,
 threads set by RAYON_RS_NUM_THREADS). Training: SentencePiece-BPE on the first `--train-mb` MB
 of the same file, vocab `--vocab`, the same options for both. Each library runs in its own
@@ -77,6 +79,19 @@ print(time.perf_counter() - t, resource.getrusage(resource.RUSAGE_SELF).ru_maxrs
 """
 
 
+UNIGRAM_TRAIN_CORPUS = "corpora/english_large/gutenberg_en_large_part2.txt"
+
+
+def train_reference_unigram(tmp: Path, mb: float) -> Path:
+    """A 32k Unigram model trained by sentencepiece (its defaults) on the first `mb` MB of part 2."""
+    data = (SHARED / UNIGRAM_TRAIN_CORPUS).read_bytes()[: int(mb * 1e6)]
+    (tmp / "unigram_train.txt").write_bytes(data[: data.rfind(b"\n") + 1])
+    code = ("import sys, sentencepiece as s; s.SentencePieceTrainer.train(input=sys.argv[1], model_prefix=sys.argv[2], "
+            "model_type='unigram', vocab_size=32000, minloglevel=2)")
+    subprocess.run([sys.executable, "-c", code, str(tmp / "unigram_train.txt"), str(tmp / "english_unigram_32k")], check=True)
+    return tmp / "english_unigram_32k.model"
+
+
 def worker(lib: str, model: str, corpus: Path, repeat: int, threads: str, env: dict | None = None) -> dict:
     proc = subprocess.run([sys.executable, "-c", WORKER, lib, model, str(corpus), str(repeat), threads],
                           capture_output=True, text=True, check=True, env=env)
@@ -91,6 +106,8 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--skip-train", action="store_true")
     ap.add_argument("--skip-encode", action="store_true")
+    ap.add_argument("--unigram-mb", type=float, default=10.0,
+                    help="MB of english_large part 2 for the 32k Unigram model sentencepiece trains (0: leave it out)")
     args = ap.parse_args()
     data = (SHARED / CORPUS).read_bytes()
     with tempfile.TemporaryDirectory() as tmp:
@@ -98,9 +115,11 @@ def main() -> None:
         if not args.skip_encode:
             sample = data[: int(args.mb * 1e6)]
             (tmp / "enc.txt").write_bytes(sample[: sample.rfind(b"\n") + 1])
-            for name, model in MODELS.items():
-                model_file = str(SHARED / model)
-                json_file = tmp / (Path(model).stem + ".json")
+            models = {name: str(SHARED / model) for name, model in MODELS.items()}
+            if args.unigram_mb > 0:
+                models["english 32k (Unigram)"] = str(train_reference_unigram(tmp, args.unigram_mb))
+            for name, model_file in models.items():
+                json_file = tmp / (Path(model_file).stem + ".json")
                 converted = subprocess.run([sys.executable, "-c", "import sys, tokenmill.sentencepiece as t; t.to_tokenizer(sys.argv[1]).save(sys.argv[2])",
                                             model_file, str(json_file)], capture_output=True, text=True).returncode == 0
                 results = {}
