@@ -248,6 +248,22 @@ def test_batches_and_numpy_path(name, reference, ours, samples):
     assert enc.decode_batch(want[:5]) == ref.decode_batch(want[:5])
 
 
+def test_encodings_sharing_a_thread_keep_their_own_piece_caches(reference, ours, samples):
+    """Pieces are cached per thread and encoding: interleaving encodings (two of them with the
+    same pattern but different ranks) on one thread must never replay another one's tokens."""
+    cl100k = reference["cl100k_base"]
+    # cl100k's pattern with r50k's ranks: the same pieces, other tokens.
+    r50k_ranks = reference["r50k_base"]._mergeable_ranks
+    ref_mixed = tiktoken.Encoding("mixed", pat_str=cl100k._pat_str, mergeable_ranks=r50k_ranks, special_tokens={})
+    ours_mixed = tm.Encoding("mixed", pat_str=cl100k._pat_str, mergeable_ranks=r50k_ranks, special_tokens={})
+    pairs = [(ours["cl100k_base"], cl100k), (ours_mixed, ref_mixed), (ours["o200k_base"], reference["o200k_base"])]
+    text = samples["english_large/gutenberg_en_large_part1.txt"][:30_000]
+    for start in range(0, len(text), 5_000):
+        chunk = text[start : start + 5_000]
+        for enc, ref in pairs:
+            assert enc.encode_ordinary(chunk) == ref.encode_ordinary(chunk)
+
+
 @pytest.mark.parametrize("name", ["r50k_base", "cl100k_base"])
 def test_encoding_built_from_ranks_dict(name, reference, pretrained):
     ref = reference[name]

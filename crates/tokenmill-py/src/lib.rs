@@ -40,6 +40,7 @@ mod custom;
 mod decoders;
 mod encoding;
 mod errors;
+mod id_lists;
 mod memory;
 mod model_inputs;
 mod models;

@@ -15,11 +15,14 @@ use rustc_hash::FxHashMap;
 use tokenmill_core::tiktoken::{self as core, CoreBpe, Rank, Ranks};
 
 use crate::errors::ToPyResult;
+use crate::id_lists::IdObjects;
 
 /// Rank-based byte-level BPE: split pattern + mergeable ranks + special tokens.
 #[pyclass(module = "tokenmill.tiktoken", name = "CoreBPE", frozen)]
 pub struct PyCoreBpe {
     inner: Arc<CoreBpe>,
+    /// The int objects of the ids it returns in lists.
+    id_objects: Arc<IdObjects>,
 }
 
 fn ranks_from_dict(dict: &Bound<'_, PyDict>) -> PyResult<Ranks> {
@@ -49,7 +52,7 @@ impl PyCoreBpe {
         let specials: FxHashMap<String, Rank> = special_tokens.into_iter().collect();
         let pattern = pat_str.to_string();
         let inner = py.allow_threads(|| CoreBpe::new(ranks, specials, &pattern)).py()?;
-        Ok(PyCoreBpe { inner: Arc::new(inner) })
+        Ok(PyCoreBpe { inner: Arc::new(inner), id_objects: Arc::default() })
     }
 
     /// Builds the core from a `.tiktoken` file, plus `extra_ranks` (e.g. p50k's space tokens).
@@ -72,19 +75,21 @@ impl PyCoreBpe {
                 CoreBpe::new(ranks, specials, &pattern)
             })
             .py()?;
-        Ok(PyCoreBpe { inner: Arc::new(inner) })
+        Ok(PyCoreBpe { inner: Arc::new(inner), id_objects: Arc::default() })
     }
 
     /// Token ids of `text`, special-token text encoded as ordinary text.
-    fn encode_ordinary(&self, py: Python<'_>, text: &Bound<'_, PyString>) -> PyResult<Vec<Rank>> {
+    fn encode_ordinary<'py>(&self, py: Python<'py>, text: &Bound<'py, PyString>) -> PyResult<Bound<'py, PyList>> {
         let text = text_of(text)?;
-        py.allow_threads(|| self.inner.encode_ordinary(&text)).py()
+        let ids = py.allow_threads(|| self.inner.encode_ordinary(&text)).py()?;
+        self.id_objects.list(py, &ids)
     }
 
     /// Token ids of `text`; special tokens in `allowed_special` become their ids.
-    fn encode(&self, py: Python<'_>, text: &Bound<'_, PyString>, allowed_special: HashSet<String>) -> PyResult<Vec<Rank>> {
+    fn encode<'py>(&self, py: Python<'py>, text: &Bound<'py, PyString>, allowed_special: HashSet<String>) -> PyResult<Bound<'py, PyList>> {
         let text = text_of(text)?;
-        py.allow_threads(|| self.inner.encode(&text, |s| allowed_special.contains(s))).py()
+        let ids = py.allow_threads(|| self.inner.encode(&text, |s| allowed_special.contains(s))).py()?;
+        self.id_objects.list(py, &ids)
     }
 
     /// `encode` with the ids in a NumPy uint32 array.
@@ -101,22 +106,24 @@ impl PyCoreBpe {
 
     /// `encode_ordinary` of every text, in parallel.
     #[pyo3(signature = (texts, num_threads=None))]
-    fn encode_ordinary_batch(&self, py: Python<'_>, texts: &Bound<'_, PyAny>, num_threads: Option<usize>) -> PyResult<Vec<Vec<Rank>>> {
+    fn encode_ordinary_batch<'py>(&self, py: Python<'py>, texts: &Bound<'py, PyAny>, num_threads: Option<usize>) -> PyResult<Bound<'py, PyList>> {
         let texts = texts_of(texts)?;
-        py.allow_threads(|| self.inner.encode_ordinary_batch(&texts, num_threads)).py()
+        let batches = py.allow_threads(|| self.inner.encode_ordinary_batch(&texts, num_threads)).py()?;
+        self.id_objects.lists(py, &batches)
     }
 
     /// `encode` of every text, in parallel.
     #[pyo3(signature = (texts, allowed_special, num_threads=None))]
-    fn encode_batch(
+    fn encode_batch<'py>(
         &self,
-        py: Python<'_>,
-        texts: &Bound<'_, PyAny>,
+        py: Python<'py>,
+        texts: &Bound<'py, PyAny>,
         allowed_special: HashSet<String>,
         num_threads: Option<usize>,
-    ) -> PyResult<Vec<Vec<Rank>>> {
+    ) -> PyResult<Bound<'py, PyList>> {
         let texts = texts_of(texts)?;
-        py.allow_threads(|| self.inner.encode_batch(&texts, |s| allowed_special.contains(s), num_threads)).py()
+        let batches = py.allow_threads(|| self.inner.encode_batch(&texts, |s| allowed_special.contains(s), num_threads)).py()?;
+        self.id_objects.lists(py, &batches)
     }
 
     /// `(ids, offsets)`: every text's ids in one uint32 array; text i is `ids[offsets[i]:offsets[i+1]]`.

@@ -28,6 +28,19 @@ def combine_normalizers(parts: list):
     return _normalizers.Sequence(parts)
 
 
+class BPEFilesMixin:
+    """``from_file`` for the BPE implementations, which all take ``(vocab, merges, **kwargs)``."""
+
+    @classmethod
+    def from_file(cls, vocab_filename: Union[str, os.PathLike], merges_filename: Union[str, os.PathLike], **kwargs):
+        """A tokenizer of this class from ``vocab.json`` + ``merges.txt`` (GPT-2's
+        ``encoder.json`` + ``vocab.bpe`` too); ``kwargs`` go to the constructor."""
+        from tokenmill.models import BPE
+
+        vocab, merges = BPE.read_file(str(vocab_filename), str(merges_filename))
+        return cls(vocab, merges, **kwargs)
+
+
 class BaseTokenizer:
     """Wraps a :class:`tokenmill.Tokenizer` (``self._tokenizer``) and the parameters it was built
     with; every method forwards to the tokenizer."""

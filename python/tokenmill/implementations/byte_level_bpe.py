@@ -5,11 +5,11 @@ from typing import Dict, Iterator, List, Optional, Tuple, Union
 
 import tokenmill
 from tokenmill import decoders, normalizers, pre_tokenizers, processors, trainers
-from tokenmill.implementations.base_tokenizer import BaseTokenizer, combine_normalizers, unicode_normalizer_from_str
+from tokenmill.implementations.base_tokenizer import BaseTokenizer, BPEFilesMixin, combine_normalizers, unicode_normalizer_from_str
 from tokenmill.models import BPE
 
 
-class ByteLevelBPETokenizer(BaseTokenizer):
+class ByteLevelBPETokenizer(BPEFilesMixin, BaseTokenizer):
     """Byte-level BPE as introduced by OpenAI with GPT-2: text is mapped to bytes shown as
     printable characters (``ByteLevel`` pre-tokenizer), so no input is ever unknown.
 
@@ -65,12 +65,6 @@ class ByteLevelBPETokenizer(BaseTokenizer):
             "trim_offsets": trim_offsets,
         }
         super().__init__(tokenizer, parameters)
-
-    @staticmethod
-    def from_file(vocab_filename: str, merges_filename: str, **kwargs) -> "ByteLevelBPETokenizer":
-        """A tokenizer from vocab.json + merges.txt (or encoder.json + vocab.bpe)."""
-        vocab, merges = BPE.read_file(vocab_filename, merges_filename)
-        return ByteLevelBPETokenizer(vocab, merges, **kwargs)
 
     @staticmethod
     def _trainer(vocab_size: int, min_frequency: int, show_progress: bool, special_tokens: list):

@@ -5,11 +5,11 @@ from typing import Dict, Iterator, List, Optional, Tuple, Union
 
 import tokenmill
 from tokenmill import decoders, normalizers, pre_tokenizers, trainers
-from tokenmill.implementations.base_tokenizer import BaseTokenizer, combine_normalizers, unicode_normalizer_from_str
+from tokenmill.implementations.base_tokenizer import BaseTokenizer, BPEFilesMixin, combine_normalizers, unicode_normalizer_from_str
 from tokenmill.models import BPE
 
 
-class CharBPETokenizer(BaseTokenizer):
+class CharBPETokenizer(BPEFilesMixin, BaseTokenizer):
     """Original BPE (https://arxiv.org/abs/1508.07909) with OpenAI GPT's defaults.
 
     Unlike Sennrich's subword-nmt, by default it cleans the text with the BERT normalizer
@@ -68,12 +68,6 @@ class CharBPETokenizer(BaseTokenizer):
             "split_on_whitespace_only": split_on_whitespace_only,
         }
         super().__init__(tokenizer, parameters)
-
-    @staticmethod
-    def from_file(vocab_filename: str, merges_filename: str, **kwargs) -> "CharBPETokenizer":
-        """A tokenizer from vocab.json + merges.txt."""
-        vocab, merges = BPE.read_file(vocab_filename, merges_filename)
-        return CharBPETokenizer(vocab, merges, **kwargs)
 
     @staticmethod
     def _trainer(vocab_size, min_frequency, special_tokens, limit_alphabet, initial_alphabet, suffix, show_progress):

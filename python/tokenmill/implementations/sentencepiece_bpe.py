@@ -6,12 +6,12 @@ from typing import Dict, Iterator, List, Optional, Tuple, Union
 
 import tokenmill
 from tokenmill import decoders, pre_tokenizers, trainers
-from tokenmill.implementations.base_tokenizer import BaseTokenizer
+from tokenmill.implementations.base_tokenizer import BaseTokenizer, BPEFilesMixin
 from tokenmill.models import BPE
 from tokenmill.normalizers import NFKC
 
 
-class SentencePieceBPETokenizer(BaseTokenizer):
+class SentencePieceBPETokenizer(BPEFilesMixin, BaseTokenizer):
     """BPE on NFKC text where spaces become ``replacement`` (▁) and a ▁ is prepended
     (``add_prefix_space``): the constructor, ``from_file``, ``train`` and
     ``train_from_iterator`` of ``tokenizers``' class. ``from_spm`` builds one that encodes
@@ -46,12 +46,6 @@ class SentencePieceBPETokenizer(BaseTokenizer):
             "dropout": dropout,
         }
         super().__init__(tokenizer, parameters)
-
-    @staticmethod
-    def from_file(vocab_filename: str, merges_filename: str, **kwargs) -> "SentencePieceBPETokenizer":
-        """A tokenizer from vocab.json + merges.txt."""
-        vocab, merges = BPE.read_file(vocab_filename, merges_filename)
-        return SentencePieceBPETokenizer(vocab, merges, **kwargs)
 
     @staticmethod
     def from_spm(filename) -> "SentencePieceBPETokenizer":

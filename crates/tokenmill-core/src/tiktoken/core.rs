@@ -5,9 +5,10 @@ use rustc_hash::FxHashMap;
 
 use super::bpe::{encode_piece, Rank};
 use super::ranks::Ranks;
-use super::token_map::{PieceCache, TokenMap};
+use super::token_map::TokenMap;
 use crate::error::{Error, Result};
 use crate::utils::regex::Regex;
+use crate::utils::word_cache;
 
 /// The tiktoken encoder/decoder core.
 ///
@@ -25,7 +26,13 @@ pub struct CoreBpe {
     special_names: Vec<String>,
     special_matcher: Option<AhoCorasick>,
     decoder: Decoder,
+    /// This encoding's tables in the per-thread word cache (`utils::word_cache`).
+    cache_id: u64,
 }
+
+/// Pieces cached per thread and encoding. Real text has far fewer distinct pieces; the
+/// frequent ones come first, so a full cache keeps serving them.
+const PIECE_CACHE_CAPACITY: usize = 1 << 18;
 
 /// Id → bytes for ordinary and special tokens: one byte buffer plus a span per id.
 #[derive(Debug, Clone, Default)]
@@ -49,6 +56,15 @@ impl Decoder {
         self.spans[id] = (self.bytes.len() as u32, token.len() as u32);
         self.bytes.extend_from_slice(token);
         Ok(())
+    }
+
+    /// The byte length of an id's token (0 for an id without one).
+    #[inline]
+    fn len(&self, id: Rank) -> u32 {
+        match self.spans.get(id as usize) {
+            Some(&(_, len)) if len != u32::MAX => len,
+            _ => 0,
+        }
     }
 
     #[inline]
@@ -102,7 +118,16 @@ impl CoreBpe {
                     .map_err(|e| Error::InvalidArgument(format!("special tokens: {e}")))?,
             )
         };
-        Ok(CoreBpe { regex, encoder: map, n_ranks, special_encoder: special_tokens, special_names, special_matcher, decoder })
+        Ok(CoreBpe {
+            regex,
+            encoder: map,
+            n_ranks,
+            special_encoder: special_tokens,
+            special_names,
+            special_matcher,
+            decoder,
+            cache_id: word_cache::new_cache_id(),
+        })
     }
 
     pub fn pattern(&self) -> &str {
@@ -145,31 +170,34 @@ impl CoreBpe {
 
     /// Appends the tokens of `text` (no special tokens) to `out`.
     pub fn encode_ordinary_into(&self, text: &str, out: &mut Vec<Rank>) -> Result<()> {
-        self.encode_segment(text, out, &mut PieceCache::default())
+        self.encode_segment(text, out)
     }
 
-    fn encode_segment(&self, text: &str, out: &mut Vec<Rank>, cache: &mut PieceCache) -> Result<()> {
+    /// Splits `text` with the pattern and appends each piece's tokens. Pieces go through the
+    /// per-thread word cache first: its small direct-mapped front table answers the frequent
+    /// pieces from the core's own cache, where a probe of the rank table (8 MB for o200k) is a
+    /// likely miss to main memory — whose cost varied from process to process.
+    fn encode_segment(&self, text: &str, out: &mut Vec<Rank>) -> Result<()> {
         let bytes = text.as_bytes();
         let mut failure = None;
         self.regex.for_each_match(text, |start, end| {
             let piece = &bytes[start..end];
-            if let Some(rank) = self.encoder.get(piece) {
-                out.push(rank);
-                return;
-            }
-            if piece.len() > PieceCache::LONGEST {
-                if let Err(e) = encode_piece(&self.encoder, piece, out) {
-                    failure.get_or_insert(e);
-                }
-                return;
-            }
-            if let Some(tokens) = cache.get(piece) {
-                out.extend_from_slice(tokens);
+            if word_cache::replay(self.cache_id, piece, |id, _| out.push(id)) {
                 return;
             }
             let first = out.len();
-            match encode_piece(&self.encoder, piece, out) {
-                Ok(()) => cache.insert(piece, &out[first..]),
+            let encoded = match self.encoder.get(piece) {
+                Some(rank) => {
+                    out.push(rank);
+                    Ok(())
+                }
+                None => encode_piece(&self.encoder, piece, out),
+            };
+            match encoded {
+                Ok(()) => {
+                    let tokens = out[first..].iter().map(|&id| (id, self.decoder.len(id)));
+                    word_cache::store_with(self.cache_id, PIECE_CACHE_CAPACITY, piece, tokens);
+                }
                 Err(e) => {
                     failure.get_or_insert(e);
                 }
@@ -182,14 +210,13 @@ impl CoreBpe {
     /// other special-token text is encoded as ordinary text.
     pub fn encode(&self, text: &str, allowed: impl Fn(&str) -> bool) -> Result<Vec<Rank>> {
         let mut out = Vec::with_capacity(text.len() / 4);
-        let mut cache = PieceCache::default();
         let mut start = 0;
         while let Some((special_start, special_end, id)) = self.next_allowed_special(text, start, &allowed) {
-            self.encode_segment(&text[start..special_start], &mut out, &mut cache)?;
+            self.encode_segment(&text[start..special_start], &mut out)?;
             out.push(id);
             start = special_end;
         }
-        self.encode_segment(&text[start..], &mut out, &mut cache)?;
+        self.encode_segment(&text[start..], &mut out)?;
         Ok(out)
     }
 

@@ -90,45 +90,6 @@ impl TokenMap {
     }
 }
 
-/// Tokens of recently seen pieces that needed merging, so a word that repeats (most do in real
-/// text) is merged once per call instead of once per occurrence. Pieces up to `PACKED_MAX` bytes
-/// are keyed by their packed form, longer ones (up to `LONGEST` bytes: long words in scripts with
-/// multi-byte letters) by their bytes. Bounded: cleared when full.
-#[derive(Debug, Default)]
-pub struct PieceCache {
-    packed: FxHashMap<u128, (u32, u32)>,
-    long: FxHashMap<Box<[u8]>, (u32, u32)>,
-    arena: Vec<Rank>,
-}
-
-impl PieceCache {
-    const MAX_ENTRIES: usize = 1 << 16;
-    /// Longer pieces are rarely repeated and are not cached.
-    pub const LONGEST: usize = 64;
-
-    /// The cached tokens of `piece` (`piece.len() <= LONGEST`).
-    #[inline(always)]
-    pub fn get(&self, piece: &[u8]) -> Option<&[Rank]> {
-        let &(start, len) = if piece.len() <= PACKED_MAX { self.packed.get(&pack(piece)) } else { self.long.get(piece) }?;
-        Some(&self.arena[start as usize..(start + len) as usize])
-    }
-
-    pub fn insert(&mut self, piece: &[u8], tokens: &[Rank]) {
-        if self.packed.len() + self.long.len() >= Self::MAX_ENTRIES {
-            self.packed.clear();
-            self.long.clear();
-            self.arena.clear();
-        }
-        let value = (self.arena.len() as u32, tokens.len() as u32);
-        if piece.len() <= PACKED_MAX {
-            self.packed.insert(pack(piece), value);
-        } else {
-            self.long.insert(piece.into(), value);
-        }
-        self.arena.extend_from_slice(tokens);
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

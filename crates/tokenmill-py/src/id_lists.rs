@@ -1,0 +1,70 @@
+//! Python lists of token ids without a new int object per token.
+//!
+//! Why: CPython caches only the ints up to 256, so a list of n ids normally allocates n int
+//! objects. For 10 MB of text that is ~3 M objects, ~100 MB of fresh memory the kernel faults in
+//! and zeroes, and building the list then costs about as much as the encoding itself. Ints are
+//! immutable, so lists may share one object per id: [`IdObjects`] creates each id's object the
+//! first time it is returned and every later list refers to it (a list of n ids is then one
+//! n-pointer allocation). Memory: at most one int object (32 bytes) per id of the vocabulary.
+use std::sync::{Mutex, PoisonError};
+
+use pyo3::ffi;
+use pyo3::prelude::*;
+use pyo3::types::PyList;
+
+/// One shared int object per token id, created on first use.
+#[derive(Default)]
+pub(crate) struct IdObjects {
+    objects: Mutex<Vec<Option<Py<PyAny>>>>,
+}
+
+impl IdObjects {
+    /// `ids` as a Python list of ints.
+    pub(crate) fn list<'py>(&self, py: Python<'py>, ids: &[u32]) -> PyResult<Bound<'py, PyList>> {
+        let mut objects = self.objects.lock().unwrap_or_else(PoisonError::into_inner);
+        fill_list(py, &mut objects, ids)
+    }
+
+    /// Every id list as a Python list of lists of ints.
+    pub(crate) fn lists<'py>(&self, py: Python<'py>, batches: &[Vec<u32>]) -> PyResult<Bound<'py, PyList>> {
+        let mut objects = self.objects.lock().unwrap_or_else(PoisonError::into_inner);
+        let inner = batches.iter().map(|ids| fill_list(py, &mut objects, ids)).collect::<PyResult<Vec<_>>>()?;
+        PyList::new(py, inner)
+    }
+}
+
+/// The shared object of `id`, created if needed (borrowed: the table keeps its reference).
+fn object_of(py: Python<'_>, objects: &mut Vec<Option<Py<PyAny>>>, id: u32) -> PyResult<*mut ffi::PyObject> {
+    let index = id as usize;
+    if index >= objects.len() {
+        objects.resize_with(index + 1, || None);
+    }
+    let slot = &mut objects[index];
+    if slot.is_none() {
+        *slot = Some(id.into_pyobject(py)?.into_any().unbind());
+    }
+    Ok(slot.as_ref().map_or(std::ptr::null_mut(), |o| o.as_ptr()))
+}
+
+fn fill_list<'py>(py: Python<'py>, objects: &mut Vec<Option<Py<PyAny>>>, ids: &[u32]) -> PyResult<Bound<'py, PyList>> {
+    let len = ffi::Py_ssize_t::try_from(ids.len()).map_err(|_| pyo3::exceptions::PyOverflowError::new_err("too many ids for one list"))?;
+    // SAFETY: `PyList_New` returns a new reference (or NULL with an exception set), owned by
+    // `list` from here on. `PyList_SetItem` steals one reference to the item, which the
+    // `Py_INCREF` before it provides; each index is set once and within bounds. Items not yet
+    // set if an error returns early are NULL, which deallocating a list allows.
+    unsafe {
+        let raw = ffi::PyList_New(len);
+        if raw.is_null() {
+            return Err(PyErr::fetch(py));
+        }
+        let list = Bound::from_owned_ptr(py, raw).downcast_into_unchecked::<PyList>();
+        for (index, &id) in ids.iter().enumerate() {
+            let item = object_of(py, objects, id)?;
+            ffi::Py_INCREF(item);
+            if ffi::PyList_SetItem(raw, index as ffi::Py_ssize_t, item) != 0 {
+                return Err(PyErr::fetch(py));
+            }
+        }
+        Ok(list)
+    }
+}
