@@ -1,9 +1,12 @@
 //! `tokenmill.Encoding`: the result of `Tokenizer.encode`, as in `tokenizers`.
+use std::sync::Arc;
+
 use pyo3::exceptions::PyDeprecationWarning;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use tokenmill_core::tokenizer::encoding::{PaddingDirection, TruncationDirection};
 use tokenmill_core::tokenizer::{Encoding, Offsets};
+use tokenmill_core::utils::tokens_by_id::TokensById;
 
 use crate::errors::{FormatError, ToPyResult};
 
@@ -11,15 +14,43 @@ use crate::errors::{FormatError, ToPyResult};
 /// string), word ids, type ids, masks and overflowing windows, all of the same length.
 /// Same API as ``tokenizers.Encoding``, alignment lookups included (``char_to_token``,
 /// ``word_to_tokens``, ...); pickles through JSON.
+///
+/// The token texts of an encoding from a batch call may be made on first use (see
+/// ``Tokenizer.encode_batch_deferred`` in the core): ``tokens`` always gives them.
 #[pyclass(module = "tokenmill", name = "Encoding")]
 #[derive(Clone, Default)]
 pub struct PyEncoding {
-    pub(crate) encoding: Encoding,
+    /// The encoding; when `texts` is set, its deferred token texts are still empty.
+    encoding: Encoding,
+    /// Where the deferred token texts come from (None: every text is in `encoding`).
+    texts: Option<Arc<TokensById>>,
 }
 
 impl From<Encoding> for PyEncoding {
     fn from(encoding: Encoding) -> Self {
-        PyEncoding { encoding }
+        PyEncoding { encoding, texts: None }
+    }
+}
+
+impl PyEncoding {
+    /// An encoding whose deferred token texts (if any) are read from `texts` when needed.
+    pub(crate) fn deferred(encoding: Encoding, texts: Option<Arc<TokensById>>) -> Self {
+        PyEncoding { encoding, texts }
+    }
+
+    /// The encoding with every token text filled in (a copy).
+    pub(crate) fn to_encoding(&self) -> Encoding {
+        let mut encoding = self.encoding.clone();
+        if let Some(table) = &self.texts {
+            encoding.fill_deferred_tokens(table);
+        }
+        encoding
+    }
+
+    /// The encoding as held: ids, offsets, words and masks are final; token texts may still be
+    /// deferred (use `to_encoding` where they are read).
+    pub(crate) fn held(&self) -> &Encoding {
+        &self.encoding
     }
 }
 
@@ -31,12 +62,13 @@ impl PyEncoding {
     }
 
     fn __getstate__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
-        let json = serde_json::to_vec(&self.encoding).map_err(|e| FormatError::new_err(format!("cannot pickle the Encoding: {e}")))?;
+        let json = serde_json::to_vec(&self.to_encoding()).map_err(|e| FormatError::new_err(format!("cannot pickle the Encoding: {e}")))?;
         Ok(PyBytes::new(py, &json))
     }
 
     fn __setstate__(&mut self, state: &Bound<'_, PyBytes>) -> PyResult<()> {
         self.encoding = serde_json::from_slice(state.as_bytes()).map_err(|e| FormatError::new_err(format!("cannot unpickle the Encoding: {e}")))?;
+        self.texts = None;
         Ok(())
     }
 
@@ -56,7 +88,8 @@ impl PyEncoding {
     #[staticmethod]
     #[pyo3(signature = (encodings, growing_offsets = true))]
     fn merge(encodings: Vec<PyRef<PyEncoding>>, growing_offsets: bool) -> PyEncoding {
-        Encoding::merge(encodings.iter().map(|e| e.encoding.clone()), growing_offsets).into()
+        // Filled first: the encodings may come from different vocabularies.
+        Encoding::merge(encodings.iter().map(|e| e.to_encoding()), growing_offsets).into()
     }
 
     /// The number of sequences (1, or 2 for a pair).
@@ -79,7 +112,10 @@ impl PyEncoding {
     /// The tokens (their text in the model's vocabulary).
     #[getter]
     fn tokens(&self) -> Vec<String> {
-        self.encoding.tokens.clone()
+        match &self.texts {
+            Some(table) => self.encoding.tokens_filled(table),
+            None => self.encoding.tokens.clone(),
+        }
     }
 
     /// The word index of each token (``None`` for special tokens). Deprecated alias of
@@ -134,7 +170,7 @@ impl PyEncoding {
     /// The windows cut off by truncation, each an :class:`Encoding`.
     #[getter]
     fn overflowing(&self) -> Vec<PyEncoding> {
-        self.encoding.overflowing.iter().cloned().map(PyEncoding::from).collect()
+        self.encoding.overflowing.iter().map(|o| PyEncoding::deferred(o.clone(), self.texts.clone())).collect()
     }
 
     /// The tokens ``(start, end + 1)`` of word ``word_index`` in sequence ``sequence_index``,
@@ -210,11 +246,13 @@ impl PyEncoding {
 #[pyclass(module = "tokenmill", name = "EncodingBatch", frozen)]
 pub struct PyEncodingBatch {
     rows: Vec<Encoding>,
+    /// Where the rows' deferred token texts come from (see `PyEncoding`).
+    texts: Option<Arc<TokensById>>,
 }
 
 impl PyEncodingBatch {
-    pub(crate) fn new(rows: Vec<Encoding>) -> Self {
-        PyEncodingBatch { rows }
+    pub(crate) fn new(rows: Vec<Encoding>, texts: Option<Arc<TokensById>>) -> Self {
+        PyEncodingBatch { rows, texts }
     }
 }
 
@@ -230,7 +268,7 @@ impl PyEncodingBatch {
         usize::try_from(position)
             .ok()
             .and_then(|i| self.rows.get(i))
-            .map(|e| PyEncoding::from(e.clone()))
+            .map(|e| PyEncoding::deferred(e.clone(), self.texts.clone()))
             .ok_or_else(|| pyo3::exceptions::PyIndexError::new_err(format!("row {index} of a batch of {}", self.rows.len())))
     }
 

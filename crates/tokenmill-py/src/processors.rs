@@ -78,8 +78,8 @@ impl PyPostProcessor {
         pair: Option<PyRef<'_, PyEncoding>>,
         add_special_tokens: bool,
     ) -> PyResult<PyEncoding> {
-        let pair = pair.map(|p| p.encoding.clone());
-        Ok(self.inner.with(|p| p.process(encoding.encoding.clone(), pair, add_special_tokens)).py()?.into())
+        let pair = pair.map(|p| p.to_encoding());
+        Ok(self.inner.with(|p| p.process(encoding.to_encoding(), pair, add_special_tokens)).py()?.into())
     }
 
     fn __getstate__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {

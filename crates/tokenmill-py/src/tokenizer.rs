@@ -16,6 +16,7 @@ use tokenmill_core::processors::PostProcessorWrapper;
 use tokenmill_core::tokenizer::{AddedToken, EncodeInput, InputSequence, OffsetType, Tokenizer};
 use tokenmill_core::trainers::progress::Progress;
 use tokenmill_core::utils::parallel;
+use tokenmill_core::utils::tokens_by_id::TokensById;
 use tokenmill_core::utils::padding::{PaddingDirection, PaddingParams, PaddingStrategy};
 use tokenmill_core::utils::truncation::{TruncationDirection, TruncationParams, TruncationStrategy};
 use tokenmill_core::trainers::{BpeTrainer, TrainerWrapper, WordPieceTrainer};
@@ -976,10 +977,10 @@ impl PyTokenizer {
         let padding = padding.map(padding_from_dict).transpose()?;
         let inputs: Vec<EncodeInput<'static>> =
             input.try_iter()?.map(|item| extract_batch_item(&item?, is_pretokenized)).collect::<PyResult<_>>()?;
-        let encodings = self
-            .with_pipeline(py, |t| t.encode_batch_with(inputs, add_special_tokens, OffsetType::Char, truncation.as_ref(), padding.as_ref()))?
+        let (encodings, texts) = self
+            .with_pipeline(py, |t| t.encode_batch_deferred(inputs, add_special_tokens, OffsetType::Char, truncation.as_ref(), padding.as_ref()))?
             .py()?;
-        Ok(encodings.into_iter().map(PyEncoding::from).collect())
+        Ok(into_py_encodings(encodings, texts))
     }
 
     /// The NumPy path for model inputs: encodes a batch (texts, ``(text, pair)`` tuples, or
@@ -1001,7 +1002,8 @@ impl PyTokenizer {
         let encodings = self
             .with_pipeline(py, |t| {
                 let padding = t.get_padding().cloned().unwrap_or_default();
-                t.encode_batch_with(inputs, add_special_tokens, OffsetType::Byte, t.get_truncation(), Some(&padding))
+                // Token texts are never read here.
+                t.encode_batch_deferred(inputs, add_special_tokens, OffsetType::Byte, t.get_truncation(), Some(&padding)).map(|(e, _)| e)
             })?
             .py()?;
         let fields = ["input_ids", "attention_mask", "token_type_ids"].map(String::from);
@@ -1040,25 +1042,28 @@ impl PyTokenizer {
         let padding = padding.map(padding_from_dict).transpose()?;
         let inputs: Vec<EncodeInput<'static>> =
             input.try_iter()?.map(|item| extract_batch_item(&item?, is_pretokenized)).collect::<PyResult<_>>()?;
-        let (stacked, rows, row_sample) = self
+        let (stacked, rows, row_sample, texts) = self
             .with_pipeline(py, |t| -> tokenmill_core::Result<_> {
-                let encodings = t.encode_batch_with(inputs, add_special_tokens, OffsetType::Char, truncation.as_ref(), padding.as_ref())?;
+                // The rows' token texts are only made if a row's Encoding is asked for.
+                let (encodings, texts) =
+                    t.encode_batch_deferred(inputs, add_special_tokens, OffsetType::Char, truncation.as_ref(), padding.as_ref())?;
                 let (rows, row_sample) = if with_overflowing { rows_with_overflowing(encodings) } else {
                     let samples = (0..encodings.len()).collect();
                     (encodings, samples)
                 };
-                Ok((stack_values(&rows, &fields), rows, row_sample))
+                Ok((stack_values(&rows, &fields), rows, row_sample, texts))
             })?
             .py()?;
         let arrays = stacked.map(|s| stacked_into_arrays(py, s)).transpose()?;
-        Ok((arrays, PyEncodingBatch::new(rows), row_sample))
+        Ok((arrays, PyEncodingBatch::new(rows, texts), row_sample))
     }
 
     /// ``fields`` of ``encodings`` stacked into int64 NumPy arrays (``offset_mapping`` gets a
     /// last axis of 2), or None when the encodings differ in length.
     #[staticmethod]
     fn _stack_encodings<'py>(py: Python<'py>, encodings: Vec<PyRef<'py, PyEncoding>>, fields: Vec<String>) -> PyResult<Option<Bound<'py, PyDict>>> {
-        let refs: Vec<&tokenmill_core::tokenizer::Encoding> = encodings.iter().map(|e| &e.encoding).collect();
+        // Token texts are not stacked: the held encodings do.
+        let refs: Vec<&tokenmill_core::tokenizer::Encoding> = encodings.iter().map(|e| e.held()).collect();
         stack(py, &refs, &fields)
     }
 
@@ -1071,7 +1076,7 @@ impl PyTokenizer {
         pair: Option<PyRef<PyEncoding>>,
         add_special_tokens: bool,
     ) -> PyResult<PyEncoding> {
-        let out = self.pipeline(py)?.post_process(encoding.encoding.clone(), pair.map(|p| p.encoding.clone()), add_special_tokens).py()?;
+        let out = self.pipeline(py)?.post_process(encoding.to_encoding(), pair.map(|p| p.to_encoding()), add_special_tokens).py()?;
         Ok(out.into())
     }
 }
@@ -1136,9 +1141,16 @@ impl PyTokenizer {
     ) -> PyResult<Vec<PyEncoding>> {
         let inputs: Vec<EncodeInput<'static>> =
             input.try_iter()?.map(|item| extract_batch_item(&item?, is_pretokenized)).collect::<PyResult<_>>()?;
-        let encodings = self.with_pipeline(py, |t| t.encode_batch(inputs, add_special_tokens, offset_type))?.py()?;
-        Ok(encodings.into_iter().map(PyEncoding::from).collect())
+        let (encodings, texts) = self
+            .with_pipeline(py, |t| t.encode_batch_deferred(inputs, add_special_tokens, offset_type, t.get_truncation(), t.get_padding()))?
+            .py()?;
+        Ok(into_py_encodings(encodings, texts))
     }
+}
+
+/// Python encodings of a batch, their deferred token texts (if any) read from `texts`.
+fn into_py_encodings(encodings: Vec<tokenmill_core::tokenizer::Encoding>, texts: Option<std::sync::Arc<TokensById>>) -> Vec<PyEncoding> {
+    encodings.into_iter().map(|e| PyEncoding::deferred(e, texts.clone())).collect()
 }
 
 /// Sequences pulled from a Python iterator in chunks (the GIL is taken once per chunk). Each

@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::{Error, Result};
 use crate::tokenizer::normalized::Offsets;
 use crate::tokenizer::Token;
+use crate::utils::tokens_by_id::TokensById;
 
 /// Which end of an encoding truncation cuts from (serialized `"Left"` / `"Right"` like `tokenizers`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -66,6 +67,23 @@ impl Encoding {
             encoding.push(t.id, t.value, t.offsets, None, type_id, false);
         }
         encoding
+    }
+
+    /// Fills the token texts a deferred encode left empty (see
+    /// `Tokenizer::encode_batch_deferred`) from `table`, here and in the overflowing windows.
+    pub fn fill_deferred_tokens(&mut self, table: &TokensById) {
+        for ((token, &id), &special) in self.tokens.iter_mut().zip(&self.ids).zip(&self.special_tokens_mask) {
+            if let Some(text) = deferred_text(token, id, special, table) {
+                *token = text.to_owned();
+            }
+        }
+        self.overflowing.iter_mut().for_each(|o| o.fill_deferred_tokens(table));
+    }
+
+    /// The token texts with the deferred ones taken from `table` (see `fill_deferred_tokens`).
+    pub fn tokens_filled(&self, table: &TokensById) -> Vec<String> {
+        let texts = self.tokens.iter().zip(&self.ids).zip(&self.special_tokens_mask);
+        texts.map(|((token, &id), &special)| deferred_text(token, id, special, table).map_or_else(|| token.clone(), str::to_owned)).collect()
     }
 
     /// An encoding made only of special tokens (offsets `(0, 0)`, no words, masked as special).
@@ -367,6 +385,13 @@ fn window_ranges(len: usize, max_len: usize, step: usize, direction: TruncationD
         }
     }
     out
+}
+
+/// The text of a token whose text was deferred: a deferred token is a model token (never
+/// marked special, unlike the post-processor's and padding's tokens) whose text was left empty.
+/// None when the token has its text (a vocabulary whose token is "" reads the same either way).
+fn deferred_text<'t>(token: &str, id: u32, special: u32, table: &'t TokensById) -> Option<&'t str> {
+    (token.is_empty() && special == 0).then(|| table.get(id).unwrap_or_default())
 }
 
 #[cfg(test)]

@@ -11,6 +11,7 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use crate::decoders::DecoderWrapper;
 use crate::error::Result;
@@ -25,6 +26,7 @@ use crate::utils::byte_level::{map_bytes_with_origins, BYTES_TO_CHARS};
 use crate::utils::offsets::ByteToCharOffsets;
 use crate::utils::padding::{pad_encodings, PaddingParams};
 use crate::utils::parallel;
+use crate::utils::tokens_by_id::TokensById;
 use crate::utils::truncation::{truncate_encodings, TruncationParams};
 use crate::error::Error;
 use crate::tokenizer::added_vocabulary::{AddedToken, AddedVocabulary};
@@ -372,12 +374,26 @@ where
         truncation: Option<&TruncationParams>,
         padding: Option<&PaddingParams>,
     ) -> Result<Encoding> {
-        let (first, second) = match input.into() {
+        self.encode_with_texts(input.into(), add_special_tokens, offset_type, truncation, padding, false)
+    }
+
+    /// `encode_with`; with `defer_texts`, the tokens taken from the model's vocabulary get an
+    /// empty text (see `Tokenizer::encode_batch_deferred`).
+    fn encode_with_texts(
+        &self,
+        input: EncodeInput,
+        add_special_tokens: bool,
+        offset_type: OffsetType,
+        truncation: Option<&TruncationParams>,
+        padding: Option<&PaddingParams>,
+        defer_texts: bool,
+    ) -> Result<Encoding> {
+        let (first, second) = match input {
             EncodeInput::Single(a) => (a, None),
             EncodeInput::Dual(a, b) => (a, Some(b)),
         };
-        let encoding = self.encode_sequence(first, 0, offset_type)?;
-        let pair = second.map(|s| self.encode_sequence(s, 1, offset_type)).transpose()?;
+        let encoding = self.encode_sequence(first, 0, offset_type, defer_texts)?;
+        let pair = second.map(|s| self.encode_sequence(s, 1, offset_type, defer_texts)).transpose()?;
         self.post_process_with(encoding, pair, add_special_tokens, truncation, padding)
     }
 
@@ -403,7 +419,23 @@ where
     where
         E: Into<EncodeInput<'s>> + Send,
     {
-        let encode = |input: E| self.encode_with(input, add_special_tokens, offset_type, truncation, padding);
+        self.encode_batch_texts(inputs, add_special_tokens, offset_type, truncation, padding, false)
+    }
+
+    /// `encode_batch_with`, with the token texts deferred or not (see `encode_with_texts`).
+    fn encode_batch_texts<'s, E>(
+        &self,
+        inputs: Vec<E>,
+        add_special_tokens: bool,
+        offset_type: OffsetType,
+        truncation: Option<&TruncationParams>,
+        padding: Option<&PaddingParams>,
+        defer_texts: bool,
+    ) -> Result<Vec<Encoding>>
+    where
+        E: Into<EncodeInput<'s>> + Send,
+    {
+        let encode = |input: E| self.encode_with_texts(input.into(), add_special_tokens, offset_type, truncation, padding, defer_texts);
         let mut encodings: Vec<Encoding> = parallel::map_collect::<_, _, Result<_>>(inputs, encode)?;
         if let Some(p) = padding {
             pad_encodings(&mut encodings, p);
@@ -411,27 +443,27 @@ where
         Ok(encodings)
     }
 
-    fn encode_sequence(&self, sequence: InputSequence, type_id: u32, offset_type: OffsetType) -> Result<Encoding> {
+    fn encode_sequence(&self, sequence: InputSequence, type_id: u32, offset_type: OffsetType, defer_texts: bool) -> Result<Encoding> {
         match sequence {
-            InputSequence::Raw(text) => self.encode_text(&text, type_id, None, offset_type),
+            InputSequence::Raw(text) => self.encode_text(&text, type_id, None, offset_type, defer_texts),
             InputSequence::PreTokenized(words) => {
                 // Each word is its own text (offsets relative to it) and its own word index.
                 let mut encoding = Encoding::default();
                 for (i, word) in words.iter().enumerate() {
-                    encoding.merge_with(self.encode_text(word, type_id, Some(i as u32), offset_type)?, false);
+                    encoding.merge_with(self.encode_text(word, type_id, Some(i as u32), offset_type, defer_texts)?, false);
                 }
                 Ok(encoding)
             }
         }
     }
 
-    fn encode_text(&self, text: &str, type_id: u32, word_idx: Option<u32>, offset_type: OffsetType) -> Result<Encoding> {
+    fn encode_text(&self, text: &str, type_id: u32, word_idx: Option<u32>, offset_type: OffsetType, defer_texts: bool) -> Result<Encoding> {
         if let Some(use_regex) = self.byte_level_fast_path() {
-            return self.encode_byte_level(text, use_regex, type_id, word_idx, offset_type);
+            return self.encode_byte_level(text, use_regex, type_id, word_idx, offset_type, defer_texts);
         }
         if let Some(lowercase) = self.bert_fast_path() {
             let walk = |emit: &mut dyn FnMut(u32, Offsets, u32, TokenText)| self.walk_bert(text, lowercase, emit);
-            return self.encode_walk(text, walk, type_id, word_idx, offset_type);
+            return self.encode_walk(text, walk, type_id, word_idx, offset_type, defer_texts);
         }
         let mut pretokenized = self.normalize_and_pre_tokenize(text)?;
         pretokenized.tokenize(|word| self.model.tokenize(word.get()))?;
@@ -591,12 +623,22 @@ where
         Ok(())
     }
 
-    fn encode_byte_level(&self, text: &str, use_regex: bool, type_id: u32, word_idx: Option<u32>, offset_type: OffsetType) -> Result<Encoding> {
+    #[allow(clippy::too_many_arguments)]
+    fn encode_byte_level(
+        &self,
+        text: &str,
+        use_regex: bool,
+        type_id: u32,
+        word_idx: Option<u32>,
+        offset_type: OffsetType,
+        defer_texts: bool,
+    ) -> Result<Encoding> {
         let walk = |emit: &mut dyn FnMut(u32, Offsets, u32, TokenText)| self.walk_byte_level(text, use_regex, emit);
-        self.encode_walk(text, walk, type_id, word_idx, offset_type)
+        self.encode_walk(text, walk, type_id, word_idx, offset_type, defer_texts)
     }
 
-    /// The `Encoding` of the tokens a fast-path walk (`walk_byte_level`, `walk_bert`) emits.
+    /// The `Encoding` of the tokens a fast-path walk (`walk_byte_level`, `walk_bert`) emits;
+    /// with `defer_texts`, vocabulary tokens get an empty text (no string is built).
     fn encode_walk(
         &self,
         text: &str,
@@ -604,6 +646,7 @@ where
         type_id: u32,
         word_idx: Option<u32>,
         offset_type: OffsetType,
+        defer_texts: bool,
     ) -> Result<Encoding> {
         let converter = (offset_type == OffsetType::Char).then(|| ByteToCharOffsets::new(text));
         let mut encoding = Encoding::with_capacity(text.len() / 3 + 1);
@@ -615,6 +658,7 @@ where
                     value.extend(bytes.iter().map(|&b| BYTES_TO_CHARS[b as usize]));
                     value
                 }
+                TokenText::Vocabulary if defer_texts => String::new(),
                 TokenText::Vocabulary => self.model.id_to_token(id).unwrap_or_default(),
             };
             let span = match &converter {
@@ -769,6 +813,45 @@ where
 pub type Tokenizer = TokenizerImpl<ModelWrapper, NormalizerWrapper, PreTokenizerWrapper, PostProcessorWrapper, DecoderWrapper>;
 
 impl Tokenizer {
+    // ---- encode, token texts deferred ----
+
+    /// The table that deferred token texts are filled from, when this tokenizer can defer them:
+    /// its model has one (WordPiece) and its post-processor never reads token texts (ByteLevel's
+    /// and Roberta's offset trimming do, so those keep the texts).
+    pub fn deferred_token_table(&self) -> Option<Arc<TokensById>> {
+        fn reads_texts(p: &PostProcessorWrapper) -> bool {
+            match p {
+                PostProcessorWrapper::Bert(_) | PostProcessorWrapper::Template(_) => false,
+                PostProcessorWrapper::Roberta(_) | PostProcessorWrapper::ByteLevel(_) => true,
+                PostProcessorWrapper::Sequence(s) => s.processors.iter().any(reads_texts),
+            }
+        }
+        let ModelWrapper::WordPiece(model) = &self.model else { return None };
+        (!self.post_processor.as_ref().is_some_and(reads_texts)).then(|| model.token_table())
+    }
+
+    /// `encode_batch_with` without a string per token: when `deferred_token_table` gives a
+    /// table, the tokens taken from the model's vocabulary are left with an empty text, and
+    /// that table is returned with the encodings; `Encoding::fill_deferred_tokens` (or
+    /// `tokens_filled`) gives them their texts when they are needed. Ids, offsets, words and
+    /// masks are those of `encode_batch_with`; so are the texts once filled. Batches whose
+    /// texts are never read (arrays for a model) skip most of the allocation work.
+    pub fn encode_batch_deferred<'s, E>(
+        &self,
+        inputs: Vec<E>,
+        add_special_tokens: bool,
+        offset_type: OffsetType,
+        truncation: Option<&TruncationParams>,
+        padding: Option<&PaddingParams>,
+    ) -> Result<(Vec<Encoding>, Option<Arc<TokensById>>)>
+    where
+        E: Into<EncodeInput<'s>> + Send,
+    {
+        let table = self.deferred_token_table();
+        let encodings = self.encode_batch_texts(inputs, add_special_tokens, offset_type, truncation, padding, table.is_some())?;
+        Ok((encodings, table))
+    }
+
     // ---- train ----
 
     /// Trains the model on text files, read line by line (line ends kept) and streamed. Invalid

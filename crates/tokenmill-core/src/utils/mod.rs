@@ -6,5 +6,5 @@ pub mod padding;
 pub mod regex;
 pub mod parallel;
 pub mod truncation;
-pub(crate) mod tokens_by_id;
+pub mod tokens_by_id;
 pub(crate) mod word_cache;

@@ -7,7 +7,7 @@
 
 /// Token texts by id. Where two tokens share an id, the smaller text wins (deterministic).
 #[derive(Debug, Clone, Default)]
-pub(crate) struct TokensById {
+pub struct TokensById {
     /// `dense[id]` when ids are dense enough (see `new`).
     dense: Vec<Option<Box<str>>>,
     /// `(id, text)` sorted by id, when they are not.
@@ -35,8 +35,9 @@ impl TokensById {
         }
     }
 
+    /// The text of `id`, if the vocabulary has it.
     #[inline]
-    pub(crate) fn get(&self, id: u32) -> Option<&str> {
+    pub fn get(&self, id: u32) -> Option<&str> {
         if self.sparse.is_empty() {
             return self.dense.get(id as usize)?.as_deref();
         }

@@ -2,6 +2,7 @@
 use std::cell::Cell;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
 
@@ -107,7 +108,9 @@ impl WordPieceBuilder {
 #[derive(Clone)]
 pub struct WordPiece {
     vocab: FxHashMap<String, u32>,
-    tokens_by_id: TokensById,
+    /// Shared (an `Arc`) so that encodings can take their token texts from it later (see
+    /// `token_table`).
+    tokens_by_id: Arc<TokensById>,
     pub unk_token: String,
     continuing_subword_prefix: String,
     pub max_input_chars_per_word: usize,
@@ -128,7 +131,7 @@ impl WordPiece {
 
     pub(crate) fn assemble(vocab: Vocab, unk_token: String, prefix: String, max_input_chars_per_word: usize) -> Self {
         let vocab: FxHashMap<String, u32> = vocab.into_iter().collect();
-        let tokens_by_id = TokensById::new(vocab.iter().map(|(t, &id)| (t.as_str(), id)));
+        let tokens_by_id = Arc::new(TokensById::new(vocab.iter().map(|(t, &id)| (t.as_str(), id))));
         let automaton = Automaton::new(vocab.iter().map(|(t, &id)| (t.as_str(), id)), &prefix);
         WordPiece {
             vocab,
@@ -168,6 +171,12 @@ impl WordPiece {
     /// Replaces the vocabulary, keeping the options (what training does).
     pub fn set_vocab(&mut self, vocab: Vocab) {
         *self = WordPiece::assemble(vocab, std::mem::take(&mut self.unk_token), std::mem::take(&mut self.continuing_subword_prefix), self.max_input_chars_per_word);
+    }
+
+    /// The id → token text table (shared, cheap to clone): what encodings whose token texts
+    /// were deferred fill them from (see `Tokenizer::encode_batch_deferred`).
+    pub fn token_table(&self) -> Arc<TokensById> {
+        Arc::clone(&self.tokens_by_id)
     }
 
     /// (token, id) in increasing id order.
