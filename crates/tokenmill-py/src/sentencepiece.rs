@@ -172,6 +172,16 @@ fn item_seed(seed: Option<u64>, index: usize) -> Option<u64> {
     seed.map(|s| s.wrapping_add((index as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)))
 }
 
+/// The ids of consecutive texts, the first being text `first` of the batch (for its seed).
+fn encode_chunk(processor: &Processor, first: usize, chunk: &[&str], o: &EncodeOptions, seed: Option<u64>) -> tokenmill_core::Result<FlatIds> {
+    let mut flat = FlatIds { ids: Vec::with_capacity(chunk.iter().map(|t| t.len() / 3 + 2).sum()), ends: Vec::with_capacity(chunk.len()) };
+    for (i, text) in chunk.iter().enumerate() {
+        processor.encode_ids_into(text, o, item_seed(seed, first + i), &mut flat.ids)?;
+        flat.ends.push(flat.ids.len());
+    }
+    Ok(flat)
+}
+
 /// Texts per chunk of a parallel ids batch: enough to make the per-chunk work negligible, few
 /// enough that the two threads finish together.
 const TEXTS_PER_CHUNK: usize = 256;
@@ -180,18 +190,54 @@ impl PyProcessor {
     /// The ids of every text, in order, as chunks of [`FlatIds`] (in parallel unless
     /// `num_threads` is 1).
     fn encode_ids_flat(&self, texts: &[&str], o: &EncodeOptions, seed: Option<u64>, num_threads: i32) -> tokenmill_core::Result<Vec<FlatIds>> {
-        let encode_chunk = |first: usize, chunk: &[&str]| -> tokenmill_core::Result<FlatIds> {
-            let mut flat = FlatIds { ids: Vec::with_capacity(chunk.iter().map(|t| t.len() / 3 + 2).sum()), ends: Vec::with_capacity(chunk.len()) };
-            for (i, text) in chunk.iter().enumerate() {
-                self.inner.encode_ids_into(text, o, item_seed(seed, first + i), &mut flat.ids)?;
-                flat.ends.push(flat.ids.len());
-            }
-            Ok(flat)
-        };
         if num_threads == 1 || texts.len() < 2 {
-            return Ok(vec![encode_chunk(0, texts)?]);
+            return Ok(vec![encode_chunk(&self.inner, 0, texts, o, seed)?]);
         }
-        texts.par_chunks(TEXTS_PER_CHUNK).enumerate().map(|(c, chunk)| encode_chunk(c * TEXTS_PER_CHUNK, chunk)).collect()
+        texts.par_chunks(TEXTS_PER_CHUNK).enumerate().map(|(c, chunk)| encode_chunk(&self.inner, c * TEXTS_PER_CHUNK, chunk, o, seed)).collect()
+    }
+
+    /// A parallel ids batch whose Python lists are built while the rest is still being
+    /// encoded: the worker threads send each chunk as it is done, and this thread (which
+    /// holds the GIL) turns the chunks into lists in order. Building the lists is the part only
+    /// one thread can do; overlapping it with the encoding is what lets two threads approach
+    /// twice the speed of one.
+    fn encode_ids_pipelined<'py>(&self, py: Python<'py>, texts: &[&str], o: &EncodeOptions, seed: Option<u64>) -> PyResult<Bound<'py, PyList>> {
+        type Done = (usize, tokenmill_core::Result<FlatIds>);
+        let inner = &*self.inner;
+        let _pause = crate::words::GcPause::new(py, texts.len() * 8)?;
+        let (sender, mut receiver) = std::sync::mpsc::channel::<Done>();
+        std::thread::scope(|scope| {
+            scope.spawn(move || {
+                texts.par_chunks(TEXTS_PER_CHUNK).enumerate().for_each_with(sender, |sender, (c, chunk)| {
+                    // A send fails only when the receiver has given up after an error.
+                    let _ = sender.send((c, encode_chunk(inner, c * TEXTS_PER_CHUNK, chunk, o, seed)));
+                });
+            });
+            let mut pending: Vec<Option<FlatIds>> = (0..texts.len().div_ceil(TEXTS_PER_CHUNK)).map(|_| None).collect();
+            let mut lists = Vec::with_capacity(texts.len());
+            let mut next = 0;
+            while next < pending.len() {
+                // Wait without the GIL (other Python threads may run meanwhile).
+                let (back, done) = py.allow_threads(move || {
+                    let done = receiver.recv();
+                    (receiver, done)
+                });
+                receiver = back;
+                let Ok((c, result)) = done else { break };
+                pending[c] = Some(result.py()?);
+                while let Some(chunk) = pending.get_mut(next).and_then(Option::take) {
+                    let starts = std::iter::once(0).chain(chunk.ends.iter().copied());
+                    for (start, &end) in starts.zip(&chunk.ends) {
+                        lists.push(self.id_objects.list(py, &chunk.ids[start..end])?);
+                    }
+                    next += 1;
+                }
+            }
+            if lists.len() != texts.len() {
+                return Err(pyo3::exceptions::PyRuntimeError::new_err("SentencePiece encode: a worker thread stopped early"));
+            }
+            PyList::new(py, lists)
+        })
     }
 
     /// `list[list[int]]` from flat ids (one shared int object per id, see `id_lists`).
@@ -281,6 +327,9 @@ impl PyProcessor {
         let objects = text_objects(texts)?;
         let texts = borrow_texts(&objects)?;
         if let Kind::Ids = kind {
+            if num_threads != 1 && texts.len() > TEXTS_PER_CHUNK {
+                return self.encode_ids_pipelined(py, &texts, &o, seed);
+            }
             let chunks = py.allow_threads(|| self.encode_ids_flat(&texts, &o, seed, num_threads)).py()?;
             return self.id_lists(py, &chunks);
         }
