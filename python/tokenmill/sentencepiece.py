@@ -295,7 +295,7 @@ class SentencePieceProcessor:
         if num_threads is None or not isinstance(num_threads, int):
             raise TypeError("num_threads must be int")
         is_batch = isinstance(input, list)
-        texts = [_as_text(t) for t in input] if is_batch else [_as_text(input)]
+        texts = input if is_batch else [input]  # the native side decodes bytes
         proto_like = return_type in ("proto", "serialized_proto", "offset_mapping", "immutable_proto")
         if proto_like and (add_bos or add_eos or reverse or emit_unk_piece):
             raise NotImplementedError("add_bos, add_eos, reverse, and emit_unk_piece is not supported in proto API")

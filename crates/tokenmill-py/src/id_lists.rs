@@ -27,8 +27,13 @@ impl IdObjects {
 
     /// Every id list as a Python list of lists of ints.
     pub(crate) fn lists<'py>(&self, py: Python<'py>, batches: &[Vec<u32>]) -> PyResult<Bound<'py, PyList>> {
+        self.lists_of(py, batches.iter().map(Vec::as_slice))
+    }
+
+    /// [`IdObjects::lists`] from id slices (e.g. views into one flat buffer of a batch).
+    pub(crate) fn lists_of<'a, 'py>(&self, py: Python<'py>, batches: impl Iterator<Item = &'a [u32]>) -> PyResult<Bound<'py, PyList>> {
         let mut objects = self.objects.lock().unwrap_or_else(PoisonError::into_inner);
-        let inner = batches.iter().map(|ids| fill_list(py, &mut objects, ids)).collect::<PyResult<Vec<_>>>()?;
+        let inner = batches.map(|ids| fill_list(py, &mut objects, ids)).collect::<PyResult<Vec<_>>>()?;
         PyList::new(py, inner)
     }
 }

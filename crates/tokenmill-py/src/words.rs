@@ -100,12 +100,12 @@ impl PyWordTokenizer {
 /// Python's cyclic GC switched off while a large list of fresh tuples is built: each tuple is
 /// GC-tracked, and the collections the allocations trigger would otherwise rescan the growing
 /// list again and again (half the time for a 1.7 M-token list). Restored afterwards.
-struct GcPause<'py> {
+pub(crate) struct GcPause<'py> {
     gc: Option<Bound<'py, PyModule>>,
 }
 
 impl<'py> GcPause<'py> {
-    fn new(py: Python<'py>, objects: usize) -> PyResult<Self> {
+    pub(crate) fn new(py: Python<'py>, objects: usize) -> PyResult<Self> {
         if objects < 20_000 {
             return Ok(GcPause { gc: None });
         }

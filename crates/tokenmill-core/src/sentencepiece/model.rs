@@ -35,8 +35,10 @@ pub struct Vocab {
     /// User-defined symbols, for the prefix matcher.
     pub user_defined: Option<DoubleArray>,
     /// No piece holds ▁ right after another character, so no piece can span the start of a
-    /// "▁..." word, and there are no unused pieces: BPE may then segment each word on its own
-    /// (and cache it), with the same result as on the whole text.
+    /// "▁..." word ([`independent_words`]): every Unigram path passes through every word start.
+    pub pieces_stay_in_words: bool,
+    /// `pieces_stay_in_words` and there are no unused pieces: BPE may then segment each word
+    /// on its own (and cache it), with the same result as on the whole text.
     pub words_are_independent: bool,
 }
 
@@ -68,6 +70,7 @@ impl Vocab {
             unk_id: 0,
             byte_ids: None,
             user_defined: None,
+            pieces_stay_in_words: false,
             words_are_independent: false,
         };
         if n >= i32::MAX as usize {
@@ -124,9 +127,10 @@ impl Vocab {
         if !user.is_empty() {
             vocab.user_defined = Some(DoubleArray::build(&user)?);
         }
-        // Unused pieces are split back by the last pair seen in the whole text, which couples
-        // the words.
-        vocab.words_are_independent = !vocab.types.contains(&PieceType::Unused) && !vocab.normal.keys().any(|p| p.char_indices().any(|(i, c)| i > 0 && c == '\u{2581}' && !p[..i].ends_with(SPACE_SYMBOL)));
+        vocab.pieces_stay_in_words = !vocab.normal.keys().any(|p| p.char_indices().any(|(i, c)| i > 0 && c == '\u{2581}' && !p[..i].ends_with(SPACE_SYMBOL)));
+        // BPE splits merged unused pieces back by the last pair seen in the whole text, which
+        // couples the words (Unigram never matches unused pieces).
+        vocab.words_are_independent = vocab.pieces_stay_in_words && !vocab.types.contains(&PieceType::Unused);
         Ok(vocab)
     }
 
@@ -456,14 +460,59 @@ pub struct ViterbiCell {
 /// [`encode_unigram`] into `out` (cleared first), with `best` as reusable scratch space.
 pub fn encode_unigram_into(vocab: &Vocab, index: &UnigramIndex, text: &str, best: &mut Vec<ViterbiCell>, out: &mut Vec<Span>) {
     out.clear();
-    let bytes = text.as_bytes();
+    viterbi::<false>(vocab, index, text.as_bytes(), 0, 0.0, best, &mut Decisions::default(), out);
+}
+
+/// What a Viterbi run records about its decisions (when asked to), for the word cache's
+/// exactness test ([`exact_prefix_limit`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Decisions {
+    /// The smallest |candidate − current best| of any comparison that had a current best (0
+    /// after a tie or a non-finite score).
+    min_margin: f64,
+    /// The largest |score| of any candidate.
+    max_abs: f64,
+    /// Characters of the text (each piece covers at least one, so no path is longer).
+    chars: usize,
+}
+
+impl Default for Decisions {
+    fn default() -> Self {
+        Decisions { min_margin: f64::INFINITY, max_abs: 0.0, chars: 0 }
+    }
+}
+
+impl Decisions {
+    #[inline]
+    fn candidate(&mut self, candidate: f32, current: Option<f32>) {
+        if !candidate.is_finite() {
+            self.min_margin = 0.0;
+            return;
+        }
+        self.max_abs = self.max_abs.max(candidate.abs() as f64);
+        if let Some(current) = current {
+            let margin = (candidate as f64 - current as f64).abs();
+            // `!(margin >= …)` also catches NaN.
+            if !(margin >= self.min_margin) {
+                self.min_margin = margin;
+            }
+        }
+    }
+}
+
+/// The Viterbi of `text` (a whole normalized text, or one of its words at byte `offset`),
+/// starting from the path score `start_score`: appends the best path's spans (at `offset`)
+/// to `out` and returns its score. With `TRACK`, records its decisions in `decisions`.
+#[allow(clippy::too_many_arguments)]
+fn viterbi<const TRACK: bool>(vocab: &Vocab, index: &UnigramIndex, bytes: &[u8], offset: usize, start_score: f32, best: &mut Vec<ViterbiCell>, decisions: &mut Decisions, out: &mut Vec<Span>) -> f32 {
     let size = bytes.len();
     if size == 0 {
-        return;
+        return start_score;
     }
     let unk_score = index.unk_score();
     best.clear();
     best.resize(size + 1, ViterbiCell { id: u32::MAX, score: 0.0, start: usize::MAX });
+    best[0].score = start_score;
     let mut start = 0;
     while start < size {
         let till_here = best[start].score;
@@ -480,7 +529,11 @@ pub fn encode_unigram_into(vocab: &Vocab, index: &UnigramIndex, text: &str, best
             }
             let candidate = score + till_here;
             let target = &mut best[start + length];
-            if target.start == usize::MAX || candidate > target.score {
+            let is_set = target.start != usize::MAX;
+            if TRACK {
+                decisions.candidate(candidate, is_set.then_some(target.score));
+            }
+            if !is_set || candidate > target.score {
                 *target = ViterbiCell { id, score: candidate, start };
             }
             if length == char_len {
@@ -490,22 +543,151 @@ pub fn encode_unigram_into(vocab: &Vocab, index: &UnigramIndex, text: &str, best
         if !has_single_node {
             let candidate = unk_score + till_here;
             let target = &mut best[start + char_len];
-            if target.start == usize::MAX || candidate > target.score {
+            let is_set = target.start != usize::MAX;
+            if TRACK {
+                decisions.candidate(candidate, is_set.then_some(target.score));
+            }
+            if !is_set || candidate > target.score {
                 *target = ViterbiCell { id: vocab.unk_id, score: candidate, start };
             }
         }
+        decisions.chars += 1;
         start += char_len;
     }
+    let first = out.len();
     let mut end = size;
     while end > 0 {
         let node = best[end];
         if node.start == usize::MAX {
             break; // unreachable: every character is covered by a piece or an unk node
         }
-        out.push(Span { start: node.start, end, id: node.id });
+        out.push(Span { start: offset + node.start, end: offset + end, id: node.id });
         end = node.start;
     }
-    out.reverse();
+    out[first..].reverse();
+    best[size].score
+}
+
+/// The largest |prefix score| P for which a word's Viterbi taken from score 0 (`decisions`)
+/// decides exactly as the Viterbi of the whole text does when it reaches the word with score P;
+/// negative when there is none (a tie, a non-finite score).
+///
+/// Why it holds: a cell's score is its path's piece scores summed left to right, each sum
+/// rounded to f32 (unit roundoff u = 2⁻²⁴). Along a path of k pieces the whole-text scores
+/// differ from P + the word's own scores by at most k·u·(|P| + 2M), M bounding the word's
+/// scores; a comparison involves two paths of at most `chars` pieces plus the candidate's
+/// rounding, so its two sides move by less than (2·chars + 4)·u·(|P| + 2M) together. When
+/// every comparison of the word was decided by more than that, all decide the same way (and
+/// none is a tie), so the best path is the same. The factor (1 + 2⁻¹⁰) covers the second-order
+/// terms and the f64 arithmetic here; subnormal scores get an absolute slack.
+fn exact_prefix_limit(decisions: &Decisions) -> f32 {
+    const UNIT_ROUNDOFF: f64 = 1.0 / (1u64 << 24) as f64;
+    if decisions.chars > 4096 || !decisions.max_abs.is_finite() {
+        return -1.0;
+    }
+    let steps = (2 * decisions.chars + 4) as f64;
+    let margin = decisions.min_margin - steps * 2f64.powi(-140);
+    let limit = margin / (steps * UNIT_ROUNDOFF * (1.0 + 1.0 / 1024.0)) - 2.0 * decisions.max_abs;
+    if limit > 0.0 {
+        // Shrunk so that rounding to f32 cannot enlarge it.
+        (limit * (1.0 - 1e-6)) as f32
+    } else {
+        -1.0
+    }
+}
+
+/// A word's [`exact_prefix_limit`] rounded down to a power of two, as a byte: 0 for none,
+/// else the limit is 2^(code − 128). It rides in the top byte of the word's first cached id
+/// (ids stay below 2²⁴, see [`unigram_words_cacheable`]), so that the cache keeps words of up
+/// to three pieces inline.
+fn limit_code(limit: f32) -> u32 {
+    if !(limit >= f32::MIN_POSITIVE) {
+        return 0;
+    }
+    // floor(log2(limit)) for a normal positive float is its unbiased exponent.
+    let exponent = ((limit.to_bits() >> 23) & 0xFF) as i32 - 127;
+    (exponent + 128).clamp(1, 255) as u32
+}
+
+/// The bound a [`limit_code`] stands for (exact: a power of two).
+fn limit_of_code(code: u32) -> f32 {
+    match code {
+        // 2^-127 is subnormal: treated as no limit at all.
+        0 | 1 => -1.0,
+        // 2^(code − 128) as a float: biased exponent code − 1, zero mantissa.
+        _ => f32::from_bits((code - 1) << 23),
+    }
+}
+
+/// Whether a vocabulary can use [`encode_unigram_words`]: no piece crosses a word start, and
+/// ids leave the top byte free for the cached limit.
+pub fn unigram_words_cacheable(vocab: &Vocab) -> bool {
+    vocab.pieces_stay_in_words && vocab.len() < (1 << 24)
+}
+
+/// The score a cached word's path adds to `score`, in the Viterbi's arithmetic.
+fn path_score(vocab: &Vocab, index: &UnigramIndex, mut score: f32, tokens: &[(u32, u32)]) -> f32 {
+    for &(id, len) in tokens {
+        let piece = if id == vocab.unk_id {
+            index.unk_score()
+        } else {
+            match index.lattice_scores.get(id as usize) {
+                Some(&s) if s.is_finite() => s,
+                _ => index.node_score(vocab, id, len as usize),
+            }
+        };
+        score = piece + score;
+    }
+    score
+}
+
+/// Unigram Viterbi of `text` into `out` (cleared first), word by word through the per-thread
+/// word cache (`cache_id` names this model there), for vocabularies that pass
+/// [`unigram_words_cacheable`]: no piece crosses a word start, so every path passes through
+/// every word start, and the whole text's best path is each word's best path from the score
+/// the text reached there. A word's path is cached with the limit of [`exact_prefix_limit`];
+/// it is used when the score reached is within it, and otherwise the word's Viterbi runs from
+/// that score, so the result is [`encode_unigram`]'s exactly, near-ties included.
+pub fn encode_unigram_words(vocab: &Vocab, index: &UnigramIndex, text: &str, cache_id: u64, best: &mut Vec<ViterbiCell>, tokens: &mut Vec<(u32, u32)>, out: &mut Vec<Span>) {
+    use crate::utils::word_cache::{self as cache, MAX_CACHED_WORD_BYTES};
+    /// As many words per thread as the BPE models cache.
+    const CACHE_CAPACITY: usize = 262_144;
+    const ID_MASK: u32 = (1 << 24) - 1;
+    out.clear();
+    let bytes = text.as_bytes();
+    let mut score = 0.0f32;
+    for (start, end) in independent_words(text) {
+        let word = &bytes[start..end];
+        if word.len() >= MAX_CACHED_WORD_BYTES {
+            score = viterbi::<false>(vocab, index, word, start, score, best, &mut Decisions::default(), out);
+            continue;
+        }
+        tokens.clear();
+        if !cache::replay(cache_id, word, |id, len| tokens.push((id, len as u32))) {
+            let first = out.len();
+            let mut decisions = Decisions::default();
+            viterbi::<true>(vocab, index, word, start, 0.0, best, &mut decisions, out);
+            tokens.extend(out[first..].iter().map(|s| (s.id, (s.end - s.start) as u32)));
+            if let Some(head) = tokens.first_mut() {
+                head.0 |= limit_code(exact_prefix_limit(&decisions)) << 24;
+            }
+            cache::store(cache_id, CACHE_CAPACITY, word, tokens);
+            out.truncate(first);
+        }
+        let Some(head) = tokens.first_mut() else { continue };
+        let limit = limit_of_code(head.0 >> 24);
+        head.0 &= ID_MASK;
+        if score.abs() < limit {
+            let mut at = start;
+            for &(id, len) in tokens.iter() {
+                out.push(Span { start: at, end: at + len as usize, id });
+                at += len as usize;
+            }
+            score = path_score(vocab, index, score, tokens);
+        } else {
+            score = viterbi::<false>(vocab, index, word, start, score, best, &mut Decisions::default(), out);
+        }
+    }
 }
 
 /// The words of a normalized text that BPE may segment on their own when
@@ -513,7 +695,6 @@ pub fn encode_unigram_into(vocab: &Vocab, index: &UnigramIndex, text: &str, best
 /// first also at 0). Byte ranges.
 pub fn independent_words(text: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
     let bytes = text.as_bytes();
-    let space = SPACE_SYMBOL.as_bytes();
     let mut start = 0;
     std::iter::from_fn(move || {
         if start >= bytes.len() {
@@ -521,14 +702,31 @@ pub fn independent_words(text: &str) -> impl Iterator<Item = (usize, usize)> + '
         }
         // Skip the ▁ run the word starts with, then find the next ▁.
         let mut pos = start;
-        while bytes[pos..].starts_with(space) {
-            pos += space.len();
+        while bytes[pos..].starts_with(SPACE_BYTES) {
+            pos += SPACE_BYTES.len();
         }
-        let end = memchr::memmem::find(&bytes[pos..], space).map_or(bytes.len(), |i| pos + i);
+        let end = next_space(bytes, pos);
         let word = (start, end);
         start = end;
         Some(word)
     })
+}
+
+/// ▁ in UTF-8.
+const SPACE_BYTES: &[u8] = SPACE_SYMBOL.as_bytes();
+
+/// The position of the first ▁ at or after `from` (or the end): a `memchr` for its lead byte,
+/// cheaper than a substring searcher on words a few bytes long.
+#[inline]
+fn next_space(bytes: &[u8], mut from: usize) -> usize {
+    while let Some(i) = memchr::memchr(SPACE_BYTES[0], &bytes[from..]) {
+        let at = from + i;
+        if bytes[at..].starts_with(SPACE_BYTES) {
+            return at;
+        }
+        from = at + 1;
+    }
+    bytes.len()
 }
 
 /// SentencePiece BPE of `text` into `out` (cleared first), word by word with the per-thread
@@ -562,4 +760,81 @@ pub fn encode_bpe_words(vocab: &Vocab, text: &str, cache_id: u64, tokens: &mut V
 pub fn model_type(proto: &ModelProto) -> Result<ModelType> {
     let raw = proto.trainer_spec.as_ref().and_then(|t| t.model_type).unwrap_or(ModelType::Unigram as i32);
     ModelType::try_from(raw).map_err(|_| Error::format(format!("SentencePiece model: unknown model_type {raw}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sentencepiece::proto::SentencePiece;
+    use rand::{Rng, SeedableRng};
+
+    /// A Unigram vocabulary over "abc" whose multi-letter pieces score within a few f32 ulps of
+    /// the sum of their parts, so that which segmentation wins depends on rounding, and so on
+    /// the score a word is reached with.
+    fn near_tie_vocab(rng: &mut rand::rngs::StdRng) -> (Vocab, UnigramIndex) {
+        let mut pieces = vec![SentencePiece::new("<unk>", 0.0, PieceType::Unknown)];
+        let mut scores: FxHashMap<String, f32> = FxHashMap::default();
+        for unit in ["▁", "a", "b", "c"] {
+            let score = -rng.gen_range(1.0f32..12.0);
+            scores.insert(unit.to_string(), score);
+            pieces.push(SentencePiece::new(unit, score, PieceType::Normal));
+        }
+        for piece in ["ab", "bc", "ca", "abc", "▁a", "▁ab", "bca", "aa", "▁▁"] {
+            let mut chars: Vec<String> = piece.chars().map(String::from).collect();
+            let last = chars.pop().unwrap_or_default();
+            let rest: String = chars.concat();
+            let parts = scores.get(&rest).copied().unwrap_or(-5.0) + scores[&last];
+            let ulps = rng.gen_range(-3i32..=3);
+            let score = f32::from_bits((parts.to_bits() as i32 + ulps) as u32);
+            scores.insert(piece.to_string(), score);
+            pieces.push(SentencePiece::new(piece, score, PieceType::Normal));
+        }
+        let proto = ModelProto { pieces, trainer_spec: None, normalizer_spec: None, self_test_data: None, denormalizer_spec: None };
+        let vocab = Vocab::from_proto(&proto).expect("vocab");
+        let index = UnigramIndex::new(&vocab).expect("index");
+        (vocab, index)
+    }
+
+    #[test]
+    fn cached_unigram_words_match_the_whole_text_viterbi_at_near_ties() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(7);
+        let mut naive_differs = 0;
+        for round in 0..60 {
+            let (vocab, index) = near_tie_vocab(&mut rng);
+            assert!(vocab.pieces_stay_in_words);
+            let cache_id = crate::utils::word_cache::new_cache_id();
+            for _ in 0..20 {
+                let words: Vec<String> = (0..rng.gen_range(1..400))
+                    .map(|_| (0..rng.gen_range(1..9)).map(|_| ["a", "b", "c"][rng.gen_range(0..3)]).collect::<String>())
+                    .collect();
+                let sep = if round % 5 == 0 { "▁▁" } else { "▁" };
+                let text = format!("{sep}{}", words.join(sep));
+                let whole = encode_unigram(&vocab, &index, &text);
+                let (mut best, mut tokens, mut out) = (Vec::new(), Vec::new(), Vec::new());
+                for _ in 0..2 {
+                    // cold, then every word cached
+                    encode_unigram_words(&vocab, &index, &text, cache_id, &mut best, &mut tokens, &mut out);
+                    assert_eq!(out, whole, "{text}");
+                }
+                let naive: Vec<Span> = independent_words(&text)
+                    .flat_map(|(s, e)| encode_unigram(&vocab, &index, &text[s..e]).into_iter().map(move |sp| Span { start: sp.start + s, end: sp.end + s, id: sp.id }))
+                    .collect();
+                naive_differs += usize::from(naive != whole);
+            }
+        }
+        // The construction does produce near-ties that the prefix score decides.
+        assert!(naive_differs > 0);
+    }
+
+    #[test]
+    fn limit_codes_round_down_to_powers_of_two() {
+        for limit in [f32::MIN_POSITIVE, 1e-30, 0.75, 1.0, 3.0, 1e6, 3e38, f32::INFINITY] {
+            let bound = limit_of_code(limit_code(limit));
+            assert!(bound <= limit && bound > 0.0, "{limit} -> {bound}");
+            assert!(bound * 2.0 > limit || limit == f32::INFINITY, "{limit} -> {bound}");
+        }
+        for limit in [-1.0, 0.0, f32::NAN, 1e-40] {
+            assert!(limit_of_code(limit_code(limit)) < 0.0);
+        }
+    }
 }

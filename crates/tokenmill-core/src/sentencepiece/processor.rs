@@ -257,24 +257,42 @@ impl Processor {
 
     /// Ids of `text` (the fast path: no strings, no alignment, buffers reused per thread).
     pub fn encode_ids(&self, text: &str, options: &EncodeOptions, seed: Option<u64>) -> Result<Vec<u32>> {
+        let mut ids = Vec::new();
+        self.encode_ids_into(text, options, seed, &mut ids)?;
+        Ok(ids)
+    }
+
+    /// [`Processor::encode_ids`] appended to `out` (a batch collects all its ids in one buffer).
+    /// On error `out` may hold part of this text's ids.
+    pub fn encode_ids_into(&self, text: &str, options: &EncodeOptions, seed: Option<u64>, out: &mut Vec<u32>) -> Result<()> {
+        let first = out.len();
         if options.enable_sampling {
             let normalized = self.normalizer.normalize(text);
             let mut rng = make_rng_fn(options, seed);
             let spans = self.segment(&normalized.text, options, &mut rng)?;
-            let mut ids = self.ids_of(&normalized.text, &spans);
-            self.rewrite_ids(&mut ids, options)?;
-            return Ok(ids);
+            self.ids_of(&normalized.text, &spans, out);
+        } else {
+            SCRATCH.with(|cell| match cell.try_borrow_mut() {
+                Ok(mut scratch) => self.plain_ids(text, &mut scratch, out),
+                Err(_) => self.plain_ids(text, &mut Scratch::default(), out),
+            })?;
         }
-        let mut ids = SCRATCH.with(|cell| match cell.try_borrow_mut() {
-            Ok(mut scratch) => self.plain_ids(text, &mut scratch),
-            Err(_) => self.plain_ids(text, &mut Scratch::default()),
-        })?;
-        self.rewrite_ids(&mut ids, options)?;
-        Ok(ids)
+        // `rewrite_ids` on this text's part of `out`.
+        self.check_specials(options)?;
+        if options.reverse {
+            out[first..].reverse();
+        }
+        if options.add_bos {
+            out.insert(first, self.special_id(1) as u32);
+        }
+        if options.add_eos {
+            out.push(self.special_id(2) as u32);
+        }
+        Ok(())
     }
 
-    /// The ids of the best segmentation of `text` (no sampling).
-    fn plain_ids(&self, text: &str, scratch: &mut Scratch) -> Result<Vec<u32>> {
+    /// Appends the ids of the best segmentation of `text` (no sampling) to `out`.
+    fn plain_ids(&self, text: &str, scratch: &mut Scratch, out: &mut Vec<u32>) -> Result<()> {
         let Scratch { normalized, spans, viterbi, tokens } = scratch;
         self.normalizer.normalize_into(text, normalized);
         // Always valid for `&str` input (whole characters and validated replacements are copied).
@@ -283,17 +301,19 @@ impl Processor {
             Err(_) => String::from_utf8_lossy(normalized),
         };
         match (self.kind, &self.unigram) {
+            (ModelType::Unigram, Some(index)) if model::unigram_words_cacheable(&self.vocab) => model::encode_unigram_words(&self.vocab, index, &normalized, self.cache_id, viterbi, tokens, spans),
             (ModelType::Unigram, Some(index)) => model::encode_unigram_into(&self.vocab, index, &normalized, viterbi, spans),
             (ModelType::Bpe, _) if self.vocab.words_are_independent => model::encode_bpe_words(&self.vocab, &normalized, self.cache_id, tokens, spans),
             _ => *spans = self.segment(&normalized, &EncodeOptions::default(), &mut || 1.0)?,
         }
-        Ok(self.ids_of(&normalized, spans))
+        self.ids_of(&normalized, spans, out);
+        Ok(())
     }
 
-    /// The ids of a segmentation, with byte fallback and unknown-run merging applied (the ids
-    /// that `populate` would give).
-    fn ids_of(&self, normalized: &str, spans: &[Span]) -> Vec<u32> {
-        let mut ids = Vec::with_capacity(spans.len() + 2);
+    /// Appends the ids of a segmentation to `out`, with byte fallback and unknown-run merging
+    /// applied (the ids that `populate` would give).
+    fn ids_of(&self, normalized: &str, spans: &[Span], ids: &mut Vec<u32>) {
+        ids.reserve(spans.len() + 2);
         let mut prev_unk = false;
         for span in spans {
             let is_unk = span.id == self.vocab.unk_id;
@@ -304,7 +324,6 @@ impl Processor {
             }
             prev_unk = is_unk;
         }
-        ids
     }
 
     /// Pieces of `text` (`out_type=str`).
