@@ -7,7 +7,8 @@ with one thread (`num_threads=1`) and with two threads, for Mistral v1 (BPE with
 fallback) and sentencepiece's botchan Unigram model; for context also `tokenizers` on the
 equivalent tokenizer.json (written by `tokenmill.sentencepiece.to_tokenizer`; `encode_batch`,
 threads set by RAYON_RS_NUM_THREADS). Training: SentencePiece-BPE on the first `--train-mb` MB
-of the same file, vocab `--vocab`, the same options for both. Each library runs in its own
+of the same file, vocab `--vocab`, the same options for both (`spbpe_setup.py`, shared with
+`bench_train.py --model spbpe`). Each library runs in its own
 subprocess; encoding times are the median of `--repeat` runs, as CPU time of the process
 (`time.process_time`, the fair single-thread measure on a shared machine) and wall time (what
 the two-thread case needs); training is timed once. The parent checks that all libraries gave
@@ -23,6 +24,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from spbpe_setup import run_spbpe_child, training_input
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("TOKENMILL_SHARED", REPO.parent / "shared"))
@@ -60,22 +63,6 @@ for threads in threads_list:
 digest = hashlib.sha256(json.dumps(ids).encode()).hexdigest()
 print(json.dumps({"times": out, "digest": digest, "tokens": sum(map(len, ids))}))
 """
-
-TRAIN_WORKER = r"""
-import sys, time, resource
-lib, corpus, prefix, vocab = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
-if lib == "tokenmill":
-    import tokenmill.sentencepiece as spm
-else:
-    import sentencepiece as spm
-t = time.perf_counter()
-kwargs = dict(input=corpus, model_prefix=prefix, model_type="bpe", vocab_size=vocab, num_threads=2)
-if lib != "tokenmill":
-    kwargs["minloglevel"] = 2
-spm.SentencePieceTrainer.train(**kwargs)
-print(time.perf_counter() - t, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
-"""
-
 
 def worker(lib: str, model: str, corpus: Path, repeat: int, threads: str, env: dict | None = None) -> dict:
     proc = subprocess.run([sys.executable, "-c", WORKER, lib, model, str(corpus), str(repeat), threads],
@@ -125,17 +112,17 @@ def main() -> None:
                 print(f"  tokenmill 2 vs 1 threads (wall): {times['tokenmill']['1']['wall'] / times['tokenmill']['2']['wall']:4.2f}x; "
                       f"sentencepiece {times['sentencepiece']['1']['wall'] / times['sentencepiece']['2']['wall']:4.2f}x")
         if not args.skip_train:
-            sample = data[: int(args.train_mb * 1e6)]
-            (tmp / "train.txt").write_bytes(sample[: sample.rfind(b"\n") + 1])
-            timings = {}
-            for lib in ("tokenmill", "sentencepiece"):
-                proc = subprocess.run([sys.executable, "-c", TRAIN_WORKER, lib, str(tmp / "train.txt"), str(tmp / lib),
-                                       str(args.vocab)], capture_output=True, text=True, check=True)
-                timings[lib] = [float(x) for x in proc.stdout.split()]
-            (t, tm), (r, rm) = timings["tokenmill"], timings["sentencepiece"]
-            print(f"SentencePiece-BPE training, {args.train_mb:.0f} MB, vocab {args.vocab}: tokenmill {t:.1f} s "
-                  f"({tm:.0f} MB peak), sentencepiece {r:.1f} s ({rm:.0f} MB peak), speed ratio {r / t:.2f}x")
-
+            # The same setup as `bench_train.py --model spbpe` (spbpe_setup.py).
+            train_path = training_input(SHARED / CORPUS, args.train_mb, tmp)
+            r = {lib: run_spbpe_child(lib, train_path, tmp / lib, args.vocab) for lib in ("tokenmill", "sentencepiece")}
+            if any("error" in x for x in r.values()):
+                print("SentencePiece-BPE training failed:", {lib: x.get("error") for lib, x in r.items()})
+                return
+            t, s = r["tokenmill"], r["sentencepiece"]
+            print(f"SentencePiece-BPE training, {args.train_mb:g} MB, vocab {args.vocab}: tokenmill {t['seconds']:.1f} s "
+                  f"({t['cpu_seconds']:.1f} s CPU, {t['peak_rss_mb']:.0f} MB peak), sentencepiece {s['seconds']:.1f} s "
+                  f"({s['cpu_seconds']:.1f} s CPU, {s['peak_rss_mb']:.0f} MB peak); speed ratio {s['seconds'] / t['seconds']:.2f}x wall, "
+                  f"{s['cpu_seconds'] / t['cpu_seconds']:.2f}x CPU")
 
 if __name__ == "__main__":
     main()

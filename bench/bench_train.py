@@ -20,7 +20,8 @@ tokens ids in hash order, so the vocabularies are compared as sets of tokens.
 
 ``--model spbpe`` trains SentencePiece BPE with ``SentencePieceTrainer.train(input=file,
 model_type="bpe", vocab_size=32000, num_threads=2)`` in ``tokenmill.sentencepiece`` and in
-``sentencepiece`` (every other option at its default). sentencepiece picks each merge among an
+``sentencepiece`` (every other option at its default; the setup is ``spbpe_setup.py``'s, shared
+with ``bench_sentencepiece.py``). sentencepiece picks each merge among an
 "active" 5% of the candidates, tokenmill always takes the true best pair, so the pieces are
 compared as sets (the share of sentencepiece's pieces that tokenmill learned too).
 
@@ -40,6 +41,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from spbpe_setup import run_spbpe_child, training_input
+
 REPO = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("TOKENMILL_SHARED", REPO.parent / "shared"))
 DEFAULT_FILE = SHARED / "corpora" / "english_large" / "gutenberg_en_large_part1.txt"
@@ -50,20 +53,7 @@ lib, path, vocab_size, min_frequency, out, kind = sys.argv[1], sys.argv[2], int(
 def cpu_seconds():
     usage = resource.getrusage(resource.RUSAGE_SELF)
     return usage.ru_utime + usage.ru_stime
-if kind == "spbpe":
-    import os, tempfile
-    if lib == "tokenmill":
-        import tokenmill.sentencepiece as spm
-    else:
-        import sentencepiece as spm
-    prefix = os.path.join(tempfile.mkdtemp(), "m")
-    start, cpu_start = time.perf_counter(), cpu_seconds()
-    spm.SentencePieceTrainer.train(input=path, model_prefix=prefix, model_type="bpe", vocab_size=vocab_size, num_threads=2, minloglevel=2)
-    seconds, cpu = time.perf_counter() - start, cpu_seconds() - cpu_start
-    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # training's peak (before reading results)
-    sp = spm.SentencePieceProcessor(model_file=prefix + ".model")
-    result = {"vocab": [sp.id_to_piece(i) for i in range(sp.get_piece_size())]}
-elif kind == "wordpiece":
+if kind == "wordpiece":
     if lib == "tokenmill":
         from tokenmill import Tokenizer, models, normalizers, pre_tokenizers, trainers
     else:
@@ -111,6 +101,11 @@ json.dump(result, open(out, "w"))
 
 
 def run_child(lib: str, path: Path, vocab_size: int, min_frequency: int, workdir: str, kind: str) -> dict:
+    if kind == "spbpe":
+        start = time.perf_counter()
+        result = run_spbpe_child(lib, path, Path(workdir) / lib, vocab_size)
+        result["process_seconds"] = time.perf_counter() - start
+        return result
     out = os.path.join(workdir, f"{lib}.json")
     start = time.perf_counter()
     proc = subprocess.run([sys.executable, "-c", CHILD, lib, str(path), str(vocab_size), str(min_frequency), out, kind], capture_output=True, text=True)
@@ -167,12 +162,7 @@ def main() -> int:
         print(f"missing {args.file} (the ../shared corpora beside the repo)", file=sys.stderr)
         return 2
     with tempfile.TemporaryDirectory() as workdir:
-        path = args.file
-        if args.mb:
-            data = path.read_bytes()[: int(args.mb * 1e6)]
-            data = data[: data.rfind(b"\n") + 1] or data
-            path = Path(workdir) / "corpus.txt"
-            path.write_bytes(data)
+        path = training_input(args.file, args.mb, Path(workdir))
         size_mb = path.stat().st_size / 1e6
         libs = ["tokenmill"] + [lib for lib in ("tokenizers", "sentencepiece") if lib not in args.skip]
         runs: dict = {lib: [] for lib in libs}

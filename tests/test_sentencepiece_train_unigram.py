@@ -146,3 +146,41 @@ def test_unigram_training_is_deterministic(tmp_path, corpus):
     b = train(tmp_path / "b", path, tsp, model_type="unigram", vocab_size=700)
     pieces = lambda m: [(m.id_to_piece(i), m.get_score(i), m.is_unknown(i)) for i in range(m.get_piece_size())]
     assert pieces(tsp.SentencePieceProcessor(model_file=a)) == pieces(tsp.SentencePieceProcessor(model_file=b))
+
+
+@pytest.mark.parametrize("model_type", ["unigram", "bpe"])
+def test_file_input_streams_like_a_sentence_iterator_and_bad_utf8_trains_as_in_sentencepiece(tmp_path, corpus, model_type):
+    """`input=` files are read a line at a time (CR LF ends too) and give the same model as the
+    same lines from `sentence_iterator`; invalid UTF-8 bytes become U+FFFD as in sentencepiece,
+    whose trainer accepts such a file too, and the model still encodes identically there."""
+    path, held_out = corpus
+    lines = path.read_text(encoding="utf-8").splitlines()
+    crlf = tmp_path / "crlf.txt"
+    crlf.write_bytes("\r\n".join(lines).encode("utf-8"))
+    options = dict(model_type=model_type, vocab_size=800, normalization_rule_name="identity")
+    from_file, from_lines = [], []
+    tsp.SentencePieceTrainer.train(input=str(crlf), model_writer=_Collect(from_file), **options)
+    tsp.SentencePieceTrainer.train(sentence_iterator=iter(lines), model_writer=_Collect(from_lines), **options)
+    # The models differ only in the trainer spec's `input` (the file's name).
+    assert _pieces(from_file[0]) == _pieces(from_lines[0])
+    bad = tmp_path / "bad.txt"
+    raw = path.read_bytes()
+    bad.write_bytes(raw[:5000] + b"caf\xe9 \xff\xfe bytes\n" + raw[5000:])
+    ours = train(tmp_path / "ours", bad, tsp, **options)
+    train(tmp_path / "ref", bad, spm, **options)  # sentencepiece accepts the file as well
+    same_in_both(ours, held_out[:200] + ["caf\ufffd \ufffd\ufffd bytes"])
+
+
+def _pieces(model: bytes) -> list:
+    sp = tsp.SentencePieceProcessor(model_proto=model)
+    return [(sp.id_to_piece(i), sp.get_score(i)) for i in range(sp.get_piece_size())]
+
+
+class _Collect:
+    """A `model_writer` keeping the serialized model."""
+
+    def __init__(self, out: list):
+        self.out = out
+
+    def write(self, model: bytes) -> None:
+        self.out.append(model)

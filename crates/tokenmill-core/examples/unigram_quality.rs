@@ -27,7 +27,7 @@ fn main() -> tokenmill_core::Result<()> {
     let config = UnigramConfig { vocab_size: args[3].parse().unwrap_or(8000), num_meta_pieces: 1, show_progress: false, ..Default::default() };
     let start = std::time::Instant::now();
     let sentences: Vec<(String, u64)> = words(&train[..cut]).into_iter().collect();
-    let trained = train_pieces(&config, sentences, &|s: &str, emit: &mut dyn FnMut(&str)| emit(s))?;
+    let trained = train_pieces(&config, sentences)?;
     eprintln!("trained {} pieces in {:.2}s", trained.pieces.len(), start.elapsed().as_secs_f64());
     let mut vocab = trained.pieces.clone();
     vocab.push(("<unk>".into(), 0.0));

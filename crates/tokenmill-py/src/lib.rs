@@ -15,6 +15,9 @@ extern "C" {
 /// `mi_option_purge_delay` in mimalloc's `mi_option_t` (the same index in v2 and in v3, which the `mimalloc` crate builds).
 const MI_OPTION_PURGE_DELAY: std::os::raw::c_int = 15;
 
+/// The purge delay outside training: never (see [`tune_allocator`]; training sets its own, `memory.rs`).
+const ENCODING_PURGE_DELAY: std::os::raw::c_long = -1;
+
 /// `mi_option_allow_thp` in mimalloc v3's `mi_option_t`.
 const MI_OPTION_ALLOW_THP: std::os::raw::c_int = 43;
 
@@ -30,7 +33,7 @@ const MI_OPTION_ALLOW_THP: std::os::raw::c_int = 43;
 fn tune_allocator() {
     // SAFETY: sets plain integer options; valid at any time.
     unsafe {
-        mi_option_set(MI_OPTION_PURGE_DELAY, -1);
+        mi_option_set(MI_OPTION_PURGE_DELAY, ENCODING_PURGE_DELAY);
         mi_option_set(MI_OPTION_ALLOW_THP, 0);
     }
 }

@@ -463,17 +463,18 @@ fn train<'py>(py: Python<'py>, options: Vec<(String, String)>, sentences: Option
             for (name, value) in &options {
                 trainer::set_option(&mut spec, &mut normalizer, name, value)?;
             }
-            let sentences = match sentences {
+            let model = match sentences {
                 Some(s) => {
                     if !spec.input.is_empty() {
                         return Err(tokenmill_core::Error::InvalidArgument("SentenceIterator and trainer_spec.input() must be exclusive.".into()));
                     }
-                    s
+                    trainer::train(spec, normalizer, s.into_iter().map(Ok))?
                 }
                 None if spec.input.is_empty() => return Err(tokenmill_core::Error::InvalidArgument("no input: give input=<files> or sentence_iterator".into())),
-                None => trainer::read_inputs(&spec)?,
+                // The files stream through training (the spec is cloned: training consumes it).
+                None => trainer::train(spec.clone(), normalizer, trainer::read_inputs(&spec))?,
             };
-            Ok(trainer::train(spec, normalizer, sentences)?.to_bytes())
+            Ok(model.to_bytes())
         }))
         .py()?;
     Ok(PyBytes::new(py, &model))

@@ -87,17 +87,23 @@ fn nfkc_map() -> CharsMap {
     let nfkc = |s: &[char]| -> Vec<char> { s.iter().copied().nfkc().collect() };
     let mut map = CharsMap::new();
     let mut decomposed: BTreeSet<Vec<char>> = BTreeSet::new();
-    // Character → the characters whose decomposition is that one character.
+    // Character → the other characters whose decomposition is that one character (a character
+    // that decomposes to itself is its own original; leaving those out keeps this map small).
     let mut originals: BTreeMap<char, Vec<char>> = BTreeMap::new();
+    let mut parts: Vec<char> = Vec::new();
     for c in unicode_chars() {
+        parts.clear();
+        unicode_normalization::char::decompose_compatible(c, |p| parts.push(p));
+        if parts[..] == [c] {
+            continue; // no decomposition: NFKC and NFKD leave it alone
+        }
         let composed = nfkc(&[c]);
         if composed != [c] {
             map.insert(vec![c], composed);
         }
-        let parts: Vec<char> = std::iter::once(c).nfkd().collect();
         match parts[..] {
             [single] => originals.entry(single).or_default().push(c),
-            _ => drop(decomposed.insert(parts)),
+            _ => drop(decomposed.insert(parts.clone())),
         }
     }
     for parts in decomposed {
@@ -106,11 +112,12 @@ fn nfkc_map() -> CharsMap {
             continue; // the one-character rules cover it
         }
         let mut sequences: Vec<Vec<char>> = vec![vec![]];
-        for part in &parts {
-            let Some(alternatives) = originals.get(part) else { break };
+        for &part in &parts {
+            // A part of a decomposition decomposes to itself, so it is one of its originals.
+            let alternatives: Vec<char> = std::iter::once(part).chain(originals.get(&part).into_iter().flatten().copied()).collect();
             sequences = sequences.iter().flat_map(|s| alternatives.iter().map(move |&c| [s.as_slice(), &[c]].concat())).collect();
         }
-        for sequence in sequences.into_iter().filter(|s| s.len() == parts.len() && *s != composed) {
+        for sequence in sequences.into_iter().filter(|s| *s != composed) {
             map.insert(sequence, composed.clone());
         }
     }
@@ -118,7 +125,7 @@ fn nfkc_map() -> CharsMap {
 }
 
 /// `src` rewritten by `map` with longest matches of at most `max_len` characters.
-fn apply_map(map: &CharsMap, src: &[char], max_len: usize) -> Vec<char> {
+fn apply_map(map: &rustc_hash::FxHashMap<&[char], &[char]>, src: &[char], max_len: usize) -> Vec<char> {
     let mut out = Vec::with_capacity(src.len());
     let mut i = 0;
     while i < src.len() {
@@ -138,18 +145,20 @@ fn apply_map(map: &CharsMap, src: &[char], max_len: usize) -> Vec<char> {
 }
 
 /// Drops the sequence rules that shorter rules already imply (SentencePiece's
-/// `RemoveRedundantMap`), so the charsmap stays small.
+/// `RemoveRedundantMap`), so the charsmap stays small. (The kept rules are looked up in a hash
+/// map: this runs for every sequence rule, and the ordered map's lookups were most of the time
+/// of building a charsmap.)
 fn remove_redundant(map: CharsMap) -> CharsMap {
     let max_len = map.keys().map(Vec::len).max().unwrap_or(1);
-    let mut kept: CharsMap = map.iter().filter(|(k, _)| k.len() == 1).map(|(k, v)| (k.clone(), v.clone())).collect();
+    let mut kept: rustc_hash::FxHashMap<&[char], &[char]> = map.iter().filter(|(k, _)| k.len() == 1).map(|(k, v)| (k.as_slice(), v.as_slice())).collect();
     for len in 2..=max_len {
         for (key, value) in map.iter().filter(|(k, _)| k.len() == len) {
             if *value != apply_map(&kept, key, len - 1) {
-                kept.insert(key.clone(), value.clone());
+                kept.insert(key, value);
             }
         }
     }
-    kept
+    kept.into_iter().map(|(k, v)| (k.to_vec(), v.to_vec())).collect()
 }
 
 /// SentencePiece's NMT additions: its whitespace set becomes a space, C0/C1 controls vanish,

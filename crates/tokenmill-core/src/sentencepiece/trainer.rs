@@ -10,6 +10,8 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
+use std::io::BufRead;
+
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -21,6 +23,7 @@ use super::normalizer::SpNormalizer;
 use super::proto::{ModelProto, ModelType, NormalizerSpec, PieceType, SentencePiece, TrainerSpec};
 use super::rules;
 use crate::error::{Error, Result};
+use crate::trainers::word_counts::count_words;
 
 /// Stands for characters outside the character coverage (SentencePiece's kUNKChar).
 const UNK_CHAR: char = '\u{2585}';
@@ -169,9 +172,9 @@ fn sorted_by_count<K: Ord + Clone>(map: impl IntoIterator<Item = (K, u64)>) -> V
     v
 }
 
-/// Trains a model from `sentences` (already split into lines). `spec.model_type` picks the
-/// algorithm (bpe, char or word here).
-pub fn train(mut spec: TrainerSpec, mut normalizer_spec: NormalizerSpec, sentences: impl IntoIterator<Item = String>) -> Result<ModelProto> {
+/// Trains a model from `sentences` (already split into lines; an error item stops training).
+/// `spec.model_type` picks the algorithm.
+pub fn train(mut spec: TrainerSpec, mut normalizer_spec: NormalizerSpec, sentences: impl Iterator<Item = Result<String>>) -> Result<ModelProto> {
     let kind = ModelType::try_from(spec.model_type.unwrap_or(ModelType::Unigram as i32)).map_err(|_| invalid("unknown model_type"))?;
     if spec.vocab_size() <= 0 {
         return Err(invalid("vocab_size must be > 0"));
@@ -187,8 +190,8 @@ pub fn train(mut spec: TrainerSpec, mut normalizer_spec: NormalizerSpec, sentenc
     }
     let meta = meta_pieces(&spec)?;
     prepare_normalizer_spec(&mut normalizer_spec)?;
-    let sentences = load_sentences(&spec, &normalizer_spec, &meta, sentences)?;
-    let (sentences, required_chars) = apply_character_coverage(&spec, sentences)?;
+    let words = load_words(&spec, &normalizer_spec, &meta, WordSplit::of(&spec, kind), sentences)?;
+    let (words, required_chars) = apply_character_coverage(&spec, words)?;
     let meta_count = meta.len() as i64;
     if !matches!(kind, ModelType::Word | ModelType::Char) && required_chars.len() as i64 + meta_count > spec.vocab_size() as i64 {
         return Err(invalid(format!(
@@ -199,10 +202,10 @@ pub fn train(mut spec: TrainerSpec, mut normalizer_spec: NormalizerSpec, sentenc
     }
     let budget = spec.vocab_size() as i64 - meta_count;
     let final_pieces = match kind {
-        ModelType::Bpe => train_bpe(&spec, &sentences, &required_chars, (budget - required_chars.len() as i64).max(0) as usize),
+        ModelType::Bpe => train_bpe(&spec, words, &required_chars, (budget - required_chars.len() as i64).max(0) as usize),
         ModelType::Char => train_char(&spec, &required_chars, budget.max(0) as usize),
-        ModelType::Word => train_word(&spec, &sentences, budget.max(0) as usize),
-        ModelType::Unigram => super::unigram_trainer::train_unigram(&spec, &sentences, meta.len(), BOUNDARY_CHAR)?,
+        ModelType::Word => train_word(&spec, words, budget.max(0) as usize),
+        ModelType::Unigram => super::unigram_trainer::train_unigram(&spec, words, meta.len(), BOUNDARY_CHAR)?,
     };
     if spec.use_all_vocab() && matches!(kind, ModelType::Char | ModelType::Word) {
         spec.vocab_size = Some(final_pieces.len() as i32 + meta.len() as i32);
@@ -210,24 +213,85 @@ pub fn train(mut spec: TrainerSpec, mut normalizer_spec: NormalizerSpec, sentenc
     serialize(spec, normalizer_spec, &meta, final_pieces)
 }
 
-/// Reads, filters, samples and normalizes the training sentences (`LoadSentences`), with
-/// meta pieces replaced by a boundary character. Returns (sentence, count) pairs.
-fn load_sentences(spec: &TrainerSpec, normalizer_spec: &NormalizerSpec, meta: &std::collections::BTreeMap<i32, (String, PieceType)>, sentences: impl IntoIterator<Item = String>) -> Result<Vec<(String, u64)>> {
-    let max_len = spec.max_sentence_length().max(0) as usize;
-    let limit = spec.input_sentence_size() as usize;
-    let mut kept: Vec<String> = Vec::new();
-    let mut seen = 0usize;
-    let mut rng = rand::rngs::StdRng::seed_from_u64(0x5eed);
-    for sentence in sentences {
-        if sentence.is_empty() || sentence.len() > max_len || sentence.contains(UNK_CHAR) {
-            continue;
+/// How a model type cuts normalized sentences into the words it trains on (`SplitIntoWords`
+/// with the spec's whitespace options; sentencepiece's word and char trainers use the
+/// defaults). `None`: the whole sentence is one unit (`split_by_whitespace=false`).
+#[derive(Clone, Copy)]
+struct WordSplit(Option<(bool, bool)>);
+
+impl WordSplit {
+    fn of(spec: &TrainerSpec, kind: ModelType) -> Self {
+        match kind {
+            ModelType::Word | ModelType::Char => WordSplit(Some((false, false))),
+            ModelType::Bpe | ModelType::Unigram if !spec.split_by_whitespace() => WordSplit(None),
+            ModelType::Bpe | ModelType::Unigram => WordSplit(Some((spec.treat_whitespace_as_suffix(), spec.allow_whitespace_only_pieces()))),
         }
-        seen += 1;
-        if limit == 0 || kept.len() < limit {
+    }
+
+    fn split(self, text: &str, emit: &mut dyn FnMut(&str)) {
+        match self.0 {
+            None => emit(text),
+            Some((suffix, whitespace_only)) => {
+                for (start, end) in split_into_words(text, suffix, whitespace_only) {
+                    emit(&text[start..end]);
+                }
+            }
+        }
+    }
+}
+
+/// Reads, filters, samples and normalizes the training sentences (`LoadSentences`), with meta
+/// pieces replaced by the boundary character, and counts their words (`split`): every trainer
+/// works on words with counts, so no sentence is kept after it is counted. Sentences stream
+/// through in chunks normalized in parallel; only `input_sentence_size` sampling keeps the
+/// sampled raw sentences (as sentencepiece does). Returns (word, count) pairs, most frequent
+/// first (ties: text).
+fn load_words(
+    spec: &TrainerSpec,
+    normalizer_spec: &NormalizerSpec,
+    meta: &std::collections::BTreeMap<i32, (String, PieceType)>,
+    split: WordSplit,
+    sentences: impl Iterator<Item = Result<String>>,
+) -> Result<Vec<(String, u64)>> {
+    let max_len = spec.max_sentence_length().max(0) as usize;
+    let accept = |s: &str| !(s.is_empty() || s.len() > max_len || s.contains(UNK_CHAR));
+    let normalizer = SpNormalizer::new(normalizer_spec, spec.treat_whitespace_as_suffix(), None)?;
+    let meta_keys: Vec<(&[u8], u32)> = meta.values().map(|(p, _)| (p.as_bytes(), 0)).filter(|(k, _)| !k.contains(&0)).collect();
+    let meta_matcher = if meta_keys.is_empty() { None } else { Some(DoubleArray::build(&meta_keys)?) };
+    let process = |sentence: &str, emit: &mut dyn FnMut(&str)| -> Result<()> {
+        if accept(sentence) {
+            let text = normalizer.normalize(sentence).text;
+            split.split(&replace_meta(&text, meta_matcher.as_ref()), emit);
+        }
+        Ok(())
+    };
+    let counts = if spec.input_sentence_size() > 0 {
+        count_words(sample_sentences(spec, sentences.filter(|s| s.as_ref().map_or(true, |s| accept(s))))?.into_iter().map(Ok), process, |_| {})?
+    } else {
+        count_words(sentences, process, |_| {})?
+    };
+    let mut words: Vec<(String, u64)> = counts.into_iter().filter(|(w, _)| !w.is_empty()).collect();
+    if words.is_empty() {
+        return Err(invalid("the training corpus is empty (no non-empty sentence after filtering and normalization)"));
+    }
+    // A fixed order (most frequent first, ties by text) for every trainer.
+    crate::trainers::unigram::seeds::sort_by_count(&mut words);
+    Ok(words)
+}
+
+/// `input_sentence_size` sentences: the first ones, or with `shuffle_input_sentence` a uniform
+/// sample (reservoir sampling, seeded) in shuffled order.
+fn sample_sentences(spec: &TrainerSpec, sentences: impl Iterator<Item = Result<String>>) -> Result<Vec<String>> {
+    let limit = spec.input_sentence_size().max(0) as usize;
+    let mut kept: Vec<String> = Vec::new();
+    let mut rng = rand::rngs::StdRng::seed_from_u64(0x5eed);
+    for (seen, sentence) in sentences.enumerate() {
+        let sentence = sentence?;
+        if kept.len() < limit {
             kept.push(sentence);
         } else if spec.shuffle_input_sentence() {
-            // Reservoir sampling: every sentence is kept with probability limit / seen.
-            let slot = rand::Rng::gen_range(&mut rng, 0..seen);
+            // Every sentence is kept with probability limit / seen.
+            let slot = rand::Rng::gen_range(&mut rng, 0..seen + 1);
             if slot < limit {
                 kept[slot] = sentence;
             }
@@ -235,25 +299,10 @@ fn load_sentences(spec: &TrainerSpec, normalizer_spec: &NormalizerSpec, meta: &s
             break;
         }
     }
-    if limit > 0 && spec.shuffle_input_sentence() {
+    if spec.shuffle_input_sentence() {
         kept.shuffle(&mut rng);
     }
-    let normalizer = SpNormalizer::new(normalizer_spec, spec.treat_whitespace_as_suffix(), None)?;
-    let meta_keys: Vec<(&[u8], u32)> = meta.values().map(|(p, _)| (p.as_bytes(), 0)).filter(|(k, _)| !k.contains(&0)).collect();
-    let meta_matcher = if meta_keys.is_empty() { None } else { Some(DoubleArray::build(&meta_keys)?) };
-    use rayon::prelude::*;
-    let normalized: Vec<(String, u64)> = kept
-        .par_iter()
-        .map(|s| {
-            let text = normalizer.normalize(s).text;
-            (replace_meta(&text, meta_matcher.as_ref()), 1u64)
-        })
-        .filter(|(s, _)| !s.is_empty())
-        .collect();
-    if normalized.is_empty() {
-        return Err(invalid("the training corpus is empty (no non-empty sentence after filtering and normalization)"));
-    }
-    Ok(normalized)
+    Ok(kept)
 }
 
 /// Replaces every occurrence of a meta piece with the boundary character (`GlobalReplace`).
@@ -277,13 +326,13 @@ fn replace_meta(text: &str, matcher: Option<&DoubleArray>) -> String {
 
 /// Character coverage: the most frequent characters that cover `character_coverage` of the
 /// corpus are required; the others become ▅ in the sentences.
-fn apply_character_coverage(spec: &TrainerSpec, mut sentences: Vec<(String, u64)>) -> Result<(Vec<(String, u64)>, Vec<(char, u64)>)> {
+fn apply_character_coverage(spec: &TrainerSpec, mut words: Vec<(String, u64)>) -> Result<(Vec<(String, u64)>, Vec<(char, u64)>)> {
     let mut counts: FxHashMap<char, (bool, u64)> = FxHashMap::default();
     for c in spec.required_chars().chars().filter(|&c| c != '\0') {
         counts.entry(c).or_default().0 = true;
     }
     let mut all: u64 = 0;
-    for (s, freq) in &sentences {
+    for (s, freq) in &words {
         for c in s.chars().filter(|&c| c != '\0' && c != ' ') {
             counts.entry(c).or_default().1 += freq;
             all += freq;
@@ -307,12 +356,12 @@ fn apply_character_coverage(spec: &TrainerSpec, mut sentences: Vec<(String, u64)
     if required.contains_key(&UNK_CHAR) {
         return Err(invalid("the corpus holds U+2585, which SentencePiece reserves"));
     }
-    for (s, _) in &mut sentences {
+    for (s, _) in &mut words {
         if s.chars().any(|c| !required.contains_key(&c)) {
             *s = s.chars().map(|c| if required.contains_key(&c) { c } else { UNK_CHAR }).collect();
         }
     }
-    Ok((sentences, sorted_by_count(required)))
+    Ok((words, sorted_by_count(required)))
 }
 
 fn train_char(spec: &TrainerSpec, required: &[(char, u64)], budget: usize) -> Vec<(String, f32)> {
@@ -325,12 +374,11 @@ fn train_char(spec: &TrainerSpec, required: &[(char, u64)], budget: usize) -> Ve
         .collect()
 }
 
-fn train_word(spec: &TrainerSpec, sentences: &[(String, u64)], budget: usize) -> Vec<(String, f32)> {
-    let mut freq: FxHashMap<&str, u64> = FxHashMap::default();
-    for (s, n) in sentences {
-        for (start, end) in split_into_words(s, false, false) {
-            *freq.entry(&s[start..end]).or_default() += n;
-        }
+/// The most frequent words (already split, [`WordSplit`]; masking may have made some equal).
+fn train_word(spec: &TrainerSpec, words: Vec<(String, u64)>, budget: usize) -> Vec<(String, f32)> {
+    let mut freq: FxHashMap<String, u64> = FxHashMap::default();
+    for (w, n) in words {
+        *freq.entry(w).or_default() += n;
     }
     let sum: u64 = freq.values().sum();
     let logsum = (sum as f32).ln();
@@ -338,25 +386,17 @@ fn train_word(spec: &TrainerSpec, sentences: &[(String, u64)], budget: usize) ->
         .into_iter()
         .filter(|(w, _)| !w.contains(UNK_CHAR))
         .take(if spec.use_all_vocab() { usize::MAX } else { budget })
-        .map(|(w, n)| (w.to_string(), (n as f32).ln() - logsum))
+        .map(|(w, n)| (w, (n as f32).ln() - logsum))
         .collect()
 }
 
-/// SentencePiece's BPE training on words (sentences split at whitespace): merges the most
-/// frequent valid pair until `merges` pieces are learned, then appends the required characters.
-fn train_bpe(spec: &TrainerSpec, sentences: &[(String, u64)], required: &[(char, u64)], merges: usize) -> Vec<(String, f32)> {
-    let mut word_counts: FxHashMap<&str, u64> = FxHashMap::default();
-    for (s, n) in sentences {
-        if spec.split_by_whitespace() {
-            for (start, end) in split_into_words(s, spec.treat_whitespace_as_suffix(), spec.allow_whitespace_only_pieces()) {
-                *word_counts.entry(&s[start..end]).or_default() += n;
-            }
-        } else {
-            *word_counts.entry(s.as_str()).or_default() += n;
-        }
-    }
+/// SentencePiece's BPE training on words (sentences split at whitespace, [`WordSplit`]): merges
+/// the most frequent valid pair until `merges` pieces are learned, then appends the required
+/// characters.
+fn train_bpe(spec: &TrainerSpec, words: Vec<(String, u64)>, required: &[(char, u64)], merges: usize) -> Vec<(String, f32)> {
     // Word order does not matter: the best pair is found by a total order.
-    let mut state = SpBpe::new(spec, word_counts.into_iter().collect());
+    let mut state = SpBpe::new(spec, words.iter().map(|(w, n)| (w.as_str(), *n)).collect());
+    drop(words);
     let mut final_pieces: Vec<(String, f32)> = Vec::with_capacity(merges + required.len());
     let mut seen_texts: FxHashSet<String> = FxHashSet::default();
     while final_pieces.len() < merges {
@@ -787,25 +827,71 @@ pub fn parse_flags(args: &str) -> Result<Vec<(String, String)>> {
     Ok(out)
 }
 
-/// Reads the training sentences of `spec.input` (one per line; `tsv` format gives
-/// `sentence<TAB>count` and repeats the sentence count times).
-pub fn read_inputs(spec: &TrainerSpec) -> Result<Vec<String>> {
+/// The training sentences of `spec.input`, read one line at a time (line ends and a `\r`
+/// before them removed; invalid UTF-8 becomes U+FFFD, as in sentencepiece's reading). The `tsv`
+/// format gives `sentence<TAB>count` and repeats the sentence count times.
+pub fn read_inputs(spec: &TrainerSpec) -> impl Iterator<Item = Result<String>> + '_ {
     let tsv = spec.input_format.as_deref() == Some("tsv");
-    let mut out = Vec::new();
-    for path in &spec.input {
-        let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
-        let text = String::from_utf8_lossy(&bytes);
-        for (n, line) in text.lines().enumerate() {
-            if tsv {
-                let (sentence, count) = line.split_once('\t').ok_or_else(|| Error::Format { path: Some(path.into()), line: Some(n + 1), byte_offset: None, message: "Input format must be: word <tab> freq.".into() })?;
-                let count: u64 = count.trim().parse().map_err(|_| Error::Format { path: Some(path.into()), line: Some(n + 1), byte_offset: None, message: "Could not parse the frequency".into() })?;
-                out.extend(std::iter::repeat_n(sentence.to_string(), count.min(1 << 20) as usize));
-            } else {
-                out.push(line.to_string());
+    spec.input.iter().flat_map(move |path| -> Box<dyn Iterator<Item = Result<String>>> {
+        let file = match std::fs::File::open(path) {
+            Ok(f) => std::io::BufReader::with_capacity(1 << 20, f),
+            Err(e) => return Box::new(std::iter::once(Err(Error::io(path, e)))),
+        };
+        let lines = file.split(b'\n').enumerate().map(move |(n, line)| {
+            let mut line = line.map_err(|e| Error::io(path, e))?;
+            if line.last() == Some(&b'\r') {
+                line.pop();
             }
+            let line = String::from_utf8(line).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+            Ok((n + 1, line))
+        });
+        if !tsv {
+            return Box::new(lines.map(|l| l.map(|(_, line)| line)));
         }
+        Box::new(lines.flat_map(move |item| -> Box<dyn Iterator<Item = Result<String>>> {
+            match item.and_then(|(n, line)| tsv_entry(path, n, &line)) {
+                Ok((sentence, count)) => Box::new(std::iter::repeat_n(sentence, count.min(1 << 20) as usize).map(Ok)),
+                Err(e) => Box::new(std::iter::once(Err(e))),
+            }
+        }))
+    })
+}
+
+/// One `sentence<TAB>count` line of a tsv input.
+fn tsv_entry(path: &str, line_number: usize, line: &str) -> Result<(String, u64)> {
+    let format = |message: &str| Error::Format { path: Some(path.into()), line: Some(line_number), byte_offset: None, message: message.into() };
+    let (sentence, count) = line.split_once('\t').ok_or_else(|| format("Input format must be: word <tab> freq."))?;
+    let count: u64 = count.trim().parse().map_err(|_| format("Could not parse the frequency"))?;
+    Ok((sentence.to_string(), count))
+}
+
+#[cfg(test)]
+mod input_tests {
+    use super::*;
+    use std::io::Write;
+
+    fn read(bytes: &[u8], format: Option<&str>) -> Vec<Result<String>> {
+        let mut f = tempfile::NamedTempFile::new().unwrap();
+        f.write_all(bytes).unwrap();
+        let spec = TrainerSpec { input: vec![f.path().to_string_lossy().into_owned()], input_format: format.map(String::from), ..Default::default() };
+        read_inputs(&spec).collect()
     }
-    Ok(out)
+
+    #[test]
+    fn lines_stream_without_ends_and_bad_utf8_becomes_replacement_characters() {
+        let lines: Vec<String> = read(b"one\r\ntwo\nth\xffree\n\nlast", None).into_iter().map(|l| l.unwrap()).collect();
+        assert_eq!(lines, ["one", "two", "th\u{FFFD}ree", "", "last"]);
+    }
+
+    #[test]
+    fn tsv_repeats_sentences_and_bad_lines_are_located() {
+        let lines: Vec<String> = read(b"ab\t2\ncd\t1\n", Some("tsv")).into_iter().map(|l| l.unwrap()).collect();
+        assert_eq!(lines, ["ab", "ab", "cd"]);
+        let bad = read(b"ab\t2\ncd\tx\n", Some("tsv"));
+        assert!(matches!(bad.last(), Some(Err(Error::Format { line: Some(2), .. }))), "{bad:?}");
+        let spec = TrainerSpec { input: vec!["/nonexistent/corpus.txt".into()], ..Default::default() };
+        assert!(matches!(read_inputs(&spec).next(), Some(Err(Error::Io { .. }))));
+    }
 }
 
 #[cfg(test)]
@@ -814,7 +900,7 @@ mod bpe_tests {
 
     fn bpe_pieces(spec: &TrainerSpec, words: &[(&str, u64)], merges: usize) -> Vec<String> {
         let sentences: Vec<(String, u64)> = words.iter().map(|(w, n)| (w.to_string(), *n)).collect();
-        train_bpe(spec, &sentences, &[], merges).into_iter().map(|(piece, _)| piece).collect()
+        train_bpe(spec, sentences, &[], merges).into_iter().map(|(piece, _)| piece).collect()
     }
 
     #[test]

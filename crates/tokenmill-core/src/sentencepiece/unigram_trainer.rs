@@ -3,19 +3,24 @@
 //! SentencePiece's algorithm: suffix-array seeds, EM with digamma expected counts, pruning by
 //! likelihood loss).
 //!
-//! The sentences come from the shared SentencePiece pipeline (normalized, characters outside
-//! the coverage already ▅, meta pieces replaced by the boundary character), so the engine runs
-//! with full coverage. Sentences are cut at the boundary character first: no piece may contain
-//! it, and this keeps it out of the required characters, as SentencePiece does.
+//! The words come from the shared SentencePiece pipeline (normalized, split into words as
+//! `split_by_whitespace` says, characters outside the coverage already ▅, meta pieces replaced
+//! by the boundary character), so the engine runs with full coverage. Words are cut at the
+//! boundary character first: no piece may contain it, and this keeps it out of the required
+//! characters, as SentencePiece does.
+//!
+//! SentencePiece seeds its pieces from the suffix array of the whole sentences and runs EM on
+//! their words; here both run on the words with counts. No piece may cross a word (the
+//! whitespace rules forbid ▁ inside a piece), so every candidate's frequency is the same, and
+//! the suffix array is over the distinct words only (about a tenth of the text).
 use rustc_hash::FxHashMap;
 
-use super::model::split_into_words;
 use super::proto::TrainerSpec;
 use crate::error::Result;
 use crate::trainers::unigram::{train_pieces, PieceRules, UnigramConfig};
 
 /// The learned pieces (meta pieces excluded) with their scores, best first.
-pub(super) fn train_unigram(spec: &TrainerSpec, sentences: &[(String, u64)], num_meta_pieces: usize, boundary: char) -> Result<Vec<(String, f32)>> {
+pub(super) fn train_unigram(spec: &TrainerSpec, words: Vec<(String, u64)>, num_meta_pieces: usize, boundary: char) -> Result<Vec<(String, f32)>> {
     let config = UnigramConfig {
         vocab_size: spec.vocab_size().max(0) as usize,
         num_meta_pieces,
@@ -36,22 +41,13 @@ pub(super) fn train_unigram(spec: &TrainerSpec, sentences: &[(String, u64)], num
         show_progress: false,
     };
     let mut fragments: FxHashMap<&str, u64> = FxHashMap::default();
-    for (sentence, count) in sentences {
-        for fragment in sentence.split(boundary).filter(|f| !f.is_empty()) {
+    for (word, count) in &words {
+        for fragment in word.split(boundary).filter(|f| !f.is_empty()) {
             *fragments.entry(fragment).or_default() += count;
         }
     }
     let fragments: Vec<(String, u64)> = fragments.into_iter().map(|(s, n)| (s.to_string(), n)).collect();
-    let (by_whitespace, suffix, whitespace_only) = (spec.split_by_whitespace(), spec.treat_whitespace_as_suffix(), spec.allow_whitespace_only_pieces());
-    let split_words = move |sentence: &str, emit: &mut dyn FnMut(&str)| {
-        if by_whitespace {
-            for (start, end) in split_into_words(sentence, suffix, whitespace_only) {
-                emit(&sentence[start..end]);
-            }
-        } else {
-            emit(sentence);
-        }
-    };
-    let trained = train_pieces(&config, fragments, &split_words)?;
+    drop(words);
+    let trained = train_pieces(&config, fragments)?;
     Ok(trained.pieces.into_iter().map(|(piece, score)| (piece, score as f32)).collect())
 }

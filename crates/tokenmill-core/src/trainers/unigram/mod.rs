@@ -219,10 +219,11 @@ fn mask_rare_chars(sentences: Vec<(String, u64)>, required: &[(char, u64)]) -> V
     sentences.into_iter().map(|(s, n)| (s.chars().map(|c| if keep.contains(&c) { c } else { UNK_CHAR }).collect(), n)).collect()
 }
 
-/// Trains Unigram pieces. `sentences` seed the pieces; `split_words` cuts each (masked)
-/// sentence into the words EM runs on (identity when the sentences are words already).
-pub fn train_pieces(config: &UnigramConfig, sentences: Vec<(String, u64)>, split_words: &(dyn Fn(&str, &mut dyn FnMut(&str)) + Sync)) -> Result<TrainedPieces> {
-    let mut sentences: Vec<(String, u64)> = sentences.into_iter().filter(|s| !s.0.is_empty() && s.1 > 0).collect();
+/// Trains Unigram pieces on words with counts: they seed the pieces (suffix array) and EM runs
+/// on them. Callers split their text into words first: a piece never crosses a word, so the
+/// seeds' frequencies are those of the running text (see [`seeds`]).
+pub fn train_pieces(config: &UnigramConfig, words: Vec<(String, u64)>) -> Result<TrainedPieces> {
+    let mut sentences: Vec<(String, u64)> = words.into_iter().filter(|s| !s.0.is_empty() && s.1 > 0).collect();
     if sentences.is_empty() {
         return Err(Error::InvalidArgument("Unigram training: the corpus is empty".into()));
     }
@@ -248,8 +249,8 @@ pub fn train_pieces(config: &UnigramConfig, sentences: Vec<(String, u64)>, split
     let pieces = seeds::seed_pieces(&sentences, config.seed_size, config.max_piece_length, &is_valid);
     progress.finish();
 
-    let words = split_into_words(&sentences, split_words);
-    drop(sentences);
+    // Masking rare characters can make two words equal; EM sums their counts.
+    let words = merge_equal_words(sentences);
 
     let desired = config.vocab_size * 11 / 10;
     let expected_rounds = ((desired as f64).ln() - (pieces.len().max(1) as f64).ln()) / config.shrinking_factor.ln();
@@ -283,15 +284,12 @@ pub fn train_pieces(config: &UnigramConfig, sentences: Vec<(String, u64)>, split
     Ok(TrainedPieces { pieces, required_chars: required, log_likelihood })
 }
 
-/// Words with counts, in a fixed order (count descending, then text).
-fn split_into_words(sentences: &[(String, u64)], split_words: &(dyn Fn(&str, &mut dyn FnMut(&str)) + Sync)) -> Vec<(String, u64)> {
+/// Words with counts, equal words merged, in a fixed order (count descending, then text).
+fn merge_equal_words(words: Vec<(String, u64)>) -> Vec<(String, u64)> {
     let mut counts: FxHashMap<String, u64> = FxHashMap::default();
-    for (s, n) in sentences {
-        split_words(s, &mut |w: &str| {
-            if !w.is_empty() {
-                super::word_counts::add_word(&mut counts, w, *n);
-            }
-        });
+    counts.reserve(words.len());
+    for (w, n) in words {
+        *counts.entry(w).or_insert(0) += n;
     }
     let mut words: Vec<(String, u64)> = counts.into_iter().collect();
     seeds::sort_by_count(&mut words);
@@ -383,7 +381,7 @@ impl UnigramTrainer {
             show_progress: self.show_progress,
         };
         let sentences: Vec<(String, u64)> = self.words.iter().map(|(w, &n)| (w.clone(), n)).collect();
-        let trained = train_pieces(&config, sentences, &|s: &str, emit: &mut dyn FnMut(&str)| emit(s))?;
+        let trained = train_pieces(&config, sentences)?;
         let taken: rustc_hash::FxHashSet<&str> = specials.iter().map(|s| s.0.as_str()).collect();
         let pieces: Vec<(String, f64)> = trained.pieces.iter().filter(|p| !taken.contains(p.0.as_str())).cloned().collect();
         let vocab: Vec<(String, f64)> = specials.into_iter().chain(pieces).collect();
