@@ -225,6 +225,23 @@ def test_save_load_and_pickle_cut_the_same(tmp_path):
     assert ja.language == "ja"
 
 
+def test_japanese_segmenter_keeps_its_class_through_save_and_load(tmp_path):
+    seg = JapaneseSegmenter()
+    seg.train_from_iterator(["東京 に 行き まし た", "京都 の お 寺 を 見 まし た"] * 5)
+    path = tmp_path / "ja.json"
+    seg.save(str(path))
+    text = "東京に行きました。京都のお寺を見ました。"
+    for other in (JapaneseSegmenter.load(str(path)), ChineseSegmenter.load(str(path)), ChineseSegmenter.from_json(seg.to_json()),
+                  JapaneseSegmenter.from_json(seg.to_json()), pickle.loads(pickle.dumps(seg))):
+        assert type(other) is JapaneseSegmenter
+        assert other.language == "ja" and other.to_json() == seg.to_json()
+        assert other.cut_with_offsets(text) == seg.cut_with_offsets(text)
+    assert type(ChineseSegmenter.load(str(path))) is JapaneseSegmenter
+    zh = ChineseSegmenter.empty()
+    zh.save(str(tmp_path / "zh.json"))
+    assert type(ChineseSegmenter.load(str(tmp_path / "zh.json"))) is ChineseSegmenter
+
+
 @pytest.mark.parametrize("content,line", [
     ("好 3\n坏 x y z\n", 2),
     ("好 3\n\n词 -5\n", 3),
@@ -243,7 +260,7 @@ def test_malformed_dictionary_names_file_and_line(tmp_path, content, line):
         seg.load_dictionary(str(path))
 
 
-def test_japanese_dictionary_from_ud_improves_on_character_types(tmp_path):
+def japanese_gold_sentences():
     conllu = shared_path("corpora", "ud", "UD_Japanese-GSD", "ja_gsd-ud-test.conllu")
     sentences, words = [], []
     for line in open(conllu, encoding="utf-8"):
@@ -255,10 +272,26 @@ def test_japanese_dictionary_from_ud_improves_on_character_types(tmp_path):
         cols = line.split("\t")
         if cols[0].isdigit():
             words.append(cols[1])
+    return sentences
+
+
+def test_japanese_dictionary_from_ud_improves_on_character_types(tmp_path):
+    sentences = japanese_gold_sentences()
     train, held_out = sentences[: len(sentences) // 2], sentences[len(sentences) // 2:]
     gold = tmp_path / "ja_held_out.txt"
     gold.write_text("".join(" ".join(s) + "\n" for s in held_out), encoding="utf-8")
-    plain = evaluate(JapaneseSegmenter(), gold).f1
+    types_only = evaluate(ChineseSegmenter.empty("ja"), gold).f1
     trained = JapaneseSegmenter()
     trained.train_from_iterator([" ".join(s) for s in train])
-    assert evaluate(trained, gold).f1 > plain + 0.1
+    assert evaluate(trained, gold).f1 > types_only + 0.1
+
+
+def test_built_in_japanese_dictionary_segments_sensibly(tmp_path):
+    # No user dictionary: the built-in IPADIC word list against UD Japanese-GSD's gold words
+    # (a sample), compared with cutting at changes of character type alone.
+    gold = tmp_path / "ja_gold.txt"
+    gold.write_text("".join(" ".join(s) + "\n" for s in japanese_gold_sentences()[:300]), encoding="utf-8")
+    types_only = evaluate(ChineseSegmenter.empty("ja"), gold)
+    built_in = evaluate(JapaneseSegmenter(), gold)
+    assert JapaneseSegmenter().cut("東京") == ["東京"] and len(JapaneseSegmenter()) > 300_000
+    assert built_in.f1 > types_only.f1 + 0.2, (built_in, types_only)

@@ -85,7 +85,8 @@ as single characters (jieba's method). Numbers (ASCII and fullwidth, with decima
 percent), Latin words, runs of dashes and ellipses are kept whole by rule; whitespace separates.
 
 - ``dictionary``: ``None`` for the built-in word list (Chinese: the headwords of CC-CEDICT,
-  CC BY-SA 4.0, shipped with tokenmill — nothing to download; Japanese: none), or the path of
+  CC BY-SA 4.0; Japanese: IPADIC's surface forms with frequencies from its word costs, NAIST /
+  ICOT licence; both shipped with tokenmill — nothing to download), or the path of
   a main dictionary in jieba's format (``word [freq] [tag]`` per line, a missing frequency
   counts as 1); the HMM is then trained from that dictionary's words, weighted by frequency.
 - ``hmm``: re-cut unknown words with the HMM (default: True for Chinese, False for Japanese).
@@ -110,24 +111,28 @@ line); ``add_word(word, freq=None)``, ``del_word(word)``, ``suggest_freq(word)``
 ``"segmented"``: one sentence per line, words separated by spaces (word counts and HMM
 statistics); ``"words"``: a word list in jieba's format (a missing frequency counts as 1);
 ``train_from_iterator(lines, format=...)``; ``save(path)`` / ``ChineseSegmenter.load(path)``,
-``to_json()`` / ``from_json(s)`` (pickling works too); ``ChineseSegmenter.empty(language)``.
+``to_json()`` / ``from_json(s)`` (pickling works too; a Japanese segmenter loads as a
+``JapaneseSegmenter``); ``ChineseSegmenter.empty(language)``.
 """
 
 
 class JapaneseSegmenter(ChineseSegmenter):
     """JapaneseSegmenter(dictionary=None, hmm=False, numbers=True)
 
-    ``ChineseSegmenter`` with ``language="ja"``: candidate words are the dictionary's (a
-    user-supplied jieba-format file, or ``load_dictionary`` / ``add_word`` / ``train``) plus runs
-    of one character type (kanji, hiragana, katakana); numbers and Latin words by rule. With no
-    dictionary, text is cut at changes of character type.
+    ``ChineseSegmenter`` with ``language="ja"``: candidate words are the dictionary's plus runs
+    of one character type (katakana always; kanji or hiragana where no dictionary word starts);
+    numbers and Latin words by rule. ``dictionary=None`` uses the built-in IPADIC word list
+    (325,855 surface forms, each with the frequency ``exp(-cost / 800)`` of its cheapest IPADIC
+    entry, scaled); a jieba-format file, ``load_dictionary`` / ``add_word`` / ``train`` add or
+    replace words. ``ChineseSegmenter.empty("ja")`` has no words: text is cut at changes of
+    character type.
     """
 
     def __new__(cls, dictionary=None, hmm=False, numbers=True):
         return super().__new__(cls, dictionary, hmm, numbers, "ja")
 
 
-_DEFAULT_WORD_LISTS = {"zh": "cc_cedict_words.txt.gz"}
+_DEFAULT_WORD_LISTS = {"zh": "cc_cedict_words.txt.gz", "ja": "ipadic_words.txt.gz"}
 
 
 def _default_word_list(language: str) -> Optional[str]:
@@ -138,7 +143,7 @@ def _default_word_list(language: str) -> Optional[str]:
         return None
     import gzip
 
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "zh", name)
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", language, name)
     with open(path, "rb") as f:
         return gzip.decompress(f.read()).decode("utf-8")
 

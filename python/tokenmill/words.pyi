@@ -1,10 +1,12 @@
 import os
 from dataclasses import dataclass
-from typing import Callable, Iterable, List, Optional, Sequence, Tuple, Union
+from typing import Callable, Iterable, List, Optional, Sequence, Tuple, Type, TypeVar, Union
 
 import numpy
 
 LANGUAGES: Tuple[str, ...]
+
+_S = TypeVar("_S", bound="ChineseSegmenter")
 
 class WordTokenizer:
     def __init__(
@@ -89,11 +91,11 @@ class ChineseSegmenter:
     ) -> None: ...
     def train_from_iterator(self, lines: Iterable[str], format: str = "segmented") -> None: ...
     def to_json(self) -> str: ...
-    @staticmethod
-    def from_json(json: str) -> "ChineseSegmenter": ...
+    @classmethod
+    def from_json(cls: Type[_S], json: str) -> _S: ...
     def save(self, path: Union[str, os.PathLike]) -> None: ...
-    @staticmethod
-    def load(path: Union[str, os.PathLike]) -> "ChineseSegmenter": ...
+    @classmethod
+    def load(cls: Type[_S], path: Union[str, os.PathLike]) -> _S: ...
 
 class JapaneseSegmenter(ChineseSegmenter):
     def __init__(

@@ -76,12 +76,12 @@ impl PyWordTokenizer {
             let items: Vec<Bound<'py, PyAny>> = with_offsets.iter().map(|t| t.get_item(0)).collect::<PyResult<_>>()?;
             return PyList::new(py, items);
         }
-        fast_token_list(py, &text.text, tokens, false)
+        fast_token_list(py, original, &text.text, tokens, false)
     }
 
     fn to_tuples<'py>(&self, py: Python<'py>, original: &Bound<'py, PyString>, text: &Text<'_>, tokens: &[WordToken]) -> PyResult<Bound<'py, PyList>> {
         if !text.lossy {
-            return fast_token_list(py, &text.text, tokens, true);
+            return fast_token_list(py, original, &text.text, tokens, true);
         }
         let mut offsets = CharOffsets::new(&text.text);
         let mut items = Vec::with_capacity(tokens.len());
@@ -128,11 +128,20 @@ impl Drop for GcPause<'_> {
 
 /// Builds `list[str]` or `list[tuple[str, int, int]]` (char offsets) with the C API directly:
 /// this is the hot path of tokenization from Python (about a million tokens per call for a few
-/// MB of text). Short token strings are shared through a per-call cache (see `StringCache`), and
-/// an offset equal to the previous token's end shares its `int`.
+/// MB of text). Short token strings are shared through a per-call cache (see `StringCache`), the
+/// others are sliced out of the original `str` (one copy, no UTF-8 decoding), and an offset
+/// equal to the previous token's end shares its `int`.
+///
+/// Each `(str, int, int)` tuple is untracked by the cyclic GC as soon as it is filled: it holds
+/// only a str and two ints, so it can never be part of a reference cycle (CPython untracks such
+/// tuples itself, but only when a collection happens to look at them). Left tracked, a list of
+/// a million fresh tuples made the collections that their allocation triggers rescan them again
+/// and again, and the first collection after the call walk all of them.
 struct TokenListBuilder<'py, 'a> {
     py: Python<'py>,
     text: &'a str,
+    /// The `str` that `text` is the UTF-8 of, when token strings may be sliced out of it.
+    original: Option<&'a Bound<'py, PyString>>,
     with_offsets: bool,
     offsets: CharOffsets<'a>,
     strings: StringCache<'py>,
@@ -167,10 +176,11 @@ impl<'py> StringCache<'py> {
         StringCache { bits, slots: (0..1usize << bits).map(|_| CacheSlot { key: (0, 0, 0), string: None }).collect() }
     }
 
-    fn get(&mut self, py: Python<'py>, s: &str) -> Bound<'py, PyString> {
+    /// The `str` for `s`: the cached one, or `make()`'s (cached when `s` is short).
+    fn get(&mut self, s: &str, make: impl FnOnce() -> PyResult<Bound<'py, PyString>>) -> PyResult<Bound<'py, PyString>> {
         let bytes = s.as_bytes();
         if bytes.len() > CACHE_MAX_BYTES {
-            return PyString::new(py, s);
+            return make();
         }
         let mut buf = [0u8; CACHE_MAX_BYTES];
         buf[..bytes.len()].copy_from_slice(bytes);
@@ -179,21 +189,22 @@ impl<'py> StringCache<'py> {
         let hash = (a ^ b.rotate_left(31) ^ ((bytes.len() as u64) << 56)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
         let slot = &mut self.slots[(hash >> (64 - self.bits)) as usize];
         match &slot.string {
-            Some(cached) if slot.key == key => cached.clone(),
+            Some(cached) if slot.key == key => Ok(cached.clone()),
             _ => {
-                let fresh = PyString::new(py, s);
+                let fresh = make()?;
                 *slot = CacheSlot { key, string: Some(fresh.clone()) };
-                fresh
+                Ok(fresh)
             }
         }
     }
 }
 
 impl<'py, 'a> TokenListBuilder<'py, 'a> {
-    fn new(py: Python<'py>, text: &'a str, with_offsets: bool, expected_tokens: usize) -> Self {
+    fn new(py: Python<'py>, text: &'a str, original: Option<&'a Bound<'py, PyString>>, with_offsets: bool, expected_tokens: usize) -> Self {
         TokenListBuilder {
             py,
             text,
+            original,
             with_offsets,
             offsets: CharOffsets::new(text),
             strings: StringCache::new(expected_tokens),
@@ -210,30 +221,49 @@ impl<'py, 'a> TokenListBuilder<'py, 'a> {
         unsafe { Bound::from_owned_ptr_or_err(self.py, pyo3::ffi::PyLong_FromLong(value)) }
     }
 
+    /// The token's `str`: its replacement (PTB spellings), or the original's chars `cs..ce`.
+    fn token_string(&mut self, t: &WordToken, cs: usize, ce: usize) -> PyResult<Bound<'py, PyString>> {
+        let (py, original) = (self.py, self.original);
+        let s = t.as_str(self.text);
+        self.strings.get(s, || match (original, t.replacement) {
+            (Some(original), None) => {
+                // SAFETY: a fresh reference from the C API (NULL: the pending exception); the
+                // char offsets are within the str, whose UTF-8 is `text`.
+                unsafe { Ok(Bound::from_owned_ptr_or_err(py, pyo3::ffi::PyUnicode_Substring(original.as_ptr(), cs as pyo3::ffi::Py_ssize_t, ce as pyo3::ffi::Py_ssize_t))?.downcast_into_unchecked()) }
+            }
+            _ => Ok(PyString::new(py, s)),
+        })
+    }
+
     fn push(&mut self, tokens: &[WordToken]) -> PyResult<()> {
         use pyo3::ffi;
         self.items.reserve(tokens.len());
         for t in tokens {
-            let string = self.strings.get(self.py, t.as_str(self.text));
+            let (cs, ce) = if self.with_offsets || self.original.is_some() { self.offsets.span(t.start, t.end) } else { (0, 0) };
+            let string = self.token_string(t, cs, ce)?;
             if !self.with_offsets {
                 self.items.push(string.into_any());
                 continue;
             }
-            let (cs, ce) = self.offsets.span(t.start, t.end);
-            let start = match &self.last_end {
-                Some((e, obj)) if *e == cs => obj.clone(),
+            let start = match self.last_end.take() {
+                Some((e, obj)) if e == cs => obj,
                 _ => self.int(cs)?,
             };
             let end = self.int(ce)?;
-            // SAFETY: PyTuple_SetItem steals each reference, at indices within the tuple's size.
+            let end_ptr = end.as_ptr();
+            self.last_end = Some((ce, end));
+            // SAFETY: PyTuple_SetItem steals each reference, at indices within the tuple's size
+            // (`end` is kept as `last_end`, so its slot gets a new reference); the tuple holds
+            // only a str and ints, so untracking it is safe (see the type's docs).
             let tuple = unsafe {
                 let tuple = Bound::from_owned_ptr_or_err(self.py, ffi::PyTuple_New(3))?;
                 ffi::PyTuple_SetItem(tuple.as_ptr(), 0, string.into_ptr());
                 ffi::PyTuple_SetItem(tuple.as_ptr(), 1, start.into_ptr());
-                ffi::PyTuple_SetItem(tuple.as_ptr(), 2, end.clone().into_ptr());
+                ffi::Py_IncRef(end_ptr);
+                ffi::PyTuple_SetItem(tuple.as_ptr(), 2, end_ptr);
+                ffi::PyObject_GC_UnTrack(tuple.as_ptr().cast());
                 tuple
             };
-            self.last_end = Some((ce, end));
             self.items.push(tuple);
         }
         Ok(())
@@ -252,9 +282,9 @@ impl<'py, 'a> TokenListBuilder<'py, 'a> {
     }
 }
 
-fn fast_token_list<'py>(py: Python<'py>, text: &str, tokens: &[WordToken], with_offsets: bool) -> PyResult<Bound<'py, PyList>> {
-    let _pause = GcPause::new(py, if with_offsets { tokens.len() } else { 0 })?;
-    let mut builder = TokenListBuilder::new(py, text, with_offsets, tokens.len());
+/// The list of `tokens` of `original` (whose UTF-8 is `text`), as `TokenListBuilder` builds it.
+fn fast_token_list<'py>(py: Python<'py>, original: &Bound<'py, PyString>, text: &str, tokens: &[WordToken], with_offsets: bool) -> PyResult<Bound<'py, PyList>> {
+    let mut builder = TokenListBuilder::new(py, text, Some(original), with_offsets, tokens.len());
     builder.push(tokens)?;
     builder.finish()
 }
@@ -266,9 +296,8 @@ const BLOCK_BYTES: usize = 1 << 16;
 /// GIL released into a small reused vector, then turned into Python objects while both are
 /// still in cache. A whole book in one call then costs what its paragraphs cost one by one,
 /// where one vector of all tokens (tens of MB, freshly paged in) made it several times slower.
-fn stream_token_list<'py>(py: Python<'py>, tokenizer: &core::WordTokenizer, text: &str, with_offsets: bool) -> PyResult<Bound<'py, PyList>> {
-    let _pause = GcPause::new(py, if with_offsets { text.len() / 5 } else { 0 })?;
-    let mut builder = TokenListBuilder::new(py, text, with_offsets, text.len() / 5 + 1);
+fn stream_token_list<'py>(py: Python<'py>, tokenizer: &core::WordTokenizer, original: &Bound<'py, PyString>, text: &str, with_offsets: bool) -> PyResult<Bound<'py, PyList>> {
+    let mut builder = TokenListBuilder::new(py, text, Some(original), with_offsets, text.len() / 5 + 1);
     let mut tokens = Vec::new();
     let mut start = 0;
     while start < text.len() {
@@ -352,7 +381,7 @@ impl PyWordTokenizer {
     fn tokenize<'py>(&self, py: Python<'py>, text: &Bound<'py, PyString>) -> PyResult<Bound<'py, PyList>> {
         let t = text_of(text)?;
         if !t.lossy && self.segmenter.is_none() {
-            return stream_token_list(py, &self.inner, &t.text, false);
+            return stream_token_list(py, &self.inner, text, &t.text, false);
         }
         let tokens = py.allow_threads(|| self.tokens(&t.text));
         self.to_strings(py, text, &t, &tokens)
@@ -361,7 +390,7 @@ impl PyWordTokenizer {
     fn tokenize_with_offsets<'py>(&self, py: Python<'py>, text: &Bound<'py, PyString>) -> PyResult<Bound<'py, PyList>> {
         let t = text_of(text)?;
         if !t.lossy && self.segmenter.is_none() {
-            return stream_token_list(py, &self.inner, &t.text, true);
+            return stream_token_list(py, &self.inner, text, &t.text, true);
         }
         let tokens = py.allow_threads(|| self.tokens(&t.text));
         self.to_tuples(py, text, &t, &tokens)

@@ -12,7 +12,7 @@
 //! follow, fixed-size key compared as three machine words, no `memcmp` call); longer words go to
 //! a second map with boxed keys. Memory: about 40–90 bytes per cached short word depending on
 //! where the table is in its doubling (so the default 262,144 words cost at most ~24 MB per
-//! thread and model), a little more per long word. When a table holds `capacity` words it stops
+//! thread and model, plus 320 KB for the front table), a little more per long word. When a table holds `capacity` words it stops
 //! taking new ones (as `tokenizers` does): the frequent words of a corpus come first.
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -35,9 +35,11 @@ const SHORT_WORD_BYTES: usize = 23;
 const SHORT_TOKENS: usize = 3;
 /// Words of this many bytes or more are not cached (as `tokenizers`).
 pub(crate) const MAX_CACHED_WORD_BYTES: usize = 256;
-/// Slots of the direct-mapped front table (a power of two): 4,096 × 40 bytes stay in a core's L2
-/// cache, and the few thousand most frequent words make most of any text.
-const HOT_SLOTS: usize = 4096;
+/// Slots of the direct-mapped front table (a power of two): 8,192 × 40 bytes (320 KB) stay in a
+/// core's L2 cache, and the few thousand most frequent words make most of any text. A lookup
+/// that misses here goes to the large table, usually a cache miss: on 20 MB of English (BERT's
+/// pre-tokenization, 60k distinct words) 8,192 slots catch 91% of the words, 4,096 only 87%.
+const HOT_SLOTS: usize = 8192;
 /// A thread keeps tables for at most this many models; beyond it the tables are dropped
 /// (keeps memory bounded when many models are created and dropped).
 const MAX_CACHED_MODELS_PER_THREAD: usize = 64;
@@ -75,14 +77,51 @@ impl ShortWord {
         (mixed >> (64 - HOT_SLOTS.trailing_zeros())) as usize
     }
 
+    /// The key of `word` (its bytes zero-padded, its length in the last byte), or None when it is
+    /// too long. Built from a few whole-word loads rather than a byte copy: the copy is a
+    /// `memcpy` call of unknown length, and reading the key back right after a byte-wise write
+    /// stalls on store forwarding; this is on every word's lookup.
+    #[inline]
     fn new(word: &[u8]) -> Option<Self> {
-        if word.len() > SHORT_WORD_BYTES {
+        let len = word.len();
+        if len > SHORT_WORD_BYTES {
             return None;
         }
+        let [a, b, c] = match len {
+            0..=8 => [load_up_to_8(word), 0, 0],
+            9..=16 => [load_8(word), load_up_to_8(&word[8..]), 0],
+            _ => [load_8(word), load_8(&word[8..]), load_up_to_8(&word[16..])],
+        };
+        let c = c | ((len as u64) << 56);
         let mut key = [0u8; SHORT_WORD_BYTES + 1];
-        key[..word.len()].copy_from_slice(word);
-        key[SHORT_WORD_BYTES] = word.len() as u8;
+        key[..8].copy_from_slice(&a.to_le_bytes());
+        key[8..16].copy_from_slice(&b.to_le_bytes());
+        key[16..].copy_from_slice(&c.to_le_bytes());
         Some(ShortWord(key))
+    }
+}
+
+/// The first 8 bytes of `bytes` (at least 8 long) as a little-endian word.
+#[inline]
+fn load_8(bytes: &[u8]) -> u64 {
+    let mut word = [0u8; 8];
+    word.copy_from_slice(&bytes[..8]);
+    u64::from_le_bytes(word)
+}
+
+/// `bytes` (at most 8) as a little-endian word, zero-padded: two overlapping loads of 4 (or 2,
+/// or 1) bytes, so that no byte past the end is read and no loop runs.
+#[inline]
+fn load_up_to_8(bytes: &[u8]) -> u64 {
+    let len = bytes.len();
+    let load_4 = |at: usize| u64::from(u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]));
+    let load_2 = |at: usize| u64::from(u16::from_le_bytes([bytes[at], bytes[at + 1]]));
+    match len {
+        0 => 0,
+        1 => u64::from(bytes[0]),
+        2..=3 => load_2(0) | (load_2(len - 2) << (8 * (len - 2))),
+        4..=7 => load_4(0) | (load_4(len - 4) << (8 * (len - 4))),
+        _ => load_8(bytes),
     }
 }
 
@@ -266,6 +305,18 @@ mod tests {
         assert_eq!(replayed(101, "a"), None);
         // "ab" and "ab\0" differ (the length is part of the key).
         assert_eq!(replayed(101, "ab\0"), None);
+    }
+
+    #[test]
+    fn keys_are_the_zero_padded_bytes_and_length() {
+        let text: Vec<u8> = (1..=30u8).collect();
+        for len in 0..=SHORT_WORD_BYTES {
+            let mut expected = [0u8; SHORT_WORD_BYTES + 1];
+            expected[..len].copy_from_slice(&text[..len]);
+            expected[SHORT_WORD_BYTES] = len as u8;
+            assert!(ShortWord::new(&text[..len]) == Some(ShortWord(expected)), "length {len}");
+        }
+        assert!(ShortWord::new(&text[..SHORT_WORD_BYTES + 1]).is_none());
     }
 
     #[test]

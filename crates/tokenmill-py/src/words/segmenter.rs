@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
 use pyo3::prelude::*;
-use pyo3::types::{PyList, PySlice, PyString, PyTuple};
+use pyo3::types::{PyList, PySlice, PyString, PyTuple, PyType};
 use rayon::prelude::*;
 use tokenmill_core::words::segmenter::{Segmenter, SegmenterLanguage, SegmenterOptions, SegmenterTrainer};
 use tokenmill_core::words::{CharOffsets, WordToken};
@@ -15,6 +15,9 @@ use tokenmill_core::Error;
 
 use super::{fast_token_list, text_of, texts_of, Text};
 use crate::errors::ToPyResult;
+
+/// Texts shorter than this are cut without releasing the GIL (see `cut_list`).
+const SHORT_TEXT_BYTES: usize = 4096;
 
 static DEFAULT_CHINESE: OnceLock<Arc<Segmenter>> = OnceLock::new();
 static DEFAULT_JAPANESE: OnceLock<Arc<Segmenter>> = OnceLock::new();
@@ -24,8 +27,9 @@ fn default_options(language: SegmenterLanguage) -> SegmenterOptions {
     SegmenterOptions { hmm: language == SegmenterLanguage::Chinese, numbers: true }
 }
 
-/// The built-in segmenter of a language: Chinese from the CC-CEDICT word list shipped as package
-/// data (read by `tokenmill.words._default_word_list`), Japanese without words (character types).
+/// The built-in segmenter of a language, from the word list shipped as package data (read by
+/// `tokenmill.words._default_word_list`; `word [freq]` per line): Chinese from CC-CEDICT's
+/// headwords (no frequencies), Japanese from IPADIC (frequencies from its word costs).
 pub(crate) fn default_segmenter(py: Python<'_>, language: SegmenterLanguage) -> PyResult<Arc<Segmenter>> {
     let cell = match language {
         SegmenterLanguage::Chinese => &DEFAULT_CHINESE,
@@ -41,14 +45,17 @@ pub(crate) fn default_segmenter(py: Python<'_>, language: SegmenterLanguage) -> 
             None => Ok(Segmenter::empty(language, options)),
             Some(text) => {
                 let mut trainer = SegmenterTrainer::new();
-                for word in text.lines().map(str::trim).filter(|w| !w.is_empty()) {
-                    trainer.feed_word(word, None);
+                for (index, line) in text.lines().map(str::trim).enumerate().filter(|(_, l)| !l.is_empty()) {
+                    let entry = tokenmill_core::words::segmenter::dictionary::parse_line(line)
+                        .map_err(|message| Error::Format { path: None, line: Some(index + 1), byte_offset: None, message })?;
+                    trainer.feed_word(&entry.word, entry.freq);
                 }
                 trainer.finish(language, options)
             }
         }
-    });
-    Ok(cell.get_or_init(|| Arc::new(built.unwrap_or_else(|_| Segmenter::empty(language, options)))).clone())
+    })
+    .py()?;
+    Ok(cell.get_or_init(|| Arc::new(built)).clone())
 }
 
 /// The segmenter `WordTokenizer(language)` uses: the built-in one for "zh" / "ja", else none.
@@ -70,7 +77,7 @@ pub struct PySegmenter {
 
 fn token_list<'py>(py: Python<'py>, original: &Bound<'py, PyString>, text: &Text<'_>, tokens: &[WordToken], with_offsets: bool) -> PyResult<Bound<'py, PyList>> {
     if !text.lossy {
-        return fast_token_list(py, &text.text, tokens, with_offsets);
+        return fast_token_list(py, original, &text.text, tokens, with_offsets);
     }
     // Lone surrogates: cut the words out of the original str by char offsets.
     let mut offsets = CharOffsets::new(&text.text);
@@ -110,7 +117,9 @@ impl PySegmenter {
 
     fn cut_list<'py>(&self, py: Python<'py>, text: &Bound<'py, PyString>, with_offsets: bool) -> PyResult<Bound<'py, PyList>> {
         let t = text_of(text)?;
-        let tokens = py.allow_threads(|| self.inner.cut(&t.text));
+        // A short text (a line, a sentence) is cut with the GIL held: releasing and taking it
+        // back would cost more than the cut itself saves other threads.
+        let tokens = if t.text.len() < SHORT_TEXT_BYTES { self.inner.cut(&t.text) } else { py.allow_threads(|| self.inner.cut(&t.text)) };
         token_list(py, text, &t, &tokens, with_offsets)
     }
 
@@ -309,9 +318,12 @@ impl PySegmenter {
         py.allow_threads(|| self.inner.to_json())
     }
 
-    #[staticmethod]
-    fn from_json(py: Python<'_>, json: &str) -> PyResult<Self> {
-        Ok(PySegmenter { inner: Arc::new(py.allow_threads(|| Segmenter::from_json(json)).py()?) })
+    /// A saved segmenter (see `load`).
+    #[classmethod]
+    fn from_json<'py>(cls: &Bound<'py, PyType>, json: &str) -> PyResult<Bound<'py, PyAny>> {
+        let py = cls.py();
+        let inner = py.allow_threads(|| Segmenter::from_json(json)).py()?;
+        instance_of(cls, inner)
     }
 
     fn save(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
@@ -319,11 +331,14 @@ impl PySegmenter {
         std::fs::write(&path, json).map_err(|e| Error::io(&path, e)).py()
     }
 
-    #[staticmethod]
-    fn load(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
+    /// A saved segmenter, as an instance of the class it was saved from: `JapaneseSegmenter`
+    /// for a Japanese one loaded through `ChineseSegmenter.load`, else the class called.
+    #[classmethod]
+    fn load<'py>(cls: &Bound<'py, PyType>, path: PathBuf) -> PyResult<Bound<'py, PyAny>> {
+        let py = cls.py();
         let json = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e)).py()?;
         let inner = py.allow_threads(|| Segmenter::from_json(&json)).map_err(|e| e.in_file(&path)).py()?;
-        Ok(PySegmenter { inner: Arc::new(inner) })
+        instance_of(cls, inner)
     }
 
     fn __getstate__(&self, py: Python<'_>) -> String {
@@ -346,6 +361,26 @@ impl PySegmenter {
             py_bool(o.numbers)
         )
     }
+}
+
+/// `segmenter` wrapped in `cls`, or in `tokenmill.words.JapaneseSegmenter` when `cls` is the
+/// base class and the segmenter is Japanese (so that saving and loading keeps the class). A
+/// Python subclass is instantiated with no arguments and then given the segmenter.
+fn instance_of<'py>(cls: &Bound<'py, PyType>, segmenter: Segmenter) -> PyResult<Bound<'py, PyAny>> {
+    let py = cls.py();
+    let base = py.get_type::<PySegmenter>();
+    let target = if cls.is(&base) && segmenter.language() == SegmenterLanguage::Japanese {
+        py.import("tokenmill.words")?.getattr("JapaneseSegmenter")?.downcast_into::<PyType>()?
+    } else {
+        cls.clone()
+    };
+    let inner = Arc::new(segmenter);
+    if target.is(&base) {
+        return Ok(Bound::new(py, PySegmenter { inner })?.into_any());
+    }
+    let object = target.call0()?;
+    object.downcast::<PySegmenter>()?.borrow_mut().inner = inner;
+    Ok(object)
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -28,12 +28,14 @@ impl AtomKind {
     }
 }
 
-/// One atom: byte range in the text and its kind.
+/// One atom: byte range in the text, its kind and its first character (kept so that the word
+/// graph and the HMM need not decode the text again).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Atom {
     pub start: usize,
     pub end: usize,
     pub kind: AtomKind,
+    pub first: char,
 }
 
 /// Han ideographs (unified, extensions, compatibility), the ideographic iteration mark 々 and
@@ -61,7 +63,14 @@ fn is_letter(c: char) -> bool {
 }
 
 fn is_alnum(c: char) -> bool {
-    is_digit(c) || is_letter(c) || (c.is_numeric() && !is_han(c))
+    !is_common_punctuation(c) && (is_digit(c) || is_letter(c) || (c.is_numeric() && !is_han(c)))
+}
+
+/// General punctuation and the CJK / fullwidth punctuation blocks' marks, brackets and
+/// symbols: no letter, digit or mark among them (a unit test checks). Frequent in Chinese and
+/// Japanese text, and answered here without the Unicode property tables.
+fn is_common_punctuation(c: char) -> bool {
+    matches!(c as u32, 0x2010..=0x2027 | 0x2030..=0x205E | 0x3000..=0x3004 | 0x3008..=0x3020 | 0x3030 | 0xFF01..=0xFF0F | 0xFF1A..=0xFF20 | 0xFF3B..=0xFF40 | 0xFF5B..=0xFF65)
 }
 
 /// Characters that continue a number between two digits: decimal points, thousands separators,
@@ -88,7 +97,7 @@ fn repeats_as_one(c: char) -> bool {
 fn extends(c: char) -> bool {
     use unicode_general_category::{get_general_category, GeneralCategory::*};
     // Fast exit for the common case (ASCII, Han, kana, fullwidth forms), before the table lookup.
-    if c < '\u{300}' || (is_han(c) && c != '\u{25CB}') || matches!(c as u32, 0x3040..=0x3098 | 0x309B..=0x30FF | 0xFF00..=0xFFEF) {
+    if c < '\u{300}' || (is_han(c) && c != '\u{25CB}') || is_common_punctuation(c) || matches!(c as u32, 0x3040..=0x3098 | 0x309B..=0x30FF | 0xFF00..=0xFFEF) {
         return false;
     }
     matches!(c as u32, 0x200D | 0xFE00..=0xFE0F | 0xE0100..=0xE01EF | 0x1F3FB..=0x1F3FF | 0xE0020..=0xE007F)
@@ -134,7 +143,7 @@ pub fn scan(chunk: &str, base: usize, atoms: &mut Vec<Atom>) {
                 }
             }
         }
-        atoms.push(Atom { start: base + start, end: base + end, kind });
+        atoms.push(Atom { start: base + start, end: base + end, kind, first: c });
     }
 }
 
@@ -186,5 +195,14 @@ mod tests {
         assert_eq!(atoms("1,000."), vec![("1,000", Number), (".", Symbol)]);
         assert_eq!(atoms("カタカナ"), vec![("カ", Katakana), ("タ", Katakana), ("カ", Katakana), ("ナ", Katakana)]);
         assert_eq!(atoms("👨\u{200D}👩x"), vec![("👨\u{200D}👩", Symbol), ("x", Word)]);
+    }
+
+    #[test]
+    fn common_punctuation_has_no_letters_digits_or_marks() {
+        use unicode_general_category::{get_general_category, GeneralCategory::*};
+        for c in (0x2000u32..0x3100).chain(0xFF00..0xFF70).filter_map(char::from_u32).filter(|&c| is_common_punctuation(c)) {
+            assert!(!c.is_alphabetic() && !c.is_numeric(), "{c:?}");
+            assert!(!matches!(get_general_category(c), NonspacingMark | SpacingMark | EnclosingMark | Format), "{c:?}");
+        }
     }
 }

@@ -12,6 +12,7 @@ use std::path::Path;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
+use super::codes::{CharCodes, CodedText};
 use crate::{Error, Result};
 
 /// One parsed dictionary line: `word [freq] [tag]`.
@@ -77,8 +78,12 @@ pub fn parse_lines(reader: impl BufRead) -> Result<Vec<(usize, DictionaryEntry)>
 pub struct Dictionary {
     freqs: FxHashMap<String, u64>,
     total: u64,
-    /// Trie value = index into `log_probs`.
+    /// Trie value = index into `log_probs`, which holds one log probability per distinct
+    /// frequency: a small table that stays in cache, where one entry per word (in key order)
+    /// cost a cache miss per word found.
+    /// Keys are the words in `codes` (see `codes`), not in UTF-8.
     trie: Option<yada::DoubleArray<Vec<u8>>>,
+    codes: CharCodes,
     log_probs: Vec<f64>,
     log_total: f64,
     /// First characters of the words of two or more characters, and the longest word in bytes:
@@ -210,38 +215,55 @@ impl Dictionary {
 
     /// Rebuilds the trie and the log probabilities after changes.
     pub fn rebuild(&mut self) -> Result<()> {
-        let mut keys: Vec<(&[u8], u32)> = Vec::with_capacity(self.freqs.len());
-        let mut log_probs = Vec::with_capacity(self.freqs.len());
         // jieba: log(freq) - log(total), with total as a float; a total of 0 or 1 gives 0.
         let log_total = (self.total.max(1) as f64).ln();
         let mut sorted: Vec<(&String, &u64)> = self.freqs.iter().filter(|(w, &f)| f > 0 && !w.is_empty()).collect();
-        sorted.sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
-        for (word, &freq) in sorted {
-            if log_probs.len() >= (1 << 31) - 1 {
-                return Err(Error::InvalidArgument("a dictionary holds at most 2^31 - 1 words".into()));
-            }
-            keys.push((word.as_bytes(), log_probs.len() as u32));
-            log_probs.push((freq as f64).ln() - log_total);
+        if sorted.len() >= (1 << 31) - 1 {
+            return Err(Error::InvalidArgument("a dictionary holds at most 2^31 - 1 words".into()));
         }
+        sorted.sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+        let mut distinct: Vec<u64> = sorted.iter().map(|(_, &f)| f).collect();
+        distinct.sort_unstable();
+        distinct.dedup();
+        let codes = CharCodes::new(sorted.iter().map(|(word, _)| word.as_str()));
+        let mut keys: Vec<(Vec<u8>, u32)> =
+            sorted.iter().map(|(word, freq)| (codes.encode(word), distinct.binary_search(freq).unwrap_or_default() as u32)).collect();
+        keys.sort_unstable();
+        let log_probs: Vec<f64> = distinct.iter().map(|&freq| (freq as f64).ln() - log_total).collect();
         self.trie = if keys.is_empty() {
             None
         } else {
             let bytes = yada::builder::DoubleArrayBuilder::build(&keys).map_err(|e| Error::Other(format!("cannot build the dictionary trie: {e}")))?;
             Some(yada::DoubleArray::new(bytes).map_err(|e| Error::Other(format!("cannot load the dictionary trie: {e}")))?)
         };
+        self.codes = codes;
         self.log_probs = log_probs;
         self.log_total = log_total;
         Ok(())
     }
 
-    /// Calls `f(byte length, log probability)` for each word that starts `text`, shortest first.
+    /// Encodes a chunk of text for `words_at`.
+    pub fn encode(&self, chunk: &str, coded: &mut CodedText) {
+        coded.encode(&self.codes, chunk);
+    }
+
+    /// Calls `f(end, log probability)` for each word that starts at byte `at` of the chunk
+    /// that `coded` encodes (`end`: its end in the chunk), shortest first.
     #[inline]
-    pub fn prefixes(&self, text: &[u8], mut f: impl FnMut(usize, f64)) {
+    pub fn words_at(&self, coded: &CodedText, at: usize, mut f: impl FnMut(usize, f64)) {
         if let Some(trie) = &self.trie {
-            for (index, len) in trie.common_prefix_search(text) {
-                f(len, self.log_probs[index as usize]);
+            let start = coded.coded_at[at] as usize;
+            for (index, len) in trie.common_prefix_search(&coded.bytes[start..]) {
+                f(coded.text_at[start + len] as usize, self.log_probs[index as usize]);
             }
         }
+    }
+
+    /// Calls `f(byte length, log probability)` for each word that starts `text`, shortest first.
+    pub fn prefixes(&self, text: &str, f: impl FnMut(usize, f64)) {
+        let mut coded = CodedText::default();
+        self.encode(text, &mut coded);
+        self.words_at(&coded, 0, f)
     }
 }
 
@@ -272,7 +294,7 @@ mod tests {
     fn prefixes_shortest_first() {
         let d = Dictionary::from_pairs([("中".to_string(), 2), ("中国".to_string(), 3), ("中国人".to_string(), 5), ("国".to_string(), 0)]).unwrap();
         let mut found = vec![];
-        d.prefixes("中国人民".as_bytes(), |len, lp| found.push((len, lp)));
+        d.prefixes("中国人民", |len, lp| found.push((len, lp)));
         assert_eq!(found.iter().map(|f| f.0).collect::<Vec<_>>(), vec![3, 6, 9]);
         assert_eq!(found[1].1, 3f64.ln() - 10f64.ln());
         assert!(!d.contains("国"));

@@ -26,6 +26,7 @@
 //! Offsets are byte offsets into the text (the bindings turn them into character offsets).
 //! Work and memory are linear in the text length (times the longest word for the trie walks).
 pub mod atoms;
+pub mod codes;
 pub mod dictionary;
 pub mod hmm;
 
@@ -36,6 +37,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use serde::{Deserialize, Serialize};
 
 use self::atoms::{Atom, AtomKind};
+use self::codes::CodedText;
 pub use self::dictionary::{Dictionary, DictionaryEntry};
 pub use self::hmm::{Hmm, HmmCounts};
 use super::tokenizer::{is_space, WordToken};
@@ -102,6 +104,16 @@ fn is_digit_like(c: char) -> bool {
     c.is_ascii_digit() || ('０'..='９').contains(&c) || matches!(c, '.' | '．' | '·' | ',')
 }
 
+/// An atom that is one Chinese numeral (一, 二, 〇, 万, ...).
+fn is_numeral_atom(atom: Atom) -> bool {
+    atom.kind == AtomKind::Han && atom.end - atom.start == atom.first.len_utf8() && is_chinese_numeral(atom.first)
+}
+
+/// An atom that is one Han character of `suffixes`.
+fn is_suffix(atom: Atom, suffixes: &FxHashSet<char>) -> bool {
+    atom.kind == AtomKind::Han && atom.end - atom.start == atom.first.len_utf8() && suffixes.contains(&atom.first)
+}
+
 impl NumberRules {
     fn learn(dict: &Dictionary) -> Self {
         let mut digit_counts: FxHashMap<char, usize> = FxHashMap::default();
@@ -149,17 +161,24 @@ pub struct Segmenter {
     numbers: NumberRules,
 }
 
-/// Where the word graph's dictionary edges come from: the trie (`Dictionary::prefixes`), or the
+/// Where the word graph's dictionary edges come from: the trie (`Dictionary::words_at`), or the
 /// word table during `add_words` (`Dictionary::live_prefixes`, no rebuild needed).
 trait WordFinder {
-    fn prefixes(&self, text: &str, f: impl FnMut(usize, f64));
+    /// Called once per chunk before `words_at`.
+    fn prepare(&self, chunk: &str, coded: &mut CodedText);
+    /// Calls `f(end, log probability)` for each word starting at byte `at` of the chunk (`end`:
+    /// its end in the chunk), shortest first.
+    fn words_at(&self, chunk: &str, coded: &CodedText, at: usize, f: impl FnMut(usize, f64));
     fn log_total(&self) -> f64;
 }
 
 impl WordFinder for Dictionary {
+    fn prepare(&self, chunk: &str, coded: &mut CodedText) {
+        self.encode(chunk, coded)
+    }
     #[inline]
-    fn prefixes(&self, text: &str, f: impl FnMut(usize, f64)) {
-        Dictionary::prefixes(self, text.as_bytes(), f)
+    fn words_at(&self, _chunk: &str, coded: &CodedText, at: usize, f: impl FnMut(usize, f64)) {
+        Dictionary::words_at(self, coded, at, f)
     }
     fn log_total(&self) -> f64 {
         Dictionary::log_total(self)
@@ -169,8 +188,9 @@ impl WordFinder for Dictionary {
 struct LiveWords<'a>(&'a Dictionary);
 
 impl WordFinder for LiveWords<'_> {
-    fn prefixes(&self, text: &str, f: impl FnMut(usize, f64)) {
-        self.0.live_prefixes(text, f)
+    fn prepare(&self, _chunk: &str, _coded: &mut CodedText) {}
+    fn words_at(&self, chunk: &str, _coded: &CodedText, at: usize, mut f: impl FnMut(usize, f64)) {
+        self.0.live_prefixes(&chunk[at..], |len, log_prob| f(at + len, log_prob))
     }
     fn log_total(&self) -> f64 {
         self.0.live_log_total()
@@ -182,11 +202,15 @@ impl WordFinder for LiveWords<'_> {
 struct Scratch {
     atoms: Vec<Atom>,
     route: Vec<(f64, usize)>,
+    /// Per atom i, bit k: a dictionary word spans atoms i..=i+k (k < 64), found while the
+    /// route is computed, so that `cut_singles` needs no word lookups of its own.
+    word_ends: Vec<u64>,
     chars: Vec<char>,
+    coded: CodedText,
 }
 
-/// The first char of an atom (never absent: atoms are not empty).
-const FIRST_CHAR_FALLBACK: char = '\u{FFFD}';
+/// Words longer than this many atoms are looked up in the dictionary instead of `word_ends`.
+const WORD_END_BITS: usize = 64;
 
 impl Segmenter {
     /// A segmenter with the given dictionary and HMM.
@@ -263,8 +287,8 @@ impl Segmenter {
     fn cut_chunk(&self, words: &impl WordFinder, text: &str, start: usize, end: usize, hmm: bool, scratch: &mut Scratch, out: &mut Vec<WordToken>) {
         scratch.atoms.clear();
         atoms::scan(&text[start..end], start, &mut scratch.atoms);
-        self.best_route(words, text, end, scratch);
-        let atoms = &scratch.atoms;
+        self.best_route(words, &text[start..end], start, scratch);
+        let (atoms, word_ends) = (&scratch.atoms, &scratch.word_ends);
         let use_hmm = hmm && self.hmm.is_some();
         let mut singles_from: Option<usize> = None;
         let mut i = 0;
@@ -274,25 +298,31 @@ impl Segmenter {
                 singles_from.get_or_insert(i);
             } else {
                 if let Some(s) = singles_from.take() {
-                    self.cut_singles(text, atoms, s, i, &mut scratch.chars, out);
+                    self.cut_singles(text, atoms, word_ends, s, i, &mut scratch.chars, out);
                 }
                 out.push(WordToken { start: atoms[i].start, end: atoms[next - 1].end, replacement: None });
             }
             i = next;
         }
         if let Some(s) = singles_from {
-            self.cut_singles(text, atoms, s, atoms.len(), &mut scratch.chars, out);
+            self.cut_singles(text, atoms, word_ends, s, atoms.len(), &mut scratch.chars, out);
         }
     }
 
     /// Fills `scratch.route`: for each atom, the best score from there to the chunk end and the
-    /// atom after the first word of that best path.
-    fn best_route(&self, words: &impl WordFinder, text: &str, chunk_end: usize, scratch: &mut Scratch) {
+    /// atom after the first word of that best path. `chunk_start`: the chunk's offset in the text
+    /// (the atoms' offsets are text offsets).
+    fn best_route(&self, words: &impl WordFinder, chunk: &str, chunk_start: usize, scratch: &mut Scratch) {
+        words.prepare(chunk, &mut scratch.coded);
+        let coded = &scratch.coded;
         let atoms = &scratch.atoms;
         let n = atoms.len();
         let route = &mut scratch.route;
         route.clear();
         route.resize(n + 1, (0.0, n));
+        let word_ends = &mut scratch.word_ends;
+        word_ends.clear();
+        word_ends.resize(n, 0);
         let unknown = -words.log_total();
         let japanese = self.language == SegmenterLanguage::Japanese;
         // End of the run of atoms of the same character type / of Chinese numerals from i on,
@@ -305,7 +335,7 @@ impl Segmenter {
             if i + 1 == n || atoms[i + 1].kind != atom.kind {
                 type_run_end = i + 1;
             }
-            let numeral = self.is_numeral_atom(text, atom);
+            let numeral = is_numeral_atom(atom);
             if numeral && !next_is_numeral {
                 numeral_run_end = i + 1;
             }
@@ -317,17 +347,22 @@ impl Segmenter {
                 }
             };
             let mut any_word = false;
+            let mut ends = 0u64;
             let mut j = i;
-            words.prefixes(&text[atom.start..chunk_end], |len, log_prob| {
-                let end_byte = atom.start + len;
+            words.words_at(chunk, coded, atom.start - chunk_start, |end, log_prob| {
+                let end_byte = chunk_start + end;
                 while j < n && atoms[j].end < end_byte {
                     j += 1;
                 }
                 if j < n && atoms[j].end == end_byte {
                     any_word = true;
+                    if j - i < WORD_END_BITS {
+                        ends |= 1 << (j - i);
+                    }
                     consider(j + 1, log_prob + route[j + 1].0);
                 }
             });
+            word_ends[i] = ends;
             if !any_word || !atom.kind.is_cjk() {
                 consider(i + 1, unknown + route[i + 1].0);
             }
@@ -338,7 +373,7 @@ impl Segmenter {
                 consider(type_run_end, unknown + route[type_run_end].0);
             }
             if self.options.numbers {
-                if atom.kind == AtomKind::Number && i + 1 < n && self.is_suffix(text, atoms[i + 1], &self.numbers.digit_suffixes) {
+                if atom.kind == AtomKind::Number && i + 1 < n && is_suffix(atoms[i + 1], &self.numbers.digit_suffixes) {
                     consider(i + 2, unknown + route[i + 2].0);
                 }
                 if numeral {
@@ -346,7 +381,7 @@ impl Segmenter {
                     if run_end >= i + 2 && self.numbers.numeral_words {
                         consider(run_end, unknown + route[run_end].0);
                     }
-                    if run_end >= i + 2 && run_end < n && self.is_suffix(text, atoms[run_end], &self.numbers.numeral_suffixes) {
+                    if run_end >= i + 2 && run_end < n && is_suffix(atoms[run_end], &self.numbers.numeral_suffixes) {
                         consider(run_end + 1, unknown + route[run_end + 1].0);
                     }
                 }
@@ -355,14 +390,13 @@ impl Segmenter {
         }
     }
 
-    fn is_numeral_atom(&self, text: &str, atom: Atom) -> bool {
-        let mut chars = text[atom.start..atom.end].chars();
-        atom.kind == AtomKind::Han && chars.next().is_some_and(is_chinese_numeral) && chars.next().is_none()
-    }
-
-    fn is_suffix(&self, text: &str, atom: Atom, suffixes: &FxHashSet<char>) -> bool {
-        let mut chars = text[atom.start..atom.end].chars();
-        atom.kind == AtomKind::Han && chars.next().is_some_and(|c| suffixes.contains(&c)) && chars.next().is_none()
+    /// Whether a dictionary word covers exactly atoms `from..to` (from the route's word ends).
+    fn is_word(&self, text: &str, atoms: &[Atom], word_ends: &[u64], from: usize, to: usize) -> bool {
+        match to - from {
+            0 => false,
+            len if len <= WORD_END_BITS => word_ends[from] >> (len - 1) & 1 == 1,
+            _ => self.dict.contains(&text[atoms[from].start..atoms[to - 1].end]),
+        }
     }
 
     /// Emits the one-atom words `atoms[from..to]` of the best path: one alone, or as a whole
@@ -370,19 +404,20 @@ impl Segmenter {
     /// from word lists only re-cuts runs holding a character that is not itself a dictionary
     /// word: it cannot tell how often one-character words follow each other, and on SIGHAN
     /// 2005 (trained from the word list) re-cutting every run costs 8 points of F1.
-    fn cut_singles(&self, text: &str, atoms: &[Atom], from: usize, to: usize, chars: &mut Vec<char>, out: &mut Vec<WordToken>) {
+    #[allow(clippy::too_many_arguments)]
+    fn cut_singles(&self, text: &str, atoms: &[Atom], word_ends: &[u64], from: usize, to: usize, chars: &mut Vec<char>, out: &mut Vec<WordToken>) {
         let one_by_one = |out: &mut Vec<WordToken>| {
             out.extend(atoms[from..to].iter().map(|a| WordToken { start: a.start, end: a.end, replacement: None }));
         };
         let hmm = match &self.hmm {
-            Some(h) if to - from > 1 && !self.dict.contains(&text[atoms[from].start..atoms[to - 1].end]) => h,
+            Some(h) if to - from > 1 && !self.is_word(text, atoms, word_ends, from, to) => h,
             _ => return one_by_one(out),
         };
-        if hmm.from_word_list && atoms[from..to].iter().all(|a| self.dict.contains(&text[a.start..a.end])) {
+        if hmm.from_word_list && (from..to).all(|k| word_ends[k] & 1 == 1) {
             return one_by_one(out);
         }
         chars.clear();
-        chars.extend(atoms[from..to].iter().map(|a| text[a.start..].chars().next().unwrap_or(FIRST_CHAR_FALLBACK)));
+        chars.extend(atoms[from..to].iter().map(|a| a.first));
         hmm.cut(chars, |s, e| out.push(WordToken { start: atoms[from + s].start, end: atoms[from + e - 1].end, replacement: None }));
     }
 
