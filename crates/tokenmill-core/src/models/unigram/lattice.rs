@@ -316,8 +316,21 @@ impl<T: Real> Lattice<T> {
             return if best.0.is_empty() && !self.is_empty() { vec![] } else { vec![best] };
         }
         self.viterbi();
+        self.best_first_paths(n, self.nodes[EOS as usize].backtrace, |search, top, hyp| {
+            for &l in self.end_nodes(self.nodes[hyp.node as usize].pos as usize) {
+                let lnode = &self.nodes[l as usize];
+                let new = search.push_hyp(Hyp { node: l, next: top, fx: lnode.backtrace + hyp.gx, gx: lnode.score + hyp.gx });
+                search.agenda_push(new);
+            }
+        })
+    }
+
+    /// The A* search both n-best forms run, from EOS back to BOS: `expand(search, top, hyp)`
+    /// pushes the children of the popped hypothesis `hyp` (index `top`); the first `n`
+    /// hypotheses to reach BOS are the results, best first.
+    fn best_first_paths(&self, n: usize, eos_fx: T, mut expand: impl FnMut(&mut NBestSearch<T>, u32, Hyp<T>)) -> Vec<Path<T>> {
         let mut search = NBestSearch::default();
-        let eos = search.push_hyp(Hyp { node: EOS, next: NO_PIECE, fx: self.nodes[EOS as usize].backtrace, gx: T::ZERO });
+        let eos = search.push_hyp(Hyp { node: EOS, next: NO_PIECE, fx: eos_fx, gx: T::ZERO });
         search.agenda_push(eos);
         let mut results = vec![];
         while let Some(top) = search.agenda_pop() {
@@ -329,11 +342,7 @@ impl<T: Real> Lattice<T> {
                 }
                 continue;
             }
-            for &l in self.end_nodes(self.nodes[hyp.node as usize].pos as usize) {
-                let lnode = &self.nodes[l as usize];
-                let new = search.push_hyp(Hyp { node: l, next: top, fx: lnode.backtrace + hyp.gx, gx: lnode.score + hyp.gx });
-                search.agenda_push(new);
-            }
+            expand(&mut search, top, hyp);
             search.shrink_if_needed(n);
         }
         results
@@ -348,20 +357,8 @@ impl<T: Real> Lattice<T> {
             return vec![];
         }
         let alpha = self.forward(inv_theta);
-        let mut search = NBestSearch::default();
-        let eos = search.push_hyp(Hyp { node: EOS, next: NO_PIECE, fx: gumbel(rng), gx: T::ZERO });
-        search.agenda_push(eos);
-        let mut results = vec![];
         let (mut log_probs, mut perturbed) = (vec![], vec![]);
-        while let Some(top) = search.agenda_pop() {
-            let hyp = search.hyps[top as usize];
-            if hyp.node == BOS {
-                results.push((search.path_from(top), hyp.fx));
-                if results.len() == n {
-                    break;
-                }
-                continue;
-            }
+        self.best_first_paths(n, gumbel(rng), |search, top, hyp| {
             let ends = self.end_nodes(self.nodes[hyp.node as usize].pos as usize);
             let z = alpha[hyp.node as usize];
             log_probs.clear();
@@ -384,9 +381,7 @@ impl<T: Real> Lattice<T> {
                 let new = search.push_hyp(Hyp { node: l, next: top, fx, gx: log_probs[i] });
                 search.agenda_push(new);
             }
-            search.shrink_if_needed(n);
-        }
-        results
+        })
     }
 }
 
