@@ -253,6 +253,9 @@ thread_local! {
 /// `emit(id, byte length)` per token and returns true, or returns false if it is not cached.
 #[inline]
 pub(crate) fn replay(cache_id: u64, word: &[u8], mut emit: impl FnMut(u32, usize)) -> bool {
+    if word.len() >= MAX_CACHED_WORD_BYTES {
+        return false; // never stored: no need to hash a long word (tiktoken's pieces may be MBs)
+    }
     TABLES.with(|cell| match cell.try_borrow_mut() {
         Ok(mut tables) => tables.select(cache_id).replay(word, &mut emit),
         // Only reachable if `emit` re-enters the cache; then simply do not use it.
