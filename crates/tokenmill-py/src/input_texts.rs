@@ -14,42 +14,29 @@ use tokenmill_core::tokenizer::{EncodeInput, InputSequence};
 
 use crate::errors::{input_type_error, InvalidArgumentError};
 
-#[cfg(not(windows))]
 extern "C" {
     /// CPython's UTF-8 view of a str: the str's own buffer (ASCII strs), or a UTF-8 copy made on
-    /// the first call and cached in the str object (as `tokenizers` reads its inputs). Part of
-    /// the C API since Python 3.3 and exported by every CPython, but only in the limited API from
-    /// 3.10, so `pyo3`'s abi3-py39 bindings do not declare it.
+    /// the first call and kept by the str object (as `tokenizers` reads its inputs); NULL with
+    /// an exception set for lone surrogates. Part of the C API since Python 3.3, exported by
+    /// every interpreter we load into, but only in the limited API from 3.10, so `pyo3`'s
+    /// abi3-py39 bindings do not declare it (its `to_cow` encodes to a fresh `bytes` and copies
+    /// it on every call instead).
     fn PyUnicode_AsUTF8AndSize(unicode: *mut pyo3::ffi::PyObject, size: *mut pyo3::ffi::Py_ssize_t) -> *const std::os::raw::c_char;
 }
 
-/// The text of a Python str, borrowed from the str object where the platform allows (see
-/// [`PyUnicode_AsUTF8AndSize`]; on Windows, whose `python3.dll` lacks it before 3.10, a copy).
-/// A lone surrogate (which UTF-8 cannot carry) becomes an `InvalidArgumentError` that says where
-/// it is, instead of Python's UnicodeEncodeError.
-pub(crate) fn str_text<'a>(s: &'a Bound<'_, PyString>) -> PyResult<Cow<'a, str>> {
-    utf8_of(s).map_err(|e| lone_surrogate_error(s, e))
-}
-
-#[cfg(not(windows))]
-fn utf8_of<'a>(s: &'a Bound<'_, PyString>) -> PyResult<Cow<'a, str>> {
+/// The text of a Python str, borrowed from the str object (see [`PyUnicode_AsUTF8AndSize`]).
+/// A lone surrogate (which UTF-8 cannot carry) becomes an `InvalidArgumentError` that says
+/// where it is, instead of Python's UnicodeEncodeError.
+pub(crate) fn str_text<'a>(s: &'a Bound<'_, PyString>) -> PyResult<&'a str> {
     let mut size: pyo3::ffi::Py_ssize_t = 0;
-    // SAFETY: `s` is a live str (we hold the GIL and a reference to it); on success the pointer is
-    // to `size` bytes of UTF-8 owned by the str object, which lives (unchanged: strs are
-    // immutable) at least as long as the borrow `'a` of `s`.
-    unsafe {
-        let data = PyUnicode_AsUTF8AndSize(s.as_ptr(), &mut size);
-        if data.is_null() {
-            return Err(PyErr::fetch(s.py()));
-        }
-        let bytes = std::slice::from_raw_parts(data.cast::<u8>(), size as usize);
-        Ok(Cow::Borrowed(std::str::from_utf8_unchecked(bytes)))
+    // SAFETY: `s` is a live str (we hold the GIL and a reference to it).
+    let data = unsafe { PyUnicode_AsUTF8AndSize(s.as_ptr(), &mut size) };
+    if data.is_null() {
+        return Err(lone_surrogate_error(s, PyErr::fetch(s.py())));
     }
-}
-
-#[cfg(windows)]
-fn utf8_of<'a>(s: &'a Bound<'_, PyString>) -> PyResult<Cow<'a, str>> {
-    Ok(Cow::Owned(s.extract::<String>()?))
+    // SAFETY: CPython guarantees `size` bytes of valid UTF-8 at `data`, owned by the str object,
+    // which lives (unchanged: strs are immutable) at least as long as the borrow `'a` of `s`.
+    Ok(unsafe { std::str::from_utf8_unchecked(std::slice::from_raw_parts(data.cast::<u8>(), size as usize)) })
 }
 
 fn lone_surrogate_error(s: &Bound<'_, PyString>, e: PyErr) -> PyErr {
@@ -113,8 +100,8 @@ impl<'py> HeldSequence<'py> {
     /// The sequence for the encoder, borrowing the held strs' text.
     pub(crate) fn sequence(&self) -> PyResult<InputSequence<'_>> {
         Ok(match self {
-            HeldSequence::Text(text) => InputSequence::Raw(str_text(text)?),
-            HeldSequence::Words(words) => InputSequence::PreTokenized(words.iter().map(str_text).collect::<PyResult<_>>()?),
+            HeldSequence::Text(text) => InputSequence::Raw(Cow::Borrowed(str_text(text)?)),
+            HeldSequence::Words(words) => InputSequence::PreTokenized(words.iter().map(|w| str_text(w).map(Cow::Borrowed)).collect::<PyResult<_>>()?),
         })
     }
 }

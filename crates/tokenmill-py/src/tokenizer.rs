@@ -189,7 +189,7 @@ impl PyAddedToken {
 
 /// A Python str as a Rust String (see `input_texts::str_text` for the errors).
 pub(crate) fn extract_text(ob: &Bound<'_, PyAny>) -> PyResult<String> {
-    Ok(str_text(as_str(ob)?)?.into_owned())
+    Ok(str_text(as_str(ob)?)?.to_owned())
 }
 
 /// A list of str or AddedToken; `special` is what plain strings get (and what AddedTokens are
@@ -863,7 +863,7 @@ impl PyTokenizer {
         let texts = held.iter().map(str_text).collect::<PyResult<Vec<_>>>()?;
         let (ids, boundaries) = self
             .with_pipeline(py, |tokenizer| -> tokenmill_core::Result<(Vec<u32>, Vec<i64>)> {
-                let encode = |t: &std::borrow::Cow<str>| tokenizer.encode_ids(t, add_special_tokens);
+                let encode = |t: &&str| tokenizer.encode_ids(t, add_special_tokens);
                 let per_text: Vec<Vec<u32>> = parallel::map_ref_collect::<_, _, tokenmill_core::Result<_>>(&texts, encode)?;
                 let mut boundaries = Vec::with_capacity(per_text.len() + 1);
                 boundaries.push(0i64);
