@@ -4,7 +4,9 @@
 //! Per-thread so that the hot path never takes a lock or touches a cache line another thread
 //! writes. Each thread keeps one table per model (keyed by the model's cache id, which changes
 //! when the model's options change), the table of the model used last in a fast slot so that a
-//! batch on one model never hashes the model id.
+//! batch on one model never hashes the model id. Behind them, models whose batches run in
+//! parallel (WordPiece) keep a second level shared by the threads, consulted only when a
+//! thread's own table misses (see [`SharedWords`]).
 //!
 //! Layout, chosen because lookups are most of the time of a warm encode: words of at most
 //! `SHORT_WORD_BYTES` bytes whose tokens fit `SHORT_TOKENS` (nearly every word of prose: 99.8%
@@ -15,7 +17,9 @@
 //! thread and model, plus 320 KB for the front table), a little more per long word. When a table holds `capacity` words it stops
 //! taking new ones (as `tokenizers` does): the frequent words of a corpus come first.
 use std::cell::RefCell;
+use std::hash::{Hash, Hasher};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
 
 use rustc_hash::FxHashMap;
 
@@ -155,12 +159,14 @@ struct Table {
     hot: Box<[(ShortWord, ShortTokens)]>,
     short: FxHashMap<ShortWord, ShortTokens>,
     long: FxHashMap<Box<[u8]>, Box<[(u32, u32)]>>,
+    /// The model's words shared by all threads (see [`SharedWords`]), fetched on first use.
+    shared: Option<Arc<SharedWords>>,
 }
 
 impl Default for Table {
     fn default() -> Self {
         let empty = (ShortWord::EMPTY, ShortTokens { ids: [0; SHORT_TOKENS], lens: [0; SHORT_TOKENS], count: 0 });
-        Table { hot: vec![empty; HOT_SLOTS].into_boxed_slice(), short: FxHashMap::default(), long: FxHashMap::default() }
+        Table { hot: vec![empty; HOT_SLOTS].into_boxed_slice(), short: FxHashMap::default(), long: FxHashMap::default(), shared: None }
     }
 }
 
@@ -205,6 +211,22 @@ impl Table {
         }
     }
 
+    /// This model's [`SharedWords`].
+    fn shared(&mut self, cache_id: u64) -> &SharedWords {
+        self.shared.get_or_insert_with(|| shared_words(cache_id))
+    }
+
+    /// Replays `word` from the shared words (copying it into this table), as `replay`.
+    #[cold]
+    fn replay_from_shared(&mut self, cache_id: u64, capacity: usize, word: &[u8], emit: &mut impl FnMut(u32, usize)) -> bool {
+        let Some(tokens) = self.shared(cache_id).get(word) else { return false };
+        if self.len() < capacity {
+            self.insert(word, tokens.iter().copied());
+        }
+        tokens.iter().for_each(|&(id, len)| emit(id, len as usize));
+        true
+    }
+
     fn insert(&mut self, word: &[u8], tokens: impl Iterator<Item = (u32, u32)> + Clone) {
         let short = ShortWord::new(word).and_then(|key| Some((key, ShortTokens::new(tokens.clone())?)));
         match short {
@@ -217,6 +239,63 @@ impl Table {
             }
         }
     }
+}
+
+/// One model's words as cached by any thread: the second level behind the per-thread tables,
+/// for the words of a parallel batch. Each thread of a batch sees only part of the texts, so
+/// with per-thread tables alone every thread tokenizes (and caches) for itself the words another
+/// thread already did, until each has met every word: on 20 MB of English with two threads,
+/// 32,000 words of the second call (none with one thread). A thread now looks here before
+/// tokenizing a word it does not have, and stores here what it tokenizes. Only misses of the
+/// per-thread tables come here, so the locks are rarely taken and the hot path is unchanged.
+struct SharedWords {
+    shards: Box<[RwLock<FxHashMap<Box<[u8]>, Box<[(u32, u32)]>>>]>,
+}
+
+/// Shards of a [`SharedWords`] (a power of two): threads storing at once rarely meet on one.
+const SHARED_SHARDS: usize = 16;
+
+impl SharedWords {
+    fn new() -> Self {
+        SharedWords { shards: (0..SHARED_SHARDS).map(|_| RwLock::default()).collect() }
+    }
+
+    fn shard(&self, word: &[u8]) -> &RwLock<FxHashMap<Box<[u8]>, Box<[(u32, u32)]>>> {
+        let mut hasher = rustc_hash::FxHasher::default();
+        word.hash(&mut hasher);
+        // The high bits: FxHash mixes them best.
+        &self.shards[(hasher.finish() >> (64 - SHARED_SHARDS.trailing_zeros())) as usize]
+    }
+
+    fn get(&self, word: &[u8]) -> Option<Box<[(u32, u32)]>> {
+        self.shard(word).read().unwrap_or_else(PoisonError::into_inner).get(word).cloned()
+    }
+
+    /// Stores `word` unless its shard holds its share of `capacity` words already.
+    fn insert(&self, capacity: usize, word: &[u8], tokens: impl Iterator<Item = (u32, u32)>) {
+        let mut shard = self.shard(word).write().unwrap_or_else(PoisonError::into_inner);
+        if shard.len() < capacity.div_ceil(SHARED_SHARDS) && !shard.contains_key(word) {
+            shard.insert(word.into(), tokens.collect());
+        }
+    }
+}
+
+/// The [`SharedWords`] of the models used last, by cache id (at most
+/// `MAX_CACHED_MODELS_PER_THREAD`; when full it starts over, as the thread tables do, and tables
+/// that hold an evicted one keep using it).
+static SHARED_WORDS: Mutex<Vec<(u64, Arc<SharedWords>)>> = Mutex::new(Vec::new());
+
+fn shared_words(cache_id: u64) -> Arc<SharedWords> {
+    let mut all = SHARED_WORDS.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some((_, words)) = all.iter().find(|(id, _)| *id == cache_id) {
+        return words.clone();
+    }
+    if all.len() >= MAX_CACHED_MODELS_PER_THREAD {
+        all.clear();
+    }
+    let words = Arc::new(SharedWords::new());
+    all.push((cache_id, words.clone()));
+    words
 }
 
 /// A thread's tables: the last used one in `current`, the others by cache id.
@@ -252,15 +331,61 @@ thread_local! {
 /// Replays the cached tokens of `word` for the model with `cache_id` (never 0): calls
 /// `emit(id, byte length)` per token and returns true, or returns false if it is not cached.
 #[inline]
-pub(crate) fn replay(cache_id: u64, word: &[u8], mut emit: impl FnMut(u32, usize)) -> bool {
+pub(crate) fn replay(cache_id: u64, word: &[u8], emit: impl FnMut(u32, usize)) -> bool {
+    replay_sharing(|| false, cache_id, 0, word, emit)
+}
+
+/// `replay`, then, if this thread's table does not have `word`, the words cached by other
+/// threads for the same model (see [`SharedWords`]; what is found there is copied into this
+/// thread's table). For models used by batches in parallel; with [`store_shared_with`].
+#[inline]
+pub(crate) fn replay_shared(cache_id: u64, capacity: usize, word: &[u8], emit: impl FnMut(u32, usize)) -> bool {
+    replay_sharing(sharing, cache_id, capacity, word, emit)
+}
+
+/// `store_with`, and the word is offered to the other threads too (see [`replay_shared`]).
+pub(crate) fn store_shared_with(cache_id: u64, capacity: usize, word: &[u8], tokens: impl Iterator<Item = (u32, u32)> + Clone) {
+    store_sharing(sharing(), cache_id, capacity, word, tokens)
+}
+
+/// Whether words are shared between threads: only when batches run on more than one thread
+/// (with one, there is no other thread to share with, and sharing would only cost time).
+fn sharing() -> bool {
+    !crate::utils::parallel::sequential()
+}
+
+#[inline]
+/// `replay`, and on a miss the shared words if `share()` says so (asked only then: the
+/// common case, a hit, stays as cheap as `replay`).
+fn replay_sharing(share: impl FnOnce() -> bool, cache_id: u64, capacity: usize, word: &[u8], mut emit: impl FnMut(u32, usize)) -> bool {
     if word.len() >= MAX_CACHED_WORD_BYTES {
         return false; // never stored: no need to hash a long word (tiktoken's pieces may be MBs)
     }
     TABLES.with(|cell| match cell.try_borrow_mut() {
-        Ok(mut tables) => tables.select(cache_id).replay(word, &mut emit),
+        Ok(mut tables) => {
+            let table = tables.select(cache_id);
+            table.replay(word, &mut emit) || (share() && table.replay_from_shared(cache_id, capacity, word, &mut emit))
+        }
         // Only reachable if `emit` re-enters the cache; then simply do not use it.
         Err(_) => false,
     })
+}
+
+fn store_sharing(share: bool, cache_id: u64, capacity: usize, word: &[u8], tokens: impl Iterator<Item = (u32, u32)> + Clone) {
+    if word.len() >= MAX_CACHED_WORD_BYTES {
+        return;
+    }
+    TABLES.with(|cell| {
+        if let Ok(mut tables) = cell.try_borrow_mut() {
+            let table = tables.select(cache_id);
+            if table.len() < capacity {
+                table.insert(word, tokens.clone());
+            }
+            if share {
+                table.shared(cache_id).insert(capacity, word, tokens);
+            }
+        }
+    });
 }
 
 /// Caches `tokens` (`(id, byte length)` each) for `word`, unless the table holds `capacity`
@@ -271,17 +396,7 @@ pub(crate) fn store(cache_id: u64, capacity: usize, word: &[u8], tokens: &[(u32,
 
 /// `store` with the tokens given by an iterator (walked at most twice).
 pub(crate) fn store_with(cache_id: u64, capacity: usize, word: &[u8], tokens: impl Iterator<Item = (u32, u32)> + Clone) {
-    if word.len() >= MAX_CACHED_WORD_BYTES {
-        return;
-    }
-    TABLES.with(|cell| {
-        if let Ok(mut tables) = cell.try_borrow_mut() {
-            let table = tables.select(cache_id);
-            if table.len() < capacity {
-                table.insert(word, tokens);
-            }
-        }
-    });
+    store_sharing(false, cache_id, capacity, word, tokens)
 }
 
 #[cfg(test)]
@@ -320,6 +435,28 @@ mod tests {
             assert!(ShortWord::new(&text[..len]) == Some(ShortWord(expected)), "length {len}");
         }
         assert!(ShortWord::new(&text[..SHORT_WORD_BYTES + 1]).is_none());
+    }
+
+    #[test]
+    fn words_stored_by_one_thread_are_found_by_another() {
+        let long_word = "y".repeat(30);
+        let (id, capacity) = (new_cache_id(), 100);
+        std::thread::spawn(move || {
+            store_sharing(true, id, capacity, b"shared", [(5, 3), (6, 3)].into_iter());
+            store_sharing(true, id, capacity, long_word.as_bytes(), [(7, 30)].into_iter());
+            store_sharing(false, id, capacity, b"private", [(8, 7)].into_iter());
+        })
+        .join()
+        .unwrap();
+        let found = |word: &[u8]| {
+            let mut out = Vec::new();
+            replay_sharing(|| true, id, capacity, word, |id, len| out.push((id, len))).then_some(out)
+        };
+        assert_eq!(found(b"shared"), Some(vec![(5, 3), (6, 3)]));
+        assert_eq!(found("y".repeat(30).as_bytes()), Some(vec![(7, 30)]));
+        assert_eq!(found(b"private"), None);
+        // Now in this thread's own table too: found without sharing.
+        assert!(replay_sharing(|| false, id, capacity, b"shared", |_, _| {}));
     }
 
     #[test]

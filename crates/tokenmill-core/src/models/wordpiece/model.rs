@@ -211,7 +211,7 @@ impl WordPiece {
             return Ok(());
         }
         let mut start = 0;
-        let cached = word_cache::replay(self.cache_id, word.as_bytes(), |id, len| {
+        let cached = word_cache::replay_shared(self.cache_id, DEFAULT_CACHE_CAPACITY, word.as_bytes(), |id, len| {
             emit(id, (start, start + len));
             start += len;
         });
@@ -228,7 +228,7 @@ impl WordPiece {
                 emit(pop.id, (start, end));
                 start = end;
             }
-            word_cache::store_with(self.cache_id, DEFAULT_CACHE_CAPACITY, word.as_bytes(), pops.iter().map(|p| (p.id, p.len)));
+            word_cache::store_shared_with(self.cache_id, DEFAULT_CACHE_CAPACITY, word.as_bytes(), pops.iter().map(|p| (p.id, p.len)));
             Ok(())
         } else {
             self.unk_id(word).map(|id| emit(id, (0, word.len())))
