@@ -76,6 +76,18 @@ impl PlainAscii {
         }
         i
     }
+
+    /// Whether the ASCII byte at the start of `input` (a space included) is left alone by the
+    /// rules: then it is the whole longest match there, and normalizes to itself.
+    #[inline]
+    fn single(&self, input: &[u8]) -> bool {
+        let b = input[0];
+        b < 0x80
+            && match input.get(1) {
+                None => self.last[b as usize],
+                Some(&c) => c < 0x80 && self.pair[b as usize] >> c & 1 == 1,
+            }
+    }
 }
 
 /// Where normalized bytes come from: the full alignment ([`Normalized::norm_to_orig`]) or
@@ -230,7 +242,11 @@ impl SpNormalizer {
                 input = &input[run..];
                 continue;
             }
-            let (piece, len) = self.normalize_prefix(input);
+            let (piece, len) = match &self.plain {
+                // Mostly spaces: no lookup for what no rule touches.
+                Some(plain) if plain.single(input) => (Cow::Borrowed(&input[..1]), 1),
+                _ => self.normalize_prefix(input),
+            };
             let mut piece: &[u8] = &piece;
             while is_prev_space && piece.first() == Some(&b' ') {
                 piece = &piece[1..];
@@ -272,7 +288,7 @@ impl SpNormalizer {
 /// The length of the valid UTF-8 character at the start of `bytes`, or `None`.
 pub(crate) fn utf8_char_len(bytes: &[u8]) -> Option<usize> {
     let len = match *bytes.first()? {
-        0x00..=0x7F => 1,
+        0x00..=0x7F => return Some(1),
         0xC2..=0xDF => 2,
         0xE0..=0xEF => 3,
         0xF0..=0xF4 => 4,
