@@ -35,32 +35,46 @@ pub struct SpNormalizer {
 struct PlainAscii {
     pair: [u128; 128],
     last: [bool; 128],
+    /// Bytes plain before any ASCII byte (`pair` all ones), spaces excepted: most letters,
+    /// digits and punctuation, scanned with one lookup each.
+    always: [bool; 256],
 }
 
 impl PlainAscii {
     fn new(charsmap: Option<&Precompiled>) -> Self {
-        let mut table = PlainAscii { pair: [u128::MAX; 128], last: [true; 128] };
-        let Some(charsmap) = charsmap else { return table };
+        let mut table = PlainAscii { pair: [u128::MAX; 128], last: [true; 128], always: [false; 256] };
+        table.fill_pairs(charsmap);
+        for b in 0..128u8 {
+            table.always[b as usize] = b != b' ' && table.pair[b as usize] == u128::MAX;
+        }
+        table
+    }
+
+    fn fill_pairs(&mut self, charsmap: Option<&Precompiled>) {
+        let Some(charsmap) = charsmap else { return };
         for b in 0..128u8 {
             if charsmap.longest_match(&[b]).is_some() {
-                table.last[b as usize] = false;
-                table.pair[b as usize] = 0;
+                self.last[b as usize] = false;
+                self.pair[b as usize] = 0;
                 continue;
             }
             for c in 0..128u8 {
                 if super::darts::has_key_starting_with(charsmap.trie_units(), &[b, c]) {
-                    table.pair[b as usize] &= !(1u128 << c);
+                    self.pair[b as usize] &= !(1u128 << c);
                 }
             }
         }
-        table
     }
 
     /// Length of the leading run of `input` that normalizes to itself: ASCII, no space (spaces
     /// have their own rules), and no rule matching at any of its bytes.
     #[inline]
     fn run(&self, input: &[u8]) -> usize {
-        let mut i = 0;
+        // Bytes plain whatever ASCII byte follows; the last of them is checked again below
+        // with the byte that does follow (a non-ASCII one may complete a rule, e.g. "e" and a
+        // combining accent).
+        let fast = input.iter().position(|&b| !self.always[b as usize]).unwrap_or(input.len());
+        let mut i = fast.saturating_sub(1);
         while let Some(&b) = input.get(i) {
             if b >= 0x80 || b == b' ' {
                 break;
