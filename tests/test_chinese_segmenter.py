@@ -212,6 +212,36 @@ def test_batch_forms_equal_single_calls():
     assert seg.cut_with_offsets_batch(texts) == [seg.cut_with_offsets(t) for t in texts]
 
 
+def test_results_do_not_depend_on_earlier_calls():
+    # A segmenter keeps the str objects of recent words between calls: whatever it cut before
+    # (including colliding cache slots), each result equals a fresh segmenter's.
+    lines = read_sample(shared_path("corpora", "sighan2005", "pku_test.utf8"), 200_000).splitlines()[:1500]
+    seg = ChineseSegmenter()
+    warm = [seg.cut_with_offsets(line) for line in reversed(lines)][::-1]
+    fresh = ChineseSegmenter.from_json(seg.to_json())
+    assert warm == [fresh.cut_with_offsets(line) for line in lines]
+    assert [seg.cut(line) for line in lines] == [[w for w, _, _ in tokens] for tokens in warm]
+    for line, tokens in zip(lines, warm):
+        assert_covers_text(line, tokens)
+
+
+def test_cut_leaves_the_garbage_collector_switch_as_it_was():
+    # The cyclic GC is paused while (word, start, end) tuples are built, and only then.
+    import gc
+
+    seg = ChineseSegmenter()
+    assert gc.isenabled()
+    seg.cut_with_offsets(DEFAULT_TEXT)
+    seg.cut_with_offsets_batch([DEFAULT_TEXT, DEFAULT_TEXT[:20]])
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        seg.cut_with_offsets(DEFAULT_TEXT)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
 def test_save_load_and_pickle_cut_the_same(tmp_path):
     seg = ChineseSegmenter.empty()
     seg.train_from_iterator(["我们 喜欢 北京 的 天安门", "他们 在 北京 工作 ， 我们 在 上海 学习"] * 20)

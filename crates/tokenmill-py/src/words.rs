@@ -24,15 +24,29 @@ struct Text<'a> {
     lossy: bool,
 }
 
+extern "C" {
+    /// Part of CPython's C API since 3.3 (and of the limited API from 3.10); pyo3 hides it
+    /// under abi3-py39, but every interpreter we load into exports it. The string's UTF-8
+    /// form without a copy (kept by the str: computed once per str, none for ASCII), or NULL
+    /// with an exception set (lone surrogates). Under abi3-py39 pyo3's `to_cow` encodes to a
+    /// fresh `bytes` and copies it on every call instead.
+    fn PyUnicode_AsUTF8AndSize(unicode: *mut pyo3::ffi::PyObject, size: *mut pyo3::ffi::Py_ssize_t) -> *const std::os::raw::c_char;
+}
+
 fn text_of<'a>(s: &'a Bound<'_, PyString>) -> PyResult<Text<'a>> {
-    match s.to_cow() {
-        Ok(t) => Ok(Text { text: t, lossy: false }),
-        Err(_) => {
-            let encoded = s.call_method1("encode", ("utf-8", "surrogatepass"))?;
-            let bytes: &[u8] = encoded.extract()?;
-            Ok(Text { text: Cow::Owned(surrogates_to_replacement(bytes)), lossy: true })
-        }
+    let mut size: pyo3::ffi::Py_ssize_t = 0;
+    // SAFETY: `s` is a live str; the buffer returned is owned by it and lives as long as it.
+    let data = unsafe { PyUnicode_AsUTF8AndSize(s.as_ptr(), &mut size) };
+    if !data.is_null() {
+        // SAFETY: CPython guarantees `size` bytes of valid UTF-8 at `data`, kept by `s`.
+        let text = unsafe { std::str::from_utf8_unchecked(std::slice::from_raw_parts(data.cast::<u8>(), size as usize)) };
+        return Ok(Text { text: Cow::Borrowed(text), lossy: false });
     }
+    // Lone surrogates (the UnicodeEncodeError is dropped: they are read as U+FFFD).
+    drop(PyErr::take(s.py()));
+    let encoded = s.call_method1("encode", ("utf-8", "surrogatepass"))?;
+    let bytes: &[u8] = encoded.extract()?;
+    Ok(Text { text: Cow::Owned(surrogates_to_replacement(bytes)), lossy: true })
 }
 
 /// Decodes UTF-8 that may hold encoded surrogates (ED A0..BF xx), one U+FFFD per surrogate.
@@ -99,29 +113,52 @@ impl PyWordTokenizer {
 
 /// Python's cyclic GC switched off while a large list of fresh tuples is built: each tuple is
 /// GC-tracked, and the collections the allocations trigger would otherwise rescan the growing
-/// list again and again (half the time for a 1.7 M-token list). Restored afterwards.
+/// list again and again (half the time for a 1.7 M-token list). Restored afterwards (if the
+/// GC was on: a caller's `gc.disable()` is left alone). Only the moment of collections
+/// changes: the allocations still count, so the first GC allocation after the pause collects.
 pub(crate) struct GcPause<'py> {
-    gc: Option<Bound<'py, PyModule>>,
+    enable: Option<&'py Bound<'py, PyAny>>,
 }
 
+/// `gc.isenabled`, `gc.disable` and `gc.enable`, looked up once (a pause per call of a few
+/// microseconds must not import a module).
+struct GcSwitches {
+    isenabled: Py<PyAny>,
+    disable: Py<PyAny>,
+    enable: Py<PyAny>,
+}
+
+static GC_SWITCHES: pyo3::sync::GILOnceCell<GcSwitches> = pyo3::sync::GILOnceCell::new();
+
 impl<'py> GcPause<'py> {
+    /// A pause when `objects` (GC-tracked objects to be made) is large.
     pub(crate) fn new(py: Python<'py>, objects: usize) -> PyResult<Self> {
         if objects < 20_000 {
-            return Ok(GcPause { gc: None });
+            return Ok(GcPause { enable: None });
         }
-        let gc = py.import("gc")?;
-        if !gc.call_method0("isenabled")?.extract::<bool>()? {
-            return Ok(GcPause { gc: None });
+        GcPause::always(py)
+    }
+
+    /// A pause whatever the size: for calls made once per line or sentence, whose tuples
+    /// would otherwise trigger a collection every ~25 calls, each of which walks all the
+    /// recent result lists (and every ~3,000 calls a full one that walks all of them).
+    pub(crate) fn always(py: Python<'py>) -> PyResult<Self> {
+        let switches = GC_SWITCHES.get_or_try_init(py, || -> PyResult<GcSwitches> {
+            let gc = py.import("gc")?;
+            Ok(GcSwitches { isenabled: gc.getattr("isenabled")?.unbind(), disable: gc.getattr("disable")?.unbind(), enable: gc.getattr("enable")?.unbind() })
+        })?;
+        if !switches.isenabled.bind(py).call0()?.is_truthy()? {
+            return Ok(GcPause { enable: None });
         }
-        gc.call_method0("disable")?;
-        Ok(GcPause { gc: Some(gc) })
+        switches.disable.bind(py).call0()?;
+        Ok(GcPause { enable: Some(switches.enable.bind(py)) })
     }
 }
 
 impl Drop for GcPause<'_> {
     fn drop(&mut self) {
-        if let Some(gc) = &self.gc {
-            let _ = gc.call_method0("enable");
+        if let Some(enable) = self.enable {
+            let _ = enable.call0();
         }
     }
 }
@@ -144,7 +181,7 @@ struct TokenListBuilder<'py, 'a> {
     original: Option<&'a Bound<'py, PyString>>,
     with_offsets: bool,
     offsets: CharOffsets<'a>,
-    strings: StringCache<'py>,
+    strings: &'a mut StringCache,
     items: Vec<Bound<'py, PyAny>>,
     /// The char offset the previous token ended at, and its `int`.
     last_end: Option<(usize, Bound<'py, PyAny>)>,
@@ -154,30 +191,32 @@ struct TokenListBuilder<'py, 'a> {
 /// word), so that a repeated word is one shared `str`. Hand-written rather than a hash map: the
 /// key bytes live in the slot, so a lookup is one multiply and two integer compares, where a
 /// map keyed by `&str` compares against the word's first occurrence far back in the text (a
-/// cache miss per token on a long text). A collision just replaces the slot.
-struct StringCache<'py> {
+/// cache miss per token on a long text). A collision just replaces the slot. Made per call, or
+/// kept across calls by an object that is called once per line (`ChineseSegmenter`): `str`
+/// objects are immutable, so sharing one between results is invisible to the caller.
+pub(crate) struct StringCache {
     bits: u32,
-    slots: Vec<CacheSlot<'py>>,
+    slots: Vec<CacheSlot>,
 }
 
-struct CacheSlot<'py> {
+struct CacheSlot {
     key: (u64, u64, usize),
-    string: Option<Bound<'py, PyString>>,
+    string: Option<Py<PyString>>,
 }
 
 const CACHE_BITS: u32 = 13;
 const CACHE_MAX_BYTES: usize = 16;
 
-impl<'py> StringCache<'py> {
+impl StringCache {
     /// Sized for the expected number of tokens (at most 2^CACHE_BITS slots): a short text
     /// (one line, one sentence) must not pay for clearing and dropping 8,192 slots per call.
-    fn new(expected_tokens: usize) -> Self {
+    pub(crate) fn new(expected_tokens: usize) -> Self {
         let bits = (expected_tokens.max(32).next_power_of_two().trailing_zeros() + 1).min(CACHE_BITS);
         StringCache { bits, slots: (0..1usize << bits).map(|_| CacheSlot { key: (0, 0, 0), string: None }).collect() }
     }
 
     /// The `str` for `s`: the cached one, or `make()`'s (cached when `s` is short).
-    fn get(&mut self, s: &str, make: impl FnOnce() -> PyResult<Bound<'py, PyString>>) -> PyResult<Bound<'py, PyString>> {
+    fn get<'py>(&mut self, py: Python<'py>, s: &str, make: impl FnOnce() -> PyResult<Bound<'py, PyString>>) -> PyResult<Bound<'py, PyString>> {
         let bytes = s.as_bytes();
         if bytes.len() > CACHE_MAX_BYTES {
             return make();
@@ -189,10 +228,10 @@ impl<'py> StringCache<'py> {
         let hash = (a ^ b.rotate_left(31) ^ ((bytes.len() as u64) << 56)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
         let slot = &mut self.slots[(hash >> (64 - self.bits)) as usize];
         match &slot.string {
-            Some(cached) if slot.key == key => Ok(cached.clone()),
+            Some(cached) if slot.key == key => Ok(cached.bind(py).clone()),
             _ => {
                 let fresh = make()?;
-                *slot = CacheSlot { key, string: Some(fresh.clone()) };
+                *slot = CacheSlot { key, string: Some(fresh.clone().unbind()) };
                 Ok(fresh)
             }
         }
@@ -200,14 +239,14 @@ impl<'py> StringCache<'py> {
 }
 
 impl<'py, 'a> TokenListBuilder<'py, 'a> {
-    fn new(py: Python<'py>, text: &'a str, original: Option<&'a Bound<'py, PyString>>, with_offsets: bool, expected_tokens: usize) -> Self {
+    fn new(py: Python<'py>, text: &'a str, original: Option<&'a Bound<'py, PyString>>, with_offsets: bool, expected_tokens: usize, strings: &'a mut StringCache) -> Self {
         TokenListBuilder {
             py,
             text,
             original,
             with_offsets,
             offsets: CharOffsets::new(text),
-            strings: StringCache::new(expected_tokens),
+            strings,
             items: Vec::with_capacity(expected_tokens),
             last_end: None,
         }
@@ -225,7 +264,7 @@ impl<'py, 'a> TokenListBuilder<'py, 'a> {
     fn token_string(&mut self, t: &WordToken, cs: usize, ce: usize) -> PyResult<Bound<'py, PyString>> {
         let (py, original) = (self.py, self.original);
         let s = t.as_str(self.text);
-        self.strings.get(s, || match (original, t.replacement) {
+        self.strings.get(py, s, || match (original, t.replacement) {
             (Some(original), None) => {
                 // SAFETY: a fresh reference from the C API (NULL: the pending exception); the
                 // char offsets are within the str, whose UTF-8 is `text`.
@@ -284,7 +323,20 @@ impl<'py, 'a> TokenListBuilder<'py, 'a> {
 
 /// The list of `tokens` of `original` (whose UTF-8 is `text`), as `TokenListBuilder` builds it.
 fn fast_token_list<'py>(py: Python<'py>, original: &Bound<'py, PyString>, text: &str, tokens: &[WordToken], with_offsets: bool) -> PyResult<Bound<'py, PyList>> {
-    let mut builder = TokenListBuilder::new(py, text, Some(original), with_offsets, tokens.len());
+    let mut strings = StringCache::new(tokens.len());
+    cached_token_list(py, original, text, tokens, with_offsets, &mut strings)
+}
+
+/// As `fast_token_list`, with token strings shared through `strings`.
+fn cached_token_list<'py>(
+    py: Python<'py>,
+    original: &Bound<'py, PyString>,
+    text: &str,
+    tokens: &[WordToken],
+    with_offsets: bool,
+    strings: &mut StringCache,
+) -> PyResult<Bound<'py, PyList>> {
+    let mut builder = TokenListBuilder::new(py, text, Some(original), with_offsets, tokens.len(), strings);
     builder.push(tokens)?;
     builder.finish()
 }
@@ -297,7 +349,8 @@ const BLOCK_BYTES: usize = 1 << 16;
 /// still in cache. A whole book in one call then costs what its paragraphs cost one by one,
 /// where one vector of all tokens (tens of MB, freshly paged in) made it several times slower.
 fn stream_token_list<'py>(py: Python<'py>, tokenizer: &core::WordTokenizer, original: &Bound<'py, PyString>, text: &str, with_offsets: bool) -> PyResult<Bound<'py, PyList>> {
-    let mut builder = TokenListBuilder::new(py, text, Some(original), with_offsets, text.len() / 5 + 1);
+    let mut strings = StringCache::new(text.len() / 5 + 1);
+    let mut builder = TokenListBuilder::new(py, text, Some(original), with_offsets, text.len() / 5 + 1, &mut strings);
     let mut tokens = Vec::new();
     let mut start = 0;
     while start < text.len() {

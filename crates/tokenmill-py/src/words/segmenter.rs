@@ -4,7 +4,7 @@
 //! The built-in dictionaries are built once per process and shared (`Arc`); a segmenter that
 //! changes its words (`load_dictionary`, `add_word`) gets its own copy first.
 use std::path::PathBuf;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PySlice, PyString, PyTuple, PyType};
@@ -13,11 +13,13 @@ use tokenmill_core::words::segmenter::{Segmenter, SegmenterLanguage, SegmenterOp
 use tokenmill_core::words::{CharOffsets, WordToken};
 use tokenmill_core::Error;
 
-use super::{fast_token_list, text_of, texts_of, Text};
+use super::{cached_token_list, text_of, texts_of, GcPause, StringCache, Text};
 use crate::errors::ToPyResult;
 
 /// Texts shorter than this are cut without releasing the GIL (see `cut_list`).
 const SHORT_TEXT_BYTES: usize = 4096;
+/// Words whose `str` a segmenter keeps between calls (see `PySegmenter::strings`).
+const KEPT_STRINGS: usize = 4096;
 
 static DEFAULT_CHINESE: OnceLock<Arc<Segmenter>> = OnceLock::new();
 static DEFAULT_JAPANESE: OnceLock<Arc<Segmenter>> = OnceLock::new();
@@ -73,11 +75,23 @@ pub(crate) fn for_language(py: Python<'_>, language: &str) -> PyResult<Option<Ar
 #[derive(Clone)]
 pub struct PySegmenter {
     inner: Arc<Segmenter>,
+    /// The `str` objects of recent words, shared by the lists of successive calls: a segmenter
+    /// is called once per line, and a few thousand words make most of any Chinese text, so a
+    /// word is mostly a reference count rather than a new `str` (see `StringCache`). Clones
+    /// share it (it maps text to equal `str`s, whatever the words).
+    strings: Arc<Mutex<StringCache>>,
 }
 
-fn token_list<'py>(py: Python<'py>, original: &Bound<'py, PyString>, text: &Text<'_>, tokens: &[WordToken], with_offsets: bool) -> PyResult<Bound<'py, PyList>> {
+fn token_list<'py>(
+    py: Python<'py>,
+    original: &Bound<'py, PyString>,
+    text: &Text<'_>,
+    tokens: &[WordToken],
+    with_offsets: bool,
+    strings: &mut StringCache,
+) -> PyResult<Bound<'py, PyList>> {
     if !text.lossy {
-        return fast_token_list(py, original, &text.text, tokens, with_offsets);
+        return cached_token_list(py, original, &text.text, tokens, with_offsets, strings);
     }
     // Lone surrogates: cut the words out of the original str by char offsets.
     let mut offsets = CharOffsets::new(&text.text);
@@ -111,8 +125,23 @@ fn training_format(format: &str) -> PyResult<TrainingFormat> {
 }
 
 impl PySegmenter {
+    fn with_segmenter(inner: Arc<Segmenter>) -> Self {
+        PySegmenter { inner, strings: Arc::new(Mutex::new(StringCache::new(KEPT_STRINGS / 2))) }
+    }
+
     fn segmenter_mut(&mut self) -> &mut Segmenter {
         Arc::make_mut(&mut self.inner)
+    }
+
+    /// Builds result lists with the kept strings (a fresh cache if another thread holds them,
+    /// which the GIL makes impossible today) and, for `(word, start, end)` tuples, the cyclic
+    /// GC paused (see `GcPause::always`).
+    fn build_lists<'py, T>(&self, py: Python<'py>, with_offsets: bool, build: impl FnOnce(&mut StringCache) -> PyResult<T>) -> PyResult<T> {
+        let _pause = if with_offsets { Some(GcPause::always(py)?) } else { None };
+        match self.strings.try_lock() {
+            Ok(mut strings) => build(&mut strings),
+            Err(_) => build(&mut StringCache::new(KEPT_STRINGS / 2)),
+        }
     }
 
     fn cut_list<'py>(&self, py: Python<'py>, text: &Bound<'py, PyString>, with_offsets: bool) -> PyResult<Bound<'py, PyList>> {
@@ -120,15 +149,17 @@ impl PySegmenter {
         // A short text (a line, a sentence) is cut with the GIL held: releasing and taking it
         // back would cost more than the cut itself saves other threads.
         let tokens = if t.text.len() < SHORT_TEXT_BYTES { self.inner.cut(&t.text) } else { py.allow_threads(|| self.inner.cut(&t.text)) };
-        token_list(py, text, &t, &tokens, with_offsets)
+        self.build_lists(py, with_offsets, |strings| token_list(py, text, &t, &tokens, with_offsets, strings))
     }
 
     fn cut_lists<'py>(&self, py: Python<'py>, texts: Vec<Bound<'py, PyString>>, with_offsets: bool) -> PyResult<Bound<'py, PyList>> {
         let prepared = texts_of(&texts)?;
         let all: Vec<Vec<WordToken>> = py.allow_threads(|| prepared.par_iter().map(|t| self.inner.cut(&t.text)).collect());
-        let lists: Vec<Bound<'py, PyList>> =
-            texts.iter().zip(&prepared).zip(&all).map(|((o, t), toks)| token_list(py, o, t, toks, with_offsets)).collect::<PyResult<_>>()?;
-        PyList::new(py, lists)
+        self.build_lists(py, with_offsets, |strings| {
+            let lists: Vec<Bound<'py, PyList>> =
+                texts.iter().zip(&prepared).zip(&all).map(|((o, t), toks)| token_list(py, o, t, toks, with_offsets, strings)).collect::<PyResult<_>>()?;
+            PyList::new(py, lists)
+        })
     }
 
     fn trained(&self, py: Python<'_>, feed: impl FnOnce(&mut SegmenterTrainer) -> tokenmill_core::Result<()> + Send) -> PyResult<Segmenter> {
@@ -163,7 +194,7 @@ impl PySegmenter {
         if inner.options() != options {
             Arc::make_mut(&mut inner).set_options(options);
         }
-        Ok(PySegmenter { inner })
+        Ok(PySegmenter::with_segmenter(inner))
     }
 
     /// A segmenter without words (Chinese: one word per character, numbers and Latin words by
@@ -172,7 +203,7 @@ impl PySegmenter {
     #[pyo3(signature = (language="zh"))]
     fn empty(language: &str) -> PyResult<Self> {
         let language = SegmenterLanguage::from_code(language).py()?;
-        Ok(PySegmenter { inner: Arc::new(Segmenter::empty(language, default_options(language))) })
+        Ok(PySegmenter::with_segmenter(Arc::new(Segmenter::empty(language, default_options(language)))))
     }
 
     #[getter]
@@ -376,7 +407,7 @@ fn instance_of<'py>(cls: &Bound<'py, PyType>, segmenter: Segmenter) -> PyResult<
     };
     let inner = Arc::new(segmenter);
     if target.is(&base) {
-        return Ok(Bound::new(py, PySegmenter { inner })?.into_any());
+        return Ok(Bound::new(py, PySegmenter::with_segmenter(inner))?.into_any());
     }
     let object = target.call0()?;
     object.downcast::<PySegmenter>()?.borrow_mut().inner = inner;

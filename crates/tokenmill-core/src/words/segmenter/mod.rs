@@ -209,6 +209,9 @@ struct Scratch {
     coded: CodedText,
 }
 
+/// Chunks up to this many bytes leave their buffers for the next `cut` on the thread.
+const SCRATCH_KEPT_BYTES: usize = 1 << 16;
+
 /// Words longer than this many atoms are looked up in the dictionary instead of `word_ends`.
 const WORD_END_BITS: usize = 64;
 
@@ -262,19 +265,38 @@ impl Segmenter {
     }
 
     fn cut_with(&self, words: &impl WordFinder, text: &str, hmm: bool, out: &mut Vec<WordToken>) {
-        let mut scratch = Scratch::default();
+        thread_local! {
+            /// The buffers of the last `cut` on this thread: a call per line (the usual way)
+            /// would otherwise spend a good part of its time growing seven fresh vectors.
+            static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::new(Scratch::default());
+        }
+        SCRATCH.with(|cell| match cell.try_borrow_mut() {
+            Ok(mut scratch) => {
+                self.cut_chunks(words, text, hmm, &mut scratch, out);
+                // Not kept after a huge chunk (megabytes without a space): memory per thread.
+                if scratch.coded.coded_at.capacity() > SCRATCH_KEPT_BYTES {
+                    *scratch = Scratch::default();
+                }
+            }
+            // Only if a cut ever ran inside another on one thread (nothing does so today).
+            Err(_) => self.cut_chunks(words, text, hmm, &mut Scratch::default(), out),
+        })
+    }
+
+    /// Cuts each whitespace-free chunk of `text`.
+    fn cut_chunks(&self, words: &impl WordFinder, text: &str, hmm: bool, scratch: &mut Scratch, out: &mut Vec<WordToken>) {
         let mut chunk_start: Option<usize> = None;
         for (i, c) in text.char_indices() {
             if is_space(c) {
                 if let Some(s) = chunk_start.take() {
-                    self.cut_chunk(words, text, s, i, hmm, &mut scratch, out);
+                    self.cut_chunk(words, text, s, i, hmm, scratch, out);
                 }
             } else if chunk_start.is_none() {
                 chunk_start = Some(i);
             }
         }
         if let Some(s) = chunk_start {
-            self.cut_chunk(words, text, s, text.len(), hmm, &mut scratch, out);
+            self.cut_chunk(words, text, s, text.len(), hmm, scratch, out);
         }
     }
 
