@@ -44,6 +44,7 @@ mod decoders;
 mod encoding;
 mod errors;
 mod id_lists;
+mod input_texts;
 mod memory;
 mod model_inputs;
 mod models;

@@ -2,6 +2,7 @@
 //! ``Tokenizer.truncation`` / ``Tokenizer.padding``), and encodings stacked into NumPy arrays
 //! without a Python object per token.
 use std::borrow::Borrow;
+use std::mem::MaybeUninit;
 
 use numpy::{PyArray1, PyArrayMethods};
 use pyo3::prelude::*;
@@ -103,20 +104,33 @@ impl Field {
         if self == Field::OffsetMapping { 2 } else { 1 }
     }
 
-    /// Writes this field of `encoding` into `out` (`width()` values per token).
-    fn write(self, encoding: &Encoding, out: &mut [i64]) {
-        let copy = |values: &[u32], out: &mut [i64]| out.iter_mut().zip(values).for_each(|(o, &v)| *o = i64::from(v));
+    /// Writes this field of `encoding` into `out` (`width()` values per token). Every value of
+    /// `out` is written: any past the encoding's values (there are none when `out` holds
+    /// `width() * encoding.len()` values, as the callers make it) become 0.
+    fn write(self, encoding: &Encoding, out: &mut [MaybeUninit<i64>]) {
         match self {
-            Field::InputIds => copy(&encoding.ids, out),
-            Field::TokenTypeIds => copy(&encoding.type_ids, out),
-            Field::AttentionMask => copy(&encoding.attention_mask, out),
-            Field::SpecialTokensMask => copy(&encoding.special_tokens_mask, out),
-            Field::OffsetMapping => out.chunks_exact_mut(2).zip(&encoding.offsets).for_each(|(o, &(s, e))| {
-                o[0] = s as i64;
-                o[1] = e as i64;
-            }),
+            Field::InputIds => fill(out, widen(&encoding.ids)),
+            Field::TokenTypeIds => fill(out, widen(&encoding.type_ids)),
+            Field::AttentionMask => fill(out, widen(&encoding.attention_mask)),
+            Field::SpecialTokensMask => fill(out, widen(&encoding.special_tokens_mask)),
+            Field::OffsetMapping => fill(out, encoding.offsets.iter().flat_map(|&(s, e)| [s as i64, e as i64])),
         }
     }
+}
+
+fn widen(values: &[u32]) -> impl Iterator<Item = i64> + '_ {
+    values.iter().map(|&v| i64::from(v))
+}
+
+/// Writes `values` into `out`, then 0 into the rest of `out` (so all of it is initialized).
+fn fill(out: &mut [MaybeUninit<i64>], values: impl Iterator<Item = i64>) {
+    let mut out = out.iter_mut();
+    out.by_ref().zip(values).for_each(|(o, v)| {
+        o.write(v);
+    });
+    out.for_each(|o| {
+        o.write(0);
+    });
 }
 
 /// `fields` of `encodings` stacked, without the GIL: per field its name and the values of every
@@ -145,8 +159,14 @@ pub(crate) fn stack_values<E: Borrow<Encoding> + Sync>(encodings: &[E], fields: 
         .filter_map(|name| Field::from_name(name).ok().map(|f| (name.clone(), f)))
         .map(|(name, field)| {
             let row_len = length * field.width();
-            let mut values = vec![0i64; encodings.len() * row_len];
-            parallel::for_each_with_chunk(encodings, &mut values, row_len, |e, row| field.write(e.borrow(), row));
+            let total = encodings.len() * row_len;
+            // Not zeroed first: zeroing is a serial pass over the whole array on the calling
+            // thread (hundreds of MB for a large padded batch) before the parallel fill, and it
+            // makes the calling thread fault in every page. Every value is written below.
+            let mut values: Vec<i64> = Vec::with_capacity(total);
+            parallel::for_each_with_chunk(encodings, &mut values.spare_capacity_mut()[..total], row_len, |e, row| field.write(e.borrow(), row));
+            // SAFETY: the rows tile `0..total` and `Field::write` initializes every value of its row.
+            unsafe { values.set_len(total) };
             (name, field, values)
         })
         .collect();

@@ -5,7 +5,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{PoisonError, RwLock, RwLockReadGuard, TryLockError};
 
 use numpy::{IntoPyArray, PyArray1};
-use pyo3::exceptions::PyUnicodeEncodeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyIterator, PyList, PyString, PyTuple};
 use tokenmill_core::decoders::DecoderWrapper;
@@ -13,7 +12,7 @@ use tokenmill_core::models::ModelWrapper;
 use tokenmill_core::normalizers::NormalizerWrapper;
 use tokenmill_core::pre_tokenizers::PreTokenizerWrapper;
 use tokenmill_core::processors::PostProcessorWrapper;
-use tokenmill_core::tokenizer::{AddedToken, EncodeInput, InputSequence, OffsetType, Tokenizer};
+use tokenmill_core::tokenizer::{AddedToken, EncodeInput, OffsetType, Tokenizer};
 use tokenmill_core::trainers::progress::Progress;
 use tokenmill_core::utils::parallel;
 use tokenmill_core::utils::tokens_by_id::TokensById;
@@ -26,6 +25,7 @@ use crate::model_inputs::{
     check_fields, extract_ids, non_negative, padding_from_dict, stack, stack_values, stacked_into_arrays, truncation_from_dict,
 };
 use crate::errors::{input_type_error, InvalidArgumentError, ToPyResult};
+use crate::input_texts::{as_str, batch_inputs, hold_batch, hold_texts, str_text, type_name, HeldSequence};
 use crate::shared::{Node, Sequenced, Shared, Versioned};
 use crate::{decoders, models, normalizers, pre_tokenizers, processors, trainers};
 
@@ -187,65 +187,9 @@ impl PyAddedToken {
     }
 }
 
-/// A Python str as a Rust String. A lone surrogate (which UTF-8 cannot carry) becomes an
-/// `InvalidArgumentError` that says where it is, instead of Python's UnicodeEncodeError.
+/// A Python str as a Rust String (see `input_texts::str_text` for the errors).
 pub(crate) fn extract_text(ob: &Bound<'_, PyAny>) -> PyResult<String> {
-    let s = ob.downcast::<PyString>().map_err(|_| input_type_error(format!("expected a str, got {}", type_name(ob))))?;
-    s.extract::<String>().map_err(|e| {
-        if e.is_instance_of::<PyUnicodeEncodeError>(ob.py()) {
-            let at = e.value(ob.py()).getattr("start").and_then(|v| v.extract::<usize>()).ok();
-            let code = at.and_then(|i| s.get_item(i).ok()).and_then(|c| c.call_method0("__repr__").ok()).map(|r| r.to_string());
-            InvalidArgumentError::new_err(format!(
-                "text contains a lone surrogate{}{}: tokenmill needs valid Unicode (encode with errors='replace' or fix the text)",
-                code.map(|c| format!(" {c}")).unwrap_or_default(),
-                at.map(|i| format!(" at index {i}")).unwrap_or_default()
-            ))
-        } else {
-            e
-        }
-    })
-}
-
-fn type_name(ob: &Bound<'_, PyAny>) -> String {
-    ob.get_type().name().map(|n| n.to_string()).unwrap_or_else(|_| "?".into())
-}
-
-/// A list or tuple of str (one pre-tokenized sequence).
-fn extract_words(ob: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
-    if ob.downcast::<PyString>().is_ok() {
-        return Err(input_type_error("a pre-tokenized sequence must be a list or tuple of str, not a str"));
-    }
-    ob.try_iter()
-        .map_err(|_| input_type_error(format!("a pre-tokenized sequence must be a list or tuple of str, got {}", type_name(ob))))?
-        .map(|w| extract_text(&w?))
-        .collect()
-}
-
-fn extract_sequence(ob: &Bound<'_, PyAny>, is_pretokenized: bool) -> PyResult<InputSequence<'static>> {
-    Ok(if is_pretokenized { extract_words(ob)?.into() } else { extract_text(ob)?.into() })
-}
-
-/// One item of `encode_batch`: a sequence, or a pair given as a 2-tuple (or 2-list).
-fn extract_batch_item(ob: &Bound<'_, PyAny>, is_pretokenized: bool) -> PyResult<EncodeInput<'static>> {
-    let as_pair = |first: Bound<'_, PyAny>, second: Bound<'_, PyAny>| -> PyResult<EncodeInput<'static>> {
-        Ok(EncodeInput::Dual(extract_sequence(&first, is_pretokenized)?, extract_sequence(&second, is_pretokenized)?))
-    };
-    if let Ok(t) = ob.downcast::<PyTuple>() {
-        if t.len() == 2 {
-            return as_pair(t.get_item(0)?, t.get_item(1)?);
-        }
-    }
-    if let Ok(l) = ob.downcast::<PyList>() {
-        if l.len() == 2 {
-            let (a, b) = (l.get_item(0)?, l.get_item(1)?);
-            // A 2-list is a pair of texts, or (pre-tokenized) a pair only if both items are sequences.
-            let pair = if is_pretokenized { a.downcast::<PyString>().is_err() && b.downcast::<PyString>().is_err() } else { true };
-            if pair {
-                return as_pair(a, b);
-            }
-        }
-    }
-    Ok(EncodeInput::Single(extract_sequence(ob, is_pretokenized)?))
+    Ok(str_text(as_str(ob)?)?.to_owned())
 }
 
 /// A list of str or AddedToken; `special` is what plain strings get (and what AddedTokens are
@@ -868,10 +812,11 @@ impl PyTokenizer {
         is_pretokenized: bool,
         add_special_tokens: bool,
     ) -> PyResult<PyEncoding> {
-        let first = extract_sequence(sequence, is_pretokenized)?;
-        let input = match pair {
-            Some(p) => EncodeInput::Dual(first, extract_sequence(p, is_pretokenized)?),
-            None => EncodeInput::Single(first),
+        let first = HeldSequence::hold(sequence, is_pretokenized)?;
+        let second = pair.map(|p| HeldSequence::hold(p, is_pretokenized)).transpose()?;
+        let input = match &second {
+            Some(p) => EncodeInput::Dual(first.sequence()?, p.sequence()?),
+            None => EncodeInput::Single(first.sequence()?),
         };
         let encoding = self.with_pipeline(py, |t| t.encode(input, add_special_tokens, OffsetType::Char))?.py()?;
         Ok(encoding.into())
@@ -914,10 +859,11 @@ impl PyTokenizer {
         texts: &Bound<'py, PyAny>,
         add_special_tokens: bool,
     ) -> PyResult<(Bound<'py, PyArray1<u32>>, Bound<'py, PyArray1<i64>>)> {
-        let texts: Vec<String> = texts.try_iter()?.map(|t| extract_text(&t?)).collect::<PyResult<_>>()?;
+        let held = hold_texts(texts)?;
+        let texts = held.iter().map(str_text).collect::<PyResult<Vec<_>>>()?;
         let (ids, boundaries) = self
             .with_pipeline(py, |tokenizer| -> tokenmill_core::Result<(Vec<u32>, Vec<i64>)> {
-                let encode = |t: &String| tokenizer.encode_ids(t.as_str(), add_special_tokens);
+                let encode = |t: &&str| tokenizer.encode_ids(t, add_special_tokens);
                 let per_text: Vec<Vec<u32>> = parallel::map_ref_collect::<_, _, tokenmill_core::Result<_>>(&texts, encode)?;
                 let mut boundaries = Vec::with_capacity(per_text.len() + 1);
                 boundaries.push(0i64);
@@ -975,8 +921,8 @@ impl PyTokenizer {
     ) -> PyResult<Vec<PyEncoding>> {
         let truncation = truncation.map(truncation_from_dict).transpose()?;
         let padding = padding.map(padding_from_dict).transpose()?;
-        let inputs: Vec<EncodeInput<'static>> =
-            input.try_iter()?.map(|item| extract_batch_item(&item?, is_pretokenized)).collect::<PyResult<_>>()?;
+        let held = hold_batch(input, is_pretokenized)?;
+        let inputs = batch_inputs(&held)?;
         let (encodings, texts) = self
             .with_pipeline(py, |t| t.encode_batch_deferred(inputs, add_special_tokens, OffsetType::Char, truncation.as_ref(), padding.as_ref()))?
             .py()?;
@@ -997,8 +943,8 @@ impl PyTokenizer {
         is_pretokenized: bool,
         add_special_tokens: bool,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let inputs: Vec<EncodeInput<'static>> =
-            input.try_iter()?.map(|item| extract_batch_item(&item?, is_pretokenized)).collect::<PyResult<_>>()?;
+        let held = hold_batch(input, is_pretokenized)?;
+        let inputs = batch_inputs(&held)?;
         let encodings = self
             .with_pipeline(py, |t| {
                 let padding = t.get_padding().cloned().unwrap_or_default();
@@ -1040,8 +986,8 @@ impl PyTokenizer {
         check_fields(&fields)?;
         let truncation = truncation.map(truncation_from_dict).transpose()?;
         let padding = padding.map(padding_from_dict).transpose()?;
-        let inputs: Vec<EncodeInput<'static>> =
-            input.try_iter()?.map(|item| extract_batch_item(&item?, is_pretokenized)).collect::<PyResult<_>>()?;
+        let held = hold_batch(input, is_pretokenized)?;
+        let inputs = batch_inputs(&held)?;
         let (stacked, rows, row_sample, texts) = self
             .with_pipeline(py, |t| -> tokenmill_core::Result<_> {
                 // The rows' token texts are only made if a row's Encoding is asked for.
@@ -1139,8 +1085,8 @@ impl PyTokenizer {
         add_special_tokens: bool,
         offset_type: OffsetType,
     ) -> PyResult<Vec<PyEncoding>> {
-        let inputs: Vec<EncodeInput<'static>> =
-            input.try_iter()?.map(|item| extract_batch_item(&item?, is_pretokenized)).collect::<PyResult<_>>()?;
+        let held = hold_batch(input, is_pretokenized)?;
+        let inputs = batch_inputs(&held)?;
         let (encodings, texts) = self
             .with_pipeline(py, |t| t.encode_batch_deferred(inputs, add_special_tokens, offset_type, t.get_truncation(), t.get_padding()))?
             .py()?;
@@ -1228,3 +1174,4 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyAddedToken>()?;
     Ok(())
 }
+

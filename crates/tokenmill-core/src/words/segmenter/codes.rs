@@ -61,7 +61,7 @@ impl CharCodes {
 
     /// The rank of `c`, if some word holds it.
     #[inline]
-    fn rank(&self, c: char) -> Option<u32> {
+    pub fn rank(&self, c: char) -> Option<u32> {
         match self.bmp.get(c as usize) {
             Some(0) => None,
             Some(&slot) if slot != u16::MAX => Some(slot as u32 - 1),
@@ -85,6 +85,24 @@ impl CharCodes {
                 let r = r - ONE_BYTE_COUNT - TWO_BYTE_COUNT;
                 out.extend_from_slice(&[FOUR_BYTE_LEAD, 1 + (r / (255 * 255)) as u8, 1 + (r / 255 % 255) as u8, 1 + (r % 255) as u8]);
             }
+        }
+    }
+
+    /// The rank of the character whose code starts `code`, and the code's length; `None` for
+    /// a character in no word, or when `code` is empty (`push`'s inverse).
+    #[inline]
+    pub fn decode(code: &[u8]) -> (Option<u32>, usize) {
+        match *code {
+            [] => (None, 0),
+            [NO_WORD, ..] => (None, 1),
+            [b, ..] if b < TWO_BYTE_LEAD => (Some((b - ONE_BYTE_FIRST) as u32), 1),
+            [FOUR_BYTE_LEAD, a, b, c, ..] => {
+                let r = (a as u32 - 1) * 255 * 255 + (b as u32 - 1) * 255 + (c as u32 - 1);
+                (Some(ONE_BYTE_COUNT + TWO_BYTE_COUNT + r), 4)
+            }
+            [lead, b, ..] if lead != FOUR_BYTE_LEAD => (Some(ONE_BYTE_COUNT + (lead - TWO_BYTE_LEAD) as u32 * 255 + (b as u32 - 1)), 2),
+            // A truncated code: not produced by `push`.
+            _ => (None, code.len()),
         }
     }
 
@@ -144,6 +162,13 @@ mod tests {
             assert!(seen.insert(code), "{w}");
         }
         assert_eq!(codes.encode("\u{AC00}"), vec![NO_WORD]);
+        for w in &words {
+            let c = w.chars().next().unwrap();
+            let code = codes.encode(&c.to_string());
+            assert_eq!(CharCodes::decode(&code), (codes.rank(c), code.len()), "{w}");
+        }
+        assert_eq!(CharCodes::decode(&[NO_WORD, 5]), (None, 1));
+        assert_eq!(CharCodes::decode(&[]), (None, 0));
         let mut coded = CodedText::default();
         coded.encode(&codes, "一😀丁x");
         assert_eq!(coded.text_at[0], 0);

@@ -1,0 +1,155 @@
+//! Texts to encode, read from Python str objects without copying them.
+//!
+//! A batch call holds a strong reference to every str of its input (so that none is freed while
+//! the GIL is released, even if the caller's list is changed meanwhile) and hands the encoder
+//! the strs' own UTF-8 buffers. Copying each text into a Rust `String` instead was most of the
+//! serial work of a parallel `encode_batch` (tens of ms for 20 MB on the calling thread, while
+//! the pool waited), a part that does not shrink with more threads.
+use std::borrow::Cow;
+
+use pyo3::exceptions::PyUnicodeEncodeError;
+use pyo3::prelude::*;
+use pyo3::types::{PyList, PyString, PyTuple};
+use tokenmill_core::tokenizer::{EncodeInput, InputSequence};
+
+use crate::errors::{input_type_error, InvalidArgumentError};
+
+extern "C" {
+    /// CPython's UTF-8 view of a str: the str's own buffer (ASCII strs), or a UTF-8 copy made on
+    /// the first call and kept by the str object (as `tokenizers` reads its inputs); NULL with
+    /// an exception set for lone surrogates. Part of the C API since Python 3.3, exported by
+    /// every interpreter we load into, but only in the limited API from 3.10, so `pyo3`'s
+    /// abi3-py39 bindings do not declare it (its `to_cow` encodes to a fresh `bytes` and copies
+    /// it on every call instead).
+    fn PyUnicode_AsUTF8AndSize(unicode: *mut pyo3::ffi::PyObject, size: *mut pyo3::ffi::Py_ssize_t) -> *const std::os::raw::c_char;
+}
+
+/// The text of a Python str, borrowed from the str object (see [`PyUnicode_AsUTF8AndSize`]).
+/// A lone surrogate (which UTF-8 cannot carry) becomes an `InvalidArgumentError` that says
+/// where it is, instead of Python's UnicodeEncodeError.
+pub(crate) fn str_text<'a>(s: &'a Bound<'_, PyString>) -> PyResult<&'a str> {
+    let mut size: pyo3::ffi::Py_ssize_t = 0;
+    // SAFETY: `s` is a live str (we hold the GIL and a reference to it).
+    let data = unsafe { PyUnicode_AsUTF8AndSize(s.as_ptr(), &mut size) };
+    if data.is_null() {
+        return Err(lone_surrogate_error(s, PyErr::fetch(s.py())));
+    }
+    // SAFETY: CPython guarantees `size` bytes of valid UTF-8 at `data`, owned by the str object,
+    // which lives (unchanged: strs are immutable) at least as long as the borrow `'a` of `s`.
+    Ok(unsafe { std::str::from_utf8_unchecked(std::slice::from_raw_parts(data.cast::<u8>(), size as usize)) })
+}
+
+fn lone_surrogate_error(s: &Bound<'_, PyString>, e: PyErr) -> PyErr {
+    if !e.is_instance_of::<PyUnicodeEncodeError>(s.py()) {
+        return e;
+    }
+    let at = e.value(s.py()).getattr("start").and_then(|v| v.extract::<usize>()).ok();
+    let code = at.and_then(|i| s.get_item(i).ok()).and_then(|c| c.call_method0("__repr__").ok()).map(|r| r.to_string());
+    InvalidArgumentError::new_err(format!(
+        "text contains a lone surrogate{}{}: tokenmill needs valid Unicode (encode with errors='replace' or fix the text)",
+        code.map(|c| format!(" {c}")).unwrap_or_default(),
+        at.map(|i| format!(" at index {i}")).unwrap_or_default()
+    ))
+}
+
+/// `ob` as a str, or an `InputTypeError` naming what it is.
+pub(crate) fn as_str<'a, 'py>(ob: &'a Bound<'py, PyAny>) -> PyResult<&'a Bound<'py, PyString>> {
+    ob.downcast::<PyString>().map_err(|_| input_type_error(format!("expected a str, got {}", type_name(ob))))
+}
+
+pub(crate) fn type_name(ob: &Bound<'_, PyAny>) -> String {
+    ob.get_type().name().map(|n| n.to_string()).unwrap_or_else(|_| "?".into())
+}
+
+/// `s`, held, once its text is known to be readable (so that a bad text fails where it is met,
+/// in input order; reading it again later costs nothing: CPython keeps the UTF-8).
+fn checked<'py>(s: &Bound<'py, PyString>) -> PyResult<Bound<'py, PyString>> {
+    str_text(s)?;
+    Ok(s.clone())
+}
+
+/// One sequence of an input, its str objects held: a text, or (pre-tokenized) its words.
+pub(crate) enum HeldSequence<'py> {
+    Text(Bound<'py, PyString>),
+    Words(Vec<Bound<'py, PyString>>),
+}
+
+/// One input of a batch, its str objects held: a sequence or a pair of sequences.
+pub(crate) enum HeldInput<'py> {
+    Single(HeldSequence<'py>),
+    Pair(HeldSequence<'py>, HeldSequence<'py>),
+}
+
+impl<'py> HeldSequence<'py> {
+    /// A text, or (`is_pretokenized`) a list or tuple of str.
+    pub(crate) fn hold(ob: &Bound<'py, PyAny>, is_pretokenized: bool) -> PyResult<Self> {
+        if !is_pretokenized {
+            return Ok(HeldSequence::Text(checked(as_str(ob)?)?));
+        }
+        if ob.downcast::<PyString>().is_ok() {
+            return Err(input_type_error("a pre-tokenized sequence must be a list or tuple of str, not a str"));
+        }
+        let words = ob
+            .try_iter()
+            .map_err(|_| input_type_error(format!("a pre-tokenized sequence must be a list or tuple of str, got {}", type_name(ob))))?
+            .map(|w| w.and_then(|w| checked(as_str(&w)?)))
+            .collect::<PyResult<_>>()?;
+        Ok(HeldSequence::Words(words))
+    }
+
+    /// The sequence for the encoder, borrowing the held strs' text.
+    pub(crate) fn sequence(&self) -> PyResult<InputSequence<'_>> {
+        Ok(match self {
+            HeldSequence::Text(text) => InputSequence::Raw(Cow::Borrowed(str_text(text)?)),
+            HeldSequence::Words(words) => InputSequence::PreTokenized(words.iter().map(|w| str_text(w).map(Cow::Borrowed)).collect::<PyResult<_>>()?),
+        })
+    }
+}
+
+impl<'py> HeldInput<'py> {
+    /// One item of a batch: a sequence, or a pair given as a 2-tuple (or a 2-list).
+    pub(crate) fn hold(ob: &Bound<'py, PyAny>, is_pretokenized: bool) -> PyResult<Self> {
+        let pair = |first: Bound<'py, PyAny>, second: Bound<'py, PyAny>| -> PyResult<Self> {
+            Ok(HeldInput::Pair(HeldSequence::hold(&first, is_pretokenized)?, HeldSequence::hold(&second, is_pretokenized)?))
+        };
+        if let Ok(t) = ob.downcast::<PyTuple>() {
+            if t.len() == 2 {
+                return pair(t.get_item(0)?, t.get_item(1)?);
+            }
+        }
+        if let Ok(l) = ob.downcast::<PyList>() {
+            if l.len() == 2 {
+                let (a, b) = (l.get_item(0)?, l.get_item(1)?);
+                // A 2-list is a pair of texts, or (pre-tokenized) a pair only if both items are sequences.
+                let is_pair = !is_pretokenized || (a.downcast::<PyString>().is_err() && b.downcast::<PyString>().is_err());
+                if is_pair {
+                    return pair(a, b);
+                }
+            }
+        }
+        Ok(HeldInput::Single(HeldSequence::hold(ob, is_pretokenized)?))
+    }
+
+    /// The input for the encoder, borrowing the held strs' text.
+    pub(crate) fn input(&self) -> PyResult<EncodeInput<'_>> {
+        Ok(match self {
+            HeldInput::Single(s) => EncodeInput::Single(s.sequence()?),
+            HeldInput::Pair(a, b) => EncodeInput::Dual(a.sequence()?, b.sequence()?),
+        })
+    }
+}
+
+/// Every str of an iterable of str, held.
+pub(crate) fn hold_texts<'py>(texts: &Bound<'py, PyAny>) -> PyResult<Vec<Bound<'py, PyString>>> {
+    texts.try_iter()?.map(|t| checked(as_str(&t?)?)).collect()
+}
+
+/// Every item of a batch (any iterable), held.
+pub(crate) fn hold_batch<'py>(input: &Bound<'py, PyAny>, is_pretokenized: bool) -> PyResult<Vec<HeldInput<'py>>> {
+    input.try_iter()?.map(|item| HeldInput::hold(&item?, is_pretokenized)).collect()
+}
+
+/// The encoder's inputs for a held batch, borrowing its text.
+pub(crate) fn batch_inputs<'a>(held: &'a [HeldInput<'_>]) -> PyResult<Vec<EncodeInput<'a>>> {
+    held.iter().map(HeldInput::input).collect()
+}
