@@ -8,6 +8,7 @@ pub mod processor;
 pub mod proto;
 pub mod rules;
 pub mod trainer;
+pub mod unigram_cache;
 mod unigram_trainer;
 
 pub use normalizer::{Normalized, SpNormalizer, SPACE_SYMBOL};

@@ -7,6 +7,8 @@ use std::collections::BinaryHeap;
 use rustc_hash::FxHashMap;
 
 use super::darts::DoubleArray;
+use super::unigram_cache::{self, WordCache};
+use crate::utils::word_cache::{short_key, MAX_CACHED_WORD_BYTES};
 use super::normalizer::{one_char_len, SPACE_SYMBOL};
 use super::proto::{ModelProto, ModelType, PieceType};
 use crate::error::{Error, Result};
@@ -597,43 +599,43 @@ fn exact_prefix_limit(decisions: &Decisions) -> f32 {
 }
 
 /// A word's [`exact_prefix_limit`] rounded down to a power of two, as a byte: 0 for none,
-/// else the limit is 2^(code − 128). It rides in the top byte of the word's first cached id
-/// (ids stay below 2²⁴, see [`unigram_words_cacheable`]), so that the cache keeps words of up
-/// to three pieces inline.
-fn limit_code(limit: f32) -> u32 {
+/// else the limit is 2^(code − 128) (what the word cache stores per word).
+fn limit_code(limit: f32) -> u8 {
     if !(limit >= f32::MIN_POSITIVE) {
         return 0;
     }
     // floor(log2(limit)) for a normal positive float is its unbiased exponent.
     let exponent = ((limit.to_bits() >> 23) & 0xFF) as i32 - 127;
-    (exponent + 128).clamp(1, 255) as u32
+    (exponent + 128).clamp(1, 255) as u8
 }
 
 /// The bound a [`limit_code`] stands for (exact: a power of two).
-fn limit_of_code(code: u32) -> f32 {
+fn limit_of_code(code: u8) -> f32 {
     match code {
         // 2^-127 is subnormal: treated as no limit at all.
         0 | 1 => -1.0,
         // 2^(code − 128) as a float: biased exponent code − 1, zero mantissa.
-        _ => f32::from_bits((code - 1) << 23),
+        _ => f32::from_bits(u32::from(code - 1) << 23),
     }
 }
 
 /// Whether a vocabulary can use [`encode_unigram_words`]: no piece crosses a word start, and
-/// ids leave the top byte free for the cached limit.
+/// ids fit the cache's packed tokens ([`unigram_cache::ID_BITS`]).
 pub fn unigram_words_cacheable(vocab: &Vocab) -> bool {
-    vocab.pieces_stay_in_words && vocab.len() < (1 << 24)
+    vocab.pieces_stay_in_words && vocab.len() < (1 << unigram_cache::ID_BITS)
 }
 
-/// The score a cached word's path adds to `score`, in the Viterbi's arithmetic.
-fn path_score(vocab: &Vocab, index: &UnigramIndex, mut score: f32, tokens: &[(u32, u32)]) -> f32 {
-    for &(id, len) in tokens {
+/// The score a cached word's path (packed tokens) adds to `score`, in the Viterbi's arithmetic.
+#[inline]
+fn path_score(vocab: &Vocab, index: &UnigramIndex, mut score: f32, tokens: &[u32]) -> f32 {
+    for &token in tokens {
+        let id = token & unigram_cache::ID_MASK;
         let piece = if id == vocab.unk_id {
             index.unk_score()
         } else {
             match index.lattice_scores.get(id as usize) {
                 Some(&s) if s.is_finite() => s,
-                _ => index.node_score(vocab, id, len as usize),
+                _ => index.node_score(vocab, id, (token >> unigram_cache::ID_BITS) as usize),
             }
         };
         score = piece + score;
@@ -641,51 +643,125 @@ fn path_score(vocab: &Vocab, index: &UnigramIndex, mut score: f32, tokens: &[(u3
     score
 }
 
-/// Unigram Viterbi of `text` into `out` (cleared first), word by word through the per-thread
-/// word cache (`cache_id` names this model there), for vocabularies that pass
-/// [`unigram_words_cacheable`]: no piece crosses a word start, so every path passes through
-/// every word start, and the whole text's best path is each word's best path from the score
-/// the text reached there. A word's path is cached with the limit of [`exact_prefix_limit`];
-/// it is used when the score reached is within it, and otherwise the word's Viterbi runs from
-/// that score, so the result is [`encode_unigram`]'s exactly, near-ties included.
-pub fn encode_unigram_words(vocab: &Vocab, index: &UnigramIndex, text: &str, cache_id: u64, best: &mut Vec<ViterbiCell>, tokens: &mut Vec<(u32, u32)>, out: &mut Vec<Span>) {
-    use crate::utils::word_cache::{self as cache, MAX_CACHED_WORD_BYTES};
-    /// As many words per thread as the BPE models cache.
-    const CACHE_CAPACITY: usize = 262_144;
-    const ID_MASK: u32 = (1 << 24) - 1;
-    out.clear();
-    let bytes = text.as_bytes();
+/// Turns a segmentation into ids as SentencePiece's `PopulateSentencePieceText` does: with
+/// byte fallback an unknown piece becomes the pieces of its bytes, without it a run of
+/// unknown pieces becomes one.
+pub struct IdWriter<'a> {
+    unk_id: u32,
+    byte_ids: Option<&'a [u32; 256]>,
+    prev_unk: bool,
+}
+
+impl<'a> IdWriter<'a> {
+    pub fn new(vocab: &'a Vocab) -> Self {
+        IdWriter { unk_id: vocab.unk_id, byte_ids: vocab.byte_ids.as_deref(), prev_unk: false }
+    }
+
+    /// Appends the ids of piece `id` covering the normalized bytes `piece`.
+    #[inline]
+    pub fn push(&mut self, out: &mut Vec<u32>, id: u32, piece: &[u8]) {
+        let is_unk = id == self.unk_id;
+        match (self.byte_ids, is_unk) {
+            (Some(bytes), true) => out.extend(piece.iter().map(|&b| bytes[b as usize])),
+            (None, true) if self.prev_unk => {}
+            _ => out.push(id),
+        }
+        self.prev_unk = is_unk;
+    }
+
+    /// Appends packed cached tokens ([`unigram_cache`]) of `word`.
+    #[inline]
+    fn push_packed(&mut self, out: &mut Vec<u32>, word: &[u8], tokens: &[u32], has_unk: bool) {
+        if has_unk {
+            let mut at = 0;
+            for &token in tokens {
+                let len = (token >> unigram_cache::ID_BITS) as usize;
+                self.push(out, token & unigram_cache::ID_MASK, &word[at..at + len]);
+                at += len;
+            }
+        } else if !tokens.is_empty() {
+            out.extend(tokens.iter().map(|&token| token & unigram_cache::ID_MASK));
+            self.prev_unk = false;
+        }
+    }
+}
+
+/// Reusable buffers of [`encode_unigram_words`].
+#[derive(Default)]
+pub struct UnigramBuffers {
+    best: Vec<ViterbiCell>,
+    spans: Vec<Span>,
+    packed: Vec<u32>,
+}
+
+/// The ids of the Unigram Viterbi of `text`, appended to `out` (as [`IdWriter`] gives them),
+/// word by word through `cache` (this model's word cache in this thread), for vocabularies that
+/// pass [`unigram_words_cacheable`]: no piece crosses a word start, so every path passes
+/// through every word start, and the whole text's best path is each word's best path from the
+/// score the text reached there. A word's path is cached with the limit of
+/// [`exact_prefix_limit`]; it is used when the score reached is within it, and otherwise the
+/// word's Viterbi runs from that score, so the result is [`encode_unigram`]'s exactly,
+/// near-ties included.
+pub fn encode_unigram_words(vocab: &Vocab, index: &UnigramIndex, text: &[u8], cache: &mut WordCache, buffers: &mut UnigramBuffers, out: &mut Vec<u32>) {
+    /// Words whose cache lines are prefetched together ([`WordCache::prefetch`]).
+    const BATCH: usize = 16;
+    let UnigramBuffers { best, spans, packed } = buffers;
+    let mut ids = IdWriter::new(vocab);
     let mut score = 0.0f32;
-    for (start, end) in independent_words(text) {
-        let word = &bytes[start..end];
-        if word.len() >= MAX_CACHED_WORD_BYTES {
-            score = viterbi::<false>(vocab, index, word, start, score, best, &mut Decisions::default(), out);
-            continue;
+    // The Viterbi of `word` from the real `score`, its ids appended: for words that cannot be
+    // cached or whose cached path may not be exact at this score.
+    let from_score = |word: &[u8], score: f32, ids: &mut IdWriter, out: &mut Vec<u32>, best: &mut Vec<ViterbiCell>, spans: &mut Vec<Span>| {
+        spans.clear();
+        let score = viterbi::<false>(vocab, index, word, 0, score, best, &mut Decisions::default(), spans);
+        for span in spans.iter() {
+            ids.push(out, span.id, &word[span.start..span.end]);
         }
-        tokens.clear();
-        if !cache::replay(cache_id, word, |id, len| tokens.push((id, len as u32))) {
-            let first = out.len();
+        score
+    };
+    let mut words = independent_words(text);
+    let mut batch = [(0usize, 0usize, None); BATCH];
+    loop {
+        let mut n = 0;
+        for (start, end) in words.by_ref().take(BATCH) {
+            let key = short_key(&text[start..end]);
+            if let Some(key) = &key {
+                cache.prefetch(key);
+            }
+            batch[n] = (start, end, key);
+            n += 1;
+        }
+        if n == 0 {
+            break;
+        }
+        for &(start, end, key) in &batch[..n] {
+            let word = &text[start..end];
+            if word.len() >= MAX_CACHED_WORD_BYTES {
+                score = from_score(word, score, &mut ids, out, best, spans);
+                continue;
+            }
+            if let Some(cached) = cache.get_keyed(word, key) {
+                if score.abs() < limit_of_code(cached.limit_code) {
+                    ids.push_packed(out, word, cached.tokens, cached.has_unk);
+                    score = path_score(vocab, index, score, cached.tokens);
+                } else {
+                    score = from_score(word, score, &mut ids, out, best, spans);
+                }
+                continue;
+            }
+            spans.clear();
             let mut decisions = Decisions::default();
-            viterbi::<true>(vocab, index, word, start, 0.0, best, &mut decisions, out);
-            tokens.extend(out[first..].iter().map(|s| (s.id, (s.end - s.start) as u32)));
-            if let Some(head) = tokens.first_mut() {
-                head.0 |= limit_code(exact_prefix_limit(&decisions)) << 24;
+            viterbi::<true>(vocab, index, word, 0, 0.0, best, &mut decisions, spans);
+            packed.clear();
+            packed.extend(spans.iter().map(|s| s.id | ((s.end - s.start) as u32) << unigram_cache::ID_BITS));
+            let has_unk = spans.iter().any(|s| s.id == vocab.unk_id);
+            let code = limit_code(exact_prefix_limit(&decisions));
+            cache.insert(word, packed, code, has_unk);
+            if score.abs() < limit_of_code(code) {
+                ids.push_packed(out, word, packed, has_unk);
+                score = path_score(vocab, index, score, packed);
+            } else {
+                score = from_score(word, score, &mut ids, out, best, spans);
             }
-            cache::store(cache_id, CACHE_CAPACITY, word, tokens);
-            out.truncate(first);
-        }
-        let Some(head) = tokens.first_mut() else { continue };
-        let limit = limit_of_code(head.0 >> 24);
-        head.0 &= ID_MASK;
-        if score.abs() < limit {
-            let mut at = start;
-            for &(id, len) in tokens.iter() {
-                out.push(Span { start: at, end: at + len as usize, id });
-                at += len as usize;
-            }
-            score = path_score(vocab, index, score, tokens);
-        } else {
-            score = viterbi::<false>(vocab, index, word, start, score, best, &mut Decisions::default(), out);
         }
     }
 }
@@ -693,8 +769,7 @@ pub fn encode_unigram_words(vocab: &Vocab, index: &UnigramIndex, text: &str, cac
 /// The words of a normalized text that BPE may segment on their own when
 /// [`Vocab::words_are_independent`]: each starts at a ▁ that follows another character (the
 /// first also at 0). Byte ranges.
-pub fn independent_words(text: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
-    let bytes = text.as_bytes();
+pub fn independent_words(bytes: &[u8]) -> impl Iterator<Item = (usize, usize)> + '_ {
     let mut start = 0;
     std::iter::from_fn(move || {
         if start >= bytes.len() {
@@ -738,7 +813,7 @@ pub fn encode_bpe_words(vocab: &Vocab, text: &str, cache_id: u64, tokens: &mut V
     /// As many words per thread as the BPE models cache.
     const CACHE_CAPACITY: usize = 262_144;
     out.clear();
-    for (start, end) in independent_words(text) {
+    for (start, end) in independent_words(text.as_bytes()) {
         let word = &text[start..end];
         let mut at = start;
         let cached = crate::models::bpe::cache::replay(cache_id, word.as_bytes(), |id, len| {
@@ -802,7 +877,7 @@ mod tests {
         for round in 0..60 {
             let (vocab, index) = near_tie_vocab(&mut rng);
             assert!(vocab.pieces_stay_in_words);
-            let cache_id = crate::utils::word_cache::new_cache_id();
+            let mut cache = WordCache::default();
             for _ in 0..20 {
                 let words: Vec<String> = (0..rng.gen_range(1..400))
                     .map(|_| (0..rng.gen_range(1..9)).map(|_| ["a", "b", "c"][rng.gen_range(0..3)]).collect::<String>())
@@ -810,13 +885,17 @@ mod tests {
                 let sep = if round % 5 == 0 { "▁▁" } else { "▁" };
                 let text = format!("{sep}{}", words.join(sep));
                 let whole = encode_unigram(&vocab, &index, &text);
-                let (mut best, mut tokens, mut out) = (Vec::new(), Vec::new(), Vec::new());
+                let mut whole_ids = Vec::new();
+                let mut writer = IdWriter::new(&vocab);
+                whole.iter().for_each(|s| writer.push(&mut whole_ids, s.id, &text.as_bytes()[s.start..s.end]));
+                let mut buffers = UnigramBuffers::default();
                 for _ in 0..2 {
                     // cold, then every word cached
-                    encode_unigram_words(&vocab, &index, &text, cache_id, &mut best, &mut tokens, &mut out);
-                    assert_eq!(out, whole, "{text}");
+                    let mut out = Vec::new();
+                    encode_unigram_words(&vocab, &index, text.as_bytes(), &mut cache, &mut buffers, &mut out);
+                    assert_eq!(out, whole_ids, "{text}");
                 }
-                let naive: Vec<Span> = independent_words(&text)
+                let naive: Vec<Span> = independent_words(text.as_bytes())
                     .flat_map(|(s, e)| encode_unigram(&vocab, &index, &text[s..e]).into_iter().map(move |sp| Span { start: sp.start + s, end: sp.end + s, id: sp.id }))
                     .collect();
                 naive_differs += usize::from(naive != whole);

@@ -35,32 +35,46 @@ pub struct SpNormalizer {
 struct PlainAscii {
     pair: [u128; 128],
     last: [bool; 128],
+    /// Bytes plain before any ASCII byte (`pair` all ones), spaces excepted: most letters,
+    /// digits and punctuation, scanned with one lookup each.
+    always: [bool; 256],
 }
 
 impl PlainAscii {
     fn new(charsmap: Option<&Precompiled>) -> Self {
-        let mut table = PlainAscii { pair: [u128::MAX; 128], last: [true; 128] };
-        let Some(charsmap) = charsmap else { return table };
+        let mut table = PlainAscii { pair: [u128::MAX; 128], last: [true; 128], always: [false; 256] };
+        table.fill_pairs(charsmap);
+        for b in 0..128u8 {
+            table.always[b as usize] = b != b' ' && table.pair[b as usize] == u128::MAX;
+        }
+        table
+    }
+
+    fn fill_pairs(&mut self, charsmap: Option<&Precompiled>) {
+        let Some(charsmap) = charsmap else { return };
         for b in 0..128u8 {
             if charsmap.longest_match(&[b]).is_some() {
-                table.last[b as usize] = false;
-                table.pair[b as usize] = 0;
+                self.last[b as usize] = false;
+                self.pair[b as usize] = 0;
                 continue;
             }
             for c in 0..128u8 {
                 if super::darts::has_key_starting_with(charsmap.trie_units(), &[b, c]) {
-                    table.pair[b as usize] &= !(1u128 << c);
+                    self.pair[b as usize] &= !(1u128 << c);
                 }
             }
         }
-        table
     }
 
     /// Length of the leading run of `input` that normalizes to itself: ASCII, no space (spaces
     /// have their own rules), and no rule matching at any of its bytes.
     #[inline]
     fn run(&self, input: &[u8]) -> usize {
-        let mut i = 0;
+        // Bytes plain whatever ASCII byte follows; the last of them is checked again below
+        // with the byte that does follow (a non-ASCII one may complete a rule, e.g. "e" and a
+        // combining accent).
+        let fast = input.iter().position(|&b| !self.always[b as usize]).unwrap_or(input.len());
+        let mut i = fast.saturating_sub(1);
         while let Some(&b) = input.get(i) {
             if b >= 0x80 || b == b' ' {
                 break;
@@ -75,6 +89,18 @@ impl PlainAscii {
             i += 1;
         }
         i
+    }
+
+    /// Whether the ASCII byte at the start of `input` (a space included) is left alone by the
+    /// rules: then it is the whole longest match there, and normalizes to itself.
+    #[inline]
+    fn single(&self, input: &[u8]) -> bool {
+        let b = input[0];
+        b < 0x80
+            && match input.get(1) {
+                None => self.last[b as usize],
+                Some(&c) => c < 0x80 && self.pair[b as usize] >> c & 1 == 1,
+            }
     }
 }
 
@@ -230,7 +256,11 @@ impl SpNormalizer {
                 input = &input[run..];
                 continue;
             }
-            let (piece, len) = self.normalize_prefix(input);
+            let (piece, len) = match &self.plain {
+                // Mostly spaces: no lookup for what no rule touches.
+                Some(plain) if plain.single(input) => (Cow::Borrowed(&input[..1]), 1),
+                _ => self.normalize_prefix(input),
+            };
             let mut piece: &[u8] = &piece;
             while is_prev_space && piece.first() == Some(&b' ') {
                 piece = &piece[1..];
@@ -272,7 +302,7 @@ impl SpNormalizer {
 /// The length of the valid UTF-8 character at the start of `bytes`, or `None`.
 pub(crate) fn utf8_char_len(bytes: &[u8]) -> Option<usize> {
     let len = match *bytes.first()? {
-        0x00..=0x7F => 1,
+        0x00..=0x7F => return Some(1),
         0xC2..=0xDF => 2,
         0xE0..=0xEF => 3,
         0xF0..=0xF4 => 4,

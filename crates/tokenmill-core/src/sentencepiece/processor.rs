@@ -8,6 +8,7 @@ use rand::{Rng, SeedableRng};
 
 use super::model::{self, byte_to_piece, piece_to_byte, Span, UnigramIndex, Vocab};
 use super::normalizer::{Normalized, SpNormalizer, SPACE_SYMBOL};
+use super::unigram_cache::WordCaches;
 use super::proto::{ModelProto, ModelType, PieceType, SentencePieceText, SentencePieceTextPiece};
 use crate::error::{Error, Result};
 use crate::models::unigram::{PieceKind, Segmentation, Unigram};
@@ -19,8 +20,10 @@ const DEFAULT_UNK_SURFACE: &str = " \u{2047} ";
 struct Scratch {
     normalized: Vec<u8>,
     spans: Vec<Span>,
-    viterbi: Vec<model::ViterbiCell>,
     tokens: Vec<(u32, u32)>,
+    unigram: model::UnigramBuffers,
+    /// This thread's Unigram word caches, one per model (by cache id).
+    unigram_caches: WordCaches,
 }
 
 thread_local! {
@@ -293,16 +296,25 @@ impl Processor {
 
     /// Appends the ids of the best segmentation of `text` (no sampling) to `out`.
     fn plain_ids(&self, text: &str, scratch: &mut Scratch, out: &mut Vec<u32>) -> Result<()> {
-        let Scratch { normalized, spans, viterbi, tokens } = scratch;
+        let Scratch { normalized, spans, tokens, unigram, unigram_caches } = scratch;
         self.normalizer.normalize_into(text, normalized);
+        if let (ModelType::Unigram, Some(index)) = (self.kind, &self.unigram) {
+            if model::unigram_words_cacheable(&self.vocab) {
+                // On the bytes: they are valid UTF-8 (the normalizer only writes whole
+                // characters and U+FFFD), and checking that again costs more than one might
+                // think (each ▁ ends the validator's ASCII fast path).
+                debug_assert!(std::str::from_utf8(normalized).is_ok());
+                let cache = unigram_caches.select(self.cache_id);
+                model::encode_unigram_words(&self.vocab, index, normalized, cache, unigram, out);
+                return Ok(());
+            }
+        }
         // Always valid for `&str` input (whole characters and validated replacements are copied).
         let normalized: std::borrow::Cow<str> = match std::str::from_utf8(normalized) {
             Ok(text) => std::borrow::Cow::Borrowed(text),
             Err(_) => String::from_utf8_lossy(normalized),
         };
         match (self.kind, &self.unigram) {
-            (ModelType::Unigram, Some(index)) if model::unigram_words_cacheable(&self.vocab) => model::encode_unigram_words(&self.vocab, index, &normalized, self.cache_id, viterbi, tokens, spans),
-            (ModelType::Unigram, Some(index)) => model::encode_unigram_into(&self.vocab, index, &normalized, viterbi, spans),
             (ModelType::Bpe, _) if self.vocab.words_are_independent => model::encode_bpe_words(&self.vocab, &normalized, self.cache_id, tokens, spans),
             _ => *spans = self.segment(&normalized, &EncodeOptions::default(), &mut || 1.0)?,
         }
@@ -314,15 +326,9 @@ impl Processor {
     /// applied (the ids that `populate` would give).
     fn ids_of(&self, normalized: &str, spans: &[Span], ids: &mut Vec<u32>) {
         ids.reserve(spans.len() + 2);
-        let mut prev_unk = false;
+        let mut writer = model::IdWriter::new(&self.vocab);
         for span in spans {
-            let is_unk = span.id == self.vocab.unk_id;
-            match (&self.vocab.byte_ids, is_unk) {
-                (Some(bytes), true) => ids.extend(normalized.as_bytes()[span.start..span.end].iter().map(|&b| bytes[b as usize])),
-                _ if is_unk && prev_unk => {}
-                _ => ids.push(span.id),
-            }
-            prev_unk = is_unk;
+            writer.push(ids, span.id, &normalized.as_bytes()[span.start..span.end]);
         }
     }
 

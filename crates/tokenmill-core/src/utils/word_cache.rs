@@ -77,28 +77,35 @@ impl ShortWord {
         (mixed >> (64 - HOT_SLOTS.trailing_zeros())) as usize
     }
 
-    /// The key of `word` (its bytes zero-padded, its length in the last byte), or None when it is
-    /// too long. Built from a few whole-word loads rather than a byte copy: the copy is a
-    /// `memcpy` call of unknown length, and reading the key back right after a byte-wise write
-    /// stalls on store forwarding; this is on every word's lookup.
+    /// The key of `word` (see [`short_key`]), or None when it is too long.
     #[inline]
     fn new(word: &[u8]) -> Option<Self> {
-        let len = word.len();
-        if len > SHORT_WORD_BYTES {
-            return None;
-        }
-        let [a, b, c] = match len {
-            0..=8 => [load_up_to_8(word), 0, 0],
-            9..=16 => [load_8(word), load_up_to_8(&word[8..]), 0],
-            _ => [load_8(word), load_8(&word[8..]), load_up_to_8(&word[16..])],
-        };
-        let c = c | ((len as u64) << 56);
+        let [a, b, c] = short_key(word)?;
         let mut key = [0u8; SHORT_WORD_BYTES + 1];
         key[..8].copy_from_slice(&a.to_le_bytes());
         key[8..16].copy_from_slice(&b.to_le_bytes());
         key[16..].copy_from_slice(&c.to_le_bytes());
         Some(ShortWord(key))
     }
+}
+
+/// A word of at most `SHORT_WORD_BYTES` bytes as three little-endian machine words: its bytes
+/// zero-padded, its length in the last byte (None when it is longer). Built from a few
+/// whole-word loads rather than a byte copy: the copy is a `memcpy` call of unknown length, and
+/// reading the key back right after a byte-wise write stalls on store forwarding; this is on
+/// every word's lookup (here and in the SentencePiece Unigram cache).
+#[inline]
+pub(crate) fn short_key(word: &[u8]) -> Option<[u64; 3]> {
+    let len = word.len();
+    if len > SHORT_WORD_BYTES {
+        return None;
+    }
+    let [a, b, c] = match len {
+        0..=8 => [load_up_to_8(word), 0, 0],
+        9..=16 => [load_8(word), load_up_to_8(&word[8..]), 0],
+        _ => [load_8(word), load_8(&word[8..]), load_up_to_8(&word[16..])],
+    };
+    Some([a, b, c | ((len as u64) << 56)])
 }
 
 /// The first 8 bytes of `bytes` (at least 8 long) as a little-endian word.
@@ -219,17 +226,18 @@ impl Table {
     }
 }
 
-/// A thread's tables: the last used one in `current`, the others by cache id.
+/// A thread's tables: the last used one in `current`, the others by cache id (also the
+/// SentencePiece Unigram cache's, with its own table type).
 #[derive(Default)]
-struct ThreadTables {
+pub(crate) struct ThreadTables<T> {
     current_id: u64,
-    current: Table,
-    others: FxHashMap<u64, Table>,
+    current: T,
+    others: FxHashMap<u64, T>,
 }
 
-impl ThreadTables {
+impl<T: Default> ThreadTables<T> {
     /// Makes `cache_id`'s table the current one (creating it if needed).
-    fn select(&mut self, cache_id: u64) -> &mut Table {
+    pub(crate) fn select(&mut self, cache_id: u64) -> &mut T {
         if self.current_id != cache_id {
             let table = self.others.remove(&cache_id).unwrap_or_default();
             let previous = std::mem::replace(&mut self.current, table);
@@ -246,7 +254,7 @@ impl ThreadTables {
 }
 
 thread_local! {
-    static TABLES: RefCell<ThreadTables> = RefCell::new(ThreadTables::default());
+    static TABLES: RefCell<ThreadTables<Table>> = RefCell::new(ThreadTables::default());
 }
 
 /// Replays the cached tokens of `word` for the model with `cache_id` (never 0): calls
