@@ -24,26 +24,12 @@ struct Text<'a> {
     lossy: bool,
 }
 
-extern "C" {
-    /// Part of CPython's C API since 3.3 (and of the limited API from 3.10); pyo3 hides it
-    /// under abi3-py39, but every interpreter we load into exports it. The string's UTF-8
-    /// form without a copy (kept by the str: computed once per str, none for ASCII), or NULL
-    /// with an exception set (lone surrogates). Under abi3-py39 pyo3's `to_cow` encodes to a
-    /// fresh `bytes` and copies it on every call instead.
-    fn PyUnicode_AsUTF8AndSize(unicode: *mut pyo3::ffi::PyObject, size: *mut pyo3::ffi::Py_ssize_t) -> *const std::os::raw::c_char;
-}
-
+/// The UTF-8 of `s`, borrowed from the str object (see `input_texts::str_text`); a str with
+/// lone surrogates is read with each one as U+FFFD.
 fn text_of<'a>(s: &'a Bound<'_, PyString>) -> PyResult<Text<'a>> {
-    let mut size: pyo3::ffi::Py_ssize_t = 0;
-    // SAFETY: `s` is a live str; the buffer returned is owned by it and lives as long as it.
-    let data = unsafe { PyUnicode_AsUTF8AndSize(s.as_ptr(), &mut size) };
-    if !data.is_null() {
-        // SAFETY: CPython guarantees `size` bytes of valid UTF-8 at `data`, kept by `s`.
-        let text = unsafe { std::str::from_utf8_unchecked(std::slice::from_raw_parts(data.cast::<u8>(), size as usize)) };
+    if let Ok(text) = crate::input_texts::str_text(s) {
         return Ok(Text { text: Cow::Borrowed(text), lossy: false });
     }
-    // Lone surrogates (the UnicodeEncodeError is dropped: they are read as U+FFFD).
-    drop(PyErr::take(s.py()));
     let encoded = s.call_method1("encode", ("utf-8", "surrogatepass"))?;
     let bytes: &[u8] = encoded.extract()?;
     Ok(Text { text: Cow::Owned(surrogates_to_replacement(bytes)), lossy: true })
