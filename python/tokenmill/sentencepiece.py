@@ -654,18 +654,14 @@ class SentencePieceTrainer:
         prefix = dict(options).get("model_prefix", "")
         if model_writer is None and not prefix:
             raise ArgumentError("model_prefix must not be empty (or pass model_writer=...)")
-        model = _native_call(_native.train, options, sentences)
+        model, vocab = _native_call(_native.train, options, sentences)
         if model_writer is not None:
             model_writer.write(model)
             return None
         with open(prefix + ".model", "wb") as f:
             f.write(model)
-        processor = SentencePieceProcessor(model_proto=model)
-        with_scores = dict(options).get("vocabulary_output_piece_score", "true").lower() not in ("false", "0", "no")
-        with open(prefix + ".vocab", "w", encoding="utf-8") as f:
-            for i in range(processor.get_piece_size()):
-                piece = processor.id_to_piece(i)
-                f.write(f"{piece}\t{processor.get_score(i):g}\n" if with_scores else f"{piece}\n")
+        with open(prefix + ".vocab", "w", encoding="utf-8", newline="\n") as f:
+            f.write(vocab)
         return None
 
     train = Train

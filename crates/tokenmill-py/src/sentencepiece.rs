@@ -452,12 +452,12 @@ fn roundtrip_model_proto<'py>(py: Python<'py>, data: &[u8]) -> PyResult<Bound<'p
 }
 
 /// Trains a model from `(flag, value)` options and either the `input` files of the options or
-/// `sentences`; returns the serialized `.model`.
+/// `sentences`; returns the serialized `.model` and the text of its `.vocab` file.
 #[pyfunction]
 #[pyo3(signature = (options, sentences=None))]
-fn train<'py>(py: Python<'py>, options: Vec<(String, String)>, sentences: Option<Vec<String>>) -> PyResult<Bound<'py, PyBytes>> {
-    let model = py
-        .allow_threads(|| crate::memory::small_pages(|| -> tokenmill_core::Result<Vec<u8>> {
+fn train<'py>(py: Python<'py>, options: Vec<(String, String)>, sentences: Option<Vec<String>>) -> PyResult<(Bound<'py, PyBytes>, String)> {
+    let (model, vocab) = py
+        .allow_threads(|| crate::memory::small_pages(|| -> tokenmill_core::Result<(Vec<u8>, String)> {
             let mut spec = TrainerSpec::default();
             let mut normalizer = NormalizerSpec::default();
             for (name, value) in &options {
@@ -474,10 +474,10 @@ fn train<'py>(py: Python<'py>, options: Vec<(String, String)>, sentences: Option
                 // The files stream through training (the spec is cloned: training consumes it).
                 None => trainer::train(spec.clone(), normalizer, trainer::read_inputs(&spec))?,
             };
-            Ok(model.to_bytes())
+            Ok((model.to_bytes(), trainer::vocab_file_text(&model)))
         }))
         .py()?;
-    Ok(PyBytes::new(py, &model))
+    Ok((PyBytes::new(py, &model), vocab))
 }
 
 /// Builds a serialized `.model` from pieces `(piece, score, type)` and `(flag, value)` options

@@ -6,9 +6,10 @@
 //! crate — not copied from SentencePiece's tables. Where that crate's Unicode version differs
 //! from the one SentencePiece's tables were built with (characters assigned since), results
 //! differ for those characters. Whatever the rules, a model saved by tokenmill carries them in
-//! its charsmap, so `sentencepiece` normalizes it exactly as tokenmill.
+//! its charsmap, so `sentencepiece` normalizes it exactly as tokenmill. Training takes the
+//! built-in charsmaps from `charsmaps/*.bin`, this builder's output embedded in the crate (a test
+//! keeps them equal).
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::{Arc, Mutex, OnceLock};
 
 use unicode_normalization::UnicodeNormalization;
 
@@ -188,16 +189,10 @@ fn merge_case_fold(map: &mut CharsMap) {
 }
 
 /// The rules of a built-in rule set (SentencePiece's builder: NFKC, then the NMT additions,
-/// then case folding), computed once per name.
+/// then case folding), built from the Unicode tables. Slow (most of a second): training uses
+/// the embedded [`builtin_charsmap`], which the tests keep equal to what this builds.
 pub fn builtin_rules(name: &str) -> Result<Vec<(String, String)>> {
-    if !RULE_NAMES.contains(&name) {
-        return Err(Error::InvalidArgument(format!("unknown normalization_rule_name {name:?} (expected one of {RULE_NAMES:?})")));
-    }
-    static CACHE: OnceLock<Mutex<BTreeMap<String, Arc<Vec<(String, String)>>>>> = OnceLock::new();
-    let cache = CACHE.get_or_init(Default::default);
-    if let Some(rules) = cache.lock().ok().and_then(|c| c.get(name).cloned()) {
-        return Ok(rules.as_ref().clone());
-    }
+    check_rule_name(name)?;
     let mut map = if name == "identity" { CharsMap::new() } else { nfkc_map() };
     if name.starts_with("nmt_") {
         merge_nmt(&mut map);
@@ -207,11 +202,31 @@ pub fn builtin_rules(name: &str) -> Result<Vec<(String, String)>> {
         merge_case_fold(&mut map);
         map = remove_redundant(map);
     }
-    let rules: Vec<(String, String)> = map.into_iter().map(|(k, v)| (k.into_iter().collect(), v.into_iter().collect())).collect();
-    if let Ok(mut c) = cache.lock() {
-        c.insert(name.to_string(), Arc::new(rules.clone()));
+    Ok(map.into_iter().map(|(k, v)| (k.into_iter().collect(), v.into_iter().collect())).collect())
+}
+
+fn check_rule_name(name: &str) -> Result<()> {
+    if RULE_NAMES.contains(&name) {
+        Ok(())
+    } else {
+        Err(Error::InvalidArgument(format!("unknown normalization_rule_name {name:?} (expected one of {RULE_NAMES:?})")))
     }
-    Ok(rules)
+}
+
+/// The precompiled charsmap of a built-in rule set: `compile_charsmap(&builtin_rules(name))`,
+/// generated once and embedded, as SentencePiece ships its own (building it from the Unicode
+/// tables took 0.5-0.7 s of every training). The test
+/// `embedded_charsmaps_are_what_the_builder_makes` fails if they go stale (a new
+/// `unicode-normalization` or a builder change); `TOKENMILL_BLESS_CHARSMAPS=1` rewrites them.
+pub fn builtin_charsmap(name: &str) -> Result<&'static [u8]> {
+    check_rule_name(name)?;
+    Ok(match name {
+        "nmt_nfkc" => include_bytes!("charsmaps/nmt_nfkc.bin"),
+        "nfkc" => include_bytes!("charsmaps/nfkc.bin"),
+        "nmt_nfkc_cf" => include_bytes!("charsmaps/nmt_nfkc_cf.bin"),
+        "nfkc_cf" => include_bytes!("charsmaps/nfkc_cf.bin"),
+        _ => &[], // identity: no rules, an empty charsmap (as in SentencePiece)
+    })
 }
 
 /// Rules from a TSV: each line `source<TAB>target`, both as space-separated hexadecimal code
@@ -260,7 +275,7 @@ pub fn compile_charsmap(rules: &[(String, String)]) -> Result<Vec<u8>> {
         });
         keys.push((source.as_bytes(), offset));
     }
-    let trie = DoubleArray::build(&keys)?;
+    let trie = DoubleArray::build_sharing_suffixes(&keys)?;
     let trie_bytes = trie.to_bytes();
     let mut blob = Vec::with_capacity(4 + trie_bytes.len() + replacements.len());
     blob.extend_from_slice(&(trie_bytes.len() as u32).to_le_bytes());
@@ -276,13 +291,28 @@ mod tests {
 
     #[test]
     fn compiled_rules_are_found_by_the_charsmap_reader() {
-        let rules = builtin_rules("nmt_nfkc").unwrap();
+        // Every rule, so the shared subtrees are checked from every path into them.
+        let rules = builtin_rules("nmt_nfkc_cf").unwrap();
         assert!(rules.len() > 1000);
-        let charsmap = Precompiled::from_charsmap(&compile_charsmap(&rules).unwrap()).unwrap();
-        for (source, target) in rules.iter().step_by(37) {
+        let charsmap = Precompiled::from_charsmap(builtin_charsmap("nmt_nfkc_cf").unwrap()).unwrap();
+        for (source, target) in &rules {
             assert_eq!(charsmap.longest_match(source.as_bytes()), Some((target.as_str(), source.len())), "{source:?}");
         }
         assert_eq!(charsmap.longest_match("a".as_bytes()), None);
         assert_eq!(charsmap.longest_match("ﬁ".as_bytes()), Some(("fi", 3)));
+    }
+
+    #[test]
+    fn embedded_charsmaps_are_what_the_builder_makes() {
+        let bless = std::env::var_os("TOKENMILL_BLESS_CHARSMAPS").is_some();
+        for name in RULE_NAMES {
+            let built = compile_charsmap(&builtin_rules(name).unwrap()).unwrap();
+            if bless && name != "identity" {
+                let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("src/sentencepiece/charsmaps/{name}.bin"));
+                std::fs::write(&path, &built).unwrap();
+                continue; // the embedded copy is the one this test binary was built with
+            }
+            assert!(built == builtin_charsmap(name).unwrap(), "the embedded {name} charsmap is stale: rerun this test with TOKENMILL_BLESS_CHARSMAPS=1");
+        }
     }
 }

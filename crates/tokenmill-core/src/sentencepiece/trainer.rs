@@ -38,20 +38,20 @@ fn invalid(message: impl Into<String>) -> Error {
 /// Fills in the normalizer spec of a model to train: the charsmap of the named rules (or of
 /// `normalization_rule_tsv`), as SentencePiece's `Builder` does.
 pub fn prepare_normalizer_spec(spec: &mut NormalizerSpec) -> Result<()> {
-    let rules = match spec.normalization_rule_tsv.as_deref().filter(|p| !p.is_empty()) {
+    let charsmap = match spec.normalization_rule_tsv.as_deref().filter(|p| !p.is_empty()) {
         Some(path) => {
             let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
             spec.name = Some("user_defined".into());
-            rules::rules_from_tsv(&text).map_err(|e| e.in_file(path))?
+            rules::compile_charsmap(&rules::rules_from_tsv(&text).map_err(|e| e.in_file(path))?)?
         }
         None => {
             let name = spec.name.clone().unwrap_or_else(|| "nmt_nfkc".into());
-            let rules = rules::builtin_rules(&name)?;
+            let charsmap = rules::builtin_charsmap(&name)?.to_vec();
             spec.name = Some(name);
-            rules
+            charsmap
         }
     };
-    spec.precompiled_charsmap = Some(rules::compile_charsmap(&rules)?);
+    spec.precompiled_charsmap = Some(charsmap);
     Ok(())
 }
 
@@ -716,6 +716,49 @@ fn serialize(mut spec: TrainerSpec, normalizer_spec: NormalizerSpec, meta: &std:
     Ok(proto)
 }
 
+/// The `.vocab` file SentencePiece writes beside a model: `piece<TAB>score` per line (the
+/// score as C++'s `ostream << float` prints it, `%g`), or only the pieces when
+/// `vocabulary_output_piece_score` is false.
+pub fn vocab_file_text(proto: &ModelProto) -> String {
+    let with_scores = proto.trainer_spec.as_ref().map_or(true, |spec| spec.vocabulary_output_piece_score());
+    let mut text = String::with_capacity(proto.pieces.len() * 16);
+    for piece in &proto.pieces {
+        text.push_str(piece.piece.as_deref().unwrap_or(""));
+        if with_scores {
+            text.push('\t');
+            text.push_str(&format_general(piece.score.unwrap_or(0.0) as f64));
+        }
+        text.push('\n');
+    }
+    text
+}
+
+/// `x` as C's `%g` prints it: 6 significant digits, trailing zeros dropped, in exponent form
+/// (`1.5e+06`, `1e-05`) when the exponent is below -4 or at least 6.
+fn format_general(x: f64) -> String {
+    const PRECISION: i32 = 6;
+    if !x.is_finite() {
+        return if x.is_nan() { "nan".into() } else if x > 0.0 { "inf".into() } else { "-inf".into() };
+    }
+    // Rounded to 6 significant digits first: the rounding decides the exponent (9.999995 → 10).
+    let scientific = format!("{:.*e}", (PRECISION - 1) as usize, x);
+    let (mantissa, exponent) = scientific.split_once('e').unwrap_or((&scientific, "0"));
+    let exponent: i32 = exponent.parse().unwrap_or(0);
+    let trim = |digits: &str| -> String {
+        if digits.contains('.') {
+            digits.trim_end_matches('0').trim_end_matches('.').to_string()
+        } else {
+            digits.to_string()
+        }
+    };
+    if exponent < -4 || exponent >= PRECISION {
+        let sign = if exponent < 0 { '-' } else { '+' };
+        format!("{}e{sign}{:02}", trim(mantissa), exponent.abs())
+    } else {
+        trim(&format!("{:.*}", (PRECISION - 1 - exponent) as usize, x))
+    }
+}
+
 /// The value of a boolean flag ("true"/"false", "1"/"0", "yes"/"no", any case).
 fn parse_bool(name: &str, value: &str) -> Result<bool> {
     match value.to_ascii_lowercase().as_str() {
@@ -891,6 +934,23 @@ mod input_tests {
         assert!(matches!(bad.last(), Some(Err(Error::Format { line: Some(2), .. }))), "{bad:?}");
         let spec = TrainerSpec { input: vec!["/nonexistent/corpus.txt".into()], ..Default::default() };
         assert!(matches!(read_inputs(&spec).next(), Some(Err(Error::Io { .. }))));
+    }
+}
+
+#[cfg(test)]
+mod vocab_tests {
+    use super::*;
+
+    #[test]
+    fn scores_print_as_printf_g() {
+        let cases = [
+            (0.0, "0"), (-0.0, "-0"), (-1.0, "-1"), (-31999.0, "-31999"), (-123456.0, "-123456"), (-1234567.0, "-1.23457e+06"),
+            (-10.123456789, "-10.1235"), (0.0001, "0.0001"), (0.00001234, "1.234e-05"), (9.9999996, "10"), (999999.5, "1e+06"),
+            (0.5, "0.5"), (1234.125, "1234.12"), (1234.375, "1234.38"), (f64::INFINITY, "inf"),
+        ];
+        for (x, expected) in cases {
+            assert_eq!(format_general(x), expected, "{x}");
+        }
     }
 }
 
