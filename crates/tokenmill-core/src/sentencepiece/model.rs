@@ -703,21 +703,10 @@ pub struct UnigramBuffers {
 /// word's Viterbi runs from that score, so the result is [`encode_unigram`]'s exactly,
 /// near-ties included.
 pub fn encode_unigram_words(vocab: &Vocab, index: &UnigramIndex, text: &[u8], cache: &mut WordCache, buffers: &mut UnigramBuffers, out: &mut Vec<u32>) {
-    /// Words whose cache lines are prefetched together ([`WordCache::prefetch`]).
+    /// Words whose cache lines are prefetched together before any of them is looked up
+    /// ([`WordCache::prefetch`]; a sliding window 8 words ahead was no faster).
     const BATCH: usize = 16;
-    let UnigramBuffers { best, spans, packed } = buffers;
-    let mut ids = IdWriter::new(vocab);
-    let mut score = 0.0f32;
-    // The Viterbi of `word` from the real `score`, its ids appended: for words that cannot be
-    // cached or whose cached path may not be exact at this score.
-    let from_score = |word: &[u8], score: f32, ids: &mut IdWriter, out: &mut Vec<u32>, best: &mut Vec<ViterbiCell>, spans: &mut Vec<Span>| {
-        spans.clear();
-        let score = viterbi::<false>(vocab, index, word, 0, score, best, &mut Decisions::default(), spans);
-        for span in spans.iter() {
-            ids.push(out, span.id, &word[span.start..span.end]);
-        }
-        score
-    };
+    let mut line = LineEncoder { vocab, index, buffers, ids: IdWriter::new(vocab), score: 0.0 };
     let mut words = independent_words(text);
     let mut batch = [(0usize, 0usize, None); BATCH];
     loop {
@@ -734,34 +723,65 @@ pub fn encode_unigram_words(vocab: &Vocab, index: &UnigramIndex, text: &[u8], ca
             break;
         }
         for &(start, end, key) in &batch[..n] {
-            let word = &text[start..end];
-            if word.len() >= MAX_CACHED_WORD_BYTES {
-                score = from_score(word, score, &mut ids, out, best, spans);
-                continue;
-            }
-            if let Some(cached) = cache.get_keyed(word, key) {
-                if score.abs() < limit_of_code(cached.limit_code) {
-                    ids.push_packed(out, word, cached.tokens, cached.has_unk);
-                    score = path_score(vocab, index, score, cached.tokens);
-                } else {
-                    score = from_score(word, score, &mut ids, out, best, spans);
-                }
-                continue;
-            }
-            spans.clear();
-            let mut decisions = Decisions::default();
-            viterbi::<true>(vocab, index, word, 0, 0.0, best, &mut decisions, spans);
-            packed.clear();
-            packed.extend(spans.iter().map(|s| s.id | ((s.end - s.start) as u32) << unigram_cache::ID_BITS));
-            let has_unk = spans.iter().any(|s| s.id == vocab.unk_id);
-            let code = limit_code(exact_prefix_limit(&decisions));
-            cache.insert(word, packed, code, has_unk);
-            if score.abs() < limit_of_code(code) {
-                ids.push_packed(out, word, packed, has_unk);
-                score = path_score(vocab, index, score, packed);
-            } else {
-                score = from_score(word, score, &mut ids, out, best, spans);
-            }
+            line.word(cache, &text[start..end], key, out);
+        }
+    }
+}
+
+/// The state of [`encode_unigram_words`] along one text.
+struct LineEncoder<'a> {
+    vocab: &'a Vocab,
+    index: &'a UnigramIndex,
+    buffers: &'a mut UnigramBuffers,
+    ids: IdWriter<'a>,
+    /// The score of the best path up to the current word, as the whole-text Viterbi has it.
+    score: f32,
+}
+
+impl LineEncoder<'_> {
+    /// Appends the ids of the next word (`key`: its [`short_key`]).
+    #[inline]
+    fn word(&mut self, cache: &mut WordCache, word: &[u8], key: Option<[u64; 3]>, out: &mut Vec<u32>) {
+        if word.len() >= MAX_CACHED_WORD_BYTES {
+            return self.from_score(word, out);
+        }
+        if let Some(cached) = cache.get_keyed(word, key) {
+            return self.cached(word, cached.tokens, cached.limit_code, cached.has_unk, out);
+        }
+        let UnigramBuffers { best, spans, packed } = &mut *self.buffers;
+        spans.clear();
+        let mut decisions = Decisions::default();
+        viterbi::<true>(self.vocab, self.index, word, 0, 0.0, best, &mut decisions, spans);
+        packed.clear();
+        packed.extend(spans.iter().map(|s| s.id | ((s.end - s.start) as u32) << unigram_cache::ID_BITS));
+        let has_unk = spans.iter().any(|s| s.id == self.vocab.unk_id);
+        let code = limit_code(exact_prefix_limit(&decisions));
+        cache.insert(word, packed, code, has_unk);
+        let packed = std::mem::take(&mut self.buffers.packed);
+        self.cached(word, &packed, code, has_unk, out);
+        self.buffers.packed = packed;
+    }
+
+    /// A word's path from the cache (`tokens` packed) if it is exact at the current score,
+    /// else the word's Viterbi from that score.
+    #[inline]
+    fn cached(&mut self, word: &[u8], tokens: &[u32], limit_code: u8, has_unk: bool, out: &mut Vec<u32>) {
+        if self.score.abs() < limit_of_code(limit_code) {
+            self.ids.push_packed(out, word, tokens, has_unk);
+            self.score = path_score(self.vocab, self.index, self.score, tokens);
+        } else {
+            self.from_score(word, out);
+        }
+    }
+
+    /// The Viterbi of `word` from the current score: for words that cannot be cached or
+    /// whose cached path may not be exact at this score.
+    fn from_score(&mut self, word: &[u8], out: &mut Vec<u32>) {
+        let UnigramBuffers { best, spans, .. } = &mut *self.buffers;
+        spans.clear();
+        self.score = viterbi::<false>(self.vocab, self.index, word, 0, self.score, best, &mut Decisions::default(), spans);
+        for span in spans.iter() {
+            self.ids.push(out, span.id, &word[span.start..span.end]);
         }
     }
 }
