@@ -256,12 +256,15 @@ fn load_words(
     let max_len = spec.max_sentence_length().max(0) as usize;
     let accept = |s: &str| !(s.is_empty() || s.len() > max_len || s.contains(UNK_CHAR));
     let normalizer = SpNormalizer::new(normalizer_spec, spec.treat_whitespace_as_suffix(), None)?;
-    let meta_keys: Vec<(&[u8], u32)> = meta.values().map(|(p, _)| (p.as_bytes(), 0)).filter(|(k, _)| !k.contains(&0)).collect();
-    let meta_matcher = if meta_keys.is_empty() { None } else { Some(DoubleArray::build(&meta_keys)?) };
+    let meta_matcher = MetaMatcher::new(meta.values().map(|(p, _)| p.as_str()))?;
     let process = |sentence: &str, emit: &mut dyn FnMut(&str)| -> Result<()> {
         if accept(sentence) {
-            let text = normalizer.normalize(sentence).text;
-            split.split(&replace_meta(&text, meta_matcher.as_ref()), emit);
+            // Text only (no alignment), into this worker's buffer: no allocation per sentence.
+            NORMALIZED.with_borrow_mut(|buffer| {
+                normalizer.normalize_into(sentence, buffer);
+                let text = String::from_utf8_lossy(buffer);
+                split.split(&meta_matcher.replace(&text), emit);
+            });
         }
         Ok(())
     };
@@ -305,23 +308,49 @@ fn sample_sentences(spec: &TrainerSpec, sentences: impl Iterator<Item = Result<S
     Ok(kept)
 }
 
-/// Replaces every occurrence of a meta piece with the boundary character (`GlobalReplace`).
-fn replace_meta(text: &str, matcher: Option<&DoubleArray>) -> String {
-    let Some(matcher) = matcher else { return text.to_string() };
-    let bytes = text.as_bytes();
-    let mut out = String::with_capacity(text.len());
-    let mut pos = 0;
-    while pos < bytes.len() {
-        if let Some((_, len)) = matcher.longest_prefix(&bytes[pos..]) {
-            out.push(BOUNDARY_CHAR);
-            pos += len;
-        } else {
-            let c = text[pos..].chars().next().unwrap_or(' ');
-            out.push(c);
-            pos += c.len_utf8();
-        }
+thread_local! {
+    /// A training worker's buffer for normalized sentences.
+    static NORMALIZED: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Finds the meta pieces in training sentences (SentencePiece's `GlobalReplace` of each).
+struct MetaMatcher {
+    trie: Option<DoubleArray>,
+    /// The first bytes of the pieces: a sentence without any of them (nearly all) is left as is
+    /// without a trie lookup per character.
+    first_bytes: [bool; 256],
+}
+
+impl MetaMatcher {
+    fn new<'a>(pieces: impl Iterator<Item = &'a str>) -> Result<Self> {
+        let keys: Vec<(&[u8], u32)> = pieces.map(|p| (p.as_bytes(), 0)).filter(|(k, _)| !k.is_empty() && !k.contains(&0)).collect();
+        let mut first_bytes = [false; 256];
+        keys.iter().for_each(|(k, _)| first_bytes[k[0] as usize] = true);
+        Ok(MetaMatcher { trie: if keys.is_empty() { None } else { Some(DoubleArray::build(&keys)?) }, first_bytes })
     }
-    out
+
+    /// `text` with every occurrence of a meta piece (longest first) replaced by the boundary
+    /// character.
+    fn replace<'t>(&self, text: &'t str) -> std::borrow::Cow<'t, str> {
+        let Some(trie) = &self.trie else { return text.into() };
+        if !text.bytes().any(|b| self.first_bytes[b as usize]) {
+            return text.into();
+        }
+        let bytes = text.as_bytes();
+        let mut out = String::with_capacity(text.len());
+        let mut pos = 0;
+        while pos < bytes.len() {
+            if let Some((_, len)) = trie.longest_prefix(&bytes[pos..]) {
+                out.push(BOUNDARY_CHAR);
+                pos += len;
+            } else {
+                let c = text[pos..].chars().next().unwrap_or(' ');
+                out.push(c);
+                pos += c.len_utf8();
+            }
+        }
+        out.into()
+    }
 }
 
 /// Character coverage: the most frequent characters that cover `character_coverage` of the
@@ -401,7 +430,7 @@ fn train_bpe(spec: &TrainerSpec, words: Vec<(String, u64)>, required: &[(char, u
     let mut seen_texts: FxHashSet<String> = FxHashSet::default();
     while final_pieces.len() < merges {
         let Some(pair) = state.best_pair() else { break };
-        let text = state.pair_text(pair);
+        let text = state.pair_text(state.pairs[pair as usize].pair);
         if !seen_texts.insert(text.clone()) {
             // The same string as an earlier piece (made of other parts): never merged.
             state.forbid(pair);
@@ -424,8 +453,9 @@ fn train_bpe(spec: &TrainerSpec, words: Vec<(String, u64)>, required: &[(char, u
 struct Candidate {
     count: u64,
     chars: u32,
+    /// The pair's index in [`SpBpe::pairs`].
+    index: u32,
     prefix: u128,
-    pair: u64,
 }
 
 impl Candidate {
@@ -440,7 +470,7 @@ impl Ord for Candidate {
             .cmp(&other.count)
             .then_with(|| Reverse(self.chars).cmp(&Reverse(other.chars)))
             .then_with(|| Reverse(self.prefix).cmp(&Reverse(other.prefix)))
-            .then_with(|| self.pair.cmp(&other.pair))
+            .then_with(|| self.index.cmp(&other.index))
     }
 }
 
@@ -458,11 +488,27 @@ fn unpack(p: u64) -> (u32, u32) {
     ((p >> 32) as u32, p as u32)
 }
 
+/// A pair that may become a piece: its symbols, how often it occurs, and the words it occurs in
+/// (ascending; may hold words that lost it since). A pair of existing symbols never becomes
+/// adjacent later (merges only fuse neighbours into new symbols), so each list is filled in one
+/// pass over ascending words: it stays sorted without duplicates.
+struct PairStats {
+    pair: u64,
+    count: u64,
+    words: Vec<u32>,
+    /// The merge that last pushed this pair as created (see [`SpBpe::merge`]).
+    pushed_at: u32,
+}
+
+/// Marks a pair that may not become a piece in [`SpBpe::index`].
+const INVALID_PAIR: u32 = u32::MAX;
+
 /// The state of SentencePiece-BPE training: words as runs of symbol ids in one arena (merged in
-/// place), pair counts, the words each pair occurs in, and a lazily updated max-heap of
-/// candidates. Invariant: every counted pair has a heap entry with at least its current count
-/// (only pairs that a merge creates gain counts, and they are pushed after the merge; an entry
-/// whose count went down is pushed back with the current count when popped).
+/// place), the valid pairs with their counts and words (one hash lookup per pair update), and a
+/// lazily updated max-heap of candidates. Invariant: every counted pair has a heap entry with at
+/// least its current count (only pairs that a merge creates gain counts, and they are pushed
+/// after the merge; an entry whose count went down is pushed back with the current count when
+/// popped).
 struct SpBpe<'a> {
     spec: &'a TrainerSpec,
     /// Text and length in characters of each symbol id.
@@ -473,12 +519,13 @@ struct SpBpe<'a> {
     start: Vec<usize>,
     len: Vec<u32>,
     count: Vec<u64>,
-    /// Whether a pair may become a piece (`is_valid_piece`), cached.
-    valid: FxHashMap<u64, bool>,
-    pair_count: FxHashMap<u64, u64>,
-    /// Words where each pair appeared (may repeat, and may hold words that lost the pair).
-    pair_words: FxHashMap<u64, Vec<u32>>,
+    /// Every pair seen: its index in `pairs`, or [`INVALID_PAIR`] (`is_valid_piece` said no,
+    /// cached).
+    index: FxHashMap<u64, u32>,
+    pairs: Vec<PairStats>,
     heap: BinaryHeap<Candidate>,
+    /// How many merges were made (stamps `PairStats::pushed_at`).
+    merges: u32,
 }
 
 impl<'a> SpBpe<'a> {
@@ -492,10 +539,10 @@ impl<'a> SpBpe<'a> {
             start: Vec::with_capacity(words.len()),
             len: Vec::with_capacity(words.len()),
             count: Vec::with_capacity(words.len()),
-            valid: FxHashMap::default(),
-            pair_count: FxHashMap::default(),
-            pair_words: FxHashMap::default(),
+            index: FxHashMap::default(),
+            pairs: Vec::new(),
             heap: BinaryHeap::new(),
+            merges: 0,
         };
         let mut char_ids: FxHashMap<char, u32> = FxHashMap::default();
         for (w, n) in &words {
@@ -520,41 +567,47 @@ impl<'a> SpBpe<'a> {
                 state.add(pair, state.count[w], w as u32);
             }
         }
-        let candidates: Vec<Candidate> = state.pair_count.iter().map(|(&pair, &count)| state.candidate(pair, count)).collect();
+        let candidates: Vec<Candidate> = (0..state.pairs.len() as u32).map(|i| state.candidate(i)).collect();
         state.heap = candidates.into();
         state
     }
 
-    fn is_valid(&mut self, pair: u64) -> bool {
-        if let Some(&v) = self.valid.get(&pair) {
-            return v;
-        }
+    fn is_valid(&self, pair: u64) -> bool {
         let (a, b) = unpack(pair);
-        let v = Some(a) != self.unk_symbol && Some(b) != self.unk_symbol && {
+        Some(a) != self.unk_symbol && Some(b) != self.unk_symbol && {
             let joined: Vec<char> = self.texts[a as usize].chars().chain(self.texts[b as usize].chars()).collect();
             is_valid_piece(self.spec, &joined)
-        };
-        self.valid.insert(pair, v);
-        v
+        }
     }
 
-    /// Counts `n` more occurrences of `pair` in word `w` (valid pairs only); true if counted.
-    fn add(&mut self, pair: u64, n: u64, w: u32) -> bool {
-        if !self.is_valid(pair) {
-            return false;
+    /// Counts `n` more occurrences of `pair` in word `w` (valid pairs only); returns the pair's
+    /// index if it counted.
+    fn add(&mut self, pair: u64, n: u64, w: u32) -> Option<u32> {
+        let index = match self.index.get(&pair) {
+            Some(&index) => index,
+            None => {
+                let index = if self.is_valid(pair) {
+                    self.pairs.push(PairStats { pair, count: 0, words: Vec::new(), pushed_at: u32::MAX });
+                    self.pairs.len() as u32 - 1
+                } else {
+                    INVALID_PAIR
+                };
+                self.index.insert(pair, index);
+                index
+            }
+        };
+        let stats = self.pairs.get_mut(index as usize)?;
+        stats.count += n;
+        if stats.words.last() != Some(&w) {
+            stats.words.push(w);
         }
-        *self.pair_count.entry(pair).or_default() += n;
-        let words = self.pair_words.entry(pair).or_default();
-        if words.last() != Some(&w) {
-            words.push(w);
-        }
-        true
+        Some(index)
     }
 
     /// Counts `n` fewer occurrences of `pair` (if it is counted at all).
     fn subtract(&mut self, pair: u64, n: u64) {
-        if let Some(c) = self.pair_count.get_mut(&pair) {
-            *c = c.saturating_sub(n);
+        if let Some(stats) = self.index.get(&pair).and_then(|&i| self.pairs.get_mut(i as usize)) {
+            stats.count = stats.count.saturating_sub(n);
         }
     }
 
@@ -563,25 +616,27 @@ impl<'a> SpBpe<'a> {
         [self.texts[a as usize].as_str(), self.texts[b as usize].as_str()].concat()
     }
 
-    fn candidate(&self, pair: u64, count: u64) -> Candidate {
-        let (a, b) = unpack(pair);
+    /// The heap entry of pair `index` with its current count.
+    fn candidate(&self, index: u32) -> Candidate {
+        let stats = &self.pairs[index as usize];
+        let (a, b) = unpack(stats.pair);
         let mut prefix = [0u8; 16];
         let bytes = self.texts[a as usize].bytes().chain(self.texts[b as usize].bytes());
         for (slot, byte) in prefix.iter_mut().zip(bytes) {
             *slot = byte;
         }
-        Candidate { count, chars: self.chars[a as usize] + self.chars[b as usize], prefix: u128::from_be_bytes(prefix), pair }
+        Candidate { count: stats.count, chars: self.chars[a as usize] + self.chars[b as usize], index, prefix: u128::from_be_bytes(prefix) }
     }
 
     /// Whether a popped entry is up to date; a stale one is pushed back with the current count
     /// (or dropped when its pair is gone).
     fn is_current(&mut self, entry: &Candidate) -> bool {
-        let current = self.pair_count.get(&entry.pair).copied().unwrap_or(0);
+        let current = self.pairs[entry.index as usize].count;
         if current == entry.count && current > 0 {
             return true;
         }
         if current > 0 {
-            let fresh = self.candidate(entry.pair, current);
+            let fresh = self.candidate(entry.index);
             self.heap.push(fresh);
         }
         false
@@ -589,7 +644,7 @@ impl<'a> SpBpe<'a> {
 
     /// The best pair: the highest count, then the fewest characters, then the smallest text,
     /// then (one text made in two ways) the largest pair of ids.
-    fn best_pair(&mut self) -> Option<u64> {
+    fn best_pair(&mut self) -> Option<u32> {
         loop {
             let top = self.heap.pop()?;
             if !self.is_current(&top) {
@@ -605,35 +660,45 @@ impl<'a> SpBpe<'a> {
                     tied.push(next);
                 }
             }
+            let pair = |c: &Candidate| self.pairs[c.index as usize].pair;
             let best = (0..tied.len())
-                .min_by(|&i, &j| self.pair_text(tied[i].pair).cmp(&self.pair_text(tied[j].pair)).then(tied[j].pair.cmp(&tied[i].pair)))
+                .min_by(|&i, &j| self.pair_text(pair(&tied[i])).cmp(&self.pair_text(pair(&tied[j]))).then(pair(&tied[j]).cmp(&pair(&tied[i]))))
                 .unwrap_or(0);
             let chosen = tied.swap_remove(best);
             self.heap.extend(tied);
-            return Some(chosen.pair);
+            return Some(chosen.index);
         }
     }
 
-    /// Takes `pair` out of training for good (its text is already a piece).
-    fn forbid(&mut self, pair: u64) {
-        self.pair_count.remove(&pair);
-        self.valid.insert(pair, false);
+    /// Takes pair `index` out of training for good (its text is already a piece).
+    fn forbid(&mut self, index: u32) {
+        let stats = &mut self.pairs[index as usize];
+        stats.count = 0;
+        stats.words = Vec::new();
+        self.index.insert(stats.pair, INVALID_PAIR);
     }
 
-    /// Merges `pair` into a new symbol `text` in every word that has it, left to right,
+    /// Merges pair `index` into a new symbol `text` in every word that has it, left to right,
     /// updating only the counts of the neighbouring pairs, and pushes the pairs it created.
-    fn merge(&mut self, pair: u64, text: String) {
-        let (left, right) = unpack(pair);
+    fn merge(&mut self, index: u32, text: String) {
+        let (left, right) = unpack(self.pairs[index as usize].pair);
         let merged = self.texts.len() as u32;
         self.chars.push(self.chars[left as usize] + self.chars[right as usize]);
         self.texts.push(text);
         // Gone for good: no `left right` is left in any word after the merge (and subtracting
-        // from it below is a no-op).
-        self.pair_count.remove(&pair);
-        let mut words = self.pair_words.remove(&pair).unwrap_or_default();
-        words.sort_unstable();
-        words.dedup();
-        let mut created: Vec<u64> = Vec::new();
+        // from it below changes nothing).
+        self.pairs[index as usize].count = 0;
+        let words = std::mem::take(&mut self.pairs[index as usize].words);
+        self.merges += 1;
+        let mut created: Vec<u32> = Vec::new();
+        let mut note_created = |state: &mut Self, counted: Option<u32>| {
+            if let Some(i) = counted {
+                if state.pairs[i as usize].pushed_at != state.merges {
+                    state.pairs[i as usize].pushed_at = state.merges;
+                    created.push(i);
+                }
+            }
+        };
         for w in words {
             let (start, n, count) = (self.start[w as usize], self.len[w as usize] as usize, self.count[w as usize]);
             let (mut read, mut write) = (0, 0);
@@ -643,16 +708,14 @@ impl<'a> SpBpe<'a> {
                     if write > 0 {
                         let prev = self.arena[start + write - 1];
                         self.subtract(pack(prev, left), count);
-                        if self.add(pack(prev, merged), count, w) {
-                            created.push(pack(prev, merged));
-                        }
+                        let counted = self.add(pack(prev, merged), count, w);
+                        note_created(self, counted);
                     }
                     if read + 2 < n {
                         let next = self.arena[start + read + 2];
                         self.subtract(pack(right, next), count);
-                        if self.add(pack(merged, next), count, w) {
-                            created.push(pack(merged, next));
-                        }
+                        let counted = self.add(pack(merged, next), count, w);
+                        note_created(self, counted);
                     }
                     self.arena[start + write] = merged;
                     read += 2;
@@ -664,12 +727,9 @@ impl<'a> SpBpe<'a> {
             }
             self.len[w as usize] = write as u32;
         }
-        created.sort_unstable();
-        created.dedup();
-        for p in created {
-            let count = self.pair_count.get(&p).copied().unwrap_or(0);
-            if count > 0 {
-                let fresh = self.candidate(p, count);
+        for i in created {
+            if self.pairs[i as usize].count > 0 {
+                let fresh = self.candidate(i);
                 self.heap.push(fresh);
             }
         }
