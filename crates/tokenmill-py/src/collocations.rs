@@ -15,13 +15,7 @@ use tokenmill_core::collocations::{
 };
 
 use crate::errors::ToPyResult;
-
-extern "C" {
-    /// Part of CPython's C API since 3.3 (and of the limited API from 3.10); pyo3 hides it
-    /// under abi3-py39, but every interpreter we load into exports it. Returns the string's
-    /// cached UTF-8 form without copying, or NULL (with an exception set) for lone surrogates.
-    fn PyUnicode_AsUTF8AndSize(unicode: *mut ffi::PyObject, size: *mut ffi::Py_ssize_t) -> *const c_char;
-}
+use crate::input_texts::str_utf8;
 
 /// Tokens copied out of Python: the bytes of each word, `None` slots as padding.
 #[derive(Default)]
@@ -56,17 +50,13 @@ impl TokenChunk {
             )));
         };
         let start = self.bytes.len();
-        let mut size: ffi::Py_ssize_t = 0;
-        // SAFETY: `text` is a live str; the returned buffer is owned by it and read at once.
-        let data = unsafe { PyUnicode_AsUTF8AndSize(text.as_ptr(), &mut size) };
-        if data.is_null() {
-            // Lone surrogates: keep them, encoded as "surrogatepass" (sorts in code-point order).
-            let _ = PyErr::take(item.py());
-            let encoded = text.call_method1("encode", ("utf-8", "surrogatepass"))?;
-            self.bytes.extend_from_slice(encoded.downcast::<PyBytes>()?.as_bytes());
-        } else {
-            // SAFETY: CPython guarantees `size` valid bytes at `data`.
-            self.bytes.extend_from_slice(unsafe { std::slice::from_raw_parts(data as *const u8, size as usize) });
+        match str_utf8(text) {
+            Ok(utf8) => self.bytes.extend_from_slice(utf8.as_bytes()),
+            Err(_) => {
+                // Lone surrogates: keep them, encoded as "surrogatepass" (sorts in code-point order).
+                let encoded = text.call_method1("encode", ("utf-8", "surrogatepass"))?;
+                self.bytes.extend_from_slice(encoded.downcast::<PyBytes>()?.as_bytes());
+            }
         }
         self.spans.push(Some((start, self.bytes.len())));
         Ok(())

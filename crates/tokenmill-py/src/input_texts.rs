@@ -28,11 +28,18 @@ extern "C" {
 /// A lone surrogate (which UTF-8 cannot carry) becomes an `InvalidArgumentError` that says
 /// where it is, instead of Python's UnicodeEncodeError.
 pub(crate) fn str_text<'a>(s: &'a Bound<'_, PyString>) -> PyResult<&'a str> {
+    str_utf8(s).map_err(|e| lone_surrogate_error(s, e))
+}
+
+/// The text of a Python str, borrowed from the str object (see [`PyUnicode_AsUTF8AndSize`]);
+/// for a lone surrogate, Python's own `UnicodeEncodeError` (for callers that handle it
+/// themselves or must raise what their reference library raises).
+pub(crate) fn str_utf8<'a>(s: &'a Bound<'_, PyString>) -> PyResult<&'a str> {
     let mut size: pyo3::ffi::Py_ssize_t = 0;
     // SAFETY: `s` is a live str (we hold the GIL and a reference to it).
     let data = unsafe { PyUnicode_AsUTF8AndSize(s.as_ptr(), &mut size) };
     if data.is_null() {
-        return Err(lone_surrogate_error(s, PyErr::fetch(s.py())));
+        return Err(PyErr::fetch(s.py()));
     }
     // SAFETY: CPython guarantees `size` bytes of valid UTF-8 at `data`, owned by the str object,
     // which lives (unchanged: strs are immutable) at least as long as the borrow `'a` of `s`.

@@ -6,9 +6,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use std::os::raw::c_char;
 
-use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyString};
 use rayon::prelude::*;
@@ -16,6 +14,7 @@ use prost::Message;
 use tokenmill_core::sentencepiece::{trainer, EncodeOptions, EncodedText, ModelProto, NormalizerSpec, PieceType, Processor, TrainerSpec};
 
 use crate::errors::ToPyResult;
+use crate::input_texts::str_utf8;
 use crate::id_lists::IdObjects;
 
 #[pyclass(module = "tokenmill.sentencepiece", name = "Processor", frozen)]
@@ -30,14 +29,6 @@ impl PyProcessor {
     fn new(inner: Processor) -> Self {
         PyProcessor { inner: Arc::new(inner), id_objects: IdObjects::default() }
     }
-}
-
-extern "C" {
-    /// Part of CPython's C API since 3.3 (and of the limited API from 3.10); pyo3 hides it
-    /// under abi3-py39, but every interpreter we load into exports it. Returns the string's
-    /// UTF-8 form without copying (ASCII strings are their own UTF-8), or NULL with an
-    /// exception set (lone surrogates).
-    fn PyUnicode_AsUTF8AndSize(unicode: *mut ffi::PyObject, size: *mut ffi::Py_ssize_t) -> *const c_char;
 }
 
 /// The texts of a batch as Python objects: `str` as given, `bytes` decoded as UTF-8 (as
@@ -63,19 +54,7 @@ fn text_objects<'py>(items: Vec<Bound<'py, PyAny>>) -> PyResult<Vec<Bound<'py, P
 /// Borrows the UTF-8 form of each text (no copy; valid while `texts` lives, and `str` objects
 /// are immutable, so it may be read without the GIL).
 fn borrow_texts<'a>(texts: &'a [Bound<'_, PyString>]) -> PyResult<Vec<&'a str>> {
-    texts
-        .iter()
-        .map(|text| {
-            let mut size: ffi::Py_ssize_t = 0;
-            // SAFETY: `text` is a live str; the returned buffer is owned by it.
-            let data = unsafe { PyUnicode_AsUTF8AndSize(text.as_ptr(), &mut size) };
-            if data.is_null() {
-                return Err(PyErr::fetch(text.py()));
-            }
-            // SAFETY: CPython guarantees `size` bytes of valid UTF-8 at `data`, kept by `text`.
-            Ok(unsafe { std::str::from_utf8_unchecked(std::slice::from_raw_parts(data as *const u8, size as usize)) })
-        })
-        .collect()
+    texts.iter().map(str_utf8).collect()
 }
 
 /// The ids of a run of consecutive texts: all in one buffer, `ends[i]` where text i's end.
