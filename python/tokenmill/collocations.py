@@ -35,6 +35,7 @@ import sys as _sys
 from collections import Counter as _Counter
 from collections.abc import Mapping as _Mapping
 
+from tokenmill._atomic import atomic_open as _atomic_open
 from tokenmill._native import collocations as _native
 
 __all__ = [
@@ -578,7 +579,7 @@ def to_csv(scored, path=None):
         writer.writerow(header)
         writer.writerows(rows)
         return None
-    with open(path, "w", encoding="utf-8", newline="") as f:
+    with _atomic_open(path, "w", encoding="utf-8", newline="") as f:
         writer = _csv.writer(f, lineterminator="\n")
         writer.writerow(header)
         writer.writerows(rows)

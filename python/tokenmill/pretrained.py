@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 from tokenmill import _native
+from tokenmill._atomic import atomic_open
 
 TOKENIZER_FILE = "tokenizer.json"
 CONFIG_FILE = "tokenizer_config.json"
@@ -432,11 +433,9 @@ def save_pretrained(
 
 
 def write_json_atomically(path: Path, value: Dict[str, Any]) -> None:
-    temporary = path.with_name(path.name + ".tmp")
-    with open(temporary, "w", encoding="utf-8") as f:
+    with atomic_open(path, "w", encoding="utf-8") as f:
         json.dump(value, f, indent=2, ensure_ascii=False)
         f.write("\n")
-    os.replace(temporary, path)
 
 
 # ---- train_new_from_iterator ----

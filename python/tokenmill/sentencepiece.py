@@ -17,6 +17,7 @@ import re as _re
 from typing import Any, List, Optional, Sequence, Union
 
 from tokenmill import InvalidArgumentError, UnknownIdError
+from tokenmill._atomic import atomic_open as _atomic_open
 from tokenmill._native import sentencepiece as _native
 
 
@@ -658,9 +659,9 @@ class SentencePieceTrainer:
         if model_writer is not None:
             model_writer.write(model)
             return None
-        with open(prefix + ".model", "wb") as f:
+        with _atomic_open(prefix + ".model", "wb") as f:
             f.write(model)
-        with open(prefix + ".vocab", "w", encoding="utf-8", newline="\n") as f:
+        with _atomic_open(prefix + ".vocab", "w", encoding="utf-8", newline="\n") as f:
             f.write(vocab)
         return None
 
