@@ -31,7 +31,7 @@ pub struct PyEncoding {
 
 impl From<Encoding> for PyEncoding {
     fn from(encoding: Encoding) -> Self {
-        PyEncoding { encoding: StoredEncoding::Full(encoding), texts: None }
+        PyEncoding { encoding: StoredEncoding::whole(encoding), texts: None }
     }
 }
 
@@ -75,7 +75,7 @@ impl PyEncoding {
     }
 
     fn __setstate__(&mut self, state: &Bound<'_, PyBytes>) -> PyResult<()> {
-        self.encoding = StoredEncoding::Full(serde_json::from_slice(state.as_bytes()).map_err(|e| FormatError::new_err(format!("cannot unpickle the Encoding: {e}")))?);
+        self.encoding = StoredEncoding::whole(serde_json::from_slice(state.as_bytes()).map_err(|e| FormatError::new_err(format!("cannot unpickle the Encoding: {e}")))?);
         self.texts = None;
         Ok(())
     }

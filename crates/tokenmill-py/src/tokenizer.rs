@@ -824,26 +824,26 @@ impl PyTokenizer {
     /// Encodes a batch in parallel, without the GIL. Items are sequences or ``(sequence, pair)``
     /// tuples (lists of str when ``is_pretokenized``).
     #[pyo3(signature = (input, is_pretokenized = false, add_special_tokens = true))]
-    fn encode_batch(
+    fn encode_batch<'py>(
         &self,
-        py: Python<'_>,
+        py: Python<'py>,
         input: &Bound<'_, PyAny>,
         is_pretokenized: bool,
         add_special_tokens: bool,
-    ) -> PyResult<Vec<PyEncoding>> {
+    ) -> PyResult<Bound<'py, PyList>> {
         self.encode_many(py, input, is_pretokenized, add_special_tokens, OffsetType::Char)
     }
 
     /// Like :meth:`encode_batch` (kept for ``tokenizers`` compatibility); offsets are in bytes
     /// of the UTF-8 input, as ``tokenizers``' fast variant gives them.
     #[pyo3(signature = (input, is_pretokenized = false, add_special_tokens = true))]
-    fn encode_batch_fast(
+    fn encode_batch_fast<'py>(
         &self,
-        py: Python<'_>,
+        py: Python<'py>,
         input: &Bound<'_, PyAny>,
         is_pretokenized: bool,
         add_special_tokens: bool,
-    ) -> PyResult<Vec<PyEncoding>> {
+    ) -> PyResult<Bound<'py, PyList>> {
         self.encode_many(py, input, is_pretokenized, add_special_tokens, OffsetType::Byte)
     }
 
@@ -909,15 +909,15 @@ impl PyTokenizer {
     /// ``encode_batch`` with truncation and padding given for this call (dicts shaped like the
     /// ``truncation`` / ``padding`` properties, or None for none) instead of the tokenizer's.
     #[pyo3(signature = (input, is_pretokenized = false, add_special_tokens = true, truncation = None, padding = None))]
-    fn encode_batch_with(
+    fn encode_batch_with<'py>(
         &self,
-        py: Python<'_>,
+        py: Python<'py>,
         input: &Bound<'_, PyAny>,
         is_pretokenized: bool,
         add_special_tokens: bool,
         truncation: Option<&Bound<'_, PyDict>>,
         padding: Option<&Bound<'_, PyDict>>,
-    ) -> PyResult<Vec<PyEncoding>> {
+    ) -> PyResult<Bound<'py, PyList>> {
         let truncation = truncation.map(truncation_from_dict).transpose()?;
         let padding = padding.map(padding_from_dict).transpose()?;
         let held = hold_batch(input, is_pretokenized)?;
@@ -925,7 +925,7 @@ impl PyTokenizer {
         let batch = self
             .with_pipeline(py, |t| t.encode_batch_stored(inputs, add_special_tokens, OffsetType::Char, truncation.as_ref(), padding.as_ref()))?
             .py()?;
-        Ok(into_py_encodings(py, batch))
+        into_py_encodings(py, batch)
     }
 
     /// The NumPy path for model inputs: encodes a batch (texts, ``(text, pair)`` tuples, or
@@ -1078,31 +1078,32 @@ impl PyTokenizer {
         result.py()
     }
 
-    fn encode_many(
+    fn encode_many<'py>(
         &self,
-        py: Python<'_>,
+        py: Python<'py>,
         input: &Bound<'_, PyAny>,
         is_pretokenized: bool,
         add_special_tokens: bool,
         offset_type: OffsetType,
-    ) -> PyResult<Vec<PyEncoding>> {
+    ) -> PyResult<Bound<'py, PyList>> {
         let held = hold_batch(input, is_pretokenized)?;
         let inputs = batch_inputs(&held)?;
         let batch = self
             .with_pipeline(py, |t| t.encode_batch_stored(inputs, add_special_tokens, offset_type, t.get_truncation(), t.get_padding()))?
             .py()?;
-        Ok(into_py_encodings(py, batch))
+        into_py_encodings(py, batch)
     }
 }
 
 /// Python encodings of a batch (padded first, without the GIL), their deferred token texts
 /// (if any) read from the batch's table.
-fn into_py_encodings(py: Python<'_>, mut batch: StoredBatch) -> Vec<PyEncoding> {
+/// (Made straight into the list: no intermediate vector of `PyEncoding`s to move.)
+fn into_py_encodings(py: Python<'_>, mut batch: StoredBatch) -> PyResult<Bound<'_, PyList>> {
     if batch.padding.is_some() {
         py.allow_threads(|| batch.pad_rows());
     }
     let texts = batch.texts;
-    batch.rows.into_iter().map(|e| PyEncoding::deferred(e, texts.clone())).collect()
+    PyList::new(py, batch.rows.into_iter().map(|e| PyEncoding::deferred(e, texts.clone())))
 }
 
 /// Sequences pulled from a Python iterator in chunks (the GIL is taken once per chunk). Each

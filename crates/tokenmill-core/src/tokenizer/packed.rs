@@ -242,12 +242,13 @@ fn widen(values: &[u8]) -> Vec<u32> {
 #[derive(Debug, Clone, PartialEq)]
 pub enum StoredEncoding {
     Packed(PackedEncoding),
-    Full(Encoding),
+    /// Boxed: the enum stays small (it is moved into a Python object per row).
+    Full(Box<Encoding>),
 }
 
 impl Default for StoredEncoding {
     fn default() -> Self {
-        StoredEncoding::Full(Encoding::default())
+        StoredEncoding::whole(Encoding::default())
     }
 }
 
@@ -256,7 +257,7 @@ impl From<Encoding> for StoredEncoding {
     fn from(encoding: Encoding) -> Self {
         match PackedEncoding::pack(&encoding) {
             Some(packed) => StoredEncoding::Packed(packed),
-            None => StoredEncoding::Full(encoding),
+            None => StoredEncoding::whole(encoding),
         }
     }
 }
@@ -266,14 +267,19 @@ impl StoredEncoding {
     pub fn to_encoding(&self) -> Encoding {
         match self {
             StoredEncoding::Packed(p) => p.unpack(),
-            StoredEncoding::Full(e) => e.clone(),
+            StoredEncoding::Full(e) => Encoding::clone(e),
         }
+    }
+
+    /// `encoding` kept whole (not packed).
+    pub fn whole(encoding: Encoding) -> Self {
+        StoredEncoding::Full(Box::new(encoding))
     }
 
     /// The encoding whole, unpacked in place the first time (for edits and lookups).
     pub fn make_full(&mut self) -> &mut Encoding {
         if let StoredEncoding::Packed(p) = self {
-            *self = StoredEncoding::Full(p.unpack());
+            *self = StoredEncoding::whole(p.unpack());
         }
         match self {
             StoredEncoding::Full(e) => e,
@@ -358,7 +364,7 @@ impl StoredEncoding {
     pub fn overflowing(&self) -> Vec<StoredEncoding> {
         match self {
             StoredEncoding::Packed(p) => p.overflowing().iter().cloned().map(StoredEncoding::Packed).collect(),
-            StoredEncoding::Full(e) => e.overflowing.iter().cloned().map(StoredEncoding::Full).collect(),
+            StoredEncoding::Full(e) => e.overflowing.iter().cloned().map(StoredEncoding::whole).collect(),
         }
     }
     /// Lengths of this encoding and of all its overflowing windows (and theirs).
@@ -467,7 +473,7 @@ mod tests {
         e.truncate(4, 2, TruncationDirection::Right).unwrap();
         e.tokens[1] = "added".into();
         let table = TokensById::new((0..3000u32).map(|id| (if id == 2002 { "x" } else { "tok" }, id)).collect::<Vec<_>>().iter().map(|(t, id)| (*t, *id)));
-        for stored in [StoredEncoding::from(e.clone()), StoredEncoding::Full(e.clone())] {
+        for stored in [StoredEncoding::from(e.clone()), StoredEncoding::whole(e.clone())] {
             assert_eq!(stored.ids(), &e.ids[..]);
             assert_eq!(stored.type_ids(), &e.type_ids[..]);
             assert_eq!(stored.word_ids(), e.words);

@@ -437,7 +437,7 @@ where
         E: Into<EncodeInput<'s>> + Send,
     {
         let encode = |input: E| self.encode_with_texts(input.into(), add_special_tokens, offset_type, truncation, padding, defer_texts);
-        let mut encodings: Vec<Encoding> = parallel::map_collect::<_, _, Result<_>>(inputs, encode)?;
+        let mut encodings: Vec<Encoding> = parallel::try_map_collect(inputs, encode)?;
         if let Some(p) = padding {
             pad_encodings(&mut encodings, p);
         }
@@ -880,9 +880,9 @@ impl Tokenizer {
         // own text (byte-level BPE), copying the texts costs more than packing saves.
         let encode = |input: E| {
             let encoding = self.encode_with_texts(input.into(), add_special_tokens, offset_type, truncation, None, defer)?;
-            Ok(if defer { StoredEncoding::from(encoding) } else { StoredEncoding::Full(encoding) })
+            Ok::<_, Error>(if defer { StoredEncoding::from(encoding) } else { StoredEncoding::whole(encoding) })
         };
-        let rows: Vec<StoredEncoding> = parallel::map_collect::<_, _, Result<_>>(inputs, encode)?;
+        let rows: Vec<StoredEncoding> = parallel::try_map_collect(inputs, encode)?;
         let padding = padding.and_then(|p| BatchPadding::new(rows.iter().map(StoredEncoding::len), p));
         Ok(StoredBatch { rows, texts: table, padding })
     }

@@ -27,6 +27,24 @@ where
     }
 }
 
+/// `f` over `items`, in order, into a vector, or the error of the first item (in input order)
+/// that fails. With several threads every item is processed and each result written straight
+/// into its place in one vector: collecting rayon's `Result`s instead gathers per-thread chunks
+/// and copies them into one vector on the calling thread, freeing there the chunks the workers
+/// allocated (serial work at the end of every batch), and reports whichever error it met first.
+pub fn try_map_collect<T, R, E>(items: Vec<T>, f: impl Fn(T) -> Result<R, E> + Sync + Send) -> Result<Vec<R>, E>
+where
+    T: Send,
+    R: Send,
+    E: Send,
+{
+    if sequential() {
+        return items.into_iter().map(f).collect();
+    }
+    let results: Vec<Result<R, E>> = items.into_par_iter().map(f).collect();
+    results.into_iter().collect()
+}
+
 /// `f` over `items` by reference, in order, collected.
 pub fn map_ref_collect<'a, T, R, C>(items: &'a [T], f: impl Fn(&'a T) -> R + Sync + Send) -> C
 where
@@ -91,5 +109,9 @@ mod tests {
         for_each_with_chunk(&items, &mut table, 2, |&x, row| row.fill(x));
         assert_eq!(table, vec![2, 2, 3, 3, 4, 4]);
         drop_all(vec![String::from("a"); 100]);
+        let halves: Result<Vec<u32>, u32> = try_map_collect((0..1000u32).collect(), |x| if x % 2 == 0 { Ok(x / 2) } else { Err(x) });
+        assert_eq!(halves, Err(1), "the first failure in input order");
+        let all: Result<Vec<u32>, u32> = try_map_collect((0..1000u32).collect(), Ok);
+        assert_eq!(all, Ok((0..1000).collect()));
     }
 }
