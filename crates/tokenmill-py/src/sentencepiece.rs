@@ -11,6 +11,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyString};
 use rayon::prelude::*;
 use prost::Message;
+use tokenmill_core::utils::parallel;
 use tokenmill_core::sentencepiece::{trainer, EncodeOptions, EncodedText, ModelProto, NormalizerSpec, PieceType, Processor, TrainerSpec};
 
 use crate::errors::ToPyResult;
@@ -62,6 +63,14 @@ fn borrow_texts<'a>(texts: &'a [Bound<'_, PyString>]) -> PyResult<Vec<&'a str>> 
 struct FlatIds {
     ids: Vec<u32>,
     ends: Vec<usize>,
+}
+
+impl FlatIds {
+    /// Each text's ids.
+    fn slices(&self) -> impl Iterator<Item = &[u32]> {
+        let starts = std::iter::once(0).chain(self.ends.iter().copied());
+        starts.zip(&self.ends).map(|(start, &end)| &self.ids[start..end])
+    }
 }
 
 /// A piece as Python sees it: (piece, id, surface, begin, end).
@@ -161,74 +170,38 @@ fn encode_chunk(processor: &Processor, first: usize, chunk: &[&str], o: &EncodeO
     Ok(flat)
 }
 
-/// Texts per chunk of a parallel ids batch: enough to make the per-chunk work negligible, few
-/// enough that the two threads finish together.
+/// Texts per chunk of an ids batch: enough to make the per-chunk work negligible, few enough
+/// that the threads finish together.
 const TEXTS_PER_CHUNK: usize = 256;
 
 impl PyProcessor {
-    /// The ids of every text, in order, as chunks of [`FlatIds`] (in parallel unless
-    /// `num_threads` is 1).
-    fn encode_ids_flat(&self, texts: &[&str], o: &EncodeOptions, seed: Option<u64>, num_threads: i32) -> tokenmill_core::Result<Vec<FlatIds>> {
-        if num_threads == 1 || texts.len() < 2 {
-            return Ok(vec![encode_chunk(&self.inner, 0, texts, o, seed)?]);
-        }
-        texts.par_chunks(TEXTS_PER_CHUNK).enumerate().map(|(c, chunk)| encode_chunk(&self.inner, c * TEXTS_PER_CHUNK, chunk, o, seed)).collect()
-    }
-
-    /// A parallel ids batch whose Python lists are built while the rest is still being
-    /// encoded: the worker threads send each chunk as it is done, and this thread (which
-    /// holds the GIL) turns the chunks into lists in order. Building the lists is the part only
-    /// one thread can do; overlapping it with the encoding is what lets two threads approach
-    /// twice the speed of one.
-    fn encode_ids_pipelined<'py>(&self, py: Python<'py>, texts: &[&str], o: &EncodeOptions, seed: Option<u64>) -> PyResult<Bound<'py, PyList>> {
-        type Done = (usize, tokenmill_core::Result<FlatIds>);
+    /// The ids of every text as `list[list[int]]` (one shared int object per id, see
+    /// `id_lists`). Chunks of texts are encoded on the pool's threads and on this one, and this
+    /// thread turns each finished chunk into lists in order (see `parallel::produce_in_order`):
+    /// building the lists needs the GIL, so it is the part only one thread can do, and
+    /// overlapping it with the encoding is what lets two threads approach twice the speed of
+    /// one. The GIL is held only while lists are built. `num_threads` 1: all on this thread.
+    fn encode_ids<'py>(&self, py: Python<'py>, texts: &[&str], o: &EncodeOptions, seed: Option<u64>, num_threads: i32) -> PyResult<Bound<'py, PyList>> {
         let inner = &*self.inner;
-        let _pause = crate::words::GcPause::new(py, texts.len() * 8)?;
-        let (sender, mut receiver) = std::sync::mpsc::channel::<Done>();
-        std::thread::scope(|scope| {
-            scope.spawn(move || {
-                texts.par_chunks(TEXTS_PER_CHUNK).enumerate().for_each_with(sender, |sender, (c, chunk)| {
-                    // A send fails only when the receiver has given up after an error.
-                    let _ = sender.send((c, encode_chunk(inner, c * TEXTS_PER_CHUNK, chunk, o, seed)));
-                });
-            });
-            let mut pending: Vec<Option<FlatIds>> = (0..texts.len().div_ceil(TEXTS_PER_CHUNK)).map(|_| None).collect();
-            let mut lists = Vec::with_capacity(texts.len());
-            let mut next = 0;
-            while next < pending.len() {
-                // Wait without the GIL (other Python threads may run meanwhile).
-                let (back, done) = py.allow_threads(move || {
-                    let done = receiver.recv();
-                    (receiver, done)
-                });
-                receiver = back;
-                let Ok((c, result)) = done else { break };
-                pending[c] = Some(result.py()?);
-                while let Some(chunk) = pending.get_mut(next).and_then(Option::take) {
-                    let starts = std::iter::once(0).chain(chunk.ends.iter().copied());
-                    for (start, &end) in starts.zip(&chunk.ends) {
-                        lists.push(self.id_objects.list(py, &chunk.ids[start..end])?);
-                    }
-                    next += 1;
-                }
-            }
-            if lists.len() != texts.len() {
-                return Err(pyo3::exceptions::PyRuntimeError::new_err("SentencePiece encode: a worker thread stopped early"));
-            }
-            PyList::new(py, lists)
-        })
-    }
-
-    /// `list[list[int]]` from flat ids (one shared int object per id, see `id_lists`).
-    fn id_lists<'py>(&self, py: Python<'py>, chunks: &[FlatIds]) -> PyResult<Bound<'py, PyList>> {
+        let helpers = if num_threads == 1 { 0 } else { rayon::current_num_threads().saturating_sub(1) };
+        let chunks: Vec<&[&str]> = texts.chunks(TEXTS_PER_CHUNK).collect();
         // One list per text: with the collector running, their allocations would trigger
         // collections that walk the lists (and their ids) built so far again and again.
-        let _pause = crate::words::GcPause::new(py, chunks.iter().map(|c| c.ends.len() + c.ids.len()).sum())?;
-        let slices = chunks.iter().flat_map(|chunk| {
-            let starts = std::iter::once(0).chain(chunk.ends.iter().copied());
-            starts.zip(&chunk.ends).map(move |(start, &end)| &chunk.ids[start..end])
-        });
-        self.id_objects.lists_of(py, slices)
+        let _pause = crate::gc_pause::GcPause::new(py, texts.len() * 8)?;
+        let mut lists: Vec<Py<PyAny>> = Vec::with_capacity(texts.len());
+        py.allow_threads(|| {
+            let encode = |c: usize| encode_chunk(inner, c * TEXTS_PER_CHUNK, chunks[c], o, seed);
+            parallel::produce_in_order(chunks.len(), helpers, encode, |run| {
+                Python::with_gil(|py| {
+                    let mut flats = Vec::with_capacity(run.len());
+                    for chunk in run {
+                        flats.push(chunk.py()?);
+                    }
+                    self.id_objects.push_lists(py, flats.iter().flat_map(FlatIds::slices), &mut lists)
+                })
+            })
+        })?;
+        PyList::new(py, lists)
     }
 
     /// One encoded text in the requested form.
@@ -306,11 +279,7 @@ impl PyProcessor {
         let objects = text_objects(texts)?;
         let texts = borrow_texts(&objects)?;
         if let Kind::Ids = kind {
-            if num_threads != 1 && texts.len() > TEXTS_PER_CHUNK {
-                return self.encode_ids_pipelined(py, &texts, &o, seed);
-            }
-            let chunks = py.allow_threads(|| self.encode_ids_flat(&texts, &o, seed, num_threads)).py()?;
-            return self.id_lists(py, &chunks);
+            return self.encode_ids(py, &texts, &o, seed, num_threads);
         }
         let outs = py.allow_threads(|| batch(&texts, num_threads, seed, |t, s| self.encode_one(t, &kind, &o, s))).py()?;
         PyList::new(py, outs)
