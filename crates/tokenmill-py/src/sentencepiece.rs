@@ -8,14 +8,14 @@ use std::sync::Arc;
 
 
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyList, PyString};
+use pyo3::types::{PyBytes, PyList, PySequence, PyString, PyTuple};
 use rayon::prelude::*;
 use prost::Message;
 use tokenmill_core::utils::parallel;
 use tokenmill_core::sentencepiece::{trainer, EncodeOptions, EncodedText, ModelProto, NormalizerSpec, PieceType, Processor, TrainerSpec};
 
 use crate::errors::ToPyResult;
-use crate::input_texts::str_utf8;
+use crate::input_texts::{item_utf8, str_utf8};
 use crate::id_lists::IdObjects;
 
 #[pyclass(module = "tokenmill.sentencepiece", name = "Processor", frozen)]
@@ -32,30 +32,46 @@ impl PyProcessor {
     }
 }
 
-/// The texts of a batch as Python objects: `str` as given, `bytes` decoded as UTF-8 (as
-/// `sentencepiece` does); anything else is a `TypeError`.
-fn text_objects<'py>(items: Vec<Bound<'py, PyAny>>) -> PyResult<Vec<Bound<'py, PyString>>> {
-    items
-        .into_iter()
-        .enumerate()
-        .map(|(i, item)| match item.downcast_into::<PyString>() {
-            Ok(text) => Ok(text),
-            Err(e) => {
-                let item = e.into_inner();
-                if item.is_instance_of::<PyBytes>() {
-                    Ok(item.call_method1("decode", ("utf-8",))?.downcast_into::<PyString>()?)
-                } else {
-                    Err(pyo3::exceptions::PyTypeError::new_err(format!("texts to encode must be str or bytes; item {i} is {}", item.get_type().name()?)))
-                }
-            }
-        })
-        .collect()
+/// The texts of a batch, held for the call: the input sequence copied into a tuple (one C-level
+/// pass that takes a reference to every item, so that none is freed while the GIL is released,
+/// whatever happens to the caller's list meanwhile), and the strs decoded from its `bytes`
+/// items (UTF-8, as `sentencepiece` does). Anything else is a `TypeError`.
+struct HeldTexts<'py> {
+    items: Bound<'py, PyTuple>,
+    decoded: Vec<Bound<'py, PyString>>,
 }
 
-/// Borrows the UTF-8 form of each text (no copy; valid while `texts` lives, and `str` objects
-/// are immutable, so it may be read without the GIL).
-fn borrow_texts<'a>(texts: &'a [Bound<'_, PyString>]) -> PyResult<Vec<&'a str>> {
-    texts.iter().map(str_utf8).collect()
+impl<'py> HeldTexts<'py> {
+    fn new(texts: &Bound<'py, PyAny>) -> PyResult<Self> {
+        let items = texts.downcast::<PySequence>()?.to_tuple()?;
+        let mut decoded = Vec::new();
+        for (i, item) in items.iter_borrowed().enumerate() {
+            if item.is_instance_of::<PyString>() {
+                continue;
+            }
+            if !item.is_instance_of::<PyBytes>() {
+                return Err(pyo3::exceptions::PyTypeError::new_err(format!("texts to encode must be str or bytes; item {i} is {}", item.get_type().name()?)));
+            }
+            decoded.push(item.call_method1("decode", ("utf-8",))?.downcast_into::<PyString>()?);
+        }
+        Ok(HeldTexts { items, decoded })
+    }
+
+    /// Every text's UTF-8, borrowed from the held strs (no copy; strs are immutable, so it may be
+    /// read without the GIL).
+    fn texts(&self) -> PyResult<Vec<&str>> {
+        let mut decoded = self.decoded.iter();
+        self.items
+            .iter_borrowed()
+            .map(|item| {
+                if item.is_instance_of::<PyString>() {
+                    item_utf8(item)
+                } else {
+                    decoded.next().map_or_else(|| Err(pyo3::exceptions::PyRuntimeError::new_err("decoded bytes missing")), str_utf8)
+                }
+            })
+            .collect()
+    }
 }
 
 /// The ids of a run of consecutive texts: all in one buffer, `ends[i]` where text i's end.
@@ -170,9 +186,25 @@ fn encode_chunk(processor: &Processor, first: usize, chunk: &[&str], o: &EncodeO
     Ok(flat)
 }
 
-/// Texts per chunk of an ids batch: enough to make the per-chunk work negligible, few enough
-/// that the threads finish together.
-const TEXTS_PER_CHUNK: usize = 256;
+/// Bytes of text per chunk of an ids batch (a chunk ends at the first text that reaches it):
+/// enough to make the per-chunk work (a hand-over between threads, a GIL acquisition)
+/// negligible, little enough (~0.5 ms of encoding) that the threads finish together.
+const CHUNK_BYTES: usize = 32 * 1024;
+
+/// `texts` cut into runs of consecutive texts of about [`CHUNK_BYTES`] each, with the index of
+/// each run's first text.
+fn chunks_of<'a, 's>(texts: &'a [&'s str]) -> Vec<(usize, &'a [&'s str])> {
+    let mut chunks = Vec::new();
+    let (mut start, mut bytes) = (0, 0);
+    for (i, text) in texts.iter().enumerate() {
+        bytes += text.len() + 1;
+        if bytes >= CHUNK_BYTES || i + 1 == texts.len() {
+            chunks.push((start, &texts[start..=i]));
+            (start, bytes) = (i + 1, 0);
+        }
+    }
+    chunks
+}
 
 impl PyProcessor {
     /// The ids of every text as `list[list[int]]` (one shared int object per id, see
@@ -184,13 +216,13 @@ impl PyProcessor {
     fn encode_ids<'py>(&self, py: Python<'py>, texts: &[&str], o: &EncodeOptions, seed: Option<u64>, num_threads: i32) -> PyResult<Bound<'py, PyList>> {
         let inner = &*self.inner;
         let helpers = if num_threads == 1 { 0 } else { rayon::current_num_threads().saturating_sub(1) };
-        let chunks: Vec<&[&str]> = texts.chunks(TEXTS_PER_CHUNK).collect();
+        let chunks = chunks_of(texts);
         // One list per text: with the collector running, their allocations would trigger
         // collections that walk the lists (and their ids) built so far again and again.
         let _pause = crate::gc_pause::GcPause::new(py, texts.len() * 8)?;
         let mut lists: Vec<Py<PyAny>> = Vec::with_capacity(texts.len());
         py.allow_threads(|| {
-            let encode = |c: usize| encode_chunk(inner, c * TEXTS_PER_CHUNK, chunks[c], o, seed);
+            let encode = |c: usize| encode_chunk(inner, chunks[c].0, chunks[c].1, o, seed);
             parallel::produce_in_order(chunks.len(), helpers, encode, |run| {
                 Python::with_gil(|py| {
                     let mut flats = Vec::with_capacity(run.len());
@@ -273,11 +305,11 @@ impl PyProcessor {
     /// or "serialized" (`SentencePieceText` protobuf bytes).
     #[pyo3(signature = (texts, kind, add_bos=false, add_eos=false, reverse=false, emit_unk_piece=false, enable_sampling=false, nbest_size=-1, alpha=0.1, seed=None, num_threads=-1, char_offsets=true))]
     #[allow(clippy::too_many_arguments)]
-    fn encode<'py>(&self, py: Python<'py>, texts: Vec<Bound<'py, PyAny>>, kind: &str, add_bos: bool, add_eos: bool, reverse: bool, emit_unk_piece: bool, enable_sampling: bool, nbest_size: i32, alpha: f32, seed: Option<u64>, num_threads: i32, char_offsets: bool) -> PyResult<Bound<'py, PyList>> {
+    fn encode<'py>(&self, py: Python<'py>, texts: &Bound<'py, PyAny>, kind: &str, add_bos: bool, add_eos: bool, reverse: bool, emit_unk_piece: bool, enable_sampling: bool, nbest_size: i32, alpha: f32, seed: Option<u64>, num_threads: i32, char_offsets: bool) -> PyResult<Bound<'py, PyList>> {
         let o = options(add_bos, add_eos, reverse, emit_unk_piece, enable_sampling, nbest_size, alpha);
         let kind = Kind::parse(kind, char_offsets)?;
-        let objects = text_objects(texts)?;
-        let texts = borrow_texts(&objects)?;
+        let held = HeldTexts::new(texts)?;
+        let texts = held.texts()?;
         if let Kind::Ids = kind {
             return self.encode_ids(py, &texts, &o, seed, num_threads);
         }
