@@ -5,7 +5,8 @@ use pyo3::exceptions::PyDeprecationWarning;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use tokenmill_core::tokenizer::encoding::{PaddingDirection, TruncationDirection};
-use tokenmill_core::tokenizer::{Encoding, Offsets};
+use tokenmill_core::tokenizer::{Encoding, Offsets, StoredEncoding};
+use tokenmill_core::utils::padding::BatchPadding;
 use tokenmill_core::utils::tokens_by_id::TokensById;
 
 use crate::errors::{FormatError, ToPyResult};
@@ -16,31 +17,33 @@ use crate::errors::{FormatError, ToPyResult};
 /// ``word_to_tokens``, ...); pickles through JSON.
 ///
 /// The token texts of an encoding from a batch call may be made on first use (see
-/// ``Tokenizer.encode_batch_deferred`` in the core): ``tokens`` always gives them.
+/// ``Tokenizer.encode_batch_deferred`` in the core): ``tokens`` always gives them. An encoding
+/// from a batch call is held packed (see ``PackedEncoding`` in the core: ~22 bytes per token);
+/// the getters read it as is, and the first lookup or edit unpacks it.
 #[pyclass(module = "tokenmill", name = "Encoding")]
 #[derive(Clone, Default)]
 pub struct PyEncoding {
     /// The encoding; when `texts` is set, its deferred token texts are still empty.
-    encoding: Encoding,
+    encoding: StoredEncoding,
     /// Where the deferred token texts come from (None: every text is in `encoding`).
     texts: Option<Arc<TokensById>>,
 }
 
 impl From<Encoding> for PyEncoding {
     fn from(encoding: Encoding) -> Self {
-        PyEncoding { encoding, texts: None }
+        PyEncoding { encoding: StoredEncoding::Full(encoding), texts: None }
     }
 }
 
 impl PyEncoding {
     /// An encoding whose deferred token texts (if any) are read from `texts` when needed.
-    pub(crate) fn deferred(encoding: Encoding, texts: Option<Arc<TokensById>>) -> Self {
+    pub(crate) fn deferred(encoding: StoredEncoding, texts: Option<Arc<TokensById>>) -> Self {
         PyEncoding { encoding, texts }
     }
 
     /// The encoding with every token text filled in (a copy).
     pub(crate) fn to_encoding(&self) -> Encoding {
-        let mut encoding = self.encoding.clone();
+        let mut encoding = self.encoding.to_encoding();
         if let Some(table) = &self.texts {
             encoding.fill_deferred_tokens(table);
         }
@@ -49,8 +52,13 @@ impl PyEncoding {
 
     /// The encoding as held: ids, offsets, words and masks are final; token texts may still be
     /// deferred (use `to_encoding` where they are read).
-    pub(crate) fn held(&self) -> &Encoding {
+    pub(crate) fn held(&self) -> &StoredEncoding {
         &self.encoding
+    }
+
+    /// The encoding whole, for lookups and edits (unpacked once, in place).
+    fn full(&mut self) -> &mut Encoding {
+        self.encoding.make_full()
     }
 }
 
@@ -67,7 +75,7 @@ impl PyEncoding {
     }
 
     fn __setstate__(&mut self, state: &Bound<'_, PyBytes>) -> PyResult<()> {
-        self.encoding = serde_json::from_slice(state.as_bytes()).map_err(|e| FormatError::new_err(format!("cannot unpickle the Encoding: {e}")))?;
+        self.encoding = StoredEncoding::Full(serde_json::from_slice(state.as_bytes()).map_err(|e| FormatError::new_err(format!("cannot unpickle the Encoding: {e}")))?);
         self.texts = None;
         Ok(())
     }
@@ -106,16 +114,13 @@ impl PyEncoding {
     /// The token ids.
     #[getter]
     fn ids(&self) -> Vec<u32> {
-        self.encoding.ids.clone()
+        self.encoding.ids().to_vec()
     }
 
     /// The tokens (their text in the model's vocabulary).
     #[getter]
     fn tokens(&self) -> Vec<String> {
-        match &self.texts {
-            Some(table) => self.encoding.tokens_filled(table),
-            None => self.encoding.tokens.clone(),
-        }
+        self.encoding.tokens(self.texts.as_deref())
     }
 
     /// The word index of each token (``None`` for special tokens). Deprecated alias of
@@ -128,13 +133,13 @@ impl PyEncoding {
             c"Encoding.words is deprecated, please use Encoding.word_ids instead.",
             1,
         )?;
-        Ok(self.encoding.words.clone())
+        Ok(self.encoding.word_ids())
     }
 
     /// The word index of each token (``None`` for special tokens added by the post-processor).
     #[getter]
     fn word_ids(&self) -> Vec<Option<u32>> {
-        self.encoding.words.clone()
+        self.encoding.word_ids()
     }
 
     /// The sequence index of each token (``None`` for special tokens added around sequences).
@@ -146,72 +151,72 @@ impl PyEncoding {
     /// The type id of each token (0 for the first sequence, 1 for the pair, by default).
     #[getter]
     fn type_ids(&self) -> Vec<u32> {
-        self.encoding.type_ids.clone()
+        self.encoding.type_ids().to_vec()
     }
 
     /// ``(start, end)`` character offsets of each token in its input string.
     #[getter]
     fn offsets(&self) -> Vec<Offsets> {
-        self.encoding.offsets.clone()
+        self.encoding.offsets()
     }
 
     /// 1 for special tokens added by the post-processor, else 0.
     #[getter]
     fn special_tokens_mask(&self) -> Vec<u32> {
-        self.encoding.special_tokens_mask.clone()
+        self.encoding.special_tokens_mask()
     }
 
     /// 1 for real tokens, 0 for padding.
     #[getter]
     fn attention_mask(&self) -> Vec<u32> {
-        self.encoding.attention_mask.clone()
+        self.encoding.attention_mask()
     }
 
     /// The windows cut off by truncation, each an :class:`Encoding`.
     #[getter]
     fn overflowing(&self) -> Vec<PyEncoding> {
-        self.encoding.overflowing.iter().map(|o| PyEncoding::deferred(o.clone(), self.texts.clone())).collect()
+        self.encoding.overflowing().into_iter().map(|o| PyEncoding::deferred(o, self.texts.clone())).collect()
     }
 
     /// The tokens ``(start, end + 1)`` of word ``word_index`` in sequence ``sequence_index``,
     /// or None.
     #[pyo3(signature = (word_index, sequence_index = 0))]
-    fn word_to_tokens(&self, word_index: u32, sequence_index: usize) -> Option<(usize, usize)> {
-        self.encoding.word_to_tokens(word_index, sequence_index)
+    fn word_to_tokens(&mut self, word_index: u32, sequence_index: usize) -> Option<(usize, usize)> {
+        self.full().word_to_tokens(word_index, sequence_index)
     }
 
     /// The ``(start, end)`` character span of word ``word_index`` in sequence
     /// ``sequence_index``, or None.
     #[pyo3(signature = (word_index, sequence_index = 0))]
-    fn word_to_chars(&self, word_index: u32, sequence_index: usize) -> Option<Offsets> {
-        self.encoding.word_to_chars(word_index, sequence_index)
+    fn word_to_chars(&mut self, word_index: u32, sequence_index: usize) -> Option<Offsets> {
+        self.full().word_to_chars(word_index, sequence_index)
     }
 
     /// The index of the sequence the token at ``token_index`` belongs to, or None.
-    fn token_to_sequence(&self, token_index: usize) -> Option<usize> {
-        self.encoding.token_to_sequence(token_index)
+    fn token_to_sequence(&mut self, token_index: usize) -> Option<usize> {
+        self.full().token_to_sequence(token_index)
     }
 
     /// The ``(start, end)`` character offsets of the token at ``token_index``, or None.
-    fn token_to_chars(&self, token_index: usize) -> Option<Offsets> {
-        self.encoding.token_to_chars(token_index).map(|(_, offsets)| offsets)
+    fn token_to_chars(&mut self, token_index: usize) -> Option<Offsets> {
+        self.full().token_to_chars(token_index).map(|(_, offsets)| offsets)
     }
 
     /// The word (in its sequence) of the token at ``token_index``, or None.
-    fn token_to_word(&self, token_index: usize) -> Option<u32> {
-        self.encoding.token_to_word(token_index).map(|(_, word)| word)
+    fn token_to_word(&mut self, token_index: usize) -> Option<u32> {
+        self.full().token_to_word(token_index).map(|(_, word)| word)
     }
 
     /// The token of sequence ``sequence_index`` that contains character ``char_pos``, or None.
     #[pyo3(signature = (char_pos, sequence_index = 0))]
-    fn char_to_token(&self, char_pos: usize, sequence_index: usize) -> Option<usize> {
-        self.encoding.char_to_token(char_pos, sequence_index)
+    fn char_to_token(&mut self, char_pos: usize, sequence_index: usize) -> Option<usize> {
+        self.full().char_to_token(char_pos, sequence_index)
     }
 
     /// The word of sequence ``sequence_index`` that contains character ``char_pos``, or None.
     #[pyo3(signature = (char_pos, sequence_index = 0))]
-    fn char_to_word(&self, char_pos: usize, sequence_index: usize) -> Option<u32> {
-        self.encoding.char_to_word(char_pos, sequence_index)
+    fn char_to_word(&mut self, char_pos: usize, sequence_index: usize) -> Option<u32> {
+        self.full().char_to_word(char_pos, sequence_index)
     }
 
     /// Pads to ``length`` tokens (this encoding and its overflowing windows), in place.
@@ -223,7 +228,7 @@ impl PyEncoding {
     #[pyo3(signature = (length, direction = "right", pad_id = 0, pad_type_id = 0, pad_token = "[PAD]"))]
     fn pad(&mut self, length: usize, direction: &str, pad_id: u32, pad_type_id: u32, pad_token: &str) -> PyResult<()> {
         let direction = PaddingDirection::from_name(direction).py()?;
-        self.encoding.pad(length, pad_id, pad_type_id, pad_token, direction);
+        self.full().pad(length, pad_id, pad_type_id, pad_token, direction);
         Ok(())
     }
 
@@ -236,7 +241,7 @@ impl PyEncoding {
     #[pyo3(signature = (max_length, stride = 0, direction = "right"))]
     fn truncate(&mut self, max_length: usize, stride: usize, direction: &str) -> PyResult<()> {
         let direction = TruncationDirection::from_name(direction).py()?;
-        self.encoding.truncate(max_length, stride, direction).py()
+        self.full().truncate(max_length, stride, direction).py()
     }
 }
 
@@ -245,14 +250,30 @@ impl PyEncoding {
 /// batch is freed in parallel. Indexing gives a copy of the row's encoding.
 #[pyclass(module = "tokenmill", name = "EncodingBatch", frozen)]
 pub struct PyEncodingBatch {
-    rows: Vec<Encoding>,
+    /// Packed where they fit; not padded yet when `padding` is set.
+    rows: Vec<StoredEncoding>,
     /// Where the rows' deferred token texts come from (see `PyEncoding`).
     texts: Option<Arc<TokensById>>,
+    /// The batch's padding, applied to a row when its :class:`Encoding` is made.
+    padding: Option<BatchPadding>,
 }
 
 impl PyEncodingBatch {
-    pub(crate) fn new(rows: Vec<Encoding>, texts: Option<Arc<TokensById>>) -> Self {
-        PyEncodingBatch { rows, texts }
+    pub(crate) fn new(rows: Vec<StoredEncoding>, texts: Option<Arc<TokensById>>, padding: Option<BatchPadding>) -> Self {
+        PyEncodingBatch { rows, texts, padding }
+    }
+
+    /// Row `i`, padded, as it is handed out.
+    fn row(&self, i: usize) -> Option<StoredEncoding> {
+        let row = self.rows.get(i)?;
+        Some(match &self.padding {
+            Some(padding) => {
+                let mut encoding = row.to_encoding();
+                padding.apply(&mut encoding);
+                StoredEncoding::from(encoding)
+            }
+            None => row.clone(),
+        })
     }
 }
 
@@ -267,8 +288,8 @@ impl PyEncodingBatch {
         let position = if index < 0 { index + self.rows.len() as isize } else { index };
         usize::try_from(position)
             .ok()
-            .and_then(|i| self.rows.get(i))
-            .map(|e| PyEncoding::deferred(e.clone(), self.texts.clone()))
+            .and_then(|i| self.row(i))
+            .map(|e| PyEncoding::deferred(e, self.texts.clone()))
             .ok_or_else(|| pyo3::exceptions::PyIndexError::new_err(format!("row {index} of a batch of {}", self.rows.len())))
     }
 

@@ -7,9 +7,9 @@ use std::mem::MaybeUninit;
 use numpy::{PyArray1, PyArrayMethods};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use tokenmill_core::tokenizer::Encoding;
+use tokenmill_core::tokenizer::StoredEncoding;
 use tokenmill_core::utils::parallel;
-use tokenmill_core::utils::padding::{PaddingDirection, PaddingParams, PaddingStrategy};
+use tokenmill_core::utils::padding::{BatchPadding, PaddingDirection, PaddingParams, PaddingStrategy};
 use tokenmill_core::utils::truncation::{TruncationDirection, TruncationParams, TruncationStrategy};
 
 use crate::errors::{id_out_of_range_error, input_type_error, InvalidArgumentError, ToPyResult};
@@ -104,32 +104,53 @@ impl Field {
         if self == Field::OffsetMapping { 2 } else { 1 }
     }
 
-    /// Writes this field of `encoding` into `out` (`width()` values per token). Every value of
-    /// `out` is written: any past the encoding's values (there are none when `out` holds
-    /// `width() * encoding.len()` values, as the callers make it) become 0.
-    fn write(self, encoding: &Encoding, out: &mut [MaybeUninit<i64>]) {
+    /// What a pad token holds in this field (as `Encoding::pad` makes it).
+    fn pad_value(self, params: &PaddingParams) -> i64 {
         match self {
-            Field::InputIds => fill(out, widen(&encoding.ids)),
-            Field::TokenTypeIds => fill(out, widen(&encoding.type_ids)),
-            Field::AttentionMask => fill(out, widen(&encoding.attention_mask)),
-            Field::SpecialTokensMask => fill(out, widen(&encoding.special_tokens_mask)),
-            Field::OffsetMapping => fill(out, encoding.offsets.iter().flat_map(|&(s, e)| [s as i64, e as i64])),
+            Field::InputIds => params.pad_id.into(),
+            Field::TokenTypeIds => params.pad_type_id.into(),
+            Field::AttentionMask | Field::OffsetMapping => 0,
+            Field::SpecialTokensMask => 1,
+        }
+    }
+
+    /// Writes this field of `row` into `out` (`width()` values per token), padded as `padding`
+    /// would pad the row: the pad tokens' values are written directly, the row is not padded.
+    /// Every value of `out` is written: any past the row's values and pads (there are none
+    /// when `out` holds `width()` values per token of the padded row, as the callers make it)
+    /// get the pad value (0 without padding).
+    fn write(self, row: &StoredEncoding, padding: Option<&BatchPadding>, out: &mut [MaybeUninit<i64>]) {
+        let (left, pad_value) = match padding {
+            Some(p) => (p.pad_counts(row.len()).0 * self.width(), self.pad_value(&p.params)),
+            None => (0, 0),
+        };
+        let (head, out) = out.split_at_mut(left.min(out.len()));
+        fill(head, std::iter::empty(), pad_value);
+        match (self, row) {
+            (Field::InputIds, _) => fill(out, widen(row.ids()), pad_value),
+            (Field::TokenTypeIds, _) => fill(out, widen(row.type_ids()), pad_value),
+            (Field::AttentionMask, StoredEncoding::Packed(p)) => fill(out, widen(p.attention_mask()), pad_value),
+            (Field::AttentionMask, StoredEncoding::Full(e)) => fill(out, widen(&e.attention_mask), pad_value),
+            (Field::SpecialTokensMask, StoredEncoding::Packed(p)) => fill(out, widen(p.special_tokens_mask()), pad_value),
+            (Field::SpecialTokensMask, StoredEncoding::Full(e)) => fill(out, widen(&e.special_tokens_mask), pad_value),
+            (Field::OffsetMapping, StoredEncoding::Packed(p)) => fill(out, widen(p.offset_values()), pad_value),
+            (Field::OffsetMapping, StoredEncoding::Full(e)) => fill(out, e.offsets.iter().flat_map(|&(s, e)| [s as i64, e as i64]), pad_value),
         }
     }
 }
 
-fn widen(values: &[u32]) -> impl Iterator<Item = i64> + '_ {
-    values.iter().map(|&v| i64::from(v))
+fn widen<T: Copy + Into<i64>>(values: &[T]) -> impl Iterator<Item = i64> + '_ {
+    values.iter().map(|&v| v.into())
 }
 
-/// Writes `values` into `out`, then 0 into the rest of `out` (so all of it is initialized).
-fn fill(out: &mut [MaybeUninit<i64>], values: impl Iterator<Item = i64>) {
+/// Writes `values` into `out`, then `rest` into the rest of `out` (so all of it is initialized).
+fn fill(out: &mut [MaybeUninit<i64>], values: impl Iterator<Item = i64>, rest: i64) {
     let mut out = out.iter_mut();
     out.by_ref().zip(values).for_each(|(o, v)| {
         o.write(v);
     });
     out.for_each(|o| {
-        o.write(0);
+        o.write(rest);
     });
 }
 
@@ -147,11 +168,15 @@ pub(crate) fn check_fields(fields: &[String]) -> PyResult<()> {
     fields.iter().try_for_each(|f| Field::from_name(f).map(drop))
 }
 
-/// Stacks `fields` of `encodings` (names already checked with `check_fields`); None when the
-/// encodings differ in length. Needs no GIL.
-pub(crate) fn stack_values<E: Borrow<Encoding> + Sync>(encodings: &[E], fields: &[String]) -> Option<Stacked> {
-    let length = encodings.first().map_or(0, |e| e.borrow().len());
-    if encodings.iter().any(|e| e.borrow().len() != length) {
+/// Stacks `fields` of `encodings` (names already checked with `check_fields`), each padded as
+/// `padding` pads it (if given); None when the (padded) encodings differ in length. Needs no GIL.
+pub(crate) fn stack_values<E: Borrow<StoredEncoding> + Sync>(encodings: &[E], fields: &[String], padding: Option<&BatchPadding>) -> Option<Stacked> {
+    let padded_len = |e: &E| {
+        let len = e.borrow().len();
+        padding.map_or(len, |p| len.max(p.target))
+    };
+    let length = encodings.first().map_or(0, padded_len);
+    if encodings.iter().any(|e| padded_len(e) != length) {
         return None;
     }
     let fields = fields
@@ -164,7 +189,7 @@ pub(crate) fn stack_values<E: Borrow<Encoding> + Sync>(encodings: &[E], fields: 
             // thread (hundreds of MB for a large padded batch) before the parallel fill, and it
             // makes the calling thread fault in every page. Every value is written below.
             let mut values: Vec<i64> = Vec::with_capacity(total);
-            parallel::for_each_with_chunk(encodings, &mut values.spare_capacity_mut()[..total], row_len, |e, row| field.write(e.borrow(), row));
+            parallel::for_each_with_chunk(encodings, &mut values.spare_capacity_mut()[..total], row_len, |e, row| field.write(e.borrow(), padding, row));
             // SAFETY: the rows tile `0..total` and `Field::write` initializes every value of its row.
             unsafe { values.set_len(total) };
             (name, field, values)
@@ -191,9 +216,9 @@ pub(crate) fn stacked_into_arrays(py: Python<'_>, stacked: Stacked) -> PyResult<
 
 /// `fields` of `encodings` as int64 arrays of shape ``(len(encodings), length)`` (plus a last
 /// axis of 2 for ``offset_mapping``), or None when the encodings differ in length.
-pub(crate) fn stack<'py>(py: Python<'py>, encodings: &[&Encoding], fields: &[String]) -> PyResult<Option<Bound<'py, PyDict>>> {
+pub(crate) fn stack<'py>(py: Python<'py>, encodings: &[&StoredEncoding], fields: &[String]) -> PyResult<Option<Bound<'py, PyDict>>> {
     check_fields(fields)?;
-    match py.allow_threads(|| stack_values(encodings, fields)) {
+    match py.allow_threads(|| stack_values(encodings, fields, None)) {
         Some(stacked) => Ok(Some(stacked_into_arrays(py, stacked)?)),
         None => Ok(None),
     }

@@ -12,10 +12,9 @@ use tokenmill_core::models::ModelWrapper;
 use tokenmill_core::normalizers::NormalizerWrapper;
 use tokenmill_core::pre_tokenizers::PreTokenizerWrapper;
 use tokenmill_core::processors::PostProcessorWrapper;
-use tokenmill_core::tokenizer::{AddedToken, EncodeInput, OffsetType, Tokenizer};
+use tokenmill_core::tokenizer::{AddedToken, EncodeInput, OffsetType, StoredBatch, StoredEncoding, Tokenizer};
 use tokenmill_core::trainers::progress::Progress;
-use tokenmill_core::utils::parallel;
-use tokenmill_core::utils::tokens_by_id::TokensById;
+use tokenmill_core::utils::parallel::{self, drop_all};
 use tokenmill_core::utils::padding::{PaddingDirection, PaddingParams, PaddingStrategy};
 use tokenmill_core::utils::truncation::{TruncationDirection, TruncationParams, TruncationStrategy};
 use tokenmill_core::trainers::{BpeTrainer, TrainerWrapper, WordPieceTrainer};
@@ -923,10 +922,10 @@ impl PyTokenizer {
         let padding = padding.map(padding_from_dict).transpose()?;
         let held = hold_batch(input, is_pretokenized)?;
         let inputs = batch_inputs(&held)?;
-        let (encodings, texts) = self
-            .with_pipeline(py, |t| t.encode_batch_deferred(inputs, add_special_tokens, OffsetType::Char, truncation.as_ref(), padding.as_ref()))?
+        let batch = self
+            .with_pipeline(py, |t| t.encode_batch_stored(inputs, add_special_tokens, OffsetType::Char, truncation.as_ref(), padding.as_ref()))?
             .py()?;
-        Ok(into_py_encodings(encodings, texts))
+        Ok(into_py_encodings(py, batch))
     }
 
     /// The NumPy path for model inputs: encodes a batch (texts, ``(text, pair)`` tuples, or
@@ -945,17 +944,19 @@ impl PyTokenizer {
     ) -> PyResult<Bound<'py, PyDict>> {
         let held = hold_batch(input, is_pretokenized)?;
         let inputs = batch_inputs(&held)?;
-        let encodings = self
+        let fields = ["input_ids", "attention_mask", "token_type_ids"].map(String::from);
+        let stacked = self
             .with_pipeline(py, |t| {
                 let padding = t.get_padding().cloned().unwrap_or_default();
-                // Token texts are never read here.
-                t.encode_batch_deferred(inputs, add_special_tokens, OffsetType::Byte, t.get_truncation(), Some(&padding)).map(|(e, _)| e)
+                // Token texts are never read here; the pads are written straight into the arrays.
+                let batch = t.encode_batch_stored(inputs, add_special_tokens, OffsetType::Byte, t.get_truncation(), Some(&padding))?;
+                let stacked = stack_values(&batch.rows, &fields, batch.padding.as_ref());
+                drop_all(batch.rows);
+                Ok::<_, tokenmill_core::Error>(stacked)
             })?
             .py()?;
-        let fields = ["input_ids", "attention_mask", "token_type_ids"].map(String::from);
-        let refs: Vec<&tokenmill_core::tokenizer::Encoding> = encodings.iter().collect();
         // Fixed padding shorter than an encoding leaves lengths unequal.
-        stack(py, &refs, &fields)?.ok_or_else(|| {
+        stacked.map(|s| stacked_into_arrays(py, s)).transpose()?.ok_or_else(|| {
             InvalidArgumentError::new_err("encodings of different lengths: a fixed padding length is shorter than the longest encoding; enable truncation to that length")
         })
     }
@@ -988,20 +989,20 @@ impl PyTokenizer {
         let padding = padding.map(padding_from_dict).transpose()?;
         let held = hold_batch(input, is_pretokenized)?;
         let inputs = batch_inputs(&held)?;
-        let (stacked, rows, row_sample, texts) = self
+        let (stacked, rows, row_sample, texts, padding) = self
             .with_pipeline(py, |t| -> tokenmill_core::Result<_> {
-                // The rows' token texts are only made if a row's Encoding is asked for.
-                let (encodings, texts) =
-                    t.encode_batch_deferred(inputs, add_special_tokens, OffsetType::Char, truncation.as_ref(), padding.as_ref())?;
-                let (rows, row_sample) = if with_overflowing { rows_with_overflowing(encodings) } else {
-                    let samples = (0..encodings.len()).collect();
-                    (encodings, samples)
+                // The rows' token texts are only made if a row's Encoding is asked for, and
+                // their padding only then too: the arrays get the pad values directly.
+                let batch = t.encode_batch_stored(inputs, add_special_tokens, OffsetType::Char, truncation.as_ref(), padding.as_ref())?;
+                let (rows, row_sample) = if with_overflowing { rows_with_overflowing(batch.rows) } else {
+                    let samples = (0..batch.rows.len()).collect();
+                    (batch.rows, samples)
                 };
-                Ok((stack_values(&rows, &fields), rows, row_sample, texts))
+                Ok((stack_values(&rows, &fields, batch.padding.as_ref()), rows, row_sample, batch.texts, batch.padding))
             })?
             .py()?;
         let arrays = stacked.map(|s| stacked_into_arrays(py, s)).transpose()?;
-        Ok((arrays, PyEncodingBatch::new(rows, texts), row_sample))
+        Ok((arrays, PyEncodingBatch::new(rows, texts, padding), row_sample))
     }
 
     /// ``fields`` of ``encodings`` stacked into int64 NumPy arrays (``offset_mapping`` gets a
@@ -1009,7 +1010,7 @@ impl PyTokenizer {
     #[staticmethod]
     fn _stack_encodings<'py>(py: Python<'py>, encodings: Vec<PyRef<'py, PyEncoding>>, fields: Vec<String>) -> PyResult<Option<Bound<'py, PyDict>>> {
         // Token texts are not stacked: the held encodings do.
-        let refs: Vec<&tokenmill_core::tokenizer::Encoding> = encodings.iter().map(|e| e.held()).collect();
+        let refs: Vec<&StoredEncoding> = encodings.iter().map(|e| e.held()).collect();
         stack(py, &refs, &fields)
     }
 
@@ -1029,11 +1030,11 @@ impl PyTokenizer {
 
 /// Each encoding followed by copies of its overflowing windows (the encoding keeps its own), and
 /// the input index of every row.
-fn rows_with_overflowing(encodings: Vec<tokenmill_core::tokenizer::Encoding>) -> (Vec<tokenmill_core::tokenizer::Encoding>, Vec<usize>) {
+fn rows_with_overflowing(encodings: Vec<StoredEncoding>) -> (Vec<StoredEncoding>, Vec<usize>) {
     let mut rows = Vec::with_capacity(encodings.len());
     let mut samples = Vec::with_capacity(encodings.len());
     for (sample, encoding) in encodings.into_iter().enumerate() {
-        let windows = encoding.overflowing.clone();
+        let windows = encoding.overflowing();
         samples.extend(std::iter::repeat(sample).take(1 + windows.len()));
         rows.push(encoding);
         rows.extend(windows);
@@ -1087,16 +1088,21 @@ impl PyTokenizer {
     ) -> PyResult<Vec<PyEncoding>> {
         let held = hold_batch(input, is_pretokenized)?;
         let inputs = batch_inputs(&held)?;
-        let (encodings, texts) = self
-            .with_pipeline(py, |t| t.encode_batch_deferred(inputs, add_special_tokens, offset_type, t.get_truncation(), t.get_padding()))?
+        let batch = self
+            .with_pipeline(py, |t| t.encode_batch_stored(inputs, add_special_tokens, offset_type, t.get_truncation(), t.get_padding()))?
             .py()?;
-        Ok(into_py_encodings(encodings, texts))
+        Ok(into_py_encodings(py, batch))
     }
 }
 
-/// Python encodings of a batch, their deferred token texts (if any) read from `texts`.
-fn into_py_encodings(encodings: Vec<tokenmill_core::tokenizer::Encoding>, texts: Option<std::sync::Arc<TokensById>>) -> Vec<PyEncoding> {
-    encodings.into_iter().map(|e| PyEncoding::deferred(e, texts.clone())).collect()
+/// Python encodings of a batch (padded first, without the GIL), their deferred token texts
+/// (if any) read from the batch's table.
+fn into_py_encodings(py: Python<'_>, mut batch: StoredBatch) -> Vec<PyEncoding> {
+    if batch.padding.is_some() {
+        py.allow_threads(|| batch.pad_rows());
+    }
+    let texts = batch.texts;
+    batch.rows.into_iter().map(|e| PyEncoding::deferred(e, texts.clone())).collect()
 }
 
 /// Sequences pulled from a Python iterator in chunks (the GIL is taken once per chunk). Each

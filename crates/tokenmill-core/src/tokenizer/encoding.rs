@@ -115,7 +115,7 @@ impl Encoding {
 
     /// Number of sequences this encoding holds (1 unless it was built from a pair).
     pub fn n_sequences(&self) -> usize {
-        self.sequence_ranges.len().max(1)
+        n_sequences_of(&self.sequence_ranges)
     }
 
     /// Marks every token as belonging to sequence `id`.
@@ -126,21 +126,14 @@ impl Encoding {
     /// The token range of sequence `sequence_id`; the whole encoding when that sequence has no
     /// recorded range (as in `tokenizers`).
     pub fn sequence_range(&self, sequence_id: usize) -> Range<usize> {
-        self.sequence_ranges.get(&sequence_id).cloned().unwrap_or(0..self.len())
+        sequence_range_of(&self.sequence_ranges, sequence_id, self.len())
     }
 
     /// Sequence index of every token (`None` for tokens outside any sequence, e.g. added specials).
     /// Like `tokenizers`, sequences `0..n_sequences()` are painted in order, a sequence without a
     /// recorded range covering the whole encoding.
     pub fn sequence_ids(&self) -> Vec<Option<usize>> {
-        let mut out = vec![None; self.len()];
-        for seq in 0..self.n_sequences() {
-            let range = self.sequence_range(seq);
-            for s in &mut out[range.start.min(self.len())..range.end.min(self.len())] {
-                *s = Some(seq);
-            }
-        }
-        out
+        sequence_ids_of(&self.sequence_ranges, self.len())
     }
 
     pub fn set_type_ids(&mut self, type_id: u32) {
@@ -347,6 +340,28 @@ impl Encoding {
     }
 }
 
+/// `Encoding::n_sequences` of an encoding with these sequence ranges (shared with `PackedEncoding`).
+pub(crate) fn n_sequences_of(ranges: &HashMap<usize, Range<usize>>) -> usize {
+    ranges.len().max(1)
+}
+
+/// `Encoding::sequence_range` of an encoding of `len` tokens with these sequence ranges.
+fn sequence_range_of(ranges: &HashMap<usize, Range<usize>>, sequence_id: usize, len: usize) -> Range<usize> {
+    ranges.get(&sequence_id).cloned().unwrap_or(0..len)
+}
+
+/// `Encoding::sequence_ids` of an encoding of `len` tokens with these sequence ranges.
+pub(crate) fn sequence_ids_of(ranges: &HashMap<usize, Range<usize>>, len: usize) -> Vec<Option<usize>> {
+    let mut out = vec![None; len];
+    for seq in 0..n_sequences_of(ranges) {
+        let range = sequence_range_of(ranges, seq, len);
+        for s in &mut out[range.start.min(len)..range.end.min(len)] {
+            *s = Some(seq);
+        }
+    }
+    out
+}
+
 fn prepend_n<T: Clone>(v: &mut Vec<T>, value: T, n: usize) {
     v.splice(0..0, std::iter::repeat_n(value, n));
 }
@@ -390,7 +405,7 @@ fn window_ranges(len: usize, max_len: usize, step: usize, direction: TruncationD
 /// The text of a token whose text was deferred: a deferred token is a model token (never
 /// marked special, unlike the post-processor's and padding's tokens) whose text was left empty.
 /// None when the token has its text (a vocabulary whose token is "" reads the same either way).
-fn deferred_text<'t>(token: &str, id: u32, special: u32, table: &'t TokensById) -> Option<&'t str> {
+pub(crate) fn deferred_text<'t>(token: &str, id: u32, special: u32, table: &'t TokensById) -> Option<&'t str> {
     (token.is_empty() && special == 0).then(|| table.get(id).unwrap_or_default())
 }
 

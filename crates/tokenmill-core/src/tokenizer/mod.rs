@@ -15,6 +15,7 @@ pub mod added_vocabulary;
 pub mod decode_stream;
 pub mod encoding;
 pub mod normalized;
+pub mod packed;
 pub mod pipeline;
 pub mod pretokenized;
 pub mod serialization;
@@ -22,10 +23,11 @@ pub mod serialization;
 pub(crate) mod test_support;
 
 pub use added_vocabulary::{AddedToken, AddedTokenWithId, AddedVocabulary};
-pub use pipeline::{ByteLevelHint, EncodeInput, NormalizerHint, InputSequence, TokenizeWith, Tokenizer, TokenizerImpl, Trainer};
+pub use pipeline::{ByteLevelHint, EncodeInput, NormalizerHint, InputSequence, StoredBatch, TokenizeWith, Tokenizer, TokenizerImpl, Trainer};
 
 pub use decode_stream::DecodeStream;
 pub use encoding::Encoding;
+pub use packed::{PackedEncoding, StoredEncoding};
 pub use normalized::{NormalizedString, Offsets, Pattern, SplitDelimiterBehavior};
 pub use pretokenized::{OffsetReferential, OffsetType, PreTokenizedString, Split};
 

@@ -24,7 +24,7 @@ use crate::trainers::{corpus, TrainerWrapper};
 use crate::pre_tokenizers::byte_level::gpt2_regex as byte_level_regex;
 use crate::utils::byte_level::{map_bytes_with_origins, BYTES_TO_CHARS};
 use crate::utils::offsets::ByteToCharOffsets;
-use crate::utils::padding::{pad_encodings, PaddingParams};
+use crate::utils::padding::{pad_encodings, BatchPadding, PaddingParams};
 use crate::utils::parallel;
 use crate::utils::tokens_by_id::TokensById;
 use crate::utils::truncation::{truncate_encodings, TruncationParams};
@@ -32,6 +32,7 @@ use crate::error::Error;
 use crate::tokenizer::added_vocabulary::{AddedToken, AddedVocabulary};
 use crate::tokenizer::{
     Decoder, Encoding, Model, NormalizedString, Normalizer, OffsetType, Offsets, PostProcessor, PreTokenizedString, PreTokenizer,
+    StoredEncoding,
 };
 
 /// Learns a model from a corpus. `feed` receives the corpus (each sequence turned into words by
@@ -852,6 +853,36 @@ impl Tokenizer {
         Ok((encodings, table))
     }
 
+    /// `encode_batch_deferred` for results that are held (handed to Python): each encoding is
+    /// stored packed (`StoredEncoding`) by the worker thread that made it, so the full
+    /// `Encoding`s never pile up (they are freed and their memory reused by the thread that
+    /// allocated it) and the held batch is ~4× smaller. Padding is decided (the batch's target
+    /// length) but not applied: `StoredBatch::pad_rows` applies it; rows turned into arrays get
+    /// the pad values written directly. Once padded, the rows are those of
+    /// `encode_batch_deferred`.
+    pub fn encode_batch_stored<'s, E>(
+        &self,
+        inputs: Vec<E>,
+        add_special_tokens: bool,
+        offset_type: OffsetType,
+        truncation: Option<&TruncationParams>,
+        padding: Option<&PaddingParams>,
+    ) -> Result<StoredBatch>
+    where
+        E: Into<EncodeInput<'s>> + Send,
+    {
+        let table = self.deferred_token_table();
+        let defer = table.is_some();
+        // Padding each encoding alone and then the batch to its longest gives what padding
+        // the batch once gives (pad lengths only grow), so only the batch padding is kept.
+        let encode = |input: E| {
+            self.encode_with_texts(input.into(), add_special_tokens, offset_type, truncation, None, defer).map(StoredEncoding::from)
+        };
+        let rows: Vec<StoredEncoding> = parallel::map_collect::<_, _, Result<_>>(inputs, encode)?;
+        let padding = padding.and_then(|p| BatchPadding::new(rows.iter().map(StoredEncoding::len), p));
+        Ok(StoredBatch { rows, texts: table, padding })
+    }
+
     // ---- train ----
 
     /// Trains the model on text files, read line by line (line ends kept) and streamed. Invalid
@@ -895,6 +926,32 @@ impl Tokenizer {
         let special_tokens = Trainer::train(trainer, &mut self.model)?;
         self.add_special_tokens(special_tokens)?;
         Ok(())
+    }
+}
+
+/// A batch of encodings as `Tokenizer::encode_batch_stored` gives it.
+#[derive(Debug, Clone, Default)]
+pub struct StoredBatch {
+    /// One per input, not yet padded.
+    pub rows: Vec<StoredEncoding>,
+    /// Where the rows' deferred token texts come from (None: nothing was deferred).
+    pub texts: Option<Arc<TokensById>>,
+    /// The batch's padding, still to apply to `rows` (None: no padding).
+    pub padding: Option<BatchPadding>,
+}
+
+impl StoredBatch {
+    /// Applies the pending padding to the rows, in parallel (a row that needs pads is unpacked,
+    /// padded and packed again).
+    pub fn pad_rows(&mut self) {
+        let Some(padding) = self.padding.take() else { return };
+        parallel::for_each_mut(&mut self.rows, |row| {
+            if row.lengths().iter().any(|&len| len < padding.target) {
+                let mut encoding = row.to_encoding();
+                padding.apply(&mut encoding);
+                *row = StoredEncoding::from(encoding);
+            }
+        });
     }
 }
 
@@ -1038,6 +1095,33 @@ mod tests {
         let (cls, sep) = (("[UNK]".to_string(), 0), ("[SEP]".to_string(), 1));
         t.with_post_processor(Some(crate::processors::BertProcessing::new(sep, cls).into()));
         t
+    }
+
+    #[test]
+    fn stored_batch_once_padded_equals_the_deferred_batch() {
+        use crate::utils::padding::{PaddingDirection, PaddingStrategy};
+        use crate::utils::truncation::TruncationParams;
+        let t = bert_like(true, true);
+        let texts = ["the thing in the end", "x", "", "going in the thing, the end of the thing in going", "[SEP]the"];
+        let truncations = [None, Some(TruncationParams { max_length: 6, stride: 2, ..Default::default() })];
+        for truncation in &truncations {
+            for direction in [PaddingDirection::Left, PaddingDirection::Right] {
+                for strategy in [PaddingStrategy::BatchLongest, PaddingStrategy::Fixed(9)] {
+                    let padding = PaddingParams { direction, strategy, pad_to_multiple_of: Some(4), ..Default::default() };
+                    for padding in [None, Some(&padding)] {
+                        let (expected, expected_texts) =
+                            t.encode_batch_deferred(texts.to_vec(), true, OffsetType::Char, truncation.as_ref(), padding).unwrap();
+                        let mut stored = t.encode_batch_stored(texts.to_vec(), true, OffsetType::Char, truncation.as_ref(), padding).unwrap();
+                        assert_eq!(stored.padding.is_some(), padding.is_some());
+                        stored.pad_rows();
+                        let rows: Vec<Encoding> = stored.rows.iter().map(StoredEncoding::to_encoding).collect();
+                        assert_eq!(rows, expected, "{truncation:?} {padding:?}");
+                        assert_eq!(stored.texts.is_some(), expected_texts.is_some());
+                        assert!(stored.rows.iter().all(|r| matches!(r, StoredEncoding::Packed(_))));
+                    }
+                }
+            }
+        }
     }
 
     #[test]

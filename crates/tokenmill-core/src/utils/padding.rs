@@ -79,11 +79,41 @@ impl PaddingParams {
 /// Pads every encoding (and its overflowing windows) to the length `params` gives for the
 /// batch; never shortens anything.
 pub fn pad_encodings(encodings: &mut [Encoding], params: &PaddingParams) {
-    let Some(longest) = encodings.iter().map(Encoding::len).max() else { return };
-    let target = params.target_length(longest);
-    crate::utils::parallel::for_each_mut(encodings, |e| {
-        e.pad(target, params.pad_id, params.pad_type_id, &params.pad_token, params.direction)
-    });
+    let Some(padding) = BatchPadding::new(encodings.iter().map(Encoding::len), params) else { return };
+    crate::utils::parallel::for_each_mut(encodings, |e| padding.apply(e));
+}
+
+/// The padding of one batch: the length its encodings are padded to, and how. Lets a batch be
+/// padded later, or never (NumPy rows are filled with the pad values directly; see
+/// `Tokenizer::encode_batch_stored`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BatchPadding {
+    pub target: usize,
+    pub params: PaddingParams,
+}
+
+impl BatchPadding {
+    /// The padding of a batch whose encodings (not counting their overflowing windows) have
+    /// these lengths; None for an empty batch.
+    pub fn new(lengths: impl Iterator<Item = usize>, params: &PaddingParams) -> Option<BatchPadding> {
+        let longest = lengths.max()?;
+        Some(BatchPadding { target: params.target_length(longest), params: params.clone() })
+    }
+
+    /// Pads `encoding` and its overflowing windows (never cuts).
+    pub fn apply(&self, encoding: &mut Encoding) {
+        let p = &self.params;
+        encoding.pad(self.target, p.pad_id, p.pad_type_id, &p.pad_token, p.direction)
+    }
+
+    /// How many pad tokens `apply` puts before and after an encoding of `len` tokens.
+    pub fn pad_counts(&self, len: usize) -> (usize, usize) {
+        let n = self.target.saturating_sub(len);
+        match self.params.direction {
+            PaddingDirection::Left => (n, 0),
+            PaddingDirection::Right => (0, n),
+        }
+    }
 }
 
 #[cfg(test)]

@@ -1,0 +1,473 @@
+//! `PackedEncoding`: a finished `Encoding` stored compactly and exactly sized, for results that
+//! are held after the batch call returns (the encodings handed to Python).
+//!
+//! Why: an `Encoding` is 7 vectors, 64 bytes per token (u32 ids and type ids, a `String` per
+//! token even when its text is deferred, `Option<u32>` words, `(usize, usize)` offsets, two u32
+//! masks), and the pipeline sizes them for a token every 3 bytes of text, so a batch held that
+//! way costs ~20 bytes of memory per byte of text, all faulted in fresh and later freed by
+//! another thread. Packed, a token is 22 bytes in two exactly-sized allocations: ids, type ids,
+//! words (`None` as `u32::MAX`) and offsets as u32, the masks as bytes; token texts are kept only
+//! where they are not empty (special, added and padding tokens when the model's texts are
+//! deferred), a run of equal consecutive texts (padding) once.
+//!
+//! Packing is lossless: `unpack` gives back the `Encoding` it was made from. An encoding with a
+//! value that does not fit (an offset or word index of 2^32 or more, a mask above 255, fields of
+//! different lengths) is not packed: `StoredEncoding` then keeps it whole.
+use std::collections::HashMap;
+use std::ops::Range;
+
+use crate::tokenizer::encoding::{n_sequences_of, sequence_ids_of};
+use crate::tokenizer::{Encoding, Offsets};
+use crate::utils::tokens_by_id::TokensById;
+
+/// The packed form of a word index of `None`.
+const NO_WORD: u32 = u32::MAX;
+
+/// An `Encoding` packed (see the module docs).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct PackedEncoding {
+    /// `ids | type_ids | words | (start, end) of each token`: 5 values per token.
+    numbers: Box<[u32]>,
+    /// `special_tokens_mask | attention_mask`: 2 bytes per token.
+    masks: Box<[u8]>,
+    /// The token texts that are not empty (None: every text is empty).
+    texts: Option<Box<TextRuns>>,
+    sequence_ranges: HashMap<usize, Range<usize>>,
+    overflowing: Vec<PackedEncoding>,
+}
+
+/// The non-empty token texts of an encoding, as runs of consecutive tokens with the same text.
+#[derive(Debug, Clone, PartialEq, Default)]
+struct TextRuns {
+    /// The text of every run, one after the other.
+    text: Box<str>,
+    /// In token order.
+    runs: Box<[TextRun]>,
+}
+
+/// Tokens `first..first + count` all have the text `text[start..end]`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct TextRun {
+    first: u32,
+    count: u32,
+    start: u32,
+    end: u32,
+}
+
+impl TextRuns {
+    /// The runs of `tokens`, None when there is no text to keep; `Err` when a position does not
+    /// fit in u32.
+    fn pack(tokens: &[String]) -> Result<Option<Box<TextRuns>>, ()> {
+        let mut runs: Vec<TextRun> = Vec::new();
+        let mut text = String::new();
+        for (i, token) in tokens.iter().enumerate().filter(|(_, t)| !t.is_empty()) {
+            let i = u32::try_from(i).map_err(drop)?;
+            if let Some(last) = runs.last_mut() {
+                if last.first + last.count == i && &text[last.start as usize..last.end as usize] == token.as_str() {
+                    last.count += 1;
+                    continue;
+                }
+            }
+            let start = u32::try_from(text.len()).map_err(drop)?;
+            text.push_str(token);
+            let end = u32::try_from(text.len()).map_err(drop)?;
+            runs.push(TextRun { first: i, count: 1, start, end });
+        }
+        if runs.is_empty() {
+            return Ok(None);
+        }
+        Ok(Some(Box::new(TextRuns { text: text.into_boxed_str(), runs: runs.into_boxed_slice() })))
+    }
+
+    /// `(token index, text)` of every token that has a text, in order.
+    fn each(&self) -> impl Iterator<Item = (usize, &str)> + '_ {
+        self.runs.iter().flat_map(move |r| {
+            let text = &self.text[r.start as usize..r.end as usize];
+            (r.first..r.first + r.count).map(move |i| (i as usize, text))
+        })
+    }
+}
+
+impl PackedEncoding {
+    /// `encoding` packed, or None when one of its values (or its windows') does not fit.
+    pub fn pack(encoding: &Encoding) -> Option<PackedEncoding> {
+        let n = encoding.len();
+        u32::try_from(n).ok()?;
+        let e = encoding;
+        let lengths = [e.type_ids.len(), e.tokens.len(), e.words.len(), e.offsets.len(), e.special_tokens_mask.len(), e.attention_mask.len()];
+        if lengths.iter().any(|&l| l != n) {
+            return None;
+        }
+        let mut numbers = Vec::with_capacity(5 * n);
+        numbers.extend_from_slice(&e.ids);
+        numbers.extend_from_slice(&e.type_ids);
+        for word in &e.words {
+            numbers.push(match *word {
+                None => NO_WORD,
+                Some(NO_WORD) => return None,
+                Some(w) => w,
+            });
+        }
+        for &(start, end) in &e.offsets {
+            numbers.push(u32::try_from(start).ok()?);
+            numbers.push(u32::try_from(end).ok()?);
+        }
+        let mut masks = Vec::with_capacity(2 * n);
+        for &m in e.special_tokens_mask.iter().chain(&e.attention_mask) {
+            masks.push(u8::try_from(m).ok()?);
+        }
+        Some(PackedEncoding {
+            numbers: numbers.into_boxed_slice(),
+            masks: masks.into_boxed_slice(),
+            texts: TextRuns::pack(&e.tokens).ok()?,
+            sequence_ranges: e.sequence_ranges.clone(),
+            overflowing: e.overflowing.iter().map(PackedEncoding::pack).collect::<Option<_>>()?,
+        })
+    }
+
+    /// The `Encoding` this was packed from.
+    pub fn unpack(&self) -> Encoding {
+        let mut tokens = vec![String::new(); self.len()];
+        if let Some(texts) = &self.texts {
+            texts.each().for_each(|(i, text)| tokens[i] = text.to_owned());
+        }
+        Encoding {
+            ids: self.ids().to_vec(),
+            type_ids: self.type_ids().to_vec(),
+            tokens,
+            words: self.word_ids().collect(),
+            offsets: self.offsets().collect(),
+            special_tokens_mask: widen(self.special_tokens_mask()),
+            attention_mask: widen(self.attention_mask()),
+            overflowing: self.overflowing.iter().map(PackedEncoding::unpack).collect(),
+            sequence_ranges: self.sequence_ranges.clone(),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.numbers.len() / 5
+    }
+    pub fn is_empty(&self) -> bool {
+        self.numbers.is_empty()
+    }
+
+    /// The values `field * len..(field + 1) * len` of `numbers`.
+    fn column(&self, field: usize, width: usize) -> &[u32] {
+        let n = self.len();
+        &self.numbers[field * n..(field + width) * n]
+    }
+
+    pub fn ids(&self) -> &[u32] {
+        self.column(0, 1)
+    }
+    pub fn type_ids(&self) -> &[u32] {
+        self.column(1, 1)
+    }
+    pub fn word_ids(&self) -> impl Iterator<Item = Option<u32>> + '_ {
+        self.column(2, 1).iter().map(|&w| (w != NO_WORD).then_some(w))
+    }
+    /// `start, end` of every token, one after the other.
+    pub fn offset_values(&self) -> &[u32] {
+        self.column(3, 2)
+    }
+    pub fn offsets(&self) -> impl Iterator<Item = Offsets> + '_ {
+        self.offset_values().chunks_exact(2).map(|o| (o[0] as usize, o[1] as usize))
+    }
+    pub fn special_tokens_mask(&self) -> &[u8] {
+        &self.masks[..self.len()]
+    }
+    pub fn attention_mask(&self) -> &[u8] {
+        &self.masks[self.len()..]
+    }
+    pub fn sequence_ranges(&self) -> &HashMap<usize, Range<usize>> {
+        &self.sequence_ranges
+    }
+    pub fn overflowing(&self) -> &[PackedEncoding] {
+        &self.overflowing
+    }
+
+    /// The token texts, those left empty by a deferred encode (see
+    /// `Encoding::fill_deferred_tokens`) read from `table` when one is given.
+    pub fn tokens(&self, table: Option<&TokensById>) -> Vec<String> {
+        let mut tokens = vec![String::new(); self.len()];
+        if let Some(texts) = &self.texts {
+            texts.each().for_each(|(i, text)| tokens[i] = text.to_owned());
+        }
+        if let Some(table) = table {
+            let specials = self.special_tokens_mask();
+            for ((token, &id), &special) in tokens.iter_mut().zip(self.ids()).zip(specials) {
+                if let Some(text) = crate::tokenizer::encoding::deferred_text(token, id, u32::from(special), table) {
+                    *token = text.to_owned();
+                }
+            }
+        }
+        tokens
+    }
+
+    /// Marks every token as belonging to sequence `id` (as `Encoding::set_sequence_id`).
+    pub fn set_sequence_id(&mut self, id: usize) {
+        self.sequence_ranges.insert(id, 0..self.len());
+    }
+
+    /// Bytes held on the heap (the struct itself not included).
+    pub fn heap_bytes(&self) -> usize {
+        let texts = self.texts.as_ref().map_or(0, |t| std::mem::size_of::<TextRuns>() + t.text.len() + t.runs.len() * std::mem::size_of::<TextRun>());
+        let windows: usize = self.overflowing.iter().map(|o| std::mem::size_of::<PackedEncoding>() + o.heap_bytes()).sum();
+        self.numbers.len() * 4 + self.masks.len() + texts + windows
+    }
+}
+
+fn widen(values: &[u8]) -> Vec<u32> {
+    values.iter().map(|&v| u32::from(v)).collect()
+}
+
+/// A finished encoding as it is held: packed when it fits (see `PackedEncoding`), else whole.
+#[derive(Debug, Clone, PartialEq)]
+pub enum StoredEncoding {
+    Packed(PackedEncoding),
+    Full(Encoding),
+}
+
+impl Default for StoredEncoding {
+    fn default() -> Self {
+        StoredEncoding::Full(Encoding::default())
+    }
+}
+
+impl From<Encoding> for StoredEncoding {
+    /// Packs `encoding` when it fits (it is then dropped here, by the thread that made it).
+    fn from(encoding: Encoding) -> Self {
+        match PackedEncoding::pack(&encoding) {
+            Some(packed) => StoredEncoding::Packed(packed),
+            None => StoredEncoding::Full(encoding),
+        }
+    }
+}
+
+impl StoredEncoding {
+    /// The encoding whole (a copy; deferred token texts still empty).
+    pub fn to_encoding(&self) -> Encoding {
+        match self {
+            StoredEncoding::Packed(p) => p.unpack(),
+            StoredEncoding::Full(e) => e.clone(),
+        }
+    }
+
+    /// The encoding whole, unpacked in place the first time (for edits and lookups).
+    pub fn make_full(&mut self) -> &mut Encoding {
+        if let StoredEncoding::Packed(p) = self {
+            *self = StoredEncoding::Full(p.unpack());
+        }
+        match self {
+            StoredEncoding::Full(e) => e,
+            StoredEncoding::Packed(_) => unreachable!("unpacked just above"),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        match self {
+            StoredEncoding::Packed(p) => p.len(),
+            StoredEncoding::Full(e) => e.len(),
+        }
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    pub fn ids(&self) -> &[u32] {
+        match self {
+            StoredEncoding::Packed(p) => p.ids(),
+            StoredEncoding::Full(e) => &e.ids,
+        }
+    }
+    pub fn type_ids(&self) -> &[u32] {
+        match self {
+            StoredEncoding::Packed(p) => p.type_ids(),
+            StoredEncoding::Full(e) => &e.type_ids,
+        }
+    }
+    pub fn word_ids(&self) -> Vec<Option<u32>> {
+        match self {
+            StoredEncoding::Packed(p) => p.word_ids().collect(),
+            StoredEncoding::Full(e) => e.words.clone(),
+        }
+    }
+    pub fn offsets(&self) -> Vec<Offsets> {
+        match self {
+            StoredEncoding::Packed(p) => p.offsets().collect(),
+            StoredEncoding::Full(e) => e.offsets.clone(),
+        }
+    }
+    pub fn special_tokens_mask(&self) -> Vec<u32> {
+        match self {
+            StoredEncoding::Packed(p) => widen(p.special_tokens_mask()),
+            StoredEncoding::Full(e) => e.special_tokens_mask.clone(),
+        }
+    }
+    pub fn attention_mask(&self) -> Vec<u32> {
+        match self {
+            StoredEncoding::Packed(p) => widen(p.attention_mask()),
+            StoredEncoding::Full(e) => e.attention_mask.clone(),
+        }
+    }
+    /// The token texts, the deferred ones read from `table` (see `PackedEncoding::tokens`).
+    pub fn tokens(&self, table: Option<&TokensById>) -> Vec<String> {
+        match (self, table) {
+            (StoredEncoding::Packed(p), _) => p.tokens(table),
+            (StoredEncoding::Full(e), Some(table)) => e.tokens_filled(table),
+            (StoredEncoding::Full(e), None) => e.tokens.clone(),
+        }
+    }
+    fn sequence_ranges(&self) -> &HashMap<usize, Range<usize>> {
+        match self {
+            StoredEncoding::Packed(p) => p.sequence_ranges(),
+            StoredEncoding::Full(e) => &e.sequence_ranges,
+        }
+    }
+    pub fn n_sequences(&self) -> usize {
+        n_sequences_of(self.sequence_ranges())
+    }
+    pub fn sequence_ids(&self) -> Vec<Option<usize>> {
+        sequence_ids_of(self.sequence_ranges(), self.len())
+    }
+    pub fn set_sequence_id(&mut self, id: usize) {
+        match self {
+            StoredEncoding::Packed(p) => p.set_sequence_id(id),
+            StoredEncoding::Full(e) => e.set_sequence_id(id),
+        }
+    }
+    /// The overflowing windows (copies).
+    pub fn overflowing(&self) -> Vec<StoredEncoding> {
+        match self {
+            StoredEncoding::Packed(p) => p.overflowing().iter().cloned().map(StoredEncoding::Packed).collect(),
+            StoredEncoding::Full(e) => e.overflowing.iter().cloned().map(StoredEncoding::Full).collect(),
+        }
+    }
+    /// Lengths of this encoding and of all its overflowing windows (and theirs).
+    pub fn lengths(&self) -> Vec<usize> {
+        let mut out = vec![self.len()];
+        match self {
+            StoredEncoding::Packed(p) => collect_lengths(p.overflowing(), PackedEncoding::len, PackedEncoding::overflowing, &mut out),
+            StoredEncoding::Full(e) => collect_lengths(&e.overflowing, Encoding::len, |e| &e.overflowing, &mut out),
+        }
+        out
+    }
+}
+
+fn collect_lengths<T>(windows: &[T], len: fn(&T) -> usize, children: fn(&T) -> &[T], out: &mut Vec<usize>) {
+    for w in windows {
+        out.push(len(w));
+        collect_lengths(children(w), len, children, out);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tokenizer::encoding::{PaddingDirection, TruncationDirection};
+
+    /// Model tokens with deferred (empty) texts, surrounded by [CLS] / [SEP], as a batch encode
+    /// of BERT leaves them.
+    fn bert_like(n: usize) -> Encoding {
+        let mut e = Encoding::default();
+        e.push(101, "[CLS]".into(), (0, 0), None, 0, true);
+        for i in 0..n {
+            e.push(2000 + i as u32, String::new(), (3 * i, 3 * i + 2), Some(i as u32 / 2), 0, false);
+        }
+        e.push(102, "[SEP]".into(), (0, 0), None, 0, true);
+        e.sequence_ranges.insert(0, 1..n + 1);
+        e
+    }
+
+    fn round_trips(e: &Encoding) {
+        let packed = PackedEncoding::pack(e).expect("fits");
+        assert_eq!(&packed.unpack(), e);
+        assert_eq!(packed.len(), e.len());
+        assert_eq!(StoredEncoding::from(e.clone()).to_encoding(), *e);
+    }
+
+    #[test]
+    fn round_trip_plain_padded_truncated_and_pairs() {
+        round_trips(&Encoding::default());
+        let e = bert_like(10);
+        round_trips(&e);
+        let mut padded = e.clone();
+        padded.pad(20, 0, 0, "[PAD]", PaddingDirection::Left);
+        round_trips(&padded);
+        let mut truncated = e.clone();
+        truncated.truncate(4, 1, TruncationDirection::Right).unwrap();
+        truncated.pad(4, 0, 3, "[PAD]", PaddingDirection::Right);
+        assert!(!truncated.overflowing.is_empty());
+        round_trips(&truncated);
+        let mut pair = e.clone();
+        let mut second = bert_like(3);
+        second.set_type_ids(1);
+        second.tokens[2] = "x".into();
+        second.tokens[3] = "x".into();
+        second.tokens[4] = "y".into();
+        pair.merge_with(second, false);
+        round_trips(&pair);
+    }
+
+    #[test]
+    fn compact_and_runs_of_equal_texts_stored_once() {
+        let mut e = bert_like(200);
+        e.pad(300, 0, 0, "[PAD]", PaddingDirection::Right);
+        let packed = PackedEncoding::pack(&e).unwrap();
+        let runs = packed.texts.as_ref().unwrap();
+        // [CLS], [SEP], then the 98 pads as one run.
+        assert_eq!(runs.runs.len(), 3);
+        assert_eq!(&*runs.text, "[CLS][SEP][PAD]");
+        assert!(packed.heap_bytes() <= 22 * 300 + 128, "{} bytes", packed.heap_bytes());
+    }
+
+    #[test]
+    fn values_that_do_not_fit_keep_the_encoding_whole() {
+        let mut big_offset = bert_like(2);
+        big_offset.offsets[1] = (0, u32::MAX as usize + 1);
+        let mut big_word = bert_like(2);
+        big_word.words[1] = Some(u32::MAX);
+        let mut big_mask = bert_like(2);
+        big_mask.attention_mask[0] = 256;
+        let mut uneven = bert_like(2);
+        uneven.type_ids.pop();
+        let mut bad_window = bert_like(2);
+        bad_window.overflowing.push(big_offset.clone());
+        for e in [big_offset, big_word, big_mask, uneven, bad_window] {
+            assert!(PackedEncoding::pack(&e).is_none());
+            let stored = StoredEncoding::from(e.clone());
+            assert!(matches!(stored, StoredEncoding::Full(_)));
+            assert_eq!(stored.to_encoding(), e);
+        }
+    }
+
+    #[test]
+    fn accessors_read_what_the_encoding_holds() {
+        let mut e = bert_like(5);
+        e.truncate(4, 2, TruncationDirection::Right).unwrap();
+        e.tokens[1] = "added".into();
+        let table = TokensById::new((0..3000u32).map(|id| (if id == 2002 { "x" } else { "tok" }, id)).collect::<Vec<_>>().iter().map(|(t, id)| (*t, *id)));
+        for stored in [StoredEncoding::from(e.clone()), StoredEncoding::Full(e.clone())] {
+            assert_eq!(stored.ids(), &e.ids[..]);
+            assert_eq!(stored.type_ids(), &e.type_ids[..]);
+            assert_eq!(stored.word_ids(), e.words);
+            assert_eq!(stored.offsets(), e.offsets);
+            assert_eq!(stored.special_tokens_mask(), e.special_tokens_mask);
+            assert_eq!(stored.attention_mask(), e.attention_mask);
+            assert_eq!(stored.tokens(None), e.tokens);
+            assert_eq!(stored.tokens(Some(&table)), e.tokens_filled(&table));
+            assert_eq!(stored.sequence_ids(), e.sequence_ids());
+            assert_eq!(stored.n_sequences(), e.n_sequences());
+            let windows: Vec<Encoding> = stored.overflowing().iter().map(StoredEncoding::to_encoding).collect();
+            assert_eq!(windows, e.overflowing);
+            assert_eq!(stored.lengths(), vec![4, 4, 3]);
+            let mut edited = stored.clone();
+            edited.set_sequence_id(1);
+            let mut expected = e.clone();
+            expected.set_sequence_id(1);
+            assert_eq!(edited.to_encoding(), expected);
+            edited.make_full().pad(9, 0, 0, "[PAD]", PaddingDirection::Right);
+            expected.pad(9, 0, 0, "[PAD]", PaddingDirection::Right);
+            assert_eq!(edited.to_encoding(), expected);
+        }
+    }
+}
