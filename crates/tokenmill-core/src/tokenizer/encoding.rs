@@ -251,10 +251,32 @@ impl Encoding {
         let windows = window_ranges(len, max_len, max_len - stride, direction);
         let mut windows = windows.into_iter();
         let Some(first) = windows.next() else { return Ok(()) };
-        let mut truncated = self.window(first);
-        truncated.overflowing = windows.map(|r| self.window(r)).collect();
-        *self = truncated;
+        let overflowing = windows.map(|r| self.window(r)).collect();
+        // Cut in place when most tokens stay (no copy: a batch of documents a little over the
+        // limit); copied into an exactly-sized encoding otherwise, so that a long text cut
+        // short does not keep the capacity of all its tokens.
+        if 2 * first.len() >= len {
+            self.keep(first);
+        } else {
+            *self = self.window(first);
+        }
+        self.overflowing = overflowing;
         Ok(())
+    }
+
+    /// Keeps only the tokens `range`, in place.
+    fn keep(&mut self, range: Range<usize>) {
+        fn keep<T>(values: &mut Vec<T>, range: &Range<usize>) {
+            values.truncate(range.end);
+            values.drain(..range.start);
+        }
+        keep(&mut self.ids, &range);
+        keep(&mut self.type_ids, &range);
+        keep(&mut self.tokens, &range);
+        keep(&mut self.words, &range);
+        keep(&mut self.offsets, &range);
+        keep(&mut self.special_tokens_mask, &range);
+        keep(&mut self.attention_mask, &range);
     }
 
     /// Pads up to `target_length` tokens (this encoding and each overflowing window); never cuts.
@@ -475,6 +497,24 @@ mod tests {
         assert_eq!(ids(&c), vec![5, 6, 7]);
         let over: Vec<_> = c.overflowing.iter().map(ids).collect();
         assert_eq!(over, vec![vec![3, 4, 5], vec![1, 2, 3]]);
+    }
+
+    #[test]
+    fn truncate_in_place_or_by_copy_keeps_the_same_tokens() {
+        let tokens = ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j"];
+        // 6 of 10 kept: cut in place; 3 of 10: copied.
+        for max_len in [6, 3] {
+            for direction in [TruncationDirection::Right, TruncationDirection::Left] {
+                let full = enc(&tokens);
+                let mut cut = full.clone();
+                cut.sequence_ranges.insert(0, 0..10);
+                cut.truncate(max_len, 1, direction).unwrap();
+                let kept = window_ranges(10, max_len, max_len - 1, direction)[0].clone();
+                assert_eq!(Encoding { overflowing: Vec::new(), ..cut.clone() }, full.window(kept), "{max_len} {direction:?}");
+                assert!(cut.sequence_ranges.is_empty());
+                assert_eq!(cut.overflowing.len(), window_ranges(10, max_len, max_len - 1, direction).len() - 1);
+            }
+        }
     }
 
     #[test]

@@ -26,26 +26,21 @@ const NO_WORD: u32 = u32::MAX;
 /// An `Encoding` packed (see the module docs).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PackedEncoding {
-    /// `ids | type_ids | words | (start, end) of each token`: 5 values per token.
+    /// The number of tokens.
+    len: u32,
+    /// `ids | type_ids | words | (start, end) of each token | text runs`: 5 values per token,
+    /// then 4 per `TextRun`.
     numbers: Box<[u32]>,
-    /// `special_tokens_mask | attention_mask`: 2 bytes per token.
-    masks: Box<[u8]>,
-    /// The token texts that are not empty (None: every text is empty).
-    texts: Option<Box<TextRuns>>,
-    sequence_ranges: HashMap<usize, Range<usize>>,
+    /// `special_tokens_mask | attention_mask | text of the runs`: 2 bytes per token, then the
+    /// texts one after the other (UTF-8).
+    bytes: Box<[u8]>,
+    /// The sequence ranges `(sequence, start, end)`, inline: an encoding with more than two
+    /// is not packed.
+    sequence_ranges: [Option<[u32; 3]>; 2],
     overflowing: Vec<PackedEncoding>,
 }
 
-/// The non-empty token texts of an encoding, as runs of consecutive tokens with the same text.
-#[derive(Debug, Clone, PartialEq, Default)]
-struct TextRuns {
-    /// The text of every run, one after the other.
-    text: Box<str>,
-    /// In token order.
-    runs: Box<[TextRun]>,
-}
-
-/// Tokens `first..first + count` all have the text `text[start..end]`.
+/// Tokens `first..first + count` all have the text `start..end` of the packed texts.
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct TextRun {
     first: u32,
@@ -54,51 +49,56 @@ struct TextRun {
     end: u32,
 }
 
-impl TextRuns {
-    /// The runs of `tokens`, None when there is no text to keep; `Err` when a position does not
-    /// fit in u32.
-    fn pack(tokens: &[String]) -> Result<Option<Box<TextRuns>>, ()> {
-        let mut runs: Vec<TextRun> = Vec::new();
-        let mut text = String::new();
-        for (i, token) in tokens.iter().enumerate().filter(|(_, t)| !t.is_empty()) {
-            let i = u32::try_from(i).map_err(drop)?;
-            if let Some(last) = runs.last_mut() {
-                if last.first + last.count == i && &text[last.start as usize..last.end as usize] == token.as_str() {
-                    last.count += 1;
-                    continue;
-                }
-            }
-            let start = u32::try_from(text.len()).map_err(drop)?;
-            text.push_str(token);
-            let end = u32::try_from(text.len()).map_err(drop)?;
-            runs.push(TextRun { first: i, count: 1, start, end });
-        }
-        if runs.is_empty() {
-            return Ok(None);
-        }
-        Ok(Some(Box::new(TextRuns { text: text.into_boxed_str(), runs: runs.into_boxed_slice() })))
+impl TextRun {
+    fn from_values(v: &[u32]) -> TextRun {
+        TextRun { first: v[0], count: v[1], start: v[2], end: v[3] }
     }
+}
 
-    /// `(token index, text)` of every token that has a text, in order.
-    fn each(&self) -> impl Iterator<Item = (usize, &str)> + '_ {
-        self.runs.iter().flat_map(move |r| {
-            let text = &self.text[r.start as usize..r.end as usize];
-            (r.first..r.first + r.count).map(move |i| (i as usize, text))
-        })
+/// The non-empty token texts as runs of consecutive tokens with the same text, and the texts
+/// of the runs one after the other; None when a position does not fit in u32.
+fn text_runs(tokens: &[String]) -> Option<(Vec<TextRun>, String)> {
+    let mut runs: Vec<TextRun> = Vec::new();
+    let mut text = String::new();
+    for (i, token) in tokens.iter().enumerate().filter(|(_, t)| !t.is_empty()) {
+        let i = u32::try_from(i).ok()?;
+        if let Some(last) = runs.last_mut() {
+            if last.first + last.count == i && &text[last.start as usize..last.end as usize] == token.as_str() {
+                last.count += 1;
+                continue;
+            }
+        }
+        let start = u32::try_from(text.len()).ok()?;
+        text.push_str(token);
+        let end = u32::try_from(text.len()).ok()?;
+        runs.push(TextRun { first: i, count: 1, start, end });
     }
+    Some((runs, text))
+}
+
+/// `ranges` inline, None when there are more than two or a value does not fit in u32.
+fn inline_ranges(ranges: &HashMap<usize, Range<usize>>) -> Option<[Option<[u32; 3]>; 2]> {
+    let mut out = [None; 2];
+    if ranges.len() > out.len() {
+        return None;
+    }
+    for (slot, (&seq, range)) in out.iter_mut().zip(ranges) {
+        *slot = Some([u32::try_from(seq).ok()?, u32::try_from(range.start).ok()?, u32::try_from(range.end).ok()?]);
+    }
+    Some(out)
 }
 
 impl PackedEncoding {
     /// `encoding` packed, or None when one of its values (or its windows') does not fit.
     pub fn pack(encoding: &Encoding) -> Option<PackedEncoding> {
-        let n = encoding.len();
-        u32::try_from(n).ok()?;
         let e = encoding;
+        let n = e.len();
         let lengths = [e.type_ids.len(), e.tokens.len(), e.words.len(), e.offsets.len(), e.special_tokens_mask.len(), e.attention_mask.len()];
         if lengths.iter().any(|&l| l != n) {
             return None;
         }
-        let mut numbers = Vec::with_capacity(5 * n);
+        let (runs, text) = text_runs(&e.tokens)?;
+        let mut numbers = Vec::with_capacity(5 * n + 4 * runs.len());
         numbers.extend_from_slice(&e.ids);
         numbers.extend_from_slice(&e.type_ids);
         for word in &e.words {
@@ -112,46 +112,44 @@ impl PackedEncoding {
             numbers.push(u32::try_from(start).ok()?);
             numbers.push(u32::try_from(end).ok()?);
         }
-        let mut masks = Vec::with_capacity(2 * n);
+        numbers.extend(runs.iter().flat_map(|r| [r.first, r.count, r.start, r.end]));
+        let mut bytes = Vec::with_capacity(2 * n + text.len());
         for &m in e.special_tokens_mask.iter().chain(&e.attention_mask) {
-            masks.push(u8::try_from(m).ok()?);
+            bytes.push(u8::try_from(m).ok()?);
         }
+        bytes.extend_from_slice(text.as_bytes());
         Some(PackedEncoding {
+            len: u32::try_from(n).ok()?,
             numbers: numbers.into_boxed_slice(),
-            masks: masks.into_boxed_slice(),
-            texts: TextRuns::pack(&e.tokens).ok()?,
-            sequence_ranges: e.sequence_ranges.clone(),
+            bytes: bytes.into_boxed_slice(),
+            sequence_ranges: inline_ranges(&e.sequence_ranges)?,
             overflowing: e.overflowing.iter().map(PackedEncoding::pack).collect::<Option<_>>()?,
         })
     }
 
     /// The `Encoding` this was packed from.
     pub fn unpack(&self) -> Encoding {
-        let mut tokens = vec![String::new(); self.len()];
-        if let Some(texts) = &self.texts {
-            texts.each().for_each(|(i, text)| tokens[i] = text.to_owned());
-        }
         Encoding {
             ids: self.ids().to_vec(),
             type_ids: self.type_ids().to_vec(),
-            tokens,
+            tokens: self.tokens(None),
             words: self.word_ids().collect(),
             offsets: self.offsets().collect(),
             special_tokens_mask: widen(self.special_tokens_mask()),
             attention_mask: widen(self.attention_mask()),
             overflowing: self.overflowing.iter().map(PackedEncoding::unpack).collect(),
-            sequence_ranges: self.sequence_ranges.clone(),
+            sequence_ranges: self.sequence_ranges(),
         }
     }
 
     pub fn len(&self) -> usize {
-        self.numbers.len() / 5
+        self.len as usize
     }
     pub fn is_empty(&self) -> bool {
-        self.numbers.is_empty()
+        self.len == 0
     }
 
-    /// The values `field * len..(field + 1) * len` of `numbers`.
+    /// The values `field * len..(field + width) * len` of `numbers`.
     fn column(&self, field: usize, width: usize) -> &[u32] {
         let n = self.len();
         &self.numbers[field * n..(field + width) * n]
@@ -174,25 +172,34 @@ impl PackedEncoding {
         self.offset_values().chunks_exact(2).map(|o| (o[0] as usize, o[1] as usize))
     }
     pub fn special_tokens_mask(&self) -> &[u8] {
-        &self.masks[..self.len()]
+        &self.bytes[..self.len()]
     }
     pub fn attention_mask(&self) -> &[u8] {
-        &self.masks[self.len()..]
+        &self.bytes[self.len()..2 * self.len()]
     }
-    pub fn sequence_ranges(&self) -> &HashMap<usize, Range<usize>> {
-        &self.sequence_ranges
+    /// Sequence index → token range, as `Encoding::sequence_ranges`.
+    pub fn sequence_ranges(&self) -> HashMap<usize, Range<usize>> {
+        self.sequence_ranges.iter().flatten().map(|&[seq, start, end]| (seq as usize, start as usize..end as usize)).collect()
     }
     pub fn overflowing(&self) -> &[PackedEncoding] {
         &self.overflowing
+    }
+
+    /// `(token index, text)` of every token whose text is not empty, in order.
+    fn texts(&self) -> impl Iterator<Item = (usize, &str)> + '_ {
+        let text = &self.bytes[2 * self.len()..];
+        self.numbers[5 * self.len()..].chunks_exact(4).map(TextRun::from_values).flat_map(move |r| {
+            // Written from a `String` split at char boundaries by `pack`.
+            let t = std::str::from_utf8(&text[r.start as usize..r.end as usize]).unwrap_or_default();
+            (r.first..r.first + r.count).map(move |i| (i as usize, t))
+        })
     }
 
     /// The token texts, those left empty by a deferred encode (see
     /// `Encoding::fill_deferred_tokens`) read from `table` when one is given.
     pub fn tokens(&self, table: Option<&TokensById>) -> Vec<String> {
         let mut tokens = vec![String::new(); self.len()];
-        if let Some(texts) = &self.texts {
-            texts.each().for_each(|(i, text)| tokens[i] = text.to_owned());
-        }
+        self.texts().for_each(|(i, text)| tokens[i] = text.to_owned());
         if let Some(table) = table {
             let specials = self.special_tokens_mask();
             for ((token, &id), &special) in tokens.iter_mut().zip(self.ids()).zip(specials) {
@@ -204,16 +211,26 @@ impl PackedEncoding {
         tokens
     }
 
-    /// Marks every token as belonging to sequence `id` (as `Encoding::set_sequence_id`).
-    pub fn set_sequence_id(&mut self, id: usize) {
-        self.sequence_ranges.insert(id, 0..self.len());
+    /// Marks every token as belonging to sequence `id` (as `Encoding::set_sequence_id`);
+    /// false (and nothing changed) when that would make a third sequence range.
+    pub fn set_sequence_id(&mut self, id: usize) -> bool {
+        let (Ok(seq), Ok(len)) = (u32::try_from(id), u32::try_from(self.len())) else { return false };
+        let slots = &mut self.sequence_ranges;
+        let slot = match slots.iter().position(|r| r.is_some_and(|[s, _, _]| s == seq)) {
+            Some(i) => &mut slots[i],
+            None => match slots.iter_mut().find(|r| r.is_none()) {
+                Some(free) => free,
+                None => return false,
+            },
+        };
+        *slot = Some([seq, 0, len]);
+        true
     }
 
     /// Bytes held on the heap (the struct itself not included).
     pub fn heap_bytes(&self) -> usize {
-        let texts = self.texts.as_ref().map_or(0, |t| std::mem::size_of::<TextRuns>() + t.text.len() + t.runs.len() * std::mem::size_of::<TextRun>());
         let windows: usize = self.overflowing.iter().map(|o| std::mem::size_of::<PackedEncoding>() + o.heap_bytes()).sum();
-        self.numbers.len() * 4 + self.masks.len() + texts + windows
+        self.numbers.len() * 4 + self.bytes.len() + windows
     }
 }
 
@@ -317,23 +334,25 @@ impl StoredEncoding {
             (StoredEncoding::Full(e), None) => e.tokens.clone(),
         }
     }
-    fn sequence_ranges(&self) -> &HashMap<usize, Range<usize>> {
-        match self {
-            StoredEncoding::Packed(p) => p.sequence_ranges(),
-            StoredEncoding::Full(e) => &e.sequence_ranges,
-        }
-    }
     pub fn n_sequences(&self) -> usize {
-        n_sequences_of(self.sequence_ranges())
+        match self {
+            StoredEncoding::Packed(p) => n_sequences_of(&p.sequence_ranges()),
+            StoredEncoding::Full(e) => e.n_sequences(),
+        }
     }
     pub fn sequence_ids(&self) -> Vec<Option<usize>> {
-        sequence_ids_of(self.sequence_ranges(), self.len())
+        match self {
+            StoredEncoding::Packed(p) => sequence_ids_of(&p.sequence_ranges(), p.len()),
+            StoredEncoding::Full(e) => e.sequence_ids(),
+        }
     }
     pub fn set_sequence_id(&mut self, id: usize) {
-        match self {
-            StoredEncoding::Packed(p) => p.set_sequence_id(id),
-            StoredEncoding::Full(e) => e.set_sequence_id(id),
+        if let StoredEncoding::Packed(p) = self {
+            if p.set_sequence_id(id) {
+                return;
+            }
         }
+        self.make_full().set_sequence_id(id)
     }
     /// The overflowing windows (copies).
     pub fn overflowing(&self) -> Vec<StoredEncoding> {
@@ -413,11 +432,10 @@ mod tests {
         let mut e = bert_like(200);
         e.pad(300, 0, 0, "[PAD]", PaddingDirection::Right);
         let packed = PackedEncoding::pack(&e).unwrap();
-        let runs = packed.texts.as_ref().unwrap();
         // [CLS], [SEP], then the 98 pads as one run.
-        assert_eq!(runs.runs.len(), 3);
-        assert_eq!(&*runs.text, "[CLS][SEP][PAD]");
-        assert!(packed.heap_bytes() <= 22 * 300 + 128, "{} bytes", packed.heap_bytes());
+        assert_eq!(packed.numbers.len(), 5 * 300 + 4 * 3);
+        assert_eq!(&packed.bytes[600..], b"[CLS][SEP][PAD]");
+        assert_eq!(packed.heap_bytes(), 22 * 300 + 3 * 16 + 15);
     }
 
     #[test]
@@ -432,7 +450,10 @@ mod tests {
         uneven.type_ids.pop();
         let mut bad_window = bert_like(2);
         bad_window.overflowing.push(big_offset.clone());
-        for e in [big_offset, big_word, big_mask, uneven, bad_window] {
+        let mut three_ranges = bert_like(2);
+        three_ranges.sequence_ranges.insert(1, 0..1);
+        three_ranges.sequence_ranges.insert(2, 1..2);
+        for e in [big_offset, big_word, big_mask, uneven, bad_window, three_ranges] {
             assert!(PackedEncoding::pack(&e).is_none());
             let stored = StoredEncoding::from(e.clone());
             assert!(matches!(stored, StoredEncoding::Full(_)));
@@ -465,6 +486,13 @@ mod tests {
             let mut expected = e.clone();
             expected.set_sequence_id(1);
             assert_eq!(edited.to_encoding(), expected);
+            // a third sequence range does not fit inline: the encoding is unpacked for it
+            for id in [2, 3] {
+                edited.set_sequence_id(id);
+                expected.set_sequence_id(id);
+            }
+            assert_eq!(edited.to_encoding(), expected);
+            assert!(matches!(edited, StoredEncoding::Full(_)));
             edited.make_full().pad(9, 0, 0, "[PAD]", PaddingDirection::Right);
             expected.pad(9, 0, 0, "[PAD]", PaddingDirection::Right);
             assert_eq!(edited.to_encoding(), expected);
