@@ -265,15 +265,11 @@ impl PyEncodingBatch {
 
     /// Row `i`, padded, as it is handed out.
     fn row(&self, i: usize) -> Option<StoredEncoding> {
-        let row = self.rows.get(i)?;
-        Some(match &self.padding {
-            Some(padding) => {
-                let mut encoding = row.to_encoding();
-                padding.apply(&mut encoding);
-                StoredEncoding::from(encoding)
-            }
-            None => row.clone(),
-        })
+        let mut row = self.rows.get(i)?.clone();
+        if let Some(padding) = &self.padding {
+            padding.apply_stored(&mut row);
+        }
+        Some(row)
     }
 }
 

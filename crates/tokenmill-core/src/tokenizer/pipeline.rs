@@ -853,8 +853,9 @@ impl Tokenizer {
         Ok((encodings, table))
     }
 
-    /// `encode_batch_deferred` for results that are held (handed to Python): each encoding is
-    /// stored packed (`StoredEncoding`) by the worker thread that made it, so the full
+    /// `encode_batch_deferred` for results that are held (handed to Python): each encoding whose
+    /// token texts are deferred is stored packed (`StoredEncoding`) by the worker thread that
+    /// made it, so the full
     /// `Encoding`s never pile up (they are freed and their memory reused by the thread that
     /// allocated it) and the held batch is ~4× smaller. Padding is decided (the batch's target
     /// length) but not applied: `StoredBatch::pad_rows` applies it; rows turned into arrays get
@@ -875,8 +876,11 @@ impl Tokenizer {
         let defer = table.is_some();
         // Padding each encoding alone and then the batch to its longest gives what padding
         // the batch once gives (pad lengths only grow), so only the batch padding is kept.
+        // Only encodings whose token texts are deferred are packed: where every token has its
+        // own text (byte-level BPE), copying the texts costs more than packing saves.
         let encode = |input: E| {
-            self.encode_with_texts(input.into(), add_special_tokens, offset_type, truncation, None, defer).map(StoredEncoding::from)
+            let encoding = self.encode_with_texts(input.into(), add_special_tokens, offset_type, truncation, None, defer)?;
+            Ok(if defer { StoredEncoding::from(encoding) } else { StoredEncoding::Full(encoding) })
         };
         let rows: Vec<StoredEncoding> = parallel::map_collect::<_, _, Result<_>>(inputs, encode)?;
         let padding = padding.and_then(|p| BatchPadding::new(rows.iter().map(StoredEncoding::len), p));
@@ -945,13 +949,7 @@ impl StoredBatch {
     /// padded and packed again).
     pub fn pad_rows(&mut self) {
         let Some(padding) = self.padding.take() else { return };
-        parallel::for_each_mut(&mut self.rows, |row| {
-            if row.lengths().iter().any(|&len| len < padding.target) {
-                let mut encoding = row.to_encoding();
-                padding.apply(&mut encoding);
-                *row = StoredEncoding::from(encoding);
-            }
-        });
+        parallel::for_each_mut(&mut self.rows, |row| padding.apply_stored(row));
     }
 }
 
@@ -1101,25 +1099,28 @@ mod tests {
     fn stored_batch_once_padded_equals_the_deferred_batch() {
         use crate::utils::padding::{PaddingDirection, PaddingStrategy};
         use crate::utils::truncation::TruncationParams;
-        let t = bert_like(true, true);
+        let mut wordpiece = bert_like(true, true);
+        let vocab = ["[UNK]", "[SEP]", "the", "thing", "in", "end", "go", "##ing", "x", ",", "of"];
+        let vocab = vocab.iter().enumerate().map(|(i, t)| (t.to_string(), i as u32)).collect();
+        wordpiece.with_model(crate::models::wordpiece::WordPiece::builder().vocab(vocab).unk_token("[UNK]".into()).build().unwrap().into());
         let texts = ["the thing in the end", "x", "", "going in the thing, the end of the thing in going", "[SEP]the"];
         let truncations = [None, Some(TruncationParams { max_length: 6, stride: 2, ..Default::default() })];
-        for truncation in &truncations {
-            for direction in [PaddingDirection::Left, PaddingDirection::Right] {
-                for strategy in [PaddingStrategy::BatchLongest, PaddingStrategy::Fixed(9)] {
-                    let padding = PaddingParams { direction, strategy, pad_to_multiple_of: Some(4), ..Default::default() };
-                    for padding in [None, Some(&padding)] {
-                        let (expected, expected_texts) =
-                            t.encode_batch_deferred(texts.to_vec(), true, OffsetType::Char, truncation.as_ref(), padding).unwrap();
-                        let mut stored = t.encode_batch_stored(texts.to_vec(), true, OffsetType::Char, truncation.as_ref(), padding).unwrap();
-                        assert_eq!(stored.padding.is_some(), padding.is_some());
-                        stored.pad_rows();
-                        let rows: Vec<Encoding> = stored.rows.iter().map(StoredEncoding::to_encoding).collect();
-                        assert_eq!(rows, expected, "{truncation:?} {padding:?}");
-                        assert_eq!(stored.texts.is_some(), expected_texts.is_some());
-                        assert!(stored.rows.iter().all(|r| matches!(r, StoredEncoding::Packed(_))));
-                    }
-                }
+        let paddings = [PaddingDirection::Left, PaddingDirection::Right].into_iter().flat_map(|direction| {
+            [PaddingStrategy::BatchLongest, PaddingStrategy::Fixed(9)]
+                .map(|strategy| Some(PaddingParams { direction, strategy, pad_to_multiple_of: Some(4), ..Default::default() }))
+        });
+        let paddings: Vec<Option<PaddingParams>> = std::iter::once(None).chain(paddings).collect();
+        // BPE: every token has its text, nothing is packed; WordPiece: everything is.
+        for (t, packs) in [(bert_like(true, true), false), (wordpiece, true)] {
+            for (truncation, padding) in truncations.iter().flat_map(|t| paddings.iter().map(move |p| (t.as_ref(), p.as_ref()))) {
+                let (expected, expected_texts) = t.encode_batch_deferred(texts.to_vec(), true, OffsetType::Char, truncation, padding).unwrap();
+                let mut stored = t.encode_batch_stored(texts.to_vec(), true, OffsetType::Char, truncation, padding).unwrap();
+                assert_eq!(stored.padding.is_some(), padding.is_some());
+                stored.pad_rows();
+                let rows: Vec<Encoding> = stored.rows.iter().map(StoredEncoding::to_encoding).collect();
+                assert_eq!(rows, expected, "{truncation:?} {padding:?}");
+                assert_eq!(stored.texts.is_some(), expected_texts.is_some());
+                assert!(stored.rows.iter().all(|r| matches!(r, StoredEncoding::Packed(_)) == packs));
             }
         }
     }

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 pub use crate::tokenizer::encoding::PaddingDirection;
-use crate::tokenizer::Encoding;
+use crate::tokenizer::{Encoding, StoredEncoding};
 
 /// The length to pad to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -104,6 +104,22 @@ impl BatchPadding {
     pub fn apply(&self, encoding: &mut Encoding) {
         let p = &self.params;
         encoding.pad(self.target, p.pad_id, p.pad_type_id, &p.pad_token, p.direction)
+    }
+
+    /// Pads a stored encoding (see `apply`): a packed one that needs pads is unpacked, padded
+    /// and packed again.
+    pub fn apply_stored(&self, row: &mut StoredEncoding) {
+        if row.lengths().iter().all(|&len| len >= self.target) {
+            return;
+        }
+        match row {
+            StoredEncoding::Full(encoding) => self.apply(encoding),
+            StoredEncoding::Packed(packed) => {
+                let mut encoding = packed.unpack();
+                self.apply(&mut encoding);
+                *row = StoredEncoding::from(encoding);
+            }
+        }
     }
 
     /// How many pad tokens `apply` puts before and after an encoding of `len` tokens.
