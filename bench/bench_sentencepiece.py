@@ -1,6 +1,6 @@
 """SentencePiece compatibility: tokenmill.sentencepiece vs sentencepiece, one command.
 
-    python bench/bench_sentencepiece.py [--mb 5] [--train-mb 10] [--vocab 32000] [--skip-train]
+    python bench/bench_sentencepiece.py [--mb 20] [--repeat 5] [--train-mb 10] [--vocab 32000] [--skip-train]
 
 Encoding: the first `--mb` MB of english_large part 1, as lines, encoded to ids by each library
 with one thread (`num_threads=1`) and with two threads, for Mistral v1 (BPE with byte
@@ -11,7 +11,8 @@ equivalent tokenizer.json (written by `tokenmill.sentencepiece.to_tokenizer`; `e
 threads set by RAYON_RS_NUM_THREADS). Training: SentencePiece-BPE on the first `--train-mb` MB
 of the same file, vocab `--vocab`, the same options for both (`spbpe_setup.py`, shared with
 `bench_train.py --model spbpe`). Each library runs in its own
-subprocess; encoding times are the median of `--repeat` runs, as CPU time of the process
+subprocess; encoding times are the median of `--repeat` runs (each run's output is freed
+before the next starts, outside the timing, as in `bench_pipeline.py`), as CPU time of the process
 (`time.process_time`, the fair single-thread measure on a shared machine) and wall time (what
 the two-thread case needs); training is timed once. The parent checks that all libraries gave
 identical ids and prints throughput and ratios.
@@ -54,9 +55,11 @@ else:
     sp = spm.SentencePieceProcessor(model_file=model)
     encode = lambda threads: sp.encode(lines, num_threads=threads)
 out = {}
+ids = None
 for threads in threads_list:
     walls, cpus = [], []
     for _ in range(repeat):
+        ids = None  # the previous run's output is freed first, as bench_pipeline.py does
         t, c = time.perf_counter(), time.process_time()
         ids = encode(threads)
         walls.append(time.perf_counter() - t)
@@ -87,10 +90,11 @@ def worker(lib: str, model: str, corpus: Path, repeat: int, threads: str, env: d
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--mb", type=float, default=5.0)
+    ap.add_argument("--mb", type=float, default=20.0,
+                    help="MB of text to encode (default 20: with less, a two-thread run lasts ~0.1 s and its ratio is noise)")
     ap.add_argument("--train-mb", type=float, default=10.0)
     ap.add_argument("--vocab", type=int, default=32000)
-    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--repeat", type=int, default=5, help="encoding runs per library and thread count; medians are reported")
     ap.add_argument("--skip-train", action="store_true")
     ap.add_argument("--skip-encode", action="store_true")
     ap.add_argument("--unigram-mb", type=float, default=10.0,

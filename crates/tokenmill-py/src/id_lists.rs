@@ -32,9 +32,18 @@ impl IdObjects {
 
     /// [`IdObjects::lists`] from id slices (e.g. views into one flat buffer of a batch).
     pub(crate) fn lists_of<'a, 'py>(&self, py: Python<'py>, batches: impl Iterator<Item = &'a [u32]>) -> PyResult<Bound<'py, PyList>> {
-        let mut objects = self.objects.lock().unwrap_or_else(PoisonError::into_inner);
-        let inner = batches.map(|ids| fill_list(py, &mut objects, ids)).collect::<PyResult<Vec<_>>>()?;
+        let mut inner = Vec::new();
+        self.push_lists(py, batches, &mut inner)?;
         PyList::new(py, inner)
+    }
+
+    /// Appends one list per id slice to `out` (the table is locked once for all of them).
+    pub(crate) fn push_lists<'a>(&self, py: Python<'_>, batches: impl Iterator<Item = &'a [u32]>, out: &mut Vec<Py<PyAny>>) -> PyResult<()> {
+        let mut objects = self.objects.lock().unwrap_or_else(PoisonError::into_inner);
+        for ids in batches {
+            out.push(fill_list(py, &mut objects, ids)?.into_any().unbind());
+        }
+        Ok(())
     }
 }
 

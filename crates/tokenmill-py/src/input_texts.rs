@@ -35,15 +35,27 @@ pub(crate) fn str_text<'a>(s: &'a Bound<'_, PyString>) -> PyResult<&'a str> {
 /// for a lone surrogate, Python's own `UnicodeEncodeError` (for callers that handle it
 /// themselves or must raise what their reference library raises).
 pub(crate) fn str_utf8<'a>(s: &'a Bound<'_, PyString>) -> PyResult<&'a str> {
+    // SAFETY: `s` is a live str, borrowed for `'a`.
+    unsafe { utf8_of(s.py(), s.as_ptr()) }
+}
+
+/// [`str_utf8`] of an item borrowed from a container the caller holds (e.g. a tuple): the text
+/// lives as long as that borrow. A non-str item is a `TypeError`.
+pub(crate) fn item_utf8<'a>(item: Borrowed<'a, '_, PyAny>) -> PyResult<&'a str> {
+    // SAFETY: `item` is a live object borrowed for `'a`; CPython checks that it is a str.
+    unsafe { utf8_of(item.py(), item.as_ptr()) }
+}
+
+/// # Safety
+/// `ob` must be a live object that stays alive (and, being a str, unchanged) for `'a`.
+unsafe fn utf8_of<'a>(py: Python<'_>, ob: *mut pyo3::ffi::PyObject) -> PyResult<&'a str> {
     let mut size: pyo3::ffi::Py_ssize_t = 0;
-    // SAFETY: `s` is a live str (we hold the GIL and a reference to it).
-    let data = unsafe { PyUnicode_AsUTF8AndSize(s.as_ptr(), &mut size) };
+    let data = PyUnicode_AsUTF8AndSize(ob, &mut size);
     if data.is_null() {
-        return Err(PyErr::fetch(s.py()));
+        return Err(PyErr::fetch(py));
     }
-    // SAFETY: CPython guarantees `size` bytes of valid UTF-8 at `data`, owned by the str object,
-    // which lives (unchanged: strs are immutable) at least as long as the borrow `'a` of `s`.
-    Ok(unsafe { std::str::from_utf8_unchecked(std::slice::from_raw_parts(data.cast::<u8>(), size as usize)) })
+    // CPython guarantees `size` bytes of valid UTF-8 at `data`, owned by the str object.
+    Ok(std::str::from_utf8_unchecked(std::slice::from_raw_parts(data.cast::<u8>(), size as usize)))
 }
 
 fn lone_surrogate_error(s: &Bound<'_, PyString>, e: PyErr) -> PyErr {

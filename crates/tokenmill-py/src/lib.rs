@@ -43,6 +43,7 @@ mod custom;
 mod decoders;
 mod encoding;
 mod errors;
+mod gc_pause;
 mod id_lists;
 mod input_texts;
 mod memory;

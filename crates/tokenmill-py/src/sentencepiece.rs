@@ -8,13 +8,14 @@ use std::sync::Arc;
 
 
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyList, PyString};
+use pyo3::types::{PyBytes, PyList, PySequence, PyString, PyTuple};
 use rayon::prelude::*;
 use prost::Message;
+use tokenmill_core::utils::parallel;
 use tokenmill_core::sentencepiece::{trainer, EncodeOptions, EncodedText, ModelProto, NormalizerSpec, PieceType, Processor, TrainerSpec};
 
 use crate::errors::ToPyResult;
-use crate::input_texts::str_utf8;
+use crate::input_texts::{item_utf8, str_utf8};
 use crate::id_lists::IdObjects;
 
 #[pyclass(module = "tokenmill.sentencepiece", name = "Processor", frozen)]
@@ -31,30 +32,46 @@ impl PyProcessor {
     }
 }
 
-/// The texts of a batch as Python objects: `str` as given, `bytes` decoded as UTF-8 (as
-/// `sentencepiece` does); anything else is a `TypeError`.
-fn text_objects<'py>(items: Vec<Bound<'py, PyAny>>) -> PyResult<Vec<Bound<'py, PyString>>> {
-    items
-        .into_iter()
-        .enumerate()
-        .map(|(i, item)| match item.downcast_into::<PyString>() {
-            Ok(text) => Ok(text),
-            Err(e) => {
-                let item = e.into_inner();
-                if item.is_instance_of::<PyBytes>() {
-                    Ok(item.call_method1("decode", ("utf-8",))?.downcast_into::<PyString>()?)
-                } else {
-                    Err(pyo3::exceptions::PyTypeError::new_err(format!("texts to encode must be str or bytes; item {i} is {}", item.get_type().name()?)))
-                }
-            }
-        })
-        .collect()
+/// The texts of a batch, held for the call: the input sequence copied into a tuple (one C-level
+/// pass that takes a reference to every item, so that none is freed while the GIL is released,
+/// whatever happens to the caller's list meanwhile), and the strs decoded from its `bytes`
+/// items (UTF-8, as `sentencepiece` does). Anything else is a `TypeError`.
+struct HeldTexts<'py> {
+    items: Bound<'py, PyTuple>,
+    decoded: Vec<Bound<'py, PyString>>,
 }
 
-/// Borrows the UTF-8 form of each text (no copy; valid while `texts` lives, and `str` objects
-/// are immutable, so it may be read without the GIL).
-fn borrow_texts<'a>(texts: &'a [Bound<'_, PyString>]) -> PyResult<Vec<&'a str>> {
-    texts.iter().map(str_utf8).collect()
+impl<'py> HeldTexts<'py> {
+    fn new(texts: &Bound<'py, PyAny>) -> PyResult<Self> {
+        let items = texts.downcast::<PySequence>()?.to_tuple()?;
+        let mut decoded = Vec::new();
+        for (i, item) in items.iter_borrowed().enumerate() {
+            if item.is_instance_of::<PyString>() {
+                continue;
+            }
+            if !item.is_instance_of::<PyBytes>() {
+                return Err(pyo3::exceptions::PyTypeError::new_err(format!("texts to encode must be str or bytes; item {i} is {}", item.get_type().name()?)));
+            }
+            decoded.push(item.call_method1("decode", ("utf-8",))?.downcast_into::<PyString>()?);
+        }
+        Ok(HeldTexts { items, decoded })
+    }
+
+    /// Every text's UTF-8, borrowed from the held strs (no copy; strs are immutable, so it may be
+    /// read without the GIL).
+    fn texts(&self) -> PyResult<Vec<&str>> {
+        let mut decoded = self.decoded.iter();
+        self.items
+            .iter_borrowed()
+            .map(|item| {
+                if item.is_instance_of::<PyString>() {
+                    item_utf8(item)
+                } else {
+                    decoded.next().map_or_else(|| Err(pyo3::exceptions::PyRuntimeError::new_err("decoded bytes missing")), str_utf8)
+                }
+            })
+            .collect()
+    }
 }
 
 /// The ids of a run of consecutive texts: all in one buffer, `ends[i]` where text i's end.
@@ -62,6 +79,14 @@ fn borrow_texts<'a>(texts: &'a [Bound<'_, PyString>]) -> PyResult<Vec<&'a str>> 
 struct FlatIds {
     ids: Vec<u32>,
     ends: Vec<usize>,
+}
+
+impl FlatIds {
+    /// Each text's ids.
+    fn slices(&self) -> impl Iterator<Item = &[u32]> {
+        let starts = std::iter::once(0).chain(self.ends.iter().copied());
+        starts.zip(&self.ends).map(|(start, &end)| &self.ids[start..end])
+    }
 }
 
 /// A piece as Python sees it: (piece, id, surface, begin, end).
@@ -161,74 +186,54 @@ fn encode_chunk(processor: &Processor, first: usize, chunk: &[&str], o: &EncodeO
     Ok(flat)
 }
 
-/// Texts per chunk of a parallel ids batch: enough to make the per-chunk work negligible, few
-/// enough that the two threads finish together.
-const TEXTS_PER_CHUNK: usize = 256;
+/// Bytes of text per chunk of an ids batch (a chunk ends at the first text that reaches it):
+/// enough to make the per-chunk work (a hand-over between threads, a GIL acquisition)
+/// negligible, little enough (~0.5 ms of encoding) that the threads finish together.
+const CHUNK_BYTES: usize = 32 * 1024;
+
+/// `texts` cut into runs of consecutive texts of about [`CHUNK_BYTES`] each, with the index of
+/// each run's first text.
+fn chunks_of<'a, 's>(texts: &'a [&'s str]) -> Vec<(usize, &'a [&'s str])> {
+    let mut chunks = Vec::new();
+    let (mut start, mut bytes) = (0, 0);
+    for (i, text) in texts.iter().enumerate() {
+        bytes += text.len() + 1;
+        if bytes >= CHUNK_BYTES || i + 1 == texts.len() {
+            chunks.push((start, &texts[start..=i]));
+            (start, bytes) = (i + 1, 0);
+        }
+    }
+    chunks
+}
 
 impl PyProcessor {
-    /// The ids of every text, in order, as chunks of [`FlatIds`] (in parallel unless
-    /// `num_threads` is 1).
-    fn encode_ids_flat(&self, texts: &[&str], o: &EncodeOptions, seed: Option<u64>, num_threads: i32) -> tokenmill_core::Result<Vec<FlatIds>> {
-        if num_threads == 1 || texts.len() < 2 {
-            return Ok(vec![encode_chunk(&self.inner, 0, texts, o, seed)?]);
-        }
-        texts.par_chunks(TEXTS_PER_CHUNK).enumerate().map(|(c, chunk)| encode_chunk(&self.inner, c * TEXTS_PER_CHUNK, chunk, o, seed)).collect()
-    }
-
-    /// A parallel ids batch whose Python lists are built while the rest is still being
-    /// encoded: the worker threads send each chunk as it is done, and this thread (which
-    /// holds the GIL) turns the chunks into lists in order. Building the lists is the part only
-    /// one thread can do; overlapping it with the encoding is what lets two threads approach
-    /// twice the speed of one.
-    fn encode_ids_pipelined<'py>(&self, py: Python<'py>, texts: &[&str], o: &EncodeOptions, seed: Option<u64>) -> PyResult<Bound<'py, PyList>> {
-        type Done = (usize, tokenmill_core::Result<FlatIds>);
+    /// The ids of every text as `list[list[int]]` (one shared int object per id, see
+    /// `id_lists`). Chunks of texts are encoded on the pool's threads and on this one, and this
+    /// thread turns each finished chunk into lists in order (see `parallel::produce_in_order`):
+    /// building the lists needs the GIL, so it is the part only one thread can do, and
+    /// overlapping it with the encoding is what lets two threads approach twice the speed of
+    /// one. The GIL is held only while lists are built. `num_threads` 1: all on this thread.
+    fn encode_ids<'py>(&self, py: Python<'py>, texts: &[&str], o: &EncodeOptions, seed: Option<u64>, num_threads: i32) -> PyResult<Bound<'py, PyList>> {
         let inner = &*self.inner;
-        let _pause = crate::words::GcPause::new(py, texts.len() * 8)?;
-        let (sender, mut receiver) = std::sync::mpsc::channel::<Done>();
-        std::thread::scope(|scope| {
-            scope.spawn(move || {
-                texts.par_chunks(TEXTS_PER_CHUNK).enumerate().for_each_with(sender, |sender, (c, chunk)| {
-                    // A send fails only when the receiver has given up after an error.
-                    let _ = sender.send((c, encode_chunk(inner, c * TEXTS_PER_CHUNK, chunk, o, seed)));
-                });
-            });
-            let mut pending: Vec<Option<FlatIds>> = (0..texts.len().div_ceil(TEXTS_PER_CHUNK)).map(|_| None).collect();
-            let mut lists = Vec::with_capacity(texts.len());
-            let mut next = 0;
-            while next < pending.len() {
-                // Wait without the GIL (other Python threads may run meanwhile).
-                let (back, done) = py.allow_threads(move || {
-                    let done = receiver.recv();
-                    (receiver, done)
-                });
-                receiver = back;
-                let Ok((c, result)) = done else { break };
-                pending[c] = Some(result.py()?);
-                while let Some(chunk) = pending.get_mut(next).and_then(Option::take) {
-                    let starts = std::iter::once(0).chain(chunk.ends.iter().copied());
-                    for (start, &end) in starts.zip(&chunk.ends) {
-                        lists.push(self.id_objects.list(py, &chunk.ids[start..end])?);
-                    }
-                    next += 1;
-                }
-            }
-            if lists.len() != texts.len() {
-                return Err(pyo3::exceptions::PyRuntimeError::new_err("SentencePiece encode: a worker thread stopped early"));
-            }
-            PyList::new(py, lists)
-        })
-    }
-
-    /// `list[list[int]]` from flat ids (one shared int object per id, see `id_lists`).
-    fn id_lists<'py>(&self, py: Python<'py>, chunks: &[FlatIds]) -> PyResult<Bound<'py, PyList>> {
+        let helpers = if num_threads == 1 { 0 } else { rayon::current_num_threads().saturating_sub(1) };
+        let chunks = chunks_of(texts);
         // One list per text: with the collector running, their allocations would trigger
         // collections that walk the lists (and their ids) built so far again and again.
-        let _pause = crate::words::GcPause::new(py, chunks.iter().map(|c| c.ends.len() + c.ids.len()).sum())?;
-        let slices = chunks.iter().flat_map(|chunk| {
-            let starts = std::iter::once(0).chain(chunk.ends.iter().copied());
-            starts.zip(&chunk.ends).map(move |(start, &end)| &chunk.ids[start..end])
-        });
-        self.id_objects.lists_of(py, slices)
+        let _pause = crate::gc_pause::GcPause::new(py, texts.len() * 8)?;
+        let mut lists: Vec<Py<PyAny>> = Vec::with_capacity(texts.len());
+        py.allow_threads(|| {
+            let encode = |c: usize| encode_chunk(inner, chunks[c].0, chunks[c].1, o, seed);
+            parallel::produce_in_order(chunks.len(), helpers, encode, |run| {
+                Python::with_gil(|py| {
+                    let mut flats = Vec::with_capacity(run.len());
+                    for chunk in run {
+                        flats.push(chunk.py()?);
+                    }
+                    self.id_objects.push_lists(py, flats.iter().flat_map(FlatIds::slices), &mut lists)
+                })
+            })
+        })?;
+        PyList::new(py, lists)
     }
 
     /// One encoded text in the requested form.
@@ -300,17 +305,13 @@ impl PyProcessor {
     /// or "serialized" (`SentencePieceText` protobuf bytes).
     #[pyo3(signature = (texts, kind, add_bos=false, add_eos=false, reverse=false, emit_unk_piece=false, enable_sampling=false, nbest_size=-1, alpha=0.1, seed=None, num_threads=-1, char_offsets=true))]
     #[allow(clippy::too_many_arguments)]
-    fn encode<'py>(&self, py: Python<'py>, texts: Vec<Bound<'py, PyAny>>, kind: &str, add_bos: bool, add_eos: bool, reverse: bool, emit_unk_piece: bool, enable_sampling: bool, nbest_size: i32, alpha: f32, seed: Option<u64>, num_threads: i32, char_offsets: bool) -> PyResult<Bound<'py, PyList>> {
+    fn encode<'py>(&self, py: Python<'py>, texts: &Bound<'py, PyAny>, kind: &str, add_bos: bool, add_eos: bool, reverse: bool, emit_unk_piece: bool, enable_sampling: bool, nbest_size: i32, alpha: f32, seed: Option<u64>, num_threads: i32, char_offsets: bool) -> PyResult<Bound<'py, PyList>> {
         let o = options(add_bos, add_eos, reverse, emit_unk_piece, enable_sampling, nbest_size, alpha);
         let kind = Kind::parse(kind, char_offsets)?;
-        let objects = text_objects(texts)?;
-        let texts = borrow_texts(&objects)?;
+        let held = HeldTexts::new(texts)?;
+        let texts = held.texts()?;
         if let Kind::Ids = kind {
-            if num_threads != 1 && texts.len() > TEXTS_PER_CHUNK {
-                return self.encode_ids_pipelined(py, &texts, &o, seed);
-            }
-            let chunks = py.allow_threads(|| self.encode_ids_flat(&texts, &o, seed, num_threads)).py()?;
-            return self.id_lists(py, &chunks);
+            return self.encode_ids(py, &texts, &o, seed, num_threads);
         }
         let outs = py.allow_threads(|| batch(&texts, num_threads, seed, |t, s| self.encode_one(t, &kind, &o, s))).py()?;
         PyList::new(py, outs)

@@ -13,7 +13,8 @@ use tokenmill_core::words::segmenter::{Segmenter, SegmenterLanguage, SegmenterOp
 use tokenmill_core::words::{CharOffsets, WordToken};
 use tokenmill_core::Error;
 
-use super::{cached_token_list, text_of, texts_of, GcPause, StringCache, Text};
+use super::{cached_token_list, text_of, texts_of, StringCache, Text};
+use crate::gc_pause::GcPause;
 use crate::errors::ToPyResult;
 
 /// Texts shorter than this are cut without releasing the GIL (see `cut_list`).
