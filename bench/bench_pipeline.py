@@ -117,6 +117,10 @@ def padded_arrays(tok, lib: str, docs: list[str]):
 
 
 def worker(lib: str, path: str, tokenizer_json: str, mbytes: float, repeat: int) -> dict:
+    # NumPy is imported before anything is timed, for both libraries: its first import starts
+    # OpenBLAS's threads, which spin for a while afterwards and took CPU from the first runs.
+    import numpy  # noqa: F401
+
     docs = load_documents(mbytes)
     nbytes = sum(len(d.encode("utf-8")) for d in docs)
     if lib == "tokenizers":
