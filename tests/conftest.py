@@ -32,3 +32,15 @@ def read_sample(path: Path, max_bytes: int = 2_000_000) -> str:
 @pytest.fixture
 def shared():
     return shared_path
+
+
+@pytest.fixture(scope="session")
+def bert_json(tmp_path_factory):
+    """tokenizer.json of bert-base-uncased as `tokenizers`' BertWordPieceTokenizer builds it (the
+    MANIFEST's settings), written once per test session."""
+    from tokenizers.implementations import BertWordPieceTokenizer
+
+    vocab = shared_path("pretrained", "bert_base_uncased", "vocab.txt")
+    path = tmp_path_factory.mktemp("bert") / "tokenizer.json"
+    BertWordPieceTokenizer(str(vocab), lowercase=True).save(str(path))
+    return str(path)

@@ -36,16 +36,6 @@ def _documents(max_bytes: int) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def bert_json(tmp_path_factory):
-    from tokenizers.implementations import BertWordPieceTokenizer
-
-    vocab = shared_path("pretrained", "bert_base_uncased", "vocab.txt")
-    path = tmp_path_factory.mktemp("deferred") / "bert.json"
-    BertWordPieceTokenizer(str(vocab), lowercase=True).save(str(path))
-    return str(path)
-
-
-@pytest.fixture(scope="module")
 def docs():
     return _documents(60_000)
 

@@ -24,16 +24,6 @@ DOC_BYTES = 400
 
 
 @pytest.fixture(scope="module")
-def bert_json(tmp_path_factory):
-    from tokenizers.implementations import BertWordPieceTokenizer
-
-    vocab = shared_path("pretrained", "bert_base_uncased", "vocab.txt")
-    path = tmp_path_factory.mktemp("packed") / "bert.json"
-    BertWordPieceTokenizer(str(vocab), lowercase=True).save(str(path))
-    return str(path)
-
-
-@pytest.fixture(scope="module")
 def docs():
     text = read_sample(shared_path("corpora", "english_large", "gutenberg_en_large_part1.txt"), 16_000)
     french = read_sample(shared_path("corpora", "multilingual", "fr", "fr_pg14155_flaubert_madame_bovary.txt"), 4_000)

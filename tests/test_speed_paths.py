@@ -84,14 +84,6 @@ def _assert_same(ours, theirs, texts, what=""):
 
 
 @pytest.fixture(scope="module")
-def bert_json(tmp_path_factory):
-    vocab = shared_path("pretrained", "bert_base_uncased", "vocab.txt")
-    path = tmp_path_factory.mktemp("bert") / "tokenizer.json"
-    tokenizers.BertWordPieceTokenizer(str(vocab), lowercase=True).save(str(path))
-    return str(path)
-
-
-@pytest.fixture(scope="module")
 def gpt2_json(tmp_path_factory):
     gpt2 = shared_path("pretrained", "gpt2")
     t = tokenizers.Tokenizer(tokenizers.models.BPE.from_file(str(gpt2 / "encoder.json"), str(gpt2 / "vocab.bpe")))

@@ -75,7 +75,6 @@ impl<'py> HeldTexts<'py> {
 }
 
 /// The ids of a run of consecutive texts: all in one buffer, `ends[i]` where text i's end.
-#[derive(Default)]
 struct FlatIds {
     ids: Vec<u32>,
     ends: Vec<usize>,
@@ -225,10 +224,7 @@ impl PyProcessor {
             let encode = |c: usize| encode_chunk(inner, chunks[c].0, chunks[c].1, o, seed);
             parallel::produce_in_order(chunks.len(), helpers, encode, |run| {
                 Python::with_gil(|py| {
-                    let mut flats = Vec::with_capacity(run.len());
-                    for chunk in run {
-                        flats.push(chunk.py()?);
-                    }
+                    let flats = run.into_iter().map(|chunk| chunk.py()).collect::<PyResult<Vec<_>>>()?;
                     self.id_objects.push_lists(py, flats.iter().flat_map(FlatIds::slices), &mut lists)
                 })
             })

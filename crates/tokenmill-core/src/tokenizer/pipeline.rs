@@ -856,9 +856,9 @@ impl Tokenizer {
     /// `encode_batch_deferred` for results that are held (handed to Python): each encoding whose
     /// token texts are deferred is stored packed (`StoredEncoding`) by the worker thread that
     /// made it, so the full `Encoding`s never pile up (they are freed and their memory reused by
-    /// the thread that allocated it) and the held batch is ~4× smaller. Padding is decided (the batch's target
-    /// length) but not applied: `StoredBatch::pad_rows` applies it; rows turned into arrays get
-    /// the pad values written directly. Once padded, the rows are those of
+    /// the thread that allocated it) and the held batch is ~4× smaller. Padding is decided (the
+    /// batch's target length) but not applied: `StoredBatch::pad_rows` applies it; rows turned
+    /// into arrays get the pad values written directly. Once padded, the rows are those of
     /// `encode_batch_deferred`.
     pub fn encode_batch_stored<'s, E>(
         &self,
