@@ -391,7 +391,7 @@ impl PyBPE {
         getter!(self_, ModelWrapper::BPE, |m| m.clear_cache())
     }
 
-    /// Changes how many words are cached per thread (0 disables the cache).
+    /// Changes how many words are cached (0 disables the cache).
     fn _resize_cache(self_: PyRef<'_, Self>, capacity: usize) -> PyResult<()> {
         bpe_setter!(self_, |m| m.resize_cache(capacity))
     }

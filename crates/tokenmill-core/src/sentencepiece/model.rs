@@ -824,13 +824,13 @@ fn next_space(bytes: &[u8], mut from: usize) -> usize {
     bytes.len()
 }
 
-/// SentencePiece BPE of `text` into `out` (cleared first), word by word with the per-thread
-/// word cache of the BPE models (`cache_id` names this vocabulary there). Only for vocabularies
+/// SentencePiece BPE of `text` into `out` (cleared first), word by word with the word cache
+/// of the BPE models (`cache_id` names this vocabulary there). Only for vocabularies
 /// whose words are independent ([`Vocab::words_are_independent`]) and without dropout; the
 /// result is [`encode_bpe`]'s exactly: merges never cross a word start, and within a word they
 /// happen in the same order.
 pub fn encode_bpe_words(vocab: &Vocab, text: &str, cache_id: u64, tokens: &mut Vec<(u32, u32)>, out: &mut Vec<Span>) {
-    /// As many words per thread as the BPE models cache.
+    /// As many words as the BPE models cache.
     const CACHE_CAPACITY: usize = 262_144;
     out.clear();
     for (start, end) in independent_words(text.as_bytes()) {

@@ -87,7 +87,7 @@ pub struct EncodeOptions {
 
 #[derive(Debug, Clone)]
 pub struct Processor {
-    /// Names this model in the per-thread BPE word cache.
+    /// Names this model in the BPE word cache.
     cache_id: u64,
     proto: ModelProto,
     pub vocab: Vocab,

@@ -26,11 +26,11 @@ pub struct CoreBpe {
     special_names: Vec<String>,
     special_matcher: Option<AhoCorasick>,
     decoder: Decoder,
-    /// This encoding's tables in the per-thread word cache (`utils::word_cache`).
+    /// This encoding's tables in the word cache (`utils::word_cache`).
     cache_id: u64,
 }
 
-/// Pieces cached per thread and encoding. Real text has far fewer distinct pieces; the
+/// Pieces cached per encoding. Real text has far fewer distinct pieces; the
 /// frequent ones come first, so a full cache keeps serving them.
 const PIECE_CACHE_CAPACITY: usize = 1 << 18;
 
@@ -174,7 +174,7 @@ impl CoreBpe {
     }
 
     /// Splits `text` with the pattern and appends each piece's tokens. Pieces go through the
-    /// per-thread word cache first: its small direct-mapped front table answers the frequent
+    /// word cache first: its small per-thread direct-mapped front table answers the frequent
     /// pieces from the core's own cache, where a probe of the rank table (8 MB for o200k) is a
     /// likely miss to main memory — whose cost varied from process to process.
     fn encode_segment(&self, text: &str, out: &mut Vec<Rank>) -> Result<()> {

@@ -7,4 +7,5 @@ pub mod regex;
 pub mod parallel;
 pub mod truncation;
 pub mod tokens_by_id;
+pub(crate) mod shared_snapshot;
 pub(crate) mod word_cache;

@@ -1,27 +1,33 @@
-//! The per-thread word cache of the models (BPE, WordPiece): word → its tokens as
-//! `(id, byte length)`.
+//! The word cache of the models (BPE, WordPiece, tiktoken, SentencePiece BPE): word → its
+//! tokens as `(id, byte length)`.
 //!
-//! Per-thread so that the hot path never takes a lock or touches a cache line another thread
-//! writes. Each thread keeps one table per model (keyed by the model's cache id, which changes
+//! The hot path never takes a lock, touches an atomic or writes a cache line another thread
+//! reads. Each thread keeps one table per model (keyed by the model's cache id, which changes
 //! when the model's options change), the table of the model used last in a fast slot so that a
-//! batch on one model never hashes the model id. Behind them, models whose batches run in
-//! parallel (WordPiece) keep a second level shared by the threads, consulted only when a
-//! thread's own table misses (see [`SharedWords`]).
+//! batch on one model never hashes the model id. A table is a small direct-mapped front table
+//! of the short words seen last (`hot`, per thread) in front of the model's words, which are
+//! held once for all threads: an immutable snapshot every thread reads, plus each thread's own
+//! words the snapshot lacks yet (see `utils/shared_snapshot.rs`; a miss there looks for a newer
+//! snapshot, and, when batches run on several threads, at the words the other threads stored
+//! since). So two threads keep one copy of the large table in the L3 cache rather than two
+//! (20 MB of English has ~230,000 distinct words), and a word one thread tokenized is soon
+//! found by the others.
 //!
 //! Layout, chosen because lookups are most of the time of a warm encode: words of at most
 //! `SHORT_WORD_BYTES` bytes whose tokens fit `SHORT_TOKENS` (nearly every word of prose: 99.8%
 //! of the distinct words of 20 MB of English) live inline in a 40-byte entry (no pointer to
 //! follow, fixed-size key compared as three machine words, no `memcmp` call); longer words go to
-//! a second map with boxed keys. Memory: about 40–90 bytes per cached short word depending on
-//! where the table is in its doubling (so the default 262,144 words cost at most ~24 MB per
-//! thread and model, plus 320 KB for the front table), a little more per long word. When a table holds `capacity` words it stops
-//! taking new ones (as `tokenizers` does): the frequent words of a corpus come first.
+//! a second map with boxed keys. Memory: a snapshot is built with room for twice its words (so
+//! the default 262,144 words cost at most ~24 MB per model, for all threads; during a rebuild
+//! the old and the new snapshot both exist), each thread's own words and its 320 KB front
+//! table come on top. When a model's words reach `capacity` no more are taken (as
+//! `tokenizers` does): the frequent words of a corpus come first.
 use std::cell::RefCell;
-use std::hash::{Hash, Hasher};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, PoisonError, RwLock};
 
 use rustc_hash::FxHashMap;
+
+use super::shared_snapshot::{Local, Registry, SnapshotMap};
 
 /// Cache ids come from this counter, so they are never 0 and never have bit 63 set (a model may
 /// use that bit to keep a second table, as BPE does for words given as raw bytes).
@@ -64,6 +70,7 @@ impl ShortWord {
     /// Marks an empty hot slot (no real word has this length byte).
     const EMPTY: ShortWord = ShortWord([u8::MAX; SHORT_WORD_BYTES + 1]);
 
+    #[inline]
     fn words(&self) -> [u64; 3] {
         let mut out = [0u64; 3];
         for (w, chunk) in out.iter_mut().zip(self.0.chunks_exact(8)) {
@@ -75,6 +82,7 @@ impl ShortWord {
     }
 
     /// The hot slot of this word (a multiplicative hash of its three machine words).
+    #[inline]
     fn hot_slot(&self) -> usize {
         let [a, b, c] = self.words();
         let mixed = (a ^ b.rotate_left(21) ^ c.rotate_left(42)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
@@ -82,7 +90,7 @@ impl ShortWord {
     }
 
     /// The key of `word` (see [`short_key`]), or None when it is too long.
-    #[inline]
+    #[inline(always)]
     fn new(word: &[u8]) -> Option<Self> {
         let [a, b, c] = short_key(word)?;
         let mut key = [0u8; SHORT_WORD_BYTES + 1];
@@ -160,25 +168,25 @@ impl ShortTokens {
     }
 }
 
-/// One model's cached words in one thread: every word in `short` or `long`, and the short
-/// words seen last copied in `hot`, a direct-mapped table small enough to stay in cache.
+/// One model's cached words in one thread: the words shared by all threads (a snapshot
+/// every thread reads, see [`super::shared_snapshot`]) and this thread's own words the snapshot lacks,
+/// and the short words seen last copied in `hot`, a direct-mapped table small enough to stay
+/// in the core's cache.
 struct Table {
     hot: Box<[(ShortWord, ShortTokens)]>,
-    short: FxHashMap<ShortWord, ShortTokens>,
-    long: FxHashMap<Box<[u8]>, Box<[(u32, u32)]>>,
-    /// The model's words shared by all threads (see [`SharedWords`]), fetched on first use.
-    shared: Option<Arc<SharedWords>>,
+    /// Set on the first miss (a table that never missed has stored nothing).
+    words: Option<Local<Words>>,
 }
 
 impl Default for Table {
     fn default() -> Self {
         let empty = (ShortWord::EMPTY, ShortTokens { ids: [0; SHORT_TOKENS], lens: [0; SHORT_TOKENS], count: 0 });
-        Table { hot: vec![empty; HOT_SLOTS].into_boxed_slice(), short: FxHashMap::default(), long: FxHashMap::default(), shared: None }
+        Table { hot: vec![empty; HOT_SLOTS].into_boxed_slice(), words: None }
     }
 }
 
 impl ShortTokens {
-    #[inline]
+    #[inline(always)]
     fn replay(&self, emit: &mut impl FnMut(u32, usize)) {
         for k in 0..self.count as usize {
             emit(self.ids[k], self.lens[k] as usize);
@@ -186,59 +194,32 @@ impl ShortTokens {
     }
 }
 
-impl Table {
-    fn len(&self) -> usize {
-        self.short.len() + self.long.len()
-    }
+/// Cached words: short ones inline, the others with boxed keys.
+#[derive(Default, Clone)]
+struct Words {
+    short: FxHashMap<ShortWord, ShortTokens>,
+    long: FxHashMap<Box<[u8]>, Box<[(u32, u32)]>>,
+}
 
-    /// Calls `emit(id, byte length)` per cached token of `word`; false when it is not cached.
+impl Words {
     #[inline]
-    fn replay(&mut self, word: &[u8], emit: &mut impl FnMut(u32, usize)) -> bool {
-        if let Some(key) = ShortWord::new(word) {
-            let slot = key.hot_slot();
-            if self.hot[slot].0 == key {
-                self.hot[slot].1.replay(emit);
-                return true;
-            }
-            if let Some(&tokens) = self.short.get(&key) {
-                self.hot[slot] = (key, tokens);
-                tokens.replay(emit);
-                return true;
-            }
-            if self.long.is_empty() {
-                return false;
-            }
+    fn long_tokens(&self, word: &[u8]) -> Option<&[(u32, u32)]> {
+        if self.long.is_empty() {
+            return None;
         }
-        match self.long.get(word) {
-            Some(tokens) => {
-                tokens.iter().for_each(|&(id, len)| emit(id, len as usize));
-                true
-            }
-            None => false,
-        }
+        self.long.get(word).map(|tokens| &**tokens)
     }
 
-    /// This model's [`SharedWords`].
-    fn shared(&mut self, cache_id: u64) -> &SharedWords {
-        self.shared.get_or_insert_with(|| shared_words(cache_id))
-    }
-
-    /// Replays `word` from the shared words (copying it into this table), as `replay`.
-    #[cold]
-    fn replay_from_shared(&mut self, cache_id: u64, capacity: usize, word: &[u8], emit: &mut impl FnMut(u32, usize)) -> bool {
-        let Some(tokens) = self.shared(cache_id).get(word) else { return false };
-        if self.len() < capacity {
-            self.insert(word, tokens.iter().copied());
-        }
-        tokens.iter().for_each(|&(id, len)| emit(id, len as usize));
-        true
+    /// The tokens of `word`, copied.
+    fn tokens(&self, word: &[u8]) -> Option<Vec<(u32, u32)>> {
+        let short = ShortWord::new(word).and_then(|key| self.short.get(&key));
+        let short = short.map(|t| (0..t.count as usize).map(|k| (t.ids[k], u32::from(t.lens[k]))).collect());
+        short.or_else(|| self.long_tokens(word).map(<[_]>::to_vec))
     }
 
     fn insert(&mut self, word: &[u8], tokens: impl Iterator<Item = (u32, u32)> + Clone) {
-        let short = ShortWord::new(word).and_then(|key| Some((key, ShortTokens::new(tokens.clone())?)));
-        match short {
+        match ShortWord::new(word).and_then(|key| Some((key, ShortTokens::new(tokens.clone())?))) {
             Some((key, short)) => {
-                self.hot[key.hot_slot()] = (key, short);
                 self.short.insert(key, short);
             }
             None => {
@@ -248,61 +229,110 @@ impl Table {
     }
 }
 
-/// One model's words as cached by any thread: the second level behind the per-thread tables,
-/// for the words of a parallel batch. Each thread of a batch sees only part of the texts, so
-/// with per-thread tables alone every thread tokenizes (and caches) for itself the words another
-/// thread already did, until each has met every word: on 20 MB of English with two threads,
-/// 32,000 words of the second call (none with one thread). A thread now looks here before
-/// tokenizing a word it does not have, and stores here what it tokenizes. Only misses of the
-/// per-thread tables come here, so the locks are rarely taken and the hot path is unchanged.
-struct SharedWords {
-    shards: Box<[RwLock<FxHashMap<Box<[u8]>, Box<[(u32, u32)]>>>]>,
+impl SnapshotMap for Words {
+    fn len(&self) -> usize {
+        self.short.len() + self.long.len()
+    }
+
+    fn merged(&self, pending: &Self, capacity: usize) -> Self {
+        let wanted = (self.short.len() + pending.short.len()).min(capacity);
+        // A copy keeps every entry in its bucket, but growing the copy would then move them all
+        // again: when the map must grow, its entries are inserted into one with room for twice
+        // the words, the load a map that grew by itself has on average (a fuller map probes
+        // further; in noisy probes, one-thread Mistral looked 5-10% slower with the snapshot
+        // at 80% load).
+        let mut next = if self.short.capacity() >= wanted {
+            self.clone()
+        } else {
+            let mut short = FxHashMap::with_capacity_and_hasher(2 * wanted, Default::default());
+            short.extend(self.short.iter().map(|(key, tokens)| (*key, *tokens)));
+            Words { short, long: self.long.clone() }
+        };
+        for (key, tokens) in &pending.short {
+            if next.len() >= capacity {
+                return next;
+            }
+            next.short.insert(*key, *tokens);
+        }
+        for (word, tokens) in &pending.long {
+            if next.len() >= capacity {
+                break;
+            }
+            next.long.entry(word.clone()).or_insert_with(|| tokens.clone());
+        }
+        next
+    }
+
+    fn clear(&mut self) {
+        self.short.clear();
+        self.long.clear();
+    }
 }
 
-/// Shards of a [`SharedWords`] (a power of two): threads storing at once rarely meet on one.
-const SHARED_SHARDS: usize = 16;
+/// The words of every model, shared by the threads.
+static SHARED_WORDS: Registry<Words> = Registry::new();
 
-impl SharedWords {
-    fn new() -> Self {
-        SharedWords { shards: (0..SHARED_SHARDS).map(|_| RwLock::default()).collect() }
-    }
-
-    fn shard(&self, word: &[u8]) -> &RwLock<FxHashMap<Box<[u8]>, Box<[(u32, u32)]>>> {
-        let mut hasher = rustc_hash::FxHasher::default();
-        word.hash(&mut hasher);
-        // The high bits: FxHash mixes them best.
-        &self.shards[(hasher.finish() >> (64 - SHARED_SHARDS.trailing_zeros())) as usize]
-    }
-
-    fn get(&self, word: &[u8]) -> Option<Box<[(u32, u32)]>> {
-        self.shard(word).read().unwrap_or_else(PoisonError::into_inner).get(word).cloned()
-    }
-
-    /// Stores `word` unless its shard holds its share of `capacity` words already.
-    fn insert(&self, capacity: usize, word: &[u8], tokens: impl Iterator<Item = (u32, u32)>) {
-        let mut shard = self.shard(word).write().unwrap_or_else(PoisonError::into_inner);
-        if shard.len() < capacity.div_ceil(SHARED_SHARDS) && !shard.contains_key(word) {
-            shard.insert(word.into(), tokens.collect());
+impl Table {
+    /// Calls `emit(id, byte length)` per cached token of `word`; false when it is not cached.
+    #[inline(always)]
+    fn replay(&mut self, word: &[u8], emit: &mut impl FnMut(u32, usize)) -> bool {
+        let key = ShortWord::new(word);
+        if let Some(key) = key {
+            let slot = key.hot_slot();
+            if self.hot[slot].0 == key {
+                self.hot[slot].1.replay(emit);
+                return true;
+            }
+        }
+        let Some(words) = &self.words else { return false };
+        let (snapshot, private) = (words.snapshot(), words.private());
+        if let Some(key) = key {
+            if let Some(&tokens) = snapshot.short.get(&key).or_else(|| private.short.get(&key)) {
+                self.hot[key.hot_slot()] = (key, tokens);
+                tokens.replay(emit);
+                return true;
+            }
+        }
+        match snapshot.long_tokens(word).or_else(|| private.long_tokens(word)) {
+            Some(tokens) => {
+                tokens.iter().for_each(|&(id, len)| emit(id, len as usize));
+                true
+            }
+            None => false,
         }
     }
-}
 
-/// The [`SharedWords`] of the models used last, by cache id (at most
-/// `MAX_CACHED_MODELS_PER_THREAD`; when full it starts over, as the thread tables do, and tables
-/// that hold an evicted one keep using it).
-static SHARED_WORDS: Mutex<Vec<(u64, Arc<SharedWords>)>> = Mutex::new(Vec::new());
+    fn words(&mut self, cache_id: u64) -> &mut Local<Words> {
+        self.words.get_or_insert_with(|| SHARED_WORDS.local(cache_id))
+    }
 
-fn shared_words(cache_id: u64) -> Arc<SharedWords> {
-    let mut all = SHARED_WORDS.lock().unwrap_or_else(PoisonError::into_inner);
-    if let Some((_, words)) = all.iter().find(|(id, _)| *id == cache_id) {
-        return words.clone();
+    /// After `replay` missed: looks again if this thread's view is new or another thread
+    /// published a newer snapshot, then,
+    /// if `share()`, in the words the other threads stored since (copied into this thread's
+    /// own words when found there).
+    #[cold]
+    #[inline(never)]
+    fn replay_missed(&mut self, cache_id: u64, share: impl Fn() -> bool, word: &[u8], emit: &mut impl FnMut(u32, usize)) -> bool {
+        let first_use = self.words.is_none();
+        let newer = self.words(cache_id).refresh();
+        ((first_use || newer) && self.replay(word, emit)) || (share() && self.replay_pending(cache_id, word, emit))
     }
-    if all.len() >= MAX_CACHED_MODELS_PER_THREAD {
-        all.clear();
+
+    /// `replay` from the words the other threads stored since the last snapshot.
+    fn replay_pending(&mut self, cache_id: u64, word: &[u8], emit: &mut impl FnMut(u32, usize)) -> bool {
+        let found = self.words(cache_id).find_pending(|pending| pending.tokens(word), |own, tokens| own.insert(word, tokens.iter().copied()));
+        found.map(|tokens| tokens.iter().for_each(|&(id, len)| emit(id, len as usize))).is_some()
     }
-    let words = Arc::new(SharedWords::new());
-    all.push((cache_id, words.clone()));
-    words
+
+    /// Stores `word` for this thread and the others unless this thread sees `capacity` words.
+    fn store(&mut self, cache_id: u64, capacity: usize, word: &[u8], tokens: impl Iterator<Item = (u32, u32)> + Clone) {
+        if !self.words(cache_id).store(capacity, |words| words.insert(word, tokens.clone())) {
+            return;
+        }
+        if let Some((key, short)) = ShortWord::new(word).and_then(|key| Some((key, ShortTokens::new(tokens)?))) {
+            self.hot[key.hot_slot()] = (key, short);
+        }
+    }
 }
 
 /// A thread's tables: the last used one in `current`, the others by cache id (also the
@@ -340,71 +370,48 @@ thread_local! {
 /// `emit(id, byte length)` per token and returns true, or returns false if it is not cached.
 #[inline]
 pub(crate) fn replay(cache_id: u64, word: &[u8], emit: impl FnMut(u32, usize)) -> bool {
-    replay_sharing(|| false, cache_id, 0, word, emit)
+    replay_sharing(sharing, cache_id, word, emit)
 }
 
-/// `replay`, then, if this thread's table does not have `word`, the words cached by other
-/// threads for the same model (see [`SharedWords`]; what is found there is copied into this
-/// thread's table). For models used by batches in parallel; with [`store_shared_with`].
-#[inline]
-pub(crate) fn replay_shared(cache_id: u64, capacity: usize, word: &[u8], emit: impl FnMut(u32, usize)) -> bool {
-    replay_sharing(sharing, cache_id, capacity, word, emit)
-}
-
-/// `store_with`, and the word is offered to the other threads too (see [`replay_shared`]).
-pub(crate) fn store_shared_with(cache_id: u64, capacity: usize, word: &[u8], tokens: impl Iterator<Item = (u32, u32)> + Clone) {
-    store_sharing(sharing(), cache_id, capacity, word, tokens)
-}
-
-/// Whether words are shared between threads: only when batches run on more than one thread
-/// (with one, there is no other thread to share with, and sharing would only cost time).
+/// Whether a miss looks in the words other threads stored since the last snapshot: only when
+/// batches run on more than one thread (with one, there is no other thread to share with).
 fn sharing() -> bool {
     !crate::utils::parallel::sequential()
 }
 
+/// `replay`, with the pending words of the other threads consulted on a miss if `share()` says
+/// so (asked only then: the common case, a hit, does not pay for it).
 #[inline]
-/// `replay`, and on a miss the shared words if `share()` says so (asked only then: the
-/// common case, a hit, stays as cheap as `replay`).
-fn replay_sharing(share: impl FnOnce() -> bool, cache_id: u64, capacity: usize, word: &[u8], mut emit: impl FnMut(u32, usize)) -> bool {
+fn replay_sharing(share: impl Fn() -> bool, cache_id: u64, word: &[u8], mut emit: impl FnMut(u32, usize)) -> bool {
     if word.len() >= MAX_CACHED_WORD_BYTES {
         return false; // never stored: no need to hash a long word (tiktoken's pieces may be MBs)
     }
     TABLES.with(|cell| match cell.try_borrow_mut() {
         Ok(mut tables) => {
             let table = tables.select(cache_id);
-            table.replay(word, &mut emit) || (share() && table.replay_from_shared(cache_id, capacity, word, &mut emit))
+            table.replay(word, &mut emit) || table.replay_missed(cache_id, share, word, &mut emit)
         }
         // Only reachable if `emit` re-enters the cache; then simply do not use it.
         Err(_) => false,
     })
 }
 
-fn store_sharing(share: bool, cache_id: u64, capacity: usize, word: &[u8], tokens: impl Iterator<Item = (u32, u32)> + Clone) {
+/// Caches `tokens` (`(id, byte length)` each) for `word`, for every thread, unless this thread
+/// sees `capacity` words already or the word is too long.
+pub(crate) fn store(cache_id: u64, capacity: usize, word: &[u8], tokens: &[(u32, u32)]) {
+    store_with(cache_id, capacity, word, tokens.iter().copied())
+}
+
+/// `store` with the tokens given by an iterator (walked at most three times).
+pub(crate) fn store_with(cache_id: u64, capacity: usize, word: &[u8], tokens: impl Iterator<Item = (u32, u32)> + Clone) {
     if word.len() >= MAX_CACHED_WORD_BYTES {
         return;
     }
     TABLES.with(|cell| {
         if let Ok(mut tables) = cell.try_borrow_mut() {
-            let table = tables.select(cache_id);
-            if table.len() < capacity {
-                table.insert(word, tokens.clone());
-            }
-            if share {
-                table.shared(cache_id).insert(capacity, word, tokens);
-            }
+            tables.select(cache_id).store(cache_id, capacity, word, tokens);
         }
     });
-}
-
-/// Caches `tokens` (`(id, byte length)` each) for `word`, unless the table holds `capacity`
-/// words already or the word is too long.
-pub(crate) fn store(cache_id: u64, capacity: usize, word: &[u8], tokens: &[(u32, u32)]) {
-    store_with(cache_id, capacity, word, tokens.iter().copied())
-}
-
-/// `store` with the tokens given by an iterator (walked at most twice).
-pub(crate) fn store_with(cache_id: u64, capacity: usize, word: &[u8], tokens: impl Iterator<Item = (u32, u32)> + Clone) {
-    store_sharing(false, cache_id, capacity, word, tokens)
 }
 
 #[cfg(test)]
@@ -450,21 +457,46 @@ mod tests {
         let long_word = "y".repeat(30);
         let (id, capacity) = (new_cache_id(), 100);
         std::thread::spawn(move || {
-            store_sharing(true, id, capacity, b"shared", [(5, 3), (6, 3)].into_iter());
-            store_sharing(true, id, capacity, long_word.as_bytes(), [(7, 30)].into_iter());
-            store_sharing(false, id, capacity, b"private", [(8, 7)].into_iter());
+            store(id, capacity, b"shared", &[(5, 3), (6, 3)]);
+            store(id, capacity, long_word.as_bytes(), &[(7, 30)]);
         })
         .join()
         .unwrap();
-        let found = |word: &[u8]| {
+        let found = |share: bool, word: &[u8]| {
             let mut out = Vec::new();
-            replay_sharing(|| true, id, capacity, word, |id, len| out.push((id, len))).then_some(out)
+            replay_sharing(|| share, id, word, |id, len| out.push((id, len))).then_some(out)
         };
-        assert_eq!(found(b"shared"), Some(vec![(5, 3), (6, 3)]));
-        assert_eq!(found("y".repeat(30).as_bytes()), Some(vec![(7, 30)]));
-        assert_eq!(found(b"private"), None);
-        // Now in this thread's own table too: found without sharing.
-        assert!(replay_sharing(|| false, id, capacity, b"shared", |_, _| {}));
+        // Not in a snapshot yet: only found when sharing with the other threads.
+        assert_eq!(found(false, b"shared"), None);
+        assert_eq!(found(true, b"shared"), Some(vec![(5, 3), (6, 3)]));
+        assert_eq!(found(true, "y".repeat(30).as_bytes()), Some(vec![(7, 30)]));
+        assert_eq!(found(true, b"other"), None);
+        // Now in this thread's own words too: found without sharing.
+        assert_eq!(found(false, b"shared"), Some(vec![(5, 3), (6, 3)]));
+    }
+
+    #[test]
+    fn published_words_are_found_by_every_thread_and_the_one_thread_path_keeps_its_words() {
+        let id = new_cache_id();
+        let words: Vec<String> = (0..10_000).map(|i| format!("w{i}")).collect();
+        let stored = words.clone();
+        std::thread::spawn(move || {
+            for (i, word) in stored.iter().enumerate() {
+                store(id, 1 << 20, word.as_bytes(), &[(i as u32, word.len() as u32)]);
+            }
+            // The storing thread itself sees every word, published or not.
+            assert!(stored.iter().all(|word| replay_sharing(|| false, id, word.as_bytes(), |_, _| {})));
+        })
+        .join()
+        .unwrap();
+        // Published snapshots hold at least the first 8,192 words (two generations), read
+        // without sharing; the rest are pending.
+        for (i, word) in words.iter().enumerate().take(8192) {
+            let mut out = Vec::new();
+            assert!(replay_sharing(|| false, id, word.as_bytes(), |id, len| out.push((id, len))), "{word}");
+            assert_eq!(out, vec![(i as u32, word.len())]);
+        }
+        assert!(!replay_sharing(|| false, id, words[9999].as_bytes(), |_, _| {}));
     }
 
     #[test]

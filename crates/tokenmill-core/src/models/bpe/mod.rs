@@ -1,6 +1,6 @@
 //! BPE: byte-pair encoding (classic with suffix/prefix, and byte-level).
 //!
-//! - `model`: the [`BPE`] model, its options and [`BpeBuilder`] (words are cached per thread by
+//! - `model`: the [`BPE`] model, its options and [`BpeBuilder`] (words are cached by
 //!   `utils::word_cache`);
 //! - `word`: merging one word's symbols in rank order (O(n log n));
 //! - `serialization`: the tokenizer.json "model" section;

@@ -1,4 +1,4 @@
-//! The BPE model: vocabulary, ranked merges, options, and the per-thread word cache.
+//! The BPE model: vocabulary, ranked merges, options, and the word cache.
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -21,9 +21,9 @@ pub type Merges = Vec<(String, String)>;
 /// (left id, right id) → (rank, id of the merged token)
 pub type MergeMap = FxHashMap<(u32, u32), (u32, u32)>;
 
-/// Default number of words each thread caches per model. Far above `tokenizers`' 10,000: the
-/// distinct words of 20 MB of English prose number ~95,000, and a word that misses the cache
-/// costs ~10x a hit. See `cache` for the memory this takes (at most ~24 MB per thread).
+/// Default number of words cached per model (the threads share them). Far above `tokenizers`'
+/// 10,000: the distinct words of 20 MB of English prose number ~95,000, and a word that misses
+/// the cache costs ~10x a hit. See `cache` for the memory this takes (at most ~24 MB per model).
 pub const DEFAULT_CACHE_CAPACITY: usize = 262_144;
 
 /// Code points below this get a direct-index entry in `BPE::char_ids` (covers Latin, Greek,
@@ -38,7 +38,7 @@ const RAW_BYTES_CACHE: u64 = 1 << 63;
 /// The options of a BPE model beside its vocabulary and merges.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BpeOptions {
-    /// Words cached per thread; 0 disables the cache.
+    /// Words cached (per model, shared by the threads); 0 disables the cache.
     pub cache_capacity: usize,
     /// Probability of skipping each merge (BPE-dropout). `None` or 0 means deterministic.
     pub dropout: Option<f32>,

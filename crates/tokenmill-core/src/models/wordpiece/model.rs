@@ -101,8 +101,8 @@ impl WordPieceBuilder {
 /// or with any part that no token matches, becomes the single unknown token.
 ///
 /// Matching runs on a precompiled automaton (see `trie`), in time linear in the word length.
-/// Each thread caches the tokens of the words it matched (see `utils::word_cache`; at most
-/// `DEFAULT_CACHE_CAPACITY` words per thread): a cached word costs one lookup instead of a walk
+/// The tokens of the words matched are cached, for all threads (see `utils::word_cache`; at
+/// most `DEFAULT_CACHE_CAPACITY` words): a cached word costs one lookup instead of a walk
 /// of the automaton. Only matched words are cached, so the cache depends on nothing but the
 /// vocabulary and the prefix (the unk token and the length limit are applied before it).
 #[derive(Clone)]
@@ -211,7 +211,7 @@ impl WordPiece {
             return Ok(());
         }
         let mut start = 0;
-        let cached = word_cache::replay_shared(self.cache_id, DEFAULT_CACHE_CAPACITY, word.as_bytes(), |id, len| {
+        let cached = word_cache::replay(self.cache_id, word.as_bytes(), |id, len| {
             emit(id, (start, start + len));
             start += len;
         });
@@ -228,7 +228,7 @@ impl WordPiece {
                 emit(pop.id, (start, end));
                 start = end;
             }
-            word_cache::store_shared_with(self.cache_id, DEFAULT_CACHE_CAPACITY, word.as_bytes(), pops.iter().map(|p| (p.id, p.len)));
+            word_cache::store_with(self.cache_id, DEFAULT_CACHE_CAPACITY, word.as_bytes(), pops.iter().map(|p| (p.id, p.len)));
             Ok(())
         } else {
             self.unk_id(word).map(|id| emit(id, (0, word.len())))
