@@ -10,18 +10,19 @@
 //! words the snapshot lacks yet (see `utils/shared_snapshot.rs`; a miss there looks for a newer
 //! snapshot, and, when batches run on several threads, at the words the other threads stored
 //! since). So two threads keep one copy of the large table in the L3 cache rather than two
-//! (20 MB of English has ~230,000 distinct words), and a word one thread tokenized is soon
+//! (20 MB of English has ~230,000 distinct SentencePiece words), and a word one thread tokenized is soon
 //! found by the others.
 //!
 //! Layout, chosen because lookups are most of the time of a warm encode: words of at most
 //! `SHORT_WORD_BYTES` bytes whose tokens fit `SHORT_TOKENS` (nearly every word of prose: 99.8%
 //! of the distinct words of 20 MB of English) live inline in a 40-byte entry (no pointer to
 //! follow, fixed-size key compared as three machine words, no `memcmp` call); longer words go to
-//! a second map with boxed keys. Memory: a snapshot is built with room for twice its words (so
-//! the default 262,144 words cost at most ~24 MB per model, for all threads; during a rebuild
-//! the old and the new snapshot both exist), each thread's own words and its 320 KB front
-//! table come on top. When a model's words reach `capacity` no more are taken (as
-//! `tokenizers` does): the frequent words of a corpus come first.
+//! a second map with boxed keys. Memory: about 40–90 bytes per cached short word depending on
+//! the snapshot's size (so the default 262,144 words cost at most ~24 MB per model, for all
+//! threads; during a rebuild the old and the new snapshot both exist), each thread's own words
+//! (fewer than half the snapshot's) and its 320 KB front table come on top. When a model's
+//! words reach `capacity` no more are taken (as `tokenizers` does): the frequent words of a
+//! corpus come first.
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -237,14 +238,15 @@ impl SnapshotMap for Words {
     fn merged(&self, pending: &Self, capacity: usize) -> Self {
         let wanted = (self.short.len() + pending.short.len()).min(capacity);
         // A copy keeps every entry in its bucket, but growing the copy would then move them all
-        // again: when the map must grow, its entries are inserted into one with room for twice
-        // the words, the load a map that grew by itself has on average (a fuller map probes
-        // further; in noisy probes, one-thread Mistral looked 5-10% slower with the snapshot
-        // at 80% load).
+        // again: when the map must grow, its entries are inserted into one with room for half
+        // again as many words. A map sized just for its words probes further (one-thread
+        // Mistral looked 5-10% slower in noisy probes with its snapshot at 80% load); one with
+        // room for twice them made GPT-2's 95,000 words take twice the memory, and one-thread
+        // GPT-2 ~9% slower.
         let mut next = if self.short.capacity() >= wanted {
             self.clone()
         } else {
-            let mut short = FxHashMap::with_capacity_and_hasher(2 * wanted, Default::default());
+            let mut short = FxHashMap::with_capacity_and_hasher(wanted + wanted / 2, Default::default());
             short.extend(self.short.iter().map(|(key, tokens)| (*key, *tokens)));
             Words { short, long: self.long.clone() }
         };
