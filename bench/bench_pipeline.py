@@ -18,8 +18,11 @@ Paths:
 Documents: ~1 kB pieces cut at line ends from ../shared/corpora/english_large (part 1).
 Every (library, case, path, threads) runs in its own subprocess, so thread settings and peak
 memory (ru_maxrss, input and outputs included) are per run. Each subprocess encodes the same
-documents `--repeat` times; the table gives the median wall and CPU time of those runs and the
-first (cold) run. The ids (and padded arrays) of every tokenmill run are checked identical to
+documents `--repeat` times. The whole set of subprocesses runs `--rounds` times, the thread
+counts of one library and path back to back within a round; the table gives the medians over
+the rounds of each subprocess's median wall and CPU time and of its first (cold) run, and every
+ratio is taken within a round, then the median over the rounds (printed per round for the thread
+scaling). On a shared machine, runs minutes apart differ by more than the effects measured. The ids (and padded arrays) of every tokenmill run are checked identical to
 `tokenizers`' before anything is printed as a success.
 
 Ratios are printed against `tokenizers` on the same case and thread count, by wall time and by
@@ -27,7 +30,7 @@ CPU time (read the CPU column on a loaded machine: with other processes on the c
 mostly measures the scheduler). Thread scaling ("x 1 thread") can only be read off wall time on
 an otherwise idle machine; "cpu/wall" shows how many cores a run kept busy.
 
-    python bench/bench_pipeline.py [--mbytes 20] [--threads 1,2] [--repeat 3]
+    python bench/bench_pipeline.py [--mbytes 20] [--threads 1,2] [--repeat 3] [--rounds 3]
                                    [--cases gpt2,bert] [--paths offsets,ids,padded]
 """
 from __future__ import annotations
@@ -195,6 +198,8 @@ def main() -> None:
     parser.add_argument("--mbytes", type=float, default=20.0, help="MB of documents to encode (default 20)")
     parser.add_argument("--threads", default="1,2", help="thread counts, comma-separated (default 1,2)")
     parser.add_argument("--repeat", type=int, default=3, help="timed runs per subprocess; medians are reported (default 3)")
+    parser.add_argument("--rounds", type=int, default=3,
+                        help="times the whole set of subprocesses runs, interleaved; ratios are medians over rounds (default 3)")
     parser.add_argument("--cases", default="gpt2,bert", help="gpt2 and/or bert (default both)")
     parser.add_argument("--paths", default="offsets,ids,padded", help="offsets, ids, padded (default all that apply)")
     args = parser.parse_args()
@@ -208,59 +213,64 @@ def main() -> None:
     import tokenizers
     import tokenmill
 
-    rows = []
+    # Runs by key (library, case, path, threads), one per round. Within a round the thread counts
+    # of one library and path run back to back, and the rounds repeat the whole set: the drift of
+    # a shared machine then falls on the runs that are compared with each other alike, and every
+    # ratio is taken within a round and then the median over the rounds.
+    runs: dict[tuple, list[dict]] = {}
     with tempfile.TemporaryDirectory() as tmp:
-        for case in cases:
-            tokenizer_json = Path(tmp) / f"{case}_tokenizer.json"
-            (build_gpt2_json if case == "gpt2" else build_bert_json)(tokenizer_json)
-            for n in threads:
+        for round_number in range(1, args.rounds + 1):
+            for case in cases:
+                tokenizer_json = Path(tmp) / f"{case}_tokenizer.json"
+                if round_number == 1:
+                    (build_gpt2_json if case == "gpt2" else build_bert_json)(tokenizer_json)
                 for path in [p for p in PATHS[case] if p in paths]:
-                    reference_path = "offsets" if path == "ids" else path
                     for lib in ("tokenizers", "tokenmill"):
                         if lib == "tokenizers" and path == "ids":
                             continue  # its ids row is its offsets row
-                        r = run(lib, path, n, tokenizer_json, args.mbytes, args.repeat)
-                        r.update(lib=lib, case=case, path=path, threads=n, reference_path=reference_path)
-                        rows.append(r)
-                        status = r.get("error") or f"{r['wall']:.2f} s wall, {r['cpu']:.2f} s cpu"
-                        print(f"  ran {case} {lib:10s} {path:7s} threads={n}: {status}", file=sys.stderr)
+                        for n in threads:
+                            r = run(lib, path, n, tokenizer_json, args.mbytes, args.repeat)
+                            runs.setdefault((lib, case, path, n), []).append(r)
+                            status = r.get("error") or f"{r['wall']:.2f} s wall, {r['cpu']:.2f} s cpu"
+                            print(f"  round {round_number}: ran {case} {lib:10s} {path:7s} threads={n}: {status}", file=sys.stderr)
 
-    def reference(r):
-        for q in rows:
-            if (q["lib"], q["case"], q["threads"], q["path"]) == ("tokenizers", r["case"], r["threads"], r["reference_path"]):
-                return q
-        return None
-
-    def single(r):
-        for q in rows:
-            if (q["lib"], q["case"], q["path"], q["threads"]) == (r["lib"], r["case"], r["path"], min(threads)):
-                return q
-        return None
+    def median_ratio(numerators: list[dict] | None, denominators: list[dict], field: str = "wall") -> str:
+        """The median over the rounds of numerator / denominator, or "-" if a run is missing."""
+        if not numerators or any("error" in x for x in numerators + denominators):
+            return "-"
+        return f"{statistics.median(a[field] / b[field] for a, b in zip(numerators, denominators)):.2f}x"
 
     print(f"tokenmill {tokenmill.__version__} vs tokenizers {tokenizers.__version__}; {args.mbytes:g} MB of ~1 kB documents "
-          f"from {CORPUS.name}; median of {args.repeat} runs; {os.cpu_count()} CPUs, load average "
-          f"{os.getloadavg()[0]:.1f}; {time.strftime('%Y-%m-%d %H:%M')}")
+          f"from {CORPUS.name}; median of {args.repeat} runs per subprocess, {args.rounds} round(s); {os.cpu_count()} CPUs, "
+          f"load average {os.getloadavg()[0]:.1f}; {time.strftime('%Y-%m-%d %H:%M')}")
     header = (f"{'case':<6}{'library':<12}{'path':<9}{'thr':>4}{'wall s':>8}{'cpu s':>8}{'cold s':>8}{'MB/s':>8}"
               f"{'peak MB':>9}{'x tok (wall)':>13}{'x tok (cpu)':>12}{'x 1 thread':>11}{'cpu/wall':>9}")
     print(header)
     print("-" * len(header))
-    mismatches = []
-    for r in rows:
-        if "error" in r:
-            print(f"{r['case']:<6}{r['lib']:<12}{r['path']:<9}{r['threads']:>4}  failed: {r['error']}")
+    mismatches, scaling_lines = [], []
+    for (lib, case, path, n), rounds in runs.items():
+        failed = [x["error"] for x in rounds if "error" in x]
+        if failed:
+            print(f"{case:<6}{lib:<12}{path:<9}{n:>4}  failed: {failed[0]}")
             continue
-        ref, one = reference(r), single(r)
-        ok_ref = ref is not None and "error" not in ref
-        if ok_ref and r["lib"] == "tokenmill" and r["digest"] != ref["digest"]:
-            mismatches.append(r)
-        x_wall = f"{ref['wall'] / r['wall']:.2f}x" if ok_ref else "-"
-        x_cpu = f"{ref['cpu'] / r['cpu']:.2f}x" if ok_ref else "-"
-        scaling = f"{one['wall'] / r['wall']:.2f}x" if one and "error" not in one else "-"
-        print(f"{r['case']:<6}{r['lib']:<12}{r['path']:<9}{r['threads']:>4}{r['wall']:>8.2f}{r['cpu']:>8.2f}{r['first_wall']:>8.2f}"
-              f"{r['bytes'] / 1e6 / r['wall']:>8.2f}{r['peak_rss_mb']:>9.0f}{x_wall:>13}{x_cpu:>12}{scaling:>11}"
-              f"{r['cpu'] / r['wall']:>9.2f}")
+        reference = runs.get(("tokenizers", case, "offsets" if path == "ids" else path, n))
+        one_thread = runs.get((lib, case, path, min(threads)))
+        if reference and lib == "tokenmill" and any("error" not in x and x["digest"] != r["digest"] for x, r in zip(reference, rounds)):
+            mismatches.append((case, path, n))
+        med = {field: statistics.median(x[field] for x in rounds) for field in ("wall", "cpu", "first_wall")}
+        scaling = median_ratio(one_thread, rounds)
+        if n != min(threads) and args.rounds > 1 and scaling != "-":
+            per_round = ", ".join(f"{a['wall'] / b['wall']:.2f}" for a, b in zip(one_thread, rounds))
+            scaling_lines.append(f"  {case} {lib} {path} {n} threads vs {min(threads)}: {scaling} (rounds: {per_round})")
+        print(f"{case:<6}{lib:<12}{path:<9}{n:>4}{med['wall']:>8.2f}{med['cpu']:>8.2f}{med['first_wall']:>8.2f}"
+              f"{rounds[0]['bytes'] / 1e6 / med['wall']:>8.2f}{max(x['peak_rss_mb'] for x in rounds):>9.0f}"
+              f"{median_ratio(reference, rounds):>13}{median_ratio(reference, rounds, 'cpu'):>12}{scaling:>11}"
+              f"{med['cpu'] / med['wall']:>9.2f}")
+    if scaling_lines:
+        print("thread scaling, per round:")
+        print("\n".join(scaling_lines))
     if mismatches:
-        sys.exit(f"tokenmill output differs from tokenizers in: {[(r['case'], r['path'], r['threads']) for r in mismatches]}")
+        sys.exit(f"tokenmill output differs from tokenizers in: {mismatches}")
     print("tokenmill ids (padded arrays for 'padded') identical to tokenizers in every run that completed")
 
 

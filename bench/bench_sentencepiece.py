@@ -11,8 +11,11 @@ equivalent tokenizer.json (written by `tokenmill.sentencepiece.to_tokenizer`; `e
 threads set by RAYON_RS_NUM_THREADS). Training: SentencePiece-BPE on the first `--train-mb` MB
 of the same file, vocab `--vocab`, the same options for both (`spbpe_setup.py`, shared with
 `bench_train.py --model spbpe`). Each library runs in its own
-subprocess; encoding times are the median of `--repeat` runs (each run's output is freed
-before the next starts, outside the timing, as in `bench_pipeline.py`), as CPU time of the process
+subprocess; after one untimed run per thread count (reported as "first runs"), the thread
+counts take turns for `--repeat` rounds, so that the drift of a shared machine falls on both
+alike; encoding times are the medians of those runs (each run's output is freed before the next
+starts, outside the timing, as in `bench_pipeline.py`), and the two-thread scaling is the median
+of the rounds' own ratios. Times are CPU time of the process
 (`time.process_time`, the fair single-thread measure on a shared machine) and wall time (what
 the two-thread case needs); training is timed once. The parent checks that all libraries gave
 identical ids and prints throughput and ratios.
@@ -22,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -54,19 +58,27 @@ else:
         import sentencepiece as spm
     sp = spm.SentencePieceProcessor(model_file=model)
     encode = lambda threads: sp.encode(lines, num_threads=threads)
-out = {}
 ids = None
-for threads in threads_list:
-    walls, cpus = [], []
-    for _ in range(repeat):
-        ids = None  # the previous run's output is freed first, as bench_pipeline.py does
-        t, c = time.perf_counter(), time.process_time()
-        ids = encode(threads)
-        walls.append(time.perf_counter() - t)
-        cpus.append(time.process_time() - c)
-    out[threads] = {"wall": statistics.median(walls), "cpu": statistics.median(cpus)}
+
+def timed(threads):
+    global ids
+    ids = None  # the previous run's output is freed first, as bench_pipeline.py does
+    t, c = time.perf_counter(), time.process_time()
+    ids = encode(threads)
+    return time.perf_counter() - t, time.process_time() - c
+
+# One untimed run per thread count warms what a long-lived process has warm (word caches, the
+# pool's threads). Then the thread counts take turns, one run each per round, so that the
+# machine's drift (it is shared) falls on all of them alike; the scaling is the median of the
+# rounds' own ratios.
+first = {threads: timed(threads)[0] for threads in threads_list}
+rounds = [{threads: timed(threads) for threads in threads_list} for _ in range(repeat)]
+out = {threads: {"wall": statistics.median(r[threads][0] for r in rounds),
+                 "cpu": statistics.median(r[threads][1] for r in rounds), "first_wall": first[threads]}
+       for threads in threads_list}
+scaling = {threads: [r[threads_list[0]][0] / r[threads][0] for r in rounds] for threads in threads_list}
 digest = hashlib.sha256(json.dumps(ids).encode()).hexdigest()
-print(json.dumps({"times": out, "digest": digest, "tokens": sum(map(len, ids))}))
+print(json.dumps({"times": out, "scaling": scaling, "digest": digest, "tokens": sum(map(len, ids))}))
 """
 
 UNIGRAM_TRAIN_CORPUS = "corpora/english_large/gutenberg_en_large_part2.txt"
@@ -94,7 +106,7 @@ def main() -> None:
                     help="MB of text to encode (default 20: with less, a two-thread run lasts ~0.1 s and its ratio is noise)")
     ap.add_argument("--train-mb", type=float, default=10.0)
     ap.add_argument("--vocab", type=int, default=32000)
-    ap.add_argument("--repeat", type=int, default=5, help="encoding runs per library and thread count; medians are reported")
+    ap.add_argument("--repeat", type=int, default=5, help="interleaved rounds (one run per thread count each) per library; medians are reported")
     ap.add_argument("--skip-train", action="store_true")
     ap.add_argument("--skip-encode", action="store_true")
     ap.add_argument("--unigram-mb", type=float, default=10.0,
@@ -132,8 +144,11 @@ def main() -> None:
                         h = times["tokenizers"][threads][kind]
                         line += f"  tokenizers {mb / h:6.2f} MB/s  ×tokenizers {h / t:5.2f}"
                     print(line)
-                print(f"  tokenmill 2 vs 1 threads (wall): {times['tokenmill']['1']['wall'] / times['tokenmill']['2']['wall']:4.2f}x; "
-                      f"sentencepiece {times['sentencepiece']['1']['wall'] / times['sentencepiece']['2']['wall']:4.2f}x")
+                for lib in ("tokenmill", "sentencepiece"):
+                    ratios = results[lib]["scaling"]["2"]
+                    print(f"  {lib} 2 vs 1 threads (wall): {statistics.median(ratios):4.2f}x, median of {len(ratios)} "
+                          f"interleaved rounds ({', '.join(f'{x:.2f}' for x in ratios)}); first runs "
+                          f"{results[lib]['times']['1']['first_wall']:.2f} s / {results[lib]['times']['2']['first_wall']:.2f} s")
         if not args.skip_train:
             # The same setup as `bench_train.py --model spbpe` (spbpe_setup.py).
             train_path = training_input(SHARED / CORPUS, args.train_mb, tmp)
