@@ -830,8 +830,6 @@ fn next_space(bytes: &[u8], mut from: usize) -> usize {
 /// result is [`encode_bpe`]'s exactly: merges never cross a word start, and within a word they
 /// happen in the same order.
 pub fn encode_bpe_words(vocab: &Vocab, text: &str, cache_id: u64, tokens: &mut Vec<(u32, u32)>, out: &mut Vec<Span>) {
-    /// As many words as the BPE models cache.
-    const CACHE_CAPACITY: usize = 262_144;
     out.clear();
     for (start, end) in independent_words(text.as_bytes()) {
         let word = &text[start..end];
@@ -846,7 +844,7 @@ pub fn encode_bpe_words(vocab: &Vocab, text: &str, cache_id: u64, tokens: &mut V
         let spans = encode_bpe(vocab, word, 0.0, &mut || 1.0);
         tokens.clear();
         tokens.extend(spans.iter().map(|s| (s.id, (s.end - s.start) as u32)));
-        crate::models::bpe::cache::store(cache_id, CACHE_CAPACITY, word.as_bytes(), tokens);
+        crate::models::bpe::cache::store(cache_id, crate::models::bpe::DEFAULT_CACHE_CAPACITY, word.as_bytes(), tokens);
         out.extend(spans.iter().map(|s| Span { start: s.start + start, end: s.end + start, id: s.id }));
     }
 }
