@@ -8,14 +8,14 @@ use std::sync::Arc;
 
 
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyList, PySequence, PyString, PyTuple};
+use pyo3::types::{PyBytes, PyList};
 use rayon::prelude::*;
 use prost::Message;
 use tokenmill_core::utils::parallel;
 use tokenmill_core::sentencepiece::{trainer, EncodeOptions, EncodedText, ModelProto, NormalizerSpec, PieceType, Processor, TrainerSpec};
 
 use crate::errors::ToPyResult;
-use crate::input_texts::{item_utf8, str_utf8};
+use crate::input_texts::HeldTexts;
 use crate::id_lists::IdObjects;
 
 #[pyclass(module = "tokenmill.sentencepiece", name = "Processor", frozen)]
@@ -29,48 +29,6 @@ pub struct PyProcessor {
 impl PyProcessor {
     fn new(inner: Processor) -> Self {
         PyProcessor { inner: Arc::new(inner), id_objects: IdObjects::default() }
-    }
-}
-
-/// The texts of a batch, held for the call: the input sequence copied into a tuple (one C-level
-/// pass that takes a reference to every item, so that none is freed while the GIL is released,
-/// whatever happens to the caller's list meanwhile), and the strs decoded from its `bytes`
-/// items (UTF-8, as `sentencepiece` does). Anything else is a `TypeError`.
-struct HeldTexts<'py> {
-    items: Bound<'py, PyTuple>,
-    decoded: Vec<Bound<'py, PyString>>,
-}
-
-impl<'py> HeldTexts<'py> {
-    fn new(texts: &Bound<'py, PyAny>) -> PyResult<Self> {
-        let items = texts.downcast::<PySequence>()?.to_tuple()?;
-        let mut decoded = Vec::new();
-        for (i, item) in items.iter_borrowed().enumerate() {
-            if item.is_instance_of::<PyString>() {
-                continue;
-            }
-            if !item.is_instance_of::<PyBytes>() {
-                return Err(pyo3::exceptions::PyTypeError::new_err(format!("texts to encode must be str or bytes; item {i} is {}", item.get_type().name()?)));
-            }
-            decoded.push(item.call_method1("decode", ("utf-8",))?.downcast_into::<PyString>()?);
-        }
-        Ok(HeldTexts { items, decoded })
-    }
-
-    /// Every text's UTF-8, borrowed from the held strs (no copy; strs are immutable, so it may be
-    /// read without the GIL).
-    fn texts(&self) -> PyResult<Vec<&str>> {
-        let mut decoded = self.decoded.iter();
-        self.items
-            .iter_borrowed()
-            .map(|item| {
-                if item.is_instance_of::<PyString>() {
-                    item_utf8(item)
-                } else {
-                    decoded.next().map_or_else(|| Err(pyo3::exceptions::PyRuntimeError::new_err("decoded bytes missing")), str_utf8)
-                }
-            })
-            .collect()
     }
 }
 
@@ -304,12 +262,12 @@ impl PyProcessor {
     fn encode<'py>(&self, py: Python<'py>, texts: &Bound<'py, PyAny>, kind: &str, add_bos: bool, add_eos: bool, reverse: bool, emit_unk_piece: bool, enable_sampling: bool, nbest_size: i32, alpha: f32, seed: Option<u64>, num_threads: i32, char_offsets: bool) -> PyResult<Bound<'py, PyList>> {
         let o = options(add_bos, add_eos, reverse, emit_unk_piece, enable_sampling, nbest_size, alpha);
         let kind = Kind::parse(kind, char_offsets)?;
-        let held = HeldTexts::new(texts)?;
-        let texts = held.texts()?;
+        let held = HeldTexts::hold(texts)?;
+        let texts = held.texts();
         if let Kind::Ids = kind {
-            return self.encode_ids(py, &texts, &o, seed, num_threads);
+            return self.encode_ids(py, texts, &o, seed, num_threads);
         }
-        let outs = py.allow_threads(|| batch(&texts, num_threads, seed, |t, s| self.encode_one(t, &kind, &o, s))).py()?;
+        let outs = py.allow_threads(|| batch(texts, num_threads, seed, |t, s| self.encode_one(t, &kind, &o, s))).py()?;
         PyList::new(py, outs)
     }
 
