@@ -7,7 +7,7 @@ use std::collections::BinaryHeap;
 use rustc_hash::FxHashMap;
 
 use super::darts::DoubleArray;
-use super::unigram_cache::{self, WordCache};
+use super::unigram_cache::{self, CacheView};
 use crate::utils::word_cache::{short_key, MAX_CACHED_WORD_BYTES};
 use super::normalizer::{one_char_len, SPACE_SYMBOL};
 use super::proto::{ModelProto, ModelType, PieceType};
@@ -695,14 +695,14 @@ pub struct UnigramBuffers {
 }
 
 /// The ids of the Unigram Viterbi of `text`, appended to `out` (as [`IdWriter`] gives them),
-/// word by word through `cache` (this model's word cache in this thread), for vocabularies that
+/// word by word through `cache` (this model's word cache, as this thread sees it), for vocabularies that
 /// pass [`unigram_words_cacheable`]: no piece crosses a word start, so every path passes
 /// through every word start, and the whole text's best path is each word's best path from the
 /// score the text reached there. A word's path is cached with the limit of
 /// [`exact_prefix_limit`]; it is used when the score reached is within it, and otherwise the
 /// word's Viterbi runs from that score, so the result is [`encode_unigram`]'s exactly,
 /// near-ties included.
-pub fn encode_unigram_words(vocab: &Vocab, index: &UnigramIndex, text: &[u8], cache: &mut WordCache, buffers: &mut UnigramBuffers, out: &mut Vec<u32>) {
+pub fn encode_unigram_words(vocab: &Vocab, index: &UnigramIndex, text: &[u8], cache: &mut CacheView<'_>, buffers: &mut UnigramBuffers, out: &mut Vec<u32>) {
     /// Words whose cache lines are prefetched together before any of them is looked up
     /// ([`WordCache::prefetch`]; a sliding window 8 words ahead was no faster).
     const BATCH: usize = 16;
@@ -741,7 +741,7 @@ struct LineEncoder<'a> {
 impl LineEncoder<'_> {
     /// Appends the ids of the next word (`key`: its [`short_key`]).
     #[inline]
-    fn word(&mut self, cache: &mut WordCache, word: &[u8], key: Option<[u64; 3]>, out: &mut Vec<u32>) {
+    fn word(&mut self, cache: &mut CacheView<'_>, word: &[u8], key: Option<[u64; 3]>, out: &mut Vec<u32>) {
         if word.len() >= MAX_CACHED_WORD_BYTES {
             return self.from_score(word, out);
         }
@@ -859,6 +859,7 @@ pub fn model_type(proto: &ModelProto) -> Result<ModelType> {
 mod tests {
     use super::*;
     use crate::sentencepiece::proto::SentencePiece;
+    use crate::sentencepiece::unigram_cache::{LongWords, WordCache};
     use rand::{Rng, SeedableRng};
 
     /// A Unigram vocabulary over "abc" whose multi-letter pieces score within a few f32 ulps of
@@ -895,7 +896,7 @@ mod tests {
         for round in 0..60 {
             let (vocab, index) = near_tie_vocab(&mut rng);
             assert!(vocab.pieces_stay_in_words);
-            let mut cache = WordCache::default();
+            let (cache, mut long_words) = (WordCache::default(), LongWords::default());
             for _ in 0..20 {
                 let words: Vec<String> = (0..rng.gen_range(1..400))
                     .map(|_| (0..rng.gen_range(1..9)).map(|_| ["a", "b", "c"][rng.gen_range(0..3)]).collect::<String>())
@@ -910,7 +911,7 @@ mod tests {
                 for _ in 0..2 {
                     // cold, then every word cached
                     let mut out = Vec::new();
-                    encode_unigram_words(&vocab, &index, text.as_bytes(), &mut cache, &mut buffers, &mut out);
+                    encode_unigram_words(&vocab, &index, text.as_bytes(), &mut cache.view(&mut long_words), &mut buffers, &mut out);
                     assert_eq!(out, whole_ids, "{text}");
                 }
                 let naive: Vec<Span> = independent_words(text.as_bytes())

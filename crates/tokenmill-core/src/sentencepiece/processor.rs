@@ -2,13 +2,13 @@
 //! segmentation into pieces the way SentencePiece does — unknown pieces become byte pieces when
 //! byte_fallback is on, runs of unknown pieces merge otherwise — with surfaces and offsets; and
 //! decode pieces or ids back to text.
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use rand::{Rng, SeedableRng};
 
 use super::model::{self, byte_to_piece, piece_to_byte, Span, UnigramIndex, Vocab};
 use super::normalizer::{Normalized, SpNormalizer, SPACE_SYMBOL};
-use super::unigram_cache::WordCaches;
+use super::unigram_cache::{LongWordMaps, WordCache};
 use super::proto::{ModelProto, ModelType, PieceType, SentencePieceText, SentencePieceTextPiece};
 use crate::error::{Error, Result};
 use crate::models::unigram::{PieceKind, Segmentation, Unigram};
@@ -22,8 +22,8 @@ struct Scratch {
     spans: Vec<Span>,
     tokens: Vec<(u32, u32)>,
     unigram: model::UnigramBuffers,
-    /// This thread's Unigram word caches, one per model (by cache id).
-    unigram_caches: WordCaches,
+    /// This thread's Unigram long words, one map per model (by cache id).
+    unigram_long_words: LongWordMaps,
 }
 
 thread_local! {
@@ -87,7 +87,7 @@ pub struct EncodeOptions {
 
 #[derive(Debug, Clone)]
 pub struct Processor {
-    /// Names this model in the BPE word cache.
+    /// Names this model in the BPE word cache and in the threads' maps of long Unigram words.
     cache_id: u64,
     proto: ModelProto,
     pub vocab: Vocab,
@@ -102,6 +102,9 @@ pub struct Processor {
     /// The core Unigram model (lattice, n-best, sampling, entropy), built on first use by the
     /// calls that need a lattice; plain encoding never touches it.
     lattice_model: OnceLock<std::result::Result<Unigram, String>>,
+    /// The Unigram word cache, shared by every thread that encodes with this model (and its
+    /// clones, which encode alike).
+    unigram_words: Arc<WordCache>,
 }
 
 /// The rng of sampling calls; `seed` makes them reproducible (`set_random_generator_seed`).
@@ -146,6 +149,7 @@ impl Processor {
             unk_surface,
             special,
             lattice_model: OnceLock::new(),
+            unigram_words: Arc::default(),
         };
         processor.self_test()?;
         Ok(processor)
@@ -296,7 +300,7 @@ impl Processor {
 
     /// Appends the ids of the best segmentation of `text` (no sampling) to `out`.
     fn plain_ids(&self, text: &str, scratch: &mut Scratch, out: &mut Vec<u32>) -> Result<()> {
-        let Scratch { normalized, spans, tokens, unigram, unigram_caches } = scratch;
+        let Scratch { normalized, spans, tokens, unigram, unigram_long_words } = scratch;
         self.normalizer.normalize_into(text, normalized);
         if let (ModelType::Unigram, Some(index)) = (self.kind, &self.unigram) {
             if model::unigram_words_cacheable(&self.vocab) {
@@ -304,8 +308,8 @@ impl Processor {
                 // characters and U+FFFD), and checking that again costs more than one might
                 // think (each ▁ ends the validator's ASCII fast path).
                 debug_assert!(std::str::from_utf8(normalized).is_ok());
-                let cache = unigram_caches.select(self.cache_id);
-                model::encode_unigram_words(&self.vocab, index, normalized, cache, unigram, out);
+                let mut cache = self.unigram_words.view(unigram_long_words.select(self.cache_id));
+                model::encode_unigram_words(&self.vocab, index, normalized, &mut cache, unigram, out);
                 return Ok(());
             }
         }

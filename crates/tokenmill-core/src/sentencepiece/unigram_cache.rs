@@ -1,7 +1,7 @@
 //! The word cache of SentencePiece Unigram encoding: word → its best segmentation taken from
 //! score 0, with the bound on the prefix score within which that segmentation is exact (see
-//! `model::encode_unigram_words`). One per thread and model, in the processor's thread-local
-//! scratch space, so the encode loop reaches it without a thread-local access per word.
+//! `model::encode_unigram_words`). One table per processor, shared by all the threads that
+//! encode with it, plus a small map per thread for the words the table cannot hold.
 //!
 //! Why not the models' shared word cache (`utils/word_cache.rs`): its inline entries hold at
 //! most three tokens, and a small Unigram vocabulary (sentencepiece's 1,000-piece test model)
@@ -9,39 +9,62 @@
 //! probes and two pointer chases, most of them misses to main memory. Here a word of up to 23
 //! bytes and nine pieces is one 64-byte entry, aligned to a cache line, in an open-addressing
 //! table probed linearly: one line per lookup, and the lines of the frequent words stay in the
-//! core's caches by themselves (no separate front table to keep in sync). Longer words go to a
-//! hash map with boxed keys.
+//! core's caches by themselves (no separate front table to keep in sync).
+//!
+//! Why one table for all threads, filled without locks: with a table per thread, two threads
+//! kept two copies of a text's ~200,000 distinct words (16 MB each, the whole of a 32 MB L3
+//! together) and each tokenized the words the other had already done; two threads used ~10%
+//! more CPU than one. Entries are only ever added, each written once by the thread that claims
+//! its slot and published with a release store of its token count, so a lookup is plain loads
+//! (an acquire load is a plain load on x86) with no lock, atomic read-modify-write or snapshot
+//! to refresh. Two threads that miss the same word at once may both add it: the second copy
+//! is identical (the segmentation of a word is deterministic) and lookups find the first.
+//! The table has its final size from the start (its pages are taken from the system as words
+//! land in them), which is what makes adding without locks simple: nothing is ever moved.
+use std::cell::UnsafeCell;
+use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
+use std::sync::OnceLock;
+
 use rustc_hash::FxHashMap;
 
 use crate::utils::word_cache::{short_key, ThreadTables};
 
 /// Tokens stored inline per entry.
 const INLINE_TOKENS: usize = 9;
-/// Slots of a new table (256 KB); it doubles at half full.
-const INITIAL_SLOTS: usize = 4096;
-/// Slots of the largest table (16 MB); filled to three quarters (196,608 words), then it takes
-/// no more words (the frequent words of a text come first).
-const MAX_SLOTS: usize = 1 << 18;
-/// Words in the map of long words at most.
+/// Slots of a table (16 MB of address space; memory is committed page by page as words land).
+const SLOTS: usize = 1 << 18;
+/// Words a table takes at most (three quarters of its slots; the frequent words of a text
+/// come first, and a table that full still ends most probes within a few lines).
+const MAX_WORDS: usize = SLOTS * 3 / 4;
+/// Words in a thread's map of long words at most.
 const MAX_LONG_WORDS: usize = 65_536;
 /// A packed token: the id in the low 24 bits (vocabularies that use this cache have fewer ids),
 /// the byte length in the top 8 (words are shorter than 256 bytes).
 pub const ID_BITS: u32 = 24;
 pub const ID_MASK: u32 = (1 << ID_BITS) - 1;
 
-/// One cached word: one cache line.
-#[derive(Clone, Copy)]
+/// `Slot::count` of a slot no word has claimed.
+const FREE: u8 = 0;
+/// `Slot::count` of a slot whose word is being written.
+const WRITING: u8 = u8::MAX;
+
+/// One cached word: one cache line. All zeros is a free slot.
 #[repr(C, align(64))]
-struct Entry {
-    /// [`short_key`] of the word (zero in an empty slot, whose `count` is 0).
-    key: [u64; 3],
-    count: u8,
-    limit_code: u8,
-    has_unk: bool,
-    tokens: [u32; INLINE_TOKENS],
+struct Slot {
+    /// [`short_key`] of the word.
+    key: UnsafeCell<[u64; 3]>,
+    /// [`FREE`], [`WRITING`], or the number of tokens of a word that may be read.
+    count: AtomicU8,
+    limit_code: UnsafeCell<u8>,
+    has_unk: UnsafeCell<bool>,
+    tokens: UnsafeCell<[u32; INLINE_TOKENS]>,
 }
 
-const EMPTY: Entry = Entry { key: [0; 3], count: 0, limit_code: 0, has_unk: false, tokens: [0; INLINE_TOKENS] };
+// SAFETY: the non-atomic fields of a slot are written only by the one thread that moved its
+// count from FREE to WRITING (a compare-exchange), and read only after an acquire load of a
+// count other than FREE and WRITING, which the writer stores (release) after its last write and
+// never changes again. So no field is ever read while it is written.
+unsafe impl Sync for Slot {}
 
 /// A cached word's segmentation as found in the cache.
 #[derive(Clone, Copy)]
@@ -54,17 +77,35 @@ pub struct CachedWord<'a> {
     pub has_unk: bool,
 }
 
-/// The cache of one model in one thread.
+/// The cache of one model, shared by every thread that encodes with it.
 #[derive(Default)]
 pub struct WordCache {
-    /// A power of two of entries once the first word is stored.
-    slots: Vec<Entry>,
-    len: usize,
-    long: FxHashMap<Box<[u8]>, (Box<[u32]>, u8, bool)>,
+    /// [`SLOTS`] slots, allocated on first use.
+    slots: OnceLock<Box<[Slot]>>,
+    /// Words added (a thread's count may lag the others' additions; the limit is approximate
+    /// by at most one word per thread, well within the quarter of the slots kept free).
+    len: AtomicUsize,
 }
 
-/// A thread's caches, one per model (by cache id).
-pub(crate) type WordCaches = ThreadTables<WordCache>;
+impl std::fmt::Debug for WordCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WordCache").field("words", &self.len.load(Ordering::Relaxed)).finish()
+    }
+}
+
+/// Words a thread found too long for a [`WordCache`] entry (more than 23 bytes or nine tokens).
+#[derive(Default)]
+pub struct LongWords(FxHashMap<Box<[u8]>, (Box<[u32]>, u8, bool)>);
+
+/// A thread's maps of long words, one per model (by cache id).
+pub(crate) type LongWordMaps = ThreadTables<LongWords>;
+
+/// A thread's view of a model's cache: the shared table and this thread's long words.
+pub struct CacheView<'a> {
+    slots: &'a [Slot],
+    len: &'a AtomicUsize,
+    long: &'a mut LongWords,
+}
 
 /// A hint to load `value`'s cache line (no effect on the program's results).
 #[inline(always)]
@@ -87,32 +128,59 @@ fn home(key: &[u64; 3], mask: usize) -> usize {
     (mixed >> 32) as usize & mask
 }
 
+/// `SLOTS` free slots, as zeroed memory: the system hands out zeroed pages lazily, so only the
+/// pages that words land in are ever committed.
+fn free_slots() -> Box<[Slot]> {
+    let layout = std::alloc::Layout::array::<Slot>(SLOTS).expect("a 16 MB layout");
+    // SAFETY: the layout has a non-zero size; all zeros is a valid `Slot` (a free one: atomics
+    // and integers of value 0, `false`); the pointer comes from the global allocator with this
+    // very layout, which is what `Box` frees it with.
+    unsafe {
+        let memory = std::alloc::alloc_zeroed(layout).cast::<Slot>();
+        if memory.is_null() {
+            std::alloc::handle_alloc_error(layout);
+        }
+        Box::from_raw(std::ptr::slice_from_raw_parts_mut(memory, SLOTS))
+    }
+}
+
 impl WordCache {
+    /// This thread's view, with its map of long words.
+    #[inline]
+    pub fn view<'a>(&'a self, long: &'a mut LongWords) -> CacheView<'a> {
+        CacheView { slots: self.slots.get_or_init(free_slots), len: &self.len, long }
+    }
+}
+
+impl CacheView<'_> {
     /// The cached segmentation of `word`, if any.
     #[inline]
     pub fn get(&self, word: &[u8]) -> Option<CachedWord<'_>> {
         self.get_keyed(word, short_key(word))
     }
 
-    /// [`WordCache::get`] with the word's [`short_key`] computed by the caller.
+    /// [`CacheView::get`] with the word's [`short_key`] computed by the caller.
     #[inline]
     pub fn get_keyed(&self, word: &[u8], key: Option<[u64; 3]>) -> Option<CachedWord<'_>> {
         let Some(key) = key else { return self.long_entry(word) };
-        if self.slots.is_empty() {
-            return self.long_entry(word);
-        }
-        let mask = self.slots.len() - 1;
-        let mut slot = home(&key, mask);
+        let mask = SLOTS - 1;
+        let mut index = home(&key, mask);
         loop {
-            let entry = &self.slots[slot];
-            if entry.count == 0 {
+            let slot = &self.slots[index];
+            match slot.count.load(Ordering::Acquire) {
                 // Short words with more than `INLINE_TOKENS` tokens are in the long map.
-                return self.long_entry(word);
+                FREE => return self.long_entry(word),
+                WRITING => {}
+                count => {
+                    // SAFETY: the count was published after the fields were written, and they
+                    // never change again (see `Slot`).
+                    let (slot_key, tokens, limit_code, has_unk) = unsafe { (&*slot.key.get(), &*slot.tokens.get(), *slot.limit_code.get(), *slot.has_unk.get()) };
+                    if *slot_key == key {
+                        return Some(CachedWord { tokens: &tokens[..count as usize], limit_code, has_unk });
+                    }
+                }
             }
-            if entry.key == key {
-                return Some(CachedWord { tokens: &entry.tokens[..entry.count as usize], limit_code: entry.limit_code, has_unk: entry.has_unk });
-            }
-            slot = (slot + 1) & mask;
+            index = (index + 1) & mask;
         }
     }
 
@@ -122,62 +190,60 @@ impl WordCache {
     /// together rather than one after the other.
     #[inline]
     pub fn prefetch(&self, key: &[u64; 3]) {
-        if let Some(entry) = self.slots.get(home(key, self.slots.len().wrapping_sub(1))) {
-            prefetch_line(entry);
-        }
+        prefetch_line(&self.slots[home(key, SLOTS - 1)]);
     }
 
     #[inline]
     fn long_entry(&self, word: &[u8]) -> Option<CachedWord<'_>> {
-        if self.long.is_empty() {
+        if self.long.0.is_empty() {
             return None;
         }
-        self.long.get(word).map(|(tokens, limit_code, has_unk)| CachedWord { tokens, limit_code: *limit_code, has_unk: *has_unk })
+        self.long.0.get(word).map(|(tokens, limit_code, has_unk)| CachedWord { tokens, limit_code: *limit_code, has_unk: *has_unk })
     }
 
-    /// Caches `tokens` (packed) for `word` unless the cache is full.
+    /// Caches `tokens` (packed) for `word` unless the cache is full: in the shared table, or
+    /// in this thread's long words if it does not fit an entry.
     pub fn insert(&mut self, word: &[u8], tokens: &[u32], limit_code: u8, has_unk: bool) {
-        let key = match short_key(word) {
-            Some(key) if tokens.len() <= INLINE_TOKENS && !tokens.is_empty() => key,
+        match short_key(word) {
+            Some(key) if tokens.len() <= INLINE_TOKENS && !tokens.is_empty() => self.insert_shared(key, tokens, limit_code, has_unk),
             _ => {
-                if self.long.len() < MAX_LONG_WORDS {
-                    self.long.insert(word.into(), (tokens.into(), limit_code, has_unk));
+                if self.long.0.len() < MAX_LONG_WORDS {
+                    self.long.0.insert(word.into(), (tokens.into(), limit_code, has_unk));
                 }
-                return;
-            }
-        };
-        if (self.len + 1) * 2 > self.slots.len() {
-            if self.slots.len() < MAX_SLOTS {
-                self.grow();
-            } else if (self.len + 1) * 4 > self.slots.len() * 3 {
-                return;
             }
         }
-        let mut entry = EMPTY;
-        entry.key = key;
-        entry.count = tokens.len() as u8;
-        entry.limit_code = limit_code;
-        entry.has_unk = has_unk;
-        entry.tokens[..tokens.len()].copy_from_slice(tokens);
-        self.place(entry);
-        self.len += 1;
     }
 
-    /// Puts `entry` in the first free slot from its home (the key is not in the table).
-    fn place(&mut self, entry: Entry) {
-        let mask = self.slots.len() - 1;
-        let mut slot = home(&entry.key, mask);
-        while self.slots[slot].count != 0 {
-            slot = (slot + 1) & mask;
+    /// Writes the word into the first free slot from its home, unless a slot on the way holds
+    /// it already (another thread added it) or the table is full.
+    fn insert_shared(&self, key: [u64; 3], tokens: &[u32], limit_code: u8, has_unk: bool) {
+        if self.len.load(Ordering::Relaxed) >= MAX_WORDS {
+            return;
         }
-        self.slots[slot] = entry;
-    }
-
-    fn grow(&mut self) {
-        let slots = (self.slots.len() * 2).max(INITIAL_SLOTS);
-        let old = std::mem::replace(&mut self.slots, vec![EMPTY; slots]);
-        for entry in old.into_iter().filter(|e| e.count != 0) {
-            self.place(entry);
+        let mask = SLOTS - 1;
+        let mut index = home(&key, mask);
+        loop {
+            let slot = &self.slots[index];
+            match slot.count.compare_exchange(FREE, WRITING, Ordering::Acquire, Ordering::Acquire) {
+                Ok(_) => {
+                    // SAFETY: this thread claimed the slot (FREE → WRITING): no other thread
+                    // writes it, and none reads its fields before the count below (see `Slot`).
+                    unsafe {
+                        *slot.key.get() = key;
+                        *slot.limit_code.get() = limit_code;
+                        *slot.has_unk.get() = has_unk;
+                        (&mut *slot.tokens.get())[..tokens.len()].copy_from_slice(tokens);
+                    }
+                    slot.count.store(tokens.len() as u8, Ordering::Release);
+                    self.len.fetch_add(1, Ordering::Relaxed);
+                    return;
+                }
+                Err(WRITING) => {}
+                // SAFETY: a published slot, read after the acquire load of its count.
+                Err(_) if unsafe { *slot.key.get() } == key => return,
+                Err(_) => {}
+            }
+            index = (index + 1) & mask;
         }
     }
 }
@@ -186,38 +252,82 @@ impl WordCache {
 mod tests {
     use super::*;
 
-    fn cached(cache: &WordCache, word: &[u8]) -> Option<(Vec<u32>, u8, bool)> {
+    fn cached(cache: &CacheView<'_>, word: &[u8]) -> Option<(Vec<u32>, u8, bool)> {
         cache.get(word).map(|c| (c.tokens.to_vec(), c.limit_code, c.has_unk))
     }
 
+    fn tokens_of(i: usize) -> Vec<u32> {
+        (0..=(i % 12) as u32).map(|k| k | (1 << ID_BITS)).collect()
+    }
+
     #[test]
-    fn words_round_trip_through_growth_and_the_long_map() {
-        let mut cache = WordCache::default();
+    fn words_round_trip_through_the_table_and_the_long_map() {
+        let cache = WordCache::default();
+        let mut long = LongWords::default();
+        let mut view = cache.view(&mut long);
         let words: Vec<Vec<u8>> = (0..20_000u32).map(|i| format!("▁w{i}").into_bytes()).collect();
         for (i, word) in words.iter().enumerate() {
-            let tokens: Vec<u32> = (0..=(i % 12) as u32).map(|k| k | (1 << ID_BITS)).collect();
-            cache.insert(word, &tokens, (i % 200) as u8, i % 3 == 0);
+            view.insert(word, &tokens_of(i), (i % 200) as u8, i % 3 == 0);
         }
         let long_word = vec![b'x'; 40];
-        cache.insert(&long_word, &[5 | (40 << ID_BITS)], 7, false);
+        view.insert(&long_word, &[5 | (40 << ID_BITS)], 7, false);
         for (i, word) in words.iter().enumerate() {
-            let tokens: Vec<u32> = (0..=(i % 12) as u32).map(|k| k | (1 << ID_BITS)).collect();
-            assert_eq!(cached(&cache, word), Some((tokens, (i % 200) as u8, i % 3 == 0)), "{i}");
+            assert_eq!(cached(&view, word), Some((tokens_of(i), (i % 200) as u8, i % 3 == 0)), "{i}");
         }
-        assert_eq!(cached(&cache, &long_word), Some((vec![5 | (40 << ID_BITS)], 7, false)));
-        assert_eq!(cached(&cache, b"\xe2\x96\x81w20000"), None);
-        assert_eq!(cached(&cache, b""), None);
+        assert_eq!(cached(&view, &long_word), Some((vec![5 | (40 << ID_BITS)], 7, false)));
+        assert_eq!(cached(&view, b"\xe2\x96\x81w20000"), None);
+        assert_eq!(cached(&view, b""), None);
     }
 
     #[test]
     fn a_full_table_takes_no_more_words() {
-        let mut cache = WordCache::default();
-        let n = MAX_SLOTS * 3 / 4 + 10;
+        let cache = WordCache::default();
+        let mut long = LongWords::default();
+        let mut view = cache.view(&mut long);
+        let n = MAX_WORDS + 10;
         for i in 0..n as u32 {
-            cache.insert(&i.to_le_bytes(), &[i & ID_MASK], 1, false);
+            view.insert(&i.to_le_bytes(), &[i & ID_MASK], 1, false);
         }
-        assert_eq!(cache.len, MAX_SLOTS * 3 / 4);
-        assert!(cache.get(&0u32.to_le_bytes()).is_some());
-        assert!(cache.get(&(n as u32 - 1).to_le_bytes()).is_none());
+        assert_eq!(cache.len.load(Ordering::Relaxed), MAX_WORDS);
+        let view = cache.view(&mut long);
+        assert!(view.get(&0u32.to_le_bytes()).is_some());
+        assert!(view.get(&(n as u32 - 1).to_le_bytes()).is_none());
+    }
+
+    #[test]
+    fn threads_share_the_table_and_keep_their_own_long_words() {
+        let cache = WordCache::default();
+        let words: Vec<Vec<u8>> = (0..50_000u32).map(|i| format!("▁w{i}").into_bytes()).collect();
+        let long_word = vec![b'y'; 30];
+        // Both threads add every word (in opposite orders, so that they race on the same
+        // slots) and read each one back at once.
+        std::thread::scope(|scope| {
+            for reverse in [false, true] {
+                let (cache, words, long_word) = (&cache, &words, &long_word);
+                scope.spawn(move || {
+                    let mut long = LongWords::default();
+                    let mut view = cache.view(&mut long);
+                    let order: Vec<usize> = if reverse { (0..words.len()).rev().collect() } else { (0..words.len()).collect() };
+                    for i in order {
+                        view.insert(&words[i], &tokens_of(i), 3, false);
+                        assert_eq!(cached(&view, &words[i]), Some((tokens_of(i), 3, false)));
+                    }
+                    view.insert(long_word, &[9 | (30 << ID_BITS)], 2, false);
+                    assert!(cached(&view, long_word).is_some());
+                });
+            }
+        });
+        let mut long = LongWords::default();
+        let view = cache.view(&mut long);
+        for (i, word) in words.iter().enumerate() {
+            let expected = if tokens_of(i).len() <= INLINE_TOKENS { Some((tokens_of(i), 3, false)) } else { None };
+            assert_eq!(cached(&view, word), expected, "{i}");
+        }
+        // A thread's long words are its own.
+        assert_eq!(cached(&view, &long_word), None);
+        // Words the two threads raced for may have been added twice, never more.
+        let added = cache.len.load(Ordering::Relaxed);
+        let short = (0..words.len()).filter(|&i| tokens_of(i).len() <= INLINE_TOKENS).count();
+        assert!((short..=2 * short).contains(&added), "{added} words added for {short}");
     }
 }
