@@ -386,3 +386,15 @@ def test_models_outside_the_fast_paths_match(options, model_type, lines, tmp_pat
     texts = FAST_PATH_EDGES + lines[:1500] + ["a<sep>b ab<sep>", "xab yab ab"]
     assert ours.encode(texts) == ref.encode(texts)
     assert ours.encode(texts, out_type=str) == ref.encode(texts, out_type=str)
+
+
+def test_batches_take_str_and_utf8_bytes_and_reject_other_items():
+    ref, ours = pair("botchan_unigram")
+    batch = ["h\u00e9llo world", "w\u00e9rld".encode(), "", b"", "plain"]
+    assert ours.encode(batch) == ref.encode(batch)
+    assert ours.encode(batch, num_threads=2, out_type=str) == ref.encode(batch, out_type=str)
+    for bad, index, kind in ((["ok", None], 1, "NoneType"), ([3], 0, "int"), (["a", b"b", ["c"]], 2, "list")):
+        with pytest.raises(TypeError):
+            ref.encode(bad)
+        with pytest.raises(TypeError, match=f"item {index} is {kind}"):
+            ours.encode(bad)

@@ -2,7 +2,8 @@
 the score the text reaches that word with cannot change any of the word's decisions) gives
 sentencepiece's ids exactly: on a sample of every corpus of ../shared/corpora, as lines and as
 long paragraphs (large path scores, so more words fall back to the exact Viterbi), cold and
-warm, one and two threads; and on hand-built vocabularies whose pieces score within a few f32
+warm, one and two threads (the threads share one table, filled without locks, and race to
+fill it from cold); and on hand-built vocabularies whose pieces score within a few f32
 ulps of the sum of their parts, where the prefix score decides the segmentation."""
 from __future__ import annotations
 
@@ -41,6 +42,9 @@ def test_cached_words_match_sentencepiece_on_every_corpus(model, corpus_lines):
         assert ours.encode(texts, num_threads=1) == expected  # cold cache (new processor)
         assert ours.encode(texts[::-1], num_threads=1) == expected[::-1]  # warm
         assert ours.encode(texts, num_threads=2) == expected
+        racing = tsp.SentencePieceProcessor(model_file=path)
+        assert racing.encode(texts, num_threads=2) == expected  # cold, both threads adding words
+        assert racing.encode(texts[::-1], num_threads=2) == expected[::-1]
     assert ours.encode(corpus_lines[:3000], out_type=str) == ref.encode(corpus_lines[:3000], out_type=str)
 
 
