@@ -27,6 +27,7 @@ use std::sync::OnceLock;
 
 use rustc_hash::FxHashMap;
 
+use crate::utils::prefetch::prefetch_line;
 use crate::utils::word_cache::{short_key, ThreadTables};
 
 /// Tokens stored inline per entry.
@@ -95,7 +96,14 @@ impl std::fmt::Debug for WordCache {
 
 /// Words a thread found too long for a [`WordCache`] entry (more than 23 bytes or nine tokens).
 #[derive(Default)]
-pub struct LongWords(FxHashMap<Box<[u8]>, (Box<[u32]>, u8, bool)>);
+pub struct LongWords(FxHashMap<Box<[u8]>, LongWord>);
+
+/// A long word's cached segmentation (the fields of a [`CachedWord`]).
+struct LongWord {
+    tokens: Box<[u32]>,
+    limit_code: u8,
+    has_unk: bool,
+}
 
 /// A thread's maps of long words, one per model (by cache id).
 pub(crate) type LongWordMaps = ThreadTables<LongWords>;
@@ -105,19 +113,6 @@ pub struct CacheView<'a> {
     slots: &'a [Slot],
     len: &'a AtomicUsize,
     long: &'a mut LongWords,
-}
-
-/// A hint to load `value`'s cache line (no effect on the program's results).
-#[inline(always)]
-fn prefetch_line<T>(value: &T) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        // SAFETY: a prefetch reads nothing and cannot fault; the address is a live reference.
-        unsafe { _mm_prefetch::<_MM_HINT_T0>((value as *const T).cast::<i8>()) }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = value;
 }
 
 /// The first slot of a key: a multiplicative hash of its three words.
@@ -198,7 +193,7 @@ impl CacheView<'_> {
         if self.long.0.is_empty() {
             return None;
         }
-        self.long.0.get(word).map(|(tokens, limit_code, has_unk)| CachedWord { tokens, limit_code: *limit_code, has_unk: *has_unk })
+        self.long.0.get(word).map(|long| CachedWord { tokens: &long.tokens, limit_code: long.limit_code, has_unk: long.has_unk })
     }
 
     /// Caches `tokens` (packed) for `word` unless the cache is full: in the shared table, or
@@ -208,7 +203,7 @@ impl CacheView<'_> {
             Some(key) if tokens.len() <= INLINE_TOKENS && !tokens.is_empty() => self.insert_shared(key, tokens, limit_code, has_unk),
             _ => {
                 if self.long.0.len() < MAX_LONG_WORDS {
-                    self.long.0.insert(word.into(), (tokens.into(), limit_code, has_unk));
+                    self.long.0.insert(word.into(), LongWord { tokens: tokens.into(), limit_code, has_unk });
                 }
             }
         }

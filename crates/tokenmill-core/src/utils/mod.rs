@@ -5,6 +5,7 @@ pub mod offsets;
 pub mod padding;
 pub mod regex;
 pub mod parallel;
+pub mod prefetch;
 pub mod truncation;
 pub mod tokens_by_id;
 pub(crate) mod shared_snapshot;
