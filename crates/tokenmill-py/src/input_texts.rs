@@ -166,21 +166,49 @@ pub(crate) fn batch_inputs<'a>(held: &'a [HeldInput<'_>]) -> PyResult<Vec<Encode
     held.iter().map(HeldInput::input).collect()
 }
 
-/// The texts of a batch (any iterable of str or UTF-8 `bytes`, as `sentencepiece` takes them),
-/// each str held for the call, read in one pass over the items. A `bytes` item is decoded into
-/// a str that is held instead; anything else is a `TypeError` naming the item.
+/// Calls `each(str, its UTF-8)` for every item of a batch (any iterable of str or UTF-8
+/// `bytes`, as `sentencepiece` takes them), in order, in one pass over the items; a `bytes` item
+/// is decoded into a new str first, anything else is a `TypeError` naming the item.
 ///
-/// Why one pass, with the objects a few items ahead prefetched (and released the same way):
-/// this runs on the calling thread while no other thread can work yet, and each item is a
-/// separate object, most of them out of the core's caches for a large batch (20 MB of lines is
-/// ~40 MB of str objects). Copying the items into a tuple, checking their types, then reading
-/// their UTF-8 touched every object three times, one miss after another: ~9 ms of serial work
-/// per 20 MB, 5% of a two-thread SentencePiece encode, and the tuple's release ~3 ms more.
-pub(crate) struct HeldTexts<'py> {
-    /// A reference to each text's str (the decoded str for a `bytes` item).
-    strs: Vec<Bound<'py, PyString>>,
-    /// Each str's UTF-8 (see [`PyUnicode_AsUTF8AndSize`]), in the same order as `strs`.
-    texts: Vec<&'static str>,
+/// Why one pass, with the objects a few items ahead prefetched: this runs on the calling
+/// thread, with the GIL, and each item is a separate object, most of them out of the core's
+/// caches for a large batch (20 MB of lines is ~40 MB of str objects). Copying the items into a
+/// tuple, checking their types, then reading their UTF-8 touched every object three times, one
+/// miss after another: ~9 ms of serial work per 20 MB, 5% of a two-thread SentencePiece encode.
+pub(crate) fn for_each_text<'py>(items: &Bound<'py, PyAny>, mut each: impl FnMut(Bound<'py, PyString>, &str) -> PyResult<()>) -> PyResult<()> {
+    let mut one = |index: usize, item: Bound<'py, PyAny>| -> PyResult<()> {
+        let s = match item.downcast_into::<PyString>() {
+            Ok(s) => s,
+            Err(not_str) => {
+                let item = not_str.into_inner();
+                if !item.is_instance_of::<PyBytes>() {
+                    return Err(pyo3::exceptions::PyTypeError::new_err(format!("texts to encode must be str or bytes; item {index} is {}", type_name(&item))));
+                }
+                item.call_method1("decode", ("utf-8",))?.downcast_into::<PyString>()?
+            }
+        };
+        // SAFETY: `s` is a live str, and the text is used only while `each` borrows it.
+        let text = unsafe { utf8_of(s.py(), s.as_ptr())? };
+        each(s, text)
+    };
+    if let Ok(list) = items.downcast::<PyList>() {
+        // By index: a list's items can be looked at ahead without touching them.
+        let mut i = 0;
+        while i < list.len() {
+            if i + PREFETCH_AHEAD < list.len() {
+                // A borrowed pointer, only used as a hint (never dereferenced here).
+                // SAFETY: `list` is a live list and the index is in range.
+                prefetch_object(unsafe { pyo3::ffi::PyList_GetItem(list.as_ptr(), (i + PREFETCH_AHEAD) as pyo3::ffi::Py_ssize_t) });
+            }
+            one(i, list.get_item(i)?)?;
+            i += 1;
+        }
+        return Ok(());
+    }
+    for (i, item) in items.try_iter()?.enumerate() {
+        one(i, item?)?;
+    }
+    Ok(())
 }
 
 /// How many items ahead the objects are prefetched: enough to cover a miss to memory
@@ -195,69 +223,62 @@ fn prefetch_object(object: *mut pyo3::ffi::PyObject) {
     tokenmill_core::utils::prefetch::prefetch_line(object.cast::<u8>().wrapping_add(48));
 }
 
+/// Releases `count` held strs from the front of `strs` (with the GIL: `Py` drops at once),
+/// the ones [`PREFETCH_AHEAD`] on already loading.
+pub(crate) fn release_front(strs: &mut std::collections::VecDeque<Py<PyString>>, count: usize) {
+    for _ in 0..count.min(strs.len()) {
+        if let Some(ahead) = strs.get(PREFETCH_AHEAD) {
+            prefetch_object(ahead.as_ptr());
+        }
+        drop(strs.pop_front());
+    }
+}
+
+/// A text's UTF-8 with the lifetime its holder guarantees.
+///
+/// # Safety
+/// The str that owns `text` must stay alive (held) for as long as the result is read.
+pub(crate) unsafe fn held_text<'a>(text: &str) -> &'a str {
+    // SAFETY: the caller keeps the owning str alive; a str's UTF-8 never changes or moves.
+    unsafe { &*(text as *const str) }
+}
+
+/// The texts of a batch (see [`for_each_text`]), each str held for as long as this lives.
+pub(crate) struct HeldTexts<'py> {
+    /// A reference to each text's str (the decoded str for a `bytes` item).
+    strs: std::collections::VecDeque<Py<PyString>>,
+    /// Each str's UTF-8 (see [`PyUnicode_AsUTF8AndSize`]), in the same order as `strs`.
+    texts: Vec<&'static str>,
+    /// Ties this to the GIL held by the call, so that it is dropped with the GIL held and the
+    /// strs are released at once (see [`release_front`]).
+    _gil: Python<'py>,
+}
+
 impl<'py> HeldTexts<'py> {
     pub(crate) fn hold(items: &Bound<'py, PyAny>) -> PyResult<Self> {
         let capacity = items.len().unwrap_or(0);
-        let mut held = HeldTexts { strs: Vec::with_capacity(capacity), texts: Vec::with_capacity(capacity) };
-        if let Ok(list) = items.downcast::<PyList>() {
-            // By index: a list's items can be looked at ahead without touching them.
-            let mut i = 0;
-            while i < list.len() {
-                if i + PREFETCH_AHEAD < list.len() {
-                    // A borrowed pointer, only used as a hint (never dereferenced here).
-                    // SAFETY: `list` is a live list and the index is in range.
-                    prefetch_object(unsafe { pyo3::ffi::PyList_GetItem(list.as_ptr(), (i + PREFETCH_AHEAD) as pyo3::ffi::Py_ssize_t) });
-                }
-                held.push(i, list.get_item(i)?)?;
-                i += 1;
-            }
-        } else {
-            for (i, item) in items.try_iter()?.enumerate() {
-                held.push(i, item?)?;
-            }
-        }
+        let mut held = HeldTexts { strs: std::collections::VecDeque::with_capacity(capacity), texts: Vec::with_capacity(capacity), _gil: items.py() };
+        for_each_text(items, |s, text| {
+            // SAFETY: `strs` holds the str for as long as `self` lives, and `texts` hands the
+            // text out only borrowed from `self` (see `texts`).
+            held.texts.push(unsafe { held_text(text) });
+            held.strs.push_back(s.unbind());
+            Ok(())
+        })?;
         Ok(held)
-    }
-
-    /// Holds item `index` of the batch.
-    fn push(&mut self, index: usize, item: Bound<'py, PyAny>) -> PyResult<()> {
-        let s = match item.downcast_into::<PyString>() {
-            Ok(s) => s,
-            Err(not_str) => {
-                let item = not_str.into_inner();
-                if !item.is_instance_of::<PyBytes>() {
-                    return Err(pyo3::exceptions::PyTypeError::new_err(format!("texts to encode must be str or bytes; item {index} is {}", type_name(&item))));
-                }
-                item.call_method1("decode", ("utf-8",))?.downcast_into::<PyString>()?
-            }
-        };
-        // SAFETY: the UTF-8 buffer belongs to `s`, which `strs` holds for as long as `self`
-        // lives; `texts` hands it out only borrowed from `self` (see `texts`).
-        self.texts.push(unsafe { utf8_of(s.py(), s.as_ptr())? });
-        self.strs.push(s);
-        Ok(())
     }
 
     /// Every text's UTF-8, borrowed from the held strs (no copy; strs are immutable, so it may
     /// be read without the GIL).
     pub(crate) fn texts(&self) -> &[&str] {
-        debug_assert_eq!(self.strs.len(), self.texts.len());
         &self.texts
     }
 }
 
 impl Drop for HeldTexts<'_> {
-    /// Releases the strs in order, the ones `PREFETCH_AHEAD` on already loading.
     fn drop(&mut self) {
         self.texts.clear();
-        let objects: Vec<*mut pyo3::ffi::PyObject> = std::mem::take(&mut self.strs).into_iter().map(Bound::into_ptr).collect();
-        for (i, &object) in objects.iter().enumerate() {
-            if let Some(&ahead) = objects.get(i + PREFETCH_AHEAD) {
-                prefetch_object(ahead);
-            }
-            // SAFETY: each pointer is a reference this struct owned (`into_ptr` gave up the
-            // `Bound` without releasing it), released here once, with the GIL held (`'py`).
-            unsafe { pyo3::ffi::Py_DecRef(object) };
-        }
+        let count = self.strs.len();
+        release_front(&mut self.strs, count);
     }
 }

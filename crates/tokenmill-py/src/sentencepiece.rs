@@ -4,18 +4,19 @@
 //! module builds `sentencepiece`'s API (keyword defaults, out_type dispatch, result objects) on
 //! top of it. Every call that does real work releases the GIL; lists are encoded in parallel.
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex, PoisonError};
 
 
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyList};
+use pyo3::types::{PyBytes, PyList, PyString};
 use rayon::prelude::*;
 use prost::Message;
 use tokenmill_core::utils::parallel;
 use tokenmill_core::sentencepiece::{trainer, EncodeOptions, EncodedText, ModelProto, NormalizerSpec, PieceType, Processor, TrainerSpec};
 
 use crate::errors::ToPyResult;
-use crate::input_texts::HeldTexts;
+use crate::input_texts::{for_each_text, held_text, release_front, HeldTexts};
 use crate::id_lists::IdObjects;
 
 #[pyclass(module = "tokenmill.sentencepiece", name = "Processor", frozen)]
@@ -133,11 +134,19 @@ fn item_seed(seed: Option<u64>, index: usize) -> Option<u64> {
     seed.map(|s| s.wrapping_add((index as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)))
 }
 
-/// The ids of consecutive texts, the first being text `first` of the batch (for its seed).
-fn encode_chunk(processor: &Processor, first: usize, chunk: &[&str], o: &EncodeOptions, seed: Option<u64>) -> tokenmill_core::Result<FlatIds> {
-    let mut flat = FlatIds { ids: Vec::with_capacity(chunk.iter().map(|t| t.len() / 3 + 2).sum()), ends: Vec::with_capacity(chunk.len()) };
-    for (i, text) in chunk.iter().enumerate() {
-        processor.encode_ids_into(text, o, item_seed(seed, first + i), &mut flat.ids)?;
+/// Consecutive texts of a batch, the first being text `first` of the batch (for its seed).
+struct Chunk {
+    first: usize,
+    /// Each text's UTF-8, borrowed from a str that `encode_ids` holds until the chunk's ids
+    /// have been turned into lists (see there).
+    texts: Vec<&'static str>,
+}
+
+/// The ids of a chunk's texts.
+fn encode_chunk(processor: &Processor, chunk: &Chunk, o: &EncodeOptions, seed: Option<u64>) -> tokenmill_core::Result<FlatIds> {
+    let mut flat = FlatIds { ids: Vec::with_capacity(chunk.texts.iter().map(|t| t.len() / 3 + 2).sum()), ends: Vec::with_capacity(chunk.texts.len()) };
+    for (i, text) in chunk.texts.iter().enumerate() {
+        processor.encode_ids_into(text, o, item_seed(seed, chunk.first + i), &mut flat.ids)?;
         flat.ends.push(flat.ids.len());
     }
     Ok(flat)
@@ -148,42 +157,61 @@ fn encode_chunk(processor: &Processor, first: usize, chunk: &[&str], o: &EncodeO
 /// negligible, little enough (~0.5 ms of encoding) that the threads finish together.
 const CHUNK_BYTES: usize = 32 * 1024;
 
-/// `texts` cut into runs of consecutive texts of about [`CHUNK_BYTES`] each, with the index of
-/// each run's first text.
-fn chunks_of<'a, 's>(texts: &'a [&'s str]) -> Vec<(usize, &'a [&'s str])> {
-    let mut chunks = Vec::new();
-    let (mut start, mut bytes) = (0, 0);
-    for (i, text) in texts.iter().enumerate() {
-        bytes += text.len() + 1;
-        if bytes >= CHUNK_BYTES || i + 1 == texts.len() {
-            chunks.push((start, &texts[start..=i]));
-            (start, bytes) = (i + 1, 0);
-        }
-    }
-    chunks
-}
-
 impl PyProcessor {
-    /// The ids of every text as `list[list[int]]` (one shared int object per id, see
-    /// `id_lists`). Chunks of texts are encoded on the pool's threads and on this one, and this
-    /// thread turns each finished chunk into lists in order (see `parallel::produce_in_order`):
-    /// building the lists needs the GIL, so it is the part only one thread can do, and
-    /// overlapping it with the encoding is what lets two threads approach twice the speed of
-    /// one. The GIL is held only while lists are built. `num_threads` 1: all on this thread.
-    fn encode_ids<'py>(&self, py: Python<'py>, texts: &[&str], o: &EncodeOptions, seed: Option<u64>, num_threads: i32) -> PyResult<Bound<'py, PyList>> {
+    /// The ids of every text of `items` as `list[list[int]]` (one shared int object per id, see
+    /// `id_lists`), through `parallel::produce_in_order`. This thread reads the texts out of
+    /// their str objects and cuts them into chunks while the pool's threads already encode the
+    /// first chunks; then it encodes chunks too, and turns each finished chunk into lists in
+    /// order, releasing the chunk's strs. Reading the texts, building the lists and releasing
+    /// the strs need the GIL, so only this thread can do them: overlapping them with the
+    /// encoding, rather than doing them before and after it, is what lets two threads approach
+    /// twice the speed of one. The GIL is held only for those parts. `num_threads` 1: all on
+    /// this thread.
+    fn encode_ids<'py>(&self, py: Python<'py>, items: &Bound<'py, PyAny>, o: &EncodeOptions, seed: Option<u64>, num_threads: i32) -> PyResult<Bound<'py, PyList>> {
         let inner = &*self.inner;
         let helpers = if num_threads == 1 { 0 } else { rayon::current_num_threads().saturating_sub(1) };
-        let chunks = chunks_of(texts);
+        let count = items.len().unwrap_or(0);
         // One list per text: with the collector running, their allocations would trigger
         // collections that walk the lists (and their ids) built so far again and again.
-        let _pause = crate::gc_pause::GcPause::new(py, texts.len() * 8)?;
-        let mut lists: Vec<Py<PyAny>> = Vec::with_capacity(texts.len());
+        let _pause = crate::gc_pause::GcPause::new(py, count * 8)?;
+        let items = items.clone().unbind();
+        // The strs of the texts whose ids are not lists yet, in order. Any left after an
+        // error are released when this is dropped, with the GIL.
+        let held: Mutex<VecDeque<Py<PyString>>> = Mutex::new(VecDeque::with_capacity(count));
+        let lock_held = || held.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut lists: Vec<Py<PyAny>> = Vec::with_capacity(count);
         py.allow_threads(|| {
-            let encode = |c: usize| encode_chunk(inner, chunks[c].0, chunks[c].1, o, seed);
-            parallel::produce_in_order(chunks.len(), helpers, encode, |run| {
+            let feed = |push: &mut dyn FnMut(Chunk)| {
+                Python::with_gil(|py| {
+                    let (mut chunk, mut bytes, mut held) = (Chunk { first: 0, texts: Vec::new() }, 0, lock_held());
+                    for_each_text(items.bind(py), |s, text| {
+                        held.push_back(s.unbind());
+                        // SAFETY: `held` keeps the str alive until the chunk's ids are lists,
+                        // and nothing reads the chunk's texts after that.
+                        chunk.texts.push(unsafe { held_text(text) });
+                        bytes += text.len() + 1;
+                        if bytes >= CHUNK_BYTES {
+                            let first = chunk.first + chunk.texts.len();
+                            push(std::mem::replace(&mut chunk, Chunk { first, texts: Vec::new() }));
+                            bytes = 0;
+                        }
+                        Ok(())
+                    })?;
+                    if !chunk.texts.is_empty() {
+                        push(chunk);
+                    }
+                    PyResult::Ok(())
+                })
+            };
+            let encode = |chunk: &Chunk| encode_chunk(inner, chunk, o, seed);
+            parallel::produce_in_order(helpers, feed, encode, |run| {
                 Python::with_gil(|py| {
                     let flats = run.into_iter().map(|chunk| chunk.py()).collect::<PyResult<Vec<_>>>()?;
-                    self.id_objects.push_lists(py, flats.iter().flat_map(FlatIds::slices), &mut lists)
+                    self.id_objects.push_lists(py, flats.iter().flat_map(FlatIds::slices), &mut lists)?;
+                    // Each chunk was encoded before its ids were handed over: its texts are
+                    // no longer read.
+                    release_front(&mut lock_held(), flats.iter().map(|flat| flat.ends.len()).sum());
+                    Ok(())
                 })
             })
         })?;
@@ -262,11 +290,11 @@ impl PyProcessor {
     fn encode<'py>(&self, py: Python<'py>, texts: &Bound<'py, PyAny>, kind: &str, add_bos: bool, add_eos: bool, reverse: bool, emit_unk_piece: bool, enable_sampling: bool, nbest_size: i32, alpha: f32, seed: Option<u64>, num_threads: i32, char_offsets: bool) -> PyResult<Bound<'py, PyList>> {
         let o = options(add_bos, add_eos, reverse, emit_unk_piece, enable_sampling, nbest_size, alpha);
         let kind = Kind::parse(kind, char_offsets)?;
-        let held = HeldTexts::hold(texts)?;
-        let texts = held.texts();
         if let Kind::Ids = kind {
             return self.encode_ids(py, texts, &o, seed, num_threads);
         }
+        let held = HeldTexts::hold(texts)?;
+        let texts = held.texts();
         let outs = py.allow_threads(|| batch(texts, num_threads, seed, |t, s| self.encode_one(t, &kind, &o, s))).py()?;
         PyList::new(py, outs)
     }

@@ -6,7 +6,7 @@
 //! mimalloc's slow cross-thread path; on the calling thread they are plain local frees. This is
 //! also what `tokenizers` does when its parallelism is off.
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::mpsc;
+use std::sync::{mpsc, Arc, Condvar, Mutex, MutexGuard, PoisonError};
 
 use rayon::prelude::*;
 
@@ -95,52 +95,66 @@ pub fn drop_all<T: Send>(items: Vec<T>) {
     }
 }
 
-/// Produces `produce(i)` for every `i` in `0..n` and hands the results to `consume` in index
-/// order, always on the calling thread (`consume` gets each run of results that are ready in
-/// order, as one call). Up to `helpers` of the pool's threads produce; so does the calling
-/// thread, whenever the next result in order is not ready yet. With `helpers: 0` everything
-/// runs on the calling thread: every item is produced, then all are consumed in one call
-/// (alternating item by item was ~15% slower for SentencePiece BPE, whose word cache the
-/// consumer's work evicted from the core's cache each time).
+/// Produces a result for every item that `feed` hands over and hands the results to `consume`
+/// in the order of the items, always on the calling thread (`consume` gets each run of results
+/// that are ready in order, as one call). `feed` runs first, on the calling thread, and passes
+/// the items one by one to the function it is given; up to `helpers` of the pool's threads
+/// start producing as soon as the first item is there, while `feed` goes on (e.g. while the
+/// calling thread reads the texts of a batch out of Python objects, which only it can do, the
+/// helpers already encode the first ones). Once `feed` is done, the calling thread produces too,
+/// whenever the next result in order is not ready yet. With `helpers: 0` everything runs on
+/// the calling thread: every item is produced, then all are consumed in one call (alternating
+/// item by item was ~15% slower for SentencePiece BPE, whose word cache the consumer's work
+/// evicted from the core's cache each time).
 ///
 /// Why the calling thread produces too: when consuming can only happen on one thread (building
 /// Python objects under the GIL), a consumer waiting beside a full pool makes one thread more
 /// than there are cores. Each wake-up of the consumer then preempts a producer, and on two
 /// cores those switches cost a tenth of the time. Here a pool of `helpers + 1` threads keeps
-/// exactly that many threads busy. The first error of `consume` stops the helpers; each one
-/// finishes its current item.
-pub fn produce_in_order<R, E>(
-    n: usize,
+/// exactly that many threads busy. The first error of `feed` or `consume` stops the helpers;
+/// each one finishes its current item.
+pub fn produce_in_order<T, R, E>(
     helpers: usize,
-    produce: impl Fn(usize) -> R + Sync,
+    feed: impl FnOnce(&mut dyn FnMut(T)) -> Result<(), E>,
+    produce: impl Fn(&T) -> R + Sync,
     mut consume: impl FnMut(Vec<R>) -> Result<(), E>,
 ) -> Result<(), E>
 where
+    T: Send + Sync,
     R: Send,
 {
-    if n == 0 {
-        return Ok(());
-    }
     if helpers == 0 {
-        return consume((0..n).map(produce).collect());
+        let mut items = Vec::new();
+        feed(&mut |item| items.push(item))?;
+        return if items.is_empty() { Ok(()) } else { consume(items.iter().map(produce).collect()) };
     }
+    let fed = Fed::default();
     let claimed = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
-    let claim = || if stop.load(Ordering::Relaxed) { None } else { Some(claimed.fetch_add(1, Ordering::Relaxed)).filter(|&i| i < n) };
+    let claim = || if stop.load(Ordering::Relaxed) { None } else { Some(claimed.fetch_add(1, Ordering::Relaxed)) };
     let (sender, receiver) = mpsc::channel::<(usize, R)>();
     rayon::in_place_scope(|scope| {
-        for _ in 0..helpers.min(n.saturating_sub(1)) {
-            let (sender, claim, produce) = (sender.clone(), &claim, &produce);
+        for _ in 0..helpers {
+            let (sender, claim, produce, fed) = (sender.clone(), &claim, &produce, &fed);
             scope.spawn(move |_| {
-                while let Some(i) = claim() {
+                while let Some(item) = claim().and_then(|i| fed.wait_for(i).map(|item| (i, item))) {
                     // A send fails only once the caller has stopped receiving (after an error).
-                    if sender.send((i, produce(i))).is_err() {
+                    if sender.send((item.0, produce(&item.1))).is_err() {
                         break;
                     }
                 }
             });
         }
         drop(sender);
+        // Ends the feed however `feed` returns (even by a panic): no helper waits for more.
+        let feeding = EndOfFeed(&fed);
+        let result = feed(&mut |item| fed.push(item));
+        drop(feeding);
+        if let Err(e) = result {
+            stop.store(true, Ordering::Relaxed);
+            return Err(e);
+        }
+        let n = fed.len();
         let mut pending: Vec<Option<R>> = (0..n).map(|_| None).collect();
         let mut next = 0;
         while next < n {
@@ -154,8 +168,8 @@ where
                     stop.store(true, Ordering::Relaxed);
                     return Err(e);
                 }
-            } else if let Some(i) = claim() {
-                pending[i] = Some(produce(i));
+            } else if let Some(i) = claim().filter(|&i| i < n) {
+                pending[i] = fed.wait_for(i).map(|item| produce(&item));
             } else {
                 match receiver.recv() {
                     Ok((i, result)) => pending[i] = Some(result),
@@ -167,6 +181,74 @@ where
         }
         Ok(())
     })
+}
+
+/// The items of [`produce_in_order`]'s feed so far, for the threads that produce them.
+struct Fed<T> {
+    state: Mutex<FedState<T>>,
+    more: Condvar,
+}
+
+struct FedState<T> {
+    items: Vec<Arc<T>>,
+    ended: bool,
+    /// Threads waiting for an item (so that a push wakes no one, and makes no system call,
+    /// when none is).
+    waiting: usize,
+}
+
+impl<T> Default for Fed<T> {
+    fn default() -> Self {
+        Fed { state: Mutex::new(FedState { items: Vec::new(), ended: false, waiting: 0 }), more: Condvar::new() }
+    }
+}
+
+impl<T> Fed<T> {
+    fn lock(&self) -> MutexGuard<'_, FedState<T>> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn push(&self, item: T) {
+        let mut state = self.lock();
+        state.items.push(Arc::new(item));
+        if state.waiting > 0 {
+            self.more.notify_all();
+        }
+    }
+
+    fn end(&self) {
+        self.lock().ended = true;
+        self.more.notify_all();
+    }
+
+    fn len(&self) -> usize {
+        self.lock().items.len()
+    }
+
+    /// Item `i`, once fed; None if the feed ends without it.
+    fn wait_for(&self, i: usize) -> Option<Arc<T>> {
+        let mut state = self.lock();
+        loop {
+            if let Some(item) = state.items.get(i) {
+                return Some(Arc::clone(item));
+            }
+            if state.ended {
+                return None;
+            }
+            state.waiting += 1;
+            state = self.more.wait(state).unwrap_or_else(PoisonError::into_inner);
+            state.waiting -= 1;
+        }
+    }
+}
+
+/// Ends a feed when dropped.
+struct EndOfFeed<'a, T>(&'a Fed<T>);
+
+impl<T> Drop for EndOfFeed<'_, T> {
+    fn drop(&mut self) {
+        self.0.end();
+    }
 }
 
 #[cfg(test)]
@@ -198,7 +280,7 @@ mod tests {
             for n in [0, 1, 2, 7, 500] {
                 let mut seen = Vec::new();
                 let mut calls = 0;
-                let done: Result<(), ()> = produce_in_order(n, helpers, |i| i * 3, |run| {
+                let done: Result<(), ()> = produce_in_order(helpers, |push| Ok((0..n).for_each(|i| push(i))), |&i| i * 3, |run| {
                     calls += 1;
                     seen.extend(run);
                     Ok(())
@@ -214,7 +296,7 @@ mod tests {
     fn produce_in_order_stops_at_the_first_consume_error() {
         let produced = AtomicUsize::new(0);
         let mut consumed = 0;
-        let done = produce_in_order(10_000, 2, |i| {
+        let done = produce_in_order(2, |push| Ok((0..10_000).for_each(|i| push(i))), |&i| {
             produced.fetch_add(1, Ordering::Relaxed);
             if i >= 10 {
                 // Slow enough that all 10,000 would take seconds if the stop were ignored.
@@ -229,5 +311,42 @@ mod tests {
         // The helpers stopped well before the end (each finishes at most its current item
         // after the stop; the caller's loop no longer claims).
         assert!(produced.load(Ordering::Relaxed) < 10_000);
+    }
+
+    #[test]
+    fn produce_in_order_starts_before_the_feed_ends_and_stops_at_its_error() {
+        // The helper produces item 0 while the feed waits for it: only possible if helpers
+        // start on the items fed so far.
+        let first_done = AtomicBool::new(false);
+        let mut seen = Vec::new();
+        let done: Result<(), ()> = produce_in_order(1, |push| {
+            push(0);
+            while !first_done.load(Ordering::Acquire) {
+                std::thread::yield_now();
+            }
+            (1..50).for_each(|i| push(i));
+            Ok(())
+        }, |&i| {
+            first_done.store(true, Ordering::Release);
+            i + 1
+        }, |run| {
+            seen.extend(run);
+            Ok(())
+        });
+        assert_eq!(done, Ok(()));
+        assert_eq!(seen, (1..=50).collect::<Vec<_>>());
+        // An error of the feed ends the call, and no helper waits for items that never come.
+        for helpers in [0, 1, 3] {
+            let mut consumed = 0;
+            let done = produce_in_order(helpers, |push| {
+                (0..20).for_each(|i| push(i));
+                Err("bad item 20")
+            }, |&i| i, |run| {
+                consumed += run.len();
+                Ok(())
+            });
+            assert_eq!(done, Err("bad item 20"));
+            assert_eq!(consumed, 0);
+        }
     }
 }
