@@ -398,3 +398,17 @@ def test_batches_take_str_and_utf8_bytes_and_reject_other_items():
             ref.encode(bad)
         with pytest.raises(TypeError, match=f"item {index} is {kind}"):
             ours.encode(bad)
+
+
+def test_a_bad_item_deep_in_a_large_batch_stops_both_threads_cleanly(lines):
+    # The texts are read while the other thread already encodes the first chunks: an error
+    # met there must end the call (no thread left waiting), and the processor stays usable.
+    ref, ours = pair("botchan_unigram")
+    texts = list(lines)
+    while sum(map(len, texts)) <= 4 * 32 * 1024:  # several chunks before the bad item
+        texts += lines
+    for bad, error in ((None, TypeError), ("lone \ud800 surrogate", UnicodeEncodeError), (b"\xff bytes", UnicodeDecodeError)):
+        for threads in (1, 2):
+            with pytest.raises(error):
+                ours.encode(texts + [bad] + texts, num_threads=threads)
+    assert ours.encode(texts, num_threads=2) == ref.encode(texts)
