@@ -39,14 +39,6 @@ struct FlatIds {
     ends: Vec<usize>,
 }
 
-impl FlatIds {
-    /// Each text's ids.
-    fn slices(&self) -> impl Iterator<Item = &[u32]> {
-        let starts = std::iter::once(0).chain(self.ends.iter().copied());
-        starts.zip(&self.ends).map(|(start, &end)| &self.ids[start..end])
-    }
-}
-
 /// A piece as Python sees it: (piece, id, surface, begin, end).
 type PyPiece = (String, u32, String, usize, usize);
 /// An encoded text: (text, pieces, score).
@@ -207,7 +199,9 @@ impl PyProcessor {
             parallel::produce_in_order(helpers, feed, encode, |run| {
                 Python::with_gil(|py| {
                     let flats = run.into_iter().map(|chunk| chunk.py()).collect::<PyResult<Vec<_>>>()?;
-                    self.id_objects.push_lists(py, flats.iter().flat_map(FlatIds::slices), &mut lists)?;
+                    for flat in &flats {
+                        self.id_objects.push_flat_lists(py, &flat.ids, &flat.ends, &mut lists)?;
+                    }
                     // Each chunk was encoded before its ids were handed over: its texts are
                     // no longer read.
                     release_front(&mut lock_held(), flats.iter().map(|flat| flat.ends.len()).sum());
