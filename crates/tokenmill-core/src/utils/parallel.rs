@@ -99,7 +99,8 @@ pub fn drop_all<T: Send>(items: Vec<T>) {
 /// in the order of the items, always on the calling thread (`consume` gets each run of results
 /// that are ready in order, as one call). `feed` runs first, on the calling thread, and passes
 /// the items one by one to the function it is given; up to `helpers` of the pool's threads
-/// start producing as soon as the first item is there, while `feed` goes on (e.g. while the
+/// start producing as soon as there are two items (one item is produced on the calling
+/// thread, with no pool thread woken), while `feed` goes on (e.g. while the
 /// calling thread reads the texts of a batch out of Python objects, which only it can do, the
 /// helpers already encode the first ones). Once `feed` is done, the calling thread produces too,
 /// whenever the next result in order is not ready yet. With `helpers: 0` everything runs on
@@ -134,22 +135,32 @@ where
     let claim = || if stop.load(Ordering::Relaxed) { None } else { Some(claimed.fetch_add(1, Ordering::Relaxed)) };
     let (sender, receiver) = mpsc::channel::<(usize, R)>();
     rayon::in_place_scope(|scope| {
-        for _ in 0..helpers {
-            let (sender, claim, produce, fed) = (sender.clone(), &claim, &produce, &fed);
-            scope.spawn(move |_| {
-                while let Some(item) = claim().and_then(|i| fed.wait_for(i).map(|item| (i, item))) {
-                    // A send fails only once the caller has stopped receiving (after an error).
-                    if sender.send((item.0, produce(&item.1))).is_err() {
-                        break;
+        let spawn_helpers = || {
+            for _ in 0..helpers {
+                let (sender, claim, produce, fed) = (sender.clone(), &claim, &produce, &fed);
+                scope.spawn(move |_| {
+                    while let Some(i) = claim() {
+                        let Some(item) = fed.wait_for(i) else { break };
+                        // A send fails only once the caller has stopped receiving (after an error).
+                        if sender.send((i, produce(&item))).is_err() {
+                            break;
+                        }
                     }
-                }
-            });
-        }
-        drop(sender);
+                });
+            }
+        };
         // Ends the feed however `feed` returns (even by a panic): no helper waits for more.
         let feeding = EndOfFeed(&fed);
-        let result = feed(&mut |item| fed.push(item));
+        // Helpers start with the second item: a feed of one item (a batch of one short text,
+        // e.g. every single-text call) is produced here, without waking a pool thread, which
+        // costs several times the encoding of a sentence.
+        let result = feed(&mut |item| {
+            if fed.push(item) == 2 {
+                spawn_helpers();
+            }
+        });
         drop(feeding);
+        drop(sender);
         if let Err(e) = result {
             stop.store(true, Ordering::Relaxed);
             return Err(e);
@@ -208,12 +219,14 @@ impl<T> Fed<T> {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    fn push(&self, item: T) {
+    /// Adds an item; returns how many there are now.
+    fn push(&self, item: T) -> usize {
         let mut state = self.lock();
         state.items.push(Arc::new(item));
         if state.waiting > 0 {
             self.more.notify_all();
         }
+        state.items.len()
     }
 
     fn end(&self) {
@@ -321,10 +334,11 @@ mod tests {
         let mut seen = Vec::new();
         let done: Result<(), ()> = produce_in_order(1, |push| {
             push(0);
+            push(1);
             while !first_done.load(Ordering::Acquire) {
                 std::thread::yield_now();
             }
-            (1..50).for_each(|i| push(i));
+            (2..50).for_each(|i| push(i));
             Ok(())
         }, |&i| {
             first_done.store(true, Ordering::Release);
@@ -335,6 +349,15 @@ mod tests {
         });
         assert_eq!(done, Ok(()));
         assert_eq!(seen, (1..=50).collect::<Vec<_>>());
+        // A feed of one item is produced on the calling thread: no pool thread is woken.
+        let caller = std::thread::current().id();
+        let mut producers = Vec::new();
+        let done: Result<(), ()> = produce_in_order(1, |push| Ok(push(7)), |_| std::thread::current().id(), |run| {
+            producers.extend(run);
+            Ok(())
+        });
+        assert_eq!(done, Ok(()));
+        assert_eq!(producers, vec![caller]);
         // An error of the feed ends the call, and no helper waits for items that never come.
         for helpers in [0, 1, 3] {
             let mut consumed = 0;
