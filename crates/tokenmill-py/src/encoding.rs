@@ -241,8 +241,9 @@ impl PyEncoding {
     ///         value : <direction>"``).
     #[pyo3(signature = (max_length, stride = 0, direction = "right"))]
     fn truncate(&mut self, max_length: usize, stride: usize, direction: &str) -> PyResult<()> {
-        let direction = TruncationDirection::from_name(direction)
-            .map_err(|_| InvalidArgumentError::new_err(format!("Invalid truncation direction value : {direction}")))?;
+        let direction = TruncationDirection::from_name(direction).map_err(|_| {
+            InvalidArgumentError::new_err(format!("Invalid truncation direction value : {direction}"))
+        })?;
         self.full().truncate(max_length, stride, direction).py()
     }
 }

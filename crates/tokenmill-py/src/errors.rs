@@ -22,7 +22,9 @@ fn dual_exception_class<'py>(
     doc: &str,
     builtin: Bound<'py, PyType>,
 ) -> PyResult<&'py Bound<'py, PyType>> {
-    derived_exception_class(py, cell, name, doc, || Ok(PyTuple::new(py, [py.get_type::<TokenmillError>(), builtin])?))
+    derived_exception_class(py, cell, name, doc, || {
+        PyTuple::new(py, [py.get_type::<TokenmillError>(), builtin])
+    })
 }
 
 /// An exception class made once with `type(name, bases(), namespace)` in module `tokenmill`.
@@ -153,7 +155,10 @@ fn io_error(path: &std::path::Path, source: &std::io::Error, message: String) ->
             return PyErr::from_type(class, message);
         };
         match py.import("os").and_then(|os| os.call_method1("strerror", (code,))) {
-            Ok(strerror) => PyErr::from_type(class, (code, strerror.unbind(), path.as_os_str().to_os_string())),
+            Ok(strerror) => {
+                let filename = path.as_os_str().to_os_string();
+                PyErr::from_type(class, (code, strerror.unbind(), filename))
+            }
             Err(_) => PyErr::from_type(class, message),
         }
     })

@@ -101,7 +101,9 @@ fn not_a_text(ob: &Bound<'_, PyAny>) -> PyErr {
 /// The error for a pre-tokenized sequence that is not a sequence of str (`tokenizers`' words,
 /// then what it got).
 fn not_words(what: &str) -> PyErr {
-    input_type_error(format!("PreTokenizedInputSequence must be Union[List[str], Tuple[str]], got {what}"))
+    input_type_error(format!(
+        "PreTokenizedInputSequence must be Union[List[str], Tuple[str]], got {what}"
+    ))
 }
 
 impl<'py> HeldSequence<'py> {
@@ -120,7 +122,9 @@ impl<'py> HeldSequence<'py> {
             .map_err(|_| not_words(&type_name(ob)))?
             .map(|w| {
                 let w = w?;
-                let word = w.downcast::<PyString>().map_err(|_| not_words(&format!("an item of type {}", type_name(&w))))?;
+                let word = w
+                    .downcast::<PyString>()
+                    .map_err(|_| not_words(&format!("an item of type {}", type_name(&w))))?;
                 checked(word)
             })
             .collect::<PyResult<_>>()?;
@@ -142,14 +146,16 @@ impl<'py> HeldInput<'py> {
     /// only if neither is a str (else they are the two words of one sequence).
     pub(crate) fn hold(ob: &Bound<'py, PyAny>, is_pretokenized: bool) -> PyResult<Self> {
         if let Some((a, b)) = two_items(ob)? {
-            let is_pair = !is_pretokenized || (a.downcast::<PyString>().is_err() && b.downcast::<PyString>().is_err());
-            if is_pair {
-                return Ok(HeldInput::Pair(HeldSequence::hold(&a, is_pretokenized)?, HeldSequence::hold(&b, is_pretokenized)?));
+            let is_str = |x: &Bound<'py, PyAny>| x.is_instance_of::<PyString>();
+            if !is_pretokenized || (!is_str(&a) && !is_str(&b)) {
+                let first = HeldSequence::hold(&a, is_pretokenized)?;
+                return Ok(HeldInput::Pair(first, HeldSequence::hold(&b, is_pretokenized)?));
             }
         }
         if !is_pretokenized && ob.downcast::<PyString>().is_err() {
             return Err(input_type_error(format!(
-                "TextEncodeInput must be Union[TextInputSequence, Tuple[InputSequence, InputSequence]], got {}",
+                "TextEncodeInput must be Union[TextInputSequence, \
+                 Tuple[InputSequence, InputSequence]], got {}",
                 type_name(ob)
             )));
         }
@@ -168,12 +174,15 @@ impl<'py> HeldInput<'py> {
 /// The items of `ob` if it is a sequence of exactly two that is not a str or bytes: a tuple, a
 /// list, or anything else with the sequence protocol (a NumPy array's row), as `tokenizers`
 /// accepts.
-fn two_items<'py>(ob: &Bound<'py, PyAny>) -> PyResult<Option<(Bound<'py, PyAny>, Bound<'py, PyAny>)>> {
+fn two_items<'py>(
+    ob: &Bound<'py, PyAny>,
+) -> PyResult<Option<(Bound<'py, PyAny>, Bound<'py, PyAny>)>> {
     if ob.is_instance_of::<PyString>() || ob.is_instance_of::<PyBytes>() {
         return Ok(None);
     }
     // SAFETY: `ob` is a live object; PySequence_Check only reads its type.
-    let is_sequence = ob.is_instance_of::<PyList>() || ob.is_instance_of::<PyTuple>() || unsafe { pyo3::ffi::PySequence_Check(ob.as_ptr()) } != 0;
+    let has_protocol = || unsafe { pyo3::ffi::PySequence_Check(ob.as_ptr()) } != 0;
+    let is_sequence = ob.is_instance_of::<PyList>() || ob.is_instance_of::<PyTuple>() || has_protocol();
     if !is_sequence || ob.len().ok() != Some(2) {
         return Ok(None);
     }
@@ -197,7 +206,9 @@ impl HeldSequence<'_> {
     pub(crate) fn unbind(self) -> OwnedSequence {
         match self {
             HeldSequence::Text(text) => OwnedSequence::Text(text.unbind()),
-            HeldSequence::Words(words) => OwnedSequence::Words(words.into_iter().map(Bound::unbind).collect()),
+            HeldSequence::Words(words) => {
+                OwnedSequence::Words(words.into_iter().map(Bound::unbind).collect())
+            }
         }
     }
 }
@@ -206,7 +217,9 @@ impl OwnedSequence {
     pub(crate) fn bind<'py>(&self, py: Python<'py>) -> HeldSequence<'py> {
         match self {
             OwnedSequence::Text(text) => HeldSequence::Text(text.bind(py).clone()),
-            OwnedSequence::Words(words) => HeldSequence::Words(words.iter().map(|w| w.bind(py).clone()).collect()),
+            OwnedSequence::Words(words) => {
+                HeldSequence::Words(words.iter().map(|w| w.bind(py).clone()).collect())
+            }
         }
     }
 }

@@ -550,8 +550,8 @@ impl PyNormalizedString {
     fn check(&self) -> PyResult<()> {
         if self.returned {
             return Err(PyRuntimeError::new_err(
-                "Cannot use a NormalizedStringRefMut outside `normalize`: this NormalizedString was \
-                 lent to a custom normalizer's normalize() and went back to the pipeline",
+                "Cannot use a NormalizedStringRefMut outside `normalize`: this NormalizedString \
+                 was lent to a custom normalizer's normalize() and went back to the pipeline",
             ));
         }
         Ok(())
@@ -787,7 +787,8 @@ impl PyNormalizedString {
 
     fn __repr__(&self) -> PyResult<String> {
         let inner = self.get()?;
-        Ok(format!("NormalizedString(original={:?}, normalized={:?})", inner.get_original(), inner.get()))
+        let (original, normalized) = (inner.get_original(), inner.get());
+        Ok(format!("NormalizedString(original={original:?}, normalized={normalized:?})"))
     }
 
     fn __str__(&self) -> PyResult<&str> {

@@ -24,10 +24,12 @@ pub(crate) fn run_in_executor<'py>(
     let event_loop = py.import("asyncio")?.call_method0("get_running_loop")?;
     // The executor calls the job once; a Mutex makes the FnOnce callable through a Fn.
     let work = Mutex::new(Some(work));
-    let job = PyCFunction::new_closure(py, None, None, move |args, _kwargs| -> PyResult<PyObject> {
-        let work = work.lock().unwrap_or_else(PoisonError::into_inner).take();
-        let work = work.ok_or_else(|| PyRuntimeError::new_err("this awaitable's work was already run"))?;
-        work(args.py())
-    })?;
+    let job =
+        PyCFunction::new_closure(py, None, None, move |args, _kwargs| -> PyResult<PyObject> {
+            let work = work.lock().unwrap_or_else(PoisonError::into_inner).take();
+            let work = work
+                .ok_or_else(|| PyRuntimeError::new_err("this awaitable's work was already run"))?;
+            work(args.py())
+        })?;
     event_loop.call_method1("run_in_executor", (py.None(), job))
 }

@@ -25,7 +25,10 @@ use crate::model_inputs::{
     check_fields, extract_ids, non_negative, padding_from_dict, stack, stack_values, stacked_into_arrays, truncation_from_dict,
 };
 use crate::errors::{input_type_error, InvalidArgumentError, ToPyResult};
-use crate::input_texts::{as_str, batch_inputs, hold_batch, hold_texts, str_text, type_name, HeldInput, HeldSequence, OwnedInput};
+use crate::input_texts::{
+    as_str, batch_inputs, hold_batch, hold_texts, str_text, type_name, HeldInput, HeldSequence,
+    OwnedInput,
+};
 use crate::off_loop::run_in_executor;
 use crate::shared::{Node, Sequenced, Shared, Versioned};
 use crate::{decoders, models, normalizers, pre_tokenizers, processors, trainers};
@@ -839,11 +842,13 @@ impl PyTokenizer {
         add_special_tokens: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
         let first = HeldSequence::hold(sequence, is_pretokenized)?.unbind();
-        let second = pair.map(|p| HeldSequence::hold(p, is_pretokenized)).transpose()?.map(HeldSequence::unbind);
+        let second = pair.map(|p| HeldSequence::hold(p, is_pretokenized)).transpose()?;
+        let second = second.map(HeldSequence::unbind);
         let tokenizer = slf.clone().unbind();
         run_in_executor(slf.py(), move |py| {
             let (first, second) = (first.bind(py), second.as_ref().map(|s| s.bind(py)));
-            let encoding = tokenizer.borrow(py).encode_held(py, &first, second.as_ref(), add_special_tokens)?;
+            let tokenizer = tokenizer.borrow(py);
+            let encoding = tokenizer.encode_held(py, &first, second.as_ref(), add_special_tokens)?;
             Ok(Py::new(py, encoding)?.into_any())
         })
     }
@@ -862,7 +867,9 @@ impl PyTokenizer {
     }
 
     /// :meth:`encode_batch` as an awaitable (see :meth:`async_encode`): the returned
-    /// ``asyncio.Future`` gives the list of :class:`Encoding`.
+    /// ``asyncio.Future`` gives the list of :class:`Encoding`. Items are read as
+    /// :meth:`encode_batch` reads them: a pre-tokenized item of two words is one sequence
+    /// (``tokenizers``' async variant takes it for a pair and raises).
     #[pyo3(signature = (input, is_pretokenized = false, add_special_tokens = true))]
     fn async_encode_batch<'py>(
         slf: &Bound<'py, Self>,
@@ -944,11 +951,16 @@ impl PyTokenizer {
     /// :meth:`decode_batch` as an awaitable (see :meth:`async_encode`): the ids are read now,
     /// and the returned ``asyncio.Future`` gives the list of str.
     #[pyo3(signature = (sequences, skip_special_tokens = true))]
-    fn async_decode_batch<'py>(slf: &Bound<'py, Self>, sequences: &Bound<'py, PyAny>, skip_special_tokens: bool) -> PyResult<Bound<'py, PyAny>> {
+    fn async_decode_batch<'py>(
+        slf: &Bound<'py, Self>,
+        sequences: &Bound<'py, PyAny>,
+        skip_special_tokens: bool,
+    ) -> PyResult<Bound<'py, PyAny>> {
         let sequences = extract_id_lists(sequences)?;
         let tokenizer = slf.clone().unbind();
         run_in_executor(slf.py(), move |py| {
-            let texts = tokenizer.borrow(py).with_pipeline(py, |t| t.decode_batch(&sequences, skip_special_tokens))?.py()?;
+            let decode = |t: &Tokenizer| t.decode_batch(&sequences, skip_special_tokens);
+            let texts = tokenizer.borrow(py).with_pipeline(py, decode)?.py()?;
             Ok(texts.into_pyobject(py)?.into_any().unbind())
         })
     }
@@ -1161,11 +1173,13 @@ impl PyTokenizer {
         add_special_tokens: bool,
         offset_type: OffsetType,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let owned: Vec<OwnedInput> = hold_batch(input, is_pretokenized)?.into_iter().map(HeldInput::unbind).collect();
+        let held = hold_batch(input, is_pretokenized)?;
+        let owned: Vec<OwnedInput> = held.into_iter().map(HeldInput::unbind).collect();
         let tokenizer = slf.clone().unbind();
         run_in_executor(slf.py(), move |py| {
             let held: Vec<HeldInput<'_>> = owned.iter().map(|input| input.bind(py)).collect();
-            let encodings = tokenizer.borrow(py).encode_held_batch(py, &held, add_special_tokens, offset_type)?;
+            let tokenizer = tokenizer.borrow(py);
+            let encodings = tokenizer.encode_held_batch(py, &held, add_special_tokens, offset_type)?;
             Ok(encodings.into_any().unbind())
         })
     }
@@ -1184,13 +1198,19 @@ impl PyTokenizer {
         into_py_encodings(py, batch)
     }
 
-    fn encode_held(&self, py: Python<'_>, first: &HeldSequence<'_>, second: Option<&HeldSequence<'_>>, add_special_tokens: bool) -> PyResult<PyEncoding> {
+    fn encode_held(
+        &self,
+        py: Python<'_>,
+        first: &HeldSequence<'_>,
+        second: Option<&HeldSequence<'_>>,
+        add_special_tokens: bool,
+    ) -> PyResult<PyEncoding> {
         let input = match second {
             Some(p) => EncodeInput::Dual(first.sequence()?, p.sequence()?),
             None => EncodeInput::Single(first.sequence()?),
         };
-        let encoding = self.with_pipeline(py, |t| t.encode(input, add_special_tokens, OffsetType::Char))?.py()?;
-        Ok(encoding.into())
+        let encode = |t: &Tokenizer| t.encode(input, add_special_tokens, OffsetType::Char);
+        Ok(self.with_pipeline(py, encode)?.py()?.into())
     }
 }
 

@@ -110,7 +110,8 @@ mod tests {
         stream.step(&[b'y' as u32], bytes).unwrap();
         let (ids, prefix, prefix_ids) = stream.to_parts();
         let mut copy = DecodeStream::from_parts(ids, prefix, prefix_ids).unwrap();
-        assert_eq!(copy.step(&[b'z' as u32], bytes).unwrap(), stream.step(&[b'z' as u32], bytes).unwrap());
+        let z = [b'z' as u32];
+        assert_eq!(copy.step(&z, bytes).unwrap(), stream.step(&z, bytes).unwrap());
         assert!(DecodeStream::from_parts(vec![1], String::new(), 2).is_err());
     }
 
