@@ -13,6 +13,7 @@ from tokenmill._native import (
     UnknownIdError,
     InvalidArgumentError,
     InputTypeError,
+    InvalidTextError,
     IdOutOfRangeError,
     Regex,
     NormalizedString,
@@ -22,9 +23,31 @@ from tokenmill import normalizers, pre_tokenizers, models, trainers, processors,
 from tokenmill import tiktoken
 from tokenmill import words
 from tokenmill.models import Token
-from tokenmill.tokenizer import AddedToken, Encoding, Tokenizer
+from tokenmill.tokenizer import (
+    AddedToken,
+    Encoding,
+    Tokenizer,
+    Offsets,
+    TextInputSequence,
+    PreTokenizedInputSequence,
+    TextEncodeInput,
+    PreTokenizedEncodeInput,
+    InputSequence,
+    EncodeInput,
+    OffsetReferential,
+    OffsetType,
+    SplitDelimiterBehavior,
+)
 from tokenmill.batch_encoding import BatchEncoding
 from tokenmill import implementations
+# tokenizers exports its ready-made tokenizers at the top level too.
+from tokenmill.implementations import (
+    BertWordPieceTokenizer,
+    ByteLevelBPETokenizer,
+    CharBPETokenizer,
+    SentencePieceBPETokenizer,
+    SentencePieceUnigramTokenizer,
+)
 from tokenmill import collocations, stopwords
 
 __all__ = [
@@ -35,6 +58,7 @@ __all__ = [
     "UnknownIdError",
     "InvalidArgumentError",
     "InputTypeError",
+    "InvalidTextError",
     "IdOutOfRangeError",
     "Regex",
     "NormalizedString",
@@ -53,6 +77,21 @@ __all__ = [
     "Encoding",
     "AddedToken",
     "BatchEncoding",
+    "Offsets",
+    "TextInputSequence",
+    "PreTokenizedInputSequence",
+    "TextEncodeInput",
+    "PreTokenizedEncodeInput",
+    "InputSequence",
+    "EncodeInput",
+    "OffsetReferential",
+    "OffsetType",
+    "SplitDelimiterBehavior",
+    "BertWordPieceTokenizer",
+    "ByteLevelBPETokenizer",
+    "CharBPETokenizer",
+    "SentencePieceBPETokenizer",
+    "SentencePieceUnigramTokenizer",
     "collocations",
     "stopwords",
 ]

@@ -3,12 +3,85 @@
 Same API as ``tokenizers.Tokenizer`` / ``tokenizers.Encoding`` / ``tokenizers.AddedToken``.
 Offsets in an :class:`Encoding` are character indexes into the Python string that was encoded.
 Decoding skips ids that are in no vocabulary, as ``tokenizers`` does. A str that holds a lone
-surrogate (not valid Unicode) raises :class:`tokenmill.InvalidArgumentError` naming its index.
+surrogate (not valid Unicode) raises :class:`tokenmill.InvalidTextError` naming its index: it is
+both a ``ValueError`` (:class:`tokenmill.InvalidArgumentError`) and the ``TypeError`` that
+``tokenizers`` raises for it.
+
+Also the input type aliases (``TextInputSequence``, ``EncodeInput``, ...) and the enums
+(``OffsetReferential``, ``OffsetType``, ``SplitDelimiterBehavior``) that ``tokenizers`` exports
+at its top level, for annotations written against ``tokenizers``.
 """
+from enum import Enum
+from typing import List, Tuple, Union
+
 from tokenmill import _native
 
 Tokenizer = _native.Tokenizer
 Encoding = _native.Encoding
 AddedToken = _native.AddedToken
 
-__all__ = ["Tokenizer", "Encoding", "AddedToken"]
+Offsets = Tuple[int, int]
+"""A ``(start, end)`` span."""
+
+TextInputSequence = str
+"""One text to encode."""
+
+PreTokenizedInputSequence = Union[List[str], Tuple[str]]
+"""One text already split into words (``is_pretokenized=True``)."""
+
+TextEncodeInput = Union[TextInputSequence, Tuple[TextInputSequence, TextInputSequence], List[TextInputSequence]]
+"""One input of ``encode_batch``: a text, or a pair of texts as a 2-tuple or a 2-list."""
+
+PreTokenizedEncodeInput = Union[
+    PreTokenizedInputSequence,
+    Tuple[PreTokenizedInputSequence, PreTokenizedInputSequence],
+    List[PreTokenizedInputSequence],
+]
+"""One pre-tokenized input of ``encode_batch``: a word list, or a pair of them."""
+
+InputSequence = Union[TextInputSequence, PreTokenizedInputSequence]
+"""A sequence for ``encode``: a text, or (``is_pretokenized=True``) a word list."""
+
+EncodeInput = Union[TextEncodeInput, PreTokenizedEncodeInput]
+"""Any one input of ``encode_batch``."""
+
+
+class OffsetReferential(Enum):
+    """Which text offsets refer to: the original input or its normalized form."""
+
+    ORIGINAL = "original"
+    NORMALIZED = "normalized"
+
+
+class OffsetType(Enum):
+    """The unit of offsets: bytes of the UTF-8 text or characters."""
+
+    BYTE = "byte"
+    CHAR = "char"
+
+
+class SplitDelimiterBehavior(Enum):
+    """What a split does with the delimiter it matched (the ``behavior`` of ``Split`` & co.)."""
+
+    REMOVED = "removed"
+    ISOLATED = "isolated"
+    MERGED_WITH_PREVIOUS = "merged_with_previous"
+    MERGED_WITH_NEXT = "merged_with_next"
+    CONTIGUOUS = "contiguous"
+
+
+__all__ = [
+    "Tokenizer",
+    "Encoding",
+    "AddedToken",
+    "Offsets",
+    "TextInputSequence",
+    "PreTokenizedInputSequence",
+    "TextEncodeInput",
+    "PreTokenizedEncodeInput",
+    "InputSequence",
+    "EncodeInput",
+    "OffsetReferential",
+    "OffsetType",
+    "SplitDelimiterBehavior",
+]

@@ -1,8 +1,10 @@
 """Type stubs for tokenmill.Tokenizer, tokenmill.Encoding and tokenmill.AddedToken."""
 from __future__ import annotations
 
+import asyncio
 import os
-from typing import Any, Iterable, Iterator, Optional, Sequence, Tuple, Union
+from enum import Enum
+from typing import Any, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -15,10 +17,32 @@ from tokenmill.pre_tokenizers import PreTokenizer
 from tokenmill.processors import PostProcessor
 from tokenmill.trainers import Trainer
 
+Offsets = Tuple[int, int]
 TextInputSequence = str
-PreTokenizedInputSequence = Union[Sequence[str]]
+PreTokenizedInputSequence = Union[List[str], Tuple[str]]
+TextEncodeInput = Union[TextInputSequence, Tuple[TextInputSequence, TextInputSequence], List[TextInputSequence]]
+PreTokenizedEncodeInput = Union[
+    PreTokenizedInputSequence,
+    Tuple[PreTokenizedInputSequence, PreTokenizedInputSequence],
+    List[PreTokenizedInputSequence],
+]
 InputSequence = Union[TextInputSequence, PreTokenizedInputSequence]
-EncodeInput = Union[InputSequence, Tuple[InputSequence, InputSequence]]
+EncodeInput = Union[TextEncodeInput, PreTokenizedEncodeInput]
+
+class OffsetReferential(Enum):
+    ORIGINAL = "original"
+    NORMALIZED = "normalized"
+
+class OffsetType(Enum):
+    BYTE = "byte"
+    CHAR = "char"
+
+class SplitDelimiterBehavior(Enum):
+    REMOVED = "removed"
+    ISOLATED = "isolated"
+    MERGED_WITH_PREVIOUS = "merged_with_previous"
+    MERGED_WITH_NEXT = "merged_with_next"
+    CONTIGUOUS = "contiguous"
 
 class AddedToken:
     """A token added on top of a model's vocabulary (see ``tokenizers.AddedToken``)."""
@@ -220,6 +244,22 @@ class Tokenizer:
     ) -> Tuple[npt.NDArray[np.uint32], npt.NDArray[np.int64]]: ...
     def decode(self, ids: Sequence[int], skip_special_tokens: bool = True) -> str: ...
     def decode_batch(self, sequences: Sequence[Sequence[int]], skip_special_tokens: bool = True) -> list[str]: ...
+    def async_encode(
+        self,
+        sequence: InputSequence,
+        pair: Optional[InputSequence] = None,
+        is_pretokenized: bool = False,
+        add_special_tokens: bool = True,
+    ) -> asyncio.Future[Encoding]: ...
+    def async_encode_batch(
+        self, input: Iterable[EncodeInput], is_pretokenized: bool = False, add_special_tokens: bool = True
+    ) -> asyncio.Future[list[Encoding]]: ...
+    def async_encode_batch_fast(
+        self, input: Iterable[EncodeInput], is_pretokenized: bool = False, add_special_tokens: bool = True
+    ) -> asyncio.Future[list[Encoding]]: ...
+    def async_decode_batch(
+        self, sequences: Sequence[Sequence[int]], skip_special_tokens: bool = True
+    ) -> asyncio.Future[list[str]]: ...
     def post_process(self, encoding: Encoding, pair: Optional[Encoding] = None, add_special_tokens: bool = True) -> Encoding: ...
     def train(self, files: Sequence[str], trainer: Optional[Trainer] = None) -> None: ...
     def train_from_iterator(

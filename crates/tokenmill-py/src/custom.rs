@@ -30,11 +30,15 @@ fn callback_error(what: &str, e: PyErr) -> Error {
 }
 
 /// Calls `method` on a Python object with a `NormalizedString` that holds `target` for the
-/// duration of the call (the object may edit it in place); `target` gets the result back.
+/// duration of the call (the object may edit it in place); `target` gets the result back, and the
+/// object, if the callee kept it, is marked returned (unusable, as `tokenizers`'
+/// `NormalizedStringRefMut`).
 fn call_with_normalized(py: Python<'_>, obj: &Bound<'_, PyAny>, method: &str, target: &mut NormalizedString) -> PyResult<()> {
-    let arg = Py::new(py, PyNormalizedString { inner: std::mem::take(target) })?;
+    let arg = Py::new(py, PyNormalizedString::wrap(std::mem::take(target)))?;
     let result = obj.call_method1(method, (arg.clone_ref(py),));
-    *target = std::mem::take(&mut arg.borrow_mut(py).inner);
+    let mut lent = arg.borrow_mut(py);
+    *target = std::mem::take(&mut lent.inner);
+    lent.returned = true;
     result.map(|_| ())
 }
 
@@ -149,7 +153,7 @@ impl PyPreTokenizedString {
         with_python_errors(|error| {
             inner.split(|i, normalized| {
                 let pieces = (|| -> PyResult<Vec<NormalizedString>> {
-                    let arg = Py::new(py, PyNormalizedString { inner: normalized })?;
+                    let arg = Py::new(py, PyNormalizedString::wrap(normalized))?;
                     let returned = func.call1((i, arg))?;
                     let list = returned.downcast::<PyList>().map_err(|_| {
                         PyTypeError::new_err("the split function must return a list of NormalizedString")

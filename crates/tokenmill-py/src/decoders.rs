@@ -464,6 +464,28 @@ impl PyDecodeStream {
     fn __repr__(&self) -> String {
         format!("DecodeStream(skip_special_tokens={})", if self.skip_special_tokens { "True" } else { "False" })
     }
+
+    /// A stream in the same state that goes on independently (as ``tokenizers``).
+    fn __copy__(&self) -> Self {
+        self.clone()
+    }
+
+    fn __deepcopy__(&self, _memo: &Bound<'_, PyAny>) -> Self {
+        self.clone()
+    }
+
+    /// Pickled state: ``(ids, prefix, prefix_ids, skip_special_tokens)``.
+    fn __getstate__(&self) -> (Vec<u32>, String, usize, bool) {
+        let (ids, prefix, prefix_ids) = self.stream.to_parts();
+        (ids, prefix, prefix_ids, self.skip_special_tokens)
+    }
+
+    fn __setstate__(&mut self, state: (Vec<u32>, String, usize, bool)) -> PyResult<()> {
+        let (ids, prefix, prefix_ids, skip_special_tokens) = state;
+        self.stream = DecodeStream::from_parts(ids, prefix, prefix_ids).py()?;
+        self.skip_special_tokens = skip_special_tokens;
+        Ok(())
+    }
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

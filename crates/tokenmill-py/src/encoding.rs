@@ -9,7 +9,7 @@ use tokenmill_core::tokenizer::{Encoding, Offsets, StoredEncoding};
 use tokenmill_core::utils::padding::BatchPadding;
 use tokenmill_core::utils::tokens_by_id::TokensById;
 
-use crate::errors::{FormatError, ToPyResult};
+use crate::errors::{FormatError, InvalidArgumentError, ToPyResult};
 
 /// The output of a :class:`Tokenizer`: ids, tokens, offsets (character indexes into the input
 /// string), word ids, type ids, masks and overflowing windows, all of the same length.
@@ -237,10 +237,13 @@ impl PyEncoding {
     ///
     /// Raises:
     ///     InvalidArgumentError: ``stride >= max_length`` (where ``tokenizers`` panics) or an
-    ///         unknown direction.
+    ///         unknown direction (with ``tokenizers``' message, ``"Invalid truncation direction
+    ///         value : <direction>"``).
     #[pyo3(signature = (max_length, stride = 0, direction = "right"))]
     fn truncate(&mut self, max_length: usize, stride: usize, direction: &str) -> PyResult<()> {
-        let direction = TruncationDirection::from_name(direction).py()?;
+        let direction = TruncationDirection::from_name(direction).map_err(|_| {
+            InvalidArgumentError::new_err(format!("Invalid truncation direction value : {direction}"))
+        })?;
         self.full().truncate(max_length, stride, direction).py()
     }
 }

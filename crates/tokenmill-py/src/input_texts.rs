@@ -12,7 +12,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyString, PyTuple};
 use tokenmill_core::tokenizer::{EncodeInput, InputSequence};
 
-use crate::errors::{input_type_error, InvalidArgumentError};
+use crate::errors::{input_type_error, invalid_text_error};
 
 extern "C" {
     /// CPython's UTF-8 view of a str: the str's own buffer (ASCII strs), or a UTF-8 copy made on
@@ -25,8 +25,9 @@ extern "C" {
 }
 
 /// The text of a Python str, borrowed from the str object (see [`PyUnicode_AsUTF8AndSize`]).
-/// A lone surrogate (which UTF-8 cannot carry) becomes an `InvalidArgumentError` that says
-/// where it is, instead of Python's UnicodeEncodeError.
+/// A lone surrogate (which UTF-8 cannot carry) becomes an `InvalidTextError` that says where it
+/// is, instead of Python's UnicodeEncodeError: an `InvalidArgumentError` (`ValueError`), and a
+/// `TypeError` as `tokenizers` raises for it.
 pub(crate) fn str_text<'a>(s: &'a Bound<'_, PyString>) -> PyResult<&'a str> {
     str_utf8(s).map_err(|e| lone_surrogate_error(s, e))
 }
@@ -57,7 +58,7 @@ fn lone_surrogate_error(s: &Bound<'_, PyString>, e: PyErr) -> PyErr {
     }
     let at = e.value(s.py()).getattr("start").and_then(|v| v.extract::<usize>()).ok();
     let code = at.and_then(|i| s.get_item(i).ok()).and_then(|c| c.call_method0("__repr__").ok()).map(|r| r.to_string());
-    InvalidArgumentError::new_err(format!(
+    invalid_text_error(format!(
         "text contains a lone surrogate{}{}: tokenmill needs valid Unicode (encode with errors='replace' or fix the text)",
         code.map(|c| format!(" {c}")).unwrap_or_default(),
         at.map(|i| format!(" at index {i}")).unwrap_or_default()
@@ -92,19 +93,40 @@ pub(crate) enum HeldInput<'py> {
     Pair(HeldSequence<'py>, HeldSequence<'py>),
 }
 
+/// The error for a text that is not a str (`tokenizers`' words, then what it got).
+fn not_a_text(ob: &Bound<'_, PyAny>) -> PyErr {
+    input_type_error(format!("TextInputSequence must be str, got {}", type_name(ob)))
+}
+
+/// The error for a pre-tokenized sequence that is not a sequence of str (`tokenizers`' words,
+/// then what it got).
+fn not_words(what: &str) -> PyErr {
+    input_type_error(format!(
+        "PreTokenizedInputSequence must be Union[List[str], Tuple[str]], got {what}"
+    ))
+}
+
 impl<'py> HeldSequence<'py> {
-    /// A text, or (`is_pretokenized`) a list or tuple of str.
+    /// A text, or (`is_pretokenized`) a sequence of str: a list, a tuple, a NumPy array or any
+    /// other iterable of str.
     pub(crate) fn hold(ob: &Bound<'py, PyAny>, is_pretokenized: bool) -> PyResult<Self> {
         if !is_pretokenized {
-            return Ok(HeldSequence::Text(checked(as_str(ob)?)?));
+            let text = ob.downcast::<PyString>().map_err(|_| not_a_text(ob))?;
+            return Ok(HeldSequence::Text(checked(text)?));
         }
         if ob.downcast::<PyString>().is_ok() {
-            return Err(input_type_error("a pre-tokenized sequence must be a list or tuple of str, not a str"));
+            return Err(not_words("a str"));
         }
         let words = ob
             .try_iter()
-            .map_err(|_| input_type_error(format!("a pre-tokenized sequence must be a list or tuple of str, got {}", type_name(ob))))?
-            .map(|w| w.and_then(|w| checked(as_str(&w)?)))
+            .map_err(|_| not_words(&type_name(ob)))?
+            .map(|w| {
+                let w = w?;
+                let word = w
+                    .downcast::<PyString>()
+                    .map_err(|_| not_words(&format!("an item of type {}", type_name(&w))))?;
+                checked(word)
+            })
             .collect::<PyResult<_>>()?;
         Ok(HeldSequence::Words(words))
     }
@@ -119,25 +141,23 @@ impl<'py> HeldSequence<'py> {
 }
 
 impl<'py> HeldInput<'py> {
-    /// One item of a batch: a sequence, or a pair given as a 2-tuple (or a 2-list).
+    /// One item of a batch: a sequence, or a pair given as any sequence of two (a tuple, a list,
+    /// a row of a NumPy array), as `tokenizers` takes them. Pre-tokenized, two items are a pair
+    /// only if neither is a str (else they are the two words of one sequence).
     pub(crate) fn hold(ob: &Bound<'py, PyAny>, is_pretokenized: bool) -> PyResult<Self> {
-        let pair = |first: Bound<'py, PyAny>, second: Bound<'py, PyAny>| -> PyResult<Self> {
-            Ok(HeldInput::Pair(HeldSequence::hold(&first, is_pretokenized)?, HeldSequence::hold(&second, is_pretokenized)?))
-        };
-        if let Ok(t) = ob.downcast::<PyTuple>() {
-            if t.len() == 2 {
-                return pair(t.get_item(0)?, t.get_item(1)?);
+        if let Some((a, b)) = two_items(ob)? {
+            let is_str = |x: &Bound<'py, PyAny>| x.is_instance_of::<PyString>();
+            if !is_pretokenized || (!is_str(&a) && !is_str(&b)) {
+                let first = HeldSequence::hold(&a, is_pretokenized)?;
+                return Ok(HeldInput::Pair(first, HeldSequence::hold(&b, is_pretokenized)?));
             }
         }
-        if let Ok(l) = ob.downcast::<PyList>() {
-            if l.len() == 2 {
-                let (a, b) = (l.get_item(0)?, l.get_item(1)?);
-                // A 2-list is a pair of texts, or (pre-tokenized) a pair only if both items are sequences.
-                let is_pair = !is_pretokenized || (a.downcast::<PyString>().is_err() && b.downcast::<PyString>().is_err());
-                if is_pair {
-                    return pair(a, b);
-                }
-            }
+        if !is_pretokenized && ob.downcast::<PyString>().is_err() {
+            return Err(input_type_error(format!(
+                "TextEncodeInput must be Union[TextInputSequence, \
+                 Tuple[InputSequence, InputSequence]], got {}",
+                type_name(ob)
+            )));
         }
         Ok(HeldInput::Single(HeldSequence::hold(ob, is_pretokenized)?))
     }
@@ -148,6 +168,77 @@ impl<'py> HeldInput<'py> {
             HeldInput::Single(s) => EncodeInput::Single(s.sequence()?),
             HeldInput::Pair(a, b) => EncodeInput::Dual(a.sequence()?, b.sequence()?),
         })
+    }
+}
+
+/// The items of `ob` if it is a sequence of exactly two that is not a str or bytes: a tuple, a
+/// list, or anything else with the sequence protocol (a NumPy array's row), as `tokenizers`
+/// accepts.
+fn two_items<'py>(
+    ob: &Bound<'py, PyAny>,
+) -> PyResult<Option<(Bound<'py, PyAny>, Bound<'py, PyAny>)>> {
+    if ob.is_instance_of::<PyString>() || ob.is_instance_of::<PyBytes>() {
+        return Ok(None);
+    }
+    // SAFETY: `ob` is a live object; PySequence_Check only reads its type.
+    let has_protocol = || unsafe { pyo3::ffi::PySequence_Check(ob.as_ptr()) } != 0;
+    let is_sequence = ob.is_instance_of::<PyList>() || ob.is_instance_of::<PyTuple>() || has_protocol();
+    if !is_sequence || ob.len().ok() != Some(2) {
+        return Ok(None);
+    }
+    Ok(Some((ob.get_item(0)?, ob.get_item(1)?)))
+}
+
+/// A held input detached from the GIL's lifetime (`Send`), to be encoded on another thread:
+/// [`HeldInput::unbind`], then [`OwnedInput::bind`] there with the GIL.
+pub(crate) enum OwnedInput {
+    Single(OwnedSequence),
+    Pair(OwnedSequence, OwnedSequence),
+}
+
+/// A [`HeldSequence`] detached from the GIL's lifetime.
+pub(crate) enum OwnedSequence {
+    Text(Py<PyString>),
+    Words(Vec<Py<PyString>>),
+}
+
+impl HeldSequence<'_> {
+    pub(crate) fn unbind(self) -> OwnedSequence {
+        match self {
+            HeldSequence::Text(text) => OwnedSequence::Text(text.unbind()),
+            HeldSequence::Words(words) => {
+                OwnedSequence::Words(words.into_iter().map(Bound::unbind).collect())
+            }
+        }
+    }
+}
+
+impl OwnedSequence {
+    pub(crate) fn bind<'py>(&self, py: Python<'py>) -> HeldSequence<'py> {
+        match self {
+            OwnedSequence::Text(text) => HeldSequence::Text(text.bind(py).clone()),
+            OwnedSequence::Words(words) => {
+                HeldSequence::Words(words.iter().map(|w| w.bind(py).clone()).collect())
+            }
+        }
+    }
+}
+
+impl HeldInput<'_> {
+    pub(crate) fn unbind(self) -> OwnedInput {
+        match self {
+            HeldInput::Single(s) => OwnedInput::Single(s.unbind()),
+            HeldInput::Pair(a, b) => OwnedInput::Pair(a.unbind(), b.unbind()),
+        }
+    }
+}
+
+impl OwnedInput {
+    pub(crate) fn bind<'py>(&self, py: Python<'py>) -> HeldInput<'py> {
+        match self {
+            OwnedInput::Single(s) => HeldInput::Single(s.bind(py)),
+            OwnedInput::Pair(a, b) => HeldInput::Pair(a.bind(py), b.bind(py)),
+        }
     }
 }
 

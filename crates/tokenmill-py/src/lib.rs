@@ -50,6 +50,7 @@ mod memory;
 mod model_inputs;
 mod models;
 mod normalizers;
+mod off_loop;
 mod pre_tokenizers;
 mod processors;
 mod repr;

@@ -6,7 +6,7 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple, PyType};
 use tokenmill_core::models::bpe::{self, BpeBuilder, BpeOptions, Merges, BPE};
-use tokenmill_core::models::wordpiece::{self, WordPiece, WordPieceBuilder};
+use tokenmill_core::models::wordpiece::{self, WordPieceBuilder};
 use tokenmill_core::models::ModelWrapper;
 use tokenmill_core::tokenizer::{Model, Token};
 use tokenmill_core::trainers::{BpeTrainer, TrainerWrapper, WordPieceTrainer};
@@ -170,40 +170,16 @@ impl PyModel {
         Ok(())
     }
 
-    fn __repr__(&self) -> String {
-        match &*self.inner.read() {
-            ModelWrapper::BPE(m) => bpe_repr(m),
-            ModelWrapper::WordPiece(m) => wordpiece_repr(m),
-            ModelWrapper::Unigram(m) => crate::unigram::unigram_repr(m),
-        }
+    /// As ``tokenizers`` writes it: ``BPE(dropout=None, ..., vocab={"a":0, ...}, merges=[...])``,
+    /// up to 99 entries of each list.
+    fn __repr__(&self) -> PyResult<String> {
+        crate::repr::repr(&*self.inner.read()).map_err(|e| PyValueError::new_err(e.to_string()))
     }
-}
 
-/// Like `tokenizers`' repr: the options, then the first 99 vocabulary entries and merges
-/// (`...` when there are more).
-fn bpe_repr(m: &BPE) -> String {
-    const SHOWN: usize = 99;
-    let opt = |o: &Option<String>| o.as_ref().map_or("None".to_string(), |s| format!("\"{s}\""));
-    let py_bool = |b: bool| if b { "True" } else { "False" };
-    let more = |n: usize| if n > SHOWN { ", ..." } else { "" };
-    let vocab = m.vocab_in_id_order();
-    let vocab_items: Vec<String> = vocab.iter().take(SHOWN).map(|(t, id)| format!("\"{t}\":{id}")).collect();
-    let merges = m.merges();
-    let merge_items: Vec<String> = merges.iter().take(SHOWN).map(|(a, b)| format!("(\"{a}\", \"{b}\")")).collect();
-    format!(
-        "BPE(dropout={}, unk_token={}, continuing_subword_prefix={}, end_of_word_suffix={}, fuse_unk={}, byte_fallback={}, ignore_merges={}, vocab={{{}{}}}, merges=[{}{}])",
-        m.dropout.map_or("None".to_string(), |d| d.to_string()),
-        opt(&m.unk_token),
-        opt(&m.continuing_subword_prefix),
-        opt(&m.end_of_word_suffix),
-        py_bool(m.fuse_unk),
-        py_bool(m.byte_fallback),
-        py_bool(m.ignore_merges),
-        vocab_items.join(", "),
-        more(vocab.len()),
-        merge_items.join(", "),
-        more(merges.len()),
-    )
+    /// As :meth:`__repr__` with up to 5 entries of each list (then ``...``).
+    fn __str__(&self) -> PyResult<String> {
+        crate::repr::to_str(&*self.inner.read()).map_err(|e| PyValueError::new_err(e.to_string()))
+    }
 }
 
 /// Byte-pair-encoding model (classic or byte-level), as `tokenizers.models.BPE`.
@@ -395,21 +371,6 @@ impl PyBPE {
     fn _resize_cache(self_: PyRef<'_, Self>, capacity: usize) -> PyResult<()> {
         bpe_setter!(self_, |m| m.resize_cache(capacity))
     }
-}
-
-/// Like `tokenizers`' repr: the options, then the first 99 vocabulary entries.
-fn wordpiece_repr(m: &WordPiece) -> String {
-    const SHOWN: usize = 99;
-    let vocab = m.vocab_in_id_order();
-    let items: Vec<String> = vocab.iter().take(SHOWN).map(|(t, id)| format!("\"{t}\":{id}")).collect();
-    format!(
-        "WordPiece(unk_token=\"{}\", continuing_subword_prefix=\"{}\", max_input_chars_per_word={}, vocab={{{}{}}})",
-        m.unk_token,
-        m.continuing_subword_prefix(),
-        m.max_input_chars_per_word,
-        items.join(", "),
-        if vocab.len() > SHOWN { ", ..." } else { "" },
-    )
 }
 
 /// WordPiece model (BERT's subwords), as `tokenizers.models.WordPiece`: each word becomes the

@@ -4,7 +4,7 @@
 //!
 //! Also the top-level `tokenmill.Regex` (a compiled pattern for `Replace` and `Split`) and
 //! `tokenmill.NormalizedString` (a string with its alignments, for exploring normalizers).
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::{PyAttributeError, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PySlice, PyTuple};
 
@@ -51,7 +51,7 @@ impl PyNormalizer {
     /// Normalizes a ``tokenmill.NormalizedString`` in place, keeping its alignments.
     #[pyo3(text_signature = "(self, normalized)")]
     fn normalize(&self, py: Python<'_>, mut normalized: PyRefMut<'_, PyNormalizedString>) -> PyResult<()> {
-        let target = &mut normalized.inner;
+        let target = normalized.get_mut()?;
         self.inner.with(|inner| py.allow_threads(move || inner.normalize(target))).py()
     }
 
@@ -326,6 +326,16 @@ impl PyPrepend {
 #[pyclass(extends = PyNormalizer, module = "tokenmill.normalizers", name = "Replace")]
 pub struct PyReplace;
 
+/// The error for reading or setting the `pattern` of a `Replace` or `Split`: `tokenizers` allows
+/// neither (its compiled pattern keeps no source to return), and code written for it expects
+/// the raise; the pattern shows in `repr()` and tokenizer.json.
+pub(crate) fn fixed_pattern_error(owner: &str, action: &str) -> PyErr {
+    PyAttributeError::new_err(format!(
+        "Cannot {action} pattern: a {owner}'s pattern is fixed when it is made, as in tokenizers \
+         (it shows in repr()); make a new {owner} for another pattern"
+    ))
+}
+
 /// A `str` (literal) or a `tokenmill.Regex` from Python.
 pub(crate) fn extract_replace_pattern(pattern: &Bound<'_, PyAny>) -> PyResult<ReplacePattern> {
     if let Ok(s) = pattern.extract::<String>() {
@@ -353,21 +363,15 @@ impl PyReplace {
         PyTuple::new(py, ["", ""])
     }
 
-    /// The pattern: a str for a literal, a ``tokenmill.Regex`` for a regex.
+    /// Not readable, as in ``tokenizers`` (an ``AttributeError``); ``repr()`` shows it.
     #[getter]
-    fn get_pattern(self_: PyRef<'_, Self>) -> PyResult<PyObject> {
-        let py = self_.py();
-        match getter!(self_, NormalizerWrapper::Replace, |n| n.pattern().clone())? {
-            ReplacePattern::String(s) => Ok(s.into_pyobject(py)?.into_any().unbind()),
-            ReplacePattern::Regex(r) => Ok(Py::new(py, PyRegex::new(&r)?)?.into_any()),
-        }
+    fn get_pattern(&self) -> PyResult<()> {
+        Err(fixed_pattern_error("Replace", "get"))
     }
+    /// Not settable, as in ``tokenizers``: make a new ``Replace`` instead.
     #[setter]
-    fn set_pattern(self_: PyRef<'_, Self>, pattern: &Bound<'_, PyAny>) -> PyResult<()> {
-        let pattern = extract_replace_pattern(pattern)?;
-        let content = getter!(self_, NormalizerWrapper::Replace, |n| n.content.clone())?;
-        let replace = Replace::new(pattern, content).py()?;
-        setter!(self_, NormalizerWrapper::Replace, |n| *n = replace)
+    fn set_pattern(&self, _pattern: &Bound<'_, PyAny>) -> PyResult<()> {
+        Err(fixed_pattern_error("Replace", "set"))
     }
     #[getter]
     fn get_content(self_: PyRef<'_, Self>) -> PyResult<String> {
@@ -516,10 +520,42 @@ impl PyPattern {
 ///
 /// Args:
 ///     sequence (str): the original string.
+///
+/// The one a custom normalizer's ``normalize`` receives is the pipeline's string, lent for the
+/// call: using it after the call returns raises ``RuntimeError`` (as ``tokenizers``, whose
+/// ``NormalizedStringRefMut`` does the same), instead of silently editing a detached copy.
 #[pyclass(module = "tokenmill", name = "NormalizedString")]
 #[derive(Clone)]
 pub struct PyNormalizedString {
     pub(crate) inner: NormalizedString,
+    /// Lent to a custom normalizer's `normalize` and taken back: no longer usable.
+    pub(crate) returned: bool,
+}
+
+impl PyNormalizedString {
+    pub(crate) fn wrap(inner: NormalizedString) -> Self {
+        PyNormalizedString { inner, returned: false }
+    }
+
+    fn get(&self) -> PyResult<&NormalizedString> {
+        self.check()?;
+        Ok(&self.inner)
+    }
+
+    fn get_mut(&mut self) -> PyResult<&mut NormalizedString> {
+        self.check()?;
+        Ok(&mut self.inner)
+    }
+
+    fn check(&self) -> PyResult<()> {
+        if self.returned {
+            return Err(PyRuntimeError::new_err(
+                "Cannot use a NormalizedStringRefMut outside `normalize`: this NormalizedString \
+                 was lent to a custom normalizer's normalize() and went back to the pipeline",
+            ));
+        }
+        Ok(())
+    }
 }
 
 /// A Python range over the chars of the normalized string: an int, a `(start, end)` tuple, or a slice.
@@ -573,88 +609,102 @@ impl PyNormalizedString {
     #[new]
     #[pyo3(text_signature = "(self, sequence)")]
     fn new(sequence: &str) -> Self {
-        PyNormalizedString { inner: NormalizedString::from(sequence) }
+        PyNormalizedString::wrap(NormalizedString::from(sequence))
     }
 
     /// The normalized string.
     #[getter]
-    fn normalized(&self) -> &str {
-        self.inner.get()
+    fn normalized(&self) -> PyResult<&str> {
+        Ok(self.get()?.get())
     }
 
     /// The original string.
     #[getter]
-    fn original(&self) -> &str {
-        self.inner.get_original()
+    fn original(&self) -> PyResult<&str> {
+        Ok(self.get()?.get_original())
     }
 
     /// For each character of the normalized string, the ``(start, end)`` character span of the
     /// original string it comes from.
     #[getter]
-    fn alignments(&self) -> Vec<(usize, usize)> {
-        let to_chars = ByteToCharOffsets::new(self.inner.get_original());
-        let aligns = self.inner.alignments();
-        self.inner.get().char_indices().map(|(i, _)| to_chars.convert_span(aligns[i])).collect()
+    fn alignments(&self) -> PyResult<Vec<(usize, usize)>> {
+        let inner = self.get()?;
+        let to_chars = ByteToCharOffsets::new(inner.get_original());
+        let aligns = inner.alignments();
+        Ok(inner.get().char_indices().map(|(i, _)| to_chars.convert_span(aligns[i])).collect())
     }
 
     /// Unicode NFD, in place.
-    fn nfd(&mut self) {
-        self.inner.nfd();
+    fn nfd(&mut self) -> PyResult<()> {
+        self.get_mut()?.nfd();
+        Ok(())
     }
     /// Unicode NFKD, in place.
-    fn nfkd(&mut self) {
-        self.inner.nfkd();
+    fn nfkd(&mut self) -> PyResult<()> {
+        self.get_mut()?.nfkd();
+        Ok(())
     }
     /// Unicode NFC, in place.
-    fn nfc(&mut self) {
-        self.inner.nfc();
+    fn nfc(&mut self) -> PyResult<()> {
+        self.get_mut()?.nfc();
+        Ok(())
     }
     /// Unicode NFKC, in place.
-    fn nfkc(&mut self) {
-        self.inner.nfkc();
+    fn nfkc(&mut self) -> PyResult<()> {
+        self.get_mut()?.nfkc();
+        Ok(())
     }
     /// Lowercases, in place.
-    fn lowercase(&mut self) {
-        self.inner.lowercase();
+    fn lowercase(&mut self) -> PyResult<()> {
+        self.get_mut()?.lowercase();
+        Ok(())
     }
     /// Uppercases, in place.
-    fn uppercase(&mut self) {
-        self.inner.uppercase();
+    fn uppercase(&mut self) -> PyResult<()> {
+        self.get_mut()?.uppercase();
+        Ok(())
     }
     /// Adds ``s`` in front (nothing happens to an empty string).
-    fn prepend(&mut self, s: &str) {
-        self.inner.prepend(s);
+    fn prepend(&mut self, s: &str) -> PyResult<()> {
+        self.get_mut()?.prepend(s);
+        Ok(())
     }
     /// Adds ``s`` at the end.
-    fn append(&mut self, s: &str) {
-        self.inner.append(s);
+    fn append(&mut self, s: &str) -> PyResult<()> {
+        self.get_mut()?.append(s);
+        Ok(())
     }
     /// Removes leading whitespace.
-    fn lstrip(&mut self) {
-        self.inner.lstrip();
+    fn lstrip(&mut self) -> PyResult<()> {
+        self.get_mut()?.lstrip();
+        Ok(())
     }
     /// Removes trailing whitespace.
-    fn rstrip(&mut self) {
-        self.inner.rstrip();
+    fn rstrip(&mut self) -> PyResult<()> {
+        self.get_mut()?.rstrip();
+        Ok(())
     }
     /// Removes leading and trailing whitespace.
-    fn strip(&mut self) {
-        self.inner.strip();
+    fn strip(&mut self) -> PyResult<()> {
+        self.get_mut()?.strip();
+        Ok(())
     }
     /// Removes the whole normalized string.
-    fn clear(&mut self) {
-        self.inner.clear();
+    fn clear(&mut self) -> PyResult<()> {
+        self.get_mut()?.clear();
+        Ok(())
     }
 
     /// A piece of this string by a character range of the normalized string (an int, a
     /// ``(start, end)`` tuple or a slice), or None if the range is out of bounds.
     #[pyo3(text_signature = "(self, range)")]
     fn slice(&self, range: &Bound<'_, PyAny>) -> PyResult<Option<PyNormalizedString>> {
-        let text = self.inner.get();
+        let inner = self.get()?;
+        let text = inner.get();
         let chars = char_range(range, text.chars().count())?;
         let byte_at = |k: usize| text.char_indices().map(|(i, _)| i).chain(std::iter::once(text.len())).nth(k);
         Ok(match (byte_at(chars.start), byte_at(chars.end)) {
-            (Some(s), Some(e)) => self.inner.slice(s..e).map(|inner| PyNormalizedString { inner }),
+            (Some(s), Some(e)) => inner.slice(s..e).map(PyNormalizedString::wrap),
             _ => None,
         })
     }
@@ -667,8 +717,9 @@ impl PyNormalizedString {
     #[pyo3(text_signature = "(self, func)")]
     fn filter(&mut self, func: &Bound<'_, PyAny>) -> PyResult<()> {
         let mut error = None;
+        let inner = self.get_mut()?;
         with_callback(func, |call| {
-            self.inner.filter(|c| match call(c).and_then(|r| r.is_truthy()) {
+            inner.filter(|c| match call(c).and_then(|r| r.is_truthy()) {
                 Ok(keep) => keep,
                 Err(e) => {
                     error.get_or_insert(e);
@@ -682,15 +733,17 @@ impl PyNormalizedString {
     /// Calls ``func(char)`` for each normalized character.
     #[pyo3(text_signature = "(self, func)")]
     fn for_each(&self, func: &Bound<'_, PyAny>) -> PyResult<()> {
-        with_callback(func, |call| self.inner.get().chars().try_for_each(|c| call(c).map(|_| ())))?
+        let text = self.get()?.get();
+        with_callback(func, |call| text.chars().try_for_each(|c| call(c).map(|_| ())))?
     }
 
     /// Replaces each character by ``func(char)`` (a str of one character).
     #[pyo3(text_signature = "(self, func)")]
     fn map(&mut self, func: &Bound<'_, PyAny>) -> PyResult<()> {
         let mut error = None;
+        let inner = self.get_mut()?;
         with_callback(func, |call| {
-            self.inner.map(|c| {
+            inner.map(|c| {
                 let mapped = call(c).and_then(|r| r.extract::<String>()).and_then(|s| {
                     let mut chars = s.chars();
                     match (chars.next(), chars.next()) {
@@ -712,34 +765,38 @@ impl PyNormalizedString {
     #[pyo3(text_signature = "(self, pattern, behavior)")]
     fn split(&self, py: Python<'_>, pattern: &Bound<'_, PyAny>, behavior: &str) -> PyResult<Vec<PyNormalizedString>> {
         let behavior = parse_behavior(behavior)?;
+        let inner = self.get()?;
         let pieces = match PyPattern::extract(pattern)? {
-            PyPattern::Literal(s) => self.inner.split(s.as_str(), behavior),
-            PyPattern::Regex(r) => self.inner.split(&r.bind(py).get().inner, behavior),
+            PyPattern::Literal(s) => inner.split(s.as_str(), behavior),
+            PyPattern::Regex(r) => inner.split(&r.bind(py).get().inner, behavior),
         }
         .py()?;
-        Ok(pieces.into_iter().map(|inner| PyNormalizedString { inner }).collect())
+        Ok(pieces.into_iter().map(PyNormalizedString::wrap).collect())
     }
 
     /// Replaces every match of ``pattern`` (a str or a ``tokenmill.Regex``) by ``content``.
     #[pyo3(text_signature = "(self, pattern, content)")]
     fn replace(&mut self, py: Python<'_>, pattern: &Bound<'_, PyAny>, content: &str) -> PyResult<()> {
+        let inner = self.get_mut()?;
         match PyPattern::extract(pattern)? {
-            PyPattern::Literal(s) => self.inner.replace(s.as_str(), content).map(|_| ()),
-            PyPattern::Regex(r) => self.inner.replace(&r.bind(py).get().inner, content).map(|_| ()),
+            PyPattern::Literal(s) => inner.replace(s.as_str(), content).map(|_| ()),
+            PyPattern::Regex(r) => inner.replace(&r.bind(py).get().inner, content).map(|_| ()),
         }
         .py()
     }
 
-    fn __repr__(&self) -> String {
-        format!("NormalizedString(original={:?}, normalized={:?})", self.inner.get_original(), self.inner.get())
+    fn __repr__(&self) -> PyResult<String> {
+        let inner = self.get()?;
+        let (original, normalized) = (inner.get_original(), inner.get());
+        Ok(format!("NormalizedString(original={original:?}, normalized={normalized:?})"))
     }
 
-    fn __str__(&self) -> &str {
-        self.inner.get()
+    fn __str__(&self) -> PyResult<&str> {
+        Ok(self.get()?.get())
     }
 
-    fn __len__(&self) -> usize {
-        self.inner.get().chars().count()
+    fn __len__(&self) -> PyResult<usize> {
+        Ok(self.get()?.get().chars().count())
     }
 }
 

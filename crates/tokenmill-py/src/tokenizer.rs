@@ -5,6 +5,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{PoisonError, RwLock, RwLockReadGuard, TryLockError};
 
 use numpy::{IntoPyArray, PyArray1};
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyIterator, PyList, PyString, PyTuple};
 use tokenmill_core::decoders::DecoderWrapper;
@@ -24,7 +25,11 @@ use crate::model_inputs::{
     check_fields, extract_ids, non_negative, padding_from_dict, stack, stack_values, stacked_into_arrays, truncation_from_dict,
 };
 use crate::errors::{input_type_error, InvalidArgumentError, ToPyResult};
-use crate::input_texts::{as_str, batch_inputs, hold_batch, hold_texts, str_text, type_name, HeldSequence};
+use crate::input_texts::{
+    as_str, batch_inputs, hold_batch, hold_texts, str_text, type_name, HeldInput, HeldSequence,
+    OwnedInput,
+};
+use crate::off_loop::run_in_executor;
 use crate::shared::{Node, Sequenced, Shared, Versioned};
 use crate::{decoders, models, normalizers, pre_tokenizers, processors, trainers};
 
@@ -191,18 +196,18 @@ pub(crate) fn extract_text(ob: &Bound<'_, PyAny>) -> PyResult<String> {
     Ok(str_text(as_str(ob)?)?.to_owned())
 }
 
-/// A list of str or AddedToken; `special` is what plain strings get (and what AddedTokens are
-/// forced to when adding special tokens).
+/// A list of str or AddedToken; `special` is what plain strings get. Adding special tokens marks
+/// the caller's AddedToken objects special, as `tokenizers` does (so one whose `normalized` was
+/// left unset reads `normalized=False` afterwards).
 fn extract_added_tokens(tokens: &Bound<'_, PyList>, special: bool) -> PyResult<Vec<AddedToken>> {
     tokens
         .iter()
         .map(|t| {
             if let Ok(token) = t.downcast::<PyAddedToken>() {
-                let mut token = token.borrow().clone();
                 if special {
-                    token.special = true;
+                    token.borrow_mut().special = true;
                 }
-                Ok(token.to_core())
+                Ok(token.borrow().to_core())
             } else if t.downcast::<PyString>().is_ok() {
                 Ok(AddedToken::from(extract_text(&t)?, special))
             } else {
@@ -507,8 +512,16 @@ impl PyTokenizer {
         Ok((slf.get_type().getattr("from_buffer")?, (state,)))
     }
 
+    /// The whole pipeline as ``tokenizers`` writes it: ``Tokenizer(version="1.0",
+    /// truncation=None, ..., model=BPE(...))``, up to 99 entries of each list.
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        Ok(format!("Tokenizer({})", self.pipeline(py)?.to_json_string(false).py()?.chars().take(200).collect::<String>()))
+        crate::repr::repr(&*self.pipeline(py)?).map_err(|e| PyValueError::new_err(e.to_string()))
+    }
+
+    /// As :meth:`__repr__` with up to 5 entries of each list or dict (then ``...``) and strings
+    /// cut at 100 bytes, as ``tokenizers``' ``str``.
+    fn __str__(&self, py: Python<'_>) -> PyResult<String> {
+        crate::repr::to_str(&*self.pipeline(py)?).map_err(|e| PyValueError::new_err(e.to_string()))
     }
 
     // ---- components (shared: see `shared.rs`) ----
@@ -813,12 +826,31 @@ impl PyTokenizer {
     ) -> PyResult<PyEncoding> {
         let first = HeldSequence::hold(sequence, is_pretokenized)?;
         let second = pair.map(|p| HeldSequence::hold(p, is_pretokenized)).transpose()?;
-        let input = match &second {
-            Some(p) => EncodeInput::Dual(first.sequence()?, p.sequence()?),
-            None => EncodeInput::Single(first.sequence()?),
-        };
-        let encoding = self.with_pipeline(py, |t| t.encode(input, add_special_tokens, OffsetType::Char))?.py()?;
-        Ok(encoding.into())
+        self.encode_held(py, &first, second.as_ref(), add_special_tokens)
+    }
+
+    /// :meth:`encode` as an awaitable, for asyncio code: the input is read now, the encoding
+    /// runs on a thread of the running loop's default executor (the GIL released while it
+    /// encodes), and the returned ``asyncio.Future`` gives the :class:`Encoding`. Raises
+    /// ``RuntimeError`` outside a running event loop.
+    #[pyo3(signature = (sequence, pair = None, is_pretokenized = false, add_special_tokens = true))]
+    fn async_encode<'py>(
+        slf: &Bound<'py, Self>,
+        sequence: &Bound<'py, PyAny>,
+        pair: Option<&Bound<'py, PyAny>>,
+        is_pretokenized: bool,
+        add_special_tokens: bool,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let first = HeldSequence::hold(sequence, is_pretokenized)?.unbind();
+        let second = pair.map(|p| HeldSequence::hold(p, is_pretokenized)).transpose()?;
+        let second = second.map(HeldSequence::unbind);
+        let tokenizer = slf.clone().unbind();
+        run_in_executor(slf.py(), move |py| {
+            let (first, second) = (first.bind(py), second.as_ref().map(|s| s.bind(py)));
+            let tokenizer = tokenizer.borrow(py);
+            let encoding = tokenizer.encode_held(py, &first, second.as_ref(), add_special_tokens)?;
+            Ok(Py::new(py, encoding)?.into_any())
+        })
     }
 
     /// Encodes a batch in parallel, without the GIL. Items are sequences or ``(sequence, pair)``
@@ -832,6 +864,31 @@ impl PyTokenizer {
         add_special_tokens: bool,
     ) -> PyResult<Bound<'py, PyList>> {
         self.encode_many(py, input, is_pretokenized, add_special_tokens, OffsetType::Char)
+    }
+
+    /// :meth:`encode_batch` as an awaitable (see :meth:`async_encode`): the returned
+    /// ``asyncio.Future`` gives the list of :class:`Encoding`. Items are read as
+    /// :meth:`encode_batch` reads them: a pre-tokenized item of two words is one sequence
+    /// (``tokenizers``' async variant takes it for a pair and raises).
+    #[pyo3(signature = (input, is_pretokenized = false, add_special_tokens = true))]
+    fn async_encode_batch<'py>(
+        slf: &Bound<'py, Self>,
+        input: &Bound<'py, PyAny>,
+        is_pretokenized: bool,
+        add_special_tokens: bool,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        Self::encode_many_async(slf, input, is_pretokenized, add_special_tokens, OffsetType::Char)
+    }
+
+    /// :meth:`encode_batch_fast` as an awaitable (see :meth:`async_encode`).
+    #[pyo3(signature = (input, is_pretokenized = false, add_special_tokens = true))]
+    fn async_encode_batch_fast<'py>(
+        slf: &Bound<'py, Self>,
+        input: &Bound<'py, PyAny>,
+        is_pretokenized: bool,
+        add_special_tokens: bool,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        Self::encode_many_async(slf, input, is_pretokenized, add_special_tokens, OffsetType::Byte)
     }
 
     /// Like :meth:`encode_batch` (kept for ``tokenizers`` compatibility); offsets are in bytes
@@ -887,8 +944,25 @@ impl PyTokenizer {
     /// Decodes a batch of id lists in parallel.
     #[pyo3(signature = (sequences, skip_special_tokens = true))]
     fn decode_batch(&self, py: Python<'_>, sequences: &Bound<'_, PyAny>, skip_special_tokens: bool) -> PyResult<Vec<String>> {
-        let sequences: Vec<Vec<u32>> = sequences.try_iter()?.map(|ids| extract_ids(&ids?)).collect::<PyResult<_>>()?;
+        let sequences = extract_id_lists(sequences)?;
         self.with_pipeline(py, |t| t.decode_batch(&sequences, skip_special_tokens))?.py()
+    }
+
+    /// :meth:`decode_batch` as an awaitable (see :meth:`async_encode`): the ids are read now,
+    /// and the returned ``asyncio.Future`` gives the list of str.
+    #[pyo3(signature = (sequences, skip_special_tokens = true))]
+    fn async_decode_batch<'py>(
+        slf: &Bound<'py, Self>,
+        sequences: &Bound<'py, PyAny>,
+        skip_special_tokens: bool,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let sequences = extract_id_lists(sequences)?;
+        let tokenizer = slf.clone().unbind();
+        run_in_executor(slf.py(), move |py| {
+            let decode = |t: &Tokenizer| t.decode_batch(&sequences, skip_special_tokens);
+            let texts = tokenizer.borrow(py).with_pipeline(py, decode)?.py()?;
+            Ok(texts.into_pyobject(py)?.into_any().unbind())
+        })
     }
 
     /// A call in the style of ``transformers``' tokenizers: ``tok(text, text_pair=None,
@@ -1087,12 +1161,62 @@ impl PyTokenizer {
         offset_type: OffsetType,
     ) -> PyResult<Bound<'py, PyList>> {
         let held = hold_batch(input, is_pretokenized)?;
-        let inputs = batch_inputs(&held)?;
+        self.encode_held_batch(py, &held, add_special_tokens, offset_type)
+    }
+
+    /// The batch is read (and checked) now, on the caller's thread; it is encoded by
+    /// `run_in_executor`'s thread.
+    fn encode_many_async<'py>(
+        slf: &Bound<'py, Self>,
+        input: &Bound<'py, PyAny>,
+        is_pretokenized: bool,
+        add_special_tokens: bool,
+        offset_type: OffsetType,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let held = hold_batch(input, is_pretokenized)?;
+        let owned: Vec<OwnedInput> = held.into_iter().map(HeldInput::unbind).collect();
+        let tokenizer = slf.clone().unbind();
+        run_in_executor(slf.py(), move |py| {
+            let held: Vec<HeldInput<'_>> = owned.iter().map(|input| input.bind(py)).collect();
+            let tokenizer = tokenizer.borrow(py);
+            let encodings = tokenizer.encode_held_batch(py, &held, add_special_tokens, offset_type)?;
+            Ok(encodings.into_any().unbind())
+        })
+    }
+
+    fn encode_held_batch<'py>(
+        &self,
+        py: Python<'py>,
+        held: &[HeldInput<'_>],
+        add_special_tokens: bool,
+        offset_type: OffsetType,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let inputs = batch_inputs(held)?;
         let batch = self
             .with_pipeline(py, |t| t.encode_batch_stored(inputs, add_special_tokens, offset_type, t.get_truncation(), t.get_padding()))?
             .py()?;
         into_py_encodings(py, batch)
     }
+
+    fn encode_held(
+        &self,
+        py: Python<'_>,
+        first: &HeldSequence<'_>,
+        second: Option<&HeldSequence<'_>>,
+        add_special_tokens: bool,
+    ) -> PyResult<PyEncoding> {
+        let input = match second {
+            Some(p) => EncodeInput::Dual(first.sequence()?, p.sequence()?),
+            None => EncodeInput::Single(first.sequence()?),
+        };
+        let encode = |t: &Tokenizer| t.encode(input, add_special_tokens, OffsetType::Char);
+        Ok(self.with_pipeline(py, encode)?.py()?.into())
+    }
+}
+
+/// Id lists from any iterable of id sequences (what `decode_batch` takes).
+fn extract_id_lists(sequences: &Bound<'_, PyAny>) -> PyResult<Vec<Vec<u32>>> {
+    sequences.try_iter()?.map(|ids| extract_ids(&ids?)).collect()
 }
 
 /// Python encodings of a batch (padded first, without the GIL), their deferred token texts

@@ -366,16 +366,6 @@ impl PyUnigramTrainer {
     }
 }
 
-/// `repr` of a Unigram model (as `tokenizers`: the type and its options).
-pub(crate) fn unigram_repr(m: &Unigram) -> String {
-    format!(
-        "Unigram(unk_id={}, byte_fallback={}, vocab=[{} pieces])",
-        m.unk_id().map_or("None".to_string(), |u| u.to_string()),
-        if m.byte_fallback() { "True" } else { "False" },
-        m.vocab().len()
-    )
-}
-
 pub fn register_models(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyUnigram>()
 }

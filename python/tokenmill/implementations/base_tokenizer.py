@@ -121,6 +121,19 @@ class BaseTokenizer:
             raise ValueError("encode_batch: `inputs` can't be `None`")
         return self._tokenizer.encode_batch(inputs, is_pretokenized, add_special_tokens)
 
+    async def async_encode_batch(self, inputs, is_pretokenized: bool = False, add_special_tokens: bool = True):
+        """:meth:`encode_batch` awaited: encodes off the event loop (see
+        :meth:`tokenmill.Tokenizer.async_encode_batch`)."""
+        if inputs is None:
+            raise ValueError("async_encode_batch: `inputs` can't be `None`")
+        return await self._tokenizer.async_encode_batch(inputs, is_pretokenized, add_special_tokens)
+
+    async def async_encode_batch_fast(self, inputs, is_pretokenized: bool = False, add_special_tokens: bool = True):
+        """:meth:`tokenmill.Tokenizer.encode_batch_fast` awaited, off the event loop."""
+        if inputs is None:
+            raise ValueError("async_encode_batch_fast: `inputs` can't be `None`")
+        return await self._tokenizer.async_encode_batch_fast(inputs, is_pretokenized, add_special_tokens)
+
     def decode(self, ids: List[int], skip_special_tokens: Optional[bool] = True) -> str:
         """Turns ids back into text."""
         if ids is None:
@@ -132,6 +145,12 @@ class BaseTokenizer:
         if sequences is None:
             raise ValueError("None input is not valid. Should be list of list of integers.")
         return self._tokenizer.decode_batch(sequences, skip_special_tokens=skip_special_tokens)
+
+    async def async_decode_batch(self, sequences: List[List[int]], skip_special_tokens: Optional[bool] = True) -> List[str]:
+        """:meth:`decode_batch` awaited, off the event loop."""
+        if sequences is None:
+            raise ValueError("async_decode_batch: `sequences` can't be `None`")
+        return await self._tokenizer.async_decode_batch(sequences, skip_special_tokens)
 
     def token_to_id(self, token: str) -> Optional[int]:
         """The id of ``token``, or None."""

@@ -28,6 +28,23 @@ impl DecodeStream {
         DecodeStream { ids, prefix: String::new(), prefix_ids: 0 }
     }
 
+    /// The stream's state, `(ids, prefix, prefix_ids)`, to copy or pickle it (see
+    /// [`DecodeStream::from_parts`]).
+    pub fn to_parts(&self) -> (Vec<u32>, String, usize) {
+        (self.ids.clone(), self.prefix.clone(), self.prefix_ids)
+    }
+
+    /// A stream in the state `to_parts` gave; an error if `prefix_ids` exceeds the ids.
+    pub fn from_parts(ids: Vec<u32>, prefix: String, prefix_ids: usize) -> Result<Self> {
+        if prefix_ids > ids.len() {
+            return Err(Error::InvalidArgument(format!(
+                "decode stream state: {prefix_ids} prefix ids but only {} ids",
+                ids.len()
+            )));
+        }
+        Ok(DecodeStream { ids, prefix, prefix_ids })
+    }
+
     /// Adds ids and returns the text they complete, if any. `decode` decodes a list of ids
     /// (the tokenizer's decode with the stream's skip_special_tokens).
     pub fn step(&mut self, new_ids: &[u32], decode: impl Fn(&[u32]) -> Result<String>) -> Result<Option<String>> {
@@ -85,6 +102,17 @@ mod tests {
     fn initial_ids_are_context_only() {
         let mut stream = DecodeStream::new(vec![b'x' as u32]);
         assert_eq!(stream.step(&[b'y' as u32], bytes).unwrap(), Some("y".to_string()));
+    }
+
+    #[test]
+    fn parts_round_trip_and_are_checked() {
+        let mut stream = DecodeStream::new(vec![b'x' as u32]);
+        stream.step(&[b'y' as u32], bytes).unwrap();
+        let (ids, prefix, prefix_ids) = stream.to_parts();
+        let mut copy = DecodeStream::from_parts(ids, prefix, prefix_ids).unwrap();
+        let z = [b'z' as u32];
+        assert_eq!(copy.step(&z, bytes).unwrap(), stream.step(&z, bytes).unwrap());
+        assert!(DecodeStream::from_parts(vec![1], String::new(), 2).is_err());
     }
 
     #[test]
