@@ -25,6 +25,13 @@ from tokenmill.models import Token
 from tokenmill.tokenizer import AddedToken, Encoding, Tokenizer
 from tokenmill.batch_encoding import BatchEncoding
 from tokenmill import implementations
+from tokenmill.implementations import (
+    BertWordPieceTokenizer,
+    ByteLevelBPETokenizer,
+    CharBPETokenizer,
+    SentencePieceBPETokenizer,
+    SentencePieceUnigramTokenizer,
+)
 from tokenmill import collocations, stopwords
 
 __all__ = [
@@ -47,6 +54,11 @@ __all__ = [
     "decoders",
     "Token",
     "implementations",
+    "BertWordPieceTokenizer",
+    "ByteLevelBPETokenizer",
+    "CharBPETokenizer",
+    "SentencePieceBPETokenizer",
+    "SentencePieceUnigramTokenizer",
     "tiktoken",
     "words",
     "Tokenizer",
