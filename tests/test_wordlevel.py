@@ -217,3 +217,18 @@ def test_special_tokens_are_added_tokens_as_in_tokenizers(name):
         trainer.special_tokens = []
         assert trainer.special_tokens == []
     assert got[:2] == got[2:]
+
+
+def test_train_new_from_iterator_like_transformers(tmp_path):
+    transformers = pytest.importorskip("transformers")
+    lines = lines_of(ENGLISH, 120_000)
+    source = tokenizers.Tokenizer(tokenizers.models.WordLevel({"[UNK]": 0, "[PAD]": 1}, unk_token="[UNK]"))
+    source.pre_tokenizer = tokenizers.pre_tokenizers.Whitespace()
+    source.add_special_tokens(["[UNK]", "[PAD]"])
+    path = tmp_path / "tokenizer.json"
+    source.save(str(path))
+    theirs = transformers.PreTrainedTokenizerFast(tokenizer_file=str(path), unk_token="[UNK]", pad_token="[PAD]")
+    theirs = theirs.train_new_from_iterator(lines, vocab_size=900)
+    ours = tokenmill.Tokenizer.from_file(str(path)).train_new_from_iterator(lines, vocab_size=900, show_progress=False)
+    assert ours.get_vocab() == theirs.get_vocab()
+    assert json.loads(ours.to_str())["model"] == json.loads(theirs.backend_tokenizer.to_str())["model"]
