@@ -38,7 +38,13 @@ pub struct WordLevelTrainer {
 
 impl Default for WordLevelTrainer {
     fn default() -> Self {
-        WordLevelTrainer { min_frequency: 0, vocab_size: 30_000, show_progress: true, special_tokens: vec![], words: WordCounts::default() }
+        WordLevelTrainer {
+            min_frequency: 0,
+            vocab_size: 30_000,
+            show_progress: true,
+            special_tokens: vec![],
+            words: WordCounts::default(),
+        }
     }
 }
 
@@ -62,8 +68,11 @@ impl WordLevelTrainer {
 
     /// The vocabulary learned from `counts` (see the module docs for the order).
     pub fn train_from_counts(&self, counts: &WordCounts) -> Vocab {
-        let mut words: Vec<(&str, u64)> =
-            counts.iter().filter(|&(_, &n)| n >= self.min_frequency).map(|(w, &n)| (w.as_str(), n)).collect();
+        let mut words: Vec<(&str, u64)> = counts
+            .iter()
+            .filter(|&(_, &n)| n >= self.min_frequency)
+            .map(|(w, &n)| (w.as_str(), n))
+            .collect();
         // Counts are unique per word, so an unstable sort is deterministic.
         words.sort_unstable_by_key(|&(word, n)| (Reverse(n), word));
         let specials = self.special_tokens.iter().map(|t| t.content.as_str());
@@ -91,22 +100,58 @@ mod tests {
 
     #[test]
     fn most_frequent_first_ties_in_byte_order() {
-        let words = counts(&[("the", 25), ("roses", 22), ("are", 24), ("red", 12), ("blue", 16), ("é", 16), ("z", 16)]);
-        let trainer = WordLevelTrainer { vocab_size: 6, ..Default::default() };
-        let expected = vocab(&[("the", 0), ("are", 1), ("roses", 2), ("blue", 3), ("z", 4), ("é", 5)]);
+        let words = counts(&[
+            ("the", 25),
+            ("roses", 22),
+            ("are", 24),
+            ("red", 12),
+            ("blue", 16),
+            ("é", 16),
+            ("z", 16),
+        ]);
+        let trainer = WordLevelTrainer {
+            vocab_size: 6,
+            ..Default::default()
+        };
+        let expected = vocab(&[
+            ("the", 0),
+            ("are", 1),
+            ("roses", 2),
+            ("blue", 3),
+            ("z", 4),
+            ("é", 5),
+        ]);
         assert_eq!(trainer.train_from_counts(&words), expected);
-        let trainer = WordLevelTrainer { min_frequency: 22, ..Default::default() };
-        assert_eq!(trainer.train_from_counts(&words), vocab(&[("the", 0), ("are", 1), ("roses", 2)]));
+        let trainer = WordLevelTrainer {
+            min_frequency: 22,
+            ..Default::default()
+        };
+        assert_eq!(
+            trainer.train_from_counts(&words),
+            vocab(&[("the", 0), ("are", 1), ("roses", 2)])
+        );
     }
 
     #[test]
     fn special_tokens_first_and_repeats_keep_their_last_id() {
         let words = counts(&[("a", 3), ("<s>", 2), ("b", 1)]);
         let special = |t: &str| AddedToken::from(t, true);
-        let trainer = WordLevelTrainer { special_tokens: vec![special("<s>"), special("<pad>")], ..Default::default() };
+        let trainer = WordLevelTrainer {
+            special_tokens: vec![special("<s>"), special("<pad>")],
+            ..Default::default()
+        };
         // "<s>" is listed at 0 (special) and at 3 (a word): it keeps 3, and 0 is a hole.
-        assert_eq!(trainer.train_from_counts(&words), vocab(&[("<pad>", 1), ("a", 2), ("<s>", 3), ("b", 4)]));
-        let trainer = WordLevelTrainer { vocab_size: 2, ..trainer };
-        assert_eq!(trainer.train_from_counts(&words), vocab(&[("<s>", 0), ("<pad>", 1)]));
+        assert_eq!(
+            trainer.train_from_counts(&words),
+            vocab(&[("<pad>", 1), ("a", 2), ("<s>", 3), ("b", 4)])
+        );
+        let trainer = WordLevelTrainer {
+            vocab_size: 2,
+            ..trainer
+        };
+        assert_eq!(
+            trainer.train_from_counts(&words),
+            vocab(&[("<s>", 0), ("<pad>", 1)])
+        );
     }
 }

@@ -24,7 +24,11 @@ pub struct WordLevelBuilder {
 
 impl Default for WordLevelBuilder {
     fn default() -> Self {
-        WordLevelBuilder { vocab: Vocab::new(), file: None, unk_token: DEFAULT_UNK_TOKEN.into() }
+        WordLevelBuilder {
+            vocab: Vocab::new(),
+            file: None,
+            unk_token: DEFAULT_UNK_TOKEN.into(),
+        }
     }
 }
 
@@ -52,7 +56,10 @@ impl WordLevelBuilder {
             Some(path) => super::files::read_file(path)?,
             None => self.vocab,
         };
-        Ok(WordLevel { vocab: Vocabulary::new(vocab), unk_token: self.unk_token })
+        Ok(WordLevel {
+            vocab: Vocabulary::new(vocab),
+            unk_token: self.unk_token,
+        })
     }
 }
 
@@ -68,7 +75,10 @@ pub struct WordLevel {
 /// An empty vocabulary and `<unk>`.
 impl Default for WordLevel {
     fn default() -> Self {
-        WordLevel { vocab: Vocabulary::default(), unk_token: DEFAULT_UNK_TOKEN.into() }
+        WordLevel {
+            vocab: Vocabulary::default(),
+            unk_token: DEFAULT_UNK_TOKEN.into(),
+        }
     }
 }
 
@@ -120,7 +130,11 @@ impl WordLevel {
     /// Calls `emit(id, (0, word.len()))`: the allocation-free core of `tokenize` and the
     /// ids-only paths.
     #[inline]
-    pub fn tokenize_with(&self, word: &str, mut emit: impl FnMut(u32, (usize, usize))) -> Result<()> {
+    pub fn tokenize_with(
+        &self,
+        word: &str,
+        mut emit: impl FnMut(u32, (usize, usize)),
+    ) -> Result<()> {
         emit(self.id_of(word)?, (0, word.len()));
         Ok(())
     }
@@ -131,7 +145,11 @@ impl Model for WordLevel {
         let id = self.id_of(word)?;
         // The word's own text, or the unk token's (as `tokenizers`, even where several tokens
         // share an id).
-        let value = if self.vocab.id(word).is_some() { word } else { &self.unk_token };
+        let value = if self.vocab.id(word).is_some() {
+            word
+        } else {
+            &self.unk_token
+        };
         Ok(vec![Token::new(id, value.to_owned(), (0, word.len()))])
     }
     fn token_to_id(&self, token: &str) -> Option<u32> {
@@ -153,7 +171,10 @@ impl Model for WordLevel {
 
 impl std::fmt::Debug for WordLevel {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("WordLevel").field("unk_token", &self.unk_token).field("vocab", &self.vocab.len()).finish()
+        f.debug_struct("WordLevel")
+            .field("unk_token", &self.unk_token)
+            .field("vocab", &self.vocab.len())
+            .finish()
     }
 }
 
@@ -162,12 +183,24 @@ mod tests {
     use super::*;
 
     fn model(tokens: &[&str], unk: &str) -> WordLevel {
-        let vocab = tokens.iter().enumerate().map(|(i, t)| (t.to_string(), i as u32)).collect();
-        WordLevel::builder().vocab(vocab).unk_token(unk.into()).build().unwrap()
+        let vocab = tokens
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (t.to_string(), i as u32))
+            .collect();
+        WordLevel::builder()
+            .vocab(vocab)
+            .unk_token(unk.into())
+            .build()
+            .unwrap()
     }
 
     fn tokens(m: &WordLevel, word: &str) -> Vec<(u32, String, (usize, usize))> {
-        m.tokenize(word).unwrap().into_iter().map(|t| (t.id, t.value, t.offsets)).collect()
+        m.tokenize(word)
+            .unwrap()
+            .into_iter()
+            .map(|t| (t.id, t.value, t.offsets))
+            .collect()
     }
 
     #[test]
@@ -177,7 +210,8 @@ mod tests {
         assert_eq!(tokens(&m, "hello"), vec![(0, "<unk>".to_string(), (0, 5))]);
         assert_eq!(tokens(&m, ""), vec![(0, "<unk>".to_string(), (0, 0))]);
         let mut ids = vec![];
-        m.tokenize_with("a", |id, offsets| ids.push((id, offsets))).unwrap();
+        m.tokenize_with("a", |id, offsets| ids.push((id, offsets)))
+            .unwrap();
         assert_eq!(ids, vec![(2, (0, 1))]);
     }
 
@@ -186,7 +220,10 @@ mod tests {
         let m = model(&["a", "b"], "<unk>");
         assert_eq!(tokens(&m, "b").len(), 1);
         let err = m.tokenize("c").unwrap_err().to_string();
-        assert!(err.starts_with("WordLevel error: Missing [UNK] token from the vocabulary"), "{err}");
+        assert!(
+            err.starts_with("WordLevel error: Missing [UNK] token from the vocabulary"),
+            "{err}"
+        );
         assert!(err.contains("\"c\"") && err.contains("<unk>"), "{err}");
     }
 
@@ -195,7 +232,10 @@ mod tests {
         assert_eq!(WordLevel::default(), WordLevel::builder().build().unwrap());
         assert_eq!(WordLevel::default().unk_token, DEFAULT_UNK_TOKEN);
         let m = model(&["x", "y"], "x");
-        assert_eq!((m.token_to_id("y"), m.id_to_token(0), m.id_to_token(5)), (Some(1), Some("x".into()), None));
+        assert_eq!(
+            (m.token_to_id("y"), m.id_to_token(0), m.id_to_token(5)),
+            (Some(1), Some("x".into()), None)
+        );
         assert_eq!(m.get_vocab_size(), 2);
     }
 }

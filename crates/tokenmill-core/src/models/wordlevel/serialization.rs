@@ -44,7 +44,9 @@ impl<'de> Visitor<'de> for WordLevelVisitor {
                 "type" => {
                     let kind: String = map.next_value()?;
                     if kind != "WordLevel" {
-                        return Err(de::Error::custom(format!("model type {kind:?} is not \"WordLevel\"")));
+                        return Err(de::Error::custom(format!(
+                            "model type {kind:?} is not \"WordLevel\""
+                        )));
                     }
                 }
                 "unk_token" => unk_token = Some(map.next_value()?),
@@ -56,7 +58,11 @@ impl<'de> Visitor<'de> for WordLevelVisitor {
         }
         let unk_token = unk_token.ok_or_else(|| de::Error::missing_field("unk_token"))?;
         let vocab = vocab.ok_or_else(|| de::Error::missing_field("vocab"))?;
-        WordLevel::builder().vocab(vocab).unk_token(unk_token).build().map_err(de::Error::custom)
+        WordLevel::builder()
+            .vocab(vocab)
+            .unk_token(unk_token)
+            .build()
+            .map_err(de::Error::custom)
     }
 }
 
@@ -74,9 +80,13 @@ mod tests {
         assert_eq!(wrapped, ModelWrapper::WordLevel(wl.clone()));
         assert_eq!(serde_json::to_string(&wrapped).unwrap(), json);
         // Old files without "type": WordPiece is tried first (it needs more fields).
-        let untyped: ModelWrapper = serde_json::from_str(&json.replace(r#""type":"WordLevel","#, "")).unwrap();
+        let untyped: ModelWrapper =
+            serde_json::from_str(&json.replace(r#""type":"WordLevel","#, "")).unwrap();
         assert_eq!(untyped, ModelWrapper::WordLevel(wl));
-        assert_eq!(serde_json::to_string(&WordLevel::default()).unwrap(), r#"{"type":"WordLevel","vocab":{},"unk_token":"<unk>"}"#);
+        assert_eq!(
+            serde_json::to_string(&WordLevel::default()).unwrap(),
+            r#"{"type":"WordLevel","vocab":{},"unk_token":"<unk>"}"#
+        );
     }
 
     #[test]
