@@ -136,7 +136,10 @@ impl TrainerWrapper {
         match self {
             TrainerWrapper::BpeTrainer(t) => t.feed_with(sequences, process),
             TrainerWrapper::WordPieceTrainer(t) => t.bpe_trainer.feed_with(sequences, process),
-            TrainerWrapper::WordLevelTrainer(t) => t.feed_with(sequences, process),
+            TrainerWrapper::WordLevelTrainer(_) => {
+                self.set_words(word_counts::count_words(sequences, process, |_| {})?);
+                Ok(())
+            }
             TrainerWrapper::UnigramTrainer(t) => t.feed_with(sequences, process),
         }
     }

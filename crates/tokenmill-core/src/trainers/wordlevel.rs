@@ -15,9 +15,8 @@ use std::cmp::Reverse;
 
 use serde::{Deserialize, Serialize};
 
-use super::word_counts::{count_words, WordCounts};
+use super::word_counts::WordCounts;
 use super::AddedToken;
-use crate::error::Result;
 use crate::models::wordlevel::Vocab;
 
 /// Options of WordLevel training (the same names, defaults and serialized layout as
@@ -32,7 +31,7 @@ pub struct WordLevelTrainer {
     pub show_progress: bool,
     /// Tokens that get the first ids, in this order.
     pub special_tokens: Vec<AddedToken>,
-    /// The word counts gathered by `feed`.
+    /// The word counts gathered by `feed` (`TrainerWrapper::feed_with`: the shared counting).
     pub words: WordCounts,
 }
 
@@ -49,18 +48,6 @@ impl Default for WordLevelTrainer {
 }
 
 impl WordLevelTrainer {
-    /// Counts the words of `sequences` (each cut into words by `process`, which hands them to
-    /// `emit`), replacing earlier counts. An error item stops the feed.
-    pub fn feed_with<I, S, F>(&mut self, sequences: I, process: F) -> Result<()>
-    where
-        I: Iterator<Item = Result<S>>,
-        S: AsRef<str> + Send,
-        F: Fn(&str, &mut dyn FnMut(&str)) -> Result<()> + Sync,
-    {
-        self.words = count_words(sequences, process, |_| {})?;
-        Ok(())
-    }
-
     /// The vocabulary learned from the fed word counts.
     pub fn train(&self) -> Vocab {
         self.train_from_counts(&self.words)
