@@ -93,6 +93,9 @@ def test_model_api_as_tokenizers(tmp_path):
     theirs, ours = (lib.models.WordLevel(vocab, unk_token="<unk>") for lib in LIBS)
     assert isinstance(ours, tokenmill.models.Model)
     assert repr(ours) == repr(theirs)
+    big = {f"w{i}": i for i in range(150)}
+    assert repr(tokenmill.models.WordLevel(big)) == repr(tokenizers.models.WordLevel(big))
+    assert str(tokenmill.models.WordLevel(big)) == str(tokenizers.models.WordLevel(big))
     # (tokenizers' models have no get_vocab: its Tokenizer's is the reference.)
     assert ours.get_vocab() == tokenizers.Tokenizer(theirs).get_vocab() == vocab
     assert ours.get_vocab_size() == len(vocab)

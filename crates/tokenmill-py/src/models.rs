@@ -177,6 +177,15 @@ impl PyModel {
             ModelWrapper::Unigram(m) => crate::unigram::unigram_repr(m),
         })
     }
+
+    /// `tokenizers`' str: the repr with at most 5 elements per container (WordLevel; the other
+    /// kinds print their repr).
+    fn __str__(&self) -> PyResult<String> {
+        match &*self.inner.read() {
+            ModelWrapper::WordLevel(m) => crate::repr::to_str(m).map_err(|e| PyValueError::new_err(e.to_string())),
+            _ => self.__repr__(),
+        }
+    }
 }
 
 /// Like `tokenizers`' repr: the options, then the first 99 vocabulary entries and merges
