@@ -172,13 +172,13 @@ def test_course_corpus_first_merge_and_history():
 def test_attributes_and_pickle():
     t = trainers.BpeTrainer(vocab_size=123, min_frequency=4, special_tokens=["<s>", "</s>"], initial_alphabet=["ab", "c", ""], end_of_word_suffix="</w>")
     assert isinstance(t, trainers.Trainer)
-    assert (t.vocab_size, t.min_frequency, t.special_tokens) == (123, 4, ["<s>", "</s>"])
+    assert (t.vocab_size, t.min_frequency, [s.content for s in t.special_tokens]) == (123, 4, ["<s>", "</s>"])
     assert t.initial_alphabet == ["a", "c"]
     t.vocab_size, t.max_token_length, t.continuing_subword_prefix = 77, 9, "##"
     t.special_tokens = [tokenizers.AddedToken("<pad>", special=True)]
     u = pickle.loads(pickle.dumps(t))
     assert type(u) is trainers.BpeTrainer
-    assert (u.vocab_size, u.max_token_length, u.continuing_subword_prefix, u.end_of_word_suffix, u.special_tokens) == (77, 9, "##", "</w>", ["<pad>"])
+    assert (u.vocab_size, u.max_token_length, u.continuing_subword_prefix, u.end_of_word_suffix, [s.content for s in u.special_tokens]) == (77, 9, "##", "</w>", ["<pad>"])
     reference = tokenizers.trainers.BpeTrainer(vocab_size=77, min_frequency=4, special_tokens=[tokenizers.AddedToken("<pad>", special=True)],
                                                initial_alphabet=["c"], end_of_word_suffix="</w>", continuing_subword_prefix="##", max_token_length=9)
     u.initial_alphabet = ["c"]  # tokenizers prints its alphabet in hash order: compare one char

@@ -155,7 +155,7 @@ def test_trainer_options_and_pickle():
 
     t = trainers.UnigramTrainer(vocab_size=123, shrinking_factor=0.5, max_piece_length=8, n_sub_iterations=3, seed_size=1000, initial_alphabet=["xyz", "q"], special_tokens=["<a>"])
     assert (t.vocab_size, t.shrinking_factor, t.max_piece_length, t.n_sub_iterations, t.seed_size) == (123, 0.5, 8, 3, 1000)
-    assert sorted(t.initial_alphabet) == ["q", "x"] and t.special_tokens == ["<a>"]
+    assert sorted(t.initial_alphabet) == ["q", "x"] and [s.content for s in t.special_tokens] == ["<a>"]
     t.vocab_size = 50
     back = pickle.loads(pickle.dumps(t))
     assert isinstance(back, trainers.UnigramTrainer) and back.vocab_size == 50

@@ -181,7 +181,7 @@ def test_trainer_attributes_pickle_and_errors():
     t.initial_alphabet = ["xyz", "q"]
     u = pickle.loads(pickle.dumps(t))
     assert isinstance(u, trainers.WordPieceTrainer)
-    assert (u.vocab_size, u.min_frequency, u.limit_alphabet, u.algorithm, u.special_tokens, sorted(u.initial_alphabet)) == (500, 3, 50, "likelihood", ["[UNK]"], ["q", "x"])
+    assert (u.vocab_size, u.min_frequency, u.limit_alphabet, u.algorithm, [s.content for s in u.special_tokens], sorted(u.initial_alphabet)) == (500, 3, 50, "likelihood", ["[UNK]"], ["q", "x"])
     assert "WordPieceTrainer" in repr(u)
     with pytest.raises(tokenmill.InvalidArgumentError, match="likelihood"):
         trainers.WordPieceTrainer(algorithm="unigram")

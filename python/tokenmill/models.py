@@ -16,6 +16,11 @@ Same classes and arguments as ``tokenizers.models``:
   token, invalid UTF-8 or — for ``from_file`` — a missing unk token raise ``FormatError``
   naming the file and line; ``tokenizers`` keeps the later id of a duplicate silently);
   ``save`` writes ``vocab.txt`` in id order.
+- :class:`WordLevel`: each word is one token, looked up whole (``unk_token``, default
+  ``"<unk>"``; a word outside the vocabulary raises when the vocabulary lacks the unk token,
+  with ``tokenizers``' message). ``WordLevel.from_file`` / ``WordLevel.read_file`` read
+  ``vocab.json`` (malformed JSON or a non-integer id raise ``FormatError`` naming the file and
+  line; ``tokenizers`` skips non-number ids); ``save`` writes ``vocab.json`` in id order.
 - :class:`Unigram`: SentencePiece's unigram language model (``vocab`` of (piece, log-prob),
   ``unk_id``, ``byte_fallback``); the best segmentation exactly as ``tokenizers``, plus
   ``nbest`` (sentencepiece's n-best), ``sample`` (subword regularization from the n best or the
@@ -32,7 +37,8 @@ _native_module = _native.models
 Model = _native_module.Model
 BPE = _native_module.BPE
 WordPiece = _native_module.WordPiece
+WordLevel = _native_module.WordLevel
 Unigram = _native_module.Unigram
 Token = _native_module.Token
 
-__all__ = ["Model", "BPE", "WordPiece", "Unigram", "Token"]
+__all__ = ["Model", "BPE", "WordPiece", "WordLevel", "Unigram", "Token"]

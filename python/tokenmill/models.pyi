@@ -83,6 +83,25 @@ class WordPiece(Model):
     continuing_subword_prefix: str
     max_input_chars_per_word: int
 
+class WordLevel(Model):
+    """WordLevel model, as ``tokenizers.models.WordLevel``: a word in the vocabulary is its own
+    token; another word is ``unk_token`` (default ``"<unk>"``), or an error when the vocabulary
+    lacks ``unk_token`` too."""
+    def __init__(
+        self,
+        vocab: Optional[Union[Dict[str, int], str, PathLike]] = None,
+        unk_token: Optional[str] = None,
+    ) -> None: ...
+    @staticmethod
+    def read_file(vocab: Union[str, PathLike]) -> Dict[str, int]:
+        """``vocab.json`` as token → id; ``FormatError`` naming the file and line if malformed."""
+        ...
+    @classmethod
+    def from_file(cls, vocab: Union[str, PathLike], unk_token: Optional[str] = None) -> "WordLevel":
+        """A model from ``vocab.json`` (the unk token need not be in it)."""
+        ...
+    unk_token: str
+
 class Unigram(Model):
     """SentencePiece's unigram model, as ``tokenizers.models.Unigram``."""
     def __init__(

@@ -14,6 +14,17 @@ kept, the lower code points among equally frequent ones.
 SentencePiece's algorithm (suffix-array seeds, EM with digamma updates, pruning by likelihood
 loss); it is deterministic (ties go to the lexicographically smaller piece).
 
+``WordLevelTrainer`` has the options of ``tokenizers.trainers.WordLevelTrainer`` and learns the
+same vocabulary: the special tokens first, then the words by decreasing count, **words of equal
+count in increasing byte (code-point) order**, cut at ``vocab_size``; words seen fewer than
+``min_frequency`` times are left out. As in ``tokenizers``, a special token that is also a
+corpus word keeps the word's (later) id, leaving its own id unused.
+
+Every trainer's ``special_tokens`` gives ``AddedToken`` objects (special, and not normalized
+unless set so), and accepts ``str`` or ``AddedToken``. A trainer only trains its own kind of
+model: another kind raises before anything is read (``tokenizers``' message, e.g.
+``UnigramTrainer can only train a Unigram``).
+
 After training, ``BpeTrainer.merge_history`` lists every merge as ``(left, right, count)``.
 
 ``WordPieceTrainer`` has the options of ``tokenizers.trainers.WordPieceTrainer`` and two
@@ -31,6 +42,7 @@ _native_module = _native.trainers
 Trainer = _native_module.Trainer
 BpeTrainer = _native_module.BpeTrainer
 WordPieceTrainer = _native_module.WordPieceTrainer
+WordLevelTrainer = _native_module.WordLevelTrainer
 UnigramTrainer = _native_module.UnigramTrainer
 
-__all__ = ["Trainer", "BpeTrainer", "WordPieceTrainer", "UnigramTrainer"]
+__all__ = ["Trainer", "BpeTrainer", "WordPieceTrainer", "WordLevelTrainer", "UnigramTrainer"]

@@ -1,5 +1,7 @@
 from typing import Iterable, List, Optional, Tuple, Union
 
+from tokenmill.tokenizer import AddedToken
+
 class Trainer:
     """Base class of all trainers (see ``Tokenizer.train``)."""
     def __getstate__(self) -> bytes: ...
@@ -12,7 +14,7 @@ class BpeTrainer(Trainer):
         vocab_size: int = 30000,
         min_frequency: int = 0,
         show_progress: bool = True,
-        special_tokens: Optional[Iterable[Union[str, object]]] = None,
+        special_tokens: Optional[Iterable[Union[str, AddedToken]]] = None,
         limit_alphabet: Optional[int] = None,
         initial_alphabet: Optional[List[str]] = None,
         continuing_subword_prefix: Optional[str] = None,
@@ -22,7 +24,12 @@ class BpeTrainer(Trainer):
     vocab_size: int
     min_frequency: int
     show_progress: bool
-    special_tokens: List[str]
+    @property
+    def special_tokens(self) -> List[AddedToken]:
+        """The special tokens as ``AddedToken`` objects (marked special)."""
+        ...
+    @special_tokens.setter
+    def special_tokens(self, value: Iterable[Union[str, AddedToken]]) -> None: ...
     limit_alphabet: Optional[int]
     initial_alphabet: List[str]
     continuing_subword_prefix: Optional[str]
@@ -42,7 +49,7 @@ class WordPieceTrainer(Trainer):
         vocab_size: int = 30000,
         min_frequency: int = 0,
         show_progress: bool = True,
-        special_tokens: Optional[Iterable[Union[str, object]]] = None,
+        special_tokens: Optional[Iterable[Union[str, AddedToken]]] = None,
         limit_alphabet: Optional[int] = None,
         initial_alphabet: Optional[List[str]] = None,
         continuing_subword_prefix: Optional[str] = "##",
@@ -52,7 +59,12 @@ class WordPieceTrainer(Trainer):
     vocab_size: int
     min_frequency: int
     show_progress: bool
-    special_tokens: List[str]
+    @property
+    def special_tokens(self) -> List[AddedToken]:
+        """The special tokens as ``AddedToken`` objects (marked special)."""
+        ...
+    @special_tokens.setter
+    def special_tokens(self, value: Iterable[Union[str, AddedToken]]) -> None: ...
     limit_alphabet: Optional[int]
     initial_alphabet: List[str]
     continuing_subword_prefix: Optional[str]
@@ -64,13 +76,34 @@ class WordPieceTrainer(Trainer):
         (left, right, score) with ``"likelihood"``."""
         ...
 
+class WordLevelTrainer(Trainer):
+    """Trainer of a WordLevel model (tokenizers' options and vocabulary): the special tokens,
+    then the words by decreasing count, equal counts in increasing byte (code-point) order, cut
+    at ``vocab_size``; words seen fewer than ``min_frequency`` times are left out."""
+    def __init__(
+        self,
+        vocab_size: int = 30000,
+        min_frequency: int = 0,
+        show_progress: bool = True,
+        special_tokens: Optional[Iterable[Union[str, AddedToken]]] = None,
+    ) -> None: ...
+    vocab_size: int
+    min_frequency: int
+    show_progress: bool
+    @property
+    def special_tokens(self) -> List[AddedToken]:
+        """The special tokens as ``AddedToken`` objects (marked special)."""
+        ...
+    @special_tokens.setter
+    def special_tokens(self, value: Iterable[Union[str, AddedToken]]) -> None: ...
+
 class UnigramTrainer(Trainer):
     """Trainer of a Unigram model (tokenizers' options; SentencePiece's algorithm; deterministic)."""
     def __init__(
         self,
         vocab_size: int = 8000,
         show_progress: bool = True,
-        special_tokens: Optional[Iterable[Union[str, object]]] = None,
+        special_tokens: Optional[Iterable[Union[str, AddedToken]]] = None,
         initial_alphabet: Optional[List[str]] = None,
         shrinking_factor: float = 0.75,
         unk_token: Optional[str] = None,
@@ -80,7 +113,12 @@ class UnigramTrainer(Trainer):
     ) -> None: ...
     vocab_size: int
     show_progress: bool
-    special_tokens: List[str]
+    @property
+    def special_tokens(self) -> List[AddedToken]:
+        """The special tokens as ``AddedToken`` objects (marked special)."""
+        ...
+    @special_tokens.setter
+    def special_tokens(self, value: Iterable[Union[str, AddedToken]]) -> None: ...
     initial_alphabet: List[str]
     shrinking_factor: float
     unk_token: Optional[str]

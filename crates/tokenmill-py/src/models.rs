@@ -1,4 +1,4 @@
-//! `tokenmill.models`: the `Model` base class, `BPE`, and `Token`.
+//! `tokenmill.models`: the `Model` base class, `BPE`, `WordPiece`, `WordLevel`, and `Token`.
 use std::collections::HashMap;
 use std::path::PathBuf;
 
@@ -6,10 +6,11 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple, PyType};
 use tokenmill_core::models::bpe::{self, BpeBuilder, BpeOptions, Merges, BPE};
+use tokenmill_core::models::wordlevel::{self, WordLevel};
 use tokenmill_core::models::wordpiece::{self, WordPieceBuilder};
 use tokenmill_core::models::ModelWrapper;
 use tokenmill_core::tokenizer::{Model, Token};
-use tokenmill_core::trainers::{BpeTrainer, TrainerWrapper, WordPieceTrainer};
+use tokenmill_core::trainers::TrainerWrapper;
 
 use crate::errors::ToPyResult;
 use crate::shared::{getter, setter, Shared};
@@ -90,6 +91,7 @@ pub(crate) fn shared_to_python(py: Python<'_>, model: Shared<ModelWrapper>) -> P
         Ok(match m {
             ModelWrapper::BPE(_) => Py::new(py, base.add_subclass(PyBPE {}))?.into_any(),
             ModelWrapper::WordPiece(_) => Py::new(py, base.add_subclass(PyWordPiece {}))?.into_any(),
+            ModelWrapper::WordLevel(_) => Py::new(py, base.add_subclass(PyWordLevel {}))?.into_any(),
             ModelWrapper::Unigram(_) => Py::new(py, base.add_subclass(crate::unigram::PyUnigram {}))?.into_any(),
         })
     })
@@ -151,11 +153,7 @@ impl PyModel {
 
     /// A trainer for this kind of model, with default settings (BPE: a `BpeTrainer`).
     fn get_trainer(&self, py: Python<'_>) -> PyResult<PyObject> {
-        let trainer = match &*self.inner.read() {
-            ModelWrapper::BPE(_) => TrainerWrapper::BpeTrainer(BpeTrainer::default()),
-            ModelWrapper::WordPiece(_) => TrainerWrapper::WordPieceTrainer(WordPieceTrainer::default()),
-            ModelWrapper::Unigram(_) => TrainerWrapper::UnigramTrainer(Default::default()),
-        };
+        let trainer = TrainerWrapper::for_model(&self.inner.read());
         crate::trainers::to_python(py, trainer)
     }
 
@@ -460,10 +458,68 @@ impl PyWordPiece {
     }
 }
 
+/// WordLevel model, as `tokenizers.models.WordLevel`: each word is looked up whole in the
+/// vocabulary; a word that is not in it becomes ``unk_token`` (default ``"<unk>"``), and when
+/// the vocabulary lacks ``unk_token`` too, tokenizing it raises (``tokenizers``' message,
+/// ``WordLevel error: Missing [UNK] token from the vocabulary``, then the word and the unk
+/// token).
+///
+/// `vocab` is a dict token → id or the path of a `vocab.json`.
+#[pyclass(extends = PyModel, module = "tokenmill.models", name = "WordLevel")]
+pub struct PyWordLevel {}
+
+#[pymethods]
+impl PyWordLevel {
+    #[new]
+    #[pyo3(signature = (vocab=None, unk_token=None))]
+    fn new(py: Python<'_>, vocab: Option<&Bound<'_, PyAny>>, unk_token: Option<String>) -> PyResult<(Self, PyModel)> {
+        let mut builder = WordLevel::builder();
+        if let Some(unk) = unk_token {
+            builder = builder.unk_token(unk);
+        }
+        match vocab {
+            None => {}
+            Some(v) if v.is_instance_of::<PyDict>() => builder = builder.vocab(v.extract()?),
+            Some(v) => {
+                let path: PathBuf = v.extract().map_err(|_| PyTypeError::new_err("vocab must be a dict token → id or the path of a vocab.json"))?;
+                builder = builder.file(path);
+            }
+        }
+        let model = py.allow_threads(|| builder.build()).py()?;
+        Ok((PyWordLevel {}, PyModel::new(ModelWrapper::WordLevel(model))))
+    }
+
+    /// Reads `vocab.json` and returns the dict token → id. Malformed JSON or an id that is not
+    /// a non-negative integer raise `FormatError` naming the file and line.
+    #[staticmethod]
+    #[pyo3(signature = (vocab))]
+    fn read_file(py: Python<'_>, vocab: PathBuf) -> PyResult<HashMap<String, u32>> {
+        py.allow_threads(|| wordlevel::files::read_file(&vocab)).py()
+    }
+
+    /// A WordLevel model from `vocab.json` (the unk token need not be in it, as in
+    /// `tokenizers`).
+    #[classmethod]
+    #[pyo3(signature = (vocab, unk_token=None))]
+    fn from_file<'py>(cls: &Bound<'py, PyType>, vocab: PathBuf, unk_token: Option<String>) -> PyResult<Bound<'py, PyAny>> {
+        cls.call1((vocab, unk_token))
+    }
+
+    #[getter]
+    fn get_unk_token(self_: PyRef<'_, Self>) -> PyResult<String> {
+        getter!(self_, ModelWrapper::WordLevel, |m| m.unk_token.clone())
+    }
+    #[setter]
+    fn set_unk_token(self_: PyRef<'_, Self>, unk_token: String) -> PyResult<()> {
+        setter!(self_, ModelWrapper::WordLevel, |m| m.unk_token = unk_token)
+    }
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyModel>()?;
     m.add_class::<PyBPE>()?;
     m.add_class::<PyWordPiece>()?;
+    m.add_class::<PyWordLevel>()?;
     crate::unigram::register_models(m)?;
     m.add_class::<PyToken>()?;
     Ok(())

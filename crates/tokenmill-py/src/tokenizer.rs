@@ -18,7 +18,7 @@ use tokenmill_core::trainers::progress::Progress;
 use tokenmill_core::utils::parallel::{self, drop_all};
 use tokenmill_core::utils::padding::{PaddingDirection, PaddingParams, PaddingStrategy};
 use tokenmill_core::utils::truncation::{TruncationDirection, TruncationParams, TruncationStrategy};
-use tokenmill_core::trainers::{BpeTrainer, TrainerWrapper, WordPieceTrainer};
+use tokenmill_core::trainers::TrainerWrapper;
 
 use crate::encoding::{PyEncoding, PyEncodingBatch};
 use crate::model_inputs::{
@@ -1139,10 +1139,7 @@ impl PyTokenizer {
         let mut working = match &trainer {
             Some(t) => t.inner.snapshot(),
             // The model's own kind of trainer, as `model.get_trainer()` in `tokenizers`.
-            None => match tokenizer.get_model() {
-                ModelWrapper::WordPiece(_) => TrainerWrapper::from(WordPieceTrainer::default()),
-                _ => TrainerWrapper::from(BpeTrainer::default()),
-            },
+            None => TrainerWrapper::for_model(tokenizer.get_model()),
         };
         let result = py.allow_threads(|| crate::memory::small_pages(|| run(tokenizer, &mut working)));
         if let Some(t) = &trainer {

@@ -1,13 +1,17 @@
-//! `tokenmill.trainers`: the base `Trainer` and `BpeTrainer` (tokenizers' constructor and
-//! attributes), plus test/explain hooks that train straight from word counts.
+//! `tokenmill.trainers`: the base `Trainer`, `BpeTrainer`, `WordPieceTrainer` and
+//! `WordLevelTrainer` (tokenizers' constructors and attributes; `UnigramTrainer` is in
+//! `unigram.rs`), plus test/explain hooks that train straight from word counts.
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 use serde::ser::{Serialize, SerializeStruct, Serializer};
-use tokenmill_core::trainers::{AddedToken, BpeTrainResult, BpeTrainer, MergeScore, TrainerWrapper, WordCounts, WordPieceAlgorithm, WordPieceTrainer};
+use tokenmill_core::trainers::{
+    AddedToken, BpeTrainResult, BpeTrainer, MergeScore, TrainerWrapper, WordCounts, WordLevelTrainer, WordPieceAlgorithm, WordPieceTrainer,
+};
 
 use crate::errors::ToPyResult;
 use crate::shared::{getter, setter, Shared};
+use crate::tokenizer::PyAddedToken;
 
 /// Base class of all trainers. A trainer learns a model from a corpus, through
 /// `Tokenizer.train(files, trainer)` or `Tokenizer.train_from_iterator(iterator, trainer)`.
@@ -28,9 +32,17 @@ impl PyTrainer {
     }
 
     /// Restores a pickled state, in `tokenizers`' layout or tokenmill's older one
-    /// (`{"type": "BpeTrainer", ...}`).
+    /// (`{"type": "BpeTrainer", ...}`). The state must be of this object's kind of trainer.
     fn __setstate__(&mut self, state: &[u8]) -> PyResult<()> {
-        self.inner.set(from_pickle_state(state).map_err(|e| PyValueError::new_err(format!("cannot unpickle trainer: {e}")))?);
+        let trainer = from_pickle_state(state).map_err(|e| PyValueError::new_err(format!("cannot unpickle trainer: {e}")))?;
+        if std::mem::discriminant(&trainer) != std::mem::discriminant(&*self.inner.read()) {
+            return Err(PyValueError::new_err(format!(
+                "cannot unpickle trainer: the state is a {}, not a {}",
+                trainer_name(&trainer),
+                trainer_name(&self.inner.read())
+            )));
+        }
+        self.inner.set(trainer);
         Ok(())
     }
 
@@ -57,6 +69,8 @@ impl Serialize for TokenizersLayout<'_> {
         match self.0 {
             TrainerWrapper::BpeTrainer(t) => serializer.serialize_newtype_variant("TrainerWrapper", 0, "BpeTrainer", &BpeLayout(t)),
             TrainerWrapper::WordPieceTrainer(t) => serializer.serialize_newtype_variant("TrainerWrapper", 1, "WordPieceTrainer", &WordPieceLayout(t)),
+            // Field for field `tokenizers`' layout.
+            TrainerWrapper::WordLevelTrainer(t) => serializer.serialize_newtype_variant("TrainerWrapper", 2, "WordLevelTrainer", t),
             TrainerWrapper::UnigramTrainer(t) => serializer.serialize_newtype_variant("TrainerWrapper", 3, "UnigramTrainer", t),
         }
     }
@@ -105,6 +119,16 @@ impl Serialize for WordPieceLayout<'_> {
     }
 }
 
+/// The Python class name of a trainer ("BpeTrainer").
+fn trainer_name(trainer: &TrainerWrapper) -> &'static str {
+    match trainer {
+        TrainerWrapper::BpeTrainer(_) => "BpeTrainer",
+        TrainerWrapper::WordPieceTrainer(_) => "WordPieceTrainer",
+        TrainerWrapper::WordLevelTrainer(_) => "WordLevelTrainer",
+        TrainerWrapper::UnigramTrainer(_) => "UnigramTrainer",
+    }
+}
+
 fn pickle_state(trainer: &TrainerWrapper) -> serde_json::Result<Vec<u8>> {
     serde_json::to_vec(&TokenizersLayout(trainer))
 }
@@ -131,11 +155,14 @@ pub(crate) fn to_python(py: Python<'_>, wrapper: TrainerWrapper) -> PyResult<PyO
     match wrapper {
         TrainerWrapper::BpeTrainer(_) => Ok(Py::new(py, (PyBpeTrainer {}, PyTrainer { inner: Shared::new(wrapper) }))?.into_any()),
         TrainerWrapper::WordPieceTrainer(_) => Ok(Py::new(py, (PyWordPieceTrainer {}, PyTrainer { inner: Shared::new(wrapper) }))?.into_any()),
+        TrainerWrapper::WordLevelTrainer(_) => Ok(Py::new(py, (PyWordLevelTrainer {}, PyTrainer { inner: Shared::new(wrapper) }))?.into_any()),
         TrainerWrapper::UnigramTrainer(_) => Ok(Py::new(py, (crate::unigram::PyUnigramTrainer {}, PyTrainer { inner: Shared::new(wrapper) }))?.into_any()),
     }
 }
 
-/// Special tokens given as `str` or as objects with a `.content` (e.g. `AddedToken`).
+/// Special tokens given as `str` or as objects with a `.content` (e.g. `AddedToken`). As in
+/// `tokenizers`, a given `AddedToken` is marked special (the caller's object changes too), so
+/// its `normalized`, unless set explicitly, becomes False.
 pub(crate) fn extract_special_tokens(tokens: &Bound<'_, PyAny>) -> PyResult<Vec<AddedToken>> {
     let mut out = Vec::new();
     for item in tokens.try_iter()? {
@@ -143,6 +170,9 @@ pub(crate) fn extract_special_tokens(tokens: &Bound<'_, PyAny>) -> PyResult<Vec<
         if let Ok(s) = item.extract::<String>() {
             out.push(AddedToken::from(s, true));
         } else if let Ok(content) = item.getattr("content").and_then(|c| c.extract::<String>()) {
+            if let Ok(token) = item.downcast::<PyAddedToken>() {
+                token.setattr("special", true)?;
+            }
             let flag = |name: &str, default: bool| -> bool { item.getattr(name).and_then(|v| v.extract::<bool>()).unwrap_or(default) };
             out.push(AddedToken {
                 content,
@@ -157,6 +187,11 @@ pub(crate) fn extract_special_tokens(tokens: &Bound<'_, PyAny>) -> PyResult<Vec<
         }
     }
     Ok(out)
+}
+
+/// A trainer's special tokens as `AddedToken` objects (what `tokenizers` returns).
+pub(crate) fn special_tokens_to_python(tokens: &[AddedToken]) -> Vec<PyAddedToken> {
+    tokens.iter().cloned().map(PyAddedToken::from).collect()
 }
 
 /// The first character of each string (as `tokenizers` takes them); empty strings are ignored.
@@ -240,10 +275,10 @@ impl PyBpeTrainer {
     fn set_show_progress(self_: PyRef<'_, Self>, value: bool) -> PyResult<()> {
         setter!(self_, TrainerWrapper::BpeTrainer, |t| t.show_progress = value)
     }
-    /// The special tokens, as their text.
+    /// The special tokens, as `AddedToken` objects.
     #[getter]
-    fn get_special_tokens(self_: PyRef<'_, Self>) -> PyResult<Vec<String>> {
-        getter!(self_, TrainerWrapper::BpeTrainer, |t| t.special_tokens.iter().map(|t| t.content.clone()).collect())
+    fn get_special_tokens(self_: PyRef<'_, Self>) -> PyResult<Vec<PyAddedToken>> {
+        getter!(self_, TrainerWrapper::BpeTrainer, |t| special_tokens_to_python(&t.special_tokens))
     }
     #[setter]
     fn set_special_tokens(self_: PyRef<'_, Self>, value: &Bound<'_, PyAny>) -> PyResult<()> {
@@ -463,9 +498,10 @@ impl PyWordPieceTrainer {
     fn set_show_progress(self_: PyRef<'_, Self>, value: bool) -> PyResult<()> {
         wp_set!(self_, |t| t.bpe_trainer.show_progress = value)
     }
+    /// The special tokens, as `AddedToken` objects.
     #[getter]
-    fn get_special_tokens(self_: PyRef<'_, Self>) -> PyResult<Vec<String>> {
-        wp_get!(self_, |t| t.bpe_trainer.special_tokens.iter().map(|s| s.content.clone()).collect())
+    fn get_special_tokens(self_: PyRef<'_, Self>) -> PyResult<Vec<PyAddedToken>> {
+        wp_get!(self_, |t| special_tokens_to_python(&t.bpe_trainer.special_tokens))
     }
     #[setter]
     fn set_special_tokens(self_: PyRef<'_, Self>, value: &Bound<'_, PyAny>) -> PyResult<()> {
@@ -546,10 +582,87 @@ fn _train_wordpiece_from_word_counts<'py>(
     Ok(d)
 }
 
+/// Trainer capable of training a WordLevel model (`tokenizers.trainers.WordLevelTrainer`).
+///
+/// Args:
+///     vocab_size (int): the size of the final vocabulary, special tokens included.
+///     min_frequency (int): the minimum count a word must have to be in the vocabulary.
+///     show_progress (bool): whether to show progress bars (only on a terminal).
+///     special_tokens (list of str or AddedToken): tokens that get the first ids, in order.
+///
+/// The vocabulary and ids are those of ``tokenizers``: the special tokens, then the words by
+/// decreasing count, **words of equal count in increasing byte (code-point) order**, cut at
+/// ``vocab_size``. As in ``tokenizers``, a special token that is also a corpus word keeps the
+/// word's (later) id and leaves its own id unused.
+///
+/// Example::
+///
+///     >>> tokenizer = Tokenizer(WordLevel(unk_token="<unk>"))
+///     >>> tokenizer.pre_tokenizer = pre_tokenizers.Whitespace()
+///     >>> trainer = WordLevelTrainer(vocab_size=10000, special_tokens=["<unk>"])
+///     >>> tokenizer.train(["corpus.txt"], trainer)
+#[pyclass(extends = PyTrainer, module = "tokenmill.trainers", name = "WordLevelTrainer")]
+pub struct PyWordLevelTrainer {}
+
+#[pymethods]
+impl PyWordLevelTrainer {
+    #[new]
+    #[pyo3(signature = (vocab_size=30000, min_frequency=0, show_progress=true, special_tokens=None))]
+    fn new(vocab_size: usize, min_frequency: u64, show_progress: bool, special_tokens: Option<&Bound<'_, PyAny>>) -> PyResult<(Self, PyTrainer)> {
+        let trainer = WordLevelTrainer {
+            vocab_size,
+            min_frequency,
+            show_progress,
+            special_tokens: match special_tokens {
+                Some(t) => extract_special_tokens(t)?,
+                None => vec![],
+            },
+            ..Default::default()
+        };
+        Ok((PyWordLevelTrainer {}, PyTrainer { inner: Shared::new(TrainerWrapper::WordLevelTrainer(trainer)) }))
+    }
+
+    #[getter]
+    fn get_vocab_size(self_: PyRef<'_, Self>) -> PyResult<usize> {
+        getter!(self_, TrainerWrapper::WordLevelTrainer, |t| t.vocab_size)
+    }
+    #[setter]
+    fn set_vocab_size(self_: PyRef<'_, Self>, value: usize) -> PyResult<()> {
+        setter!(self_, TrainerWrapper::WordLevelTrainer, |t| t.vocab_size = value)
+    }
+    #[getter]
+    fn get_min_frequency(self_: PyRef<'_, Self>) -> PyResult<u64> {
+        getter!(self_, TrainerWrapper::WordLevelTrainer, |t| t.min_frequency)
+    }
+    #[setter]
+    fn set_min_frequency(self_: PyRef<'_, Self>, value: u64) -> PyResult<()> {
+        setter!(self_, TrainerWrapper::WordLevelTrainer, |t| t.min_frequency = value)
+    }
+    #[getter]
+    fn get_show_progress(self_: PyRef<'_, Self>) -> PyResult<bool> {
+        getter!(self_, TrainerWrapper::WordLevelTrainer, |t| t.show_progress)
+    }
+    #[setter]
+    fn set_show_progress(self_: PyRef<'_, Self>, value: bool) -> PyResult<()> {
+        setter!(self_, TrainerWrapper::WordLevelTrainer, |t| t.show_progress = value)
+    }
+    /// The special tokens, as `AddedToken` objects.
+    #[getter]
+    fn get_special_tokens(self_: PyRef<'_, Self>) -> PyResult<Vec<PyAddedToken>> {
+        getter!(self_, TrainerWrapper::WordLevelTrainer, |t| special_tokens_to_python(&t.special_tokens))
+    }
+    #[setter]
+    fn set_special_tokens(self_: PyRef<'_, Self>, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        let tokens = extract_special_tokens(value)?;
+        setter!(self_, TrainerWrapper::WordLevelTrainer, |t| t.special_tokens = tokens)
+    }
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyTrainer>()?;
     m.add_class::<PyBpeTrainer>()?;
     m.add_class::<PyWordPieceTrainer>()?;
+    m.add_class::<PyWordLevelTrainer>()?;
     m.add_function(wrap_pyfunction!(_train_wordpiece_from_word_counts, m)?)?;
     crate::unigram::register_trainers(m)?;
     m.add_function(wrap_pyfunction!(_train_bpe_from_word_counts, m)?)?;

@@ -13,7 +13,8 @@ use tokenmill_core::trainers::{TrainerWrapper, UnigramTrainer};
 
 use crate::errors::ToPyResult;
 use crate::models::{PyModel, PyToken};
-use crate::trainers::{extract_alphabet, extract_special_tokens, PyTrainer};
+use crate::tokenizer::PyAddedToken;
+use crate::trainers::{extract_alphabet, extract_special_tokens, special_tokens_to_python, PyTrainer};
 
 /// Texts longer than this are segmented with the GIL released.
 const RELEASE_GIL_BYTES: usize = 4096;
@@ -306,10 +307,10 @@ impl PyUnigramTrainer {
     fn set_show_progress(self_: PyRef<'_, Self>, value: bool) -> PyResult<()> {
         with_trainer_mut(self_.as_super(), |t| t.show_progress = value)
     }
-    /// The special tokens, as their text.
+    /// The special tokens, as `AddedToken` objects.
     #[getter]
-    fn get_special_tokens(self_: PyRef<'_, Self>) -> PyResult<Vec<String>> {
-        with_trainer(self_.as_super(), |t| t.special_tokens.iter().map(|s| s.content.clone()).collect())
+    fn get_special_tokens(self_: PyRef<'_, Self>) -> PyResult<Vec<PyAddedToken>> {
+        with_trainer(self_.as_super(), |t| special_tokens_to_python(&t.special_tokens))
     }
     #[setter]
     fn set_special_tokens(self_: PyRef<'_, Self>, value: &Bound<'_, PyAny>) -> PyResult<()> {

@@ -9,10 +9,12 @@ use crate::tokenizer::{Model, Token};
 
 pub mod bpe;
 pub mod unigram;
+pub mod wordlevel;
 pub mod wordpiece;
 
 pub use bpe::BPE;
 pub use unigram::Unigram;
+pub use wordlevel::WordLevel;
 pub use wordpiece::WordPiece;
 
 /// Every model family, as the Tokenizer holds its model. Serialized exactly like the "model"
@@ -21,6 +23,7 @@ pub use wordpiece::WordPiece;
 pub enum ModelWrapper {
     BPE(BPE),
     WordPiece(WordPiece),
+    WordLevel(WordLevel),
     Unigram(Unigram),
 }
 
@@ -33,6 +36,12 @@ impl From<BPE> for ModelWrapper {
 impl From<WordPiece> for ModelWrapper {
     fn from(wordpiece: WordPiece) -> Self {
         ModelWrapper::WordPiece(wordpiece)
+    }
+}
+
+impl From<WordLevel> for ModelWrapper {
+    fn from(m: WordLevel) -> Self {
+        ModelWrapper::WordLevel(m)
     }
 }
 
@@ -49,6 +58,7 @@ impl ModelWrapper {
         match self {
             ModelWrapper::BPE(m) => m.tokenize_with(sequence, emit),
             ModelWrapper::WordPiece(m) => m.tokenize_with(sequence, emit),
+            ModelWrapper::WordLevel(m) => m.tokenize_with(sequence, emit),
             ModelWrapper::Unigram(m) => m.tokenize_with(sequence, emit),
         }
     }
@@ -63,6 +73,7 @@ impl ModelWrapper {
         match self {
             ModelWrapper::BPE(_) => "BPE",
             ModelWrapper::WordPiece(_) => "WordPiece",
+            ModelWrapper::WordLevel(_) => "WordLevel",
             ModelWrapper::Unigram(_) => "Unigram",
         }
     }
@@ -73,6 +84,7 @@ impl Model for ModelWrapper {
         match self {
             ModelWrapper::BPE(m) => m.tokenize(sequence),
             ModelWrapper::WordPiece(m) => m.tokenize(sequence),
+            ModelWrapper::WordLevel(m) => m.tokenize(sequence),
             ModelWrapper::Unigram(m) => m.tokenize(sequence),
         }
     }
@@ -80,6 +92,7 @@ impl Model for ModelWrapper {
         match self {
             ModelWrapper::BPE(m) => m.token_to_id(token),
             ModelWrapper::WordPiece(m) => m.token_to_id(token),
+            ModelWrapper::WordLevel(m) => m.token_to_id(token),
             ModelWrapper::Unigram(m) => m.token_to_id(token),
         }
     }
@@ -87,6 +100,7 @@ impl Model for ModelWrapper {
         match self {
             ModelWrapper::BPE(m) => m.id_to_token(id),
             ModelWrapper::WordPiece(m) => m.id_to_token(id),
+            ModelWrapper::WordLevel(m) => m.id_to_token(id),
             ModelWrapper::Unigram(m) => m.id_to_token(id),
         }
     }
@@ -94,6 +108,7 @@ impl Model for ModelWrapper {
         match self {
             ModelWrapper::BPE(m) => m.get_vocab(),
             ModelWrapper::WordPiece(m) => m.get_vocab(),
+            ModelWrapper::WordLevel(m) => m.get_vocab(),
             ModelWrapper::Unigram(m) => m.get_vocab(),
         }
     }
@@ -101,6 +116,7 @@ impl Model for ModelWrapper {
         match self {
             ModelWrapper::BPE(m) => m.get_vocab_size(),
             ModelWrapper::WordPiece(m) => m.get_vocab_size(),
+            ModelWrapper::WordLevel(m) => m.get_vocab_size(),
             ModelWrapper::Unigram(m) => m.get_vocab_size(),
         }
     }
@@ -108,6 +124,7 @@ impl Model for ModelWrapper {
         match self {
             ModelWrapper::BPE(m) => m.save(folder, prefix),
             ModelWrapper::WordPiece(m) => m.save(folder, prefix),
+            ModelWrapper::WordLevel(m) => m.save(folder, prefix),
             ModelWrapper::Unigram(m) => m.save(folder, prefix),
         }
     }
@@ -118,6 +135,7 @@ impl Serialize for ModelWrapper {
         match self {
             ModelWrapper::BPE(m) => m.serialize(serializer),
             ModelWrapper::WordPiece(m) => m.serialize(serializer),
+            ModelWrapper::WordLevel(m) => m.serialize(serializer),
             ModelWrapper::Unigram(m) => m.serialize(serializer),
         }
     }
@@ -135,17 +153,22 @@ impl<'de> Deserialize<'de> for ModelWrapper {
             Some(Some(kind)) if kind == "WordPiece" => {
                 WordPiece::deserialize(value).map(ModelWrapper::WordPiece).map_err(D::Error::custom)
             }
+            Some(Some(kind)) if kind == "WordLevel" => {
+                WordLevel::deserialize(value).map(ModelWrapper::WordLevel).map_err(D::Error::custom)
+            }
             Some(Some(kind)) if kind == "Unigram" => Unigram::deserialize(value).map(ModelWrapper::Unigram).map_err(D::Error::custom),
             Some(Some(kind)) => Err(D::Error::custom(format!(
-                "unknown model type {kind:?} (supported: \"BPE\", \"WordPiece\", \"Unigram\")"
+                "unknown model type {kind:?} (supported: \"BPE\", \"WordPiece\", \"WordLevel\", \"Unigram\")"
             ))),
             Some(None) => Err(D::Error::custom("model \"type\" must be a string")),
             // Untyped (old) files, in tokenizers' order: BPE needs "merges", so it is tried
-            // first; then WordPiece, then Unigram.
+            // first; then WordPiece, then WordLevel (whose fields are a subset of
+            // WordPiece's), then Unigram.
             None => match BPE::deserialize(&value) {
                 Ok(bpe) => Ok(ModelWrapper::BPE(bpe)),
                 Err(bpe_error) => WordPiece::deserialize(&value)
                     .map(ModelWrapper::WordPiece)
+                    .or_else(|_| WordLevel::deserialize(&value).map(ModelWrapper::WordLevel))
                     .or_else(|_| Unigram::deserialize(&value).map(ModelWrapper::Unigram))
                     .map_err(|_| D::Error::custom(bpe_error)),
             },

@@ -176,7 +176,7 @@ impl TokenizeWith for ModelWrapper {
                 b.unk_token.is_none() && !b.byte_fallback && b.continuing_subword_prefix.is_none() && b.end_of_word_suffix.is_none()
             }
             // Continuation tokens carry the prefix; unknown words become the unk token.
-            ModelWrapper::WordPiece(_) => false,
+            ModelWrapper::WordPiece(_) | ModelWrapper::WordLevel(_) => false,
             // Unigram tokens are slices (unknown runs too, as in `tokenizers`) except byte fallback.
             ModelWrapper::Unigram(u) => !u.byte_fallback(),
         }
@@ -817,7 +817,7 @@ impl Tokenizer {
     // ---- encode, token texts deferred ----
 
     /// The table that deferred token texts are filled from, when this tokenizer can defer them:
-    /// its model has one (WordPiece) and its post-processor never reads token texts (ByteLevel's
+    /// its model has one (WordPiece, WordLevel) and its post-processor never reads token texts (ByteLevel's
     /// and Roberta's offset trimming do, so those keep the texts).
     pub fn deferred_token_table(&self) -> Option<Arc<TokensById>> {
         fn reads_texts(p: &PostProcessorWrapper) -> bool {
@@ -827,8 +827,12 @@ impl Tokenizer {
                 PostProcessorWrapper::Sequence(s) => s.processors.iter().any(reads_texts),
             }
         }
-        let ModelWrapper::WordPiece(model) = &self.model else { return None };
-        (!self.post_processor.as_ref().is_some_and(reads_texts)).then(|| model.token_table())
+        let table = match &self.model {
+            ModelWrapper::WordPiece(model) => model.token_table(),
+            ModelWrapper::WordLevel(model) => model.token_table(),
+            _ => return None,
+        };
+        (!self.post_processor.as_ref().is_some_and(reads_texts)).then_some(table)
     }
 
     /// `encode_batch_with` without a string per token: when `deferred_token_table` gives a
@@ -891,6 +895,7 @@ impl Tokenizer {
     /// Trains the model on text files, read line by line (line ends kept) and streamed. Invalid
     /// UTF-8 stops training with an error naming the file, line and byte offset.
     pub fn train_from_files(&mut self, trainer: &mut TrainerWrapper, files: &[PathBuf]) -> Result<()> {
+        trainer.check_model(&self.model)?;
         let total = corpus::total_size(files)?;
         let progress = Progress::bytes(trainer.should_show_progress(), total, "Reading files");
         let lines = corpus::file_lines(files.to_vec()).inspect(|line| {
@@ -909,6 +914,7 @@ impl Tokenizer {
         I: Iterator<Item = Result<S>>,
         S: AsRef<str> + Send + Sync,
     {
+        trainer.check_model(&self.model)?;
         self.feed_trainer(trainer, sequences)?;
         self.finish_training(trainer)
     }

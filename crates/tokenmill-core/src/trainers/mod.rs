@@ -5,7 +5,10 @@
 //!    pre-tokenizer (the `process` callback) and the resulting words are counted
 //!    ([`word_counts`]: in parallel, streamed chunk by chunk, never holding the corpus whole;
 //!    counts are `u64`).
-//! 2. **train** — the model is learned from the word counts ([`bpe::BpeTrainer`]).
+//! 2. **train** — the model is learned from the word counts ([`bpe::BpeTrainer`],
+//!    [`wordpiece::WordPieceTrainer`], [`wordlevel::WordLevelTrainer`],
+//!    [`unigram::UnigramTrainer`]). A trainer only trains its own kind of model; another kind
+//!    is an error before anything is read (`tokenizers` raises the same error after reading).
 //!
 //! [`TrainerWrapper`] is the enum the Tokenizer drives: `feed(iterator, process)` then `train`.
 //!
@@ -30,6 +33,7 @@ pub mod direct;
 pub mod progress;
 pub mod unigram;
 pub mod word_counts;
+pub mod wordlevel;
 pub mod wordpiece;
 
 use serde::{Deserialize, Serialize};
@@ -37,6 +41,7 @@ use serde::{Deserialize, Serialize};
 pub use bpe::{BpeTrainResult, BpeTrainer, LearnedMerge};
 pub use unigram::UnigramTrainer;
 pub use word_counts::WordCounts;
+pub use wordlevel::WordLevelTrainer;
 pub use wordpiece::{MergeScore, WordPieceAlgorithm, WordPieceTrainResult, WordPieceTrainer};
 
 use crate::error::{Error, Result};
@@ -52,14 +57,51 @@ use crate::tokenizer::Trainer;
 pub enum TrainerWrapper {
     BpeTrainer(BpeTrainer),
     WordPieceTrainer(WordPieceTrainer),
+    WordLevelTrainer(WordLevelTrainer),
     UnigramTrainer(UnigramTrainer),
 }
 
 impl TrainerWrapper {
+    /// A default trainer for `model`'s kind (`tokenizers`' `model.get_trainer()`).
+    pub fn for_model(model: &ModelWrapper) -> Self {
+        match model {
+            ModelWrapper::BPE(_) => BpeTrainer::default().into(),
+            ModelWrapper::WordPiece(_) => WordPieceTrainer::default().into(),
+            ModelWrapper::WordLevel(_) => WordLevelTrainer::default().into(),
+            ModelWrapper::Unigram(_) => UnigramTrainer::default().into(),
+        }
+    }
+
+    /// The trainer's name and the kind of model it trains ("BpeTrainer", "BPE").
+    fn name_and_kind(&self) -> (&'static str, &'static str) {
+        match self {
+            TrainerWrapper::BpeTrainer(_) => ("BpeTrainer", "BPE"),
+            TrainerWrapper::WordPieceTrainer(_) => ("WordPieceTrainer", "WordPiece"),
+            TrainerWrapper::WordLevelTrainer(_) => ("WordLevelTrainer", "WordLevel"),
+            TrainerWrapper::UnigramTrainer(_) => ("UnigramTrainer", "Unigram"),
+        }
+    }
+
+    /// The error for a model of another kind: `tokenizers`' message ("UnigramTrainer can only
+    /// train a Unigram"), then the model's kind.
+    fn mismatch(&self, model_kind: &str) -> Error {
+        let (name, kind) = self.name_and_kind();
+        Error::InvalidArgument(format!("{name} can only train a {kind} model, not a {model_kind} model"))
+    }
+
+    /// Fails unless this trainer trains `model`'s kind of model.
+    pub fn check_model(&self, model: &ModelWrapper) -> Result<()> {
+        if model.kind() == self.name_and_kind().1 {
+            return Ok(());
+        }
+        Err(self.mismatch(model.kind()))
+    }
+
     pub fn should_show_progress(&self) -> bool {
         match self {
             TrainerWrapper::BpeTrainer(t) => t.show_progress,
             TrainerWrapper::WordPieceTrainer(t) => t.bpe_trainer.show_progress,
+            TrainerWrapper::WordLevelTrainer(t) => t.show_progress,
             TrainerWrapper::UnigramTrainer(t) => t.show_progress,
         }
     }
@@ -74,10 +116,12 @@ impl TrainerWrapper {
         match self {
             TrainerWrapper::BpeTrainer(t) => t.feed(sequences, process),
             TrainerWrapper::WordPieceTrainer(t) => t.bpe_trainer.feed(sequences, process),
-            TrainerWrapper::UnigramTrainer(t) => t.feed_with(sequences.map(Ok), |s: &str, emit: &mut dyn FnMut(&str)| {
-                process(s)?.iter().for_each(|w| emit(w));
-                Ok(())
-            }),
+            TrainerWrapper::WordLevelTrainer(_) | TrainerWrapper::UnigramTrainer(_) => {
+                self.feed_with(sequences.map(Ok), |s: &str, emit: &mut dyn FnMut(&str)| {
+                    process(s)?.iter().for_each(|w| emit(w));
+                    Ok(())
+                })
+            }
         }
     }
 
@@ -92,6 +136,10 @@ impl TrainerWrapper {
         match self {
             TrainerWrapper::BpeTrainer(t) => t.feed_with(sequences, process),
             TrainerWrapper::WordPieceTrainer(t) => t.bpe_trainer.feed_with(sequences, process),
+            TrainerWrapper::WordLevelTrainer(_) => {
+                self.set_words(word_counts::count_words(sequences, process, |_| {})?);
+                Ok(())
+            }
             TrainerWrapper::UnigramTrainer(t) => t.feed_with(sequences, process),
         }
     }
@@ -123,6 +171,7 @@ impl TrainerWrapper {
         match self {
             TrainerWrapper::BpeTrainer(t) => t.words = words,
             TrainerWrapper::WordPieceTrainer(t) => t.bpe_trainer.words = words,
+            TrainerWrapper::WordLevelTrainer(t) => t.words = words,
             TrainerWrapper::UnigramTrainer(t) => t.words = words,
         }
     }
@@ -131,8 +180,7 @@ impl TrainerWrapper {
     pub fn train_bpe(&self) -> Result<BpeTrainResult> {
         match self {
             TrainerWrapper::BpeTrainer(t) => t.train_and_record(),
-            TrainerWrapper::WordPieceTrainer(_) => Err(Error::InvalidArgument("a WordPieceTrainer trains a WordPiece model, not BPE".into())),
-            TrainerWrapper::UnigramTrainer(_) => Err(Error::InvalidArgument("a UnigramTrainer trains a Unigram model, not BPE".into())),
+            _ => Err(self.mismatch("BPE")),
         }
     }
 
@@ -141,6 +189,7 @@ impl TrainerWrapper {
         match self {
             TrainerWrapper::BpeTrainer(t) => &t.special_tokens,
             TrainerWrapper::WordPieceTrainer(t) => t.special_tokens(),
+            TrainerWrapper::WordLevelTrainer(t) => &t.special_tokens,
             TrainerWrapper::UnigramTrainer(t) => &t.special_tokens,
         }
     }
@@ -165,24 +214,21 @@ impl Trainer for TrainerWrapper {
 
     /// Trains and puts the learned vocabulary (and merges) into `model`, keeping the model's
     /// other options (unk token, dropout, byte fallback, ...) as `tokenizers` does. Like
-    /// `tokenizers`, a trainer only trains its own kind of model.
+    /// `tokenizers`, a trainer only trains its own kind of model (see `check_model`).
     fn train(&self, model: &mut ModelWrapper) -> Result<Vec<AddedToken>> {
-        if let TrainerWrapper::UnigramTrainer(t) = self {
-            // As `tokenizers`: a Unigram model keeps its byte_fallback; another model is replaced.
-            let byte_fallback = matches!(&*model, ModelWrapper::Unigram(u) if u.byte_fallback());
-            *model = ModelWrapper::Unigram(t.train_model(byte_fallback)?);
-            return Ok(t.special_tokens.clone());
-        }
         match (self, &mut *model) {
             (TrainerWrapper::BpeTrainer(_), ModelWrapper::BPE(_)) => self.train_bpe_model(model),
             (TrainerWrapper::WordPieceTrainer(t), ModelWrapper::WordPiece(wordpiece)) => train_wordpiece(t, wordpiece),
-            (TrainerWrapper::BpeTrainer(_), other) => {
-                Err(Error::InvalidArgument(format!("a BpeTrainer cannot train a {} model", other.kind())))
+            (TrainerWrapper::WordLevelTrainer(t), ModelWrapper::WordLevel(wordlevel)) => {
+                wordlevel.set_vocab(t.train());
+                Ok(t.special_tokens.clone())
             }
-            (TrainerWrapper::WordPieceTrainer(_), other) => {
-                Err(Error::InvalidArgument(format!("a WordPieceTrainer cannot train a {} model", other.kind())))
+            (TrainerWrapper::UnigramTrainer(t), ModelWrapper::Unigram(unigram)) => {
+                // As `tokenizers`: the trained model keeps the model's byte_fallback.
+                *unigram = t.train_model(unigram.byte_fallback())?;
+                Ok(t.special_tokens.clone())
             }
-            (TrainerWrapper::UnigramTrainer(_), _) => Err(Error::Other("the Unigram trainer is dispatched above".into())),
+            (_, other) => Err(self.mismatch(other.kind())),
         }
     }
 }
@@ -224,6 +270,12 @@ impl From<UnigramTrainer> for TrainerWrapper {
 impl From<BpeTrainer> for TrainerWrapper {
     fn from(t: BpeTrainer) -> Self {
         TrainerWrapper::BpeTrainer(t)
+    }
+}
+
+impl From<WordLevelTrainer> for TrainerWrapper {
+    fn from(t: WordLevelTrainer) -> Self {
+        TrainerWrapper::WordLevelTrainer(t)
     }
 }
 

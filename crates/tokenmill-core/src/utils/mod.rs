@@ -8,5 +8,6 @@ pub mod parallel;
 pub mod prefetch;
 pub mod truncation;
 pub mod tokens_by_id;
+pub mod vocabulary;
 pub(crate) mod shared_snapshot;
 pub(crate) mod word_cache;

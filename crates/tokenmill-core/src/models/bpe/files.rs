@@ -99,8 +99,18 @@ pub fn write_atomic(path: &Path, contents: &[u8]) -> Result<()> {
     Ok(())
 }
 
-fn vocab_json(bpe: &BPE) -> Result<Vec<u8>> {
-    Ok(serde_json::to_vec(&OrderedVocab(bpe.vocab_in_id_order()))?)
+/// Writes `vocab.json` (a JSON object token → id, in id order) to `path` atomically: the
+/// vocabulary file of BPE and WordLevel models.
+pub(crate) fn write_vocab_json(path: &Path, in_id_order: Vec<(&str, u32)>) -> Result<()> {
+    write_atomic(path, &serde_json::to_vec(&OrderedVocab(in_id_order))?)
+}
+
+/// `[prefix-]base`: the name `tokenizers` gives a model file saved with a prefix.
+pub(crate) fn prefixed_name(prefix: Option<&str>, base: &str) -> String {
+    match prefix {
+        Some(p) => format!("{p}-{base}"),
+        None => base.to_string(),
+    }
 }
 
 fn merges_txt(bpe: &BPE) -> Vec<u8> {
@@ -118,18 +128,14 @@ fn merges_txt(bpe: &BPE) -> Vec<u8> {
 pub fn save_as(bpe: &BPE, folder: &Path, vocab_name: &str, merges_name: &str) -> Result<Vec<PathBuf>> {
     let vocab_path = folder.join(vocab_name);
     let merges_path = folder.join(merges_name);
-    write_atomic(&vocab_path, &vocab_json(bpe)?)?;
+    write_vocab_json(&vocab_path, bpe.vocab_in_id_order())?;
     write_atomic(&merges_path, &merges_txt(bpe))?;
     Ok(vec![vocab_path, merges_path])
 }
 
 /// `[prefix-]vocab.json` and `[prefix-]merges.txt` in `folder` (the `tokenizers` names).
 pub fn save(bpe: &BPE, folder: &Path, prefix: Option<&str>) -> Result<Vec<PathBuf>> {
-    let name = |base: &str| match prefix {
-        Some(p) => format!("{p}-{base}"),
-        None => base.to_string(),
-    };
-    save_as(bpe, folder, &name("vocab.json"), &name("merges.txt"))
+    save_as(bpe, folder, &prefixed_name(prefix, "vocab.json"), &prefixed_name(prefix, "merges.txt"))
 }
 
 /// The data-gym pair `encoder.json` + `vocab.bpe` in `folder` (GPT-2's original file names).

@@ -11,7 +11,7 @@ use rustc_hash::FxHashMap;
 
 use super::model::{Vocab, WordPiece};
 use crate::error::{Error, Result};
-use crate::models::bpe::files::{text_lines, write_atomic};
+use crate::models::bpe::files::{prefixed_name, text_lines, write_atomic};
 
 /// Reads `vocab.txt` into token → id.
 pub fn read_file(path: &Path) -> Result<Vocab> {
@@ -59,11 +59,7 @@ fn vocab_txt(model: &WordPiece) -> Result<Vec<u8>> {
 
 /// Writes `[prefix-]vocab.txt` into `folder` (atomically) and returns its path.
 pub fn save(model: &WordPiece, folder: &Path, prefix: Option<&str>) -> Result<Vec<PathBuf>> {
-    let name = match prefix {
-        Some(p) => format!("{p}-vocab.txt"),
-        None => "vocab.txt".to_string(),
-    };
-    let path = folder.join(name);
+    let path = folder.join(prefixed_name(prefix, "vocab.txt"));
     write_atomic(&path, &vocab_txt(model)?)?;
     Ok(vec![path])
 }

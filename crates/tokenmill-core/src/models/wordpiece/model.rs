@@ -4,14 +4,13 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use rustc_hash::FxHashMap;
-
 use super::trie::{Automaton, Pop};
 use crate::error::{Error, Result};
 use crate::models::bpe::BPE;
 use crate::models::bpe::DEFAULT_CACHE_CAPACITY;
 use crate::tokenizer::{Model, Token};
 use crate::utils::tokens_by_id::TokensById;
+use crate::utils::vocabulary::Vocabulary;
 use crate::utils::word_cache::{self, new_cache_id};
 
 /// token → id
@@ -107,10 +106,7 @@ impl WordPieceBuilder {
 /// vocabulary and the prefix (the unk token and the length limit are applied before it).
 #[derive(Clone)]
 pub struct WordPiece {
-    vocab: FxHashMap<String, u32>,
-    /// Shared (an `Arc`) so that encodings can take their token texts from it later (see
-    /// `token_table`).
-    tokens_by_id: Arc<TokensById>,
+    vocab: Vocabulary,
     pub unk_token: String,
     continuing_subword_prefix: String,
     pub max_input_chars_per_word: usize,
@@ -130,12 +126,10 @@ impl WordPiece {
     }
 
     pub(crate) fn assemble(vocab: Vocab, unk_token: String, prefix: String, max_input_chars_per_word: usize) -> Self {
-        let vocab: FxHashMap<String, u32> = vocab.into_iter().collect();
-        let tokens_by_id = Arc::new(TokensById::new(vocab.iter().map(|(t, &id)| (t.as_str(), id))));
-        let automaton = Automaton::new(vocab.iter().map(|(t, &id)| (t.as_str(), id)), &prefix);
+        let vocab = Vocabulary::new(vocab);
+        let automaton = Automaton::new(vocab.iter(), &prefix);
         WordPiece {
             vocab,
-            tokens_by_id,
             unk_token,
             continuing_subword_prefix: prefix,
             max_input_chars_per_word,
@@ -162,7 +156,7 @@ impl WordPiece {
     /// Changes the prefix (and recompiles the matcher).
     pub fn set_continuing_subword_prefix(&mut self, prefix: String) {
         if prefix != self.continuing_subword_prefix {
-            self.automaton = Automaton::new(self.vocab.iter().map(|(t, &id)| (t.as_str(), id)), &prefix);
+            self.automaton = Automaton::new(self.vocab.iter(), &prefix);
             self.continuing_subword_prefix = prefix;
             self.cache_id = new_cache_id();
         }
@@ -176,16 +170,16 @@ impl WordPiece {
     /// The id → token text table (shared, cheap to clone): what encodings whose token texts
     /// were deferred fill them from (see `Tokenizer::encode_batch_deferred`).
     pub fn token_table(&self) -> Arc<TokensById> {
-        Arc::clone(&self.tokens_by_id)
+        self.vocab.table()
     }
 
     /// (token, id) in increasing id order.
     pub fn vocab_in_id_order(&self) -> Vec<(&str, u32)> {
-        self.tokens_by_id.in_id_order()
+        self.vocab.in_id_order()
     }
 
     fn unk_id(&self, word: &str) -> Result<u32> {
-        self.vocab.get(&self.unk_token).copied().ok_or_else(|| {
+        self.vocab.id(&self.unk_token).ok_or_else(|| {
             let shown: String = word.chars().take(40).collect();
             let more = if shown.len() < word.len() { "…" } else { "" };
             Error::InvalidArgument(format!(
@@ -243,7 +237,7 @@ impl WordPiece {
     }
 
     fn token_of(&self, id: u32) -> String {
-        self.tokens_by_id.get(id).unwrap_or_default().to_owned()
+        self.vocab.token(id).unwrap_or_default().to_owned()
     }
 }
 
@@ -260,13 +254,13 @@ impl Model for WordPiece {
         Ok(tokens)
     }
     fn token_to_id(&self, token: &str) -> Option<u32> {
-        self.vocab.get(token).copied()
+        self.vocab.id(token)
     }
     fn id_to_token(&self, id: u32) -> Option<String> {
-        self.tokens_by_id.get(id).map(str::to_owned)
+        self.vocab.token(id).map(str::to_owned)
     }
     fn get_vocab(&self) -> HashMap<String, u32> {
-        self.vocab.iter().map(|(t, &id)| (t.clone(), id)).collect()
+        self.vocab.to_map()
     }
     fn get_vocab_size(&self) -> usize {
         self.vocab.len()
