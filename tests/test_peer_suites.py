@@ -28,7 +28,16 @@ RUNNABLE = {"tokenizers": 165, "tiktoken": 33, "sentencepiece": 72, "nltk": 8}
 
 # Peer tests that may fail on tokenmill, with the reason (the README lists the same).
 KNOWN_EXCEPTIONS: dict[str, dict[str, str]] = {
-    "tokenizers": {},
+    "tokenizers": {
+        "tests.bindings.test_normalizers.TestSequence::test_item_getters_and_setters": (
+            "asserts that Replace.pattern can be neither read nor set, a limitation of tokenizers "
+            "(its compiled pattern keeps no source); tokenmill reads and sets it"
+        ),
+        "tests.bindings.test_pre_tokenizers.TestSequence::test_item_getters_and_setters": (
+            "asserts that Split.pattern cannot be read, a limitation of tokenizers; tokenmill "
+            "returns it"
+        ),
+    },
     "tiktoken": {},
     "sentencepiece": {},
     "nltk": {},

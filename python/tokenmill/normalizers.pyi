@@ -66,7 +66,7 @@ class Prepend(Normalizer):
     def __init__(self, prepend: str = "▁") -> None: ...
 
 class Replace(Normalizer):
-    # ``pattern`` can be neither read nor set (AttributeError), as in tokenizers; repr() shows it.
+    pattern: Union[str, Regex]
     content: str
     def __init__(self, pattern: Union[str, Regex], content: str) -> None: ...
 

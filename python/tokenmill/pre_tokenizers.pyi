@@ -38,7 +38,9 @@ class BertPreTokenizer(PreTokenizer):
     def __init__(self) -> None: ...
 
 class Split(PreTokenizer):
-    # ``pattern`` can be neither read nor set (AttributeError), as in tokenizers; repr() shows it.
+    @property
+    def pattern(self) -> Any:
+        """The pattern: a str for a literal, a ``tokenmill.Regex`` for a regex."""
     behavior: str
     invert: bool
     def __init__(self, pattern: Union[str, Any], behavior: Behavior, invert: bool = False) -> None: ...

@@ -4,7 +4,7 @@
 //!
 //! Also the top-level `tokenmill.Regex` (a compiled pattern for `Replace` and `Split`) and
 //! `tokenmill.NormalizedString` (a string with its alignments, for exploring normalizers).
-use pyo3::exceptions::{PyAttributeError, PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PySlice, PyTuple};
 
@@ -326,16 +326,6 @@ impl PyPrepend {
 #[pyclass(extends = PyNormalizer, module = "tokenmill.normalizers", name = "Replace")]
 pub struct PyReplace;
 
-/// The error for reading or setting the `pattern` of a `Replace` or `Split`: `tokenizers` allows
-/// neither (its compiled pattern keeps no source to return), and code written for it expects
-/// the raise; the pattern shows in `repr()` and tokenizer.json.
-pub(crate) fn fixed_pattern_error(owner: &str, action: &str) -> PyErr {
-    PyAttributeError::new_err(format!(
-        "Cannot {action} pattern: a {owner}'s pattern is fixed when it is made, as in tokenizers \
-         (it shows in repr()); make a new {owner} for another pattern"
-    ))
-}
-
 /// A `str` (literal) or a `tokenmill.Regex` from Python.
 pub(crate) fn extract_replace_pattern(pattern: &Bound<'_, PyAny>) -> PyResult<ReplacePattern> {
     if let Ok(s) = pattern.extract::<String>() {
@@ -363,15 +353,21 @@ impl PyReplace {
         PyTuple::new(py, ["", ""])
     }
 
-    /// Not readable, as in ``tokenizers`` (an ``AttributeError``); ``repr()`` shows it.
+    /// The pattern: a str for a literal, a ``tokenmill.Regex`` for a regex.
     #[getter]
-    fn get_pattern(&self) -> PyResult<()> {
-        Err(fixed_pattern_error("Replace", "get"))
+    fn get_pattern(self_: PyRef<'_, Self>) -> PyResult<PyObject> {
+        let py = self_.py();
+        match getter!(self_, NormalizerWrapper::Replace, |n| n.pattern().clone())? {
+            ReplacePattern::String(s) => Ok(s.into_pyobject(py)?.into_any().unbind()),
+            ReplacePattern::Regex(r) => Ok(Py::new(py, PyRegex::new(&r)?)?.into_any()),
+        }
     }
-    /// Not settable, as in ``tokenizers``: make a new ``Replace`` instead.
     #[setter]
-    fn set_pattern(&self, _pattern: &Bound<'_, PyAny>) -> PyResult<()> {
-        Err(fixed_pattern_error("Replace", "set"))
+    fn set_pattern(self_: PyRef<'_, Self>, pattern: &Bound<'_, PyAny>) -> PyResult<()> {
+        let pattern = extract_replace_pattern(pattern)?;
+        let content = getter!(self_, NormalizerWrapper::Replace, |n| n.content.clone())?;
+        let replace = Replace::new(pattern, content).py()?;
+        setter!(self_, NormalizerWrapper::Replace, |n| *n = replace)
     }
     #[getter]
     fn get_content(self_: PyRef<'_, Self>) -> PyResult<String> {

@@ -13,7 +13,7 @@ use tokenmill_core::tokenizer::{OffsetReferential, OffsetType, Offsets, PreToken
 use tokenmill_core::Error;
 
 use crate::errors::ToPyResult;
-use crate::normalizers::{fixed_pattern_error, PyRegex};
+use crate::normalizers::PyRegex;
 use crate::shared::{getter, setter, Node};
 
 /// Base class of all pre-tokenizers. Not meant to be built directly: build one of its
@@ -304,15 +304,20 @@ impl PySplit {
         PyTuple::new(py, [" ", "removed"])
     }
 
-    /// Not readable, as in ``tokenizers`` (an ``AttributeError``); ``repr()`` shows it.
+    /// The pattern: a str for a literal, a ``tokenmill.Regex`` for a regex.
     #[getter]
-    fn get_pattern(&self) -> PyResult<()> {
-        Err(fixed_pattern_error("Split", "get"))
-    }
-    /// Not settable, as in ``tokenizers``: make a new ``Split`` instead.
-    #[setter]
-    fn set_pattern(&self, _pattern: &Bound<'_, PyAny>) -> PyResult<()> {
-        Err(fixed_pattern_error("Split", "set"))
+    fn get_pattern(self_: PyRef<'_, Self>) -> PyResult<PyObject> {
+        let py = self_.py();
+        let pattern = getter!(self_, PreTokenizerWrapper::Split, |p| p.pattern.clone())?;
+        match pattern {
+            SplitPattern::String(s) => Ok(s.into_pyobject(py)?.into_any().unbind()),
+            // A pattern only our Oniguruma rewriting accepts (`\p{^L}`, `\h`) cannot be a
+            // `Regex` object; it is then returned as its string.
+            SplitPattern::Regex(r) => match PyRegex::new(&r) {
+                Ok(regex) => Ok(Py::new(py, regex)?.into_any()),
+                Err(_) => Ok(r.into_pyobject(py)?.into_any().unbind()),
+            },
+        }
     }
     #[getter]
     fn get_behavior(self_: PyRef<'_, Self>) -> PyResult<String> {
