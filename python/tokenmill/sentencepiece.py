@@ -212,6 +212,10 @@ def _native_call(fn, *args, **kwargs):
         if "out of range" in str(e):
             raise OutOfRangeError(f"OUT_OF_RANGE: piece id is out of range. ({e})") from None
         raise ArgumentError(str(e)) from None
+    except UnicodeEncodeError as e:
+        # a str with a lone surrogate (UTF-8 cannot carry it)
+        raise ArgumentError(f"text contains a lone surrogate {e.object[e.start:e.end]!r} at index {e.start}: "
+                            "encode it with errors='replace' or fix the text") from None
     except FormatError as e:
         if isinstance(e, ModelFormatError):
             raise
@@ -358,7 +362,9 @@ class SentencePieceProcessor:
         enable_sampling = self._enable_sampling if enable_sampling is None else enable_sampling
         nbest_size = self._nbest_size if nbest_size is None else nbest_size
         alpha = self._alpha if alpha is None else alpha
-        num_threads = _threads(self._num_threads if num_threads is None else num_threads, thread_pool)
+        num_threads = self._num_threads if num_threads is None else num_threads
+        if thread_pool is not None:
+            num_threads = thread_pool.num_threads()
         if enable_sampling is True and (nbest_size is None or nbest_size == 0 or nbest_size == 1 or alpha is None):
             raise ArgumentError(
                 'When enable_sampling is True, We must specify "nbest_size > 1" or "nbest_size = -1", '

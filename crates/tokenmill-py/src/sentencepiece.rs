@@ -305,6 +305,11 @@ impl PyProcessor {
         let text = text_of(text)?;
         let text: &str = &text;
         py.allow_threads(|| -> tokenmill_core::Result<Out> {
+            if let Kind::Ids = kind {
+                let mut ids = self.inner.encode_ids_chunked(text, chunk_len, num_threads != 1)?;
+                self.inner.rewrite_ids(&mut ids, &o)?;
+                return Ok(Out::Ids(ids));
+            }
             let encoded = self.inner.encode_full_chunked(text, chunk_len, num_threads != 1)?;
             self.shape(encoded, &kind, &o)
         })
@@ -690,7 +695,7 @@ fn normalize_text<'py>(py: Python<'py>, normalizer: &SpNormalizer, text: &Bound<
 }
 
 /// For each normalized character, the character offset in `input` it comes from, and then
-/// the input's length in characters (sentencepiece's offsets for `str`).
+/// the character offset of the end (sentencepiece's offsets for `str`).
 fn char_offsets(input: &str, normalized: &Normalized) -> Vec<usize> {
     let mut char_at = vec![0usize; input.len() + 1];
     let mut count = 0;
@@ -701,7 +706,8 @@ fn char_offsets(input: &str, normalized: &Normalized) -> Vec<usize> {
     char_at[input.len()] = count;
     let map = &normalized.norm_to_orig;
     let mut out: Vec<usize> = normalized.text.char_indices().map(|(i, _)| char_at[map[i].min(input.len())]).collect();
-    out.push(char_at[map.last().copied().unwrap_or(input.len()).min(input.len())]);
+    // An empty result has no alignment at all (not even its end): sentencepiece gives [0].
+    out.push(char_at[map.last().copied().unwrap_or(0).min(input.len())]);
     out
 }
 

@@ -453,6 +453,30 @@ impl Processor {
         self.populate(text, &normalized, &encoded.concat())
     }
 
+    /// The ids of [`Processor::encode_full_chunked`] (`encode_ids`' result, without options):
+    /// the text-only normalization and the id writer of the ids path, chunk by chunk.
+    pub fn encode_ids_chunked(&self, text: &str, chunk_bytes: usize, parallel: bool) -> Result<Vec<u32>> {
+        use rayon::prelude::*;
+        if !(parallel && self.kind == ModelType::Bpe && self.vocab.words_are_independent) {
+            return self.encode_ids(text, &EncodeOptions::default(), None);
+        }
+        let mut bytes = Vec::new();
+        self.normalizer.normalize_into(text, &mut bytes);
+        let normalized = String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+        let chunks = chunk_at_word_starts(normalized.as_bytes(), chunk_bytes.max(1));
+        let ids: Vec<Vec<u32>> = chunks
+            .par_iter()
+            .map(|&(start, end)| {
+                let chunk = &normalized[start..end];
+                let (mut spans, mut ids) = (Vec::new(), Vec::new());
+                model::encode_bpe_words(&self.vocab, chunk, self.cache_id, &mut Vec::new(), &mut spans);
+                self.ids_of(chunk, &spans, &mut ids);
+                ids
+            })
+            .collect();
+        Ok(ids.concat())
+    }
+
     /// The core Unigram model over this vocabulary with sentencepiece's scoring rules (built
     /// once). Unknown runs are not fused and bytes not expanded there: `populate` does both, so
     /// n-best and sampled results get the same byte fallback and unknown fusion as `encode`.
