@@ -330,3 +330,27 @@ def test_trainer_with_normalizer_stores_its_spec(botchan, tmp_path):
     with pytest.raises(ValueError):
         tsp.SentencePieceTrainer.train(input=botchan, model_prefix=prefix, vocab_size=200, normalizer=normalizer,
                                        add_dummy_prefix=True)
+
+
+def test_private_batch_decoders_read_the_batch_once():
+    """sp._processor._DecodePiecesBatch & co. (private in sentencepiece, used by its test)."""
+    ref, ours = pair("botchan_unigram")
+    pieces = ref.encode("hello world", out_type=str)
+    ids = ref.encode("hello world")
+
+    class ChangingLen(list):
+        calls = 0
+
+        def __len__(self):
+            ChangingLen.calls += 1
+            return 64 if ChangingLen.calls > 1 else 3
+
+    for method, batch, extra in [("_DecodePiecesBatch", [pieces, [], pieces], ()),
+                                 ("_DecodePiecesAsBytesBatch", [pieces], ()),
+                                 ("_DecodePiecesAsSerializedProtoBatch", [pieces, pieces], ()),
+                                 ("_DecodeIdsBatch", [ids, ids], ()),
+                                 ("_DecodeAsOffsetMappingBatch", [ids], (False,)),
+                                 ("_DecodeAsOffsetMappingBatch", [pieces], (True,))]:
+        expected = getattr(ref._processor, method)(batch, 1, None, *extra)
+        assert getattr(ours._processor, method)(batch, 1, None, *extra) == expected, method
+        assert getattr(ours._processor, method)(ChangingLen(batch), 1, None, *extra) == expected, method

@@ -333,6 +333,12 @@ class SentencePieceProcessor:
             raise RuntimeError("Model is not initialized.")
         return self._core
 
+    @property
+    def _processor(self) -> "_BatchDecoders":
+        """The batch decoders of ``sentencepiece``'s private native object, which some code
+        calls directly (``sp._processor._DecodePiecesBatch(batch, num_threads, pool)``)."""
+        return _BatchDecoders(self)
+
     def SetRandomGeneratorSeed(self, seed: Optional[int]) -> None:
         """Seeds this processor's sampling (``enable_sampling``, ``sample_encode_and_score``):
         the same sequence of calls then gives the same samples, whatever other processors or
@@ -730,6 +736,37 @@ class SentencePieceProcessor:
         SentencePieceProcessor.__init__(self)
         self.LoadFromSerializedProto(state.pop("model_proto"))
         self.__dict__.update(state)
+
+
+class _BatchDecoders:
+    """``sentencepiece``'s private batch decoders (``_DecodePiecesBatch``, ``_DecodeIdsBatch``,
+    their ``AsBytes`` / ``AsSerializedProto`` forms, ``_DecodeAsOffsetMappingBatch``) on
+    ``Decode``. The batch and each sequence are read once, by iteration, so a ``__len__``
+    that changes between calls cannot make them read past the end."""
+
+    def __init__(self, owner: SentencePieceProcessor):
+        self._owner = owner
+
+    def _decode(self, batch, num_threads, thread_pool, return_type, return_bytes=None):
+        sequences = [list(sequence) for sequence in batch]
+        return self._owner.Decode(sequences, return_type=return_type, num_threads=num_threads,
+                                  thread_pool=thread_pool, return_bytes=return_bytes) if sequences else []
+
+    def _DecodePiecesBatch(self, batch, num_threads, thread_pool):
+        return self._decode(batch, num_threads, thread_pool, str)
+
+    def _DecodePiecesAsBytesBatch(self, batch, num_threads, thread_pool):
+        return self._decode(batch, num_threads, thread_pool, bytes)
+
+    def _DecodePiecesAsSerializedProtoBatch(self, batch, num_threads, thread_pool):
+        return self._decode(batch, num_threads, thread_pool, "serialized_proto")
+
+    _DecodeIdsBatch = _DecodePiecesBatch
+    _DecodeIdsAsBytesBatch = _DecodePiecesAsBytesBatch
+    _DecodeIdsAsSerializedProtoBatch = _DecodePiecesAsSerializedProtoBatch
+
+    def _DecodeAsOffsetMappingBatch(self, batch, num_threads, thread_pool, return_bytes):
+        return self._decode(batch, num_threads, thread_pool, "offset_mapping", bool(return_bytes))
 
 
 def _normalize(native, input, with_offsets):
