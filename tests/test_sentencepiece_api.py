@@ -354,3 +354,21 @@ def test_private_batch_decoders_read_the_batch_once():
         expected = getattr(ref._processor, method)(batch, 1, None, *extra)
         assert getattr(ours._processor, method)(batch, 1, None, *extra) == expected, method
         assert getattr(ours._processor, method)(ChangingLen(batch), 1, None, *extra) == expected, method
+
+
+def test_decode_input_forms_match_sentencepiece():
+    """Batches of unequal lengths, tuples, NumPy arrays, empty sequences, bytes pieces (which
+    decode to bytes in sentencepiece)."""
+    ref, ours = pair("botchan_unigram")
+    ids = ref.encode(["hello world", "a", "this is longer text"])
+    pieces = ref.encode(["hello", "world x"], out_type=str)
+    as_bytes = [[p.encode() for p in seq] for seq in pieces]
+    cases = [ids, tuple(ids), [tuple(i) for i in ids], [np.array(i) for i in ids], np.array([ids[0], ids[0]]),
+             [[], ids[0]], [ids[0], []], [[]], [], None, ids[0][0], [np.int64(5), 6], [ids[1], np.array(ids[2])],
+             pieces, as_bytes, as_bytes[0], [as_bytes[0], pieces[1]], [[], as_bytes[1]], np.array([], dtype=np.int32)]
+    for case in cases:
+        for return_type in (str, bytes, "offset_mapping"):
+            assert ours.decode(case, return_type=return_type) == ref.decode(case, return_type=return_type), case
+    for bad in (np.array([1.0]), np.array([[[1]]], dtype=np.int32)):
+        with pytest.raises(TypeError):
+            ours.decode(bad)

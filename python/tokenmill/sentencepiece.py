@@ -591,7 +591,8 @@ class SentencePieceProcessor:
         """Decodes ids or pieces (or a list of such sequences, in parallel) back to text:
         control pieces vanish, ``<unk>`` becomes " ⁇ ", byte pieces are decoded as UTF-8 (invalid
         bytes become U+FFFD) and ▁ becomes a space (the dummy prefix's is dropped).
-        ``return_type=bytes`` gives UTF-8 bytes; ``'proto'`` / ``'serialized_proto'`` /
+        ``return_type=bytes`` (or pieces given as bytes, as in sentencepiece) gives UTF-8
+        bytes; ``'proto'`` / ``'serialized_proto'`` /
         ``'offset_mapping'`` the pieces with their surfaces and offsets in the decoded text."""
         return_type = self._resolve_return_type(return_type, out_type, default=str)
         if return_bytes is not None and return_type != "offset_mapping":
@@ -609,9 +610,14 @@ class SentencePieceProcessor:
         else:
             is_batch = len(input) > 0 and _is_sequence(input[0])
         seqs = [list(s) for s in input] if is_batch else [list(input)]
-        if return_type == "offset_mapping" and return_bytes is None:
-            # bytes pieces give bytes pieces, text and byte offsets (as sentencepiece)
-            return_bytes = any(s and isinstance(s[0], bytes) for s in seqs[:1])
+        first = next((s[0] for s in seqs if s), None)
+        if isinstance(first, bytes):
+            # pieces given as bytes decode to bytes, as in sentencepiece (whose bindings
+            # return the input's type): text, and with offset_mapping pieces and byte offsets
+            if return_type is str:
+                return_type = bytes
+            elif return_type == "offset_mapping" and return_bytes is None:
+                return_bytes = True
         # bytes pieces are decoded as text pieces
         seqs = [[_as_text(p) for p in s] for s in seqs]
         if return_type in (str, bytes):
@@ -623,7 +629,11 @@ class SentencePieceProcessor:
         else:
             kind = "full"
         char_offsets = return_type == "offset_mapping" and not return_bytes
-        results = _native_call(self._model.decode, seqs, kind, num_threads, char_offsets)
+        try:
+            results = _native_call(self._model.decode, seqs, kind, num_threads, char_offsets)
+        except TypeError:
+            raise TypeError("decode: input must be ids (int), pieces (str or bytes), a sequence of them, "
+                            "or a batch of such sequences (NumPy integer arrays included)") from None
         if kind == "text":
             results = [r[0] for r in results]
             if return_type is bytes:
