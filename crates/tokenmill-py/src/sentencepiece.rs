@@ -50,19 +50,25 @@ type PyEncoded = (String, Vec<PyPiece>, Option<f32>);
 fn to_tuples(encoded: EncodedText, char_offsets: bool) -> PyEncoded {
     let text = encoded.text;
     let convert: Box<dyn Fn(usize) -> usize> = if char_offsets {
-        let mut chars_before = vec![0usize; text.len() + 1];
-        let mut count = 0;
-        for (i, c) in text.char_indices() {
-            chars_before[i..i + c.len_utf8()].fill(count);
-            count += 1;
-        }
-        chars_before[text.len()] = count;
+        let chars_before = char_index_of_bytes(&text);
         Box::new(move |b: usize| chars_before[b.min(chars_before.len() - 1)])
     } else {
         Box::new(|b| b)
     };
     let pieces = encoded.pieces.into_iter().map(|p| (p.piece, p.id, p.surface.unwrap_or_default(), convert(p.begin), convert(p.end))).collect();
     (text, pieces, encoded.score)
+}
+
+/// For each byte offset of `text` (and its end), the index of the character it is in.
+fn char_index_of_bytes(text: &str) -> Vec<usize> {
+    let mut chars_before = vec![0usize; text.len() + 1];
+    let mut count = 0;
+    for (i, c) in text.char_indices() {
+        chars_before[i..i + c.len_utf8()].fill(count);
+        count += 1;
+    }
+    chars_before[text.len()] = count;
+    chars_before
 }
 
 /// What an encode call returns for each text.
@@ -697,13 +703,7 @@ fn normalize_text<'py>(py: Python<'py>, normalizer: &SpNormalizer, text: &Bound<
 /// For each normalized character, the character offset in `input` it comes from, and then
 /// the character offset of the end (sentencepiece's offsets for `str`).
 fn char_offsets(input: &str, normalized: &Normalized) -> Vec<usize> {
-    let mut char_at = vec![0usize; input.len() + 1];
-    let mut count = 0;
-    for (i, c) in input.char_indices() {
-        char_at[i..i + c.len_utf8()].fill(count);
-        count += 1;
-    }
-    char_at[input.len()] = count;
+    let char_at = char_index_of_bytes(input);
     let map = &normalized.norm_to_orig;
     let mut out: Vec<usize> = normalized.text.char_indices().map(|(i, _)| char_at[map[i].min(input.len())]).collect();
     // An empty result has no alignment at all (not even its end): sentencepiece gives [0].

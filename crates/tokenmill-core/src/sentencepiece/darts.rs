@@ -359,6 +359,21 @@ mod tests {
     use super::*;
 
     #[test]
+    fn keys_lists_every_key_with_its_value_in_order() {
+        let words: Vec<String> = (0..2000).map(|i| format!("{}{}", ["a", "ab", "▁x", "zz", "ü"][i % 5], i * 7919 % 997)).collect();
+        let mut expected: Vec<(Vec<u8>, u32)> = words.iter().enumerate().map(|(i, w)| (w.as_bytes().to_vec(), i as u32)).collect();
+        expected.sort();
+        expected.dedup_by(|a, b| a.0 == b.0);
+        let keys: Vec<(&[u8], u32)> = expected.iter().map(|(k, v)| (k.as_slice(), *v)).collect();
+        assert_eq!(super::keys(&DoubleArray::build(&keys).unwrap().units), expected);
+        assert_eq!(super::keys(&DoubleArray::build_sharing_suffixes(&keys).unwrap().units), expected);
+        assert!(super::keys(&[]).is_empty());
+        // A malformed array ends the walk instead of looping.
+        let garbage: Vec<u32> = (0..4096u32).map(|i| i.wrapping_mul(2_654_435_761)).collect();
+        assert!(super::keys(&garbage).len() <= garbage.len());
+    }
+
+    #[test]
     fn finds_every_prefix_and_nothing_else() {
         let words: Vec<String> = (0..3000).map(|i| format!("{}{}", ["a", "ab", "▁x", "zz"][i % 4], i * 7919 % 1000)).collect();
         let mut keys: Vec<(&[u8], u32)> = words.iter().enumerate().map(|(i, w)| (w.as_bytes(), i as u32)).collect();

@@ -765,3 +765,26 @@ fn make_rng_fn(options: &EncodeOptions, seed: Option<u64>) -> impl FnMut() -> f6
     let mut rng = if options.enable_sampling { Some(make_rng(seed)) } else { None };
     move || rng.as_mut().map_or(1.0, |r| r.gen::<f64>())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chunks_cover_the_text_and_end_at_word_starts() {
+        let text = "▁a▁▁bc▁d▁▁▁efgh▁i▁j".repeat(50);
+        for min_bytes in [1, 5, 17, 200, 10_000] {
+            let chunks = chunk_at_word_starts(text.as_bytes(), min_bytes);
+            assert_eq!(chunks.first().map(|c| c.0), Some(0));
+            assert_eq!(chunks.last().map(|c| c.1), Some(text.len()));
+            for pair in chunks.windows(2) {
+                assert_eq!(pair[0].1, pair[1].0);
+                // a chunk ends where a word of `independent_words` ends (a ▁ run starts)
+                assert!(text[pair[0].1..].starts_with(SPACE_SYMBOL));
+                assert!(!text[..pair[0].1].ends_with(SPACE_SYMBOL));
+                assert!(pair[0].1 - pair[0].0 >= min_bytes);
+            }
+        }
+        assert_eq!(chunk_at_word_starts(b"", 4), vec![(0, 0)]);
+    }
+}
