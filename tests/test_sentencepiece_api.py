@@ -372,3 +372,15 @@ def test_decode_input_forms_match_sentencepiece():
     for bad in (np.array([1.0]), np.array([[[1]]], dtype=np.int32)):
         with pytest.raises(TypeError):
             ours.decode(bad)
+
+
+def test_short_nbest_searches_are_not_cut_by_a_tiny_timeout():
+    """The clock is read only after 1024 expansions, so a short text's n-best (done in
+    microseconds) is complete even with a 1 ms timeout on a busy machine."""
+    try:
+        tsp.set_nbest_timeout(1)
+        for _ in range(50):
+            fresh = tsp.SentencePieceProcessor(model_file=model_path("botchan_unigram"))
+            assert len(fresh.nbest_encode("I saw a girl with a telescope.", nbest_size=10)) == 10
+    finally:
+        tsp.set_nbest_timeout(30000)

@@ -341,9 +341,10 @@ impl<T: Real> Lattice<T> {
         let mut results = vec![];
         let mut pops: u32 = 0;
         while let Some(top) = search.agenda_pop() {
-            // The clock is read every 64 expansions: cheap next to the heap work between.
+            // The clock is read after every 1024 expansions: cheap next to the heap work between,
+            // and a search that small is never cut short (by a preempted thread, say).
             pops = pops.wrapping_add(1);
-            if pops % 64 == 1 && deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+            if pops % 1024 == 0 && deadline.is_some_and(|d| std::time::Instant::now() >= d) {
                 return None;
             }
             let hyp = search.hyps[top as usize];
