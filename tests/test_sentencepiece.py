@@ -93,11 +93,13 @@ def test_offsets_and_surfaces_match(name, lines):
         ref.encode(texts, return_type="offset_mapping", return_bytes=True)
     for text in ADVERSARIAL:
         assert ours.encode(text, return_type="serialized_proto") == ref.encode(text, return_type="serialized_proto")
-        # the object form carries the same pieces, surfaces and character offsets
-        mapping = ref.encode(text, return_type="offset_mapping")
-        result = ours.encode(text, return_type="immutable_proto")
+        # the message form (sentencepiece_pb2.SentencePieceText) carries the same pieces,
+        # surfaces and byte offsets
+        mapping = ref.encode(text, return_type="offset_mapping", return_bytes=True)
+        result = ours.encode(text, return_type="proto")
         assert [p.id for p in result.pieces] == mapping["ids"]
         assert [(p.begin, p.end) for p in result.pieces] == mapping["offsets"]
+        assert result.SerializeToString() == ref.encode(text, return_type="proto").SerializeToString()
 
 
 def test_numpy_and_bytes_return_types_match():

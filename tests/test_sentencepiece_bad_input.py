@@ -19,7 +19,7 @@ TEXTS = ["Hello world", "日本語のテキスト", "  a  b ", "😀 ﬁ ½", ""
 def exercise(model: tsp.SentencePieceProcessor) -> None:
     ids = model.encode(TEXTS)
     model.decode(ids)
-    model.encode(TEXTS, out_type="immutable_proto")
+    model.encode(TEXTS, out_type="serialized_proto")
     if model._model.model_type() == 1:  # Unigram: the lattice paths too
         model.nbest_encode(TEXTS, nbest_size=3)
         model.encode(TEXTS, enable_sampling=True, alpha=0.5, nbest_size=-1)

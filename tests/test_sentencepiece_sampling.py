@@ -242,7 +242,7 @@ def test_sampling_keeps_encode_rules():
             sampled = ours.encode(text, out_type=str, enable_sampling=True, alpha=0.5, nbest_size=nbest_size)
             assert "".join(sampled) == "".join(plain), text
         assert ours.encode(text, enable_sampling=True, alpha=1000.0, nbest_size=-1) == ref.encode(text), text
-        full = ours.encode(text, out_type="immutable_proto", enable_sampling=True, alpha=0.5, nbest_size=-1)
+        full = ours.encode(text, out_type="proto", enable_sampling=True, alpha=0.5, nbest_size=-1)
         assert "".join(p.surface for p in full.pieces) == text.strip() or not full.pieces or \
             ref.decode(ref.encode(text)) == ours.decode([p.id for p in full.pieces])
 

@@ -5,40 +5,85 @@ as with ``sentencepiece``: the same ids, pieces, offsets and decoded text for BP
 and word models (``.model`` files are read and written as SentencePiece's protobuf). Lists of
 texts are encoded in parallel with the GIL released.
 
-Errors are tokenmill exceptions (``tokenmill.FormatError`` for a malformed ``.model``,
-``tokenmill.TokenmillIOError`` for an unreadable file, ``tokenmill.InvalidArgumentError`` for
-bad arguments), never crashes.
+Errors are tokenmill exceptions that are also the builtins ``sentencepiece`` raises, never
+crashes: ``sentencepiece`` raises ``RuntimeError`` for every error of its native side, so a
+malformed ``.model`` is a ``ModelFormatError`` (``tokenmill.FormatError`` and
+``RuntimeError``), an unreadable file a ``ModelFileError`` (``tokenmill.TokenmillIOError``,
+``OSError`` — ``FileNotFoundError`` for a missing file — and ``RuntimeError``), bad arguments an
+``ArgumentError`` (``tokenmill.InvalidArgumentError``, ``ValueError`` and ``RuntimeError``) and an
+id out of range an ``OutOfRangeError`` (``IndexError``). A str with a lone surrogate is an
+``ArgumentError``, not a ``UnicodeEncodeError``.
+
+``sentencepiece_pb2`` and ``sentencepiece_model_pb2`` (``from tokenmill.sentencepiece import
+sentencepiece_pb2``) and ``return_type='proto'`` need the ``protobuf`` package; they are built
+on first use (see ``tokenmill._sentencepiece_pb2``).
 """
 from __future__ import annotations
 
+import errno as _errno
 import os
 import random as _random
 import re as _re
-from typing import Any, List, Optional, Sequence, Union
+from typing import Optional
 
-from tokenmill import InvalidArgumentError, UnknownIdError
+from tokenmill import (
+    FormatError,
+    InvalidArgumentError,
+    TokenmillIOError,
+    UnknownIdError,
+)
 from tokenmill._atomic import atomic_open as _atomic_open
 from tokenmill._native import sentencepiece as _native
+
+#: The ``sentencepiece`` release whose API this module reproduces (code that checks
+#: ``spm.__version__`` sees the version it was written for); tokenmill's own version is
+#: ``tokenmill.__version__``.
+__version__ = "0.2.3"
 
 
 class OutOfRangeError(UnknownIdError, IndexError):
     """A piece id outside ``0 .. piece_size()-1`` (an ``IndexError``, as in ``sentencepiece``)."""
 
 
-class ArgumentError(InvalidArgumentError, ValueError):
-    """Arguments ``sentencepiece`` rejects with ``ValueError``."""
+class ArgumentError(InvalidArgumentError, ValueError, RuntimeError):
+    """Bad arguments: a ``ValueError`` (what ``sentencepiece``'s Python layer raises) and a
+    ``RuntimeError`` (what its native layer raises)."""
+
+
+class ModelFormatError(FormatError, RuntimeError):
+    """A malformed model or spec (``sentencepiece`` raises ``RuntimeError``)."""
+
+
+class ModelFileError(TokenmillIOError, OSError, RuntimeError):
+    """A file that cannot be read: an ``OSError`` and, as in ``sentencepiece``, a
+    ``RuntimeError``."""
+
+
+class ModelFileNotFoundError(ModelFileError, FileNotFoundError):
+    """A file that does not exist (``FileNotFoundError``)."""
+
 
 __all__ = [
-    "SentencePieceProcessor",
-    "OutOfRangeError",
     "ArgumentError",
+    "ModelFileError",
+    "ModelFileNotFoundError",
+    "ModelFormatError",
+    "OutOfRangeError",
+    "SentencePieceNormalizer",
+    "SentencePieceProcessor",
     "SentencePieceTrainer",
-    "ImmutableSentencePieceText",
-    "ImmutableSentencePieceText_ImmutableSentencePiece",
-    "ImmutableNBestSentencePieceText",
+    "SetDataDir",
+    "SetMinLogLevel",
+    "SetNBestTimeout",
+    "SetRandomGeneratorSeed",
+    "ThreadPool",
+    "__version__",
+    "from_tokenizer",
+    "set_data_dir",
+    "set_min_log_level",
+    "set_nbest_timeout",
     "set_random_generator_seed",
     "to_tokenizer",
-    "from_tokenizer",
 ]
 
 # Piece types of ModelProto.SentencePiece.Type.
@@ -61,75 +106,89 @@ def _next_seed(source: Optional[_random.Random] = None) -> Optional[int]:
     return None if source is None else source.getrandbits(64)
 
 
-class ImmutableSentencePieceText_ImmutableSentencePiece:
-    """One piece of an encoded text: ``piece``, ``id``, ``surface`` (the original text it
-    covers) and ``begin``/``end`` (character offsets of the surface)."""
-
-    __slots__ = ("piece", "id", "surface", "begin", "end")
-
-    def __init__(self, piece: str, id: int, surface: str, begin: int, end: int):
-        self.piece, self.id, self.surface, self.begin, self.end = piece, id, surface, begin, end
-
-    def __repr__(self) -> str:
-        return f'piece: "{self.piece}"\nid: {self.id}\nsurface: "{self.surface}"\nbegin: {self.begin}\nend: {self.end}\n'
-
-    def __eq__(self, other: Any) -> bool:
-        return isinstance(other, ImmutableSentencePieceText_ImmutableSentencePiece) and all(
-            getattr(self, k) == getattr(other, k) for k in self.__slots__)
+def set_min_log_level(level: int) -> None:
+    """``sentencepiece.set_min_log_level``: accepted for compatibility; tokenmill's
+    sentencepiece module writes no log, so there is nothing to filter."""
+    int(level)
 
 
-class ImmutableSentencePieceText:
-    """An encoded text with ``text``, ``pieces`` (each with ``piece``, ``id``, ``surface``,
-    ``begin``, ``end``) and ``score``: what ``return_type='proto'`` gives (byte offsets, as
-    ``sentencepiece_pb2.SentencePieceText``) and ``return_type='immutable_proto'`` gives (character
-    offsets, as the former ``ImmutableSentencePieceText``)."""
-
-    def __init__(self, text: str, pieces: Sequence[tuple], score: Optional[float] = None):
-        self.text = text
-        self.pieces = [ImmutableSentencePieceText_ImmutableSentencePiece(*p) for p in pieces]
-        self.score = 0.0 if score is None else score
-
-    def pieces_size(self) -> int:
-        """The number of pieces."""
-        return len(self.pieces)
-
-    def __len__(self) -> int:
-        return len(self.pieces)
-
-    def __getitem__(self, index: int) -> ImmutableSentencePieceText_ImmutableSentencePiece:
-        return self.pieces[index]
-
-    def __iter__(self):
-        return iter(self.pieces)
-
-    def __repr__(self) -> str:
-        body = "".join("pieces {\n" + "".join("  " + line + "\n" for line in repr(p).splitlines()) + "}\n" for p in self.pieces)
-        return f'{body}text: "{self.text}"\n' + (f"score: {self.score}\n" if self.score else "")
+def set_nbest_timeout(timeout_ms: int) -> None:
+    """Sets the process-wide time limit of ``nbest_encode`` in milliseconds (as
+    ``sentencepiece.set_nbest_timeout``; the default is 30000, 0 or less means none): a search
+    still running after it returns only the best segmentation."""
+    _native.set_nbest_timeout(int(timeout_ms))
 
 
-class ImmutableNBestSentencePieceText:
-    """Several encoded texts (``nbest_encode`` / ``sample_encode_and_score`` with
-    ``out_type='immutable_proto'``)."""
-
-    def __init__(self, nbests: Sequence[ImmutableSentencePieceText]):
-        self.nbests = list(nbests)
-
-    def nbests_size(self) -> int:
-        """The number of segmentations."""
-        return len(self.nbests)
-
-    def __len__(self) -> int:
-        return len(self.nbests)
-
-    def __getitem__(self, index: int) -> ImmutableSentencePieceText:
-        return self.nbests[index]
-
-    def __iter__(self):
-        return iter(self.nbests)
+def set_data_dir(data_dir) -> None:
+    """``sentencepiece.set_data_dir``: accepted for compatibility. sentencepiece reads its
+    normalization rule files from that folder; tokenmill's rules are built into the package."""
+    os.fspath(data_dir)
 
 
+SetRandomGeneratorSeed = set_random_generator_seed
+SetMinLogLevel = set_min_log_level
+SetNBestTimeout = set_nbest_timeout
+SetDataDir = set_data_dir
 
-_VALID_RETURN_TYPES = (int, str, bytes, "proto", "serialized_proto", "numpy", "offset_mapping", "immutable_proto")
+
+class ThreadPool:
+    """``sentencepiece.ThreadPool``: a thread count to pass as ``thread_pool=`` to ``encode``,
+    ``decode`` and ``parallel_encode``. tokenmill runs all its batch work on one shared pool of
+    worker threads, so this object creates no threads: a pool of one thread makes a call run
+    on the calling thread, a larger one lets it use the shared pool."""
+
+    def __init__(self, num_threads: int):
+        if not isinstance(num_threads, int) or num_threads < 1:
+            raise ArgumentError("ThreadPool: num_threads must be a positive int")
+        self._num_threads = num_threads
+
+    def num_threads(self) -> int:
+        """The number of threads given to the constructor."""
+        return self._num_threads
+
+
+def _threads(num_threads, thread_pool) -> int:
+    """The thread count of a call: the pool's when one is given."""
+    return thread_pool.num_threads() if thread_pool is not None else num_threads
+
+
+def _load_pb2():
+    from tokenmill import _sentencepiece_pb2
+    return _sentencepiece_pb2
+
+
+def __getattr__(name: str):
+    # sentencepiece_pb2 / sentencepiece_model_pb2 are built on first use (they need protobuf).
+    if name in ("sentencepiece_pb2", "sentencepiece_model_pb2"):
+        return getattr(_load_pb2(), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _to_proto(serialized: bytes):
+    message = _load_pb2().sentencepiece_pb2.SentencePieceText()
+    message.ParseFromString(serialized)
+    return message
+
+
+def _to_nbest_proto(serialized: bytes):
+    message = _load_pb2().sentencepiece_pb2.NBestSentencePieceText()
+    message.ParseFromString(serialized)
+    return message
+
+
+def _read_only_int32(ids):
+    import numpy as np
+    array = np.array(ids, dtype=np.int32)
+    array.flags.writeable = False  # as sentencepiece's arrays, which view its own buffers
+    return array
+
+
+_VALID_RETURN_TYPES = (int, str, bytes, "proto", "serialized_proto", "numpy", "offset_mapping")
+
+
+# What the native encode returns for each return type ("full": tuples with offsets).
+_ENCODE_KINDS = {int: "ids", "numpy": "ids", str: "pieces", bytes: "pieces",
+                 "serialized_proto": "serialized", "proto": "serialized"}
 
 
 def _is_sequence(x) -> bool:
@@ -141,15 +200,31 @@ def _as_text(x) -> str:
 
 
 def _native_call(fn, *args, **kwargs):
-    """Calls the native core, turning out-of-range ids into ``OutOfRangeError`` (IndexError)."""
+    """Calls the native core, turning its errors into this module's (see the module
+    docstring): out-of-range ids into ``OutOfRangeError`` (IndexError) and so on."""
     try:
         return fn(*args, **kwargs)
     except UnknownIdError as e:
         raise OutOfRangeError(f"OUT_OF_RANGE: piece id is out of range. ({e})") from None
     except InvalidArgumentError as e:
+        if isinstance(e, ArgumentError):
+            raise
         if "out of range" in str(e):
             raise OutOfRangeError(f"OUT_OF_RANGE: piece id is out of range. ({e})") from None
         raise ArgumentError(str(e)) from None
+    except UnicodeEncodeError as e:
+        # a str with a lone surrogate (UTF-8 cannot carry it)
+        raise ArgumentError(f"text contains a lone surrogate {e.object[e.start:e.end]!r} at index {e.start}: "
+                            "encode it with errors='replace' or fix the text") from None
+    except FormatError as e:
+        if isinstance(e, ModelFormatError):
+            raise
+        raise ModelFormatError(str(e)) from None
+    except TokenmillIOError as e:
+        if isinstance(e, ModelFileError):
+            raise
+        missing = isinstance(e.__cause__, FileNotFoundError) or "No such file" in str(e)
+        raise (ModelFileNotFoundError if missing else ModelFileError)(_errno.ENOENT if missing else _errno.EIO, str(e)) from None
 
 
 def _varint(n: int) -> bytes:
@@ -237,7 +312,7 @@ class SentencePieceProcessor:
 
     def LoadFromFile(self, filename) -> bool:
         """Loads a ``.model`` file."""
-        self._core = _native.Processor.from_file(os.fsdecode(os.fspath(filename)))
+        self._core = _native_call(_native.Processor.from_file, os.fsdecode(os.fspath(filename)))
         self._after_load()
         return True
 
@@ -245,7 +320,7 @@ class SentencePieceProcessor:
         """Loads a model from its serialized protobuf bytes."""
         if hasattr(serialized, "SerializeToString"):
             serialized = serialized.SerializeToString()
-        self._core = _native.Processor.from_bytes(bytes(serialized))
+        self._core = _native_call(_native.Processor.from_bytes, bytes(serialized))
         self._after_load()
         return True
 
@@ -257,6 +332,12 @@ class SentencePieceProcessor:
         if self._core is None:
             raise RuntimeError("Model is not initialized.")
         return self._core
+
+    @property
+    def _processor(self) -> "_BatchDecoders":
+        """The batch decoders of ``sentencepiece``'s private native object, which some code
+        calls directly (``sp._processor._DecodePiecesBatch(batch, num_threads, pool)``)."""
+        return _BatchDecoders(self)
 
     def SetRandomGeneratorSeed(self, seed: Optional[int]) -> None:
         """Seeds this processor's sampling (``enable_sampling``, ``sample_encode_and_score``):
@@ -272,7 +353,8 @@ class SentencePieceProcessor:
         """Encodes a text (or a list of texts, in parallel) as ids (``return_type=int``), pieces
         (``str``, or ``bytes``), ``'numpy'`` int32 arrays, ``'offset_mapping'`` dicts (ids, pieces,
         character offsets), ``'serialized_proto'`` (``SentencePieceText`` bytes), ``'proto'`` or
-        ``'immutable_proto'`` objects with surfaces and offsets. ``add_bos`` / ``add_eos`` are added
+        objects (``sentencepiece_pb2.SentencePieceText``, needs protobuf) with surfaces and byte
+        offsets; ``thread_pool`` (a ``ThreadPool``) sets the thread count. ``add_bos`` / ``add_eos`` are added
         after ``reverse``. With ``enable_sampling``, BPE applies BPE-dropout with probability
         ``alpha``; Unigram samples with smoothing ``alpha`` from the ``nbest_size`` best
         segmentations (or the whole lattice for ``nbest_size=-1``)."""
@@ -287,6 +369,8 @@ class SentencePieceProcessor:
         nbest_size = self._nbest_size if nbest_size is None else nbest_size
         alpha = self._alpha if alpha is None else alpha
         num_threads = self._num_threads if num_threads is None else num_threads
+        if thread_pool is not None:
+            num_threads = thread_pool.num_threads()
         if enable_sampling is True and (nbest_size is None or nbest_size == 0 or nbest_size == 1 or alpha is None):
             raise ArgumentError(
                 'When enable_sampling is True, We must specify "nbest_size > 1" or "nbest_size = -1", '
@@ -297,11 +381,15 @@ class SentencePieceProcessor:
             raise TypeError("num_threads must be int")
         is_batch = isinstance(input, list)
         texts = input if is_batch else [input]  # the native side decodes bytes
-        proto_like = return_type in ("proto", "serialized_proto", "offset_mapping", "immutable_proto")
+        proto_like = return_type in ("proto", "serialized_proto", "offset_mapping")
         if proto_like and (add_bos or add_eos or reverse or emit_unk_piece):
             raise NotImplementedError("add_bos, add_eos, reverse, and emit_unk_piece is not supported in proto API")
-        kind = {int: "ids", "numpy": "ids", str: "pieces", bytes: "pieces", "serialized_proto": "serialized"}.get(return_type, "full")
-        char_offsets = return_type == "immutable_proto" or (return_type == "offset_mapping" and not return_bytes)
+        kind = _ENCODE_KINDS.get(return_type, "full")
+        if return_type == "offset_mapping" and return_bytes is None:
+            # sentencepiece: byte offsets and pieces for bytes input, characters for str
+            first = input[0] if is_batch and input else input
+            return_bytes = isinstance(first, bytes)
+        char_offsets = return_type == "offset_mapping" and not return_bytes
         results = _native_call(
             self._model.encode, texts, kind, add_bos=bool(add_bos), add_eos=bool(add_eos), reverse=bool(reverse),
             emit_unk_piece=bool(emit_unk_piece), enable_sampling=bool(enable_sampling), nbest_size=int(nbest_size),
@@ -310,12 +398,11 @@ class SentencePieceProcessor:
         if return_type is bytes:
             results = [[p.encode("utf-8") for p in r] for r in results]
         elif return_type == "numpy":
-            import numpy as np
-            results = [np.asarray(r, dtype=np.int32) for r in results]
+            results = [_read_only_int32(r) for r in results]
         elif return_type == "offset_mapping":
             results = [_offset_mapping(r, bool(return_bytes), include_text=False) for r in results]
-        elif return_type in ("proto", "immutable_proto"):
-            results = [ImmutableSentencePieceText(*r) for r in results]
+        elif return_type == "proto":
+            results = [_to_proto(r) for r in results]
         return results if is_batch else results[0]
 
     def EncodeAsPieces(self, input, **kwargs):
@@ -337,10 +424,6 @@ class SentencePieceProcessor:
     def EncodeAsOffsetMapping(self, input, **kwargs):
         """``encode(input, return_type='offset_mapping')``."""
         return self.Encode(input=input, return_type="offset_mapping", **kwargs)
-
-    def EncodeAsImmutableProto(self, input, **kwargs):
-        """``encode(input, return_type='immutable_proto')``: pieces with surfaces and character offsets."""
-        return self.Encode(input=input, return_type="immutable_proto", **kwargs)
 
     def SampleEncodeAsPieces(self, input, nbest_size=None, alpha=None, **kwargs):
         """A sampled segmentation as pieces."""
@@ -369,9 +452,11 @@ class SentencePieceProcessor:
         nbest_size = self._nbest_size if nbest_size is None else nbest_size
         if nbest_size <= 0:
             nbest_size = 1
-        kind = {int: "ids", "numpy": "ids", str: "pieces", bytes: "pieces", "serialized_proto": "serialized"}.get(return_type, "full")
-        if kind in ("serialized", "full") and (add_bos or add_eos or reverse or emit_unk_piece):
+        kind = _ENCODE_KINDS.get(return_type, "full")
+        if kind == "serialized" and (add_bos or add_eos or reverse or emit_unk_piece):
             raise NotImplementedError("add_bos, add_eos, reverse, and emit_unk_piece is not supported in proto API")
+        if return_type == "offset_mapping":
+            raise ArgumentError("unknown return_type=offset_mapping")
 
         def _encode(text):
             results = _native_call(self._model.nbest, _as_text(text), int(nbest_size), kind, add_bos=bool(add_bos),
@@ -379,12 +464,11 @@ class SentencePieceProcessor:
             if return_type is bytes:
                 return [[p.encode("utf-8") for p in r] for r in results]
             if return_type == "numpy":
-                import numpy as np
-                return [np.asarray(r, dtype=np.int32) for r in results]
-            if return_type == "serialized_proto":
-                return b"".join(b"\x0a" + _varint(len(r)) + r for r in results)  # NBestSentencePieceText
-            if kind == "full":
-                return ImmutableNBestSentencePieceText([ImmutableSentencePieceText(*r) for r in results])
+                return [_read_only_int32(r) for r in results]
+            if kind == "serialized":
+                # NBestSentencePieceText: field 1 (nbests), length-delimited, per result
+                serialized = b"".join(b"\x0a" + _varint(len(r)) + r for r in results)
+                return serialized if return_type == "serialized_proto" else _to_nbest_proto(serialized)
             return results
 
         return [_encode(t) for t in input] if isinstance(input, list) else _encode(input)
@@ -424,14 +508,14 @@ class SentencePieceProcessor:
             raise ArgumentError("num_examples must be positive")
         if include_best and not wor:
             raise ArgumentError('When include_best is True, We must specify "wor = True".')
-        kind = {int: "ids", str: "pieces"}.get(return_type, "full")
+        kind = {int: "ids", str: "pieces"}.get(return_type)
+        if kind is None:
+            raise ArgumentError(f"sample_encode_and_score returns ids or pieces, not return_type={return_type!r}")
 
         def _encode(text):
             results = _native_call(self._model.sample_and_score, _as_text(text), int(num_samples), float(alpha),
                                    bool(wor), bool(include_best), kind, add_bos=bool(add_bos), add_eos=bool(add_eos),
                                    reverse=bool(reverse), emit_unk_piece=bool(emit_unk_piece), seed=_next_seed(self._seed_source))
-            if kind == "full":
-                return ImmutableNBestSentencePieceText([ImmutableSentencePieceText(*r) for r, _ in results])
             return results
 
         return [_encode(t) for t in input] if isinstance(input, list) else _encode(input)
@@ -446,17 +530,74 @@ class SentencePieceProcessor:
             return _native_call(self._model.calculate_entropy, [_as_text(t) for t in input], float(alpha), num_threads)
         return _native_call(self._model.calculate_entropy, [_as_text(input)], float(alpha))[0]
 
+    def ParallelEncode(self, input, add_bos=None, add_eos=None, reverse=None, emit_unk_piece=None,
+                       chunk_len=None, num_threads=None, thread_pool=None, return_type=None,
+                       out_type=None):
+        """Encodes one long text (or each text of a list, one after the other) on several
+        threads, cutting it into chunks of about ``chunk_len`` bytes (``sentencepiece``'s
+        ``ParallelEncode``). The result is always ``encode``'s: the text is cut only where the
+        model's segmentation cannot cross (the word starts of a BPE vocabulary whose pieces
+        stay within words); Unigram, char and word models, and BPE vocabularies with pieces
+        across words, are encoded on the calling thread (a Unigram segmentation depends on the
+        whole text's path score, so chunks could change it). ``return_type`` int, str, bytes,
+        ``'numpy'``, ``'serialized_proto'`` or ``'proto'``."""
+        return_type = self._resolve_return_type(return_type, out_type)
+        add_bos = self._add_bos if add_bos is None else add_bos
+        add_eos = self._add_eos if add_eos is None else add_eos
+        reverse = self._reverse if reverse is None else reverse
+        emit_unk_piece = self._emit_unk_piece if emit_unk_piece is None else emit_unk_piece
+        num_threads = _threads(self._num_threads if num_threads is None else num_threads, thread_pool)
+        if num_threads is None or not isinstance(num_threads, int):
+            raise TypeError("num_threads must be int")
+        if chunk_len is None or not isinstance(chunk_len, int) or chunk_len <= 0:
+            raise ArgumentError("chunk_len must be positive.")
+        kind = _ENCODE_KINDS.get(return_type)
+        if kind is None:
+            raise ArgumentError(f"unknown return_type={return_type}")
+        if kind == "serialized" and (add_bos or add_eos or reverse or emit_unk_piece):
+            raise NotImplementedError("add_bos, add_eos, reverse, and emit_unk_piece is not supported in proto API")
+
+        def _encode(text):
+            result = _native_call(self._model.parallel_encode, text, kind, chunk_len, num_threads,
+                                  bool(add_bos), bool(add_eos), bool(reverse), bool(emit_unk_piece))
+            if return_type is bytes:
+                return [p.encode("utf-8") for p in result]
+            if return_type == "numpy":
+                return _read_only_int32(result)
+            if return_type == "proto":
+                return _to_proto(result)
+            return result
+
+        return [_encode(t) for t in input] if isinstance(input, list) else _encode(input)
+
+    def ParallelEncodeAsPieces(self, input, **kwargs):
+        """``parallel_encode(input, return_type=str)``."""
+        return self.ParallelEncode(input=input, return_type=str, **kwargs)
+
+    def ParallelEncodeAsIds(self, input, **kwargs):
+        """``parallel_encode(input, return_type=int)``."""
+        return self.ParallelEncode(input=input, return_type=int, **kwargs)
+
+    def ParallelEncodeAsNumpy(self, input, **kwargs):
+        """``parallel_encode(input, return_type='numpy')``."""
+        return self.ParallelEncode(input=input, return_type="numpy", **kwargs)
+
+    def ParallelEncodeAsProto(self, input, **kwargs):
+        """``parallel_encode(input, return_type='proto')``."""
+        return self.ParallelEncode(input=input, return_type="proto", **kwargs)
+
     # ----------------------------------------------------------------------------- decoding
     def Decode(self, input, return_type=None, out_type=None, num_threads=None, thread_pool=None, return_bytes=None):
         """Decodes ids or pieces (or a list of such sequences, in parallel) back to text:
         control pieces vanish, ``<unk>`` becomes " ⁇ ", byte pieces are decoded as UTF-8 (invalid
         bytes become U+FFFD) and ▁ becomes a space (the dummy prefix's is dropped).
-        ``return_type=bytes`` gives UTF-8 bytes; ``'proto'`` / ``'serialized_proto'`` /
+        ``return_type=bytes`` (or pieces given as bytes, as in sentencepiece) gives UTF-8
+        bytes; ``'proto'`` / ``'serialized_proto'`` /
         ``'offset_mapping'`` the pieces with their surfaces and offsets in the decoded text."""
         return_type = self._resolve_return_type(return_type, out_type, default=str)
         if return_bytes is not None and return_type != "offset_mapping":
             raise ArgumentError("return_bytes is only supported when return_type='offset_mapping'")
-        num_threads = self._num_threads if num_threads is None else num_threads
+        num_threads = _threads(self._num_threads if num_threads is None else num_threads, thread_pool)
         if num_threads is None or not isinstance(num_threads, int):
             raise TypeError("num_threads must be int")
         if input is None or (isinstance(input, (str, bytes)) and len(input) == 0):
@@ -469,26 +610,38 @@ class SentencePieceProcessor:
         else:
             is_batch = len(input) > 0 and _is_sequence(input[0])
         seqs = [list(s) for s in input] if is_batch else [list(input)]
+        first = next((s[0] for s in seqs if s), None)
+        if isinstance(first, bytes):
+            # pieces given as bytes decode to bytes, as in sentencepiece (whose bindings
+            # return the input's type): text, and with offset_mapping pieces and byte offsets
+            if return_type is str:
+                return_type = bytes
+            elif return_type == "offset_mapping" and return_bytes is None:
+                return_bytes = True
         # bytes pieces are decoded as text pieces
         seqs = [[_as_text(p) for p in s] for s in seqs]
         if return_type in (str, bytes):
             kind = "text"
-        elif return_type == "serialized_proto":
+        elif return_type in ("serialized_proto", "proto"):
             kind = "serialized"
         elif return_type == "int" or return_type is int or return_type == "numpy":
             raise ArgumentError("unknown return_type={} or input type".format(return_type))
         else:
             kind = "full"
-        char_offsets = return_type == "immutable_proto" or (return_type == "offset_mapping" and not return_bytes)
-        results = _native_call(self._model.decode, seqs, kind, num_threads, char_offsets)
+        char_offsets = return_type == "offset_mapping" and not return_bytes
+        try:
+            results = _native_call(self._model.decode, seqs, kind, num_threads, char_offsets)
+        except TypeError:
+            raise TypeError("decode: input must be ids (int), pieces (str or bytes), a sequence of them, "
+                            "or a batch of such sequences (NumPy integer arrays included)") from None
         if kind == "text":
             results = [r[0] for r in results]
             if return_type is bytes:
                 results = [r.encode("utf-8") for r in results]
         elif return_type == "offset_mapping":
             results = [_offset_mapping(r, bool(return_bytes), include_text=True) for r in results]
-        elif kind == "full":
-            results = [ImmutableSentencePieceText(*r) for r in results]
+        elif return_type == "proto":
+            results = [_to_proto(r) for r in results]
         return results if is_batch else results[0]
 
     def DecodePieces(self, input, return_type=None, **kwargs):
@@ -508,12 +661,9 @@ class SentencePieceProcessor:
         return self.Decode(input=input, return_type="proto", **kwargs)
 
     def Normalize(self, input, with_offsets=None):
-        """The normalized text (with ``with_offsets``, also the byte offset in the input of each
-        normalized byte, plus one past the end)."""
-        def _normalize(text):
-            normalized, offsets = self._model.normalize(_as_text(text))
-            return (normalized, offsets) if with_offsets else normalized
-        return [_normalize(t) for t in input] if isinstance(input, list) else _normalize(input)
+        """The text (or each text of a list) as the model normalizes it before segmenting; see
+        ``_normalize`` for ``with_offsets``."""
+        return _normalize(self._model, input, with_offsets)
 
     # ----------------------------------------------------------------------------- vocabulary
     def GetPieceSize(self) -> int:
@@ -598,6 +748,133 @@ class SentencePieceProcessor:
         self.__dict__.update(state)
 
 
+class _BatchDecoders:
+    """``sentencepiece``'s private batch decoders (``_DecodePiecesBatch``, ``_DecodeIdsBatch``,
+    their ``AsBytes`` / ``AsSerializedProto`` forms, ``_DecodeAsOffsetMappingBatch``) on
+    ``Decode``. The batch and each sequence are read once, by iteration, so a ``__len__``
+    that changes between calls cannot make them read past the end."""
+
+    def __init__(self, owner: SentencePieceProcessor):
+        self._owner = owner
+
+    def _decode(self, batch, num_threads, thread_pool, return_type, return_bytes=None):
+        sequences = [list(sequence) for sequence in batch]
+        return self._owner.Decode(sequences, return_type=return_type, num_threads=num_threads,
+                                  thread_pool=thread_pool, return_bytes=return_bytes) if sequences else []
+
+    def _DecodePiecesBatch(self, batch, num_threads, thread_pool):
+        return self._decode(batch, num_threads, thread_pool, str)
+
+    def _DecodePiecesAsBytesBatch(self, batch, num_threads, thread_pool):
+        return self._decode(batch, num_threads, thread_pool, bytes)
+
+    def _DecodePiecesAsSerializedProtoBatch(self, batch, num_threads, thread_pool):
+        return self._decode(batch, num_threads, thread_pool, "serialized_proto")
+
+    _DecodeIdsBatch = _DecodePiecesBatch
+    _DecodeIdsAsBytesBatch = _DecodePiecesAsBytesBatch
+    _DecodeIdsAsSerializedProtoBatch = _DecodePiecesAsSerializedProtoBatch
+
+    def _DecodeAsOffsetMappingBatch(self, batch, num_threads, thread_pool, return_bytes):
+        return self._decode(batch, num_threads, thread_pool, "offset_mapping", bool(return_bytes))
+
+
+def _normalize(native, input, with_offsets):
+    """Normalizes a text or a list of texts with ``native.normalize``. A ``str`` gives a
+    ``str`` (with ``with_offsets``: the character offset in the input of each normalized
+    character, then the input's length); UTF-8 ``bytes`` give ``bytes`` (with byte offsets of
+    each normalized byte, then the end), as ``sentencepiece``'s ``Normalize``."""
+    def one(text):
+        if not isinstance(text, (str, bytes)):
+            raise TypeError(f"Input must be str or bytes, not {type(text).__name__}")
+        normalized, offsets = _native_call(native.normalize, text)
+        return (normalized, offsets) if with_offsets else normalized
+    return [one(t) for t in input] if isinstance(input, list) else one(input)
+
+
+class SentencePieceNormalizer:
+    """``sentencepiece.SentencePieceNormalizer``: SentencePiece's text normalization on its
+    own. The rules come from exactly one of ``model_file`` / ``model_proto`` (a ``.model``'s
+    normalizer), ``normalizer_spec`` (a serialized ``NormalizerSpec`` or the message),
+    ``rule_tsv`` (a TSV of hexadecimal code points, sentencepiece's format), ``rule_name``
+    (nmt_nfkc, nfkc, nmt_nfkc_cf, nfkc_cf, identity) or ``norm_map`` (pairs ``(source,
+    target)``, str or UTF-8 bytes). ``add_dummy_prefix``, ``escape_whitespaces`` and
+    ``remove_extra_whitespaces`` override the loaded spec's flags when given (a spec built from
+    rules starts with all three true, the proto defaults)."""
+
+    def __init__(self, model_file=None, model_proto=None, normalizer_spec=None, rule_tsv=None,
+                 rule_name=None, norm_map=None, add_dummy_prefix=None, escape_whitespaces=None,
+                 remove_extra_whitespaces=None):
+        N = _native.Normalizer
+        if model_file:
+            with _open_model_file(model_file) as f:
+                native = _native_call(N.from_model, f.read())
+        elif model_proto:
+            native = _native_call(N.from_model, _serialized(model_proto))
+        elif normalizer_spec:
+            native = _native_call(N.from_spec, _serialized(normalizer_spec))
+        elif rule_tsv:
+            native = _native_call(N.from_rule_tsv, os.fsdecode(os.fspath(rule_tsv)))
+        elif rule_name:
+            native = _native_call(N.from_rule_name, rule_name)
+        elif norm_map:
+            native = _native_call(N.from_map, [(_rule_text(a), _rule_text(b)) for a, b in norm_map])
+        else:
+            raise ArgumentError("no model is specified")
+        for flag, value in (("add_dummy_prefix", add_dummy_prefix), ("escape_whitespaces", escape_whitespaces),
+                            ("remove_extra_whitespaces", remove_extra_whitespaces)):
+            if value is not None:
+                native = native.with_flag(flag, bool(value))
+        self._normalizer = native
+
+    def Normalize(self, input, with_offsets=None):
+        """The normalized text (or texts); see ``SentencePieceProcessor.normalize`` for
+        ``with_offsets`` and bytes input."""
+        return _normalize(self._normalizer, input, with_offsets)
+
+    def Decompile(self):
+        """The rules ``(source, target)`` of the charsmap, sorted by source."""
+        return self._normalizer.decompile()
+
+    def serialized_normalizer_spec(self) -> bytes:
+        """The ``NormalizerSpec`` (flags and compiled rules) as protobuf bytes."""
+        return self._normalizer.serialized_normalizer_spec()
+
+    def serialized_model_proto(self) -> bytes:
+        """The model it was loaded from (with the flags given here), or a ``ModelProto`` that
+        holds only this spec."""
+        return self._normalizer.serialized_model_proto()
+
+    def __getstate__(self):
+        return self.serialized_model_proto()
+
+    def __setstate__(self, serialized_model_proto):
+        self._normalizer = _native_call(_native.Normalizer.from_model, serialized_model_proto)
+
+
+def _serialized(message) -> bytes:
+    """A protobuf message's bytes (a message object or bytes already)."""
+    return message.SerializeToString() if hasattr(message, "SerializeToString") else bytes(message)
+
+
+def _rule_text(value) -> str:
+    if isinstance(value, bytes):
+        try:
+            return value.decode("utf-8")
+        except UnicodeDecodeError:
+            raise ArgumentError(f"norm_map: {value!r} is not valid UTF-8") from None
+    return value
+
+
+def _open_model_file(path):
+    try:
+        return open(path, "rb")
+    except FileNotFoundError as e:
+        raise ModelFileNotFoundError(e.errno, f"NOT_FOUND: {e.filename!r}: {e.strerror}") from None
+    except OSError as e:
+        raise ModelFileError(e.errno, f"{e.filename!r}: {e.strerror}") from None
+
+
 def _add_snake_case(cls) -> None:
     """``EncodeAsIds`` → ``encode_as_ids`` etc., as ``sentencepiece`` names them."""
     snake = {}
@@ -620,7 +897,19 @@ class SentencePieceTrainer:
     (``Train(input='corpus.txt', model_prefix='m', vocab_size=8000)``) or as the
     ``"--input=corpus.txt --model_prefix=m"`` string; the corpus is ``input`` files or a
     ``sentence_iterator``; with ``model_writer`` the model bytes go to ``model_writer.write``
-    instead of files."""
+    instead of files.
+
+    As in sentencepiece 0.2.3: ``pretokenizer`` is a callable that gets each normalized
+    sentence (whitespace already ``▁``) and returns its chunks; no piece is learnt across two
+    chunks. The chunks must join back to the sentence unless
+    ``allow_inconsistent_pretokenization=True``; an exception the pretokenizer raises stops
+    training as the ``RuntimeError`` "Pretokenizer failed: ..." (chained to it). It excludes
+    ``pretokenization_delimiter`` (the same boundaries from a delimiter string).
+    ``normalizer`` (a ``SentencePieceNormalizer``) gives the normalization to train with and
+    store in the model; it excludes the normalization options. ``logstream`` is accepted and
+    unused (tokenmill's trainer writes no log), so are ``minloglevel``, ``random_seed``,
+    ``mining_sentence_size``, ``training_sentence_size`` and the differential-privacy options;
+    ``auto_character_coverage`` only in its default (false)."""
 
     @staticmethod
     def _encode(value) -> str:
@@ -635,27 +924,35 @@ class SentencePieceTrainer:
     @staticmethod
     def Train(arg=None, logstream=None, **kwargs) -> None:
         """Trains a model (see the class docstring)."""
+        sentence_iterator = model_writer = pretokenizer = normalizer_spec = None
+        allow_inconsistent = False
         if arg is not None and isinstance(arg, str):
             options = _native.parse_flags(arg)
-            sentence_iterator = model_writer = None
         else:
-            sentence_iterator = None
-            model_writer = None
             options = []
             for key, value in kwargs.items():
                 if key in ("sentence_iterator", "sentence_reader"):
                     sentence_iterator = value
                 elif key == "model_writer":
                     model_writer = value
+                elif key == "pretokenizer":
+                    pretokenizer = value
+                elif key == "allow_inconsistent_pretokenization":
+                    allow_inconsistent = bool(value)
+                elif key == "normalizer":
+                    normalizer_spec = value.serialized_normalizer_spec() if value else None
                 else:
                     options.append((key, SentencePieceTrainer._encode(value)))
+        if pretokenizer is not None and not callable(pretokenizer):
+            raise TypeError("pretokenizer must be a callable (str -> list of str)")
         sentences = None
         if sentence_iterator is not None:
             sentences = [s.decode("utf-8") if isinstance(s, bytes) else str(s) for s in sentence_iterator]
         prefix = dict(options).get("model_prefix", "")
         if model_writer is None and not prefix:
             raise ArgumentError("model_prefix must not be empty (or pass model_writer=...)")
-        model, vocab = _native_call(_native.train, options, sentences)
+        model, vocab = _native_call(_native.train, options, sentences, pretokenizer, allow_inconsistent,
+                                    normalizer_spec)
         if model_writer is not None:
             model_writer.write(model)
             return None
@@ -666,6 +963,10 @@ class SentencePieceTrainer:
         return None
 
     train = Train
+
+
+_add_snake_case(SentencePieceTrainer)
+_add_snake_case(SentencePieceNormalizer)
 
 
 # --------------------------------------------------------------------------------- conversion

@@ -13,10 +13,11 @@ use pyo3::types::{PyBytes, PyList, PyString};
 use rayon::prelude::*;
 use prost::Message;
 use tokenmill_core::utils::parallel;
-use tokenmill_core::sentencepiece::{trainer, EncodeOptions, EncodedText, ModelProto, NormalizerSpec, PieceType, Processor, TrainerSpec};
+use tokenmill_core::sentencepiece::{rules, trainer, EncodeOptions, EncodedText, ModelProto, Normalized, NormalizerSpec, PieceType, Processor, SpNormalizer, TrainerSpec};
+use tokenmill_core::normalizers::Precompiled;
 
-use crate::errors::ToPyResult;
-use crate::input_texts::{for_each_text, held_text, release_front, HeldTexts};
+use crate::errors::{InvalidArgumentError, ToPyResult};
+use crate::input_texts::{for_each_text, held_text, release_front, str_text, HeldTexts};
 use crate::id_lists::IdObjects;
 
 #[pyclass(module = "tokenmill.sentencepiece", name = "Processor", frozen)]
@@ -49,19 +50,25 @@ type PyEncoded = (String, Vec<PyPiece>, Option<f32>);
 fn to_tuples(encoded: EncodedText, char_offsets: bool) -> PyEncoded {
     let text = encoded.text;
     let convert: Box<dyn Fn(usize) -> usize> = if char_offsets {
-        let mut chars_before = vec![0usize; text.len() + 1];
-        let mut count = 0;
-        for (i, c) in text.char_indices() {
-            chars_before[i..i + c.len_utf8()].fill(count);
-            count += 1;
-        }
-        chars_before[text.len()] = count;
+        let chars_before = char_index_of_bytes(&text);
         Box::new(move |b: usize| chars_before[b.min(chars_before.len() - 1)])
     } else {
         Box::new(|b| b)
     };
     let pieces = encoded.pieces.into_iter().map(|p| (p.piece, p.id, p.surface.unwrap_or_default(), convert(p.begin), convert(p.end))).collect();
     (text, pieces, encoded.score)
+}
+
+/// For each byte offset of `text` (and its end), the index of the character it is in.
+fn char_index_of_bytes(text: &str) -> Vec<usize> {
+    let mut chars_before = vec![0usize; text.len() + 1];
+    let mut count = 0;
+    for (i, c) in text.char_indices() {
+        chars_before[i..i + c.len_utf8()].fill(count);
+        count += 1;
+    }
+    chars_before[text.len()] = count;
+    chars_before
 }
 
 /// What an encode call returns for each text.
@@ -293,6 +300,28 @@ impl PyProcessor {
         PyList::new(py, outs)
     }
 
+    /// One long text (`str` or UTF-8 `bytes`) encoded in chunks on several threads
+    /// (`ParallelEncode`; see `Processor::encode_full_chunked`); `kind` "ids", "pieces" or
+    /// "serialized". `num_threads` 1: on this thread.
+    #[pyo3(signature = (text, kind, chunk_len, num_threads=-1, add_bos=false, add_eos=false, reverse=false, emit_unk_piece=false))]
+    #[allow(clippy::too_many_arguments)]
+    fn parallel_encode(&self, py: Python<'_>, text: &Bound<'_, PyAny>, kind: &str, chunk_len: usize, num_threads: i32, add_bos: bool, add_eos: bool, reverse: bool, emit_unk_piece: bool) -> PyResult<Out> {
+        let o = options(add_bos, add_eos, reverse, emit_unk_piece, false, -1, 0.0);
+        let kind = Kind::parse(kind, false)?;
+        let text = text_of(text)?;
+        let text: &str = &text;
+        py.allow_threads(|| -> tokenmill_core::Result<Out> {
+            if let Kind::Ids = kind {
+                let mut ids = self.inner.encode_ids_chunked(text, chunk_len, num_threads != 1)?;
+                self.inner.rewrite_ids(&mut ids, &o)?;
+                return Ok(Out::Ids(ids));
+            }
+            let encoded = self.inner.encode_full_chunked(text, chunk_len, num_threads != 1)?;
+            self.shape(encoded, &kind, &o)
+        })
+        .py()
+    }
+
     /// Decodes each id or piece sequence; `kind` "text", "full" or "serialized".
     #[pyo3(signature = (inputs, kind="text", num_threads=-1, char_offsets=true))]
     fn decode(&self, py: Python<'_>, inputs: Vec<DecodeInput>, kind: &str, num_threads: i32, char_offsets: bool) -> PyResult<Vec<Out>> {
@@ -338,12 +367,9 @@ impl PyProcessor {
         py.allow_threads(|| batch(&texts, num_threads, None, |t, _| self.inner.calculate_entropy(t, alpha))).py()
     }
 
-    /// (normalized text, byte alignment of each normalized byte to the input).
-    fn normalize(&self, py: Python<'_>, text: String) -> (String, Vec<usize>) {
-        py.allow_threads(|| {
-            let n = self.inner.normalize(&text);
-            (n.text, n.norm_to_orig)
-        })
+    /// (normalized text, offsets), see `normalize_text`.
+    fn normalize<'py>(&self, py: Python<'py>, text: &Bound<'py, PyAny>) -> PyResult<(Bound<'py, PyAny>, Vec<usize>)> {
+        normalize_text(py, self.inner.normalizer(), text)
     }
 
     fn piece_size(&self) -> usize {
@@ -384,6 +410,15 @@ impl PyProcessor {
     }
 }
 
+/// The text of a `str` (a lone surrogate is an `InvalidArgumentError`, never a raw
+/// `UnicodeEncodeError`) or of UTF-8 `bytes` (malformed bytes become U+FFFD).
+fn text_of<'a>(text: &'a Bound<'_, PyAny>) -> PyResult<std::borrow::Cow<'a, str>> {
+    if let Ok(bytes) = text.downcast::<PyBytes>() {
+        return Ok(std::borrow::Cow::Owned(String::from_utf8_lossy(bytes.as_bytes()).into_owned()));
+    }
+    Ok(std::borrow::Cow::Borrowed(str_text(crate::input_texts::as_str(text)?)?))
+}
+
 /// Ids from Python must lie in `0..size`.
 fn checked_ids(ids: &[i64], size: usize) -> tokenmill_core::Result<Vec<u32>> {
     ids.iter()
@@ -409,14 +444,47 @@ fn roundtrip_model_proto<'py>(py: Python<'py>, data: &[u8]) -> PyResult<Bound<'p
 
 /// Trains a model from `(flag, value)` options and either the `input` files of the options or
 /// `sentences`; returns the serialized `.model` and the text of its `.vocab` file.
+///
+/// `pretokenizer` (a callable str -> list of str) gets each normalized sentence; its chunk ends
+/// are boundaries no piece crosses. An exception it raises stops training and is re-raised as
+/// the `RuntimeError` "Pretokenizer failed: ..." (sentencepiece's), chained to it.
+/// `normalizer_spec`: a serialized `NormalizerSpec` to train with (the `normalizer=` option).
 #[pyfunction]
-#[pyo3(signature = (options, sentences=None))]
-fn train<'py>(py: Python<'py>, options: Vec<(String, String)>, sentences: Option<Vec<String>>) -> PyResult<(Bound<'py, PyBytes>, String)> {
-    let (model, vocab) = py
+#[pyo3(signature = (options, sentences=None, pretokenizer=None, allow_inconsistent_pretokenization=false, normalizer_spec=None))]
+fn train<'py>(py: Python<'py>, options: Vec<(String, String)>, sentences: Option<Vec<String>>, pretokenizer: Option<PyObject>, allow_inconsistent_pretokenization: bool, normalizer_spec: Option<Vec<u8>>) -> PyResult<(Bound<'py, PyBytes>, String)> {
+    // The first exception of the pretokenizer; later calls return at once.
+    let failure: Mutex<Option<PyErr>> = Mutex::new(None);
+    let call_pretokenizer = |text: &str| -> tokenmill_core::Result<Vec<String>> {
+        let stop = || tokenmill_core::Error::Other("Pretokenizer failed".into());
+        if failure.lock().unwrap_or_else(PoisonError::into_inner).is_some() {
+            return Err(stop());
+        }
+        Python::with_gil(|py| {
+            let result = pretokenizer.as_ref().map(|f| f.call1(py, (text,)).and_then(|chunks| chunks.extract::<Vec<String>>(py)));
+            match result {
+                Some(Ok(chunks)) => Ok(chunks),
+                Some(Err(e)) => {
+                    failure.lock().unwrap_or_else(PoisonError::into_inner).get_or_insert(e);
+                    Err(stop())
+                }
+                None => Ok(vec![text.to_string()]),
+            }
+        })
+    };
+    let hook = trainer::Pretokenizer { split: &call_pretokenizer, allow_inconsistent: allow_inconsistent_pretokenization };
+    let hook = pretokenizer.is_some().then_some(&hook);
+    let trained = py
         .allow_threads(|| crate::memory::small_pages(|| -> tokenmill_core::Result<(Vec<u8>, String)> {
             let mut spec = TrainerSpec::default();
-            let mut normalizer = NormalizerSpec::default();
+            let mut normalizer = match &normalizer_spec {
+                Some(bytes) => NormalizerSpec::decode(bytes.as_slice()).map_err(|e| tokenmill_core::Error::format(format!("normalizer spec: {e}")))?,
+                None => NormalizerSpec::default(),
+            };
             for (name, value) in &options {
+                let normalizer_option = matches!(name.as_str(), "normalization_rule_name" | "normalization_rule_tsv" | "add_dummy_prefix" | "remove_extra_whitespaces" | "escape_whitespaces");
+                if normalizer_spec.is_some() && normalizer_option {
+                    return Err(tokenmill_core::Error::InvalidArgument(format!("{name} cannot be given together with normalizer=: the normalizer's spec already sets it")));
+                }
                 trainer::set_option(&mut spec, &mut normalizer, name, value)?;
             }
             let model = match sentences {
@@ -424,15 +492,20 @@ fn train<'py>(py: Python<'py>, options: Vec<(String, String)>, sentences: Option
                     if !spec.input.is_empty() {
                         return Err(tokenmill_core::Error::InvalidArgument("SentenceIterator and trainer_spec.input() must be exclusive.".into()));
                     }
-                    trainer::train(spec, normalizer, s.into_iter().map(Ok))?
+                    trainer::train_with(spec, normalizer, s.into_iter().map(Ok), hook)?
                 }
                 None if spec.input.is_empty() => return Err(tokenmill_core::Error::InvalidArgument("no input: give input=<files> or sentence_iterator".into())),
                 // The files stream through training (the spec is cloned: training consumes it).
-                None => trainer::train(spec.clone(), normalizer, trainer::read_inputs(&spec))?,
+                None => trainer::train_with(spec.clone(), normalizer, trainer::read_inputs(&spec), hook)?,
             };
             Ok((model.to_bytes(), trainer::vocab_file_text(&model)))
-        }))
-        .py()?;
+        }));
+    if let Some(cause) = failure.into_inner().unwrap_or_else(PoisonError::into_inner) {
+        let error = pyo3::exceptions::PyRuntimeError::new_err(format!("Pretokenizer failed: {cause}"));
+        error.set_cause(py, Some(cause));
+        return Err(error);
+    }
+    let (model, vocab) = trained.py()?;
     Ok((PyBytes::new(py, &model), vocab))
 }
 
@@ -488,8 +561,160 @@ fn parse_flags(args: &str) -> PyResult<Vec<(String, String)>> {
     trainer::parse_flags(args).py()
 }
 
+/// sentencepiece's `SetNBestTimeout` (milliseconds; 0 or less: no timeout).
+#[pyfunction]
+fn set_nbest_timeout(milliseconds: i64) {
+    tokenmill_core::sentencepiece::processor::set_nbest_timeout(milliseconds);
+}
+
+/// The native side of `SentencePieceNormalizer`: a `NormalizerSpec` (and the model it came
+/// from, if any) and the normalizer built from it.
+#[pyclass(module = "tokenmill.sentencepiece", name = "Normalizer", frozen)]
+pub struct PyNormalizer {
+    spec: NormalizerSpec,
+    treat_whitespace_as_suffix: bool,
+    model: Option<ModelProto>,
+    normalizer: SpNormalizer,
+}
+
+impl PyNormalizer {
+    fn build(spec: NormalizerSpec, treat_whitespace_as_suffix: bool, model: Option<ModelProto>) -> PyResult<Self> {
+        let normalizer = SpNormalizer::new(&spec, treat_whitespace_as_suffix, None).py()?;
+        Ok(PyNormalizer { spec, treat_whitespace_as_suffix, model, normalizer })
+    }
+
+    /// A spec from rules `(source, target)` (a TSV file or a map), named "user_defined".
+    fn from_rules(rules: Vec<(String, String)>) -> PyResult<Self> {
+        let mut seen = std::collections::HashSet::new();
+        for (source, target) in &rules {
+            if source.is_empty() {
+                return Err(InvalidArgumentError::new_err("normalization rule: the source is empty"));
+            }
+            if source == target {
+                return Err(InvalidArgumentError::new_err(format!("normalization rule: {source:?} maps to itself")));
+            }
+            if !seen.insert(source.as_str()) {
+                return Err(InvalidArgumentError::new_err(format!("normalization rule: {source:?} is given twice")));
+            }
+        }
+        let spec = NormalizerSpec { name: Some("user_defined".into()), precompiled_charsmap: Some(rules::compile_charsmap(&rules).py()?), ..Default::default() };
+        Self::build(spec, false, None)
+    }
+}
+
+#[pymethods]
+impl PyNormalizer {
+    /// From a serialized model (its normalizer spec and whitespace option).
+    #[staticmethod]
+    fn from_model(data: &[u8]) -> PyResult<Self> {
+        let proto = ModelProto::from_bytes(data).py()?;
+        let spec = proto.normalizer_spec();
+        Self::build(spec, proto.trainer_spec().treat_whitespace_as_suffix(), Some(proto))
+    }
+
+    /// From a serialized `NormalizerSpec`.
+    #[staticmethod]
+    fn from_spec(data: &[u8]) -> PyResult<Self> {
+        let spec = NormalizerSpec::decode(data).map_err(|e| InvalidArgumentError::new_err(format!("cannot parse the normalizer spec: {e}")))?;
+        Self::build(spec, false, None)
+    }
+
+    /// A built-in rule set (nmt_nfkc, nfkc, nmt_nfkc_cf, nfkc_cf, identity).
+    #[staticmethod]
+    fn from_rule_name(name: &str) -> PyResult<Self> {
+        let mut spec = NormalizerSpec { name: Some(name.into()), ..Default::default() };
+        trainer::prepare_normalizer_spec(&mut spec).py()?;
+        Self::build(spec, false, None)
+    }
+
+    /// Rules from a TSV file (sentencepiece's format: hexadecimal code points).
+    #[staticmethod]
+    fn from_rule_tsv(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
+        let text = py.allow_threads(|| std::fs::read_to_string(&path)).map_err(|e| tokenmill_core::Error::io(path.clone(), e)).py()?;
+        Self::from_rules(rules::rules_from_tsv(&text).py()?)
+    }
+
+    /// Rules `(source, target)`.
+    #[staticmethod]
+    fn from_map(rules: Vec<(String, String)>) -> PyResult<Self> {
+        Self::from_rules(rules)
+    }
+
+    /// A copy with a whitespace flag changed (add_dummy_prefix, escape_whitespaces,
+    /// remove_extra_whitespaces).
+    fn with_flag(&self, name: &str, value: bool) -> PyResult<Self> {
+        let mut spec = self.spec.clone();
+        match name {
+            "add_dummy_prefix" => spec.add_dummy_prefix = Some(value),
+            "escape_whitespaces" => spec.escape_whitespaces = Some(value),
+            "remove_extra_whitespaces" => spec.remove_extra_whitespaces = Some(value),
+            other => return Err(InvalidArgumentError::new_err(format!("unknown normalizer flag {other:?}"))),
+        }
+        let model = self.model.clone().map(|mut m| {
+            m.normalizer_spec = Some(spec.clone());
+            m
+        });
+        Self::build(spec, self.treat_whitespace_as_suffix, model)
+    }
+
+    /// (normalized text, offsets), see `normalize_text`.
+    fn normalize<'py>(&self, py: Python<'py>, text: &Bound<'py, PyAny>) -> PyResult<(Bound<'py, PyAny>, Vec<usize>)> {
+        normalize_text(py, &self.normalizer, text)
+    }
+
+    fn serialized_normalizer_spec<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, &self.spec.encode_to_vec())
+    }
+
+    /// The model it was loaded from (with any changed flag), or a model holding only the spec.
+    fn serialized_model_proto<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        let model = self.model.clone().unwrap_or_else(|| ModelProto { normalizer_spec: Some(self.spec.clone()), ..Default::default() });
+        PyBytes::new(py, &model.to_bytes())
+    }
+
+    /// The rules of the charsmap, sorted by source.
+    fn decompile(&self) -> PyResult<Vec<(String, String)>> {
+        match self.spec.precompiled_charsmap.as_deref() {
+            Some(charsmap) if !charsmap.is_empty() => Ok(Precompiled::from_charsmap(charsmap).py()?.rules()),
+            _ => Ok(Vec::new()),
+        }
+    }
+}
+
+/// (normalized text, offsets) of a `str` (or UTF-8 `bytes`, giving `bytes`): for a `str`, the
+/// character offset in the input of each normalized character, then the input's length; for
+/// `bytes`, the byte offset of each normalized byte, then the end (sentencepiece's
+/// `_NormalizeWithOffsets`). A lone surrogate is an `InvalidArgumentError`.
+fn normalize_text<'py>(py: Python<'py>, normalizer: &SpNormalizer, text: &Bound<'py, PyAny>) -> PyResult<(Bound<'py, PyAny>, Vec<usize>)> {
+    if let Ok(bytes) = text.downcast::<PyBytes>() {
+        let input = bytes.as_bytes();
+        let n = py.allow_threads(|| normalizer.normalize_bytes(input));
+        return Ok((PyBytes::new(py, n.text.as_bytes()).into_any(), n.norm_to_orig));
+    }
+    let input = str_text(crate::input_texts::as_str(text)?)?;
+    let (normalized, offsets) = py.allow_threads(|| {
+        let n = normalizer.normalize(input);
+        let offsets = char_offsets(input, &n);
+        (n.text, offsets)
+    });
+    Ok((PyString::new(py, &normalized).into_any(), offsets))
+}
+
+/// For each normalized character, the character offset in `input` it comes from, and then
+/// the character offset of the end (sentencepiece's offsets for `str`).
+fn char_offsets(input: &str, normalized: &Normalized) -> Vec<usize> {
+    let char_at = char_index_of_bytes(input);
+    let map = &normalized.norm_to_orig;
+    let mut out: Vec<usize> = normalized.text.char_indices().map(|(i, _)| char_at[map[i].min(input.len())]).collect();
+    // An empty result has no alignment at all (not even its end): sentencepiece gives [0].
+    out.push(char_at[map.last().copied().unwrap_or(0).min(input.len())]);
+    out
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyProcessor>()?;
+    m.add_class::<PyNormalizer>()?;
+    m.add_function(wrap_pyfunction!(set_nbest_timeout, m)?)?;
     m.add_function(wrap_pyfunction!(train, m)?)?;
     m.add_function(wrap_pyfunction!(parse_flags, m)?)?;
     m.add_function(wrap_pyfunction!(build_model, m)?)?;

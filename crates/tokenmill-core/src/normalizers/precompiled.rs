@@ -109,6 +109,19 @@ impl Precompiled {
         Some((rest.split('\0').next().unwrap_or(rest), len))
     }
 
+    /// Every rule `(source, replacement)`, sorted by source (sentencepiece's `Decompile`).
+    /// Rules that are not UTF-8 (a malformed charsmap) are left out.
+    pub fn rules(&self) -> Vec<(String, String)> {
+        crate::sentencepiece::darts::keys(&self.trie)
+            .into_iter()
+            .filter_map(|(source, start)| {
+                let source = String::from_utf8(source).ok()?;
+                let rest = self.replacements.get(start as usize..)?;
+                Some((source, rest.split('\0').next().unwrap_or(rest).to_string()))
+            })
+            .collect()
+    }
+
     /// Whether there are no rules (an empty or absent charsmap).
     pub fn is_empty(&self) -> bool {
         self.trie.is_empty()

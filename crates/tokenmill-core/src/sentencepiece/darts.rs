@@ -84,6 +84,40 @@ pub fn longest_prefix(units: &[u32], key: &[u8]) -> Option<(u32, usize)> {
     best
 }
 
+/// Every key of the trie with its value, sorted by key (a charsmap's rules, for
+/// `SentencePieceNormalizer.Decompile`). A malformed array cannot loop: the walk visits at
+/// most as many nodes as there are units.
+pub fn keys(units: &[u32]) -> Vec<(Vec<u8>, u32)> {
+    let mut out = Vec::new();
+    let Some(&root) = units.first() else { return out };
+    let mut stack: Vec<(usize, Vec<u8>)> = vec![(unit_offset(root), Vec::new())];
+    let mut budget = units.len();
+    while let Some((base, prefix)) = stack.pop() {
+        for byte in 1..=255u8 {
+            let position = base ^ byte as usize;
+            let Some(&unit) = units.get(position) else { continue };
+            if unit_label(unit) != byte as u32 {
+                continue;
+            }
+            if budget == 0 {
+                return out;
+            }
+            budget -= 1;
+            let child = position ^ unit_offset(unit);
+            let mut key = prefix.clone();
+            key.push(byte);
+            if unit & HAS_LEAF != 0 {
+                if let Some(&value_unit) = units.get(child) {
+                    out.push((key.clone(), unit_value(value_unit)));
+                }
+            }
+            stack.push((child, key));
+        }
+    }
+    out.sort();
+    out
+}
+
 /// A built double array (its units).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct DoubleArray {
@@ -323,6 +357,21 @@ impl Builder {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn keys_lists_every_key_with_its_value_in_order() {
+        let words: Vec<String> = (0..2000).map(|i| format!("{}{}", ["a", "ab", "▁x", "zz", "ü"][i % 5], i * 7919 % 997)).collect();
+        let mut expected: Vec<(Vec<u8>, u32)> = words.iter().enumerate().map(|(i, w)| (w.as_bytes().to_vec(), i as u32)).collect();
+        expected.sort();
+        expected.dedup_by(|a, b| a.0 == b.0);
+        let keys: Vec<(&[u8], u32)> = expected.iter().map(|(k, v)| (k.as_slice(), *v)).collect();
+        assert_eq!(super::keys(&DoubleArray::build(&keys).unwrap().units), expected);
+        assert_eq!(super::keys(&DoubleArray::build_sharing_suffixes(&keys).unwrap().units), expected);
+        assert!(super::keys(&[]).is_empty());
+        // A malformed array ends the walk instead of looping.
+        let garbage: Vec<u32> = (0..4096u32).map(|i| i.wrapping_mul(2_654_435_761)).collect();
+        assert!(super::keys(&garbage).len() <= garbage.len());
+    }
 
     #[test]
     fn finds_every_prefix_and_nothing_else() {

@@ -107,6 +107,22 @@ pub struct Processor {
     unigram_words: Arc<WordCache>,
 }
 
+/// sentencepiece's n-best timeout in milliseconds (`SetNBestTimeout`; 0 or less: none): an
+/// n-best search still running after it returns the best segmentation alone. Process-wide,
+/// as in sentencepiece.
+static NBEST_TIMEOUT_MS: std::sync::atomic::AtomicI64 = std::sync::atomic::AtomicI64::new(30_000);
+
+/// Sets the n-best timeout (see [`NBEST_TIMEOUT_MS`]).
+pub fn set_nbest_timeout(milliseconds: i64) {
+    NBEST_TIMEOUT_MS.store(milliseconds, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// The deadline of an n-best search starting now.
+fn nbest_deadline() -> Option<std::time::Instant> {
+    let ms = NBEST_TIMEOUT_MS.load(std::sync::atomic::Ordering::Relaxed);
+    (ms > 0).then(|| std::time::Instant::now() + std::time::Duration::from_millis(ms as u64))
+}
+
 /// The rng of sampling calls; `seed` makes them reproducible (`set_random_generator_seed`).
 pub fn make_rng(seed: Option<u64>) -> rand::rngs::StdRng {
     match seed {
@@ -405,6 +421,62 @@ impl Processor {
         self.populate(text, &normalized, &spans)
     }
 
+    /// [`Processor::encode_full`] of one long text on several threads (sentencepiece's
+    /// `ParallelEncode`), with exactly `encode_full`'s result. The normalized text is cut
+    /// into chunks of at least `chunk_bytes` at word starts that no piece of the model
+    /// crosses (a BPE vocabulary whose words are independent, see
+    /// [`Vocab::words_are_independent`]), and the chunks are segmented in parallel on the
+    /// global pool. Other models are segmented on this thread: Unigram sums path scores in
+    /// f32 along the whole text, so a chunk's segmentation can depend on the score reached
+    /// before it (sentencepiece's own chunked result can then differ from its `Encode`);
+    /// char and word models are cheap. Sampling is not supported here (as in sentencepiece).
+    pub fn encode_full_chunked(&self, text: &str, chunk_bytes: usize, parallel: bool) -> Result<EncodedText> {
+        use rayon::prelude::*;
+        let normalized = self.normalizer.normalize(text);
+        if !(parallel && self.kind == ModelType::Bpe && self.vocab.words_are_independent) {
+            let spans = self.segment(&normalized.text, &EncodeOptions::default(), &mut || 1.0)?;
+            return self.populate(text, &normalized, &spans);
+        }
+        let chunks = chunk_at_word_starts(normalized.text.as_bytes(), chunk_bytes.max(1));
+        let encoded: Vec<Vec<Span>> = chunks
+            .par_iter()
+            .map(|&(start, end)| {
+                let mut spans = Vec::new();
+                model::encode_bpe_words(&self.vocab, &normalized.text[start..end], self.cache_id, &mut Vec::new(), &mut spans);
+                spans.iter_mut().for_each(|s| {
+                    s.start += start;
+                    s.end += start;
+                });
+                spans
+            })
+            .collect();
+        self.populate(text, &normalized, &encoded.concat())
+    }
+
+    /// The ids of [`Processor::encode_full_chunked`] (`encode_ids`' result, without options):
+    /// the text-only normalization and the id writer of the ids path, chunk by chunk.
+    pub fn encode_ids_chunked(&self, text: &str, chunk_bytes: usize, parallel: bool) -> Result<Vec<u32>> {
+        use rayon::prelude::*;
+        if !(parallel && self.kind == ModelType::Bpe && self.vocab.words_are_independent) {
+            return self.encode_ids(text, &EncodeOptions::default(), None);
+        }
+        let mut bytes = Vec::new();
+        self.normalizer.normalize_into(text, &mut bytes);
+        let normalized = String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+        let chunks = chunk_at_word_starts(normalized.as_bytes(), chunk_bytes.max(1));
+        let ids: Vec<Vec<u32>> = chunks
+            .par_iter()
+            .map(|&(start, end)| {
+                let chunk = &normalized[start..end];
+                let (mut spans, mut ids) = (Vec::new(), Vec::new());
+                model::encode_bpe_words(&self.vocab, chunk, self.cache_id, &mut Vec::new(), &mut spans);
+                self.ids_of(chunk, &spans, &mut ids);
+                ids
+            })
+            .collect();
+        Ok(ids.concat())
+    }
+
     /// The core Unigram model over this vocabulary with sentencepiece's scoring rules (built
     /// once). Unknown runs are not fused and bytes not expanded there: `populate` does both, so
     /// n-best and sampled results get the same byte fallback and unknown fusion as `encode`.
@@ -440,7 +512,7 @@ impl Processor {
             n if n < 0 => model.sample(normalized, alpha as f64, rng)?,
             0 | 1 => return self.segment(normalized, &EncodeOptions::default(), &mut || 1.0),
             n => {
-                let nbest = model.nbest(normalized, n as usize)?;
+                let nbest = model.nbest_until(normalized, n as usize, nbest_deadline())?;
                 if nbest.is_empty() {
                     return Err(Error::Other("NBestEncode returns empty result.".into()));
                 }
@@ -463,12 +535,13 @@ impl Processor {
         if nbest_size > 512 {
             return Err(Error::InvalidArgument("nbest_size must be nbest_size <= 512".into()));
         }
+        let deadline = nbest_deadline();
         let normalized = self.normalizer.normalize(text);
         let n = nbest_size.clamp(1, 1024) as usize;
         let nbest: Vec<(Vec<Span>, f64)> = if n == 1 || normalized.text.is_empty() {
             vec![(self.segment(&normalized.text, &EncodeOptions::default(), &mut || 1.0)?, 0.0)]
         } else {
-            model.nbest(&normalized.text, n)?.into_iter().map(|(seg, score)| (to_spans(seg), score)).collect()
+            model.nbest_until(&normalized.text, n, deadline)?.into_iter().map(|(seg, score)| (to_spans(seg), score)).collect()
         };
         if nbest.is_empty() {
             return Err(Error::Other("NBestEncode returns empty result.".into()));
@@ -665,6 +738,23 @@ impl Processor {
     }
 }
 
+/// Byte ranges covering `normalized`, each a run of whole words of
+/// [`model::independent_words`] at least `min_bytes` long (the last may be shorter).
+fn chunk_at_word_starts(normalized: &[u8], min_bytes: usize) -> Vec<(usize, usize)> {
+    let mut chunks = Vec::new();
+    let mut start = 0;
+    for (_, end) in model::independent_words(normalized) {
+        if end - start >= min_bytes {
+            chunks.push((start, end));
+            start = end;
+        }
+    }
+    if start < normalized.len() || chunks.is_empty() {
+        chunks.push((start, normalized.len()));
+    }
+    chunks
+}
+
 /// A core segmentation as processor spans.
 fn to_spans(segmentation: Segmentation) -> Vec<Span> {
     segmentation.into_iter().map(|(id, start, end)| Span { start, end, id }).collect()
@@ -674,4 +764,27 @@ fn to_spans(segmentation: Segmentation) -> Vec<Span> {
 fn make_rng_fn(options: &EncodeOptions, seed: Option<u64>) -> impl FnMut() -> f64 {
     let mut rng = if options.enable_sampling { Some(make_rng(seed)) } else { None };
     move || rng.as_mut().map_or(1.0, |r| r.gen::<f64>())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chunks_cover_the_text_and_end_at_word_starts() {
+        let text = "▁a▁▁bc▁d▁▁▁efgh▁i▁j".repeat(50);
+        for min_bytes in [1, 5, 17, 200, 10_000] {
+            let chunks = chunk_at_word_starts(text.as_bytes(), min_bytes);
+            assert_eq!(chunks.first().map(|c| c.0), Some(0));
+            assert_eq!(chunks.last().map(|c| c.1), Some(text.len()));
+            for pair in chunks.windows(2) {
+                assert_eq!(pair[0].1, pair[1].0);
+                // a chunk ends where a word of `independent_words` ends (a ▁ run starts)
+                assert!(text[pair[0].1..].starts_with(SPACE_SYMBOL));
+                assert!(!text[..pair[0].1].ends_with(SPACE_SYMBOL));
+                assert!(pair[0].1 - pair[0].0 >= min_bytes);
+            }
+        }
+        assert_eq!(chunk_at_word_starts(b"", 4), vec![(0, 0)]);
+    }
 }

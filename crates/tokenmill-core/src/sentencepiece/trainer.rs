@@ -38,6 +38,11 @@ fn invalid(message: impl Into<String>) -> Error {
 /// Fills in the normalizer spec of a model to train: the charsmap of the named rules (or of
 /// `normalization_rule_tsv`), as SentencePiece's `Builder` does.
 pub fn prepare_normalizer_spec(spec: &mut NormalizerSpec) -> Result<()> {
+    let has_tsv = spec.normalization_rule_tsv.as_deref().is_some_and(|p| !p.is_empty());
+    if spec.precompiled_charsmap.is_some() && !has_tsv {
+        // A spec that comes compiled (the `normalizer=` of training) keeps its rules.
+        return Ok(());
+    }
     let charsmap = match spec.normalization_rule_tsv.as_deref().filter(|p| !p.is_empty()) {
         Some(path) => {
             let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
@@ -174,7 +179,23 @@ fn sorted_by_count<K: Ord + Clone>(map: impl IntoIterator<Item = (K, u64)>) -> V
 
 /// Trains a model from `sentences` (already split into lines; an error item stops training).
 /// `spec.model_type` picks the algorithm.
-pub fn train(mut spec: TrainerSpec, mut normalizer_spec: NormalizerSpec, sentences: impl Iterator<Item = Result<String>>) -> Result<ModelProto> {
+pub fn train(spec: TrainerSpec, normalizer_spec: NormalizerSpec, sentences: impl Iterator<Item = Result<String>>) -> Result<ModelProto> {
+    train_with(spec, normalizer_spec, sentences, None)
+}
+
+/// A caller's pretokenizer (sentencepiece's `TrainerComponents::pretokenizer`): it gets each
+/// normalized training sentence and returns its chunks; no piece is learnt across two chunks.
+pub struct Pretokenizer<'a> {
+    pub split: &'a (dyn Fn(&str) -> Result<Vec<String>> + Sync),
+    /// Whether the chunks may differ from the sentence when joined (otherwise an error).
+    pub allow_inconsistent: bool,
+}
+
+/// [`train`] with a [`Pretokenizer`].
+pub fn train_with(mut spec: TrainerSpec, mut normalizer_spec: NormalizerSpec, sentences: impl Iterator<Item = Result<String>>, pretokenizer: Option<&Pretokenizer>) -> Result<ModelProto> {
+    if pretokenizer.is_some() && !spec.pretokenization_delimiter().is_empty() {
+        return Err(invalid("pretokenizer and pretokenization_delimiter are mutually exclusive"));
+    }
     let kind = ModelType::try_from(spec.model_type.unwrap_or(ModelType::Unigram as i32)).map_err(|_| invalid("unknown model_type"))?;
     if spec.vocab_size() <= 0 {
         return Err(invalid("vocab_size must be > 0"));
@@ -190,7 +211,7 @@ pub fn train(mut spec: TrainerSpec, mut normalizer_spec: NormalizerSpec, sentenc
     }
     let meta = meta_pieces(&spec)?;
     prepare_normalizer_spec(&mut normalizer_spec)?;
-    let words = load_words(&spec, &normalizer_spec, &meta, WordSplit::of(&spec, kind), sentences)?;
+    let words = load_words(&spec, &normalizer_spec, &meta, WordSplit::of(&spec, kind), pretokenizer, sentences)?;
     let (words, required_chars) = apply_character_coverage(&spec, words)?;
     let meta_count = meta.len() as i64;
     if !matches!(kind, ModelType::Word | ModelType::Char) && required_chars.len() as i64 + meta_count > spec.vocab_size() as i64 {
@@ -251,19 +272,43 @@ fn load_words(
     normalizer_spec: &NormalizerSpec,
     meta: &std::collections::BTreeMap<i32, (String, PieceType)>,
     split: WordSplit,
+    pretokenizer: Option<&Pretokenizer>,
     sentences: impl Iterator<Item = Result<String>>,
 ) -> Result<Vec<(String, u64)>> {
     let max_len = spec.max_sentence_length().max(0) as usize;
     let accept = |s: &str| !(s.is_empty() || s.len() > max_len || s.contains(UNK_CHAR));
     let normalizer = SpNormalizer::new(normalizer_spec, spec.treat_whitespace_as_suffix(), None)?;
     let meta_matcher = MetaMatcher::new(meta.values().map(|(p, _)| p.as_str()))?;
+    let delimiter = spec.pretokenization_delimiter();
+    let boundary = BOUNDARY_CHAR.to_string();
+    // The delimiter or the pretokenizer's chunk ends become boundaries no piece crosses.
+    let pretokenize = |text: std::borrow::Cow<'_, str>| -> Result<String> {
+        if let Some(p) = pretokenizer {
+            let chunks = (p.split)(&text)?;
+            if !p.allow_inconsistent && chunks.concat() != *text {
+                return Err(invalid(format!(
+                    "Pretokenized output mismatch: joined={:?}, original={:?}. Set allow_inconsistent_pretokenization=True to bypass.",
+                    chunks.concat(),
+                    text
+                )));
+            }
+            return Ok(chunks.join(&boundary));
+        }
+        Ok(if delimiter.is_empty() { text.into_owned() } else { text.replace(delimiter, &boundary) })
+    };
     let process = |sentence: &str, emit: &mut dyn FnMut(&str)| -> Result<()> {
         if accept(sentence) {
             // Text only (no alignment), into this worker's buffer: no allocation per sentence.
-            NORMALIZED.with_borrow_mut(|buffer| {
+            return NORMALIZED.with_borrow_mut(|buffer| {
                 normalizer.normalize_into(sentence, buffer);
                 let text = String::from_utf8_lossy(buffer);
-                split.split(&meta_matcher.replace(&text), emit);
+                let text = meta_matcher.replace(&text);
+                if pretokenizer.is_none() && delimiter.is_empty() {
+                    split.split(&text, emit);
+                } else {
+                    split.split(&pretokenize(text)?, emit);
+                }
+                Ok(())
             });
         }
         Ok(())
@@ -912,8 +957,15 @@ pub fn set_option(spec: &mut TrainerSpec, normalizer: &mut NormalizerSpec, name:
         "add_dummy_prefix" => normalizer.add_dummy_prefix = Some(parse_bool(n, value)?),
         "remove_extra_whitespaces" => normalizer.remove_extra_whitespaces = Some(parse_bool(n, value)?),
         "escape_whitespaces" => normalizer.escape_whitespaces = Some(parse_bool(n, value)?),
+        // sentencepiece 0.2.1's automatic character coverage is not implemented: only its
+        // default (false) is accepted.
+        "auto_character_coverage" => {
+            if parse_bool(n, value)? {
+                return Err(invalid("auto_character_coverage=true is not supported by tokenmill (set character_coverage instead)"));
+            }
+        }
         // Accepted for compatibility; they change nothing here.
-        "minloglevel" | "random_seed" | "denormalization_rule_tsv" | "enable_differential_privacy" | "differential_privacy_noise_level" | "differential_privacy_clipping_threshold" => {}
+        "minloglevel" | "random_seed" | "denormalization_rule_tsv" | "enable_differential_privacy" | "differential_privacy_noise_level" | "differential_privacy_clipping_threshold" | "mining_sentence_size" | "training_sentence_size" => {}
         _ => return Err(invalid(format!("unknown field name \"{name}\" in TrainerSpec or NormalizerSpec"))),
     }
     Ok(())

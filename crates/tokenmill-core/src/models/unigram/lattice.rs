@@ -308,15 +308,21 @@ impl<T: Real> Lattice<T> {
     /// The `n` best segmentations, best first, with their scores (sentencepiece's `NBest`
     /// without sampling). Fewer when the lattice has fewer paths.
     pub fn nbest(&mut self, n: usize) -> Vec<Path<T>> {
+        self.nbest_until(n, None).unwrap_or_default()
+    }
+
+    /// [`Lattice::nbest`], giving up (`None`) once `deadline` has passed: sentencepiece's
+    /// n-best timeout (`SetNBestTimeout`), after which it falls back to the best path.
+    pub fn nbest_until(&mut self, n: usize, deadline: Option<std::time::Instant>) -> Option<Vec<Path<T>>> {
         if n == 0 {
-            return vec![];
+            return Some(vec![]);
         }
         if n == 1 {
             let best = self.viterbi();
-            return if best.0.is_empty() && !self.is_empty() { vec![] } else { vec![best] };
+            return Some(if best.0.is_empty() && !self.is_empty() { vec![] } else { vec![best] });
         }
         self.viterbi();
-        self.best_first_paths(n, self.nodes[EOS as usize].backtrace, |search, top, hyp| {
+        self.best_first_paths(n, deadline, self.nodes[EOS as usize].backtrace, |search, top, hyp| {
             for &l in self.end_nodes(self.nodes[hyp.node as usize].pos as usize) {
                 let lnode = &self.nodes[l as usize];
                 let new = search.push_hyp(Hyp { node: l, next: top, fx: lnode.backtrace + hyp.gx, gx: lnode.score + hyp.gx });
@@ -327,13 +333,20 @@ impl<T: Real> Lattice<T> {
 
     /// The A* search both n-best forms run, from EOS back to BOS: `expand(search, top, hyp)`
     /// pushes the children of the popped hypothesis `hyp` (index `top`); the first `n`
-    /// hypotheses to reach BOS are the results, best first.
-    fn best_first_paths(&self, n: usize, eos_fx: T, mut expand: impl FnMut(&mut NBestSearch<T>, u32, Hyp<T>)) -> Vec<Path<T>> {
+    /// hypotheses to reach BOS are the results, best first. `None` when `deadline` passes first.
+    fn best_first_paths(&self, n: usize, deadline: Option<std::time::Instant>, eos_fx: T, mut expand: impl FnMut(&mut NBestSearch<T>, u32, Hyp<T>)) -> Option<Vec<Path<T>>> {
         let mut search = NBestSearch::default();
         let eos = search.push_hyp(Hyp { node: EOS, next: NO_PIECE, fx: eos_fx, gx: T::ZERO });
         search.agenda_push(eos);
         let mut results = vec![];
+        let mut pops: u32 = 0;
         while let Some(top) = search.agenda_pop() {
+            // The clock is read after every 1024 expansions: cheap next to the heap work between,
+            // and a search that small is never cut short (by a preempted thread, say).
+            pops = pops.wrapping_add(1);
+            if pops % 1024 == 0 && deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+                return None;
+            }
             let hyp = search.hyps[top as usize];
             if hyp.node == BOS {
                 results.push((search.path_from(top), hyp.fx));
@@ -345,7 +358,7 @@ impl<T: Real> Lattice<T> {
             expand(&mut search, top, hyp);
             search.shrink_if_needed(n);
         }
-        results
+        Some(results)
     }
     /// Up to `n` distinct segmentations drawn without replacement from P(path) ∝
     /// exp(`inv_theta` × score), each with its Gumbel-perturbed log-probability, in decreasing
@@ -358,7 +371,7 @@ impl<T: Real> Lattice<T> {
         }
         let alpha = self.forward(inv_theta);
         let (mut log_probs, mut perturbed) = (vec![], vec![]);
-        self.best_first_paths(n, gumbel(rng), |search, top, hyp| {
+        self.best_first_paths(n, None, gumbel(rng), |search, top, hyp| {
             let ends = self.end_nodes(self.nodes[hyp.node as usize].pos as usize);
             let z = alpha[hyp.node as usize];
             log_probs.clear();
@@ -382,6 +395,7 @@ impl<T: Real> Lattice<T> {
                 search.agenda_push(new);
             }
         })
+        .unwrap_or_default()
     }
 }
 

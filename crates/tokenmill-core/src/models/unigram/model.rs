@@ -377,6 +377,12 @@ impl Unigram {
     /// The `n` best segmentations of `text`, best first, with their scores (sentencepiece's
     /// NBestEncode: `n` is clamped to 1..=1024; for one, the Viterbi path with score 0).
     pub fn nbest(&self, text: &str, n: usize) -> Result<Vec<(Segmentation, f64)>> {
+        self.nbest_until(text, n, None)
+    }
+
+    /// [`Unigram::nbest`] that falls back to the best path alone once `deadline` has passed
+    /// (sentencepiece's n-best timeout).
+    pub fn nbest_until(&self, text: &str, n: usize, deadline: Option<std::time::Instant>) -> Result<Vec<(Segmentation, f64)>> {
         if text.is_empty() {
             return Ok(vec![(vec![], 0.0)]);
         }
@@ -384,15 +390,20 @@ impl Unigram {
         if n == 1 {
             return Ok(vec![(self.best_segmentation(text)?, 0.0)]);
         }
-        match self.spm {
-            Some(_) => self.nbest_in::<f32>(text, n),
-            None => self.nbest_in::<f64>(text, n),
+        let found = match self.spm {
+            Some(_) => self.nbest_in::<f32>(text, n, deadline)?,
+            None => self.nbest_in::<f64>(text, n, deadline)?,
+        };
+        match found {
+            Some(found) => Ok(found),
+            None => Ok(vec![(self.best_segmentation(text)?, 0.0)]),
         }
     }
 
-    fn nbest_in<T: Real>(&self, text: &str, n: usize) -> Result<Vec<(Segmentation, f64)>> {
+    fn nbest_in<T: Real>(&self, text: &str, n: usize, deadline: Option<std::time::Instant>) -> Result<Option<Vec<(Segmentation, f64)>>> {
         let mut lattice = self.lattice::<T>(text)?;
-        Ok(lattice.nbest(n).into_iter().map(|(path, score)| (Self::path_to_segmentation(&lattice, &path), score.to_f64())).collect())
+        let Some(paths) = lattice.nbest_until(n, deadline) else { return Ok(None) };
+        Ok(Some(paths.into_iter().map(|(path, score)| (Self::path_to_segmentation(&lattice, &path), score.to_f64())).collect()))
     }
 
     /// A segmentation drawn from the whole lattice with P ∝ exp(`inv_theta` × score)
