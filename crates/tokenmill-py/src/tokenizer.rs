@@ -222,7 +222,9 @@ fn extract_added_tokens(tokens: &Bound<'_, PyList>, special: bool) -> PyResult<V
 ///     model (:class:`tokenmill.models.Model`): the model that turns words into tokens.
 ///
 /// Components are shared with the Python objects that hold them (``tok.model.dropout = 0.1``
-/// changes this tokenizer), as in ``tokenizers``.
+/// changes this tokenizer), as in ``tokenizers``. The setters, ``Tokenizer(model)``,
+/// ``add_tokens`` and the ``trainer`` arguments also take Hugging Face ``tokenizers`` objects,
+/// converted through their JSON state (copies, not shared; see ``foreign.rs``).
 #[pyclass(module = "tokenmill", name = "Tokenizer", subclass, weakref)]
 pub struct PyTokenizer {
     /// What encode / decode / train run on: the core pipeline over copies of `components`,
