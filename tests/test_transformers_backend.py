@@ -3,7 +3,8 @@
 Every tokenizer in ../shared/pretrained that transformers can load offline is built twice with
 transformers' own classes (GPT-2 and RoBERTa from the GPT-2 vocab/merges, BERT uncased and
 Chinese from vocab.txt, Llama from the Mistral SentencePiece models and the sentencepiece test
-BPE model, T5 from the sentencepiece test unigram model, cl100k_base through the tokenizer.json
+BPE model, T5 from the sentencepiece test unigram models, CLIP from its merges (its class wraps
+the backend's decode, re-done on tokenmill's), cl100k_base through the tokenizer.json
 transformers' TikTokenConverter writes); one copy keeps its `tokenizers` backend, the other is
 switched to tokenmill by `tokenmill.transformers.accelerate`. A differential battery then
 compares them: calls with pairs, every truncation strategy, stride with overflowing tokens,
@@ -66,6 +67,24 @@ def cl100k_json(tmp_path_factory):
     return str(path)
 
 
+def clip_dir(tmp_path_factory):
+    """vocab.json + merges.txt of OpenAI CLIP, built from its bpe_simple_vocab_16e6.txt.gz as
+    CLIP's simple_tokenizer does (see pretrained/MANIFEST.md)."""
+    import gzip
+
+    from transformers.convert_slow_tokenizer import bytes_to_unicode
+
+    with gzip.open(shared_path("pretrained", "clip", "bpe_simple_vocab_16e6.txt.gz")) as f:
+        merges = f.read().decode("utf-8").split("\n")[1 : 49152 - 256 - 2 + 1]
+    vocab = list(bytes_to_unicode().values())
+    vocab += [v + "</w>" for v in vocab]
+    vocab += ["".join(m.split()) for m in merges] + ["<|startoftext|>", "<|endoftext|>"]
+    folder = tmp_path_factory.mktemp("clip")
+    (folder / "vocab.json").write_text(json.dumps({t: i for i, t in enumerate(vocab)}), encoding="utf-8")
+    (folder / "merges.txt").write_text("#version: 0.2\n" + "\n".join(merges) + "\n", encoding="utf-8")
+    return str(folder)
+
+
 def _factories(tmp_path_factory, request):
     """name -> a function building a fresh stock transformers tokenizer."""
     t = transformers
@@ -105,6 +124,7 @@ def _factories(tmp_path_factory, request):
                 tmp_path_factory, "mistral7", {"tokenizer.model": "mistral/mistral_instruct_tokenizer_241114.model.v7"}
             ),
         ),
+        "clip": lambda: t.CLIPTokenizer.from_pretrained(clip_dir(tmp_path_factory)),
         "cl100k": lambda: t.PreTrainedTokenizerFast(
             tokenizer_file=request.getfixturevalue("cl100k_json"),
             bos_token="<|endoftext|>",
@@ -114,7 +134,18 @@ def _factories(tmp_path_factory, request):
 
 
 # The full battery runs on these; the others get the basic calls only (same code paths).
-KINDS = ["gpt2", "roberta", "bert", "bert_chinese", "mistral", "llama_botchan_bpe", "t5_unigram", "t5_kyoto", "cl100k"]
+KINDS = [
+    "gpt2",
+    "roberta",
+    "bert",
+    "bert_chinese",
+    "mistral",
+    "llama_botchan_bpe",
+    "t5_unigram",
+    "t5_kyoto",
+    "clip",
+    "cl100k",
+]
 # Mutating tests (added tokens, saving, training) rebuild nothing but copy, on one per family.
 FAMILIES = ["gpt2", "bert", "mistral", "t5_unigram"]
 

@@ -36,7 +36,9 @@ def accelerate(tokenizer: Any) -> Any:
     The ``tokenizers`` backend (``tokenizer.backend_tokenizer``) is replaced by a
     :class:`tokenmill.Tokenizer` loaded from its tokenizer.json (model, normalizer,
     pre-tokenizer, post-processor, decoder, added tokens, truncation and padding), and the
-    ``split_special_tokens`` setting is carried over. Calling it again does nothing.
+    ``split_special_tokens`` setting is carried over; patches a tokenizer class makes to its
+    backend object in ``__init__`` (CLIP's ``decode`` wrapper) are made again on the new one.
+    Calling it again does nothing.
 
     Raises:
         TypeError: ``tokenizer`` is not a fast tokenizer (a "slow" Python or SentencePiece one
@@ -53,7 +55,21 @@ def accelerate(tokenizer: Any) -> Any:
     replacement = Tokenizer.from_str(backend.to_str())
     replacement.encode_special_tokens = backend.encode_special_tokens
     tokenizer._tokenizer = replacement
+    _reapply_backend_patches(tokenizer)
     return tokenizer
+
+
+# Methods of transformers tokenizer classes that patch the backend object itself in __init__
+# (what tokenizer.json cannot carry), run again on the new backend. CLIPTokenizer wraps
+# backend.decode to turn its "</w>" word ends into spaces.
+_BACKEND_PATCH_HOOKS = ("_wrap_decode_method_backend_tokenizer",)
+
+
+def _reapply_backend_patches(tokenizer: Any) -> None:
+    for name in _BACKEND_PATCH_HOOKS:
+        hook = getattr(tokenizer, name, None)
+        if callable(hook):
+            hook()
 
 
 def from_pretrained(path: str | os.PathLike, **kwargs: Any) -> Any:

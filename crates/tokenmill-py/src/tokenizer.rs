@@ -224,8 +224,9 @@ fn extract_added_tokens(tokens: &Bound<'_, PyList>, special: bool) -> PyResult<V
 /// Components are shared with the Python objects that hold them (``tok.model.dropout = 0.1``
 /// changes this tokenizer), as in ``tokenizers``. The setters, ``Tokenizer(model)``,
 /// ``add_tokens`` and the ``trainer`` arguments also take Hugging Face ``tokenizers`` objects,
-/// converted through their JSON state (copies, not shared; see ``foreign.rs``).
-#[pyclass(module = "tokenmill", name = "Tokenizer", subclass, weakref)]
+/// converted through their JSON state (copies, not shared; see ``foreign.rs``). Instances take
+/// attributes, as ``tokenizers`` ones do (transformers' CLIP tokenizer wraps ``decode`` so).
+#[pyclass(module = "tokenmill", name = "Tokenizer", subclass, weakref, dict)]
 pub struct PyTokenizer {
     /// What encode / decode / train run on: the core pipeline over copies of `components`,
     /// brought up to date (`refresh`) when one of them changed, so that no lock is taken per
