@@ -12,6 +12,7 @@ offsets, both padding sides, NumPy tensors, decoding, chat templates, added toke
 save_pretrained round trips. Also: `tokenizers` components given to tokenmill setters and
 Sequence constructors are converted through their JSON state.
 """
+
 from __future__ import annotations
 
 import copy
@@ -61,7 +62,9 @@ def cl100k_json(tmp_path_factory):
     from transformers.convert_slow_tokenizer import TikTokenConverter
 
     ranks = shared_path("pretrained", "cl100k_base", "cl100k_base.tiktoken")
-    converter = TikTokenConverter(vocab_file=str(ranks), pattern=CL100K_PAT, extra_special_tokens=CL100K_SPECIALS)
+    converter = TikTokenConverter(
+        vocab_file=str(ranks), pattern=CL100K_PAT, extra_special_tokens=CL100K_SPECIALS
+    )
     path = tmp_path_factory.mktemp("cl100k") / "tokenizer.json"
     converter.converted().save(str(path))
     return str(path)
@@ -80,8 +83,12 @@ def clip_dir(tmp_path_factory):
     vocab += [v + "</w>" for v in vocab]
     vocab += ["".join(m.split()) for m in merges] + ["<|startoftext|>", "<|endoftext|>"]
     folder = tmp_path_factory.mktemp("clip")
-    (folder / "vocab.json").write_text(json.dumps({t: i for i, t in enumerate(vocab)}), encoding="utf-8")
-    (folder / "merges.txt").write_text("#version: 0.2\n" + "\n".join(merges) + "\n", encoding="utf-8")
+    (folder / "vocab.json").write_text(
+        json.dumps({t: i for i, t in enumerate(vocab)}), encoding="utf-8"
+    )
+    (folder / "merges.txt").write_text(
+        "#version: 0.2\n" + "\n".join(merges) + "\n", encoding="utf-8"
+    )
     return str(folder)
 
 
@@ -91,37 +98,58 @@ def _factories(tmp_path_factory, request):
     gpt2 = {"vocab.json": "gpt2/encoder.json", "merges.txt": "gpt2/vocab.bpe"}
     return {
         "gpt2": lambda: t.GPT2Tokenizer.from_pretrained(model_dir(tmp_path_factory, "gpt2", gpt2)),
-        "roberta": lambda: t.RobertaTokenizer.from_pretrained(model_dir(tmp_path_factory, "roberta", gpt2)),
+        "roberta": lambda: t.RobertaTokenizer.from_pretrained(
+            model_dir(tmp_path_factory, "roberta", gpt2)
+        ),
         "bert": lambda: t.BertTokenizer.from_pretrained(
             model_dir(tmp_path_factory, "bert", {"vocab.txt": "bert_base_uncased/vocab.txt"})
         ),
         "bert_chinese": lambda: t.BertTokenizer.from_pretrained(
-            model_dir(tmp_path_factory, "bert_zh", {"vocab.txt": "bert_base_chinese/vocab.txt"}), do_lower_case=False
+            model_dir(tmp_path_factory, "bert_zh", {"vocab.txt": "bert_base_chinese/vocab.txt"}),
+            do_lower_case=False,
         ),
         "mistral": lambda: t.LlamaTokenizer.from_pretrained(
-            model_dir(tmp_path_factory, "mistral", {"tokenizer.model": "mistral/tokenizer.model.v1"}),
+            model_dir(
+                tmp_path_factory, "mistral", {"tokenizer.model": "mistral/tokenizer.model.v1"}
+            ),
             add_bos_token=True,
             add_eos_token=True,
         ),
         "mistral_v3": lambda: t.LlamaTokenizer.from_pretrained(
             model_dir(
-                tmp_path_factory, "mistral3", {"tokenizer.model": "mistral/mistral_instruct_tokenizer_240323.model.v3"}
+                tmp_path_factory,
+                "mistral3",
+                {"tokenizer.model": "mistral/mistral_instruct_tokenizer_240323.model.v3"},
             ),
         ),
         "llama_botchan_bpe": lambda: t.LlamaTokenizer.from_pretrained(
-            model_dir(tmp_path_factory, "spbpe", {"tokenizer.model": "sentencepiece_test/botchan_en_bpe_1000.model"}),
+            model_dir(
+                tmp_path_factory,
+                "spbpe",
+                {"tokenizer.model": "sentencepiece_test/botchan_en_bpe_1000.model"},
+            ),
         ),
         "t5_unigram": lambda: t.T5Tokenizer.from_pretrained(
-            model_dir(tmp_path_factory, "t5", {"spiece.model": "sentencepiece_test/botchan_en_unigram_1000.model"}),
+            model_dir(
+                tmp_path_factory,
+                "t5",
+                {"spiece.model": "sentencepiece_test/botchan_en_unigram_1000.model"},
+            ),
             extra_ids=5,
         ),
         "t5_kyoto": lambda: t.T5Tokenizer.from_pretrained(
-            model_dir(tmp_path_factory, "t5ja", {"spiece.model": "sentencepiece_test/kyoto_ja_unigram_8000.model"}),
+            model_dir(
+                tmp_path_factory,
+                "t5ja",
+                {"spiece.model": "sentencepiece_test/kyoto_ja_unigram_8000.model"},
+            ),
             extra_ids=0,
         ),
         "mistral_v7": lambda: t.LlamaTokenizer.from_pretrained(
             model_dir(
-                tmp_path_factory, "mistral7", {"tokenizer.model": "mistral/mistral_instruct_tokenizer_241114.model.v7"}
+                tmp_path_factory,
+                "mistral7",
+                {"tokenizer.model": "mistral/mistral_instruct_tokenizer_241114.model.v7"},
             ),
         ),
         "clip": lambda: t.CLIPTokenizer.from_pretrained(clip_dir(tmp_path_factory)),
@@ -180,7 +208,10 @@ def pair(request, pairs):
 @pytest.fixture(scope="module")
 def texts():
     english = read_sample(
-        shared_path("corpora", "gutenberg", "en_novels", "pg1661_en_adventures_of_sherlock_holmes.txt"), 60_000
+        shared_path(
+            "corpora", "gutenberg", "en_novels", "pg1661_en_adventures_of_sherlock_holmes.txt"
+        ),
+        60_000,
     )
     paragraphs = [" ".join(p.split()) for p in english.split("\n\n") if len(p.split()) > 5][20:30]
     others = []
@@ -192,9 +223,20 @@ def texts():
     ]:
         folder = shared_path("corpora", "multilingual", lang)
         path = folder / name if name else min(folder.iterdir())
-        lines = [line.strip() for line in read_sample(path, 40_000).splitlines() if len(line.strip()) > 20]
+        lines = [
+            line.strip()
+            for line in read_sample(path, 40_000).splitlines()
+            if len(line.strip()) > 20
+        ]
         others += lines[50:53]
-    tricky = ["", " ", "  leading and trailing  ", "tabs\tand\nnewlines\r\n", "naïve café 123,456.78 😀👍🏽", "x" * 300]
+    tricky = [
+        "",
+        " ",
+        "  leading and trailing  ",
+        "tabs\tand\nnewlines\r\n",
+        "naïve café 123,456.78 😀👍🏽",
+        "x" * 300,
+    ]
     return paragraphs + others + tricky
 
 
@@ -271,7 +313,9 @@ def test_basic_calls(pair, texts):
         return_attention_mask=True,
     )
     assert_same(stock, fast, "__call__", [t.split() for t in texts[:4]], is_split_into_words=True)
-    assert_same(stock, fast, "__call__", texts[0].split(), texts[1].split(), is_split_into_words=True)
+    assert_same(
+        stock, fast, "__call__", texts[0].split(), texts[1].split(), is_split_into_words=True
+    )
 
 
 @pytest.mark.parametrize("strategy", ["longest_first", "only_first", "only_second", True])
@@ -284,7 +328,11 @@ def test_truncation_strategies(pair, texts, strategy):
     for side in ("right", "left"):
         stock.truncation_side = fast.truncation_side = side
         for max_length in (8, 33):
-            kwargs = {"truncation": strategy, "max_length": max_length, "return_offsets_mapping": True}
+            kwargs = {
+                "truncation": strategy,
+                "max_length": max_length,
+                "return_offsets_mapping": True,
+            }
             outcomes.add(assert_same(stock, fast, "__call__", short, long, **kwargs))
             outcomes.add(assert_same(stock, fast, "__call__", long, short, **kwargs))
             outcomes.add(assert_same(stock, fast, "__call__", texts[0], texts[-5], **kwargs))
@@ -314,9 +362,29 @@ def test_padding(pair, texts, side):
     stock, fast = pair
     batch = texts[:3] + texts[-6:-3]
     assert_same(stock, fast, "__call__", batch, padding=True, padding_side=side)
-    assert_same(stock, fast, "__call__", batch, padding="max_length", max_length=64, truncation=True, padding_side=side)
-    assert_same(stock, fast, "__call__", batch, padding=True, pad_to_multiple_of=16, padding_side=side)
-    assert_same(stock, fast, "__call__", batch, batch[::-1], padding=True, return_tensors="np", padding_side=side)
+    assert_same(
+        stock,
+        fast,
+        "__call__",
+        batch,
+        padding="max_length",
+        max_length=64,
+        truncation=True,
+        padding_side=side,
+    )
+    assert_same(
+        stock, fast, "__call__", batch, padding=True, pad_to_multiple_of=16, padding_side=side
+    )
+    assert_same(
+        stock,
+        fast,
+        "__call__",
+        batch,
+        batch[::-1],
+        padding=True,
+        return_tensors="np",
+        padding_side=side,
+    )
     assert_same(stock, fast, "pad", stock(batch), padding="longest", return_tensors="np")
 
 
@@ -353,8 +421,15 @@ def test_chat_template(pair):
 def test_added_tokens_and_save_round_trip(pairs, kind, texts, tmp_path):
     stock, fast = (copy.deepcopy(tok) for tok in pairs(kind))
     assert tm_transformers.is_accelerated(fast)
-    assert_same(stock, fast, "add_tokens", ["tokenmillword", transformers.AddedToken(" spaced", lstrip=True)])
-    assert_same(stock, fast, "add_special_tokens", {"additional_special_tokens": ["<|tm_special|>"]})
+    assert_same(
+        stock,
+        fast,
+        "add_tokens",
+        ["tokenmillword", transformers.AddedToken(" spaced", lstrip=True)],
+    )
+    assert_same(
+        stock, fast, "add_special_tokens", {"additional_special_tokens": ["<|tm_special|>"]}
+    )
     assert_same(stock, fast, "add_tokens", ["<new_special>"], special_tokens=True)
     stock.add_bos_token = fast.add_bos_token = not getattr(stock, "add_bos_token", False)
     text = "A tokenmillword here <|tm_special|> and  spaced<new_special> too. " + texts[0][:80]
@@ -377,7 +452,9 @@ def test_added_tokens_and_save_round_trip(pairs, kind, texts, tmp_path):
     assert type(reloaded) is type(reference)
     assert tm_transformers.is_accelerated(reloaded)
     assert_same(reference, reloaded, "__call__", batch, padding=True)
-    assert_same(reference, transformers.AutoTokenizer.from_pretrained(tmp_path / "fast"), "__call__", batch)
+    assert_same(
+        reference, transformers.AutoTokenizer.from_pretrained(tmp_path / "fast"), "__call__", batch
+    )
 
     copied = pickle.loads(pickle.dumps(fast))
     assert tm_transformers.is_accelerated(copied)
@@ -408,6 +485,21 @@ def test_accelerate_is_idempotent_and_rejects_slow_tokenizers(pair):
         tm_transformers.accelerate(object())
 
 
+def test_accelerate_refuses_custom_components():
+    class Words:
+        def pre_tokenize(self, pretok):
+            pretok.split(lambda i, piece: piece.split(" "))
+
+    backend = tokenizers.Tokenizer(
+        tokenizers.models.WordLevel({"[UNK]": 0, "a": 1}, unk_token="[UNK]")
+    )
+    tok = transformers.PreTrainedTokenizerFast(tokenizer_object=backend, unk_token="[UNK]")
+    tok.backend_tokenizer.pre_tokenizer = tokenizers.pre_tokenizers.PreTokenizer.custom(Words())
+    with pytest.raises(TypeError, match="cannot be saved"):
+        tm_transformers.accelerate(tok)
+    assert not tm_transformers.is_accelerated(tok)
+
+
 def test_tokenizers_components_are_converted(tmp_path):
     from tokenizers import (
         decoders,
@@ -418,12 +510,18 @@ def test_tokenizers_components_are_converted(tmp_path):
         trainers,
     )
 
-    tok = tokenmill.Tokenizer(models.WordPiece({"[UNK]": 0, "[CLS]": 1, "[SEP]": 2, "hello": 3}, unk_token="[UNK]"))
+    tok = tokenmill.Tokenizer(
+        models.WordPiece({"[UNK]": 0, "[CLS]": 1, "[SEP]": 2, "hello": 3}, unk_token="[UNK]")
+    )
     assert isinstance(tok.model, tokenmill.models.WordPiece)
     tok.normalizer = normalizers.Sequence([normalizers.NFD(), normalizers.Lowercase()])
-    tok.pre_tokenizer = pre_tokenizers.Sequence([pre_tokenizers.Whitespace(), pre_tokenizers.Digits()])
+    tok.pre_tokenizer = pre_tokenizers.Sequence(
+        [pre_tokenizers.Whitespace(), pre_tokenizers.Digits()]
+    )
     tok.post_processor = processors.TemplateProcessing(
-        single="[CLS] $A [SEP]", pair="[CLS] $A [SEP] $B:1 [SEP]:1", special_tokens=[("[CLS]", 1), ("[SEP]", 2)]
+        single="[CLS] $A [SEP]",
+        pair="[CLS] $A [SEP] $B:1 [SEP]:1",
+        special_tokens=[("[CLS]", 1), ("[SEP]", 2)],
     )
     tok.decoder = decoders.WordPiece()
     assert isinstance(tok.normalizer, tokenmill.normalizers.Sequence)
@@ -435,15 +533,23 @@ def test_tokenizers_components_are_converted(tmp_path):
     added = tok.get_added_tokens_decoder()[4]
     assert (added.content, added.lstrip, added.special) == ("<x>", True, True)
     # Sequences mixing both libraries, and a tokenizers trainer.
-    tok.normalizer = tokenmill.normalizers.Sequence([normalizers.NFKC(), tokenmill.normalizers.Lowercase()])
+    tok.normalizer = tokenmill.normalizers.Sequence(
+        [normalizers.NFKC(), tokenmill.normalizers.Lowercase()]
+    )
     tok.decoder = tokenmill.decoders.Sequence([decoders.WordPiece()])
     tok.post_processor = tokenmill.processors.Sequence([processors.ByteLevel()])
     tok.pre_tokenizer[1] = pre_tokenizers.Punctuation()
-    assert tok.pre_tokenizer.__getstate__() == pre_tokenizers.Sequence(
-        [pre_tokenizers.Whitespace(), pre_tokenizers.Punctuation()]
-    ).__getstate__()
+    assert (
+        tok.pre_tokenizer.__getstate__()
+        == pre_tokenizers.Sequence(
+            [pre_tokenizers.Whitespace(), pre_tokenizers.Punctuation()]
+        ).__getstate__()
+    )
     trained = tokenmill.Tokenizer(tokenmill.models.BPE(unk_token="[UNK]"))
-    trained.train_from_iterator(["low lower lowest"] * 5, trainer=trainers.BpeTrainer(vocab_size=30, special_tokens=["[UNK]"]))
+    trained.train_from_iterator(
+        ["low lower lowest"] * 5,
+        trainer=trainers.BpeTrainer(vocab_size=30, special_tokens=["[UNK]"]),
+    )
     assert trained.token_to_id("[UNK]") == 0 and trained.get_vocab_size() <= 30
     # The wrong role, or a foreign object of no known kind, is a TypeError naming it.
     with pytest.raises(TypeError, match="tokenizers.pre_tokenizers.Whitespace"):
@@ -465,13 +571,31 @@ def test_tokenmill_tokenizer_as_tokenizer_object(texts):
         backend.pre_tokenizer = lib.pre_tokenizers.BertPreTokenizer()
         backend.decoder = lib.decoders.WordPiece()
         tok = transformers.PreTrainedTokenizerFast(
-            tokenizer_object=backend, bos_token="[CLS]", eos_token="[SEP]", pad_token="[PAD]",
-            add_bos_token=True, add_eos_token=True,
+            tokenizer_object=backend,
+            bos_token="[CLS]",
+            eos_token="[SEP]",
+            pad_token="[PAD]",
+            add_bos_token=True,
+            add_eos_token=True,
         )
         assert type(tok.backend_tokenizer).__module__.split(".")[0] == lib.__name__
         results.append(tok)
-    assert_same(results[0], results[1], "__call__", texts[:5], texts[5:10], padding=True, return_offsets_mapping=True)
-    assert_same(results[0], results[1], "batch_decode", results[0](texts)["input_ids"], skip_special_tokens=True)
+    assert_same(
+        results[0],
+        results[1],
+        "__call__",
+        texts[:5],
+        texts[5:10],
+        padding=True,
+        return_offsets_mapping=True,
+    )
+    assert_same(
+        results[0],
+        results[1],
+        "batch_decode",
+        results[0](texts)["input_ids"],
+        skip_special_tokens=True,
+    )
 
 
 def test_optional_dependencies_stay_unimported():
@@ -488,5 +612,7 @@ def test_optional_dependencies_stay_unimported():
         "print(sorted(m for m in ('transformers', 'tokenizers') if m in sys.modules))\n"
     )
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
+    )
     assert out.stdout.strip() == "[]"

@@ -23,6 +23,7 @@ What it does, all under WORKDIR (nothing is written into the repository):
 
 Needs network access for step 1 and 2 only; takes about 10 minutes per run on 2 cores.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -44,12 +45,23 @@ SNAPSHOT = "0" * 40
 GPT2_FILES = {"vocab.json": "gpt2/encoder.json", "merges.txt": "gpt2/vocab.bpe"}
 HUB_REPOS = {
     "google-bert/bert-base-uncased": (
-        "BertTokenizer", {"vocab.txt": "bert_base_uncased/vocab.txt"}, {"model_max_length": 512}, "bert"
+        "BertTokenizer",
+        {"vocab.txt": "bert_base_uncased/vocab.txt"},
+        {"model_max_length": 512},
+        "bert",
     ),
     "openai-community/gpt2": ("GPT2Tokenizer", GPT2_FILES, {"model_max_length": 1024}, "gpt2"),
-    "FacebookAI/roberta-base": ("RobertaTokenizer", GPT2_FILES, {"model_max_length": 512}, "roberta"),
+    "FacebookAI/roberta-base": (
+        "RobertaTokenizer",
+        GPT2_FILES,
+        {"model_max_length": 512},
+        "roberta",
+    ),
     "hf-internal-testing/llama-tokenizer": (
-        "LlamaTokenizer", {"tokenizer.model": "mistral/tokenizer.model.v1"}, {"add_bos_token": True}, "llama"
+        "LlamaTokenizer",
+        {"tokenizer.model": "mistral/tokenizer.model.v1"},
+        {"add_bos_token": True},
+        "llama",
     ),
     "google-t5/t5-base": (
         "T5Tokenizer",
@@ -77,7 +89,8 @@ for _name, _hub_id, _backend_tests in [
 ]:
     _cls = getattr(transformers, _name + "Tokenizer")
     _attrs = {"tokenizer_class": _cls, "from_pretrained_id": _hub_id}
-    globals()[_name + "LocalTest"] = type(_name + "LocalTest", (TokenizerTesterMixin, unittest.TestCase), _attrs)
+    _bases = (TokenizerTesterMixin, unittest.TestCase)
+    globals()[_name + "LocalTest"] = type(_name + "LocalTest", _bases, _attrs)
     if _backend_tests:
         _attrs = dict(_attrs, rust_tokenizer_class=_cls)
         globals()[_name + "BackendLocalTest"] = type(
@@ -85,8 +98,8 @@ for _name, _hub_id, _backend_tests in [
         )
 '''
 
-CONFTEST = '''"""TM_BACKEND=1: every transformers fast tokenizer runs on tokenmill (written by tokenmill's
-tools/transformers_mixins.py)."""
+CONFTEST = '''"""TM_BACKEND=1: every transformers fast tokenizer runs on tokenmill (written by
+tokenmill's tools/transformers_mixins.py)."""
 import os
 
 if os.environ.get("TM_BACKEND") == "1":
@@ -114,7 +127,15 @@ def unpack_tests(work: Path) -> Path:
     version = transformers.__version__
     root = work / f"transformers-{version}"
     if not (root / "tests" / "test_tokenization_common.py").exists():
-        pip("download", f"transformers=={version}", "--no-deps", "--no-binary", ":all:", "-d", str(work))
+        pip(
+            "download",
+            f"transformers=={version}",
+            "--no-deps",
+            "--no-binary",
+            ":all:",
+            "-d",
+            str(work),
+        )
         with tarfile.open(work / f"transformers-{version}.tar.gz") as sdist:
             members = [m for m in sdist.getmembers() if m.name.startswith(f"{root.name}/tests/")]
             members.append(sdist.getmember(f"{root.name}/pyproject.toml"))
@@ -130,10 +151,14 @@ def unpack_tests(work: Path) -> Path:
 
 def write_fixture(tests: Path, shared: Path) -> None:
     """tests/fixtures/sample_text.txt (absent from the sdist): paragraphs of a shared novel."""
-    novel = (shared / "corpora" / "gutenberg" / "pg244_en_a_study_in_scarlet.txt").read_text(encoding="utf-8")
+    novel = (shared / "corpora" / "gutenberg" / "pg244_en_a_study_in_scarlet.txt").read_text(
+        encoding="utf-8"
+    )
     paragraphs = [p.strip() for p in novel.split("\n\n") if len(p.split()) > 10][30:60]
     (tests / "fixtures").mkdir(exist_ok=True)
-    (tests / "fixtures" / "sample_text.txt").write_text("\n\n".join(paragraphs) + "\n", encoding="utf-8")
+    (tests / "fixtures" / "sample_text.txt").write_text(
+        "\n\n".join(paragraphs) + "\n", encoding="utf-8"
+    )
 
 
 def build_hub(hub: Path, shared: Path) -> None:
@@ -189,12 +214,25 @@ def main() -> int:
     os.environ["HF_HUB_OFFLINE"] = "1"
     build_hub(hub, args.shared.resolve())
     env = dict(os.environ, HF_HUB_CACHE=str(hub), RUN_SLOW="1")
-    env["PYTHONPATH"] = os.pathsep.join([str(REPO / "python"), str(site), env.get("PYTHONPATH", "")])
+    env["PYTHONPATH"] = os.pathsep.join(
+        [str(REPO / "python"), str(site), env.get("PYTHONPATH", "")]
+    )
     results = {}
     for label, flag in (("stock", "0"), ("tokenmill", "1")):
         report = work / f"{label}.xml"
-        command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--junitxml={report}"]
-        command += ["tests/models_local/test_tokenization_local.py", "tests/test_tokenization_common.py"]
+        command = [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            f"--junitxml={report}",
+        ]
+        command += [
+            "tests/models_local/test_tokenization_local.py",
+            "tests/test_tokenization_common.py",
+        ]
         if args.k:
             command += ["-k", args.k]
         with open(work / f"{label}.log", "w") as log:
@@ -203,9 +241,14 @@ def main() -> int:
         results[label] = outcomes(report)
         print(label, dict(Counter(kind for kind, _ in results[label].values())))
     stock, ours = results["stock"], results["tokenmill"]
-    differing = [name for name in sorted(stock) if stock[name][0] != ours.get(name, ("missing", ""))[0]]
+    differing = [
+        name for name in sorted(stock) if stock[name][0] != ours.get(name, ("missing", ""))[0]
+    ]
     for name in differing:
-        print(f"{name}: {stock[name][0]} -> {ours.get(name, ('missing', ''))[0]} {ours.get(name, ('', ''))[1]}")
+        print(
+            f"{name}: {stock[name][0]} -> {ours.get(name, ('missing', ''))[0]} "
+            f"{ours.get(name, ('', ''))[1]}"
+        )
     return 1 if differing else 0
 
 

@@ -13,6 +13,7 @@ stores, so whatever ``tokenizers`` can serialise and tokenmill can load is carri
 exactly. The result is a copy: changing the ``tokenizers`` object afterwards does not change
 the tokenmill one.
 """
+
 from __future__ import annotations
 
 import json
@@ -89,7 +90,7 @@ def _state(obj: object) -> dict:
 def _component(obj: object, role: str) -> object:
     """A pipeline component, loaded by tokenmill from a tokenizer.json holding only it."""
     module = _COMPONENT_MODULES[role]
-    _expect(obj, module, f"{module[len('tokenizers.'):].rstrip('s')} of tokenizers")
+    _expect(obj, module, f"{module[len('tokenizers.') :].rstrip('s')} of tokenizers")
     document = {
         "version": "1.0",
         "truncation": None,

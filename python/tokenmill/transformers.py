@@ -15,6 +15,7 @@ on the way in (see ``tokenmill._foreign``).
 ``import tokenmill``. ``train_new_from_iterator`` stays transformers' own code (it trains with
 ``tokenizers`` and returns a tokenizer backed by it); pass its result to :func:`accelerate`.
 """
+
 from __future__ import annotations
 
 import os
@@ -42,7 +43,9 @@ def accelerate(tokenizer: Any) -> Any:
 
     Raises:
         TypeError: ``tokenizer`` is not a fast tokenizer (a "slow" Python or SentencePiece one
-            has no backend to replace; load it with ``use_fast=True``).
+            has no backend to replace; load it with ``use_fast=True``), or its backend holds a
+            custom Python component (RoFormer's Jieba pre-tokenizer), which tokenizer.json
+            cannot hold.
     """
     if is_accelerated(tokenizer):
         return tokenizer
@@ -52,7 +55,13 @@ def accelerate(tokenizer: Any) -> Any:
             f"expected a transformers fast tokenizer (with a tokenizers backend), "
             f"got {type(tokenizer).__module__}.{type(tokenizer).__qualname__}"
         )
-    replacement = Tokenizer.from_str(backend.to_str())
+    try:
+        state = backend.to_str()
+    except Exception as error:  # tokenizers raises Exception for custom (Python) components
+        raise TypeError(
+            f"this tokenizer's backend cannot be saved as tokenizer.json, so not moved: {error}"
+        ) from error
+    replacement = Tokenizer.from_str(state)
     replacement.encode_special_tokens = backend.encode_special_tokens
     tokenizer._tokenizer = replacement
     _reapply_backend_patches(tokenizer)
@@ -87,6 +96,8 @@ def from_pretrained(path: str | os.PathLike, **kwargs: Any) -> Any:
     try:
         from transformers import AutoTokenizer
     except ImportError as error:
-        raise ImportError("tokenmill.transformers.from_pretrained needs transformers installed") from error
+        raise ImportError(
+            "tokenmill.transformers.from_pretrained needs transformers installed"
+        ) from error
     kwargs.setdefault("local_files_only", True)
     return accelerate(AutoTokenizer.from_pretrained(os.fspath(path), **kwargs))
