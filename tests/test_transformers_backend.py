@@ -23,6 +23,7 @@ import shutil
 
 import pytest
 from conftest import read_sample, shared_path
+from test_transformers_call import plain as values
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 tokenizers = pytest.importorskip("tokenizers")
@@ -95,62 +96,44 @@ def clip_dir(tmp_path_factory):
 def _factories(tmp_path_factory, request):
     """name -> a function building a fresh stock transformers tokenizer."""
     t = transformers
+
+    def load(cls, files, **kwargs):
+        return lambda: cls.from_pretrained(
+            model_dir(tmp_path_factory, cls.__name__, files), **kwargs
+        )
+
     gpt2 = {"vocab.json": "gpt2/encoder.json", "merges.txt": "gpt2/vocab.bpe"}
+    mistral = "mistral/tokenizer.model.v1"
     return {
-        "gpt2": lambda: t.GPT2Tokenizer.from_pretrained(model_dir(tmp_path_factory, "gpt2", gpt2)),
-        "roberta": lambda: t.RobertaTokenizer.from_pretrained(
-            model_dir(tmp_path_factory, "roberta", gpt2)
+        "gpt2": load(t.GPT2Tokenizer, gpt2),
+        "roberta": load(t.RobertaTokenizer, gpt2),
+        "bert": load(t.BertTokenizer, {"vocab.txt": "bert_base_uncased/vocab.txt"}),
+        "bert_chinese": load(
+            t.BertTokenizer, {"vocab.txt": "bert_base_chinese/vocab.txt"}, do_lower_case=False
         ),
-        "bert": lambda: t.BertTokenizer.from_pretrained(
-            model_dir(tmp_path_factory, "bert", {"vocab.txt": "bert_base_uncased/vocab.txt"})
+        "mistral": load(
+            t.LlamaTokenizer, {"tokenizer.model": mistral}, add_bos_token=True, add_eos_token=True
         ),
-        "bert_chinese": lambda: t.BertTokenizer.from_pretrained(
-            model_dir(tmp_path_factory, "bert_zh", {"vocab.txt": "bert_base_chinese/vocab.txt"}),
-            do_lower_case=False,
+        "mistral_v3": load(
+            t.LlamaTokenizer,
+            {"tokenizer.model": "mistral/mistral_instruct_tokenizer_240323.model.v3"},
         ),
-        "mistral": lambda: t.LlamaTokenizer.from_pretrained(
-            model_dir(
-                tmp_path_factory, "mistral", {"tokenizer.model": "mistral/tokenizer.model.v1"}
-            ),
-            add_bos_token=True,
-            add_eos_token=True,
+        "mistral_v7": load(
+            t.LlamaTokenizer,
+            {"tokenizer.model": "mistral/mistral_instruct_tokenizer_241114.model.v7"},
         ),
-        "mistral_v3": lambda: t.LlamaTokenizer.from_pretrained(
-            model_dir(
-                tmp_path_factory,
-                "mistral3",
-                {"tokenizer.model": "mistral/mistral_instruct_tokenizer_240323.model.v3"},
-            ),
+        "llama_botchan_bpe": load(
+            t.LlamaTokenizer, {"tokenizer.model": "sentencepiece_test/botchan_en_bpe_1000.model"}
         ),
-        "llama_botchan_bpe": lambda: t.LlamaTokenizer.from_pretrained(
-            model_dir(
-                tmp_path_factory,
-                "spbpe",
-                {"tokenizer.model": "sentencepiece_test/botchan_en_bpe_1000.model"},
-            ),
-        ),
-        "t5_unigram": lambda: t.T5Tokenizer.from_pretrained(
-            model_dir(
-                tmp_path_factory,
-                "t5",
-                {"spiece.model": "sentencepiece_test/botchan_en_unigram_1000.model"},
-            ),
+        "t5_unigram": load(
+            t.T5Tokenizer,
+            {"spiece.model": "sentencepiece_test/botchan_en_unigram_1000.model"},
             extra_ids=5,
         ),
-        "t5_kyoto": lambda: t.T5Tokenizer.from_pretrained(
-            model_dir(
-                tmp_path_factory,
-                "t5ja",
-                {"spiece.model": "sentencepiece_test/kyoto_ja_unigram_8000.model"},
-            ),
+        "t5_kyoto": load(
+            t.T5Tokenizer,
+            {"spiece.model": "sentencepiece_test/kyoto_ja_unigram_8000.model"},
             extra_ids=0,
-        ),
-        "mistral_v7": lambda: t.LlamaTokenizer.from_pretrained(
-            model_dir(
-                tmp_path_factory,
-                "mistral7",
-                {"tokenizer.model": "mistral/mistral_instruct_tokenizer_241114.model.v7"},
-            ),
         ),
         "clip": lambda: t.CLIPTokenizer.from_pretrained(clip_dir(tmp_path_factory)),
         "cl100k": lambda: t.PreTrainedTokenizerFast(
@@ -238,17 +221,6 @@ def texts():
         "x" * 300,
     ]
     return paragraphs + others + tricky
-
-
-def values(batch):
-    """A BatchEncoding's data as plain, comparable values (arrays with their dtype and shape)."""
-    out = {}
-    for key, value in batch.items():
-        if isinstance(value, np.ndarray):
-            out[key] = ("ndarray", str(value.dtype), value.shape, value.tolist())
-        else:
-            out[key] = value
-    return out
 
 
 def encodings_view(batch):

@@ -20,26 +20,22 @@ pub(crate) trait Role: PyClass {
     const ROLE: &'static str;
 }
 
-impl Role for normalizers::PyNormalizer {
-    const ROLE: &'static str = "normalizer";
+macro_rules! roles {
+    ($($class:ty => $role:literal),* $(,)?) => {
+        $(impl Role for $class {
+            const ROLE: &'static str = $role;
+        })*
+    };
 }
-impl Role for pre_tokenizers::PyPreTokenizer {
-    const ROLE: &'static str = "pre_tokenizer";
-}
-impl Role for models::PyModel {
-    const ROLE: &'static str = "model";
-}
-impl Role for processors::PyPostProcessor {
-    const ROLE: &'static str = "post_processor";
-}
-impl Role for decoders::PyDecoder {
-    const ROLE: &'static str = "decoder";
-}
-impl Role for trainers::PyTrainer {
-    const ROLE: &'static str = "trainer";
-}
-impl Role for tokenizer::PyAddedToken {
-    const ROLE: &'static str = "added_token";
+
+roles! {
+    normalizers::PyNormalizer => "normalizer",
+    pre_tokenizers::PyPreTokenizer => "pre_tokenizer",
+    models::PyModel => "model",
+    processors::PyPostProcessor => "post_processor",
+    decoders::PyDecoder => "decoder",
+    trainers::PyTrainer => "trainer",
+    tokenizer::PyAddedToken => "added_token",
 }
 
 /// `ob` itself when it is a `T` (or of no known origin), else its conversion to a `T`.
