@@ -117,7 +117,11 @@ class Encoding:
     def __setstate__(self, state: bytes) -> None: ...
 
 class Tokenizer:
-    """normalizer → pre_tokenizer → model → post_processor, and decoder back."""
+    """normalizer → pre_tokenizer → model → post_processor, and decoder back.
+
+    The component setters, ``Tokenizer(model)``, ``add_tokens`` / ``add_special_tokens`` and the
+    ``trainer`` arguments also take the equivalent Hugging Face ``tokenizers`` objects, converted
+    through their JSON state (a copy; see ``tokenmill._foreign``)."""
 
     def __init__(self, model: Model) -> None: ...
     @staticmethod

@@ -9,6 +9,7 @@ use tokenmill_core::decoders::{
 use tokenmill_core::tokenizer::{DecodeStream, Decoder};
 
 use crate::errors::ToPyResult;
+use crate::foreign::adopt;
 use crate::normalizers::extract_replace_pattern;
 use crate::shared::{getter, setter, Node};
 use crate::tokenizer::PyTokenizer;
@@ -390,6 +391,7 @@ pub struct PySequence {}
 
 /// The value of a decoder object (a copy: a decoder Sequence copies its items, as in tokenizers).
 fn extract_decoder(item: &Bound<'_, PyAny>) -> PyResult<DecoderWrapper> {
+    let item = adopt::<PyDecoder>(item)?;
     let d = item.downcast::<PyDecoder>().map_err(|_| {
         PyTypeError::new_err(format!(
             "expected a tokenmill.decoders.Decoder, got {}",

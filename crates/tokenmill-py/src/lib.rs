@@ -43,6 +43,7 @@ mod custom;
 mod decoders;
 mod encoding;
 mod errors;
+mod foreign;
 mod gc_pause;
 mod id_lists;
 mod input_texts;

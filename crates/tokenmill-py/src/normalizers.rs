@@ -18,6 +18,7 @@ use tokenmill_core::utils::regex::Regex;
 use tokenmill_core::Error;
 
 use crate::errors::ToPyResult;
+use crate::foreign::{adopt, Adopted};
 use crate::shared::{getter, resolve_index, setter, Node};
 
 /// Base class of all normalizers. Not meant to be built directly: build one of its
@@ -416,7 +417,7 @@ impl PySequence {
     fn new(normalizers: &Bound<'_, PyList>) -> PyResult<(Self, PyNormalizer)> {
         let mut items = Vec::with_capacity(normalizers.len());
         for item in normalizers.iter() {
-            let normalizer = item
+            let normalizer = adopt::<PyNormalizer>(&item)?
                 .extract::<PyRef<'_, PyNormalizer>>()
                 .map_err(|_| PyTypeError::new_err("Sequence expects a list of tokenmill.normalizers.Normalizer"))?;
             // The items are shared with the objects given (as in tokenizers); sequences are flattened.
@@ -440,7 +441,7 @@ impl PySequence {
     }
 
     /// Replaces the value of the item at ``index`` (objects holding that item see the change).
-    fn __setitem__(self_: PyRef<'_, Self>, index: isize, value: PyRef<'_, PyNormalizer>) -> PyResult<()> {
+    fn __setitem__(self_: PyRef<'_, Self>, index: isize, value: Adopted<'_, PyNormalizer>) -> PyResult<()> {
         let Node::Single(new_value) = &value.inner else {
             return Err(PyTypeError::new_err("normalizer should not be a sequence"));
         };

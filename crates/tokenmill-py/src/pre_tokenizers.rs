@@ -13,6 +13,7 @@ use tokenmill_core::tokenizer::{OffsetReferential, OffsetType, Offsets, PreToken
 use tokenmill_core::Error;
 
 use crate::errors::ToPyResult;
+use crate::foreign::{adopt, Adopted};
 use crate::normalizers::PyRegex;
 use crate::shared::{getter, setter, Node};
 
@@ -504,7 +505,7 @@ impl PySequence {
     fn new(pretokenizers: &Bound<'_, PyList>) -> PyResult<(Self, PyPreTokenizer)> {
         let mut items = Vec::with_capacity(pretokenizers.len());
         for item in pretokenizers.iter() {
-            let p: PyRef<'_, PyPreTokenizer> = item.extract()?;
+            let p: PyRef<'_, PyPreTokenizer> = adopt::<PyPreTokenizer>(&item)?.extract()?;
             // The items are shared with the objects given (as in tokenizers); sequences are flattened.
             items.extend(p.inner.items());
         }
@@ -526,7 +527,7 @@ impl PySequence {
     }
 
     /// Replaces the value of the item at ``index`` (objects holding that item see the change).
-    fn __setitem__(self_: PyRef<'_, Self>, index: isize, value: PyRef<'_, PyPreTokenizer>) -> PyResult<()> {
+    fn __setitem__(self_: PyRef<'_, Self>, index: isize, value: Adopted<'_, PyPreTokenizer>) -> PyResult<()> {
         let Node::Single(new_value) = &value.inner else {
             return Err(PyTypeError::new_err("pre_tokenizer should not be a sequence"));
         };

@@ -10,6 +10,7 @@ use tokenmill_core::tokenizer::PostProcessor;
 
 use crate::encoding::PyEncoding;
 use crate::errors::ToPyResult;
+use crate::foreign::{adopt, Adopted};
 use crate::shared::{getter, setter, Node};
 
 /// Base class of all post-processors. A post-processor adds the special tokens a model expects
@@ -368,6 +369,7 @@ impl PySequence {
     fn new(processors: &Bound<'_, PyList>) -> PyResult<PyClassInitializer<Self>> {
         let mut items = Vec::with_capacity(processors.len());
         for item in processors.iter() {
+            let item = adopt::<PyPostProcessor>(&item)?;
             let p = item.downcast::<PyPostProcessor>().map_err(|_| {
                 PyTypeError::new_err(format!(
                     "expected a tokenmill.processors.PostProcessor, got {}",
@@ -395,7 +397,7 @@ impl PySequence {
     }
 
     /// Replaces the value of the item at ``index`` (objects holding that item see the change).
-    fn __setitem__(self_: PyRef<'_, Self>, index: isize, value: PyRef<'_, PyPostProcessor>) -> PyResult<()> {
+    fn __setitem__(self_: PyRef<'_, Self>, index: isize, value: Adopted<'_, PyPostProcessor>) -> PyResult<()> {
         let Node::Single(new_value) = &value.inner else {
             return Err(PyValueError::new_err("processor should not be a sequence"));
         };

@@ -31,6 +31,7 @@ use crate::input_texts::{
 };
 use crate::off_loop::run_in_executor;
 use crate::shared::{Node, Sequenced, Shared, Versioned};
+use crate::foreign::{self, Adopted};
 use crate::{decoders, models, normalizers, pre_tokenizers, processors, trainers};
 
 /// A token added to a :class:`Tokenizer` on top of its model's vocabulary.
@@ -203,13 +204,15 @@ fn extract_added_tokens(tokens: &Bound<'_, PyList>, special: bool) -> PyResult<V
     tokens
         .iter()
         .map(|t| {
+            if t.downcast::<PyString>().is_ok() {
+                return Ok(AddedToken::from(extract_text(&t)?, special));
+            }
+            let t = foreign::adopt::<PyAddedToken>(&t)?;
             if let Ok(token) = t.downcast::<PyAddedToken>() {
                 if special {
                     token.borrow_mut().special = true;
                 }
                 Ok(token.borrow().to_core())
-            } else if t.downcast::<PyString>().is_ok() {
-                Ok(AddedToken::from(extract_text(&t)?, special))
             } else {
                 Err(input_type_error(format!("expected a list of str or AddedToken, got an item of type {}", type_name(&t))))
             }
@@ -224,8 +227,11 @@ fn extract_added_tokens(tokens: &Bound<'_, PyList>, special: bool) -> PyResult<V
 ///     model (:class:`tokenmill.models.Model`): the model that turns words into tokens.
 ///
 /// Components are shared with the Python objects that hold them (``tok.model.dropout = 0.1``
-/// changes this tokenizer), as in ``tokenizers``.
-#[pyclass(module = "tokenmill", name = "Tokenizer", subclass, weakref)]
+/// changes this tokenizer), as in ``tokenizers``. The setters, ``Tokenizer(model)``,
+/// ``add_tokens`` and the ``trainer`` arguments also take Hugging Face ``tokenizers`` objects,
+/// converted through their JSON state (copies, not shared; see ``foreign.rs``). Instances take
+/// attributes, as ``tokenizers`` ones do (transformers' CLIP tokenizer wraps ``decode`` so).
+#[pyclass(module = "tokenmill", name = "Tokenizer", subclass, weakref, dict)]
 pub struct PyTokenizer {
     /// What encode / decode / train run on: the core pipeline over copies of `components`,
     /// brought up to date (`refresh`) when one of them changed, so that no lock is taken per
@@ -407,7 +413,7 @@ impl PyTokenizer {
 #[pymethods]
 impl PyTokenizer {
     #[new]
-    fn new(model: PyRef<models::PyModel>) -> Self {
+    fn new(model: Adopted<'_, models::PyModel>) -> Self {
         let (model, value) = Attached::attach(model.inner.clone());
         let mut components = Components::of(&Tokenizer::new(value.clone()));
         components.model = model;
@@ -532,7 +538,7 @@ impl PyTokenizer {
         models::shared_to_python(py, self.components.model.handle.clone())
     }
     #[setter]
-    fn set_model(&mut self, model: PyRef<models::PyModel>) -> PyResult<()> {
+    fn set_model(&mut self, model: Adopted<'_, models::PyModel>) -> PyResult<()> {
         let (attached, value) = Attached::attach(model.inner.clone());
         self.components.model = attached;
         self.pipeline_mut()?.with_model(value);
@@ -548,7 +554,7 @@ impl PyTokenizer {
         }
     }
     #[setter]
-    fn set_normalizer(&mut self, normalizer: Option<PyRef<normalizers::PyNormalizer>>) -> PyResult<()> {
+    fn set_normalizer(&mut self, normalizer: Option<Adopted<'_, normalizers::PyNormalizer>>) -> PyResult<()> {
         let (attached, value) = attach_optional(normalizer.map(|n| n.inner.clone()));
         self.components.normalizer = attached;
         self.pipeline_mut()?.with_normalizer(value).py()?;
@@ -564,7 +570,7 @@ impl PyTokenizer {
         }
     }
     #[setter]
-    fn set_pre_tokenizer(&mut self, pre_tokenizer: Option<PyRef<pre_tokenizers::PyPreTokenizer>>) -> PyResult<()> {
+    fn set_pre_tokenizer(&mut self, pre_tokenizer: Option<Adopted<'_, pre_tokenizers::PyPreTokenizer>>) -> PyResult<()> {
         let (attached, value) = attach_optional(pre_tokenizer.map(|p| p.inner.clone()));
         self.components.pre_tokenizer = attached;
         self.pipeline_mut()?.with_pre_tokenizer(value);
@@ -580,7 +586,7 @@ impl PyTokenizer {
         }
     }
     #[setter]
-    fn set_post_processor(&mut self, post_processor: Option<PyRef<processors::PyPostProcessor>>) -> PyResult<()> {
+    fn set_post_processor(&mut self, post_processor: Option<Adopted<'_, processors::PyPostProcessor>>) -> PyResult<()> {
         let (attached, value) = attach_optional(post_processor.map(|p| p.inner.clone()));
         self.components.post_processor = attached;
         self.pipeline_mut()?.with_post_processor(value);
@@ -596,7 +602,7 @@ impl PyTokenizer {
         }
     }
     #[setter]
-    fn set_decoder(&mut self, decoder: Option<PyRef<decoders::PyDecoder>>) -> PyResult<()> {
+    fn set_decoder(&mut self, decoder: Option<Adopted<'_, decoders::PyDecoder>>) -> PyResult<()> {
         let (attached, value) = attach_optional(decoder.map(|d| d.inner.clone()));
         self.components.decoder = attached;
         self.pipeline_mut()?.with_decoder(value);
@@ -773,7 +779,7 @@ impl PyTokenizer {
     /// :class:`tokenmill.trainers.BpeTrainer`; a default one when None). The trainer's
     /// special tokens are added to the tokenizer.
     #[pyo3(signature = (files, trainer = None))]
-    fn train(&mut self, py: Python<'_>, files: Vec<PathBuf>, trainer: Option<PyRef<'_, trainers::PyTrainer>>) -> PyResult<()> {
+    fn train(&mut self, py: Python<'_>, files: Vec<PathBuf>, trainer: Option<Adopted<'_, trainers::PyTrainer>>) -> PyResult<()> {
         self.train_with(py, trainer, |tokenizer, trainer| tokenizer.train_from_files(trainer, &files))
     }
 
@@ -785,7 +791,7 @@ impl PyTokenizer {
         &mut self,
         py: Python<'_>,
         iterator: &Bound<'_, PyAny>,
-        trainer: Option<PyRef<'_, trainers::PyTrainer>>,
+        trainer: Option<Adopted<'_, trainers::PyTrainer>>,
         length: Option<u64>,
     ) -> PyResult<()> {
         let show_progress = match &trainer {
@@ -1132,7 +1138,7 @@ impl PyTokenizer {
     fn train_with(
         &mut self,
         py: Python<'_>,
-        trainer: Option<PyRef<'_, trainers::PyTrainer>>,
+        trainer: Option<Adopted<'_, trainers::PyTrainer>>,
         run: impl FnOnce(&mut Tokenizer, &mut TrainerWrapper) -> tokenmill_core::Result<()> + Send,
     ) -> PyResult<()> {
         let tokenizer = self.pipeline_mut()?;
