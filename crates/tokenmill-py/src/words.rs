@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use numpy::{IntoPyArray, PyArray1};
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PySlice, PyString, PyTuple};
-use rayon::prelude::*;
+use tokenmill_core::utils::parallel;
 use tokenmill_core::words::{self as core, CharOffsets, LanguageRules, PunktTrainer, WordToken, WordTokenizerOptions};
 use tokenmill_core::Error;
 
@@ -400,7 +400,7 @@ impl PyWordTokenizer {
 
     fn tokenize_batch<'py>(&self, py: Python<'py>, texts: Vec<Bound<'py, PyString>>) -> PyResult<Bound<'py, PyList>> {
         let prepared = texts_of(&texts)?;
-        let all: Vec<Vec<WordToken>> = py.allow_threads(|| prepared.par_iter().map(|t| self.tokens(&t.text)).collect());
+        let all: Vec<Vec<WordToken>> = py.allow_threads(|| parallel::map_ref_collect(&prepared, |t| self.tokens(&t.text)));
         let lists: Vec<Bound<'py, PyList>> =
             texts.iter().zip(&prepared).zip(&all).map(|((o, t), toks)| self.to_strings(py, o, t, toks)).collect::<PyResult<_>>()?;
         PyList::new(py, lists)
@@ -408,7 +408,7 @@ impl PyWordTokenizer {
 
     fn tokenize_with_offsets_batch<'py>(&self, py: Python<'py>, texts: Vec<Bound<'py, PyString>>) -> PyResult<Bound<'py, PyList>> {
         let prepared = texts_of(&texts)?;
-        let all: Vec<Vec<WordToken>> = py.allow_threads(|| prepared.par_iter().map(|t| self.tokens(&t.text)).collect());
+        let all: Vec<Vec<WordToken>> = py.allow_threads(|| parallel::map_ref_collect(&prepared, |t| self.tokens(&t.text)));
         let lists: Vec<Bound<'py, PyList>> =
             texts.iter().zip(&prepared).zip(&all).map(|((o, t), toks)| self.to_tuples(py, o, t, toks)).collect::<PyResult<_>>()?;
         PyList::new(py, lists)
@@ -516,7 +516,7 @@ impl PySentenceSplitter {
 
     fn split_batch<'py>(&self, py: Python<'py>, texts: Vec<Bound<'py, PyString>>) -> PyResult<Bound<'py, PyList>> {
         let prepared = texts_of(&texts)?;
-        let all: Vec<Vec<(usize, usize)>> = py.allow_threads(|| prepared.par_iter().map(|t| self.inner.spans(&t.text)).collect());
+        let all: Vec<Vec<(usize, usize)>> = py.allow_threads(|| parallel::map_ref_collect(&prepared, |t| self.inner.spans(&t.text)));
         let lists: Vec<Bound<'py, PyList>> =
             texts.iter().zip(&prepared).zip(&all).map(|((o, t), s)| slice_sentences(py, o, t, s)).collect::<PyResult<_>>()?;
         PyList::new(py, lists)
@@ -524,7 +524,7 @@ impl PySentenceSplitter {
 
     fn spans_batch(&self, py: Python<'_>, texts: Vec<Bound<'_, PyString>>) -> PyResult<Vec<Vec<(usize, usize)>>> {
         let prepared = texts_of(&texts)?;
-        Ok(py.allow_threads(|| prepared.par_iter().map(|t| char_spans(&t.text, &self.inner.spans(&t.text))).collect()))
+        Ok(py.allow_threads(|| parallel::map_ref_collect(&prepared, |t| char_spans(&t.text, &self.inner.spans(&t.text)))))
     }
 
     /// Learns from raw text (a str or an iterable of str); counts accumulate across calls.

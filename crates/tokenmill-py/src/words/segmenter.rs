@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PySlice, PyString, PyTuple, PyType};
-use rayon::prelude::*;
+use tokenmill_core::utils::parallel;
 use tokenmill_core::words::segmenter::{Segmenter, SegmenterLanguage, SegmenterOptions, SegmenterTrainer};
 use tokenmill_core::words::{CharOffsets, WordToken};
 use tokenmill_core::Error;
@@ -155,7 +155,7 @@ impl PySegmenter {
 
     fn cut_lists<'py>(&self, py: Python<'py>, texts: Vec<Bound<'py, PyString>>, with_offsets: bool) -> PyResult<Bound<'py, PyList>> {
         let prepared = texts_of(&texts)?;
-        let all: Vec<Vec<WordToken>> = py.allow_threads(|| prepared.par_iter().map(|t| self.inner.cut(&t.text)).collect());
+        let all: Vec<Vec<WordToken>> = py.allow_threads(|| parallel::map_ref_collect(&prepared, |t| self.inner.cut(&t.text)));
         self.build_lists(py, with_offsets, |strings| {
             let lists: Vec<Bound<'py, PyList>> =
                 texts.iter().zip(&prepared).zip(&all).map(|((o, t), toks)| token_list(py, o, t, toks, with_offsets, strings)).collect::<PyResult<_>>()?;
