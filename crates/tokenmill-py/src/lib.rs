@@ -57,6 +57,7 @@ mod sentencepiece;
 mod shared;
 mod tiktoken;
 mod tokenizer;
+mod tokenizer_state;
 mod trainers;
 mod unigram;
 mod words;
