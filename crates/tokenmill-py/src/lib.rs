@@ -55,6 +55,7 @@ mod processors;
 mod repr;
 mod sentencepiece;
 mod shared;
+mod snapshot_cell;
 mod tiktoken;
 mod tokenizer;
 mod tokenizer_state;

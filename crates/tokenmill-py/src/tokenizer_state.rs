@@ -1,19 +1,14 @@
 //! The state of a `tokenmill.Tokenizer`, safe to read and change from any number of threads.
 //!
-//! Copy-on-write: the state (the core pipeline and the shared components it copies) is an
-//! immutable snapshot behind an `Arc`. A reader (encode, decode, a getter) takes the current
-//! `Arc` under a lock held only for that clone, then works on its snapshot without the GIL and
-//! without any lock, so it sees the tokenizer entirely before or entirely after any change.
-//! A writer (a setter, `add_tokens`, `train`, ...) works under a writers' mutex: it changes the
-//! state in place when no reader holds it (the usual case: no copy, the model's word cache
-//! stays warm), else it changes a copy and publishes that, while running readers finish on the
-//! old one. Nothing is ever borrowed mutably from Python, so no call raises "Already borrowed".
-//!
-//! Locks and the GIL: a lock is only waited for without the GIL (a thread holding a lock may
-//! need the GIL, e.g. for a custom Python component or the training iterator), and no lock is
-//! held while a reader runs.
+//! The state (the core pipeline and the shared components it copies) is a [`SnapshotCell`]:
+//! encode, decode and the getters work on a snapshot, without the GIL and without any lock,
+//! and see the tokenizer entirely before or entirely after any change; a setter,
+//! `add_tokens` or `train` changes it in place when no call is running (so the model's word
+//! cache stays warm), else a copy that it then publishes. Training always works on a copy.
+//! Before a call, the copies of the shared components (`tok.model.dropout = 0.1` changes the
+//! Python object's value) are brought up to date.
 use std::ops::Deref;
-use std::sync::{Arc, Mutex, MutexGuard, RwLock, RwLockWriteGuard, TryLockError};
+use std::sync::Arc;
 
 use pyo3::prelude::*;
 use tokenmill_core::decoders::DecoderWrapper;
@@ -25,6 +20,7 @@ use tokenmill_core::tokenizer::Tokenizer;
 
 use crate::errors::ToPyResult;
 use crate::shared::{Node, Sequenced, Shared, Versioned};
+use crate::snapshot_cell::SnapshotCell;
 
 /// A snapshot: the pipeline encode / decode run on, and the shared components (the Python
 /// objects' values) it holds copies of.
@@ -188,26 +184,17 @@ impl Deref for Pipeline {
 
 /// The state of one tokenizer (see the module docs).
 pub(crate) struct TokenizerState {
-    current: RwLock<Arc<State>>,
-    /// Held by a writer for its whole change, so that changes apply one after the other.
-    writers: Mutex<()>,
+    cell: SnapshotCell<State>,
 }
 
 impl TokenizerState {
     pub(crate) fn new(state: State) -> Self {
-        TokenizerState { current: RwLock::new(Arc::new(state)), writers: Mutex::new(()) }
+        TokenizerState { cell: SnapshotCell::new(state) }
     }
 
     /// The current snapshot as it is (components maybe stale): for the component handles.
     pub(crate) fn current(&self, py: Python<'_>) -> Arc<State> {
-        loop {
-            match self.current.try_read() {
-                Ok(guard) => return Arc::clone(&guard),
-                Err(TryLockError::Poisoned(p)) => return Arc::clone(&p.into_inner()),
-                // A writer is publishing: wait for it without the GIL (it may need the GIL).
-                Err(TryLockError::WouldBlock) => py.allow_threads(|| drop(self.current.read())),
-            }
-        }
+        self.cell.get(py)
     }
 
     /// The current snapshot, its copies of the shared components up to date.
@@ -221,62 +208,25 @@ impl TokenizerState {
         Ok(Pipeline(self.current(py)))
     }
 
-    /// Changes the state with `change` (after bringing its components up to date): in place
-    /// when no reader holds the current snapshot, else on a copy that is then published. An
-    /// error leaves a copy unpublished (an in-place change is expected to fail before it
-    /// changes anything, as the core's setters do).
+    /// Changes the state with `change`, after bringing its components up to date (see
+    /// `SnapshotCell::update`).
     pub(crate) fn update<R>(&self, py: Python<'_>, change: impl FnOnce(&mut State) -> PyResult<R>) -> PyResult<R> {
-        let _writer = self.lock_writers(py);
-        let mut current = self.write_current(py);
-        if let Some(state) = Arc::get_mut(&mut current) {
+        self.cell.update(py, |state| {
             state.refresh().py()?;
-            return change(state);
-        }
-        let mut next = State::clone(&current);
-        drop(current);
-        next.refresh().py()?;
-        let result = change(&mut next)?;
-        *self.write_current(py) = Arc::new(next);
-        Ok(result)
+            change(state)
+        })
     }
 
-    /// Changes a copy of the state with `change`, without holding the current snapshot (for
-    /// long changes: readers go on with the old state meanwhile), and publishes it if `change`
-    /// succeeds. Other writers wait.
+    /// Changes a copy of the state (see `SnapshotCell::update_copy`): for training.
     pub(crate) fn update_copy<R>(&self, py: Python<'_>, change: impl FnOnce(&mut State) -> PyResult<R>) -> PyResult<R> {
-        let _writer = self.lock_writers(py);
-        let mut next = State::clone(&self.current(py));
-        next.refresh().py()?;
-        let result = change(&mut next)?;
-        *self.write_current(py) = Arc::new(next);
-        Ok(result)
+        self.cell.update_copy(py, |state| {
+            state.refresh().py()?;
+            change(state)
+        })
     }
 
     /// Replaces the whole state.
     pub(crate) fn replace(&self, py: Python<'_>, state: State) {
-        let _writer = self.lock_writers(py);
-        *self.write_current(py) = Arc::new(state);
-    }
-
-    fn lock_writers(&self, py: Python<'_>) -> MutexGuard<'_, ()> {
-        loop {
-            match self.writers.try_lock() {
-                Ok(guard) => return guard,
-                Err(TryLockError::Poisoned(p)) => return p.into_inner(),
-                // Another writer: wait for it without the GIL (it may need the GIL), then retry.
-                Err(TryLockError::WouldBlock) => py.allow_threads(|| drop(self.writers.lock())),
-            }
-        }
-    }
-
-    fn write_current(&self, py: Python<'_>) -> RwLockWriteGuard<'_, Arc<State>> {
-        loop {
-            match self.current.try_write() {
-                Ok(guard) => return guard,
-                Err(TryLockError::Poisoned(p)) => return p.into_inner(),
-                // Readers are taking their snapshot: wait without the GIL, then retry.
-                Err(TryLockError::WouldBlock) => py.allow_threads(|| drop(self.current.write())),
-            }
-        }
+        self.cell.set(py, state);
     }
 }
