@@ -389,7 +389,10 @@ impl PyNgramCounts {
 
     /// Removes candidates whose count is below `min_freq`.
     fn apply_freq_filter(&self, py: Python<'_>, min_freq: f64) -> PyResult<()> {
-        self.counts.update(py, |counts| Ok(counts.ngrams.retain(|_, count| !((count as f64) < min_freq))))
+        self.counts.update(py, |counts| {
+            counts.ngrams.retain(|_, count| !((count as f64) < min_freq));
+            Ok(())
+        })
     }
 
     /// The distinct words of the remaining candidates, as `(ids, words)` in id order.

@@ -29,7 +29,10 @@ impl<T: Send + Sync> SnapshotCell<T> {
 
     /// A cell over a value others hold too (the first change then works on a copy).
     pub(crate) fn shared(value: Arc<T>) -> Self {
-        SnapshotCell { current: RwLock::new(value), writers: Mutex::new(()) }
+        SnapshotCell {
+            current: RwLock::new(value),
+            writers: Mutex::new(()),
+        }
     }
 
     /// The current snapshot.
@@ -77,7 +80,11 @@ impl<T: Clone + Send + Sync> SnapshotCell<T> {
     /// Changes the value with `change`: in place when no reader holds the current snapshot,
     /// else on a copy that is then published. An error leaves a copy unpublished (an in-place
     /// change is expected to fail before it changes anything).
-    pub(crate) fn update<R>(&self, py: Python<'_>, change: impl FnOnce(&mut T) -> PyResult<R>) -> PyResult<R> {
+    pub(crate) fn update<R>(
+        &self,
+        py: Python<'_>,
+        change: impl FnOnce(&mut T) -> PyResult<R>,
+    ) -> PyResult<R> {
         let _writer = self.lock_writers(py);
         let mut current = self.write_current(py);
         if let Some(value) = Arc::get_mut(&mut current) {
@@ -93,7 +100,11 @@ impl<T: Clone + Send + Sync> SnapshotCell<T> {
     /// Changes a copy of the value with `change`, without holding the current snapshot (for
     /// long changes, e.g. training: readers go on with the old value meanwhile), and publishes
     /// it if `change` succeeds. Other writers wait.
-    pub(crate) fn update_copy<R>(&self, py: Python<'_>, change: impl FnOnce(&mut T) -> PyResult<R>) -> PyResult<R> {
+    pub(crate) fn update_copy<R>(
+        &self,
+        py: Python<'_>,
+        change: impl FnOnce(&mut T) -> PyResult<R>,
+    ) -> PyResult<R> {
         let _writer = self.lock_writers(py);
         let mut next = T::clone(&self.get(py));
         let result = change(&mut next)?;

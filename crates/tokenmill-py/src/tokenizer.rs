@@ -565,7 +565,10 @@ impl PyTokenizer {
     }
     #[setter]
     fn set_encode_special_tokens(&self, py: Python<'_>, value: bool) -> PyResult<()> {
-        self.update(py, |t| Ok(t.set_encode_special_tokens(value)))
+        self.update(py, |t| {
+            t.set_encode_special_tokens(value);
+            Ok(())
+        })
     }
 
     // ---- vocabulary ----

@@ -75,13 +75,21 @@ impl<H: Handle> Attached<H> {
     /// A component whose value the pipeline already holds.
     fn synced(handle: H) -> Self {
         let stamp = handle.stamp();
-        Attached { handle, synced: stamp }
+        Attached {
+            handle,
+            synced: stamp,
+        }
     }
 
     /// A component to be copied into the pipeline, and that copy.
     pub(crate) fn attach(handle: H) -> (Self, H::Value) {
-        let mut attached = Attached { handle, synced: NEVER_SYNCED };
-        let value = attached.refresh().expect("a newly attached component is stale");
+        let mut attached = Attached {
+            handle,
+            synced: NEVER_SYNCED,
+        };
+        let value = attached
+            .refresh()
+            .expect("a newly attached component is stale");
         (attached, value)
     }
 
@@ -103,7 +111,9 @@ impl<H: Handle> Attached<H> {
 }
 
 /// `(attached, value)` for a component given from Python, `(None, None)` for None.
-pub(crate) fn attach_optional<H: Handle>(handle: Option<H>) -> (Option<Attached<H>>, Option<H::Value>) {
+pub(crate) fn attach_optional<H: Handle>(
+    handle: Option<H>,
+) -> (Option<Attached<H>>, Option<H::Value>) {
     match handle.map(Attached::attach) {
         Some((attached, value)) => (Some(attached), Some(value)),
         None => (None, None),
@@ -123,16 +133,28 @@ impl Components {
     fn of(tokenizer: &Tokenizer) -> Self {
         Components {
             model: Attached::synced(Shared::new(tokenizer.get_model().clone())),
-            normalizer: tokenizer.get_normalizer().map(|n| Attached::synced(Node::new(n.clone()))),
-            pre_tokenizer: tokenizer.get_pre_tokenizer().map(|p| Attached::synced(Node::new(p.clone()))),
-            post_processor: tokenizer.get_post_processor().map(|p| Attached::synced(Node::new(p.clone()))),
-            decoder: tokenizer.get_decoder().map(|d| Attached::synced(Node::new(d.clone()))),
+            normalizer: tokenizer
+                .get_normalizer()
+                .map(|n| Attached::synced(Node::new(n.clone()))),
+            pre_tokenizer: tokenizer
+                .get_pre_tokenizer()
+                .map(|p| Attached::synced(Node::new(p.clone()))),
+            post_processor: tokenizer
+                .get_post_processor()
+                .map(|p| Attached::synced(Node::new(p.clone()))),
+            decoder: tokenizer
+                .get_decoder()
+                .map(|d| Attached::synced(Node::new(d.clone()))),
         }
     }
 
     /// Whether a component changed since the pipeline copied it (atomic loads only).
     fn stale(&self) -> bool {
-        self.model.stale() || stale(&self.normalizer) || stale(&self.pre_tokenizer) || stale(&self.post_processor) || stale(&self.decoder)
+        self.model.stale()
+            || stale(&self.normalizer)
+            || stale(&self.pre_tokenizer)
+            || stale(&self.post_processor)
+            || stale(&self.decoder)
     }
 }
 
@@ -140,7 +162,10 @@ impl State {
     /// A state over `tokenizer`, its components shared with no Python object yet.
     pub(crate) fn new(tokenizer: Tokenizer) -> Self {
         let components = Components::of(&tokenizer);
-        State { tokenizer, components }
+        State {
+            tokenizer,
+            components,
+        }
     }
 
     /// Copies the changed components into the pipeline.
@@ -189,7 +214,9 @@ pub(crate) struct TokenizerState {
 
 impl TokenizerState {
     pub(crate) fn new(state: State) -> Self {
-        TokenizerState { cell: SnapshotCell::new(state) }
+        TokenizerState {
+            cell: SnapshotCell::new(state),
+        }
     }
 
     /// The current snapshot as it is (components maybe stale): for the component handles.
@@ -210,7 +237,11 @@ impl TokenizerState {
 
     /// Changes the state with `change`, after bringing its components up to date (see
     /// `SnapshotCell::update`).
-    pub(crate) fn update<R>(&self, py: Python<'_>, change: impl FnOnce(&mut State) -> PyResult<R>) -> PyResult<R> {
+    pub(crate) fn update<R>(
+        &self,
+        py: Python<'_>,
+        change: impl FnOnce(&mut State) -> PyResult<R>,
+    ) -> PyResult<R> {
         self.cell.update(py, |state| {
             state.refresh().py()?;
             change(state)
@@ -218,7 +249,11 @@ impl TokenizerState {
     }
 
     /// Changes a copy of the state (see `SnapshotCell::update_copy`): for training.
-    pub(crate) fn update_copy<R>(&self, py: Python<'_>, change: impl FnOnce(&mut State) -> PyResult<R>) -> PyResult<R> {
+    pub(crate) fn update_copy<R>(
+        &self,
+        py: Python<'_>,
+        change: impl FnOnce(&mut State) -> PyResult<R>,
+    ) -> PyResult<R> {
         self.cell.update_copy(py, |state| {
             state.refresh().py()?;
             change(state)

@@ -224,7 +224,10 @@ impl PySegmenter {
 
     #[setter]
     fn set_hmm(&self, py: Python<'_>, value: bool) -> PyResult<()> {
-        self.inner.update(py, |s| Ok(s.set_options(SegmenterOptions { hmm: value, ..s.options() })))
+        self.inner.update(py, |s| {
+            s.set_options(SegmenterOptions { hmm: value, ..s.options() });
+            Ok(())
+        })
     }
 
     #[getter]
@@ -234,7 +237,10 @@ impl PySegmenter {
 
     #[setter]
     fn set_numbers(&self, py: Python<'_>, value: bool) -> PyResult<()> {
-        self.inner.update(py, |s| Ok(s.set_options(SegmenterOptions { numbers: value, ..s.options() })))
+        self.inner.update(py, |s| {
+            s.set_options(SegmenterOptions { numbers: value, ..s.options() });
+            Ok(())
+        })
     }
 
     /// Whether an HMM for unknown words is present (trained or built in).
