@@ -80,6 +80,17 @@ def check(read, to_a, to_b):
     assert not mixed, f"{len(mixed)} of {len(results)} results match neither state"
 
 
+def check_one_change(read, change):
+    """Races `read` against a mutator that keeps applying `change` (which cannot be undone, and
+    changes nothing the second time): every result is the one before the change or after it."""
+    before = read()
+    results = race(read, lambda: None, change)
+    after = read()
+    assert before != after, "the change must change the results"
+    mixed = [r for r in results if r != before and r != after]
+    assert not mixed, f"{len(mixed)} of {len(results)} results match neither state"
+
+
 @pytest.fixture(scope="module")
 def english() -> list[str]:
     text = read_sample(shared_path("corpora", "english_large", "gutenberg_en_large_part1.txt"), 40_000)
@@ -131,11 +142,7 @@ def test_normalizer_swaps_while_encoding(english):
 
 def test_added_tokens_while_encoding(bert, english):
     """`add_tokens` cannot be undone: the states are before the first add and after it."""
-    before = ids_of(bert, english)
-    results = race(lambda: ids_of(bert, english), lambda: None, lambda: bert.add_tokens(["the"]))
-    after = ids_of(bert, english)
-    assert before != after
-    assert all(r == before or r == after for r in results)
+    check_one_change(lambda: ids_of(bert, english), lambda: bert.add_tokens(["the"]))
 
 
 def test_shared_component_changes_while_encoding(bert, english):
@@ -189,21 +196,13 @@ def test_training_while_encoding(english):
 def test_word_tokenizer_abbreviations_while_tokenizing(english):
     words = WordTokenizer("en")
     texts = [line + " Xyzq. Next" for line in english]
-    before = words.tokenize_batch(texts)
-    results = race(lambda: words.tokenize_batch(texts), lambda: None, lambda: words.add_abbreviations(["xyzq"]))
-    after = words.tokenize_batch(texts)
-    assert before != after
-    assert all(r == before or r == after for r in results)
+    check_one_change(lambda: words.tokenize_batch(texts), lambda: words.add_abbreviations(["xyzq"]))
 
 
 def test_sentence_splitter_abbreviations_while_splitting(english):
     splitter = SentenceSplitter("en")
     texts = [line + " Then Xyzq. Next one." for line in english]
-    before = splitter.split_batch(texts)
-    results = race(lambda: splitter.split_batch(texts), lambda: None, lambda: splitter.add_abbreviations(["xyzq"]))
-    after = splitter.split_batch(texts)
-    assert before != after
-    assert all(r == before or r == after for r in results)
+    check_one_change(lambda: splitter.split_batch(texts), lambda: splitter.add_abbreviations(["xyzq"]))
 
 
 def test_chinese_segmenter_words_added_and_deleted_while_cutting():
@@ -216,11 +215,7 @@ def test_collocation_filters_while_ranking(english):
     words = " ".join(english).split()
     finder = BigramCollocationFinder.from_words(words)
     measure = BigramAssocMeasures.likelihood_ratio
-    before = finder.nbest(measure, 50)
-    results = race(lambda: finder.nbest(measure, 50), lambda: None, lambda: finder.apply_freq_filter(3))
-    after = finder.nbest(measure, 50)
-    assert before != after
-    assert all(r == before or r == after for r in results)
+    check_one_change(lambda: finder.nbest(measure, 50), lambda: finder.apply_freq_filter(3))
 
 
 def test_concurrent_ranking_of_one_finder(english):

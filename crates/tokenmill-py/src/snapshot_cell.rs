@@ -90,11 +90,9 @@ impl<T: Clone + Send + Sync> SnapshotCell<T> {
         if let Some(value) = Arc::get_mut(&mut current) {
             return change(value);
         }
-        let mut next = T::clone(&current);
+        let copy = T::clone(&current);
         drop(current);
-        let result = change(&mut next)?;
-        *self.write_current(py) = Arc::new(next);
-        Ok(result)
+        self.publish_changed(py, copy, change)
     }
 
     /// Changes a copy of the value with `change`, without holding the current snapshot (for
@@ -106,7 +104,18 @@ impl<T: Clone + Send + Sync> SnapshotCell<T> {
         change: impl FnOnce(&mut T) -> PyResult<R>,
     ) -> PyResult<R> {
         let _writer = self.lock_writers(py);
-        let mut next = T::clone(&self.get(py));
+        let copy = T::clone(&self.get(py));
+        self.publish_changed(py, copy, change)
+    }
+
+    /// `change` on `next`, which becomes the current value if it succeeds (the caller holds
+    /// the writers' mutex).
+    fn publish_changed<R>(
+        &self,
+        py: Python<'_>,
+        mut next: T,
+        change: impl FnOnce(&mut T) -> PyResult<R>,
+    ) -> PyResult<R> {
         let result = change(&mut next)?;
         *self.write_current(py) = Arc::new(next);
         Ok(result)

@@ -207,6 +207,16 @@ impl Deref for Pipeline {
     }
 }
 
+/// `change`, run once the state's copies of the shared components are up to date.
+fn after_refresh<R>(
+    change: impl FnOnce(&mut State) -> PyResult<R>,
+) -> impl FnOnce(&mut State) -> PyResult<R> {
+    move |state| {
+        state.refresh().py()?;
+        change(state)
+    }
+}
+
 /// The state of one tokenizer (see the module docs).
 pub(crate) struct TokenizerState {
     cell: SnapshotCell<State>,
@@ -242,10 +252,7 @@ impl TokenizerState {
         py: Python<'_>,
         change: impl FnOnce(&mut State) -> PyResult<R>,
     ) -> PyResult<R> {
-        self.cell.update(py, |state| {
-            state.refresh().py()?;
-            change(state)
-        })
+        self.cell.update(py, after_refresh(change))
     }
 
     /// Changes a copy of the state (see `SnapshotCell::update_copy`): for training.
@@ -254,10 +261,7 @@ impl TokenizerState {
         py: Python<'_>,
         change: impl FnOnce(&mut State) -> PyResult<R>,
     ) -> PyResult<R> {
-        self.cell.update_copy(py, |state| {
-            state.refresh().py()?;
-            change(state)
-        })
+        self.cell.update_copy(py, after_refresh(change))
     }
 
     /// Replaces the whole state.
