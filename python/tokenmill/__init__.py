@@ -4,6 +4,27 @@ The API mirrors Hugging Face ``tokenizers`` (switching is one import) and offers
 tiktoken-compatible ``tokenmill.tiktoken``. The pipeline stages live in their own modules:
 ``normalizers`` → ``pre_tokenizers`` → ``models`` → ``processors`` → ``decoders``; ``trainers``
 learn models from a corpus.
+
+Threads and processes: batch calls (``encode_batch``, ``decode_batch``, tiktoken's and
+SentencePiece's batches, ``words`` batches, training) run on one pool of threads, and release
+the GIL.
+
+- ``TOKENIZERS_PARALLELISM`` is honoured as ``tokenizers`` does: unset or any other value means
+  on; ``""``, ``off``, ``false``, ``f``, ``no``, ``n`` or ``0`` (any case) means off, and every
+  batch then runs on the calling thread. It is read at every batch call.
+- ``TOKENMILL_NUM_THREADS`` sets the number of threads of the pool (else ``RAYON_NUM_THREADS``,
+  else one per core); it is read once, when the first parallel batch of a process makes the
+  pool. ``1`` makes every batch run on the calling thread.
+- Fork: a child forked after a parallel batch works (it makes its own pool). As in
+  ``tokenizers``, when ``TOKENIZERS_PARALLELISM`` is unset, such a child prints
+  "huggingface/tokenizers: The current process just got forked, after parallelism has already
+  been used. Disabling parallelism to avoid deadlocks..." and runs its batches on one thread;
+  set the variable to ``true`` to keep parallelism in the child (``tokenizers`` deadlocks
+  there; tokenmill does not) or to ``false`` to silence the warning.
+- Threads: any method may run while another thread changes the object (``enable_truncation``,
+  ``add_tokens``, ``tok.normalizer = ...``, ``train``, a segmenter's ``add_word``, a finder's
+  filters): a call sees the object entirely before or entirely after the change, never a mix,
+  and never raises "Already borrowed".
 """
 from tokenmill._native import (
     __version__,

@@ -4,6 +4,7 @@
 //! Words cross the boundary as Python `str`. Reading them needs the GIL; counting does not, so
 //! tokens are copied out in chunks and each chunk is counted with the GIL released.
 use std::os::raw::c_char;
+use std::sync::Mutex;
 
 use pyo3::exceptions::{PyKeyError, PyOverflowError, PyTypeError, PyValueError, PyZeroDivisionError};
 use pyo3::ffi;
@@ -16,6 +17,7 @@ use tokenmill_core::collocations::{
 
 use crate::errors::ToPyResult;
 use crate::input_texts::str_utf8;
+use crate::snapshot_cell::SnapshotCell;
 
 /// Tokens copied out of Python: the bytes of each word, `None` slots as padding.
 #[derive(Default)]
@@ -128,27 +130,63 @@ fn measure_for(name: &str, order: usize) -> PyResult<Measure> {
 }
 
 /// The counts of one collocation finder (see `tokenmill_core::collocations::Counts`).
-#[pyclass(module = "tokenmill.collocations", name = "NgramCounts")]
+///
+/// `rank` releases the GIL while a filter (`apply_freq_filter`, ...) may run in another thread:
+/// the counts are a [`SnapshotCell`] (a call works on the counts before or after a filter).
+#[pyclass(module = "tokenmill.collocations", name = "NgramCounts", frozen)]
 pub struct PyNgramCounts {
-    counts: Counts,
-    /// Python `str` of each word id, made on first use and shared by all returned tuples.
-    strings: Vec<Option<Py<PyString>>>,
+    counts: SnapshotCell<Counts>,
+    /// Python `str` of each word id, made on first use and shared by all returned tuples
+    /// (filters never change the words' ids).
+    strings: Mutex<Vec<Option<Py<PyString>>>>,
+}
+
+/// A table of `counts` by name.
+fn table<'c>(counts: &'c Counts, name: &str) -> PyResult<&'c core::Table> {
+    counts.table(name).ok_or_else(|| PyKeyError::new_err(format!("no table {name:?} for order {}", counts.order)))
+}
+
+/// The key of a Python key, or `None` if it cannot be in the table (unknown word, wrong
+/// length, not a str) — a missing key, as for a `FreqDist`.
+fn key_of(counts: &Counts, key: &Bound<'_, PyAny>, arity: usize) -> Option<NgramKey> {
+    let id_of = |w: &Bound<'_, PyAny>| -> Option<u32> {
+        let s = w.downcast::<PyString>().ok()?;
+        let s = s.to_cow().ok()?;
+        counts.vocab.get(s.as_bytes())
+    };
+    if arity == 1 {
+        return id_of(key).map(|id| pack(&[id]));
+    }
+    let tuple = key.downcast::<PyTuple>().ok()?;
+    if tuple.len() != arity {
+        return None;
+    }
+    let ids = tuple.iter().map(|w| id_of(&w)).collect::<Option<Vec<_>>>()?;
+    Some(pack(&ids))
 }
 
 impl PyNgramCounts {
     fn wrap(counts: Counts) -> Self {
-        PyNgramCounts { counts, strings: Vec::new() }
+        PyNgramCounts { counts: SnapshotCell::new(counts), strings: Mutex::new(Vec::new()) }
     }
 
-    fn word<'py>(&mut self, py: Python<'py>, id: u32) -> PyResult<Bound<'py, PyString>> {
+    fn word<'py>(&self, py: Python<'py>, counts: &Counts, id: u32) -> PyResult<Bound<'py, PyString>> {
         let id = id as usize;
-        if self.strings.len() <= id {
-            self.strings.resize_with(self.counts.vocab.len().max(id + 1), || None);
+        // Never waited for with the GIL held: another thread can only hold it with the GIL,
+        // e.g. while a finalizer the decoding triggered runs; the str is then made anew.
+        let mut fresh = Vec::new();
+        let mut strings = self.strings.try_lock();
+        let strings: &mut Vec<Option<Py<PyString>>> = match strings.as_deref_mut() {
+            Ok(strings) => strings,
+            Err(_) => &mut fresh,
+        };
+        if strings.len() <= id {
+            strings.resize_with(counts.vocab.len().max(id + 1), || None);
         }
-        if let Some(s) = &self.strings[id] {
+        if let Some(s) = &strings[id] {
             return Ok(s.bind(py).clone());
         }
-        let bytes = self.counts.vocab.word(id as u32);
+        let bytes = counts.vocab.word(id as u32);
         // SAFETY: a valid buffer and length; the error handler name is a C string literal.
         let s = unsafe {
             Bound::from_owned_ptr_or_err(
@@ -157,45 +195,21 @@ impl PyNgramCounts {
             )?
         };
         let s = s.downcast_into::<PyString>()?;
-        self.strings[id] = Some(s.clone().unbind());
+        strings[id] = Some(s.clone().unbind());
         Ok(s)
     }
 
     /// A key as Python sees it: `str` for words, a tuple of `str` for n-grams.
-    fn key_object<'py>(&mut self, py: Python<'py>, key: NgramKey, arity: usize) -> PyResult<Bound<'py, PyAny>> {
+    fn key_object<'py>(&self, py: Python<'py>, counts: &Counts, key: NgramKey, arity: usize) -> PyResult<Bound<'py, PyAny>> {
         if arity == 1 {
-            return Ok(self.word(py, lane(key, 0))?.into_any());
+            return Ok(self.word(py, counts, lane(key, 0))?.into_any());
         }
-        let words = (0..arity).map(|i| self.word(py, lane(key, i))).collect::<PyResult<Vec<_>>>()?;
+        let words = (0..arity).map(|i| self.word(py, counts, lane(key, i))).collect::<PyResult<Vec<_>>>()?;
         Ok(PyTuple::new(py, words)?.into_any())
     }
 
-    /// The key of a Python key, or `None` if it cannot be in the table (unknown word, wrong
-    /// length, not a str) — a missing key, as for a `FreqDist`.
-    fn key_of(&self, key: &Bound<'_, PyAny>, arity: usize) -> Option<NgramKey> {
-        let id_of = |w: &Bound<'_, PyAny>| -> Option<u32> {
-            let s = w.downcast::<PyString>().ok()?;
-            let s = s.to_cow().ok()?;
-            self.counts.vocab.get(s.as_bytes())
-        };
-        if arity == 1 {
-            return id_of(key).map(|id| pack(&[id]));
-        }
-        let tuple = key.downcast::<PyTuple>().ok()?;
-        if tuple.len() != arity {
-            return None;
-        }
-        let ids = tuple.iter().map(|w| id_of(&w)).collect::<Option<Vec<_>>>()?;
-        Some(pack(&ids))
-    }
-
-    fn table(&self, name: &str) -> PyResult<&core::Table> {
-        self.counts.table(name).ok_or_else(|| PyKeyError::new_err(format!("no table {name:?} for order {}", self.counts.order)))
-    }
-
-    fn ngram_text(&mut self, py: Python<'_>, key: NgramKey) -> String {
-        let arity = self.counts.order;
-        self.key_object(py, key, arity).and_then(|k| Ok(k.repr()?.to_string())).unwrap_or_else(|_| "?".into())
+    fn ngram_text(&self, py: Python<'_>, counts: &Counts, key: NgramKey) -> String {
+        self.key_object(py, counts, key, counts.order).and_then(|k| Ok(k.repr()?.to_string())).unwrap_or_else(|_| "?".into())
     }
 
     fn marginals_object<'py>(py: Python<'py>, m: &Marginals) -> PyResult<Bound<'py, PyTuple>> {
@@ -276,61 +290,70 @@ impl PyNgramCounts {
     }
 
     #[getter]
-    fn order(&self) -> usize {
-        self.counts.order
+    fn order(&self, py: Python<'_>) -> usize {
+        let counts = self.counts.get(py);
+        counts.order
     }
 
     #[getter]
-    fn window_size(&self) -> usize {
-        self.counts.window_size
+    fn window_size(&self, py: Python<'_>) -> usize {
+        let counts = self.counts.get(py);
+        counts.window_size
     }
 
     /// `word_fd.N()`: the total the measures use.
     #[getter]
-    fn n(&self) -> u64 {
-        self.counts.n_total()
+    fn n(&self, py: Python<'_>) -> u64 {
+        let counts = self.counts.get(py);
+        counts.n_total()
     }
 
-    /// A copy of these counts.
-    fn copy(&self) -> Self {
-        Self::wrap(self.counts.clone())
+    /// A copy of these counts (sharing them until one of the two is filtered).
+    fn copy(&self, py: Python<'_>) -> Self {
+        PyNgramCounts { counts: SnapshotCell::shared(self.counts.get(py)), strings: Mutex::new(Vec::new()) }
     }
 
     /// The counts of `bigram_finder()` (trigram counts only).
-    fn bigram_counts(&self) -> PyResult<Self> {
-        Ok(Self::wrap(self.counts.bigram_counts().py()?))
+    fn bigram_counts(&self, py: Python<'_>) -> PyResult<Self> {
+        let counts = self.counts.get(py);
+        Ok(Self::wrap(counts.bigram_counts().py()?))
     }
 
-    fn table_len(&self, name: &str) -> PyResult<usize> {
-        Ok(self.table(name)?.len())
+    fn table_len(&self, py: Python<'_>, name: &str) -> PyResult<usize> {
+        let counts = self.counts.get(py);
+        Ok(table(&counts, name)?.len())
     }
 
-    fn table_total(&self, name: &str) -> PyResult<u64> {
-        Ok(self.table(name)?.total())
+    fn table_total(&self, py: Python<'_>, name: &str) -> PyResult<u64> {
+        let counts = self.counts.get(py);
+        Ok(table(&counts, name)?.total())
     }
 
     /// The count of `key` (0 when absent).
-    fn table_get(&self, name: &str, key: &Bound<'_, PyAny>) -> PyResult<u64> {
-        let table = self.table(name)?;
-        Ok(self.key_of(key, table.arity()).map_or(0, |k| table.get(k)))
+    fn table_get(&self, py: Python<'_>, name: &str, key: &Bound<'_, PyAny>) -> PyResult<u64> {
+        let counts = self.counts.get(py);
+        let table = table(&counts, name)?;
+        Ok(key_of(&counts, key, table.arity()).map_or(0, |k| table.get(k)))
     }
 
-    fn table_contains(&self, name: &str, key: &Bound<'_, PyAny>) -> PyResult<bool> {
-        let table = self.table(name)?;
-        Ok(self.key_of(key, table.arity()).is_some_and(|k| table.contains(k)))
+    fn table_contains(&self, py: Python<'_>, name: &str, key: &Bound<'_, PyAny>) -> PyResult<bool> {
+        let counts = self.counts.get(py);
+        let table = table(&counts, name)?;
+        Ok(key_of(&counts, key, table.arity()).is_some_and(|k| table.contains(k)))
     }
 
     /// `(key, count)` pairs in insertion order; with `most_common`, sorted by decreasing count
     /// (stable, as `Counter.most_common`) and cut to `limit`.
     #[pyo3(signature = (name, most_common=false, limit=None))]
     fn table_items<'py>(
-        &mut self,
+        &self,
         py: Python<'py>,
         name: &str,
         most_common: bool,
         limit: Option<usize>,
     ) -> PyResult<Bound<'py, PyList>> {
-        let table = self.table(name)?;
+        let counts = self.counts.get(py);
+        let table = table(&counts, name)?;
         let arity = table.arity();
         let mut entries: Vec<(NgramKey, u64)> = table.iter().collect();
         if most_common {
@@ -341,133 +364,142 @@ impl PyNgramCounts {
         }
         let list = PyList::empty(py);
         for (key, count) in entries {
-            list.append((self.key_object(py, key, arity)?, count))?;
+            list.append((self.key_object(py, &counts, key, arity)?, count))?;
         }
         Ok(list)
     }
 
     /// Keys in insertion order.
-    fn table_keys<'py>(&mut self, py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyList>> {
-        let table = self.table(name)?;
+    fn table_keys<'py>(&self, py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyList>> {
+        let counts = self.counts.get(py);
+        let table = table(&counts, name)?;
         let arity = table.arity();
         let keys: Vec<NgramKey> = table.iter().map(|(k, _)| k).collect();
         let list = PyList::empty(py);
         for key in keys {
-            list.append(self.key_object(py, key, arity)?)?;
+            list.append(self.key_object(py, &counts, key, arity)?)?;
         }
         Ok(list)
     }
 
-    fn table_values(&self, name: &str) -> PyResult<Vec<u64>> {
-        Ok(self.table(name)?.iter().map(|(_, c)| c).collect())
+    fn table_values(&self, py: Python<'_>, name: &str) -> PyResult<Vec<u64>> {
+        let counts = self.counts.get(py);
+        Ok(table(&counts, name)?.iter().map(|(_, c)| c).collect())
     }
 
     /// Removes candidates whose count is below `min_freq`.
-    fn apply_freq_filter(&mut self, min_freq: f64) {
-        self.counts.ngrams.retain(|_, count| !((count as f64) < min_freq));
+    fn apply_freq_filter(&self, py: Python<'_>, min_freq: f64) -> PyResult<()> {
+        self.counts.update(py, |counts| {
+            counts.ngrams.retain(|_, count| !((count as f64) < min_freq));
+            Ok(())
+        })
     }
 
     /// The distinct words of the remaining candidates, as `(ids, words)` in id order.
-    fn candidate_words<'py>(&mut self, py: Python<'py>) -> PyResult<(Vec<u32>, Bound<'py, PyList>)> {
-        let mut present = vec![false; self.counts.vocab.len()];
-        for (key, _) in self.counts.ngrams.iter() {
-            for id in self.counts.ngrams.ids(key) {
+    fn candidate_words<'py>(&self, py: Python<'py>) -> PyResult<(Vec<u32>, Bound<'py, PyList>)> {
+        let counts = self.counts.get(py);
+        let mut present = vec![false; counts.vocab.len()];
+        for (key, _) in counts.ngrams.iter() {
+            for id in counts.ngrams.ids(key) {
                 present[id as usize] = true;
             }
         }
         let ids: Vec<u32> = (0..present.len() as u32).filter(|&i| present[i as usize]).collect();
         let list = PyList::empty(py);
         for &id in &ids {
-            list.append(self.word(py, id)?)?;
+            list.append(self.word(py, &counts, id)?)?;
         }
         Ok((ids, list))
     }
 
     /// Removes candidates containing any of the word ids `ids`.
-    fn drop_words(&mut self, ids: Vec<u32>) {
-        let mut banned = vec![false; self.counts.vocab.len()];
-        for id in ids {
-            if let Some(b) = banned.get_mut(id as usize) {
-                *b = true;
+    fn drop_words(&self, py: Python<'_>, ids: Vec<u32>) -> PyResult<()> {
+        self.counts.update(py, |counts| {
+            let mut banned = vec![false; counts.vocab.len()];
+            for id in ids {
+                if let Some(b) = banned.get_mut(id as usize) {
+                    *b = true;
+                }
             }
-        }
-        let order = self.counts.order;
-        self.counts.ngrams.retain(|key, _| !(0..order).any(|i| banned[lane(key, i) as usize]));
+            let order = counts.order;
+            counts.ngrams.retain(|key, _| !(0..order).any(|i| banned[lane(key, i) as usize]));
+            Ok(())
+        })
     }
 
     /// Removes the candidates at the positions where `drop` is true (`drop` has one flag per
     /// candidate, in table order, as `table_keys("ngram_fd")` lists them).
-    fn drop_mask(&mut self, drop: Vec<bool>) -> PyResult<()> {
-        if drop.len() != self.counts.ngrams.len() {
-            return Err(PyValueError::new_err(format!(
-                "drop_mask needs {} flags, got {}",
-                self.counts.ngrams.len(),
-                drop.len()
-            )));
-        }
-        let mut position = 0usize;
-        self.counts.ngrams.retain(|_, _| {
-            let keep = !drop[position];
-            position += 1;
-            keep
-        });
-        Ok(())
+    fn drop_mask(&self, py: Python<'_>, drop: Vec<bool>) -> PyResult<()> {
+        self.counts.update(py, |counts| {
+            if drop.len() != counts.ngrams.len() {
+                return Err(PyValueError::new_err(format!("drop_mask needs {} flags, got {}", counts.ngrams.len(), drop.len())));
+            }
+            let mut position = 0usize;
+            counts.ngrams.retain(|_, _| {
+                let keep = !drop[position];
+                position += 1;
+                keep
+            });
+            Ok(())
+        })
     }
 
     /// `[(ngram, score)]` by decreasing score, ties by the words (NLTK's `score_ngrams`), scored
     /// by the named measure; with `limit`, only the best `limit` (NLTK's `nbest`).
     #[pyo3(signature = (measure, compensated_sum, limit=None))]
     fn rank<'py>(
-        &mut self,
+        &self,
         py: Python<'py>,
         measure: &str,
         compensated_sum: bool,
         limit: Option<usize>,
     ) -> PyResult<Bound<'py, PyList>> {
-        let measure = measure_for(measure, self.counts.order)?;
+        let counts = self.counts.get(py);
+        let measure = measure_for(measure, counts.order)?;
         let mode = sum_mode(compensated_sum);
-        let counts = &self.counts;
-        let ranked = py.allow_threads(|| core::rank(counts, measure, mode, limit));
+        let ranked = py.allow_threads(|| core::rank(&counts, measure, mode, limit));
         let ranked = match ranked {
             Ok(r) => r,
             Err(e) => {
-                let text = self.ngram_text(py, e.key);
+                let text = self.ngram_text(py, &counts, e.key);
                 return Err(math_error(e.error, &text));
             }
         };
-        let arity = self.counts.order;
+        let arity = counts.order;
         let list = PyList::empty(py);
         for (key, score) in ranked {
-            list.append((self.key_object(py, key, arity)?, score))?;
+            list.append((self.key_object(py, &counts, key, arity)?, score))?;
         }
         Ok(list)
     }
 
     /// `[(ngram, marginals)]` for every candidate in table order: the arguments NLTK's
     /// `score_ngram` passes to a measure (for measures written in Python).
-    fn marginals_list<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        let word = core::word_counts_by_id(&self.counts);
-        let total = self.counts.n_total() as i128;
-        let entries: Vec<(NgramKey, u64)> = self.counts.ngrams.iter().filter(|(_, c)| *c > 0).collect();
-        let arity = self.counts.order;
+    fn marginals_list<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let counts = self.counts.get(py);
+        let word = core::word_counts_by_id(&counts);
+        let total = counts.n_total() as i128;
+        let entries: Vec<(NgramKey, u64)> = counts.ngrams.iter().filter(|(_, c)| *c > 0).collect();
+        let arity = counts.order;
         let list = PyList::empty(py);
         for (key, count) in entries {
-            let m = core::marginals(&self.counts, |id| word[id as usize], total, key, count);
-            list.append((self.key_object(py, key, arity)?, Self::marginals_object(py, &m)?))?;
+            let m = core::marginals(&counts, |id| word[id as usize], total, key, count);
+            list.append((self.key_object(py, &counts, key, arity)?, Self::marginals_object(py, &m)?))?;
         }
         Ok(list)
     }
 
     /// The marginals of one n-gram (a tuple of words), or None when it is not a candidate.
     fn marginals_of<'py>(&self, py: Python<'py>, ngram: &Bound<'_, PyAny>) -> PyResult<Option<Bound<'py, PyTuple>>> {
-        let Some(key) = self.key_of(ngram, self.counts.order) else { return Ok(None) };
-        let count = self.counts.ngrams.get(key);
+        let counts = self.counts.get(py);
+        let Some(key) = key_of(&counts, ngram, counts.order) else { return Ok(None) };
+        let count = counts.ngrams.get(key);
         if count == 0 {
             return Ok(None);
         }
-        let words = &self.counts.words;
+        let words = &counts.words;
         let word_count = |id: u32| words.get(pack(&[id])) as i128;
-        let m = core::marginals(&self.counts, word_count, self.counts.n_total() as i128, key, count);
+        let m = core::marginals(&counts, word_count, counts.n_total() as i128, key, count);
         Ok(Some(Self::marginals_object(py, &m)?))
     }
 }

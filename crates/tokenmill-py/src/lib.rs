@@ -57,8 +57,10 @@ mod processors;
 mod repr;
 mod sentencepiece;
 mod shared;
+mod snapshot_cell;
 mod tiktoken;
 mod tokenizer;
+mod tokenizer_state;
 mod trainers;
 mod unigram;
 mod words;
@@ -75,10 +77,21 @@ pub(crate) fn add_submodule(
     Ok(())
 }
 
+/// `(parallelism, used, threads)`: whether batches may run on several threads now
+/// (`TOKENIZERS_PARALLELISM`, or off in a child forked after parallel use), whether they have in
+/// this process or its parent, and how many threads a batch runs on now. For tests and
+/// diagnostics (see `tokenmill_core::utils::parallel`).
+#[pyfunction]
+fn _parallelism() -> (bool, bool, usize) {
+    use tokenmill_core::utils::parallel;
+    (parallel::parallelism(), parallel::has_parallelism_been_used(), parallel::num_threads())
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     tune_allocator();
     m.add("__version__", tokenmill_core::version())?;
+    m.add_function(wrap_pyfunction!(_parallelism, m)?)?;
     errors::register(m)?;
     add_submodule(m, "normalizers", normalizers::register)?;
     normalizers::register_top_level(m)?;

@@ -118,13 +118,14 @@ fn options(add_bos: bool, add_eos: bool, reverse: bool, emit_unk_piece: bool, en
     EncodeOptions { add_bos, add_eos, reverse, emit_unk_piece, enable_sampling, nbest_size, alpha }
 }
 
-/// Runs `f` over `items`, in parallel (on the global rayon pool) unless `num_threads` is 1.
+/// Runs `f` over `items`, in parallel (on tokenmill's pool, see `utils::parallel`) unless
+/// `num_threads` is 1.
 fn batch<T: Sync, R: Send>(items: &[T], num_threads: i32, seed: Option<u64>, f: impl Fn(&T, Option<u64>) -> tokenmill_core::Result<R> + Sync) -> tokenmill_core::Result<Vec<R>> {
+    let serial = |items: &[T]| items.iter().enumerate().map(|(i, t)| f(t, item_seed(seed, i))).collect();
     if num_threads == 1 || items.len() < 2 {
-        items.iter().enumerate().map(|(i, t)| f(t, item_seed(seed, i))).collect()
-    } else {
-        items.par_iter().enumerate().map(|(i, t)| f(t, item_seed(seed, i))).collect()
+        return serial(items);
     }
+    parallel::either(items, serial, |items| items.par_iter().enumerate().map(|(i, t)| f(t, item_seed(seed, i))).collect())
 }
 
 /// Each item of a batch gets its own seed so that a seeded batch is reproducible in any thread
@@ -168,7 +169,7 @@ impl PyProcessor {
     /// this thread.
     fn encode_ids<'py>(&self, py: Python<'py>, items: &Bound<'py, PyAny>, o: &EncodeOptions, seed: Option<u64>, num_threads: i32) -> PyResult<Bound<'py, PyList>> {
         let inner = &*self.inner;
-        let helpers = if num_threads == 1 { 0 } else { rayon::current_num_threads().saturating_sub(1) };
+        let helpers = if num_threads == 1 { 0 } else { parallel::num_threads().saturating_sub(1) };
         let count = items.len().unwrap_or(0);
         // One list per text: with the collector running, their allocations would trigger
         // collections that walk the lists (and their ids) built so far again and again.

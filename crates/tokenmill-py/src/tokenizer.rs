@@ -1,18 +1,11 @@
 //! `tokenmill.Tokenizer` and `tokenmill.AddedToken`, with the API of `tokenizers.Tokenizer`.
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{PoisonError, RwLock, RwLockReadGuard, TryLockError};
 
 use numpy::{IntoPyArray, PyArray1};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyIterator, PyList, PyString, PyTuple};
-use tokenmill_core::decoders::DecoderWrapper;
-use tokenmill_core::models::ModelWrapper;
-use tokenmill_core::normalizers::NormalizerWrapper;
-use tokenmill_core::pre_tokenizers::PreTokenizerWrapper;
-use tokenmill_core::processors::PostProcessorWrapper;
 use tokenmill_core::tokenizer::{AddedToken, EncodeInput, OffsetType, StoredBatch, StoredEncoding, Tokenizer};
 use tokenmill_core::trainers::progress::Progress;
 use tokenmill_core::utils::parallel::{self, drop_all};
@@ -30,8 +23,8 @@ use crate::input_texts::{
     OwnedInput,
 };
 use crate::off_loop::run_in_executor;
-use crate::shared::{Node, Sequenced, Shared, Versioned};
 use crate::foreign::{self, Adopted};
+use crate::tokenizer_state::{attach_optional, Attached, Pipeline, State, TokenizerState};
 use crate::{decoders, models, normalizers, pre_tokenizers, processors, trainers};
 
 /// A token added to a :class:`Tokenizer` on top of its model's vocabulary.
@@ -231,182 +224,36 @@ fn extract_added_tokens(tokens: &Bound<'_, PyList>, special: bool) -> PyResult<V
 /// ``add_tokens`` and the ``trainer`` arguments also take Hugging Face ``tokenizers`` objects,
 /// converted through their JSON state (copies, not shared; see ``foreign.rs``). Instances take
 /// attributes, as ``tokenizers`` ones do (transformers' CLIP tokenizer wraps ``decode`` so).
-#[pyclass(module = "tokenmill", name = "Tokenizer", subclass, weakref, dict)]
+#[pyclass(module = "tokenmill", name = "Tokenizer", subclass, weakref, dict, frozen)]
 pub struct PyTokenizer {
-    /// What encode / decode / train run on: the core pipeline over copies of `components`,
-    /// brought up to date (`refresh`) when one of them changed, so that no lock is taken per
-    /// token. Read it through `pipeline`, `with_pipeline` or `pipeline_mut`, never directly.
-    tokenizer: RwLock<Tokenizer>,
-    components: Components,
-}
-
-/// The components shared with Python objects, each with the version stamp of the copy the
-/// pipeline holds.
-struct Components {
-    model: Attached<Shared<ModelWrapper>>,
-    normalizer: Option<Attached<Node<NormalizerWrapper>>>,
-    pre_tokenizer: Option<Attached<Node<PreTokenizerWrapper>>>,
-    post_processor: Option<Attached<Node<PostProcessorWrapper>>>,
-    decoder: Option<Attached<Node<DecoderWrapper>>>,
-}
-
-/// A shared component and the stamp of the copy in the pipeline.
-struct Attached<H> {
-    handle: H,
-    synced: AtomicU64,
-}
-
-/// A shared component handle: a version stamp and a copy of the current value.
-trait Handle: Versioned {
-    type Value;
-    fn copy(&self) -> Self::Value;
-}
-
-impl Handle for Shared<ModelWrapper> {
-    type Value = ModelWrapper;
-    fn copy(&self) -> ModelWrapper {
-        self.snapshot()
-    }
-}
-
-impl<W: Sequenced> Handle for Node<W> {
-    type Value = W;
-    fn copy(&self) -> W {
-        self.snapshot()
-    }
-}
-
-/// No stamp is ever this, so a newly attached component is always copied in.
-const NEVER_SYNCED: u64 = u64::MAX;
-
-impl<H: Handle> Attached<H> {
-    /// A component whose value the pipeline already holds.
-    fn synced(handle: H) -> Self {
-        let stamp = handle.stamp();
-        Attached { handle, synced: AtomicU64::new(stamp) }
-    }
-
-    /// A component to be copied into the pipeline, and that copy.
-    fn attach(handle: H) -> (Self, H::Value) {
-        let attached = Attached { handle, synced: AtomicU64::new(NEVER_SYNCED) };
-        let value = attached.refresh().expect("a newly attached component is stale");
-        (attached, value)
-    }
-
-    fn stale(&self) -> bool {
-        self.handle.stamp() != self.synced.load(Ordering::Acquire)
-    }
-
-    /// The current value if the pipeline's copy is stale. The stamp is read before the copy
-    /// is taken: a write in between makes the next check stale again, never lost.
-    fn refresh(&self) -> Option<H::Value> {
-        let stamp = self.handle.stamp();
-        if stamp == self.synced.load(Ordering::Acquire) {
-            return None;
-        }
-        let value = self.handle.copy();
-        self.synced.store(stamp, Ordering::Release);
-        Some(value)
-    }
-}
-
-fn stale<H: Handle>(component: &Option<Attached<H>>) -> bool {
-    component.as_ref().is_some_and(Attached::stale)
-}
-
-fn refresh<H: Handle>(component: &Option<Attached<H>>) -> Option<H::Value> {
-    component.as_ref().and_then(Attached::refresh)
-}
-
-impl Components {
-    /// Shared components holding copies of the pipeline's own.
-    fn of(tokenizer: &Tokenizer) -> Self {
-        Components {
-            model: Attached::synced(Shared::new(tokenizer.get_model().clone())),
-            normalizer: tokenizer.get_normalizer().map(|n| Attached::synced(Node::new(n.clone()))),
-            pre_tokenizer: tokenizer.get_pre_tokenizer().map(|p| Attached::synced(Node::new(p.clone()))),
-            post_processor: tokenizer.get_post_processor().map(|p| Attached::synced(Node::new(p.clone()))),
-            decoder: tokenizer.get_decoder().map(|d| Attached::synced(Node::new(d.clone()))),
-        }
-    }
-
-    /// Whether a component changed since the pipeline copied it (atomic loads only).
-    fn stale(&self) -> bool {
-        self.model.stale() || stale(&self.normalizer) || stale(&self.pre_tokenizer) || stale(&self.post_processor) || stale(&self.decoder)
-    }
-
-    /// Copies the changed components into the pipeline.
-    fn refresh(&self, tokenizer: &mut Tokenizer) -> tokenmill_core::Result<()> {
-        if let Some(model) = self.model.refresh() {
-            tokenizer.with_model(model);
-        }
-        if let Some(normalizer) = refresh(&self.normalizer) {
-            tokenizer.with_normalizer(Some(normalizer))?;
-        }
-        if let Some(pre_tokenizer) = refresh(&self.pre_tokenizer) {
-            tokenizer.with_pre_tokenizer(Some(pre_tokenizer));
-        }
-        if let Some(post_processor) = refresh(&self.post_processor) {
-            tokenizer.with_post_processor(Some(post_processor));
-        }
-        if let Some(decoder) = refresh(&self.decoder) {
-            tokenizer.with_decoder(Some(decoder));
-        }
-        Ok(())
-    }
+    /// What encode / decode / train run on: snapshots of the core pipeline over copies of the
+    /// shared components, brought up to date when one of them changed, so that no lock is
+    /// taken per token; any method may run while another thread changes the tokenizer (see
+    /// `tokenizer_state.rs`). Read it through `pipeline` or `with_pipeline`, change it through
+    /// `update`.
+    state: TokenizerState,
 }
 
 impl PyTokenizer {
     pub(crate) fn from_core(tokenizer: Tokenizer) -> Self {
-        let components = Components::of(&tokenizer);
-        PyTokenizer { tokenizer: RwLock::new(tokenizer), components }
+        PyTokenizer { state: TokenizerState::new(State::new(tokenizer)) }
     }
 
-    /// Copies changed components into the pipeline. Waiting for running encodes to finish
-    /// happens without the GIL (they may need it, e.g. for a custom component).
-    fn refresh(&self, py: Python<'_>) -> PyResult<()> {
-        if !self.components.stale() {
-            return Ok(());
-        }
-        py.allow_threads(|| {
-            let mut tokenizer = self.tokenizer.write().unwrap_or_else(PoisonError::into_inner);
-            self.components.refresh(&mut tokenizer)
-        })
-        .py()
+    /// The up-to-date pipeline (a snapshot: later changes do not show in it).
+    pub(crate) fn pipeline(&self, py: Python<'_>) -> PyResult<Pipeline> {
+        self.state.read(py)
     }
 
-    /// The up-to-date pipeline, for short calls with the GIL held.
-    pub(crate) fn pipeline(&self, py: Python<'_>) -> PyResult<RwLockReadGuard<'_, Tokenizer>> {
-        self.refresh(py)?;
-        loop {
-            match self.tokenizer.try_read() {
-                Ok(guard) => return Ok(guard),
-                Err(TryLockError::Poisoned(p)) => return Ok(p.into_inner()),
-                // A refresh is writing: wait for it without the GIL, then try again.
-                Err(TryLockError::WouldBlock) => py.allow_threads(|| drop(self.tokenizer.read())),
-            }
-        }
-    }
-
-    /// Runs `f` on the up-to-date pipeline with the GIL released (the read lock is taken once
-    /// for the whole call and released before the GIL is taken back).
+    /// Runs `f` on the up-to-date pipeline with the GIL released.
     pub(crate) fn with_pipeline<R: Send>(&self, py: Python<'_>, f: impl FnOnce(&Tokenizer) -> R + Send) -> PyResult<R> {
-        self.refresh(py)?;
-        Ok(py.allow_threads(|| f(&self.tokenizer.read().unwrap_or_else(PoisonError::into_inner))))
+        let pipeline = self.pipeline(py)?;
+        let tokenizer: &Tokenizer = &pipeline;
+        Ok(py.allow_threads(|| f(tokenizer)))
     }
 
-    /// The up-to-date pipeline, to change it (added tokens, training, settings).
-    pub(crate) fn pipeline_mut(&mut self) -> PyResult<&mut Tokenizer> {
-        let tokenizer = self.tokenizer.get_mut().unwrap_or_else(PoisonError::into_inner);
-        self.components.refresh(tokenizer).py()?;
-        Ok(tokenizer)
-    }
-
-    /// After the pipeline's model changed (training): the shared model takes the new value.
-    fn publish_model(&mut self) {
-        let tokenizer = self.tokenizer.get_mut().unwrap_or_else(PoisonError::into_inner);
-        self.components.model.handle.set(tokenizer.get_model().clone());
-        self.components.model.synced.store(self.components.model.handle.stamp(), Ordering::Release);
+    /// Changes the pipeline (see `TokenizerState::update`).
+    fn update<R>(&self, py: Python<'_>, change: impl FnOnce(&mut Tokenizer) -> tokenmill_core::Result<R>) -> PyResult<R> {
+        self.state.update(py, |state| change(&mut state.tokenizer).py())
     }
 }
 
@@ -415,9 +262,9 @@ impl PyTokenizer {
     #[new]
     fn new(model: Adopted<'_, models::PyModel>) -> Self {
         let (model, value) = Attached::attach(model.inner.clone());
-        let mut components = Components::of(&Tokenizer::new(value.clone()));
-        components.model = model;
-        PyTokenizer { tokenizer: RwLock::new(Tokenizer::new(value)), components }
+        let mut state = State::new(Tokenizer::new(value));
+        state.components.model = model;
+        PyTokenizer { state: TokenizerState::new(state) }
     }
 
     /// Loads a tokenizer from a tokenizer.json string.
@@ -507,8 +354,8 @@ impl PyTokenizer {
         Ok(PyBytes::new(py, self.pipeline(py)?.to_json_string(false).py()?.as_bytes()))
     }
 
-    fn __setstate__(&mut self, state: &Bound<'_, PyBytes>) -> PyResult<()> {
-        *self = Self::from_core(Tokenizer::from_json_bytes(state.as_bytes()).py()?);
+    fn __setstate__(&self, py: Python<'_>, state: &Bound<'_, PyBytes>) -> PyResult<()> {
+        self.state.replace(py, State::new(Tokenizer::from_json_bytes(state.as_bytes()).py()?));
         Ok(())
     }
 
@@ -535,78 +382,88 @@ impl PyTokenizer {
     /// The :class:`tokenmill.models.Model`.
     #[getter]
     fn get_model(&self, py: Python<'_>) -> PyResult<PyObject> {
-        models::shared_to_python(py, self.components.model.handle.clone())
+        models::shared_to_python(py, self.state.current(py).components.model.handle.clone())
     }
     #[setter]
-    fn set_model(&mut self, model: Adopted<'_, models::PyModel>) -> PyResult<()> {
+    fn set_model(&self, py: Python<'_>, model: Adopted<'_, models::PyModel>) -> PyResult<()> {
         let (attached, value) = Attached::attach(model.inner.clone());
-        self.components.model = attached;
-        self.pipeline_mut()?.with_model(value);
-        Ok(())
+        self.state.update(py, |state| {
+            state.components.model = attached;
+            state.tokenizer.with_model(value);
+            Ok(())
+        })
     }
 
     /// The :class:`tokenmill.normalizers.Normalizer`, or None.
     #[getter]
     fn get_normalizer(&self, py: Python<'_>) -> PyResult<PyObject> {
-        match &self.components.normalizer {
+        match &self.state.current(py).components.normalizer {
             Some(n) => normalizers::shared_to_python(py, n.handle.clone()),
             None => Ok(py.None()),
         }
     }
     #[setter]
-    fn set_normalizer(&mut self, normalizer: Option<Adopted<'_, normalizers::PyNormalizer>>) -> PyResult<()> {
+    fn set_normalizer(&self, py: Python<'_>, normalizer: Option<Adopted<'_, normalizers::PyNormalizer>>) -> PyResult<()> {
         let (attached, value) = attach_optional(normalizer.map(|n| n.inner.clone()));
-        self.components.normalizer = attached;
-        self.pipeline_mut()?.with_normalizer(value).py()?;
-        Ok(())
+        self.state.update(py, |state| {
+            state.components.normalizer = attached;
+            state.tokenizer.with_normalizer(value).py()?;
+            Ok(())
+        })
     }
 
     /// The :class:`tokenmill.pre_tokenizers.PreTokenizer`, or None.
     #[getter]
     fn get_pre_tokenizer(&self, py: Python<'_>) -> PyResult<PyObject> {
-        match &self.components.pre_tokenizer {
+        match &self.state.current(py).components.pre_tokenizer {
             Some(p) => pre_tokenizers::shared_to_python(py, p.handle.clone()),
             None => Ok(py.None()),
         }
     }
     #[setter]
-    fn set_pre_tokenizer(&mut self, pre_tokenizer: Option<Adopted<'_, pre_tokenizers::PyPreTokenizer>>) -> PyResult<()> {
+    fn set_pre_tokenizer(&self, py: Python<'_>, pre_tokenizer: Option<Adopted<'_, pre_tokenizers::PyPreTokenizer>>) -> PyResult<()> {
         let (attached, value) = attach_optional(pre_tokenizer.map(|p| p.inner.clone()));
-        self.components.pre_tokenizer = attached;
-        self.pipeline_mut()?.with_pre_tokenizer(value);
-        Ok(())
+        self.state.update(py, |state| {
+            state.components.pre_tokenizer = attached;
+            state.tokenizer.with_pre_tokenizer(value);
+            Ok(())
+        })
     }
 
     /// The :class:`tokenmill.processors.PostProcessor`, or None.
     #[getter]
     fn get_post_processor(&self, py: Python<'_>) -> PyResult<PyObject> {
-        match &self.components.post_processor {
+        match &self.state.current(py).components.post_processor {
             Some(p) => processors::shared_to_python(py, p.handle.clone()),
             None => Ok(py.None()),
         }
     }
     #[setter]
-    fn set_post_processor(&mut self, post_processor: Option<Adopted<'_, processors::PyPostProcessor>>) -> PyResult<()> {
+    fn set_post_processor(&self, py: Python<'_>, post_processor: Option<Adopted<'_, processors::PyPostProcessor>>) -> PyResult<()> {
         let (attached, value) = attach_optional(post_processor.map(|p| p.inner.clone()));
-        self.components.post_processor = attached;
-        self.pipeline_mut()?.with_post_processor(value);
-        Ok(())
+        self.state.update(py, |state| {
+            state.components.post_processor = attached;
+            state.tokenizer.with_post_processor(value);
+            Ok(())
+        })
     }
 
     /// The :class:`tokenmill.decoders.Decoder`, or None.
     #[getter]
     fn get_decoder(&self, py: Python<'_>) -> PyResult<PyObject> {
-        match &self.components.decoder {
+        match &self.state.current(py).components.decoder {
             Some(d) => decoders::shared_to_python(py, d.handle.clone()),
             None => Ok(py.None()),
         }
     }
     #[setter]
-    fn set_decoder(&mut self, decoder: Option<Adopted<'_, decoders::PyDecoder>>) -> PyResult<()> {
+    fn set_decoder(&self, py: Python<'_>, decoder: Option<Adopted<'_, decoders::PyDecoder>>) -> PyResult<()> {
         let (attached, value) = attach_optional(decoder.map(|d| d.inner.clone()));
-        self.components.decoder = attached;
-        self.pipeline_mut()?.with_decoder(value);
-        Ok(())
+        self.state.update(py, |state| {
+            state.components.decoder = attached;
+            state.tokenizer.with_decoder(value);
+            Ok(())
+        })
     }
 
     /// Enables truncation: encodings keep at most ``max_length`` tokens (special tokens
@@ -624,21 +481,19 @@ impl PyTokenizer {
     ///     InvalidArgumentError: a negative length, an unknown strategy or direction, or a
     ///         stride that leaves windows no room once the special tokens are counted.
     #[pyo3(signature = (max_length, stride = 0, strategy = "longest_first", direction = "right"))]
-    fn enable_truncation(&mut self, max_length: i64, stride: i64, strategy: &str, direction: &str) -> PyResult<()> {
+    fn enable_truncation(&self, py: Python<'_>, max_length: i64, stride: i64, strategy: &str, direction: &str) -> PyResult<()> {
         let params = TruncationParams {
             max_length: non_negative("max_length", max_length)?,
             stride: non_negative("stride", stride)?,
             strategy: TruncationStrategy::from_name(strategy).py()?,
             direction: TruncationDirection::from_name(direction).py()?,
         };
-        self.pipeline_mut()?.with_truncation(Some(params)).py()?;
-        Ok(())
+        self.update(py, |t| t.with_truncation(Some(params)).map(|_| ()))
     }
 
     /// Disables truncation.
-    fn no_truncation(&mut self) -> PyResult<()> {
-        self.pipeline_mut()?.with_truncation(None).py()?;
-        Ok(())
+    fn no_truncation(&self, py: Python<'_>) -> PyResult<()> {
+        self.update(py, |t| t.with_truncation(None).map(|_| ()))
     }
 
     /// The truncation parameters as a dict (``max_length``, ``stride``, ``strategy``,
@@ -667,7 +522,8 @@ impl PyTokenizer {
     #[pyo3(signature = (direction = "right", pad_id = 0, pad_type_id = 0, pad_token = "[PAD]", length = None, pad_to_multiple_of = None, max_length = None))]
     #[allow(clippy::too_many_arguments)]
     fn enable_padding(
-        &mut self,
+        &self,
+        py: Python<'_>,
         direction: &str,
         pad_id: u32,
         pad_type_id: u32,
@@ -685,14 +541,18 @@ impl PyTokenizer {
             pad_type_id,
             pad_token: pad_token.to_string(),
         };
-        self.pipeline_mut()?.with_padding(Some(params));
-        Ok(())
+        self.update(py, |t| {
+            t.with_padding(Some(params));
+            Ok(())
+        })
     }
 
     /// Disables padding.
-    fn no_padding(&mut self) -> PyResult<()> {
-        self.pipeline_mut()?.with_padding(None);
-        Ok(())
+    fn no_padding(&self, py: Python<'_>) -> PyResult<()> {
+        self.update(py, |t| {
+            t.with_padding(None);
+            Ok(())
+        })
     }
 
     /// The padding parameters as a dict (``length``, ``pad_to_multiple_of``, ``pad_id``,
@@ -722,9 +582,11 @@ impl PyTokenizer {
         Ok(self.pipeline(py)?.get_encode_special_tokens())
     }
     #[setter]
-    fn set_encode_special_tokens(&mut self, value: bool) -> PyResult<()> {
-        self.pipeline_mut()?.set_encode_special_tokens(value);
-        Ok(())
+    fn set_encode_special_tokens(&self, py: Python<'_>, value: bool) -> PyResult<()> {
+        self.update(py, |t| {
+            t.set_encode_special_tokens(value);
+            Ok(())
+        })
     }
 
     // ---- vocabulary ----
@@ -757,15 +619,15 @@ impl PyTokenizer {
     }
 
     /// Adds tokens (str or :class:`AddedToken`) to the vocabulary; returns how many were new.
-    fn add_tokens(&mut self, tokens: &Bound<'_, PyList>) -> PyResult<usize> {
+    fn add_tokens(&self, py: Python<'_>, tokens: &Bound<'_, PyList>) -> PyResult<usize> {
         let tokens = extract_added_tokens(tokens, false)?;
-        self.pipeline_mut()?.add_tokens(tokens).py()
+        self.update(py, |t| t.add_tokens(tokens))
     }
 
     /// Adds special tokens (str or :class:`AddedToken`, made special); returns how many were new.
-    fn add_special_tokens(&mut self, tokens: &Bound<'_, PyList>) -> PyResult<usize> {
+    fn add_special_tokens(&self, py: Python<'_>, tokens: &Bound<'_, PyList>) -> PyResult<usize> {
         let tokens = extract_added_tokens(tokens, true)?;
-        self.pipeline_mut()?.add_special_tokens(tokens).py()
+        self.update(py, |t| t.add_special_tokens(tokens))
     }
 
     /// How many special tokens the post-processor adds to a single sequence or a pair.
@@ -779,7 +641,7 @@ impl PyTokenizer {
     /// :class:`tokenmill.trainers.BpeTrainer`; a default one when None). The trainer's
     /// special tokens are added to the tokenizer.
     #[pyo3(signature = (files, trainer = None))]
-    fn train(&mut self, py: Python<'_>, files: Vec<PathBuf>, trainer: Option<Adopted<'_, trainers::PyTrainer>>) -> PyResult<()> {
+    fn train(&self, py: Python<'_>, files: Vec<PathBuf>, trainer: Option<Adopted<'_, trainers::PyTrainer>>) -> PyResult<()> {
         self.train_with(py, trainer, |tokenizer, trainer| tokenizer.train_from_files(trainer, &files))
     }
 
@@ -788,7 +650,7 @@ impl PyTokenizer {
     /// the progress bar.
     #[pyo3(signature = (iterator, trainer = None, length = None))]
     fn train_from_iterator(
-        &mut self,
+        &self,
         py: Python<'_>,
         iterator: &Bound<'_, PyAny>,
         trainer: Option<Adopted<'_, trainers::PyTrainer>>,
@@ -1122,37 +984,34 @@ fn rows_with_overflowing(encodings: Vec<StoredEncoding>) -> (Vec<StoredEncoding>
     (rows, samples)
 }
 
-/// `(attached, value)` for a component given from Python, `(None, None)` for None.
-fn attach_optional<H: Handle>(handle: Option<H>) -> (Option<Attached<H>>, Option<H::Value>) {
-    match handle.map(Attached::attach) {
-        Some((attached, value)) => (Some(attached), Some(value)),
-        None => (None, None),
-    }
-}
-
 impl PyTokenizer {
     /// Trains with a copy of `trainer` (if None, a default trainer for the model's kind) without the GIL, then
     /// stores the trained trainer back (its word counts and merge history) and shares the new
     /// model. The trainer's lock is not held while training, so reading its attributes from
     /// another thread meanwhile cannot deadlock with the training iterator's need for the GIL.
+    /// Training works on a copy of the tokenizer: other threads go on encoding with the old
+    /// model meanwhile, and get the new one once training succeeded.
     fn train_with(
-        &mut self,
+        &self,
         py: Python<'_>,
         trainer: Option<Adopted<'_, trainers::PyTrainer>>,
         run: impl FnOnce(&mut Tokenizer, &mut TrainerWrapper) -> tokenmill_core::Result<()> + Send,
     ) -> PyResult<()> {
-        let tokenizer = self.pipeline_mut()?;
-        let mut working = match &trainer {
-            Some(t) => t.inner.snapshot(),
-            // The model's own kind of trainer, as `model.get_trainer()` in `tokenizers`.
-            None => TrainerWrapper::for_model(tokenizer.get_model()),
-        };
-        let result = py.allow_threads(|| crate::memory::small_pages(|| run(tokenizer, &mut working)));
-        if let Some(t) = &trainer {
-            t.inner.set(working);
-        }
-        self.publish_model();
-        result.py()
+        self.state.update_copy(py, |state| {
+            let tokenizer = &mut state.tokenizer;
+            let mut working = match &trainer {
+                Some(t) => t.inner.snapshot(),
+                // The model's own kind of trainer, as `model.get_trainer()` in `tokenizers`.
+                None => TrainerWrapper::for_model(tokenizer.get_model()),
+            };
+            let result = py.allow_threads(|| crate::memory::small_pages(|| run(tokenizer, &mut working)));
+            if let Some(t) = &trainer {
+                t.inner.set(working);
+            }
+            result.py()?;
+            state.publish_model();
+            Ok(())
+        })
     }
 
     fn encode_many<'py>(

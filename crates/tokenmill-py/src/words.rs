@@ -10,11 +10,12 @@ use std::path::PathBuf;
 use numpy::{IntoPyArray, PyArray1};
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PySlice, PyString, PyTuple};
-use rayon::prelude::*;
+use tokenmill_core::utils::parallel;
 use tokenmill_core::words::{self as core, CharOffsets, LanguageRules, PunktTrainer, WordToken, WordTokenizerOptions};
 use tokenmill_core::Error;
 
 use crate::errors::ToPyResult;
+use crate::snapshot_cell::SnapshotCell;
 
 mod segmenter;
 
@@ -54,15 +55,21 @@ fn texts_of<'a>(texts: &'a [Bound<'_, PyString>]) -> PyResult<Vec<Text<'a>>> {
 }
 
 /// Rule-based word tokenizer (see `tokenmill.words.WordTokenizer`).
-#[pyclass(module = "tokenmill.words", name = "WordTokenizer")]
-#[derive(Clone)]
+#[pyclass(module = "tokenmill.words", name = "WordTokenizer", frozen)]
 pub struct PyWordTokenizer {
+    /// Read by batches without the GIL while `add_abbreviations` may change it (see
+    /// `SnapshotCell`).
+    state: SnapshotCell<WordTokenizerState>,
+}
+
+#[derive(Clone)]
+struct WordTokenizerState {
     inner: core::WordTokenizer,
     /// Chinese / Japanese: the dictionary segmenter does the work (see `segmenter`).
     segmenter: Option<std::sync::Arc<core::Segmenter>>,
 }
 
-impl PyWordTokenizer {
+impl WordTokenizerState {
     fn tokens(&self, text: &str) -> Vec<WordToken> {
         match &self.segmenter {
             Some(s) => s.cut(text),
@@ -335,82 +342,94 @@ impl PyWordTokenizer {
         }
         let options = WordTokenizerOptions { penn_treebank, keep_clitics: !split_clitics };
         let segmenter = segmenter::for_language(py, &rules.language)?;
-        Ok(PyWordTokenizer { inner: core::WordTokenizer::new(rules, options).py()?, segmenter })
+        let inner = core::WordTokenizer::new(rules, options).py()?;
+        Ok(PyWordTokenizer { state: SnapshotCell::new(WordTokenizerState { inner, segmenter }) })
     }
 
     #[getter]
-    fn language(&self) -> String {
-        self.inner.rules().language.clone()
+    fn language(&self, py: Python<'_>) -> String {
+        let this = self.state.get(py);
+        this.inner.rules().language.clone()
     }
 
     #[getter]
-    fn penn_treebank(&self) -> bool {
-        self.inner.options().penn_treebank
+    fn penn_treebank(&self, py: Python<'_>) -> bool {
+        let this = self.state.get(py);
+        this.inner.options().penn_treebank
     }
 
     #[getter]
-    fn split_clitics(&self) -> bool {
-        !self.inner.options().keep_clitics
+    fn split_clitics(&self, py: Python<'_>) -> bool {
+        let this = self.state.get(py);
+        !this.inner.options().keep_clitics
     }
 
     /// The rules as JSON (abbreviations, elisions, clitic suffixes, ...).
-    fn rules_json(&self) -> String {
-        self.inner.rules().to_json()
+    fn rules_json(&self, py: Python<'_>) -> String {
+        let this = self.state.get(py);
+        this.inner.rules().to_json()
     }
 
-    fn add_abbreviations(&mut self, abbreviations: Vec<String>) -> PyResult<()> {
-        let mut rules = self.inner.rules().clone();
-        rules.abbreviations.extend(abbreviations);
-        self.inner = core::WordTokenizer::new(rules, self.inner.options()).py()?;
-        Ok(())
+    fn add_abbreviations(&self, py: Python<'_>, abbreviations: Vec<String>) -> PyResult<()> {
+        self.state.update(py, |this| {
+            let mut rules = this.inner.rules().clone();
+            rules.abbreviations.extend(abbreviations);
+            this.inner = core::WordTokenizer::new(rules, this.inner.options()).py()?;
+            Ok(())
+        })
     }
 
     fn tokenize<'py>(&self, py: Python<'py>, text: &Bound<'py, PyString>) -> PyResult<Bound<'py, PyList>> {
+        let this = self.state.get(py);
         let t = text_of(text)?;
-        if !t.lossy && self.segmenter.is_none() {
-            return stream_token_list(py, &self.inner, text, &t.text, false);
+        if !t.lossy && this.segmenter.is_none() {
+            return stream_token_list(py, &this.inner, text, &t.text, false);
         }
-        let tokens = py.allow_threads(|| self.tokens(&t.text));
-        self.to_strings(py, text, &t, &tokens)
+        let tokens = py.allow_threads(|| this.tokens(&t.text));
+        this.to_strings(py, text, &t, &tokens)
     }
 
     fn tokenize_with_offsets<'py>(&self, py: Python<'py>, text: &Bound<'py, PyString>) -> PyResult<Bound<'py, PyList>> {
+        let this = self.state.get(py);
         let t = text_of(text)?;
-        if !t.lossy && self.segmenter.is_none() {
-            return stream_token_list(py, &self.inner, text, &t.text, true);
+        if !t.lossy && this.segmenter.is_none() {
+            return stream_token_list(py, &this.inner, text, &t.text, true);
         }
-        let tokens = py.allow_threads(|| self.tokens(&t.text));
-        self.to_tuples(py, text, &t, &tokens)
+        let tokens = py.allow_threads(|| this.tokens(&t.text));
+        this.to_tuples(py, text, &t, &tokens)
     }
 
     /// `(starts, ends)`: the tokens' character offsets as two NumPy int64 arrays, with no
     /// Python object per token (the fast form for long texts; `text[starts[i]:ends[i]]` is
     /// token i as it appears in the text, PTB spellings aside).
     fn tokenize_spans<'py>(&self, py: Python<'py>, text: &Bound<'py, PyString>) -> PyResult<(Bound<'py, PyArray1<i64>>, Bound<'py, PyArray1<i64>>)> {
+        let this = self.state.get(py);
         let t = text_of(text)?;
-        let (starts, ends) = py.allow_threads(|| match &self.segmenter {
+        let (starts, ends) = py.allow_threads(|| match &this.segmenter {
             Some(segmenter) => {
                 let mut offsets = CharOffsets::new(&t.text);
                 segmenter.cut(&t.text).iter().map(|w| offsets.span(w.start, w.end)).map(|(s, e)| (s as i64, e as i64)).unzip()
             }
-            None => char_span_arrays(&self.inner, &t.text),
+            None => char_span_arrays(&this.inner, &t.text),
         });
         Ok((starts.into_pyarray(py), ends.into_pyarray(py)))
     }
 
     fn tokenize_batch<'py>(&self, py: Python<'py>, texts: Vec<Bound<'py, PyString>>) -> PyResult<Bound<'py, PyList>> {
+        let this = self.state.get(py);
         let prepared = texts_of(&texts)?;
-        let all: Vec<Vec<WordToken>> = py.allow_threads(|| prepared.par_iter().map(|t| self.tokens(&t.text)).collect());
+        let all: Vec<Vec<WordToken>> = py.allow_threads(|| parallel::map_ref_collect(&prepared, |t| this.tokens(&t.text)));
         let lists: Vec<Bound<'py, PyList>> =
-            texts.iter().zip(&prepared).zip(&all).map(|((o, t), toks)| self.to_strings(py, o, t, toks)).collect::<PyResult<_>>()?;
+            texts.iter().zip(&prepared).zip(&all).map(|((o, t), toks)| this.to_strings(py, o, t, toks)).collect::<PyResult<_>>()?;
         PyList::new(py, lists)
     }
 
     fn tokenize_with_offsets_batch<'py>(&self, py: Python<'py>, texts: Vec<Bound<'py, PyString>>) -> PyResult<Bound<'py, PyList>> {
+        let this = self.state.get(py);
         let prepared = texts_of(&texts)?;
-        let all: Vec<Vec<WordToken>> = py.allow_threads(|| prepared.par_iter().map(|t| self.tokens(&t.text)).collect());
+        let all: Vec<Vec<WordToken>> = py.allow_threads(|| parallel::map_ref_collect(&prepared, |t| this.tokens(&t.text)));
         let lists: Vec<Bound<'py, PyList>> =
-            texts.iter().zip(&prepared).zip(&all).map(|((o, t), toks)| self.to_tuples(py, o, t, toks)).collect::<PyResult<_>>()?;
+            texts.iter().zip(&prepared).zip(&all).map(|((o, t), toks)| this.to_tuples(py, o, t, toks)).collect::<PyResult<_>>()?;
         PyList::new(py, lists)
     }
 
@@ -418,35 +437,49 @@ impl PyWordTokenizer {
         self.tokenize(py, text)
     }
 
-    fn __repr__(&self) -> String {
-        let o = self.inner.options();
+    fn __repr__(&self, py: Python<'_>) -> String {
+        let this = self.state.get(py);
+        let o = this.inner.options();
         format!(
             "WordTokenizer(language={:?}, penn_treebank={}, split_clitics={})",
-            self.inner.rules().language,
+            this.inner.rules().language,
             if o.penn_treebank { "True" } else { "False" },
             if o.keep_clitics { "False" } else { "True" }
         )
     }
 
-    fn __getstate__(&self) -> (String, bool, bool) {
-        let o = self.inner.options();
-        (self.inner.rules().to_json(), o.penn_treebank, o.keep_clitics)
+    fn __getstate__(&self, py: Python<'_>) -> (String, bool, bool) {
+        let this = self.state.get(py);
+        let o = this.inner.options();
+        (this.inner.rules().to_json(), o.penn_treebank, o.keep_clitics)
     }
 
-    fn __setstate__(&mut self, py: Python<'_>, state: (String, bool, bool)) -> PyResult<()> {
+    fn __setstate__(&self, py: Python<'_>, state: (String, bool, bool)) -> PyResult<()> {
         let rules = LanguageRules::from_json(&state.0).py()?;
-        self.segmenter = segmenter::for_language(py, &rules.language)?;
-        self.inner = core::WordTokenizer::new(rules, WordTokenizerOptions { penn_treebank: state.1, keep_clitics: state.2 }).py()?;
+        let segmenter = segmenter::for_language(py, &rules.language)?;
+        let inner = core::WordTokenizer::new(rules, WordTokenizerOptions { penn_treebank: state.1, keep_clitics: state.2 }).py()?;
+        self.state.set(py, WordTokenizerState { inner, segmenter });
         Ok(())
     }
 }
 
 /// Sentence splitter with Punkt parameters (see `tokenmill.words.SentenceSplitter`).
-#[pyclass(module = "tokenmill.words", name = "SentenceSplitter")]
-#[derive(Clone)]
+#[pyclass(module = "tokenmill.words", name = "SentenceSplitter", frozen)]
 pub struct PySentenceSplitter {
+    /// Read by batches without the GIL while training may change it (see `SnapshotCell`).
+    state: SnapshotCell<SentenceSplitterState>,
+}
+
+#[derive(Clone)]
+struct SentenceSplitterState {
     inner: core::SentenceSplitter,
     trainer: Option<PunktTrainer>,
+}
+
+impl PySentenceSplitter {
+    fn with_splitter(inner: core::SentenceSplitter) -> Self {
+        PySentenceSplitter { state: SnapshotCell::new(SentenceSplitterState { inner, trainer: None }) }
+    }
 }
 
 fn char_spans(text: &str, spans: &[(usize, usize)]) -> Vec<(usize, usize)> {
@@ -474,125 +507,146 @@ impl PySentenceSplitter {
             Some(l) => core::SentenceSplitter::for_language(l),
             None => core::SentenceSplitter::default(),
         };
-        PySentenceSplitter { inner, trainer: None }
+        PySentenceSplitter::with_splitter(inner)
     }
 
     #[getter]
-    fn language(&self) -> String {
-        self.inner.language.clone()
+    fn language(&self, py: Python<'_>) -> String {
+        let this = self.state.get(py);
+        this.inner.language.clone()
     }
 
     #[getter]
-    fn abbreviations(&self) -> Vec<String> {
-        self.inner.params.abbrev_types.iter().cloned().collect()
+    fn abbreviations(&self, py: Python<'_>) -> Vec<String> {
+        let this = self.state.get(py);
+        this.inner.params.abbrev_types.iter().cloned().collect()
     }
 
     #[getter]
-    fn sentence_starters(&self) -> Vec<String> {
-        self.inner.params.sent_starters.iter().cloned().collect()
+    fn sentence_starters(&self, py: Python<'_>) -> Vec<String> {
+        let this = self.state.get(py);
+        this.inner.params.sent_starters.iter().cloned().collect()
     }
 
     #[getter]
-    fn collocations(&self) -> Vec<(String, String)> {
-        self.inner.params.collocations.iter().cloned().collect()
+    fn collocations(&self, py: Python<'_>) -> Vec<(String, String)> {
+        let this = self.state.get(py);
+        this.inner.params.collocations.iter().cloned().collect()
     }
 
-    fn add_abbreviations(&mut self, abbreviations: Vec<String>) {
-        for a in abbreviations {
-            self.inner.params.abbrev_types.insert(a.trim_end_matches('.').to_lowercase());
-        }
+    fn add_abbreviations(&self, py: Python<'_>, abbreviations: Vec<String>) -> PyResult<()> {
+        self.state.update(py, |this| {
+            for a in abbreviations {
+                this.inner.params.abbrev_types.insert(a.trim_end_matches('.').to_lowercase());
+            }
+            Ok(())
+        })
     }
 
     fn split<'py>(&self, py: Python<'py>, text: &Bound<'py, PyString>) -> PyResult<Bound<'py, PyList>> {
+        let this = self.state.get(py);
         let t = text_of(text)?;
-        let spans = py.allow_threads(|| self.inner.spans(&t.text));
+        let spans = py.allow_threads(|| this.inner.spans(&t.text));
         slice_sentences(py, text, &t, &spans)
     }
 
     fn spans(&self, py: Python<'_>, text: &Bound<'_, PyString>) -> PyResult<Vec<(usize, usize)>> {
+        let this = self.state.get(py);
         let t = text_of(text)?;
-        Ok(py.allow_threads(|| char_spans(&t.text, &self.inner.spans(&t.text))))
+        Ok(py.allow_threads(|| char_spans(&t.text, &this.inner.spans(&t.text))))
     }
 
     fn split_batch<'py>(&self, py: Python<'py>, texts: Vec<Bound<'py, PyString>>) -> PyResult<Bound<'py, PyList>> {
+        let this = self.state.get(py);
         let prepared = texts_of(&texts)?;
-        let all: Vec<Vec<(usize, usize)>> = py.allow_threads(|| prepared.par_iter().map(|t| self.inner.spans(&t.text)).collect());
+        let all: Vec<Vec<(usize, usize)>> = py.allow_threads(|| parallel::map_ref_collect(&prepared, |t| this.inner.spans(&t.text)));
         let lists: Vec<Bound<'py, PyList>> =
             texts.iter().zip(&prepared).zip(&all).map(|((o, t), s)| slice_sentences(py, o, t, s)).collect::<PyResult<_>>()?;
         PyList::new(py, lists)
     }
 
     fn spans_batch(&self, py: Python<'_>, texts: Vec<Bound<'_, PyString>>) -> PyResult<Vec<Vec<(usize, usize)>>> {
+        let this = self.state.get(py);
         let prepared = texts_of(&texts)?;
-        Ok(py.allow_threads(|| prepared.par_iter().map(|t| char_spans(&t.text, &self.inner.spans(&t.text))).collect()))
+        Ok(py.allow_threads(|| parallel::map_ref_collect(&prepared, |t| char_spans(&t.text, &this.inner.spans(&t.text)))))
     }
 
     /// Learns from raw text (a str or an iterable of str); counts accumulate across calls.
     #[pyo3(signature = (text, finalize=true))]
-    fn train(&mut self, py: Python<'_>, text: &Bound<'_, PyAny>, finalize: bool) -> PyResult<()> {
+    /// Trains a copy: splitting goes on with the current parameters meanwhile.
+    fn train(&self, py: Python<'_>, text: &Bound<'_, PyAny>, finalize: bool) -> PyResult<()> {
         let texts: Vec<String> = match text.downcast::<PyString>() {
             Ok(s) => vec![text_of(s)?.text.into_owned()],
             Err(_) => text.try_iter()?.map(|t| Ok(text_of(t?.downcast::<PyString>()?)?.text.into_owned())).collect::<PyResult<_>>()?,
         };
-        let params = self.inner.params.clone();
-        let trainer = self.trainer.get_or_insert_with(|| PunktTrainer::with_params(params));
-        py.allow_threads(|| {
-            for t in &texts {
-                trainer.train(t);
-            }
-            if finalize {
-                trainer.finalize();
-            }
-        });
-        self.inner.params = trainer.params().clone();
-        Ok(())
+        self.state.update_copy(py, |this| {
+            let params = this.inner.params.clone();
+            let trainer = this.trainer.get_or_insert_with(|| PunktTrainer::with_params(params));
+            py.allow_threads(|| {
+                for t in &texts {
+                    trainer.train(t);
+                }
+                if finalize {
+                    trainer.finalize();
+                }
+            });
+            this.inner.params = trainer.params().clone();
+            Ok(())
+        })
     }
 
     /// Derives sentence starters and collocations from what `train(..., finalize=False)` counted.
-    fn finalize_training(&mut self) {
-        if let Some(trainer) = self.trainer.as_mut() {
-            trainer.finalize();
-            self.inner.params = trainer.params().clone();
-        }
+    fn finalize_training(&self, py: Python<'_>) -> PyResult<()> {
+        self.state.update(py, |this| {
+            if let Some(trainer) = this.trainer.as_mut() {
+                trainer.finalize();
+                this.inner.params = trainer.params().clone();
+            }
+            Ok(())
+        })
     }
 
-    fn to_json(&self) -> String {
-        self.inner.to_json()
+    fn to_json(&self, py: Python<'_>) -> String {
+        let this = self.state.get(py);
+        this.inner.to_json()
     }
 
     #[staticmethod]
     fn from_json(json: &str) -> PyResult<Self> {
-        Ok(PySentenceSplitter { inner: core::SentenceSplitter::from_json(json).py()?, trainer: None })
+        Ok(PySentenceSplitter::with_splitter(core::SentenceSplitter::from_json(json).py()?))
     }
 
-    fn save(&self, path: PathBuf) -> PyResult<()> {
-        std::fs::write(&path, self.inner.to_json()).map_err(|e| Error::io(&path, e)).py()
+    fn save(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
+        let this = self.state.get(py);
+        std::fs::write(&path, this.inner.to_json()).map_err(|e| Error::io(&path, e)).py()
     }
 
     #[staticmethod]
     fn load(path: PathBuf) -> PyResult<Self> {
         let json = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e)).py()?;
         let inner = core::SentenceSplitter::from_json(&json).map_err(|e| e.in_file(&path)).py()?;
-        Ok(PySentenceSplitter { inner, trainer: None })
+        Ok(PySentenceSplitter::with_splitter(inner))
     }
 
-    fn __repr__(&self) -> String {
+    fn __repr__(&self, py: Python<'_>) -> String {
+        let this = self.state.get(py);
         format!(
             "SentenceSplitter(language={:?}, abbreviations={}, sentence_starters={}, collocations={})",
-            self.inner.language,
-            self.inner.params.abbrev_types.len(),
-            self.inner.params.sent_starters.len(),
-            self.inner.params.collocations.len()
+            this.inner.language,
+            this.inner.params.abbrev_types.len(),
+            this.inner.params.sent_starters.len(),
+            this.inner.params.collocations.len()
         )
     }
 
-    fn __getstate__(&self) -> String {
-        self.inner.to_json()
+    fn __getstate__(&self, py: Python<'_>) -> String {
+        let this = self.state.get(py);
+        this.inner.to_json()
     }
 
-    fn __setstate__(&mut self, state: &str) -> PyResult<()> {
-        self.inner = core::SentenceSplitter::from_json(state).py()?;
-        self.trainer = None;
+    fn __setstate__(&self, py: Python<'_>, state: &str) -> PyResult<()> {
+        let inner = core::SentenceSplitter::from_json(state).py()?;
+        self.state.set(py, SentenceSplitterState { inner, trainer: None });
         Ok(())
     }
 }

@@ -8,7 +8,7 @@ use super::ranks::Ranks;
 use super::token_map::TokenMap;
 use crate::error::{Error, Result};
 use crate::utils::regex::Regex;
-use crate::utils::word_cache;
+use crate::utils::{parallel, word_cache};
 
 /// The tiktoken encoder/decoder core.
 ///
@@ -235,9 +235,10 @@ impl CoreBpe {
         None
     }
 
-    /// Encodes many texts in parallel (rayon's pool, or `num_threads` threads if given).
+    /// Encodes many texts in parallel (tokenmill's pool, see `utils::parallel`, or a pool of
+    /// `num_threads` threads made for this call if given).
     pub fn encode_ordinary_batch<S: AsRef<str> + Sync>(&self, texts: &[S], num_threads: Option<usize>) -> Result<Vec<Vec<Rank>>> {
-        in_pool(num_threads, || texts.par_iter().map(|t| self.encode_ordinary(t.as_ref())).collect::<Result<Vec<_>>>())?
+        in_pool(num_threads, texts, |t| self.encode_ordinary(t.as_ref()))
     }
 
     /// Like `encode_ordinary_batch` but with special tokens allowed by `allowed`.
@@ -247,7 +248,7 @@ impl CoreBpe {
         allowed: impl Fn(&str) -> bool + Sync,
         num_threads: Option<usize>,
     ) -> Result<Vec<Vec<Rank>>> {
-        in_pool(num_threads, || texts.par_iter().map(|t| self.encode(t.as_ref(), &allowed)).collect::<Result<Vec<_>>>())?
+        in_pool(num_threads, texts, |t| self.encode(t.as_ref(), &allowed))
     }
 
     /// All ids of many texts in one flat vector, plus `offsets` (len = texts + 1) such that the
@@ -304,15 +305,18 @@ impl CoreBpe {
     }
 }
 
-fn in_pool<T: Send>(num_threads: Option<usize>, work: impl FnOnce() -> T + Send) -> Result<T> {
+/// `encode` of every text, on tokenmill's pool (`None` or 0) or on a pool of `num_threads`
+/// threads made for this call (started in this process, so a forked child makes its own too).
+fn in_pool<S: Sync>(num_threads: Option<usize>, texts: &[S], encode: impl Fn(&S) -> Result<Vec<Rank>> + Sync + Send) -> Result<Vec<Vec<Rank>>> {
     match num_threads {
-        None | Some(0) => Ok(work()),
+        None | Some(0) => parallel::map_ref_collect(texts, encode),
+        Some(1) => texts.iter().map(encode).collect(),
         Some(n) => {
             let pool = rayon::ThreadPoolBuilder::new()
                 .num_threads(n)
                 .build()
                 .map_err(|e| Error::Other(format!("cannot start {n} threads: {e}")))?;
-            Ok(pool.install(work))
+            pool.install(|| texts.par_iter().map(encode).collect())
         }
     }
 }

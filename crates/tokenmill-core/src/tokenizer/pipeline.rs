@@ -398,8 +398,9 @@ where
         self.post_process_with(encoding, pair, add_special_tokens, truncation, padding)
     }
 
-    /// Encodes many inputs in parallel (rayon; `RAYON_NUM_THREADS` sets the thread count; with
-    /// one thread, on the calling thread: see `utils::parallel`), then
+    /// Encodes many inputs in parallel (tokenmill's pool; `TOKENMILL_NUM_THREADS` sets its size
+    /// and `TOKENIZERS_PARALLELISM` turns it off; with one thread, on the calling thread: see
+    /// `utils::parallel`), then
     /// pads them together when padding is enabled (`BatchLongest`: to the longest of the batch).
     pub fn encode_batch<'s, E>(&self, inputs: Vec<E>, add_special_tokens: bool, offset_type: OffsetType) -> Result<Vec<Encoding>>
     where

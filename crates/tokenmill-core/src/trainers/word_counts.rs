@@ -4,6 +4,8 @@
 //! is cut into words and counted on all cores (rayon, one map per worker, reduced), then added to
 //! the running totals. Only one chunk of text is held at a time.
 use rayon::prelude::*;
+
+use crate::utils::parallel;
 use rustc_hash::FxHashMap;
 
 use crate::error::Result;
@@ -74,14 +76,21 @@ where
     S: AsRef<str> + Send,
     F: Fn(&str, &mut dyn FnMut(&str)) -> Result<()> + Sync,
 {
-    chunk
-        .into_par_iter()
-        .with_min_len(16)
-        .try_fold(WordCounts::default, |mut counts, s| {
-            process(s.as_ref(), &mut |w: &str| add_word(&mut counts, w, 1))?;
-            Ok(counts)
-        })
-        .try_reduce(WordCounts::default, |a, b| Ok(merge_counts(a, b)))
+    let count_one = |mut counts: WordCounts, s: S| -> Result<WordCounts> {
+        process(s.as_ref(), &mut |w: &str| add_word(&mut counts, w, 1))?;
+        Ok(counts)
+    };
+    parallel::either(
+        chunk,
+        |chunk| chunk.into_iter().try_fold(WordCounts::default(), count_one),
+        |chunk| {
+            chunk
+                .into_par_iter()
+                .with_min_len(16)
+                .try_fold(WordCounts::default, count_one)
+                .try_reduce(WordCounts::default, |a, b| Ok(merge_counts(a, b)))
+        },
+    )
 }
 
 #[cfg(test)]

@@ -1,19 +1,206 @@
-//! Batch work on rayon's thread pool, or on the calling thread when the pool has one thread.
+//! Batch work on tokenmill's thread pool, or on the calling thread when parallelism is off or
+//! the pool has one thread.
 //!
 //! Why not always the pool: with one thread the pool gains nothing, and everything the work
 //! allocates (an encoding's vectors and token strings) would be allocated on the pool's thread
 //! and freed on the caller's (Python drops the results there). Frees from another thread take
 //! mimalloc's slow cross-thread path; on the calling thread they are plain local frees. This is
 //! also what `tokenizers` does when its parallelism is off.
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{mpsc, Arc, Condvar, Mutex, MutexGuard, PoisonError};
+//!
+//! Settings, read from the environment:
+//! - `TOKENIZERS_PARALLELISM`, as in `tokenizers`: unset or any other value means on;
+//!   `""`, `off`, `false`, `f`, `no`, `n` or `0` (any case) means off, and every batch then
+//!   runs on the calling thread. It is read at every batch call.
+//! - `TOKENMILL_NUM_THREADS`: the number of threads of the pool (else `RAYON_NUM_THREADS`,
+//!   else one per core). Read when the pool is made: at the first parallel batch of a process.
+//!
+//! Fork: a forked child has none of its parent's threads, so a pool made before the fork would
+//! wait forever for them (what `tokenizers` does with parallelism on). A `pthread_atfork` child
+//! handler forgets the pool (it is leaked, never dropped: its locks may have been held when the
+//! process forked), and the child makes a new one when it needs one. As in `tokenizers`, a
+//! child forked after parallelism was used, with `TOKENIZERS_PARALLELISM` unset, prints a
+//! warning and runs with parallelism off; set the variable to keep it on (with a new pool) or
+//! off without the warning.
+//!
+//! Every thread-spawning place of tokenmill goes through here, except tiktoken's explicit
+//! `num_threads` (a pool made for that call, so fork-safe as well). Nothing uses rayon's global
+//! pool: it cannot be replaced after a fork.
+use std::ffi::{c_char, c_int, c_void};
+use std::ptr;
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU8, AtomicUsize, Ordering};
+use std::sync::{mpsc, Arc, Condvar, Mutex, MutexGuard, Once, PoisonError};
 
 use rayon::prelude::*;
+use rayon::{ThreadPool, ThreadPoolBuilder};
 
-/// True when batch work should run on the calling thread (a pool of one thread, e.g.
-/// `RAYON_NUM_THREADS=1`).
+/// The environment variable that turns parallelism on or off (the one `tokenizers` reads).
+pub const PARALLELISM_ENV: &str = "TOKENIZERS_PARALLELISM";
+/// The environment variable that sets the number of threads of the pool.
+pub const NUM_THREADS_ENV: &str = "TOKENMILL_NUM_THREADS";
+
+/// Parallelism set by [`set_parallelism`] (or by the fork handler), which wins over the
+/// environment: `UNSET`, `OFF` or `ON`.
+static OVERRIDE: AtomicU8 = AtomicU8::new(UNSET);
+const UNSET: u8 = 0;
+const OFF: u8 = 1;
+const ON: u8 = 2;
+/// Whether batch work has run on the pool in this process (or in the parent it was forked from).
+static USED: AtomicBool = AtomicBool::new(false);
+/// Whether the last batch decided to run on the pool: a cheap hint for code that runs per
+/// word (see [`may_run_in_parallel`]).
+static RUNS_PARALLEL: AtomicBool = AtomicBool::new(false);
+/// The pool of this process (leaked, so that references to it live for the whole process);
+/// null until the first parallel batch, and again in a forked child.
+static POOL: AtomicPtr<ThreadPool> = AtomicPtr::new(ptr::null_mut());
+static FORK_HANDLER: Once = Once::new();
+
+/// Whether batch work may run on several threads: [`set_parallelism`] if called, else
+/// `TOKENIZERS_PARALLELISM` (see the module docs).
+pub fn parallelism() -> bool {
+    match OVERRIDE.load(Ordering::SeqCst) {
+        OFF => false,
+        ON => true,
+        _ => env_parallelism(),
+    }
+}
+
+fn env_parallelism() -> bool {
+    match std::env::var(PARALLELISM_ENV) {
+        Ok(value) => !matches!(value.to_ascii_lowercase().as_str(), "" | "off" | "false" | "f" | "no" | "n" | "0"),
+        Err(_) => true,
+    }
+}
+
+/// Turns parallelism on or off for this process, whatever the environment says.
+pub fn set_parallelism(on: bool) {
+    OVERRIDE.store(if on { ON } else { OFF }, Ordering::SeqCst);
+}
+
+/// Whether parallelism was set explicitly (the environment variable exists, or
+/// [`set_parallelism`] was called).
+pub fn is_parallelism_configured() -> bool {
+    std::env::var_os(PARALLELISM_ENV).is_some() || OVERRIDE.load(Ordering::SeqCst) != UNSET
+}
+
+/// Whether batch work has run on the pool in this process or before the fork that made it.
+pub fn has_parallelism_been_used() -> bool {
+    USED.load(Ordering::SeqCst)
+}
+
+/// How many threads a batch runs on now: 1 when parallelism is off, else the pool's size.
+pub fn num_threads() -> usize {
+    parallel_pool().map_or(1, ThreadPool::current_num_threads)
+}
+
+/// True when batch work should run on the calling thread (parallelism off, or a pool of one
+/// thread, e.g. `TOKENMILL_NUM_THREADS=1`).
 pub fn sequential() -> bool {
-    rayon::current_num_threads() <= 1
+    parallel_pool().is_none()
+}
+
+/// Whether the last batch ran on the pool: a hint for code that runs too often to read the
+/// environment (e.g. per cache miss), never a reason to take a different result.
+pub fn may_run_in_parallel() -> bool {
+    RUNS_PARALLEL.load(Ordering::Relaxed)
+}
+
+/// Runs `serial(input)` on the calling thread when batch work is sequential, else
+/// `parallel(input)` inside the pool (where rayon's parallel iterators run on its threads).
+pub fn either<I: Send, R: Send>(input: I, serial: impl FnOnce(I) -> R, parallel: impl FnOnce(I) -> R + Send) -> R {
+    match parallel_pool() {
+        None => serial(input),
+        Some(pool) => pool.install(|| parallel(input)),
+    }
+}
+
+/// The pool, when this batch is to run on several threads.
+fn parallel_pool() -> Option<&'static ThreadPool> {
+    let pool = if parallelism() { pool().filter(|p| p.current_num_threads() > 1) } else { None };
+    RUNS_PARALLEL.store(pool.is_some(), Ordering::Relaxed);
+    if pool.is_some() && !USED.load(Ordering::Relaxed) {
+        USED.store(true, Ordering::SeqCst);
+    }
+    pool
+}
+
+/// The process's pool, made on first use (None if no thread can be started: work then runs on
+/// the calling thread).
+fn pool() -> Option<&'static ThreadPool> {
+    let current = POOL.load(Ordering::Acquire);
+    if !current.is_null() {
+        // SAFETY: a published pool is leaked, never freed.
+        return Some(unsafe { &*current });
+    }
+    FORK_HANDLER.call_once(register_fork_handler);
+    let built = Box::into_raw(Box::new(build_pool()?));
+    match POOL.compare_exchange(ptr::null_mut(), built, Ordering::AcqRel, Ordering::Acquire) {
+        // SAFETY: just published, never freed from now on.
+        Ok(_) => Some(unsafe { &*built }),
+        Err(other) => {
+            // Another thread made one first: this one was never shared, so it can go.
+            // SAFETY: `built` came from `Box::into_raw` above and was not published.
+            drop(unsafe { Box::from_raw(built) });
+            // SAFETY: a published pool is never freed.
+            Some(unsafe { &*other })
+        }
+    }
+}
+
+fn build_pool() -> Option<ThreadPool> {
+    ThreadPoolBuilder::new()
+        .num_threads(configured_threads())
+        .thread_name(|i| format!("tokenmill-{i}"))
+        .build()
+        .ok()
+}
+
+/// `TOKENMILL_NUM_THREADS`, or 0 (rayon's default: `RAYON_NUM_THREADS`, else one per core).
+fn configured_threads() -> usize {
+    let Some(value) = std::env::var_os(NUM_THREADS_ENV) else { return 0 };
+    match value.to_str().and_then(|v| v.trim().parse::<usize>().ok()) {
+        Some(n) => n,
+        None => {
+            eprintln!("tokenmill: ignoring {NUM_THREADS_ENV}={value:?}: not a number of threads (0 means one per core)");
+            0
+        }
+    }
+}
+
+extern "C" {
+    fn pthread_atfork(prepare: Option<extern "C" fn()>, parent: Option<extern "C" fn()>, child: Option<extern "C" fn()>) -> c_int;
+    fn getenv(name: *const c_char) -> *const c_char;
+    fn write(fd: c_int, buf: *const c_void, count: usize) -> isize;
+}
+
+fn register_fork_handler() {
+    // SAFETY: registers a plain function; it only touches atomics, the environment and stderr.
+    unsafe {
+        pthread_atfork(None, None, Some(after_fork_in_child));
+    }
+}
+
+/// What `tokenizers` prints in a child forked after parallelism was used, when the environment
+/// does not say whether to use it.
+const FORK_WARNING: &str = "huggingface/tokenizers: The current process just got forked, after parallelism has already been used. \
+Disabling parallelism to avoid deadlocks...\nTo disable this warning, you can either:\n\
+\t- Avoid using `tokenizers` before the fork if possible\n\
+\t- Explicitly set the environment variable TOKENIZERS_PARALLELISM=(true | false)\n";
+
+/// Runs in the child right after a fork, with a single thread: forgets the pool (its threads
+/// stayed in the parent), and turns parallelism off with `tokenizers`' warning when it was used
+/// and is not configured. Only async-signal-safe calls: atomics, `getenv`, `write`.
+extern "C" fn after_fork_in_child() {
+    POOL.store(ptr::null_mut(), Ordering::SeqCst);
+    RUNS_PARALLEL.store(false, Ordering::Relaxed);
+    // SAFETY: a NUL-terminated name; the result is only compared with null.
+    let configured = !unsafe { getenv(c"TOKENIZERS_PARALLELISM".as_ptr()) }.is_null() || OVERRIDE.load(Ordering::SeqCst) != UNSET;
+    if USED.load(Ordering::SeqCst) && !configured {
+        // SAFETY: writes a static buffer to stderr; a failed write is of no consequence.
+        unsafe {
+            write(2, FORK_WARNING.as_ptr().cast(), FORK_WARNING.len());
+        }
+        OVERRIDE.store(OFF, Ordering::SeqCst);
+    }
 }
 
 /// `f` over `items`, in order, collected (e.g. into `Result<Vec<_>>`).
@@ -21,13 +208,9 @@ pub fn map_collect<T, R, C>(items: Vec<T>, f: impl Fn(T) -> R + Sync + Send) -> 
 where
     T: Send,
     R: Send,
-    C: FromIterator<R> + FromParallelIterator<R>,
+    C: FromIterator<R> + FromParallelIterator<R> + Send,
 {
-    if sequential() {
-        items.into_iter().map(f).collect()
-    } else {
-        items.into_par_iter().map(f).collect()
-    }
+    either(items, |items| items.into_iter().map(&f).collect(), |items| items.into_par_iter().map(&f).collect())
 }
 
 /// `f` over `items`, in order, into a vector, or the error of the first item (in input order)
@@ -41,11 +224,14 @@ where
     R: Send,
     E: Send,
 {
-    if sequential() {
-        return items.into_iter().map(f).collect();
-    }
-    let results: Vec<Result<R, E>> = items.into_par_iter().map(f).collect();
-    results.into_iter().collect()
+    either(
+        items,
+        |items| items.into_iter().map(&f).collect(),
+        |items| {
+            let results: Vec<Result<R, E>> = items.into_par_iter().map(&f).collect();
+            results.into_iter().collect()
+        },
+    )
 }
 
 /// `f` over `items` by reference, in order, collected.
@@ -53,22 +239,14 @@ pub fn map_ref_collect<'a, T, R, C>(items: &'a [T], f: impl Fn(&'a T) -> R + Syn
 where
     T: Sync,
     R: Send,
-    C: FromIterator<R> + FromParallelIterator<R>,
+    C: FromIterator<R> + FromParallelIterator<R> + Send,
 {
-    if sequential() {
-        items.iter().map(f).collect()
-    } else {
-        items.par_iter().map(f).collect()
-    }
+    either(items, |items| items.iter().map(&f).collect(), |items| items.par_iter().map(&f).collect())
 }
 
 /// `f` on every item of `items`, in place.
 pub fn for_each_mut<T: Send>(items: &mut [T], f: impl Fn(&mut T) + Sync + Send) {
-    if sequential() {
-        items.iter_mut().for_each(f)
-    } else {
-        items.par_iter_mut().for_each(f)
-    }
+    either(items, |items| items.iter_mut().for_each(&f), |items| items.par_iter_mut().for_each(&f))
 }
 
 /// `f(item, chunk)` for each item of `items` and its `chunk_len`-long chunk of `out` (item `i`
@@ -77,22 +255,18 @@ pub fn for_each_with_chunk<T: Sync, U: Send>(items: &[T], out: &mut [U], chunk_l
     if chunk_len == 0 {
         return;
     }
-    if sequential() {
-        out.chunks_mut(chunk_len).zip(items).for_each(|(chunk, item)| f(item, chunk))
-    } else {
-        out.par_chunks_mut(chunk_len).zip(items).for_each(|(chunk, item)| f(item, chunk))
-    }
+    either(
+        out,
+        |out| out.chunks_mut(chunk_len).zip(items).for_each(|(chunk, item)| f(item, chunk)),
+        |out| out.par_chunks_mut(chunk_len).zip(items).for_each(|(chunk, item)| f(item, chunk)),
+    )
 }
 
 /// Drops `items`, in parallel when the pool has more than one thread (freeing a batch of
 /// encodings is millions of small frees; done by the caller alone it is a serial tail of every
 /// batch call).
 pub fn drop_all<T: Send>(items: Vec<T>) {
-    if sequential() {
-        drop(items)
-    } else {
-        items.into_par_iter().for_each(drop)
-    }
+    either(items, drop, |items| items.into_par_iter().for_each(drop))
 }
 
 /// Produces a result for every item that `feed` hands over and hands the results to `consume`
@@ -103,7 +277,8 @@ pub fn drop_all<T: Send>(items: Vec<T>) {
 /// thread, with no pool thread woken), while `feed` goes on (e.g. while the
 /// calling thread reads the texts of a batch out of Python objects, which only it can do, the
 /// helpers already encode the first ones). Once `feed` is done, the calling thread produces too,
-/// whenever the next result in order is not ready yet. With `helpers: 0` everything runs on
+/// whenever the next result in order is not ready yet. With `helpers: 0` (or parallelism off,
+/// see the module docs) everything runs on
 /// the calling thread: every item is produced, then all are consumed in one call (alternating
 /// item by item was ~15% slower for SentencePiece BPE, whose word cache the consumer's work
 /// evicted from the core's cache each time).
@@ -124,17 +299,18 @@ where
     T: Send + Sync,
     R: Send,
 {
-    if helpers == 0 {
+    let pool = if helpers == 0 { None } else { parallel_pool() };
+    let Some(pool) = pool else {
         let mut items = Vec::new();
         feed(&mut |item| items.push(item))?;
         return if items.is_empty() { Ok(()) } else { consume(items.iter().map(produce).collect()) };
-    }
+    };
     let fed = Fed::default();
     let claimed = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
     let claim = || if stop.load(Ordering::Relaxed) { None } else { Some(claimed.fetch_add(1, Ordering::Relaxed)) };
     let (sender, receiver) = mpsc::channel::<(usize, R)>();
-    rayon::in_place_scope(|scope| {
+    pool.in_place_scope(|scope| {
         let spawn_helpers = || {
             for _ in 0..helpers {
                 let (sender, claim, produce, fed) = (sender.clone(), &claim, &produce, &fed);

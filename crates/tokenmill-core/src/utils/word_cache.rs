@@ -378,7 +378,7 @@ pub(crate) fn replay(cache_id: u64, word: &[u8], emit: impl FnMut(u32, usize)) -
 /// Whether a miss looks in the words other threads stored since the last snapshot: only when
 /// batches run on more than one thread (with one, there is no other thread to share with).
 fn sharing() -> bool {
-    !crate::utils::parallel::sequential()
+    crate::utils::parallel::may_run_in_parallel()
 }
 
 /// `replay`, with the pending words of the other threads consulted on a miss if `share()` says

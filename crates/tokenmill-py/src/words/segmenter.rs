@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PySlice, PyString, PyTuple, PyType};
-use rayon::prelude::*;
+use tokenmill_core::utils::parallel;
 use tokenmill_core::words::segmenter::{Segmenter, SegmenterLanguage, SegmenterOptions, SegmenterTrainer};
 use tokenmill_core::words::{CharOffsets, WordToken};
 use tokenmill_core::Error;
@@ -16,6 +16,7 @@ use tokenmill_core::Error;
 use super::{cached_token_list, text_of, texts_of, StringCache, Text};
 use crate::gc_pause::GcPause;
 use crate::errors::ToPyResult;
+use crate::snapshot_cell::SnapshotCell;
 
 /// Texts shorter than this are cut without releasing the GIL (see `cut_list`).
 const SHORT_TEXT_BYTES: usize = 4096;
@@ -72,10 +73,10 @@ pub(crate) fn for_language(py: Python<'_>, language: &str) -> PyResult<Option<Ar
 }
 
 /// Dictionary + HMM word segmenter (see `tokenmill.words.ChineseSegmenter`).
-#[pyclass(subclass, module = "tokenmill.words", name = "ChineseSegmenter")]
-#[derive(Clone)]
+#[pyclass(subclass, module = "tokenmill.words", name = "ChineseSegmenter", frozen)]
 pub struct PySegmenter {
-    inner: Arc<Segmenter>,
+    /// Read by batches without the GIL while a setter may change it (see `SnapshotCell`).
+    inner: SnapshotCell<Segmenter>,
     /// The `str` objects of recent words, shared by the lists of successive calls: a segmenter
     /// is called once per line, and a few thousand words make most of any Chinese text, so a
     /// word is mostly a reference count rather than a new `str` (see `StringCache`). Clones
@@ -127,11 +128,12 @@ fn training_format(format: &str) -> PyResult<TrainingFormat> {
 
 impl PySegmenter {
     fn with_segmenter(inner: Arc<Segmenter>) -> Self {
-        PySegmenter { inner, strings: Arc::new(Mutex::new(StringCache::new(KEPT_STRINGS / 2))) }
+        PySegmenter { inner: SnapshotCell::shared(inner), strings: Arc::new(Mutex::new(StringCache::new(KEPT_STRINGS / 2))) }
     }
 
-    fn segmenter_mut(&mut self) -> &mut Segmenter {
-        Arc::make_mut(&mut self.inner)
+    /// The current segmenter (a snapshot: later changes do not show in it).
+    fn segmenter(&self, py: Python<'_>) -> Arc<Segmenter> {
+        self.inner.get(py)
     }
 
     /// Builds result lists with the kept strings (a fresh cache if another thread holds them,
@@ -149,13 +151,15 @@ impl PySegmenter {
         let t = text_of(text)?;
         // A short text (a line, a sentence) is cut with the GIL held: releasing and taking it
         // back would cost more than the cut itself saves other threads.
-        let tokens = if t.text.len() < SHORT_TEXT_BYTES { self.inner.cut(&t.text) } else { py.allow_threads(|| self.inner.cut(&t.text)) };
+        let segmenter = self.segmenter(py);
+        let tokens = if t.text.len() < SHORT_TEXT_BYTES { segmenter.cut(&t.text) } else { py.allow_threads(|| segmenter.cut(&t.text)) };
         self.build_lists(py, with_offsets, |strings| token_list(py, text, &t, &tokens, with_offsets, strings))
     }
 
     fn cut_lists<'py>(&self, py: Python<'py>, texts: Vec<Bound<'py, PyString>>, with_offsets: bool) -> PyResult<Bound<'py, PyList>> {
         let prepared = texts_of(&texts)?;
-        let all: Vec<Vec<WordToken>> = py.allow_threads(|| prepared.par_iter().map(|t| self.inner.cut(&t.text)).collect());
+        let segmenter = self.segmenter(py);
+        let all: Vec<Vec<WordToken>> = py.allow_threads(|| parallel::map_ref_collect(&prepared, |t| segmenter.cut(&t.text)));
         self.build_lists(py, with_offsets, |strings| {
             let lists: Vec<Bound<'py, PyList>> =
                 texts.iter().zip(&prepared).zip(&all).map(|((o, t), toks)| token_list(py, o, t, toks, with_offsets, strings)).collect::<PyResult<_>>()?;
@@ -164,7 +168,8 @@ impl PySegmenter {
     }
 
     fn trained(&self, py: Python<'_>, feed: impl FnOnce(&mut SegmenterTrainer) -> tokenmill_core::Result<()> + Send) -> PyResult<Segmenter> {
-        let (language, options) = (self.inner.language(), self.inner.options());
+        let segmenter = self.segmenter(py);
+        let (language, options) = (segmenter.language(), segmenter.options());
         py.allow_threads(|| {
             let mut trainer = SegmenterTrainer::new();
             feed(&mut trainer)?;
@@ -208,53 +213,57 @@ impl PySegmenter {
     }
 
     #[getter]
-    fn language(&self) -> &'static str {
-        self.inner.language().code()
+    fn language(&self, py: Python<'_>) -> &'static str {
+        self.segmenter(py).language().code()
     }
 
     #[getter]
-    fn get_hmm(&self) -> bool {
-        self.inner.options().hmm
+    fn get_hmm(&self, py: Python<'_>) -> bool {
+        self.segmenter(py).options().hmm
     }
 
     #[setter]
-    fn set_hmm(&mut self, value: bool) {
-        let options = SegmenterOptions { hmm: value, ..self.inner.options() };
-        self.segmenter_mut().set_options(options);
+    fn set_hmm(&self, py: Python<'_>, value: bool) -> PyResult<()> {
+        self.inner.update(py, |s| {
+            s.set_options(SegmenterOptions { hmm: value, ..s.options() });
+            Ok(())
+        })
     }
 
     #[getter]
-    fn get_numbers(&self) -> bool {
-        self.inner.options().numbers
+    fn get_numbers(&self, py: Python<'_>) -> bool {
+        self.segmenter(py).options().numbers
     }
 
     #[setter]
-    fn set_numbers(&mut self, value: bool) {
-        let options = SegmenterOptions { numbers: value, ..self.inner.options() };
-        self.segmenter_mut().set_options(options);
+    fn set_numbers(&self, py: Python<'_>, value: bool) -> PyResult<()> {
+        self.inner.update(py, |s| {
+            s.set_options(SegmenterOptions { numbers: value, ..s.options() });
+            Ok(())
+        })
     }
 
     /// Whether an HMM for unknown words is present (trained or built in).
     #[getter]
-    fn has_hmm_model(&self) -> bool {
-        self.inner.hmm().is_some()
+    fn has_hmm_model(&self, py: Python<'_>) -> bool {
+        self.segmenter(py).hmm().is_some()
     }
 
     #[getter]
-    fn total(&self) -> u64 {
-        self.inner.dictionary().total()
+    fn total(&self, py: Python<'_>) -> u64 {
+        self.segmenter(py).dictionary().total()
     }
 
-    fn __len__(&self) -> usize {
-        self.inner.dictionary().len()
+    fn __len__(&self, py: Python<'_>) -> usize {
+        self.segmenter(py).dictionary().len()
     }
 
-    fn __contains__(&self, word: &str) -> bool {
-        self.inner.dictionary().contains(word)
+    fn __contains__(&self, py: Python<'_>, word: &str) -> bool {
+        self.segmenter(py).dictionary().contains(word)
     }
 
-    fn freq(&self, word: &str) -> u64 {
-        self.inner.dictionary().freq(word)
+    fn freq(&self, py: Python<'_>, word: &str) -> u64 {
+        self.segmenter(py).dictionary().freq(word)
     }
 
     fn cut<'py>(&self, py: Python<'py>, text: &Bound<'py, PyString>) -> PyResult<Bound<'py, PyList>> {
@@ -279,29 +288,28 @@ impl PySegmenter {
 
     /// Adds a user dictionary in jieba's format on top of the current words; returns the
     /// number of entries read.
-    fn load_dictionary(&mut self, py: Python<'_>, path: PathBuf) -> PyResult<usize> {
-        let segmenter = self.segmenter_mut();
-        py.allow_threads(|| segmenter.load_user_dictionary(&path)).py()
+    fn load_dictionary(&self, py: Python<'_>, path: PathBuf) -> PyResult<usize> {
+        self.inner.update(py, |segmenter| py.allow_threads(|| segmenter.load_user_dictionary(&path)).py())
     }
 
     #[pyo3(signature = (word, freq=None))]
-    fn add_word(&mut self, word: String, freq: Option<u64>) -> PyResult<()> {
-        self.segmenter_mut().add_words([(word, freq)]).py()?;
+    fn add_word(&self, py: Python<'_>, word: String, freq: Option<u64>) -> PyResult<()> {
+        self.inner.update(py, |s| s.add_words([(word, freq)]).py())?;
         Ok(())
     }
 
-    fn del_word(&mut self, word: String) -> PyResult<()> {
-        self.segmenter_mut().add_words([(word, Some(0))]).py()?;
+    fn del_word(&self, py: Python<'_>, word: String) -> PyResult<()> {
+        self.inner.update(py, |s| s.add_words([(word, Some(0))]).py())?;
         Ok(())
     }
 
-    fn suggest_freq(&self, word: &str) -> u64 {
-        self.inner.suggest_freq(word)
+    fn suggest_freq(&self, py: Python<'_>, word: &str) -> u64 {
+        self.segmenter(py).suggest_freq(word)
     }
 
     /// Replaces words and HMM by those learned from files.
     #[pyo3(signature = (files, format="segmented"))]
-    fn train(&mut self, py: Python<'_>, files: &Bound<'_, PyAny>, format: &str) -> PyResult<()> {
+    fn train(&self, py: Python<'_>, files: &Bound<'_, PyAny>, format: &str) -> PyResult<()> {
         let paths = paths_of(files)?;
         let format = training_format(format)?;
         let trained = self.trained(py, |t| {
@@ -313,13 +321,13 @@ impl PySegmenter {
             }
             Ok(())
         })?;
-        self.inner = Arc::new(trained);
+        self.inner.set(py, trained);
         Ok(())
     }
 
     /// Replaces words and HMM by those learned from lines (an iterable of str).
     #[pyo3(signature = (lines, format="segmented"))]
-    fn train_from_iterator(&mut self, py: Python<'_>, lines: &Bound<'_, PyAny>, format: &str) -> PyResult<()> {
+    fn train_from_iterator(&self, py: Python<'_>, lines: &Bound<'_, PyAny>, format: &str) -> PyResult<()> {
         let format = training_format(format)?;
         let mut collected: Vec<String> = Vec::new();
         for line in lines.try_iter()? {
@@ -342,12 +350,13 @@ impl PySegmenter {
             }
             Ok(())
         })?;
-        self.inner = Arc::new(trained);
+        self.inner.set(py, trained);
         Ok(())
     }
 
     fn to_json(&self, py: Python<'_>) -> String {
-        py.allow_threads(|| self.inner.to_json())
+        let segmenter = self.segmenter(py);
+        py.allow_threads(|| segmenter.to_json())
     }
 
     /// A saved segmenter (see `load`).
@@ -377,18 +386,19 @@ impl PySegmenter {
         self.to_json(py)
     }
 
-    fn __setstate__(&mut self, py: Python<'_>, state: &str) -> PyResult<()> {
-        self.inner = Arc::new(py.allow_threads(|| Segmenter::from_json(state)).py()?);
+    fn __setstate__(&self, py: Python<'_>, state: &str) -> PyResult<()> {
+        self.inner.set(py, py.allow_threads(|| Segmenter::from_json(state)).py()?);
         Ok(())
     }
 
-    fn __repr__(&self) -> String {
-        let o = self.inner.options();
+    fn __repr__(&self, py: Python<'_>) -> String {
+        let segmenter = self.segmenter(py);
+        let o = segmenter.options();
         let py_bool = |b: bool| if b { "True" } else { "False" };
         format!(
             "ChineseSegmenter(language={:?}, words={}, hmm={}, numbers={})",
-            self.inner.language().code(),
-            self.inner.dictionary().len(),
+            segmenter.language().code(),
+            segmenter.dictionary().len(),
             py_bool(o.hmm),
             py_bool(o.numbers)
         )
@@ -406,12 +416,11 @@ fn instance_of<'py>(cls: &Bound<'py, PyType>, segmenter: Segmenter) -> PyResult<
     } else {
         cls.clone()
     };
-    let inner = Arc::new(segmenter);
     if target.is(&base) {
-        return Ok(Bound::new(py, PySegmenter::with_segmenter(inner))?.into_any());
+        return Ok(Bound::new(py, PySegmenter::with_segmenter(Arc::new(segmenter)))?.into_any());
     }
     let object = target.call0()?;
-    object.downcast::<PySegmenter>()?.borrow_mut().inner = inner;
+    object.downcast::<PySegmenter>()?.get().inner.set(py, segmenter);
     Ok(object)
 }
 

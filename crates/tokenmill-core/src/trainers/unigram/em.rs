@@ -10,7 +10,7 @@
 //!
 //! Parallel over words (rayon) with a fixed split into [`CHUNKS`] parts summed in order, so the
 //! floating-point sums — and the vocabulary — do not depend on the number of threads.
-use rayon::prelude::*;
+use crate::utils::parallel;
 
 use super::pieces::{PieceIndex, PieceList, Scratch};
 use super::seeds::sort_by_count;
@@ -37,18 +37,15 @@ pub fn digamma(mut x: f64) -> f64 {
 /// flight at once, so a million-piece vector is held a few times, not [`CHUNKS`] times.
 fn sum_over_words(words: &[(String, u64)], len: usize, work: impl Fn(&[(String, u64)], &mut [f64]) -> f64 + Sync) -> (Vec<f64>, f64) {
     let chunks: Vec<&[(String, u64)]> = words.chunks(words.len().div_ceil(CHUNKS).max(1)).collect();
-    let in_flight = rayon::current_num_threads().clamp(1, CHUNKS);
+    let in_flight = parallel::num_threads().clamp(1, CHUNKS);
     let mut total = vec![0.0; len];
     let mut log_likelihood = 0.0;
     for group in chunks.chunks(in_flight) {
-        let parts: Vec<(Vec<f64>, f64)> = group
-            .par_iter()
-            .map(|chunk| {
-                let mut part = vec![0.0; len];
-                let ll = work(chunk, &mut part);
-                (part, ll)
-            })
-            .collect();
+        let parts: Vec<(Vec<f64>, f64)> = parallel::map_ref_collect(group, |chunk| {
+            let mut part = vec![0.0; len];
+            let ll = work(chunk, &mut part);
+            (part, ll)
+        });
         for (part, ll) in parts {
             total.iter_mut().zip(part).for_each(|(t, p)| *t += p);
             log_likelihood += ll;
@@ -108,14 +105,15 @@ fn alternative(index: &PieceIndex, i: usize, scratch: &mut Scratch, path: &mut V
 pub fn prune(index: &PieceIndex, words: &[(String, u64)], shrinking_factor: f64, desired: usize) -> PieceList {
     let n = index.pieces.len();
     let live: Vec<usize> = (0..n).filter(|&i| index.alive[i]).collect();
-    let alternatives: Vec<Option<Vec<u32>>> = live
-        .par_chunks(live.len().div_ceil(CHUNKS * 4).max(1))
-        .flat_map_iter(|chunk| {
-            let mut scratch = Scratch::default();
-            let mut path = vec![];
-            chunk.iter().map(|&i| alternative(index, i, &mut scratch, &mut path)).collect::<Vec<_>>()
-        })
-        .collect();
+    let chunks: Vec<&[usize]> = live.chunks(live.len().div_ceil(CHUNKS * 4).max(1)).collect();
+    let alternatives: Vec<Option<Vec<u32>>> = parallel::map_ref_collect::<_, _, Vec<Vec<_>>>(&chunks, |chunk| {
+        let mut scratch = Scratch::default();
+        let mut path = vec![];
+        chunk.iter().map(|&i| alternative(index, i, &mut scratch, &mut path)).collect()
+    })
+    .into_iter()
+    .flatten()
+    .collect();
 
     // Viterbi frequency of every piece over the corpus.
     let (freq, _) = sum_over_words(words, n + 1, |chunk, freq| {
