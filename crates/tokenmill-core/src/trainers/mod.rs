@@ -168,9 +168,9 @@ impl Trainer for TrainerWrapper {
     /// `tokenizers`, a trainer only trains its own kind of model.
     fn train(&self, model: &mut ModelWrapper) -> Result<Vec<AddedToken>> {
         if let TrainerWrapper::UnigramTrainer(t) = self {
-            // As `tokenizers`: a Unigram model keeps its byte_fallback; another model is replaced.
-            let byte_fallback = matches!(&*model, ModelWrapper::Unigram(u) if u.byte_fallback());
-            *model = ModelWrapper::Unigram(t.train_model(byte_fallback)?);
+            // As `tokenizers` (0.23): the model is replaced, byte_fallback off (it builds the
+            // result from its training model, which never has it).
+            *model = ModelWrapper::Unigram(t.train_model(false)?);
             return Ok(t.special_tokens.clone());
         }
         match (self, &mut *model) {

@@ -261,6 +261,47 @@ impl Scratch {
         count * z
     }
 
+    /// [`expected_counts`](Self::expected_counts) as `tokenizers` computes it (its lattice's
+    /// `populate_marginal`), operation for operation, so that a word's expected counts are the
+    /// same to the bit: log space, forward sums over the edges into a position by start, backward
+    /// sums over the edges out of a position in trie order, [`tokenizers_log_add`], and each
+    /// edge's share as `count × exp(α + score + β − log Z)`. A piece that a word certainly holds
+    /// then gets exactly its count, which matters: the digamma approximation jumps by ~4e-11
+    /// where its argument crosses an integer.
+    pub fn expected_counts_tokenizers(&mut self, index: &PieceIndex, edges: &[Edge], len: usize, count: f64, expected: &mut [f64]) -> f64 {
+        let n = len;
+        // NaN marks a position no edge reached yet (the first term initializes the sum).
+        self.alpha.clear();
+        self.alpha.resize(n + 1, f64::NAN);
+        self.beta.clear();
+        self.beta.resize(n + 1, f64::NAN);
+        self.alpha[0] = 0.0;
+        for e in edges {
+            let term = index.score(e) + self.alpha[e.from as usize];
+            let slot = &mut self.alpha[e.to as usize];
+            *slot = if slot.is_nan() { term } else { tokenizers_log_add(*slot, term) };
+        }
+        self.beta[n] = 0.0;
+        // Positions from the end; the edges out of one position in their (trie) order.
+        let mut end = edges.len();
+        while end > 0 {
+            let from = edges[end - 1].from;
+            let start = edges[..end].iter().rposition(|e| e.from != from).map_or(0, |i| i + 1);
+            for e in &edges[start..end] {
+                let term = index.score(e) + self.beta[e.to as usize];
+                let slot = &mut self.beta[from as usize];
+                *slot = if slot.is_nan() { term } else { tokenizers_log_add(*slot, term) };
+            }
+            end = start;
+        }
+        let z = self.alpha[n];
+        for e in edges {
+            let total = self.alpha[e.from as usize] + index.score(e) + self.beta[e.to as usize] - z;
+            expected[e.piece as usize] += count * total.exp();
+        }
+        count * z
+    }
+
     /// The best segmentation's pieces (left to right) into `out`; empty when none covers the
     /// word. Ties keep the first edge found (earliest start, then shortest), as the model's
     /// Viterbi does. Edges of piece `skip` are left out (pruning's second-best segmentation of
@@ -307,5 +348,17 @@ fn log_add(a: f64, b: f64) -> f64 {
         hi
     } else {
         hi + (lo - hi).exp().ln_1p()
+    }
+}
+
+/// `tokenizers`' log(exp(a) + exp(b)): the smaller term is dropped below exp(-50), and the sum
+/// is `max + ln(exp(min - max) + 1)` (not `ln_1p`), for the same bits.
+#[inline]
+fn tokenizers_log_add(a: f64, b: f64) -> f64 {
+    let (lo, hi) = if a > b { (b, a) } else { (a, b) };
+    if hi > lo + 50.0 {
+        hi
+    } else {
+        hi + ((lo - hi).exp() + 1.0).ln()
     }
 }
