@@ -168,8 +168,11 @@ impl Trainer for TrainerWrapper {
     /// `tokenizers`, a trainer only trains its own kind of model.
     fn train(&self, model: &mut ModelWrapper) -> Result<Vec<AddedToken>> {
         if let TrainerWrapper::UnigramTrainer(t) = self {
-            // As `tokenizers` (0.23): the model is replaced, byte_fallback off (it builds the
-            // result from its training model, which never has it).
+            if !matches!(&*model, ModelWrapper::Unigram(_)) {
+                return Err(Error::InvalidArgument("UnigramTrainer can only train a Unigram".into()));
+            }
+            // As `tokenizers` (0.23): byte_fallback ends off (it builds the result from its
+            // training model, which never has it).
             *model = ModelWrapper::Unigram(t.train_model(false)?);
             return Ok(t.special_tokens.clone());
         }
