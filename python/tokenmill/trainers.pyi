@@ -65,7 +65,8 @@ class WordPieceTrainer(Trainer):
         ...
 
 class UnigramTrainer(Trainer):
-    """Trainer of a Unigram model (tokenizers' options; SentencePiece's algorithm; deterministic)."""
+    """Trainer of a Unigram model: tokenizers' options and vocabulary (its port of SentencePiece's
+    algorithm), deterministic; trains only a Unigram model."""
     def __init__(
         self,
         vocab_size: int = 8000,

@@ -452,8 +452,10 @@ mod tests {
         assert_eq!(a, b);
         assert!(a.get_vocab_size() <= 40 && a.get_vocab_size() > 20);
         assert_eq!(a.id_to_token(0).as_deref(), Some("<unk>"));
-        assert!(a.token_to_id("the").is_some());
-        assert_eq!(a.tokenize("the").unwrap().len(), 1);
+        // As `tokenizers` (each distinct word counts once in the seeds): 31 entries, no "the".
+        assert_eq!(a.get_vocab_size(), 31);
+        assert!(text.chars().filter(|&c| c != ' ').all(|c| a.token_to_id(&c.to_string()).is_some()));
+        assert!(!a.tokenize("the").unwrap().is_empty());
     }
 
     #[test]

@@ -298,6 +298,38 @@ mod tests {
         counts.into_iter().filter(|(_, (n, ctx))| ctx.len() > 1 || (ctx.iter().all(|c| c.is_err()) && *n >= 2)).map(|(s, (n, _))| (s, n)).collect()
     }
 
+    /// `tokenizers`' nodes by brute force: each sentence once, a sentence end is one symbol (None)
+    /// for all sentences; a node has two right contexts or more.
+    fn brute_force_tokenizers(sentences: &[(String, u64)], max: usize) -> FxHashMap<String, u64> {
+        let mut counts: FxHashMap<String, (u64, std::collections::BTreeSet<Option<char>>)> = FxHashMap::default();
+        for (s, _) in sentences {
+            let chars: Vec<char> = s.chars().collect();
+            for i in 0..chars.len() {
+                for j in i + 2..=(i + max).min(chars.len()) {
+                    let e = counts.entry(chars[i..j].iter().collect()).or_default();
+                    e.0 += 1;
+                    e.1.insert(chars.get(j).copied());
+                }
+            }
+        }
+        counts.into_iter().filter(|(_, (_, ctx))| ctx.len() > 1).map(|(s, (n, _))| (s, n)).collect()
+    }
+
+    #[test]
+    fn tokenizers_substrings_match_brute_force() {
+        let sentences: Vec<(String, u64)> = ["abracadabra", "ab", "cadab", "ébréé ébr", "ﬀéab", "abab", "qz", "wqz"].iter().enumerate().map(|(i, s)| (s.to_string(), i as u64 + 1)).collect();
+        let text: String = sentences.iter().map(|s| format!("{}\0", s.0)).collect();
+        let ends: Vec<usize> = text.match_indices('\0').map(|(i, _)| i + 1).collect();
+        let got = frequent_substrings(&text, &ends, &sentences, Flavor::Tokenizers, 1000, 5, &|_| true);
+        let expected = brute_force_tokenizers(&sentences, 5);
+        // Score descending, then text descending.
+        assert!(got.windows(2).all(|w| w[0].1 > w[1].1 || (w[0].1 == w[1].1 && w[0].0 > w[1].0)));
+        let got: FxHashMap<String, u64> = got.into_iter().map(|(s, score)| { let n = s.chars().count() as u64; (s.to_string(), score / n) }).collect();
+        assert_eq!(got, expected);
+        // "qz" only ever ends a sentence: with distinct ends it is a node, not with one.
+        assert!(!got.contains_key("qz"));
+    }
+
     #[test]
     fn substrings_match_brute_force() {
         let sentences: Vec<(String, u64)> = ["abracadabra", "ab", "cadab", "ébréé ébr", "ﬀéab", "abab"].iter().enumerate().map(|(i, s)| (s.to_string(), i as u64 + 1)).collect();
