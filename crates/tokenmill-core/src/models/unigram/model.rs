@@ -312,7 +312,7 @@ impl Unigram {
                 has_single |= len == char_len;
             });
             if !has_single {
-                let unk = self.unk_id.ok_or_else(|| Self::missing_unk())?;
+                let unk = self.unk_id.ok_or_else(Self::missing_unk)?;
                 let candidate = unk_score + here;
                 let target = &mut best[start + char_len];
                 if target.start == UNSET || candidate > target.score {
@@ -351,7 +351,7 @@ impl Unigram {
                 has_single |= chars == 1;
             });
             if !has_single {
-                let unk = self.unk_id.ok_or_else(|| Self::missing_unk())?;
+                let unk = self.unk_id.ok_or_else(Self::missing_unk)?;
                 lattice.insert(pos, 1, unk_score, unk as u32);
             }
         }

@@ -31,13 +31,19 @@ pub fn digamma(mut x: f64) -> f64 {
     let xx2 = xx * xx;
     let xx4 = xx2 * xx2;
     // Evaluated in sentencepiece's (and `tokenizers`') order, for the same bits.
-    result + (x.ln() + (1.0 / 24.0) * xx2 - 7.0 / 960.0 * xx4 + (31.0 / 8064.0) * xx4 * xx2 - (127.0 / 30720.0) * xx4 * xx4)
+    result
+        + (x.ln() + (1.0 / 24.0) * xx2 - 7.0 / 960.0 * xx4 + (31.0 / 8064.0) * xx4 * xx2
+            - (127.0 / 30720.0) * xx4 * xx4)
 }
 
 /// Runs `work` over the words in [`CHUNKS`] fixed parts and adds the parts' vectors (of length
 /// `len`) and log-likelihoods in part order. Only as many parts as there are threads are in
 /// flight at once, so a million-piece vector is held a few times, not [`CHUNKS`] times.
-fn sum_over_words(words: &[(String, u64)], len: usize, work: impl Fn(&[(String, u64)], &mut [f64]) -> f64 + Sync) -> (Vec<f64>, f64) {
+fn sum_over_words(
+    words: &[(String, u64)],
+    len: usize,
+    work: impl Fn(&[(String, u64)], &mut [f64]) -> f64 + Sync,
+) -> (Vec<f64>, f64) {
     let chunks: Vec<&[(String, u64)]> = words.chunks(words.len().div_ceil(CHUNKS).max(1)).collect();
     let in_flight = rayon::current_num_threads().clamp(1, CHUNKS);
     let mut total = vec![0.0; len];
@@ -70,7 +76,9 @@ pub fn e_step(index: &PieceIndex, words: &[(String, u64)], flavor: Flavor) -> (V
             let count = *count as f64;
             ll += scratch.with_edges(index, word, |s, edges, len| match flavor {
                 Flavor::SentencePiece => s.expected_counts(index, edges, len, count, expected),
-                Flavor::Tokenizers => s.expected_counts_tokenizers(index, edges, len, count, expected),
+                Flavor::Tokenizers => {
+                    s.expected_counts_tokenizers(index, edges, len, count, expected)
+                }
             });
         }
         ll
@@ -86,9 +94,20 @@ pub fn m_step(index: &mut PieceIndex, expected: &[f64]) {
     for (alive, &e) in index.alive.iter_mut().zip(expected) {
         *alive &= e >= THRESHOLD;
     }
-    let sum: f64 = expected.iter().zip(&index.alive).filter(|p| *p.1).map(|p| *p.0).sum();
+    let sum: f64 = expected
+        .iter()
+        .zip(&index.alive)
+        .filter(|p| *p.1)
+        .map(|p| *p.0)
+        .sum();
     let log_sum = digamma(sum);
-    for ((score, &e), &alive) in index.pieces.scores.iter_mut().zip(expected).zip(&index.alive) {
+    for ((score, &e), &alive) in index
+        .pieces
+        .scores
+        .iter_mut()
+        .zip(expected)
+        .zip(&index.alive)
+    {
         if alive {
             *score = digamma(e) - log_sum;
         }
@@ -99,7 +118,12 @@ pub fn m_step(index: &mut PieceIndex, expected: &[f64]) {
 /// What pruning needs to know about a piece: `None` when its own best segmentation is not
 /// itself (it goes); `Some(alternative)` otherwise, with its second-best segmentation (empty
 /// when it has none: it stays).
-fn alternative(index: &PieceIndex, i: usize, scratch: &mut Scratch, path: &mut Vec<u32>) -> Option<Vec<u32>> {
+fn alternative(
+    index: &PieceIndex,
+    i: usize,
+    scratch: &mut Scratch,
+    path: &mut Vec<u32>,
+) -> Option<Vec<u32>> {
     scratch.with_edges(index, index.pieces.get(i), |s, edges, len| {
         s.viterbi(index, edges, len, None, path);
         if path.len() >= 2 {
@@ -121,7 +145,12 @@ fn alternative(index: &PieceIndex, i: usize, scratch: &mut Scratch, path: &mut V
 ///   sentencepiece uses the length of the piece's alternative);
 /// * the size: `tokenizers` counts its `<UNK>` piece, and keeps every candidate when the kept
 ///   pieces already exceed the size.
-pub fn prune(index: &PieceIndex, words: &[(String, u64)], config: &UnigramConfig, desired: usize) -> PieceList {
+pub fn prune(
+    index: &PieceIndex,
+    words: &[(String, u64)],
+    config: &UnigramConfig,
+    desired: usize,
+) -> PieceList {
     let tokenizers = config.flavor == Flavor::Tokenizers;
     let n = index.pieces.len();
     let live: Vec<usize> = (0..n).filter(|&i| index.alive[i]).collect();
@@ -130,7 +159,10 @@ pub fn prune(index: &PieceIndex, words: &[(String, u64)], config: &UnigramConfig
         .flat_map_iter(|chunk| {
             let mut scratch = Scratch::default();
             let mut path = vec![];
-            chunk.iter().map(|&i| alternative(index, i, &mut scratch, &mut path)).collect::<Vec<_>>()
+            chunk
+                .iter()
+                .map(|&i| alternative(index, i, &mut scratch, &mut path))
+                .collect::<Vec<_>>()
         })
         .collect();
 
@@ -139,7 +171,9 @@ pub fn prune(index: &PieceIndex, words: &[(String, u64)], config: &UnigramConfig
         let mut scratch = Scratch::default();
         let mut path = vec![];
         for (word, count) in chunk {
-            scratch.with_edges(index, word, |s, edges, len| s.viterbi(index, edges, len, None, &mut path));
+            scratch.with_edges(index, word, |s, edges, len| {
+                s.viterbi(index, edges, len, None, &mut path)
+            });
             for &id in &path {
                 freq[id as usize] += *count as f64;
             }
@@ -148,7 +182,11 @@ pub fn prune(index: &PieceIndex, words: &[(String, u64)], config: &UnigramConfig
     });
     let vsum: f64 = words.iter().map(|w| w.1 as f64).sum();
     // Sums of whole counts: exact, whatever the order.
-    let sum: f64 = if tokenizers { freq.iter().sum() } else { freq[..n].iter().sum() };
+    let sum: f64 = if tokenizers {
+        freq.iter().sum()
+    } else {
+        freq[..n].iter().sum()
+    };
     let log_sum = sum.ln();
     // `tokenizers`' pieces: the live ones and its `<UNK>`.
     let num_pieces = live.len() + 1;
@@ -179,14 +217,25 @@ pub fn prune(index: &PieceIndex, words: &[(String, u64)], config: &UnigramConfig
         // The piece's share of the corpus: its occurrences over the number of words.
         let f = freq[i] / vsum;
         let logprob_piece = freq[i].ln() - log_sum;
-        let others = if tokenizers { num_pieces } else { alternative.len() };
+        let others = if tokenizers {
+            num_pieces
+        } else {
+            alternative.len()
+        };
         let log_sum_alt = (sum + freq[i] * (others as f64 - 1.0)).ln();
-        let logprob_alt: f64 = alternative.iter().map(|&a| (freq[a as usize] + freq[i]).ln() - log_sum_alt).sum();
+        let logprob_alt: f64 = alternative
+            .iter()
+            .map(|&a| (freq[a as usize] + freq[i]).ln() - log_sum_alt)
+            .sum();
         candidates.push((i, f * (logprob_piece - logprob_alt)));
     }
     // Highest loss first; ties by position (sentencepiece's Sorted on (index, loss), the stable
     // sort of `tokenizers`).
-    candidates.sort_by(|a, b| b.1.partial_cmp(&a.1).unwrap_or(std::cmp::Ordering::Equal).then(a.0.cmp(&b.0)));
+    candidates.sort_by(|a, b| {
+        b.1.partial_cmp(&a.1)
+            .unwrap_or(std::cmp::Ordering::Equal)
+            .then(a.0.cmp(&b.0))
+    });
     let room = if tokenizers {
         let pruned_size = desired.max((config.shrinking_factor * num_pieces as f64) as usize);
         // Its `<UNK>` comes first; it stops when the list reaches the size exactly.
@@ -207,7 +256,11 @@ pub fn prune(index: &PieceIndex, words: &[(String, u64)], config: &UnigramConfig
 /// in training order until `size` pieces are there (when the characters alone reach `size`, all
 /// pieces: `tokenizers` checks the size only after adding one), sorted by score, descending and
 /// stable. `tokenizers` visits the characters in hash order; here they go by code point.
-pub fn finalize_tokenizers(pieces: &PieceList, required_chars: &[(char, u64)], size: usize) -> Vec<(String, f64)> {
+pub fn finalize_tokenizers(
+    pieces: &PieceList,
+    required_chars: &[(char, u64)],
+    size: usize,
+) -> Vec<(String, f64)> {
     let min_score = pieces.scores.iter().copied().fold(f64::INFINITY, f64::min);
     let scores: rustc_hash::FxHashMap<&str, f64> = pieces.iter().collect();
     let mut chars: Vec<char> = required_chars.iter().map(|r| r.0).collect();
@@ -245,13 +298,24 @@ pub fn finalize_tokenizers(pieces: &PieceList, required_chars: &[(char, u64)], s
 
 /// The final vocabulary: every required character (with its score, or just above the lowest
 /// score when the model lost it), then the best pieces until `size`, sorted by score then piece.
-pub fn finalize(pieces: &PieceList, required_chars: &[(char, u64)], size: usize) -> Vec<(String, f64)> {
+pub fn finalize(
+    pieces: &PieceList,
+    required_chars: &[(char, u64)],
+    size: usize,
+) -> Vec<(String, f64)> {
     let min_score = pieces.scores.iter().copied().fold(f64::INFINITY, f64::min);
-    let min_score = if min_score.is_finite() { min_score } else { 0.0 };
+    let min_score = if min_score.is_finite() {
+        min_score
+    } else {
+        0.0
+    };
     let scores: rustc_hash::FxHashMap<&str, f64> = pieces.iter().collect();
     let mut chosen: rustc_hash::FxHashMap<String, f64> = rustc_hash::FxHashMap::default();
     let mut penalty = 0.0;
-    let mut required: Vec<(String, u64)> = required_chars.iter().map(|&(c, n)| (c.to_string(), n)).collect();
+    let mut required: Vec<(String, u64)> = required_chars
+        .iter()
+        .map(|&(c, n)| (c.to_string(), n))
+        .collect();
     sort_by_count(&mut required);
     for (c, _) in required {
         let score = match scores.get(c.as_str()) {

@@ -151,7 +151,10 @@ impl UnigramConfig {
     /// Whether `piece` may be a piece (see [`PieceRules`]).
     pub fn is_valid_piece(&self, piece: &str) -> bool {
         let n = piece.chars().count();
-        if n == 0 || n > self.max_piece_length || (self.flavor == Flavor::SentencePiece && piece.contains(UNK_CHAR)) {
+        if n == 0
+            || n > self.max_piece_length
+            || (self.flavor == Flavor::SentencePiece && piece.contains(UNK_CHAR))
+        {
             return false;
         }
         match &self.rules {
@@ -176,10 +179,12 @@ impl PieceRules {
             }
             if c == WHITESPACE {
                 if !self.allow_whitespace_only_pieces || !all_whitespace {
+                    // Split by whitespace: ▁ only at the piece's edge; otherwise, not at the
+                    // opposite edge of a longer piece.
                     let bad = if self.treat_whitespace_as_suffix {
-                        (self.split_by_whitespace && pos < last) || (!self.split_by_whitespace && pos < last && pos == 0)
+                        pos < last && (self.split_by_whitespace || pos == 0)
                     } else {
-                        (self.split_by_whitespace && pos > 0) || (!self.split_by_whitespace && pos > 0 && pos == last)
+                        pos > 0 && (self.split_by_whitespace || pos == last)
                     };
                     if bad {
                         return false;
@@ -200,7 +205,8 @@ impl PieceRules {
             if self.split_digits && is_digit && chars.len() > 1 {
                 return false;
             }
-            if self.split_by_unicode_script && script.is_some() && prev.is_some() && prev != script {
+            if self.split_by_unicode_script && script.is_some() && prev.is_some() && prev != script
+            {
                 return false;
             }
             prev = script;
@@ -226,7 +232,10 @@ fn required_chars(sentences: &[(String, u64)], config: &UnigramConfig) -> Vec<(c
     let mut required = vec![];
     let mut accumulated = 0u64;
     for (c, n) in sorted {
-        if config.character_coverage < 1.0 && total > 0 && accumulated as f64 / total as f64 >= config.character_coverage {
+        if config.character_coverage < 1.0
+            && total > 0
+            && accumulated as f64 / total as f64 >= config.character_coverage
+        {
             break;
         }
         accumulated += n;
@@ -243,30 +252,56 @@ fn required_chars(sentences: &[(String, u64)], config: &UnigramConfig) -> Vec<(c
 /// Replaces the characters that are not required by [`UNK_CHAR`] (only when some are not).
 fn mask_rare_chars(sentences: Vec<(String, u64)>, required: &[(char, u64)]) -> Vec<(String, u64)> {
     let keep: rustc_hash::FxHashSet<char> = required.iter().map(|r| r.0).collect();
-    let all_kept = sentences.iter().all(|(s, _)| s.chars().all(|c| keep.contains(&c) || c == UNK_CHAR));
+    let all_kept = sentences
+        .iter()
+        .all(|(s, _)| s.chars().all(|c| keep.contains(&c) || c == UNK_CHAR));
     if all_kept {
         return sentences;
     }
-    sentences.into_iter().map(|(s, n)| (s.chars().map(|c| if keep.contains(&c) { c } else { UNK_CHAR }).collect(), n)).collect()
+    sentences
+        .into_iter()
+        .map(|(s, n)| {
+            (
+                s.chars()
+                    .map(|c| if keep.contains(&c) { c } else { UNK_CHAR })
+                    .collect(),
+                n,
+            )
+        })
+        .collect()
 }
 
 /// Trains Unigram pieces on words with counts: they seed the pieces (suffix array) and EM runs
 /// on them. Callers split their text into words first: a piece never crosses a word, so the
 /// seeds' frequencies are those of the running text (see [`seeds`]).
 pub fn train_pieces(config: &UnigramConfig, words: Vec<(String, u64)>) -> Result<TrainedPieces> {
-    let mut sentences: Vec<(String, u64)> = words.into_iter().filter(|s| !s.0.is_empty() && s.1 > 0).collect();
+    let mut sentences: Vec<(String, u64)> = words
+        .into_iter()
+        .filter(|s| !s.0.is_empty() && s.1 > 0)
+        .collect();
     if sentences.is_empty() {
         if config.flavor == Flavor::Tokenizers {
             // `tokenizers` trains an empty vocabulary (its unk token and special tokens only).
-            return Ok(TrainedPieces { pieces: vec![], required_chars: vec![], log_likelihood: 0.0 });
+            return Ok(TrainedPieces {
+                pieces: vec![],
+                required_chars: vec![],
+                log_likelihood: 0.0,
+            });
         }
-        return Err(Error::InvalidArgument("Unigram training: the corpus is empty".into()));
+        return Err(Error::InvalidArgument(
+            "Unigram training: the corpus is empty".into(),
+        ));
     }
     if !(config.shrinking_factor > 0.0 && config.shrinking_factor < 1.0) {
-        return Err(Error::InvalidArgument(format!("Unigram training: shrinking_factor must be in (0, 1), got {}", config.shrinking_factor)));
+        return Err(Error::InvalidArgument(format!(
+            "Unigram training: shrinking_factor must be in (0, 1), got {}",
+            config.shrinking_factor
+        )));
     }
     if config.max_piece_length == 0 {
-        return Err(Error::InvalidArgument("Unigram training: max_piece_length must be at least 1".into()));
+        return Err(Error::InvalidArgument(
+            "Unigram training: max_piece_length must be at least 1".into(),
+        ));
     }
     seeds::sort_by_count(&mut sentences);
     let required = required_chars(&sentences, config);
@@ -274,7 +309,9 @@ pub fn train_pieces(config: &UnigramConfig, words: Vec<(String, u64)>) -> Result
     let tokenizers = config.flavor == Flavor::Tokenizers;
     if tokenizers && required.len() > config.vocab_size {
         // `tokenizers`' check (against the whole size) and message.
-        return Err(Error::InvalidArgument("The vocabulary is not large enough to contain all chars".into()));
+        return Err(Error::InvalidArgument(
+            "The vocabulary is not large enough to contain all chars".into(),
+        ));
     }
     if !tokenizers && (required.len() > size || size == 0) {
         return Err(Error::InvalidArgument(format!(
@@ -282,20 +319,39 @@ pub fn train_pieces(config: &UnigramConfig, words: Vec<(String, u64)>) -> Result
             config.vocab_size, size, config.num_meta_pieces, required.len()
         )));
     }
-    let sentences = if tokenizers { sentences } else { mask_rare_chars(sentences, &required) };
+    let sentences = if tokenizers {
+        sentences
+    } else {
+        mask_rare_chars(sentences, &required)
+    };
 
-    let progress = Progress::new(config.show_progress, sentences.len() as u64, "Suffix array seeds");
+    let progress = Progress::new(
+        config.show_progress,
+        sentences.len() as u64,
+        "Suffix array seeds",
+    );
     let is_valid = |p: &str| config.is_valid_piece(p);
-    let pieces = seeds::seed_pieces(&sentences, config.flavor, config.seed_size, config.max_piece_length, &is_valid);
+    let pieces = seeds::seed_pieces(
+        &sentences,
+        config.flavor,
+        config.seed_size,
+        config.max_piece_length,
+        &is_valid,
+    );
     progress.finish();
 
     // Masking rare characters can make two words equal; EM sums their counts.
-    let words = if tokenizers { sentences } else { merge_equal_words(sentences) };
+    let words = if tokenizers {
+        sentences
+    } else {
+        merge_equal_words(sentences)
+    };
 
     let desired = config.vocab_size * 11 / 10;
     // `tokenizers` counts its training `<UNK>` piece among the pieces.
     let extra = usize::from(tokenizers);
-    let expected_rounds = ((desired as f64).ln() - (pieces.len().max(1) as f64).ln()) / config.shrinking_factor.ln();
+    let expected_rounds =
+        ((desired as f64).ln() - (pieces.len().max(1) as f64).ln()) / config.shrinking_factor.ln();
     let steps = (expected_rounds.max(0.0) as u64 + 1) * config.n_sub_iterations as u64;
     let progress = Progress::new(config.show_progress, steps, "EM training");
     let mut index = PieceIndex::new(pieces)?;
@@ -321,13 +377,19 @@ pub fn train_pieces(config: &UnigramConfig, words: Vec<(String, u64)>) -> Result
         index = PieceIndex::new(pruned)?;
     }
     progress.finish();
-    let live: Vec<usize> = (0..index.pieces.len()).filter(|&i| index.alive[i]).collect();
+    let live: Vec<usize> = (0..index.pieces.len())
+        .filter(|&i| index.alive[i])
+        .collect();
     let pieces = index.pieces.select(live, |i| index.pieces.scores[i]);
     let pieces = match config.flavor {
         Flavor::SentencePiece => em::finalize(&pieces, &required, size),
         Flavor::Tokenizers => em::finalize_tokenizers(&pieces, &required, size),
     };
-    Ok(TrainedPieces { pieces, required_chars: required, log_likelihood })
+    Ok(TrainedPieces {
+        pieces,
+        required_chars: required,
+        log_likelihood,
+    })
 }
 
 /// Words with counts, equal words merged, in a fixed order (count descending, then text).
@@ -427,7 +489,8 @@ impl UnigramTrainer {
             rules: None,
             show_progress: self.show_progress,
         };
-        let sentences: Vec<(String, u64)> = self.words.iter().map(|(w, &n)| (w.clone(), n)).collect();
+        let sentences: Vec<(String, u64)> =
+            self.words.iter().map(|(w, &n)| (w.clone(), n)).collect();
         let trained = train_pieces(&config, sentences)?;
         let vocab: Vec<(String, f64)> = specials.into_iter().chain(trained.pieces).collect();
         Unigram::from(vocab, unk_id, byte_fallback)
@@ -442,11 +505,18 @@ mod tests {
     #[test]
     fn trains_a_small_vocabulary_deterministically() {
         let text = "the quick brown fox jumps over the lazy dog and the quick cat sleeps under the warm sun while the dog barks";
-        let mut trainer = UnigramTrainer { vocab_size: 40, show_progress: false, unk_token: Some("<unk>".into()), ..Default::default() };
-        trainer.feed_with((0..50).map(|_| Ok(text)), |s, emit| {
-            s.split(' ').for_each(emit);
-            Ok(())
-        }).unwrap();
+        let mut trainer = UnigramTrainer {
+            vocab_size: 40,
+            show_progress: false,
+            unk_token: Some("<unk>".into()),
+            ..Default::default()
+        };
+        trainer
+            .feed_with((0..50).map(|_| Ok(text)), |s, emit| {
+                s.split(' ').for_each(emit);
+                Ok(())
+            })
+            .unwrap();
         let a = trainer.train_model(false).unwrap();
         let b = trainer.train_model(false).unwrap();
         assert_eq!(a, b);
@@ -454,25 +524,45 @@ mod tests {
         assert_eq!(a.id_to_token(0).as_deref(), Some("<unk>"));
         // As `tokenizers` (each distinct word counts once in the seeds): 31 entries, no "the".
         assert_eq!(a.get_vocab_size(), 31);
-        assert!(text.chars().filter(|&c| c != ' ').all(|c| a.token_to_id(&c.to_string()).is_some()));
+        assert!(text
+            .chars()
+            .filter(|&c| c != ' ')
+            .all(|c| a.token_to_id(&c.to_string()).is_some()));
         assert!(!a.tokenize("the").unwrap().is_empty());
     }
 
     #[test]
     fn vocabulary_too_small_is_an_error() {
-        let mut trainer = UnigramTrainer { vocab_size: 3, show_progress: false, ..Default::default() };
+        let mut trainer = UnigramTrainer {
+            vocab_size: 3,
+            show_progress: false,
+            ..Default::default()
+        };
         trainer.words.insert("abcdef".into(), 3);
-        assert!(matches!(trainer.train_model(false), Err(Error::InvalidArgument(_))));
+        assert!(matches!(
+            trainer.train_model(false),
+            Err(Error::InvalidArgument(_))
+        ));
         // As `tokenizers`: no words, an empty vocabulary (here the unk token alone).
-        let empty = UnigramTrainer { show_progress: false, unk_token: Some("<unk>".into()), ..Default::default() };
+        let empty = UnigramTrainer {
+            show_progress: false,
+            unk_token: Some("<unk>".into()),
+            ..Default::default()
+        };
         assert_eq!(empty.train_model(false).unwrap().get_vocab_size(), 1);
-        let config = UnigramConfig { vocab_size: 10, ..Default::default() };
+        let config = UnigramConfig {
+            vocab_size: 10,
+            ..Default::default()
+        };
         assert!(train_pieces(&config, vec![]).is_err()); // sentencepiece's rules: an error
     }
 
     #[test]
     fn sentencepiece_rules() {
-        let config = UnigramConfig { rules: Some(PieceRules::default()), ..Default::default() };
+        let config = UnigramConfig {
+            rules: Some(PieceRules::default()),
+            ..Default::default()
+        };
         assert!(config.is_valid_piece("▁the"));
         assert!(!config.is_valid_piece("the▁"));
         assert!(!config.is_valid_piece("ab1"));

@@ -50,7 +50,11 @@ impl Ord for Candidate<'_> {
     fn cmp(&self, other: &Self) -> Ordering {
         // Better = higher score, then the preferred string; the heap keeps the worst on top.
         let by_text = self.piece.cmp(other.piece);
-        other.score.cmp(&self.score).then(if self.larger_first { by_text.reverse() } else { by_text })
+        other.score.cmp(&self.score).then(if self.larger_first {
+            by_text.reverse()
+        } else {
+            by_text
+        })
     }
 }
 impl PartialOrd for Candidate<'_> {
@@ -68,7 +72,13 @@ impl Eq for Candidate<'_> {}
 /// The seed pieces with their log-probabilities: the characters (sorted by count, then code
 /// point) followed by the best substrings. `is_valid` decides which substrings may be pieces (it
 /// sees substrings of at most `max_piece_length` characters, without boundaries).
-pub fn seed_pieces(sentences: &[(String, u64)], flavor: Flavor, seed_size: usize, max_piece_length: usize, is_valid: &(dyn Fn(&str) -> bool + Sync)) -> PieceList {
+pub fn seed_pieces(
+    sentences: &[(String, u64)],
+    flavor: Flavor,
+    seed_size: usize,
+    max_piece_length: usize,
+    is_valid: &(dyn Fn(&str) -> bool + Sync),
+) -> PieceList {
     let tokenizers = flavor == Flavor::Tokenizers;
     let mut text = String::with_capacity(sentences.iter().map(|s| s.0.len() + 1).sum());
     let mut sentence_ends: Vec<usize> = Vec::with_capacity(sentences.len());
@@ -86,7 +96,10 @@ pub fn seed_pieces(sentences: &[(String, u64)], flavor: Flavor, seed_size: usize
         text.push(BOUNDARY);
         sentence_ends.push(text.len());
     }
-    let mut seeds: Vec<(String, u64)> = char_counts.into_iter().map(|(c, n)| (c.to_string(), n)).collect();
+    let mut seeds: Vec<(String, u64)> = char_counts
+        .into_iter()
+        .map(|(c, n)| (c.to_string(), n))
+        .collect();
     sort_by_count(&mut seeds);
     let substring_count = match flavor {
         Flavor::SentencePiece => seed_size,
@@ -96,12 +109,29 @@ pub fn seed_pieces(sentences: &[(String, u64)], flavor: Flavor, seed_size: usize
             seed_size.saturating_sub(seeds.len()).max(1)
         }
     };
-    let substrings = frequent_substrings(&text, &sentence_ends, sentences, flavor, substring_count, max_piece_length, is_valid);
-    let sum: f64 = seeds.iter().map(|s| s.1 as f64).chain(substrings.iter().map(|s| s.1 as f64)).sum();
+    let substrings = frequent_substrings(
+        &text,
+        &sentence_ends,
+        sentences,
+        flavor,
+        substring_count,
+        max_piece_length,
+        is_valid,
+    );
+    let sum: f64 = seeds
+        .iter()
+        .map(|s| s.1 as f64)
+        .chain(substrings.iter().map(|s| s.1 as f64))
+        .sum();
     let log_sum = sum.ln();
-    let bytes = seeds.iter().map(|s| s.0.len()).sum::<usize>() + substrings.iter().map(|s| s.0.len()).sum::<usize>();
+    let bytes = seeds.iter().map(|s| s.0.len()).sum::<usize>()
+        + substrings.iter().map(|s| s.0.len()).sum::<usize>();
     let mut pieces = PieceList::with_capacity(seeds.len() + substrings.len(), bytes);
-    for (piece, n) in seeds.iter().map(|(p, n)| (p.as_str(), *n)).chain(substrings.iter().map(|(p, n)| (*p, *n))) {
+    for (piece, n) in seeds
+        .iter()
+        .map(|(p, n)| (p.as_str(), *n))
+        .chain(substrings.iter().map(|(p, n)| (*p, *n)))
+    {
         pieces.push(piece, (n as f64).ln() - log_sum);
     }
     pieces
@@ -109,7 +139,11 @@ pub fn seed_pieces(sentences: &[(String, u64)], flavor: Flavor, seed_size: usize
 
 /// Sorts by count (descending) then string (ascending): sentencepiece's `Sorted`.
 pub fn sort_by_count<N: PartialOrd>(items: &mut [(String, N)]) {
-    items.sort_by(|a, b| b.1.partial_cmp(&a.1).unwrap_or(Ordering::Equal).then_with(|| a.0.cmp(&b.0)));
+    items.sort_by(|a, b| {
+        b.1.partial_cmp(&a.1)
+            .unwrap_or(Ordering::Equal)
+            .then_with(|| a.0.cmp(&b.0))
+    });
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -145,7 +179,8 @@ fn frequent_substrings<'t>(
     // (capped) among its suffixes — with one shared boundary symbol (`tokenizers`), a
     // substring that only ever ends sentences is not a node.
     let mut consider = |depth: u16, lb: usize, freq: u64, longest_rest: u16| {
-        if depth <= 1 || depth as usize > max_piece_length || (tokenizers && longest_rest <= depth) {
+        if depth <= 1 || depth as usize > max_piece_length || (tokenizers && longest_rest <= depth)
+        {
             return;
         }
         let start = sa[lb] as usize;
@@ -153,7 +188,11 @@ fn frequent_substrings<'t>(
         if piece.contains(BOUNDARY) || !is_valid(piece) {
             return;
         }
-        let candidate = Candidate { score: freq.saturating_mul(depth as u64), piece, larger_first: tokenizers };
+        let candidate = Candidate {
+            score: freq.saturating_mul(depth as u64),
+            piece,
+            larger_first: tokenizers,
+        };
         if best.len() < seed_size {
             best.push(candidate);
         } else if best.peek().is_some_and(|worst| candidate < *worst) {
@@ -180,7 +219,9 @@ fn frequent_substrings<'t>(
             if next >= depth {
                 break;
             }
-            let Some((depth, start, w, r)) = stack.pop() else { break };
+            let Some((depth, start, w, r)) = stack.pop() else {
+                break;
+            };
             let total = w + carry;
             longest = longest.max(r);
             consider(depth, start, total, longest);
@@ -195,10 +236,18 @@ fn frequent_substrings<'t>(
             _ => stack.push((next, lb, carry, longest)),
         }
     }
-    let mut out: Vec<(&str, u64)> = best.into_vec().into_iter().map(|c| (c.piece, c.score)).collect();
+    let mut out: Vec<(&str, u64)> = best
+        .into_vec()
+        .into_iter()
+        .map(|c| (c.piece, c.score))
+        .collect();
     // Score descending, then text ascending (sentencepiece's `Sorted`) or descending.
     out.sort_unstable_by(|a, b| {
-        let by_text = if tokenizers { b.0.cmp(a.0) } else { a.0.cmp(b.0) };
+        let by_text = if tokenizers {
+            b.0.cmp(a.0)
+        } else {
+            a.0.cmp(b.0)
+        };
         b.1.cmp(&a.1).then(by_text)
     });
     out
@@ -230,7 +279,10 @@ fn char_lcp(text: &str, sa: &[u32], cap: u16) -> Vec<u16> {
         let r = rank[pos] as usize;
         if r > 0 {
             let prev = sa[r - 1] as usize;
-            while pos + h < bytes.len() && prev + h < bytes.len() && bytes[pos + h] == bytes[prev + h] {
+            while pos + h < bytes.len()
+                && prev + h < bytes.len()
+                && bytes[pos + h] == bytes[prev + h]
+            {
                 h += 1;
             }
             lcp[r] = whole_chars(&bytes[pos..pos + h], cap);
@@ -281,7 +333,8 @@ mod tests {
     /// at a sentence end and elsewhere), counted by brute force.
     fn brute_force(sentences: &[(String, u64)], max: usize) -> FxHashMap<String, u64> {
         type Context = std::result::Result<char, (usize, String)>;
-        let mut counts: FxHashMap<String, (u64, std::collections::BTreeSet<Context>)> = FxHashMap::default();
+        let mut counts: FxHashMap<String, (u64, std::collections::BTreeSet<Context>)> =
+            FxHashMap::default();
         for (s, w) in sentences {
             let chars: Vec<char> = s.chars().collect();
             for i in 0..chars.len() {
@@ -295,13 +348,18 @@ mod tests {
         }
         // Internal nodes (two contexts or more), and leaves (one occurrence, at a sentence end)
         // of sentences seen at least twice.
-        counts.into_iter().filter(|(_, (n, ctx))| ctx.len() > 1 || (ctx.iter().all(|c| c.is_err()) && *n >= 2)).map(|(s, (n, _))| (s, n)).collect()
+        counts
+            .into_iter()
+            .filter(|(_, (n, ctx))| ctx.len() > 1 || (ctx.iter().all(|c| c.is_err()) && *n >= 2))
+            .map(|(s, (n, _))| (s, n))
+            .collect()
     }
 
     /// `tokenizers`' nodes by brute force: each sentence once, a sentence end is one symbol (None)
     /// for all sentences; a node has two right contexts or more.
     fn brute_force_tokenizers(sentences: &[(String, u64)], max: usize) -> FxHashMap<String, u64> {
-        let mut counts: FxHashMap<String, (u64, std::collections::BTreeSet<Option<char>>)> = FxHashMap::default();
+        let mut counts: FxHashMap<String, (u64, std::collections::BTreeSet<Option<char>>)> =
+            FxHashMap::default();
         for (s, _) in sentences {
             let chars: Vec<char> = s.chars().collect();
             for i in 0..chars.len() {
@@ -312,19 +370,52 @@ mod tests {
                 }
             }
         }
-        counts.into_iter().filter(|(_, (_, ctx))| ctx.len() > 1).map(|(s, (n, _))| (s, n)).collect()
+        counts
+            .into_iter()
+            .filter(|(_, (_, ctx))| ctx.len() > 1)
+            .map(|(s, (n, _))| (s, n))
+            .collect()
     }
 
     #[test]
     fn tokenizers_substrings_match_brute_force() {
-        let sentences: Vec<(String, u64)> = ["abracadabra", "ab", "cadab", "ébréé ébr", "ﬀéab", "abab", "qz", "wqz"].iter().enumerate().map(|(i, s)| (s.to_string(), i as u64 + 1)).collect();
+        let sentences: Vec<(String, u64)> = [
+            "abracadabra",
+            "ab",
+            "cadab",
+            "ébréé ébr",
+            "ﬀéab",
+            "abab",
+            "qz",
+            "wqz",
+        ]
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (s.to_string(), i as u64 + 1))
+        .collect();
         let text: String = sentences.iter().map(|s| format!("{}\0", s.0)).collect();
         let ends: Vec<usize> = text.match_indices('\0').map(|(i, _)| i + 1).collect();
-        let got = frequent_substrings(&text, &ends, &sentences, Flavor::Tokenizers, 1000, 5, &|_| true);
+        let got = frequent_substrings(
+            &text,
+            &ends,
+            &sentences,
+            Flavor::Tokenizers,
+            1000,
+            5,
+            &|_| true,
+        );
         let expected = brute_force_tokenizers(&sentences, 5);
         // Score descending, then text descending.
-        assert!(got.windows(2).all(|w| w[0].1 > w[1].1 || (w[0].1 == w[1].1 && w[0].0 > w[1].0)));
-        let got: FxHashMap<String, u64> = got.into_iter().map(|(s, score)| { let n = s.chars().count() as u64; (s.to_string(), score / n) }).collect();
+        assert!(got
+            .windows(2)
+            .all(|w| w[0].1 > w[1].1 || (w[0].1 == w[1].1 && w[0].0 > w[1].0)));
+        let got: FxHashMap<String, u64> = got
+            .into_iter()
+            .map(|(s, score)| {
+                let n = s.chars().count() as u64;
+                (s.to_string(), score / n)
+            })
+            .collect();
         assert_eq!(got, expected);
         // "qz" only ever ends a sentence: with distinct ends it is a node, not with one.
         assert!(!got.contains_key("qz"));
@@ -332,12 +423,31 @@ mod tests {
 
     #[test]
     fn substrings_match_brute_force() {
-        let sentences: Vec<(String, u64)> = ["abracadabra", "ab", "cadab", "ébréé ébr", "ﬀéab", "abab"].iter().enumerate().map(|(i, s)| (s.to_string(), i as u64 + 1)).collect();
+        let sentences: Vec<(String, u64)> =
+            ["abracadabra", "ab", "cadab", "ébréé ébr", "ﬀéab", "abab"]
+                .iter()
+                .enumerate()
+                .map(|(i, s)| (s.to_string(), i as u64 + 1))
+                .collect();
         let text: String = sentences.iter().map(|s| format!("{}\0", s.0)).collect();
         let ends: Vec<usize> = text.match_indices('\0').map(|(i, _)| i + 1).collect();
-        let got = frequent_substrings(&text, &ends, &sentences, Flavor::SentencePiece, 1000, 5, &|_| true);
+        let got = frequent_substrings(
+            &text,
+            &ends,
+            &sentences,
+            Flavor::SentencePiece,
+            1000,
+            5,
+            &|_| true,
+        );
         let expected = brute_force(&sentences, 5);
-        let got: FxHashMap<String, u64> = got.into_iter().map(|(s, score)| { let n = s.chars().count() as u64; (s.to_string(), score / n) }).collect();
+        let got: FxHashMap<String, u64> = got
+            .into_iter()
+            .map(|(s, score)| {
+                let n = s.chars().count() as u64;
+                (s.to_string(), score / n)
+            })
+            .collect();
         assert_eq!(got, expected);
     }
 }
