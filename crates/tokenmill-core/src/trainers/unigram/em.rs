@@ -251,36 +251,52 @@ pub fn prune(
     index.pieces.select(kept, |i| index.pieces.scores[i])
 }
 
-/// `tokenizers`' final vocabulary: every required character (with its score, or the lowest
-/// score plus 0.0001 per character already given one when the model lost it), then the pieces
-/// in training order until `size` pieces are there (when the characters alone reach `size`, all
-/// pieces: `tokenizers` checks the size only after adding one), sorted by score, descending and
-/// stable. `tokenizers` visits the characters in hash order; here they go by code point.
+/// Every required character (in the given order) with its score or, when the model lost it,
+/// the lowest score plus 0.0001 per character already given one (sentencepiece's and
+/// `tokenizers`' rule).
+fn required_char_scores(
+    pieces: &PieceList,
+    chars: impl IntoIterator<Item = String>,
+) -> Vec<(String, f64)> {
+    let min_score = pieces.scores.iter().copied().fold(f64::INFINITY, f64::min);
+    let min_score = if min_score.is_finite() {
+        min_score
+    } else {
+        0.0
+    };
+    let scores: rustc_hash::FxHashMap<&str, f64> = pieces.iter().collect();
+    let mut penalty = 0.0;
+    let mut score_of = |c: &str| match scores.get(c) {
+        Some(&s) => s,
+        None => {
+            let s = min_score + penalty;
+            penalty += 0.0001;
+            s
+        }
+    };
+    chars
+        .into_iter()
+        .map(|c| {
+            let score = score_of(&c);
+            (c, score)
+        })
+        .collect()
+}
+
+/// `tokenizers`' final vocabulary: every required character ([`required_char_scores`]), then the
+/// pieces in training order until `size` pieces are there (when the characters alone reach
+/// `size`, all pieces: `tokenizers` checks the size only after adding one), sorted by score,
+/// descending and stable. `tokenizers` visits the characters in hash order; here they go by code
+/// point.
 pub fn finalize_tokenizers(
     pieces: &PieceList,
     required_chars: &[(char, u64)],
     size: usize,
 ) -> Vec<(String, f64)> {
-    let min_score = pieces.scores.iter().copied().fold(f64::INFINITY, f64::min);
-    let scores: rustc_hash::FxHashMap<&str, f64> = pieces.iter().collect();
     let mut chars: Vec<char> = required_chars.iter().map(|r| r.0).collect();
     chars.sort_unstable();
-    let mut taken: rustc_hash::FxHashSet<String> = rustc_hash::FxHashSet::default();
-    let mut out: Vec<(String, f64)> = Vec::with_capacity(size);
-    let mut penalty = 0.0;
-    for c in chars {
-        let c = c.to_string();
-        let score = match scores.get(c.as_str()) {
-            Some(&s) => s,
-            None => {
-                let s = min_score + penalty;
-                penalty += 0.0001;
-                s
-            }
-        };
-        taken.insert(c.clone());
-        out.push((c, score));
-    }
+    let mut out = required_char_scores(pieces, chars.iter().map(|c| c.to_string()));
+    let mut taken: rustc_hash::FxHashSet<String> = out.iter().map(|p| p.0.clone()).collect();
     // The training `<UNK>` piece never makes it into the vocabulary, nor its text.
     taken.insert("<UNK>".into());
     for (piece, score) in pieces.iter() {
@@ -296,38 +312,22 @@ pub fn finalize_tokenizers(
     out
 }
 
-/// The final vocabulary: every required character (with its score, or just above the lowest
-/// score when the model lost it), then the best pieces until `size`, sorted by score then piece.
+/// The final vocabulary: every required character ([`required_char_scores`], by count), then
+/// the best pieces until `size`, sorted by score then piece.
 pub fn finalize(
     pieces: &PieceList,
     required_chars: &[(char, u64)],
     size: usize,
 ) -> Vec<(String, f64)> {
-    let min_score = pieces.scores.iter().copied().fold(f64::INFINITY, f64::min);
-    let min_score = if min_score.is_finite() {
-        min_score
-    } else {
-        0.0
-    };
-    let scores: rustc_hash::FxHashMap<&str, f64> = pieces.iter().collect();
-    let mut chosen: rustc_hash::FxHashMap<String, f64> = rustc_hash::FxHashMap::default();
-    let mut penalty = 0.0;
     let mut required: Vec<(String, u64)> = required_chars
         .iter()
         .map(|&(c, n)| (c.to_string(), n))
         .collect();
     sort_by_count(&mut required);
-    for (c, _) in required {
-        let score = match scores.get(c.as_str()) {
-            Some(&s) => s,
-            None => {
-                let s = min_score + penalty;
-                penalty += 0.0001;
-                s
-            }
-        };
-        chosen.insert(c, score);
-    }
+    let mut chosen: rustc_hash::FxHashMap<String, f64> =
+        required_char_scores(pieces, required.into_iter().map(|r| r.0))
+            .into_iter()
+            .collect();
     let mut by_score = pieces.to_vec();
     sort_by_count(&mut by_score);
     for (p, s) in by_score {

@@ -252,6 +252,16 @@ impl Scratch {
         result
     }
 
+    /// Forward and backward sums for a word of `len` characters, all `empty`, the forward sum at
+    /// the start `start`.
+    fn reset_sums(&mut self, len: usize, empty: f64, start: f64) {
+        for sums in [&mut self.alpha, &mut self.beta] {
+            sums.clear();
+            sums.resize(len + 1, empty);
+        }
+        self.alpha[0] = start;
+    }
+
     /// Adds `count` × the posterior probability of every edge of a word (`len` characters) to
     /// `expected[piece]` (index [`unk_index`] for unknown edges); returns `count` × log P(word).
     pub fn expected_counts(
@@ -263,11 +273,7 @@ impl Scratch {
         expected: &mut [f64],
     ) -> f64 {
         let n = len;
-        self.alpha.clear();
-        self.alpha.resize(n + 1, 0.0);
-        self.beta.clear();
-        self.beta.resize(n + 1, 0.0);
-        self.alpha[0] = 1.0;
+        self.reset_sums(n, 0.0, 1.0);
         // Edges are sorted by start: when an edge is reached, every edge into its start is done.
         for e in edges {
             self.alpha[e.to as usize] += self.alpha[e.from as usize] * index.prob(e);
@@ -300,11 +306,7 @@ impl Scratch {
     ) -> f64 {
         let n = len;
         let neg = f64::NEG_INFINITY;
-        self.alpha.clear();
-        self.alpha.resize(n + 1, neg);
-        self.beta.clear();
-        self.beta.resize(n + 1, neg);
-        self.alpha[0] = 0.0;
+        self.reset_sums(n, neg, 0.0);
         for e in edges {
             let term = self.alpha[e.from as usize] + index.score(e);
             self.alpha[e.to as usize] = log_add(self.alpha[e.to as usize], term);
@@ -344,11 +346,7 @@ impl Scratch {
     ) -> f64 {
         let n = len;
         // NaN marks a position no edge reached yet (the first term initializes the sum).
-        self.alpha.clear();
-        self.alpha.resize(n + 1, f64::NAN);
-        self.beta.clear();
-        self.beta.resize(n + 1, f64::NAN);
-        self.alpha[0] = 0.0;
+        self.reset_sums(n, f64::NAN, 0.0);
         for e in edges {
             let term = index.score(e) + self.alpha[e.from as usize];
             let slot = &mut self.alpha[e.to as usize];

@@ -329,9 +329,17 @@ fn utf8_len(b: u8) -> usize {
 mod tests {
     use super::*;
 
-    /// Every substring of up to `max` chars that occurs in two different right contexts (or
-    /// at a sentence end and elsewhere), counted by brute force.
-    fn brute_force(sentences: &[(String, u64)], max: usize) -> FxHashMap<String, u64> {
+    /// The seed nodes by brute force: every substring of up to `max` chars that occurs in two
+    /// different right contexts. With sentencepiece's rules a sentence end is a context of its
+    /// own (distinct terminators), occurrences count with their sentence's weight, and the
+    /// leaves (one occurrence, at a sentence end) of sentences seen twice count too; with
+    /// `tokenizers`' all ends are one context and each sentence counts once.
+    fn brute_force(
+        sentences: &[(String, u64)],
+        max: usize,
+        flavor: Flavor,
+    ) -> FxHashMap<String, u64> {
+        let tokenizers = flavor == Flavor::Tokenizers;
         type Context = std::result::Result<char, (usize, String)>;
         let mut counts: FxHashMap<String, (u64, std::collections::BTreeSet<Context>)> =
             FxHashMap::default();
@@ -340,39 +348,22 @@ mod tests {
             for i in 0..chars.len() {
                 for j in i + 2..=(i + max).min(chars.len()) {
                     let e = counts.entry(chars[i..j].iter().collect()).or_default();
-                    e.0 += w;
-                    // A sentence end is a unique context (distinct terminators).
-                    e.1.insert(chars.get(j).copied().map(Ok).unwrap_or(Err((i, s.clone()))));
-                }
-            }
-        }
-        // Internal nodes (two contexts or more), and leaves (one occurrence, at a sentence end)
-        // of sentences seen at least twice.
-        counts
-            .into_iter()
-            .filter(|(_, (n, ctx))| ctx.len() > 1 || (ctx.iter().all(|c| c.is_err()) && *n >= 2))
-            .map(|(s, (n, _))| (s, n))
-            .collect()
-    }
-
-    /// `tokenizers`' nodes by brute force: each sentence once, a sentence end is one symbol (None)
-    /// for all sentences; a node has two right contexts or more.
-    fn brute_force_tokenizers(sentences: &[(String, u64)], max: usize) -> FxHashMap<String, u64> {
-        let mut counts: FxHashMap<String, (u64, std::collections::BTreeSet<Option<char>>)> =
-            FxHashMap::default();
-        for (s, _) in sentences {
-            let chars: Vec<char> = s.chars().collect();
-            for i in 0..chars.len() {
-                for j in i + 2..=(i + max).min(chars.len()) {
-                    let e = counts.entry(chars[i..j].iter().collect()).or_default();
-                    e.0 += 1;
-                    e.1.insert(chars.get(j).copied());
+                    e.0 += if tokenizers { 1 } else { *w };
+                    let end = if tokenizers {
+                        (0, String::new())
+                    } else {
+                        (i, s.clone())
+                    };
+                    e.1.insert(chars.get(j).copied().map(Ok).unwrap_or(Err(end)));
                 }
             }
         }
         counts
             .into_iter()
-            .filter(|(_, (_, ctx))| ctx.len() > 1)
+            .filter(|(_, (n, ctx))| {
+                let leaf = !tokenizers && ctx.iter().all(|c| c.is_err()) && *n >= 2;
+                ctx.len() > 1 || leaf
+            })
             .map(|(s, (n, _))| (s, n))
             .collect()
     }
@@ -404,7 +395,7 @@ mod tests {
             5,
             &|_| true,
         );
-        let expected = brute_force_tokenizers(&sentences, 5);
+        let expected = brute_force(&sentences, 5, Flavor::Tokenizers);
         // Score descending, then text descending.
         assert!(got
             .windows(2)
@@ -440,7 +431,7 @@ mod tests {
             5,
             &|_| true,
         );
-        let expected = brute_force(&sentences, 5);
+        let expected = brute_force(&sentences, 5, Flavor::SentencePiece);
         let got: FxHashMap<String, u64> = got
             .into_iter()
             .map(|(s, score)| {
