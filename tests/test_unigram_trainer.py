@@ -1,4 +1,4 @@
-"""UnigramTrainer: vocabulary quality against `tokenizers`' UnigramTrainer and `sentencepiece`
+"""UnigramTrainer: vocabulary quality against `tokenizers`' UnigramTrainer (equal) and `sentencepiece`
 (held-out log-likelihood and bytes per token, each vocabulary scored the same way), determinism,
 the Tokenizer training entry points, special tokens, and bad input."""
 from __future__ import annotations
@@ -87,20 +87,25 @@ def ours(data):
     return train_tokenmill(data[0])
 
 
-def test_vocabulary_quality_matches_sentencepiece(data, ours):
+def test_vocabulary_quality_close_to_sentencepiece(data, ours):
+    """trainers.UnigramTrainer learns tokenizers' vocabulary (see
+    test_unigram_trainer_tokenizers.py), whose algorithm departs from sentencepiece's (seeds
+    counted once per distinct word, its pruning and finalization): on this corpus it gives
+    about 1.5% more tokens than sentencepiece. SentencePieceTrainer keeps sentencepiece's."""
     train, held_out = data
     ll, bpt = quality(ours.get_pieces(), held_out)
     ref_ll, ref_bpt = quality(train_sentencepiece(train), held_out)
-    assert ll >= ref_ll * 1.01, (ll, ref_ll)  # log-likelihoods are negative: at most 1% lower
-    assert bpt >= ref_bpt * 0.99, (bpt, ref_bpt)
+    assert ll >= ref_ll * 1.03, (ll, ref_ll)  # log-likelihoods are negative: at most 3% lower
+    assert bpt >= ref_bpt * 0.97, (bpt, ref_bpt)
 
 
 def test_vocabulary_quality_matches_tokenizers(data, ours):
     train, held_out = data
     ll, bpt = quality(ours.get_pieces(), held_out)
     ref_ll, ref_bpt = quality(train_tokenizers(train), held_out)
-    assert ll >= ref_ll * 1.01, (ll, ref_ll)
-    assert bpt >= ref_bpt * 0.99, (bpt, ref_bpt)
+    # Equal up to the scores of the characters the model lost, which tokenizers hands out in
+    # hash order (lowest score + 0.0001 × k): they move the likelihood in the 7th digit.
+    assert ll == pytest.approx(ref_ll, rel=1e-5) and bpt == pytest.approx(ref_bpt, rel=1e-9)
 
 
 def test_vocabulary_shape(data, ours):
@@ -143,6 +148,13 @@ def test_train_from_files_and_special_tokens(tmp_path, data):
     assert encoding.tokens[-1] == "<s>"
 
 
+def test_empty_corpus_gives_an_empty_vocabulary_as_tokenizers():
+    for lib_tokenizer, lib_trainers, lib_models in [(tokenmill.Tokenizer, trainers, tokenmill.models), (tokenizers.Tokenizer, tk_trainers, tk_models)]:
+        tok = lib_tokenizer(lib_models.Unigram())
+        tok.train_from_iterator([], lib_trainers.UnigramTrainer(vocab_size=10, show_progress=False))
+        assert tok.get_vocab_size() == 0
+
+
 def test_unk_token_outside_special_tokens_gets_id_zero():
     tok = tokenmill.Tokenizer(Unigram())
     tok.pre_tokenizer = pre_tokenizers.Metaspace()
@@ -167,9 +179,8 @@ def test_trainer_options_and_pickle():
 def test_bad_training_input_raises():
     tok = tokenmill.Tokenizer(Unigram())
     tok.pre_tokenizer = pre_tokenizers.Metaspace()
-    with pytest.raises(Exception, match="too small"):
+    # tokenizers' check and message
+    with pytest.raises(Exception, match="^The vocabulary is not large enough to contain all chars$"):
         tok.train_from_iterator(["abcdefghijklmnopqrstuvwxyz"] * 3, trainers.UnigramTrainer(vocab_size=10, show_progress=False))
-    with pytest.raises(Exception, match="empty"):
-        tok.train_from_iterator([], trainers.UnigramTrainer(vocab_size=10, show_progress=False))
     with pytest.raises(Exception, match="shrinking_factor"):
         tok.train_from_iterator(["abc abd"], trainers.UnigramTrainer(vocab_size=100, shrinking_factor=1.5, show_progress=False))

@@ -98,7 +98,8 @@ class WordLevelTrainer(Trainer):
     def special_tokens(self, value: Iterable[Union[str, AddedToken]]) -> None: ...
 
 class UnigramTrainer(Trainer):
-    """Trainer of a Unigram model (tokenizers' options; SentencePiece's algorithm; deterministic)."""
+    """Trainer of a Unigram model: tokenizers' options and vocabulary (its port of SentencePiece's
+    algorithm), deterministic; trains only a Unigram model."""
     def __init__(
         self,
         vocab_size: int = 8000,

@@ -237,9 +237,12 @@ impl PyUnigram {
     fn _resize_cache(_self_: PyRef<'_, Self>, _capacity: usize) {}
 }
 
-/// Trainer capable of training a Unigram model, as `tokenizers.trainers.UnigramTrainer`,
-/// following SentencePiece's algorithm (suffix-array seeds, EM with digamma updates, pruning by
-/// likelihood loss).
+/// Trainer capable of training a Unigram model: `tokenizers.trainers.UnigramTrainer`, whose
+/// vocabulary it learns (the same pieces, the same scores to ~1e-10; SentencePiece's algorithm
+/// as `tokenizers` ports it: suffix-array seeds counted once per distinct word, EM with digamma
+/// updates, pruning by likelihood loss, its finalization). `SentencePieceTrainer` keeps
+/// sentencepiece's own variant. It trains only a Unigram model, and, as `tokenizers`, the
+/// trained model has `byte_fallback` off.
 ///
 /// Args:
 ///     vocab_size (int): the size of the final vocabulary, special tokens included.
@@ -252,8 +255,11 @@ impl PyUnigram {
 ///     n_sub_iterations (int): EM iterations between pruning steps.
 ///     seed_size (int): how many frequent substrings seed the vocabulary.
 ///
-/// Deterministic: the same corpus and options give the same vocabulary on any number of threads
-/// (ties go to the lexicographically smaller piece).
+/// Deterministic: the same corpus and options give the same vocabulary on any number of threads.
+/// `tokenizers` is not quite: its scores vary in the last bits from run to run (it adds expected
+/// counts in hash order), and the characters the model lost get `lowest score + 0.0001 × k` in
+/// hash order; here k follows code point order, and equal scores keep the characters first (by
+/// code point), then the training order.
 #[pyclass(extends = PyTrainer, module = "tokenmill.trainers", name = "UnigramTrainer")]
 pub struct PyUnigramTrainer {}
 

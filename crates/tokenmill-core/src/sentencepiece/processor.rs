@@ -425,38 +425,33 @@ impl Processor {
     /// `ParallelEncode`), with exactly `encode_full`'s result. The normalized text is cut
     /// into chunks of at least `chunk_bytes` at word starts that no piece of the model
     /// crosses (a BPE vocabulary whose words are independent, see
-    /// [`Vocab::words_are_independent`]), and the chunks are segmented in parallel on the
-    /// global pool. Other models are segmented on this thread: Unigram sums path scores in
-    /// f32 along the whole text, so a chunk's segmentation can depend on the score reached
+    /// [`Vocab::words_are_independent`]), and the chunks are segmented in parallel on
+    /// tokenmill's fork-safe pool (`utils::parallel`). Other models are segmented on this
+    /// thread: Unigram sums path scores in f32 along the whole text, so a chunk's segmentation can depend on the score reached
     /// before it (sentencepiece's own chunked result can then differ from its `Encode`);
     /// char and word models are cheap. Sampling is not supported here (as in sentencepiece).
     pub fn encode_full_chunked(&self, text: &str, chunk_bytes: usize, parallel: bool) -> Result<EncodedText> {
-        use rayon::prelude::*;
         let normalized = self.normalizer.normalize(text);
         if !(parallel && self.kind == ModelType::Bpe && self.vocab.words_are_independent) {
             let spans = self.segment(&normalized.text, &EncodeOptions::default(), &mut || 1.0)?;
             return self.populate(text, &normalized, &spans);
         }
         let chunks = chunk_at_word_starts(normalized.text.as_bytes(), chunk_bytes.max(1));
-        let encoded: Vec<Vec<Span>> = chunks
-            .par_iter()
-            .map(|&(start, end)| {
-                let mut spans = Vec::new();
-                model::encode_bpe_words(&self.vocab, &normalized.text[start..end], self.cache_id, &mut Vec::new(), &mut spans);
-                spans.iter_mut().for_each(|s| {
-                    s.start += start;
-                    s.end += start;
-                });
-                spans
-            })
-            .collect();
+        let encoded: Vec<Vec<Span>> = crate::utils::parallel::map_ref_collect(&chunks, |&(start, end)| {
+            let mut spans = Vec::new();
+            model::encode_bpe_words(&self.vocab, &normalized.text[start..end], self.cache_id, &mut Vec::new(), &mut spans);
+            spans.iter_mut().for_each(|s| {
+                s.start += start;
+                s.end += start;
+            });
+            spans
+        });
         self.populate(text, &normalized, &encoded.concat())
     }
 
     /// The ids of [`Processor::encode_full_chunked`] (`encode_ids`' result, without options):
     /// the text-only normalization and the id writer of the ids path, chunk by chunk.
     pub fn encode_ids_chunked(&self, text: &str, chunk_bytes: usize, parallel: bool) -> Result<Vec<u32>> {
-        use rayon::prelude::*;
         if !(parallel && self.kind == ModelType::Bpe && self.vocab.words_are_independent) {
             return self.encode_ids(text, &EncodeOptions::default(), None);
         }
@@ -464,16 +459,13 @@ impl Processor {
         self.normalizer.normalize_into(text, &mut bytes);
         let normalized = String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
         let chunks = chunk_at_word_starts(normalized.as_bytes(), chunk_bytes.max(1));
-        let ids: Vec<Vec<u32>> = chunks
-            .par_iter()
-            .map(|&(start, end)| {
-                let chunk = &normalized[start..end];
-                let (mut spans, mut ids) = (Vec::new(), Vec::new());
-                model::encode_bpe_words(&self.vocab, chunk, self.cache_id, &mut Vec::new(), &mut spans);
-                self.ids_of(chunk, &spans, &mut ids);
-                ids
-            })
-            .collect();
+        let ids: Vec<Vec<u32>> = crate::utils::parallel::map_ref_collect(&chunks, |&(start, end)| {
+            let chunk = &normalized[start..end];
+            let (mut spans, mut ids) = (Vec::new(), Vec::new());
+            model::encode_bpe_words(&self.vocab, chunk, self.cache_id, &mut Vec::new(), &mut spans);
+            self.ids_of(chunk, &spans, &mut ids);
+            ids
+        });
         Ok(ids.concat())
     }
 

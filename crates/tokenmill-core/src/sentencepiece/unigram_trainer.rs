@@ -17,11 +17,12 @@ use rustc_hash::FxHashMap;
 
 use super::proto::TrainerSpec;
 use crate::error::Result;
-use crate::trainers::unigram::{train_pieces, PieceRules, UnigramConfig};
+use crate::trainers::unigram::{train_pieces, Flavor, PieceRules, UnigramConfig};
 
 /// The learned pieces (meta pieces excluded) with their scores, best first.
 pub(super) fn train_unigram(spec: &TrainerSpec, words: Vec<(String, u64)>, num_meta_pieces: usize, boundary: char) -> Result<Vec<(String, f32)>> {
     let config = UnigramConfig {
+        flavor: Flavor::SentencePiece,
         vocab_size: spec.vocab_size().max(0) as usize,
         num_meta_pieces,
         n_sub_iterations: spec.num_sub_iterations().max(0) as usize,

@@ -224,8 +224,9 @@ impl Trainer for TrainerWrapper {
                 Ok(t.special_tokens.clone())
             }
             (TrainerWrapper::UnigramTrainer(t), ModelWrapper::Unigram(unigram)) => {
-                // As `tokenizers`: the trained model keeps the model's byte_fallback.
-                *unigram = t.train_model(unigram.byte_fallback())?;
+                // As `tokenizers` (0.23): byte_fallback ends off (it builds the result from its
+                // training model, which never has it).
+                *unigram = t.train_model(false)?;
                 Ok(t.special_tokens.clone())
             }
             (_, other) => Err(self.mismatch(other.kind())),

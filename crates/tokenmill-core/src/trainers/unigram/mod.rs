@@ -1,14 +1,31 @@
-//! Unigram training, following SentencePiece's algorithm (unigram_model_trainer.cc and
-//! trainer_interface.cc):
+//! Unigram training: one engine ([`train_pieces`]) with two sets of rules ([`Flavor`]), the
+//! ones of SentencePiece (unigram_model_trainer.cc, trainer_interface.cc) and the ones of
+//! `tokenizers` (models/unigram/trainer.rs, itself a port of SentencePiece's with differences).
+//! The steps:
 //! 1. required characters: the most frequent characters covering `character_coverage` of the
-//!    corpus (all of them at 1.0) plus `initial_alphabet`; rarer characters become U+2585 (▅,
-//!    sentencepiece's unknown character), which no piece may contain;
-//! 2. seed pieces: every character plus the `seed_size` most frequent substrings (suffix
-//!    array, [`seeds`]);
+//!    corpus (all of them at 1.0) plus `initial_alphabet`; with sentencepiece's rules, rarer
+//!    characters become U+2585 (▅, sentencepiece's unknown character), which no piece may
+//!    contain;
+//! 2. seed pieces: every character plus the most frequent substrings (suffix array, [`seeds`]);
 //! 3. EM ([`em`]): `n_sub_iterations` E/M steps, then pruning by likelihood loss down to
 //!    `shrinking_factor` × size, until at most 1.1 × `vocab_size` pieces remain;
-//! 4. the final vocabulary: required characters, then the best pieces, `vocab_size` minus the
-//!    meta/special pieces in all, sorted by score (ties: piece text).
+//! 4. the final vocabulary: the required characters and the best pieces, `vocab_size` minus the
+//!    meta/special pieces in all.
+//!
+//! Where `tokenizers` differs from SentencePiece ([`Flavor::Tokenizers`], used by
+//! `trainers.UnigramTrainer`):
+//! * every character of the corpus is required (no coverage, ▅ and NUL are ordinary characters;
+//!   NUL never enters a piece) and the alphabet may not outnumber `vocab_size`;
+//! * seeds: a substring counts once per distinct word (not per occurrence in the running text),
+//!   sentence ends are one shared boundary symbol, characters tie by code point descending and
+//!   substrings by text descending, and `seed_size` counts the characters too;
+//! * the EM loop counts the trainer's own `<UNK>` piece among the pieces, pruning keeps
+//!   characters that no Viterbi path uses and pieces used in a Viterbi path even when they are
+//!   not their own best segmentation, its loss normalizes with the number of *pieces* where
+//!   SentencePiece uses the length of the alternative segmentation, and its unknown piece's
+//!   Viterbi frequency counts in the total;
+//! * the final pieces are taken in training order (kept pieces, then pruning candidates by
+//!   loss), not by score, then sorted by score (stable).
 //!
 //! [`train_pieces`] is the engine (sentences with counts in, `(piece, score)` out) shared by
 //! `trainers.UnigramTrainer` ([`UnigramTrainer`]) and `SentencePieceTrainer`, which configures
@@ -16,8 +33,11 @@
 //!
 //! Determinism: sentences and words are processed in a fixed order (count descending, then
 //! text), parallel sums are split into a fixed number of parts and added in order, and every
-//! sort breaks ties by text — the same corpus and options give the same vocabulary on any
-//! number of threads.
+//! sort breaks ties by a fixed rule — the same corpus and options give the same vocabulary on
+//! any number of threads. (`tokenizers` itself sums expected counts in hash-map order split by
+//! the number of threads, so its scores vary in the last bits from run to run, and it orders its
+//! required characters by hash: equal-scored characters, and the scores it gives characters the
+//! model lost, vary from run to run. Here those characters go by code point.)
 pub mod em;
 pub mod pieces;
 pub mod seeds;
@@ -66,9 +86,19 @@ impl Default for PieceRules {
     }
 }
 
+/// Whose rules [`train_pieces`] follows where SentencePiece and `tokenizers` differ (see the
+/// module docs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Flavor {
+    #[default]
+    SentencePiece,
+    Tokenizers,
+}
+
 /// Options of [`train_pieces`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct UnigramConfig {
+    pub flavor: Flavor,
     /// Size of the whole vocabulary, meta pieces included.
     pub vocab_size: usize,
     /// Pieces the caller adds itself (special tokens, `<unk>`, `<s>`, ...): the trainer returns
@@ -91,6 +121,7 @@ pub struct UnigramConfig {
 impl Default for UnigramConfig {
     fn default() -> Self {
         UnigramConfig {
+            flavor: Flavor::SentencePiece,
             vocab_size: 8000,
             num_meta_pieces: 0,
             n_sub_iterations: 2,
@@ -120,7 +151,10 @@ impl UnigramConfig {
     /// Whether `piece` may be a piece (see [`PieceRules`]).
     pub fn is_valid_piece(&self, piece: &str) -> bool {
         let n = piece.chars().count();
-        if n == 0 || n > self.max_piece_length || piece.contains(UNK_CHAR) {
+        if n == 0
+            || n > self.max_piece_length
+            || (self.flavor == Flavor::SentencePiece && piece.contains(UNK_CHAR))
+        {
             return false;
         }
         match &self.rules {
@@ -145,10 +179,12 @@ impl PieceRules {
             }
             if c == WHITESPACE {
                 if !self.allow_whitespace_only_pieces || !all_whitespace {
+                    // Split by whitespace: ▁ only at the piece's edge; otherwise, not at the
+                    // opposite edge of a longer piece.
                     let bad = if self.treat_whitespace_as_suffix {
-                        (self.split_by_whitespace && pos < last) || (!self.split_by_whitespace && pos < last && pos == 0)
+                        pos < last && (self.split_by_whitespace || pos == 0)
                     } else {
-                        (self.split_by_whitespace && pos > 0) || (!self.split_by_whitespace && pos > 0 && pos == last)
+                        pos > 0 && (self.split_by_whitespace || pos == last)
                     };
                     if bad {
                         return false;
@@ -169,7 +205,8 @@ impl PieceRules {
             if self.split_digits && is_digit && chars.len() > 1 {
                 return false;
             }
-            if self.split_by_unicode_script && script.is_some() && prev.is_some() && prev != script {
+            if self.split_by_unicode_script && script.is_some() && prev.is_some() && prev != script
+            {
                 return false;
             }
             prev = script;
@@ -178,13 +215,13 @@ impl PieceRules {
     }
 }
 
-/// The required characters (see the module docs), sorted by count then code point, and
-/// whether every character is covered.
+/// The required characters (see the module docs), sorted by count then code point.
 fn required_chars(sentences: &[(String, u64)], config: &UnigramConfig) -> Vec<(char, u64)> {
+    let tokenizers = config.flavor == Flavor::Tokenizers;
     let mut counts: FxHashMap<char, u64> = FxHashMap::default();
     for (s, n) in sentences {
         for c in s.chars() {
-            if c != '\0' && c != UNK_CHAR {
+            if tokenizers || (c != '\0' && c != UNK_CHAR) {
                 *counts.entry(c).or_insert(0) += n;
             }
         }
@@ -195,7 +232,10 @@ fn required_chars(sentences: &[(String, u64)], config: &UnigramConfig) -> Vec<(c
     let mut required = vec![];
     let mut accumulated = 0u64;
     for (c, n) in sorted {
-        if config.character_coverage < 1.0 && total > 0 && accumulated as f64 / total as f64 >= config.character_coverage {
+        if config.character_coverage < 1.0
+            && total > 0
+            && accumulated as f64 / total as f64 >= config.character_coverage
+        {
             break;
         }
         accumulated += n;
@@ -212,76 +252,144 @@ fn required_chars(sentences: &[(String, u64)], config: &UnigramConfig) -> Vec<(c
 /// Replaces the characters that are not required by [`UNK_CHAR`] (only when some are not).
 fn mask_rare_chars(sentences: Vec<(String, u64)>, required: &[(char, u64)]) -> Vec<(String, u64)> {
     let keep: rustc_hash::FxHashSet<char> = required.iter().map(|r| r.0).collect();
-    let all_kept = sentences.iter().all(|(s, _)| s.chars().all(|c| keep.contains(&c) || c == UNK_CHAR));
+    let all_kept = sentences
+        .iter()
+        .all(|(s, _)| s.chars().all(|c| keep.contains(&c) || c == UNK_CHAR));
     if all_kept {
         return sentences;
     }
-    sentences.into_iter().map(|(s, n)| (s.chars().map(|c| if keep.contains(&c) { c } else { UNK_CHAR }).collect(), n)).collect()
+    sentences
+        .into_iter()
+        .map(|(s, n)| {
+            (
+                s.chars()
+                    .map(|c| if keep.contains(&c) { c } else { UNK_CHAR })
+                    .collect(),
+                n,
+            )
+        })
+        .collect()
 }
 
 /// Trains Unigram pieces on words with counts: they seed the pieces (suffix array) and EM runs
 /// on them. Callers split their text into words first: a piece never crosses a word, so the
 /// seeds' frequencies are those of the running text (see [`seeds`]).
 pub fn train_pieces(config: &UnigramConfig, words: Vec<(String, u64)>) -> Result<TrainedPieces> {
-    let mut sentences: Vec<(String, u64)> = words.into_iter().filter(|s| !s.0.is_empty() && s.1 > 0).collect();
+    let mut sentences: Vec<(String, u64)> = words
+        .into_iter()
+        .filter(|s| !s.0.is_empty() && s.1 > 0)
+        .collect();
     if sentences.is_empty() {
-        return Err(Error::InvalidArgument("Unigram training: the corpus is empty".into()));
+        if config.flavor == Flavor::Tokenizers {
+            // `tokenizers` trains an empty vocabulary (its unk token and special tokens only).
+            return Ok(TrainedPieces {
+                pieces: vec![],
+                required_chars: vec![],
+                log_likelihood: 0.0,
+            });
+        }
+        return Err(Error::InvalidArgument(
+            "Unigram training: the corpus is empty".into(),
+        ));
     }
     if !(config.shrinking_factor > 0.0 && config.shrinking_factor < 1.0) {
-        return Err(Error::InvalidArgument(format!("Unigram training: shrinking_factor must be in (0, 1), got {}", config.shrinking_factor)));
+        return Err(Error::InvalidArgument(format!(
+            "Unigram training: shrinking_factor must be in (0, 1), got {}",
+            config.shrinking_factor
+        )));
     }
     if config.max_piece_length == 0 {
-        return Err(Error::InvalidArgument("Unigram training: max_piece_length must be at least 1".into()));
+        return Err(Error::InvalidArgument(
+            "Unigram training: max_piece_length must be at least 1".into(),
+        ));
     }
     seeds::sort_by_count(&mut sentences);
     let required = required_chars(&sentences, config);
     let size = config.vocab_size.saturating_sub(config.num_meta_pieces);
-    if required.len() > size || size == 0 {
+    let tokenizers = config.flavor == Flavor::Tokenizers;
+    if tokenizers && required.len() > config.vocab_size {
+        // `tokenizers`' check (against the whole size) and message.
+        return Err(Error::InvalidArgument(
+            "The vocabulary is not large enough to contain all chars".into(),
+        ));
+    }
+    if !tokenizers && (required.len() > size || size == 0) {
         return Err(Error::InvalidArgument(format!(
             "Unigram training: the vocabulary is too small for the alphabet: vocab_size {} holds {} pieces besides {} special/meta pieces, but the corpus needs {} characters",
             config.vocab_size, size, config.num_meta_pieces, required.len()
         )));
     }
-    let sentences = mask_rare_chars(sentences, &required);
+    let sentences = if tokenizers {
+        sentences
+    } else {
+        mask_rare_chars(sentences, &required)
+    };
 
-    let progress = Progress::new(config.show_progress, sentences.len() as u64, "Suffix array seeds");
+    let progress = Progress::new(
+        config.show_progress,
+        sentences.len() as u64,
+        "Suffix array seeds",
+    );
     let is_valid = |p: &str| config.is_valid_piece(p);
-    let pieces = seeds::seed_pieces(&sentences, config.seed_size, config.max_piece_length, &is_valid);
+    let pieces = seeds::seed_pieces(
+        &sentences,
+        config.flavor,
+        config.seed_size,
+        config.max_piece_length,
+        &is_valid,
+    );
     progress.finish();
 
     // Masking rare characters can make two words equal; EM sums their counts.
-    let words = merge_equal_words(sentences);
+    let words = if tokenizers {
+        sentences
+    } else {
+        merge_equal_words(sentences)
+    };
 
     let desired = config.vocab_size * 11 / 10;
-    let expected_rounds = ((desired as f64).ln() - (pieces.len().max(1) as f64).ln()) / config.shrinking_factor.ln();
+    // `tokenizers` counts its training `<UNK>` piece among the pieces.
+    let extra = usize::from(tokenizers);
+    let expected_rounds =
+        ((desired as f64).ln() - (pieces.len().max(1) as f64).ln()) / config.shrinking_factor.ln();
     let steps = (expected_rounds.max(0.0) as u64 + 1) * config.n_sub_iterations as u64;
     let progress = Progress::new(config.show_progress, steps, "EM training");
     let mut index = PieceIndex::new(pieces)?;
     let mut log_likelihood = 0.0;
     loop {
         for _ in 0..config.n_sub_iterations {
-            let (expected, ll) = em::e_step(&index, &words);
+            let (expected, ll) = em::e_step(&index, &words, config.flavor);
             log_likelihood = ll;
             em::m_step(&mut index, &expected);
             progress.inc(1);
         }
         let live = index.num_alive();
-        if live <= desired {
+        if live + extra <= desired {
             break;
         }
-        let pruned = em::prune(&index, &words, config.shrinking_factor, desired);
+        let pruned = em::prune(&index, &words, config, desired);
         if pruned.len() >= live {
-            break; // nothing left to prune (tiny corpora)
+            // Nothing left to prune (tiny corpora; `tokenizers` would loop for ever).
+            break;
         }
         // The next round's trie is built over the survivors only.
         drop(index);
         index = PieceIndex::new(pruned)?;
     }
     progress.finish();
-    let live: Vec<usize> = (0..index.pieces.len()).filter(|&i| index.alive[i]).collect();
+    let live: Vec<usize> = (0..index.pieces.len())
+        .filter(|&i| index.alive[i])
+        .collect();
     let pieces = index.pieces.select(live, |i| index.pieces.scores[i]);
-    let pieces = em::finalize(&pieces, &required, size);
-    Ok(TrainedPieces { pieces, required_chars: required, log_likelihood })
+    let pieces = match config.flavor {
+        Flavor::SentencePiece => em::finalize(&pieces, &required, size),
+        Flavor::Tokenizers => em::finalize_tokenizers(&pieces, &required, size),
+    };
+    Ok(TrainedPieces {
+        pieces,
+        required_chars: required,
+        log_likelihood,
+    })
 }
 
 /// Words with counts, equal words merged, in a fixed order (count descending, then text).
@@ -356,19 +464,20 @@ impl UnigramTrainer {
         }
     }
 
-    /// Trains on the fed words; returns the model (special tokens first, then the pieces).
+    /// Trains on the fed words with `tokenizers`' rules ([`Flavor::Tokenizers`]); returns the
+    /// model: the unk token when it is not a special token, the special tokens, then the pieces
+    /// (`vocab_size` entries in all unless the alphabet alone needs more). As `tokenizers`, the
+    /// special tokens are not checked against the pieces: one that is also a learned piece is
+    /// in the vocabulary twice (its text maps to the later id).
     pub fn train_model(&self, byte_fallback: bool) -> Result<Unigram> {
         let (unk_id, add_unk) = self.unk_placement();
         let mut specials: Vec<(String, f64)> = vec![];
         if add_unk {
             specials.push((self.unk_token.clone().unwrap_or_default(), 0.0));
         }
-        for t in &self.special_tokens {
-            if !specials.iter().any(|s| s.0 == t.content) {
-                specials.push((t.content.clone(), 0.0));
-            }
-        }
+        specials.extend(self.special_tokens.iter().map(|t| (t.content.clone(), 0.0)));
         let config = UnigramConfig {
+            flavor: Flavor::Tokenizers,
             vocab_size: self.vocab_size as usize,
             num_meta_pieces: specials.len(),
             n_sub_iterations: self.n_sub_iterations as usize,
@@ -380,11 +489,10 @@ impl UnigramTrainer {
             rules: None,
             show_progress: self.show_progress,
         };
-        let sentences: Vec<(String, u64)> = self.words.iter().map(|(w, &n)| (w.clone(), n)).collect();
+        let sentences: Vec<(String, u64)> =
+            self.words.iter().map(|(w, &n)| (w.clone(), n)).collect();
         let trained = train_pieces(&config, sentences)?;
-        let taken: rustc_hash::FxHashSet<&str> = specials.iter().map(|s| s.0.as_str()).collect();
-        let pieces: Vec<(String, f64)> = trained.pieces.iter().filter(|p| !taken.contains(p.0.as_str())).cloned().collect();
-        let vocab: Vec<(String, f64)> = specials.into_iter().chain(pieces).collect();
+        let vocab: Vec<(String, f64)> = specials.into_iter().chain(trained.pieces).collect();
         Unigram::from(vocab, unk_id, byte_fallback)
     }
 }
@@ -397,32 +505,64 @@ mod tests {
     #[test]
     fn trains_a_small_vocabulary_deterministically() {
         let text = "the quick brown fox jumps over the lazy dog and the quick cat sleeps under the warm sun while the dog barks";
-        let mut trainer = UnigramTrainer { vocab_size: 40, show_progress: false, unk_token: Some("<unk>".into()), ..Default::default() };
-        trainer.feed_with((0..50).map(|_| Ok(text)), |s, emit| {
-            s.split(' ').for_each(emit);
-            Ok(())
-        }).unwrap();
+        let mut trainer = UnigramTrainer {
+            vocab_size: 40,
+            show_progress: false,
+            unk_token: Some("<unk>".into()),
+            ..Default::default()
+        };
+        trainer
+            .feed_with((0..50).map(|_| Ok(text)), |s, emit| {
+                s.split(' ').for_each(emit);
+                Ok(())
+            })
+            .unwrap();
         let a = trainer.train_model(false).unwrap();
         let b = trainer.train_model(false).unwrap();
         assert_eq!(a, b);
         assert!(a.get_vocab_size() <= 40 && a.get_vocab_size() > 20);
         assert_eq!(a.id_to_token(0).as_deref(), Some("<unk>"));
-        assert!(a.token_to_id("the").is_some());
-        assert_eq!(a.tokenize("the").unwrap().len(), 1);
+        // As `tokenizers` (each distinct word counts once in the seeds): 31 entries, no "the".
+        assert_eq!(a.get_vocab_size(), 31);
+        assert!(text
+            .chars()
+            .filter(|&c| c != ' ')
+            .all(|c| a.token_to_id(&c.to_string()).is_some()));
+        assert!(!a.tokenize("the").unwrap().is_empty());
     }
 
     #[test]
     fn vocabulary_too_small_is_an_error() {
-        let mut trainer = UnigramTrainer { vocab_size: 3, show_progress: false, ..Default::default() };
+        let mut trainer = UnigramTrainer {
+            vocab_size: 3,
+            show_progress: false,
+            ..Default::default()
+        };
         trainer.words.insert("abcdef".into(), 3);
-        assert!(matches!(trainer.train_model(false), Err(Error::InvalidArgument(_))));
-        let empty = UnigramTrainer { show_progress: false, ..Default::default() };
-        assert!(empty.train_model(false).is_err());
+        assert!(matches!(
+            trainer.train_model(false),
+            Err(Error::InvalidArgument(_))
+        ));
+        // As `tokenizers`: no words, an empty vocabulary (here the unk token alone).
+        let empty = UnigramTrainer {
+            show_progress: false,
+            unk_token: Some("<unk>".into()),
+            ..Default::default()
+        };
+        assert_eq!(empty.train_model(false).unwrap().get_vocab_size(), 1);
+        let config = UnigramConfig {
+            vocab_size: 10,
+            ..Default::default()
+        };
+        assert!(train_pieces(&config, vec![]).is_err()); // sentencepiece's rules: an error
     }
 
     #[test]
     fn sentencepiece_rules() {
-        let config = UnigramConfig { rules: Some(PieceRules::default()), ..Default::default() };
+        let config = UnigramConfig {
+            rules: Some(PieceRules::default()),
+            ..Default::default()
+        };
         assert!(config.is_valid_piece("▁the"));
         assert!(!config.is_valid_piece("the▁"));
         assert!(!config.is_valid_piece("ab1"));

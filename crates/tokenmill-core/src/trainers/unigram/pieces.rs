@@ -23,7 +23,11 @@ pub struct PieceList {
 
 impl PieceList {
     pub fn with_capacity(pieces: usize, bytes: usize) -> Self {
-        PieceList { text: String::with_capacity(bytes), ends: Vec::with_capacity(pieces), scores: Vec::with_capacity(pieces) }
+        PieceList {
+            text: String::with_capacity(bytes),
+            ends: Vec::with_capacity(pieces),
+            scores: Vec::with_capacity(pieces),
+        }
     }
 
     pub fn push(&mut self, piece: &str, score: f64) {
@@ -50,7 +54,11 @@ impl PieceList {
     }
 
     /// The pieces at `indices`, in that order, with scores from `score(index)`.
-    pub fn select(&self, indices: impl IntoIterator<Item = usize>, score: impl Fn(usize) -> f64) -> PieceList {
+    pub fn select(
+        &self,
+        indices: impl IntoIterator<Item = usize>,
+        score: impl Fn(usize) -> f64,
+    ) -> PieceList {
         let mut out = PieceList::default();
         for i in indices {
             out.push(self.get(i), score(i));
@@ -95,13 +103,28 @@ pub fn unk_index(index: &PieceIndex) -> u32 {
 impl PieceIndex {
     /// Builds the trie; pieces holding a NUL byte (which the trie cannot store) never match.
     pub fn new(pieces: PieceList) -> Result<Self> {
-        let mut keys: Vec<(&[u8], u32)> = pieces.iter().enumerate().map(|(i, (p, _))| (p.as_bytes(), i as u32)).filter(|(k, _)| !k.is_empty() && !k.contains(&0)).collect();
+        let mut keys: Vec<(&[u8], u32)> = pieces
+            .iter()
+            .enumerate()
+            .map(|(i, (p, _))| (p.as_bytes(), i as u32))
+            .filter(|(k, _)| !k.is_empty() && !k.contains(&0))
+            .collect();
         keys.sort_unstable();
         keys.dedup_by(|a, b| a.0 == b.0);
-        let trie = if keys.is_empty() { None } else { Some(DoubleArray::build(&keys)?) };
+        let trie = if keys.is_empty() {
+            None
+        } else {
+            Some(DoubleArray::build(&keys)?)
+        };
         drop(keys);
         let alive = vec![true; pieces.len()];
-        let mut index = PieceIndex { pieces, alive, trie, probs: vec![], unk_score: 0.0 };
+        let mut index = PieceIndex {
+            pieces,
+            alive,
+            trie,
+            probs: vec![],
+            unk_score: 0.0,
+        };
         index.refresh();
         Ok(index)
     }
@@ -109,9 +132,19 @@ impl PieceIndex {
     /// Recomputes the probabilities and the unknown score after scores or `alive` changed.
     pub fn refresh(&mut self) {
         let scores = &self.pieces.scores;
-        self.probs = scores.iter().zip(&self.alive).map(|(&s, &a)| if a { s.exp() } else { 0.0 }).collect();
-        let min = scores.iter().zip(&self.alive).filter(|p| *p.1).map(|p| *p.0).fold(f64::INFINITY, f64::min);
-        self.unk_score = if min.is_finite() { min } else { 0.0 } - crate::models::unigram::UNK_PENALTY;
+        self.probs = scores
+            .iter()
+            .zip(&self.alive)
+            .map(|(&s, &a)| if a { s.exp() } else { 0.0 })
+            .collect();
+        let min = scores
+            .iter()
+            .zip(&self.alive)
+            .filter(|p| *p.1)
+            .map(|p| *p.0)
+            .fold(f64::INFINITY, f64::min);
+        self.unk_score =
+            if min.is_finite() { min } else { 0.0 } - crate::models::unigram::UNK_PENALTY;
     }
 
     pub fn num_alive(&self) -> usize {
@@ -151,7 +184,12 @@ const NO_EDGE: u32 = u32::MAX;
 /// Appends to `edges` every live piece occurring in `word`, plus an unknown edge at each
 /// position no single-character piece covers; returns the word's length in characters.
 /// `starts` is scratch space.
-pub fn find_edges(index: &PieceIndex, word: &str, starts: &mut Vec<usize>, edges: &mut Vec<Edge>) -> usize {
+pub fn find_edges(
+    index: &PieceIndex,
+    word: &str,
+    starts: &mut Vec<usize>,
+    edges: &mut Vec<Edge>,
+) -> usize {
     starts.clear();
     starts.extend(word.char_indices().map(|(i, _)| i));
     starts.push(word.len());
@@ -169,12 +207,20 @@ pub fn find_edges(index: &PieceIndex, word: &str, starts: &mut Vec<usize>, edges
                 if !index.alive[piece as usize] {
                     return;
                 }
-                edges.push(Edge { from: pos as u32, to: (pos + chars) as u32, piece });
+                edges.push(Edge {
+                    from: pos as u32,
+                    to: (pos + chars) as u32,
+                    piece,
+                });
                 has_single |= chars == 1;
             });
         }
         if !has_single {
-            edges.push(Edge { from: pos as u32, to: pos as u32 + 1, piece: unk_index(index) });
+            edges.push(Edge {
+                from: pos as u32,
+                to: pos as u32 + 1,
+                piece: unk_index(index),
+            });
         }
     }
     len
@@ -192,7 +238,12 @@ pub struct Scratch {
 
 impl Scratch {
     /// Finds the edges of `word` into [`Scratch::edges`] and runs `then` on them with the length.
-    pub fn with_edges<R>(&mut self, index: &PieceIndex, word: &str, then: impl FnOnce(&mut Scratch, &[Edge], usize) -> R) -> R {
+    pub fn with_edges<R>(
+        &mut self,
+        index: &PieceIndex,
+        word: &str,
+        then: impl FnOnce(&mut Scratch, &[Edge], usize) -> R,
+    ) -> R {
         let mut edges = std::mem::take(&mut self.edges);
         edges.clear();
         let len = find_edges(index, word, &mut self.starts, &mut edges);
@@ -201,22 +252,35 @@ impl Scratch {
         result
     }
 
+    /// Forward and backward sums for a word of `len` characters, all `empty`, the forward sum at
+    /// the start `start`.
+    fn reset_sums(&mut self, len: usize, empty: f64, start: f64) {
+        for sums in [&mut self.alpha, &mut self.beta] {
+            sums.clear();
+            sums.resize(len + 1, empty);
+        }
+        self.alpha[0] = start;
+    }
+
     /// Adds `count` × the posterior probability of every edge of a word (`len` characters) to
     /// `expected[piece]` (index [`unk_index`] for unknown edges); returns `count` × log P(word).
-    pub fn expected_counts(&mut self, index: &PieceIndex, edges: &[Edge], len: usize, count: f64, expected: &mut [f64]) -> f64 {
+    pub fn expected_counts(
+        &mut self,
+        index: &PieceIndex,
+        edges: &[Edge],
+        len: usize,
+        count: f64,
+        expected: &mut [f64],
+    ) -> f64 {
         let n = len;
-        self.alpha.clear();
-        self.alpha.resize(n + 1, 0.0);
-        self.beta.clear();
-        self.beta.resize(n + 1, 0.0);
-        self.alpha[0] = 1.0;
+        self.reset_sums(n, 0.0, 1.0);
         // Edges are sorted by start: when an edge is reached, every edge into its start is done.
         for e in edges {
             self.alpha[e.to as usize] += self.alpha[e.from as usize] * index.prob(e);
         }
         let z = self.alpha[n];
         // Far below any probability that matters: long words go to log space instead.
-        if !(z > 1e-250) || !z.is_finite() {
+        if !z.is_finite() || z <= 1e-250 {
             return self.expected_counts_log(index, edges, len, count, expected);
         }
         self.beta[n] = 1.0;
@@ -225,20 +289,24 @@ impl Scratch {
         }
         let scale = count / z;
         for e in edges {
-            expected[e.piece as usize] += scale * self.alpha[e.from as usize] * index.prob(e) * self.beta[e.to as usize];
+            expected[e.piece as usize] +=
+                scale * self.alpha[e.from as usize] * index.prob(e) * self.beta[e.to as usize];
         }
         count * z.ln()
     }
 
     /// [`expected_counts`](Self::expected_counts) in log space.
-    fn expected_counts_log(&mut self, index: &PieceIndex, edges: &[Edge], len: usize, count: f64, expected: &mut [f64]) -> f64 {
+    fn expected_counts_log(
+        &mut self,
+        index: &PieceIndex,
+        edges: &[Edge],
+        len: usize,
+        count: f64,
+        expected: &mut [f64],
+    ) -> f64 {
         let n = len;
         let neg = f64::NEG_INFINITY;
-        self.alpha.clear();
-        self.alpha.resize(n + 1, neg);
-        self.beta.clear();
-        self.beta.resize(n + 1, neg);
-        self.alpha[0] = 0.0;
+        self.reset_sums(n, neg, 0.0);
         for e in edges {
             let term = self.alpha[e.from as usize] + index.score(e);
             self.alpha[e.to as usize] = log_add(self.alpha[e.to as usize], term);
@@ -261,11 +329,73 @@ impl Scratch {
         count * z
     }
 
+    /// [`expected_counts`](Self::expected_counts) as `tokenizers` computes it (its lattice's
+    /// `populate_marginal`), operation for operation, so that a word's expected counts are the
+    /// same to the bit: log space, forward sums over the edges into a position by start, backward
+    /// sums over the edges out of a position in trie order, [`tokenizers_log_add`], and each
+    /// edge's share as `count × exp(α + score + β − log Z)`. A piece that a word certainly holds
+    /// then gets exactly its count, which matters: the digamma approximation jumps by ~4e-11
+    /// where its argument crosses an integer.
+    pub fn expected_counts_tokenizers(
+        &mut self,
+        index: &PieceIndex,
+        edges: &[Edge],
+        len: usize,
+        count: f64,
+        expected: &mut [f64],
+    ) -> f64 {
+        let n = len;
+        // NaN marks a position no edge reached yet (the first term initializes the sum).
+        self.reset_sums(n, f64::NAN, 0.0);
+        for e in edges {
+            let term = index.score(e) + self.alpha[e.from as usize];
+            let slot = &mut self.alpha[e.to as usize];
+            *slot = if slot.is_nan() {
+                term
+            } else {
+                tokenizers_log_add(*slot, term)
+            };
+        }
+        self.beta[n] = 0.0;
+        // Positions from the end; the edges out of one position in their (trie) order.
+        let mut end = edges.len();
+        while end > 0 {
+            let from = edges[end - 1].from;
+            let start = edges[..end]
+                .iter()
+                .rposition(|e| e.from != from)
+                .map_or(0, |i| i + 1);
+            for e in &edges[start..end] {
+                let term = index.score(e) + self.beta[e.to as usize];
+                let slot = &mut self.beta[from as usize];
+                *slot = if slot.is_nan() {
+                    term
+                } else {
+                    tokenizers_log_add(*slot, term)
+                };
+            }
+            end = start;
+        }
+        let z = self.alpha[n];
+        for e in edges {
+            let total = self.alpha[e.from as usize] + index.score(e) + self.beta[e.to as usize] - z;
+            expected[e.piece as usize] += count * total.exp();
+        }
+        count * z
+    }
+
     /// The best segmentation's pieces (left to right) into `out`; empty when none covers the
     /// word. Ties keep the first edge found (earliest start, then shortest), as the model's
     /// Viterbi does. Edges of piece `skip` are left out (pruning's second-best segmentation of
     /// a piece excludes the piece itself; a skipped character leaves its position uncovered).
-    pub fn viterbi(&mut self, index: &PieceIndex, edges: &[Edge], len: usize, skip: Option<u32>, out: &mut Vec<u32>) {
+    pub fn viterbi(
+        &mut self,
+        index: &PieceIndex,
+        edges: &[Edge],
+        len: usize,
+        skip: Option<u32>,
+        out: &mut Vec<u32>,
+    ) {
         out.clear();
         let n = len;
         self.best.clear();
@@ -307,5 +437,17 @@ fn log_add(a: f64, b: f64) -> f64 {
         hi
     } else {
         hi + (lo - hi).exp().ln_1p()
+    }
+}
+
+/// `tokenizers`' log(exp(a) + exp(b)): the smaller term is dropped below exp(-50), and the sum
+/// is `max + ln(exp(min - max) + 1)` (not `ln_1p`), for the same bits.
+#[inline]
+fn tokenizers_log_add(a: f64, b: f64) -> f64 {
+    let (lo, hi) = if a > b { (b, a) } else { (a, b) };
+    if hi > lo + 50.0 {
+        hi
+    } else {
+        hi + ((lo - hi).exp() + 1.0).ln()
     }
 }

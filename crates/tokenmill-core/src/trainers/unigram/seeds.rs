@@ -8,20 +8,32 @@
 //!   array of character suffixes;
 //! * the LCP array is computed by Kasai's algorithm (the `suffix` crate's own LCP is quadratic)
 //!   and converted to whole characters, capped just above `max_piece_length` (deeper nodes
-//!   cannot be pieces, and the cap leaves every shallower interval unchanged);
-//! * unlike sentencepiece, each occurrence counts with the weight of its sentence (its number of
-//!   occurrences), so word lists with counts give the same seeds as the running text;
+//!   cannot be pieces, and the cap leaves every shallower interval unchanged).
+//!
+//! With sentencepiece's rules ([`Flavor::SentencePiece`]):
+//! * each occurrence counts with the weight of its sentence (its number of occurrences), so word
+//!   lists with counts give the same seeds as the running text;
 //! * sentence ends are distinct terminators: a substring that ends sentences is a candidate even
 //!   when it is always followed by a boundary (sentencepiece's single `\0` misses those), and so
-//!   are the leaves (the rest of a sentence seen once — with counts, a frequent word).
+//!   are the leaves (the rest of a sentence seen once — with counts, a frequent word);
+//! * ties (equal count or score) go to the smaller character or string (sentencepiece's
+//!   `Sorted`); `seed_size` substrings are kept besides the characters.
 //!
-//! Ties (equal score) go to the lexicographically smaller string (sentencepiece's `Sorted`).
+//! With `tokenizers`' rules ([`Flavor::Tokenizers`], its esaxx suffix tree over the distinct
+//! words joined by `\0`):
+//! * every occurrence counts once, whatever its word's count (characters are still counted
+//!   with the counts);
+//! * the sentence ends are one boundary symbol: a substring is a node only when some occurrence
+//!   continues with a character; no leaves;
+//! * ties go to the larger character or string; `seed_size` counts the characters too (at least
+//!   one substring is kept).
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
 use rustc_hash::FxHashMap;
 
 use super::pieces::PieceList;
+use super::Flavor;
 
 /// Sentence boundary in the suffix-array text (never part of a piece).
 const BOUNDARY: char = '\0';
@@ -30,12 +42,19 @@ const BOUNDARY: char = '\0';
 struct Candidate<'t> {
     score: u64,
     piece: &'t str,
+    /// Ties go to the larger string (`tokenizers`) rather than the smaller (sentencepiece).
+    larger_first: bool,
 }
 
 impl Ord for Candidate<'_> {
     fn cmp(&self, other: &Self) -> Ordering {
-        // Better = higher score, then smaller string; the heap keeps the worst on top.
-        other.score.cmp(&self.score).then_with(|| self.piece.cmp(other.piece))
+        // Better = higher score, then the preferred string; the heap keeps the worst on top.
+        let by_text = self.piece.cmp(other.piece);
+        other.score.cmp(&self.score).then(if self.larger_first {
+            by_text.reverse()
+        } else {
+            by_text
+        })
     }
 }
 impl PartialOrd for Candidate<'_> {
@@ -51,29 +70,68 @@ impl PartialEq for Candidate<'_> {
 impl Eq for Candidate<'_> {}
 
 /// The seed pieces with their log-probabilities: the characters (sorted by count, then code
-/// point) followed by the best `seed_size` substrings. `is_valid` decides which substrings may
-/// be pieces (it sees substrings of at most `max_piece_length` characters, without boundaries).
-pub fn seed_pieces(sentences: &[(String, u64)], seed_size: usize, max_piece_length: usize, is_valid: &(dyn Fn(&str) -> bool + Sync)) -> PieceList {
+/// point) followed by the best substrings. `is_valid` decides which substrings may be pieces (it
+/// sees substrings of at most `max_piece_length` characters, without boundaries).
+pub fn seed_pieces(
+    sentences: &[(String, u64)],
+    flavor: Flavor,
+    seed_size: usize,
+    max_piece_length: usize,
+    is_valid: &(dyn Fn(&str) -> bool + Sync),
+) -> PieceList {
+    let tokenizers = flavor == Flavor::Tokenizers;
     let mut text = String::with_capacity(sentences.iter().map(|s| s.0.len() + 1).sum());
     let mut sentence_ends: Vec<usize> = Vec::with_capacity(sentences.len());
     let mut char_counts: FxHashMap<char, u64> = FxHashMap::default();
     for (s, count) in sentences {
-        for c in s.chars().filter(|&c| c != BOUNDARY) {
-            text.push(c);
-            *char_counts.entry(c).or_insert(0) += count;
+        for c in s.chars() {
+            if c != BOUNDARY {
+                *char_counts.entry(c).or_insert(0) += count;
+            }
+            // `tokenizers` keeps a NUL in the joined text (where it is a boundary too).
+            if c != BOUNDARY || tokenizers {
+                text.push(c);
+            }
         }
         text.push(BOUNDARY);
         sentence_ends.push(text.len());
     }
-    let mut seeds: Vec<(String, u64)> = char_counts.into_iter().map(|(c, n)| (c.to_string(), n)).collect();
+    let mut seeds: Vec<(String, u64)> = char_counts
+        .into_iter()
+        .map(|(c, n)| (c.to_string(), n))
+        .collect();
     sort_by_count(&mut seeds);
-
-    let substrings = frequent_substrings(&text, &sentence_ends, sentences, seed_size, max_piece_length, is_valid);
-    let sum: f64 = seeds.iter().map(|s| s.1 as f64).chain(substrings.iter().map(|s| s.1 as f64)).sum();
+    let substring_count = match flavor {
+        Flavor::SentencePiece => seed_size,
+        Flavor::Tokenizers => {
+            // Count descending, then character descending.
+            seeds.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| b.0.cmp(&a.0)));
+            seed_size.saturating_sub(seeds.len()).max(1)
+        }
+    };
+    let substrings = frequent_substrings(
+        &text,
+        &sentence_ends,
+        sentences,
+        flavor,
+        substring_count,
+        max_piece_length,
+        is_valid,
+    );
+    let sum: f64 = seeds
+        .iter()
+        .map(|s| s.1 as f64)
+        .chain(substrings.iter().map(|s| s.1 as f64))
+        .sum();
     let log_sum = sum.ln();
-    let bytes = seeds.iter().map(|s| s.0.len()).sum::<usize>() + substrings.iter().map(|s| s.0.len()).sum::<usize>();
+    let bytes = seeds.iter().map(|s| s.0.len()).sum::<usize>()
+        + substrings.iter().map(|s| s.0.len()).sum::<usize>();
     let mut pieces = PieceList::with_capacity(seeds.len() + substrings.len(), bytes);
-    for (piece, n) in seeds.iter().map(|(p, n)| (p.as_str(), *n)).chain(substrings.iter().map(|(p, n)| (*p, *n))) {
+    for (piece, n) in seeds
+        .iter()
+        .map(|(p, n)| (p.as_str(), *n))
+        .chain(substrings.iter().map(|(p, n)| (*p, *n)))
+    {
         pieces.push(piece, (n as f64).ln() - log_sum);
     }
     pieces
@@ -81,13 +139,19 @@ pub fn seed_pieces(sentences: &[(String, u64)], seed_size: usize, max_piece_leng
 
 /// Sorts by count (descending) then string (ascending): sentencepiece's `Sorted`.
 pub fn sort_by_count<N: PartialOrd>(items: &mut [(String, N)]) {
-    items.sort_by(|a, b| b.1.partial_cmp(&a.1).unwrap_or(Ordering::Equal).then_with(|| a.0.cmp(&b.0)));
+    items.sort_by(|a, b| {
+        b.1.partial_cmp(&a.1)
+            .unwrap_or(Ordering::Equal)
+            .then_with(|| a.0.cmp(&b.0))
+    });
 }
 
+#[allow(clippy::too_many_arguments)]
 fn frequent_substrings<'t>(
     text: &'t str,
     sentence_ends: &[usize],
     sentences: &[(String, u64)],
+    flavor: Flavor,
     seed_size: usize,
     max_piece_length: usize,
     is_valid: &(dyn Fn(&str) -> bool + Sync),
@@ -95,28 +159,40 @@ fn frequent_substrings<'t>(
     if text.is_empty() || seed_size == 0 {
         return vec![];
     }
+    let tokenizers = flavor == Flavor::Tokenizers;
     let (_, table) = suffix::SuffixTable::new(text).into_parts();
     let mut sa: Vec<u32> = table.into_owned();
     sa.retain(|&p| text.is_char_boundary(p as usize));
     let cap = (max_piece_length + 1).min(u16::MAX as usize) as u16;
     let lcp = char_lcp(text, &sa, cap);
-    // Weight of the suffix at byte `p`: the count of the sentence it lies in.
+    // Weight of the suffix at byte `p`: the count of the sentence it lies in (1 for
+    // `tokenizers`, which counts occurrences in its list of distinct words).
     let weight = |p: u32| -> u64 {
+        if tokenizers {
+            return 1;
+        }
         let i = sentence_ends.partition_point(|&end| end <= p as usize);
         sentences.get(i).map_or(0, |s| s.1)
     };
     let mut best: BinaryHeap<Candidate> = BinaryHeap::with_capacity(seed_size.min(1 << 20) + 1);
-    let mut consider = |depth: u16, lb: usize, freq: u64| {
-        let depth = depth as usize;
-        if depth <= 1 || depth > max_piece_length {
+    // An interval: its depth, first suffix, total weight, and the longest rest of a sentence
+    // (capped) among its suffixes — with one shared boundary symbol (`tokenizers`), a
+    // substring that only ever ends sentences is not a node.
+    let mut consider = |depth: u16, lb: usize, freq: u64, longest_rest: u16| {
+        if depth <= 1 || depth as usize > max_piece_length || (tokenizers && longest_rest <= depth)
+        {
             return;
         }
         let start = sa[lb] as usize;
-        let piece = prefix_chars(&text[start..], depth);
+        let piece = prefix_chars(&text[start..], depth as usize);
         if piece.contains(BOUNDARY) || !is_valid(piece) {
             return;
         }
-        let candidate = Candidate { score: freq.saturating_mul(depth as u64), piece };
+        let candidate = Candidate {
+            score: freq.saturating_mul(depth as u64),
+            piece,
+            larger_first: tokenizers,
+        };
         if best.len() < seed_size {
             best.push(candidate);
         } else if best.peek().is_some_and(|worst| candidate < *worst) {
@@ -124,8 +200,8 @@ fn frequent_substrings<'t>(
             best.push(candidate);
         }
     };
-    // Stack of open LCP intervals: (depth, left bound, weight so far).
-    let mut stack: Vec<(u16, usize, u64)> = vec![(0, 0, 0)];
+    // Stack of open LCP intervals: (depth, left bound, weight so far, longest rest so far).
+    let mut stack: Vec<(u16, usize, u64, u16)> = vec![(0, 0, 0, 0)];
     let n = sa.len();
     for i in 0..n {
         let next = if i + 1 < n { lcp[i + 1] } else { 0 };
@@ -134,28 +210,46 @@ fn frequent_substrings<'t>(
         // sentence seen at least twice (sentencepiece's internal nodes occur twice or more; a
         // once-seen word as a seed overfits).
         let rest = whole_chars(&text.as_bytes()[sa[i] as usize..], cap);
-        if rest > lcp[i].max(next) && carry >= 2 {
-            consider(rest, i, carry);
+        if !tokenizers && rest > lcp[i].max(next) && carry >= 2 {
+            consider(rest, i, carry, rest);
         }
+        let mut longest = rest;
         let mut lb = i;
-        while let Some(&(depth, _, _)) = stack.last() {
+        while let Some(&(depth, _, _, _)) = stack.last() {
             if next >= depth {
                 break;
             }
-            let Some((depth, start, w)) = stack.pop() else { break };
+            let Some((depth, start, w, r)) = stack.pop() else {
+                break;
+            };
             let total = w + carry;
-            consider(depth, start, total);
+            longest = longest.max(r);
+            consider(depth, start, total, longest);
             carry = total;
             lb = start;
         }
         match stack.last_mut() {
-            Some(top) if next == top.0 => top.2 += carry,
-            _ => stack.push((next, lb, carry)),
+            Some(top) if next == top.0 => {
+                top.2 += carry;
+                top.3 = top.3.max(longest);
+            }
+            _ => stack.push((next, lb, carry, longest)),
         }
     }
-    let mut out: Vec<(&str, u64)> = best.into_vec().into_iter().map(|c| (c.piece, c.score)).collect();
-    // Score descending, then text (sentencepiece's `Sorted`).
-    out.sort_unstable_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
+    let mut out: Vec<(&str, u64)> = best
+        .into_vec()
+        .into_iter()
+        .map(|c| (c.piece, c.score))
+        .collect();
+    // Score descending, then text ascending (sentencepiece's `Sorted`) or descending.
+    out.sort_unstable_by(|a, b| {
+        let by_text = if tokenizers {
+            b.0.cmp(a.0)
+        } else {
+            a.0.cmp(b.0)
+        };
+        b.1.cmp(&a.1).then(by_text)
+    });
     out
 }
 
@@ -185,7 +279,10 @@ fn char_lcp(text: &str, sa: &[u32], cap: u16) -> Vec<u16> {
         let r = rank[pos] as usize;
         if r > 0 {
             let prev = sa[r - 1] as usize;
-            while pos + h < bytes.len() && prev + h < bytes.len() && bytes[pos + h] == bytes[prev + h] {
+            while pos + h < bytes.len()
+                && prev + h < bytes.len()
+                && bytes[pos + h] == bytes[prev + h]
+            {
                 h += 1;
             }
             lcp[r] = whole_chars(&bytes[pos..pos + h], cap);
@@ -232,35 +329,116 @@ fn utf8_len(b: u8) -> usize {
 mod tests {
     use super::*;
 
-    /// Every substring of up to `max` chars that occurs in two different right contexts (or
-    /// at a sentence end and elsewhere), counted by brute force.
-    fn brute_force(sentences: &[(String, u64)], max: usize) -> FxHashMap<String, u64> {
+    /// The seed nodes by brute force: every substring of up to `max` chars that occurs in two
+    /// different right contexts. With sentencepiece's rules a sentence end is a context of its
+    /// own (distinct terminators), occurrences count with their sentence's weight, and the
+    /// leaves (one occurrence, at a sentence end) of sentences seen twice count too; with
+    /// `tokenizers`' all ends are one context and each sentence counts once.
+    fn brute_force(
+        sentences: &[(String, u64)],
+        max: usize,
+        flavor: Flavor,
+    ) -> FxHashMap<String, u64> {
+        let tokenizers = flavor == Flavor::Tokenizers;
         type Context = std::result::Result<char, (usize, String)>;
-        let mut counts: FxHashMap<String, (u64, std::collections::BTreeSet<Context>)> = FxHashMap::default();
+        let mut counts: FxHashMap<String, (u64, std::collections::BTreeSet<Context>)> =
+            FxHashMap::default();
         for (s, w) in sentences {
             let chars: Vec<char> = s.chars().collect();
             for i in 0..chars.len() {
                 for j in i + 2..=(i + max).min(chars.len()) {
                     let e = counts.entry(chars[i..j].iter().collect()).or_default();
-                    e.0 += w;
-                    // A sentence end is a unique context (distinct terminators).
-                    e.1.insert(chars.get(j).copied().map(Ok).unwrap_or(Err((i, s.clone()))));
+                    e.0 += if tokenizers { 1 } else { *w };
+                    let end = if tokenizers {
+                        (0, String::new())
+                    } else {
+                        (i, s.clone())
+                    };
+                    e.1.insert(chars.get(j).copied().map(Ok).unwrap_or(Err(end)));
                 }
             }
         }
-        // Internal nodes (two contexts or more), and leaves (one occurrence, at a sentence end)
-        // of sentences seen at least twice.
-        counts.into_iter().filter(|(_, (n, ctx))| ctx.len() > 1 || (ctx.iter().all(|c| c.is_err()) && *n >= 2)).map(|(s, (n, _))| (s, n)).collect()
+        counts
+            .into_iter()
+            .filter(|(_, (n, ctx))| {
+                let leaf = !tokenizers && ctx.iter().all(|c| c.is_err()) && *n >= 2;
+                ctx.len() > 1 || leaf
+            })
+            .map(|(s, (n, _))| (s, n))
+            .collect()
+    }
+
+    #[test]
+    fn tokenizers_substrings_match_brute_force() {
+        let sentences: Vec<(String, u64)> = [
+            "abracadabra",
+            "ab",
+            "cadab",
+            "ébréé ébr",
+            "ﬀéab",
+            "abab",
+            "qz",
+            "wqz",
+        ]
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (s.to_string(), i as u64 + 1))
+        .collect();
+        let text: String = sentences.iter().map(|s| format!("{}\0", s.0)).collect();
+        let ends: Vec<usize> = text.match_indices('\0').map(|(i, _)| i + 1).collect();
+        let got = frequent_substrings(
+            &text,
+            &ends,
+            &sentences,
+            Flavor::Tokenizers,
+            1000,
+            5,
+            &|_| true,
+        );
+        let expected = brute_force(&sentences, 5, Flavor::Tokenizers);
+        // Score descending, then text descending.
+        assert!(got
+            .windows(2)
+            .all(|w| w[0].1 > w[1].1 || (w[0].1 == w[1].1 && w[0].0 > w[1].0)));
+        let got: FxHashMap<String, u64> = got
+            .into_iter()
+            .map(|(s, score)| {
+                let n = s.chars().count() as u64;
+                (s.to_string(), score / n)
+            })
+            .collect();
+        assert_eq!(got, expected);
+        // "qz" only ever ends a sentence: with distinct ends it is a node, not with one.
+        assert!(!got.contains_key("qz"));
     }
 
     #[test]
     fn substrings_match_brute_force() {
-        let sentences: Vec<(String, u64)> = ["abracadabra", "ab", "cadab", "ébréé ébr", "ﬀéab", "abab"].iter().enumerate().map(|(i, s)| (s.to_string(), i as u64 + 1)).collect();
+        let sentences: Vec<(String, u64)> =
+            ["abracadabra", "ab", "cadab", "ébréé ébr", "ﬀéab", "abab"]
+                .iter()
+                .enumerate()
+                .map(|(i, s)| (s.to_string(), i as u64 + 1))
+                .collect();
         let text: String = sentences.iter().map(|s| format!("{}\0", s.0)).collect();
         let ends: Vec<usize> = text.match_indices('\0').map(|(i, _)| i + 1).collect();
-        let got = frequent_substrings(&text, &ends, &sentences, 1000, 5, &|_| true);
-        let expected = brute_force(&sentences, 5);
-        let got: FxHashMap<String, u64> = got.into_iter().map(|(s, score)| { let n = s.chars().count() as u64; (s.to_string(), score / n) }).collect();
+        let got = frequent_substrings(
+            &text,
+            &ends,
+            &sentences,
+            Flavor::SentencePiece,
+            1000,
+            5,
+            &|_| true,
+        );
+        let expected = brute_force(&sentences, 5, Flavor::SentencePiece);
+        let got: FxHashMap<String, u64> = got
+            .into_iter()
+            .map(|(s, score)| {
+                let n = s.chars().count() as u64;
+                (s.to_string(), score / n)
+            })
+            .collect();
         assert_eq!(got, expected);
     }
 }
