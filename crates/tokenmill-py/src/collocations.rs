@@ -77,6 +77,9 @@ struct ObjectWords {
 
 const OBJECT_KEY_TAG: u8 = 0xFF;
 
+/// `(id, object)` of every object word, and the dict object → id.
+type ResolvedObjects = (Vec<(u32, Py<PyAny>)>, Py<PyDict>);
+
 fn object_key(index: usize) -> [u8; 5] {
     let [a, b, c, d] = (index as u32).to_le_bytes();
     [OBJECT_KEY_TAG, a, b, c, d]
@@ -115,10 +118,11 @@ impl ObjectWords {
         Ok(())
     }
 
-    /// The word id of each object, once the vocabulary is complete: `(ids by object, object
-    /// → id)`.
-    fn resolve(self, py: Python<'_>, vocab: &core::Vocab) -> PyResult<Option<(Vec<(u32, Py<PyAny>)>, Py<PyDict>)>> {
-        let Some(index) = self.index else { return Ok(None) };
+    /// The word id of each object, once the vocabulary is complete.
+    fn resolve(self, py: Python<'_>, vocab: &core::Vocab) -> PyResult<Option<ResolvedObjects>> {
+        if self.index.is_none() {
+            return Ok(None);
+        }
         let ids = PyDict::new(py);
         let mut by_id = Vec::with_capacity(self.objects.len());
         for (position, object) in self.objects.into_iter().enumerate() {
@@ -127,7 +131,6 @@ impl ObjectWords {
                 by_id.push((id, object));
             }
         }
-        drop(index);
         Ok(Some((by_id, ids.unbind())))
     }
 }

@@ -68,10 +68,13 @@ impl Decoder {
                 return Err(id);
             }
             self.spans[index] = span;
-        } else if self.sparse.contains_key(&id) {
-            return Err(id);
         } else {
-            self.sparse.insert(id, span);
+            match self.sparse.entry(id) {
+                std::collections::hash_map::Entry::Occupied(_) => return Err(id),
+                std::collections::hash_map::Entry::Vacant(slot) => {
+                    slot.insert(span);
+                }
+            }
         }
         self.bytes.extend_from_slice(token);
         Ok(())
