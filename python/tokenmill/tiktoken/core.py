@@ -117,6 +117,15 @@ class Encoding:
                     raise_disallowed_special_token(match.group())
         return allowed_special
 
+    def _encode_allowing(self, native, text, allowed_special, disallowed_special):
+        """``native(text, allowed)`` after the special-token check, with tiktoken's surrogate
+        fix-up when ``text`` is not valid Unicode."""
+        allowed = set(self._allowed_special(text, allowed_special, disallowed_special, many=False))
+        try:
+            return native(text, allowed)
+        except UnicodeEncodeError:
+            return native(_without_surrogates(text), allowed)
+
     def encode(
         self,
         text: str,
@@ -127,11 +136,7 @@ class Encoding:
         """Encodes ``text``. Special tokens in ``allowed_special`` become their ids; text of a
         special token in ``disallowed_special`` (by default: every special token not allowed)
         raises ValueError; other special-token text is encoded as ordinary text."""
-        allowed = self._allowed_special(text, allowed_special, disallowed_special, many=False)
-        try:
-            return self._core_bpe.encode(text, set(allowed))
-        except UnicodeEncodeError:
-            return self._core_bpe.encode(_without_surrogates(text), set(allowed))
+        return self._encode_allowing(self._core_bpe.encode, text, allowed_special, disallowed_special)
 
     def encode_with_unstable(
         self,
@@ -148,11 +153,7 @@ class Encoding:
         ``encode``. As tiktoken says of it, this API should itself be considered unstable.
         The completions are sorted (tiktoken lists them in hash order).
         """
-        allowed = self._allowed_special(text, allowed_special, disallowed_special, many=False)
-        try:
-            return self._core_bpe.encode_with_unstable(text, set(allowed))
-        except UnicodeEncodeError:
-            return self._core_bpe.encode_with_unstable(_without_surrogates(text), set(allowed))
+        return self._encode_allowing(self._core_bpe.encode_with_unstable, text, allowed_special, disallowed_special)
 
     def encode_to_numpy(
         self,
@@ -162,11 +163,7 @@ class Encoding:
         disallowed_special: Literal["all"] | Collection[str] = "all",
     ):
         """``encode`` returning a NumPy uint32 array."""
-        allowed = self._allowed_special(text, allowed_special, disallowed_special, many=False)
-        try:
-            return self._core_bpe.encode_to_numpy(text, set(allowed))
-        except UnicodeEncodeError:
-            return self._core_bpe.encode_to_numpy(_without_surrogates(text), set(allowed))
+        return self._encode_allowing(self._core_bpe.encode_to_numpy, text, allowed_special, disallowed_special)
 
     def encode_ordinary_batch(self, text: list[str], *, num_threads: int = 8) -> list[list[int]]:
         """``encode_ordinary`` of every text, in parallel on ``num_threads`` threads."""

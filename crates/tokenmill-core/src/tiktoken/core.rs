@@ -362,11 +362,12 @@ fn in_pool<T: Send>(num_threads: Option<usize>, work: impl FnOnce() -> T + Send)
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::pre_tokenizers::scanners::R50K_PATTERN;
 
-    fn tiny() -> CoreBpe {
+    /// Bytes, a few merges up to "hello" and " world", and two special tokens.
+    pub(crate) fn tiny() -> CoreBpe {
         let mut ranks: Ranks = (0..=255u8).map(|b| (vec![b], b as Rank)).collect();
         for (i, t) in [&b"he"[..], b"ll", b"hell", b"hello", b" w", b"or", b" wor", b" world"].iter().enumerate() {
             ranks.insert(t.to_vec(), 256 + i as Rank);

@@ -150,18 +150,7 @@ fn last_char_start_if_whitespace(bytes: &[u8]) -> Option<usize> {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-    use crate::pre_tokenizers::scanners::R50K_PATTERN;
-    use crate::tiktoken::Ranks;
-    use rustc_hash::FxHashMap;
-
-    fn tiny() -> CoreBpe {
-        let mut ranks: Ranks = (0..=255u8).map(|b| (vec![b], b as Rank)).collect();
-        for (i, t) in [&b"he"[..], b"ll", b"hell", b"hello", b" w", b"or", b" wor", b" world"].iter().enumerate() {
-            ranks.insert(t.to_vec(), 256 + i as Rank);
-        }
-        CoreBpe::new(ranks, FxHashMap::default(), R50K_PATTERN).unwrap()
-    }
+    use crate::tiktoken::core::tests::tiny;
 
     #[test]
     fn bytes_round_trip_even_when_not_utf8() {
