@@ -115,6 +115,11 @@ def test_other_hashables_like_nltk(words):
             assert_same(ours.score_ngrams(ours_fn), expected)
 
 
+def test_constructor_rejects_a_str_as_an_ngram_key():
+    with pytest.raises(TypeError, match="tuples of words"):
+        tm.BigramCollocationFinder({"a": 1, "b": 1}, {"ab": 1})
+
+
 def test_unhashable_words_raise_like_nltk():
     for finder in (tm.BigramCollocationFinder, nltk_collocations.BigramCollocationFinder):
         with pytest.raises(TypeError, match="unhashable"):

@@ -351,7 +351,13 @@ impl PyNgramCounts {
             };
             for item in items.try_iter()? {
                 let (key, count): (Bound<'_, PyAny>, u64) = item?.extract()?;
-                let words: Vec<Bound<'_, PyAny>> = if slot == 0 { vec![key.clone()] } else { key.try_iter()?.collect::<PyResult<_>>()? };
+                let words: Vec<Bound<'_, PyAny>> = if slot == 0 {
+                    vec![key.clone()]
+                } else if key.is_instance_of::<PyString>() {
+                    return Err(PyTypeError::new_err(format!("{name} keys must be tuples of words, got {}", key.repr()?)));
+                } else {
+                    key.try_iter()?.collect::<PyResult<_>>()?
+                };
                 let mut ids = Vec::with_capacity(words.len());
                 for word in &words {
                     key_bytes.clear();
