@@ -44,3 +44,30 @@ def bert_json(tmp_path_factory):
     path = tmp_path_factory.mktemp("bert") / "tokenizer.json"
     BertWordPieceTokenizer(str(vocab), lowercase=True).save(str(path))
     return str(path)
+
+
+# The URL of each rank file tiktoken downloads → its copy under ../shared/pretrained.
+TIKTOKEN_FILES = {
+    "https://openaipublic.blob.core.windows.net/encodings/r50k_base.tiktoken": "whisper/gpt2.tiktoken",
+    "https://openaipublic.blob.core.windows.net/encodings/p50k_base.tiktoken": "p50k_base/p50k_base.tiktoken",
+    "https://openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken": "cl100k_base/cl100k_base.tiktoken",
+    "https://openaipublic.blob.core.windows.net/encodings/o200k_base.tiktoken": "o200k_base/o200k_base.tiktoken",
+    "https://openaipublic.blob.core.windows.net/gpt-2/encodings/main/vocab.bpe": "gpt2/vocab.bpe",
+    "https://openaipublic.blob.core.windows.net/gpt-2/encodings/main/encoder.json": "gpt2/encoder.json",
+}
+
+
+def make_tiktoken_cache(folder: Path, urls=tuple(TIKTOKEN_FILES)) -> Path:
+    """Lays out ``folder`` as tiktoken's cache: links named by the sha1 of each URL."""
+    import hashlib
+
+    folder.mkdir(parents=True, exist_ok=True)
+    for url in urls:
+        os.symlink(shared_path("pretrained", TIKTOKEN_FILES[url]), folder / hashlib.sha1(url.encode()).hexdigest())
+    return folder
+
+
+@pytest.fixture(scope="session")
+def tiktoken_cache(tmp_path_factory) -> Path:
+    """A folder laid out as tiktoken's cache (``TIKTOKEN_CACHE_DIR``) with every rank file."""
+    return make_tiktoken_cache(tmp_path_factory.mktemp("tiktoken_cache"))

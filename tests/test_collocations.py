@@ -367,8 +367,8 @@ def test_csv_and_dataframe():
 def test_bad_input():
     with pytest.raises(ValueError, match="window_size at least 3"):
         tm.TrigramCollocationFinder.from_words(["a", "b"], window_size=2)
-    with pytest.raises(TypeError, match="item 1 is int"):
-        tm.BigramCollocationFinder.from_words(["a", 5, "b"])
+    with pytest.raises(TypeError, match="unhashable"):
+        tm.BigramCollocationFinder.from_words(["a", {5}, "b"])
     with pytest.raises(ValueError, match="not defined for n-grams of order 3"):
         tm.TrigramCollocationFinder.from_words(["a", "b", "c"]).counts.rank("dice", False)
     empty = tm.BigramCollocationFinder.from_words([])

@@ -18,22 +18,34 @@ NLTK's own) are computed in Rust for all n-grams at once, with CPython's arithme
 equal NLTK's bit for bit; any other Python function with NLTK's measure signature also works
 (evaluated in Python, as NLTK does).
 
-Order of results (as NLTK's ``score_ngrams``): decreasing score, equal scores by the n-gram's
-words in code-point order. Tables keep NLTK's ``FreqDist`` orders: ``items()`` in first-occurrence order, iteration and
-``most_common()`` by decreasing count (equal counts in first-occurrence order).
+Words are ``str`` or any other hashable object, as in NLTK (e.g. the ``(word, tag)`` tuples of
+a tagged corpus; ``None`` is padding). ``str`` words are counted natively from their bytes;
+other objects are interned to ids in Python (by hash and equality, as ``FreqDist`` keys) and
+counted natively too.
 
-Differences from NLTK: words must be ``str`` (``None`` is padding, as in NLTK); ``word_fd`` and
-``ngram_fd`` are read-only views that follow the finder (after a filter, a view taken earlier
-shows the filtered table); ``apply_word_filter`` calls its function once per distinct word
-rather than once per word occurrence in an n-gram (the same result for any pure function).
+Order of results (as NLTK's ``score_ngrams``, ``sorted(..., key=lambda t: (-t[1], t[0]))``):
+decreasing score, equal scores by the n-gram's words in Python's order (code-point order for
+``str``). For other words, that order is found once by sorting the distinct words in Python;
+if they are not totally ordered (e.g. ``str`` mixed with tuples), the scored n-grams are
+sorted in Python with NLTK's key, from NLTK's input order, so the result — or the TypeError —
+is NLTK's. Tables keep NLTK's ``FreqDist`` orders: ``items()`` in first-occurrence order,
+iteration and ``most_common()`` by decreasing count (equal counts in first-occurrence order).
+
+Differences from NLTK: ``word_fd`` and ``ngram_fd`` are read-only views that follow the finder
+(after a filter, a view taken earlier shows the filtered table); ``apply_word_filter`` calls its
+function once per distinct word rather than once per word occurrence in an n-gram (the same
+result for any pure function).
 """
 from __future__ import annotations
 
 import csv as _csv
 import io as _io
+import math as _math
+import operator as _operator
 import sys as _sys
 from collections import Counter as _Counter
 from collections.abc import Mapping as _Mapping
+from functools import reduce as _reduce
 
 from tokenmill._atomic import atomic_open as _atomic_open
 from tokenmill._native import collocations as _native
@@ -48,6 +60,7 @@ __all__ = [
     "BigramAssocMeasures",
     "TrigramAssocMeasures",
     "QuadgramAssocMeasures",
+    "ContingencyMeasures",
     "NgramCounts",
     "to_csv",
     "to_dataframe",
@@ -69,8 +82,8 @@ class FreqDistView(_Mapping):
     that behaves like NLTK's ``FreqDist`` for reading: ``fd[key]`` (0 when absent), ``len``,
     iteration by decreasing count (as ``FreqDist.__iter__``), ``keys()`` and ``items()`` in
     first-occurrence order, ``N()``, ``B()``, ``freq()``,
-    ``most_common()``, ``max()``, ``hapaxes()``, ``Nr()``. Keys are ``str`` for words and tuples
-    of ``str`` for n-grams. ``copy()`` gives a mutable ``collections.Counter``.
+    ``most_common()``, ``max()``, ``hapaxes()``, ``Nr()``. Keys are the words (``str`` or the
+    other hashable words counted) and tuples of words for n-grams. ``copy()`` gives a mutable ``collections.Counter``.
     """
 
     __slots__ = ("_counts", "_name")
@@ -196,29 +209,72 @@ class NgramAssocMeasures:
 
 def _define_measure(owner, name, doc):
     """Adds the measure ``name`` to ``owner`` as a classmethod that scores one set of marginals
-    in Rust, tagged so the finders recognise it and score all n-grams natively."""
+    in Rust, tagged so the finders recognise it and score all n-grams natively. Marginals the
+    native kernel does not take (another layout, floats or Fractions where NLTK's finders give
+    ints, integers beyond 127 bits) are scored by ``_python_score``, as NLTK would."""
 
-    if name == "mi_like":
-
-        def measure(cls, *marginals, **kwargs):
-            power = kwargs.get("power", 3)
-            if power == 3:
+    def measure(cls, *marginals, **kwargs):
+        power = kwargs.get("power", 3)
+        if name != "mi_like" or power == 3:
+            try:
                 return _native.score_marginals(name, cls._n, marginals, _COMPENSATED_SUM)
-            product = 1
-            for count in marginals[-2]:
-                product *= count
-            return marginals[0] ** power / product
-
-    else:
-
-        def measure(cls, *marginals):
-            return _native.score_marginals(name, cls._n, marginals, _COMPENSATED_SUM)
+            except (TypeError, OverflowError):
+                pass
+        return _python_score(cls, name, marginals, power)
 
     measure.__name__ = name
     measure.__qualname__ = f"{owner.__name__}.{name}"
     measure.__doc__ = doc
     measure._tokenmill_measure = name
     setattr(owner, name, classmethod(measure))
+
+
+# NLTK's formulas on Python numbers, for the marginals the native kernel does not take. The
+# native kernel (collocations/measures.rs) computes the same formulas with CPython's float
+# arithmetic; this is the general case, arbitrary precision included.
+_SMALL = 1e-20
+
+
+def _product(values):
+    return _reduce(_operator.mul, values)
+
+
+def _python_score(cls, name, marginals, power=3):
+    """The score NLTK's ``cls.name(*marginals)`` gives (or the exception it raises)."""
+    ngram, total = marginals[0], marginals[-1]
+    if name == "raw_freq":
+        return ngram / total
+    if name == "mi_like":
+        return ngram**power / _product(marginals[-2])
+    if name in ("student_t", "pmi", "poisson_stirling"):
+        unigrams = _product(marginals[-2])
+        if name == "pmi":
+            return _math.log2(ngram * total ** (cls._n - 1)) - _math.log2(unigrams)
+        expected = unigrams / (total ** (cls._n - 1))
+        if name == "student_t":
+            return (ngram - expected) / (ngram + _SMALL) ** 0.5
+        return ngram * (_math.log2(ngram / expected) - 1)
+    if name == "dice":
+        n_ix, n_xi = marginals[1]
+        return 2 * ngram / (n_ix + n_xi)
+    if name == "fisher":
+        # scipy, which NLTK calls, takes the cells as int64: the native test on those.
+        n_ix, n_xi = marginals[1]
+        exact = (float(ngram), (int(n_ix), int(n_xi)), int(total))
+        return _native.score_marginals("fisher", 2, exact, _COMPENSATED_SUM)
+    cont = cls._contingency(*marginals)
+    if name == "phi_sq" or (name == "chi_sq" and cls._n == 2):
+        a, b, c, d = cont
+        phi_sq = (a * d - b * c) ** 2 / ((a + b) * (a + c) * (b + d) * (c + d))
+        return phi_sq if name == "phi_sq" else total * phi_sq
+    if name == "jaccard":
+        return cont[0] / sum(cont[:-1])
+    expected = cls._expected_values(cont)
+    if name == "chi_sq":
+        return sum((obs - exp) ** 2 / (exp + _SMALL) for obs, exp in zip(cont, expected))
+    if name == "likelihood_ratio":
+        return 2 * sum(obs * _math.log(obs / (exp + _SMALL) + _SMALL) for obs, exp in zip(cont, expected))
+    raise ValueError(f"unknown association measure {name!r}")
 
 
 _COMMON_MEASURES = {
@@ -251,24 +307,156 @@ class BigramAssocMeasures(NgramAssocMeasures):
 
     _n = 2
 
+    @staticmethod
+    def _contingency(n_ii, n_ix_xi_tuple, n_xx):
+        """The contingency table ``(n_ii, n_oi, n_io, n_oo)`` of the marginals."""
+        n_ix, n_xi = n_ix_xi_tuple
+        n_oi = n_xi - n_ii
+        n_io = n_ix - n_ii
+        return (n_ii, n_oi, n_io, n_xx - n_ii - n_oi - n_io)
+
+    @staticmethod
+    def _marginals(n_ii, n_oi, n_io, n_oo):
+        """The marginals ``(n_ii, (n_ix, n_xi), n_xx)`` of a contingency table."""
+        return (n_ii, (n_oi + n_ii, n_io + n_ii), n_oo + n_oi + n_io + n_ii)
+
+    @staticmethod
+    def _expected_values(cont):
+        """Each cell's expected value under independence: row total × column total / N."""
+        n_xx = sum(cont)
+        for i in range(4):
+            yield (cont[i] + cont[i ^ 1]) * (cont[i] + cont[i ^ 2]) / n_xx
+
 
 for _name, _doc in _BIGRAM_MEASURES.items():
     _define_measure(BigramAssocMeasures, _name, _doc)
 
 
-class TrigramAssocMeasures(NgramAssocMeasures):
+def _popcount(x):
+    return bin(x).count("1")
+
+
+class _NgramContingency(NgramAssocMeasures):
+    """Contingency tables of trigrams and quadgrams, from and to their marginals, in NLTK's
+    layout (``_contingency``, ``_marginals``, ``_expected_values``).
+
+    Cell ``c`` (0 <= c < 2**n) counts the n-grams in which word i is the n-gram's word exactly
+    when bit i of ``c`` is clear: cell 0 is the n-gram itself, the last cell has none of its
+    words. A marginal such as ``n_ixi`` fixes the positions marked ``i`` and counts the
+    n-grams that match there: the sum of the cells whose bits are clear at those positions.
+    ``_MARGINALS`` names the marginals between the n-gram count and the total, group by
+    group, in NLTK's argument order. (For float marginals, the cells may differ from NLTK's in
+    the last bit: the subtractions are not done in NLTK's order.)
+    """
+
+    _MARGINALS: tuple = ()
+
+    @classmethod
+    def _masks(cls):
+        """The bit mask of the fixed positions of each marginal, in argument order."""
+        masks = [(2**cls._n - 1,)]
+        masks += [tuple(sum(1 << i for i, c in enumerate(name) if c == "i") for name in group) for group in cls._MARGINALS]
+        return masks + [(0,)]
+
+    @classmethod
+    def _contingency(cls, *marginals):
+        """The contingency cells of the marginals: a cell is the marginal fixing the positions
+        its bits leave clear, minus the cells that marginal also sums (those whose set bits
+        are a subset of the cell's), solved from the n-gram outward."""
+        groups = [marginals[0], *marginals[1:-1], marginals[-1]]
+        if len(groups) != len(cls._MARGINALS) + 2:
+            raise ValueError(f"expected {len(cls._MARGINALS) + 2} marginals, got {len(groups)}")
+        full = 2**cls._n - 1
+        by_mask = {}
+        for masks, values in zip(cls._masks(), groups):
+            values = values if isinstance(values, (tuple, list)) else (values,)
+            if len(values) != len(masks):
+                raise ValueError(f"expected {len(masks)} values in {values!r}")
+            by_mask.update(zip(masks, values))
+        cont = [0] * (full + 1)
+        for cell in sorted(range(full + 1), key=_popcount):
+            inner = [other for other in range(cell) if other & cell == other]
+            value = by_mask[full & ~cell]
+            for other in inner:
+                value = value - cont[other]
+            cont[cell] = value
+        return tuple(cont)
+
+    @classmethod
+    def _marginals(cls, *contingency):
+        """The marginals of contingency cells (NLTK's argument layout)."""
+        if len(contingency) != 2**cls._n:
+            raise ValueError(f"expected {2**cls._n} contingency cells, got {len(contingency)}")
+
+        def marginal(mask):
+            return sum(value for cell, value in enumerate(contingency) if cell & mask == 0)
+
+        masks = cls._masks()
+        groups = [tuple(marginal(m) for m in group) for group in masks[1:-1]]
+        return (contingency[0], *groups, sum(contingency))
+
+    @classmethod
+    def _expected_values(cls, cont):
+        """Each cell's expected value under independence: the product, over the positions, of
+        the total of the cells that agree with it there, over N ** (n - 1)."""
+        n_all = sum(cont)
+        bits = [1 << i for i in range(cls._n)]
+        for i in range(len(cont)):
+            totals = (sum(cont[x] for x in range(2**cls._n) if x & j == i & j) for j in bits)
+            yield _product(totals) / (n_all ** (cls._n - 1))
+
+
+class TrigramAssocMeasures(_NgramContingency):
     """Trigram association measures: ``score_fn(n_iii, (n_iix, n_ixi, n_xii), (n_ixx, n_xix,
     n_xxi), n_xxx)`` (i = a word of the trigram, x = any word)."""
 
     _n = 3
+    _MARGINALS = (("iix", "ixi", "xii"), ("ixx", "xix", "xxi"))
 
 
-class QuadgramAssocMeasures(NgramAssocMeasures):
+class QuadgramAssocMeasures(_NgramContingency):
     """Quadgram association measures: ``score_fn(n_iiii, (n_iiix, n_iixi, n_ixii, n_xiii),
     (n_iixx, n_ixix, n_ixxi, n_xixi, n_xxii, n_xiix), (n_ixxx, n_xixx, n_xxix, n_xxxi),
     n_all)``."""
 
     _n = 4
+    _MARGINALS = (
+        ("iiix", "iixi", "ixii", "xiii"),
+        ("iixx", "ixix", "ixxi", "xixi", "xxii", "xiix"),
+        ("ixxx", "xixx", "xxix", "xxxi"),
+    )
+
+
+class ContingencyMeasures:
+    """The measures of an association-measures object (e.g. ``BigramAssocMeasures()``) taking
+    contingency cells instead of marginals (NLTK's ``ContingencyMeasures``): for bigrams
+    ``measure(n_ii, n_io, n_oi, n_oo)``, for trigrams and quadgrams the 8 or 16 cells in
+    NLTK's order. Private attributes are copied as they are.
+
+    As in NLTK, the object's type is named ``"Contingency" + <the measures' type name>``;
+    NLTK renames its shared class for that, here each object gets its own subclass.
+    """
+
+    def __init__(self, measures):
+        self.__class__ = type("Contingency" + type(measures).__name__, (ContingencyMeasures,), {})
+        for name in dir(measures):
+            if name.startswith("__"):
+                continue
+            value = getattr(measures, name)
+            if not name.startswith("_"):
+                value = self._make_contingency_fn(measures, value)
+            setattr(self, name, value)
+
+    @staticmethod
+    def _make_contingency_fn(measures, old_fn):
+        """``old_fn`` taking contingency cells: they are turned into marginals first."""
+
+        def on_contingency(*contingency):
+            return old_fn(*measures._marginals(*contingency))
+
+        on_contingency.__doc__ = old_fn.__doc__
+        on_contingency.__name__ = old_fn.__name__
+        return on_contingency
 
 
 _MEASURE_CLASSES = {2: BigramAssocMeasures, 3: TrigramAssocMeasures, 4: QuadgramAssocMeasures}
@@ -327,6 +515,12 @@ def _native_measure(score_fn, order):
 # Finders
 
 
+def _nltk_sorted(scored):
+    """NLTK's order of scored n-grams: decreasing score, then the n-gram."""
+    return sorted(scored, key=lambda t: (-t[1], t[0]))
+
+
+
 class AbstractCollocationFinder:
     """Collects n-gram candidates and their frequencies, filters and ranks them (NLTK's
     ``AbstractCollocationFinder``). Build one with ``from_words`` or ``from_documents``."""
@@ -352,9 +546,9 @@ class AbstractCollocationFinder:
 
     @classmethod
     def from_words(cls, words, window_size=None):
-        """Counts the n-grams of ``words`` (an iterable of ``str``) within windows of
-        ``window_size`` words (default: the n-gram order); wider windows count the n-grams of
-        non-adjacent words, as NLTK does."""
+        """Counts the n-grams of ``words`` (an iterable of ``str`` or other hashable words;
+        ``None`` is padding) within windows of ``window_size`` words (default: the n-gram
+        order); wider windows count the n-grams of non-adjacent words, as NLTK does."""
         window_size = cls.default_ws if window_size is None else window_size
         cls._check_window(window_size)
         return cls._from_counts(NgramCounts.from_words(cls._order, window_size, words))
@@ -411,23 +605,64 @@ class AbstractCollocationFinder:
 
     def score_ngrams(self, score_fn):
         """``[(ngram, score)]`` for all candidates, by decreasing score; equal scores by the
-        n-gram's words (code-point order)."""
+        n-gram's words (Python's order; code-point order for ``str``)."""
         name = _native_measure(score_fn, self._order)
         if name is not None:
-            return self._counts.rank(name, _COMPENSATED_SUM)
+            return self._ranked(name)
         scored = []
-        for ngram, marginals in self._counts.marginals_list():
+        for ngram, marginals in self._in_nltk_order(self._counts.marginals_list()):
             score = score_fn(*marginals)
             if score is not None:
                 scored.append((ngram, score))
-        return sorted(scored, key=lambda t: (-t[1], t[0]))
+        return _nltk_sorted(scored)
 
     def nbest(self, score_fn, n):
         """The ``n`` best candidates under ``score_fn``."""
         name = _native_measure(score_fn, self._order)
         if name is not None and isinstance(n, int) and n >= 0:
-            return [ngram for ngram, _ in self._counts.rank(name, _COMPENSATED_SUM, n)]
+            return [ngram for ngram, _ in self._ranked(name, n)]
         return [ngram for ngram, _ in self.score_ngrams(score_fn)[:n]]
+
+    def _ranked(self, name, limit=None):
+        """The candidates scored natively by the measure ``name``, best first (the ``limit``
+        best if given)."""
+        counts = self._counts
+        if not counts.has_objects:
+            return counts.rank(name, _COMPENSATED_SUM, limit)
+        ranks = self._word_ranks()
+        if ranks is not None:
+            return counts.rank(name, _COMPENSATED_SUM, limit, ranks)
+        scored = counts.rank(name, _COMPENSATED_SUM, None, None, False)
+        return _nltk_sorted(self._in_nltk_order(scored))[:limit]
+
+    def _word_ranks(self):
+        """Each word id's position among the words in Python's order, when the words are
+        totally ordered (each strictly below the next once sorted); None otherwise (then
+        NLTK's sort itself decides, see ``_ranked``)."""
+        cached = getattr(self, "_word_ranks_cache", False)
+        if cached is not False:
+            return cached
+        words = self._counts.words()
+        ranks = None
+        try:
+            order = sorted(range(len(words)), key=words.__getitem__)
+            if all(words[a] < words[b] for a, b in zip(order, order[1:])):
+                ranks = [0] * len(words)
+                for position, word_id in enumerate(order):
+                    ranks[word_id] = position
+        except TypeError:
+            pass
+        self._word_ranks_cache = ranks
+        return ranks
+
+    def _in_nltk_order(self, pairs):
+        """``(ngram, value)`` pairs (in table order) in the order NLTK scores the n-grams:
+        ``ngram_fd``'s iteration order, by decreasing count. Only words that are not totally
+        ordered make that order matter to the sort."""
+        if not self._counts.has_objects:
+            return pairs
+        value_of = dict(pairs)
+        return [(ngram, value_of[ngram]) for ngram, _ in self.ngram_fd.most_common() if ngram in value_of]
 
     def above_score(self, score_fn, min_score):
         """Yields the candidates whose score exceeds ``min_score``, best first."""
@@ -450,7 +685,7 @@ class AbstractCollocationFinder:
     def _scored_best(self, score_fn, n):
         name = _native_measure(score_fn, self._order)
         if name is not None:
-            return self._counts.rank(name, _COMPENSATED_SUM, n)
+            return self._ranked(name, n)
         return self.score_ngrams(score_fn)[:n]
 
     def __repr__(self):

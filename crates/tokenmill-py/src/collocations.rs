@@ -1,15 +1,18 @@
 //! `tokenmill._native.collocations`: n-gram counts, filters and association measures for
 //! `tokenmill.collocations` (the NLTK-compatible finders live in Python on top of this).
 //!
-//! Words cross the boundary as Python `str`. Reading them needs the GIL; counting does not, so
-//! tokens are copied out in chunks and each chunk is counted with the GIL released.
+//! Words cross the boundary as Python `str` (their UTF-8 bytes) or as any other hashable object
+//! (NLTK's finders take e.g. `(word, tag)` tuples): [`ObjectWords`] gives each distinct object,
+//! by Python equality, a key of bytes that no `str` has, and keeps the object to hand it back.
+//! Reading words needs the GIL; counting does not, so tokens are copied out in chunks and each
+//! chunk is counted with the GIL released.
 use std::os::raw::c_char;
 use std::sync::Mutex;
 
 use pyo3::exceptions::{PyKeyError, PyOverflowError, PyTypeError, PyValueError, PyZeroDivisionError};
 use pyo3::ffi;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyList, PyString, PyTuple};
+use pyo3::types::{PyBytes, PyDict, PyFloat, PyList, PyString, PyTuple};
 use tokenmill_core::collocations::{
     self as core, lane, pack, BigramMarginals, Counts, IntMarginals, Marginals, MathError, Measure, NgramKey, SumMode,
     WindowCounter,
@@ -39,27 +42,15 @@ impl TokenChunk {
         self.spans.push(None);
     }
 
-    /// Appends a word (a `str`) or a padding slot (`None`, as NLTK's padding symbol).
-    fn push_object(&mut self, item: &Bound<'_, PyAny>, position: usize) -> PyResult<()> {
+    /// Appends a word (a `str` or another hashable object) or a padding slot (`None`, as
+    /// NLTK's padding symbol).
+    fn push_object(&mut self, item: &Bound<'_, PyAny>, objects: &mut ObjectWords) -> PyResult<()> {
         if item.is_none() {
             self.push_pad();
             return Ok(());
         }
-        let Ok(text) = item.downcast::<PyString>() else {
-            return Err(PyTypeError::new_err(format!(
-                "collocation words must be str (or None for padding); item {position} is {}",
-                item.get_type().name()?
-            )));
-        };
         let start = self.bytes.len();
-        match str_utf8(text) {
-            Ok(utf8) => self.bytes.extend_from_slice(utf8.as_bytes()),
-            Err(_) => {
-                // Lone surrogates: keep them, encoded as "surrogatepass" (sorts in code-point order).
-                let encoded = text.call_method1("encode", ("utf-8", "surrogatepass"))?;
-                self.bytes.extend_from_slice(encoded.downcast::<PyBytes>()?.as_bytes());
-            }
-        }
+        objects.append_key(item, &mut self.bytes)?;
         self.spans.push(Some((start, self.bytes.len())));
         Ok(())
     }
@@ -76,16 +67,87 @@ impl TokenChunk {
     }
 }
 
+/// The words that are not `str`: each distinct object (by Python hash and equality, as a
+/// `FreqDist` key) gets the key `0xFF` + its index, bytes that no `str` encodes to (0xFF is
+/// never in UTF-8), so the native counter counts them like any word.
+#[derive(Default)]
+struct ObjectWords {
+    /// object → its index in `objects`.
+    index: Option<Py<PyDict>>,
+    objects: Vec<Py<PyAny>>,
+}
+
+const OBJECT_KEY_TAG: u8 = 0xFF;
+
+/// `(id, object)` of every object word, and the dict object → id.
+type ResolvedObjects = (Vec<(u32, Py<PyAny>)>, Py<PyDict>);
+
+fn object_key(index: usize) -> [u8; 5] {
+    let [a, b, c, d] = (index as u32).to_le_bytes();
+    [OBJECT_KEY_TAG, a, b, c, d]
+}
+
+impl ObjectWords {
+    /// Appends the key bytes of `item` to `out`: the UTF-8 of a `str` (lone surrogates
+    /// encoded as "surrogatepass", which sorts in code-point order), else the object's key.
+    fn append_key(&mut self, item: &Bound<'_, PyAny>, out: &mut Vec<u8>) -> PyResult<()> {
+        if let Ok(text) = item.downcast::<PyString>() {
+            match str_utf8(text) {
+                Ok(utf8) => out.extend_from_slice(utf8.as_bytes()),
+                Err(_) => {
+                    let encoded = text.call_method1("encode", ("utf-8", "surrogatepass"))?;
+                    out.extend_from_slice(encoded.downcast::<PyBytes>()?.as_bytes());
+                }
+            }
+            return Ok(());
+        }
+        let py = item.py();
+        let index = self.index.get_or_insert_with(|| PyDict::new(py).unbind()).bind(py);
+        // An unhashable word raises TypeError here, as `FreqDist` would.
+        let position = match index.get_item(item)? {
+            Some(known) => known.extract::<usize>()?,
+            None => {
+                let position = self.objects.len();
+                if position >= u32::MAX as usize {
+                    return Err(PyValueError::new_err("too many distinct collocation words"));
+                }
+                index.set_item(item, position)?;
+                self.objects.push(item.clone().unbind());
+                position
+            }
+        };
+        out.extend_from_slice(&object_key(position));
+        Ok(())
+    }
+
+    /// The word id of each object, once the vocabulary is complete.
+    fn resolve(self, py: Python<'_>, vocab: &core::Vocab) -> PyResult<Option<ResolvedObjects>> {
+        if self.index.is_none() {
+            return Ok(None);
+        }
+        let ids = PyDict::new(py);
+        let mut by_id = Vec::with_capacity(self.objects.len());
+        for (position, object) in self.objects.into_iter().enumerate() {
+            if let Some(id) = vocab.get(&object_key(position)) {
+                ids.set_item(object.bind(py), id)?;
+                by_id.push((id, object));
+            }
+        }
+        Ok(Some((by_id, ids.unbind())))
+    }
+}
+
 /// Streams the words of `iterable` into `counter`, `pad_after` padding slots after it.
 fn count_iterable(
     py: Python<'_>,
     counter: &mut WindowCounter,
     chunk: &mut TokenChunk,
+    objects: &mut ObjectWords,
     iterable: &Bound<'_, PyAny>,
     pad_after: usize,
 ) -> PyResult<()> {
-    for (position, item) in iterable.try_iter()?.enumerate() {
-        chunk.push_object(&item?, position)?;
+    for item in iterable.try_iter()? {
+        chunk.push_object(&item?, objects)?;
         if chunk.spans.len() >= CHUNK_TOKENS {
             flush(py, counter, chunk)?;
         }
@@ -136,9 +198,13 @@ fn measure_for(name: &str, order: usize) -> PyResult<Measure> {
 #[pyclass(module = "tokenmill.collocations", name = "NgramCounts", frozen)]
 pub struct PyNgramCounts {
     counts: SnapshotCell<Counts>,
-    /// Python `str` of each word id, made on first use and shared by all returned tuples
-    /// (filters never change the words' ids).
+    /// The word object of each id whose word is not a `str` (filters never change the words'
+    /// ids, so this is fixed when the counts are made).
+    objects: Vec<Option<Py<PyAny>>>,
+    /// Python `str` of each other word id, made on first use and shared by all returned tuples.
     strings: Mutex<Vec<Option<Py<PyString>>>>,
+    /// Word object → id for the words that are not `str` (None when all words are `str`).
+    object_ids: Option<Py<PyDict>>,
 }
 
 /// A table of `counts` by name.
@@ -146,31 +212,40 @@ fn table<'c>(counts: &'c Counts, name: &str) -> PyResult<&'c core::Table> {
     counts.table(name).ok_or_else(|| PyKeyError::new_err(format!("no table {name:?} for order {}", counts.order)))
 }
 
-/// The key of a Python key, or `None` if it cannot be in the table (unknown word, wrong
-/// length, not a str) — a missing key, as for a `FreqDist`.
-fn key_of(counts: &Counts, key: &Bound<'_, PyAny>, arity: usize) -> Option<NgramKey> {
-    let id_of = |w: &Bound<'_, PyAny>| -> Option<u32> {
-        let s = w.downcast::<PyString>().ok()?;
-        let s = s.to_cow().ok()?;
-        counts.vocab.get(s.as_bytes())
-    };
-    if arity == 1 {
-        return id_of(key).map(|id| pack(&[id]));
-    }
-    let tuple = key.downcast::<PyTuple>().ok()?;
-    if tuple.len() != arity {
-        return None;
-    }
-    let ids = tuple.iter().map(|w| id_of(&w)).collect::<Option<Vec<_>>>()?;
-    Some(pack(&ids))
-}
-
 impl PyNgramCounts {
     fn wrap(counts: Counts) -> Self {
-        PyNgramCounts { counts: SnapshotCell::new(counts), strings: Mutex::new(Vec::new()) }
+        PyNgramCounts { counts: SnapshotCell::new(counts), objects: Vec::new(), strings: Mutex::new(Vec::new()), object_ids: None }
     }
 
-    fn word<'py>(&self, py: Python<'py>, counts: &Counts, id: u32) -> PyResult<Bound<'py, PyString>> {
+    /// Counts whose non-`str` words are `objects`.
+    fn with_objects(py: Python<'_>, counts: Counts, objects: ObjectWords) -> PyResult<Self> {
+        let resolved = objects.resolve(py, &counts.vocab)?;
+        let mut wrapped = Self::wrap(counts);
+        if let Some((by_id, ids)) = resolved {
+            let words = wrapped.counts.get(py).vocab.len();
+            wrapped.objects.resize_with(words, || None);
+            for (id, object) in by_id {
+                wrapped.objects[id as usize] = Some(object);
+            }
+            wrapped.object_ids = Some(ids);
+        }
+        Ok(wrapped)
+    }
+
+    /// Counts derived from these (same vocabulary), keeping the word objects.
+    fn derived(&self, py: Python<'_>, counts: SnapshotCell<Counts>) -> Self {
+        PyNgramCounts {
+            counts,
+            objects: self.objects.iter().map(|o| o.as_ref().map(|o| o.clone_ref(py))).collect(),
+            strings: Mutex::new(Vec::new()),
+            object_ids: self.object_ids.as_ref().map(|d| d.clone_ref(py)),
+        }
+    }
+
+    fn word<'py>(&self, py: Python<'py>, counts: &Counts, id: u32) -> PyResult<Bound<'py, PyAny>> {
+        if let Some(Some(object)) = self.objects.get(id as usize) {
+            return Ok(object.bind(py).clone());
+        }
         let id = id as usize;
         // Never waited for with the GIL held: another thread can only hold it with the GIL,
         // e.g. while a finalizer the decoding triggered runs; the str is then made anew.
@@ -184,7 +259,7 @@ impl PyNgramCounts {
             strings.resize_with(counts.vocab.len().max(id + 1), || None);
         }
         if let Some(s) = &strings[id] {
-            return Ok(s.bind(py).clone());
+            return Ok(s.bind(py).clone().into_any());
         }
         let bytes = counts.vocab.word(id as u32);
         // SAFETY: a valid buffer and length; the error handler name is a C string literal.
@@ -196,16 +271,37 @@ impl PyNgramCounts {
         };
         let s = s.downcast_into::<PyString>()?;
         strings[id] = Some(s.clone().unbind());
-        Ok(s)
+        Ok(s.into_any())
     }
 
     /// A key as Python sees it: `str` for words, a tuple of `str` for n-grams.
     fn key_object<'py>(&self, py: Python<'py>, counts: &Counts, key: NgramKey, arity: usize) -> PyResult<Bound<'py, PyAny>> {
         if arity == 1 {
-            return Ok(self.word(py, counts, lane(key, 0))?.into_any());
+            return self.word(py, counts, lane(key, 0));
         }
         let words = (0..arity).map(|i| self.word(py, counts, lane(key, i))).collect::<PyResult<Vec<_>>>()?;
         Ok(PyTuple::new(py, words)?.into_any())
+    }
+
+    /// The key of a Python key, or `None` if it cannot be in the table (unknown word, wrong
+    /// length, unhashable) — a missing key, as for a `FreqDist`.
+    fn key_of(&self, counts: &Counts, key: &Bound<'_, PyAny>, arity: usize) -> Option<NgramKey> {
+        let id_of = |w: &Bound<'_, PyAny>| -> Option<u32> {
+            if let Ok(s) = w.downcast::<PyString>() {
+                return counts.vocab.get(s.to_cow().ok()?.as_bytes());
+            }
+            let ids = self.object_ids.as_ref()?.bind(w.py());
+            ids.get_item(w).ok()??.extract().ok()
+        };
+        if arity == 1 {
+            return id_of(key).map(|id| pack(&[id]));
+        }
+        let tuple = key.downcast::<PyTuple>().ok()?;
+        if tuple.len() != arity {
+            return None;
+        }
+        let ids = tuple.iter().map(|w| id_of(&w)).collect::<Option<Vec<_>>>()?;
+        Some(pack(&ids))
     }
 
     fn ngram_text(&self, py: Python<'_>, counts: &Counts, key: NgramKey) -> String {
@@ -239,9 +335,10 @@ impl PyNgramCounts {
     fn from_words(py: Python<'_>, order: usize, window_size: usize, words: &Bound<'_, PyAny>) -> PyResult<Self> {
         let mut counter = WindowCounter::new(order, window_size).py()?;
         let mut chunk = TokenChunk::default();
-        count_iterable(py, &mut counter, &mut chunk, words, 0)?;
+        let mut objects = ObjectWords::default();
+        count_iterable(py, &mut counter, &mut chunk, &mut objects, words, 0)?;
         flush(py, &mut counter, &mut chunk)?;
-        Ok(Self::wrap(py.allow_threads(|| counter.finish())))
+        Self::with_objects(py, py.allow_threads(|| counter.finish()), objects)
     }
 
     /// Counts each document (an iterable of words) followed by `window_size - 1` padding
@@ -250,19 +347,22 @@ impl PyNgramCounts {
     fn from_documents(py: Python<'_>, order: usize, window_size: usize, documents: &Bound<'_, PyAny>) -> PyResult<Self> {
         let mut counter = WindowCounter::new(order, window_size).py()?;
         let mut chunk = TokenChunk::default();
+        let mut objects = ObjectWords::default();
         for document in documents.try_iter()? {
-            count_iterable(py, &mut counter, &mut chunk, &document?, window_size - 1)?;
+            count_iterable(py, &mut counter, &mut chunk, &mut objects, &document?, window_size - 1)?;
         }
         flush(py, &mut counter, &mut chunk)?;
-        Ok(Self::wrap(py.allow_threads(|| counter.finish())))
+        Self::with_objects(py, py.allow_threads(|| counter.finish()), objects)
     }
 
     /// Counts given as tables, for NLTK's constructors (`BigramCollocationFinder(word_fd,
     /// bigram_fd)`): `tables` maps a table name (`word_fd`, `ngram_fd`, `bigram_fd`, ...) to
     /// an iterable of `(key, count)`, keys `str` for words and tuples of `str` otherwise.
     #[staticmethod]
-    fn from_tables(order: usize, window_size: usize, tables: Vec<(String, Bound<'_, PyAny>)>) -> PyResult<Self> {
+    fn from_tables(py: Python<'_>, order: usize, window_size: usize, tables: Vec<(String, Bound<'_, PyAny>)>) -> PyResult<Self> {
         let mut counts = Counts::new(order, window_size).py()?;
+        let mut objects = ObjectWords::default();
+        let mut key_bytes = Vec::new();
         let names: Vec<&str> = ["word_fd", "ngram_fd"]
             .into_iter()
             .chain(core::counts::auxiliary_tables(order).iter().map(|(n, _)| *n))
@@ -273,20 +373,31 @@ impl PyNgramCounts {
             };
             for item in items.try_iter()? {
                 let (key, count): (Bound<'_, PyAny>, u64) = item?.extract()?;
-                let words: Vec<String> = if slot == 0 { vec![key.extract()?] } else { key.extract()? };
-                let ids = words.iter().map(|w| counts.vocab.intern(w.as_bytes())).collect::<tokenmill_core::Result<Vec<_>>>().py()?;
+                let words: Vec<Bound<'_, PyAny>> = if slot == 0 {
+                    vec![key.clone()]
+                } else if key.is_instance_of::<PyString>() {
+                    return Err(PyTypeError::new_err(format!("{name} keys must be tuples of words, got {}", key.repr()?)));
+                } else {
+                    key.try_iter()?.collect::<PyResult<_>>()?
+                };
+                let mut ids = Vec::with_capacity(words.len());
+                for word in &words {
+                    key_bytes.clear();
+                    objects.append_key(word, &mut key_bytes)?;
+                    ids.push(counts.vocab.intern(&key_bytes).py()?);
+                }
                 let table = match slot {
                     0 => &mut counts.words,
                     1 => &mut counts.ngrams,
                     i => &mut counts.aux[i - 2],
                 };
                 if ids.len() != table.arity() {
-                    return Err(PyValueError::new_err(format!("{name} keys must have {} words, got {words:?}", table.arity())));
+                    return Err(PyValueError::new_err(format!("{name} keys must have {} words, got {}", table.arity(), key.repr()?)));
                 }
                 table.add(pack(&ids), count);
             }
         }
-        Ok(Self::wrap(counts))
+        Self::with_objects(py, counts, objects)
     }
 
     #[getter]
@@ -310,13 +421,29 @@ impl PyNgramCounts {
 
     /// A copy of these counts (sharing them until one of the two is filtered).
     fn copy(&self, py: Python<'_>) -> Self {
-        PyNgramCounts { counts: SnapshotCell::shared(self.counts.get(py)), strings: Mutex::new(Vec::new()) }
+        self.derived(py, SnapshotCell::shared(self.counts.get(py)))
     }
 
     /// The counts of `bigram_finder()` (trigram counts only).
     fn bigram_counts(&self, py: Python<'_>) -> PyResult<Self> {
         let counts = self.counts.get(py);
-        Ok(Self::wrap(counts.bigram_counts().py()?))
+        Ok(self.derived(py, SnapshotCell::new(counts.bigram_counts().py()?)))
+    }
+
+    /// Whether some words are not `str` (their order is then Python's, see `words`).
+    #[getter]
+    fn has_objects(&self) -> bool {
+        self.object_ids.is_some()
+    }
+
+    /// Every word, by id.
+    fn words<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let counts = self.counts.get(py);
+        let list = PyList::empty(py);
+        for id in 0..counts.vocab.len() as u32 {
+            list.append(self.word(py, &counts, id)?)?;
+        }
+        Ok(list)
     }
 
     fn table_len(&self, py: Python<'_>, name: &str) -> PyResult<usize> {
@@ -333,13 +460,13 @@ impl PyNgramCounts {
     fn table_get(&self, py: Python<'_>, name: &str, key: &Bound<'_, PyAny>) -> PyResult<u64> {
         let counts = self.counts.get(py);
         let table = table(&counts, name)?;
-        Ok(key_of(&counts, key, table.arity()).map_or(0, |k| table.get(k)))
+        Ok(self.key_of(&counts, key, table.arity()).map_or(0, |k| table.get(k)))
     }
 
     fn table_contains(&self, py: Python<'_>, name: &str, key: &Bound<'_, PyAny>) -> PyResult<bool> {
         let counts = self.counts.get(py);
         let table = table(&counts, name)?;
-        Ok(key_of(&counts, key, table.arity()).is_some_and(|k| table.contains(k)))
+        Ok(self.key_of(&counts, key, table.arity()).is_some_and(|k| table.contains(k)))
     }
 
     /// `(key, count)` pairs in insertion order; with `most_common`, sorted by decreasing count
@@ -445,19 +572,37 @@ impl PyNgramCounts {
     }
 
     /// `[(ngram, score)]` by decreasing score, ties by the words (NLTK's `score_ngrams`), scored
-    /// by the named measure; with `limit`, only the best `limit` (NLTK's `nbest`).
-    #[pyo3(signature = (measure, compensated_sum, limit=None))]
+    /// by the named measure; with `limit`, only the best `limit` (NLTK's `nbest`). The words
+    /// compare by `word_ranks` (each word id's position in Python's order of the words) when
+    /// given, else as strings (code-point order). With `sort=False`, every candidate's score in
+    /// table order, unsorted.
+    #[pyo3(signature = (measure, compensated_sum, limit=None, word_ranks=None, sort=true))]
     fn rank<'py>(
         &self,
         py: Python<'py>,
         measure: &str,
         compensated_sum: bool,
         limit: Option<usize>,
+        word_ranks: Option<Vec<u32>>,
+        sort: bool,
     ) -> PyResult<Bound<'py, PyList>> {
         let counts = self.counts.get(py);
         let measure = measure_for(measure, counts.order)?;
         let mode = sum_mode(compensated_sum);
-        let ranked = py.allow_threads(|| core::rank(&counts, measure, mode, limit));
+        if let Some(ranks) = &word_ranks {
+            if ranks.len() != counts.vocab.len() {
+                return Err(PyValueError::new_err(format!(
+                    "word_ranks needs one rank per word ({}), got {}",
+                    counts.vocab.len(),
+                    ranks.len()
+                )));
+            }
+        }
+        let ranked = py.allow_threads(|| match (sort, &word_ranks) {
+            (false, _) => core::score_all(&counts, measure, mode),
+            (true, Some(ranks)) => core::rank_by(&counts, measure, mode, limit, ranks),
+            (true, None) => core::rank(&counts, measure, mode, limit),
+        });
         let ranked = match ranked {
             Ok(r) => r,
             Err(e) => {
@@ -492,7 +637,7 @@ impl PyNgramCounts {
     /// The marginals of one n-gram (a tuple of words), or None when it is not a candidate.
     fn marginals_of<'py>(&self, py: Python<'py>, ngram: &Bound<'_, PyAny>) -> PyResult<Option<Bound<'py, PyTuple>>> {
         let counts = self.counts.get(py);
-        let Some(key) = key_of(&counts, ngram, counts.order) else { return Ok(None) };
+        let Some(key) = self.key_of(&counts, ngram, counts.order) else { return Ok(None) };
         let count = counts.ngrams.get(key);
         if count == 0 {
             return Ok(None);
@@ -513,7 +658,15 @@ fn score_marginals(measure: &str, order: usize, marginals: &Bound<'_, PyTuple>, 
     let arity_error = || PyTypeError::new_err(format!("{} takes the marginals of an n-gram of order {order}", measure.name()));
     let m = match order {
         2 => {
-            let (n_ii, (n_ix, n_xi), n_xx): (f64, (i128, i128), i128) = marginals.extract().map_err(|_| arity_error())?;
+            let (n_ii, (n_ix, n_xi), n_xx): (Bound<'_, PyAny>, (i128, i128), i128) =
+                marginals.extract().map_err(|_| arity_error())?;
+            // The kernel computes with a float n_ii, as NLTK's finders pass it. An int n_ii
+            // (a contingency table, a published count) keeps exact integer arithmetic in NLTK's
+            // formulas, as do Fractions or Decimals: the Python layer applies those.
+            if !n_ii.is_instance_of::<PyFloat>() {
+                return Err(arity_error());
+            }
+            let n_ii: f64 = n_ii.extract().map_err(|_| arity_error())?;
             Marginals::Bigram(BigramMarginals { n_ii, n_ix, n_xi, n_xx })
         }
         3 => {

@@ -66,9 +66,16 @@ impl IdObjects {
 /// counting then cost ~50% more than when all lists are built at the end.
 const PREFETCH_AHEAD: usize = 16;
 
-/// The shared object of `id`, created if needed (borrowed: the table keeps its reference).
+/// Ids below this share one object each (a table of at most 32 MB); larger ids, which only
+/// sparse rank files have (tiktoken accepts any u32), get a new object per use.
+const MAX_SHARED_ID: usize = 1 << 22;
+
+/// A new reference to the object of `id`: the shared one, created if needed.
 fn object_of(py: Python<'_>, objects: &mut Vec<Option<Py<PyAny>>>, id: u32) -> PyResult<*mut ffi::PyObject> {
     let index = id as usize;
+    if index >= MAX_SHARED_ID {
+        return Ok(id.into_pyobject(py)?.into_any().into_ptr());
+    }
     if index >= objects.len() {
         objects.resize_with(index + 1, || None);
     }
@@ -76,7 +83,7 @@ fn object_of(py: Python<'_>, objects: &mut Vec<Option<Py<PyAny>>>, id: u32) -> P
     if slot.is_none() {
         *slot = Some(id.into_pyobject(py)?.into_any().unbind());
     }
-    Ok(slot.as_ref().map_or(std::ptr::null_mut(), |o| o.as_ptr()))
+    Ok(slot.as_ref().map_or(std::ptr::null_mut(), |o| o.clone_ref(py).into_ptr()))
 }
 
 /// The list of `all[range]`, the objects of `all`'s ids [`PREFETCH_AHEAD`] on already loading.
@@ -85,8 +92,8 @@ fn fill_list<'py>(py: Python<'py>, objects: &mut Vec<Option<Py<PyAny>>>, all: &[
     let ids = &all[range];
     let len = ffi::Py_ssize_t::try_from(ids.len()).map_err(|_| pyo3::exceptions::PyOverflowError::new_err("too many ids for one list"))?;
     // SAFETY: `PyList_New` returns a new reference (or NULL with an exception set), owned by
-    // `list` from here on. `PyList_SetItem` steals one reference to the item, which the
-    // `Py_INCREF` before it provides; each index is set once and within bounds. Items not yet
+    // `list` from here on. `PyList_SetItem` steals one reference to the item, which
+    // `object_of` returns; each index is set once and within bounds. Items not yet
     // set if an error returns early are NULL, which deallocating a list allows.
     unsafe {
         let raw = ffi::PyList_New(len);
@@ -104,7 +111,6 @@ fn fill_list<'py>(py: Python<'py>, objects: &mut Vec<Option<Py<PyAny>>>, all: &[
                 tokenmill_core::utils::prefetch::prefetch_line(ahead.as_ptr());
             }
             let item = object_of(py, objects, id)?;
-            ffi::Py_INCREF(item);
             if ffi::PyList_SetItem(raw, index as ffi::Py_ssize_t, item) != 0 {
                 return Err(PyErr::fetch(py));
             }

@@ -140,6 +140,26 @@ impl PyCoreBpe {
         Ok((ids.into_pyarray(py), offsets.into_pyarray(py)))
     }
 
+    /// Encodes bytes that may not be valid UTF-8, as tiktoken's `_encode_bytes`: the valid
+    /// prefix as text, its last piece re-encoded together with the invalid rest.
+    #[pyo3(name = "_encode_bytes")]
+    fn encode_bytes<'py>(&self, py: Python<'py>, bytes: &[u8]) -> PyResult<Bound<'py, PyList>> {
+        let ids = py.allow_threads(|| self.inner.encode_bytes(bytes)).py()?;
+        self.id_objects.list(py, &ids)
+    }
+
+    /// `(stable_ids, completions)`: the ids of `text` that more text cannot change, and the
+    /// id sequences that may follow them (tiktoken's `encode_with_unstable`; sorted here).
+    fn encode_with_unstable(
+        &self,
+        py: Python<'_>,
+        text: &Bound<'_, PyString>,
+        allowed_special: HashSet<String>,
+    ) -> PyResult<(Vec<Rank>, Vec<Vec<Rank>>)> {
+        let text = text_of(text)?;
+        py.allow_threads(|| self.inner.encode_with_unstable(&text, |s| allowed_special.contains(s))).py()
+    }
+
     /// Encodes bytes as one piece (no splitting, no special tokens).
     fn encode_single_piece(&self, py: Python<'_>, piece: &[u8]) -> PyResult<Vec<Rank>> {
         py.allow_threads(|| self.inner.encode_single_piece(piece)).py()

@@ -128,10 +128,21 @@ pub fn rank(
     mode: SumMode,
     limit: Option<usize>,
 ) -> Result<Vec<(NgramKey, f64)>, ScoreError> {
+    rank_by(counts, measure, mode, limit, &counts.vocab.sort_ranks())
+}
+
+/// `rank` with the words ordered by `ranks` (`ranks[id]` = the word's position), for words
+/// that are not strings.
+pub fn rank_by(
+    counts: &Counts,
+    measure: Measure,
+    mode: SumMode,
+    limit: Option<usize>,
+    ranks: &[u32],
+) -> Result<Vec<(NgramKey, f64)>, ScoreError> {
     let mut scored = score_all(counts, measure, mode)?;
-    let ranks = counts.vocab.sort_ranks();
     let arity = counts.order;
-    let cmp = |a: &(NgramKey, f64), b: &(NgramKey, f64)| compare(a, b, &ranks, arity);
+    let cmp = |a: &(NgramKey, f64), b: &(NgramKey, f64)| compare(a, b, ranks, arity);
     if let Some(n) = limit {
         if n < scored.len() {
             if n == 0 {

@@ -26,6 +26,16 @@ pub fn encode_piece(ranks: &TokenMap, piece: &[u8], out: &mut Vec<Rank>) -> Resu
         out.push(rank);
         return Ok(());
     }
+    encode_piece_by_merges(ranks, piece, out)
+}
+
+/// Appends the tokens that merging reaches from the single bytes of `piece`, without first
+/// looking `piece` up as a whole (tiktoken's `byte_pair_encode`: a token that no merge sequence
+/// builds comes out in parts).
+pub fn encode_piece_by_merges(ranks: &TokenMap, piece: &[u8], out: &mut Vec<Rank>) -> Result<()> {
+    if piece.len() == 1 {
+        return push_parts(ranks, piece, &[0, 1], out);
+    }
     if piece.len() < LONG_PIECE_BYTES {
         let mut starts = [0u32; LONG_PIECE_BYTES + 1];
         let parts = merge_short(ranks, piece, &mut starts);

@@ -19,13 +19,15 @@ use crate::utils::{parallel, word_cache};
 #[derive(Debug, Clone)]
 pub struct CoreBpe {
     regex: Regex,
-    encoder: TokenMap,
+    pub(super) encoder: TokenMap,
     n_ranks: usize,
     special_encoder: FxHashMap<String, Rank>,
     /// Special token texts, in the order of `special_matcher`'s patterns.
     special_names: Vec<String>,
     special_matcher: Option<AhoCorasick>,
-    decoder: Decoder,
+    pub(super) decoder: Decoder,
+    /// Ordinary token ids by their bytes, built on first use (`encode_with_unstable`).
+    pub(super) sorted_tokens: std::sync::OnceLock<Vec<Rank>>,
     /// This encoding's tables in the word cache (`utils::word_cache`).
     cache_id: u64,
 }
@@ -34,46 +36,82 @@ pub struct CoreBpe {
 /// frequent ones come first, so a full cache keeps serving them.
 const PIECE_CACHE_CAPACITY: usize = 1 << 18;
 
-/// Id → bytes for ordinary and special tokens: one byte buffer plus a span per id.
+/// Id → bytes for ordinary and special tokens: one byte buffer plus a span per id. Ids below
+/// `dense_limit` index a vector (tiktoken's ids are dense, and encoding looks up every token's
+/// length); larger ids, which tiktoken accepts too, live in a map.
 #[derive(Debug, Clone, Default)]
-struct Decoder {
+pub(super) struct Decoder {
     bytes: Vec<u8>,
     /// `spans[id] = (start, len)`; `len == u32::MAX` marks an id without a token.
     spans: Vec<(u32, u32)>,
+    /// Spans of the ids at or above `dense_limit`.
+    sparse: FxHashMap<Rank, (u32, u32)>,
+    dense_limit: usize,
 }
 
 const ABSENT: (u32, u32) = (0, u32::MAX);
 
 impl Decoder {
+    /// A decoder for `n_ids` ids: a vector for ids below `max(4 * n_ids, 2**20)`.
+    fn for_ids(n_ids: usize) -> Self {
+        Decoder { dense_limit: n_ids.saturating_mul(4).max(1 << 20), ..Decoder::default() }
+    }
+
     fn insert(&mut self, id: Rank, token: &[u8]) -> std::result::Result<(), Rank> {
-        let id = id as usize;
-        if id >= self.spans.len() {
-            self.spans.resize(id + 1, ABSENT);
+        let span = (self.bytes.len() as u32, token.len() as u32);
+        let index = id as usize;
+        if index < self.dense_limit {
+            if index >= self.spans.len() {
+                self.spans.resize(index + 1, ABSENT);
+            }
+            if self.spans[index] != ABSENT {
+                return Err(id);
+            }
+            self.spans[index] = span;
+        } else {
+            match self.sparse.entry(id) {
+                std::collections::hash_map::Entry::Occupied(_) => return Err(id),
+                std::collections::hash_map::Entry::Vacant(slot) => {
+                    slot.insert(span);
+                }
+            }
         }
-        if self.spans[id] != ABSENT {
-            return Err(id as Rank);
-        }
-        self.spans[id] = (self.bytes.len() as u32, token.len() as u32);
         self.bytes.extend_from_slice(token);
         Ok(())
+    }
+
+    #[inline]
+    fn span(&self, id: Rank) -> Option<(u32, u32)> {
+        let span = match self.spans.get(id as usize) {
+            Some(&span) => span,
+            None => *self.sparse.get(&id)?,
+        };
+        (span.1 != u32::MAX).then_some(span)
     }
 
     /// The byte length of an id's token (0 for an id without one).
     #[inline]
     fn len(&self, id: Rank) -> u32 {
-        match self.spans.get(id as usize) {
-            Some(&(_, len)) if len != u32::MAX => len,
-            _ => 0,
-        }
+        self.span(id).map_or(0, |(_, len)| len)
     }
 
     #[inline]
-    fn get(&self, id: Rank) -> Option<&[u8]> {
-        let &(start, len) = self.spans.get(id as usize)?;
-        if len == u32::MAX {
-            return None;
-        }
+    pub(super) fn get(&self, id: Rank) -> Option<&[u8]> {
+        let (start, len) = self.span(id)?;
         Some(&self.bytes[start as usize..start as usize + len as usize])
+    }
+
+    /// Every id that has a token, in increasing order.
+    fn ids(&self) -> impl Iterator<Item = Rank> + '_ {
+        let mut sparse: Vec<Rank> = self.sparse.keys().copied().collect();
+        sparse.sort_unstable();
+        (0..self.spans.len() as Rank).filter(|&id| self.spans[id as usize] != ABSENT).chain(sparse)
+    }
+
+    /// The largest id with a token.
+    fn max_id(&self) -> Option<Rank> {
+        let dense = self.spans.iter().rposition(|&s| s != ABSENT).map(|i| i as Rank);
+        dense.max(self.sparse.keys().copied().max())
     }
 }
 
@@ -81,16 +119,11 @@ impl CoreBpe {
     /// Builds the core. Every id must be given once (across ranks and special tokens).
     pub fn new(encoder: Ranks, special_tokens: FxHashMap<String, Rank>, pattern: &str) -> Result<Self> {
         let regex = Regex::new(pattern)?;
-        // The decoder is indexed by id, so ids must be reasonably dense (tiktoken's are).
-        let n_ids = encoder.len() + special_tokens.len();
-        let id_limit = n_ids.saturating_mul(4).max(1 << 20);
-        let max_id = encoder.values().chain(special_tokens.values()).copied().max().unwrap_or(0);
-        if max_id as usize >= id_limit {
-            return Err(Error::InvalidArgument(format!(
-                "token id {max_id} is too large for {n_ids} tokens (ids must be below {id_limit})"
-            )));
+        // Rank::MAX marks "no rank" in the merge loop, so it cannot be a token id.
+        if let Some(id) = encoder.values().chain(special_tokens.values()).find(|&&id| id == Rank::MAX) {
+            return Err(Error::InvalidArgument(format!("token id {id} is reserved (ids must be below {id})")));
         }
-        let mut decoder = Decoder::default();
+        let mut decoder = Decoder::for_ids(encoder.len() + special_tokens.len());
         let mut by_rank: Vec<(&Vec<u8>, Rank)> = encoder.iter().map(|(t, &r)| (t, r)).collect();
         by_rank.sort_unstable_by_key(|&(_, r)| r);
         let mut map = TokenMap::with_capacity(by_rank.len());
@@ -126,6 +159,7 @@ impl CoreBpe {
             special_names,
             special_matcher,
             decoder,
+            sorted_tokens: std::sync::OnceLock::new(),
             cache_id: word_cache::new_cache_id(),
         })
     }
@@ -146,15 +180,13 @@ impl CoreBpe {
 
     /// The largest id, ordinary or special.
     pub fn max_token_value(&self) -> Option<Rank> {
-        self.decoder.spans.len().checked_sub(1).map(|id| id as Rank)
+        self.decoder.max_id()
     }
 
     /// (id, bytes) of every mergeable token, by id.
-    fn ordinary_tokens(&self) -> impl Iterator<Item = (Rank, &[u8])> + '_ {
+    pub(super) fn ordinary_tokens(&self) -> impl Iterator<Item = (Rank, &[u8])> + '_ {
         let special_ids: rustc_hash::FxHashSet<Rank> = self.special_encoder.values().copied().collect();
-        (0..self.decoder.spans.len() as Rank)
-            .filter(move |id| !special_ids.contains(id))
-            .filter_map(|id| self.decoder.get(id).map(|b| (id, b)))
+        self.decoder.ids().filter(move |id| !special_ids.contains(id)).filter_map(|id| self.decoder.get(id).map(|b| (id, b)))
     }
 
     pub fn special_tokens(&self) -> &FxHashMap<String, Rank> {
@@ -170,18 +202,23 @@ impl CoreBpe {
 
     /// Appends the tokens of `text` (no special tokens) to `out`.
     pub fn encode_ordinary_into(&self, text: &str, out: &mut Vec<Rank>) -> Result<()> {
-        self.encode_segment(text, out)
+        self.encode_segment(text, out).map(drop)
     }
 
     /// Splits `text` with the pattern and appends each piece's tokens. Pieces go through the
     /// word cache first: its small per-thread direct-mapped front table answers the frequent
     /// pieces from the core's own cache, where a probe of the rank table (8 MB for o200k) is a
     /// likely miss to main memory — whose cost varied from process to process.
-    fn encode_segment(&self, text: &str, out: &mut Vec<Rank>) -> Result<()> {
+    ///
+    /// Returns where the last piece's tokens start in `out` (`out.len()` on entry when `text`
+    /// has no piece): tiktoken's unstable-token logic needs them.
+    fn encode_segment(&self, text: &str, out: &mut Vec<Rank>) -> Result<usize> {
         let bytes = text.as_bytes();
         let mut failure = None;
+        let mut last_piece_start = out.len();
         self.regex.for_each_match(text, |start, end| {
             let piece = &bytes[start..end];
+            last_piece_start = out.len();
             if word_cache::replay(self.cache_id, piece, |id, _| out.push(id)) {
                 return;
             }
@@ -203,12 +240,18 @@ impl CoreBpe {
                 }
             }
         })?;
-        failure.map_or(Ok(()), Err)
+        failure.map_or(Ok(last_piece_start), Err)
     }
 
     /// Encodes `text`, turning the special tokens for which `allowed(text)` holds into their ids;
     /// other special-token text is encoded as ordinary text.
     pub fn encode(&self, text: &str, allowed: impl Fn(&str) -> bool) -> Result<Vec<Rank>> {
+        self.encode_with_last_piece(text, allowed).map(|(ids, _)| ids)
+    }
+
+    /// `encode`, plus how many of the ids come from the last piece of the split pattern (0 when
+    /// the text ends with a special token), as tiktoken's native `encode` reports it.
+    pub(super) fn encode_with_last_piece(&self, text: &str, allowed: impl Fn(&str) -> bool) -> Result<(Vec<Rank>, usize)> {
         let mut out = Vec::with_capacity(text.len() / 4);
         let mut start = 0;
         while let Some((special_start, special_end, id)) = self.next_allowed_special(text, start, &allowed) {
@@ -216,8 +259,9 @@ impl CoreBpe {
             out.push(id);
             start = special_end;
         }
-        self.encode_segment(&text[start..], &mut out)?;
-        Ok(out)
+        let last_piece_start = self.encode_segment(&text[start..], &mut out)?;
+        let last_piece_len = out.len() - last_piece_start;
+        Ok((out, last_piece_len))
     }
 
     /// The first allowed special token at or after byte `from`: (start, end, id).
@@ -322,11 +366,12 @@ fn in_pool<S: Sync>(num_threads: Option<usize>, texts: &[S], encode: impl Fn(&S)
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::pre_tokenizers::scanners::R50K_PATTERN;
 
-    fn tiny() -> CoreBpe {
+    /// Bytes, a few merges up to "hello" and " world", and two special tokens.
+    pub(crate) fn tiny() -> CoreBpe {
         let mut ranks: Ranks = (0..=255u8).map(|b| (vec![b], b as Rank)).collect();
         for (i, t) in [&b"he"[..], b"ll", b"hell", b"hello", b" w", b"or", b" wor", b" world"].iter().enumerate() {
             ranks.insert(t.to_vec(), 256 + i as Rank);
@@ -367,8 +412,20 @@ mod tests {
         let shared_id = CoreBpe::new(ranks, specials, R50K_PATTERN).unwrap();
         assert_eq!(shared_id.decode_bytes(&[0]).unwrap(), b"a");
         assert_eq!(shared_id.encode("<t>", |_| true).unwrap(), vec![0]);
-        let ranks: Ranks = [(b"a".to_vec(), u32::MAX - 1)].into_iter().collect();
+        let ranks: Ranks = [(b"a".to_vec(), u32::MAX)].into_iter().collect();
         assert!(CoreBpe::new(ranks, FxHashMap::default(), R50K_PATTERN).is_err());
+    }
+
+    #[test]
+    fn sparse_large_ids_encode_and_decode() {
+        let mut ranks: Ranks = (0..=255u8).map(|b| (vec![b], b as Rank)).collect();
+        ranks.insert(b"ab".to_vec(), 3_000_000_000);
+        let specials = [("<s>".to_string(), 4_000_000_000)].into_iter().collect();
+        let core = CoreBpe::new(ranks, specials, R50K_PATTERN).unwrap();
+        assert_eq!(core.encode("ab<s>", |_| true).unwrap(), vec![3_000_000_000, 4_000_000_000]);
+        assert_eq!(core.decode_bytes(&[3_000_000_000, 4_000_000_000]).unwrap(), b"ab<s>");
+        assert_eq!(core.max_token_value(), Some(4_000_000_000));
+        assert_eq!(core.mergeable_ranks().len(), 257);
     }
 
     #[test]

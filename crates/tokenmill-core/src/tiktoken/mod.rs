@@ -5,6 +5,8 @@
 //! - `ranks`: read and write `.tiktoken` rank files (`base64(token) rank` per line).
 //! - `core`: `CoreBpe` = split pattern + ranks + special tokens; encode (ordinary, with allowed
 //!   special tokens, batches in parallel) and decode.
+//! - `unstable`: tiktoken's `_encode_bytes` (bytes that may not be UTF-8) and
+//!   `encode_with_unstable` (the tokens that more text could still change).
 //!
 //! The split pattern runs through `utils::regex::Regex`, which uses a hand-written scanner for
 //! the known patterns (r50k, cl100k, o200k, ...), where most of the time goes.
@@ -12,6 +14,7 @@ pub mod bpe;
 pub mod core;
 pub mod ranks;
 pub mod token_map;
+pub mod unstable;
 
 pub use self::bpe::{encode_piece, Rank};
 pub use self::core::CoreBpe;

@@ -1,42 +1,22 @@
-"""A drop-in for OpenAI's ``tiktoken`` API, running on tokenmill's native byte-level BPE.
-
-::
-
-    from tokenmill import tiktoken
-    enc = tiktoken.get_encoding("cl100k_base", path="/data/tiktoken")   # never downloads
-    enc.encode("hello world")                                            # [15339, 1917]
+"""``Encoding``, as ``tiktoken.core`` has it, on tokenmill's native byte-level BPE.
 
 ``Encoding`` has tiktoken's constructor and methods, with the same results (ids, errors for
-disallowed special tokens, the lone-surrogate fix-up). Rank files are read from local files only:
-``get_encoding(name, path)`` looks in ``path`` (a file or a directory), then in the directory named
-by ``$TOKENMILL_TIKTOKEN_DIR``, then in ``$TIKTOKEN_CACHE_DIR`` (tiktoken's cache layout).
-
-One difference, by design: when several allowed special tokens start at the same position, the
-longest wins (tiktoken's choice there depends on hash order).
+disallowed special tokens, the lone-surrogate fix-up, ``encode_with_unstable``,
+``_encode_bytes``). Differences, by design: when several allowed special tokens start at the
+same position, the longest wins (tiktoken's choice there depends on hash order), and the
+completions of ``encode_with_unstable`` come sorted (tiktoken's come in hash order).
 """
 from __future__ import annotations
 
 import functools
-import hashlib
-import os
-from pathlib import Path
 from typing import AbstractSet, Collection, Literal, Sequence
 
-from tokenmill._native import TokenmillIOError, UnknownIdError, InvalidArgumentError
+from tokenmill._native import UnknownIdError, InvalidArgumentError
 from tokenmill._native import tiktoken as _native_module
 
 CoreBPE = _native_module.CoreBPE
 
-__all__ = [
-    "Encoding",
-    "CoreBPE",
-    "get_encoding",
-    "list_encoding_names",
-    "load_tiktoken_bpe",
-    "dump_tiktoken_bpe",
-    "UnknownTokenError",
-    "ENCODING_PATTERNS",
-]
+__all__ = ["Encoding", "CoreBPE", "UnknownTokenError", "raise_disallowed_special_token"]
 
 
 class UnknownTokenError(UnknownIdError, KeyError):
@@ -137,6 +117,15 @@ class Encoding:
                     raise_disallowed_special_token(match.group())
         return allowed_special
 
+    def _encode_allowing(self, native, text, allowed_special, disallowed_special):
+        """``native(text, allowed)`` after the special-token check, with tiktoken's surrogate
+        fix-up when ``text`` is not valid Unicode."""
+        allowed = set(self._allowed_special(text, allowed_special, disallowed_special, many=False))
+        try:
+            return native(text, allowed)
+        except UnicodeEncodeError:
+            return native(_without_surrogates(text), allowed)
+
     def encode(
         self,
         text: str,
@@ -147,11 +136,24 @@ class Encoding:
         """Encodes ``text``. Special tokens in ``allowed_special`` become their ids; text of a
         special token in ``disallowed_special`` (by default: every special token not allowed)
         raises ValueError; other special-token text is encoded as ordinary text."""
-        allowed = self._allowed_special(text, allowed_special, disallowed_special, many=False)
-        try:
-            return self._core_bpe.encode(text, set(allowed))
-        except UnicodeEncodeError:
-            return self._core_bpe.encode(_without_surrogates(text), set(allowed))
+        return self._encode_allowing(self._core_bpe.encode, text, allowed_special, disallowed_special)
+
+    def encode_with_unstable(
+        self,
+        text: str,
+        *,
+        allowed_special: Literal["all"] | AbstractSet[str] = set(),  # noqa: B006
+        disallowed_special: Literal["all"] | Collection[str] = "all",
+    ) -> tuple[list[int], list[list[int]]]:
+        """Encodes ``text`` into stable ids and the id sequences that may complete them.
+
+        The stable ids cover a prefix of ``text``: the tokens of its last piece (which more
+        text could merge differently) are left out. Each completion, appended to the stable
+        ids, decodes to bytes that start with ``text``. Special tokens are handled as in
+        ``encode``. As tiktoken says of it, this API should itself be considered unstable.
+        The completions are sorted (tiktoken lists them in hash order).
+        """
+        return self._encode_allowing(self._core_bpe.encode_with_unstable, text, allowed_special, disallowed_special)
 
     def encode_to_numpy(
         self,
@@ -161,11 +163,7 @@ class Encoding:
         disallowed_special: Literal["all"] | Collection[str] = "all",
     ):
         """``encode`` returning a NumPy uint32 array."""
-        allowed = self._allowed_special(text, allowed_special, disallowed_special, many=False)
-        try:
-            return self._core_bpe.encode_to_numpy(text, set(allowed))
-        except UnicodeEncodeError:
-            return self._core_bpe.encode_to_numpy(_without_surrogates(text), set(allowed))
+        return self._encode_allowing(self._core_bpe.encode_to_numpy, text, allowed_special, disallowed_special)
 
     def encode_ordinary_batch(self, text: list[str], *, num_threads: int = 8) -> list[list[int]]:
         """``encode_ordinary`` of every text, in parallel on ``num_threads`` threads."""
@@ -209,6 +207,22 @@ class Encoding:
         if isinstance(text_or_bytes, str):
             text_or_bytes = text_or_bytes.encode("utf-8")
         return self._core_bpe.encode_single_piece(text_or_bytes)
+
+    def _encode_only_native_bpe(self, text: str) -> list[int]:
+        """Encodes ``text`` with the split done by the ``regex`` module in Python (tiktoken's
+        cross-check of the native split); special tokens are not recognised."""
+        import regex
+
+        ids: list[int] = []
+        for piece in regex.findall(self._pat_str, text):
+            ids.extend(self._encode_single_piece(piece))
+        return ids
+
+    def _encode_bytes(self, text: bytes) -> list[int]:
+        """Encodes bytes that need not be valid UTF-8, as tiktoken does: the valid prefix is
+        encoded as text, then the tokens of its last piece are joined with the invalid rest and
+        encoded as one piece. ``decode_bytes`` gives ``text`` back."""
+        return self._core_bpe._encode_bytes(bytes(text))
 
     # ---- decoding ----
 
@@ -277,8 +291,11 @@ class Encoding:
     # ---- pickling ----
 
     def __getstate__(self) -> object:
+        # As tiktoken: an encoding from the registry pickles as its name (plus the ``path`` it
+        # was loaded from, if one was given).
         if self._registry_key is not None:
-            return {"registry_key": self._registry_key}
+            name, path = self._registry_key
+            return name if path is None else {"registry_key": self._registry_key}
         return {
             "name": self.name,
             "pat_str": self._pat_str,
@@ -286,7 +303,12 @@ class Encoding:
             "special_tokens": self._special_tokens,
         }
 
-    def __setstate__(self, value: dict) -> None:
+    def __setstate__(self, value: object) -> None:
+        from tokenmill.tiktoken.registry import get_encoding
+
+        if isinstance(value, str):
+            self.__dict__ = get_encoding(value).__dict__
+            return
         if "registry_key" in value:
             name, path = value["registry_key"]
             self.__dict__ = get_encoding(name, path).__dict__
@@ -314,186 +336,3 @@ def raise_disallowed_special_token(token: str):
         f"by passing `disallowed_special=(enc.special_tokens_set - {{{token!r}}})`.\n"
         "To disable this check for all special tokens, pass `disallowed_special=()`.\n"
     )
-
-
-def load_tiktoken_bpe(tiktoken_bpe_file: str | os.PathLike, expected_hash: str | None = None) -> dict[bytes, int]:
-    """Reads a local ``.tiktoken`` file (``base64(token) rank`` per line) into ``{bytes: rank}``.
-
-    Malformed lines raise ``tokenmill.FormatError`` naming the file and line. URLs are refused
-    (tokenmill never downloads). If ``expected_hash`` is given, the file's sha256 must match.
-    """
-    path = os.fspath(tiktoken_bpe_file)
-    if "://" in path:
-        raise InvalidArgumentError(f"{path}: tokenmill does not download rank files; pass a local path")
-    if expected_hash is not None:
-        _check_hash(path, expected_hash)
-    return _native_module.load_tiktoken_bpe(path)
-
-
-def dump_tiktoken_bpe(bpe_ranks: dict[bytes, int], tiktoken_bpe_file: str | os.PathLike) -> None:
-    """Writes ``{bytes: rank}`` as a ``.tiktoken`` file in rank order (atomically: temp file + rename)."""
-    _native_module.dump_tiktoken_bpe(dict(bpe_ranks), os.fspath(tiktoken_bpe_file))
-
-
-def _check_hash(path: str, expected_hash: str) -> None:
-    with open(path, "rb") as f:
-        actual = hashlib.sha256(f.read()).hexdigest()
-    if actual != expected_hash:
-        raise InvalidArgumentError(f"{path}: sha256 is {actual}, expected {expected_hash}")
-
-
-# ---- the OpenAI encodings, from local files ----
-
-ENDOFTEXT = "<|endoftext|>"
-FIM_PREFIX = "<|fim_prefix|>"
-FIM_MIDDLE = "<|fim_middle|>"
-FIM_SUFFIX = "<|fim_suffix|>"
-ENDOFPROMPT = "<|endofprompt|>"
-
-R50K_PAT_STR = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s"""
-CL100K_PAT_STR = r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
-O200K_PAT_STR = "|".join(
-    [
-        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
-        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
-        r"""\p{N}{1,3}""",
-        r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
-        r"""\s*[\r\n]+""",
-        r"""\s+(?!\S)""",
-        r"""\s+""",
-    ]
-)
-
-#: name → split pattern of the built-in encodings.
-ENCODING_PATTERNS = {
-    "gpt2": R50K_PAT_STR,
-    "r50k_base": R50K_PAT_STR,
-    "p50k_base": R50K_PAT_STR,
-    "p50k_edit": R50K_PAT_STR,
-    "cl100k_base": CL100K_PAT_STR,
-    "o200k_base": O200K_PAT_STR,
-    "o200k_harmony": O200K_PAT_STR,
-}
-
-_BLOB = "https://openaipublic.blob.core.windows.net/encodings/"
-# Rank file of each encoding: the file names to look for, and its URL (tiktoken caches files
-# under sha1(url), so a $TIKTOKEN_CACHE_DIR works too). p50k can also be derived from r50k.
-_RANK_FILES = {
-    "r50k": (["r50k_base.tiktoken", "gpt2.tiktoken", "whisper/gpt2.tiktoken", "r50k_base/r50k_base.tiktoken"], _BLOB + "r50k_base.tiktoken"),
-    "p50k": (["p50k_base.tiktoken", "p50k_base/p50k_base.tiktoken"], _BLOB + "p50k_base.tiktoken"),
-    "cl100k": (["cl100k_base.tiktoken", "cl100k_base/cl100k_base.tiktoken"], _BLOB + "cl100k_base.tiktoken"),
-    "o200k": (["o200k_base.tiktoken", "o200k_base/o200k_base.tiktoken"], _BLOB + "o200k_base.tiktoken"),
-}
-_ENCODING_FILES = {
-    "gpt2": "r50k",
-    "r50k_base": "r50k",
-    "p50k_base": "p50k",
-    "p50k_edit": "p50k",
-    "cl100k_base": "cl100k",
-    "o200k_base": "o200k",
-    "o200k_harmony": "o200k",
-}
-
-
-def _special_tokens(name: str) -> dict[str, int]:
-    if name in ("gpt2", "r50k_base", "p50k_base"):
-        return {ENDOFTEXT: 50256}
-    if name == "p50k_edit":
-        return {ENDOFTEXT: 50256, FIM_PREFIX: 50281, FIM_MIDDLE: 50282, FIM_SUFFIX: 50283}
-    if name == "cl100k_base":
-        return {ENDOFTEXT: 100257, FIM_PREFIX: 100258, FIM_MIDDLE: 100259, FIM_SUFFIX: 100260, ENDOFPROMPT: 100276}
-    if name == "o200k_base":
-        return {ENDOFTEXT: 199999, ENDOFPROMPT: 200018}
-    if name == "o200k_harmony":
-        # As tiktoken_ext.openai_public: id 200018 is both <|endofprompt|> and <|reserved_200018|>.
-        named = {
-            ENDOFTEXT: 199999, ENDOFPROMPT: 200018, "<|startoftext|>": 199998, "<|reserved_200000|>": 200000,
-            "<|reserved_200001|>": 200001, "<|return|>": 200002, "<|constrain|>": 200003,
-            "<|reserved_200004|>": 200004, "<|channel|>": 200005, "<|start|>": 200006, "<|end|>": 200007,
-            "<|message|>": 200008, "<|reserved_200009|>": 200009, "<|reserved_200010|>": 200010,
-            "<|reserved_200011|>": 200011, "<|call|>": 200012,
-        }
-        return {**named, **{f"<|reserved_{i}|>": i for i in range(200013, 201088)}}
-    raise ValueError(f"Unknown encoding {name}")
-
-
-_EXPLICIT_N_VOCAB = {"gpt2": 50257, "r50k_base": 50257, "p50k_base": 50281}
-
-
-def list_encoding_names() -> list[str]:
-    """Names ``get_encoding`` knows."""
-    return list(ENCODING_PATTERNS)
-
-
-def _search_dirs(path: str | os.PathLike | None) -> list[Path]:
-    dirs = []
-    if path is not None:
-        dirs.append(Path(path))
-    if os.environ.get("TOKENMILL_TIKTOKEN_DIR"):
-        dirs.append(Path(os.environ["TOKENMILL_TIKTOKEN_DIR"]))
-    if os.environ.get("TIKTOKEN_CACHE_DIR"):
-        dirs.append(Path(os.environ["TIKTOKEN_CACHE_DIR"]))
-    return dirs
-
-
-def _find_rank_file(kind: str, dirs: list[Path]) -> Path | None:
-    names, url = _RANK_FILES[kind]
-    cache_name = hashlib.sha1(url.encode()).hexdigest()
-    for d in dirs:
-        if d.is_file():
-            # An explicit file serves the encoding it was asked for.
-            return d
-        for name in [*names, cache_name]:
-            candidate = d / name
-            if candidate.is_file():
-                return candidate
-    return None
-
-
-_ENCODINGS: dict[tuple[str, str | None], Encoding] = {}
-
-
-def get_encoding(encoding_name: str, path: str | os.PathLike | None = None) -> Encoding:
-    """The named OpenAI encoding (gpt2, r50k_base, p50k_base, p50k_edit, cl100k_base,
-    o200k_base, o200k_harmony) built from a local rank file, with its exact pattern and special
-    tokens. Never downloads.
-
-    The rank file is looked for in ``path`` (the ``.tiktoken`` file itself or a directory), then
-    in ``$TOKENMILL_TIKTOKEN_DIR``, then in ``$TIKTOKEN_CACHE_DIR``. In a directory, the names
-    tried are ``<name>.tiktoken``, ``<name>/<name>.tiktoken`` (r50k also ``gpt2.tiktoken`` and
-    ``whisper/gpt2.tiktoken``) and tiktoken's cache name. p50k ranks are derived from r50k ranks
-    (plus the 24 multi-space tokens) when no p50k file is found.
-    """
-    if encoding_name not in ENCODING_PATTERNS:
-        raise ValueError(f"Unknown encoding {encoding_name}. Known: {', '.join(list_encoding_names())}")
-    key = (encoding_name, None if path is None else os.fspath(path))
-    cached = _ENCODINGS.get(key)
-    if cached is not None:
-        return cached
-    dirs = _search_dirs(path)
-    kind = _ENCODING_FILES[encoding_name]
-    extra = None
-    rank_file = _find_rank_file(kind, dirs)
-    if rank_file is None and kind == "p50k":
-        rank_file = _find_rank_file("r50k", dirs)
-        extra = {b" " * n: 50255 + n for n in range(2, 26)}
-    if rank_file is None:
-        searched = ", ".join(str(d) for d in dirs) or "(no directory: pass path= or set TOKENMILL_TIKTOKEN_DIR)"
-        raise TokenmillIOError(
-            f"no rank file for {encoding_name} (looked for {', '.join(_RANK_FILES[kind][0])} in {searched}); "
-            "tokenmill never downloads"
-        )
-    special_tokens = _special_tokens(encoding_name)
-    pat_str = ENCODING_PATTERNS[encoding_name]
-    core = CoreBPE.from_file(os.fspath(rank_file), special_tokens, pat_str, extra)
-    enc = Encoding(
-        encoding_name,
-        pat_str=pat_str,
-        mergeable_ranks={},
-        special_tokens=special_tokens,
-        explicit_n_vocab=_EXPLICIT_N_VOCAB.get(encoding_name),
-        _core=core,
-    )
-    enc._registry_key = key
-    _ENCODINGS[key] = enc
-    return enc
