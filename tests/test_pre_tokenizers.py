@@ -311,6 +311,18 @@ def test_regex_classes_on_every_code_point(pattern):
     assert_same(ours, theirs, assigned_code_points(), pattern)
 
 
+@pytest.mark.parametrize("arrangement", ["in code point order", "each after a Latin letter", "each after a digit"])
+def test_unicode_scripts_on_every_code_point(arrangement):
+    """UnicodeScripts gives every code point, assigned or not, tokenizers' script: that of its
+    frozen Unicode 9.0 table, not a current one (chars assigned since have no script)."""
+    chars = [chr(c) for c in range(0x110000) if not 0xD800 <= c < 0xE000]
+    if arrangement == "in code point order":  # a cut wherever neighbours' scripts differ
+        text = "".join(chars)
+    else:  # a cut before each char unless it is Latin (Common) or has no script
+        text = ("a" if "Latin" in arrangement else "0").join(chars)
+    assert_same(tm.UnicodeScripts(), tk.UnicodeScripts(), text, arrangement)
+
+
 # --- JSON, pickling, Python API ------------------------------------------------------------
 
 

@@ -64,6 +64,9 @@ class CharDelimiterSplit(PreTokenizer):
     def __init__(self, delimiter: str) -> None: ...
 
 class UnicodeScripts(PreTokenizer):
+    """Splits where the Unicode script changes (Hiragana, Katakana and ``ー`` count as Han);
+    spaces stay with the piece before them. Scripts are tokenizers' Unicode 9.0 ones: chars
+    assigned since have none and never cause a split (U+0589 ARMENIAN FULL STOP is Common)."""
     def __init__(self) -> None: ...
 
 class FixedLength(PreTokenizer):

@@ -459,8 +459,12 @@ impl PyCharDelimiterSplit {
     }
 }
 
-/// Splits where the Unicode script changes (Hiragana and Katakana count as Han), as
+/// Splits where the Unicode script changes (Hiragana, Katakana and ``ー`` count as Han), as
 /// SentencePiece does; spaces stay with the piece before them.
+///
+/// Scripts are those of ``tokenizers``, which froze Unicode 9.0's: chars assigned since have
+/// no script (they never cause a split, like spaces), and the few chars Unicode has moved to
+/// another script since keep their 9.0 one (U+0589 ARMENIAN FULL STOP is Common).
 #[pyclass(extends = PyPreTokenizer, module = "tokenmill.pre_tokenizers", name = "UnicodeScripts")]
 pub struct PyUnicodeScripts;
 
