@@ -37,9 +37,27 @@ KNOWN_EXCEPTIONS: dict[str, dict[str, str]] = {
             "asserts that Split.pattern cannot be read, a limitation of tokenizers; tokenmill "
             "returns it"
         ),
+        **{
+            f"{module}::test_multiprocessing_with_parallelism": (
+                "with TOKENIZERS_PARALLELISM=true it asserts that a child forked after a parallel "
+                "batch is still running after a second, i.e. deadlocked, as tokenizers' child is; "
+                "tokenmill's child remakes its thread pool and finishes (the false half passes)"
+            )
+            for module in (
+                "tests.bindings.test_tokenizer.TestTokenizer",
+                "tests.implementations.test_bert_wordpiece.TestBertWordPieceTokenizer",
+                "tests.implementations.test_byte_level_bpe.TestByteLevelBPE",
+            )
+        },
     },
     "tiktoken": {},
-    "sentencepiece": {},
+    "sentencepiece": {
+        "test.numpy_test.TestNumpyIntegration::test_numpy_memory_safety": (
+            "asserts that a NumPy result's base object is sentencepiece's own C++ VectorBuffer "
+            "(with data_address()), a detail of its binding; tokenmill's arrays are read-only "
+            "and equal in values and dtype"
+        ),
+    },
     "nltk": {},
 }
 
