@@ -59,6 +59,7 @@ from tokenmill.tokenizer import (
     OffsetType,
     SplitDelimiterBehavior,
 )
+from tokenmill import tokenizer as _tokenizer_module
 from tokenmill.batch_encoding import BatchEncoding
 from tokenmill import implementations
 # tokenizers exports its ready-made tokenizers at the top level too.
@@ -99,20 +100,8 @@ __all__ = [
     "SentencePieceUnigramTokenizer",
     "tiktoken",
     "words",
-    "Tokenizer",
-    "Encoding",
-    "AddedToken",
+    *_tokenizer_module.__all__,
     "BatchEncoding",
-    "Offsets",
-    "TextInputSequence",
-    "PreTokenizedInputSequence",
-    "TextEncodeInput",
-    "PreTokenizedEncodeInput",
-    "InputSequence",
-    "EncodeInput",
-    "OffsetReferential",
-    "OffsetType",
-    "SplitDelimiterBehavior",
     "collocations",
     "stopwords",
 ]
