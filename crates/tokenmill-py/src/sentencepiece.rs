@@ -746,7 +746,13 @@ fn convert_to_flatbuffer<'py>(
     };
     let bytes = py
         .allow_threads(|| {
-            flatbuffer::convert_to_flatbuffer(&ModelProto::from_bytes(data)?, &options)
+            // sentencepiece's message (and a ValueError there), not our parser's.
+            let proto = ModelProto::from_bytes(data).map_err(|_| {
+                tokenmill_core::Error::InvalidArgument(
+                    "Failed to parse ModelProto from serialized bytes.".into(),
+                )
+            })?;
+            flatbuffer::convert_to_flatbuffer(&proto, &options)
         })
         .py()?;
     Ok(PyBytes::new(py, &bytes))

@@ -75,6 +75,13 @@ struct LiteNormalizer {
 /// error messages.
 pub fn convert_to_flatbuffer(proto: &ModelProto, options: &ConvertOptions) -> Result<Vec<u8>> {
     let model = lite_model(proto, options)?;
+    // sentencepiece then loads the result in its Lite processor, which rejects (among other
+    // things it checks) a Unigram score that is not finite.
+    if model.scores.iter().any(|s| !s.is_finite()) {
+        return Err(invalid(
+            "Model verification failed: Converted FlatBuffers model is invalid.".into(),
+        ));
+    }
     Ok(write_model(&model))
 }
 
@@ -298,24 +305,60 @@ fn unit_offset(unit: u32) -> usize {
     ((unit >> 10) << ((unit & (1 << 9)) >> 6)) as usize
 }
 
+fn is_invisible(kind: u8) -> bool {
+    [
+        PieceType::Unknown,
+        PieceType::Control,
+        PieceType::Unused,
+        PieceType::Byte,
+    ]
+    .iter()
+    .any(|&k| kind == k as u8)
+}
+
+/// A vocabulary on which our BPE segments pieces as the Lite runtime's does: the converted
+/// pieces, where UNUSED pieces are never merged into (so they stand as CONTROL pieces here:
+/// never produced, never matched; so do the BYTE pieces, as byte fallback is off), and, when
+/// the model has no UNKNOWN piece, an invisible piece at `unk_id` stands for it (only
+/// invisible pieces change, and those are direct mappings whatever the encoder says).
+fn lite_bpe_vocab(proto: &ModelProto, model: &LiteModel) -> Result<Vocab> {
+    let mut lite = proto.clone();
+    // Byte fallback off: a character outside the vocabulary then gives UNK instead of byte
+    // pieces (not the piece itself either way), and a model whose "\0" byte piece became
+    // UNUSED (so fewer than 256 byte pieces) still loads.
+    if let Some(ts) = lite.trainer_spec.as_mut() {
+        ts.byte_fallback = Some(false);
+    }
+    for (i, sp) in lite.pieces.iter_mut().enumerate() {
+        sp.piece = Some(model.pieces[i].clone());
+        let kind = match model.types[i] {
+            k if k == PieceType::Unused as u8 || k == PieceType::Byte as u8 => {
+                PieceType::Control as i32
+            }
+            k => k as i32,
+        };
+        sp.r#type = Some(kind);
+    }
+    let has_unknown = model.types.iter().any(|&k| k == PieceType::Unknown as u8);
+    let unk = usize::try_from(model.unk_id)
+        .ok()
+        .filter(|&u| u < model.types.len());
+    if let Some(unk) = unk.filter(|&u| !has_unknown && is_invisible(model.types[u])) {
+        lite.pieces[unk].r#type = Some(PieceType::Unknown as i32);
+    }
+    Vocab::from_proto(&lite)
+}
+
 /// BPE: a piece is a direct mapping when encoding its text alone gives just that piece (as
 /// the Lite runtime checks with its BPE on each piece); pieces the runtime never shows
 /// (unknown, control, unused, byte) count as direct. All direct: the flag without the vector.
 fn mark_direct_mappings(proto: &ModelProto, model: &mut LiteModel) -> Result<()> {
-    let vocab = Vocab::from_proto(proto)?;
+    let vocab = lite_bpe_vocab(proto, model)?;
     let mut flags = vec![0u8; model.pieces.len()];
     let (mut all, mut any) = (true, false);
     let mut no_dropout = || 0.0;
     for (i, piece) in model.pieces.iter().enumerate() {
-        let invisible = [
-            PieceType::Unknown,
-            PieceType::Control,
-            PieceType::Unused,
-            PieceType::Byte,
-        ]
-        .iter()
-        .any(|&k| model.types[i] == k as u8);
-        if invisible {
+        if is_invisible(model.types[i]) {
             flags[i] = 1;
             continue;
         }
