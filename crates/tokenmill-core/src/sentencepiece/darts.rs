@@ -990,6 +990,27 @@ mod tests {
     }
 
     #[test]
+    fn darts_clone_tries_hold_every_key_in_whole_blocks() {
+        let words: Vec<String> = (0..3000).map(|i| format!("{}{}", ["a", "ab", "▁x", "zz", "ü"][i % 5], i * 7919 % 997)).collect();
+        let mut keys: Vec<&[u8]> = words.iter().map(|w| w.as_bytes()).collect();
+        keys.sort();
+        keys.dedup();
+        // Values shared by many keys, so that the DAWG merges subtrees.
+        let values: Vec<u32> = keys.iter().map(|k| k.len() as u32 % 3).collect();
+        for (with_values, expected) in [
+            (false, keys.iter().enumerate().map(|(i, k)| (k.to_vec(), i as u32)).collect::<Vec<_>>()),
+            (true, keys.iter().zip(&values).map(|(k, &v)| (k.to_vec(), v)).collect()),
+        ] {
+            let units = darts_clone::build(&keys, with_values.then_some(&values[..])).unwrap();
+            assert_eq!(units.len() % 256, 0);
+            assert_eq!(super::keys(&units), expected, "with values: {with_values}");
+        }
+        assert!(darts_clone::build(&[&b"b"[..], &b"a"[..]], None).is_err());
+        assert!(darts_clone::build(&[&b"a\0"[..]], None).is_err());
+        assert_eq!(darts_clone::build(&[], None).unwrap().len(), 256);
+    }
+
+    #[test]
     fn malformed_units_never_panic() {
         let units = vec![0xFFFF_FFFF, 7, 0x8000_0000];
         common_prefix_search(&units, b"abc\xff", |_, _| {});

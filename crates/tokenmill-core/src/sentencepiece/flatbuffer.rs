@@ -339,7 +339,7 @@ fn lite_bpe_vocab(proto: &ModelProto, model: &LiteModel) -> Result<Vocab> {
         };
         sp.r#type = Some(kind);
     }
-    let has_unknown = model.types.iter().any(|&k| k == PieceType::Unknown as u8);
+    let has_unknown = model.types.contains(&(PieceType::Unknown as u8));
     let unk = usize::try_from(model.unk_id)
         .ok()
         .filter(|&u| u < model.types.len());
