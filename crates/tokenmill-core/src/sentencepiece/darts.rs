@@ -479,20 +479,7 @@ pub mod darts_clone {
                     self.labels.push(label);
                 }
             }
-            let offset = self.find_valid_offset(dic_id);
-            set_offset(&mut self.units[dic_id], dic_id ^ offset)?;
-            for index in 0..self.labels.len() {
-                let label = self.labels[index];
-                let child = offset ^ label as usize;
-                self.reserve_id(child);
-                if label == 0 {
-                    self.units[dic_id] |= 1 << 8;
-                    self.units[child] = value.unwrap_or(0) | (1 << 31);
-                } else {
-                    set_label(&mut self.units[child], label);
-                }
-            }
-            self.extra(offset).used = true;
+            let offset = self.arrange(dic_id, value.unwrap_or(0))?;
             while begin < end && label_at(begin) == 0 {
                 begin += 1;
             }
@@ -527,22 +514,8 @@ pub mod darts_clone {
                 self.labels.push(dawg.labels[child]);
                 child = dawg.sibling(child);
             }
-            let offset = self.find_valid_offset(dic_id);
-            set_offset(&mut self.units[dic_id], dic_id ^ offset)?;
-            let mut child = first_child;
-            for index in 0..self.labels.len() {
-                let label = self.labels[index];
-                let dic_child = offset ^ label as usize;
-                self.reserve_id(dic_child);
-                if label == 0 {
-                    self.units[dic_id] |= 1 << 8;
-                    self.units[dic_child] = dawg.value(child) | (1 << 31);
-                } else {
-                    set_label(&mut self.units[dic_child], label);
-                }
-                child = dawg.sibling(child);
-            }
-            self.extra(offset).used = true;
+            // A terminal (label 0) sorts first among its siblings.
+            let offset = self.arrange(dic_id, dawg.value(first_child))?;
             if dawg.is_intersection[first_child] {
                 self.table[dawg.intersection_id(first_child)] = offset;
             }
@@ -555,6 +528,26 @@ pub mod darts_clone {
                 child = dawg.sibling(child);
             }
             Ok(())
+        }
+
+        /// Places the children labelled `self.labels` of the node at `dic_id`; a label 0 child
+        /// is the node's value unit, holding `value`. Returns the children's base.
+        fn arrange(&mut self, dic_id: usize, value: u32) -> Result<usize> {
+            let offset = self.find_valid_offset(dic_id);
+            set_offset(&mut self.units[dic_id], dic_id ^ offset)?;
+            for index in 0..self.labels.len() {
+                let label = self.labels[index];
+                let child = offset ^ label as usize;
+                self.reserve_id(child);
+                if label == 0 {
+                    self.units[dic_id] |= 1 << 8;
+                    self.units[child] = value | (1 << 31);
+                } else {
+                    set_label(&mut self.units[child], label);
+                }
+            }
+            self.extra(offset).used = true;
+            Ok(offset)
         }
 
         fn find_valid_offset(&mut self, id: usize) -> usize {
