@@ -990,13 +990,18 @@ mod tests {
         keys.dedup();
         // Values shared by many keys, so that the DAWG merges subtrees.
         let values: Vec<u32> = keys.iter().map(|k| k.len() as u32 % 3).collect();
-        for (with_values, expected) in [
-            (false, keys.iter().enumerate().map(|(i, k)| (k.to_vec(), i as u32)).collect::<Vec<_>>()),
-            (true, keys.iter().zip(&values).map(|(k, &v)| (k.to_vec(), v)).collect()),
-        ] {
-            let units = darts_clone::build(&keys, with_values.then_some(&values[..])).unwrap();
+        let plain = darts_clone::build(&keys, None).unwrap();
+        let expected: Vec<(Vec<u8>, u32)> = keys.iter().enumerate().map(|(i, k)| (k.to_vec(), i as u32)).collect();
+        assert_eq!(super::keys(&plain), expected);
+        // (`keys` stops after as many nodes as units, fewer than a DAWG's paths: look up each.)
+        let shared = darts_clone::build(&keys, Some(&values)).unwrap();
+        assert!(shared.len() < plain.len());
+        for (key, &value) in keys.iter().zip(&values) {
+            assert_eq!(longest_prefix(&shared, key), Some((value, key.len())), "{key:?}");
+        }
+        for units in [&plain, &shared] {
             assert_eq!(units.len() % 256, 0);
-            assert_eq!(super::keys(&units), expected, "with values: {with_values}");
+            assert_eq!(longest_prefix(units, b"q"), None);
         }
         assert!(darts_clone::build(&[&b"b"[..], &b"a"[..]], None).is_err());
         assert!(darts_clone::build(&[&b"a\0"[..]], None).is_err());
