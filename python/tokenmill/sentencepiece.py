@@ -65,6 +65,7 @@ class ModelFileNotFoundError(ModelFileError, FileNotFoundError):
 
 __all__ = [
     "ArgumentError",
+    "ConvertToFlatbuffer",
     "ModelFileError",
     "ModelFileNotFoundError",
     "ModelFormatError",
@@ -78,6 +79,7 @@ __all__ = [
     "SetRandomGeneratorSeed",
     "ThreadPool",
     "__version__",
+    "convert_to_flatbuffer",
     "from_tokenizer",
     "set_data_dir",
     "set_min_log_level",
@@ -1127,3 +1129,75 @@ def from_tokenizer(tokenizer) -> bytes:
                ("pad_id", str(ids.get("<pad>", -1))), ("normalization_rule_name", "identity"),
                ("add_dummy_prefix", str(dummy_prefix).lower()), ("remove_extra_whitespaces", str(remove_extra).lower())]
     return _native_call(_native.build_model, pieces, options, charsmap)
+
+
+def convert_to_flatbuffer(
+    model_file=None,
+    model_proto=None,
+    serialized_model_proto=None,
+    output_file=None,
+    skip_char_bigrams=False,
+    treat_null_byte_as_unused=False,
+    allow_unsupported_model_type=False,
+):
+    """Converts a model to SentencePiece Lite's FlatBuffers format (``.spm.fb``), byte for byte
+    what ``sentencepiece.convert_to_flatbuffer`` writes.
+
+    Give exactly one of ``model_file`` (a path), ``model_proto`` (a ``ModelProto`` message or its
+    bytes) or ``serialized_model_proto`` (bytes). Returns the bytes, or writes them atomically to
+    ``output_file`` and returns ``None``.
+
+    ``skip_char_bigrams`` leaves out the character-bigram trie of a Unigram model (BPE models
+    always keep it); ``treat_null_byte_as_unused`` turns a one-byte ``"\\0"`` piece of a
+    byte-fallback model into an UNUSED ``<unused_ID>`` piece instead of an error. WORD and CHAR
+    models raise ``ValueError`` unless ``allow_unsupported_model_type`` is true (SentencePiece
+    Lite then runs them as Unigram). As in ``sentencepiece``: no or several models and empty
+    paths are a ``ValueError``, a ``str`` where bytes are expected a ``TypeError``, a model that
+    cannot be converted (unparsable, duplicate or empty pieces, NUL bytes, bad BPE scores) an
+    ``ArgumentError`` (``ValueError``) whose message starts with ``INVALID_ARGUMENT:``, and an
+    unreadable file a ``ModelFileError`` (``RuntimeError``).
+    """
+    if sum(x is not None for x in (model_file, model_proto, serialized_model_proto)) != 1:
+        raise ArgumentError(
+            "Exactly one of model_file, model_proto, or serialized_model_proto must be specified.")
+    out_path = None
+    if output_file is not None:
+        out_path = os.fsdecode(os.fspath(output_file))
+        if not out_path:
+            raise ArgumentError("output_file must not be empty.")
+    if model_file is not None:
+        path = os.fsdecode(os.fspath(model_file))
+        if not path:
+            raise ArgumentError("model_file must not be empty.")
+        with _open_model_file(path) as f:
+            serialized = f.read()
+    elif model_proto is not None:
+        if hasattr(model_proto, "SerializeToString"):
+            serialized = model_proto.SerializeToString()
+        elif isinstance(model_proto, bytes):
+            serialized = model_proto
+        else:
+            raise TypeError("model_proto must be a ModelProto object or bytes.")
+    else:
+        if not isinstance(serialized_model_proto, bytes):
+            raise TypeError("serialized_model_proto must be bytes.")
+        serialized = serialized_model_proto
+    try:
+        flatbuffer = _native.convert_to_flatbuffer(serialized, bool(skip_char_bigrams),
+                                                   bool(treat_null_byte_as_unused),
+                                                   bool(allow_unsupported_model_type))
+    except InvalidArgumentError as e:
+        raise ArgumentError(f"INVALID_ARGUMENT: {e}") from None
+    if out_path is None:
+        return flatbuffer
+    try:
+        with _atomic_open(out_path, "wb") as f:
+            f.write(flatbuffer)
+    except FileNotFoundError as e:
+        raise ModelFileNotFoundError(e.errno, f"NOT_FOUND: {out_path!r}: {e.strerror}") from None
+    except OSError as e:
+        raise ModelFileError(e.errno, f"{out_path!r}: {e.strerror}") from None
+    return None
+
+
+ConvertToFlatbuffer = convert_to_flatbuffer

@@ -169,3 +169,14 @@ class SentencePieceTrainer:
 
 def to_tokenizer(model: Union[str, os.PathLike, bytes, SentencePieceProcessor]) -> Tokenizer: ...
 def from_tokenizer(tokenizer: Union[str, os.PathLike, Tokenizer, Any]) -> bytes: ...
+def convert_to_flatbuffer(
+    model_file: Union[str, bytes, os.PathLike, None] = ...,
+    model_proto: Any = ...,
+    serialized_model_proto: Optional[bytes] = ...,
+    output_file: Union[str, bytes, os.PathLike, None] = ...,
+    skip_char_bigrams: bool = ...,
+    treat_null_byte_as_unused: bool = ...,
+    allow_unsupported_model_type: bool = ...,
+) -> Optional[bytes]: ...
+
+ConvertToFlatbuffer = convert_to_flatbuffer

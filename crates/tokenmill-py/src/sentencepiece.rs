@@ -13,7 +13,7 @@ use pyo3::types::{PyBytes, PyList, PyString};
 use rayon::prelude::*;
 use prost::Message;
 use tokenmill_core::utils::parallel;
-use tokenmill_core::sentencepiece::{rules, trainer, EncodeOptions, EncodedText, ModelProto, Normalized, NormalizerSpec, PieceType, Processor, SpNormalizer, TrainerSpec};
+use tokenmill_core::sentencepiece::{flatbuffer, rules, trainer, EncodeOptions, EncodedText, ModelProto, Normalized, NormalizerSpec, PieceType, Processor, SpNormalizer, TrainerSpec};
 use tokenmill_core::normalizers::Precompiled;
 
 use crate::errors::{InvalidArgumentError, ToPyResult};
@@ -720,6 +720,41 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(parse_flags, m)?)?;
     m.add_function(wrap_pyfunction!(build_model, m)?)?;
     m.add_function(wrap_pyfunction!(normalizer_settings, m)?)?;
+    m.add_function(wrap_pyfunction!(convert_to_flatbuffer, m)?)?;
     m.add_function(wrap_pyfunction!(roundtrip_model_proto, m)?)?;
     Ok(())
+}
+
+/// `sentencepiece.convert_to_flatbuffer` on a serialized `ModelProto`: the `.spm.fb` bytes.
+#[pyfunction]
+#[pyo3(signature = (
+    data,
+    skip_char_bigrams=false,
+    treat_null_byte_as_unused=false,
+    allow_unsupported_model_type=false,
+))]
+fn convert_to_flatbuffer<'py>(
+    py: Python<'py>,
+    data: &[u8],
+    skip_char_bigrams: bool,
+    treat_null_byte_as_unused: bool,
+    allow_unsupported_model_type: bool,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let options = flatbuffer::ConvertOptions {
+        skip_char_bigrams,
+        treat_null_byte_as_unused,
+        allow_unsupported_model_type,
+    };
+    let bytes = py
+        .allow_threads(|| {
+            // sentencepiece's message (and a ValueError there), not our parser's.
+            let proto = ModelProto::from_bytes(data).map_err(|_| {
+                tokenmill_core::Error::InvalidArgument(
+                    "Failed to parse ModelProto from serialized bytes.".into(),
+                )
+            })?;
+            flatbuffer::convert_to_flatbuffer(&proto, &options)
+        })
+        .py()?;
+    Ok(PyBytes::new(py, &bytes))
 }

@@ -354,6 +354,582 @@ impl Builder {
     }
 }
 
+/// Darts-clone's own construction, unit for unit, for callers whose output must be
+/// byte-identical to a file that SentencePiece writes with Darts-clone (the FlatBuffers model's
+/// tries). [`DoubleArray::build`] packs more densely but places nodes differently; this one
+/// follows `DoubleArrayBuilder` exactly: a ring of 16 open 256-unit blocks with a free list,
+/// the first free unit that fits wins, and the blocks that leave the ring are closed by giving
+/// their unused units dummy labels. With `values`, keys go through Darts-clone's DAWG (equal
+/// subtrees stored once); without, each key's value is its index and no subtree is shared.
+pub mod darts_clone {
+    use crate::error::{Error, Result};
+
+    const BLOCK_SIZE: usize = 256;
+    const EXTRA_BLOCKS: usize = 16;
+    const EXTRAS: usize = BLOCK_SIZE * EXTRA_BLOCKS;
+    const LOWER_MASK: usize = 0xFF;
+    const UPPER_MASK: usize = 0xFF << 21;
+
+    /// Builds the units of `keys` (sorted, unique, non-empty, NUL-free). `values` (one per
+    /// key, below 2^31) selects the DAWG construction.
+    pub fn build(keys: &[&[u8]], values: Option<&[u32]>) -> Result<Vec<u32>> {
+        if keys.windows(2).any(|w| w[0] >= w[1]) {
+            return Err(Error::InvalidArgument(
+                "double array: keys must be sorted and unique".into(),
+            ));
+        }
+        if keys.iter().any(|k| k.is_empty() || k.contains(&0)) {
+            return Err(Error::InvalidArgument(
+                "double array: empty key or NUL byte in a key".into(),
+            ));
+        }
+        let mut builder = ArrayBuilder::default();
+        builder.start();
+        match values {
+            Some(values) => {
+                if values.len() != keys.len() || values.iter().any(|&v| v >= 1 << 31) {
+                    return Err(Error::InvalidArgument("double array: bad values".into()));
+                }
+                let dawg = Dawg::build(keys, values);
+                builder.table = vec![0; dawg.num_intersections()];
+                if dawg.child(0) != 0 {
+                    builder.build_from_dawg(&dawg, 0, 0)?;
+                }
+            }
+            None => {
+                if !keys.is_empty() {
+                    builder.build_from_keyset(keys, 0, keys.len(), 0, 0)?;
+                }
+            }
+        }
+        builder.fix_all_blocks();
+        Ok(builder.units)
+    }
+
+    #[derive(Clone, Copy, Default)]
+    struct Extra {
+        prev: usize,
+        next: usize,
+        used: bool,
+        fixed: bool,
+    }
+
+    #[derive(Default)]
+    struct ArrayBuilder {
+        units: Vec<u32>,
+        extras: Vec<Extra>,
+        extras_head: usize,
+        labels: Vec<u8>,
+        /// Offsets of already-placed DAWG intersections.
+        table: Vec<usize>,
+    }
+
+    fn set_offset(unit: &mut u32, offset: usize) -> Result<()> {
+        if offset >= 1 << 29 {
+            return Err(Error::InvalidArgument("double array: too many keys".into()));
+        }
+        *unit &= (1 << 31) | (1 << 8) | 0xFF;
+        let offset = offset as u32;
+        *unit |= if offset < 1 << 21 {
+            offset << 10
+        } else {
+            (offset << 2) | (1 << 9)
+        };
+        Ok(())
+    }
+
+    fn set_label(unit: &mut u32, label: u8) {
+        *unit = (*unit & !0xFF) | label as u32;
+    }
+
+    impl ArrayBuilder {
+        fn extra(&mut self, id: usize) -> &mut Extra {
+            &mut self.extras[id % EXTRAS]
+        }
+
+        fn start(&mut self) {
+            self.extras = vec![Extra::default(); EXTRAS];
+            self.reserve_id(0);
+            self.extra(0).used = true;
+            set_offset(&mut self.units[0], 1).expect("offset 1 fits");
+            set_label(&mut self.units[0], 0);
+        }
+
+        fn num_blocks(&self) -> usize {
+            self.units.len() / BLOCK_SIZE
+        }
+
+        fn build_from_keyset(
+            &mut self,
+            keys: &[&[u8]],
+            mut begin: usize,
+            end: usize,
+            depth: usize,
+            dic_id: usize,
+        ) -> Result<()> {
+            let label_at = |i: usize| keys[i].get(depth).copied().unwrap_or(0);
+            self.labels.clear();
+            let mut value = None;
+            for i in begin..end {
+                let label = label_at(i);
+                if label == 0 && value.is_none() {
+                    value = Some(i as u32);
+                }
+                if self.labels.last() != Some(&label) {
+                    self.labels.push(label);
+                }
+            }
+            let offset = self.arrange(dic_id, value.unwrap_or(0))?;
+            while begin < end && label_at(begin) == 0 {
+                begin += 1;
+            }
+            while begin < end {
+                let label = label_at(begin);
+                let group_end = begin
+                    + keys[begin..end]
+                        .partition_point(|k| k.get(depth).copied().unwrap_or(0) == label);
+                self.build_from_keyset(keys, begin, group_end, depth + 1, offset ^ label as usize)?;
+                begin = group_end;
+            }
+            Ok(())
+        }
+
+        fn build_from_dawg(&mut self, dawg: &Dawg, dawg_id: usize, dic_id: usize) -> Result<()> {
+            let first_child = dawg.child(dawg_id);
+            if dawg.is_intersection[first_child] {
+                let known = self.table[dawg.intersection_id(first_child)];
+                if known != 0 {
+                    let offset = known ^ dic_id;
+                    if offset & UPPER_MASK == 0 || offset & LOWER_MASK == 0 {
+                        if dawg.labels[first_child] == 0 {
+                            self.units[dic_id] |= 1 << 8;
+                        }
+                        return set_offset(&mut self.units[dic_id], offset);
+                    }
+                }
+            }
+            self.labels.clear();
+            let mut child = first_child;
+            while child != 0 {
+                self.labels.push(dawg.labels[child]);
+                child = dawg.sibling(child);
+            }
+            // A terminal (label 0) sorts first among its siblings.
+            let offset = self.arrange(dic_id, dawg.value(first_child))?;
+            if dawg.is_intersection[first_child] {
+                self.table[dawg.intersection_id(first_child)] = offset;
+            }
+            let mut child = first_child;
+            while child != 0 {
+                let label = dawg.labels[child];
+                if label != 0 {
+                    self.build_from_dawg(dawg, child, offset ^ label as usize)?;
+                }
+                child = dawg.sibling(child);
+            }
+            Ok(())
+        }
+
+        /// Places the children labelled `self.labels` of the node at `dic_id`; a label 0 child
+        /// is the node's value unit, holding `value`. Returns the children's base.
+        fn arrange(&mut self, dic_id: usize, value: u32) -> Result<usize> {
+            let offset = self.find_valid_offset(dic_id);
+            set_offset(&mut self.units[dic_id], dic_id ^ offset)?;
+            for index in 0..self.labels.len() {
+                let label = self.labels[index];
+                let child = offset ^ label as usize;
+                self.reserve_id(child);
+                if label == 0 {
+                    self.units[dic_id] |= 1 << 8;
+                    self.units[child] = value | (1 << 31);
+                } else {
+                    set_label(&mut self.units[child], label);
+                }
+            }
+            self.extra(offset).used = true;
+            Ok(offset)
+        }
+
+        fn find_valid_offset(&mut self, id: usize) -> usize {
+            if self.extras_head < self.units.len() {
+                let mut unfixed = self.extras_head;
+                loop {
+                    let offset = unfixed ^ self.labels[0] as usize;
+                    if self.is_valid_offset(id, offset) {
+                        return offset;
+                    }
+                    unfixed = self.extra(unfixed).next;
+                    if unfixed == self.extras_head {
+                        break;
+                    }
+                }
+            }
+            self.units.len() | (id & LOWER_MASK)
+        }
+
+        fn is_valid_offset(&mut self, id: usize, offset: usize) -> bool {
+            if self.extra(offset).used {
+                return false;
+            }
+            let relative = id ^ offset;
+            if relative & LOWER_MASK != 0 && relative & UPPER_MASK != 0 {
+                return false;
+            }
+            (1..self.labels.len()).all(|i| {
+                let at = offset ^ self.labels[i] as usize;
+                !self.extras[at % EXTRAS].fixed
+            })
+        }
+
+        fn reserve_id(&mut self, id: usize) {
+            if id >= self.units.len() {
+                self.expand_units();
+            }
+            if id == self.extras_head {
+                self.extras_head = self.extra(id).next;
+                if self.extras_head == id {
+                    self.extras_head = self.units.len();
+                }
+            }
+            let Extra { prev, next, .. } = *self.extra(id);
+            self.extra(prev).next = next;
+            self.extra(next).prev = prev;
+            self.extra(id).fixed = true;
+        }
+
+        fn expand_units(&mut self) {
+            let src_units = self.units.len();
+            let src_blocks = self.num_blocks();
+            let dest_units = src_units + BLOCK_SIZE;
+            let dest_blocks = src_blocks + 1;
+            if dest_blocks > EXTRA_BLOCKS {
+                self.fix_block(src_blocks - EXTRA_BLOCKS);
+            }
+            self.units.resize(dest_units, 0);
+            if dest_blocks > EXTRA_BLOCKS {
+                for id in src_units..dest_units {
+                    let extra = self.extra(id);
+                    extra.used = false;
+                    extra.fixed = false;
+                }
+            }
+            for i in src_units + 1..dest_units {
+                self.extra(i - 1).next = i;
+                self.extra(i).prev = i - 1;
+            }
+            self.extra(src_units).prev = dest_units - 1;
+            self.extra(dest_units - 1).next = src_units;
+            let head = self.extras_head;
+            let head_prev = self.extra(head).prev;
+            self.extra(src_units).prev = head_prev;
+            self.extra(dest_units - 1).next = head;
+            self.extra(head_prev).next = src_units;
+            self.extra(head).prev = dest_units - 1;
+        }
+
+        fn fix_all_blocks(&mut self) {
+            let end = self.num_blocks();
+            for block in end.saturating_sub(EXTRA_BLOCKS)..end {
+                self.fix_block(block);
+            }
+        }
+
+        fn fix_block(&mut self, block: usize) {
+            let begin = block * BLOCK_SIZE;
+            let end = begin + BLOCK_SIZE;
+            let unused = (begin..end)
+                .find(|&offset| !self.extra(offset).used)
+                .unwrap_or(0);
+            for id in begin..end {
+                if !self.extra(id).fixed {
+                    self.reserve_id(id);
+                    set_label(&mut self.units[id], (id ^ unused) as u8);
+                }
+            }
+        }
+    }
+
+    #[derive(Clone, Copy, Default)]
+    struct DawgNode {
+        /// The first child, or the value of a terminal (label 0) node.
+        child: u32,
+        sibling: u32,
+        label: u8,
+        is_state: bool,
+        has_sibling: bool,
+    }
+
+    impl DawgNode {
+        fn unit(&self) -> u32 {
+            if self.label == 0 {
+                (self.child << 1) | self.has_sibling as u32
+            } else {
+                (self.child << 2) | ((self.is_state as u32) << 1) | self.has_sibling as u32
+            }
+        }
+    }
+
+    /// Darts-clone's `DawgBuilder`: a trie minimized on the fly (equal sibling groups hashed
+    /// and stored once); siblings are consecutive units, labels ascending.
+    struct Dawg {
+        nodes: Vec<DawgNode>,
+        units: Vec<u32>,
+        labels: Vec<u8>,
+        is_intersection: Vec<bool>,
+        /// Ones in `is_intersection[..=id]`, filled by `finish`.
+        rank: Vec<u32>,
+        table: Vec<u32>,
+        node_stack: Vec<u32>,
+        recycle_bin: Vec<u32>,
+        num_states: usize,
+    }
+
+    fn hash(mut key: u32) -> u32 {
+        key = (!key).wrapping_add(key << 15);
+        key ^= key >> 12;
+        key = key.wrapping_add(key << 2);
+        key ^= key >> 4;
+        key = key.wrapping_mul(2057);
+        key ^ (key >> 16)
+    }
+
+    impl Dawg {
+        fn build(keys: &[&[u8]], values: &[u32]) -> Dawg {
+            let mut dawg = Dawg {
+                nodes: vec![DawgNode {
+                    label: 0xFF,
+                    ..Default::default()
+                }],
+                units: vec![0],
+                labels: vec![0],
+                is_intersection: vec![false],
+                rank: Vec::new(),
+                table: vec![0; 1 << 10],
+                node_stack: vec![0],
+                recycle_bin: Vec::new(),
+                num_states: 1,
+            };
+            for (key, &value) in keys.iter().zip(values) {
+                dawg.insert(key, value);
+            }
+            dawg.flush(0);
+            dawg.units[0] = dawg.nodes[0].unit();
+            dawg.labels[0] = dawg.nodes[0].label;
+            let mut ones = 0;
+            dawg.rank = dawg
+                .is_intersection
+                .iter()
+                .map(|&b| {
+                    ones += b as u32;
+                    ones
+                })
+                .collect();
+            dawg
+        }
+
+        fn child(&self, id: usize) -> usize {
+            (self.units[id] >> 2) as usize
+        }
+
+        fn sibling(&self, id: usize) -> usize {
+            if self.units[id] & 1 == 1 {
+                id + 1
+            } else {
+                0
+            }
+        }
+
+        fn value(&self, id: usize) -> u32 {
+            self.units[id] >> 1
+        }
+
+        fn intersection_id(&self, id: usize) -> usize {
+            self.rank[id] as usize - 1
+        }
+
+        fn num_intersections(&self) -> usize {
+            self.rank.last().copied().unwrap_or(0) as usize
+        }
+
+        fn insert(&mut self, key: &[u8], value: u32) {
+            let mut id = 0usize;
+            let mut pos = 0;
+            while pos <= key.len() {
+                let child = self.nodes[id].child as usize;
+                if child == 0 {
+                    break;
+                }
+                let label = key.get(pos).copied().unwrap_or(0);
+                if label > self.nodes[child].label {
+                    self.nodes[child].has_sibling = true;
+                    self.flush(child as u32);
+                    break;
+                }
+                id = child;
+                pos += 1;
+            }
+            if pos > key.len() {
+                return;
+            }
+            while pos <= key.len() {
+                let label = key.get(pos).copied().unwrap_or(0);
+                let child = self.append_node();
+                let parent_child = self.nodes[id].child;
+                let node = &mut self.nodes[child as usize];
+                node.is_state = parent_child == 0;
+                node.sibling = parent_child;
+                node.label = label;
+                self.nodes[id].child = child;
+                self.node_stack.push(child);
+                id = child as usize;
+                pos += 1;
+            }
+            self.nodes[id].child = value;
+        }
+
+        fn append_node(&mut self) -> u32 {
+            match self.recycle_bin.pop() {
+                Some(id) => {
+                    self.nodes[id as usize] = DawgNode::default();
+                    id
+                }
+                None => {
+                    self.nodes.push(DawgNode::default());
+                    self.nodes.len() as u32 - 1
+                }
+            }
+        }
+
+        fn append_unit(&mut self) -> usize {
+            self.is_intersection.push(false);
+            self.units.push(0);
+            self.labels.push(0);
+            self.units.len() - 1
+        }
+
+        fn flush(&mut self, id: u32) {
+            while *self.node_stack.last().expect("the root stays on the stack") != id {
+                let node_id = self.node_stack.pop().expect("checked above");
+                if self.num_states >= self.table.len() - (self.table.len() >> 2) {
+                    self.expand_table();
+                }
+                let mut siblings = 0;
+                let mut i = node_id;
+                while i != 0 {
+                    siblings += 1;
+                    i = self.nodes[i as usize].sibling;
+                }
+                let (found, hash_id) = self.find_node(node_id);
+                let match_id = if found != 0 {
+                    self.is_intersection[found] = true;
+                    found
+                } else {
+                    let mut unit_id = 0;
+                    for _ in 0..siblings {
+                        unit_id = self.append_unit();
+                    }
+                    let mut i = node_id;
+                    while i != 0 {
+                        let node = self.nodes[i as usize];
+                        self.units[unit_id] = node.unit();
+                        self.labels[unit_id] = node.label;
+                        unit_id -= 1;
+                        i = node.sibling;
+                    }
+                    self.table[hash_id] = unit_id as u32 + 1;
+                    self.num_states += 1;
+                    unit_id + 1
+                };
+                let mut i = node_id;
+                while i != 0 {
+                    let next = self.nodes[i as usize].sibling;
+                    self.recycle_bin.push(i);
+                    i = next;
+                }
+                let top = *self.node_stack.last().expect("the root stays on the stack");
+                self.nodes[top as usize].child = match_id as u32;
+            }
+            self.node_stack.pop();
+        }
+
+        fn hash_node(&self, mut id: u32) -> u32 {
+            let mut value = 0;
+            while id != 0 {
+                let node = self.nodes[id as usize];
+                value ^= hash(((node.label as u32) << 24) ^ node.unit());
+                id = node.sibling;
+            }
+            value
+        }
+
+        fn hash_unit(&self, mut id: usize) -> u32 {
+            let mut value = 0;
+            while id != 0 {
+                value ^= hash(((self.labels[id] as u32) << 24) ^ self.units[id]);
+                if self.units[id] & 1 == 0 {
+                    break;
+                }
+                id += 1;
+            }
+            value
+        }
+
+        /// The unit of a sibling group equal to `node_id`'s (0 if none), and the table slot.
+        fn find_node(&self, node_id: u32) -> (usize, usize) {
+            let size = self.table.len();
+            let mut hash_id = self.hash_node(node_id) as usize % size;
+            loop {
+                let unit_id = self.table[hash_id] as usize;
+                if unit_id == 0 {
+                    return (0, hash_id);
+                }
+                if self.are_equal(node_id, unit_id) {
+                    return (unit_id, hash_id);
+                }
+                hash_id = (hash_id + 1) % size;
+            }
+        }
+
+        fn are_equal(&self, node_id: u32, mut unit_id: usize) -> bool {
+            let mut i = self.nodes[node_id as usize].sibling;
+            while i != 0 {
+                if self.units[unit_id] & 1 == 0 {
+                    return false;
+                }
+                unit_id += 1;
+                i = self.nodes[i as usize].sibling;
+            }
+            if self.units[unit_id] & 1 == 1 {
+                return false;
+            }
+            let mut i = node_id;
+            while i != 0 {
+                let node = self.nodes[i as usize];
+                if node.unit() != self.units[unit_id] || node.label != self.labels[unit_id] {
+                    return false;
+                }
+                i = node.sibling;
+                unit_id = unit_id.wrapping_sub(1);
+            }
+            true
+        }
+
+        fn expand_table(&mut self) {
+            let size = self.table.len() << 1;
+            self.table = vec![0; size];
+            for id in 1..self.units.len() {
+                if self.labels[id] == 0 || self.units[id] & 2 == 2 {
+                    let mut hash_id = self.hash_unit(id) as usize % size;
+                    while self.table[hash_id] != 0 {
+                        hash_id = (hash_id + 1) % size;
+                    }
+                    self.table[hash_id] = id as u32;
+                }
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -404,6 +980,32 @@ mod tests {
             shared.common_prefix_search(probe.as_bytes(), |v, len| b.push((v, len)));
             assert_eq!(a, b, "{probe}");
         }
+    }
+
+    #[test]
+    fn darts_clone_tries_hold_every_key_in_whole_blocks() {
+        let words: Vec<String> = (0..3000).map(|i| format!("{}{}", ["a", "ab", "▁x", "zz", "ü"][i % 5], i * 7919 % 997)).collect();
+        let mut keys: Vec<&[u8]> = words.iter().map(|w| w.as_bytes()).collect();
+        keys.sort();
+        keys.dedup();
+        // Values shared by many keys, so that the DAWG merges subtrees.
+        let values: Vec<u32> = keys.iter().map(|k| k.len() as u32 % 3).collect();
+        let plain = darts_clone::build(&keys, None).unwrap();
+        let expected: Vec<(Vec<u8>, u32)> = keys.iter().enumerate().map(|(i, k)| (k.to_vec(), i as u32)).collect();
+        assert_eq!(super::keys(&plain), expected);
+        // (`keys` stops after as many nodes as units, fewer than a DAWG's paths: look up each.)
+        let shared = darts_clone::build(&keys, Some(&values)).unwrap();
+        assert!(shared.len() < plain.len());
+        for (key, &value) in keys.iter().zip(&values) {
+            assert_eq!(longest_prefix(&shared, key), Some((value, key.len())), "{key:?}");
+        }
+        for units in [&plain, &shared] {
+            assert_eq!(units.len() % 256, 0);
+            assert_eq!(longest_prefix(units, b"q"), None);
+        }
+        assert!(darts_clone::build(&[&b"b"[..], &b"a"[..]], None).is_err());
+        assert!(darts_clone::build(&[&b"a\0"[..]], None).is_err());
+        assert_eq!(darts_clone::build(&[], None).unwrap().len(), 256);
     }
 
     #[test]

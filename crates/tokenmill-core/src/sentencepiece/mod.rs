@@ -2,6 +2,7 @@
 //! Unigram, char and word segmenters with SentencePiece's exact rules, and the processor that
 //! ties them together (`tokenmill.sentencepiece` in Python).
 pub mod darts;
+pub mod flatbuffer;
 pub mod model;
 pub mod normalizer;
 pub mod processor;
