@@ -4,8 +4,9 @@ Every tokenizer in ../shared/pretrained that transformers can load offline is bu
 transformers' own classes (GPT-2 and RoBERTa from the GPT-2 vocab/merges, BERT uncased and
 Chinese from vocab.txt, Llama from the Mistral SentencePiece models and the sentencepiece test
 BPE model, T5 from the sentencepiece test unigram models, CLIP from its merges (its class wraps
-the backend's decode, re-done on tokenmill's), cl100k_base through the tokenizer.json
-transformers' TikTokenConverter writes); one copy keeps its `tokenizers` backend, the other is
+the backend's decode, re-done on tokenmill's), cl100k_base (full battery), o200k_base,
+p50k_base and r50k_base (basic calls) through the tokenizer.json transformers'
+TikTokenConverter writes); one copy keeps its `tokenizers` backend, the other is
 switched to tokenmill by `tokenmill.transformers.accelerate`. A differential battery then
 compares them: calls with pairs, every truncation strategy, stride with overflowing tokens,
 offsets, both padding sides, NumPy tensors, decoding, chat templates, added tokens and
@@ -69,6 +70,33 @@ def cl100k_json(tmp_path_factory):
     path = tmp_path_factory.mktemp("cl100k") / "tokenizer.json"
     converter.converted().save(str(path))
     return str(path)
+
+
+# The other OpenAI rank files in ../shared/pretrained, converted by transformers'
+# TikTokenConverter with the pattern and special tokens of their tiktoken encoding.
+OPENAI_RANK_FILES = {
+    "o200k": ("o200k_base", "o200k_base/o200k_base.tiktoken"),
+    "p50k": ("p50k_base", "p50k_base/p50k_base.tiktoken"),
+    "r50k_whisper": ("r50k_base", "whisper/gpt2.tiktoken"),
+}
+
+
+def openai_tokenizer(tmp_path_factory, kind):
+    """A transformers fast tokenizer from a tiktoken rank file, as TikTokenConverter makes it."""
+    import tokenmill.tiktoken as tm_tiktoken
+    from transformers.convert_slow_tokenizer import TikTokenConverter
+
+    name, file = OPENAI_RANK_FILES[kind]
+    ranks = str(shared_path("pretrained", *file.split("/")))
+    encoding = tm_tiktoken.get_encoding(name, path=ranks)
+    converter = TikTokenConverter(
+        vocab_file=ranks, pattern=encoding._pat_str, extra_special_tokens=encoding._special_tokens
+    )
+    path = tmp_path_factory.mktemp(kind) / "tokenizer.json"
+    converter.converted().save(str(path))
+    return transformers.PreTrainedTokenizerFast(
+        tokenizer_file=str(path), bos_token="<|endoftext|>", eos_token="<|endoftext|>"
+    )
 
 
 def clip_dir(tmp_path_factory):
@@ -141,6 +169,10 @@ def _factories(tmp_path_factory, request):
             bos_token="<|endoftext|>",
             eos_token="<|endoftext|>",
         ),
+        **{
+            kind: (lambda kind=kind: openai_tokenizer(tmp_path_factory, kind))
+            for kind in OPENAI_RANK_FILES
+        },
     }
 
 
@@ -254,7 +286,7 @@ def assert_same(stock, fast, method, *args, **kwargs):
     return "ok"
 
 
-@pytest.mark.parametrize("kind", ["mistral_v3", "mistral_v7"])
+@pytest.mark.parametrize("kind", ["mistral_v3", "mistral_v7", *OPENAI_RANK_FILES])
 def test_basic_calls_other_models(pairs, kind, texts):
     test_basic_calls(pairs(kind), texts)
 
