@@ -11,6 +11,7 @@ without the filter (every bigram scored). The results are checked to be identica
 CPU time are both printed (medians of ``--repeat`` runs): on a busy shared machine the CPU-time
 ratio is the fairer one.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -64,34 +65,55 @@ def run_side(side, n_books, measure, top, repeat):
                 finder.apply_freq_filter(min_freq)
             best = finder.nbest(score_fn, top)
             done, cpu_done = time.perf_counter(), time.process_time()
-            runs.append({
-                "cpu_s": cpu_done - cpu_start,
-                "count_s": counted - start,
-                "total_s": done - start,
-                "candidates": len(finder.ngram_fd),
-                "best": [list(b) for b in best],
-            })
+            runs.append(
+                {
+                    "cpu_s": cpu_done - cpu_start,
+                    "count_s": counted - start,
+                    "total_s": done - start,
+                    "candidates": len(finder.ngram_fd),
+                    "best": [list(b) for b in best],
+                }
+            )
             del finder
         # Median of the runs, field by field (they give the same results).
-        median = {key: sorted(r[key] for r in runs)[len(runs) // 2] for key in ("cpu_s", "count_s", "total_s")}
+        median = {
+            key: sorted(r[key] for r in runs)[len(runs) // 2]
+            for key in ("cpu_s", "count_s", "total_s")
+        }
         results[label] = dict(runs[-1], **median)
     results["peak_mib"] = (rss_kib("VmHWM") - baseline) / 1024
     print(json.dumps(results))
 
 
 def child(side, args):
-    cmd = [sys.executable, __file__, "--side", side, "--books", str(args.books), "--measure", args.measure, "--top", str(args.top),
-           "--repeat", str(args.repeat)]
+    cmd = [
+        sys.executable,
+        __file__,
+        "--side",
+        side,
+        "--books",
+        str(args.books),
+        "--measure",
+        args.measure,
+        "--top",
+        str(args.top),
+        "--repeat",
+        str(args.repeat),
+    ]
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
     return json.loads(out.strip().splitlines()[-1])
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--books", type=int, default=9)
     parser.add_argument("--measure", default="likelihood_ratio")
     parser.add_argument("--top", type=int, default=100)
-    parser.add_argument("--repeat", type=int, default=3, help="runs per pipeline in each child; times are medians")
+    parser.add_argument(
+        "--repeat", type=int, default=3, help="runs per pipeline in each child; times are medians"
+    )
     parser.add_argument("--side", choices=["nltk", "tokenmill"], help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.side:
@@ -99,17 +121,30 @@ def main():
         return
     ours = child("tokenmill", args)
     theirs = child("nltk", args)
-    print(f"bigram collocations, {ours['tokens']:,} tokens, measure {args.measure}, nbest {args.top}")
+    print(
+        f"bigram collocations, {ours['tokens']:,} tokens, measure {args.measure}, nbest {args.top}"
+    )
     print(f"{'pipeline':<34}{'NLTK s':>9}{'tokenmill s':>13}{'speed-up':>10}")
-    for label, title in [("filtered", "count + freq filter 3 + nbest"), ("all", "count + nbest (all bigrams)")]:
+    for label, title in [
+        ("filtered", "count + freq filter 3 + nbest"),
+        ("all", "count + nbest (all bigrams)"),
+    ]:
         t, o = theirs[label], ours[label]
         assert t["best"] == o["best"], f"{label}: different results"
         assert t["candidates"] == o["candidates"]
-        print(f"{title:<34}{t['total_s']:>9.2f}{o['total_s']:>13.3f}{t['total_s'] / o['total_s']:>9.1f}x")
-        print(f"{'  of which counting':<34}{t['count_s']:>9.2f}{o['count_s']:>13.3f}{t['count_s'] / o['count_s']:>9.1f}x")
-        print(f"{'  CPU time (process_time)':<34}{t['cpu_s']:>9.2f}{o['cpu_s']:>13.3f}{t['cpu_s'] / o['cpu_s']:>9.1f}x")
-    print(f"{'peak memory above tokens (MiB)':<34}{theirs['peak_mib']:>9.0f}{ours['peak_mib']:>13.0f}"
-          f"{theirs['peak_mib'] / max(ours['peak_mib'], 1e-9):>9.1f}x")
+        print(
+            f"{title:<34}{t['total_s']:>9.2f}{o['total_s']:>13.3f}{t['total_s'] / o['total_s']:>9.1f}x"
+        )
+        print(
+            f"{'  of which counting':<34}{t['count_s']:>9.2f}{o['count_s']:>13.3f}{t['count_s'] / o['count_s']:>9.1f}x"
+        )
+        print(
+            f"{'  CPU time (process_time)':<34}{t['cpu_s']:>9.2f}{o['cpu_s']:>13.3f}{t['cpu_s'] / o['cpu_s']:>9.1f}x"
+        )
+    print(
+        f"{'peak memory above tokens (MiB)':<34}{theirs['peak_mib']:>9.0f}{ours['peak_mib']:>13.0f}"
+        f"{theirs['peak_mib'] / max(ours['peak_mib'], 1e-9):>9.1f}x"
+    )
     print("results identical: yes")
 
 

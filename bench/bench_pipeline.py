@@ -35,6 +35,7 @@ an otherwise idle machine; "cpu/wall" shows how many cores a run kept busy.
     python bench/bench_pipeline.py [--mbytes 20] [--threads 1,2] [--repeat 3] [--rounds 3]
                                    [--cases gpt2,bert] [--paths offsets,ids,padded]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -109,7 +110,13 @@ def padded_arrays(tok, lib: str, docs: list[str]):
 
     if lib == "tokenmill" and callable(tok):
         try:
-            out = tok(docs, truncation=True, max_length=PADDED_MAX_LENGTH, padding="longest", return_tensors="np")
+            out = tok(
+                docs,
+                truncation=True,
+                max_length=PADDED_MAX_LENGTH,
+                padding="longest",
+                return_tensors="np",
+            )
             return out["input_ids"], out["attention_mask"], out["token_type_ids"]
         except TypeError:
             pass  # no transformers-style call: use the same API as tokenizers below
@@ -176,12 +183,23 @@ def worker(lib: str, path: str, tokenizer_json: str, mbytes: float, repeat: int)
     }
 
 
-def run(lib: str, path: str, threads: int, tokenizer_json: Path, mbytes: float, repeat: int) -> dict:
+def run(
+    lib: str, path: str, threads: int, tokenizer_json: Path, mbytes: float, repeat: int
+) -> dict:
     env = dict(os.environ)
     env["RAYON_NUM_THREADS"] = str(threads)
     env["RAYON_RS_NUM_CPUS"] = str(threads)
     env["TOKENIZERS_PARALLELISM"] = "true" if threads > 1 else "false"
-    cmd = [sys.executable, __file__, "--worker", lib, path, str(tokenizer_json), str(mbytes), str(repeat)]
+    cmd = [
+        sys.executable,
+        __file__,
+        "--worker",
+        lib,
+        path,
+        str(tokenizer_json),
+        str(mbytes),
+        str(repeat),
+    ]
     out = subprocess.run(cmd, env=env, capture_output=True, text=True)
     if out.returncode != 0:
         last = (out.stderr.strip().splitlines() or ["?"])[-1]
@@ -198,14 +216,33 @@ def main() -> None:
         lib, path, tokenizer_json, mbytes, repeat = sys.argv[2:7]
         print(json.dumps(worker(lib, path, tokenizer_json, float(mbytes), int(repeat))))
         return
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--mbytes", type=float, default=20.0, help="MB of documents to encode (default 20)")
-    parser.add_argument("--threads", default="1,2", help="thread counts, comma-separated (default 1,2)")
-    parser.add_argument("--repeat", type=int, default=3, help="timed runs per subprocess after the cold one; medians are reported (default 3)")
-    parser.add_argument("--rounds", type=int, default=3,
-                        help="times the whole set of subprocesses runs, interleaved; ratios are medians over rounds (default 3)")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--mbytes", type=float, default=20.0, help="MB of documents to encode (default 20)"
+    )
+    parser.add_argument(
+        "--threads", default="1,2", help="thread counts, comma-separated (default 1,2)"
+    )
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=3,
+        help="timed runs per subprocess after the cold one; medians are reported (default 3)",
+    )
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=3,
+        help="times the whole set of subprocesses runs, interleaved; ratios are medians over rounds (default 3)",
+    )
     parser.add_argument("--cases", default="gpt2,bert", help="gpt2 and/or bert (default both)")
-    parser.add_argument("--paths", default="offsets,ids,padded", help="offsets, ids, padded (default all that apply)")
+    parser.add_argument(
+        "--paths",
+        default="offsets,ids,padded",
+        help="offsets, ids, padded (default all that apply)",
+    )
     args = parser.parse_args()
     threads = [int(t) for t in comma_list(args.threads)]
     cases, paths = comma_list(args.cases), comma_list(args.paths)
@@ -235,20 +272,31 @@ def main() -> None:
                         for n in threads:
                             r = run(lib, path, n, tokenizer_json, args.mbytes, args.repeat)
                             runs.setdefault((lib, case, path, n), []).append(r)
-                            status = r.get("error") or f"{r['wall']:.2f} s wall, {r['cpu']:.2f} s cpu"
-                            print(f"  round {round_number}: ran {case} {lib:10s} {path:7s} threads={n}: {status}", file=sys.stderr)
+                            status = (
+                                r.get("error") or f"{r['wall']:.2f} s wall, {r['cpu']:.2f} s cpu"
+                            )
+                            print(
+                                f"  round {round_number}: ran {case} {lib:10s} {path:7s} threads={n}: {status}",
+                                file=sys.stderr,
+                            )
 
-    def median_ratio(numerators: list[dict] | None, denominators: list[dict], field: str = "wall") -> str:
+    def median_ratio(
+        numerators: list[dict] | None, denominators: list[dict], field: str = "wall"
+    ) -> str:
         """The median over the rounds of numerator / denominator, or "-" if a run is missing."""
         if not numerators or any("error" in x for x in numerators + denominators):
             return "-"
         return f"{statistics.median(a[field] / b[field] for a, b in zip(numerators, denominators)):.2f}x"
 
-    print(f"tokenmill {tokenmill.__version__} vs tokenizers {tokenizers.__version__}; {args.mbytes:g} MB of ~1 kB documents "
-          f"from {CORPUS.name}; median of {args.repeat} runs per subprocess, {args.rounds} round(s); {os.cpu_count()} CPUs, "
-          f"load average {os.getloadavg()[0]:.1f}; {time.strftime('%Y-%m-%d %H:%M')}")
-    header = (f"{'case':<6}{'library':<12}{'path':<9}{'thr':>4}{'wall s':>8}{'cpu s':>8}{'cold s':>8}{'MB/s':>8}"
-              f"{'peak MB':>9}{'x tok (wall)':>13}{'x tok (cpu)':>12}{'x 1 thread':>11}{'cpu/wall':>9}")
+    print(
+        f"tokenmill {tokenmill.__version__} vs tokenizers {tokenizers.__version__}; {args.mbytes:g} MB of ~1 kB documents "
+        f"from {CORPUS.name}; median of {args.repeat} runs per subprocess, {args.rounds} round(s); {os.cpu_count()} CPUs, "
+        f"load average {os.getloadavg()[0]:.1f}; {time.strftime('%Y-%m-%d %H:%M')}"
+    )
+    header = (
+        f"{'case':<6}{'library':<12}{'path':<9}{'thr':>4}{'wall s':>8}{'cpu s':>8}{'cold s':>8}{'MB/s':>8}"
+        f"{'peak MB':>9}{'x tok (wall)':>13}{'x tok (cpu)':>12}{'x 1 thread':>11}{'cpu/wall':>9}"
+    )
     print(header)
     print("-" * len(header))
     mismatches, scaling_lines, compared = [], [], 0
@@ -264,24 +312,37 @@ def main() -> None:
             compared += len(pairs)
             if any(x["digest"] != r["digest"] for x, r in pairs):
                 mismatches.append((case, path, n))
-        med = {field: statistics.median(x[field] for x in rounds) for field in ("wall", "cpu", "first_wall")}
+        med = {
+            field: statistics.median(x[field] for x in rounds)
+            for field in ("wall", "cpu", "first_wall")
+        }
         scaling = median_ratio(one_thread, rounds)
         if n != min(threads) and args.rounds > 1 and scaling != "-":
-            per_round = ", ".join(f"{a['wall'] / b['wall']:.2f}" for a, b in zip(one_thread, rounds))
-            scaling_lines.append(f"  {case} {lib} {path} {n} threads vs {min(threads)}: {scaling} (rounds: {per_round})")
-        print(f"{case:<6}{lib:<12}{path:<9}{n:>4}{med['wall']:>8.2f}{med['cpu']:>8.2f}{med['first_wall']:>8.2f}"
-              f"{rounds[0]['bytes'] / 1e6 / med['wall']:>8.2f}{max(x['peak_rss_mb'] for x in rounds):>9.0f}"
-              f"{median_ratio(reference, rounds):>13}{median_ratio(reference, rounds, 'cpu'):>12}{scaling:>11}"
-              f"{med['cpu'] / med['wall']:>9.2f}")
+            per_round = ", ".join(
+                f"{a['wall'] / b['wall']:.2f}" for a, b in zip(one_thread, rounds)
+            )
+            scaling_lines.append(
+                f"  {case} {lib} {path} {n} threads vs {min(threads)}: {scaling} (rounds: {per_round})"
+            )
+        print(
+            f"{case:<6}{lib:<12}{path:<9}{n:>4}{med['wall']:>8.2f}{med['cpu']:>8.2f}{med['first_wall']:>8.2f}"
+            f"{rounds[0]['bytes'] / 1e6 / med['wall']:>8.2f}{max(x['peak_rss_mb'] for x in rounds):>9.0f}"
+            f"{median_ratio(reference, rounds):>13}{median_ratio(reference, rounds, 'cpu'):>12}{scaling:>11}"
+            f"{med['cpu'] / med['wall']:>9.2f}"
+        )
     if scaling_lines:
         print("thread scaling, per round:")
         print("\n".join(scaling_lines))
     if mismatches:
         sys.exit(f"tokenmill output differs from tokenizers in: {mismatches}")
     if compared:
-        print(f"tokenmill ids (padded arrays for 'padded') identical to tokenizers in all {compared} compared runs")
+        print(
+            f"tokenmill ids (padded arrays for 'padded') identical to tokenizers in all {compared} compared runs"
+        )
     else:
-        print("no tokenizers run to compare with (the ids path is compared through --paths offsets)")
+        print(
+            "no tokenizers run to compare with (the ids path is compared through --paths offsets)"
+        )
 
 
 if __name__ == "__main__":

@@ -20,6 +20,7 @@ of the rounds' own ratios. Times are CPU time of the process
 the two-thread case needs); training is timed once. The parent checks that all libraries gave
 identical ids and prints throughput and ratios.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -29,7 +30,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 from spbpe_setup import run_spbpe_child, training_input
@@ -38,8 +38,10 @@ REPO = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("TOKENMILL_SHARED", REPO.parent / "shared"))
 if not SHARED.exists() and Path("/work/shared").exists():
     SHARED = Path("/work/shared")
-MODELS = {"mistral_v1 (BPE)": "pretrained/mistral/tokenizer.model.v1",
-          "botchan (Unigram)": "pretrained/sentencepiece_test/botchan_en_unigram_1000.model"}
+MODELS = {
+    "mistral_v1 (BPE)": "pretrained/mistral/tokenizer.model.v1",
+    "botchan (Unigram)": "pretrained/sentencepiece_test/botchan_en_unigram_1000.model",
+}
 CORPUS = "corpora/english_large/gutenberg_en_large_part1.txt"
 
 WORKER = r"""
@@ -88,29 +90,62 @@ def train_reference_unigram(tmp: Path, mb: float) -> Path:
     """A 32k Unigram model trained by sentencepiece (its defaults) on the first `mb` MB of part 2."""
     data = (SHARED / UNIGRAM_TRAIN_CORPUS).read_bytes()[: int(mb * 1e6)]
     (tmp / "unigram_train.txt").write_bytes(data[: data.rfind(b"\n") + 1])
-    code = ("import sys, sentencepiece as s; s.SentencePieceTrainer.train(input=sys.argv[1], model_prefix=sys.argv[2], "
-            "model_type='unigram', vocab_size=32000, minloglevel=2)")
-    subprocess.run([sys.executable, "-c", code, str(tmp / "unigram_train.txt"), str(tmp / "english_unigram_32k")], check=True)
+    code = (
+        "import sys, sentencepiece as s; s.SentencePieceTrainer.train(input=sys.argv[1], model_prefix=sys.argv[2], "
+        "model_type='unigram', vocab_size=32000, minloglevel=2)"
+    )
+    subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            code,
+            str(tmp / "unigram_train.txt"),
+            str(tmp / "english_unigram_32k"),
+        ],
+        check=True,
+    )
     return tmp / "english_unigram_32k.model"
 
 
-def worker(lib: str, model: str, corpus: Path, repeat: int, threads: str, env: dict | None = None) -> dict:
-    proc = subprocess.run([sys.executable, "-c", WORKER, lib, model, str(corpus), str(repeat), threads],
-                          capture_output=True, text=True, check=True, env=env)
+def worker(
+    lib: str, model: str, corpus: Path, repeat: int, threads: str, env: dict | None = None
+) -> dict:
+    proc = subprocess.run(
+        [sys.executable, "-c", WORKER, lib, model, str(corpus), str(repeat), threads],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=env,
+    )
     return json.loads(proc.stdout)
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--mb", type=float, default=20.0,
-                    help="MB of text to encode (default 20: with less, a two-thread run lasts ~0.1 s and its ratio is noise)")
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument(
+        "--mb",
+        type=float,
+        default=20.0,
+        help="MB of text to encode (default 20: with less, a two-thread run lasts ~0.1 s and its ratio is noise)",
+    )
     ap.add_argument("--train-mb", type=float, default=10.0)
     ap.add_argument("--vocab", type=int, default=32000)
-    ap.add_argument("--repeat", type=int, default=5, help="interleaved rounds (one run per thread count each) per library; medians are reported")
+    ap.add_argument(
+        "--repeat",
+        type=int,
+        default=5,
+        help="interleaved rounds (one run per thread count each) per library; medians are reported",
+    )
     ap.add_argument("--skip-train", action="store_true")
     ap.add_argument("--skip-encode", action="store_true")
-    ap.add_argument("--unigram-mb", type=float, default=10.0,
-                    help="MB of english_large part 2 for the 32k Unigram model sentencepiece trains (0: leave it out)")
+    ap.add_argument(
+        "--unigram-mb",
+        type=float,
+        default=10.0,
+        help="MB of english_large part 2 for the 32k Unigram model sentencepiece trains (0: leave it out)",
+    )
     args = ap.parse_args()
     data = (SHARED / CORPUS).read_bytes()
     with tempfile.TemporaryDirectory() as tmp:
@@ -123,18 +158,44 @@ def main() -> None:
                 models["english 32k (Unigram)"] = str(train_reference_unigram(tmp, args.unigram_mb))
             for name, model_file in models.items():
                 json_file = tmp / (Path(model_file).stem + ".json")
-                converted = subprocess.run([sys.executable, "-c", "import sys, tokenmill.sentencepiece as t; t.to_tokenizer(sys.argv[1]).save(sys.argv[2])",
-                                            model_file, str(json_file)], capture_output=True, text=True).returncode == 0
+                converted = (
+                    subprocess.run(
+                        [
+                            sys.executable,
+                            "-c",
+                            "import sys, tokenmill.sentencepiece as t; t.to_tokenizer(sys.argv[1]).save(sys.argv[2])",
+                            model_file,
+                            str(json_file),
+                        ],
+                        capture_output=True,
+                        text=True,
+                    ).returncode
+                    == 0
+                )
                 results = {}
                 for lib in ("tokenmill", "sentencepiece"):
                     results[lib] = worker(lib, model_file, tmp / "enc.txt", args.repeat, "1,2")
                 # tokenizers picks its thread count from the environment, once per process.
                 for threads in (1, 2) if converted else ():
-                    env = dict(os.environ, RAYON_RS_NUM_THREADS=str(threads), TOKENIZERS_PARALLELISM="true")
-                    r = worker("tokenizers", str(json_file), tmp / "enc.txt", args.repeat, str(threads), env)
-                    results.setdefault("tokenizers", {"times": {}, "digest": r["digest"]})["times"].update(r["times"])
+                    env = dict(
+                        os.environ, RAYON_RS_NUM_THREADS=str(threads), TOKENIZERS_PARALLELISM="true"
+                    )
+                    r = worker(
+                        "tokenizers",
+                        str(json_file),
+                        tmp / "enc.txt",
+                        args.repeat,
+                        str(threads),
+                        env,
+                    )
+                    results.setdefault("tokenizers", {"times": {}, "digest": r["digest"]})[
+                        "times"
+                    ].update(r["times"])
                 mb = args.mb
-                same = {lib: r["digest"] == results["sentencepiece"]["digest"] for lib, r in results.items()}
+                same = {
+                    lib: r["digest"] == results["sentencepiece"]["digest"]
+                    for lib, r in results.items()
+                }
                 print(f"{name}: {mb:.1f} MB, ids identical to sentencepiece: {same}")
                 times = {lib: r["times"] for lib, r in results.items()}
                 for threads, kind in (("1", "cpu"), ("1", "wall"), ("2", "wall")):
@@ -146,21 +207,32 @@ def main() -> None:
                     print(line)
                 for lib in ("tokenmill", "sentencepiece"):
                     ratios = results[lib]["scaling"]["2"]
-                    print(f"  {lib} 2 vs 1 threads (wall): {statistics.median(ratios):4.2f}x, median of {len(ratios)} "
-                          f"interleaved rounds ({', '.join(f'{x:.2f}' for x in ratios)}); first runs "
-                          f"{results[lib]['times']['1']['first_wall']:.2f} s / {results[lib]['times']['2']['first_wall']:.2f} s")
+                    print(
+                        f"  {lib} 2 vs 1 threads (wall): {statistics.median(ratios):4.2f}x, median of {len(ratios)} "
+                        f"interleaved rounds ({', '.join(f'{x:.2f}' for x in ratios)}); first runs "
+                        f"{results[lib]['times']['1']['first_wall']:.2f} s / {results[lib]['times']['2']['first_wall']:.2f} s"
+                    )
         if not args.skip_train:
             # The same setup as `bench_train.py --model spbpe` (spbpe_setup.py).
             train_path = training_input(SHARED / CORPUS, args.train_mb, tmp)
-            r = {lib: run_spbpe_child(lib, train_path, tmp / lib, args.vocab) for lib in ("tokenmill", "sentencepiece")}
+            r = {
+                lib: run_spbpe_child(lib, train_path, tmp / lib, args.vocab)
+                for lib in ("tokenmill", "sentencepiece")
+            }
             if any("error" in x for x in r.values()):
-                print("SentencePiece-BPE training failed:", {lib: x.get("error") for lib, x in r.items()})
+                print(
+                    "SentencePiece-BPE training failed:",
+                    {lib: x.get("error") for lib, x in r.items()},
+                )
                 return
             t, s = r["tokenmill"], r["sentencepiece"]
-            print(f"SentencePiece-BPE training, {args.train_mb:g} MB, vocab {args.vocab}: tokenmill {t['seconds']:.1f} s "
-                  f"({t['cpu_seconds']:.1f} s CPU, {t['peak_rss_mb']:.0f} MB peak), sentencepiece {s['seconds']:.1f} s "
-                  f"({s['cpu_seconds']:.1f} s CPU, {s['peak_rss_mb']:.0f} MB peak); speed ratio {s['seconds'] / t['seconds']:.2f}x wall, "
-                  f"{s['cpu_seconds'] / t['cpu_seconds']:.2f}x CPU")
+            print(
+                f"SentencePiece-BPE training, {args.train_mb:g} MB, vocab {args.vocab}: tokenmill {t['seconds']:.1f} s "
+                f"({t['cpu_seconds']:.1f} s CPU, {t['peak_rss_mb']:.0f} MB peak), sentencepiece {s['seconds']:.1f} s "
+                f"({s['cpu_seconds']:.1f} s CPU, {s['peak_rss_mb']:.0f} MB peak); speed ratio {s['seconds'] / t['seconds']:.2f}x wall, "
+                f"{s['cpu_seconds'] / t['cpu_seconds']:.2f}x CPU"
+            )
+
 
 if __name__ == "__main__":
     main()

@@ -13,6 +13,7 @@ The parent checks that all libraries produced identical ids and prints MB/s, rat
 Rank files come from ../shared/pretrained (tiktoken is fed them offline via TIKTOKEN_CACHE_DIR;
 quicktok ships its own copies of cl100k/o200k).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -32,21 +33,31 @@ SHARED = Path(os.environ.get("TOKENMILL_SHARED", REPO.parent / "shared"))
 if not SHARED.exists() and Path("/work/shared").exists():
     SHARED = Path("/work/shared")
 BLOB = "https://openaipublic.blob.core.windows.net/encodings/"
-RANK_FILES = {"cl100k_base": "cl100k_base/cl100k_base.tiktoken", "o200k_base": "o200k_base/o200k_base.tiktoken",
-              "r50k_base": "whisper/gpt2.tiktoken", "p50k_base": "p50k_base/p50k_base.tiktoken"}
+RANK_FILES = {
+    "cl100k_base": "cl100k_base/cl100k_base.tiktoken",
+    "o200k_base": "o200k_base/o200k_base.tiktoken",
+    "r50k_base": "whisper/gpt2.tiktoken",
+    "p50k_base": "p50k_base/p50k_base.tiktoken",
+}
 LIBRARIES = ["tokenmill", "tiktoken", "quicktok"]
 
 
-def build_inputs(workdir: Path, english_mb: float, code_mb: float, multilingual_mb: float) -> dict[str, Path]:
+def build_inputs(
+    workdir: Path, english_mb: float, code_mb: float, multilingual_mb: float
+) -> dict[str, Path]:
     """Writes the three inputs as UTF-8 files and returns their paths."""
     corpora = SHARED / "corpora"
     inputs = {}
-    english = (corpora / "english_large" / "gutenberg_en_large_part1.txt").read_bytes()[: int(english_mb * 1e6)]
+    english = (corpora / "english_large" / "gutenberg_en_large_part1.txt").read_bytes()[
+        : int(english_mb * 1e6)
+    ]
     inputs["english"] = english[: english.rfind(b"\n") + 1]
     root = sysconfig.get_paths()["stdlib"]
     files = []
     for d, dirs, fs in os.walk(root):
-        dirs[:] = sorted(x for x in dirs if x not in ("site-packages", "dist-packages", "__pycache__"))
+        dirs[:] = sorted(
+            x for x in dirs if x not in ("site-packages", "dist-packages", "__pycache__")
+        )
         files += [os.path.join(d, f) for f in fs if f.endswith(".py")]
     files.sort(key=lambda p: os.path.relpath(p, root))
     code, limit = [], int(code_mb * 1e6)
@@ -61,8 +72,12 @@ def build_inputs(workdir: Path, english_mb: float, code_mb: float, multilingual_
         if limit <= 0:
             break
     inputs["code"] = b"".join(code)
-    inputs["multilingual"] = b"".join(p.read_bytes() for p in sorted((corpora / "multilingual").rglob("*.txt")))[: int(multilingual_mb * 1e6)]
-    inputs["multilingual"] = inputs["multilingual"].decode("utf-8", "ignore").encode("utf-8")  # cut at a character
+    inputs["multilingual"] = b"".join(
+        p.read_bytes() for p in sorted((corpora / "multilingual").rglob("*.txt"))
+    )[: int(multilingual_mb * 1e6)]
+    inputs["multilingual"] = (
+        inputs["multilingual"].decode("utf-8", "ignore").encode("utf-8")
+    )  # cut at a character
     paths = {}
     for name, data in inputs.items():
         path = workdir / f"{name}.txt"
@@ -105,10 +120,21 @@ print(json.dumps(result))
 """
 
 
-def run_library(lib: str, encoding: str, inputs: dict[str, Path], repeat: int, out_dir: Path, cache_dir: Path) -> dict:
+def run_library(
+    lib: str, encoding: str, inputs: dict[str, Path], repeat: int, out_dir: Path, cache_dir: Path
+) -> dict:
     env = dict(os.environ, TIKTOKEN_CACHE_DIR=str(cache_dir), RAYON_NUM_THREADS="1")
-    cmd = [sys.executable, "-c", WORKER, lib, encoding, str(repeat), str(out_dir),
-           json.dumps({k: str(v) for k, v in inputs.items()}), str(SHARED / "pretrained")]
+    cmd = [
+        sys.executable,
+        "-c",
+        WORKER,
+        lib,
+        encoding,
+        str(repeat),
+        str(out_dir),
+        json.dumps({k: str(v) for k, v in inputs.items()}),
+        str(SHARED / "pretrained"),
+    ]
     proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
     if proc.returncode != 0:
         raise RuntimeError(f"{lib} {encoding} failed:\n{proc.stderr}")
@@ -128,11 +154,15 @@ def versions() -> str:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--encodings", nargs="+", default=["cl100k_base", "o200k_base"])
     ap.add_argument("--english-mb", type=float, default=20)
     ap.add_argument("--code-mb", type=float, default=20)
-    ap.add_argument("--multilingual-mb", type=float, default=100, help="cap (the folder holds ~25 MB)")
+    ap.add_argument(
+        "--multilingual-mb", type=float, default=100, help="cap (the folder holds ~25 MB)"
+    )
     ap.add_argument("--repeat", type=int, default=1, help="runs per input; the best time counts")
     ap.add_argument("--libraries", nargs="+", default=LIBRARIES)
     args = ap.parse_args()
@@ -143,38 +173,71 @@ def main() -> None:
         cache = tmp / "tiktoken_cache"
         cache.mkdir()
         for name, rel in RANK_FILES.items():
-            os.symlink(SHARED / "pretrained" / rel, cache / hashlib.sha1(f"{BLOB}{name}.tiktoken".encode()).hexdigest())
+            os.symlink(
+                SHARED / "pretrained" / rel,
+                cache / hashlib.sha1(f"{BLOB}{name}.tiktoken".encode()).hexdigest(),
+            )
         inputs = build_inputs(tmp, args.english_mb, args.code_mb, args.multilingual_mb)
-        print(f"machine: {platform.machine()} {platform.processor() or ''}, {os.cpu_count()} cpus, Python {platform.python_version()}, "
-              f"{time.strftime('%Y-%m-%d')}; {versions()}")
-        print("inputs: " + ", ".join(f"{k} {v.stat().st_size / 1e6:.1f} MB" for k, v in inputs.items()))
-        print(f"encode_ordinary, one thread, best of {args.repeat}; times are CPU time of the worker process "
-              "(the machine is shared, so wall time would measure the neighbours too)")
-        header = f"{'encoding':<12} {'input':<13} " + " ".join(f"{lib + ' MB/s':>15}" for lib in args.libraries)
+        print(
+            f"machine: {platform.machine()} {platform.processor() or ''}, {os.cpu_count()} cpus, Python {platform.python_version()}, "
+            f"{time.strftime('%Y-%m-%d')}; {versions()}"
+        )
+        print(
+            "inputs: "
+            + ", ".join(f"{k} {v.stat().st_size / 1e6:.1f} MB" for k, v in inputs.items())
+        )
+        print(
+            f"encode_ordinary, one thread, best of {args.repeat}; times are CPU time of the worker process "
+            "(the machine is shared, so wall time would measure the neighbours too)"
+        )
+        header = f"{'encoding':<12} {'input':<13} " + " ".join(
+            f"{lib + ' MB/s':>15}" for lib in args.libraries
+        )
         header += "  " + " ".join(f"{'vs ' + lib:>12}" for lib in args.libraries[1:]) + "  ids"
         rows, loads, rss = [], {}, {}
         for encoding in args.encodings:
-            results = {lib: run_library(lib, encoding, inputs, args.repeat, tmp, cache) for lib in args.libraries}
+            results = {
+                lib: run_library(lib, encoding, inputs, args.repeat, tmp, cache)
+                for lib in args.libraries
+            }
             for lib, r in results.items():
                 loads[(encoding, lib)] = r["load_s"]
                 rss[(encoding, lib)] = r["peak_rss_mb"]
             for name in inputs:
-                speeds = {lib: results[lib]["runs"][name]["bytes"] / 1e6 / results[lib]["runs"][name]["seconds"] for lib in args.libraries}
+                speeds = {
+                    lib: results[lib]["runs"][name]["bytes"]
+                    / 1e6
+                    / results[lib]["runs"][name]["seconds"]
+                    for lib in args.libraries
+                }
                 ids = {lib: np.load(tmp / f"{lib}_{encoding}_{name}.npy") for lib in args.libraries}
                 first = ids[args.libraries[0]]
                 same = all(np.array_equal(first, other) for other in ids.values())
-                row = f"{encoding:<12} {name:<13} " + " ".join(f"{speeds[lib]:>15.1f}" for lib in args.libraries)
-                row += "  " + " ".join(f"{speeds[args.libraries[0]] / speeds[lib]:>11.2f}x" for lib in args.libraries[1:])
+                row = f"{encoding:<12} {name:<13} " + " ".join(
+                    f"{speeds[lib]:>15.1f}" for lib in args.libraries
+                )
+                row += "  " + " ".join(
+                    f"{speeds[args.libraries[0]] / speeds[lib]:>11.2f}x"
+                    for lib in args.libraries[1:]
+                )
                 row += "  " + ("identical" if same else "DIFFERENT")
                 rows.append(row)
         print(header)
         print("\n".join(rows))
         print()
-        print(f"{'encoding':<12} " + " ".join(f"{lib + ' load s':>16}" for lib in args.libraries) + "   " +
-              " ".join(f"{lib + ' peak RSS MB':>22}" for lib in args.libraries))
+        print(
+            f"{'encoding':<12} "
+            + " ".join(f"{lib + ' load s':>16}" for lib in args.libraries)
+            + "   "
+            + " ".join(f"{lib + ' peak RSS MB':>22}" for lib in args.libraries)
+        )
         for encoding in args.encodings:
-            print(f"{encoding:<12} " + " ".join(f"{loads[(encoding, lib)]:>16.3f}" for lib in args.libraries) + "   " +
-                  " ".join(f"{rss[(encoding, lib)]:>22.0f}" for lib in args.libraries))
+            print(
+                f"{encoding:<12} "
+                + " ".join(f"{loads[(encoding, lib)]:>16.3f}" for lib in args.libraries)
+                + "   "
+                + " ".join(f"{rss[(encoding, lib)]:>22.0f}" for lib in args.libraries)
+            )
         print("(peak RSS includes reading the inputs and the Python list of ids)")
 
 

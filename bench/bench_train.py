@@ -28,6 +28,7 @@ compared as sets (the share of sentencepiece's pieces that tokenmill learned too
 Every row gives the training wall time, the process's CPU time (user + system, all threads; the
 fairer figure on a loaded machine) and its peak RSS.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -47,7 +48,7 @@ REPO = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("TOKENMILL_SHARED", REPO.parent / "shared"))
 DEFAULT_FILE = SHARED / "corpora" / "english_large" / "gutenberg_en_large_part1.txt"
 
-CHILD = r'''
+CHILD = r"""
 import json, resource, sys, time
 lib, path, vocab_size, min_frequency, out, kind = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5], sys.argv[6]
 def cpu_seconds():
@@ -97,10 +98,12 @@ result["seconds"] = seconds
 result["cpu_seconds"] = cpu
 result["peak_rss_mb"] = peak_mb
 json.dump(result, open(out, "w"))
-'''
+"""
 
 
-def run_child(lib: str, path: Path, vocab_size: int, min_frequency: int, workdir: str, kind: str) -> dict:
+def run_child(
+    lib: str, path: Path, vocab_size: int, min_frequency: int, workdir: str, kind: str
+) -> dict:
     if kind == "spbpe":
         start = time.perf_counter()
         result = run_spbpe_child(lib, path, Path(workdir) / lib, vocab_size)
@@ -108,10 +111,28 @@ def run_child(lib: str, path: Path, vocab_size: int, min_frequency: int, workdir
         return result
     out = os.path.join(workdir, f"{lib}.json")
     start = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-c", CHILD, lib, str(path), str(vocab_size), str(min_frequency), out, kind], capture_output=True, text=True)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            CHILD,
+            lib,
+            str(path),
+            str(vocab_size),
+            str(min_frequency),
+            out,
+            kind,
+        ],
+        capture_output=True,
+        text=True,
+    )
     wall = time.perf_counter() - start
     if proc.returncode != 0:
-        return {"error": proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else f"exit {proc.returncode}"}
+        return {
+            "error": proc.stderr.strip().splitlines()[-1]
+            if proc.stderr.strip()
+            else f"exit {proc.returncode}"
+        }
     result = json.load(open(out))
     result["process_seconds"] = wall
     return result
@@ -142,15 +163,36 @@ def versions() -> str:
 
 
 def main() -> int:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     p.add_argument("--file", type=Path, default=DEFAULT_FILE)
-    p.add_argument("--mb", type=float, default=None, help="train on the first N MB only (cut at a line end)")
-    p.add_argument("--model", choices=["bpe", "wordpiece", "spbpe"], default="bpe",
-                   help="byte-level BPE (default), BERT WordPiece, or SentencePiece BPE (vs sentencepiece)")
-    p.add_argument("--vocab-size", type=int, default=None, help="default 32000 (bpe) / 30000 (wordpiece)")
+    p.add_argument(
+        "--mb", type=float, default=None, help="train on the first N MB only (cut at a line end)"
+    )
+    p.add_argument(
+        "--model",
+        choices=["bpe", "wordpiece", "spbpe"],
+        default="bpe",
+        help="byte-level BPE (default), BERT WordPiece, or SentencePiece BPE (vs sentencepiece)",
+    )
+    p.add_argument(
+        "--vocab-size", type=int, default=None, help="default 32000 (bpe) / 30000 (wordpiece)"
+    )
     p.add_argument("--min-frequency", type=int, default=2)
-    p.add_argument("--skip", action="append", default=[], choices=["tokenizers", "sentencepiece"], help="leave a peer out")
-    p.add_argument("--repeat", type=int, default=1, help="runs per library, interleaved; the table shows medians")
+    p.add_argument(
+        "--skip",
+        action="append",
+        default=[],
+        choices=["tokenizers", "sentencepiece"],
+        help="leave a peer out",
+    )
+    p.add_argument(
+        "--repeat",
+        type=int,
+        default=1,
+        help="runs per library, interleaved; the table shows medians",
+    )
     args = p.parse_args()
     if args.vocab_size is None:
         args.vocab_size = 30000 if args.model == "wordpiece" else 32000
@@ -164,19 +206,32 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as workdir:
         path = training_input(args.file, args.mb, Path(workdir))
         size_mb = path.stat().st_size / 1e6
-        libs = ["tokenmill"] + [lib for lib in ("tokenizers", "sentencepiece") if lib not in args.skip]
+        libs = ["tokenmill"] + [
+            lib for lib in ("tokenizers", "sentencepiece") if lib not in args.skip
+        ]
         runs: dict = {lib: [] for lib in libs}
         for _ in range(max(1, args.repeat)):
             for lib in libs:
-                runs[lib].append(run_child(lib, path, args.vocab_size, args.min_frequency, workdir, args.model))
+                runs[lib].append(
+                    run_child(lib, path, args.vocab_size, args.min_frequency, workdir, args.model)
+                )
         results = {lib: median_run(r) for lib, r in runs.items()}
     kind = {"wordpiece": "BERT WordPiece", "spbpe": "SentencePiece BPE"}.get(args.model, "BPE")
-    detail = {"wordpiece": "BertNormalizer + BertPreTokenizer", "spbpe": "SentencePieceTrainer defaults, num_threads=2"}.get(args.model, "byte-level")
-    print(f"# {kind} training: {args.file.name}{f' (first {args.mb} MB)' if args.mb else ''}, {size_mb:.1f} MB, {detail}, "
-          f"vocab_size={args.vocab_size}, min_frequency={args.min_frequency}; median of {max(1, args.repeat)} run(s)")
-    print(f"# {platform.node()} {platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}, {time.strftime('%Y-%m-%d %H:%M')}; {versions()}")
+    detail = {
+        "wordpiece": "BertNormalizer + BertPreTokenizer",
+        "spbpe": "SentencePieceTrainer defaults, num_threads=2",
+    }.get(args.model, "byte-level")
+    print(
+        f"# {kind} training: {args.file.name}{f' (first {args.mb} MB)' if args.mb else ''}, {size_mb:.1f} MB, {detail}, "
+        f"vocab_size={args.vocab_size}, min_frequency={args.min_frequency}; median of {max(1, args.repeat)} run(s)"
+    )
+    print(
+        f"# {platform.node()} {platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}, {time.strftime('%Y-%m-%d %H:%M')}; {versions()}"
+    )
     ours = results["tokenmill"]
-    print(f"{'library':<14} {'train s':>8} {'cpu s':>7} {'process s':>9} {'peak MB':>8} {'time vs tokenmill':>17} {'cpu vs tokenmill':>16} {'mem vs tokenmill':>16}  result")
+    print(
+        f"{'library':<14} {'train s':>8} {'cpu s':>7} {'process s':>9} {'peak MB':>8} {'time vs tokenmill':>17} {'cpu vs tokenmill':>16} {'mem vs tokenmill':>16}  result"
+    )
     for lib, r in results.items():
         if "error" in r:
             print(f"{lib:<14} failed: {r['error']}")
@@ -189,12 +244,18 @@ def main() -> int:
             common = len(set(r["vocab"]) & set(ours["vocab"]))
             same = f"vocab sizes {len(ours['vocab'])} / {len(r['vocab'])}, {common} tokens in common ({100 * common / len(r['vocab']):.2f}%)"
         elif lib == "tokenizers" and "error" not in ours:
-            same = "identical merges and vocab" if (r["merges"] == ours["merges"] and r["vocab"] == ours["vocab"]) else "DIFFERENT"
+            same = (
+                "identical merges and vocab"
+                if (r["merges"] == ours["merges"] and r["vocab"] == ours["vocab"])
+                else "DIFFERENT"
+            )
         t_ratio = r["seconds"] / ours["seconds"] if "seconds" in ours else float("nan")
         m_ratio = r["peak_rss_mb"] / ours["peak_rss_mb"] if "peak_rss_mb" in ours else float("nan")
         c_ratio = r["cpu_seconds"] / ours["cpu_seconds"] if "cpu_seconds" in ours else float("nan")
-        print(f"{lib:<14} {r['seconds']:>8.2f} {r['cpu_seconds']:>7.2f} {r['process_seconds']:>9.2f} {r['peak_rss_mb']:>8.0f} "
-              f"{t_ratio:>16.2f}x {c_ratio:>15.2f}x {m_ratio:>15.2f}x  {same}")
+        print(
+            f"{lib:<14} {r['seconds']:>8.2f} {r['cpu_seconds']:>7.2f} {r['process_seconds']:>9.2f} {r['peak_rss_mb']:>8.0f} "
+            f"{t_ratio:>16.2f}x {c_ratio:>15.2f}x {m_ratio:>15.2f}x  {same}"
+        )
     return 0
 
 

@@ -19,6 +19,7 @@ Encoding: sentencepiece's model (trained above) against tokenmill running the sa
 (Metaspace + Unigram with sentencepiece's piece types), one thread each, on the held-out lines;
 the ids are checked to be identical.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -28,7 +29,6 @@ import platform
 import subprocess
 import sys
 import tempfile
-import time
 from collections import Counter
 from pathlib import Path
 
@@ -37,7 +37,7 @@ SHARED = Path(os.environ.get("TOKENMILL_SHARED", REPO.parent / "shared"))
 TRAIN_FILE = SHARED / "corpora" / "english_large" / "gutenberg_en_large_part1.txt"
 HELD_OUT_FILE = SHARED / "corpora" / "english_large" / "gutenberg_en_large_part2.txt"
 
-TRAIN_CHILD = r'''
+TRAIN_CHILD = r"""
 import json, resource, sys, time
 lib, path, vocab_size, out = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 if lib in ("tokenmill", "tokenizers"):
@@ -74,9 +74,9 @@ result["seconds"] = seconds
 result["cpu_seconds"] = cpu
 result["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 json.dump(result, open(out, "w"))
-'''
+"""
 
-ENCODE_CHILD = r'''
+ENCODE_CHILD = r"""
 import json, sys, time
 lib, model_file, pieces_file, lines_file, out = sys.argv[1:6]
 lines = open(lines_file, encoding="utf-8").read().split("\n")
@@ -98,13 +98,19 @@ else:
     ids = [e.ids for e in tok.encode_batch(lines, add_special_tokens=False)]
 seconds = time.perf_counter() - start
 json.dump({"seconds": seconds, "ids": ids}, open(out, "w"))
-'''
+"""
 
 
 def run(code: str, args: list[str], out: str, env: dict | None = None) -> dict:
-    proc = subprocess.run([sys.executable, "-c", code, *args, out], capture_output=True, text=True, env=env)
+    proc = subprocess.run(
+        [sys.executable, "-c", code, *args, out], capture_output=True, text=True, env=env
+    )
     if proc.returncode != 0:
-        tail = proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else f"exit {proc.returncode}"
+        tail = (
+            proc.stderr.strip().splitlines()[-1]
+            if proc.stderr.strip()
+            else f"exit {proc.returncode}"
+        )
         return {"error": tail}
     return json.load(open(out))
 
@@ -132,35 +138,64 @@ def quality(pieces: list, held_out: Counter) -> tuple[float, float]:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--mb", type=float, default=10.0, help="training megabytes (first MB of the file)")
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument(
+        "--mb", type=float, default=10.0, help="training megabytes (first MB of the file)"
+    )
     ap.add_argument("--vocab-size", type=int, default=32000)
     ap.add_argument("--held-out-mb", type=float, default=2.0)
-    ap.add_argument("--skip", action="append", default=[], help="tokenmill.sentencepiece, tokenmill, sentencepiece or tokenizers")
+    ap.add_argument(
+        "--skip",
+        action="append",
+        default=[],
+        help="tokenmill.sentencepiece, tokenmill, sentencepiece or tokenizers",
+    )
     args = ap.parse_args()
     work = tempfile.mkdtemp()
     train_path = os.path.join(work, "train.txt")
     # Runs of spaces collapsed (sentencepiece's remove_extra_whitespaces) so that all three
     # trainers see the same words.
     with open(train_path, "w", encoding="utf-8") as f:
-        f.write("".join(" ".join(l.split()) + "\n" for l in head(TRAIN_FILE, int(args.mb * 1e6)).splitlines() if l.strip()))
+        f.write(
+            "".join(
+                " ".join(l.split()) + "\n"
+                for l in head(TRAIN_FILE, int(args.mb * 1e6)).splitlines()
+                if l.strip()
+            )
+        )
     held_text = head(HELD_OUT_FILE, int(args.held_out_mb * 1e6))
     held_out = Counter("\u2581" + w for w in held_text.split())
-    print(f"# Unigram training: {args.mb:g} MB of {TRAIN_FILE.name}, vocab {args.vocab_size}; held out: {args.held_out_mb:g} MB of {HELD_OUT_FILE.name}")
+    print(
+        f"# Unigram training: {args.mb:g} MB of {TRAIN_FILE.name}, vocab {args.vocab_size}; held out: {args.held_out_mb:g} MB of {HELD_OUT_FILE.name}"
+    )
     print(f"# {platform.platform()}, {os.cpu_count()} cpus, python {platform.python_version()}")
     results = {}
     for lib in ("tokenmill.sentencepiece", "sentencepiece", "tokenmill", "tokenizers"):
         if lib in args.skip:
             continue
-        r = run(TRAIN_CHILD, [lib, train_path, str(args.vocab_size)], os.path.join(work, f"{lib}.json"))
+        r = run(
+            TRAIN_CHILD, [lib, train_path, str(args.vocab_size)], os.path.join(work, f"{lib}.json")
+        )
         if "error" not in r:
             r["ll"], r["bpt"] = quality(r["pieces"], held_out)
         results[lib] = r
-        print(f"{lib}: " + (r["error"] if "error" in r else f"{r['seconds']:.1f} s ({r['cpu_seconds']:.1f} s CPU), {r['peak_rss_mb']:.0f} MB, ll/word {r['ll']:.4f}, bytes/token {r['bpt']:.4f}"), flush=True)
+        print(
+            f"{lib}: "
+            + (
+                r["error"]
+                if "error" in r
+                else f"{r['seconds']:.1f} s ({r['cpu_seconds']:.1f} s CPU), {r['peak_rss_mb']:.0f} MB, ll/word {r['ll']:.4f}, bytes/token {r['bpt']:.4f}"
+            ),
+            flush=True,
+        )
     # Ratios: sentencepiece against the like-for-like SentencePieceTrainer run, tokenizers
     # against Tokenizer.train (each peer against the tokenmill run with its own options).
     baseline = {"sentencepiece": "tokenmill.sentencepiece", "tokenizers": "tokenmill"}
-    print("\n| trainer | time (s) | CPU (s) | peak RSS (MB) | held-out ll/word | bytes/token | time ÷ tokenmill | CPU ÷ tokenmill | memory ÷ tokenmill |")
+    print(
+        "\n| trainer | time (s) | CPU (s) | peak RSS (MB) | held-out ll/word | bytes/token | time ÷ tokenmill | CPU ÷ tokenmill | memory ÷ tokenmill |"
+    )
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for lib, r in results.items():
         if "error" in r:
@@ -170,7 +205,9 @@ def main() -> None:
         t_ratio = r["seconds"] / ours["seconds"] if "seconds" in ours else float("nan")
         c_ratio = r["cpu_seconds"] / ours["cpu_seconds"] if "cpu_seconds" in ours else float("nan")
         m_ratio = r["peak_rss_mb"] / ours["peak_rss_mb"] if "peak_rss_mb" in ours else float("nan")
-        print(f"| {lib} | {r['seconds']:.1f} | {r['cpu_seconds']:.1f} | {r['peak_rss_mb']:.0f} | {r['ll']:.4f} | {r['bpt']:.4f} | {t_ratio:.2f} | {c_ratio:.2f} | {m_ratio:.2f} |")
+        print(
+            f"| {lib} | {r['seconds']:.1f} | {r['cpu_seconds']:.1f} | {r['peak_rss_mb']:.0f} | {r['ll']:.4f} | {r['bpt']:.4f} | {t_ratio:.2f} | {c_ratio:.2f} | {m_ratio:.2f} |"
+        )
 
     sp = results.get("sentencepiece", {})
     if "model_file" not in sp or "tokenmill" in args.skip:
@@ -183,7 +220,15 @@ def main() -> None:
     pieces_path = os.path.join(work, "pieces.json")
     json.dump(sp["pieces"], open(pieces_path, "w"))
     env = dict(os.environ, RAYON_NUM_THREADS="1")
-    enc = {lib: run(ENCODE_CHILD, [lib, sp["model_file"], pieces_path, lines_path], os.path.join(work, f"enc_{lib}.json"), env) for lib in ("sentencepiece", "tokenmill")}
+    enc = {
+        lib: run(
+            ENCODE_CHILD,
+            [lib, sp["model_file"], pieces_path, lines_path],
+            os.path.join(work, f"enc_{lib}.json"),
+            env,
+        )
+        for lib in ("sentencepiece", "tokenmill")
+    }
     if any("error" in r for r in enc.values()):
         print("encoding:", {k: v.get("error") for k, v in enc.items()})
         return
@@ -198,7 +243,9 @@ def main() -> None:
     # Not a bug: this tokenmill pipeline is a Tokenizer (Metaspace-split words, each Viterbi
     # started from score 0, no NFKC normalizer), not sentencepiece's; `tokenizers` loading the same
     # tokenizer.json gives the ids tokenmill gives for it on every line (README, SentencePiece encoding).
-    print("(lines differ where sentencepiece's NFKC normalization or its whole-line float sums break a tie differently)")
+    print(
+        "(lines differ where sentencepiece's NFKC normalization or its whole-line float sums break a tie differently)"
+    )
 
 
 if __name__ == "__main__":

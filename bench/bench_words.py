@@ -14,6 +14,7 @@ machine wall time measures the neighbours; every tokenizer here runs on one thre
 is its single-thread cost. ``tokenize_spans`` (NumPy offsets, no Python object per token) is
 timed on the whole sample too.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -43,12 +44,17 @@ def nltk_tokenizers():
     from nltk.tokenize import NLTKWordTokenizer, TreebankWordTokenizer
 
     out = {}
-    for name, tok in [("nltk-treebank", TreebankWordTokenizer()), ("nltk-word", NLTKWordTokenizer())]:
+    for name, tok in [
+        ("nltk-treebank", TreebankWordTokenizer()),
+        ("nltk-word", NLTKWordTokenizer()),
+    ]:
+
         def spans(text, tok=tok):
             try:
                 return [(text[s:e], s, e) for s, e in tok.span_tokenize(text)]
             except ValueError:  # span alignment fails on some inputs: fall back to strings
                 return tok.tokenize(text)
+
         out[name] = spans
     return out
 
@@ -61,12 +67,16 @@ def spacy_tokenizer(lang):
     except Exception as e:  # a language whose blank pipeline needs extra packages
         return None, f"{type(e).__name__}: {str(e).splitlines()[0][:60]}"
     tok = nlp.tokenizer
-    return (lambda text: [(t.text, t.idx, t.idx + len(t.text)) for t in tok(text) if not t.is_space]), None
+    return (
+        lambda text: [(t.text, t.idx, t.idx + len(t.text)) for t in tok(text) if not t.is_space]
+    ), None
 
 
 def f1_table(langs):
     print("## UD word-boundary F1 (test sets)\n")
-    print("| treebank | tokenmill | nltk-treebank | nltk-word | spacy-blank | tokenmill - best other |")
+    print(
+        "| treebank | tokenmill | nltk-treebank | nltk-word | spacy-blank | tokenmill - best other |"
+    )
     print("|---|---:|---:|---:|---:|---:|")
     nltk = nltk_tokenizers()
     for lang in langs:
@@ -79,7 +89,10 @@ def f1_table(langs):
             others = {name: evaluate(fn, files).f1 for name, fn in nltk.items()}
             others["spacy"] = evaluate(spacy_tok, files).f1 if spacy_tok else None
             best = max(v for v in others.values() if v is not None)
-            cells = [f"{others[k]:.4f}" if others[k] is not None else f"n/a ({spacy_err})" for k in ("nltk-treebank", "nltk-word", "spacy")]
+            cells = [
+                f"{others[k]:.4f}" if others[k] is not None else f"n/a ({spacy_err})"
+                for k in ("nltk-treebank", "nltk-word", "spacy")
+            ]
             print(f"| {tb} | {ours:.4f} | {' | '.join(cells)} | {ours - best:+.4f} |")
     print()
 
@@ -137,16 +150,35 @@ def python_floor(tokenizer, text):
 def speed_table(mb):
     text, paras = paragraphs(mb)
     small = paras[: max(1, len(paras) * 1 // max(1, int(mb)))]  # ~1 MB for the slow tokenizers
-    print(f"## English throughput (one thread, tokens with character offsets)\n")
-    print(f"sample: {len(text.encode()) / 1e6:.1f} MB of english_large part 1 ({len(paras)} paragraphs); "
-          f"NLTK and spaCy on the first {sum(len(p) for p in small) / 1e6:.1f} MB\n")
+    print("## English throughput (one thread, tokens with character offsets)\n")
+    print(
+        f"sample: {len(text.encode()) / 1e6:.1f} MB of english_large part 1 ({len(paras)} paragraphs); "
+        f"NLTK and spaCy on the first {sum(len(p) for p in small) / 1e6:.1f} MB\n"
+    )
     ours = WordTokenizer("en")
     rows = []
-    rows.append(("tokenmill (whole sample, one call)", *whole_text(ours.tokenize_with_offsets, text)))
+    rows.append(
+        ("tokenmill (whole sample, one call)", *whole_text(ours.tokenize_with_offsets, text))
+    )
     rows.append(("tokenmill (per paragraph)", *throughput(ours.tokenize_with_offsets, paras)))
-    rows.append(("tokenmill tokenize_spans (whole sample, NumPy)", *whole_text(lambda t: ours.tokenize_spans(t)[0], text)))
-    rows.append(("CPython alone builds the same list from ready lists (about the floor)", *whole_text(python_floor(ours, text), text)))
-    rows.append(("tokenmill PTB (per paragraph)", *throughput(WordTokenizer("en", penn_treebank=True).tokenize_with_offsets, paras)))
+    rows.append(
+        (
+            "tokenmill tokenize_spans (whole sample, NumPy)",
+            *whole_text(lambda t: ours.tokenize_spans(t)[0], text),
+        )
+    )
+    rows.append(
+        (
+            "CPython alone builds the same list from ready lists (about the floor)",
+            *whole_text(python_floor(ours, text), text),
+        )
+    )
+    rows.append(
+        (
+            "tokenmill PTB (per paragraph)",
+            *throughput(WordTokenizer("en", penn_treebank=True).tokenize_with_offsets, paras),
+        )
+    )
     for name, fn in nltk_tokenizers().items():
         rows.append((name + " span_tokenize", *throughput(fn, small)))
     spacy_tok, err = spacy_tokenizer("en")
@@ -163,9 +195,17 @@ def speed_table(mb):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--langs", default=",".join(UD), help="comma-separated language codes (default: all UD sets)")
-    ap.add_argument("--mb", type=float, default=4.0, help="English sample size for throughput, in MB")
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument(
+        "--langs",
+        default=",".join(UD),
+        help="comma-separated language codes (default: all UD sets)",
+    )
+    ap.add_argument(
+        "--mb", type=float, default=4.0, help="English sample size for throughput, in MB"
+    )
     ap.add_argument("--skip-f1", action="store_true")
     ap.add_argument("--skip-speed", action="store_true")
     ap.add_argument("--repeat", type=int, default=3, help="runs per throughput row (median)")

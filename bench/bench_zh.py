@@ -15,6 +15,7 @@ Speed: one thread, one call per line of ``<corpus>_test.utf8``, words with chara
 (tokenmill ``cut_with_offsets``; jieba ``tokenize``, which gives offsets, and ``cut``), process
 CPU time (``time.process_time``, robust to a loaded machine), median of ``--rounds``.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -45,7 +46,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--corpora", default="pku,msr")
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--jieba-freq", type=int, default=3, help="frequency written for every word of jieba's dictionary")
+    parser.add_argument(
+        "--jieba-freq",
+        type=int,
+        default=3,
+        help="frequency written for every word of jieba's dictionary",
+    )
     args = parser.parse_args()
     import jieba
 
@@ -78,7 +84,9 @@ def main() -> None:
                 ours.hmm = False
                 seg = ours
             scores = evaluate(seg, gold)
-            print(f"{corpus:6} {name:28} {scores.f1:7.4f} {scores.precision:7.4f} {scores.recall:7.4f}")
+            print(
+                f"{corpus:6} {name:28} {scores.f1:7.4f} {scores.precision:7.4f} {scores.recall:7.4f}"
+            )
         ours.hmm = True
 
         t_ours = median_cpu(lambda: [ours.cut_with_offsets(l) for l in lines], args.rounds)
@@ -89,9 +97,13 @@ def main() -> None:
         os.unlink(jieba_dict)
 
     print()
-    print(f"{'corpus':6} {'MB':>5} {'tokenmill offsets':>18} {'tokenmill cut':>14} {'jieba tokenize':>15} {'jieba cut':>10} {'× (offsets)':>12} {'× (cut)':>8}")
+    print(
+        f"{'corpus':6} {'MB':>5} {'tokenmill offsets':>18} {'tokenmill cut':>14} {'jieba tokenize':>15} {'jieba cut':>10} {'× (offsets)':>12} {'× (cut)':>8}"
+    )
     for corpus, mb, a, b, c, d in speed_rows:
-        print(f"{corpus:6} {mb:5.2f} {mb / a:13.2f} MB/s {mb / b:9.2f} MB/s {mb / c:10.2f} MB/s {mb / d:5.2f} MB/s {c / a:11.1f}× {d / b:7.1f}×")
+        print(
+            f"{corpus:6} {mb:5.2f} {mb / a:13.2f} MB/s {mb / b:9.2f} MB/s {mb / c:10.2f} MB/s {mb / d:5.2f} MB/s {c / a:11.1f}× {d / b:7.1f}×"
+        )
 
 
 if __name__ == "__main__":

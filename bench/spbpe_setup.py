@@ -11,6 +11,7 @@
   threads: the fair figure on a loaded machine) and peak RSS (``ru_maxrss``, taken before the
   model is read back).
 """
+
 from __future__ import annotations
 
 import json
@@ -47,13 +48,23 @@ def train_spbpe(lib: str, path: str, prefix: str, vocab_size: int) -> dict:
         return usage.ru_utime + usage.ru_stime
 
     start, cpu_start = time.perf_counter(), cpu()
-    spm.SentencePieceTrainer.train(input=path, model_prefix=prefix, model_type="bpe", vocab_size=vocab_size,
-                                   num_threads=2, minloglevel=2)
+    spm.SentencePieceTrainer.train(
+        input=path,
+        model_prefix=prefix,
+        model_type="bpe",
+        vocab_size=vocab_size,
+        num_threads=2,
+        minloglevel=2,
+    )
     seconds, cpu_seconds = time.perf_counter() - start, cpu() - cpu_start
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     sp = spm.SentencePieceProcessor(model_file=prefix + ".model")
-    return {"seconds": seconds, "cpu_seconds": cpu_seconds, "peak_rss_mb": peak,
-            "vocab": [sp.id_to_piece(i) for i in range(sp.get_piece_size())]}
+    return {
+        "seconds": seconds,
+        "cpu_seconds": cpu_seconds,
+        "peak_rss_mb": peak,
+        "vocab": [sp.id_to_piece(i) for i in range(sp.get_piece_size())],
+    }
 
 
 _CHILD = """
@@ -66,8 +77,24 @@ print(json.dumps(train_spbpe(sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv
 
 def run_spbpe_child(lib: str, path: Path, prefix: Path, vocab_size: int) -> dict:
     """``train_spbpe`` in a fresh Python process (``{"error": ...}`` if it failed)."""
-    proc = subprocess.run([sys.executable, "-c", _CHILD, str(BENCH_DIR), lib, str(path), str(prefix), str(vocab_size)],
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            _CHILD,
+            str(BENCH_DIR),
+            lib,
+            str(path),
+            str(prefix),
+            str(vocab_size),
+        ],
+        capture_output=True,
+        text=True,
+    )
     if proc.returncode != 0:
-        return {"error": proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else f"exit {proc.returncode}"}
+        return {
+            "error": proc.stderr.strip().splitlines()[-1]
+            if proc.stderr.strip()
+            else f"exit {proc.returncode}"
+        }
     return json.loads(proc.stdout.strip().splitlines()[-1])

@@ -1,4 +1,5 @@
 """Shared test fixtures: where ../shared is, and a clear skip when it is absent."""
+
 from __future__ import annotations
 
 import os
@@ -63,7 +64,10 @@ def make_tiktoken_cache(folder: Path, urls=tuple(TIKTOKEN_FILES)) -> Path:
 
     folder.mkdir(parents=True, exist_ok=True)
     for url in urls:
-        os.symlink(shared_path("pretrained", TIKTOKEN_FILES[url]), folder / hashlib.sha1(url.encode()).hexdigest())
+        os.symlink(
+            shared_path("pretrained", TIKTOKEN_FILES[url]),
+            folder / hashlib.sha1(url.encode()).hexdigest(),
+        )
     return folder
 
 

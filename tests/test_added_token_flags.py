@@ -2,6 +2,7 @@
 ones and thousands of them, checked against `tokenizers` on real text: same encodings (ids,
 tokens, offsets, words), same decoding with and without skipping specials, same vocabulary and
 tokenizer.json; also with encode_special_tokens and through pairs and batches."""
+
 from __future__ import annotations
 
 import itertools
@@ -9,7 +10,6 @@ import random
 import re
 
 import pytest
-
 from conftest import read_sample, shared_path
 
 tokenizers = pytest.importorskip("tokenizers")
@@ -21,7 +21,8 @@ FLAGS = ["special", "single_word", "lstrip", "rstrip", "normalized"]
 def gpt2_json(normalizer):
     hf = tokenizers.Tokenizer(
         tokenizers.models.BPE.from_file(
-            str(shared_path("pretrained", "gpt2", "encoder.json")), str(shared_path("pretrained", "gpt2", "vocab.bpe"))
+            str(shared_path("pretrained", "gpt2", "encoder.json")),
+            str(shared_path("pretrained", "gpt2", "vocab.bpe")),
         )
     )
     hf.pre_tokenizer = tokenizers.pre_tokenizers.ByteLevel(add_prefix_space=False)
@@ -29,13 +30,20 @@ def gpt2_json(normalizer):
     if normalizer == "lowercase":
         hf.normalizer = tokenizers.normalizers.Lowercase()
     elif normalizer == "nfkc_lower":
-        hf.normalizer = tokenizers.normalizers.Sequence([tokenizers.normalizers.NFKC(), tokenizers.normalizers.Lowercase()])
+        hf.normalizer = tokenizers.normalizers.Sequence(
+            [tokenizers.normalizers.NFKC(), tokenizers.normalizers.Lowercase()]
+        )
     return hf.to_str()
 
 
 @pytest.fixture(scope="module")
 def corpus():
-    text = read_sample(shared_path("corpora", "gutenberg", "en_novels", "pg1661_en_adventures_of_sherlock_holmes.txt"), 200_000)
+    text = read_sample(
+        shared_path(
+            "corpora", "gutenberg", "en_novels", "pg1661_en_adventures_of_sherlock_holmes.txt"
+        ),
+        200_000,
+    )
     lines = [line for line in text.splitlines() if line.strip()]
     return lines
 
@@ -76,15 +84,39 @@ def sprinkle(lines, contents, seed):
 def same(hf, tm, texts, context):
     for text in texts:
         h, t = hf.encode(text), tm.encode(text)
-        assert (t.ids, t.tokens, t.offsets, t.word_ids) == (h.ids, h.tokens, h.offsets, h.word_ids), (context, text)
+        assert (t.ids, t.tokens, t.offsets, t.word_ids) == (
+            h.ids,
+            h.tokens,
+            h.offsets,
+            h.word_ids,
+        ), (context, text)
         for skip in (True, False):
-            assert tm.decode(t.ids, skip_special_tokens=skip) == hf.decode(h.ids, skip_special_tokens=skip), (context, text)
+            assert tm.decode(t.ids, skip_special_tokens=skip) == hf.decode(
+                h.ids, skip_special_tokens=skip
+            ), (context, text)
 
 
 # Contents stay distinct after lowercasing: two `normalized` tokens with the same normalized
 # text make `tokenizers` pick one at random (its trie is built in hash-map order); tokenmill
 # picks the lowest id, deterministically.
-OVERLAPPING = ["<a>", "<a><b>", "<b>", "ab", "abc", "bc", "[MASK]", "[MA", "SK]", "Holmes", "olm", "the", " the", "ing", "İ", "ﬁ"]
+OVERLAPPING = [
+    "<a>",
+    "<a><b>",
+    "<b>",
+    "ab",
+    "abc",
+    "bc",
+    "[MASK]",
+    "[MA",
+    "SK]",
+    "Holmes",
+    "olm",
+    "the",
+    " the",
+    "ing",
+    "İ",
+    "ﬁ",
+]
 
 
 @pytest.mark.parametrize("normalizer", ["none", "lowercase", "nfkc_lower"])
@@ -95,9 +127,15 @@ def test_every_flag_combination_and_overlaps(normalizer, corpus):
     add_to_both(hf, tm, specs)
     assert tm.get_vocab_size() == hf.get_vocab_size()
     assert tm.get_vocab() == hf.get_vocab()
-    assert {i: repr(t) for i, t in tm.get_added_tokens_decoder().items()} == {i: repr(t) for i, t in hf.get_added_tokens_decoder().items()}
+    assert {i: repr(t) for i, t in tm.get_added_tokens_decoder().items()} == {
+        i: repr(t) for i, t in hf.get_added_tokens_decoder().items()
+    }
     assert tm.to_str() == hf.to_str()
-    texts = sprinkle(corpus[:120], OVERLAPPING, seed=1) + ["<a><b><a>bc abc the theing The İİ ﬁﬁ", "  [MASK]  ", "[MA[MASK]SK]"]
+    texts = sprinkle(corpus[:120], OVERLAPPING, seed=1) + [
+        "<a><b><a>bc abc the theing The İİ ﬁﬁ",
+        "  [MASK]  ",
+        "[MA[MASK]SK]",
+    ]
     same(hf, tm, texts, normalizer)
     for lib in (hf, tm):
         lib.encode_special_tokens = True
@@ -109,7 +147,12 @@ def test_every_flag_combination_and_overlaps(normalizer, corpus):
         assert (t.ids, t.offsets, t.sequence_ids) == (h.ids, h.offsets, h.sequence_ids)
     # reloading keeps each token's last flags only (a content once special is no longer so)
     hf_reloaded = tokenizers.Tokenizer.from_str(hf.to_str())
-    same(hf_reloaded, tokenmill.Tokenizer.from_str(hf.to_str()), texts[:30], normalizer + " reloaded from tokenizers' json")
+    same(
+        hf_reloaded,
+        tokenmill.Tokenizer.from_str(hf.to_str()),
+        texts[:30],
+        normalizer + " reloaded from tokenizers' json",
+    )
 
 
 @pytest.mark.parametrize("normalizer", ["none", "lowercase"])
@@ -117,7 +160,9 @@ def test_thousands_of_added_tokens(normalizer, corpus):
     js = gpt2_json(normalizer)
     hf, tm = tokenizers.Tokenizer.from_str(js), tokenmill.Tokenizer.from_str(js)
     # one spelling per lowercased word (see OVERLAPPING)
-    words = sorted({w.lower(): w for line in corpus for w in re.findall(r"[A-Za-z]{3,}", line)}.values())
+    words = sorted(
+        {w.lower(): w for line in corpus for w in re.findall(r"[A-Za-z]{3,}", line)}.values()
+    )
     rng = random.Random(7)
     rng.shuffle(words)
     contents = words[:3000] + [f"<extra_{i}>" for i in range(1000)]
@@ -125,8 +170,14 @@ def test_thousands_of_added_tokens(normalizer, corpus):
     # in one call each, as a user adding a big list would
     for special in (False, True):
         group = [s for s in specs if s["special"] == special]
-        h = [tokenizers.AddedToken(s["content"], **{k: v for k, v in s.items() if k != "content"}) for s in group]
-        t = [tokenmill.AddedToken(s["content"], **{k: v for k, v in s.items() if k != "content"}) for s in group]
+        h = [
+            tokenizers.AddedToken(s["content"], **{k: v for k, v in s.items() if k != "content"})
+            for s in group
+        ]
+        t = [
+            tokenmill.AddedToken(s["content"], **{k: v for k, v in s.items() if k != "content"})
+            for s in group
+        ]
         if special:
             assert tm.add_special_tokens(t) == hf.add_special_tokens(h)
         else:

@@ -1,9 +1,9 @@
 """Saves are atomic: a failed write leaves the old file as it was and no temporary file behind."""
+
 import os
 import stat
 
 import pytest
-
 from tokenmill._atomic import atomic_open
 from tokenmill.collocations import BigramAssocMeasures, BigramCollocationFinder, to_csv
 
@@ -32,13 +32,12 @@ def test_a_finished_write_replaces_the_file_with_usual_permissions(tmp_path):
 
 
 def test_reading_modes_are_refused(tmp_path):
-    with pytest.raises(ValueError, match="mode"):
-        with atomic_open(tmp_path / "x", "r"):
-            pass
+    with pytest.raises(ValueError, match="mode"), atomic_open(tmp_path / "x", "r"):
+        pass
 
 
 def test_collocation_csv_and_sentencepiece_training_leave_only_their_files(tmp_path):
-    words = "the cat sat on the mat and the cat ate the rat on the mat".split() * 20
+    words = ["the", "cat", "sat", "on", "the", "mat", "and", "the", "cat", "ate", "the", "rat", "on", "the", "mat"] * 20
     scored = BigramCollocationFinder.from_words(words).score_ngrams(BigramAssocMeasures.raw_freq)
     csv_path = tmp_path / "bigrams.csv"
     to_csv(scored, str(csv_path))
@@ -48,8 +47,12 @@ def test_collocation_csv_and_sentencepiece_training_leave_only_their_files(tmp_p
 
     sentences = [f"sentence number {i} about cats, mats and rats" for i in range(300)]
     prefix = tmp_path / "m"
-    SentencePieceTrainer.train(sentence_iterator=iter(sentences), model_prefix=str(prefix), vocab_size=60, model_type="bpe")
+    SentencePieceTrainer.train(
+        sentence_iterator=iter(sentences), model_prefix=str(prefix), vocab_size=60, model_type="bpe"
+    )
     assert sorted(os.listdir(tmp_path)) == ["bigrams.csv", "m.model", "m.vocab"]
     processor = SentencePieceProcessor(model_file=str(prefix) + ".model")
     vocab_lines = (tmp_path / "m.vocab").read_text(encoding="utf-8").splitlines()
-    assert [line.split("\t")[0] for line in vocab_lines] == [processor.id_to_piece(i) for i in range(processor.get_piece_size())]
+    assert [line.split("\t")[0] for line in vocab_lines] == [
+        processor.id_to_piece(i) for i in range(processor.get_piece_size())
+    ]

@@ -8,12 +8,12 @@ adversarial strings, for every BertNormalizer option. The model is a small BPE t
 `tokenizers` trains on a corpus sample with the same normalizer and pre-tokenizer (so that the
 test does not depend on the WordPiece model), saved as tokenizer.json and loaded by both.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
-
 from conftest import SHARED, read_sample, shared_path
 
 tokenizers = pytest.importorskip("tokenizers")
@@ -43,7 +43,9 @@ def _corpus_files() -> list[Path]:
     if not root.exists():
         return []
     skip = {"LICENSE.txt", "README.md", "MANIFEST.md", "README"}
-    return sorted(p for p in root.rglob("*") if p.is_file() and p.name not in skip and p.stat().st_size > 0)
+    return sorted(
+        p for p in root.rglob("*") if p.is_file() and p.name not in skip and p.stat().st_size > 0
+    )
 
 
 def _documents(text: str) -> list[str]:
@@ -65,14 +67,20 @@ def _train(tmp_path: Path, name: str, **options) -> Path:
     from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, processors, trainers
 
     corpus = shared_path("corpora", "english_large", "gutenberg_en_large_part1.txt")
-    multilingual = shared_path("corpora", "multilingual", "fr", "fr_pg14155_flaubert_madame_bovary.txt")
+    multilingual = shared_path(
+        "corpora", "multilingual", "fr", "fr_pg14155_flaubert_madame_bovary.txt"
+    )
     lines = (read_sample(corpus, 150_000) + read_sample(multilingual, 50_000)).splitlines()
     t = Tokenizer(models.BPE(unk_token="[UNK]"))
     t.normalizer = normalizers.BertNormalizer(**options)
     t.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
-    trainer = trainers.BpeTrainer(vocab_size=1500, special_tokens=["[UNK]", "[CLS]", "[SEP]", "[MASK]"], show_progress=False)
+    trainer = trainers.BpeTrainer(
+        vocab_size=1500, special_tokens=["[UNK]", "[CLS]", "[SEP]", "[MASK]"], show_progress=False
+    )
     t.train_from_iterator(lines, trainer)
-    t.post_processor = processors.BertProcessing(("[SEP]", t.token_to_id("[SEP]")), ("[CLS]", t.token_to_id("[CLS]")))
+    t.post_processor = processors.BertProcessing(
+        ("[SEP]", t.token_to_id("[SEP]")), ("[CLS]", t.token_to_id("[CLS]"))
+    )
     path = tmp_path / f"{name}.json"
     t.save(str(path))
     return path
@@ -81,14 +89,21 @@ def _train(tmp_path: Path, name: str, **options) -> Path:
 OPTIONS = {
     "uncased": {},
     "cased": {"lowercase": False},
-    "raw": {"clean_text": False, "handle_chinese_chars": False, "strip_accents": False, "lowercase": False},
+    "raw": {
+        "clean_text": False,
+        "handle_chinese_chars": False,
+        "strip_accents": False,
+        "lowercase": False,
+    },
     "accents_kept": {"strip_accents": False},
 }
 
 
 @pytest.fixture(scope="module", params=sorted(OPTIONS))
 def pair(request, tmp_path_factory):
-    path = _train(tmp_path_factory.mktemp("bert_fast_path"), request.param, **OPTIONS[request.param])
+    path = _train(
+        tmp_path_factory.mktemp("bert_fast_path"), request.param, **OPTIONS[request.param]
+    )
     return tokenizers.Tokenizer.from_file(str(path)), tokenmill.Tokenizer.from_file(str(path))
 
 
@@ -116,7 +131,9 @@ def test_every_corpus_file(pair):
 
 def test_ids_only_path(pair):
     theirs, ours = pair
-    texts = ADVERSARIAL + _documents(read_sample(shared_path("corpora", "english_large", "gutenberg_en_large_part2.txt"), 30_000))
+    texts = ADVERSARIAL + _documents(
+        read_sample(shared_path("corpora", "english_large", "gutenberg_en_large_part2.txt"), 30_000)
+    )
     flat, bounds = ours.encode_batch_ids(texts)
     flat = flat.tolist()
     for i, e in enumerate(theirs.encode_batch(texts)):

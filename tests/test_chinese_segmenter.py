@@ -7,6 +7,7 @@
   same word list as its dictionary.
 - The built-in dictionary (CC-CEDICT word list, package data) is tested without ../shared.
 """
+
 from __future__ import annotations
 
 import logging
@@ -15,7 +16,6 @@ import random
 import re
 
 import pytest
-
 from conftest import read_sample, shared_path
 from tokenmill import FormatError
 from tokenmill.words import ChineseSegmenter, JapaneseSegmenter, WordTokenizer, evaluate
@@ -65,35 +65,52 @@ def pku_dictionary(tmp_path_factory):
     return write_dictionary(tmp_path_factory.mktemp("zh") / "pku_dict.txt", sighan_words("pku"))
 
 
-@pytest.mark.parametrize("corpus", [("sighan2005", "pku_test.utf8"), ("multilingual", "zh", "zh_debian_fortunes-zh_2.98.txt")],
-                         ids=["pku_test", "fortunes_zh"])
+@pytest.mark.parametrize(
+    "corpus",
+    [("sighan2005", "pku_test.utf8"), ("multilingual", "zh", "zh_debian_fortunes-zh_2.98.txt")],
+    ids=["pku_test", "fortunes_zh"],
+)
 def test_max_probability_path_equals_jieba_without_hmm(pku_dictionary, corpus):
     ours = ChineseSegmenter(str(pku_dictionary), hmm=False, numbers=False)
     theirs = jieba.Tokenizer(dictionary=str(pku_dictionary))
     runs = han_runs(read_sample(shared_path("corpora", *corpus), 300_000), 6000)
     assert len(runs) > 1000
-    mismatches = [(r, ours.cut(r), list(theirs.cut(r, HMM=False))) for r in runs if ours.cut(r) != list(theirs.cut(r, HMM=False))]
+    mismatches = [
+        (r, ours.cut(r), list(theirs.cut(r, HMM=False)))
+        for r in runs
+        if ours.cut(r) != list(theirs.cut(r, HMM=False))
+    ]
     assert not mismatches, mismatches[:3]
 
 
 def test_user_dictionary_equals_jieba_load_userdict(pku_dictionary, tmp_path):
-    words = [w for w in sighan_words("pku") if HAN_RUN.fullmatch(w)]  # jieba cuts other text by its own rules
+    words = [
+        w for w in sighan_words("pku") if HAN_RUN.fullmatch(w)
+    ]  # jieba cuts other text by its own rules
     rng = random.Random(11)
     # Some new words with a frequency, some without (jieba then suggests one), some tagged.
     pairs = [rng.choice(words) + rng.choice(words) for _ in range(300)]
     user = tmp_path / "user.txt"
     with open(user, "w", encoding="utf-8") as f:
         for i, w in enumerate(pairs):
-            f.write([f"{w} {rng.randint(1, 500)}\n", f"{w}\n", f"{w} {rng.randint(1, 50)} nz\n"][i % 3])
+            f.write(
+                [f"{w} {rng.randint(1, 500)}\n", f"{w}\n", f"{w} {rng.randint(1, 50)} nz\n"][i % 3]
+            )
     ours = ChineseSegmenter(str(pku_dictionary), hmm=False, numbers=False)
     theirs = jieba.Tokenizer(dictionary=str(pku_dictionary))
     theirs.initialize()
     assert ours.load_dictionary(str(user)) == len(pairs)
     theirs.load_userdict(str(user))
     assert ours.total == theirs.total
-    runs = han_runs(read_sample(shared_path("corpora", "sighan2005", "pku_test.utf8"), 200_000), 3000)
+    runs = han_runs(
+        read_sample(shared_path("corpora", "sighan2005", "pku_test.utf8"), 200_000), 3000
+    )
     runs += pairs
-    mismatches = [(r, ours.cut(r), list(theirs.cut(r, HMM=False))) for r in runs if ours.cut(r) != list(theirs.cut(r, HMM=False))]
+    mismatches = [
+        (r, ours.cut(r), list(theirs.cut(r, HMM=False)))
+        for r in runs
+        if ours.cut(r) != list(theirs.cut(r, HMM=False))
+    ]
     assert not mismatches, mismatches[:3]
     for w in pairs[:50]:
         assert ours.freq(w) == theirs.FREQ[w], w
@@ -101,7 +118,9 @@ def test_user_dictionary_equals_jieba_load_userdict(pku_dictionary, tmp_path):
 
 def jieba_with_word_list(tmp_path, corpus):
     path = tmp_path / f"{corpus}_jieba.txt"
-    path.write_text("".join(f"{w} {JIEBA_WORD_FREQ}\n" for w in sighan_words(corpus)), encoding="utf-8")
+    path.write_text(
+        "".join(f"{w} {JIEBA_WORD_FREQ}\n" for w in sighan_words(corpus)), encoding="utf-8"
+    )
     t = jieba.Tokenizer(dictionary=str(path))
     t.initialize()
     return t
@@ -111,7 +130,9 @@ def jieba_with_word_list(tmp_path, corpus):
 def test_sighan_f1_at_least_jieba_with_the_same_word_list(tmp_path, corpus):
     gold = shared_path("corpora", "sighan2005", f"{corpus}_test_gold.utf8")
     ours = ChineseSegmenter()
-    ours.train(str(shared_path("corpora", "sighan2005", f"{corpus}_training_words.utf8")), format="words")
+    ours.train(
+        str(shared_path("corpora", "sighan2005", f"{corpus}_training_words.utf8")), format="words"
+    )
     theirs = jieba_with_word_list(tmp_path, corpus)
     ours_f1 = evaluate(ours, gold).f1
     jieba_f1 = evaluate(lambda s: list(theirs.cut(s)), gold).f1
@@ -119,7 +140,9 @@ def test_sighan_f1_at_least_jieba_with_the_same_word_list(tmp_path, corpus):
 
 
 def test_training_from_a_segmented_corpus_beats_jieba_on_held_out_text(tmp_path):
-    lines = read_sample(shared_path("corpora", "sighan2005", "pku_test_gold.utf8"), 2_000_000).splitlines()
+    lines = read_sample(
+        shared_path("corpora", "sighan2005", "pku_test_gold.utf8"), 2_000_000
+    ).splitlines()
     train, held_out = lines[:1300], [line for line in lines[1300:] if line.split()]
     ours = ChineseSegmenter.empty()
     ours.train_from_iterator(train)
@@ -156,6 +179,7 @@ def boundary_f1(predicted, reference):
             out.add((pos, pos + len(w)))
             pos += len(w)
         return out
+
     p, r = spans(predicted), spans(reference)
     correct = len(p & r)
     return 2 * correct / (len(p) + len(r))
@@ -171,10 +195,14 @@ def test_default_dictionary_segments_sensibly_like_jieba():
 
 
 def test_word_tokenizer_zh_and_ja_use_the_segmenter():
-    assert WordTokenizer("zh").tokenize_with_offsets(DEFAULT_TEXT) == ChineseSegmenter().cut_with_offsets(DEFAULT_TEXT)
+    assert WordTokenizer("zh").tokenize_with_offsets(
+        DEFAULT_TEXT
+    ) == ChineseSegmenter().cut_with_offsets(DEFAULT_TEXT)
     ja = "東京タワーへ行きました。コンピューターを使います"
     assert WordTokenizer("ja").tokenize_with_offsets(ja) == JapaneseSegmenter().cut_with_offsets(ja)
-    assert pickle.loads(pickle.dumps(WordTokenizer("zh"))).tokenize(DEFAULT_TEXT) == ChineseSegmenter().cut(DEFAULT_TEXT)
+    assert pickle.loads(pickle.dumps(WordTokenizer("zh"))).tokenize(
+        DEFAULT_TEXT
+    ) == ChineseSegmenter().cut(DEFAULT_TEXT)
 
 
 def adversarial_texts():
@@ -185,12 +213,27 @@ def adversarial_texts():
     yield "mixed: русский 中文日本語カタカナ العربية 👩🏽‍💻🇵🇱 e\u0301\u0301 ２８．３％ 1,000.5% www.example.com"
     for _ in range(300):
         n = rng.randint(1, 60)
-        yield "".join(chr(rng.choice([rng.randint(0, 0x7F), rng.randint(0x3000, 0x9FFF), rng.randint(0xD800, 0xDFFF),
-                                      rng.randint(0xFF00, 0xFFEF), rng.randint(0, 0x10FFFF)])) for _ in range(n))
+        yield "".join(
+            chr(
+                rng.choice(
+                    [
+                        rng.randint(0, 0x7F),
+                        rng.randint(0x3000, 0x9FFF),
+                        rng.randint(0xD800, 0xDFFF),
+                        rng.randint(0xFF00, 0xFFEF),
+                        rng.randint(0, 0x10FFFF),
+                    ]
+                )
+            )
+            for _ in range(n)
+        )
 
 
-@pytest.mark.parametrize("make", [ChineseSegmenter, JapaneseSegmenter, lambda: ChineseSegmenter(hmm=False, numbers=False)],
-                         ids=["zh", "ja", "zh-plain"])
+@pytest.mark.parametrize(
+    "make",
+    [ChineseSegmenter, JapaneseSegmenter, lambda: ChineseSegmenter(hmm=False, numbers=False)],
+    ids=["zh", "ja", "zh-plain"],
+)
 def test_offsets_cover_adversarial_input(make):
     seg = make()
     for text in adversarial_texts():
@@ -207,7 +250,7 @@ def test_ten_megabytes_without_a_space():
 
 def test_batch_forms_equal_single_calls():
     seg = ChineseSegmenter()
-    texts = [DEFAULT_TEXT[i:i + 37] for i in range(0, len(DEFAULT_TEXT), 37)] + ["", "  "]
+    texts = [DEFAULT_TEXT[i : i + 37] for i in range(0, len(DEFAULT_TEXT), 37)] + ["", "  "]
     assert seg.cut_batch(texts) == [seg.cut(t) for t in texts]
     assert seg.cut_with_offsets_batch(texts) == [seg.cut_with_offsets(t) for t in texts]
 
@@ -215,7 +258,9 @@ def test_batch_forms_equal_single_calls():
 def test_results_do_not_depend_on_earlier_calls():
     # A segmenter keeps the str objects of recent words between calls: whatever it cut before
     # (including colliding cache slots), each result equals a fresh segmenter's.
-    lines = read_sample(shared_path("corpora", "sighan2005", "pku_test.utf8"), 200_000).splitlines()[:1500]
+    lines = read_sample(
+        shared_path("corpora", "sighan2005", "pku_test.utf8"), 200_000
+    ).splitlines()[:1500]
     seg = ChineseSegmenter()
     warm = [seg.cut_with_offsets(line) for line in reversed(lines)][::-1]
     fresh = ChineseSegmenter.from_json(seg.to_json())
@@ -244,11 +289,17 @@ def test_cut_leaves_the_garbage_collector_switch_as_it_was():
 
 def test_save_load_and_pickle_cut_the_same(tmp_path):
     seg = ChineseSegmenter.empty()
-    seg.train_from_iterator(["我们 喜欢 北京 的 天安门", "他们 在 北京 工作 ， 我们 在 上海 学习"] * 20)
+    seg.train_from_iterator(
+        ["我们 喜欢 北京 的 天安门", "他们 在 北京 工作 ， 我们 在 上海 学习"] * 20
+    )
     seg.add_word("天安门广场", 7)
     path = tmp_path / "seg.json"
     seg.save(str(path))
-    for other in (ChineseSegmenter.load(str(path)), pickle.loads(pickle.dumps(seg)), ChineseSegmenter.from_json(seg.to_json())):
+    for other in (
+        ChineseSegmenter.load(str(path)),
+        pickle.loads(pickle.dumps(seg)),
+        ChineseSegmenter.from_json(seg.to_json()),
+    ):
         assert other.to_json() == seg.to_json()
         assert other.cut(DEFAULT_TEXT) == seg.cut(DEFAULT_TEXT)
     ja = pickle.loads(pickle.dumps(JapaneseSegmenter()))
@@ -261,8 +312,13 @@ def test_japanese_segmenter_keeps_its_class_through_save_and_load(tmp_path):
     path = tmp_path / "ja.json"
     seg.save(str(path))
     text = "東京に行きました。京都のお寺を見ました。"
-    for other in (JapaneseSegmenter.load(str(path)), ChineseSegmenter.load(str(path)), ChineseSegmenter.from_json(seg.to_json()),
-                  JapaneseSegmenter.from_json(seg.to_json()), pickle.loads(pickle.dumps(seg))):
+    for other in (
+        JapaneseSegmenter.load(str(path)),
+        ChineseSegmenter.load(str(path)),
+        ChineseSegmenter.from_json(seg.to_json()),
+        JapaneseSegmenter.from_json(seg.to_json()),
+        pickle.loads(pickle.dumps(seg)),
+    ):
         assert type(other) is JapaneseSegmenter
         assert other.language == "ja" and other.to_json() == seg.to_json()
         assert other.cut_with_offsets(text) == seg.cut_with_offsets(text)
@@ -272,11 +328,14 @@ def test_japanese_segmenter_keeps_its_class_through_save_and_load(tmp_path):
     assert type(ChineseSegmenter.load(str(tmp_path / "zh.json"))) is ChineseSegmenter
 
 
-@pytest.mark.parametrize("content,line", [
-    ("好 3\n坏 x y z\n", 2),
-    ("好 3\n\n词 -5\n", 3),
-    ("好 1.5\n", 1),
-])
+@pytest.mark.parametrize(
+    "content,line",
+    [
+        ("好 3\n坏 x y z\n", 2),
+        ("好 3\n\n词 -5\n", 3),
+        ("好 1.5\n", 1),
+    ],
+)
 def test_malformed_dictionary_names_file_and_line(tmp_path, content, line):
     path = tmp_path / "bad_dict.txt"
     path.write_text(content, encoding="utf-8")
@@ -307,7 +366,7 @@ def japanese_gold_sentences():
 
 def test_japanese_dictionary_from_ud_improves_on_character_types(tmp_path):
     sentences = japanese_gold_sentences()
-    train, held_out = sentences[: len(sentences) // 2], sentences[len(sentences) // 2:]
+    train, held_out = sentences[: len(sentences) // 2], sentences[len(sentences) // 2 :]
     gold = tmp_path / "ja_held_out.txt"
     gold.write_text("".join(" ".join(s) + "\n" for s in held_out), encoding="utf-8")
     types_only = evaluate(ChineseSegmenter.empty("ja"), gold).f1
@@ -320,7 +379,9 @@ def test_built_in_japanese_dictionary_segments_sensibly(tmp_path):
     # No user dictionary: the built-in IPADIC word list against UD Japanese-GSD's gold words
     # (a sample), compared with cutting at changes of character type alone.
     gold = tmp_path / "ja_gold.txt"
-    gold.write_text("".join(" ".join(s) + "\n" for s in japanese_gold_sentences()[:300]), encoding="utf-8")
+    gold.write_text(
+        "".join(" ".join(s) + "\n" for s in japanese_gold_sentences()[:300]), encoding="utf-8"
+    )
     types_only = evaluate(ChineseSegmenter.empty("ja"), gold)
     built_in = evaluate(JapaneseSegmenter(), gold)
     assert JapaneseSegmenter().cut("東京") == ["東京"] and len(JapaneseSegmenter()) > 300_000

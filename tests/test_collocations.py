@@ -2,6 +2,7 @@
 books: the same tokens fed to both, every measure, n-gram orders 2-4, window sizes, filters,
 from_documents. Scores must agree within 1e-9 relative and in the same order (NLTK sorts by
 decreasing score, then by the n-gram)."""
+
 from __future__ import annotations
 
 import math
@@ -9,21 +10,45 @@ import re
 from fractions import Fraction
 
 import pytest
-
 from conftest import read_sample, shared_path
 
-nltk_collocations = pytest.importorskip("nltk.collocations", reason="the differential tests need nltk")
+nltk_collocations = pytest.importorskip(
+    "nltk.collocations", reason="the differential tests need nltk"
+)
 from nltk.metrics import association as nltk_assoc  # noqa: E402
-
 from tokenmill import collocations as tm  # noqa: E402
 from tokenmill.stopwords import StopwordFilter, stopwords  # noqa: E402
 
 ORDERS = {
-    2: (tm.BigramCollocationFinder, nltk_collocations.BigramCollocationFinder, tm.BigramAssocMeasures, nltk_assoc.BigramAssocMeasures),
-    3: (tm.TrigramCollocationFinder, nltk_collocations.TrigramCollocationFinder, tm.TrigramAssocMeasures, nltk_assoc.TrigramAssocMeasures),
-    4: (tm.QuadgramCollocationFinder, nltk_collocations.QuadgramCollocationFinder, tm.QuadgramAssocMeasures, nltk_assoc.QuadgramAssocMeasures),
+    2: (
+        tm.BigramCollocationFinder,
+        nltk_collocations.BigramCollocationFinder,
+        tm.BigramAssocMeasures,
+        nltk_assoc.BigramAssocMeasures,
+    ),
+    3: (
+        tm.TrigramCollocationFinder,
+        nltk_collocations.TrigramCollocationFinder,
+        tm.TrigramAssocMeasures,
+        nltk_assoc.TrigramAssocMeasures,
+    ),
+    4: (
+        tm.QuadgramCollocationFinder,
+        nltk_collocations.QuadgramCollocationFinder,
+        tm.QuadgramAssocMeasures,
+        nltk_assoc.QuadgramAssocMeasures,
+    ),
 }
-COMMON = ["raw_freq", "student_t", "chi_sq", "mi_like", "pmi", "likelihood_ratio", "poisson_stirling", "jaccard"]
+COMMON = [
+    "raw_freq",
+    "student_t",
+    "chi_sq",
+    "mi_like",
+    "pmi",
+    "likelihood_ratio",
+    "poisson_stirling",
+    "jaccard",
+]
 BIGRAM_ONLY = ["phi_sq", "dice", "fisher"]
 
 try:
@@ -105,14 +130,18 @@ def measure_pair(order, name):
 # ----------------------------------------------------------------------------- counting
 
 
-@pytest.mark.parametrize("order,window_size", [(2, 2), (2, 3), (2, 5), (3, 3), (3, 4), (3, 5), (4, 4), (4, 5)])
+@pytest.mark.parametrize(
+    "order,window_size", [(2, 2), (2, 3), (2, 5), (3, 3), (3, 4), (3, 5), (4, 4), (4, 5)]
+)
 def test_tables_equal_nltk(order, window_size):
     tokens = scarlet(8000)
     ours, theirs = build_pair(order, tokens, window_size)
     assert ours.N == theirs.N
     assert_same_table(ours.word_fd, theirs.word_fd)
     assert_same_table(ours.ngram_fd, theirs.ngram_fd)
-    aux = {3: ["bigram_fd", "wildcard_fd"], 4: ["ii", "iii", "ixi", "ixxi", "iixi", "ixii"]}.get(order, [])
+    aux = {3: ["bigram_fd", "wildcard_fd"], 4: ["ii", "iii", "ixi", "ixxi", "iixi", "ixii"]}.get(
+        order, []
+    )
     for name in aux:
         assert_same_table(getattr(ours, name), getattr(theirs, name))
 
@@ -141,7 +170,9 @@ def test_freqdist_behaviour_matches_nltk():
 
 
 def test_from_documents_equal_nltk():
-    text = read_sample(shared_path("corpora", "gutenberg", "pg244_en_a_study_in_scarlet.txt"), 60_000)
+    text = read_sample(
+        shared_path("corpora", "gutenberg", "pg244_en_a_study_in_scarlet.txt"), 60_000
+    )
     documents = [alpha_tokens(p) for p in text.split("\n\n") if p.strip()]
     for order in (2, 3, 4):
         ours_cls, nltk_cls, ours_m, nltk_m = ORDERS[order]
@@ -149,7 +180,9 @@ def test_from_documents_equal_nltk():
         theirs = nltk_cls.from_documents(documents)
         assert ours.N == theirs.N
         assert_same_table(ours.ngram_fd, theirs.ngram_fd)
-        assert_same_ranking(ours.score_ngrams(ours_m.likelihood_ratio), theirs.score_ngrams(nltk_m.likelihood_ratio))
+        assert_same_ranking(
+            ours.score_ngrams(ours_m.likelihood_ratio), theirs.score_ngrams(nltk_m.likelihood_ratio)
+        )
 
 
 def test_streams_and_generators():
@@ -157,8 +190,12 @@ def test_streams_and_generators():
     from_list = tm.BigramCollocationFinder.from_words(tokens, 3)
     from_generator = tm.BigramCollocationFinder.from_words((w for w in tokens), 3)
     assert list(from_list.ngram_fd.items()) == list(from_generator.ngram_fd.items())
-    generator_docs = tm.TrigramCollocationFinder.from_documents(iter([iter(tokens[:100]), tokens[100:]]))
-    nltk_docs = nltk_collocations.TrigramCollocationFinder.from_documents([tokens[:100], tokens[100:]])
+    generator_docs = tm.TrigramCollocationFinder.from_documents(
+        iter([iter(tokens[:100]), tokens[100:]])
+    )
+    nltk_docs = nltk_collocations.TrigramCollocationFinder.from_documents(
+        [tokens[:100], tokens[100:]]
+    )
     assert_same_table(generator_docs.ngram_fd, nltk_docs.ngram_fd)
 
 
@@ -176,7 +213,9 @@ def test_bigram_measures_equal_nltk(name, window_size):
         limit = 6000
     ours, theirs = cached_pair(2, window_size, limit, min_freq)
     ours_fn, nltk_fn = measure_pair(2, name)
-    assert_same_ranking(ours.score_ngrams(ours_fn), theirs.score_ngrams(nltk_fn), exact_order=name != "fisher")
+    assert_same_ranking(
+        ours.score_ngrams(ours_fn), theirs.score_ngrams(nltk_fn), exact_order=name != "fisher"
+    )
 
 
 @pytest.mark.parametrize("order,window_size", [(3, 3), (3, 4), (3, 5), (4, 4), (4, 5)])
@@ -189,7 +228,12 @@ def test_ngram_measures_equal_nltk(order, window_size, name):
 
 
 @pytest.mark.parametrize(
-    "book", ["pg34811_de_buddenbrooks.txt", "pg13951_fr_les_trois_mousquetaires.txt", "pg27729_pl_mickiewicz_bajki.txt"]
+    "book",
+    [
+        "pg34811_de_buddenbrooks.txt",
+        "pg13951_fr_les_trois_mousquetaires.txt",
+        "pg27729_pl_mickiewicz_bajki.txt",
+    ],
 )
 def test_non_english_books_tie_order(book):
     """Ties are ordered by code point, which non-ASCII words exercise (ä, é, ł, ...)."""
@@ -207,14 +251,17 @@ def test_nbest_and_above_score_equal_nltk():
         for n in [0, 1, 10, 500, 10**9]:
             assert ours.nbest(ours_fn, n) == theirs.nbest(nltk_fn, n)
         threshold = theirs.score_ngrams(nltk_fn)[200][1]
-        assert list(ours.above_score(ours_fn, threshold)) == list(theirs.above_score(nltk_fn, threshold))
+        assert list(ours.above_score(ours_fn, threshold)) == list(
+            theirs.above_score(nltk_fn, threshold)
+        )
 
 
 def test_nltk_measures_and_python_functions_work():
     """NLTK's own measure functions are recognised; any Python function works (slow path)."""
     ours, theirs = cached_pair(3, 3, 10000, 1)
     assert_same_ranking(
-        ours.score_ngrams(nltk_assoc.TrigramAssocMeasures.pmi), theirs.score_ngrams(nltk_assoc.TrigramAssocMeasures.pmi)
+        ours.score_ngrams(nltk_assoc.TrigramAssocMeasures.pmi),
+        theirs.score_ngrams(nltk_assoc.TrigramAssocMeasures.pmi),
     )
 
     def custom(n_iii, pairs, unigrams, total):
@@ -227,9 +274,9 @@ def test_nltk_measures_and_python_functions_work():
 
     power2 = functools.partial(nltk_assoc.TrigramAssocMeasures.mi_like, power=2)
     assert_same_ranking(ours.score_ngrams(power2), theirs.score_ngrams(power2))
-    assert ours.score_ngram(nltk_assoc.TrigramAssocMeasures.pmi, *ours.nbest(custom, 1)[0]) == theirs.score_ngram(
+    assert ours.score_ngram(
         nltk_assoc.TrigramAssocMeasures.pmi, *ours.nbest(custom, 1)[0]
-    )
+    ) == theirs.score_ngram(nltk_assoc.TrigramAssocMeasures.pmi, *ours.nbest(custom, 1)[0])
     assert ours.score_ngram(custom, "no", "such", "trigram") is None
 
 
@@ -243,9 +290,9 @@ def test_our_measures_score_single_marginals_like_nltk():
     for name in COMMON:
         ours_fn, nltk_fn = measure_pair(4, name)
         assert_same_ranking(theirs4.score_ngrams(ours_fn), theirs4.score_ngrams(nltk_fn))
-    assert tm.BigramAssocMeasures.mi_like(4.0, (10, 20), 1000, power=2) == nltk_assoc.BigramAssocMeasures.mi_like(
+    assert tm.BigramAssocMeasures.mi_like(
         4.0, (10, 20), 1000, power=2
-    )
+    ) == nltk_assoc.BigramAssocMeasures.mi_like(4.0, (10, 20), 1000, power=2)
 
 
 # ----------------------------------------------------------------------------- filters
@@ -274,7 +321,8 @@ def test_trigram_bigram_finder_equal_nltk():
     ours_b, theirs_b = ours.bigram_finder(), theirs.bigram_finder()
     assert_same_table(ours_b.ngram_fd, theirs_b.ngram_fd)
     assert_same_ranking(
-        ours_b.score_ngrams(tm.BigramAssocMeasures.pmi), theirs_b.score_ngrams(nltk_assoc.BigramAssocMeasures.pmi)
+        ours_b.score_ngrams(tm.BigramAssocMeasures.pmi),
+        theirs_b.score_ngrams(nltk_assoc.BigramAssocMeasures.pmi),
     )
 
 
@@ -286,9 +334,12 @@ def test_constructors_from_freqdists_equal_nltk():
         theirs.score_ngrams(nltk_assoc.BigramAssocMeasures.likelihood_ratio),
     )
     _, theirs3 = build_pair(3, scarlet(5000), 3)
-    ours3 = tm.TrigramCollocationFinder(theirs3.word_fd, theirs3.bigram_fd, theirs3.wildcard_fd, theirs3.ngram_fd)
+    ours3 = tm.TrigramCollocationFinder(
+        theirs3.word_fd, theirs3.bigram_fd, theirs3.wildcard_fd, theirs3.ngram_fd
+    )
     assert_same_ranking(
-        ours3.score_ngrams(tm.TrigramAssocMeasures.chi_sq), theirs3.score_ngrams(nltk_assoc.TrigramAssocMeasures.chi_sq)
+        ours3.score_ngrams(tm.TrigramAssocMeasures.chi_sq),
+        theirs3.score_ngrams(nltk_assoc.TrigramAssocMeasures.chi_sq),
     )
 
 
@@ -296,7 +347,9 @@ def test_constructors_from_freqdists_equal_nltk():
 
 
 def test_study_in_scarlet_tutorial():
-    tokens = alpha_tokens(read_sample(shared_path("corpora", "gutenberg", "pg244_en_a_study_in_scarlet.txt"), 400_000))
+    tokens = alpha_tokens(
+        read_sample(shared_path("corpora", "gutenberg", "pg244_en_a_study_in_scarlet.txt"), 400_000)
+    )
     stop = stopwords("en")
 
     def word_filter(w):
@@ -308,9 +361,17 @@ def test_study_in_scarlet_tutorial():
         finder.apply_freq_filter(3)
         finder.apply_word_filter(word_filter)
     scored = ours.score_ngrams(tm.BigramAssocMeasures.likelihood_ratio)
-    assert_same_ranking(scored, theirs.score_ngrams(nltk_assoc.BigramAssocMeasures.likelihood_ratio))
+    assert_same_ranking(
+        scored, theirs.score_ngrams(nltk_assoc.BigramAssocMeasures.likelihood_ratio)
+    )
     top = [" ".join(ngram) for ngram, _ in scored[:10]]
-    for expected in ["Sherlock Holmes", "Jefferson Hope", "John Ferrier", "Brixton Road", "Salt Lake"]:
+    for expected in [
+        "Sherlock Holmes",
+        "Jefferson Hope",
+        "John Ferrier",
+        "Brixton Road",
+        "Salt Lake",
+    ]:
         assert expected in top, (expected, top)
 
 
@@ -331,7 +392,14 @@ def exact_fisher_less(a, b, c, d):
 
 @pytest.mark.parametrize(
     "n_ii,n_ix,n_xi,n_xx",
-    [(1, 1, 1, 100), (3, 40, 12, 5000), (20, 42, 20, 14000), (5, 900, 700, 60000), (1, 2000, 3000, 80000), (7, 7, 7, 7000)],
+    [
+        (1, 1, 1, 100),
+        (3, 40, 12, 5000),
+        (20, 42, 20, 14000),
+        (5, 900, 700, 60000),
+        (1, 2000, 3000, 80000),
+        (7, 7, 7, 7000),
+    ],
 )
 def test_fisher_exact_against_rationals(n_ii, n_ix, n_xi, n_xx):
     ours = tm.BigramAssocMeasures.fisher(float(n_ii), (n_ix, n_xi), n_xx)
@@ -340,7 +408,11 @@ def test_fisher_exact_against_rationals(n_ii, n_ix, n_xi, n_xx):
     want = exact_fisher_less(n_ii, n_oi, n_io, n_xx - n_ii - n_oi - n_io)
     assert math.isclose(ours, want, rel_tol=1e-12), (ours, want)
     if HAVE_SCIPY:
-        assert math.isclose(ours, nltk_assoc.BigramAssocMeasures.fisher(float(n_ii), (n_ix, n_xi), n_xx), rel_tol=1e-9)
+        assert math.isclose(
+            ours,
+            nltk_assoc.BigramAssocMeasures.fisher(float(n_ii), (n_ix, n_xi), n_xx),
+            rel_tol=1e-9,
+        )
 
 
 # ----------------------------------------------------------------------------- output and errors
@@ -377,7 +449,10 @@ def test_bad_input():
     words = ["a\ud800", "b", "a\ud800", "b", "\x00", "é"]
     ours = tm.BigramCollocationFinder.from_words(words)
     theirs = nltk_collocations.BigramCollocationFinder.from_words(words)
-    assert_same_ranking(ours.score_ngrams(tm.BigramAssocMeasures.pmi), theirs.score_ngrams(nltk_assoc.BigramAssocMeasures.pmi))
+    assert_same_ranking(
+        ours.score_ngrams(tm.BigramAssocMeasures.pmi),
+        theirs.score_ngrams(nltk_assoc.BigramAssocMeasures.pmi),
+    )
 
 
 def test_math_errors_raise_like_nltk():

@@ -1,6 +1,7 @@
 """tokenmill.collocations with words that are not ``str`` (tagged ``(word, tag)`` tuples from the
 Brown corpus, ints, mixed and partially ordered words), ``ContingencyMeasures`` and the measures
 on marginals of other shapes and number types, against NLTK 3.10."""
+
 from __future__ import annotations
 
 import math
@@ -25,7 +26,16 @@ MEASURES = {
     3: (tm.TrigramAssocMeasures, nltk_assoc.TrigramAssocMeasures),
     4: (tm.QuadgramAssocMeasures, nltk_assoc.QuadgramAssocMeasures),
 }
-COMMON = ["raw_freq", "student_t", "chi_sq", "mi_like", "pmi", "likelihood_ratio", "poisson_stirling", "jaccard"]
+COMMON = [
+    "raw_freq",
+    "student_t",
+    "chi_sq",
+    "mi_like",
+    "pmi",
+    "likelihood_ratio",
+    "poisson_stirling",
+    "jaccard",
+]
 
 
 @pytest.fixture(scope="module")
@@ -50,19 +60,28 @@ def assert_same(ours, theirs):
 @pytest.mark.parametrize("order,window_size", [(2, 2), (2, 4), (3, 3), (4, 4)])
 def test_tagged_words_score_and_order_like_nltk(tagged, order, window_size):
     ours_cls, nltk_cls = FINDERS[order]
-    ours, theirs = ours_cls.from_words(tagged, window_size), nltk_cls.from_words(tagged, window_size)
+    ours, theirs = (
+        ours_cls.from_words(tagged, window_size),
+        nltk_cls.from_words(tagged, window_size),
+    )
     assert list(ours.word_fd.items()) == list(theirs.word_fd.items())
     assert list(ours.ngram_fd.items()) == list(theirs.ngram_fd.items())
     ours_measures, nltk_measures = MEASURES[order]
     names = COMMON + (["phi_sq", "dice"] if order == 2 else [])
     for name in names:
-        assert_same(ours.score_ngrams(getattr(ours_measures, name)), theirs.score_ngrams(getattr(nltk_measures, name)))
+        assert_same(
+            ours.score_ngrams(getattr(ours_measures, name)),
+            theirs.score_ngrams(getattr(nltk_measures, name)),
+        )
     ours.apply_word_filter(lambda w: w[1] == ".")
     theirs.apply_word_filter(lambda w: w[1] == ".")
     ours.apply_freq_filter(2)
     theirs.apply_freq_filter(2)
     assert ours.nbest(ours_measures.pmi, 20) == theirs.nbest(nltk_measures.pmi, 20)
-    assert ours.nbest(nltk_measures.likelihood_ratio, 20) == theirs.nbest(nltk_measures.likelihood_ratio, 20)
+    assert ours.nbest(nltk_measures.likelihood_ratio, 20) == theirs.nbest(
+        nltk_measures.likelihood_ratio, 20
+    )
+
     def custom(*marginals):  # a measure NLTK does not have, scored in Python
         return marginals[0]
 
@@ -76,14 +95,19 @@ def test_tagged_words_of_the_doctest(tagged):
     words = [w for w in tagged][:2500]
     ours = tm.BigramCollocationFinder.from_words(words)
     theirs = nltk_collocations.BigramCollocationFinder.from_words(words)
-    assert ours.nbest(tm.BigramAssocMeasures.pmi, 5) == theirs.nbest(nltk_assoc.BigramAssocMeasures.pmi, 5)
+    assert ours.nbest(tm.BigramAssocMeasures.pmi, 5) == theirs.nbest(
+        nltk_assoc.BigramAssocMeasures.pmi, 5
+    )
     assert ours.nbest(tm.BigramAssocMeasures.pmi, 5)[0] == (("1,119", "NUM"), ("votes", "NOUN"))
 
 
 def test_constructor_tables_with_tuple_keys(tagged):
     theirs = nltk_collocations.BigramCollocationFinder.from_words(tagged)
     ours = tm.BigramCollocationFinder(theirs.word_fd, theirs.ngram_fd)
-    assert_same(ours.score_ngrams(tm.BigramAssocMeasures.chi_sq), theirs.score_ngrams(nltk_assoc.BigramAssocMeasures.chi_sq))
+    assert_same(
+        ours.score_ngrams(tm.BigramAssocMeasures.chi_sq),
+        theirs.score_ngrams(nltk_assoc.BigramAssocMeasures.chi_sq),
+    )
     assert ours.word_fd[("the", "DET")] == theirs.word_fd[("the", "DET")] > 0
 
 
@@ -92,7 +116,8 @@ def test_constructor_tables_with_tuple_keys(tagged):
     [
         [1, 2, 3, 1, 2, 4, 2, 3, 1, 2] * 3,  # ints
         [1, 2.5, True, 1.0, 2.5, 3, 1],  # 1, True and 1.0 are one FreqDist key: the first seen
-        [frozenset({1}), frozenset({2}), frozenset({1, 2}), frozenset({2}), frozenset({1})] * 2,  # partial order
+        [frozenset({1}), frozenset({2}), frozenset({1, 2}), frozenset({2}), frozenset({1})]
+        * 2,  # partial order
         ["a", ("b", "X"), "a", ("b", "X"), ("c", "Y"), "a"],  # str and tuples do not compare
         [b"x", b"y", b"x", b"z", b"y", b"x"],
     ],
@@ -102,7 +127,9 @@ def test_other_hashables_like_nltk(words):
         ours = FINDERS[order][0].from_words(words)
         theirs = FINDERS[order][1].from_words(words)
         assert list(ours.word_fd.items()) == list(theirs.word_fd.items())
-        assert [type(w) for w, _ in ours.word_fd.items()] == [type(w) for w, _ in theirs.word_fd.items()]
+        assert [type(w) for w, _ in ours.word_fd.items()] == [
+            type(w) for w, _ in theirs.word_fd.items()
+        ]
         for name in ("raw_freq", "pmi"):
             ours_fn, nltk_fn = getattr(MEASURES[order][0], name), getattr(MEASURES[order][1], name)
             try:
@@ -131,7 +158,10 @@ def test_str_words_keep_the_native_order():
     ours = tm.BigramCollocationFinder.from_words(words)
     assert not ours.counts.has_objects
     theirs = nltk_collocations.BigramCollocationFinder.from_words(words)
-    assert_same(ours.score_ngrams(tm.BigramAssocMeasures.pmi), theirs.score_ngrams(nltk_assoc.BigramAssocMeasures.pmi))
+    assert_same(
+        ours.score_ngrams(tm.BigramAssocMeasures.pmi),
+        theirs.score_ngrams(nltk_assoc.BigramAssocMeasures.pmi),
+    )
 
 
 # ---- measures on contingency tables and on other marginals ----
@@ -139,7 +169,10 @@ def test_str_words_keep_the_native_order():
 
 def test_contingency_measures_like_nltk():
     for order, (ours_cls, nltk_cls) in MEASURES.items():
-        ours, theirs = tm.ContingencyMeasures(ours_cls()), nltk_assoc.ContingencyMeasures(nltk_cls())
+        ours, theirs = (
+            tm.ContingencyMeasures(ours_cls()),
+            nltk_assoc.ContingencyMeasures(nltk_cls()),
+        )
         assert type(ours).__name__ == "Contingency" + ours_cls.__name__
         rng = random.Random(order)
         for _ in range(40):
@@ -163,7 +196,10 @@ def test_measures_take_the_marginals_nltk_takes():
         assert getattr(quad, name)(*odd) == getattr(nltk_quad, name)(*odd), name
     big = 10**40
     cases = {
-        tm.TrigramAssocMeasures: [(2.5, (10.0, 12, 9), (30, 40, 50), 1000.0), (3, (5, 6, 7), (8, 9, 10), big)],
+        tm.TrigramAssocMeasures: [
+            (2.5, (10.0, 12, 9), (30, 40, 50), 1000.0),
+            (3, (5, 6, 7), (8, 9, 10), big),
+        ],
         tm.BigramAssocMeasures: [(Fraction(7, 2), (20, 30), 1000), (3, (big, big), big * 10)],
     }
     for ours_cls, marginal_sets in cases.items():

@@ -1,12 +1,21 @@
 """tokenmill.stopwords: bundled lists for nine languages, extendable, and the common filter."""
+
 from __future__ import annotations
 
 import pytest
-
 from tokenmill import stopwords as sw
 
-LANGS = {"en": "english", "de": "german", "fr": "french", "pl": "polish", "es": "spanish",
-         "it": "italian", "nl": "dutch", "pt": "portuguese", "ru": "russian"}
+LANGS = {
+    "en": "english",
+    "de": "german",
+    "fr": "french",
+    "pl": "polish",
+    "es": "spanish",
+    "it": "italian",
+    "nl": "dutch",
+    "pt": "portuguese",
+    "ru": "russian",
+}
 
 
 @pytest.mark.parametrize("code,name", sorted(LANGS.items()))
@@ -19,10 +28,17 @@ def test_every_language_has_a_list(code, name):
 
 
 def test_core_function_words_present():
-    checks = {"en": ["the", "and", "of", "which"], "de": ["der", "und", "nicht", "über"],
-              "fr": ["le", "et", "être", "qu"], "pl": ["się", "nie", "że", "który"],
-              "es": ["el", "que", "también"], "it": ["il", "che", "perché"],
-              "nl": ["de", "het", "niet"], "pt": ["não", "que", "também"], "ru": ["и", "не", "что"]}
+    checks = {
+        "en": ["the", "and", "of", "which"],
+        "de": ["der", "und", "nicht", "über"],
+        "fr": ["le", "et", "être", "qu"],
+        "pl": ["się", "nie", "że", "który"],
+        "es": ["el", "que", "también"],
+        "it": ["il", "che", "perché"],
+        "nl": ["de", "het", "niet"],
+        "pt": ["não", "que", "também"],
+        "ru": ["и", "не", "что"],
+    }
     for code, words in checks.items():
         assert set(words) <= sw.stopwords(code), code
 

@@ -3,13 +3,13 @@
 ``tokenizers`` and into ``tokenmill`` give the same encodings, offsets and decodings on real
 multilingual text; saving or pickling a tokenizer that holds one raises in both.
 """
+
 from __future__ import annotations
 
 import pickle
 
 import pytest
 import tokenizers
-
 import tokenmill
 from conftest import read_sample, shared_path
 
@@ -18,7 +18,9 @@ LIBS = {"tokenizers": tokenizers, "tokenmill": tokenmill}
 
 @pytest.fixture(scope="module")
 def lines():
-    texts = [read_sample(shared_path("corpora", "gutenberg", "pg34811_de_buddenbrooks.txt"), 40_000)]
+    texts = [
+        read_sample(shared_path("corpora", "gutenberg", "pg34811_de_buddenbrooks.txt"), 40_000)
+    ]
     for lang in ["fr", "ru", "ja"]:
         folder = shared_path("corpora", "multilingual", lang)
         texts.append(read_sample(sorted(p for p in folder.iterdir() if p.is_file())[0], 20_000))
@@ -28,7 +30,8 @@ def lines():
 
 def gpt2(lib):
     model = lib.models.BPE.from_file(
-        str(shared_path("pretrained", "gpt2", "encoder.json")), str(shared_path("pretrained", "gpt2", "vocab.bpe"))
+        str(shared_path("pretrained", "gpt2", "encoder.json")),
+        str(shared_path("pretrained", "gpt2", "vocab.bpe")),
     )
     tok = lib.Tokenizer(model)
     tok.pre_tokenizer = lib.pre_tokenizers.ByteLevel(add_prefix_space=False)
@@ -38,7 +41,9 @@ def gpt2(lib):
 
 def outputs(tok, lines):
     encodings = tok.encode_batch(lines)
-    return [(e.ids, e.tokens, e.offsets, e.word_ids) for e in encodings], tok.decode_batch([e.ids for e in encodings])
+    return [(e.ids, e.tokens, e.offsets, e.word_ids) for e in encodings], tok.decode_batch(
+        [e.ids for e in encodings]
+    )
 
 
 class LowerAndMarkDigits:
@@ -91,9 +96,15 @@ def test_custom_pre_tokenizer_in_a_sequence(lines):
     for name, lib in LIBS.items():
         tok = gpt2(lib)
         tok.pre_tokenizer = lib.pre_tokenizers.Sequence(
-            [lib.pre_tokenizers.PreTokenizer.custom(DigitsAndSpaces()), lib.pre_tokenizers.ByteLevel(add_prefix_space=False)]
+            [
+                lib.pre_tokenizers.PreTokenizer.custom(DigitsAndSpaces()),
+                lib.pre_tokenizers.ByteLevel(add_prefix_space=False),
+            ]
         )
-        results[name] = outputs(tok, lines), [tok.pre_tokenizer.pre_tokenize_str(line) for line in lines]
+        results[name] = (
+            outputs(tok, lines),
+            [tok.pre_tokenizer.pre_tokenize_str(line) for line in lines],
+        )
     assert results["tokenmill"] == results["tokenizers"]
 
 
@@ -152,7 +163,11 @@ def test_pre_tokenized_string_api(lines):
             pretok.normalize(lambda n: n.lowercase())
             before = pretok.get_splits()
             normalized = pretok.get_splits(offset_referential="normalized", offset_type="byte")
-            pretok.tokenize(lambda word: model.tokenize("".join(chr(ord(c)) for c in word if ord(c) < 128) or "a"))
+            pretok.tokenize(
+                lambda word: model.tokenize(
+                    "".join(chr(ord(c)) for c in word if ord(c) < 128) or "a"
+                )
+            )
             after = [(s, o, [t.as_tuple() for t in tokens]) for s, o, tokens in pretok.get_splits()]
             encoding = pretok.to_encoding()
             out.append((before, normalized, after, encoding.ids, encoding.offsets, encoding.tokens))

@@ -3,20 +3,22 @@
 tokens) and on a Llama/Mistral-style BPE with byte fallback (``<0xNN>`` tokens), over real
 multilingual text. The pieces always concatenate to ``decode`` of the whole sequence.
 """
+
 from __future__ import annotations
 
 import json
 
 import pytest
 import tokenizers
-
 import tokenmill
 from conftest import read_sample, shared_path
 
 
 @pytest.fixture(scope="module")
 def lines():
-    texts = [read_sample(shared_path("corpora", "gutenberg", "pg244_en_a_study_in_scarlet.txt"), 20_000)]
+    texts = [
+        read_sample(shared_path("corpora", "gutenberg", "pg244_en_a_study_in_scarlet.txt"), 20_000)
+    ]
     for lang in ["zh", "ja", "hi", "ar", "ru", "pl"]:
         folder = shared_path("corpora", "multilingual", lang)
         texts.append(read_sample(sorted(p for p in folder.iterdir() if p.is_file())[0], 8_000))
@@ -28,7 +30,8 @@ def lines():
 def gpt2_pair(tmp_path_factory):
     tok = tokenizers.Tokenizer(
         tokenizers.models.BPE.from_file(
-            str(shared_path("pretrained", "gpt2", "encoder.json")), str(shared_path("pretrained", "gpt2", "vocab.bpe"))
+            str(shared_path("pretrained", "gpt2", "encoder.json")),
+            str(shared_path("pretrained", "gpt2", "vocab.bpe")),
         )
     )
     tok.pre_tokenizer = tokenizers.pre_tokenizers.ByteLevel(add_prefix_space=False)
@@ -45,13 +48,24 @@ def byte_fallback_pair(tmp_path_factory):
     that most non-Latin characters become ``<0xNN>`` runs), Llama's decoder chain."""
     lib = tokenizers
     tok = lib.Tokenizer(lib.models.BPE(unk_token="<unk>", byte_fallback=True, fuse_unk=True))
-    tok.normalizer = lib.normalizers.Sequence([lib.normalizers.Prepend("▁"), lib.normalizers.Replace(" ", "▁")])
+    tok.normalizer = lib.normalizers.Sequence(
+        [lib.normalizers.Prepend("▁"), lib.normalizers.Replace(" ", "▁")]
+    )
     tok.decoder = lib.decoders.Sequence(
-        [lib.decoders.Replace("▁", " "), lib.decoders.ByteFallback(), lib.decoders.Fuse(), lib.decoders.Strip(" ", 1, 0)]
+        [
+            lib.decoders.Replace("▁", " "),
+            lib.decoders.ByteFallback(),
+            lib.decoders.Fuse(),
+            lib.decoders.Strip(" ", 1, 0),
+        ]
     )
     byte_tokens = [f"<0x{i:02X}>" for i in range(256)]
-    english = read_sample(shared_path("corpora", "gutenberg", "pg244_en_a_study_in_scarlet.txt"), 200_000).splitlines()
-    trainer = lib.trainers.BpeTrainer(vocab_size=1200, special_tokens=["<unk>", "<s>", "</s>"] + byte_tokens, show_progress=False)
+    english = read_sample(
+        shared_path("corpora", "gutenberg", "pg244_en_a_study_in_scarlet.txt"), 200_000
+    ).splitlines()
+    trainer = lib.trainers.BpeTrainer(
+        vocab_size=1200, special_tokens=["<unk>", "<s>", "</s>"] + byte_tokens, show_progress=False
+    )
     tok.train_from_iterator(english, trainer)
     data = json.loads(tok.to_str())
     # Byte tokens are ordinary vocabulary entries in Llama (not special: they decode).
@@ -96,8 +110,12 @@ def test_byte_fallback(byte_fallback_pair, lines):
 
 
 def test_several_ids_per_step_and_prefill(gpt2_pair, byte_fallback_pair, lines):
-    check_same_as_tokenizers(gpt2_pair, lines[::4], gpt2_pair[0].token_to_id("<|endoftext|>"), chunk=3)
-    check_same_as_tokenizers(byte_fallback_pair, lines[::4], byte_fallback_pair[0].token_to_id("<s>"), prefill=[5, 6, 7])
+    check_same_as_tokenizers(
+        gpt2_pair, lines[::4], gpt2_pair[0].token_to_id("<|endoftext|>"), chunk=3
+    )
+    check_same_as_tokenizers(
+        byte_fallback_pair, lines[::4], byte_fallback_pair[0].token_to_id("<s>"), prefill=[5, 6, 7]
+    )
 
 
 def test_bad_step_argument(gpt2_pair):

@@ -5,6 +5,7 @@ Token lists come from the reference libraries encoding real corpus text with rea
 byte fallback); some are cut or shuffled to produce invalid UTF-8. Every case compares
 tokenmill's ``decode`` with tokenizers' on the same tokens.
 """
+
 from __future__ import annotations
 
 import gzip
@@ -14,15 +15,13 @@ import random
 
 import pytest
 import tokenizers
+import tokenmill
+from conftest import read_sample, shared_path
 from tokenizers import decoders as hf_decoders
 from tokenizers import models as hf_models
 from tokenizers import normalizers as hf_normalizers
 from tokenizers import pre_tokenizers as hf_pre_tokenizers
-
-import tokenmill
 from tokenmill import decoders
-
-from conftest import read_sample, shared_path
 
 SAMPLE_BYTES = 150_000
 
@@ -31,7 +30,9 @@ def corpus_lines(max_bytes: int = SAMPLE_BYTES) -> list[str]:
     """Lines of English prose and of the first file of every multilingual language (bounded samples)."""
     english = shared_path("corpora", "gutenberg", "pg244_en_a_study_in_scarlet.txt")
     lines = read_sample(english, max_bytes).splitlines()
-    for lang_dir in sorted(p for p in shared_path("corpora", "multilingual").iterdir() if p.is_dir()):
+    for lang_dir in sorted(
+        p for p in shared_path("corpora", "multilingual").iterdir() if p.is_dir()
+    ):
         first = sorted(lang_dir.glob("*.txt"))[0]
         lines += read_sample(first, max_bytes // 4).splitlines()
     return [line for line in lines if line.strip()]
@@ -86,9 +87,15 @@ def clip_tokens() -> list[list[str]]:
     vocab_list = byte_order + [c + "</w>" for c in byte_order] + ["".join(m) for m in merges]
     vocab_list += ["<|startoftext|>", "<|endoftext|>"]
     vocab = {t: i for i, t in enumerate(vocab_list)}
-    tok = tokenizers.Tokenizer(hf_models.BPE(vocab, merges, end_of_word_suffix="</w>", unk_token="<|endoftext|>"))
+    tok = tokenizers.Tokenizer(
+        hf_models.BPE(vocab, merges, end_of_word_suffix="</w>", unk_token="<|endoftext|>")
+    )
     tok.normalizer = hf_normalizers.Sequence(
-        [hf_normalizers.NFC(), hf_normalizers.Replace(tokenizers.Regex(r"\s+"), " "), hf_normalizers.Lowercase()]
+        [
+            hf_normalizers.NFC(),
+            hf_normalizers.Replace(tokenizers.Regex(r"\s+"), " "),
+            hf_normalizers.Lowercase(),
+        ]
     )
     pattern = r"""'s|'t|'re|'ve|'m|'ll|'d|[\p{L}]+|[\p{N}]|[^\s\p{L}\p{N}]+"""
     tok.pre_tokenizer = hf_pre_tokenizers.Sequence(
@@ -153,7 +160,9 @@ def test_bpe_decoder_on_clip_tokens(clip_tokens):
     assert_same_decode(hf_decoders.BPEDecoder(), decoders.BPEDecoder(), windows)
     # An empty suffix (str.replace semantics) and a suffix that is not present.
     for suffix in ["", "@@"]:
-        assert_same_decode(hf_decoders.BPEDecoder(suffix), decoders.BPEDecoder(suffix), windows[:50])
+        assert_same_decode(
+            hf_decoders.BPEDecoder(suffix), decoders.BPEDecoder(suffix), windows[:50]
+        )
 
 
 @pytest.mark.parametrize("cleanup", [True, False])
@@ -165,18 +174,31 @@ def test_wordpiece_on_bert_tokens(bert_tokens, cleanup):
 
 def llama_style(module, regex_cls=None):
     """The Llama/Mistral decoder: ▁→space, byte fallback, fuse, strip one leading space."""
-    return module.Sequence([module.Replace("▁", " "), module.ByteFallback(), module.Fuse(), module.Strip(" ", 1, 0)])
+    return module.Sequence(
+        [module.Replace("▁", " "), module.ByteFallback(), module.Fuse(), module.Strip(" ", 1, 0)]
+    )
 
 
 def test_sentencepiece_decoders_on_mistral_pieces(spm_pieces):
     windows = spm_pieces + broken_windows(spm_pieces, seed=4, n=500)
     # Byte tokens that do not form valid UTF-8, and look-alikes that are not byte tokens.
-    windows += [["<0xE2>", "<0x82>", "a", "<0xE2>", "<0x82>", "<0xAC>"], ["<0x+1>", "<0xZZ>", "<0x4>", "<0x41>"]]
+    windows += [
+        ["<0xE2>", "<0x82>", "a", "<0xE2>", "<0x82>", "<0xAC>"],
+        ["<0x+1>", "<0xZZ>", "<0x4>", "<0x41>"],
+    ]
     assert_same_decode(llama_style(hf_decoders), llama_style(decoders), windows)
     assert_same_decode(hf_decoders.ByteFallback(), decoders.ByteFallback(), windows)
     for scheme in ["always", "first", "never"]:
-        assert_same_decode(hf_decoders.Metaspace(prepend_scheme=scheme), decoders.Metaspace(prepend_scheme=scheme), windows)
-    assert_same_decode(hf_decoders.Metaspace("_", "always", False), decoders.Metaspace("_", "always", False), windows[:50])
+        assert_same_decode(
+            hf_decoders.Metaspace(prepend_scheme=scheme),
+            decoders.Metaspace(prepend_scheme=scheme),
+            windows,
+        )
+    assert_same_decode(
+        hf_decoders.Metaspace("_", "always", False),
+        decoders.Metaspace("_", "always", False),
+        windows[:50],
+    )
 
 
 def test_replace_strip_fuse_ctc(gpt2_tokens, bert_tokens):
@@ -184,15 +206,24 @@ def test_replace_strip_fuse_ctc(gpt2_tokens, bert_tokens):
     pairs = [
         (hf_decoders.Replace("Ġ", " "), decoders.Replace("Ġ", " ")),
         (hf_decoders.Replace("", "|"), decoders.Replace("", "|")),
-        (hf_decoders.Replace(tokenizers.Regex(r"[aeiou]+"), "_"), decoders.Replace(tokenmill.Regex(r"[aeiou]+"), "_")),
-        (hf_decoders.Replace(tokenizers.Regex(r"\b|#*"), "^"), decoders.Replace(tokenmill.Regex(r"\b|#*"), "^")),
+        (
+            hf_decoders.Replace(tokenizers.Regex(r"[aeiou]+"), "_"),
+            decoders.Replace(tokenmill.Regex(r"[aeiou]+"), "_"),
+        ),
+        (
+            hf_decoders.Replace(tokenizers.Regex(r"\b|#*"), "^"),
+            decoders.Replace(tokenmill.Regex(r"\b|#*"), "^"),
+        ),
         (hf_decoders.Strip("#", 1, 0), decoders.Strip("#", 1, 0)),
         (hf_decoders.Strip("Ġ", 0, 1), decoders.Strip("Ġ", 0, 1)),
         (hf_decoders.Strip("#", 3, 0), decoders.Strip("#", 3, 0)),
         (hf_decoders.Fuse(), decoders.Fuse()),
         (hf_decoders.CTC(), decoders.CTC()),
         (hf_decoders.CTC("[PAD]", "Ġ", False), decoders.CTC("[PAD]", "Ġ", False)),
-        (hf_decoders.Sequence([hf_decoders.ByteLevel(), hf_decoders.Strip(" ", 1, 0)]), decoders.Sequence([decoders.ByteLevel(), decoders.Strip(" ", 1, 0)])),
+        (
+            hf_decoders.Sequence([hf_decoders.ByteLevel(), hf_decoders.Strip(" ", 1, 0)]),
+            decoders.Sequence([decoders.ByteLevel(), decoders.Strip(" ", 1, 0)]),
+        ),
     ]
     for hf, tm in pairs:
         assert_same_decode(hf, tm, windows)
@@ -246,7 +277,12 @@ def test_json_round_trip_both_ways(build):
 
 def test_bad_decoder_json_raises_tokenmill_error():
     d = decoders.Fuse()
-    for bad in [b'{"type":"BPEDecoder"}', b'{"type":"Replace","pattern":{"Regex":"("},"content":""}', b"{", b'{"type":"Nope"}']:
+    for bad in [
+        b'{"type":"BPEDecoder"}',
+        b'{"type":"Replace","pattern":{"Regex":"("},"content":""}',
+        b"{",
+        b'{"type":"Nope"}',
+    ]:
         with pytest.raises(tokenmill.TokenmillError):
             d.__setstate__(bad)
     with pytest.raises(ValueError):

@@ -8,12 +8,12 @@ reading an encoding gives exactly `tokenizers`' texts, also where padding or spe
 have texts of their own (an empty pad token), and that a post-processor that reads token texts
 (ByteLevel's offset trimming) still sees them.
 """
+
 from __future__ import annotations
 
 import pickle
 
 import pytest
-
 from conftest import read_sample, shared_path
 
 tokenizers = pytest.importorskip("tokenizers")
@@ -23,8 +23,13 @@ DOC_BYTES = 1_000
 
 
 def _documents(max_bytes: int) -> list[str]:
-    text = read_sample(shared_path("corpora", "english_large", "gutenberg_en_large_part1.txt"), max_bytes)
-    multilingual = read_sample(shared_path("corpora", "multilingual", "fr", "fr_pg14155_flaubert_madame_bovary.txt"), 20_000)
+    text = read_sample(
+        shared_path("corpora", "english_large", "gutenberg_en_large_part1.txt"), max_bytes
+    )
+    multilingual = read_sample(
+        shared_path("corpora", "multilingual", "fr", "fr_pg14155_flaubert_madame_bovary.txt"),
+        20_000,
+    )
     docs, current, length = [], [], 0
     for line in (text + multilingual).splitlines(keepends=True):
         current.append(line)
@@ -69,7 +74,10 @@ def test_batch_tokens_pickle_and_merge(bert_json, docs):
     other = tokenmill.Tokenizer.from_file(bert_json)
     other.no_truncation()
     single = other.encode("hello there")
-    assert tokenmill.Encoding.merge([got[0], single]).tokens == expected[0].tokens + theirs.encode("hello there").tokens
+    assert (
+        tokenmill.Encoding.merge([got[0], single]).tokens
+        == expected[0].tokens + theirs.encode("hello there").tokens
+    )
 
 
 def test_post_process_of_batch_encodings(bert_json, docs):
@@ -107,7 +115,15 @@ def test_transformers_call_rows(bert_json, docs):
     theirs.enable_truncation(128, stride=32)
     theirs.enable_padding()
     expected = theirs.encode_batch(docs)
-    out = ours(docs, truncation=True, max_length=128, stride=32, padding=True, return_tensors="np", return_overflowing_tokens=True)
+    out = ours(
+        docs,
+        truncation=True,
+        max_length=128,
+        stride=32,
+        padding=True,
+        return_tensors="np",
+        return_overflowing_tokens=True,
+    )
     rows = [r for e in expected for r in [e] + e.overflowing]
     assert out["input_ids"].tolist() == [r.ids for r in rows]
     for i, r in enumerate(rows):
@@ -117,7 +133,9 @@ def test_transformers_call_rows(bert_json, docs):
     theirs.enable_truncation(128)
     for i, e in enumerate(theirs.encode_batch(docs)):
         assert plain.tokens(i) == e.tokens, i
-        assert [o.tokens for o in plain.encodings[i].overflowing] == [o.tokens for o in e.overflowing], i
+        assert [o.tokens for o in plain.encodings[i].overflowing] == [
+            o.tokens for o in e.overflowing
+        ], i
 
 
 def test_a_post_processor_that_reads_texts_gets_them(bert_json, docs):

@@ -3,12 +3,12 @@ token_to_word / token_to_sequence, char_to_token / char_to_word, word_to_tokens 
 word_to_chars, with sequence_index for pairs) checked against `tokenizers` on real multilingual
 text and on strings whose normalization changes length (NFKC ligatures, "İ" lowercasing to two
 chars, StripAccents, Hangul decomposition, ...); Encoding.merge, set_sequence_id and pickling."""
+
 from __future__ import annotations
 
 import pickle
 
 import pytest
-
 from conftest import read_sample, shared_path
 
 tokenizers = pytest.importorskip("tokenizers")
@@ -35,8 +35,12 @@ NORMALIZERS = {
     "lowercase": lambda n: n.Lowercase(),
     "nfd_strip_accents": lambda n: n.Sequence([n.NFD(), n.StripAccents()]),
     "nfkd_strip_lower": lambda n: n.Sequence([n.NFKD(), n.StripAccents(), n.Lowercase()]),
-    "bert": lambda n: n.BertNormalizer(clean_text=True, handle_chinese_chars=True, strip_accents=True, lowercase=True),
-    "replace_prepend_strip": lambda n: n.Sequence([n.Strip(), n.Replace("ﬁ", "fi"), n.Prepend("▁")]),
+    "bert": lambda n: n.BertNormalizer(
+        clean_text=True, handle_chinese_chars=True, strip_accents=True, lowercase=True
+    ),
+    "replace_prepend_strip": lambda n: n.Sequence(
+        [n.Strip(), n.Replace("ﬁ", "fi"), n.Prepend("▁")]
+    ),
 }
 
 
@@ -44,11 +48,15 @@ NORMALIZERS = {
 def gpt2_json():
     hf = tokenizers.Tokenizer(
         tokenizers.models.BPE.from_file(
-            str(shared_path("pretrained", "gpt2", "encoder.json")), str(shared_path("pretrained", "gpt2", "vocab.bpe"))
+            str(shared_path("pretrained", "gpt2", "encoder.json")),
+            str(shared_path("pretrained", "gpt2", "vocab.bpe")),
         )
     )
     hf.pre_tokenizer = tokenizers.pre_tokenizers.Sequence(
-        [tokenizers.pre_tokenizers.Whitespace(), tokenizers.pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)]
+        [
+            tokenizers.pre_tokenizers.Whitespace(),
+            tokenizers.pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
+        ]
     )
     hf.post_processor = tokenizers.processors.TemplateProcessing(
         single="<|endoftext|> $A <|endoftext|>",
@@ -90,12 +98,27 @@ def lookups(e, text_lengths):
     words = [w for w in e.word_ids if w is not None]
     max_word = max(words) + 2 if words else 2
     out = {
-        "fields": (e.ids, e.tokens, e.offsets, e.word_ids, e.sequence_ids, e.type_ids, e.special_tokens_mask, e.n_sequences),
-        "token": [(e.token_to_chars(i), e.token_to_word(i), e.token_to_sequence(i)) for i in range(n + 2)],
+        "fields": (
+            e.ids,
+            e.tokens,
+            e.offsets,
+            e.word_ids,
+            e.sequence_ids,
+            e.type_ids,
+            e.special_tokens_mask,
+            e.n_sequences,
+        ),
+        "token": [
+            (e.token_to_chars(i), e.token_to_word(i), e.token_to_sequence(i)) for i in range(n + 2)
+        ],
     }
     for seq, length in enumerate(text_lengths):
-        out[f"char{seq}"] = [(e.char_to_token(c, seq), e.char_to_word(c, seq)) for c in range(length + 2)]
-        out[f"word{seq}"] = [(e.word_to_tokens(w, seq), e.word_to_chars(w, seq)) for w in range(max_word)]
+        out[f"char{seq}"] = [
+            (e.char_to_token(c, seq), e.char_to_word(c, seq)) for c in range(length + 2)
+        ]
+        out[f"word{seq}"] = [
+            (e.word_to_tokens(w, seq), e.word_to_chars(w, seq)) for w in range(max_word)
+        ]
     return out
 
 
@@ -107,7 +130,11 @@ def test_offsets_and_lookups_match_tokenizers(normalizer, gpt2_json, texts):
         assert lookups(t, [len(text)]) == lookups(h, [len(text)]), (normalizer, text)
     for first, second in zip(texts[::3], texts[1::3]):
         h, t = hf.encode(first, second), tm.encode(first, second)
-        assert lookups(t, [len(first), len(second)]) == lookups(h, [len(first), len(second)]), (normalizer, first, second)
+        assert lookups(t, [len(first), len(second)]) == lookups(h, [len(first), len(second)]), (
+            normalizer,
+            first,
+            second,
+        )
 
 
 @pytest.mark.parametrize("normalizer", ["nfkc", "nfkd_strip_lower"])

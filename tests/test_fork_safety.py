@@ -8,6 +8,7 @@ instead of hanging. ``TOKENIZERS_PARALLELISM`` and ``TOKENMILL_NUM_THREADS`` are
 against ``tokenizers``' behaviour where it has one (with parallelism on, ``tokenizers`` itself
 deadlocks in such a child, so that case is only run on tokenmill).
 """
+
 from __future__ import annotations
 
 import multiprocessing
@@ -58,9 +59,13 @@ def paths(bert_json):
     chinese = _lines("gutenberg", "pg23585_zh_fo_shuo_sishierzhang_jing.txt", max_bytes=20_000)
     pretrained = shared_path("pretrained")
     bert = Tokenizer.from_file(bert_json)
-    gpt2 = ByteLevelBPETokenizer(str(pretrained / "gpt2" / "encoder.json"), str(pretrained / "gpt2" / "vocab.bpe"))
+    gpt2 = ByteLevelBPETokenizer(
+        str(pretrained / "gpt2" / "encoder.json"), str(pretrained / "gpt2" / "vocab.bpe")
+    )
     cl100k = ttk.get_encoding("cl100k_base", path=pretrained)
-    sp = tsp.SentencePieceProcessor(model_file=str(pretrained / "sentencepiece_test" / "botchan_en_unigram_1000.model"))
+    sp = tsp.SentencePieceProcessor(
+        model_file=str(pretrained / "sentencepiece_test" / "botchan_en_unigram_1000.model")
+    )
     words, splitter, segmenter = WordTokenizer("en"), SentenceSplitter("en"), ChineseSegmenter()
     corpus_words = " ".join(english).split()
 
@@ -72,20 +77,36 @@ def paths(bert_json):
 
     found = {
         "Tokenizer.encode_batch (bert)": lambda: [e.ids for e in bert.encode_batch(english)],
-        "Tokenizer.encode_batch_fast (bert)": lambda: [e.offsets for e in bert.encode_batch_fast(english)],
+        "Tokenizer.encode_batch_fast (bert)": lambda: [
+            e.offsets for e in bert.encode_batch_fast(english)
+        ],
         "Tokenizer.encode_batch (gpt2)": lambda: [e.ids for e in gpt2.encode_batch(english)],
-        "Tokenizer.decode_batch (gpt2)": lambda: gpt2.decode_batch([e.ids for e in gpt2.encode_batch(english)]),
-        "Tokenizer.encode_batch_ids (bert)": lambda: [a.tolist() for a in bert.encode_batch_ids(english)],
+        "Tokenizer.decode_batch (gpt2)": lambda: gpt2.decode_batch(
+            [e.ids for e in gpt2.encode_batch(english)]
+        ),
+        "Tokenizer.encode_batch_ids (bert)": lambda: [
+            a.tolist() for a in bert.encode_batch_ids(english)
+        ],
         "tiktoken.encode_ordinary_batch": lambda: cl100k.encode_ordinary_batch(english),
-        "tiktoken.encode_ordinary_batch_to_numpy": lambda: [a.tolist() for a in cl100k.encode_ordinary_batch_to_numpy(english)],
+        "tiktoken.encode_ordinary_batch_to_numpy": lambda: [
+            a.tolist() for a in cl100k.encode_ordinary_batch_to_numpy(english)
+        ],
         "sentencepiece.encode(num_threads=2)": lambda: sp.encode(english, num_threads=2),
-        "sentencepiece.encode(pieces, num_threads=2)": lambda: sp.encode(english, out_type=str, num_threads=2),
+        "sentencepiece.encode(pieces, num_threads=2)": lambda: sp.encode(
+            english, out_type=str, num_threads=2
+        ),
         "words.WordTokenizer.tokenize_batch": lambda: words.tokenize_batch(english),
         "words.SentenceSplitter.split_batch": lambda: splitter.split_batch(english),
         "words.ChineseSegmenter.cut_batch": lambda: segmenter.cut_batch(chinese),
-        "collocations.nbest": lambda: BigramCollocationFinder.from_words(corpus_words).nbest(BigramAssocMeasures.likelihood_ratio, 20),
-        "trainers.BpeTrainer": lambda: train(BPE(), BpeTrainer(vocab_size=400, show_progress=False)),
-        "trainers.UnigramTrainer": lambda: train(Unigram(), UnigramTrainer(vocab_size=300, show_progress=False)),
+        "collocations.nbest": lambda: BigramCollocationFinder.from_words(corpus_words).nbest(
+            BigramAssocMeasures.likelihood_ratio, 20
+        ),
+        "trainers.BpeTrainer": lambda: train(
+            BPE(), BpeTrainer(vocab_size=400, show_progress=False)
+        ),
+        "trainers.UnigramTrainer": lambda: train(
+            Unigram(), UnigramTrainer(vocab_size=300, show_progress=False)
+        ),
     }
     PATHS.clear()
     PATHS.update(found)
@@ -124,7 +145,9 @@ def run_in_fork(target):
 
 
 @pytest.mark.parametrize("parallelism", ["true", None, "false"])
-def test_every_batch_path_works_in_a_child_forked_after_a_parallel_batch(paths, parallelism, monkeypatch):
+def test_every_batch_path_works_in_a_child_forked_after_a_parallel_batch(
+    paths, parallelism, monkeypatch
+):
     """The fork-server pattern: fork after a parallel batch, the child runs the batch."""
     if parallelism is None:
         monkeypatch.delenv("TOKENIZERS_PARALLELISM", raising=False)
@@ -160,13 +183,17 @@ def _child_state(encode):
         ("", False, False),
     ],
 )
-def test_tokenizers_parallelism_in_a_forked_child(paths, value, in_child, warns, monkeypatch, capfd):
+def test_tokenizers_parallelism_in_a_forked_child(
+    paths, value, in_child, warns, monkeypatch, capfd
+):
     if value is None:
         monkeypatch.delenv("TOKENIZERS_PARALLELISM", raising=False)
     else:
         monkeypatch.setenv("TOKENIZERS_PARALLELISM", value)
     capfd.readouterr()
-    parallelism, used, threads = run_in_fork(lambda: _child_state(PATHS["Tokenizer.encode_batch (bert)"]))
+    parallelism, used, threads = run_in_fork(
+        lambda: _child_state(PATHS["Tokenizer.encode_batch (bert)"])
+    )
     err = capfd.readouterr().err
     assert parallelism is in_child
     assert used, "the child knows its parent used the pool"
@@ -189,16 +216,27 @@ def test_forked_child_like_tokenizers(value, monkeypatch, capfd):
         tok.add_tokens(["my", "name"])
         tok.encode_batch(["my name", "name my"] * 500)
         capfd.readouterr()
-        ids = run_in_fork(lambda tok=tok: [e.ids for e in tok.encode_batch(["my name", "name my"] * 500)])
+        ids = run_in_fork(
+            lambda tok=tok: [e.ids for e in tok.encode_batch(["my name", "name my"] * 500)]
+        )
         outputs[library.__name__] = (ids, WARNING in capfd.readouterr().err)
     assert outputs["tokenmill"] == outputs["tokenizers"]
 
 
 def _python(code: str, **env: str) -> subprocess.CompletedProcess:
-    environment = {k: v for k, v in os.environ.items() if k not in ("TOKENMILL_NUM_THREADS", "RAYON_NUM_THREADS")}
+    environment = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("TOKENMILL_NUM_THREADS", "RAYON_NUM_THREADS")
+    }
     environment.update(env)
     return subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code)], check=False, env=environment, capture_output=True, text=True, timeout=120
+        [sys.executable, "-c", textwrap.dedent(code)],
+        check=False,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
 
 

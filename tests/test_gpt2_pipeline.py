@@ -5,13 +5,13 @@ The tokenizer is built with `tokenizers` from the data-gym files in ../shared/pr
 trim_offsets, `<|endoftext|>` as a special token), saved, and loaded by both libraries. Every
 comparison is against what `tokenizers` returns for the same input.
 """
+
 from __future__ import annotations
 
 import pickle
 from pathlib import Path
 
 import pytest
-
 from conftest import SHARED, read_sample, shared_path
 
 tokenizers = pytest.importorskip("tokenizers")
@@ -26,7 +26,9 @@ def _corpus_files() -> list[Path]:
     if not root.exists():
         return []
     skip = {"LICENSE.txt", "README.md", "MANIFEST.md", "README"}
-    return sorted(p for p in root.rglob("*") if p.is_file() and p.name not in skip and p.stat().st_size > 0)
+    return sorted(
+        p for p in root.rglob("*") if p.is_file() and p.name not in skip and p.stat().st_size > 0
+    )
 
 
 CORPUS_FILES = _corpus_files()
@@ -89,7 +91,9 @@ def gpt2_json(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def pair(gpt2_json):
-    return tokenmill.Tokenizer.from_file(str(gpt2_json)), tokenizers.Tokenizer.from_file(str(gpt2_json))
+    return tokenmill.Tokenizer.from_file(str(gpt2_json)), tokenizers.Tokenizer.from_file(
+        str(gpt2_json)
+    )
 
 
 def assert_same_encoding(ours, theirs, context: str) -> None:
@@ -98,7 +102,9 @@ def assert_same_encoding(ours, theirs, context: str) -> None:
     assert ours.offsets == theirs.offsets, f"offsets differ on {context}"
     assert ours.word_ids == theirs.word_ids, f"word_ids differ on {context}"
     assert ours.type_ids == theirs.type_ids, f"type_ids differ on {context}"
-    assert ours.special_tokens_mask == theirs.special_tokens_mask, f"special_tokens_mask differs on {context}"
+    assert ours.special_tokens_mask == theirs.special_tokens_mask, (
+        f"special_tokens_mask differs on {context}"
+    )
     assert ours.attention_mask == theirs.attention_mask, f"attention_mask differs on {context}"
     assert ours.sequence_ids == theirs.sequence_ids, f"sequence_ids differ on {context}"
 
@@ -131,7 +137,11 @@ def test_corpus_files_are_present():
 def test_adversarial_strings_match_tokenizers(pair, text):
     tm, hf = pair
     for add_special_tokens in (True, False):
-        assert_same_encoding(tm.encode(text, add_special_tokens=add_special_tokens), hf.encode(text, add_special_tokens=add_special_tokens), repr(text[:40]))
+        assert_same_encoding(
+            tm.encode(text, add_special_tokens=add_special_tokens),
+            hf.encode(text, add_special_tokens=add_special_tokens),
+            repr(text[:40]),
+        )
     ids = hf.encode(text).ids
     for skip in (True, False):
         assert tm.decode(ids, skip_special_tokens=skip) == hf.decode(ids, skip_special_tokens=skip)
@@ -139,14 +149,24 @@ def test_adversarial_strings_match_tokenizers(pair, text):
 
 def test_pairs_and_pretokenized_match_tokenizers(pair):
     tm, hf = pair
-    assert_same_encoding(tm.encode("Hello there", "General Kenobi!"), hf.encode("Hello there", "General Kenobi!"), "pair")
+    assert_same_encoding(
+        tm.encode("Hello there", "General Kenobi!"),
+        hf.encode("Hello there", "General Kenobi!"),
+        "pair",
+    )
     words = ["Hello", " world", "héllo", "!!"]
-    assert_same_encoding(tm.encode(words, is_pretokenized=True), hf.encode(words, is_pretokenized=True), "pre-tokenized")
+    assert_same_encoding(
+        tm.encode(words, is_pretokenized=True),
+        hf.encode(words, is_pretokenized=True),
+        "pre-tokenized",
+    )
     batch = ["one", ("two", "three"), "four <|endoftext|>"]
     for o, t in zip(tm.encode_batch(batch), hf.encode_batch(batch)):
         assert_same_encoding(o, t, "batch with pairs")
     pre = [["a", "b"], (["c"], ["d", "e"])]
-    for o, t in zip(tm.encode_batch(pre, is_pretokenized=True), hf.encode_batch(pre, is_pretokenized=True)):
+    for o, t in zip(
+        tm.encode_batch(pre, is_pretokenized=True), hf.encode_batch(pre, is_pretokenized=True)
+    ):
         assert_same_encoding(o, t, "pre-tokenized batch")
 
 
@@ -179,16 +199,24 @@ def test_added_tokens_match_tokenizers(gpt2_json, options):
     ours = [tokenmill.AddedToken("[MASK]", **options), tokenmill.AddedToken("cat", **options)]
     theirs = [tokenizers.AddedToken("[MASK]", **options), tokenizers.AddedToken("cat", **options)]
     assert tm.add_tokens(ours) == hf.add_tokens(theirs)
-    assert tm.add_special_tokens([tokenmill.AddedToken("<sep>", **options)]) == hf.add_special_tokens([tokenizers.AddedToken("<sep>", **options)])
+    assert tm.add_special_tokens(
+        [tokenmill.AddedToken("<sep>", **options)]
+    ) == hf.add_special_tokens([tokenizers.AddedToken("<sep>", **options)])
     assert tm.get_vocab_size() == hf.get_vocab_size()
     assert tm.get_vocab() == hf.get_vocab()
-    assert {k: str(v) for k, v in tm.get_added_tokens_decoder().items()} == {k: str(v) for k, v in hf.get_added_tokens_decoder().items()}
-    assert [repr(v) for v in tm.get_added_tokens_decoder().values()] == [repr(v) for v in hf.get_added_tokens_decoder().values()]
+    assert {k: str(v) for k, v in tm.get_added_tokens_decoder().items()} == {
+        k: str(v) for k, v in hf.get_added_tokens_decoder().items()
+    }
+    assert [repr(v) for v in tm.get_added_tokens_decoder().values()] == [
+        repr(v) for v in hf.get_added_tokens_decoder().values()
+    ]
     for text in ADDED_TOKEN_TEXTS + [t + " <sep> x<sep>y" for t in ADDED_TOKEN_TEXTS]:
         assert_same_encoding(tm.encode(text), hf.encode(text), repr(text))
         ids = hf.encode(text).ids
         for skip in (True, False):
-            assert tm.decode(ids, skip_special_tokens=skip) == hf.decode(ids, skip_special_tokens=skip)
+            assert tm.decode(ids, skip_special_tokens=skip) == hf.decode(
+                ids, skip_special_tokens=skip
+            )
     assert tm.to_str() == hf.to_str()
 
 
@@ -226,7 +254,10 @@ def test_saved_tokenizer_loads_in_tokenizers(pair, tmp_path):
     path = tmp_path / "saved.json"
     tm2.save(str(path))
     hf2 = tokenizers.Tokenizer.from_file(str(path))
-    text = read_sample(shared_path("corpora", "gutenberg", "pg244_en_a_study_in_scarlet.txt"), 50_000) + " newword [X] <pad>"
+    text = (
+        read_sample(shared_path("corpora", "gutenberg", "pg244_en_a_study_in_scarlet.txt"), 50_000)
+        + " newword [X] <pad>"
+    )
     assert tm2.encode(text).ids == hf2.encode(text).ids
     assert path.read_text(encoding="utf-8") == hf2.to_str(pretty=True)
     assert [p.name for p in tmp_path.iterdir()] == ["saved.json"], "save() left a temporary file"

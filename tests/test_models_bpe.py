@@ -3,6 +3,7 @@
 The text is pre-split into words here (with tokenizers' own pre-tokenizers) so that only the
 model is compared: for every word, the tokens (id, value, byte offsets) must be identical.
 """
+
 from __future__ import annotations
 
 import gzip
@@ -14,16 +15,13 @@ from pathlib import Path
 import pytest
 
 tokenizers = pytest.importorskip("tokenizers")
+import tokenmill  # noqa: E402
+from conftest import read_sample, shared_path  # noqa: E402
 from tokenizers import Tokenizer as HFTokenizer  # noqa: E402
 from tokenizers import models as hf_models  # noqa: E402
-from tokenizers import normalizers as hf_normalizers  # noqa: E402
 from tokenizers import pre_tokenizers as hf_pre  # noqa: E402
 from tokenizers import trainers as hf_trainers  # noqa: E402
-
-import tokenmill  # noqa: E402
 from tokenmill import models  # noqa: E402
-
-from conftest import read_sample, shared_path  # noqa: E402
 
 MULTILINGUAL = [
     ("multilingual", "ar", "ar_ud_pud_test_text.txt"),
@@ -40,7 +38,9 @@ MULTILINGUAL = [
 
 def corpus_text(max_bytes_each: int = 150_000) -> str:
     """English, every multilingual language, and Python standard-library code, sampled."""
-    parts = [read_sample(shared_path("corpora", "gutenberg", "pg244_en_a_study_in_scarlet.txt"), 400_000)]
+    parts = [
+        read_sample(shared_path("corpora", "gutenberg", "pg244_en_a_study_in_scarlet.txt"), 400_000)
+    ]
     parts += [read_sample(shared_path("corpora", *p), max_bytes_each) for p in MULTILINGUAL]
     stdlib = Path(sysconfig.get_paths()["stdlib"])
     code = []
@@ -53,7 +53,9 @@ def corpus_text(max_bytes_each: int = 150_000) -> str:
 
 
 def unique_words(text: str, pre_tokenizer) -> list[str]:
-    seen = dict.fromkeys(w for line in text.splitlines() for w, _ in pre_tokenizer.pre_tokenize_str(line))
+    seen = dict.fromkeys(
+        w for line in text.splitlines() for w, _ in pre_tokenizer.pre_tokenize_str(line)
+    )
     return list(seen)
 
 
@@ -77,13 +79,17 @@ def assert_same_tokens(ours, theirs, words) -> None:
 
 @pytest.fixture(scope="module")
 def gpt2_files():
-    return shared_path("pretrained", "gpt2", "encoder.json"), shared_path("pretrained", "gpt2", "vocab.bpe")
+    return shared_path("pretrained", "gpt2", "encoder.json"), shared_path(
+        "pretrained", "gpt2", "vocab.bpe"
+    )
 
 
 @pytest.fixture(scope="module")
 def gpt2_pair(gpt2_files):
     vocab, merges = gpt2_files
-    return models.BPE.from_file(str(vocab), str(merges)), hf_models.BPE.from_file(str(vocab), str(merges))
+    return models.BPE.from_file(str(vocab), str(merges)), hf_models.BPE.from_file(
+        str(vocab), str(merges)
+    )
 
 
 @pytest.fixture(scope="module")
@@ -93,7 +99,11 @@ def byte_level_words():
 
 def bytes_to_unicode() -> dict[int, str]:
     """GPT-2's byte → printable character map (as CLIP's simple_tokenizer builds it)."""
-    bs = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), ord("ÿ") + 1))
+    bs = (
+        list(range(ord("!"), ord("~") + 1))
+        + list(range(ord("¡"), ord("¬") + 1))
+        + list(range(ord("®"), ord("ÿ") + 1))
+    )
     cs = bs[:]
     n = 0
     for b in range(256):
@@ -124,12 +134,19 @@ CLIP_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d|[\p{L}]+|[\p{N}]|[^\s\p{L}\p{N}]+"""
 def trained_classic():
     """A classic BPE trained by tokenizers on real English (vocab and merges from its JSON),
     once with a continuing-subword prefix and once with an end-of-word suffix."""
-    text = read_sample(shared_path("corpora", "gutenberg", "pg244_en_a_study_in_scarlet.txt"), 250_000)
+    text = read_sample(
+        shared_path("corpora", "gutenberg", "pg244_en_a_study_in_scarlet.txt"), 250_000
+    )
     out = {}
-    for name, kwargs in {"prefix": {"continuing_subword_prefix": "##"}, "suffix": {"end_of_word_suffix": "</w>"}}.items():
+    for name, kwargs in {
+        "prefix": {"continuing_subword_prefix": "##"},
+        "suffix": {"end_of_word_suffix": "</w>"},
+    }.items():
         tok = HFTokenizer(hf_models.BPE(unk_token="<unk>", **kwargs))
         tok.pre_tokenizer = hf_pre.Whitespace()
-        trainer = hf_trainers.BpeTrainer(vocab_size=2000, special_tokens=["<unk>"], show_progress=False, **kwargs)
+        trainer = hf_trainers.BpeTrainer(
+            vocab_size=2000, special_tokens=["<unk>"], show_progress=False, **kwargs
+        )
         tok.train_from_iterator(text.splitlines(), trainer=trainer)
         model = json.loads(tok.to_str())["model"]
         out[name] = (model["vocab"], [tuple(m) for m in model["merges"]], kwargs)
@@ -169,10 +186,12 @@ def test_clip_end_of_word_suffix_matches_tokenizers(clip_vocab_merges):
     assert len(vocab) == 49408
     kwargs = dict(end_of_word_suffix="</w>", unk_token="<|endoftext|>")
     ours, theirs = models.BPE(vocab, merges, **kwargs), hf_models.BPE(vocab, merges, **kwargs)
-    pre = hf_pre.Sequence([
-        hf_pre.Split(tokenizers.Regex(CLIP_PATTERN), "removed", invert=True),
-        hf_pre.ByteLevel(add_prefix_space=False, use_regex=False),
-    ])
+    pre = hf_pre.Sequence(
+        [
+            hf_pre.Split(tokenizers.Regex(CLIP_PATTERN), "removed", invert=True),
+            hf_pre.ByteLevel(add_prefix_space=False, use_regex=False),
+        ]
+    )
     words = unique_words(corpus_text(80_000).lower(), pre)
     assert len(words) > 10_000
     assert_same_tokens(ours, theirs, words)
@@ -212,7 +231,9 @@ def test_byte_fallback_mistral_like(trained_classic, whitespace_words):
         kwargs["end_of_word_suffix"] = "</w>"
         ours, theirs = models.BPE(vocab, merges, **kwargs), hf_models.BPE(vocab, merges, **kwargs)
         assert_same_tokens(ours, theirs, whitespace_words)
-    assert any(t.value.startswith("<0x") for w in whitespace_words[-2000:] for t in ours.tokenize(w))
+    assert any(
+        t.value.startswith("<0x") for w in whitespace_words[-2000:] for t in ours.tokenize(w)
+    )
 
 
 def test_long_words(gpt2_pair, byte_level_words):
@@ -267,7 +288,9 @@ def test_dropout_is_seedable_and_random(gpt2_files, byte_level_words):
     assert abs(n_ours - n_theirs) / n_theirs < 0.05, (n_ours, n_theirs)
     for zero in (0.0, None):
         model = models.BPE.from_file(vocab, merges, dropout=zero)
-        assert [as_triples(model.tokenize(w)) for w in words[:300]] == [as_triples(plain.tokenize(w)) for w in words[:300]]
+        assert [as_triples(model.tokenize(w)) for w in words[:300]] == [
+            as_triples(plain.tokenize(w)) for w in words[:300]
+        ]
     with pytest.raises(tokenmill.TokenmillError):
         models.BPE({}, [], dropout=1.5)
 
@@ -286,7 +309,9 @@ def test_json_round_trip_and_tokenizers_json_accepted(trained_classic, gpt2_pair
     ours = models.BPE()
     ours.__setstate__(json.dumps(reference).encode())
     assert json.loads(ours.__getstate__()) == reference
-    assert ours.__getstate__().decode() == json.dumps(reference, ensure_ascii=False, separators=(",", ":"))
+    assert ours.__getstate__().decode() == json.dumps(
+        reference, ensure_ascii=False, separators=(",", ":")
+    )
     # Old files: merges as "a b" strings.
     legacy = dict(reference, merges=[f"{a} {b}" for a, b in reference["merges"]], dropout=None)
     ours.__setstate__(json.dumps(legacy).encode())
@@ -294,7 +319,9 @@ def test_json_round_trip_and_tokenizers_json_accepted(trained_classic, gpt2_pair
     assert_same_tokens(ours, theirs, whitespace_words[:3000])
     # GPT-2: the whole model section is written byte for byte as tokenizers writes it.
     gpt2_ours, gpt2_theirs = gpt2_pair
-    assert gpt2_ours.__getstate__().decode() == json.dumps(model_json(gpt2_theirs), ensure_ascii=False, separators=(",", ":"))
+    assert gpt2_ours.__getstate__().decode() == json.dumps(
+        model_json(gpt2_theirs), ensure_ascii=False, separators=(",", ":")
+    )
 
 
 def test_pickle_and_attributes(trained_classic, whitespace_words):
@@ -305,8 +332,15 @@ def test_pickle_and_attributes(trained_classic, whitespace_words):
     assert again.end_of_word_suffix == "</w>" and again.unk_token == "<unk>"
     assert as_triples(again.tokenize("Holmes")) == as_triples(ours.tokenize("Holmes"))
     theirs = hf_models.BPE(vocab, merges, unk_token="<unk>", **kwargs)
-    for attr, value in [("unk_token", None), ("fuse_unk", True), ("end_of_word_suffix", None), ("ignore_merges", True),
-                        ("byte_fallback", True), ("continuing_subword_prefix", "##"), ("dropout", 0.5)]:
+    for attr, value in [
+        ("unk_token", None),
+        ("fuse_unk", True),
+        ("end_of_word_suffix", None),
+        ("ignore_merges", True),
+        ("byte_fallback", True),
+        ("continuing_subword_prefix", "##"),
+        ("dropout", 0.5),
+    ]:
         assert getattr(ours, attr) == getattr(theirs, attr), attr
         setattr(ours, attr, value)
         setattr(theirs, attr, value)
@@ -327,14 +361,20 @@ def test_save_writes_tokenizers_files(tmp_path, trained_classic, gpt2_pair):
     (tmp_path / "theirs").mkdir()
     ours_files = gpt2_ours.save(str(tmp_path / "ours"))
     theirs_files = gpt2_theirs.save(str(tmp_path / "theirs"))
-    assert [Path(p).name for p in ours_files] == [Path(p).name for p in theirs_files] == ["vocab.json", "merges.txt"]
+    assert (
+        [Path(p).name for p in ours_files]
+        == [Path(p).name for p in theirs_files]
+        == ["vocab.json", "merges.txt"]
+    )
     for a, b in zip(ours_files, theirs_files):
         assert Path(a).read_bytes() == Path(b).read_bytes()
     named = gpt2_ours.save(str(tmp_path / "ours"), "gpt2")
     assert [Path(p).name for p in named] == ["gpt2-vocab.json", "gpt2-merges.txt"]
     vocab, merges = models.BPE.read_file(*named)
     assert (vocab, merges) == hf_models.BPE.read_file(*theirs_files)
-    assert list(tmp_path.joinpath("ours").iterdir()).__len__() == 4, "no temporary files left behind"
+    assert list(tmp_path.joinpath("ours").iterdir()).__len__() == 4, (
+        "no temporary files left behind"
+    )
 
 
 def write(tmp_path: Path, name: str, data) -> str:

@@ -7,6 +7,7 @@ normalized character: tokenmill exposes them as ``NormalizedString.alignments``;
 we read them from a Tokenizer whose pre-tokenizer isolates every character, so each token's
 offsets are the original span of one normalized character.
 """
+
 from __future__ import annotations
 
 import copy
@@ -18,14 +19,12 @@ from pathlib import Path
 import pytest
 import tokenizers
 import tokenizers.models
+import tokenmill
+from conftest import SHARED, read_sample, shared_path
 from tokenizers import normalizers as tk_normalizers
 from tokenizers import pre_tokenizers as tk_pre_tokenizers
 from tokenizers.models import WordLevel
-
-import tokenmill
 from tokenmill import normalizers as tm_normalizers
-
-from conftest import SHARED, read_sample, shared_path
 
 # ---------------------------------------------------------------------------------------------
 # The normalizers under test, as builders taking (normalizers module, Regex class).
@@ -52,17 +51,23 @@ CONFIGS = {
     "Bert-cased": lambda N, R: N.BertNormalizer(lowercase=False),
     "Bert-strip-cased": lambda N, R: N.BertNormalizer(strip_accents=True, lowercase=False),
     "Bert-lower-keep-accents": lambda N, R: N.BertNormalizer(strip_accents=False),
-    "Bert-no-clean-no-cjk": lambda N, R: N.BertNormalizer(clean_text=False, handle_chinese_chars=False),
+    "Bert-no-clean-no-cjk": lambda N, R: N.BertNormalizer(
+        clean_text=False, handle_chinese_chars=False
+    ),
     "Seq-strip-accents": lambda N, R: N.Sequence([N.NFD(), N.StripAccents(), N.Lowercase()]),
     "Seq-t5-like": lambda N, R: N.Sequence([N.Nmt(), N.NFKC(), N.Replace(R(" {2,}"), " ")]),
     "Seq-llama-like": lambda N, R: N.Sequence([N.Prepend("▁"), N.Replace(" ", "▁")]),
-    "Seq-nested": lambda N, R: N.Sequence([N.Strip(), N.Sequence([N.NFKC(), N.Lowercase()]), N.StripAccents()]),
+    "Seq-nested": lambda N, R: N.Sequence(
+        [N.Strip(), N.Sequence([N.NFKC(), N.Lowercase()]), N.StripAccents()]
+    ),
 }
 
 
 def build(name):
     """The (tokenmill, tokenizers) pair for a config name."""
-    return CONFIGS[name](tm_normalizers, tokenmill.Regex), CONFIGS[name](tk_normalizers, tokenizers.Regex)
+    return CONFIGS[name](tm_normalizers, tokenmill.Regex), CONFIGS[name](
+        tk_normalizers, tokenizers.Regex
+    )
 
 
 def spm_charsmap(path: Path) -> bytes:
@@ -105,7 +110,11 @@ def spm_charsmap(path: Path) -> bytes:
     raise ValueError(f"{path} has no precompiled_charsmap")
 
 
-SPM_MODELS = ["botchan_en_unigram_1000.model", "botchan_en_bpe_1000.model", "kyoto_ja_unigram_8000.model"]
+SPM_MODELS = [
+    "botchan_en_unigram_1000.model",
+    "botchan_en_bpe_1000.model",
+    "kyoto_ja_unigram_8000.model",
+]
 
 
 def precompiled_pair(model: str):
@@ -142,7 +151,9 @@ ADVERSARIAL = [
 def corpus_files():
     """Every text file of ../shared/corpora (small samples of each are used)."""
     root = shared_path("corpora")
-    files = sorted(p for p in root.rglob("*") if p.is_file() and p.name not in {"MANIFEST.md", "LICENSE.txt"})
+    files = sorted(
+        p for p in root.rglob("*") if p.is_file() and p.name not in {"MANIFEST.md", "LICENSE.txt"}
+    )
     assert files, f"no corpus files under {root}"
     return files
 
@@ -150,11 +161,18 @@ def corpus_files():
 def code_files():
     """Python standard library sources: the code corpus."""
     stdlib = Path(sysconfig.get_paths()["stdlib"])
-    return [stdlib / name for name in ("json/decoder.py", "textwrap.py", "unicodedata.py", "difflib.py") if (stdlib / name).exists()]
+    return [
+        stdlib / name
+        for name in ("json/decoder.py", "textwrap.py", "unicodedata.py", "difflib.py")
+        if (stdlib / name).exists()
+    ]
 
 
 def corpus_samples(max_bytes):
-    samples = {p.relative_to(SHARED / "corpora").as_posix(): read_sample(p, max_bytes) for p in corpus_files()}
+    samples = {
+        p.relative_to(SHARED / "corpora").as_posix(): read_sample(p, max_bytes)
+        for p in corpus_files()
+    }
     for p in code_files():
         samples[f"stdlib/{p.name}"] = read_sample(p, max_bytes)
     return samples
@@ -197,7 +215,9 @@ def assert_same_alignments(tm, tk, text, label):
     assert len(got) == len(expected) == len(normalized), label
     if got != expected:
         i = next(k for k, (a, b) in enumerate(zip(got, expected)) if a != b)
-        pytest.fail(f"{label}: alignment of normalized char {i} ({normalized[i]!r}) is {got[i]}, tokenizers says {expected[i]}")
+        pytest.fail(
+            f"{label}: alignment of normalized char {i} ({normalized[i]!r}) is {got[i]}, tokenizers says {expected[i]}"
+        )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -233,7 +253,9 @@ def test_precompiled_matches_tokenizers(model, samples, mixed_text):
     for label, text in samples.items():
         assert tm.normalize_str(text) == tk.normalize_str(text), f"Precompiled({model}) on {label}"
     for text in ADVERSARIAL:
-        assert tm.normalize_str(text) == tk.normalize_str(text), f"Precompiled({model}) on {text[:40]!r}"
+        assert tm.normalize_str(text) == tk.normalize_str(text), (
+            f"Precompiled({model}) on {text[:40]!r}"
+        )
     assert_same_alignments(tm, tk, mixed_text, f"Precompiled({model}) on the corpus mix")
     for text in ADVERSARIAL[:16]:
         assert_same_alignments(tm, tk, text, f"Precompiled({model}) on {text[:40]!r}")
@@ -296,7 +318,12 @@ def test_repr_and_pickle(name):
 def test_properties_get_and_set_like_tokenizers():
     tm, tk = build("Bert")
     text = "Héllo WÖRLD 中文\t!"
-    for attr, value in [("lowercase", False), ("strip_accents", True), ("handle_chinese_chars", False), ("clean_text", False)]:
+    for attr, value in [
+        ("lowercase", False),
+        ("strip_accents", True),
+        ("handle_chinese_chars", False),
+        ("clean_text", False),
+    ]:
         assert getattr(tm, attr) == getattr(tk, attr)
         setattr(tm, attr, value)
         setattr(tk, attr, value)
@@ -372,7 +399,13 @@ def test_normalized_string_api_matches_tokenizers():
     tm.map(lambda c: "_" if c == " " else c)
     tk.map(lambda c: "_" if c == " " else c)
     assert (tm.normalized, tm.original, str(tm)) == (tk.normalized, tk.original, str(tk))
-    for behavior in ["removed", "isolated", "merged_with_previous", "merged_with_next", "contiguous"]:
+    for behavior in [
+        "removed",
+        "isolated",
+        "merged_with_previous",
+        "merged_with_next",
+        "contiguous",
+    ]:
         got = [p.normalized for p in tm.split("_", behavior)]
         expected = [p.normalized for p in tk.split("_", behavior) if p.normalized]
         assert got == expected, behavior

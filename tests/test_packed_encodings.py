@@ -8,13 +8,13 @@ way of reading such an encoding (each getter, the overflowing windows, every loo
 truncate, set_sequence_id, pickling) gives exactly what `tokenizers` gives for the same batch,
 with truncation windows and padding on either side, for single texts and pairs.
 """
+
 from __future__ import annotations
 
 import pickle
 
 import numpy as np
 import pytest
-
 from conftest import read_sample, shared_path
 
 tokenizers = pytest.importorskip("tokenizers")
@@ -25,8 +25,12 @@ DOC_BYTES = 400
 
 @pytest.fixture(scope="module")
 def docs():
-    text = read_sample(shared_path("corpora", "english_large", "gutenberg_en_large_part1.txt"), 16_000)
-    french = read_sample(shared_path("corpora", "multilingual", "fr", "fr_pg14155_flaubert_madame_bovary.txt"), 4_000)
+    text = read_sample(
+        shared_path("corpora", "english_large", "gutenberg_en_large_part1.txt"), 16_000
+    )
+    french = read_sample(
+        shared_path("corpora", "multilingual", "fr", "fr_pg14155_flaubert_madame_bovary.txt"), 4_000
+    )
     docs, current = [], ""
     for line in (text + french).splitlines(keepends=True):
         current += line
@@ -38,8 +42,16 @@ def docs():
 
 SETTINGS = [
     pytest.param(None, None, id="plain"),
-    pytest.param({"max_length": 24, "stride": 6}, {"direction": "right", "pad_to_multiple_of": 8}, id="windows-right"),
-    pytest.param({"max_length": 40, "stride": 0, "direction": "left"}, {"direction": "left", "pad_token": "[MASK]", "pad_id": 103}, id="left"),
+    pytest.param(
+        {"max_length": 24, "stride": 6},
+        {"direction": "right", "pad_to_multiple_of": 8},
+        id="windows-right",
+    ),
+    pytest.param(
+        {"max_length": 40, "stride": 0, "direction": "left"},
+        {"direction": "left", "pad_token": "[MASK]", "pad_id": 103},
+        id="left",
+    ),
     pytest.param(None, {"length": 300, "pad_type_id": 1}, id="fixed"),
 ]
 
@@ -57,15 +69,37 @@ def _configure(tok, truncation, padding):
 
 def _assert_same(expected, got, where):
     assert len(got) == len(expected), where
-    for name in ("ids", "tokens", "offsets", "type_ids", "word_ids", "sequence_ids", "attention_mask", "special_tokens_mask", "n_sequences"):
+    for name in (
+        "ids",
+        "tokens",
+        "offsets",
+        "type_ids",
+        "word_ids",
+        "sequence_ids",
+        "attention_mask",
+        "special_tokens_mask",
+        "n_sequences",
+    ):
         assert getattr(got, name) == getattr(expected, name), (where, name)
     for sequence in range(expected.n_sequences):
         for word in range(8):
-            assert got.word_to_tokens(word, sequence) == expected.word_to_tokens(word, sequence), (where, word)
-            assert got.word_to_chars(word, sequence) == expected.word_to_chars(word, sequence), (where, word)
+            assert got.word_to_tokens(word, sequence) == expected.word_to_tokens(word, sequence), (
+                where,
+                word,
+            )
+            assert got.word_to_chars(word, sequence) == expected.word_to_chars(word, sequence), (
+                where,
+                word,
+            )
         for char in range(0, 60, 7):
-            assert got.char_to_token(char, sequence) == expected.char_to_token(char, sequence), (where, char)
-            assert got.char_to_word(char, sequence) == expected.char_to_word(char, sequence), (where, char)
+            assert got.char_to_token(char, sequence) == expected.char_to_token(char, sequence), (
+                where,
+                char,
+            )
+            assert got.char_to_word(char, sequence) == expected.char_to_word(char, sequence), (
+                where,
+                char,
+            )
     for token in range(0, len(expected) + 2, 5):
         assert got.token_to_sequence(token) == expected.token_to_sequence(token), (where, token)
         assert got.token_to_chars(token) == expected.token_to_chars(token), (where, token)
@@ -84,7 +118,10 @@ def _inputs(docs, pairs):
 @pytest.mark.parametrize("pairs", [False, True], ids=["single", "pairs"])
 @pytest.mark.parametrize("truncation, padding", SETTINGS)
 def test_batch_encodings_read_as_tokenizers(bert_json, docs, truncation, padding, pairs):
-    theirs, ours = tokenizers.Tokenizer.from_file(bert_json), tokenmill.Tokenizer.from_file(bert_json)
+    theirs, ours = (
+        tokenizers.Tokenizer.from_file(bert_json),
+        tokenmill.Tokenizer.from_file(bert_json),
+    )
     for tok in (theirs, ours):
         _configure(tok, truncation, padding)
     inputs = _inputs(docs, pairs)
@@ -99,7 +136,10 @@ def test_batch_encodings_read_as_tokenizers(bert_json, docs, truncation, padding
 
 @pytest.mark.parametrize("truncation, padding", SETTINGS)
 def test_edits_of_batch_encodings(bert_json, docs, truncation, padding):
-    theirs, ours = tokenizers.Tokenizer.from_file(bert_json), tokenmill.Tokenizer.from_file(bert_json)
+    theirs, ours = (
+        tokenizers.Tokenizer.from_file(bert_json),
+        tokenmill.Tokenizer.from_file(bert_json),
+    )
     for tok in (theirs, ours):
         _configure(tok, truncation, padding)
     expected, got = theirs.encode_batch(docs[:12]), ours.encode_batch(docs[:12])
@@ -112,7 +152,9 @@ def test_edits_of_batch_encodings(bert_json, docs, truncation, padding):
         assert g.ids == e.ids
         for enc in (e, g):
             enc.truncate(10, stride=2, direction="left" if i % 2 else "right")
-            enc.pad(14, direction="left" if i % 3 else "right", pad_id=7, pad_type_id=2, pad_token="<p>")
+            enc.pad(
+                14, direction="left" if i % 3 else "right", pad_id=7, pad_type_id=2, pad_token="<p>"
+            )
         _assert_same(e, g, f"{i} edited")
 
 
@@ -121,11 +163,23 @@ def test_edits_of_batch_encodings(bert_json, docs, truncation, padding):
 def test_numpy_rows_padded_when_made(bert_json, docs, side, pairs):
     """The rows of `tok(..., return_tensors="np")` are padded only when their Encoding is made:
     arrays and rows equal `tokenizers`' batch with the same truncation and padding."""
-    theirs, ours = tokenizers.Tokenizer.from_file(bert_json), tokenmill.Tokenizer.from_file(bert_json)
+    theirs, ours = (
+        tokenizers.Tokenizer.from_file(bert_json),
+        tokenmill.Tokenizer.from_file(bert_json),
+    )
     theirs.enable_truncation(32, stride=4, strategy="only_second" if pairs else "longest_first")
     theirs.enable_padding(direction=side, pad_to_multiple_of=8)
-    options = dict(max_length=32, stride=4, padding="longest", pad_to_multiple_of=8, padding_side=side, return_overflowing_tokens=True,
-                   return_offsets_mapping=True, return_special_tokens_mask=True, return_tensors="np")
+    options = dict(
+        max_length=32,
+        stride=4,
+        padding="longest",
+        pad_to_multiple_of=8,
+        padding_side=side,
+        return_overflowing_tokens=True,
+        return_offsets_mapping=True,
+        return_special_tokens_mask=True,
+        return_tensors="np",
+    )
     if pairs:
         # "only_second" cuts the second text: the first ones (questions) are kept short
         questions = [d[:40] for d in docs]
@@ -139,8 +193,12 @@ def test_numpy_rows_padded_when_made(bert_json, docs, side, pairs):
     np.testing.assert_array_equal(out["input_ids"], np.array([r.ids for r in rows]))
     np.testing.assert_array_equal(out["token_type_ids"], np.array([r.type_ids for r in rows]))
     np.testing.assert_array_equal(out["attention_mask"], np.array([r.attention_mask for r in rows]))
-    np.testing.assert_array_equal(out["special_tokens_mask"], np.array([r.special_tokens_mask for r in rows]))
-    np.testing.assert_array_equal(out["offset_mapping"], np.array([r.offsets for r in rows]).reshape(len(rows), -1, 2))
+    np.testing.assert_array_equal(
+        out["special_tokens_mask"], np.array([r.special_tokens_mask for r in rows])
+    )
+    np.testing.assert_array_equal(
+        out["offset_mapping"], np.array([r.offsets for r in rows]).reshape(len(rows), -1, 2)
+    )
     for i in range(0, len(rows), 3):
         _assert_same(rows[i], out[i], i)
         assert out.tokens(i) == rows[i].tokens and out.word_ids(i) == rows[i].word_ids
@@ -156,5 +214,7 @@ def test_set_sequence_id_on_packed_encodings(bert_json, docs):
             enc.set_sequence_id(1)
         assert packed.n_sequences == whole.n_sequences == 2
         assert packed.sequence_ids == whole.sequence_ids
-        assert [packed.token_to_sequence(t) for t in range(len(whole) + 1)] == [whole.token_to_sequence(t) for t in range(len(whole) + 1)]
+        assert [packed.token_to_sequence(t) for t in range(len(whole) + 1)] == [
+            whole.token_to_sequence(t) for t in range(len(whole) + 1)
+        ]
         assert packed.char_to_token(3, 1) == whole.char_to_token(3, 1)

@@ -8,6 +8,7 @@ here runs one suite and fails on any peer test that does not pass, except the fe
 compatibility section lists them with the same reasons), and on any test skipped for a reason
 other than the suites' own (network access, pytest-benchmark, free-threaded builds).
 """
+
 from __future__ import annotations
 
 import os
@@ -79,11 +80,18 @@ def _run_suite(suite: str, results: Path) -> Path:
     )
     env.pop("PYTEST_ADDOPTS", None)
     done = subprocess.run(
-        ["bash", str(runner), suite], check=False, env=env, cwd=results, capture_output=True,
-        text=True, timeout=1200,
+        ["bash", str(runner), suite],
+        check=False,
+        env=env,
+        cwd=results,
+        capture_output=True,
+        text=True,
+        timeout=1200,
     )
     out = results / "tokenmill"
-    assert (out / f"{suite}.xml").exists(), f"run_all.sh wrote no junit file:\n{done.stdout}\n{done.stderr}"
+    assert (out / f"{suite}.xml").exists(), (
+        f"run_all.sh wrote no junit file:\n{done.stdout}\n{done.stderr}"
+    )
     return out
 
 
@@ -117,13 +125,20 @@ def test_peer_suite_passes(suite, tmp_path):
     unexpected = {
         test_id: (outcome, message[:300])
         for test_id, (outcome, message) in outcomes.items()
-        if outcome in ("failure", "error") and test_id not in exceptions
-        or outcome == "skipped" and not ACCEPTED_SKIPS.search(message)
+        if outcome in ("failure", "error")
+        and test_id not in exceptions
+        or outcome == "skipped"
+        and not ACCEPTED_SKIPS.search(message)
     }
     log = (out / f"{suite}.log").read_text(encoding="utf-8", errors="replace")
-    assert not unexpected, f"{suite}: peer tests that do not pass on tokenmill:\n" + "\n".join(
-        f"  {test_id}: {outcome}: {message}" for test_id, (outcome, message) in unexpected.items()
-    ) + f"\n--- end of {suite}.log ---\n{log[-3000:]}"
+    assert not unexpected, (
+        f"{suite}: peer tests that do not pass on tokenmill:\n"
+        + "\n".join(
+            f"  {test_id}: {outcome}: {message}"
+            for test_id, (outcome, message) in unexpected.items()
+        )
+        + f"\n--- end of {suite}.log ---\n{log[-3000:]}"
+    )
     passed = sum(outcome == "passed" for outcome, _ in outcomes.values())
     assert passed >= RUNNABLE[suite] - len(exceptions), (
         f"{suite}: only {passed} peer tests passed of the {RUNNABLE[suite]} the peer passes "

@@ -5,6 +5,7 @@ Python standard library sources) and on adversarial strings; Split also runs the
 GPT-2 / cl100k / o200k / Llama-3 / Qwen2 / CLIP patterns with every behavior and invert.
 The reference is always `tokenizers` itself, run on the same input in the same process.
 """
+
 from __future__ import annotations
 
 import functools
@@ -16,13 +17,11 @@ from pathlib import Path
 import pytest
 
 tokenizers = pytest.importorskip("tokenizers")
+import tokenmill  # noqa: E402
+from conftest import read_sample, shared_path  # noqa: E402
 from tokenizers import Regex as TkRegex  # noqa: E402
 from tokenizers import pre_tokenizers as tk  # noqa: E402
-
-import tokenmill  # noqa: E402
 from tokenmill import pre_tokenizers as tm  # noqa: E402
-
-from conftest import read_sample, shared_path  # noqa: E402
 
 BEHAVIORS = ["removed", "isolated", "merged_with_previous", "merged_with_next", "contiguous"]
 
@@ -48,7 +47,20 @@ PATTERNS = {
 
 # Smaller regexes exercising single features (Oniguruma semantics: `.` matches \n, `^`/`$` are
 # line anchors, \s / \w / \d are Unicode).
-SMALL_PATTERNS = [r"\s+", r"\s", r"\w+", r"\d+", r"\p{P}", r".", r"^\s*", r"\s*$", r"(?i)the", r"[aeiou]", r"x*", r"(?<=\s)\S"]
+SMALL_PATTERNS = [
+    r"\s+",
+    r"\s",
+    r"\w+",
+    r"\d+",
+    r"\p{P}",
+    r".",
+    r"^\s*",
+    r"\s*$",
+    r"(?i)the",
+    r"[aeiou]",
+    r"x*",
+    r"(?<=\s)\S",
+]
 
 STRING_PATTERNS = [" ", ",", "e", "the", "\n", "", ".", "  "]
 
@@ -88,7 +100,10 @@ def corpus_files() -> list[Path]:
     files = sorted(
         p
         for p in root.rglob("*")
-        if p.is_file() and p.suffix in {".txt", ".conllu", ".utf8"} and "LICENSE" not in p.name and "index" not in p.name
+        if p.is_file()
+        and p.suffix in {".txt", ".conllu", ".utf8"}
+        and "LICENSE" not in p.name
+        and "index" not in p.name
     )
     assert files, f"no corpus files under {root}"
     return files
@@ -138,8 +153,8 @@ def assert_same(ours, theirs, text: str, what: str = "") -> None:
     raise AssertionError(
         f"{what}: {ours!r} differs from tokenizers at piece {i} "
         f"(ours {len(got)} pieces, tokenizers {len(want)}):\n"
-        f"  ours:       {got[max(0, i - 2): i + 3]!r}\n"
-        f"  tokenizers: {want[max(0, i - 2): i + 3]!r}"
+        f"  ours:       {got[max(0, i - 2) : i + 3]!r}\n"
+        f"  tokenizers: {want[max(0, i - 2) : i + 3]!r}"
     )
 
 
@@ -147,7 +162,11 @@ def from_reference(theirs):
     """The tokenmill pre-tokenizer read from the reference's own JSON (its pickle state)."""
     state = theirs.__getstate__()
     kind = json.loads(state)["type"]
-    blank = {"Split": lambda: tm.Split(" ", "removed"), "CharDelimiterSplit": lambda: tm.CharDelimiterSplit(" "), "Sequence": lambda: tm.Sequence([])}
+    blank = {
+        "Split": lambda: tm.Split(" ", "removed"),
+        "CharDelimiterSplit": lambda: tm.CharDelimiterSplit(" "),
+        "Sequence": lambda: tm.Sequence([]),
+    }
     ours = blank.get(kind, getattr(tm, kind, None) or (lambda: None))()
     assert ours is not None, f"no tokenmill class for {kind}"
     ours.__setstate__(state)
@@ -161,7 +180,13 @@ def configs():
     for aps in (True, False):
         for use_regex in (True, False):
             for trim in (True, False):
-                out.append((f"ByteLevel({aps},{trim},{use_regex})", tm.ByteLevel(aps, trim, use_regex), tk.ByteLevel(aps, trim, use_regex)))
+                out.append(
+                    (
+                        f"ByteLevel({aps},{trim},{use_regex})",
+                        tm.ByteLevel(aps, trim, use_regex),
+                        tk.ByteLevel(aps, trim, use_regex),
+                    )
+                )
     out.append(("Whitespace", tm.Whitespace(), tk.Whitespace()))
     out.append(("WhitespaceSplit", tm.WhitespaceSplit(), tk.WhitespaceSplit()))
     out.append(("BertPreTokenizer", tm.BertPreTokenizer(), tk.BertPreTokenizer()))
@@ -173,16 +198,30 @@ def configs():
     for rep in ("▁", "_"):
         for scheme in ("always", "first", "never"):
             for split in (True, False):
-                out.append((f"Metaspace({rep},{scheme},{split})", tm.Metaspace(rep, scheme, split), tk.Metaspace(rep, scheme, split)))
+                out.append(
+                    (
+                        f"Metaspace({rep},{scheme},{split})",
+                        tm.Metaspace(rep, scheme, split),
+                        tk.Metaspace(rep, scheme, split),
+                    )
+                )
     for d in (" ", "e", "\n", "日"):
-        out.append((f"CharDelimiterSplit({d!r})", tm.CharDelimiterSplit(d), tk.CharDelimiterSplit(d)))
+        out.append(
+            (f"CharDelimiterSplit({d!r})", tm.CharDelimiterSplit(d), tk.CharDelimiterSplit(d))
+        )
     out.append(("UnicodeScripts", tm.UnicodeScripts(), tk.UnicodeScripts()))
     for n in (1, 5):
         out.append((f"FixedLength({n})", tm.FixedLength(n), tk.FixedLength(n)))
     for pattern in STRING_PATTERNS:
         for b in BEHAVIORS:
             for inv in (False, True):
-                out.append((f"Split({pattern!r},{b},{inv})", tm.Split(pattern, b, inv), tk.Split(pattern, b, inv)))
+                out.append(
+                    (
+                        f"Split({pattern!r},{b},{inv})",
+                        tm.Split(pattern, b, inv),
+                        tk.Split(pattern, b, inv),
+                    )
+                )
     for pattern in SMALL_PATTERNS:
         for b in BEHAVIORS:
             theirs = tk.Split(TkRegex(pattern), b)
@@ -190,12 +229,34 @@ def configs():
     out.append(
         (
             "Sequence(Whitespace, Digits, Punctuation)",
-            tm.Sequence([tm.WhitespaceSplit(), tm.Sequence([tm.Digits(True), tm.Punctuation("merged_with_next")])]),
-            tk.Sequence([tk.WhitespaceSplit(), tk.Sequence([tk.Digits(True), tk.Punctuation("merged_with_next")])]),
+            tm.Sequence(
+                [
+                    tm.WhitespaceSplit(),
+                    tm.Sequence([tm.Digits(True), tm.Punctuation("merged_with_next")]),
+                ]
+            ),
+            tk.Sequence(
+                [
+                    tk.WhitespaceSplit(),
+                    tk.Sequence([tk.Digits(True), tk.Punctuation("merged_with_next")]),
+                ]
+            ),
         )
     )
-    out.append(("Sequence(Metaspace, Digits)", tm.Sequence([tm.Metaspace(), tm.Digits()]), tk.Sequence([tk.Metaspace(), tk.Digits()])))
-    out.append(("Sequence(ByteLevel, Metaspace)", tm.Sequence([tm.ByteLevel(), tm.Metaspace()]), tk.Sequence([tk.ByteLevel(), tk.Metaspace()])))
+    out.append(
+        (
+            "Sequence(Metaspace, Digits)",
+            tm.Sequence([tm.Metaspace(), tm.Digits()]),
+            tk.Sequence([tk.Metaspace(), tk.Digits()]),
+        )
+    )
+    out.append(
+        (
+            "Sequence(ByteLevel, Metaspace)",
+            tm.Sequence([tm.ByteLevel(), tm.Metaspace()]),
+            tk.Sequence([tk.ByteLevel(), tk.Metaspace()]),
+        )
+    )
     return out
 
 
@@ -252,7 +313,11 @@ def test_split_with_model_patterns_every_behavior(pattern_name, behavior, invert
     "name,ours,theirs",
     [
         ("ByteLevel", tm.ByteLevel(), tk.ByteLevel()),
-        ("ByteLevel(no prefix)", tm.ByteLevel(add_prefix_space=False), tk.ByteLevel(add_prefix_space=False)),
+        (
+            "ByteLevel(no prefix)",
+            tm.ByteLevel(add_prefix_space=False),
+            tk.ByteLevel(add_prefix_space=False),
+        ),
         ("Whitespace", tm.Whitespace(), tk.Whitespace()),
         ("BertPreTokenizer", tm.BertPreTokenizer(), tk.BertPreTokenizer()),
         ("Metaspace", tm.Metaspace(), tk.Metaspace()),
@@ -268,8 +333,18 @@ def test_main_pre_tokenizers_on_every_corpus(name, ours, theirs, corpus_texts):
 
 def test_model_sequences(corpus_texts):
     """The pre-tokenizers of real models: Llama-3 style and CLIP style."""
-    llama_tk = tk.Sequence([tk.Split(TkRegex(PATTERNS["llama3"]), "isolated"), tk.ByteLevel(add_prefix_space=False, use_regex=False)])
-    clip_tk = tk.Sequence([tk.Split(TkRegex(PATTERNS["clip"]), "removed", invert=True), tk.ByteLevel(add_prefix_space=False, use_regex=False)])
+    llama_tk = tk.Sequence(
+        [
+            tk.Split(TkRegex(PATTERNS["llama3"]), "isolated"),
+            tk.ByteLevel(add_prefix_space=False, use_regex=False),
+        ]
+    )
+    clip_tk = tk.Sequence(
+        [
+            tk.Split(TkRegex(PATTERNS["clip"]), "removed", invert=True),
+            tk.ByteLevel(add_prefix_space=False, use_regex=False),
+        ]
+    )
     for theirs in (llama_tk, clip_tk):
         ours = from_reference(theirs)
         for corpus, text in corpus_texts.items():
@@ -280,7 +355,11 @@ def test_megabyte_word_and_long_lines():
     """1 MB without spaces, and a multi-megabyte line: same result, and done in linear time
     (a quadratic pass would not finish within the test run)."""
     word = "abcdefghij" * 100_000
-    for ours, theirs in [(tm.ByteLevel(), tk.ByteLevel()), (tm.Metaspace(), tk.Metaspace()), (tm.Whitespace(), tk.Whitespace())]:
+    for ours, theirs in [
+        (tm.ByteLevel(), tk.ByteLevel()),
+        (tm.Metaspace(), tk.Metaspace()),
+        (tm.Whitespace(), tk.Whitespace()),
+    ]:
         assert_same(ours, theirs, word, "1 MB word")
     line = "word, other 123 words! " * 60_000  # 1.4 MB, one line
     for ours, theirs in [(tm.ByteLevel(), tk.ByteLevel()), (tm.Digits(), tk.Digits())]:
@@ -301,17 +380,44 @@ def assigned_code_points() -> str:
     so Unicode-version differences between Oniguruma and Rust's tables stay out)."""
     import unicodedata
 
-    return "".join(chr(c) for c in range(0x110000) if not 0xD800 <= c < 0xE000 and unicodedata.category(chr(c)) != "Cn")
+    return "".join(
+        chr(c)
+        for c in range(0x110000)
+        if not 0xD800 <= c < 0xE000 and unicodedata.category(chr(c)) != "Cn"
+    )
 
 
-@pytest.mark.parametrize("pattern", [r"\w", r"\W", r"[\w]", r"[\W]", r"[^\w\s]", r"[^\W]", r"\s", r"\S", r"\d", r"\p{L}", r"\p{N}", r"\p{P}", r"\p{M}", r"[^\r\n\p{L}\p{N}]", r"\h", r"(?i:k)", r"\p{^L}"])
+@pytest.mark.parametrize(
+    "pattern",
+    [
+        r"\w",
+        r"\W",
+        r"[\w]",
+        r"[\W]",
+        r"[^\w\s]",
+        r"[^\W]",
+        r"\s",
+        r"\S",
+        r"\d",
+        r"\p{L}",
+        r"\p{N}",
+        r"\p{P}",
+        r"\p{M}",
+        r"[^\r\n\p{L}\p{N}]",
+        r"\h",
+        r"(?i:k)",
+        r"\p{^L}",
+    ],
+)
 def test_regex_classes_on_every_code_point(pattern):
     """Which chars a class matches, as Oniguruma (tokenizers) decides, for all of Unicode."""
     ours, theirs = split_regex_pair(pattern, "removed", True)
     assert_same(ours, theirs, assigned_code_points(), pattern)
 
 
-@pytest.mark.parametrize("arrangement", ["in code point order", "each after a Latin letter", "each after a digit"])
+@pytest.mark.parametrize(
+    "arrangement", ["in code point order", "each after a Latin letter", "each after a digit"]
+)
 def test_unicode_scripts_on_every_code_point(arrangement):
     """UnicodeScripts gives every code point, assigned or not, tokenizers' script: that of its
     frozen Unicode 9.0 table, not a current one (chars assigned since have no script)."""
@@ -365,8 +471,19 @@ def tokenizer_json_with(pre_tokenizer: dict) -> str:
     "older",
     [
         {"type": "Metaspace", "replacement": "▁", "add_prefix_space": True},
-        {"type": "Metaspace", "replacement": "▁", "add_prefix_space": True, "str_rep": "▁", "prepend_scheme": "first"},
-        {"type": "Metaspace", "replacement": "_", "add_prefix_space": False, "prepend_scheme": "never"},
+        {
+            "type": "Metaspace",
+            "replacement": "▁",
+            "add_prefix_space": True,
+            "str_rep": "▁",
+            "prepend_scheme": "first",
+        },
+        {
+            "type": "Metaspace",
+            "replacement": "_",
+            "add_prefix_space": False,
+            "prepend_scheme": "never",
+        },
         {"type": "Metaspace", "replacement": "▁"},
         {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True},
         {"type": "Punctuation"},
@@ -375,7 +492,9 @@ def tokenizer_json_with(pre_tokenizer: dict) -> str:
 )
 def test_older_json_forms(older):
     """Forms older tokenizer.json files use: read as tokenizers reads them."""
-    reference = json.loads(tokenizers.Tokenizer.from_str(tokenizer_json_with(older)).to_str())["pre_tokenizer"]
+    reference = json.loads(tokenizers.Tokenizer.from_str(tokenizer_json_with(older)).to_str())[
+        "pre_tokenizer"
+    ]
     ours = tm.Whitespace() if older["type"] == "Whitespace" else getattr(tm, older["type"])()
     ours.__setstate__(json.dumps(older).encode())
     assert json.loads(ours.__getstate__()) == reference
@@ -401,7 +520,9 @@ def test_bad_json_raises_format_error(bad):
 def test_bad_regex_raises_format_error():
     ours = tm.Split(" ", "removed")
     with pytest.raises(tokenmill.FormatError, match="unclosed|\\(a"):
-        ours.__setstate__(b'{"type":"Split","pattern":{"Regex":"(a"},"behavior":"Removed","invert":false}')
+        ours.__setstate__(
+            b'{"type":"Split","pattern":{"Regex":"(a"},"behavior":"Removed","invert":false}'
+        )
     with pytest.raises(tokenmill.FormatError):
         tm.Split(tokenmill.Regex("(a"), "isolated")
 
@@ -425,11 +546,23 @@ def test_bad_arguments_raise_clear_errors():
 
 def test_properties_match_tokenizers():
     pairs = [
-        (tm.ByteLevel(False, False, True), tk.ByteLevel(False, False, True), ["add_prefix_space", "trim_offsets", "use_regex"]),
-        (tm.Split(",", "merged_with_next", True), tk.Split(",", "merged_with_next", True), ["behavior", "invert"]),
+        (
+            tm.ByteLevel(False, False, True),
+            tk.ByteLevel(False, False, True),
+            ["add_prefix_space", "trim_offsets", "use_regex"],
+        ),
+        (
+            tm.Split(",", "merged_with_next", True),
+            tk.Split(",", "merged_with_next", True),
+            ["behavior", "invert"],
+        ),
         (tm.Punctuation("contiguous"), tk.Punctuation("contiguous"), ["behavior"]),
         (tm.Digits(True), tk.Digits(True), ["individual_digits"]),
-        (tm.Metaspace("_", "first", False), tk.Metaspace("_", "first", False), ["replacement", "prepend_scheme", "split"]),
+        (
+            tm.Metaspace("_", "first", False),
+            tk.Metaspace("_", "first", False),
+            ["replacement", "prepend_scheme", "split"],
+        ),
         (tm.CharDelimiterSplit("x"), tk.CharDelimiterSplit("x"), ["delimiter"]),
         (tm.FixedLength(7), tk.FixedLength(7), ["length"]),
     ]

@@ -1,6 +1,7 @@
 """Hugging Face interop: Tokenizer.from_pretrained (model folders and hub-cache snapshots, no
 network), save_pretrained (loaded by transformers.AutoTokenizer with the same ids) and
 train_new_from_iterator (same vocabulary and merges as transformers' on the same corpus)."""
+
 from __future__ import annotations
 
 import json
@@ -10,7 +11,6 @@ from pathlib import Path
 
 import pytest
 import tokenizers
-
 import tokenmill
 from conftest import read_sample, shared_path
 
@@ -19,7 +19,9 @@ transformers = pytest.importorskip("transformers")
 
 @pytest.fixture(scope="module")
 def lines():
-    texts = [read_sample(shared_path("corpora", "gutenberg", "pg244_en_a_study_in_scarlet.txt"), 30_000)]
+    texts = [
+        read_sample(shared_path("corpora", "gutenberg", "pg244_en_a_study_in_scarlet.txt"), 30_000)
+    ]
     for lang in ["de", "zh", "ru"]:
         folder = shared_path("corpora", "multilingual", lang)
         texts.append(read_sample(sorted(p for p in folder.iterdir() if p.is_file())[0], 10_000))
@@ -32,7 +34,9 @@ def gpt2_dir(tmp_path_factory):
     merges.txt, tokenizer_config.json."""
     folder = tmp_path_factory.mktemp("gpt2")
     src = shared_path("pretrained", "gpt2")
-    tok = tokenizers.Tokenizer(tokenizers.models.BPE.from_file(str(src / "encoder.json"), str(src / "vocab.bpe")))
+    tok = tokenizers.Tokenizer(
+        tokenizers.models.BPE.from_file(str(src / "encoder.json"), str(src / "vocab.bpe"))
+    )
     tok.pre_tokenizer = tokenizers.pre_tokenizers.ByteLevel(add_prefix_space=False)
     tok.decoder = tokenizers.decoders.ByteLevel()
     tok.post_processor = tokenizers.processors.ByteLevel(trim_offsets=False)
@@ -41,7 +45,13 @@ def gpt2_dir(tmp_path_factory):
     shutil.copy(src / "encoder.json", folder / "vocab.json")
     merges = (src / "vocab.bpe").read_text(encoding="utf-8")
     (folder / "merges.txt").write_text(merges, encoding="utf-8")
-    config = {"tokenizer_class": "GPT2Tokenizer", "bos_token": "<|endoftext|>", "eos_token": "<|endoftext|>", "unk_token": "<|endoftext|>", "add_prefix_space": False}
+    config = {
+        "tokenizer_class": "GPT2Tokenizer",
+        "bos_token": "<|endoftext|>",
+        "eos_token": "<|endoftext|>",
+        "unk_token": "<|endoftext|>",
+        "add_prefix_space": False,
+    }
     (folder / "tokenizer_config.json").write_text(json.dumps(config), encoding="utf-8")
     return folder
 
@@ -81,7 +91,11 @@ def test_save_pretrained_loads_in_transformers(gpt2_dir, tmp_path, lines):
     ours = tokenmill.Tokenizer.from_pretrained(gpt2_dir)
     ours.add_special_tokens(["<pad>"])
     paths = ours.save_pretrained(tmp_path / "saved")
-    assert sorted(Path(p).name for p in paths) == ["special_tokens_map.json", "tokenizer.json", "tokenizer_config.json"]
+    assert sorted(Path(p).name for p in paths) == [
+        "special_tokens_map.json",
+        "tokenizer.json",
+        "tokenizer_config.json",
+    ]
     theirs = transformers.AutoTokenizer.from_pretrained(str(tmp_path / "saved"))
     assert hf_ids(theirs, lines) == [ours.encode(line).ids for line in lines]
     assert theirs.eos_token == "<|endoftext|>" and theirs.pad_token == "<pad>"
@@ -103,8 +117,12 @@ def python_code(max_bytes=400_000):
 
 def test_train_new_from_iterator_like_transformers(gpt2_dir):
     corpus = python_code()
-    theirs = transformers.AutoTokenizer.from_pretrained(str(gpt2_dir)).train_new_from_iterator(corpus, vocab_size=800)
-    ours = tokenmill.Tokenizer.from_pretrained(gpt2_dir).train_new_from_iterator(corpus, vocab_size=800, show_progress=False)
+    theirs = transformers.AutoTokenizer.from_pretrained(str(gpt2_dir)).train_new_from_iterator(
+        corpus, vocab_size=800
+    )
+    ours = tokenmill.Tokenizer.from_pretrained(gpt2_dir).train_new_from_iterator(
+        corpus, vocab_size=800, show_progress=False
+    )
     assert ours.get_vocab() == theirs.get_vocab()
     their_json = json.loads(theirs.backend_tokenizer.to_str())
     our_json = json.loads(ours.to_str())
@@ -124,4 +142,3 @@ def test_invalid_argument_error_is_a_value_error():
         tokenmill.pre_tokenizers.Split(" ", "sideways")
     assert isinstance(raised.value, tokenmill.InvalidArgumentError)
     assert issubclass(tokenmill.InvalidArgumentError, tokenmill.TokenmillError)
-

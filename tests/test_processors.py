@@ -3,6 +3,7 @@
 Each processor is built the same way in both libraries; their tokenizer.json forms, reprs and
 `num_special_tokens_to_add` must agree, and each library must load the other's JSON.
 """
+
 from __future__ import annotations
 
 import json
@@ -10,35 +11,47 @@ import pickle
 
 import pytest
 import tokenizers
+import tokenmill
 from tokenizers import models as hf_models
 from tokenizers import processors as hf_processors
-
-import tokenmill
 from tokenmill import processors
 
 BERT_SPECIALS = [("[CLS]", 101), ("[SEP]", 102)]
 
 CONFIGS = {
     "byte_level": lambda m: m.ByteLevel(),
-    "byte_level_no_trim": lambda m: m.ByteLevel(add_prefix_space=False, trim_offsets=False, use_regex=False),
+    "byte_level_no_trim": lambda m: m.ByteLevel(
+        add_prefix_space=False, trim_offsets=False, use_regex=False
+    ),
     "bert": lambda m: m.BertProcessing(("[SEP]", 102), ("[CLS]", 101)),
     "roberta": lambda m: m.RobertaProcessing(("</s>", 2), ("<s>", 0)),
-    "roberta_no_prefix": lambda m: m.RobertaProcessing(("</s>", 2), ("<s>", 0), trim_offsets=False, add_prefix_space=False),
+    "roberta_no_prefix": lambda m: m.RobertaProcessing(
+        ("</s>", 2), ("<s>", 0), trim_offsets=False, add_prefix_space=False
+    ),
     "template_bert": lambda m: m.TemplateProcessing(
         single="[CLS] $A [SEP]", pair="[CLS] $A [SEP] $B:1 [SEP]:1", special_tokens=BERT_SPECIALS
     ),
     "template_lists_and_id_first": lambda m: m.TemplateProcessing(
-        single=["[CLS]", "$0", "[SEP]"], pair=["[CLS]:0", "$A:0", "[SEP]:0", "$B:1", "[SEP]:1"], special_tokens=[(101, "[CLS]"), (102, "[SEP]")]
+        single=["[CLS]", "$0", "[SEP]"],
+        pair=["[CLS]:0", "$A:0", "[SEP]:0", "$B:1", "[SEP]:1"],
+        special_tokens=[(101, "[CLS]"), (102, "[SEP]")],
     ),
     "template_multi_id_special": lambda m: m.TemplateProcessing(
         single="<bos> $A <translate>:2",
         pair="<bos> $A <translate>:2 $b:3",
-        special_tokens=[("<bos>", 1), {"id": "<translate>", "ids": [7, 8, 9], "tokens": ["to", "French", ":"]}],
+        special_tokens=[
+            ("<bos>", 1),
+            {"id": "<translate>", "ids": [7, 8, 9], "tokens": ["to", "French", ":"]},
+        ],
     ),
     "template_defaults": lambda m: m.TemplateProcessing(),
     "template_type_ids_only": lambda m: m.TemplateProcessing(single="$1", pair="$B:2 $A:5"),
-    "sequence": lambda m: m.Sequence([m.ByteLevel(trim_offsets=True), m.BertProcessing(("[SEP]", 102), ("[CLS]", 101))]),
-    "nested_sequence": lambda m: m.Sequence([m.Sequence([m.ByteLevel()]), m.RobertaProcessing(("</s>", 2), ("<s>", 0))]),
+    "sequence": lambda m: m.Sequence(
+        [m.ByteLevel(trim_offsets=True), m.BertProcessing(("[SEP]", 102), ("[CLS]", 101))]
+    ),
+    "nested_sequence": lambda m: m.Sequence(
+        [m.Sequence([m.ByteLevel()]), m.RobertaProcessing(("</s>", 2), ("<s>", 0))]
+    ),
 }
 
 
@@ -82,7 +95,12 @@ def test_attributes_and_setters_match_tokenizers():
         obj.sep = ("[SEP]", 5)
         obj.trim_offsets = False
     assert tm.__getstate__() == hf.__getstate__()
-    assert (tm.sep, tm.cls, tm.trim_offsets, tm.add_prefix_space) == (hf.sep, hf.cls, hf.trim_offsets, hf.add_prefix_space)
+    assert (tm.sep, tm.cls, tm.trim_offsets, tm.add_prefix_space) == (
+        hf.sep,
+        hf.cls,
+        hf.trim_offsets,
+        hf.add_prefix_space,
+    )
     hf_t = CONFIGS["template_bert"](hf_processors)
     tm_t = CONFIGS["template_bert"](processors)
     assert tm_t.single == hf_t.single
@@ -96,7 +114,9 @@ def test_attributes_and_setters_match_tokenizers():
     reloaded = tokenizers.Tokenizer.from_str(fresh.to_str()).post_processor
     assert tm_t.num_special_tokens_to_add(False) == reloaded.num_special_tokens_to_add(False) == 1
     seq = CONFIGS["sequence"](processors)
-    assert isinstance(seq[0], processors.ByteLevel) and isinstance(seq[1], processors.BertProcessing)
+    assert isinstance(seq[0], processors.ByteLevel) and isinstance(
+        seq[1], processors.BertProcessing
+    )
     seq[0] = processors.ByteLevel(trim_offsets=False)
     assert seq[0].trim_offsets is False
 
@@ -108,7 +128,9 @@ def test_attributes_and_setters_match_tokenizers():
         dict(pair="$A [SEP]", special_tokens=[("[SEP]", 1)]),  # pair without $B
         dict(single="$C"),  # unknown sequence
         dict(single="$A:x"),  # bad type id
-        dict(single="[X] $A", special_tokens=[{"id": "[X]", "ids": [1, 2], "tokens": ["a"]}]),  # lengths differ
+        dict(
+            single="[X] $A", special_tokens=[{"id": "[X]", "ids": [1, 2], "tokens": ["a"]}]
+        ),  # lengths differ
     ],
 )
 def test_invalid_templates_raise_like_tokenizers(kwargs):
@@ -120,7 +142,12 @@ def test_invalid_templates_raise_like_tokenizers(kwargs):
 
 def test_bad_json_raises_tokenmill_error():
     p = processors.ByteLevel()
-    for bad in [b'{"type":"RobertaProcessing","sep":["</s>",2]}', b'{"add_prefix_space":true}', b"[", b'{"type":"Sequence","processors":[{}]}']:
+    for bad in [
+        b'{"type":"RobertaProcessing","sep":["</s>",2]}',
+        b'{"add_prefix_space":true}',
+        b"[",
+        b'{"type":"Sequence","processors":[{}]}',
+    ]:
         with pytest.raises(tokenmill.TokenmillError):
             p.__setstate__(bad)
     with pytest.raises(TypeError):
@@ -133,7 +160,16 @@ def test_bad_json_raises_tokenmill_error():
 
 from conftest import read_sample, shared_path  # noqa: E402
 
-ENCODING_FIELDS = ["ids", "tokens", "type_ids", "offsets", "special_tokens_mask", "attention_mask", "word_ids", "sequence_ids"]
+ENCODING_FIELDS = [
+    "ids",
+    "tokens",
+    "type_ids",
+    "offsets",
+    "special_tokens_mask",
+    "attention_mask",
+    "word_ids",
+    "sequence_ids",
+]
 
 
 def gpt2_tokenizer(add_prefix_space: bool) -> tokenizers.Tokenizer:
@@ -151,11 +187,20 @@ def gpt2_tokenizer(add_prefix_space: bool) -> tokenizers.Tokenizer:
 def text_pairs() -> list[tuple[str, str]]:
     """Pairs of consecutive lines from English and multilingual text, with leading/trailing
     spaces kept (they matter to offset trimming)."""
-    lines = read_sample(shared_path("corpora", "gutenberg", "pg244_en_a_study_in_scarlet.txt"), 15_000).splitlines()
-    for lang_dir in sorted(p for p in shared_path("corpora", "multilingual").iterdir() if p.is_dir()):
+    lines = read_sample(
+        shared_path("corpora", "gutenberg", "pg244_en_a_study_in_scarlet.txt"), 15_000
+    ).splitlines()
+    for lang_dir in sorted(
+        p for p in shared_path("corpora", "multilingual").iterdir() if p.is_dir()
+    ):
         lines += read_sample(sorted(lang_dir.glob("*.txt"))[0], 2_500).splitlines()
     lines = [line for line in lines if line.strip()]
-    lines += ["  two leading spaces", "trailing spaces   ", " ", "\u00a0nbsp\u3000ideographic space"]
+    lines += [
+        "  two leading spaces",
+        "trailing spaces   ",
+        " ",
+        "\u00a0nbsp\u3000ideographic space",
+    ]
     return list(zip(lines[::2], lines[1::2]))
 
 
@@ -185,7 +230,9 @@ def test_processing_through_tokenizer_matches(name, add_prefix_space):
             assert_same_encoding(h, t, "batch")
 
 
-@pytest.mark.parametrize("name", ["bert", "roberta", "template_multi_id_special", "sequence", "byte_level"])
+@pytest.mark.parametrize(
+    "name", ["bert", "roberta", "template_multi_id_special", "sequence", "byte_level"]
+)
 def test_process_method_matches(name):
     """`PostProcessor.process` on encodings made without a post-processor."""
     hf_tok = gpt2_tokenizer(add_prefix_space=True)
@@ -196,5 +243,11 @@ def test_process_method_matches(name):
         hf_a, hf_b = hf_tok.encode(a), hf_tok.encode(b)
         tm_a, tm_b = tm_tok.encode(a), tm_tok.encode(b)
         for add in (True, False):
-            assert_same_encoding(hf_p.process(hf_a, add_special_tokens=add), tm_p.process(tm_a, add_special_tokens=add), (a, add))
-            assert_same_encoding(hf_p.process(hf_a, hf_b, add), tm_p.process(tm_a, tm_b, add), (a, b, add))
+            assert_same_encoding(
+                hf_p.process(hf_a, add_special_tokens=add),
+                tm_p.process(tm_a, add_special_tokens=add),
+                (a, add),
+            )
+            assert_same_encoding(
+                hf_p.process(hf_a, hf_b, add), tm_p.process(tm_a, tm_b, add), (a, b, add)
+            )

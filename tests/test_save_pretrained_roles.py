@@ -3,6 +3,7 @@ folder with the same ids and the same bos / eos / unk / sep / pad / cls / mask t
 original folder, for GPT-2, BERT and a SentencePiece-style (Llama-like) tokenizer. Roles come
 from what from_pretrained read; a tokenizer built without a folder gets them derived from its
 post-processor and special tokens."""
+
 from __future__ import annotations
 
 import json
@@ -10,7 +11,6 @@ import shutil
 
 import pytest
 import tokenizers
-
 import tokenmill
 import tokenmill.sentencepiece  # noqa: F401  (a submodule, imported on demand)
 from conftest import read_sample, shared_path
@@ -22,7 +22,9 @@ ROLES = ["bos_token", "eos_token", "unk_token", "sep_token", "pad_token", "cls_t
 
 @pytest.fixture(scope="module")
 def lines():
-    text = read_sample(shared_path("corpora", "gutenberg", "pg244_en_a_study_in_scarlet.txt"), 20_000)
+    text = read_sample(
+        shared_path("corpora", "gutenberg", "pg244_en_a_study_in_scarlet.txt"), 20_000
+    )
     return [line for line in text.splitlines() if line.strip()][:80]
 
 
@@ -36,8 +38,14 @@ def gpt2_folder(root):
     src = shared_path("pretrained", "gpt2")
     shutil.copy(src / "encoder.json", folder / "vocab.json")
     shutil.copy(src / "vocab.bpe", folder / "merges.txt")
-    write_config(folder, tokenizer_class="GPT2Tokenizer", bos_token="<|endoftext|>", eos_token="<|endoftext|>",
-                 unk_token="<|endoftext|>", add_prefix_space=False)
+    write_config(
+        folder,
+        tokenizer_class="GPT2Tokenizer",
+        bos_token="<|endoftext|>",
+        eos_token="<|endoftext|>",
+        unk_token="<|endoftext|>",
+        add_prefix_space=False,
+    )
     return folder
 
 
@@ -53,11 +61,22 @@ def llama_like_folder(root):
     """Mistral's SentencePiece BPE as a tokenizer.json with a `<s> $A` template."""
     folder = root / "llama"
     folder.mkdir()
-    tok = tokenmill.sentencepiece.to_tokenizer(str(shared_path("pretrained", "mistral", "tokenizer.model.v1")))
+    tok = tokenmill.sentencepiece.to_tokenizer(
+        str(shared_path("pretrained", "mistral", "tokenizer.model.v1"))
+    )
     tok.post_processor = tokenmill.processors.TemplateProcessing(
-        single="<s>:0 $A:0", pair="<s>:0 $A:0 <s>:1 $B:1", special_tokens=[("<s>", tok.token_to_id("<s>"))])
+        single="<s>:0 $A:0",
+        pair="<s>:0 $A:0 <s>:1 $B:1",
+        special_tokens=[("<s>", tok.token_to_id("<s>"))],
+    )
     tok.save(str(folder / "tokenizer.json"))
-    write_config(folder, tokenizer_class="PreTrainedTokenizerFast", bos_token="<s>", eos_token="</s>", unk_token="<unk>")
+    write_config(
+        folder,
+        tokenizer_class="PreTrainedTokenizerFast",
+        bos_token="<s>",
+        eos_token="</s>",
+        unk_token="<unk>",
+    )
     return folder
 
 
@@ -91,7 +110,9 @@ def test_roles_derived_without_from_pretrained(name, tmp_path, lines):
     special tokens' text, and match the original's."""
     original_dir = FOLDERS[name](tmp_path)
     original = transformers.AutoTokenizer.from_pretrained(str(original_dir))
-    rebuilt = tokenmill.Tokenizer.from_str(tokenmill.Tokenizer.from_pretrained(original_dir).to_str())
+    rebuilt = tokenmill.Tokenizer.from_str(
+        tokenmill.Tokenizer.from_pretrained(original_dir).to_str()
+    )
     rebuilt.save_pretrained(tmp_path / "derived")
     saved = transformers.AutoTokenizer.from_pretrained(str(tmp_path / "derived"))
     assert ids_of(saved, lines) == ids_of(original, lines)
@@ -106,13 +127,32 @@ def test_derived_roles_follow_the_post_processor():
     from tokenmill.pretrained import processor_roles
 
     cases = [
-        (tokenizers.processors.BertProcessing(("[SEP]", 102), ("[CLS]", 101)), {"cls_token": "[CLS]", "sep_token": "[SEP]"}),
-        (tokenizers.processors.RobertaProcessing(("</s>", 2), ("<s>", 0)),
-         {"bos_token": "<s>", "eos_token": "</s>", "sep_token": "</s>", "cls_token": "<s>"}),
-        (tokenizers.processors.TemplateProcessing(single="[CLS] $A [SEP]", pair="[CLS] $A [SEP] $B:1 [SEP]:1",
-                                                  special_tokens=[("[CLS]", 1), ("[SEP]", 2)]), {"cls_token": "[CLS]", "sep_token": "[SEP]"}),
-        (tokenizers.processors.TemplateProcessing(single="<s> $A", special_tokens=[("<s>", 1)]), {"bos_token": "<s>"}),
-        (tokenizers.processors.TemplateProcessing(single="$A <eos>", special_tokens=[("<eos>", 1)]), {"eos_token": "<eos>"}),
+        (
+            tokenizers.processors.BertProcessing(("[SEP]", 102), ("[CLS]", 101)),
+            {"cls_token": "[CLS]", "sep_token": "[SEP]"},
+        ),
+        (
+            tokenizers.processors.RobertaProcessing(("</s>", 2), ("<s>", 0)),
+            {"bos_token": "<s>", "eos_token": "</s>", "sep_token": "</s>", "cls_token": "<s>"},
+        ),
+        (
+            tokenizers.processors.TemplateProcessing(
+                single="[CLS] $A [SEP]",
+                pair="[CLS] $A [SEP] $B:1 [SEP]:1",
+                special_tokens=[("[CLS]", 1), ("[SEP]", 2)],
+            ),
+            {"cls_token": "[CLS]", "sep_token": "[SEP]"},
+        ),
+        (
+            tokenizers.processors.TemplateProcessing(single="<s> $A", special_tokens=[("<s>", 1)]),
+            {"bos_token": "<s>"},
+        ),
+        (
+            tokenizers.processors.TemplateProcessing(
+                single="$A <eos>", special_tokens=[("<eos>", 1)]
+            ),
+            {"eos_token": "<eos>"},
+        ),
     ]
     for processor, expected in cases:
         assert processor_roles(json.loads(processor.__getstate__())) == expected

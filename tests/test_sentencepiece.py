@@ -2,6 +2,7 @@
 ../shared/pretrained (Mistral v1/v3/v7 BPE with byte fallback; sentencepiece's own botchan
 BPE/Unigram and kyoto Japanese Unigram test models): ids, pieces, offsets and decoded text must
 be identical on every corpus of ../shared/corpora and on adversarial strings."""
+
 from __future__ import annotations
 
 import random
@@ -9,8 +10,7 @@ import struct
 from pathlib import Path
 
 import pytest
-
-from conftest import SHARED, read_sample, shared_path
+from conftest import read_sample, shared_path
 
 spm = pytest.importorskip("sentencepiece")
 import tokenmill  # noqa: E402
@@ -26,15 +26,71 @@ MODELS = {
 }
 
 ADVERSARIAL = [
-    "", " ", "   ", "\t", "\n", "\r\n", "a", " a", "a ", "  a  b  ", "a\tb\nc\r\nd",
-    "Hello world", "Hello World!", "HELLO", "1234567890", "3.14159 2,718 1e10", "x" * 5000,
-    "▁", "▁▁", "a▁b", " ▁ ", "<s>", "</s>", "<unk>", "<pad>", "<0x41>", "<0xZZ>", "[INST] hi [/INST]",
-    "\x00", "a\x00b", "\x01\x02\x7f", "\u200b", "a\u200bb", "\u00a0nbsp\u00a0", "\u3000ideographic\u3000space",
-    "\ufeffBOM", "\ufffd", "\ud7ff", "\U0010ffff", "e\u0301", "\u00e9", "ﬁ ﬂ ½ ² ①", "Ｈｅｌｌｏ　ｗｏｒｌｄ",
-    "日本語のテキストです。", "東京都に住んでいます", "ｶﾀｶﾅ", "한국어 텍스트", "Привет, мир!", "مرحبا بالعالم",
-    "नमस्ते दुनिया", "Γειά σου Κόσμε", "emoji 😀🎉 👨‍👩‍👧‍👦 🏳️‍🌈", "👍🏽", "def f(x):\n    return x**2  # ok",
-    "https://example.com/a?b=c&d=e", "tab\tseparated\tvalues", "  leading and trailing  ", "mixed 日本 text 123",
-    "\u2581\u2581hello", "a" + "\u0301" * 50, "🙂" * 300, "Ǆǅǆ ǈ", "ℌℍℑ", "㍿ ㌀", "İstanbul ıi",
+    "",
+    " ",
+    "   ",
+    "\t",
+    "\n",
+    "\r\n",
+    "a",
+    " a",
+    "a ",
+    "  a  b  ",
+    "a\tb\nc\r\nd",
+    "Hello world",
+    "Hello World!",
+    "HELLO",
+    "1234567890",
+    "3.14159 2,718 1e10",
+    "x" * 5000,
+    "▁",
+    "▁▁",
+    "a▁b",
+    " ▁ ",
+    "<s>",
+    "</s>",
+    "<unk>",
+    "<pad>",
+    "<0x41>",
+    "<0xZZ>",
+    "[INST] hi [/INST]",
+    "\x00",
+    "a\x00b",
+    "\x01\x02\x7f",
+    "\u200b",
+    "a\u200bb",
+    "\u00a0nbsp\u00a0",
+    "\u3000ideographic\u3000space",
+    "\ufeffBOM",
+    "\ufffd",
+    "\ud7ff",
+    "\U0010ffff",
+    "e\u0301",
+    "\u00e9",
+    "ﬁ ﬂ ½ ² ①",
+    "Ｈｅｌｌｏ　ｗｏｒｌｄ",
+    "日本語のテキストです。",
+    "東京都に住んでいます",
+    "ｶﾀｶﾅ",
+    "한국어 텍스트",
+    "Привет, мир!",
+    "مرحبا بالعالم",
+    "नमस्ते दुनिया",
+    "Γειά σου Κόσμε",
+    "emoji 😀🎉 👨‍👩‍👧‍👦 🏳️‍🌈",
+    "👍🏽",
+    "def f(x):\n    return x**2  # ok",
+    "https://example.com/a?b=c&d=e",
+    "tab\tseparated\tvalues",
+    "  leading and trailing  ",
+    "mixed 日本 text 123",
+    "\u2581\u2581hello",
+    "a" + "\u0301" * 50,
+    "🙂" * 300,
+    "Ǆǅǆ ǈ",
+    "ℌℍℑ",
+    "㍿ ㌀",
+    "İstanbul ıi",
 ]
 
 
@@ -87,25 +143,36 @@ def test_offsets_and_surfaces_match(name, lines):
     offset_mapping dicts (character offsets)."""
     ref, ours = pair(name)
     texts = lines[::5][:2000] + ADVERSARIAL
-    assert ours.encode(texts, return_type="serialized_proto") == ref.encode(texts, return_type="serialized_proto")
-    assert ours.encode(texts, return_type="offset_mapping") == ref.encode(texts, return_type="offset_mapping")
-    assert ours.encode(texts, return_type="offset_mapping", return_bytes=True) == \
-        ref.encode(texts, return_type="offset_mapping", return_bytes=True)
+    assert ours.encode(texts, return_type="serialized_proto") == ref.encode(
+        texts, return_type="serialized_proto"
+    )
+    assert ours.encode(texts, return_type="offset_mapping") == ref.encode(
+        texts, return_type="offset_mapping"
+    )
+    assert ours.encode(texts, return_type="offset_mapping", return_bytes=True) == ref.encode(
+        texts, return_type="offset_mapping", return_bytes=True
+    )
     for text in ADVERSARIAL:
-        assert ours.encode(text, return_type="serialized_proto") == ref.encode(text, return_type="serialized_proto")
+        assert ours.encode(text, return_type="serialized_proto") == ref.encode(
+            text, return_type="serialized_proto"
+        )
         # the message form (sentencepiece_pb2.SentencePieceText) carries the same pieces,
         # surfaces and byte offsets
         mapping = ref.encode(text, return_type="offset_mapping", return_bytes=True)
         result = ours.encode(text, return_type="proto")
         assert [p.id for p in result.pieces] == mapping["ids"]
         assert [(p.begin, p.end) for p in result.pieces] == mapping["offsets"]
-        assert result.SerializeToString() == ref.encode(text, return_type="proto").SerializeToString()
+        assert (
+            result.SerializeToString() == ref.encode(text, return_type="proto").SerializeToString()
+        )
 
 
 def test_numpy_and_bytes_return_types_match():
     ref, ours = pair("mistral_v1")
     texts = ADVERSARIAL
-    for a, b in zip(ref.encode(texts, return_type="numpy"), ours.encode(texts, return_type="numpy")):
+    for a, b in zip(
+        ref.encode(texts, return_type="numpy"), ours.encode(texts, return_type="numpy")
+    ):
         assert a.dtype == b.dtype and a.tolist() == b.tolist()
     assert ours.encode(texts, return_type=bytes) == ref.encode(texts, return_type=bytes)
     assert ours.encode_as_pieces(texts[10]) == ref.encode_as_pieces(texts[10])
@@ -121,10 +188,18 @@ def test_numpy_and_bytes_return_types_match():
 def test_options_bos_eos_reverse_unk(name):
     ref, ours = pair(name)
     texts = ADVERSARIAL[:40]
-    for kwargs in [dict(add_bos=True), dict(add_eos=True), dict(add_bos=True, add_eos=True, reverse=True),
-                   dict(reverse=True), dict(emit_unk_piece=True), dict(emit_unk_piece=True, add_bos=True)]:
+    for kwargs in [
+        dict(add_bos=True),
+        dict(add_eos=True),
+        dict(add_bos=True, add_eos=True, reverse=True),
+        dict(reverse=True),
+        dict(emit_unk_piece=True),
+        dict(emit_unk_piece=True, add_bos=True),
+    ]:
         for out_type in (int, str):
-            assert ours.encode(texts, out_type=out_type, **kwargs) == ref.encode(texts, out_type=out_type, **kwargs), kwargs
+            assert ours.encode(texts, out_type=out_type, **kwargs) == ref.encode(
+                texts, out_type=out_type, **kwargs
+            ), kwargs
     # the constructor's keywords are the defaults of encode()
     path = str(model_path(name))
     a = spm.SentencePieceProcessor(model_file=path, add_bos=True, out_type=str, reverse=True)
@@ -137,7 +212,12 @@ def test_vocabulary_queries_match(name):
     ref, ours = pair(name)
     n = ref.get_piece_size()
     assert ours.get_piece_size() == ours.vocab_size() == len(ours) == n
-    assert (ours.unk_id(), ours.bos_id(), ours.eos_id(), ours.pad_id()) == (ref.unk_id(), ref.bos_id(), ref.eos_id(), ref.pad_id())
+    assert (ours.unk_id(), ours.bos_id(), ours.eos_id(), ours.pad_id()) == (
+        ref.unk_id(),
+        ref.bos_id(),
+        ref.eos_id(),
+        ref.pad_id(),
+    )
     ids = list(range(n))
     assert ours.id_to_piece(ids) == ref.id_to_piece(ids)
     assert ours.get_score(ids) == ref.get_score(ids)
@@ -154,18 +234,32 @@ def test_decode_of_arbitrary_ids_and_pieces_matches(name):
     ref, ours = pair(name)
     rng = random.Random(7)
     n = ref.get_piece_size()
-    special = [i for i in range(n) if ref.is_control(i) or ref.is_unknown(i) or ref.is_byte(i)][:300]
-    seqs = [[rng.choice(special) if rng.random() < 0.4 else rng.randrange(n) for _ in range(rng.randrange(0, 30))]
-            for _ in range(400)]
+    special = [i for i in range(n) if ref.is_control(i) or ref.is_unknown(i) or ref.is_byte(i)][
+        :300
+    ]
+    seqs = [
+        [
+            rng.choice(special) if rng.random() < 0.4 else rng.randrange(n)
+            for _ in range(rng.randrange(0, 30))
+        ]
+        for _ in range(400)
+    ]
     assert ours.decode(seqs) == ref.decode(seqs)
     piece_seqs = [ref.id_to_piece(s) for s in seqs if s]
     assert ours.decode(piece_seqs) == ref.decode(piece_seqs)
-    assert ours.decode(piece_seqs[0] + ["unknown-piece", "▁x▁y"]) == ref.decode(piece_seqs[0] + ["unknown-piece", "▁x▁y"])
+    assert ours.decode(piece_seqs[0] + ["unknown-piece", "▁x▁y"]) == ref.decode(
+        piece_seqs[0] + ["unknown-piece", "▁x▁y"]
+    )
     for return_type in ("serialized_proto", "offset_mapping"):
-        assert ours.decode(seqs, return_type=return_type) == ref.decode(seqs, return_type=return_type)
-        assert ours.decode(piece_seqs, return_type=return_type) == ref.decode(piece_seqs, return_type=return_type)
-    assert ours.decode(seqs, return_type="offset_mapping", return_bytes=True) == \
-        ref.decode(seqs, return_type="offset_mapping", return_bytes=True)
+        assert ours.decode(seqs, return_type=return_type) == ref.decode(
+            seqs, return_type=return_type
+        )
+        assert ours.decode(piece_seqs, return_type=return_type) == ref.decode(
+            piece_seqs, return_type=return_type
+        )
+    assert ours.decode(seqs, return_type="offset_mapping", return_bytes=True) == ref.decode(
+        seqs, return_type="offset_mapping", return_bytes=True
+    )
     assert ours.decode(seqs[1], out_type=bytes) == ref.decode(seqs[1], out_type=bytes)
     for bad in ([n], [-1], [[1], [n + 5]]):
         with pytest.raises(IndexError):
@@ -188,6 +282,7 @@ def test_serialized_model_round_trips(name, tmp_path):
     texts = ADVERSARIAL
     assert again.encode(texts) == reloaded.encode(texts) == ref.encode(texts)
     import pickle
+
     assert pickle.loads(pickle.dumps(ours)).encode(texts) == ref.encode(texts)
 
 
@@ -202,8 +297,9 @@ def test_bpe_dropout_extremes_match():
     ref, ours = pair("mistral_v1")
     text = "Hello world, this is a test of BPE-dropout."
     # alpha=1 skips every merge: characters (and byte pieces) only, as sentencepiece
-    assert ours.encode(text, out_type=str, enable_sampling=True, alpha=1.0, nbest_size=-1) == \
-        ref.encode(text, out_type=str, enable_sampling=True, alpha=1.0, nbest_size=-1)
+    assert ours.encode(
+        text, out_type=str, enable_sampling=True, alpha=1.0, nbest_size=-1
+    ) == ref.encode(text, out_type=str, enable_sampling=True, alpha=1.0, nbest_size=-1)
     assert ours.encode(text, enable_sampling=True, alpha=0.0, nbest_size=-1) == ref.encode(text)
     sampled = ours.encode([text] * 50, out_type=str, enable_sampling=True, alpha=0.3, nbest_size=-1)
     assert all("".join(s) == "".join(ref.encode(text, out_type=str)) for s in sampled)
@@ -245,7 +341,15 @@ def _model(pieces, trainer: bytes = b"", normalizer: bytes = b"") -> bytes:
     return body
 
 
-GOOD = [("<unk>", 0.0, 2), ("<s>", 0.0, 3), ("</s>", 0.0, 3), ("▁a", -1.0, 1), ("a", -2.0, 1), ("▁", -3.0, 1), ("b", -2.5, 1)]
+GOOD = [
+    ("<unk>", 0.0, 2),
+    ("<s>", 0.0, 3),
+    ("</s>", 0.0, 3),
+    ("▁a", -1.0, 1),
+    ("a", -2.0, 1),
+    ("▁", -3.0, 1),
+    ("b", -2.5, 1),
+]
 
 
 def _both_reject(data: bytes):
@@ -258,14 +362,28 @@ def _both_reject(data: bytes):
 def test_hand_built_model_works_like_sentencepiece():
     for model_type in (1, 2, 3, 4):
         data = _model(GOOD, trainer=_field(3, model_type))
-        ref, ours = spm.SentencePieceProcessor(model_proto=data), tsp.SentencePieceProcessor(model_proto=data)
+        ref, ours = (
+            spm.SentencePieceProcessor(model_proto=data),
+            tsp.SentencePieceProcessor(model_proto=data),
+        )
         for text in ["a b ab ba", "aaa bbb", "c", ""]:
             assert ours.encode(text, out_type=str) == ref.encode(text, out_type=str)
             assert ours.encode(text) == ref.encode(text)
 
 
-@pytest.mark.parametrize("case", ["empty_piece", "duplicate", "two_unk", "no_unk", "byte_without_fallback",
-                                  "bad_byte_piece", "missing_bytes", "bad_model_type"])
+@pytest.mark.parametrize(
+    "case",
+    [
+        "empty_piece",
+        "duplicate",
+        "two_unk",
+        "no_unk",
+        "byte_without_fallback",
+        "bad_byte_piece",
+        "missing_bytes",
+        "bad_model_type",
+    ],
+)
 def test_invalid_models_raise_format_error(case):
     pieces, trainer = list(GOOD), b""
     if case == "empty_piece":
@@ -311,7 +429,9 @@ def test_truncated_and_corrupted_files_never_crash(name, tmp_path):
             with pytest.raises(tokenmill.FormatError):
                 tsp.SentencePieceProcessor(model_proto=data[:cut])
         else:  # a cut on a message boundary is a valid (smaller) model
-            assert tsp.SentencePieceProcessor(model_proto=data[:cut]).encode(ADVERSARIAL) == ref.encode(ADVERSARIAL)
+            assert tsp.SentencePieceProcessor(model_proto=data[:cut]).encode(
+                ADVERSARIAL
+            ) == ref.encode(ADVERSARIAL)
     for _ in range(60):
         corrupted = bytearray(data)
         for _ in range(rng.randrange(1, 20)):
@@ -353,10 +473,23 @@ def test_sampling_argument_checks_match():
 # rewrites or composes with, repeated words (cache hits, in one batch and across calls), and
 # two threads.
 FAST_PATH_EDGES = [
-    "cafe\u0301 au lait", "e\u0301e\u0301e", "abc\u00a0def", "x\u200by", "Hello\tWorld", "a\x00b c\x00",
-    "ﬁne ﬁne ﬁne", "Ａ a Ａ", "one  two   three    four", "the the the the the", "word\u2581word",
-    "end with space ", "x" * 300 + " y", "the cat sat on the mat and the cat sat again",
-    "I" * 40 + " " + "I" * 40, "\u0301leading combining", "trailing combining e\u0301",
+    "cafe\u0301 au lait",
+    "e\u0301e\u0301e",
+    "abc\u00a0def",
+    "x\u200by",
+    "Hello\tWorld",
+    "a\x00b c\x00",
+    "ﬁne ﬁne ﬁne",
+    "Ａ a Ａ",
+    "one  two   three    four",
+    "the the the the the",
+    "word\u2581word",
+    "end with space ",
+    "x" * 300 + " y",
+    "the cat sat on the mat and the cat sat again",
+    "I" * 40 + " " + "I" * 40,
+    "\u0301leading combining",
+    "trailing combining e\u0301",
 ]
 
 
@@ -372,17 +505,26 @@ def test_fast_paths_match(name, lines):
         assert ours.encode(text) == ref.encode(text), text
 
 
-@pytest.mark.parametrize("options", [
-    {"treat_whitespace_as_suffix": True},        # pieces end with ▁: whole-text BPE
-    {"split_by_whitespace": False},              # pieces may span words: whole-text BPE
-    {"user_defined_symbols": ["<sep>", "ab"]},   # the normalizer's full lookup at every byte
-])
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"treat_whitespace_as_suffix": True},  # pieces end with ▁: whole-text BPE
+        {"split_by_whitespace": False},  # pieces may span words: whole-text BPE
+        {"user_defined_symbols": ["<sep>", "ab"]},  # the normalizer's full lookup at every byte
+    ],
+)
 @pytest.mark.parametrize("model_type", ["bpe", "unigram"])
 def test_models_outside_the_fast_paths_match(options, model_type, lines, tmp_path):
     text = "\n".join(lines[:3000])
     prefix = str(tmp_path / "m")
-    spm.SentencePieceTrainer.train(sentence_iterator=iter(text.splitlines()), model_prefix=prefix, model_type=model_type,
-                                   vocab_size=800, minloglevel=2, **options)
+    spm.SentencePieceTrainer.train(
+        sentence_iterator=iter(text.splitlines()),
+        model_prefix=prefix,
+        model_type=model_type,
+        vocab_size=800,
+        minloglevel=2,
+        **options,
+    )
     ref = spm.SentencePieceProcessor(model_file=prefix + ".model")
     ours = tsp.SentencePieceProcessor(model_file=prefix + ".model")
     texts = FAST_PATH_EDGES + lines[:1500] + ["a<sep>b ab<sep>", "xab yab ab"]
@@ -395,7 +537,11 @@ def test_batches_take_str_and_utf8_bytes_and_reject_other_items():
     batch = ["h\u00e9llo world", "w\u00e9rld".encode(), "", b"", "plain"]
     assert ours.encode(batch) == ref.encode(batch)
     assert ours.encode(batch, num_threads=2, out_type=str) == ref.encode(batch, out_type=str)
-    for bad, index, kind in ((["ok", None], 1, "NoneType"), ([3], 0, "int"), (["a", b"b", ["c"]], 2, "list")):
+    for bad, index, kind in (
+        (["ok", None], 1, "NoneType"),
+        ([3], 0, "int"),
+        (["a", b"b", ["c"]], 2, "list"),
+    ):
         with pytest.raises(TypeError):
             ref.encode(bad)
         with pytest.raises(TypeError, match=f"item {index} is {kind}"):

@@ -2,16 +2,15 @@
 copies of real `.model` files either raise a tokenmill exception or load into a processor that
 encodes, n-best encodes, samples and decodes without error; wrong piece types and impossible
 training settings raise clear errors."""
+
 from __future__ import annotations
 
 import random
 
 import pytest
-
-from conftest import shared_path
-
 import tokenmill  # noqa: E402
 import tokenmill.sentencepiece as tsp  # noqa: E402
+from conftest import shared_path
 
 TEXTS = ["Hello world", "日本語のテキスト", "  a  b ", "😀 ﬁ ½", "", "x" * 200]
 
@@ -27,11 +26,13 @@ def exercise(model: tsp.SentencePieceProcessor) -> None:
         model.sample_encode_and_score("Hello world", num_samples=2, alpha=0.5, wor=True)
 
 
-@pytest.mark.parametrize("name", ["sentencepiece_test/botchan_en_unigram_1000.model", "mistral/tokenizer.model.v1"])
+@pytest.mark.parametrize(
+    "name", ["sentencepiece_test/botchan_en_unigram_1000.model", "mistral/tokenizer.model.v1"]
+)
 def test_hundreds_of_truncations_and_bit_flips_never_crash(name):
     data = shared_path("pretrained", *name.split("/")).read_bytes()
     rng = random.Random(2024)
-    variants = [data[:rng.randrange(len(data))] for _ in range(150)]
+    variants = [data[: rng.randrange(len(data))] for _ in range(150)]
     for _ in range(150):
         corrupted = bytearray(data)
         for _ in range(rng.randrange(1, 8)):
@@ -62,6 +63,8 @@ def _piece(piece: str, piece_type: int) -> bytes:
 @pytest.mark.parametrize("piece_type", [0, 7, 100])
 def test_wrong_piece_types_are_format_errors(piece_type):
     model = _piece("<unk>", 2) + _piece("a", 1) + _piece("b", piece_type)
-    assert tsp.SentencePieceProcessor(model_proto=_piece("<unk>", 2) + _piece("a", 1)).encode("ab", out_type=str)
+    assert tsp.SentencePieceProcessor(model_proto=_piece("<unk>", 2) + _piece("a", 1)).encode(
+        "ab", out_type=str
+    )
     with pytest.raises(tokenmill.FormatError, match="piece type"):
         tsp.SentencePieceProcessor(model_proto=model)

@@ -2,13 +2,13 @@
 normalization rule and for normalization_rule_tsv: the models load in `sentencepiece` (whose
 loader validates the double array) and normalize and encode there exactly as in tokenmill, and
 exactly as a model sentencepiece itself trained with the same rule."""
+
 from __future__ import annotations
 
 import io
 import unicodedata
 
 import pytest
-
 from conftest import read_sample, shared_path
 
 spm = pytest.importorskip("sentencepiece")
@@ -16,9 +16,20 @@ import tokenmill.sentencepiece as tsp  # noqa: E402
 
 RULES = ["nmt_nfkc", "nfkc", "nmt_nfkc_cf", "nfkc_cf", "identity"]
 SAMPLES = [
-    "Ｈｅｌｌｏ　Ｗｏｒｌｄ！ １２３", "ﬁ ﬂ ½ ² ① ㍿ ㌀ Ⅻ ℌ", "  leading   and\ttrailing  \u3000 ", "İstanbul ıi ǅ Straße ΣΑΣ",
-    "e\u0301 \u00e9 Å Å", "ｶﾀｶﾅ ﾊﾟﾋﾟ", "\u200b\u200d\ufeff x \u00a0y", "한국어 텍스트", "Привет, мир!", "مرحبا", "नमस्ते",
-    "emoji 😀🎉 👨‍👩‍👧‍👦", "\x01\x7f ctrl", "",
+    "Ｈｅｌｌｏ　Ｗｏｒｌｄ！ １２３",
+    "ﬁ ﬂ ½ ² ① ㍿ ㌀ Ⅻ ℌ",
+    "  leading   and\ttrailing  \u3000 ",
+    "İstanbul ıi ǅ Straße ΣΑΣ",
+    "e\u0301 \u00e9 Å Å",
+    "ｶﾀｶﾅ ﾊﾟﾋﾟ",
+    "\u200b\u200d\ufeff x \u00a0y",
+    "한국어 텍스트",
+    "Привет, мир!",
+    "مرحبا",
+    "नमस्ते",
+    "emoji 😀🎉 👨‍👩‍👧‍👦",
+    "\x01\x7f ctrl",
+    "",
 ]
 
 
@@ -38,21 +49,33 @@ def train_char_model(library, rule: str | None = None, **kwargs) -> bytes:
         kwargs["normalization_rule_name"] = rule
     if library is spm:
         kwargs["minloglevel"] = 2
-    library.SentencePieceTrainer.train(sentence_iterator=iter(sentences), model_writer=buffer, model_type="char",
-                                       vocab_size=200, hard_vocab_limit=False, **kwargs)
+    library.SentencePieceTrainer.train(
+        sentence_iterator=iter(sentences),
+        model_writer=buffer,
+        model_type="char",
+        vocab_size=200,
+        hard_vocab_limit=False,
+        **kwargs,
+    )
     return buffer.getvalue()
 
 
 @pytest.mark.parametrize("rule", RULES)
 def test_builtin_rule_charsmaps_load_and_normalize_as_sentencepiece(rule):
     ours_model = train_char_model(tsp, rule)
-    in_spm = spm.SentencePieceProcessor(model_proto=ours_model)  # sentencepiece accepts the charsmap
+    in_spm = spm.SentencePieceProcessor(
+        model_proto=ours_model
+    )  # sentencepiece accepts the charsmap
     in_tm = tsp.SentencePieceProcessor(model_proto=ours_model)
     spm_own_model = train_char_model(spm, rule)
     spm_own = spm.SentencePieceProcessor(model_proto=spm_own_model)
     # Densely packed, and common suffixes stored once as in sentencepiece's Darts-clone: about
     # sentencepiece's size (it was 48 times that before the packing, 8 times before the sharing).
-    assert len(ours_model) <= 1.1 * len(spm_own_model) + 1_000, (rule, len(ours_model), len(spm_own_model))
+    assert len(ours_model) <= 1.1 * len(spm_own_model) + 1_000, (
+        rule,
+        len(ours_model),
+        len(spm_own_model),
+    )
     lines = multilingual_lines()
     for text in lines:
         assert in_tm.normalize(text) == in_spm.normalize(text), (rule, text)
@@ -73,6 +96,8 @@ def test_normalization_rule_tsv(tmp_path):
     ours_model = train_char_model(tsp, normalization_rule_tsv=str(tsv))
     in_spm = spm.SentencePieceProcessor(model_proto=ours_model)
     in_tm = tsp.SentencePieceProcessor(model_proto=ours_model)
-    spm_own = spm.SentencePieceProcessor(model_proto=train_char_model(spm, normalization_rule_tsv=str(tsv)))
+    spm_own = spm.SentencePieceProcessor(
+        model_proto=train_char_model(spm, normalization_rule_tsv=str(tsv))
+    )
     for text in ["ABC BC Ａ\u3000fi fix", "plain text", "A" * 50, ""] + SAMPLES:
         assert in_tm.normalize(text) == in_spm.normalize(text) == spm_own.normalize(text), text

@@ -2,23 +2,36 @@
 tokenizer encodes like `sentencepiece` (checked with tokenmill and with `tokenizers` loading the
 saved tokenizer.json), and a tokenizer.json converted back to a `.model` loads in
 `sentencepiece` and encodes identically."""
+
 from __future__ import annotations
 
 import pytest
-
 from conftest import read_sample, shared_path
 
 spm = pytest.importorskip("sentencepiece")
 tokenizers = pytest.importorskip("tokenizers")
 import tokenmill.sentencepiece as tsp  # noqa: E402
 
-CASES = ["Hello world", "  two  spaces ", "byte fallback: 漢字 😀 ﬁ", "<s> not special", "\ttab\nnewline", "x" * 300, ""]
+CASES = [
+    "Hello world",
+    "  two  spaces ",
+    "byte fallback: 漢字 😀 ﬁ",
+    "<s> not special",
+    "\ttab\nnewline",
+    "x" * 300,
+    "",
+]
 
 
 def sample_lines() -> list[str]:
     lines = []
-    for rel in ("gutenberg/pg244_en_a_study_in_scarlet.txt", "gutenberg/pg34811_de_buddenbrooks.txt",
-                "multilingual/ja", "multilingual/ru", "multilingual/zh"):
+    for rel in (
+        "gutenberg/pg244_en_a_study_in_scarlet.txt",
+        "gutenberg/pg34811_de_buddenbrooks.txt",
+        "multilingual/ja",
+        "multilingual/ru",
+        "multilingual/zh",
+    ):
         path = shared_path("corpora", *rel.split("/"))
         files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
         for f in files[:1]:
@@ -26,7 +39,9 @@ def sample_lines() -> list[str]:
     return [l for l in lines if l.strip()] + CASES
 
 
-@pytest.mark.parametrize("name", ["mistral/tokenizer.model.v1", "mistral/mistral_instruct_tokenizer_240323.model.v3"])
+@pytest.mark.parametrize(
+    "name", ["mistral/tokenizer.model.v1", "mistral/mistral_instruct_tokenizer_240323.model.v3"]
+)
 def test_model_to_tokenizer_json_and_back(name, tmp_path):
     path = str(shared_path("pretrained", *name.split("/")))
     ref = spm.SentencePieceProcessor(model_file=path)

@@ -3,12 +3,12 @@ charsmap + dummy prefix + Unigram with byte fallback): the converted tokenizer e
 `sentencepiece` in tokenmill and in `tokenizers` (loading the saved tokenizer.json), the
 tokenizer.json converted back loads in `sentencepiece` and encodes identically, and
 `SentencePieceUnigramTokenizer.from_spm` / `SentencePieceBPETokenizer.from_spm` agree."""
+
 from __future__ import annotations
 
 import io
 
 import pytest
-
 from conftest import read_sample, shared_path
 
 spm = pytest.importorskip("sentencepiece")
@@ -18,13 +18,26 @@ from tokenmill.implementations import SentencePieceBPETokenizer, SentencePieceUn
 
 # No literal "<s>" / "<0x41>" here: tokenizer.json cannot keep control and byte pieces out of
 # the Unigram lattice (see to_tokenizer's docstring).
-CASES = ["Hello world", "  two  spaces ", "unknown: 漢字 😀 ﬁ ½", "\ttab\nnewline", "x" * 300, "Ｈｅｌｌｏ", ""]
+CASES = [
+    "Hello world",
+    "  two  spaces ",
+    "unknown: 漢字 😀 ﬁ ½",
+    "\ttab\nnewline",
+    "x" * 300,
+    "Ｈｅｌｌｏ",
+    "",
+]
 
 
 def sample_lines() -> list[str]:
     lines = []
-    for rel in ("gutenberg/pg244_en_a_study_in_scarlet.txt", "gutenberg/pg34811_de_buddenbrooks.txt",
-                "multilingual/ja", "multilingual/ru", "multilingual/zh"):
+    for rel in (
+        "gutenberg/pg244_en_a_study_in_scarlet.txt",
+        "gutenberg/pg34811_de_buddenbrooks.txt",
+        "multilingual/ja",
+        "multilingual/ru",
+        "multilingual/zh",
+    ):
         path = shared_path("corpora", *rel.split("/"))
         files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
         for f in files[:1]:
@@ -35,10 +48,16 @@ def sample_lines() -> list[str]:
 @pytest.fixture(scope="module")
 def byte_fallback_model() -> bytes:
     """A Unigram model with byte fallback, trained by tokenmill on English text."""
-    text = read_sample(shared_path("corpora", "gutenberg", "en_novels", "pg11_en_alice_in_wonderland.txt"), 120_000)
+    text = read_sample(
+        shared_path("corpora", "gutenberg", "en_novels", "pg11_en_alice_in_wonderland.txt"), 120_000
+    )
     buffer = io.BytesIO()
-    tsp.SentencePieceTrainer.train(sentence_iterator=iter(text.splitlines()), model_writer=buffer, vocab_size=1000,
-                                   byte_fallback=True)
+    tsp.SentencePieceTrainer.train(
+        sentence_iterator=iter(text.splitlines()),
+        model_writer=buffer,
+        vocab_size=1000,
+        byte_fallback=True,
+    )
     return buffer.getvalue()
 
 
@@ -48,7 +67,9 @@ def model_bytes(name, byte_fallback_model) -> bytes:
     return shared_path("pretrained", "sentencepiece_test", name).read_bytes()
 
 
-@pytest.mark.parametrize("name", ["botchan_en_unigram_1000.model", "kyoto_ja_unigram_8000.model", "byte_fallback"])
+@pytest.mark.parametrize(
+    "name", ["botchan_en_unigram_1000.model", "kyoto_ja_unigram_8000.model", "byte_fallback"]
+)
 def test_unigram_model_to_tokenizer_json_and_back(name, byte_fallback_model, tmp_path):
     data = model_bytes(name, byte_fallback_model)
     ref = spm.SentencePieceProcessor(model_proto=data)
@@ -65,8 +86,13 @@ def test_unigram_model_to_tokenizer_json_and_back(name, byte_fallback_model, tmp
     assert again.encode(lines) == want
     assert tsp.SentencePieceProcessor(model_proto=back).encode(lines) == want
     assert again.get_piece_size() == ref.get_piece_size()
-    assert [again.is_control(i) or again.is_unknown(i) or again.is_byte(i) for i in range(ref.get_piece_size())] == \
-        [ref.is_control(i) or ref.is_unknown(i) or ref.is_byte(i) for i in range(ref.get_piece_size())]
+    assert [
+        again.is_control(i) or again.is_unknown(i) or again.is_byte(i)
+        for i in range(ref.get_piece_size())
+    ] == [
+        ref.is_control(i) or ref.is_unknown(i) or ref.is_byte(i)
+        for i in range(ref.get_piece_size())
+    ]
 
 
 def test_from_spm_implementations(tmp_path, byte_fallback_model):
@@ -82,18 +108,32 @@ def test_from_spm_implementations(tmp_path, byte_fallback_model):
     assert [e.ids for e in bpe.encode_batch(lines)] == ref_bpe.encode(lines)
     # the core Unigram with sentencepiece's rules fuses unknown characters like the processor
     tok = tsp.to_tokenizer(byte_fallback_model)
-    assert [e.ids for e in tok.encode_batch(lines)] == spm.SentencePieceProcessor(model_proto=byte_fallback_model).encode(lines)
+    assert [e.ids for e in tok.encode_batch(lines)] == spm.SentencePieceProcessor(
+        model_proto=byte_fallback_model
+    ).encode(lines)
 
 
 def test_implementations_train_like_tokenizers():
     """The tokenizers-style constructors and trainers work (same pipeline as tokenizers')."""
-    text = read_sample(shared_path("corpora", "gutenberg", "en_novels", "pg11_en_alice_in_wonderland.txt"), 60_000)
+    text = read_sample(
+        shared_path("corpora", "gutenberg", "en_novels", "pg11_en_alice_in_wonderland.txt"), 60_000
+    )
     ours = SentencePieceUnigramTokenizer()
-    ours.train_from_iterator(text.splitlines(), vocab_size=500, show_progress=False, unk_token="<unk>",
-                             special_tokens=["<unk>"])
+    ours.train_from_iterator(
+        text.splitlines(),
+        vocab_size=500,
+        show_progress=False,
+        unk_token="<unk>",
+        special_tokens=["<unk>"],
+    )
     theirs = tokenizers.implementations.SentencePieceUnigramTokenizer()
-    theirs.train_from_iterator(text.splitlines(), vocab_size=500, show_progress=False, unk_token="<unk>",
-                               special_tokens=["<unk>"])
+    theirs.train_from_iterator(
+        text.splitlines(),
+        vocab_size=500,
+        show_progress=False,
+        unk_token="<unk>",
+        special_tokens=["<unk>"],
+    )
     assert ours.get_vocab_size() == theirs.get_vocab_size()
     assert ours.normalize("Ｈｅｌｌｏ  world") == theirs.normalize("Ｈｅｌｌｏ  world")
     bpe = SentencePieceBPETokenizer()

@@ -3,6 +3,7 @@
 without skip_char_bigrams) and for edited models that reach the converter's other paths
 (USER_DEFINED pieces, missing specs, WORD/CHAR, BPE pieces that are not direct mappings, NUL
 pieces), and bad input must raise the same exception types with the same messages."""
+
 from __future__ import annotations
 
 import pytest
@@ -43,7 +44,9 @@ def assert_same(**kwargs):
     want = outcome(spm.convert_to_flatbuffer, **kwargs)
     got = outcome(tsp.convert_to_flatbuffer, **kwargs)
     if isinstance(want, bytes) and isinstance(got, bytes) and want != got:
-        first = next((i for i, (a, b) in enumerate(zip(want, got)) if a != b), min(len(want), len(got)))
+        first = next(
+            (i for i, (a, b) in enumerate(zip(want, got)) if a != b), min(len(want), len(got))
+        )
         pytest.fail(f"{len(got)} bytes vs sentencepiece's {len(want)}; first difference at {first}")
     assert got == want
 
@@ -71,10 +74,14 @@ EDITS = {
     "unused": lambda p: set_types(p, (40, 41), pb.ModelProto.SentencePiece.UNUSED),
     "no_trainer_spec": lambda p: p.ClearField("trainer_spec"),
     "no_normalizer_spec": lambda p: p.ClearField("normalizer_spec"),
-    "ws_suffix_and_name": lambda p: (setattr(p.trainer_spec, "treat_whitespace_as_suffix", True),
-                                     setattr(p.normalizer_spec, "name", "custom")),
-    "no_unknown_piece": lambda p: (set_types(p, (0,), pb.ModelProto.SentencePiece.CONTROL),
-                                   setattr(p.trainer_spec, "bos_piece", "<unk>")),
+    "ws_suffix_and_name": lambda p: (
+        setattr(p.trainer_spec, "treat_whitespace_as_suffix", True),
+        setattr(p.normalizer_spec, "name", "custom"),
+    ),
+    "no_unknown_piece": lambda p: (
+        set_types(p, (0,), pb.ModelProto.SentencePiece.CONTROL),
+        setattr(p.trainer_spec, "bos_piece", "<unk>"),
+    ),
     "fractional_score": lambda p: setattr(p.pieces[5], "score", -7.9),
     "unreachable_piece": lambda p: setattr(p.pieces[50], "piece", "qzqzqzq"),
     "long_piece": lambda p: setattr(p.pieces[60], "piece", "x" * 200),
@@ -97,8 +104,11 @@ EDITS = {
 def test_edited_models_convert_or_fail_alike(name, edit):
     proto = edited(name, EDITS[edit])
     assert_same(model_proto=proto)
-    assert_same(serialized_model_proto=proto.SerializeToString(), skip_char_bigrams=True,
-                allow_unsupported_model_type=True)
+    assert_same(
+        serialized_model_proto=proto.SerializeToString(),
+        skip_char_bigrams=True,
+        allow_unsupported_model_type=True,
+    )
 
 
 def test_byte_fallback_model_with_unused_and_nul_pieces():
@@ -118,10 +128,16 @@ def test_inputs_outputs_and_argument_errors(tmp_path):
     assert tsp.ConvertToFlatbuffer(model_file=path, output_file=out) is None
     assert out.read_bytes() == expected
     assert tsp.convert_to_flatbuffer(model_proto=load(UNIGRAM)) == expected
-    for kwargs in [{}, {"model_file": path, "serialized_model_proto": b"x"}, {"model_file": ""},
-                   {"model_file": path, "output_file": ""}, {"serialized_model_proto": "text"},
-                   {"model_proto": 12345}, {"serialized_model_proto": b"corrupted_proto"},
-                   {"serialized_model_proto": b""}]:
+    for kwargs in [
+        {},
+        {"model_file": path, "serialized_model_proto": b"x"},
+        {"model_file": ""},
+        {"model_file": path, "output_file": ""},
+        {"serialized_model_proto": "text"},
+        {"model_proto": 12345},
+        {"serialized_model_proto": b"corrupted_proto"},
+        {"serialized_model_proto": b""},
+    ]:
         assert_same(**kwargs)
     with pytest.raises(FileNotFoundError):
         tsp.convert_to_flatbuffer(model_file=str(tmp_path / "missing.model"))

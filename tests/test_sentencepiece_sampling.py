@@ -6,6 +6,7 @@ on the Unigram test models of ../shared/pretrained and corpus samples.
 sentencepiece 0.2.3's Python package has no `sample_encode_and_score` / `calculate_entropy`, so
 those are checked against exact values computed from sentencepiece's own n-best lists (the
 complete list of segmentations of short words, with their scores)."""
+
 from __future__ import annotations
 
 import math
@@ -13,7 +14,6 @@ import struct
 from collections import Counter
 
 import pytest
-
 from conftest import read_sample, shared_path
 
 spm = pytest.importorskip("sentencepiece")
@@ -24,8 +24,20 @@ UNIGRAM_MODELS = {
     "botchan_unigram": "sentencepiece_test/botchan_en_unigram_1000.model",
     "kyoto_unigram": "sentencepiece_test/kyoto_ja_unigram_8000.model",
 }
-ODD = ["", " ", "▁", "x日本y", "Ｈｅｌｌｏ　ｗｏｒｌｄ", "ﬁ ½ ①", "emoji 😀🎉", "a" + "\u0301" * 5, "  many   spaces  ",
-       "<unk> <s>", "東京都に住んでいます", "Привет, мир!"]
+ODD = [
+    "",
+    " ",
+    "▁",
+    "x日本y",
+    "Ｈｅｌｌｏ　ｗｏｒｌｄ",
+    "ﬁ ½ ①",
+    "emoji 😀🎉",
+    "a" + "\u0301" * 5,
+    "  many   spaces  ",
+    "<unk> <s>",
+    "東京都に住んでいます",
+    "Привет, мир!",
+]
 
 
 def pair(name: str):
@@ -35,9 +47,13 @@ def pair(name: str):
 
 def sample_texts(limit_words: int = 150, limit_lines: int = 40) -> list[str]:
     """Words and short lines from an English novel and the Japanese UD treebank."""
-    en = read_sample(shared_path("corpora", "gutenberg", "en_novels", "pg11_en_alice_in_wonderland.txt"), 30_000)
-    ja = read_sample(shared_path("corpora", "ud", "UD_Japanese-GSD", "ja_gsd-ud-test.conllu"), 30_000)
-    ja_lines = [l[len("# text = "):] for l in ja.splitlines() if l.startswith("# text = ")]
+    en = read_sample(
+        shared_path("corpora", "gutenberg", "en_novels", "pg11_en_alice_in_wonderland.txt"), 30_000
+    )
+    ja = read_sample(
+        shared_path("corpora", "ud", "UD_Japanese-GSD", "ja_gsd-ud-test.conllu"), 30_000
+    )
+    ja_lines = [l[len("# text = ") :] for l in ja.splitlines() if l.startswith("# text = ")]
     words = list(dict.fromkeys(w for w in en.split()))[:limit_words]
     lines = [l for l in en.splitlines() if 0 < len(l) < 80][:limit_lines] + ja_lines[:limit_lines]
     return words + lines + ODD
@@ -64,9 +80,9 @@ def _fields(data: bytes):
             value, pos = _varint(data, pos)
         elif wire == 2:
             n, pos = _varint(data, pos)
-            value, pos = data[pos:pos + n], pos + n
+            value, pos = data[pos : pos + n], pos + n
         elif wire == 5:
-            value, pos = struct.unpack("<f", data[pos:pos + 4])[0], pos + 4
+            value, pos = struct.unpack("<f", data[pos : pos + 4])[0], pos + 4
         else:
             raise ValueError(wire)
         yield tag, value
@@ -91,7 +107,9 @@ def all_segmentations(ref, text: str) -> dict[tuple[str, ...], float]:
     """Every segmentation of `text` with its score: sentencepiece's n-best list when it is
     complete (fewer results than asked for)."""
     results = nbest_with_scores(ref, text, 512)
-    assert 1 < len(results) < 512, f"{text!r}: {len(results)} segmentations, not a complete short list"
+    assert 1 < len(results) < 512, (
+        f"{text!r}: {len(results)} segmentations, not a complete short list"
+    )
     return dict(results)
 
 
@@ -112,23 +130,32 @@ def test_nbest_encode_matches_exactly(name):
         for text in texts:
             want = ref.nbest_encode(text, nbest_size=n, out_type=str)
             assert ours.nbest_encode(text, nbest_size=n, out_type=str) == want, (n, text)
-            assert ours.nbest_encode(text, nbest_size=n) == ref.nbest_encode(text, nbest_size=n), (n, text)
+            assert ours.nbest_encode(text, nbest_size=n) == ref.nbest_encode(text, nbest_size=n), (
+                n,
+                text,
+            )
     # scores, surfaces and offsets: the serialized NBestSentencePieceText, byte for byte
     for text in texts[:120]:
-        assert ours.nbest_encode(text, nbest_size=8, out_type="serialized_proto") == \
-            ref.nbest_encode(text, nbest_size=8, out_type="serialized_proto"), text
+        assert ours.nbest_encode(
+            text, nbest_size=8, out_type="serialized_proto"
+        ) == ref.nbest_encode(text, nbest_size=8, out_type="serialized_proto"), text
     # list input, nbest_size <= 0 (one result), and the constructor defaults, as sentencepiece
     assert ours.nbest_encode(texts[:20], nbest_size=3) == ref.nbest_encode(texts[:20], nbest_size=3)
-    assert ours.nbest_encode("hello world", nbest_size=0) == ref.nbest_encode("hello world", nbest_size=0)
-    assert ours.nbest_encode_as_pieces("hello world", 4) == ref.nbest_encode_as_pieces("hello world", 4)
+    assert ours.nbest_encode("hello world", nbest_size=0) == ref.nbest_encode(
+        "hello world", nbest_size=0
+    )
+    assert ours.nbest_encode_as_pieces("hello world", 4) == ref.nbest_encode_as_pieces(
+        "hello world", 4
+    )
 
 
 def test_nbest_options_and_bpe_models():
     ref, ours = pair("botchan_unigram")
     kwargs = dict(nbest_size=4, add_bos=True, add_eos=True, reverse=True)
     assert ours.nbest_encode("hello world", **kwargs) == ref.nbest_encode("hello world", **kwargs)
-    assert ours.nbest_encode("hello world", out_type=str, emit_unk_piece=True, **kwargs) == \
-        ref.nbest_encode("hello world", out_type=str, emit_unk_piece=True, **kwargs)
+    assert ours.nbest_encode(
+        "hello world", out_type=str, emit_unk_piece=True, **kwargs
+    ) == ref.nbest_encode("hello world", out_type=str, emit_unk_piece=True, **kwargs)
     with pytest.raises(RuntimeError, match="512"):
         ref.nbest_encode("hello", nbest_size=513)
     with pytest.raises(tokenmill.InvalidArgumentError, match="512"):
@@ -154,7 +181,9 @@ def test_calculate_entropy_equals_the_exact_entropy(alpha):
         exact = -sum(q * math.log(q) for q in p.values() if q > 0)
         assert ours.calculate_entropy(word, alpha) == pytest.approx(exact, rel=2e-6, abs=2e-6), word
     # batch form, and a text with a single segmentation has entropy 0
-    assert ours.calculate_entropy(SHORT_WORDS, alpha) == [ours.calculate_entropy(w, alpha) for w in SHORT_WORDS]
+    assert ours.calculate_entropy(SHORT_WORDS, alpha) == [
+        ours.calculate_entropy(w, alpha) for w in SHORT_WORDS
+    ]
     assert ours.calculate_entropy("", alpha) == 0.0
 
 
@@ -178,11 +207,15 @@ def test_sample_encode_and_score_without_replacement():
     for word in SHORT_WORDS[:5]:
         segs = all_segmentations(ref, word)
         k = min(6, len(segs) - 2)
-        samples = ours.sample_encode_and_score(word, num_samples=k, alpha=alpha, wor=True, out_type=str)
+        samples = ours.sample_encode_and_score(
+            word, num_samples=k, alpha=alpha, wor=True, out_type=str
+        )
         pieces = [tuple(p) for p, _ in samples]
         assert len(pieces) == k and len(set(pieces)) == k and set(pieces) <= set(segs)
         assert all(score <= 0.0 for _, score in samples)  # log inclusion probabilities
-        best = ours.sample_encode_and_score(word, num_samples=k, alpha=alpha, wor=True, include_best=True, out_type=str)
+        best = ours.sample_encode_and_score(
+            word, num_samples=k, alpha=alpha, wor=True, include_best=True, out_type=str
+        )
         assert best[0] == (ref.encode(word, out_type=str), 0.0)
         assert len({tuple(p) for p, _ in best}) == len(best) == k
     with pytest.raises(ValueError):
@@ -214,7 +247,12 @@ def test_lattice_sampling_follows_the_model_distribution(alpha):
     assert chi2 < dof + 5 * math.sqrt(2 * dof)  # ~5 sigma above the chi-square mean
     # sentencepiece's own sampler is as close to the same distribution
     spm.set_random_generator_seed(1234)
-    theirs = Counter(tuple(d) for d in ref.encode([word] * n, out_type=str, enable_sampling=True, alpha=alpha, nbest_size=-1))
+    theirs = Counter(
+        tuple(d)
+        for d in ref.encode(
+            [word] * n, out_type=str, enable_sampling=True, alpha=alpha, nbest_size=-1
+        )
+    )
     assert total_variation(theirs, p) < 0.04
 
 
@@ -224,7 +262,12 @@ def test_nbest_sampling_follows_the_restricted_distribution():
     nbest = dict(nbest_with_scores(ref, word, k))
     p = distribution(nbest, alpha)
     ours.set_random_generator_seed(99)
-    counts = Counter(tuple(d) for d in ours.encode([word] * n, out_type=str, enable_sampling=True, alpha=alpha, nbest_size=k))
+    counts = Counter(
+        tuple(d)
+        for d in ours.encode(
+            [word] * n, out_type=str, enable_sampling=True, alpha=alpha, nbest_size=k
+        )
+    )
     assert set(counts) <= set(nbest)
     assert total_variation(counts, p) < 0.03
     # the whole-lattice distribution is a different one
@@ -239,12 +282,19 @@ def test_sampling_keeps_encode_rules():
     for text in sample_texts(limit_words=30, limit_lines=10):
         plain = ref.encode(text, out_type=str)
         for nbest_size in (-1, 3):
-            sampled = ours.encode(text, out_type=str, enable_sampling=True, alpha=0.5, nbest_size=nbest_size)
+            sampled = ours.encode(
+                text, out_type=str, enable_sampling=True, alpha=0.5, nbest_size=nbest_size
+            )
             assert "".join(sampled) == "".join(plain), text
-        assert ours.encode(text, enable_sampling=True, alpha=1000.0, nbest_size=-1) == ref.encode(text), text
+        assert ours.encode(text, enable_sampling=True, alpha=1000.0, nbest_size=-1) == ref.encode(
+            text
+        ), text
         full = ours.encode(text, out_type="proto", enable_sampling=True, alpha=0.5, nbest_size=-1)
-        assert "".join(p.surface for p in full.pieces) == text.strip() or not full.pieces or \
-            ref.decode(ref.encode(text)) == ours.decode([p.id for p in full.pieces])
+        assert (
+            "".join(p.surface for p in full.pieces) == text.strip()
+            or not full.pieces
+            or ref.decode(ref.encode(text)) == ours.decode([p.id for p in full.pieces])
+        )
 
 
 def test_seeded_sampling_is_reproducible():
@@ -281,7 +331,10 @@ def test_bpe_dropout_rate_follows_alpha():
     """BPE models: enable_sampling is BPE-dropout with alpha the probability of skipping a merge
     (nbest_size is ignored), as sentencepiece; more dropout gives more pieces."""
     bpe = str(shared_path("pretrained", "sentencepiece_test", "botchan_en_bpe_1000.model"))
-    ref, ours = spm.SentencePieceProcessor(model_file=bpe), tsp.SentencePieceProcessor(model_file=bpe)
+    ref, ours = (
+        spm.SentencePieceProcessor(model_file=bpe),
+        tsp.SentencePieceProcessor(model_file=bpe),
+    )
     text = "the quick brown fox jumps over the lazy dog " * 4
     ours.set_random_generator_seed(3)
     spm.set_random_generator_seed(3)

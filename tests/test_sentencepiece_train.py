@@ -2,12 +2,12 @@
 tokenmill trains load in `sentencepiece` and encode identically there; char and word models
 (deterministic algorithms) are the same as sentencepiece's; BPE learns (nearly) the same pieces;
 bad settings and corpora raise tokenmill exceptions."""
+
 from __future__ import annotations
 
 import io
 
 import pytest
-
 from conftest import read_sample, shared_path
 
 spm = pytest.importorskip("sentencepiece")
@@ -18,20 +18,35 @@ import tokenmill.sentencepiece as tsp  # noqa: E402
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory):
     """~400 kB of English and ~60 kB of German/French lines, and held-out text."""
-    text = read_sample(shared_path("corpora", "gutenberg", "pg244_en_a_study_in_scarlet.txt"), 220_000)
-    text += read_sample(shared_path("corpora", "gutenberg", "en_novels", "pg11_en_alice_in_wonderland.txt"), 150_000)
+    text = read_sample(
+        shared_path("corpora", "gutenberg", "pg244_en_a_study_in_scarlet.txt"), 220_000
+    )
+    text += read_sample(
+        shared_path("corpora", "gutenberg", "en_novels", "pg11_en_alice_in_wonderland.txt"), 150_000
+    )
     text += read_sample(shared_path("corpora", "gutenberg", "pg34811_de_buddenbrooks.txt"), 40_000)
-    held_out = read_sample(shared_path("corpora", "gutenberg", "en_novels", "pg84_en_frankenstein.txt"), 60_000)
-    held_out += read_sample(shared_path("corpora", "gutenberg", "pg13951_fr_les_trois_mousquetaires.txt"), 20_000)
+    held_out = read_sample(
+        shared_path("corpora", "gutenberg", "en_novels", "pg84_en_frankenstein.txt"), 60_000
+    )
+    held_out += read_sample(
+        shared_path("corpora", "gutenberg", "pg13951_fr_les_trois_mousquetaires.txt"), 20_000
+    )
     path = tmp_path_factory.mktemp("spm") / "corpus.txt"
     path.write_text(text, encoding="utf-8")
-    return path, [l for l in held_out.splitlines() if l.strip()] + ["ﬁ ½ Ｈｅｌｌｏ", "  spaced   out  ", "tab\there", "😀 x"]
+    return path, [l for l in held_out.splitlines() if l.strip()] + [
+        "ﬁ ½ Ｈｅｌｌｏ",
+        "  spaced   out  ",
+        "tab\there",
+        "😀 x",
+    ]
 
 
 def train_both(tmp_path, corpus_path, **kwargs):
     ours_prefix, ref_prefix = tmp_path / "ours", tmp_path / "ref"
     tsp.SentencePieceTrainer.train(input=str(corpus_path), model_prefix=str(ours_prefix), **kwargs)
-    spm.SentencePieceTrainer.train(input=str(corpus_path), model_prefix=str(ref_prefix), minloglevel=2, **kwargs)
+    spm.SentencePieceTrainer.train(
+        input=str(corpus_path), model_prefix=str(ref_prefix), minloglevel=2, **kwargs
+    )
     return ours_prefix, ref_prefix
 
 
@@ -43,8 +58,14 @@ def pieces_of(path) -> list[str]:
 @pytest.mark.parametrize("model_type", ["char", "word"])
 def test_char_and_word_models_equal_sentencepiece(tmp_path, corpus, model_type):
     path, held_out = corpus
-    ours, ref = train_both(tmp_path, path, model_type=model_type, vocab_size=400, normalization_rule_name="identity",
-                           hard_vocab_limit=False)
+    ours, ref = train_both(
+        tmp_path,
+        path,
+        model_type=model_type,
+        vocab_size=400,
+        normalization_rule_name="identity",
+        hard_vocab_limit=False,
+    )
     assert pieces_of(f"{ours}.model") == pieces_of(f"{ref}.model")
     # the same .vocab file, scores printed as sentencepiece prints them
     assert (tmp_path / "ours.vocab").read_bytes() == (tmp_path / "ref.vocab").read_bytes()
@@ -58,7 +79,9 @@ def test_char_and_word_models_equal_sentencepiece(tmp_path, corpus, model_type):
 @pytest.mark.parametrize("rule", ["identity", "nmt_nfkc"])
 def test_bpe_model_loads_in_sentencepiece_and_encodes_identically(tmp_path, corpus, rule):
     path, held_out = corpus
-    ours, ref = train_both(tmp_path, path, model_type="bpe", vocab_size=1000, normalization_rule_name=rule)
+    ours, ref = train_both(
+        tmp_path, path, model_type="bpe", vocab_size=1000, normalization_rule_name=rule
+    )
     in_spm = spm.SentencePieceProcessor(model_file=f"{ours}.model")
     in_tm = tsp.SentencePieceProcessor(model_file=f"{ours}.model")
     assert in_tm.get_piece_size() == in_spm.get_piece_size() == 1000
@@ -74,25 +97,40 @@ def test_bpe_model_loads_in_sentencepiece_and_encodes_identically(tmp_path, corp
 
 def test_bpe_options_string_form_iterator_and_writer(tmp_path, corpus):
     path, held_out = corpus
-    flags = (f"--input={path} --model_prefix={tmp_path / 'flags'} --model_type=bpe --vocab_size=800 "
-             "--byte_fallback=true --split_digits=true --user_defined_symbols=<sep>,[MASK] "
-             "--control_symbols=<ctl> --character_coverage=0.98 --pad_id=3 --normalization_rule_name=identity")
+    flags = (
+        f"--input={path} --model_prefix={tmp_path / 'flags'} --model_type=bpe --vocab_size=800 "
+        "--byte_fallback=true --split_digits=true --user_defined_symbols=<sep>,[MASK] "
+        "--control_symbols=<ctl> --character_coverage=0.98 --pad_id=3 --normalization_rule_name=identity"
+    )
     tsp.SentencePieceTrainer.train(flags)
     model = spm.SentencePieceProcessor(model_file=str(tmp_path / "flags.model"))
     ours = tsp.SentencePieceProcessor(model_file=str(tmp_path / "flags.model"))
     assert model.pad_id() == 3 and model.piece_to_id("<sep>") != model.unk_id()
-    assert all(not any(ch.isdigit() for ch in p) or len(p.lstrip("▁")) == 1
-               for p in (model.id_to_piece(i) for i in range(model.get_piece_size())) if not model.is_byte(model.piece_to_id(p)))
+    assert all(
+        not any(ch.isdigit() for ch in p) or len(p.lstrip("▁")) == 1
+        for p in (model.id_to_piece(i) for i in range(model.get_piece_size()))
+        if not model.is_byte(model.piece_to_id(p))
+    )
     tricky = held_out[:50] + ["x<sep>y [MASK] 12345 ¤ 漢字 <ctl>"]
     assert ours.encode(tricky) == model.encode(tricky)
     assert ours.decode(ours.encode(tricky)) == model.decode(model.encode(tricky))
     lines = path.read_text(encoding="utf-8").splitlines()
     buffer = io.BytesIO()
-    tsp.SentencePieceTrainer.train(sentence_iterator=iter(lines), model_writer=buffer, model_type="bpe", vocab_size=600,
-                                   normalization_rule_name="identity")
+    tsp.SentencePieceTrainer.train(
+        sentence_iterator=iter(lines),
+        model_writer=buffer,
+        model_type="bpe",
+        vocab_size=600,
+        normalization_rule_name="identity",
+    )
     from_iterator = spm.SentencePieceProcessor(model_proto=buffer.getvalue())
-    tsp.SentencePieceTrainer.train(input=str(path), model_prefix=str(tmp_path / "same"), model_type="bpe", vocab_size=600,
-                                   normalization_rule_name="identity")
+    tsp.SentencePieceTrainer.train(
+        input=str(path),
+        model_prefix=str(tmp_path / "same"),
+        model_type="bpe",
+        vocab_size=600,
+        normalization_rule_name="identity",
+    )
     from_file = spm.SentencePieceProcessor(model_file=str(tmp_path / "same.model"))
     assert from_iterator.encode(held_out) == from_file.encode(held_out)
 
@@ -100,20 +138,35 @@ def test_bpe_options_string_form_iterator_and_writer(tmp_path, corpus):
 def test_builtin_rule_models_load_and_encode_in_tokenmill(tmp_path, corpus):
     path, held_out = corpus
     for rule in ("nmt_nfkc", "nfkc_cf"):
-        tsp.SentencePieceTrainer.train(input=str(path), model_prefix=str(tmp_path / rule), model_type="bpe",
-                                       vocab_size=800, normalization_rule_name=rule)
+        tsp.SentencePieceTrainer.train(
+            input=str(path),
+            model_prefix=str(tmp_path / rule),
+            model_type="bpe",
+            vocab_size=800,
+            normalization_rule_name=rule,
+        )
         model = tsp.SentencePieceProcessor(model_file=str(tmp_path / f"{rule}.model"))
-        assert model.normalize("ﬁ Ｈｅｌｌｏ") == ("▁fi▁hello" if rule == "nfkc_cf" else "▁fi▁Hello")
-        assert model.decode(model.encode(held_out)) == [model.decode(model.encode(t)) for t in held_out]
+        assert model.normalize("ﬁ Ｈｅｌｌｏ") == (
+            "▁fi▁hello" if rule == "nfkc_cf" else "▁fi▁Hello"
+        )
+        assert model.decode(model.encode(held_out)) == [
+            model.decode(model.encode(t)) for t in held_out
+        ]
 
 
 def test_training_is_deterministic(tmp_path, corpus):
     path, _ = corpus
     out = []
     for name in ("a", "b"):
-        tsp.SentencePieceTrainer.train(input=str(path), model_prefix=str(tmp_path / name), model_type="bpe",
-                                       vocab_size=700, input_sentence_size=2000, shuffle_input_sentence=True,
-                                       normalization_rule_name="identity")
+        tsp.SentencePieceTrainer.train(
+            input=str(path),
+            model_prefix=str(tmp_path / name),
+            model_type="bpe",
+            vocab_size=700,
+            input_sentence_size=2000,
+            shuffle_input_sentence=True,
+            normalization_rule_name="identity",
+        )
         out.append(pieces_of(tmp_path / f"{name}.model"))
     assert out[0] == out[1]
 
@@ -123,22 +176,36 @@ def test_bad_settings_and_corpora_raise(tmp_path, corpus):
     empty = tmp_path / "empty.txt"
     empty.write_text("\n\n", encoding="utf-8")
     cases = [
-        dict(input=str(empty), model_type="bpe", vocab_size=100),                     # empty corpus
-        dict(input=str(path), model_type="bpe", vocab_size=20),                       # fewer than the characters
-        dict(input=str(path), model_type="bpe", vocab_size=200_000),                  # hard_vocab_limit
-        dict(input=str(path), model_type="bpe", vocab_size=100, no_such_flag=1),      # unknown option
+        dict(input=str(empty), model_type="bpe", vocab_size=100),  # empty corpus
+        dict(input=str(path), model_type="bpe", vocab_size=20),  # fewer than the characters
+        dict(input=str(path), model_type="bpe", vocab_size=200_000),  # hard_vocab_limit
+        dict(input=str(path), model_type="bpe", vocab_size=100, no_such_flag=1),  # unknown option
         dict(input=str(path), model_type="nope", vocab_size=100),
         dict(input=str(path), model_type="bpe", vocab_size=100, unk_id=-1),
-        dict(input=str(path), model_type="bpe", vocab_size=100, user_defined_symbols=["<x>", "<x>"]),
+        dict(
+            input=str(path), model_type="bpe", vocab_size=100, user_defined_symbols=["<x>", "<x>"]
+        ),
         dict(input=str(path), model_type="bpe", vocab_size=100, normalization_rule_name="nope"),
         dict(input=str(tmp_path / "missing.txt"), model_type="bpe", vocab_size=100),
     ]
     for kwargs in cases:
         with pytest.raises(Exception):
-            spm.SentencePieceTrainer.train(model_prefix=str(tmp_path / "ref"), minloglevel=2, **kwargs)
+            spm.SentencePieceTrainer.train(
+                model_prefix=str(tmp_path / "ref"), minloglevel=2, **kwargs
+            )
         with pytest.raises(tokenmill.TokenmillError):
             tsp.SentencePieceTrainer.train(model_prefix=str(tmp_path / "ours"), **kwargs)
     # without hard_vocab_limit a too-large vocabulary shrinks to what the corpus supports
-    tsp.SentencePieceTrainer.train(input=str(path), model_prefix=str(tmp_path / "soft"), model_type="word",
-                                   vocab_size=200_000, hard_vocab_limit=False, normalization_rule_name="identity")
-    assert 1000 < spm.SentencePieceProcessor(model_file=str(tmp_path / "soft.model")).get_piece_size() < 200_000
+    tsp.SentencePieceTrainer.train(
+        input=str(path),
+        model_prefix=str(tmp_path / "soft"),
+        model_type="word",
+        vocab_size=200_000,
+        hard_vocab_limit=False,
+        normalization_rule_name="identity",
+    )
+    assert (
+        1000
+        < spm.SentencePieceProcessor(model_file=str(tmp_path / "soft.model")).get_piece_size()
+        < 200_000
+    )

@@ -3,28 +3,44 @@ against `sentencepiece`'s trainer: the model tokenmill trains loads in `sentence
 encodes held-out text there exactly as tokenmill does (plain and n-best), its vocabulary is as
 good as sentencepiece's (log-likelihood and bytes per token within 1%), options are honoured,
 and impossible settings raise tokenmill exceptions."""
+
 from __future__ import annotations
 
 import pytest
-
 from conftest import read_sample, shared_path
 
 spm = pytest.importorskip("sentencepiece")
 import tokenmill  # noqa: E402
 import tokenmill.sentencepiece as tsp  # noqa: E402
 
-TRICKY = ["ﬁ ½ Ｈｅｌｌｏ　ｗｏｒｌｄ", "  spaced   out  ", "tab\there", "😀 x 漢字 ¤", "x<sep>y [MASK] 12345 <ctl>",
-          "İstanbul", "a" + "\u0301" * 3, ""]
+TRICKY = [
+    "ﬁ ½ Ｈｅｌｌｏ　ｗｏｒｌｄ",
+    "  spaced   out  ",
+    "tab\there",
+    "😀 x 漢字 ¤",
+    "x<sep>y [MASK] 12345 <ctl>",
+    "İstanbul",
+    "a" + "\u0301" * 3,
+    "",
+]
 
 
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory):
     """~330 kB of English and German lines, and held-out English/French lines."""
-    text = read_sample(shared_path("corpora", "gutenberg", "pg244_en_a_study_in_scarlet.txt"), 160_000)
-    text += read_sample(shared_path("corpora", "gutenberg", "en_novels", "pg11_en_alice_in_wonderland.txt"), 130_000)
+    text = read_sample(
+        shared_path("corpora", "gutenberg", "pg244_en_a_study_in_scarlet.txt"), 160_000
+    )
+    text += read_sample(
+        shared_path("corpora", "gutenberg", "en_novels", "pg11_en_alice_in_wonderland.txt"), 130_000
+    )
     text += read_sample(shared_path("corpora", "gutenberg", "pg34811_de_buddenbrooks.txt"), 40_000)
-    held_out = read_sample(shared_path("corpora", "gutenberg", "en_novels", "pg84_en_frankenstein.txt"), 60_000)
-    held_out += read_sample(shared_path("corpora", "gutenberg", "pg13951_fr_les_trois_mousquetaires.txt"), 15_000)
+    held_out = read_sample(
+        shared_path("corpora", "gutenberg", "en_novels", "pg84_en_frankenstein.txt"), 60_000
+    )
+    held_out += read_sample(
+        shared_path("corpora", "gutenberg", "pg13951_fr_les_trois_mousquetaires.txt"), 15_000
+    )
     path = tmp_path_factory.mktemp("spm_unigram") / "corpus.txt"
     path.write_text(text, encoding="utf-8")
     return path, [l for l in held_out.splitlines() if l.strip()]
@@ -39,7 +55,10 @@ def train(prefix, corpus_path, library, **kwargs):
 
 def same_in_both(model_file: str, texts: list[str]):
     """The model encodes `texts` identically in sentencepiece and tokenmill."""
-    ref, ours = spm.SentencePieceProcessor(model_file=model_file), tsp.SentencePieceProcessor(model_file=model_file)
+    ref, ours = (
+        spm.SentencePieceProcessor(model_file=model_file),
+        tsp.SentencePieceProcessor(model_file=model_file),
+    )
     assert ours.get_piece_size() == ref.get_piece_size()
     assert ours.encode(texts) == ref.encode(texts)
     assert ours.encode(texts, out_type=str) == ref.encode(texts, out_type=str)
@@ -59,12 +78,28 @@ def quality(model_file: str, texts: list[str]) -> tuple[float, float]:
 @pytest.mark.parametrize("rule", ["identity", "nmt_nfkc"])
 def test_unigram_model_loads_in_sentencepiece_and_is_as_good(tmp_path, corpus, rule):
     path, held_out = corpus
-    ours = train(tmp_path / "ours", path, tsp, model_type="unigram", vocab_size=2000, normalization_rule_name=rule)
-    ref = train(tmp_path / "ref", path, spm, model_type="unigram", vocab_size=2000, normalization_rule_name=rule)
+    ours = train(
+        tmp_path / "ours",
+        path,
+        tsp,
+        model_type="unigram",
+        vocab_size=2000,
+        normalization_rule_name=rule,
+    )
+    ref = train(
+        tmp_path / "ref",
+        path,
+        spm,
+        model_type="unigram",
+        vocab_size=2000,
+        normalization_rule_name=rule,
+    )
     sp, tm = same_in_both(ours, held_out + TRICKY)
     assert sp.get_piece_size() == 2000
     for n in (2, 5):
-        assert tm.nbest_encode(held_out[:150], nbest_size=n) == sp.nbest_encode(held_out[:150], nbest_size=n)
+        assert tm.nbest_encode(held_out[:150], nbest_size=n) == sp.nbest_encode(
+            held_out[:150], nbest_size=n
+        )
     (ll_ours, bpt_ours), (ll_ref, bpt_ref) = quality(ours, held_out), quality(ref, held_out)
     assert ll_ours == pytest.approx(ll_ref, rel=0.01)
     assert bpt_ours == pytest.approx(bpt_ref, rel=0.01)
@@ -74,7 +109,9 @@ def test_unigram_model_loads_in_sentencepiece_and_is_as_good(tmp_path, corpus, r
     ref_pieces = {ref_sp.id_to_piece(i) for i in range(ref_sp.get_piece_size())}
     assert len(ours_pieces & ref_pieces) / len(ref_pieces) > 0.8
     vocab_lines = (tmp_path / "ours.vocab").read_text(encoding="utf-8").splitlines()
-    assert [l.split("\t")[0] for l in vocab_lines] == [sp.id_to_piece(i) for i in range(sp.get_piece_size())]
+    assert [l.split("\t")[0] for l in vocab_lines] == [
+        sp.id_to_piece(i) for i in range(sp.get_piece_size())
+    ]
 
 
 def test_unigram_is_the_default_model_type(tmp_path, corpus):
@@ -88,20 +125,37 @@ def test_unigram_is_the_default_model_type(tmp_path, corpus):
 
 def test_unigram_options_byte_fallback_and_symbols(tmp_path, corpus):
     path, held_out = corpus
-    model = train(tmp_path / "opts", path, tsp, model_type="unigram", vocab_size=1200, byte_fallback=True,
-                  split_digits=True, user_defined_symbols=["<sep>", "[MASK]"], control_symbols=["<ctl>"],
-                  character_coverage=0.98, pad_id=3, max_sentencepiece_length=6)
+    model = train(
+        tmp_path / "opts",
+        path,
+        tsp,
+        model_type="unigram",
+        vocab_size=1200,
+        byte_fallback=True,
+        split_digits=True,
+        user_defined_symbols=["<sep>", "[MASK]"],
+        control_symbols=["<ctl>"],
+        character_coverage=0.98,
+        pad_id=3,
+        max_sentencepiece_length=6,
+    )
     ref, ours = same_in_both(model, held_out[:300] + TRICKY)
     pieces = [ours.id_to_piece(i) for i in range(ours.get_piece_size())]
     assert ref.pad_id() == 3 and ours.piece_to_id("<sep>") != ours.unk_id()
-    normal = [p for i, p in enumerate(pieces) if not (ours.is_byte(i) or ours.is_control(i) or ours.is_unknown(i))]
+    normal = [
+        p
+        for i, p in enumerate(pieces)
+        if not (ours.is_byte(i) or ours.is_control(i) or ours.is_unknown(i))
+    ]
     assert all(len(p) <= 6 for p in normal if p not in ("<sep>", "[MASK]"))
     assert all(len(p.lstrip("▁")) <= 1 for p in normal if any(c.isdigit() for c in p))
     # n-best and samples go through byte fallback and user-defined symbols as plain encode does
     texts = TRICKY + held_out[:60]
     for n in (1, 3, 8):
         assert ours.nbest_encode(texts, nbest_size=n) == ref.nbest_encode(texts, nbest_size=n)
-        assert ours.nbest_encode(texts, nbest_size=n, out_type=str) == ref.nbest_encode(texts, nbest_size=n, out_type=str)
+        assert ours.nbest_encode(texts, nbest_size=n, out_type=str) == ref.nbest_encode(
+            texts, nbest_size=n, out_type=str
+        )
     for text in texts:
         plain = ref.decode(ref.encode(text))
         for nbest_size in (-1, 4):
@@ -109,13 +163,16 @@ def test_unigram_options_byte_fallback_and_symbols(tmp_path, corpus):
             assert ref.decode(sampled) == plain
 
 
-@pytest.mark.parametrize("options", [
-    dict(treat_whitespace_as_suffix=True),
-    dict(split_by_whitespace=False),
-    dict(allow_whitespace_only_pieces=True, remove_extra_whitespaces=False),
-    dict(split_by_unicode_script=False, split_by_number=False),
-    dict(seed_sentencepiece_size=5000, shrinking_factor=0.6, num_sub_iterations=1),
-])
+@pytest.mark.parametrize(
+    "options",
+    [
+        dict(treat_whitespace_as_suffix=True),
+        dict(split_by_whitespace=False),
+        dict(allow_whitespace_only_pieces=True, remove_extra_whitespaces=False),
+        dict(split_by_unicode_script=False, split_by_number=False),
+        dict(seed_sentencepiece_size=5000, shrinking_factor=0.6, num_sub_iterations=1),
+    ],
+)
 def test_unigram_training_options_give_models_sentencepiece_agrees_with(tmp_path, corpus, options):
     path, held_out = corpus
     model = train(tmp_path / "m", path, tsp, model_type="unigram", vocab_size=1000, **options)
@@ -129,7 +186,9 @@ def test_vocab_size_limits(tmp_path, corpus):
     for library in (spm, tsp):
         with pytest.raises(Exception, match="Vocabulary size too high"):
             train(tmp_path / "hard", small, library, model_type="unigram", vocab_size=500)
-    model = train(tmp_path / "soft", small, tsp, model_type="unigram", vocab_size=500, hard_vocab_limit=False)
+    model = train(
+        tmp_path / "soft", small, tsp, model_type="unigram", vocab_size=500, hard_vocab_limit=False
+    )
     ref, ours = same_in_both(model, ["the cat sat on the log", "a mat"])
     assert ours.get_piece_size() < 500
     empty = tmp_path / "empty.txt"
@@ -144,12 +203,18 @@ def test_unigram_training_is_deterministic(tmp_path, corpus):
     path, _ = corpus
     a = train(tmp_path / "a", path, tsp, model_type="unigram", vocab_size=700)
     b = train(tmp_path / "b", path, tsp, model_type="unigram", vocab_size=700)
-    pieces = lambda m: [(m.id_to_piece(i), m.get_score(i), m.is_unknown(i)) for i in range(m.get_piece_size())]
-    assert pieces(tsp.SentencePieceProcessor(model_file=a)) == pieces(tsp.SentencePieceProcessor(model_file=b))
+    pieces = lambda m: [
+        (m.id_to_piece(i), m.get_score(i), m.is_unknown(i)) for i in range(m.get_piece_size())
+    ]
+    assert pieces(tsp.SentencePieceProcessor(model_file=a)) == pieces(
+        tsp.SentencePieceProcessor(model_file=b)
+    )
 
 
 @pytest.mark.parametrize("model_type", ["unigram", "bpe"])
-def test_file_input_streams_like_a_sentence_iterator_and_bad_utf8_trains_as_in_sentencepiece(tmp_path, corpus, model_type):
+def test_file_input_streams_like_a_sentence_iterator_and_bad_utf8_trains_as_in_sentencepiece(
+    tmp_path, corpus, model_type
+):
     """`input=` files are read a line at a time (CR LF ends too) and give the same model as the
     same lines from `sentence_iterator`; invalid UTF-8 bytes become U+FFFD as in sentencepiece,
     whose trainer accepts such a file too, and the model still encodes identically there."""
@@ -160,7 +225,9 @@ def test_file_input_streams_like_a_sentence_iterator_and_bad_utf8_trains_as_in_s
     options = dict(model_type=model_type, vocab_size=800, normalization_rule_name="identity")
     from_file, from_lines = [], []
     tsp.SentencePieceTrainer.train(input=str(crlf), model_writer=_Collect(from_file), **options)
-    tsp.SentencePieceTrainer.train(sentence_iterator=iter(lines), model_writer=_Collect(from_lines), **options)
+    tsp.SentencePieceTrainer.train(
+        sentence_iterator=iter(lines), model_writer=_Collect(from_lines), **options
+    )
     # The models differ only in the trainer spec's `input` (the file's name).
     assert _pieces(from_file[0]) == _pieces(from_lines[0])
     bad = tmp_path / "bad.txt"

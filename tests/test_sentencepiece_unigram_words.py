@@ -5,20 +5,23 @@ long paragraphs (large path scores, so more words fall back to the exact Viterbi
 warm, one and two threads (the threads share one table, filled without locks, and race to
 fill it from cold); and on hand-built vocabularies whose pieces score within a few f32
 ulps of the sum of their parts, where the prefix score decides the segmentation."""
+
 from __future__ import annotations
 
 import random
 import struct
 
 import pytest
-
 from conftest import read_sample, shared_path
 from test_sentencepiece import _field, _model
 
 spm = pytest.importorskip("sentencepiece")
 import tokenmill.sentencepiece as tsp  # noqa: E402
 
-UNIGRAM_MODELS = ["sentencepiece_test/botchan_en_unigram_1000.model", "sentencepiece_test/kyoto_ja_unigram_8000.model"]
+UNIGRAM_MODELS = [
+    "sentencepiece_test/botchan_en_unigram_1000.model",
+    "sentencepiece_test/kyoto_ja_unigram_8000.model",
+]
 
 
 @pytest.fixture(scope="module")
@@ -50,16 +53,21 @@ def assert_same_ids(got: list, expected: list, what: str) -> None:
 @pytest.mark.parametrize("model", UNIGRAM_MODELS)
 def test_cached_words_match_sentencepiece_on_every_corpus(model, corpus_samples, corpus_lines):
     path = str(shared_path("pretrained", *model.split("/")))
-    ref, ours = spm.SentencePieceProcessor(model_file=path), tsp.SentencePieceProcessor(model_file=path)
+    ref, ours = (
+        spm.SentencePieceProcessor(model_file=path),
+        tsp.SentencePieceProcessor(model_file=path),
+    )
     # Paragraphs of the UDHR translations are left out (their lines are compared): in a 10 kB
     # Khakas paragraph (many unknown characters, so path scores far below zero) tokenmill
     # decides a near-tie otherwise than sentencepiece's f32 sum over the whole text ("ku d"
     # against "k ud" with botchan), one of the long-input differences of issue 18.
     lines = [
-        line for name, lines in corpus_samples.items() if not name.startswith("udhr/")
+        line
+        for name, lines in corpus_samples.items()
+        if not name.startswith("udhr/")
         for line in lines
     ]
-    paragraphs = [" ".join(lines[i:i + 150]) for i in range(0, len(lines), 150)]
+    paragraphs = [" ".join(lines[i : i + 150]) for i in range(0, len(lines), 150)]
     for kind, texts in (("lines", corpus_lines), ("paragraphs", paragraphs)):
         expected = ref.encode(texts)
         assert_same_ids(ours.encode(texts, num_threads=1), expected, f"{kind}, cold")
@@ -68,8 +76,12 @@ def test_cached_words_match_sentencepiece_on_every_corpus(model, corpus_samples,
         racing = tsp.SentencePieceProcessor(model_file=path)
         # cold, both threads adding words
         assert_same_ids(racing.encode(texts, num_threads=2), expected, f"{kind}, racing")
-        assert_same_ids(racing.encode(texts[::-1], num_threads=2), expected[::-1], f"{kind}, racing")
-    assert ours.encode(corpus_lines[:3000], out_type=str) == ref.encode(corpus_lines[:3000], out_type=str)
+        assert_same_ids(
+            racing.encode(texts[::-1], num_threads=2), expected[::-1], f"{kind}, racing"
+        )
+    assert ours.encode(corpus_lines[:3000], out_type=str) == ref.encode(
+        corpus_lines[:3000], out_type=str
+    )
 
 
 def _f32(x: float) -> float:
@@ -95,9 +107,17 @@ def test_near_ties_decided_by_the_prefix_score_match_sentencepiece():
     rng = random.Random(11)
     for _ in range(25):
         data = _near_tie_model(rng)
-        ref, ours = spm.SentencePieceProcessor(model_proto=data), tsp.SentencePieceProcessor(model_proto=data)
-        texts = [" ".join("".join(rng.choice("abc") for _ in range(rng.randint(1, 8))) for _ in range(rng.randint(1, 400)))
-                 for _ in range(30)]
+        ref, ours = (
+            spm.SentencePieceProcessor(model_proto=data),
+            tsp.SentencePieceProcessor(model_proto=data),
+        )
+        texts = [
+            " ".join(
+                "".join(rng.choice("abc") for _ in range(rng.randint(1, 8)))
+                for _ in range(rng.randint(1, 400))
+            )
+            for _ in range(30)
+        ]
         texts += [t.replace(" ", "  ") for t in texts[:5]]
         expected = ref.encode(texts)
         assert ours.encode(texts, num_threads=1) == expected

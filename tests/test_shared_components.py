@@ -5,13 +5,13 @@ Each scenario is one function run against both libraries (the same code with
 ``tokenizers`` or ``tokenmill`` as ``lib``); the encodings (ids, tokens, offsets) and decodings
 it records must be identical. Text: real multilingual lines from ../shared/corpora.
 """
+
 from __future__ import annotations
 
 import pickle
 
 import pytest
 import tokenizers
-
 import tokenmill
 from conftest import read_sample, shared_path
 
@@ -36,13 +36,16 @@ def lines():
     for text in texts:
         out.extend(line.strip() for line in text.splitlines() if line.strip())
     # Every 7th line, to mix the languages and keep the test quick.
-    return [line for i, line in enumerate(out) if i % 7 == 0][:400] + ["Call 0123456789 at 10:45, room 2024."]
+    return [line for i, line in enumerate(out) if i % 7 == 0][:400] + [
+        "Call 0123456789 at 10:45, room 2024."
+    ]
 
 
 def gpt2(lib):
     """GPT-2 as a pipeline: BPE from encoder.json / vocab.bpe, ByteLevel everywhere."""
     model = lib.models.BPE.from_file(
-        str(shared_path("pretrained", "gpt2", "encoder.json")), str(shared_path("pretrained", "gpt2", "vocab.bpe"))
+        str(shared_path("pretrained", "gpt2", "encoder.json")),
+        str(shared_path("pretrained", "gpt2", "vocab.bpe")),
     )
     tok = lib.Tokenizer(model)
     tok.pre_tokenizer = lib.pre_tokenizers.ByteLevel(add_prefix_space=False)
@@ -104,7 +107,8 @@ def test_model_assigned_then_changed(lines):
     def scenario(lib, record):
         tok = gpt2(lib)
         model = lib.models.BPE.from_file(
-            str(shared_path("pretrained", "gpt2", "encoder.json")), str(shared_path("pretrained", "gpt2", "vocab.bpe"))
+            str(shared_path("pretrained", "gpt2", "encoder.json")),
+            str(shared_path("pretrained", "gpt2", "vocab.bpe")),
         )
         tok.model = model
         record(tok)
@@ -134,7 +138,9 @@ def test_normalizer_sequence_items(lines):
     def scenario(lib, record):
         tok = gpt2(lib)
         prepend = lib.normalizers.Prepend("▁")
-        tok.normalizer = lib.normalizers.Sequence([lib.normalizers.Strip(), prepend, lib.normalizers.Lowercase()])
+        tok.normalizer = lib.normalizers.Sequence(
+            [lib.normalizers.Strip(), prepend, lib.normalizers.Lowercase()]
+        )
         record(tok)
         tok.normalizer[1].prepend = "<<"  # through indexing
         record(tok)
@@ -143,7 +149,9 @@ def test_normalizer_sequence_items(lines):
         tok.normalizer[0] = lib.normalizers.Prepend("%")  # item assignment
         record(tok)
         item = tok.normalizer[2]
-        tok.normalizer[2] = lib.normalizers.Replace("e", "E")  # an object held before sees the new value
+        tok.normalizer[2] = lib.normalizers.Replace(
+            "e", "E"
+        )  # an object held before sees the new value
         assert repr(item) == repr(tok.normalizer[2])
         record(tok)
 
@@ -157,7 +165,9 @@ def test_pre_tokenizer_attribute_and_sequence(lines):
         tok.pre_tokenizer.add_prefix_space = True
         record(tok)
         digits = lib.pre_tokenizers.Digits(individual_digits=False)
-        tok.pre_tokenizer = lib.pre_tokenizers.Sequence([digits, lib.pre_tokenizers.ByteLevel(add_prefix_space=False)])
+        tok.pre_tokenizer = lib.pre_tokenizers.Sequence(
+            [digits, lib.pre_tokenizers.ByteLevel(add_prefix_space=False)]
+        )
         record(tok)
         digits.individual_digits = True
         record(tok)
@@ -174,7 +184,9 @@ def test_post_processor_attribute(lines):
     def scenario(lib, record):
         tok = gpt2(lib)
         tok.add_special_tokens(["<|endoftext|>"])
-        processor = lib.processors.RobertaProcessing(("<|endoftext|>", 50256), ("<|endoftext|>", 50256))
+        processor = lib.processors.RobertaProcessing(
+            ("<|endoftext|>", 50256), ("<|endoftext|>", 50256)
+        )
         tok.post_processor = processor
         record(tok)
         processor.trim_offsets = False
@@ -208,7 +220,9 @@ def test_trained_model_is_the_shared_one(lines):
         tok.decoder = lib.decoders.ByteLevel()
         model = tok.model
         trainer = lib.trainers.BpeTrainer(
-            vocab_size=600, show_progress=False, initial_alphabet=lib.pre_tokenizers.ByteLevel.alphabet()
+            vocab_size=600,
+            show_progress=False,
+            initial_alphabet=lib.pre_tokenizers.ByteLevel.alphabet(),
         )
         tok.train_from_iterator(lines, trainer)
         record(tok)
@@ -223,7 +237,9 @@ def test_trained_model_is_the_shared_one(lines):
 def test_pickled_tokenizer_keeps_changes(lines):
     def scenario(lib, record):
         tok = gpt2(lib)
-        tok.normalizer = lib.normalizers.Sequence([lib.normalizers.Lowercase(), lib.normalizers.Prepend("x")])
+        tok.normalizer = lib.normalizers.Sequence(
+            [lib.normalizers.Lowercase(), lib.normalizers.Prepend("x")]
+        )
         tok.normalizer[1].prepend = "y"
         tok.model.dropout = 1.0
         record(pickle.loads(pickle.dumps(tok)))
@@ -240,5 +256,7 @@ def test_components_outlive_their_tokenizer(lines):
     ours_pre, their_pre = tok.pre_tokenizer, theirs.pre_tokenizer
     del tok, theirs
     for line in lines[:50]:
-        assert [t.value for t in ours_model.tokenize("Ġhello")] == [t.value for t in their_model.tokenize("Ġhello")]
+        assert [t.value for t in ours_model.tokenize("Ġhello")] == [
+            t.value for t in their_model.tokenize("Ġhello")
+        ]
         assert ours_pre.pre_tokenize_str(line) == their_pre.pre_tokenize_str(line)

@@ -13,6 +13,7 @@
 
 Every comparison is with the reference library on corpus samples and adversarial strings.
 """
+
 from __future__ import annotations
 
 import os
@@ -21,7 +22,6 @@ import subprocess
 import sys
 
 import pytest
-
 from conftest import SHARED, read_sample, shared_path
 
 tokenizers = pytest.importorskip("tokenizers")
@@ -69,7 +69,11 @@ def _multilingual():
     root = SHARED / "corpora" / "multilingual"
     if not root.exists():
         pytest.skip(f"needs {root}")
-    files = sorted(p for p in root.rglob("*") if p.is_file() and p.suffix in (".txt", "") and p.stat().st_size > 0)
+    files = sorted(
+        p
+        for p in root.rglob("*")
+        if p.is_file() and p.suffix in (".txt", "") and p.stat().st_size > 0
+    )
     return [d for p in files[:6] for d in _docs(p, 8_000)]
 
 
@@ -86,7 +90,9 @@ def _assert_same(ours, theirs, texts, what=""):
 @pytest.fixture(scope="module")
 def gpt2_json(tmp_path_factory):
     gpt2 = shared_path("pretrained", "gpt2")
-    t = tokenizers.Tokenizer(tokenizers.models.BPE.from_file(str(gpt2 / "encoder.json"), str(gpt2 / "vocab.bpe")))
+    t = tokenizers.Tokenizer(
+        tokenizers.models.BPE.from_file(str(gpt2 / "encoder.json"), str(gpt2 / "vocab.bpe"))
+    )
     t.pre_tokenizer = tokenizers.pre_tokenizers.ByteLevel(add_prefix_space=False)
     t.decoder = tokenizers.decoders.ByteLevel()
     t.post_processor = tokenizers.processors.ByteLevel(trim_offsets=True)
@@ -114,7 +120,11 @@ def test_wordpiece_cache_follows_option_changes(bert_json):
     ours = tokenmill.Tokenizer.from_file(bert_json)
     theirs = tokenizers.Tokenizer.from_file(bert_json)
     ours.encode_batch(texts)  # fill the cache
-    for name, value in (("max_input_chars_per_word", 5), ("unk_token", "[MASK]"), ("continuing_subword_prefix", "@@")):
+    for name, value in (
+        ("max_input_chars_per_word", 5),
+        ("unk_token", "[MASK]"),
+        ("continuing_subword_prefix", "@@"),
+    ):
         for tok in (ours, theirs):
             model = tok.model
             setattr(model, name, value)
@@ -130,7 +140,9 @@ def test_byte_level_bpe_cached_uncached_and_fresh(gpt2_json):
     _assert_same(ours.encode_batch(texts), theirs, texts, "warm")
     uncached = tokenmill.Tokenizer.from_file(gpt2_json)
     gpt2 = shared_path("pretrained", "gpt2")
-    uncached.model = tokenmill.models.BPE.from_file(str(gpt2 / "encoder.json"), str(gpt2 / "vocab.bpe"), cache_capacity=0)
+    uncached.model = tokenmill.models.BPE.from_file(
+        str(gpt2 / "encoder.json"), str(gpt2 / "vocab.bpe"), cache_capacity=0
+    )
     _assert_same(uncached.encode_batch(texts), theirs, texts, "no cache")
 
 
@@ -140,11 +152,15 @@ def test_bpe_small_word_merges_on_a_trained_model():
     sample = "".join(_english()[:40])
     ref = tokenizers.Tokenizer(tokenizers.models.BPE(unk_token="[UNK]", end_of_word_suffix="</w>"))
     ref.pre_tokenizer = tokenizers.pre_tokenizers.Whitespace()
-    trainer = tokenizers.trainers.BpeTrainer(vocab_size=2000, special_tokens=["[UNK]"], end_of_word_suffix="</w>", show_progress=False)
+    trainer = tokenizers.trainers.BpeTrainer(
+        vocab_size=2000, special_tokens=["[UNK]"], end_of_word_suffix="</w>", show_progress=False
+    )
     ref.train_from_iterator([sample], trainer=trainer)
     ours = tokenmill.Tokenizer.from_str(ref.to_str())
     vocab, merges = _bpe_parts(ref)
-    ours.model = tokenmill.models.BPE(vocab, merges, cache_capacity=0, unk_token="[UNK]", end_of_word_suffix="</w>")
+    ours.model = tokenmill.models.BPE(
+        vocab, merges, cache_capacity=0, unk_token="[UNK]", end_of_word_suffix="</w>"
+    )
     texts = _english()[40:80] + ADVERSARIAL
     _assert_same(ours.encode_batch(texts), ref.encode_batch(texts), texts)
 
@@ -178,7 +194,12 @@ def test_one_thread_batches_equal_the_pool(bert_json, gpt2_json, tmp_path):
         outputs = []
         for threads in ("1", "2"):
             env = dict(os.environ, RAYON_NUM_THREADS=threads)
-            run = subprocess.run([sys.executable, "-c", script, tokenizer_json, str(sample)], env=env, capture_output=True, text=True)
+            run = subprocess.run(
+                [sys.executable, "-c", script, tokenizer_json, str(sample)],
+                env=env,
+                capture_output=True,
+                text=True,
+            )
             assert run.returncode == 0, run.stderr
             outputs.append(run.stdout)
         assert outputs[0] == outputs[1]
@@ -196,9 +217,27 @@ def _lists(batch):
     "kwargs",
     [
         dict(truncation=True, max_length=256, padding="longest"),
-        dict(truncation=True, max_length=64, padding="max_length", return_offsets_mapping=True, return_special_tokens_mask=True),
-        dict(truncation=True, max_length=48, stride=8, padding=True, return_overflowing_tokens=True, return_length=True),
-        dict(padding=True, pad_to_multiple_of=8, return_attention_mask=False, return_token_type_ids=True),
+        dict(
+            truncation=True,
+            max_length=64,
+            padding="max_length",
+            return_offsets_mapping=True,
+            return_special_tokens_mask=True,
+        ),
+        dict(
+            truncation=True,
+            max_length=48,
+            stride=8,
+            padding=True,
+            return_overflowing_tokens=True,
+            return_length=True,
+        ),
+        dict(
+            padding=True,
+            pad_to_multiple_of=8,
+            return_attention_mask=False,
+            return_token_type_ids=True,
+        ),
     ],
 )
 def test_numpy_call_equals_the_list_call_and_tokenizers(bert_json, kwargs):
@@ -234,7 +273,13 @@ def test_numpy_call_pairs_pickling_and_errors(bert_json):
     texts = _english()[:10]
     questions = [t.split(".")[0][:80] for t in texts]
     ours = tokenmill.Tokenizer.from_file(bert_json)
-    kwargs = dict(truncation="only_second", max_length=96, stride=16, padding="max_length", return_overflowing_tokens=True)
+    kwargs = dict(
+        truncation="only_second",
+        max_length=96,
+        stride=16,
+        padding="max_length",
+        return_overflowing_tokens=True,
+    )
     arrays = ours(questions, texts, return_tensors="np", **kwargs)
     lists = ours(questions, texts, **kwargs)
     assert _lists(arrays) == _lists(lists)

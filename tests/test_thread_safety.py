@@ -6,6 +6,7 @@ batch sees one state, never a mix), and no call may raise (before, `RuntimeError
 borrowed`). The readers run for a fixed number of rounds, so the test ends however the threads
 are scheduled; the timeout marker catches a deadlock.
 """
+
 from __future__ import annotations
 
 import threading
@@ -93,7 +94,9 @@ def check_one_change(read, change):
 
 @pytest.fixture(scope="module")
 def english() -> list[str]:
-    text = read_sample(shared_path("corpora", "english_large", "gutenberg_en_large_part1.txt"), 40_000)
+    text = read_sample(
+        shared_path("corpora", "english_large", "gutenberg_en_large_part1.txt"), 40_000
+    )
     return [line for line in text.splitlines() if line.strip()]
 
 
@@ -107,7 +110,11 @@ def ids_of(tok, texts):
 
 
 def test_truncation_changes_while_encoding(bert, english):
-    check(lambda: ids_of(bert, english), bert.no_truncation, lambda: bert.enable_truncation(max_length=8))
+    check(
+        lambda: ids_of(bert, english),
+        bert.no_truncation,
+        lambda: bert.enable_truncation(max_length=8),
+    )
 
 
 def test_padding_changes_while_encoding(bert, english):
@@ -121,7 +128,9 @@ def test_post_processor_swaps_while_encoding(bert, english):
         bert.post_processor = original
 
     def to_b():
-        bert.post_processor = BertProcessing(("[SEP]", 102), ("[CLS]", 101)) if original is None else None
+        bert.post_processor = (
+            BertProcessing(("[SEP]", 102), ("[CLS]", 101)) if original is None else None
+        )
 
     check(lambda: ids_of(bert, english), to_a, to_b)
 
@@ -182,7 +191,9 @@ def test_training_while_encoding(english):
         except BaseException as e:
             errors.append(e)
 
-    threads = [threading.Thread(target=encoder) for _ in range(4)] + [threading.Thread(target=trainer_thread)]
+    threads = [threading.Thread(target=encoder) for _ in range(4)] + [
+        threading.Thread(target=trainer_thread)
+    ]
     for t in threads:
         t.start()
     for t in threads:
@@ -202,13 +213,19 @@ def test_word_tokenizer_abbreviations_while_tokenizing(english):
 def test_sentence_splitter_abbreviations_while_splitting(english):
     splitter = SentenceSplitter("en")
     texts = [line + " Then Xyzq. Next one." for line in english]
-    check_one_change(lambda: splitter.split_batch(texts), lambda: splitter.add_abbreviations(["xyzq"]))
+    check_one_change(
+        lambda: splitter.split_batch(texts), lambda: splitter.add_abbreviations(["xyzq"])
+    )
 
 
 def test_chinese_segmenter_words_added_and_deleted_while_cutting():
     lines = ["他来到了网易杭研大厦", "小明硕士毕业于中国科学院计算所，后在日本京都大学深造"] * 200
     segmenter = ChineseSegmenter()
-    check(lambda: segmenter.cut_batch(lines), lambda: segmenter.del_word("杭研大厦"), lambda: segmenter.add_word("杭研大厦", 100000))
+    check(
+        lambda: segmenter.cut_batch(lines),
+        lambda: segmenter.del_word("杭研大厦"),
+        lambda: segmenter.add_word("杭研大厦", 100000),
+    )
 
 
 def test_collocation_filters_while_ranking(english):

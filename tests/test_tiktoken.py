@@ -4,6 +4,7 @@ The reference encodings come from `tiktoken.get_encoding` fed offline through
 `TIKTOKEN_CACHE_DIR` (files from ../shared/pretrained named by the sha1 of their URL, see its
 MANIFEST.md), so they carry tiktoken's own patterns and special tokens.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -53,7 +54,9 @@ def stdlib_code(max_bytes: int) -> str:
     root = sysconfig.get_paths()["stdlib"]
     files = []
     for d, dirs, fs in os.walk(root):
-        dirs[:] = sorted(x for x in dirs if x not in ("site-packages", "dist-packages", "__pycache__"))
+        dirs[:] = sorted(
+            x for x in dirs if x not in ("site-packages", "dist-packages", "__pycache__")
+        )
         files += [os.path.join(d, f) for f in fs if f.endswith(".py")]
     files.sort(key=lambda p: os.path.relpath(p, root))
     parts, size = [], 0
@@ -148,7 +151,11 @@ def test_special_tokens_like_tiktoken(name, reference, ours):
         assert enc.encode(text, **kwargs) == ref.encode(text, **kwargs), kwargs
         assert enc.encode_batch([text, "x"], **kwargs) == ref.encode_batch([text, "x"], **kwargs)
     raised = 0
-    for kwargs in [dict(), dict(allowed_special={"<|endoftext|>"}), dict(disallowed_special={"<|endoftext|>"})]:
+    for kwargs in [
+        dict(),
+        dict(allowed_special={"<|endoftext|>"}),
+        dict(disallowed_special={"<|endoftext|>"}),
+    ]:
         try:
             want = ref.encode(text, **kwargs)
         except ValueError as ref_err:
@@ -189,8 +196,12 @@ def test_vocabulary_and_decoding_helpers_like_tiktoken(name, reference, ours):
     ids = ref.encode(text)
     assert enc.decode_tokens_bytes(ids) == ref.decode_tokens_bytes(ids)
     assert enc.decode_with_offsets(ids) == ref.decode_with_offsets(ids)
-    assert [enc.decode_single_token_bytes(t) for t in ids] == [ref.decode_single_token_bytes(t) for t in ids]
-    partial = ids[:3] + [ref.encode_single_token(b"\xe4")] if b"\xe4" in ref._mergeable_ranks else ids[:3]
+    assert [enc.decode_single_token_bytes(t) for t in ids] == [
+        ref.decode_single_token_bytes(t) for t in ids
+    ]
+    partial = (
+        ids[:3] + [ref.encode_single_token(b"\xe4")] if b"\xe4" in ref._mergeable_ranks else ids[:3]
+    )
     assert enc.decode(partial) == ref.decode(partial)
     assert enc.decode(partial, errors="ignore") == ref.decode(partial, errors="ignore")
     assert enc._encode_single_piece("helloqqqq") == ref._encode_single_piece("helloqqqq")
@@ -205,7 +216,9 @@ def test_o200k_harmony_like_tiktoken(reference, pretrained):
     assert enc.n_vocab == ref.n_vocab == 201088
     text = "<|start|>user<|message|>Hi there<|end|><|start|>assistant<|channel|>final<|message|>Hello!<|return|><|endofprompt|>"
     assert enc.encode(text, allowed_special="all") == ref.encode(text, allowed_special="all")
-    ids = enc.encode(text, allowed_special="all")[:-1]  # 200018 has two names: decoding it is ambiguous in tiktoken
+    ids = enc.encode(text, allowed_special="all")[
+        :-1
+    ]  # 200018 has two names: decoding it is ambiguous in tiktoken
     assert enc.decode(ids) == ref.decode(ids)
 
 
@@ -227,7 +240,9 @@ def test_batches_and_numpy_path(name, reference, ours, samples):
     texts = [t[i : i + 1000] for t in samples.values() for i in range(0, 20_000, 1000)]
     want = ref.encode_ordinary_batch(texts)
     assert enc.encode_ordinary_batch(texts, num_threads=2) == want
-    assert enc.encode_batch(texts, disallowed_special=()) == ref.encode_batch(texts, disallowed_special=())
+    assert enc.encode_batch(texts, disallowed_special=()) == ref.encode_batch(
+        texts, disallowed_special=()
+    )
     ids, offsets = enc.encode_ordinary_batch_to_numpy(texts)
     assert ids.dtype == np.uint32 and offsets.dtype == np.int64 and len(offsets) == len(texts) + 1
     for i, w in enumerate(want):
@@ -242,9 +257,17 @@ def test_encodings_sharing_a_thread_keep_their_own_piece_caches(reference, ours,
     cl100k = reference["cl100k_base"]
     # cl100k's pattern with r50k's ranks: the same pieces, other tokens.
     r50k_ranks = reference["r50k_base"]._mergeable_ranks
-    ref_mixed = tiktoken.Encoding("mixed", pat_str=cl100k._pat_str, mergeable_ranks=r50k_ranks, special_tokens={})
-    ours_mixed = tm.Encoding("mixed", pat_str=cl100k._pat_str, mergeable_ranks=r50k_ranks, special_tokens={})
-    pairs = [(ours["cl100k_base"], cl100k), (ours_mixed, ref_mixed), (ours["o200k_base"], reference["o200k_base"])]
+    ref_mixed = tiktoken.Encoding(
+        "mixed", pat_str=cl100k._pat_str, mergeable_ranks=r50k_ranks, special_tokens={}
+    )
+    ours_mixed = tm.Encoding(
+        "mixed", pat_str=cl100k._pat_str, mergeable_ranks=r50k_ranks, special_tokens={}
+    )
+    pairs = [
+        (ours["cl100k_base"], cl100k),
+        (ours_mixed, ref_mixed),
+        (ours["o200k_base"], reference["o200k_base"]),
+    ]
     text = samples["english_large/gutenberg_en_large_part1.txt"][:30_000]
     for start in range(0, len(text), 5_000):
         chunk = text[start : start + 5_000]
@@ -265,8 +288,13 @@ def test_encoding_built_from_ranks_dict(name, reference, pretrained):
     text = "Hello, world! The quick brown fox <|endoftext|> jumps.\n\n  "
     assert enc.encode(text, allowed_special="all") == ref.encode(text, allowed_special="all")
     with pytest.raises(tokenmill.InvalidArgumentError):
-        tm.Encoding("bad", pat_str=ref._pat_str, mergeable_ranks=ref._mergeable_ranks,
-                    special_tokens=ref._special_tokens, explicit_n_vocab=ref.n_vocab + 1)
+        tm.Encoding(
+            "bad",
+            pat_str=ref._pat_str,
+            mergeable_ranks=ref._mergeable_ranks,
+            special_tokens=ref._special_tokens,
+            explicit_n_vocab=ref.n_vocab + 1,
+        )
 
 
 def test_custom_pattern_uses_the_general_regex_engine(reference):
@@ -275,7 +303,9 @@ def test_custom_pattern_uses_the_general_regex_engine(reference):
     enc = tm.Encoding("words", pat_str=pat, mergeable_ranks=ref._mergeable_ranks, special_tokens={})
     assert not enc._core_bpe.uses_scanner
     assert tm.get_encoding("cl100k_base", path=shared_path("pretrained"))._core_bpe.uses_scanner
-    ref_words = tiktoken.Encoding("words", pat_str=pat, mergeable_ranks=ref._mergeable_ranks, special_tokens={})
+    ref_words = tiktoken.Encoding(
+        "words", pat_str=pat, mergeable_ranks=ref._mergeable_ranks, special_tokens={}
+    )
     text = "Don't split_me, please: x+y=42 ünïcödé"
     assert enc.encode_ordinary(text) == ref_words.encode_ordinary(text)
 
@@ -304,14 +334,21 @@ def test_get_encoding_never_downloads(tmp_path, monkeypatch):
 def test_get_encoding_from_env_dir(pretrained, monkeypatch, reference):
     monkeypatch.setenv("TOKENMILL_TIKTOKEN_DIR", str(pretrained))
     enc = tm.get_encoding("o200k_base")
-    assert enc.encode("hello world") == [24912, 2375] == reference["o200k_base"].encode("hello world")
+    assert (
+        enc.encode("hello world") == [24912, 2375] == reference["o200k_base"].encode("hello world")
+    )
 
 
 def test_pickle_round_trip(ours):
     enc = ours["cl100k_base"]
     again = pickle.loads(pickle.dumps(enc))
     assert again.encode("pickled text") == enc.encode("pickled text")
-    small = tm.Encoding("small", pat_str=enc._pat_str, mergeable_ranks={bytes([b]): b for b in range(256)}, special_tokens={})
+    small = tm.Encoding(
+        "small",
+        pat_str=enc._pat_str,
+        mergeable_ranks={bytes([b]): b for b in range(256)},
+        special_tokens={},
+    )
     assert pickle.loads(pickle.dumps(small)).encode("abc") == [97, 98, 99]
 
 

@@ -1,6 +1,7 @@
 """tokenmill.tiktoken's module layout, model table, cache lookup, ``_encode_bytes`` and
 ``encode_with_unstable`` against the real tiktoken, both reading the same offline cache
 folder (files named by the sha1 of their URL, as tiktoken lays it out)."""
+
 from __future__ import annotations
 
 import hashlib
@@ -54,7 +55,9 @@ def test_modules_expose_tiktokens_public_names(module):
         name
         for name, value in vars(theirs).items()
         if not name.startswith("_")
-        and (isinstance(value, dict) or (callable(value) and value.__module__.startswith("tiktoken")))
+        and (
+            isinstance(value, dict) or (callable(value) and value.__module__.startswith("tiktoken"))
+        )
     }
     assert public, "the filter should find tiktoken's names"
     assert sorted(name for name in public if not hasattr(ours, name)) == []
@@ -62,7 +65,9 @@ def test_modules_expose_tiktokens_public_names(module):
 
 def test_model_tables_and_errors_match_tiktoken():
     assert tm.model.MODEL_TO_ENCODING == tiktoken_model.MODEL_TO_ENCODING
-    assert list(tm.model.MODEL_PREFIX_TO_ENCODING.items()) == list(tiktoken_model.MODEL_PREFIX_TO_ENCODING.items())
+    assert list(tm.model.MODEL_PREFIX_TO_ENCODING.items()) == list(
+        tiktoken_model.MODEL_PREFIX_TO_ENCODING.items()
+    )
     probes = list(tiktoken_model.MODEL_TO_ENCODING)
     probes += [prefix + "2024-05-13" for prefix in tiktoken_model.MODEL_PREFIX_TO_ENCODING]
     probes += ["gpt-4o-mini", "gpt-5-nano", "ft:gpt-4o-mini:org::id", "gpt-3.5-turbo-FAKE"]
@@ -103,7 +108,9 @@ def test_registered_encodings_pickle_by_name(pairs):
 def test_load_by_url_reads_the_cache_like_tiktoken():
     url = "https://openaipublic.blob.core.windows.net/encodings/p50k_base.tiktoken"
     sha = "94b5ca7dff4d00767bc256fdd1b27e5b17361d7b8a5f968547f9f23eb70d2069"
-    assert tm.load.load_tiktoken_bpe(url, expected_hash=sha) == tiktoken_load.load_tiktoken_bpe(url, expected_hash=sha)
+    assert tm.load.load_tiktoken_bpe(url, expected_hash=sha) == tiktoken_load.load_tiktoken_bpe(
+        url, expected_hash=sha
+    )
     with pytest.raises(ValueError, match="sha256"):
         tm.load.load_tiktoken_bpe(url, expected_hash="0" * 64)
 
@@ -113,7 +120,9 @@ def test_data_gym_ranks_match_tiktoken():
     ours = tm.load.data_gym_to_mergeable_bpe_ranks(vocab, encoder)
     assert ours == tiktoken_load.data_gym_to_mergeable_bpe_ranks(vocab, encoder)
     local = shared_path("pretrained", "gpt2")
-    assert tm.load.data_gym_to_mergeable_bpe_ranks(local / "vocab.bpe", local / "encoder.json") == ours
+    assert (
+        tm.load.data_gym_to_mergeable_bpe_ranks(local / "vocab.bpe", local / "encoder.json") == ours
+    )
 
 
 def test_gpt2_from_the_data_gym_files_alone(tmp_path, monkeypatch, pairs):
@@ -121,7 +130,9 @@ def test_gpt2_from_the_data_gym_files_alone(tmp_path, monkeypatch, pairs):
     cache = make_tiktoken_cache(tmp_path / "cache", urls)
     monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(cache))
     enc = tm.get_encoding("gpt2", path=tmp_path / "empty")
-    text = read_sample(shared_path("corpora", "english_large", "gutenberg_en_large_part1.txt"), 30_000)
+    text = read_sample(
+        shared_path("corpora", "english_large", "gutenberg_en_large_part1.txt"), 30_000
+    )
     assert enc.encode(text) == pairs["gpt2"][0].encode(text)
 
 
@@ -131,7 +142,12 @@ def test_missing_rank_file_says_what_to_put_where(tmp_path, monkeypatch):
         tm.get_encoding("o200k_base", path=tmp_path)
     url = "https://openaipublic.blob.core.windows.net/encodings/o200k_base.tiktoken"
     message = str(err.value)
-    for needle in [url, str(tmp_path / "cache" / hashlib.sha1(url.encode()).hexdigest()), "path=", "o200k_base.tiktoken"]:
+    for needle in [
+        url,
+        str(tmp_path / "cache" / hashlib.sha1(url.encode()).hexdigest()),
+        "path=",
+        "o200k_base.tiktoken",
+    ]:
         assert needle in message
     monkeypatch.delenv("TIKTOKEN_CACHE_DIR")
     monkeypatch.setenv("DATA_GYM_CACHE_DIR", str(tmp_path / "gym"))
@@ -150,14 +166,18 @@ def test_a_corrupt_cache_file_is_an_error(tmp_path, monkeypatch):
 def test_ranks_beyond_two_to_the_twenty(tmp_path):
     """tiktoken takes any u32 rank; sparse large ids must load, encode and decode alike."""
     ranks = {bytes([b]): b for b in range(256)}
-    ranks.update({b"he": 1 << 20, b"ll": (1 << 24) + 7, b"hell": (1 << 31) + 1, b" wor": 3_000_000_000})
+    ranks.update(
+        {b"he": 1 << 20, b"ll": (1 << 24) + 7, b"hell": (1 << 31) + 1, b" wor": 3_000_000_000}
+    )
     path = tmp_path / "sparse.tiktoken"
     tm.dump_tiktoken_bpe(ranks, path)
     assert tm.load_tiktoken_bpe(path) == tiktoken_load.load_tiktoken_bpe(str(path)) == ranks
     specials = {"<|end|>": 4_000_000_000}
     pat = tm.R50K_PAT_STR
     ours = tm.Encoding("sparse", pat_str=pat, mergeable_ranks=ranks, special_tokens=specials)
-    theirs = tiktoken.Encoding("sparse", pat_str=pat, mergeable_ranks=ranks, special_tokens=specials)
+    theirs = tiktoken.Encoding(
+        "sparse", pat_str=pat, mergeable_ranks=ranks, special_tokens=specials
+    )
     text = "hello world, hell<|end|>"
     assert ours.encode(text, allowed_special="all") == theirs.encode(text, allowed_special="all")
     assert ours.decode(ours.encode(text, allowed_special="all")) == text
@@ -165,7 +185,9 @@ def test_ranks_beyond_two_to_the_twenty(tmp_path):
     assert ours.token_byte_values() == theirs.token_byte_values()
     assert ours._mergeable_ranks == ranks
     with pytest.raises(ValueError, match="reserved"):
-        tm.Encoding("bad", pat_str=pat, mergeable_ranks={**ranks, b"x!": 2**32 - 1}, special_tokens={})
+        tm.Encoding(
+            "bad", pat_str=pat, mergeable_ranks={**ranks, b"x!": 2**32 - 1}, special_tokens={}
+        )
 
 
 # ---- _encode_bytes and encode_with_unstable ----
@@ -175,7 +197,9 @@ def cut_points(data: bytes, rng: random.Random, n: int) -> list[int]:
     """Cut positions, many of them inside a multi-byte character."""
     inside = [i for i in range(1, len(data)) if data[i] & 0xC0 == 0x80]
     anywhere = list(range(len(data) + 1))
-    return sorted(set(rng.sample(inside, min(n, len(inside))) + rng.sample(anywhere, min(n, len(anywhere)))))
+    return sorted(
+        set(rng.sample(inside, min(n, len(inside))) + rng.sample(anywhere, min(n, len(anywhere))))
+    )
 
 
 @pytest.mark.parametrize("name", NAMES[1:])
@@ -185,9 +209,20 @@ def test_encode_bytes_like_tiktoken(name, pairs, texts):
     for text in texts:
         data = text.encode()[:3000]
         for cut in cut_points(data, rng, 25):
-            for piece in (data[:cut], data[cut : cut + 40], data[:cut] + b"\xff" + data[cut : cut + 10]):
+            for piece in (
+                data[:cut],
+                data[cut : cut + 40],
+                data[:cut] + b"\xff" + data[cut : cut + 10],
+            ):
                 assert ours._encode_bytes(piece) == theirs._encode_bytes(piece), (piece[-20:], name)
-    for blob in [b"", b"\x80", b"\xff\xfe", b" \xec\x8b\xa4\xed", b"\n\n \xe2\x82", bytes(range(256))]:
+    for blob in [
+        b"",
+        b"\x80",
+        b"\xff\xfe",
+        b" \xec\x8b\xa4\xed",
+        b"\n\n \xe2\x82",
+        bytes(range(256)),
+    ]:
         assert ours._encode_bytes(blob) == theirs._encode_bytes(blob)
         assert ours.decode_bytes(ours._encode_bytes(blob)) == blob
 
@@ -198,7 +233,17 @@ def test_encode_with_unstable_like_tiktoken(name, pairs, texts):
     rng = random.Random(20)
     # A prefix ending in a space has ~100k completions (every token starting with one), which
     # takes both libraries a fraction of a second: few of those.
-    prefixes = ["hello fanta", "hello\n\n", "x  !", "I'", "12", "<|endoftext|>", "", "  !", "def f():\n    "]
+    prefixes = [
+        "hello fanta",
+        "hello\n\n",
+        "x  !",
+        "I'",
+        "12",
+        "<|endoftext|>",
+        "",
+        "  !",
+        "def f():\n    ",
+    ]
     prefixes.append("hello " if name == "r50k_base" else "hello  ")
     for text in texts[:6]:
         for end in rng.sample(range(1, min(len(text), 4000)), 8):
@@ -208,6 +253,8 @@ def test_encode_with_unstable_like_tiktoken(name, pairs, texts):
         stable, completions = ours.encode_with_unstable(prefix, allowed_special="all")
         ref_stable, ref_completions = theirs.encode_with_unstable(prefix, allowed_special="all")
         assert stable == ref_stable, prefix[-30:]
-        assert sorted(completions) == sorted(map(list, ref_completions)) == completions, prefix[-30:]
+        assert sorted(completions) == sorted(map(list, ref_completions)) == completions, prefix[
+            -30:
+        ]
     with pytest.raises(ValueError, match="disallowed special token"):
         ours.encode_with_unstable("<|endoftext|>")

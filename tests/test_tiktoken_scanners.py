@@ -1,5 +1,6 @@
 """The hand-written split scanners against fancy-regex (the engine tiktoken uses) and the Python
 `regex` module, on corpus samples, adversarial strings and random Unicode."""
+
 from __future__ import annotations
 
 import random
@@ -7,9 +8,7 @@ import sys
 import unicodedata
 
 import pytest
-
 from conftest import read_sample, shared_path
-
 from tokenmill import tiktoken as tm
 from tokenmill._native import tiktoken as native
 
@@ -27,8 +26,10 @@ PATTERNS = {
     "qwen2": QWEN2,
 }
 
-TRICKY = list("aZsStTdDmMlLvVrReEkſK'’ \t\n\r\x0b\x0c\x85\xa0\u1680\u2003\u2028\u3000\x1c\x00\x7f\u200b\u200d"
-              "07²½Ⅻ٣.,!?/\\-_(\"#$€😀👩\U0001f3fd\ufe0f\u0301\u0308\u093f\u20ddéÉǅʰー中のア한ابשΩωßİıⓐ𝐀")
+TRICKY = list(
+    "aZsStTdDmMlLvVrReEkſK'’ \t\n\r\x0b\x0c\x85\xa0\u1680\u2003\u2028\u3000\x1c\x00\x7f\u200b\u200d"
+    '07²½Ⅻ٣.,!?/\\-_("#$€😀👩\U0001f3fd\ufe0f\u0301\u0308\u093f\u20ddéÉǅʰー中のア한ابשΩωßİıⓐ𝐀'
+)
 
 
 def pieces(pattern: str, text: str, backtracking: bool = False) -> list[str]:
@@ -57,6 +58,7 @@ def texts_for_python_regex() -> list[str]:
     version than fancy-regex (the reference, since tiktoken uses it), so only code points
     assigned in this Python's `unicodedata` are kept; and `regex` counts U+001C..U+001F as
     whitespace, which Unicode White_Space (fancy-regex) does not."""
+
     def stable(c: str) -> str:
         if unicodedata.category(c) == "Cn" or 0x1C <= ord(c) < 0x20:
             return "x"
@@ -85,7 +87,10 @@ def test_scanner_matches_both_engines_on_corpora(name):
     pattern = PATTERNS[name]
     compiled = regex.compile(pattern)
     root = shared_path("corpora")
-    for path in [root / "english_large" / "gutenberg_en_large_part1.txt", *sorted((root / "multilingual").rglob("*.txt"))]:
+    for path in [
+        root / "english_large" / "gutenberg_en_large_part1.txt",
+        *sorted((root / "multilingual").rglob("*.txt")),
+    ]:
         text = read_sample(path, 60_000)
         got = pieces(pattern, text)
         assert got == pieces(pattern, text, backtracking=True), path.name

@@ -1,11 +1,11 @@
 """tokenmill.Tokenizer / AddedToken / Encoding: the API of `tokenizers.Tokenizer`, checked
 against `tokenizers` itself on the same inputs (GPT-2 specifics are in test_gpt2_pipeline.py)."""
+
 from __future__ import annotations
 
 import pickle
 
 import pytest
-
 from conftest import read_sample, shared_path
 
 tokenizers = pytest.importorskip("tokenizers")
@@ -13,7 +13,9 @@ import tokenmill  # noqa: E402
 from tokenmill import models, normalizers, pre_tokenizers, trainers  # noqa: E402
 
 
-def build_pair(normalizer=None, pre_tokenizer=("Whitespace", {}), post_processor=None, decoder=None):
+def build_pair(
+    normalizer=None, pre_tokenizer=("Whitespace", {}), post_processor=None, decoder=None
+):
     """The same small BPE tokenizer in both libraries: built with `tokenizers`, then loaded by
     tokenmill from `tokenizers`' own tokenizer.json."""
     vocab = {"[UNK]": 0, "[CLS]": 1, "[SEP]": 2}
@@ -22,7 +24,9 @@ def build_pair(normalizer=None, pre_tokenizer=("Whitespace", {}), post_processor
     merges = [("t", "h"), ("th", "e"), ("i", "n"), ("in", "g"), ("c", "a"), ("ca", "t")]
     for a, b in merges:
         vocab.setdefault(a + b, len(vocab))
-    hf = tokenizers.Tokenizer(tokenizers.models.BPE(vocab=dict(vocab), merges=list(merges), unk_token="[UNK]"))
+    hf = tokenizers.Tokenizer(
+        tokenizers.models.BPE(vocab=dict(vocab), merges=list(merges), unk_token="[UNK]")
+    )
     if normalizer is not None:
         hf.normalizer = getattr(tokenizers.normalizers, normalizer[0])(**normalizer[1])
     if pre_tokenizer is not None:
@@ -36,12 +40,23 @@ def build_pair(normalizer=None, pre_tokenizer=("Whitespace", {}), post_processor
 
 def bert_template(lib):
     return lib.processors.TemplateProcessing(
-        single="[CLS] $A [SEP]", pair="[CLS] $A [SEP] $B:1 [SEP]:1", special_tokens=[("[CLS]", 1), ("[SEP]", 2)]
+        single="[CLS] $A [SEP]",
+        pair="[CLS] $A [SEP] $B:1 [SEP]:1",
+        special_tokens=[("[CLS]", 1), ("[SEP]", 2)],
     )
 
 
 def same_encoding(a, b):
-    return (a.ids, a.tokens, a.offsets, a.word_ids, a.type_ids, a.sequence_ids, a.special_tokens_mask, a.attention_mask) == (
+    return (
+        a.ids,
+        a.tokens,
+        a.offsets,
+        a.word_ids,
+        a.type_ids,
+        a.sequence_ids,
+        a.special_tokens_mask,
+        a.attention_mask,
+    ) == (
         b.ids,
         b.tokens,
         b.offsets,
@@ -86,7 +101,9 @@ def test_added_token_defaults_and_repr_match_tokenizers(kwargs):
 def test_encode_matches_tokenizers(text):
     tm, hf = build_pair(normalizer=("Lowercase", {}), post_processor=bert_template)
     assert same_encoding(tm.encode(text), hf.encode(text))
-    assert same_encoding(tm.encode(text, add_special_tokens=False), hf.encode(text, add_special_tokens=False))
+    assert same_encoding(
+        tm.encode(text, add_special_tokens=False), hf.encode(text, add_special_tokens=False)
+    )
     assert same_encoding(tm.encode(text, "the pair"), hf.encode(text, "the pair"))
 
 
@@ -104,8 +121,12 @@ def test_encoding_object_api():
 
 def test_post_process_matches_tokenizers():
     tm, hf = build_pair(post_processor=bert_template)
-    ours = tm.post_process(tm.encode("the cat", add_special_tokens=False), tm.encode("thing", add_special_tokens=False))
-    theirs = hf.post_process(hf.encode("the cat", add_special_tokens=False), hf.encode("thing", add_special_tokens=False))
+    ours = tm.post_process(
+        tm.encode("the cat", add_special_tokens=False), tm.encode("thing", add_special_tokens=False)
+    )
+    theirs = hf.post_process(
+        hf.encode("the cat", add_special_tokens=False), hf.encode("thing", add_special_tokens=False)
+    )
     assert same_encoding(ours, theirs)
     assert tm.num_special_tokens_to_add(True) == hf.num_special_tokens_to_add(True) == 3
 
@@ -117,8 +138,12 @@ def test_encode_batch_and_ids_path():
     assert all(same_encoding(a, b) for a, b in zip(ours, theirs))
     ids, bounds = tm.encode_batch_ids(texts)
     assert str(ids.dtype) == "uint32" and str(bounds.dtype) == "int64"
-    assert [ids[bounds[i] : bounds[i + 1]].tolist() for i in range(len(texts))] == [e.ids for e in theirs]
-    assert [e.ids for e in tm.encode_batch_fast(texts)] == [e.ids for e in hf.encode_batch_fast(texts)]
+    assert [ids[bounds[i] : bounds[i + 1]].tolist() for i in range(len(texts))] == [
+        e.ids for e in theirs
+    ]
+    assert [e.ids for e in tm.encode_batch_fast(texts)] == [
+        e.ids for e in hf.encode_batch_fast(texts)
+    ]
 
 
 def test_decode_without_decoder_joins_with_spaces_like_tokenizers():
@@ -135,12 +160,23 @@ def test_decode_without_decoder_joins_with_spaces_like_tokenizers():
 def test_normalized_added_tokens_match_tokenizers(normalized):
     tm, hf = build_pair(normalizer=("Lowercase", {}), post_processor=bert_template)
     for t, lib in ((tm, tokenmill), (hf, tokenizers)):
-        t.add_tokens([lib.AddedToken("CatDog", normalized=normalized), lib.AddedToken("[Day]", normalized=normalized, lstrip=True)])
+        t.add_tokens(
+            [
+                lib.AddedToken("CatDog", normalized=normalized),
+                lib.AddedToken("[Day]", normalized=normalized, lstrip=True),
+            ]
+        )
         t.add_special_tokens([lib.AddedToken("[MASK]", lstrip=True, rstrip=True)])
-    for text in ["a CatDog catdog CATDOG", "the [Day] and [day] [MASK] x", "[MASK][MASK] catdog[Day]"]:
+    for text in [
+        "a CatDog catdog CATDOG",
+        "the [Day] and [day] [MASK] x",
+        "[MASK][MASK] catdog[Day]",
+    ]:
         assert same_encoding(tm.encode(text), hf.encode(text)), text
         ids = hf.encode(text).ids
-        assert tm.decode(ids, skip_special_tokens=False) == hf.decode(ids, skip_special_tokens=False)
+        assert tm.decode(ids, skip_special_tokens=False) == hf.decode(
+            ids, skip_special_tokens=False
+        )
     assert tm.id_to_token(tm.token_to_id("CatDog")) == hf.id_to_token(hf.token_to_id("CatDog"))
     # changing the normalizer re-normalizes the added tokens
     tm.normalizer = None
@@ -150,11 +186,16 @@ def test_normalized_added_tokens_match_tokenizers(normalized):
 
 def test_add_tokens_counts_and_ids_match_tokenizers():
     tm, hf = build_pair()
-    counts = [t.add_tokens(["cat", "new1", lib.AddedToken("new2"), "", "new1"]) for t, lib in ((tm, tokenmill), (hf, tokenizers))]
+    counts = [
+        t.add_tokens(["cat", "new1", lib.AddedToken("new2"), "", "new1"])
+        for t, lib in ((tm, tokenmill), (hf, tokenizers))
+    ]
     assert counts[0] == counts[1]
     assert tm.get_vocab() == hf.get_vocab()
     assert tm.get_vocab_size() == hf.get_vocab_size()
-    assert tm.add_special_tokens(["[CLS]", "<extra>"]) == hf.add_special_tokens(["[CLS]", "<extra>"])
+    assert tm.add_special_tokens(["[CLS]", "<extra>"]) == hf.add_special_tokens(
+        ["[CLS]", "<extra>"]
+    )
     assert tm.get_vocab() == hf.get_vocab()
     assert {k: repr(v) for k, v in tm.get_added_tokens_decoder().items()} == {
         k: repr(v) for k, v in hf.get_added_tokens_decoder().items()
@@ -165,7 +206,9 @@ def test_add_tokens_counts_and_ids_match_tokenizers():
 
 
 def test_component_properties_round_trip():
-    tm, _ = build_pair(normalizer=("Lowercase", {}), post_processor=bert_template, decoder=("BPEDecoder", {}))
+    tm, _ = build_pair(
+        normalizer=("Lowercase", {}), post_processor=bert_template, decoder=("BPEDecoder", {})
+    )
     assert type(tm.normalizer).__name__ == "Lowercase"
     assert type(tm.pre_tokenizer).__name__ == "Whitespace"
     assert type(tm.model).__name__ == "BPE"
@@ -217,14 +260,20 @@ def _trained_pair(train):
     alphabet = tokenizers.pre_tokenizers.ByteLevel.alphabet()
     for t, lib in ((tm, tokenmill), (hf, tokenizers)):
         trainer = lib.trainers.BpeTrainer(
-            vocab_size=600, min_frequency=2, special_tokens=["<s>", "</s>"], show_progress=False, initial_alphabet=alphabet
+            vocab_size=600,
+            min_frequency=2,
+            special_tokens=["<s>", "</s>"],
+            show_progress=False,
+            initial_alphabet=alphabet,
         )
         train(t, trainer)
     return tm, hf
 
 
 def test_train_from_files_matches_tokenizers(tmp_path):
-    text = read_sample(shared_path("corpora", "gutenberg", "pg244_en_a_study_in_scarlet.txt"), 150_000)
+    text = read_sample(
+        shared_path("corpora", "gutenberg", "pg244_en_a_study_in_scarlet.txt"), 150_000
+    )
     path = tmp_path / "corpus.txt"
     path.write_text(text, encoding="utf-8")
     tm, hf = _trained_pair(lambda t, trainer: t.train([str(path)], trainer))
@@ -236,7 +285,9 @@ def test_train_from_files_matches_tokenizers(tmp_path):
 
 @pytest.mark.parametrize("batched", [False, True])
 def test_train_from_iterator_matches_tokenizers(batched):
-    lines = read_sample(shared_path("corpora", "gutenberg", "en_novels", "pg11_en_alice_in_wonderland.txt"), 120_000).splitlines()
+    lines = read_sample(
+        shared_path("corpora", "gutenberg", "en_novels", "pg11_en_alice_in_wonderland.txt"), 120_000
+    ).splitlines()
 
     def feed(t, trainer):
         if batched:
@@ -276,5 +327,4 @@ def test_from_buffer_and_from_str_agree():
     b = tokenmill.Tokenizer.from_buffer(text.encode("utf-8"))
     assert a.to_str() == b.to_str() == text
     with pytest.raises(tokenmill.FormatError, match="line 1"):
-        tokenmill.Tokenizer.from_buffer(b"{\"version\": \"1.0\", \"model\": 3}")
-
+        tokenmill.Tokenizer.from_buffer(b'{"version": "1.0", "model": 3}')

@@ -1,13 +1,13 @@
 """The asyncio methods of `tokenizers` 0.23 (`async_encode`, `async_encode_batch`,
 `async_encode_batch_fast`, `async_decode_batch`): same results as the sync methods and as
 `tokenizers`, input read at the call, the work done off the event loop."""
+
 from __future__ import annotations
 
 import asyncio
 import threading
 
 import pytest
-
 from conftest import shared_path
 from test_tokenizers_api import bert_pair, gpt2_pair, lines, same
 
@@ -33,7 +33,9 @@ async def test_async_methods_give_what_the_sync_ones_and_tokenizers_give(bert_js
         ours = await tm.async_encode_batch(batch, pretokenized)
         assert all(same(a, b) for a, b in zip(ours, tm.encode_batch(batch, pretokenized)))
         ours_fast = await tm.async_encode_batch_fast(batch, pretokenized, False)
-        assert [e.ids for e in ours_fast] == [e.ids for e in tm.encode_batch_fast(batch, pretokenized, False)]
+        assert [e.ids for e in ours_fast] == [
+            e.ids for e in tm.encode_batch_fast(batch, pretokenized, False)
+        ]
         if HF_ASYNC:
             # tokenizers' async variant takes every 2-item list as a pair, even of two words
             # (encode_batch does not; nor do we): leave those out of the comparison.
@@ -60,9 +62,14 @@ async def test_async_calls_run_concurrently_off_the_event_loop():
             seen.append(threading.get_ident())
 
     tm.normalizer = normalizers.Normalizer.custom(Recorder())
-    big = [" ".join(lines("english_large", "gutenberg_en_large_part1.txt", count=50, max_bytes=50_000))] * 20
+    big = [
+        " ".join(lines("english_large", "gutenberg_en_large_part1.txt", count=50, max_bytes=50_000))
+    ] * 20
     results = await asyncio.gather(
-        tm.async_encode_batch(big), tm.async_encode_batch_fast(big), tm.async_encode(big[0]), tm.async_decode_batch([[1, 2]])
+        tm.async_encode_batch(big),
+        tm.async_encode_batch_fast(big),
+        tm.async_encode(big[0]),
+        tm.async_decode_batch([[1, 2]]),
     )
     assert [len(r) for r in results[:2]] == [20, 20] and results[2].ids == results[0][0].ids
     assert seen and loop_thread not in seen
@@ -90,7 +97,9 @@ async def test_async_input_is_read_at_the_call():
     batch = ["first text", "second text"]
     future = tm.async_encode_batch(batch)
     batch[0] = "changed"
-    assert [e.ids for e in await future] == [e.ids for e in tm.encode_batch(["first text", "second text"])]
+    assert [e.ids for e in await future] == [
+        e.ids for e in tm.encode_batch(["first text", "second text"])
+    ]
 
 
 def test_async_methods_need_a_running_loop():
@@ -106,8 +115,12 @@ async def test_implementations_have_the_async_methods(bert_json):
     ours = tokenmill.BertWordPieceTokenizer(str(vocab))
     theirs = tokenizers.BertWordPieceTokenizer(str(vocab))
     texts, _, _ = async_inputs()
-    assert [e.ids for e in await ours.async_encode_batch(texts)] == [e.ids for e in theirs.encode_batch(texts)]
-    assert [e.ids for e in await ours.async_encode_batch_fast(texts)] == [e.ids for e in theirs.encode_batch(texts)]
+    assert [e.ids for e in await ours.async_encode_batch(texts)] == [
+        e.ids for e in theirs.encode_batch(texts)
+    ]
+    assert [e.ids for e in await ours.async_encode_batch_fast(texts)] == [
+        e.ids for e in theirs.encode_batch(texts)
+    ]
     assert await ours.async_decode_batch([[2023, 2003]]) == theirs.decode_batch([[2023, 2003]])
     with pytest.raises(ValueError):
         await ours.async_encode_batch(None)

@@ -2,6 +2,7 @@
 exports at its top level, repr/str, what happens to the caller's AddedToken objects, NumPy
 inputs, DecodeStream copies, the exceptions raised, and the asyncio methods. Each behaviour is
 checked against `tokenizers` itself on real vocabularies and text."""
+
 from __future__ import annotations
 
 import copy
@@ -11,7 +12,6 @@ import pickle
 from pathlib import Path
 
 import pytest
-
 from conftest import read_sample, shared_path
 
 tokenizers = pytest.importorskip("tokenizers")
@@ -24,7 +24,9 @@ from tokenmill import models, normalizers  # noqa: E402
 def gpt2_json():
     encoder = shared_path("pretrained", "gpt2", "encoder.json")
     merges = shared_path("pretrained", "gpt2", "vocab.bpe")
-    return tokenizers.implementations.ByteLevelBPETokenizer(str(encoder), str(merges))._tokenizer.to_str()
+    return tokenizers.implementations.ByteLevelBPETokenizer(
+        str(encoder), str(merges)
+    )._tokenizer.to_str()
 
 
 def gpt2_pair():
@@ -63,15 +65,27 @@ def test_every_top_level_name_of_tokenizers_exists():
 
 
 def test_implementations_are_reexported():
-    for name in ["BertWordPieceTokenizer", "ByteLevelBPETokenizer", "CharBPETokenizer",
-                 "SentencePieceBPETokenizer", "SentencePieceUnigramTokenizer"]:
+    for name in [
+        "BertWordPieceTokenizer",
+        "ByteLevelBPETokenizer",
+        "CharBPETokenizer",
+        "SentencePieceBPETokenizer",
+        "SentencePieceUnigramTokenizer",
+    ]:
         assert getattr(tokenmill, name) is getattr(tokenmill.implementations, name)
         assert name in tokenmill.__all__
 
 
 def test_type_aliases_and_enums_match():
-    for name in ["Offsets", "TextInputSequence", "PreTokenizedInputSequence", "TextEncodeInput",
-                 "PreTokenizedEncodeInput", "InputSequence", "EncodeInput"]:
+    for name in [
+        "Offsets",
+        "TextInputSequence",
+        "PreTokenizedInputSequence",
+        "TextEncodeInput",
+        "PreTokenizedEncodeInput",
+        "InputSequence",
+        "EncodeInput",
+    ]:
         assert getattr(tokenmill, name) == getattr(tokenizers, name), name
     for name in ["OffsetReferential", "OffsetType", "SplitDelimiterBehavior"]:
         ours, theirs = getattr(tokenmill, name), getattr(tokenizers, name)
@@ -85,7 +99,10 @@ def repr_cases(bert_json):
     """(tokenmill object, tokenizers object) pairs whose repr and str are compared."""
     tm_bert, hf_bert = bert_pair(bert_json)
     tm_gpt2, hf_gpt2 = gpt2_pair()
-    tm_empty, hf_empty = tokenmill.Tokenizer(models.BPE()), tokenizers.Tokenizer(tokenizers.models.BPE())
+    tm_empty, hf_empty = (
+        tokenmill.Tokenizer(models.BPE()),
+        tokenizers.Tokenizer(tokenizers.models.BPE()),
+    )
     for tok in (tm_empty, hf_empty):
         tok.add_tokens(["my", "name", "is", "john", "and", "more"])
         tok.add_special_tokens(["<s>"])
@@ -98,7 +115,10 @@ def repr_cases(bert_json):
         (tm_empty, hf_empty),
         (tm_gpt2.model, hf_gpt2.model),
         (tm_bert.model, hf_bert.model),
-        (models.Unigram(vocab, 0, byte_fallback=True), tokenizers.models.Unigram(vocab, 0, byte_fallback=True)),
+        (
+            models.Unigram(vocab, 0, byte_fallback=True),
+            tokenizers.models.Unigram(vocab, 0, byte_fallback=True),
+        ),
         (models.Unigram(vocab[:5], 0), tokenizers.models.Unigram(vocab[:5], 0)),
     ]
 
@@ -151,7 +171,11 @@ def numpy_inputs(texts):
         (np.array([list(p) for p in pairs]), False, pairs),
         (np.array(words), True, words),
         (np.array([list(p) for p in word_pairs], dtype=object), True, word_pairs),
-        (np.array([tuple(tuple(x) for x in p) for p in word_pairs], dtype=object), True, word_pairs),
+        (
+            np.array([tuple(tuple(x) for x in p) for p in word_pairs], dtype=object),
+            True,
+            word_pairs,
+        ),
         ([np.array(w) for w in words], True, words),
     ]
 
@@ -172,7 +196,9 @@ def test_encode_batch_of_numpy_arrays(bert_json):
             numpy_theirs = hf.encode_batch(batch, is_pretokenized=pretokenized)
             assert all(same(a, b) for a, b in zip(ours, numpy_theirs))
         else:  # BERT's normalizer hides the NULs from the tokens
-            assert [e.tokens for e in ours] == [e.tokens for e in hf.encode_batch(batch, is_pretokenized=True)]
+            assert [e.tokens for e in ours] == [
+                e.tokens for e in hf.encode_batch(batch, is_pretokenized=True)
+            ]
 
 
 MALFORMED = [
@@ -180,8 +206,14 @@ MALFORMED = [
     (lambda t: t.encode("My name is john", [["pair"]]), "TextInputSequence must be str"),
     (lambda t: t.encode("my name is john", ["pair"]), "TextInputSequence must be str"),
     (lambda t: t.encode("My name is john", is_pretokenized=True), r"InputSequence must be Union\["),
-    (lambda t: t.encode("My name is john", ["pair"], is_pretokenized=True), r"InputSequence must be Union\["),
-    (lambda t: t.encode(["My", "name"], "pair", is_pretokenized=True), r"InputSequence must be Union\["),
+    (
+        lambda t: t.encode("My name is john", ["pair"], is_pretokenized=True),
+        r"InputSequence must be Union\[",
+    ),
+    (
+        lambda t: t.encode(["My", "name"], "pair", is_pretokenized=True),
+        r"InputSequence must be Union\[",
+    ),
     (lambda t: t.encode_batch([1]), None),
     (lambda t: t.encode_batch([("a", "b", "c")]), None),
     (lambda t: t.encode_batch(123), None),
@@ -202,7 +234,10 @@ def test_malformed_inputs_raise_type_errors_as_tokenizers(index, bert_json):
 
 def test_decode_stream_copies_and_prefix_ids_continue_as_tokenizers():
     tm, hf = gpt2_pair()
-    text = " ".join(lines("multilingual", "ja", "ja_aozora_soseki_kokoro.txt", count=3)) + " Ünïcödé 🤗 ok"
+    text = (
+        " ".join(lines("multilingual", "ja", "ja_aozora_soseki_kokoro.txt", count=3))
+        + " Ünïcödé 🤗 ok"
+    )
     ids = hf.encode(text).ids
     ours, theirs = tokenmill.decoders.DecodeStream(), tokenizers.decoders.DecodeStream()
     for k, token_id in enumerate(ids):
@@ -215,9 +250,9 @@ def test_decode_stream_copies_and_prefix_ids_continue_as_tokenizers():
             for clone in clones:
                 assert [clone.step(tm, i) for i in rest] == expected
             # A stream started from the ids so far gives what tokenizers' does.
-            assert tokenmill.decoders.DecodeStream(ids[:k]).step(tm, token_id) == tokenizers.decoders.DecodeStream(
-                ids[:k]
-            ).step(hf, token_id)
+            assert tokenmill.decoders.DecodeStream(ids[:k]).step(
+                tm, token_id
+            ) == tokenizers.decoders.DecodeStream(ids[:k]).step(hf, token_id)
         assert ours.step(tm, token_id) == theirs.step(hf, token_id)
 
 
@@ -246,13 +281,19 @@ def test_lone_surrogate_is_a_type_error_as_in_tokenizers(index):
     with pytest.raises(TypeError, match="lone surrogate") as raised:
         call(tm)
     # Still what tokenmill raised before: an InvalidArgumentError (a ValueError).
-    assert isinstance(raised.value, (tokenmill.InvalidTextError, tokenmill.InvalidArgumentError, ValueError))
+    assert isinstance(
+        raised.value, (tokenmill.InvalidTextError, tokenmill.InvalidArgumentError, ValueError)
+    )
 
 
 MISSING_FILE_CALLS = [
     lambda lib, d: lib.Tokenizer.from_file(str(d / "absent.json")),
-    lambda lib, d: lib.models.BPE.from_file(str(d / "absent-vocab.json"), str(d / "absent-merges.txt")),
-    lambda lib, d: lib.models.BPE.read_file(str(d / "absent-vocab.json"), str(d / "absent-merges.txt")),
+    lambda lib, d: lib.models.BPE.from_file(
+        str(d / "absent-vocab.json"), str(d / "absent-merges.txt")
+    ),
+    lambda lib, d: lib.models.BPE.read_file(
+        str(d / "absent-vocab.json"), str(d / "absent-merges.txt")
+    ),
     lambda lib, d: lib.models.WordPiece.from_file(str(d / "absent-vocab.txt")),
     lambda lib, d: lib.models.WordPiece.read_file(str(d / "absent-vocab.txt")),
 ]
@@ -273,7 +314,9 @@ def test_missing_file_is_file_not_found(index, tmp_path):
 def test_io_errors_are_os_errors(tmp_path):
     with pytest.raises(OSError) as raised:
         tokenmill.Tokenizer.from_file(str(tmp_path))  # a directory
-    assert isinstance(raised.value, tokenmill.TokenmillIOError) and raised.value.errno == errno.EISDIR
+    assert (
+        isinstance(raised.value, tokenmill.TokenmillIOError) and raised.value.errno == errno.EISDIR
+    )
 
 
 def test_encoding_truncate_direction_error_is_tokenizers(bert_json):
@@ -296,7 +339,9 @@ def test_normalized_string_lent_to_a_custom_normalizer_cannot_be_used_after():
         keeper = Keeper()
         normalizer = lib.normalizers.Normalizer.custom(keeper)
         assert normalizer.normalize_str("Hey there!") == "Hey you!"
-        with pytest.raises(Exception, match="Cannot use a NormalizedStringRefMut outside `normalize`"):
+        with pytest.raises(
+            Exception, match="Cannot use a NormalizedStringRefMut outside `normalize`"
+        ):
             keeper.kept.replace("something", "else")
     # A NormalizedString of the caller's own, given to normalize(), stays usable.
     mine = tokenmill.NormalizedString("Hey there!")

@@ -6,13 +6,13 @@
 * ``ignore_merges`` with dropout (``tokenizers`` ignores it when dropout is on);
 * trainer pickles: the state is ``tokenizers``' JSON layout, both ways.
 """
+
 from __future__ import annotations
 
 import json
 import pickle
 
 import pytest
-
 from conftest import read_sample, shared_path
 
 tokenizers = pytest.importorskip("tokenizers")
@@ -44,7 +44,9 @@ def test_bpe_training_sets_prefix_and_suffix_as_tokenizers(model_options, traine
     for lib in (tokenizers, tokenmill):
         tok = lib.Tokenizer(lib.models.BPE(**model_options))
         tok.pre_tokenizer = lib.pre_tokenizers.Whitespace()
-        tok.train_from_iterator(lines, lib.trainers.BpeTrainer(vocab_size=800, show_progress=False, **trainer_options))
+        tok.train_from_iterator(
+            lines, lib.trainers.BpeTrainer(vocab_size=800, show_progress=False, **trainer_options)
+        )
         trained[lib.__name__] = tok
     ours, theirs = model_json(trained["tokenmill"]), model_json(trained["tokenizers"])
     for key in ("continuing_subword_prefix", "end_of_word_suffix"):
@@ -59,17 +61,25 @@ def test_bpe_training_sets_prefix_and_suffix_as_tokenizers(model_options, traine
         assert trained["tokenmill"].encode(line).tokens == reloaded.encode(line).tokens, line
 
 
-@pytest.mark.parametrize("model_prefix, trainer_prefix", [("##", "##"), ("@@", "##"), ("##", None), ("@@", None)])
+@pytest.mark.parametrize(
+    "model_prefix, trainer_prefix", [("##", "##"), ("@@", "##"), ("##", None), ("@@", None)]
+)
 def test_wordpiece_training_sets_the_prefix_as_tokenizers(model_prefix, trainer_prefix):
     lines = english_lines(100_000)
     prefixes = []
     for lib in (tokenizers, tokenmill):
-        tok = lib.Tokenizer(lib.models.WordPiece(unk_token="[UNK]", continuing_subword_prefix=model_prefix))
+        tok = lib.Tokenizer(
+            lib.models.WordPiece(unk_token="[UNK]", continuing_subword_prefix=model_prefix)
+        )
         tok.pre_tokenizer = lib.pre_tokenizers.BertPreTokenizer()
-        trainer = lib.trainers.WordPieceTrainer(vocab_size=600, show_progress=False, special_tokens=["[UNK]"])
+        trainer = lib.trainers.WordPieceTrainer(
+            vocab_size=600, show_progress=False, special_tokens=["[UNK]"]
+        )
         trainer.continuing_subword_prefix = trainer_prefix  # tokenizers' constructor refuses None
         tok.train_from_iterator(lines, trainer)
-        prefixes.append((model_json(tok)["continuing_subword_prefix"], tok.model.continuing_subword_prefix))
+        prefixes.append(
+            (model_json(tok)["continuing_subword_prefix"], tok.model.continuing_subword_prefix)
+        )
     assert prefixes[0] == prefixes[1]
 
 
@@ -77,10 +87,16 @@ def gpt2_like_model(lines):
     """A byte-level BPE that tokenizers trains deterministically (its vocab and merges)."""
     tok = tokenizers.Tokenizer(tokenizers.models.BPE())
     tok.pre_tokenizer = tokenizers.pre_tokenizers.ByteLevel(add_prefix_space=False)
-    trainer = tokenizers.trainers.BpeTrainer(vocab_size=1500, show_progress=False, initial_alphabet=tokenizers.pre_tokenizers.ByteLevel.alphabet())
+    trainer = tokenizers.trainers.BpeTrainer(
+        vocab_size=1500,
+        show_progress=False,
+        initial_alphabet=tokenizers.pre_tokenizers.ByteLevel.alphabet(),
+    )
     tok.train_from_iterator(lines, trainer)
     model = model_json(tok)
-    return model["vocab"], [tuple(m) if isinstance(m, list) else tuple(m.split(" ")) for m in model["merges"]]
+    return model["vocab"], [
+        tuple(m) if isinstance(m, list) else tuple(m.split(" ")) for m in model["merges"]
+    ]
 
 
 @pytest.mark.parametrize("dropout", [None, 0.0, 1.0])
@@ -90,7 +106,9 @@ def test_ignore_merges_with_dropout_as_tokenizers(dropout, ignore_merges):
     vocab, merges = gpt2_like_model(lines)
     encoded = []
     for lib in (tokenizers, tokenmill):
-        tok = lib.Tokenizer(lib.models.BPE(dict(vocab), list(merges), dropout=dropout, ignore_merges=ignore_merges))
+        tok = lib.Tokenizer(
+            lib.models.BPE(dict(vocab), list(merges), dropout=dropout, ignore_merges=ignore_merges)
+        )
         tok.pre_tokenizer = lib.pre_tokenizers.ByteLevel(add_prefix_space=False)
         encoded.append([tok.encode(line).ids for line in lines[:400]])
     assert encoded[0] == encoded[1]
@@ -103,19 +121,51 @@ def trainer_pairs():
     """The same trainer built by both libraries."""
     specials = ["<s>", tokenizers.AddedToken("<pad>", special=True)]
     for name, options in [
-        ("BpeTrainer", dict(vocab_size=123, min_frequency=3, special_tokens=specials, limit_alphabet=50, initial_alphabet=["a", "é"], end_of_word_suffix="</w>", max_token_length=7)),
+        (
+            "BpeTrainer",
+            dict(
+                vocab_size=123,
+                min_frequency=3,
+                special_tokens=specials,
+                limit_alphabet=50,
+                initial_alphabet=["a", "é"],
+                end_of_word_suffix="</w>",
+                max_token_length=7,
+            ),
+        ),
         ("BpeTrainer", dict(continuing_subword_prefix="##", show_progress=False)),
-        ("WordPieceTrainer", dict(vocab_size=500, special_tokens=["[UNK]"], limit_alphabet=30, initial_alphabet=["x"])),
-        ("UnigramTrainer", dict(vocab_size=400, special_tokens=["<unk>"], unk_token="<unk>", shrinking_factor=0.5, max_piece_length=8)),
-        ("WordLevelTrainer", dict(vocab_size=700, min_frequency=2, special_tokens=specials, show_progress=False)),
+        (
+            "WordPieceTrainer",
+            dict(
+                vocab_size=500, special_tokens=["[UNK]"], limit_alphabet=30, initial_alphabet=["x"]
+            ),
+        ),
+        (
+            "UnigramTrainer",
+            dict(
+                vocab_size=400,
+                special_tokens=["<unk>"],
+                unk_token="<unk>",
+                shrinking_factor=0.5,
+                max_piece_length=8,
+            ),
+        ),
+        (
+            "WordLevelTrainer",
+            dict(vocab_size=700, min_frequency=2, special_tokens=specials, show_progress=False),
+        ),
     ]:
-        yield name, getattr(tokenizers.trainers, name)(**options), getattr(tokenmill.trainers, name)(**options)
+        yield (
+            name,
+            getattr(tokenizers.trainers, name)(**options),
+            getattr(tokenmill.trainers, name)(**options),
+        )
 
 
 def normalized_state(state: bytes) -> dict:
     """A pickled state with the initial alphabet sorted (tokenizers writes a hash set)."""
     value = json.loads(state)
-    (name, fields), = value.items()
+    ((name, fields),) = value.items()
     inner = fields.get("bpe_trainer", fields)
     if "initial_alphabet" in inner:
         inner["initial_alphabet"] = sorted(inner["initial_alphabet"])
@@ -150,7 +200,11 @@ def test_trainer_state_keeps_word_counts_and_reads_the_older_layout():
     reference.train_from_iterator(lines, reference_trainer)
     assert words == json.loads(reference_trainer.__getstate__())["BpeTrainer"]["words"]
     # tokenmill's earlier pickles were internally tagged: they still load.
-    older = {"type": "WordPieceTrainer", "bpe_trainer": {"vocab_size": 77, "continuing_subword_prefix": "##"}, "algorithm": "likelihood"}
+    older = {
+        "type": "WordPieceTrainer",
+        "bpe_trainer": {"vocab_size": 77, "continuing_subword_prefix": "##"},
+        "algorithm": "likelihood",
+    }
     wordpiece = tokenmill.trainers.WordPieceTrainer()
     wordpiece.__setstate__(json.dumps(older).encode())
     assert (wordpiece.vocab_size, wordpiece.algorithm) == (77, "likelihood")

@@ -4,6 +4,7 @@ Words are cut with tokenizers' own pre-tokenizer and the same counts train both 
 difference comes from the trainer. tokenizers gives `##x` / `x</w>` tokens ids in hash order (its
 tie-breaking varies run to run there), so those cases compare sets (see `assert_same_up_to_ties`).
 """
+
 from __future__ import annotations
 
 import json
@@ -11,7 +12,6 @@ import pickle
 from collections import Counter
 
 import pytest
-
 from conftest import read_sample, shared_path
 
 tokenizers = pytest.importorskip("tokenizers")
@@ -39,7 +39,9 @@ def code_lines(max_bytes: int = 400_000) -> list[str]:
     root = sysconfig.get_paths()["stdlib"]
     out, size = [], 0
     for d, dirs, files in os.walk(root):
-        dirs[:] = sorted(x for x in dirs if x not in ("site-packages", "dist-packages", "__pycache__", "test"))
+        dirs[:] = sorted(
+            x for x in dirs if x not in ("site-packages", "dist-packages", "__pycache__", "test")
+        )
         for f in sorted(files):
             if f.endswith(".py") and size < max_bytes:
                 text = open(os.path.join(d, f), "rb").read().decode("utf-8", "replace")
@@ -76,7 +78,9 @@ def untied_limit(lines, pre_tok, near: int) -> int:
 
 def with_limit(options, lines, pre_tok):
     if "limit_alphabet" in options:
-        options = dict(options, limit_alphabet=untied_limit(lines, pre_tok, options["limit_alphabet"]))
+        options = dict(
+            options, limit_alphabet=untied_limit(lines, pre_tok, options["limit_alphabet"])
+        )
     return options
 
 
@@ -86,7 +90,7 @@ def forms_in_reference_order(vocab, options):
     suffix = options.get("end_of_word_suffix") or ""
 
     def is_form(t):
-        core = t[len(prefix):] if prefix and t.startswith(prefix) else t
+        core = t[len(prefix) :] if prefix and t.startswith(prefix) else t
         core = core[: -len(suffix)] if suffix and core.endswith(suffix) else core
         return len(core) == 1 and core != t
 
@@ -97,7 +101,12 @@ def forms_in_reference_order(vocab, options):
 def test_byte_level_same_merges_and_vocab(name):
     lines = code_lines() if name == "code" else corpus_lines(name)
     pre = tokenizers.pre_tokenizers.ByteLevel(add_prefix_space=False)
-    options = dict(vocab_size=3000, min_frequency=2, initial_alphabet=tokenizers.pre_tokenizers.ByteLevel.alphabet(), special_tokens=["<|endoftext|>"])
+    options = dict(
+        vocab_size=3000,
+        min_frequency=2,
+        initial_alphabet=tokenizers.pre_tokenizers.ByteLevel.alphabet(),
+        special_tokens=["<|endoftext|>"],
+    )
     vocab, merges, counts = reference(lines, pre, **options)
     result = ours(counts, **options)
     assert result["merges"] == merges
@@ -113,7 +122,13 @@ def test_byte_level_same_merges_and_vocab(name):
         dict(vocab_size=2000, max_token_length=2),
         dict(vocab_size=100_000, min_frequency=1),
     ],
-    ids=["limit_alphabet+specials", "min_frequency", "max_token_length4", "max_token_length2", "to_exhaustion"],
+    ids=[
+        "limit_alphabet+specials",
+        "min_frequency",
+        "max_token_length4",
+        "max_token_length2",
+        "to_exhaustion",
+    ],
 )
 def test_classic_options_same_merges_and_vocab(options):
     lines = corpus_lines("german", 200_000)
@@ -129,7 +144,12 @@ def test_classic_options_same_merges_and_vocab(options):
     [
         dict(vocab_size=2500, continuing_subword_prefix="##"),
         dict(vocab_size=2500, end_of_word_suffix="</w>"),
-        dict(vocab_size=2500, continuing_subword_prefix="##", end_of_word_suffix="</w>", limit_alphabet=70),
+        dict(
+            vocab_size=2500,
+            continuing_subword_prefix="##",
+            end_of_word_suffix="</w>",
+            limit_alphabet=70,
+        ),
     ],
     ids=["prefix", "suffix", "both"],
 )
@@ -139,7 +159,11 @@ def test_prefix_suffix_same_as_reference_and_deterministic(name, options):
     options = with_limit(options, lines, tokenizers.pre_tokenizers.Whitespace())
     vocab, merges, counts = reference(lines, tokenizers.pre_tokenizers.Whitespace(), **options)
     # Replaying tokenizers' (hash) id order of the ##x / x</w> forms gives exactly its result.
-    replay = train_from_counts(trainers.BpeTrainer(show_progress=False, **options), counts, forms_in_reference_order(vocab, options))
+    replay = train_from_counts(
+        trainers.BpeTrainer(show_progress=False, **options),
+        counts,
+        forms_in_reference_order(vocab, options),
+    )
     assert replay["merges"] == merges
     assert replay["vocab"] == vocab
     # By default those forms are in code-point order: deterministic, same initial tokens and size.
@@ -170,24 +194,50 @@ def test_course_corpus_first_merge_and_history():
 
 
 def test_attributes_and_pickle():
-    t = trainers.BpeTrainer(vocab_size=123, min_frequency=4, special_tokens=["<s>", "</s>"], initial_alphabet=["ab", "c", ""], end_of_word_suffix="</w>")
+    t = trainers.BpeTrainer(
+        vocab_size=123,
+        min_frequency=4,
+        special_tokens=["<s>", "</s>"],
+        initial_alphabet=["ab", "c", ""],
+        end_of_word_suffix="</w>",
+    )
     assert isinstance(t, trainers.Trainer)
-    assert (t.vocab_size, t.min_frequency, [s.content for s in t.special_tokens]) == (123, 4, ["<s>", "</s>"])
+    assert (t.vocab_size, t.min_frequency, [s.content for s in t.special_tokens]) == (
+        123,
+        4,
+        ["<s>", "</s>"],
+    )
     assert t.initial_alphabet == ["a", "c"]
     t.vocab_size, t.max_token_length, t.continuing_subword_prefix = 77, 9, "##"
     t.special_tokens = [tokenizers.AddedToken("<pad>", special=True)]
     u = pickle.loads(pickle.dumps(t))
     assert type(u) is trainers.BpeTrainer
-    assert (u.vocab_size, u.max_token_length, u.continuing_subword_prefix, u.end_of_word_suffix, [s.content for s in u.special_tokens]) == (77, 9, "##", "</w>", ["<pad>"])
-    reference = tokenizers.trainers.BpeTrainer(vocab_size=77, min_frequency=4, special_tokens=[tokenizers.AddedToken("<pad>", special=True)],
-                                               initial_alphabet=["c"], end_of_word_suffix="</w>", continuing_subword_prefix="##", max_token_length=9)
+    assert (
+        u.vocab_size,
+        u.max_token_length,
+        u.continuing_subword_prefix,
+        u.end_of_word_suffix,
+        [s.content for s in u.special_tokens],
+    ) == (77, 9, "##", "</w>", ["<pad>"])
+    reference = tokenizers.trainers.BpeTrainer(
+        vocab_size=77,
+        min_frequency=4,
+        special_tokens=[tokenizers.AddedToken("<pad>", special=True)],
+        initial_alphabet=["c"],
+        end_of_word_suffix="</w>",
+        continuing_subword_prefix="##",
+        max_token_length=9,
+    )
     u.initial_alphabet = ["c"]  # tokenizers prints its alphabet in hash order: compare one char
     assert repr(u) == repr(reference) and str(u) == str(reference)
     with pytest.raises(TypeError):
         trainers.BpeTrainer(special_tokens=[3])
 
 
-needs_tokenizer = pytest.mark.skipif(not hasattr(tokenmill, "Tokenizer"), reason="tokenmill.Tokenizer is not built into this package yet")
+needs_tokenizer = pytest.mark.skipif(
+    not hasattr(tokenmill, "Tokenizer"),
+    reason="tokenmill.Tokenizer is not built into this package yet",
+)
 
 
 @needs_tokenizer
@@ -203,13 +253,19 @@ def test_tokenizer_training_same_as_tokenizers(name, tmp_path):
         for how in ("files", "iterator", "batches"):
             tk = lib.Tokenizer(lib.models.BPE())
             tk.pre_tokenizer = lib.pre_tokenizers.ByteLevel(add_prefix_space=False)
-            trainer = lib.trainers.BpeTrainer(show_progress=False, initial_alphabet=lib.pre_tokenizers.ByteLevel.alphabet(), **options)
+            trainer = lib.trainers.BpeTrainer(
+                show_progress=False,
+                initial_alphabet=lib.pre_tokenizers.ByteLevel.alphabet(),
+                **options,
+            )
             if how == "files":
                 tk.train([str(path)], trainer)
             elif how == "iterator":
                 tk.train_from_iterator(iter(lines), trainer, length=len(lines))
             else:
-                tk.train_from_iterator([lines[i : i + 100] for i in range(0, len(lines), 100)], trainer)
+                tk.train_from_iterator(
+                    [lines[i : i + 100] for i in range(0, len(lines), 100)], trainer
+                )
             models.append(json.loads(tk.to_str())["model"])
     assert all(m == models[0] for m in models[1:])
 

@@ -4,10 +4,10 @@ pre-tokenized input and SQuAD-style question/context windows (truncation="only_s
 max_length=384, stride=128, overflowing tokens, offsets, padding="max_length"); first with a
 GPT-2 BPE tokenizer wrapped in `PreTrainedTokenizerFast`, then with `BertTokenizerFast` built from
 bert_base_uncased/vocab.txt (no network)."""
+
 from __future__ import annotations
 
 import pytest
-
 from conftest import read_sample, shared_path
 
 tokenizers = pytest.importorskip("tokenizers")
@@ -62,7 +62,9 @@ def assert_same_call(reference, tm, args, kwargs):
     got_status, got = outcome(lambda: tm(*args, **kwargs))
     context = f"{kwargs} on {[type(a).__name__ for a in args]}"
     if status == "error":
-        assert got_status == "error", f"{context}: transformers raises {expected!r}, tokenmill does not"
+        assert got_status == "error", (
+            f"{context}: transformers raises {expected!r}, tokenmill does not"
+        )
         assert isinstance(got, tokenmill.TokenmillError), f"{context}: {got!r}"
         return
     assert got_status == "ok", f"{context}: tokenmill raised {got!r}"
@@ -75,26 +77,65 @@ def assert_same_call(reference, tm, args, kwargs):
 
 @pytest.fixture(scope="module")
 def texts():
-    novel = read_sample(shared_path("corpora", "gutenberg", "en_novels", "pg1661_en_adventures_of_sherlock_holmes.txt"), 400_000)
+    novel = read_sample(
+        shared_path(
+            "corpora", "gutenberg", "en_novels", "pg1661_en_adventures_of_sherlock_holmes.txt"
+        ),
+        400_000,
+    )
     paragraphs = [" ".join(p.split()) for p in novel.split("\n\n") if len(p.split()) > 5]
     questions = [p for p in paragraphs if 20 < len(p) < 120][:12]
     contexts = sorted((p for p in paragraphs if len(p) > 1500), key=len)[-6:]
-    french = read_sample(shared_path("corpora", "multilingual", "fr", "fr_pg14155_flaubert_madame_bovary.txt"), 60_000)
+    french = read_sample(
+        shared_path("corpora", "multilingual", "fr", "fr_pg14155_flaubert_madame_bovary.txt"),
+        60_000,
+    )
     accented = [" ".join(p.split()) for p in french.split("\n\n") if 40 < len(p) < 600][:6]
-    return {"questions": questions, "contexts": contexts, "short": paragraphs[100:112], "accented": accented}
+    return {
+        "questions": questions,
+        "contexts": contexts,
+        "short": paragraphs[100:112],
+        "accented": accented,
+    }
 
 
 def kwarg_grid():
     return [
         {},
         {"padding": True},
-        {"padding": "longest", "pad_to_multiple_of": 8, "return_special_tokens_mask": True, "return_length": True},
+        {
+            "padding": "longest",
+            "pad_to_multiple_of": 8,
+            "return_special_tokens_mask": True,
+            "return_length": True,
+        },
         {"truncation": True, "max_length": 16},
         {"max_length": 12},
-        {"truncation": "longest_first", "max_length": 20, "padding": "max_length", "return_offsets_mapping": True},
-        {"truncation": "only_first", "max_length": 40, "stride": 4, "return_overflowing_tokens": True},
-        {"truncation": True, "max_length": 32, "padding": True, "padding_side": "left", "return_tensors": "np"},
-        {"padding": True, "return_tensors": "np", "return_offsets_mapping": True, "return_attention_mask": False},
+        {
+            "truncation": "longest_first",
+            "max_length": 20,
+            "padding": "max_length",
+            "return_offsets_mapping": True,
+        },
+        {
+            "truncation": "only_first",
+            "max_length": 40,
+            "stride": 4,
+            "return_overflowing_tokens": True,
+        },
+        {
+            "truncation": True,
+            "max_length": 32,
+            "padding": True,
+            "padding_side": "left",
+            "return_tensors": "np",
+        },
+        {
+            "padding": True,
+            "return_tensors": "np",
+            "return_offsets_mapping": True,
+            "return_attention_mask": False,
+        },
         {"add_special_tokens": False, "return_token_type_ids": True, "padding": True},
     ]
 
@@ -112,9 +153,14 @@ def run_grid(reference, tm, texts):
         for args in inputs:
             assert_same_call(reference, tm, args, kwargs)
     words = [s.split() for s in short[:4]]
-    for kwargs in ({}, {"padding": True, "truncation": True, "max_length": 24, "return_offsets_mapping": True}):
+    for kwargs in (
+        {},
+        {"padding": True, "truncation": True, "max_length": 24, "return_offsets_mapping": True},
+    ):
         assert_same_call(reference, tm, (words,), {"is_split_into_words": True, **kwargs})
-        assert_same_call(reference, tm, (words[0], words[1]), {"is_split_into_words": True, **kwargs})
+        assert_same_call(
+            reference, tm, (words[0], words[1]), {"is_split_into_words": True, **kwargs}
+        )
 
 
 def run_squad(reference, tm, texts):
@@ -143,7 +189,8 @@ def run_squad(reference, tm, texts):
 def gpt2_pair():
     hf = tokenizers.Tokenizer(
         tokenizers.models.BPE.from_file(
-            str(shared_path("pretrained", "gpt2", "encoder.json")), str(shared_path("pretrained", "gpt2", "vocab.bpe"))
+            str(shared_path("pretrained", "gpt2", "encoder.json")),
+            str(shared_path("pretrained", "gpt2", "vocab.bpe")),
         )
     )
     hf.pre_tokenizer = tokenizers.pre_tokenizers.ByteLevel(add_prefix_space=True)
@@ -154,7 +201,9 @@ def gpt2_pair():
         [
             tokenizers.processors.ByteLevel(trim_offsets=True),
             tokenizers.processors.TemplateProcessing(
-                single="<cls> $A <sep>", pair="<cls> $A <sep> $B:1 <sep>:1", special_tokens=[("<cls>", cls), ("<sep>", sep)]
+                single="<cls> $A <sep>",
+                pair="<cls> $A <sep> $B:1 <sep>:1",
+                special_tokens=[("<cls>", cls), ("<sep>", sep)],
             ),
         ]
     )
@@ -232,7 +281,13 @@ def test_encode_batch_arrays_match_transformers_numpy(gpt2_pair, texts):
         tm.no_truncation()
         tm.no_padding()
     expected = reference(
-        [a for a, _ in batch], [b for _, b in batch], truncation=True, max_length=48, padding=True, pad_to_multiple_of=16, return_tensors="np"
+        [a for a, _ in batch],
+        [b for _, b in batch],
+        truncation=True,
+        max_length=48,
+        padding=True,
+        pad_to_multiple_of=16,
+        return_tensors="np",
     )
     assert set(arrays) == {"input_ids", "attention_mask", "token_type_ids"}
     for key in arrays:
@@ -250,7 +305,9 @@ def bert_pair():
     try:
         tm = tokenmill.Tokenizer.from_str(reference.backend_tokenizer.to_str())
     except tokenmill.TokenmillError as error:
-        pytest.skip(f"this tokenmill build cannot load BERT's tokenizer.json yet (WordPiece pipeline): {error}")
+        pytest.skip(
+            f"this tokenmill build cannot load BERT's tokenizer.json yet (WordPiece pipeline): {error}"
+        )
     return reference, tm
 
 

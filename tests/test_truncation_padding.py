@@ -3,13 +3,13 @@ longest / fixed, pad_to_multiple_of, direction, pad id / type id / token), check
 `tokenizers` on real text: same encodings, overflowing windows included, for singles, pairs,
 pre-tokenized input and batches; the same settings refused; tokenizer.json read and written
 alike. Where `tokenizers` fails (an error or a Rust panic), tokenmill raises a TokenmillError."""
+
 from __future__ import annotations
 
 import itertools
 import pickle
 
 import pytest
-
 from conftest import read_sample, shared_path
 
 tokenizers = pytest.importorskip("tokenizers")
@@ -61,7 +61,8 @@ def assert_same(hf_call, tm_call, context):
 def gpt2(template: bool):
     hf = tokenizers.Tokenizer(
         tokenizers.models.BPE.from_file(
-            str(shared_path("pretrained", "gpt2", "encoder.json")), str(shared_path("pretrained", "gpt2", "vocab.bpe"))
+            str(shared_path("pretrained", "gpt2", "encoder.json")),
+            str(shared_path("pretrained", "gpt2", "vocab.bpe")),
         )
     )
     hf.pre_tokenizer = tokenizers.pre_tokenizers.ByteLevel(add_prefix_space=False)
@@ -80,19 +81,34 @@ def gpt2(template: bool):
 def normalized_word_level():
     """A non-byte-level pipeline with a length-changing normalizer and BERT-style specials."""
     hf, _ = gpt2(template=False)
-    hf.normalizer = tokenizers.normalizers.Sequence([tokenizers.normalizers.NFKD(), tokenizers.normalizers.Lowercase()])
-    hf.pre_tokenizer = tokenizers.pre_tokenizers.Sequence(
-        [tokenizers.pre_tokenizers.Whitespace(), tokenizers.pre_tokenizers.ByteLevel(add_prefix_space=True, use_regex=False)]
+    hf.normalizer = tokenizers.normalizers.Sequence(
+        [tokenizers.normalizers.NFKD(), tokenizers.normalizers.Lowercase()]
     )
-    hf.post_processor = tokenizers.processors.RobertaProcessing(("<|endoftext|>", 50256), ("<|endoftext|>", 50256))
+    hf.pre_tokenizer = tokenizers.pre_tokenizers.Sequence(
+        [
+            tokenizers.pre_tokenizers.Whitespace(),
+            tokenizers.pre_tokenizers.ByteLevel(add_prefix_space=True, use_regex=False),
+        ]
+    )
+    hf.post_processor = tokenizers.processors.RobertaProcessing(
+        ("<|endoftext|>", 50256), ("<|endoftext|>", 50256)
+    )
     return hf, tokenmill.Tokenizer.from_str(hf.to_str())
 
 
 @pytest.fixture(scope="module")
 def paragraphs():
-    english = read_sample(shared_path("corpora", "gutenberg", "pg244_en_a_study_in_scarlet.txt"), 120_000)
-    french = read_sample(shared_path("corpora", "multilingual", "fr", "fr_pg14155_flaubert_madame_bovary.txt"), 40_000)
-    russian = read_sample(shared_path("corpora", "multilingual", "ru", "ru_ruslit_chekhov_drama_na_okhote.txt"), 30_000)
+    english = read_sample(
+        shared_path("corpora", "gutenberg", "pg244_en_a_study_in_scarlet.txt"), 120_000
+    )
+    french = read_sample(
+        shared_path("corpora", "multilingual", "fr", "fr_pg14155_flaubert_madame_bovary.txt"),
+        40_000,
+    )
+    russian = read_sample(
+        shared_path("corpora", "multilingual", "ru", "ru_ruslit_chekhov_drama_na_okhote.txt"),
+        30_000,
+    )
     chunks = []
     for text in (english, french, russian):
         chunks += [p.strip() for p in text.split("\n\n") if len(p.strip()) > 20]
@@ -104,7 +120,11 @@ def paragraphs():
     return chunks[:: max(1, len(chunks) // 40)]
 
 
-BUILDERS = {"gpt2_template": lambda: gpt2(True), "gpt2_bytelevel": lambda: gpt2(False), "nfkd_lower_roberta": normalized_word_level}
+BUILDERS = {
+    "gpt2_template": lambda: gpt2(True),
+    "gpt2_bytelevel": lambda: gpt2(False),
+    "nfkd_lower_roberta": normalized_word_level,
+}
 _BUILT: dict = {}
 
 
@@ -135,7 +155,10 @@ def test_truncation_matches_tokenizers(pipeline, paragraphs):
     hf, tm = PIPELINES[pipeline]()
     pairs = list(zip(paragraphs[::2], paragraphs[1::2]))
     for params in TRUNCATIONS:
-        hf_ok, tm_ok = outcome(lambda: hf.enable_truncation(**params)), outcome(lambda: tm.enable_truncation(**params))
+        hf_ok, tm_ok = (
+            outcome(lambda: hf.enable_truncation(**params)),
+            outcome(lambda: tm.enable_truncation(**params)),
+        )
         assert (hf_ok[0] == "error") == (tm_ok[0] == "error"), params
         if hf_ok[0] == "error":
             assert isinstance(tm_ok[1], tokenmill.InvalidArgumentError)
@@ -165,7 +188,11 @@ def test_truncation_matches_tokenizers(pipeline, paragraphs):
             lambda: tm.encode(words[0], words[1], is_pretokenized=True),
             f"{pipeline} {params} pre-tokenized pair",
         )
-        assert_same(lambda: hf.encode_batch(pairs[4:8]), lambda: tm.encode_batch(pairs[4:8]), f"{pipeline} {params} batch")
+        assert_same(
+            lambda: hf.encode_batch(pairs[4:8]),
+            lambda: tm.encode_batch(pairs[4:8]),
+            f"{pipeline} {params} batch",
+        )
 
 
 PADDINGS = [
@@ -196,7 +223,9 @@ def test_padding_matches_tokenizers(pipeline, padding, paragraphs):
         assert_same(lambda: hf.encode(batch[0]), lambda: tm.encode(batch[0]), ctx)
         assert_same(lambda: hf.encode(*pairs[0]), lambda: tm.encode(*pairs[0]), ctx + " pair")
         assert_same(lambda: hf.encode_batch(batch), lambda: tm.encode_batch(batch), ctx + " batch")
-        assert_same(lambda: hf.encode_batch(pairs), lambda: tm.encode_batch(pairs), ctx + " pair batch")
+        assert_same(
+            lambda: hf.encode_batch(pairs), lambda: tm.encode_batch(pairs), ctx + " pair batch"
+        )
         assert_same(
             lambda: hf.encode_batch([b.split() for b in batch], is_pretokenized=True),
             lambda: tm.encode_batch([b.split() for b in batch], is_pretokenized=True),
@@ -207,7 +236,9 @@ def test_padding_matches_tokenizers(pipeline, padding, paragraphs):
 def test_tokenizer_json_fields_round_trip(paragraphs):
     hf, _ = pipeline_pair("gpt2_template")
     hf.enable_truncation(40, stride=3, strategy="only_second", direction="left")
-    hf.enable_padding(length=44, direction="left", pad_id=50256, pad_token="<|endoftext|>", pad_to_multiple_of=8)
+    hf.enable_padding(
+        length=44, direction="left", pad_id=50256, pad_token="<|endoftext|>", pad_to_multiple_of=8
+    )
     tm = tokenmill.Tokenizer.from_str(hf.to_str())
     assert tm.truncation == hf.truncation and tm.padding == hf.padding
     assert tm.to_str() == hf.to_str()
@@ -231,15 +262,29 @@ def test_post_process_truncates_and_pads_like_tokenizers(paragraphs):
         lib.enable_padding(length=16)
     for add_special in (True, False):
         a, b = paragraphs[5], paragraphs[9]
-        hf_out = hf.post_process(hf.encode(a, add_special_tokens=False), hf.encode(b, add_special_tokens=False), add_special)
-        tm_out = tm.post_process(tm.encode(a, add_special_tokens=False), tm.encode(b, add_special_tokens=False), add_special)
+        hf_out = hf.post_process(
+            hf.encode(a, add_special_tokens=False),
+            hf.encode(b, add_special_tokens=False),
+            add_special,
+        )
+        tm_out = tm.post_process(
+            tm.encode(a, add_special_tokens=False),
+            tm.encode(b, add_special_tokens=False),
+            add_special,
+        )
         assert full(tm_out) == full(hf_out)
 
 
 def test_encoding_truncate_and_pad_methods(paragraphs):
     hf, tm = pipeline_pair("gpt2_bytelevel")
     text = paragraphs[-1]
-    for max_length, stride, direction in [(5, 0, "right"), (7, 3, "left"), (1, 0, "right"), (0, 0, "left"), (10_000, 0, "right")]:
+    for max_length, stride, direction in [
+        (5, 0, "right"),
+        (7, 3, "left"),
+        (1, 0, "right"),
+        (0, 0, "left"),
+        (10_000, 0, "right"),
+    ]:
         h, t = hf.encode(text), tm.encode(text)
         h.truncate(max_length, stride=stride, direction=direction)
         t.truncate(max_length, stride=stride, direction=direction)

@@ -1,23 +1,31 @@
 """Unigram model: differential tests against `tokenizers` (best path, whole pipelines from
 tokenizer.json) and `sentencepiece` (n-best), on every corpus and on adversarial strings; exact
 enumeration for n-best; a chi-square test of sampling; reproducibility with a seed."""
+
 from __future__ import annotations
 
-import itertools
 import json
 import math
 import pickle
-import random
 
 import pytest
 import sentencepiece as spm
 import tokenizers
-from tokenizers import models as tk_models, normalizers as tk_normalizers, pre_tokenizers as tk_pre, decoders as tk_decoders
-
 import tokenmill
+from conftest import read_sample, shared_path
+from tokenizers import (
+    decoders as tk_decoders,
+)
+from tokenizers import (
+    models as tk_models,
+)
+from tokenizers import (
+    normalizers as tk_normalizers,
+)
+from tokenizers import (
+    pre_tokenizers as tk_pre,
+)
 from tokenmill.models import Unigram
-
-from conftest import SHARED, read_sample, shared_path
 
 SPM_MODELS = ["botchan_en_unigram_1000.model", "kyoto_ja_unigram_8000.model"]
 
@@ -39,7 +47,9 @@ ADVERSARIAL = [
 
 
 def spm_model(name: str) -> spm.SentencePieceProcessor:
-    return spm.SentencePieceProcessor(model_file=str(shared_path("pretrained", "sentencepiece_test", name)))
+    return spm.SentencePieceProcessor(
+        model_file=str(shared_path("pretrained", "sentencepiece_test", name))
+    )
 
 
 def spm_vocab(sp: spm.SentencePieceProcessor) -> list[tuple[str, float]]:
@@ -48,7 +58,9 @@ def spm_vocab(sp: spm.SentencePieceProcessor) -> list[tuple[str, float]]:
 
 def corpus_files() -> list:
     root = shared_path("corpora")
-    files = sorted(p for p in root.rglob("*") if p.is_file() and p.suffix in {".txt", ".conllu", ".utf8"})
+    files = sorted(
+        p for p in root.rglob("*") if p.is_file() and p.suffix in {".txt", ".conllu", ".utf8"}
+    )
     assert files, "no corpus files found"
     return files
 
@@ -66,8 +78,12 @@ def models(request):
 
 def test_words_and_lines_match_tokenizers(models):
     _, reference, ours = models
-    sample = read_sample(shared_path("corpora", "gutenberg", "pg244_en_a_study_in_scarlet.txt"), 150_000)
-    sample += read_sample(shared_path("corpora", "ud", "UD_Japanese-GSD", "ja_gsd-ud-test.conllu"), 100_000)
+    sample = read_sample(
+        shared_path("corpora", "gutenberg", "pg244_en_a_study_in_scarlet.txt"), 150_000
+    )
+    sample += read_sample(
+        shared_path("corpora", "ud", "UD_Japanese-GSD", "ja_gsd-ud-test.conllu"), 100_000
+    )
     words = ["▁" + w for w in sample.split()]
     for w in words:
         assert token_triples(ours.tokenize(w)) == token_triples(reference.tokenize(w)), w
@@ -79,7 +95,9 @@ def test_words_and_lines_match_tokenizers(models):
 def test_adversarial_strings_match_tokenizers(models):
     _, reference, ours = models
     for text in ADVERSARIAL:
-        assert token_triples(ours.tokenize(text)) == token_triples(reference.tokenize(text)), text[:50]
+        assert token_triples(ours.tokenize(text)) == token_triples(reference.tokenize(text)), text[
+            :50
+        ]
 
 
 def test_byte_fallback_matches_tokenizers():
@@ -88,7 +106,9 @@ def test_byte_fallback_matches_tokenizers():
     reference = tk_models.Unigram(vocab, sp.unk_id(), True)
     ours = Unigram(vocab, sp.unk_id(), True)
     for text in ADVERSARIAL + ["▁日本▁çà▁ÿ", "▁x€y"]:
-        assert token_triples(ours.tokenize(text)) == token_triples(reference.tokenize(text)), text[:50]
+        assert token_triples(ours.tokenize(text)) == token_triples(reference.tokenize(text)), text[
+            :50
+        ]
 
 
 def pipeline_json(vocab, unk_id) -> str:
@@ -139,7 +159,9 @@ def test_bad_input_raises_clear_errors():
         no_unk.tokenize("ab")
     assert str(excinfo.value) == "Encountered an unknown token but `unk_id` is missing"
     with pytest.raises(Exception):
-        tokenmill.Tokenizer.from_str(json.dumps({"model": {"type": "Unigram", "unk_id": 3, "vocab": [["a", 0.0]]}}))
+        tokenmill.Tokenizer.from_str(
+            json.dumps({"model": {"type": "Unigram", "unk_id": 3, "vocab": [["a", 0.0]]}})
+        )
 
 
 def all_segmentations(vocab: dict[str, float], text: str):
@@ -187,10 +209,17 @@ def test_nbest_matches_sentencepiece(name):
     """With sentencepiece's rules (f32 scores, piece types), n-best lists are identical, ties
     between equal-score segmentations included."""
     sp = spm_model(name)
-    pieces = [(sp.id_to_piece(i), sp.get_score(i), spm_piece_type(sp, i)) for i in range(sp.get_piece_size())]
+    pieces = [
+        (sp.id_to_piece(i), sp.get_score(i), spm_piece_type(sp, i))
+        for i in range(sp.get_piece_size())
+    ]
     ours = Unigram._from_sentencepiece(pieces, sp.unk_id(), False)
-    sample = read_sample(shared_path("corpora", "gutenberg", "en_novels", "pg11_en_alice_in_wonderland.txt"), 20_000)
-    sample += read_sample(shared_path("corpora", "ud", "UD_Japanese-GSD", "ja_gsd-ud-test.conllu"), 20_000)
+    sample = read_sample(
+        shared_path("corpora", "gutenberg", "en_novels", "pg11_en_alice_in_wonderland.txt"), 20_000
+    )
+    sample += read_sample(
+        shared_path("corpora", "ud", "UD_Japanese-GSD", "ja_gsd-ud-test.conllu"), 20_000
+    )
     words = list(dict.fromkeys(w for w in sample.split() if "\t" not in w))[:400]
     compared = 0
     for word in words:
@@ -205,7 +234,9 @@ def test_nbest_matches_sentencepiece(name):
     assert compared > 300
 
 
-def segmentation_distribution(vocab: dict[str, float], text: str, alpha: float) -> dict[tuple, float]:
+def segmentation_distribution(
+    vocab: dict[str, float], text: str, alpha: float
+) -> dict[tuple, float]:
     segs = list(all_segmentations(vocab, text))
     weights = [math.exp(alpha * s) for _, s in segs]
     total = sum(weights)
@@ -224,7 +255,17 @@ def chi_square_ok(observed: dict, expected: dict, n: int) -> bool:
 
 @pytest.mark.parametrize("alpha", [0.3, 1.0])
 def test_lattice_sampling_matches_the_exact_distribution(alpha):
-    vocab = [("<unk>", 0.0), ("▁", -2.0), ("a", -1.2), ("b", -1.7), ("▁a", -2.5), ("ab", -2.2), ("ba", -3.0), ("▁ab", -3.1), ("aba", -4.0)]
+    vocab = [
+        ("<unk>", 0.0),
+        ("▁", -2.0),
+        ("a", -1.2),
+        ("b", -1.7),
+        ("▁a", -2.5),
+        ("ab", -2.2),
+        ("ba", -3.0),
+        ("▁ab", -3.1),
+        ("aba", -4.0),
+    ]
     model = Unigram(vocab, 0, False)
     scores = {p: s for p, s in vocab[1:]}
     text = "▁abab"
@@ -240,7 +281,15 @@ def test_lattice_sampling_matches_the_exact_distribution(alpha):
 
 
 def test_nbest_sampling_matches_the_restricted_distribution():
-    vocab = [("<unk>", 0.0), ("▁", -2.0), ("a", -1.2), ("b", -1.7), ("▁a", -2.5), ("ab", -2.2), ("ba", -3.0)]
+    vocab = [
+        ("<unk>", 0.0),
+        ("▁", -2.0),
+        ("a", -1.2),
+        ("b", -1.7),
+        ("▁a", -2.5),
+        ("ab", -2.2),
+        ("ba", -3.0),
+    ]
     model = Unigram(vocab, 0, False)
     scores = {p: s for p, s in vocab[1:]}
     text = "▁abab"
@@ -260,7 +309,9 @@ def test_sampling_is_reproducible_with_a_seed():
     sp = spm_model("botchan_en_unigram_1000.model")
     model = Unigram(spm_vocab(sp), sp.unk_id(), False)
     text = "▁I▁have▁been▁thinking▁about▁it▁for▁a▁long▁time"
-    draw = lambda seed: [[t.id for t in model.sample(text, 0.2, -1, seed=seed + i)] for i in range(30)]
+    draw = lambda seed: [
+        [t.id for t in model.sample(text, 0.2, -1, seed=seed + i)] for i in range(30)
+    ]
     assert draw(5) == draw(5)
     assert len({tuple(s) for s in draw(5)}) > 1
     model.set_seed(11)
@@ -283,6 +334,10 @@ def test_entropy_and_likelihood_match_enumeration():
     model = Unigram(vocab, 0, False)
     scores = {p: s for p, s in vocab[1:]}
     segs = list(all_segmentations(scores, "▁abab"))
-    assert model.log_likelihood("▁abab") == pytest.approx(math.log(sum(math.exp(s) for _, s in segs)))
+    assert model.log_likelihood("▁abab") == pytest.approx(
+        math.log(sum(math.exp(s) for _, s in segs))
+    )
     dist = segmentation_distribution(scores, "▁abab", 0.7)
-    assert model.entropy("▁abab", 0.7) == pytest.approx(-sum(p * math.log(p) for p in dist.values()), rel=1e-5)
+    assert model.entropy("▁abab", 0.7) == pytest.approx(
+        -sum(p * math.log(p) for p in dist.values()), rel=1e-5
+    )

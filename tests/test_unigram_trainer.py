@@ -1,22 +1,22 @@
 """UnigramTrainer: vocabulary quality against `tokenizers`' UnigramTrainer (equal) and `sentencepiece`
 (held-out log-likelihood and bytes per token, each vocabulary scored the same way), determinism,
 the Tokenizer training entry points, special tokens, and bad input."""
+
 from __future__ import annotations
 
 import io
-import math
 from collections import Counter
 
 import pytest
 import sentencepiece as spm
 import tokenizers
-from tokenizers import models as tk_models, pre_tokenizers as tk_pre, trainers as tk_trainers
-
 import tokenmill
+from conftest import read_sample, shared_path
+from tokenizers import models as tk_models
+from tokenizers import pre_tokenizers as tk_pre
+from tokenizers import trainers as tk_trainers
 from tokenmill import pre_tokenizers, trainers
 from tokenmill.models import Unigram
-
-from conftest import read_sample, shared_path
 
 VOCAB = 2000
 
@@ -24,8 +24,13 @@ VOCAB = 2000
 def corpus() -> tuple[list[str], list[str]]:
     """Training lines and held-out lines (different books), with runs of spaces collapsed (as
     sentencepiece's remove_extra_whitespaces does), so that every trainer sees the same words."""
-    train = read_sample(shared_path("corpora", "gutenberg", "en_novels", "pg1342_en_pride_and_prejudice.txt"), 400_000)
-    held_out = read_sample(shared_path("corpora", "gutenberg", "en_novels", "pg84_en_frankenstein.txt"), 150_000)
+    train = read_sample(
+        shared_path("corpora", "gutenberg", "en_novels", "pg1342_en_pride_and_prejudice.txt"),
+        400_000,
+    )
+    held_out = read_sample(
+        shared_path("corpora", "gutenberg", "en_novels", "pg84_en_frankenstein.txt"), 150_000
+    )
     clean = lambda text: [" ".join(l.split()) for l in text.splitlines() if l.strip()]
     return clean(train), clean(held_out)
 
@@ -38,7 +43,13 @@ def words_of(lines: list[str]) -> Counter:
 def train_tokenmill(lines: list[str], vocab_size: int = VOCAB, **options) -> Unigram:
     tok = tokenmill.Tokenizer(Unigram())
     tok.pre_tokenizer = pre_tokenizers.Metaspace(replacement="▁", prepend_scheme="always")
-    trainer = trainers.UnigramTrainer(vocab_size=vocab_size, show_progress=False, unk_token="<unk>", special_tokens=["<unk>"], **options)
+    trainer = trainers.UnigramTrainer(
+        vocab_size=vocab_size,
+        show_progress=False,
+        unk_token="<unk>",
+        special_tokens=["<unk>"],
+        **options,
+    )
     tok.train_from_iterator(lines, trainer)
     return tok.model
 
@@ -46,7 +57,9 @@ def train_tokenmill(lines: list[str], vocab_size: int = VOCAB, **options) -> Uni
 def train_tokenizers(lines: list[str]) -> list[tuple[str, float]]:
     tok = tokenizers.Tokenizer(tk_models.Unigram())
     tok.pre_tokenizer = tk_pre.Metaspace(replacement="▁", prepend_scheme="always")
-    trainer = tk_trainers.UnigramTrainer(vocab_size=VOCAB, show_progress=False, unk_token="<unk>", special_tokens=["<unk>"])
+    trainer = tk_trainers.UnigramTrainer(
+        vocab_size=VOCAB, show_progress=False, unk_token="<unk>", special_tokens=["<unk>"]
+    )
     tok.train_from_iterator(lines, trainer)
     import json
 
@@ -56,8 +69,14 @@ def train_tokenizers(lines: list[str]) -> list[tuple[str, float]]:
 def train_sentencepiece(lines: list[str]) -> list[tuple[str, float]]:
     model = io.BytesIO()
     spm.SentencePieceTrainer.train(
-        sentence_iterator=iter(lines), model_writer=model, vocab_size=VOCAB, model_type="unigram",
-        normalization_rule_name="identity", character_coverage=1.0, num_threads=2, minloglevel=2,
+        sentence_iterator=iter(lines),
+        model_writer=model,
+        vocab_size=VOCAB,
+        model_type="unigram",
+        normalization_rule_name="identity",
+        character_coverage=1.0,
+        num_threads=2,
+        minloglevel=2,
     )
     sp = spm.SentencePieceProcessor(model_proto=model.getvalue())
     return [(sp.id_to_piece(i), sp.get_score(i)) for i in range(sp.get_piece_size())]
@@ -135,11 +154,24 @@ def test_train_from_files_and_special_tokens(tmp_path, data):
     path.write_text("\n".join(train[:1000]) + "\n", encoding="utf-8")
     tok = tokenmill.Tokenizer(Unigram())
     tok.pre_tokenizer = pre_tokenizers.Metaspace()
-    trainer = trainers.UnigramTrainer(vocab_size=600, show_progress=False, special_tokens=["<pad>", "<unk>", "<s>"], unk_token="<unk>")
+    trainer = trainers.UnigramTrainer(
+        vocab_size=600,
+        show_progress=False,
+        special_tokens=["<pad>", "<unk>", "<s>"],
+        unk_token="<unk>",
+    )
     tok.train([str(path)], trainer)
     reference = tokenizers.Tokenizer(tk_models.Unigram())
     reference.pre_tokenizer = tk_pre.Metaspace()
-    reference.train([str(path)], tk_trainers.UnigramTrainer(vocab_size=600, show_progress=False, special_tokens=["<pad>", "<unk>", "<s>"], unk_token="<unk>"))
+    reference.train(
+        [str(path)],
+        tk_trainers.UnigramTrainer(
+            vocab_size=600,
+            show_progress=False,
+            special_tokens=["<pad>", "<unk>", "<s>"],
+            unk_token="<unk>",
+        ),
+    )
     for token in ["<pad>", "<unk>", "<s>"]:
         assert tok.token_to_id(token) == reference.token_to_id(token)
     assert tok.model.unk_id == tok.token_to_id("<unk>") == 1
@@ -149,7 +181,10 @@ def test_train_from_files_and_special_tokens(tmp_path, data):
 
 
 def test_empty_corpus_gives_an_empty_vocabulary_as_tokenizers():
-    for lib_tokenizer, lib_trainers, lib_models in [(tokenmill.Tokenizer, trainers, tokenmill.models), (tokenizers.Tokenizer, tk_trainers, tk_models)]:
+    for lib_tokenizer, lib_trainers, lib_models in [
+        (tokenmill.Tokenizer, trainers, tokenmill.models),
+        (tokenizers.Tokenizer, tk_trainers, tk_models),
+    ]:
         tok = lib_tokenizer(lib_models.Unigram())
         tok.train_from_iterator([], lib_trainers.UnigramTrainer(vocab_size=10, show_progress=False))
         assert tok.get_vocab_size() == 0
@@ -158,20 +193,47 @@ def test_empty_corpus_gives_an_empty_vocabulary_as_tokenizers():
 def test_unk_token_outside_special_tokens_gets_id_zero():
     tok = tokenmill.Tokenizer(Unigram())
     tok.pre_tokenizer = pre_tokenizers.Metaspace()
-    tok.train_from_iterator(["hello world, hello there"] * 20, trainers.UnigramTrainer(vocab_size=30, show_progress=False, unk_token="<UNK>"))
+    tok.train_from_iterator(
+        ["hello world, hello there"] * 20,
+        trainers.UnigramTrainer(vocab_size=30, show_progress=False, unk_token="<UNK>"),
+    )
     assert tok.model.unk_id == 0 and tok.id_to_token(0) == "<UNK>"
 
 
 def test_trainer_options_and_pickle():
     import pickle
 
-    t = trainers.UnigramTrainer(vocab_size=123, shrinking_factor=0.5, max_piece_length=8, n_sub_iterations=3, seed_size=1000, initial_alphabet=["xyz", "q"], special_tokens=["<a>"])
-    assert (t.vocab_size, t.shrinking_factor, t.max_piece_length, t.n_sub_iterations, t.seed_size) == (123, 0.5, 8, 3, 1000)
-    assert sorted(t.initial_alphabet) == ["q", "x"] and [s.content for s in t.special_tokens] == ["<a>"]
+    t = trainers.UnigramTrainer(
+        vocab_size=123,
+        shrinking_factor=0.5,
+        max_piece_length=8,
+        n_sub_iterations=3,
+        seed_size=1000,
+        initial_alphabet=["xyz", "q"],
+        special_tokens=["<a>"],
+    )
+    assert (
+        t.vocab_size,
+        t.shrinking_factor,
+        t.max_piece_length,
+        t.n_sub_iterations,
+        t.seed_size,
+    ) == (123, 0.5, 8, 3, 1000)
+    assert sorted(t.initial_alphabet) == ["q", "x"] and [s.content for s in t.special_tokens] == [
+        "<a>"
+    ]
     t.vocab_size = 50
     back = pickle.loads(pickle.dumps(t))
     assert isinstance(back, trainers.UnigramTrainer) and back.vocab_size == 50
-    reference = tk_trainers.UnigramTrainer(vocab_size=50, shrinking_factor=0.5, max_piece_length=8, n_sub_iterations=3, seed_size=1000, initial_alphabet=["q"], special_tokens=["<a>"])
+    reference = tk_trainers.UnigramTrainer(
+        vocab_size=50,
+        shrinking_factor=0.5,
+        max_piece_length=8,
+        n_sub_iterations=3,
+        seed_size=1000,
+        initial_alphabet=["q"],
+        special_tokens=["<a>"],
+    )
     back.initial_alphabet = ["q"]  # tokenizers prints its alphabet in hash order: compare one char
     assert repr(back) == repr(reference)
 
@@ -180,7 +242,15 @@ def test_bad_training_input_raises():
     tok = tokenmill.Tokenizer(Unigram())
     tok.pre_tokenizer = pre_tokenizers.Metaspace()
     # tokenizers' check and message
-    with pytest.raises(Exception, match="^The vocabulary is not large enough to contain all chars$"):
-        tok.train_from_iterator(["abcdefghijklmnopqrstuvwxyz"] * 3, trainers.UnigramTrainer(vocab_size=10, show_progress=False))
+    with pytest.raises(
+        Exception, match="^The vocabulary is not large enough to contain all chars$"
+    ):
+        tok.train_from_iterator(
+            ["abcdefghijklmnopqrstuvwxyz"] * 3,
+            trainers.UnigramTrainer(vocab_size=10, show_progress=False),
+        )
     with pytest.raises(Exception, match="shrinking_factor"):
-        tok.train_from_iterator(["abc abd"], trainers.UnigramTrainer(vocab_size=100, shrinking_factor=1.5, show_progress=False))
+        tok.train_from_iterator(
+            ["abc abd"],
+            trainers.UnigramTrainer(vocab_size=100, shrinking_factor=1.5, show_progress=False),
+        )

@@ -13,6 +13,7 @@ What "the same" means here, because `tokenizers` is not deterministic itself:
 * the same order, up to pieces of equal scores (to the tolerance; `tokenizers` orders equal
   characters by hash).
 """
+
 from __future__ import annotations
 
 import json
@@ -30,9 +31,15 @@ from tokenmill.implementations import SentencePieceUnigramTokenizer
 TOLERANCE = 1e-10
 
 
-def train(lib: str, lines: list[str], pre_tokenizer: str = "metaspace", **options) -> tuple[object, list]:
+def train(
+    lib: str, lines: list[str], pre_tokenizer: str = "metaspace", **options
+) -> tuple[object, list]:
     """A Unigram tokenizer trained by `lib` ("tokenmill" or "tokenizers") and its vocabulary."""
-    tk, mod, pre, trn = (tokenmill, models, pre_tokenizers, trainers) if lib == "tokenmill" else (tokenizers, tk_models, tk_pre, tk_trainers)
+    tk, mod, pre, trn = (
+        (tokenmill, models, pre_tokenizers, trainers)
+        if lib == "tokenmill"
+        else (tokenizers, tk_models, tk_pre, tk_trainers)
+    )
     tok = tk.Tokenizer(mod.Unigram())
     tok.pre_tokenizer = pre.Metaspace() if pre_tokenizer == "metaspace" else pre.Whitespace()
     options.setdefault("show_progress", False)
@@ -56,13 +63,21 @@ def assert_sorted_by(vocab: list, scores: dict, skip: set) -> None:
     scores are within the tolerance."""
     order = [p for p, _ in vocab if p not in skip]
     for before, after in zip(order, order[1:]):
-        assert scores[after] <= scores[before] + 2 * TOLERANCE, (before, scores[before], after, scores[after])
+        assert scores[after] <= scores[before] + 2 * TOLERANCE, (
+            before,
+            scores[before],
+            after,
+            scores[after],
+        )
 
 
 def assert_same_vocabulary(ours: list, theirs: list) -> None:
     assert len(ours) == len(theirs)
     mine, ref = dict(ours), dict(theirs)
-    assert set(mine) == set(ref), (sorted(set(mine) - set(ref))[:20], sorted(set(ref) - set(mine))[:20])
+    assert set(mine) == set(ref), (
+        sorted(set(mine) - set(ref))[:20],
+        sorted(set(ref) - set(mine))[:20],
+    )
     lost = lost_characters(theirs)
     lost_here = {p: s for p, s in lost_characters(ours).items() if p in lost}
     assert set(lost_here) == set(lost)
@@ -89,21 +104,33 @@ def check(lines: list[str], sample: list[str] | None = None, **options) -> None:
 
 
 def lines_of(*parts: str, max_bytes: int) -> list[str]:
-    return [line for line in read_sample(shared_path("corpora", *parts), max_bytes).splitlines() if line.strip()]
+    return [
+        line
+        for line in read_sample(shared_path("corpora", *parts), max_bytes).splitlines()
+        if line.strip()
+    ]
 
 
 PEER_TEXT = ["A first sentence", "Another sentence", "And a last one"]
 
 
-@pytest.mark.parametrize("options", [{}, {"vocab_size": 100, "special_tokens": ["<unk>"], "unk_token": "<unk>"}])
+@pytest.mark.parametrize(
+    "options", [{}, {"vocab_size": 100, "special_tokens": ["<unk>"], "unk_token": "<unk>"}]
+)
 def test_peer_suite_inputs(options):
     """tokenizers' tests/implementations/test_sentencepiece.py::TestSentencePieceUnigram."""
     ours = SentencePieceUnigramTokenizer()
     ours.train_from_iterator(PEER_TEXT, show_progress=False, **options)
     theirs = tokenizers.SentencePieceUnigramTokenizer()
     theirs.train_from_iterator(PEER_TEXT, show_progress=False, **options)
-    assert_same_vocabulary(json.loads(ours.to_str())["model"]["vocab"], json.loads(theirs.to_str())["model"]["vocab"])
-    assert ours.encode("A sentence").tokens == theirs.encode("A sentence").tokens == ["▁A", "▁", "s", "en", "t", "en", "c", "e"]
+    assert_same_vocabulary(
+        json.loads(ours.to_str())["model"]["vocab"], json.loads(theirs.to_str())["model"]["vocab"]
+    )
+    assert (
+        ours.encode("A sentence").tokens
+        == theirs.encode("A sentence").tokens
+        == ["▁A", "▁", "s", "en", "t", "en", "c", "e"]
+    )
     if options:
         assert ours.encode("A sentence 🤗").ids[-1] == 0
     else:
@@ -122,8 +149,17 @@ def test_german_with_options():
     """Fewer sub-iterations, a faster shrink, short pieces, a small seed set, extra alphabet, an
     unk token that is not a special token."""
     lines = lines_of("gutenberg", "pg34811_de_buddenbrooks.txt", max_bytes=120_000)
-    check(lines, vocab_size=1500, n_sub_iterations=1, shrinking_factor=0.5, max_piece_length=6, seed_size=5000,
-          initial_alphabet=["ß", "€", "Ω"], special_tokens=["<pad>", "<s>"], unk_token="<unk>")
+    check(
+        lines,
+        vocab_size=1500,
+        n_sub_iterations=1,
+        shrinking_factor=0.5,
+        max_piece_length=6,
+        seed_size=5000,
+        initial_alphabet=["ß", "€", "Ω"],
+        special_tokens=["<pad>", "<s>"],
+        unk_token="<unk>",
+    )
 
 
 def test_japanese_long_words():
@@ -134,7 +170,14 @@ def test_japanese_long_words():
 
 def test_chinese_words_whitespace_pre_tokenizer():
     lines = lines_of("sighan2005", "msr_training_words.utf8", max_bytes=80_000)
-    check(lines, pre_tokenizer="whitespace", vocab_size=3000, n_sub_iterations=3, special_tokens=["<unk>"], unk_token="<unk>")
+    check(
+        lines,
+        pre_tokenizer="whitespace",
+        vocab_size=3000,
+        n_sub_iterations=3,
+        special_tokens=["<unk>"],
+        unk_token="<unk>",
+    )
 
 
 @pytest.mark.parametrize("vocab_size", [90, 80])

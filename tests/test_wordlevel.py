@@ -10,6 +10,7 @@
 * trainers refusing another kind of model, with ``tokenizers``' message;
 * trainers' ``special_tokens`` as ``AddedToken`` objects.
 """
+
 from __future__ import annotations
 
 import json
@@ -79,7 +80,12 @@ def test_train_from_files_and_default_trainer(tmp_path):
     for lib in LIBS:
         tok = lib.Tokenizer(lib.models.WordLevel(unk_token="[UNK]"))
         tok.pre_tokenizer = lib.pre_tokenizers.Whitespace()
-        tok.train([str(path)], lib.trainers.WordLevelTrainer(vocab_size=4000, special_tokens=["[UNK]"], show_progress=False))
+        tok.train(
+            [str(path)],
+            lib.trainers.WordLevelTrainer(
+                vocab_size=4000, special_tokens=["[UNK]"], show_progress=False
+            ),
+        )
         vocabs.append(tok.get_vocab())
         assert type(tok.model.get_trainer()).__name__ == "WordLevelTrainer"
     assert vocabs[0] == vocabs[1]
@@ -132,7 +138,9 @@ def test_missing_unk_token_raises_as_tokenizers():
     for lib in LIBS:
         model = lib.models.WordLevel({"a": 0})
         assert [t.id for t in model.tokenize("a")] == [0]
-        with pytest.raises(Exception, match=r"^WordLevel error: Missing \[UNK\] token from the vocabulary"):
+        with pytest.raises(
+            Exception, match=r"^WordLevel error: Missing \[UNK\] token from the vocabulary"
+        ):
             model.tokenize("b")
         tok = lib.Tokenizer(model)
         with pytest.raises(Exception, match=r"^WordLevel error: Missing \[UNK\] token"):
@@ -170,7 +178,9 @@ def test_tokenizer_json_round_trips_between_the_libraries(writer, reader):
     batch = lines[-300:]
     expected = [e.tokens for e in source.encode_batch(batch)]
     assert [e.tokens for e in loaded.encode_batch(batch)] == expected
-    assert [e.offsets for e in loaded.encode_batch(batch)] == [e.offsets for e in source.encode_batch(batch)]
+    assert [e.offsets for e in loaded.encode_batch(batch)] == [
+        e.offsets for e in source.encode_batch(batch)
+    ]
     # Old files without the model's "type" are read as WordLevel too (WordPiece needs more).
     untyped = json.loads(text)
     del untyped["model"]["type"]
@@ -207,7 +217,9 @@ def test_a_trainer_refuses_another_kind_of_model(trainer_name, model_name, tmp_p
 def test_unigram_trainer_keeps_training_unigram_models():
     lines = lines_of(ENGLISH, 60_000)
     tok = tokenmill.Tokenizer(tokenmill.models.Unigram())
-    tok.train_from_iterator(lines, tokenmill.trainers.UnigramTrainer(vocab_size=300, show_progress=False))
+    tok.train_from_iterator(
+        lines, tokenmill.trainers.UnigramTrainer(vocab_size=300, show_progress=False)
+    )
     assert type(tok.model).__name__ == "Unigram" and tok.get_vocab_size() == 300
 
 
@@ -232,13 +244,21 @@ def test_special_tokens_are_added_tokens_as_in_tokenizers(name):
 def test_train_new_from_iterator_like_transformers(tmp_path):
     transformers = pytest.importorskip("transformers")
     lines = lines_of(ENGLISH, 120_000)
-    source = tokenizers.Tokenizer(tokenizers.models.WordLevel({"[UNK]": 0, "[PAD]": 1}, unk_token="[UNK]"))
+    source = tokenizers.Tokenizer(
+        tokenizers.models.WordLevel({"[UNK]": 0, "[PAD]": 1}, unk_token="[UNK]")
+    )
     source.pre_tokenizer = tokenizers.pre_tokenizers.Whitespace()
     source.add_special_tokens(["[UNK]", "[PAD]"])
     path = tmp_path / "tokenizer.json"
     source.save(str(path))
-    theirs = transformers.PreTrainedTokenizerFast(tokenizer_file=str(path), unk_token="[UNK]", pad_token="[PAD]")
+    theirs = transformers.PreTrainedTokenizerFast(
+        tokenizer_file=str(path), unk_token="[UNK]", pad_token="[PAD]"
+    )
     theirs = theirs.train_new_from_iterator(lines, vocab_size=900)
-    ours = tokenmill.Tokenizer.from_file(str(path)).train_new_from_iterator(lines, vocab_size=900, show_progress=False)
+    ours = tokenmill.Tokenizer.from_file(str(path)).train_new_from_iterator(
+        lines, vocab_size=900, show_progress=False
+    )
     assert ours.get_vocab() == theirs.get_vocab()
-    assert json.loads(ours.to_str())["model"] == json.loads(theirs.backend_tokenizer.to_str())["model"]
+    assert (
+        json.loads(ours.to_str())["model"] == json.loads(theirs.backend_tokenizer.to_str())["model"]
+    )

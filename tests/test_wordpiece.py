@@ -1,5 +1,6 @@
 """WordPiece against tokenizers: the model alone, real BERT vocabularies end to end on every
 corpus, adversarial strings, tokenizer.json both ways, vocab.txt files and their errors."""
+
 from __future__ import annotations
 
 import json
@@ -7,7 +8,6 @@ import pickle
 import random
 
 import pytest
-
 from conftest import SHARED, read_sample, shared_path
 
 tokenizers = pytest.importorskip("tokenizers")
@@ -16,7 +16,25 @@ from tokenmill import models  # noqa: E402
 from tokenmill.implementations import BertWordPieceTokenizer  # noqa: E402
 
 PETAR = "A mouse called Petar sits on the legendary throne in the ivory tower."
-PETAR_IDS = [101, 1037, 8000, 2170, 9004, 2906, 7719, 2006, 1996, 8987, 6106, 1999, 1996, 11554, 3578, 1012, 102]
+PETAR_IDS = [
+    101,
+    1037,
+    8000,
+    2170,
+    9004,
+    2906,
+    7719,
+    2006,
+    1996,
+    8987,
+    6106,
+    1999,
+    1996,
+    11554,
+    3578,
+    1012,
+    102,
+]
 
 # (vocab, BertWordPieceTokenizer options): the MANIFEST's settings; bert-base-chinese both ways.
 BERT_CONFIGS = {
@@ -60,7 +78,9 @@ def pair(config: str):
     """The same BERT tokenizer in tokenmill and in tokenizers."""
     name, options = BERT_CONFIGS[config]
     path = str(bert_vocab(name))
-    return BertWordPieceTokenizer(path, **options), tokenizers.BertWordPieceTokenizer(path, **options)
+    return BertWordPieceTokenizer(path, **options), tokenizers.BertWordPieceTokenizer(
+        path, **options
+    )
 
 
 def assert_same_encodings(ours, theirs, texts):
@@ -76,7 +96,11 @@ def corpus_files():
     root = SHARED / "corpora"
     if not root.exists():
         return []
-    return sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file() and p.suffix in (".txt", ".conllu", ".utf8", ".tsv"))
+    return sorted(
+        str(p.relative_to(root))
+        for p in root.rglob("*")
+        if p.is_file() and p.suffix in (".txt", ".conllu", ".utf8", ".tsv")
+    )
 
 
 @pytest.mark.parametrize("config", list(BERT_CONFIGS))
@@ -109,7 +133,17 @@ def test_manifest_golden_ids():
     ours, _ = pair("uncased")
     assert ours.encode("Hello, world!").ids == [101, 7592, 1010, 2088, 999, 102]
     ours, _ = pair("chinese")
-    assert ours.encode("你好，世界！Hello").ids == [101, 872, 1962, 8024, 686, 4518, 8013, 8701, 102]
+    assert ours.encode("你好，世界！Hello").ids == [
+        101,
+        872,
+        1962,
+        8024,
+        686,
+        4518,
+        8013,
+        8701,
+        102,
+    ]
 
 
 def random_words(vocab, n, seed):
@@ -140,27 +174,55 @@ def test_model_tokenize_same_as_tokenizers(name):
 
 
 def test_options_same_as_tokenizers():
-    vocab = {"[UNK]": 0, "<unk>": 1, "a": 2, "##b": 3, "@@b": 4, "ab": 5, "##a": 6, "@@a": 7, "é": 8, "##é": 9}
+    vocab = {
+        "[UNK]": 0,
+        "<unk>": 1,
+        "a": 2,
+        "##b": 3,
+        "@@b": 4,
+        "ab": 5,
+        "##a": 6,
+        "@@a": 7,
+        "é": 8,
+        "##é": 9,
+    }
     words = ["ab", "abab", "aba", "abb", "ba", "éé", "aé", "a" * 7, "é" * 6, "c", ""]
-    for options in [dict(), dict(continuing_subword_prefix="@@"), dict(max_input_chars_per_word=5), dict(unk_token="<unk>"),
-                    dict(continuing_subword_prefix="", max_input_chars_per_word=3)]:
-        ours, theirs = models.WordPiece(vocab, **options), tokenizers.models.WordPiece(vocab, **options)
+    for options in [
+        dict(),
+        dict(continuing_subword_prefix="@@"),
+        dict(max_input_chars_per_word=5),
+        dict(unk_token="<unk>"),
+        dict(continuing_subword_prefix="", max_input_chars_per_word=3),
+    ]:
+        ours, theirs = (
+            models.WordPiece(vocab, **options),
+            tokenizers.models.WordPiece(vocab, **options),
+        )
         for w in words:
-            assert [(t.id, t.value, t.offsets) for t in ours.tokenize(w)] == [(t.id, t.value, t.offsets) for t in theirs.tokenize(w)], (options, w)
+            assert [(t.id, t.value, t.offsets) for t in ours.tokenize(w)] == [
+                (t.id, t.value, t.offsets) for t in theirs.tokenize(w)
+            ], (options, w)
 
 
 def test_long_words():
     vocab = {"[UNK]": 0, "a": 1, "##a": 2, "##b": 3, "aaa": 4, "##aaab": 5, "##ab": 6}
-    ours, theirs = models.WordPiece(vocab, max_input_chars_per_word=10**9), tokenizers.models.WordPiece(vocab, max_input_chars_per_word=10**9)
+    ours, theirs = (
+        models.WordPiece(vocab, max_input_chars_per_word=10**9),
+        tokenizers.models.WordPiece(vocab, max_input_chars_per_word=10**9),
+    )
     for word in ["a" * 1500, "ab" * 700, "aaab" * 400 + "c"]:
-        assert [(t.id, t.offsets) for t in ours.tokenize(word)] == [(t.id, t.offsets) for t in theirs.tokenize(word)]
+        assert [(t.id, t.offsets) for t in ours.tokenize(word)] == [
+            (t.id, t.offsets) for t in theirs.tokenize(word)
+        ]
     # A 1 MB word (linear time: the reference's substring probes would take hours on it).
     word = "aaab" * (1 << 18)
     tokens = ours.tokenize(word)
     assert tokens[0].offsets == (0, 3) and tokens[-1].offsets[1] == len(word)
     assert all(a.offsets[1] == b.offsets[0] for a, b in zip(tokens, tokens[1:]))
     # With the default limit it is one [UNK] at once.
-    assert [(t.value, t.offsets) for t in models.WordPiece(vocab).tokenize(word)] == [("[UNK]", (0, len(word)))]
+    assert [(t.value, t.offsets) for t in models.WordPiece(vocab).tokenize(word)] == [
+        ("[UNK]", (0, len(word)))
+    ]
 
 
 @pytest.mark.parametrize("config", ["uncased", "chinese"])
@@ -184,8 +246,16 @@ def test_tokenizer_json_both_ways(config, tmp_path):
 def test_model_attributes_save_and_pickle(tmp_path):
     path = str(bert_vocab("bert_base_uncased"))
     wp = models.WordPiece.from_file(path, unk_token="[UNK]", max_input_chars_per_word=50)
-    assert (wp.unk_token, wp.continuing_subword_prefix, wp.max_input_chars_per_word) == ("[UNK]", "##", 50)
-    assert wp.get_vocab_size() == 30522 and wp.token_to_id("the") == 1996 and wp.id_to_token(1996) == "the"
+    assert (wp.unk_token, wp.continuing_subword_prefix, wp.max_input_chars_per_word) == (
+        "[UNK]",
+        "##",
+        50,
+    )
+    assert (
+        wp.get_vocab_size() == 30522
+        and wp.token_to_id("the") == 1996
+        and wp.id_to_token(1996) == "the"
+    )
     wp.max_input_chars_per_word = 3
     assert [t.value for t in wp.tokenize("abcd")] == ["[UNK]"]
     wp.max_input_chars_per_word = 100
@@ -194,7 +264,9 @@ def test_model_attributes_save_and_pickle(tmp_path):
     assert open(ours_files[0], "rb").read() == open(theirs_files[0], "rb").read()
     again = pickle.loads(pickle.dumps(wp))
     assert isinstance(again, models.WordPiece) and again.get_vocab() == wp.get_vocab()
-    assert [t.id for t in again.tokenize("tokenization")] == [t.id for t in wp.tokenize("tokenization")]
+    assert [t.id for t in again.tokenize("tokenization")] == [
+        t.id for t in wp.tokenize("tokenization")
+    ]
     # A model shared with a tokenizer sees changes made through tokenizer.model.
     tok = tokenmill.Tokenizer(models.WordPiece.from_file(path))
     assert isinstance(tok.model, models.WordPiece)
@@ -212,7 +284,10 @@ def write(tmp_path, name, data: bytes):
 def test_vocab_file_errors_name_file_and_line(tmp_path):
     dup = write(tmp_path, "dup.txt", b"[UNK]\nhello\n##lo\nhello \n")
     for load in (models.WordPiece.from_file, models.WordPiece.read_file, BertWordPieceTokenizer):
-        with pytest.raises(tokenmill.FormatError, match=r"dup\.txt:line 4.*duplicate token 'hello'.*line 2|dup\.txt:line 4.*\"hello\".*line 2"):
+        with pytest.raises(
+            tokenmill.FormatError,
+            match=r"dup\.txt:line 4.*duplicate token 'hello'.*line 2|dup\.txt:line 4.*\"hello\".*line 2",
+        ):
             load(dup)
     bad = write(tmp_path, "bad.txt", b"[UNK]\nok\n\xff\xfe\n")
     with pytest.raises(tokenmill.FormatError, match=r"bad\.txt:line 3.*UTF-8"):
@@ -234,9 +309,13 @@ def test_vocab_file_errors_name_file_and_line(tmp_path):
 
 
 def test_bad_tokenizer_json_model():
-    good = json.loads(tokenizers.Tokenizer(tokenizers.models.WordPiece({"[UNK]": 0, "a": 1})).to_str())
-    for broken in [{k: v for k, v in good["model"].items() if k != "vocab"},
-                   dict(good["model"], max_input_chars_per_word=-1),
-                   dict(good["model"], vocab={"a": "x"})]:
+    good = json.loads(
+        tokenizers.Tokenizer(tokenizers.models.WordPiece({"[UNK]": 0, "a": 1})).to_str()
+    )
+    for broken in [
+        {k: v for k, v in good["model"].items() if k != "vocab"},
+        dict(good["model"], max_input_chars_per_word=-1),
+        dict(good["model"], vocab={"a": "x"}),
+    ]:
         with pytest.raises(tokenmill.TokenmillError):
             tokenmill.Tokenizer.from_str(json.dumps(dict(good, model=broken)))

@@ -5,6 +5,7 @@ tokenizers gives the `##x` tokens ids in hash order (so its tie-breaking varies 
 replaying that order (`form_order`) must give exactly its vocabulary, and the default
 (code-point order) the same alphabet, special tokens and size.
 """
+
 from __future__ import annotations
 
 import pickle
@@ -12,7 +13,6 @@ from collections import Counter
 from fractions import Fraction
 
 import pytest
-
 from conftest import read_sample, shared_path
 
 tokenizers = pytest.importorskip("tokenizers")
@@ -38,7 +38,9 @@ def sample_lines(*parts, max_bytes=300_000):
 def bert_word_counts(lines, lowercase=True):
     normalizer = tokenizers.normalizers.BertNormalizer(lowercase=lowercase)
     pre = tokenizers.pre_tokenizers.BertPreTokenizer()
-    return Counter(w for line in lines for w, _ in pre.pre_tokenize_str(normalizer.normalize_str(line)))
+    return Counter(
+        w for line in lines for w, _ in pre.pre_tokenize_str(normalizer.normalize_str(line))
+    )
 
 
 def reference_vocab(lines, lowercase=True, **options):
@@ -48,15 +50,28 @@ def reference_vocab(lines, lowercase=True, **options):
 
 
 def prefix_forms_in_id_order(vocab, prefix="##"):
-    return [t for t, _ in sorted(vocab.items(), key=lambda kv: kv[1]) if t.startswith(prefix) and len(t) == len(prefix) + 1]
+    return [
+        t
+        for t, _ in sorted(vocab.items(), key=lambda kv: kv[1])
+        if t.startswith(prefix) and len(t) == len(prefix) + 1
+    ]
 
 
 @pytest.mark.parametrize(
     "corpus,options",
     [
-        (("gutenberg", "en_novels", "pg11_en_alice_in_wonderland.txt"), dict(vocab_size=3000, min_frequency=2)),
-        (("gutenberg", "pg34811_de_buddenbrooks.txt"), dict(vocab_size=4000, min_frequency=2, limit_alphabet=100_000)),
-        (("sighan2005", "pku_test.utf8"), dict(vocab_size=3000, min_frequency=1, limit_alphabet=100_000)),
+        (
+            ("gutenberg", "en_novels", "pg11_en_alice_in_wonderland.txt"),
+            dict(vocab_size=3000, min_frequency=2),
+        ),
+        (
+            ("gutenberg", "pg34811_de_buddenbrooks.txt"),
+            dict(vocab_size=4000, min_frequency=2, limit_alphabet=100_000),
+        ),
+        (
+            ("sighan2005", "pku_test.utf8"),
+            dict(vocab_size=3000, min_frequency=1, limit_alphabet=100_000),
+        ),
     ],
     ids=["english", "german", "chinese"],
 )
@@ -127,7 +142,10 @@ def likelihood_reference(word_counts, specials, vocab_size, prefix="##"):
                 pair[(a, b)] += n
         if not pair:
             break
-        best = max(pair, key=lambda p: (Fraction(pair[p], symbol[p[0]] * symbol[p[1]]), -ids[p[0]], -ids[p[1]]))
+        best = max(
+            pair,
+            key=lambda p: (Fraction(pair[p], symbol[p[0]] * symbol[p[1]]), -ids[p[0]], -ids[p[1]]),
+        )
         a, b = best
         history.append((a, b, pair[best] / (symbol[a] * symbol[b])))
         merged = a + b.removeprefix(prefix)
@@ -150,10 +168,16 @@ def likelihood_reference(word_counts, specials, vocab_size, prefix="##"):
 def test_likelihood_course_corpus_first_merge():
     tok = tokenmill.Tokenizer(models.WordPiece())
     tok.pre_tokenizer = tokenmill.pre_tokenizers.BertPreTokenizer()
-    trainer = trainers.WordPieceTrainer(vocab_size=70, special_tokens=SPECIALS, algorithm="likelihood", show_progress=False)
+    trainer = trainers.WordPieceTrainer(
+        vocab_size=70, special_tokens=SPECIALS, algorithm="likelihood", show_progress=False
+    )
     tok.train_from_iterator(COURSE, trainer)
     assert trainer.merge_history[0] == ("a", "##b", pytest.approx(0.2))
-    counts = Counter(w for line in COURSE for w, _ in tokenizers.pre_tokenizers.BertPreTokenizer().pre_tokenize_str(line))
+    counts = Counter(
+        w
+        for line in COURSE
+        for w, _ in tokenizers.pre_tokenizers.BertPreTokenizer().pre_tokenize_str(line)
+    )
     vocab, history = likelihood_reference(counts, SPECIALS, 70)
     assert [(a, b) for a, b, _ in trainer.merge_history] == [(a, b) for a, b, _ in history]
     assert [s for _, _, s in trainer.merge_history] == pytest.approx([s for _, _, s in history])
@@ -164,7 +188,9 @@ def test_likelihood_course_corpus_first_merge():
 def test_likelihood_on_real_text_matches_its_definition():
     lines = sample_lines("gutenberg", "pg27729_pl_mickiewicz_bajki.txt", max_bytes=6_000)
     counts = bert_word_counts(lines)
-    trainer = trainers.WordPieceTrainer(vocab_size=260, special_tokens=SPECIALS, algorithm="likelihood", show_progress=False)
+    trainer = trainers.WordPieceTrainer(
+        vocab_size=260, special_tokens=SPECIALS, algorithm="likelihood", show_progress=False
+    )
     result = train_from_counts(trainer, counts)
     vocab, history = likelihood_reference(counts, SPECIALS, 260)
     assert result["vocab"] == {t: i for i, t in enumerate(vocab)}
@@ -173,15 +199,32 @@ def test_likelihood_on_real_text_matches_its_definition():
 
 def test_trainer_attributes_pickle_and_errors():
     t = trainers.WordPieceTrainer()
-    assert (t.vocab_size, t.min_frequency, t.continuing_subword_prefix, t.algorithm) == (30000, 0, "##", "bpe")
+    assert (t.vocab_size, t.min_frequency, t.continuing_subword_prefix, t.algorithm) == (
+        30000,
+        0,
+        "##",
+        "bpe",
+    )
     ref = tokenizers.trainers.WordPieceTrainer()
-    assert (t.vocab_size, t.min_frequency, t.show_progress, t.continuing_subword_prefix) == (ref.vocab_size, ref.min_frequency, ref.show_progress, ref.continuing_subword_prefix)
+    assert (t.vocab_size, t.min_frequency, t.show_progress, t.continuing_subword_prefix) == (
+        ref.vocab_size,
+        ref.min_frequency,
+        ref.show_progress,
+        ref.continuing_subword_prefix,
+    )
     t.vocab_size, t.min_frequency, t.limit_alphabet, t.algorithm = 500, 3, 50, "likelihood"
     t.special_tokens = ["[UNK]"]
     t.initial_alphabet = ["xyz", "q"]
     u = pickle.loads(pickle.dumps(t))
     assert isinstance(u, trainers.WordPieceTrainer)
-    assert (u.vocab_size, u.min_frequency, u.limit_alphabet, u.algorithm, [s.content for s in u.special_tokens], sorted(u.initial_alphabet)) == (500, 3, 50, "likelihood", ["[UNK]"], ["q", "x"])
+    assert (
+        u.vocab_size,
+        u.min_frequency,
+        u.limit_alphabet,
+        u.algorithm,
+        [s.content for s in u.special_tokens],
+        sorted(u.initial_alphabet),
+    ) == (500, 3, 50, "likelihood", ["[UNK]"], ["q", "x"])
     assert "WordPieceTrainer" in repr(u)
     with pytest.raises(tokenmill.InvalidArgumentError, match="likelihood"):
         trainers.WordPieceTrainer(algorithm="unigram")
@@ -192,4 +235,6 @@ def test_trainer_attributes_pickle_and_errors():
     # With no trainer, a WordPiece model gets a WordPieceTrainer.
     tok = tokenmill.Tokenizer(models.WordPiece())
     tok.train_from_iterator(COURSE)
-    assert tok.token_to_id("##s") is not None and isinstance(tok.model.get_trainer(), trainers.WordPieceTrainer)
+    assert tok.token_to_id("##s") is not None and isinstance(
+        tok.model.get_trainer(), trainers.WordPieceTrainer
+    )

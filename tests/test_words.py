@@ -4,19 +4,27 @@ Differential checks against NLTK (PTB tokenization, Punkt learning, UD F1) on re
 offsets invariant on every corpus sample and on adversarial input, and evaluate's handling of
 gold files (multi-word tokens, malformed files).
 """
+
 from __future__ import annotations
 
 import pickle
 import random
 
 import pytest
-
 from conftest import read_sample, shared_path
 from tokenmill import FormatError
-from tokenmill.words import LANGUAGES, SentenceSplitter, WordTokenizer, char_ngrams, evaluate
-from tokenmill.words import _spans_of  # the aligner evaluate uses, for NLTK's string tokens
+from tokenmill.words import (
+    LANGUAGES,
+    SentenceSplitter,
+    WordTokenizer,
+    _spans_of,  # the aligner evaluate uses, for NLTK's string tokens
+    char_ngrams,
+    evaluate,
+)
 
-nltk_tokenize = pytest.importorskip("nltk.tokenize", reason="nltk is a test dependency (pyproject test extra)")
+nltk_tokenize = pytest.importorskip(
+    "nltk.tokenize", reason="nltk is a test dependency (pyproject test extra)"
+)
 
 # (corpus file, language) pairs: every running-text sample in the shared corpora.
 CORPORA = [
@@ -65,7 +73,11 @@ def assert_covers_text(text, tokens, replaced=("``", "''")):
 @pytest.mark.parametrize("parts,lang", CORPORA, ids=[p[-1] for p, _ in CORPORA])
 def test_offsets_cover_every_corpus(parts, lang):
     text = read_sample(shared_path("corpora", *parts), 300_000)
-    for tok in (WordTokenizer(lang), WordTokenizer(lang, split_clitics=False), WordTokenizer("en", penn_treebank=True)):
+    for tok in (
+        WordTokenizer(lang),
+        WordTokenizer(lang, split_clitics=False),
+        WordTokenizer("en", penn_treebank=True),
+    ):
         tokens = tok.tokenize_with_offsets(text)
         assert tokens
         assert_covers_text(text, tokens)
@@ -85,11 +97,25 @@ def adversarial_texts(huge=True):
     yield "mixed: русский 中文日本語 العربية हिन्दी ελληνικά 👩🏽‍💻🇵🇱🏳️‍🌈 e\u0301\u0301"
     for _ in range(300):
         n = rng.randint(1, 60)
-        yield "".join(chr(rng.choice([rng.randint(0, 0x7F), rng.randint(0x80, 0x2FFF), rng.randint(0xD800, 0xDFFF),
-                                      rng.randint(0x1F300, 0x1FAFF), rng.randint(0, 0x10FFFF)])) for _ in range(n))
+        yield "".join(
+            chr(
+                rng.choice(
+                    [
+                        rng.randint(0, 0x7F),
+                        rng.randint(0x80, 0x2FFF),
+                        rng.randint(0xD800, 0xDFFF),
+                        rng.randint(0x1F300, 0x1FAFF),
+                        rng.randint(0, 0x10FFFF),
+                    ]
+                )
+            )
+            for _ in range(n)
+        )
 
 
-@pytest.mark.parametrize("lang,penn_treebank", [("en", False), ("en", True), ("fr", False), ("pl", False), ("xx", False)])
+@pytest.mark.parametrize(
+    "lang,penn_treebank", [("en", False), ("en", True), ("fr", False), ("pl", False), ("xx", False)]
+)
 def test_offsets_cover_adversarial_input(lang, penn_treebank):
     tok = WordTokenizer(lang, penn_treebank=penn_treebank)
     for text in adversarial_texts(huge=lang == "en"):
@@ -129,11 +155,15 @@ def test_spans_of_adversarial_input_match_offsets():
     tok = WordTokenizer("en")
     for text in adversarial_texts(huge=False):
         starts, ends = tok.tokenize_spans(text)
-        assert list(zip(starts.tolist(), ends.tolist())) == [(s, e) for _, s, e in tok.tokenize_with_offsets(text)]
+        assert list(zip(starts.tolist(), ends.tolist())) == [
+            (s, e) for _, s, e in tok.tokenize_with_offsets(text)
+        ]
 
 
 def test_batch_forms_equal_single_calls():
-    text = read_sample(shared_path("corpora", "gutenberg", "pg244_en_a_study_in_scarlet.txt"), 200_000)
+    text = read_sample(
+        shared_path("corpora", "gutenberg", "pg244_en_a_study_in_scarlet.txt"), 200_000
+    )
     paras = [p for p in text.split("\n\n") if p.strip()][:300] + ["a\ud800b"]
     tok = WordTokenizer("en")
     assert tok.tokenize_batch(paras) == [tok.tokenize(p) for p in paras]
@@ -144,19 +174,63 @@ def test_batch_forms_equal_single_calls():
 
 
 def test_char_ngrams_example():
-    assert char_ngrams("teach multtimedia", 3) == ["#tea", "eac", "ach", "#mul", "ult", "ltt", "tti", "tim", "ime", "med", "edi", "dia"]
+    assert char_ngrams("teach multtimedia", 3) == [
+        "#tea",
+        "eac",
+        "ach",
+        "#mul",
+        "ult",
+        "ltt",
+        "tti",
+        "tim",
+        "ime",
+        "med",
+        "edi",
+        "dia",
+    ]
     grams = char_ngrams("Zażółć gęślą", 2, mark="^")
     assert grams[0] == "^Za" and "^gę" in grams and all(len(g.lstrip("^")) == 2 for g in grams)
 
 
 def test_rules_from_the_issue():
     en = WordTokenizer("en")
-    assert en.tokenize("the U.K. and Dr. Mrs. e.g. w.r.o.n.g.") == ["the", "U.K.", "and", "Dr.", "Mrs.", "e.g.", "w.r.o.n.g."]
-    assert WordTokenizer("en", split_clitics=False).tokenize("can't parents' Watson's") == ["can't", "parents", "'", "Watson's"]
-    assert WordTokenizer("fr").tokenize("l'hôtel d'Artagnan jusqu'à") == ["l'", "hôtel", "d'", "Artagnan", "jusqu'", "à"]
+    assert en.tokenize("the U.K. and Dr. Mrs. e.g. w.r.o.n.g.") == [
+        "the",
+        "U.K.",
+        "and",
+        "Dr.",
+        "Mrs.",
+        "e.g.",
+        "w.r.o.n.g.",
+    ]
+    assert WordTokenizer("en", split_clitics=False).tokenize("can't parents' Watson's") == [
+        "can't",
+        "parents",
+        "'",
+        "Watson's",
+    ]
+    assert WordTokenizer("fr").tokenize("l'hôtel d'Artagnan jusqu'à") == [
+        "l'",
+        "hôtel",
+        "d'",
+        "Artagnan",
+        "jusqu'",
+        "à",
+    ]
     assert en.tokenize_with_offsets("„Ja“ »nein« « oui » “yes”") == [
-        ("„", 0, 1), ("Ja", 1, 3), ("“", 3, 4), ("»", 5, 6), ("nein", 6, 10), ("«", 10, 11),
-        ("«", 12, 13), ("oui", 14, 17), ("»", 18, 19), ("“", 20, 21), ("yes", 21, 24), ("”", 24, 25)]
+        ("„", 0, 1),
+        ("Ja", 1, 3),
+        ("“", 3, 4),
+        ("»", 5, 6),
+        ("nein", 6, 10),
+        ("«", 10, 11),
+        ("«", 12, 13),
+        ("oui", 14, 17),
+        ("»", 18, 19),
+        ("“", 20, 21),
+        ("yes", 21, 24),
+        ("”", 24, 25),
+    ]
     custom = WordTokenizer("en", abbreviations=["approx", "Fig"])
     assert custom.tokenize("approx. 3 in Fig. 2") == ["approx.", "3", "in", "Fig.", "2"]
     assert set(LANGUAGES) >= {"en", "de", "fr", "pl", "es", "it", "nl", "pt", "ru"}
@@ -172,8 +246,13 @@ def test_pickle_roundtrip():
 
 
 def english_sentences(max_bytes=400_000):
-    texts = [read_sample(shared_path("corpora", "gutenberg", "en_novels", name), max_bytes // 2)
-             for name in ("pg1661_en_adventures_of_sherlock_holmes.txt", "pg1342_en_pride_and_prejudice.txt")]
+    texts = [
+        read_sample(shared_path("corpora", "gutenberg", "en_novels", name), max_bytes // 2)
+        for name in (
+            "pg1661_en_adventures_of_sherlock_holmes.txt",
+            "pg1342_en_pride_and_prejudice.txt",
+        )
+    ]
     splitter = SentenceSplitter("en")
     sentences = []
     for text in texts:
@@ -205,7 +284,9 @@ def test_penn_treebank_mode_agrees_with_nltk(reference):
     ptb = WordTokenizer("en", penn_treebank=True)
     reference_tokens = [ref.tokenize(s) for s in sentences]
     ours = ptb.tokenize_with_offsets_batch(sentences)
-    identical = sum(r == [t for t, _, _ in o] for r, o in zip(reference_tokens, ours)) / len(sentences)
+    identical = sum(r == [t for t, _, _ in o] for r, o in zip(reference_tokens, ours)) / len(
+        sentences
+    )
     agreement = span_agreement(reference_tokens, ours, sentences)
     # PTB spellings: our `` and '' must sit where NLTK puts them.
     quotes_ref = sum(t in ("``", "''") for r in reference_tokens for t in r)
@@ -285,13 +366,16 @@ def test_evaluate_accepts_either_segmentation_of_a_multiword_token(tmp_path):
     assert whole.f1 == 1.0 and split.f1 == 1.0 and wrong.f1 < 1.0
 
 
-@pytest.mark.parametrize("content,line", [
-    ("# text = a b\n1\ta\n", 2),
-    ("# text = a b\n1\ta\ta\tX\t_\t_\t0\troot\t_\t_\n2\tc\tc\tX\t_\t_\t0\troot\t_\t_\n", 3),
-    ("1\ta\ta\tX\t_\t_\t0\troot\t_\t_\n", 1),
-    ("# text = a\nx-y\ta\ta\tX\t_\t_\t0\troot\t_\t_\n", 2),
-    (b"# text = a\n1\t\xff\ta\tX\t_\t_\t0\troot\t_\t_\n", 2),
-])
+@pytest.mark.parametrize(
+    "content,line",
+    [
+        ("# text = a b\n1\ta\n", 2),
+        ("# text = a b\n1\ta\ta\tX\t_\t_\t0\troot\t_\t_\n2\tc\tc\tX\t_\t_\t0\troot\t_\t_\n", 3),
+        ("1\ta\ta\tX\t_\t_\t0\troot\t_\t_\n", 1),
+        ("# text = a\nx-y\ta\ta\tX\t_\t_\t0\troot\t_\t_\n", 2),
+        (b"# text = a\n1\t\xff\ta\tX\t_\t_\t0\troot\t_\t_\n", 2),
+    ],
+)
 def test_malformed_gold_names_file_and_line(tmp_path, content, line):
     path = tmp_path / "bad.conllu"
     if isinstance(content, bytes):
@@ -305,9 +389,11 @@ def test_malformed_gold_names_file_and_line(tmp_path, content, line):
 def punkt_training_text():
     return "".join(
         read_sample(shared_path("corpora", *parts), 400_000)
-        for parts in [("gutenberg", "pg244_en_a_study_in_scarlet.txt"),
-                      ("gutenberg", "en_novels", "pg1184_en_count_of_monte_cristo.txt"),
-                      ("gutenberg", "en_novels", "pg4300_en_ulysses.txt")]
+        for parts in [
+            ("gutenberg", "pg244_en_a_study_in_scarlet.txt"),
+            ("gutenberg", "en_novels", "pg1184_en_count_of_monte_cristo.txt"),
+            ("gutenberg", "en_novels", "pg4300_en_ulysses.txt"),
+        ]
     )
 
 
@@ -326,12 +412,19 @@ def test_punkt_learner_agrees_with_nltk():
         return len(a & b) / max(1, len(a | b))
 
     assert len(params.abbrev_types) > 20
-    assert jaccard(ours.abbreviations, params.abbrev_types) >= 0.95, set(ours.abbreviations) ^ params.abbrev_types
+    assert jaccard(ours.abbreviations, params.abbrev_types) >= 0.95, (
+        set(ours.abbreviations) ^ params.abbrev_types
+    )
     assert jaccard(ours.sentence_starters, params.sent_starters) >= 0.9
     assert jaccard(ours.collocations, params.collocations) >= 0.9
 
     # Boundaries on held-out text, each side with its own learned parameters.
-    held_out = read_sample(shared_path("corpora", "gutenberg", "en_novels", "pg1661_en_adventures_of_sherlock_holmes.txt"), 300_000)
+    held_out = read_sample(
+        shared_path(
+            "corpora", "gutenberg", "en_novels", "pg1661_en_adventures_of_sherlock_holmes.txt"
+        ),
+        300_000,
+    )
     nltk_ends = {e for _, e in PunktSentenceTokenizer(params).span_tokenize(held_out)}
     our_ends = {e for _, e in ours.spans(held_out)}
     agreement = 2 * len(nltk_ends & our_ends) / (len(nltk_ends) + len(our_ends))
@@ -340,24 +433,31 @@ def test_punkt_learner_agrees_with_nltk():
 
 def test_sentence_splitter_save_load_and_training_accumulates(tmp_path):
     splitter = SentenceSplitter("en")
-    splitter.train(["It was approx. five. Then he left.", "Dr. No met Mr. Big. They talked."], finalize=False)
+    splitter.train(
+        ["It was approx. five. Then he left.", "Dr. No met Mr. Big. They talked."], finalize=False
+    )
     splitter.finalize_training()
     path = tmp_path / "punkt.json"
     splitter.save(path)
     loaded = SentenceSplitter.load(path)
     assert loaded.to_json() == splitter.to_json()
-    text = read_sample(shared_path("corpora", "gutenberg", "pg244_en_a_study_in_scarlet.txt"), 100_000)
+    text = read_sample(
+        shared_path("corpora", "gutenberg", "pg244_en_a_study_in_scarlet.txt"), 100_000
+    )
     assert loaded.spans(text) == splitter.spans(text)
     (tmp_path / "broken.json").write_text('{"language": "en",\n "params": [1, 2}', encoding="utf-8")
     with pytest.raises(FormatError, match=r"broken\.json.*line 2"):
         SentenceSplitter.load(tmp_path / "broken.json")
 
 
-@pytest.mark.parametrize("lang,parts", [
-    ("de", ("gutenberg", "pg34811_de_buddenbrooks.txt")),
-    ("fr", ("gutenberg", "pg13951_fr_les_trois_mousquetaires.txt")),
-    ("ru", ("multilingual", "ru", "ru_ruslit_tolstoy_anna_karenina.txt")),
-])
+@pytest.mark.parametrize(
+    "lang,parts",
+    [
+        ("de", ("gutenberg", "pg34811_de_buddenbrooks.txt")),
+        ("fr", ("gutenberg", "pg13951_fr_les_trois_mousquetaires.txt")),
+        ("ru", ("multilingual", "ru", "ru_ruslit_tolstoy_anna_karenina.txt")),
+    ],
+)
 def test_punkt_boundaries_agree_with_nltk_in_other_languages(lang, parts):
     from nltk.tokenize.punkt import PunktSentenceTokenizer, PunktTrainer
 

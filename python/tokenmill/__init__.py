@@ -26,42 +26,37 @@ the GIL.
   filters): a call sees the object entirely before or entirely after the change, never a mix,
   and never raises "Already borrowed".
 """
-from tokenmill._native import (
-    __version__,
-    TokenmillError,
-    FormatError,
-    TokenmillIOError,
-    UnknownIdError,
-    InvalidArgumentError,
-    InputTypeError,
-    InvalidTextError,
-    IdOutOfRangeError,
-    Regex,
-    NormalizedString,
-    PreTokenizedString,
-)
-from tokenmill import normalizers, pre_tokenizers, models, trainers, processors, decoders
-from tokenmill import tiktoken
-from tokenmill import words
-from tokenmill.models import Token
-from tokenmill.tokenizer import (
-    AddedToken,
-    Encoding,
-    Tokenizer,
-    Offsets,
-    TextInputSequence,
-    PreTokenizedInputSequence,
-    TextEncodeInput,
-    PreTokenizedEncodeInput,
-    InputSequence,
-    EncodeInput,
-    OffsetReferential,
-    OffsetType,
-    SplitDelimiterBehavior,
+
+from tokenmill import (
+    collocations,
+    decoders,
+    implementations,
+    models,
+    normalizers,
+    pre_tokenizers,
+    processors,
+    stopwords,
+    tiktoken,
+    trainers,
+    words,
 )
 from tokenmill import tokenizer as _tokenizer_module
+from tokenmill._native import (
+    FormatError,
+    IdOutOfRangeError,
+    InputTypeError,
+    InvalidArgumentError,
+    InvalidTextError,
+    NormalizedString,
+    PreTokenizedString,
+    Regex,
+    TokenmillError,
+    TokenmillIOError,
+    UnknownIdError,
+    __version__,
+)
 from tokenmill.batch_encoding import BatchEncoding
-from tokenmill import implementations
+
 # tokenizers exports its ready-made tokenizers at the top level too.
 from tokenmill.implementations import (
     BertWordPieceTokenizer,
@@ -70,7 +65,22 @@ from tokenmill.implementations import (
     SentencePieceBPETokenizer,
     SentencePieceUnigramTokenizer,
 )
-from tokenmill import collocations, stopwords
+from tokenmill.models import Token
+from tokenmill.tokenizer import (
+    AddedToken,
+    EncodeInput,
+    Encoding,
+    InputSequence,
+    OffsetReferential,
+    Offsets,
+    OffsetType,
+    PreTokenizedEncodeInput,
+    PreTokenizedInputSequence,
+    SplitDelimiterBehavior,
+    TextEncodeInput,
+    TextInputSequence,
+    Tokenizer,
+)
 
 __all__ = [
     "__version__",

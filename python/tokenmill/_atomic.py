@@ -4,12 +4,14 @@ The text goes to a temporary file in the destination's folder (so the final rena
 one file system) and replaces the destination only once it is completely written; on any
 error the temporary file is removed and the destination is left as it was.
 """
+
 from __future__ import annotations
 
 import contextlib
 import os
 import tempfile
-from typing import IO, Any, Iterator, Union
+from collections.abc import Iterator
+from typing import IO, Any, Union
 
 PathLike = Union[str, "os.PathLike[str]"]
 

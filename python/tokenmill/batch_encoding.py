@@ -27,6 +27,7 @@ Calling a :class:`tokenmill.Tokenizer` like a ``transformers`` fast tokenizer re
 Errors are tokenmill exceptions: :class:`tokenmill.InvalidArgumentError` for settings that do
 not make sense, :class:`tokenmill.InputTypeError` for text that is not a str (or list of str).
 """
+
 from __future__ import annotations
 
 from collections import UserDict
@@ -81,7 +82,12 @@ class BatchEncoding(UserDict):
     for the alignment methods (``tokens(i)``, ``word_ids(i)``, ``char_to_token(i, c)``, ...),
     as ``transformers.BatchEncoding``."""
 
-    def __init__(self, data: Optional[dict] = None, encodings: Optional[list] = None, n_sequences: Optional[int] = None):
+    def __init__(
+        self,
+        data: Optional[dict] = None,
+        encodings: Optional[list] = None,
+        n_sequences: Optional[int] = None,
+    ):
         super().__init__(data)
         self._encodings = encodings
         if n_sequences is None and encodings:
@@ -97,7 +103,9 @@ class BatchEncoding(UserDict):
             return self._encodings[item]
         if isinstance(item, slice):
             return {key: value[item] for key, value in self.data.items()}
-        raise KeyError(f"BatchEncoding keys are str (the inputs), int (an Encoding) or slices, not {type(item).__name__}")
+        raise KeyError(
+            f"BatchEncoding keys are str (the inputs), int (an Encoding) or slices, not {type(item).__name__}"
+        )
 
     def __getattr__(self, item: str):
         try:
@@ -162,58 +170,82 @@ class BatchEncoding(UserDict):
             index += self._row_length()
         return batch_index, index
 
-    def token_to_sequence(self, batch_or_token_index: int, token_index: Optional[int] = None) -> Optional[int]:
+    def token_to_sequence(
+        self, batch_or_token_index: int, token_index: Optional[int] = None
+    ) -> Optional[int]:
         """The sequence of a token: ``(token)`` for row 0, or ``(row, token)``."""
         b, t = self._batch_and_index(batch_or_token_index, token_index, True)
         return self._encoding(b).token_to_sequence(t)
 
-    def token_to_word(self, batch_or_token_index: int, token_index: Optional[int] = None) -> Optional[int]:
+    def token_to_word(
+        self, batch_or_token_index: int, token_index: Optional[int] = None
+    ) -> Optional[int]:
         """The word of a token: ``(token)`` for row 0, or ``(row, token)``."""
         b, t = self._batch_and_index(batch_or_token_index, token_index, True)
         return self._encoding(b).token_to_word(t)
 
-    def word_to_tokens(self, batch_or_word_index: int, word_index: Optional[int] = None, sequence_index: int = 0) -> Optional[TokenSpan]:
+    def word_to_tokens(
+        self, batch_or_word_index: int, word_index: Optional[int] = None, sequence_index: int = 0
+    ) -> Optional[TokenSpan]:
         """The tokens of a word as a :class:`TokenSpan`, or None."""
         b, w = self._batch_and_index(batch_or_word_index, word_index, True)
         span = self._encoding(b).word_to_tokens(w, sequence_index)
         return TokenSpan(*span) if span is not None else None
 
-    def token_to_chars(self, batch_or_token_index: int, token_index: Optional[int] = None) -> Optional[CharSpan]:
+    def token_to_chars(
+        self, batch_or_token_index: int, token_index: Optional[int] = None
+    ) -> Optional[CharSpan]:
         """The characters of a token as a :class:`CharSpan`, or None."""
-        b, t = (0, batch_or_token_index) if token_index is None else (batch_or_token_index, token_index)
+        b, t = (
+            (0, batch_or_token_index)
+            if token_index is None
+            else (batch_or_token_index, token_index)
+        )
         span = self._encoding(b).token_to_chars(t)
         return CharSpan(*span) if span is not None else None
 
-    def char_to_token(self, batch_or_char_index: int, char_index: Optional[int] = None, sequence_index: int = 0) -> Optional[int]:
+    def char_to_token(
+        self, batch_or_char_index: int, char_index: Optional[int] = None, sequence_index: int = 0
+    ) -> Optional[int]:
         """The token holding a character: ``(char)`` for row 0, or ``(row, char)``."""
         b, c = (0, batch_or_char_index) if char_index is None else (batch_or_char_index, char_index)
         return self._encoding(b).char_to_token(c, sequence_index)
 
-    def word_to_chars(self, batch_or_word_index: int, word_index: Optional[int] = None, sequence_index: int = 0) -> CharSpan:
+    def word_to_chars(
+        self, batch_or_word_index: int, word_index: Optional[int] = None, sequence_index: int = 0
+    ) -> CharSpan:
         """The characters of a word as a :class:`CharSpan`."""
         b, w = (0, batch_or_word_index) if word_index is None else (batch_or_word_index, word_index)
         span = self._encoding(b).word_to_chars(w, sequence_index)
         if span is None:
-            raise _native.InvalidArgumentError(f"word {w} of sequence {sequence_index} has no characters in row {b}")
+            raise _native.InvalidArgumentError(
+                f"word {w} of sequence {sequence_index} has no characters in row {b}"
+            )
         return CharSpan(*span)
 
-    def char_to_word(self, batch_or_char_index: int, char_index: Optional[int] = None, sequence_index: int = 0) -> Optional[int]:
+    def char_to_word(
+        self, batch_or_char_index: int, char_index: Optional[int] = None, sequence_index: int = 0
+    ) -> Optional[int]:
         """The word holding a character: ``(char)`` for row 0, or ``(row, char)``."""
         b, c = (0, batch_or_char_index) if char_index is None else (batch_or_char_index, char_index)
         return self._encoding(b).char_to_word(c, sequence_index)
 
-    def convert_to_tensors(self, tensor_type: Optional[str] = None) -> "BatchEncoding":
+    def convert_to_tensors(self, tensor_type: Optional[str] = None) -> BatchEncoding:
         """Turns the values into NumPy arrays (``tensor_type="np"``); None leaves them alone."""
         if tensor_type is None:
             return self
         if tensor_type != "np":
-            raise _native.InvalidArgumentError(f"return_tensors={tensor_type!r} is not supported: use 'np' or None")
+            raise _native.InvalidArgumentError(
+                f"return_tensors={tensor_type!r} is not supported: use 'np' or None"
+            )
         import numpy as np
 
         for key, value in list(self.data.items()):
             if isinstance(value, np.ndarray):
                 continue
-            lengths = {len(v) for v in value} if value and isinstance(value[0], (list, tuple)) else set()
+            lengths = (
+                {len(v) for v in value} if value and isinstance(value[0], (list, tuple)) else set()
+            )
             if len(lengths) > 1:
                 raise _native.InvalidArgumentError(
                     f"cannot make a tensor of {key!r}: rows have different lengths; use padding=True and/or truncation=True"
@@ -249,7 +281,9 @@ def _strategies(padding, truncation, max_length, pad_to_multiple_of):
         padding = "do_not_pad"
     padding = getattr(padding, "value", padding)
     if padding not in ("longest", "max_length", "do_not_pad"):
-        raise _native.InvalidArgumentError(f"padding={padding!r}: use True, False, 'longest', 'max_length' or 'do_not_pad'")
+        raise _native.InvalidArgumentError(
+            f"padding={padding!r}: use True, False, 'longest', 'max_length' or 'do_not_pad'"
+        )
     if truncation is True:
         truncation = "longest_first"
     elif truncation is False or truncation is None:
@@ -265,9 +299,15 @@ def _strategies(padding, truncation, max_length, pad_to_multiple_of):
             padding = "do_not_pad"
         truncation = "do_not_truncate"
     elif not isinstance(max_length, int) or max_length < 0:
-        raise _native.InvalidArgumentError(f"max_length must be a non-negative int, got {max_length!r}")
-    if pad_to_multiple_of is not None and (not isinstance(pad_to_multiple_of, int) or pad_to_multiple_of < 0):
-        raise _native.InvalidArgumentError(f"pad_to_multiple_of must be a non-negative int, got {pad_to_multiple_of!r}")
+        raise _native.InvalidArgumentError(
+            f"max_length must be a non-negative int, got {max_length!r}"
+        )
+    if pad_to_multiple_of is not None and (
+        not isinstance(pad_to_multiple_of, int) or pad_to_multiple_of < 0
+    ):
+        raise _native.InvalidArgumentError(
+            f"pad_to_multiple_of must be a non-negative int, got {pad_to_multiple_of!r}"
+        )
     if (
         truncation != "do_not_truncate"
         and padding != "do_not_pad"
@@ -331,7 +371,9 @@ def tokenizer_call(
 ) -> BatchEncoding:
     """``tokenizer(text, text_pair=None, ...)``: see the module documentation."""
     if text is None:
-        raise _native.InvalidArgumentError("no text given: pass a str, a list of str, or (with is_split_into_words) lists of words")
+        raise _native.InvalidArgumentError(
+            "no text given: pass a str, a list of str, or (with is_split_into_words) lists of words"
+        )
     for name, value in (("text", text), ("text_pair", text_pair)):
         if value is not None and not _is_text_input(value):
             raise _native.InputTypeError(
@@ -339,14 +381,20 @@ def tokenizer_call(
                 f"(a pre-tokenized batch), got {type(value).__name__}"
             )
     if is_split_into_words:
-        is_batched = isinstance(text, (list, tuple)) and bool(text) and isinstance(text[0], (list, tuple))
+        is_batched = (
+            isinstance(text, (list, tuple)) and bool(text) and isinstance(text[0], (list, tuple))
+        )
     else:
         is_batched = isinstance(text, (list, tuple))
     if is_batched:
         if isinstance(text_pair, str):
-            raise _native.InputTypeError("when tokenizing a batch, text_pair must be a list of the same length as text")
+            raise _native.InputTypeError(
+                "when tokenizing a batch, text_pair must be a list of the same length as text"
+            )
         if text_pair is not None and len(text) != len(text_pair):
-            raise _native.InvalidArgumentError(f"text has {len(text)} items but text_pair has {len(text_pair)}")
+            raise _native.InvalidArgumentError(
+                f"text has {len(text)} items but text_pair has {len(text_pair)}"
+            )
         batch = list(zip(text, text_pair)) if text_pair is not None else list(text)
     else:
         # as transformers: an empty pair counts as no pair
@@ -354,12 +402,19 @@ def tokenizer_call(
     if not isinstance(stride, int) or stride < 0:
         raise _native.InvalidArgumentError(f"stride must be a non-negative int, got {stride!r}")
 
-    padding, truncation, max_length = _strategies(padding, truncation, max_length, pad_to_multiple_of)
+    padding, truncation, max_length = _strategies(
+        padding, truncation, max_length, pad_to_multiple_of
+    )
     truncation_params = None
     if truncation != "do_not_truncate":
         own = tokenizer.truncation
         direction = own["direction"] if own is not None else "right"
-        truncation_params = {"max_length": max_length, "stride": stride, "strategy": truncation, "direction": direction}
+        truncation_params = {
+            "max_length": max_length,
+            "stride": stride,
+            "strategy": truncation,
+            "direction": direction,
+        }
     padding_params = None
     if padding != "do_not_pad":
         padding_params = _pad_settings(tokenizer)
@@ -382,11 +437,19 @@ def tokenizer_call(
 
     if return_tensors is not None:
         if return_tensors != "np":
-            raise _native.InvalidArgumentError(f"return_tensors={return_tensors!r} is not supported: use 'np' or None")
+            raise _native.InvalidArgumentError(
+                f"return_tensors={return_tensors!r} is not supported: use 'np' or None"
+            )
         # One native call encodes, pads and fills the arrays in parallel without the GIL; the
         # rows' Encoding objects are only made when asked for.
         data, native_rows, row_sample = tokenizer._encode_to_arrays(
-            batch, is_split_into_words, add_special_tokens, truncation_params, padding_params, fields, return_overflowing_tokens
+            batch,
+            is_split_into_words,
+            add_special_tokens,
+            truncation_params,
+            padding_params,
+            fields,
+            return_overflowing_tokens,
         )
         if data is None:
             raise _native.InvalidArgumentError(
@@ -426,6 +489,10 @@ def tokenizer_call(
     result = BatchEncoding(data, rows)
     if not is_batched and not return_overflowing_tokens:
         result = BatchEncoding(
-            {k: (v[0] if len(v) > 0 and isinstance(v[0], list) else v) for k, v in result.data.items()}, rows
+            {
+                k: (v[0] if len(v) > 0 and isinstance(v[0], list) else v)
+                for k, v in result.data.items()
+            },
+            rows,
         )
     return result

@@ -5,6 +5,7 @@ library's own ``.py`` sources, holding out every 20th file to measure compressio
 it trains on the given files (globs, ``.txt``, ``.jsonl`` with ``--field``, ``-`` for stdin).
 ``tokenmill encode`` / ``tokenmill decode`` use a saved ``tokenizer.json``.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -14,7 +15,8 @@ import os
 import sys
 import sysconfig
 import time
-from typing import Iterable, Iterator, List, Optional, Sequence, Tuple
+from collections.abc import Iterable, Iterator, Sequence
+from typing import List, Optional, Tuple
 
 HELD_OUT_EVERY = 20  # every 20th stdlib file (5%) is held out to measure compression
 
@@ -24,7 +26,9 @@ def stdlib_files() -> List[str]:
     root = sysconfig.get_paths()["stdlib"]
     files = []
     for d, dirs, names in os.walk(root):
-        dirs[:] = sorted(x for x in dirs if x not in ("site-packages", "dist-packages", "__pycache__"))
+        dirs[:] = sorted(
+            x for x in dirs if x not in ("site-packages", "dist-packages", "__pycache__")
+        )
         files += [os.path.join(d, f) for f in names if f.endswith(".py")]
     files.sort(key=lambda p: os.path.relpath(p, root))
     return files
@@ -110,12 +114,18 @@ def build_tokenizer(args: argparse.Namespace):
         tokenizer = Tokenizer(models.BPE())
         tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
         tokenizer.decoder = decoders.ByteLevel()
-        trainer = trainers.BpeTrainer(initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), **options)
+        trainer = trainers.BpeTrainer(
+            initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), **options
+        )
     else:
         unk = args.unk_token
         if unk not in special:
             options["special_tokens"] = [unk] + special
-        tokenizer = Tokenizer(models.BPE(unk_token=unk, continuing_subword_prefix=args.prefix, end_of_word_suffix=args.suffix))
+        tokenizer = Tokenizer(
+            models.BPE(
+                unk_token=unk, continuing_subword_prefix=args.prefix, end_of_word_suffix=args.suffix
+            )
+        )
         tokenizer.pre_tokenizer = pre_tokenizers.Whitespace()
         if args.suffix:
             tokenizer.decoder = decoders.BPEDecoder(suffix=args.suffix)
@@ -139,11 +149,16 @@ def cmd_train(args: argparse.Namespace) -> int:
     if not args.files:
         files = [f for f in stdlib_files() if is_utf8(f)]
         train_files, held_out = split_held_out(files)
-        corpus = f"the Python standard library ({len(train_files)} .py files; {len(held_out)} held out)"
+        corpus = (
+            f"the Python standard library ({len(train_files)} .py files; {len(held_out)} held out)"
+        )
     else:
         train_files = expand_inputs(args.files)
         corpus = ", ".join(train_files) if len(train_files) <= 3 else f"{len(train_files)} files"
-    print(f"Training {args.model} (vocab_size={args.vocab_size}, min_frequency={args.min_frequency}) on {corpus}", file=sys.stderr)
+    print(
+        f"Training {args.model} (vocab_size={args.vocab_size}, min_frequency={args.min_frequency}) on {corpus}",
+        file=sys.stderr,
+    )
     start = time.perf_counter()
     plain = all(f != "-" and not f.endswith(".jsonl") for f in train_files) and not args.whole_file
     if plain:
@@ -156,7 +171,9 @@ def cmd_train(args: argparse.Namespace) -> int:
     print(f"training time: {elapsed:.2f} s")
     if held_out:
         bpt, n_bytes, n_tokens = bytes_per_token(tokenizer, held_out)
-        print(f"compression: {bpt:.3f} bytes per token on {len(held_out)} held-out files ({n_bytes} bytes -> {n_tokens} tokens)")
+        print(
+            f"compression: {bpt:.3f} bytes per token on {len(held_out)} held-out files ({n_bytes} bytes -> {n_tokens} tokens)"
+        )
     print(f"saved {args.output}")
     return 0
 
@@ -196,7 +213,11 @@ def parse_ids(text: str) -> List[int]:
 def cmd_decode(args: argparse.Namespace) -> int:
     tokenizer = load(args.tokenizer)
     try:
-        batches = [parse_ids(" ".join(args.ids))] if args.ids else [parse_ids(line) for line in sys.stdin if line.strip()]
+        batches = (
+            [parse_ids(" ".join(args.ids))]
+            if args.ids
+            else [parse_ids(line) for line in sys.stdin if line.strip()]
+        )
     except (ValueError, KeyError, TypeError) as e:
         raise SystemExit(f"tokenmill: ids must be integers (as text or JSON): {e}")
     for ids in batches:
@@ -208,34 +229,70 @@ def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="tokenmill", description="Train and run text tokenizers.")
     sub = p.add_subparsers(dest="command", required=True)
 
-    t = sub.add_parser("train", help="train a tokenizer (default: byte-level BPE on the Python standard library)")
-    t.add_argument("files", nargs="*", help="training files or globs (.txt: one document per line; .jsonl: see --field; - for stdin)")
-    t.add_argument("-o", "--output", default="tokenizer.json", help="where to save the tokenizer (default: tokenizer.json)")
-    t.add_argument("--model", choices=["bytelevel-bpe", "bpe"], default="bytelevel-bpe", help="byte-level BPE (GPT-2 style) or classic character BPE")
+    t = sub.add_parser(
+        "train", help="train a tokenizer (default: byte-level BPE on the Python standard library)"
+    )
+    t.add_argument(
+        "files",
+        nargs="*",
+        help="training files or globs (.txt: one document per line; .jsonl: see --field; - for stdin)",
+    )
+    t.add_argument(
+        "-o",
+        "--output",
+        default="tokenizer.json",
+        help="where to save the tokenizer (default: tokenizer.json)",
+    )
+    t.add_argument(
+        "--model",
+        choices=["bytelevel-bpe", "bpe"],
+        default="bytelevel-bpe",
+        help="byte-level BPE (GPT-2 style) or classic character BPE",
+    )
     t.add_argument("--vocab-size", type=int, default=32000)
     t.add_argument("--min-frequency", type=int, default=2)
-    t.add_argument("--special-tokens", default=None, help="comma-separated special tokens (they get the first ids)")
+    t.add_argument(
+        "--special-tokens",
+        default=None,
+        help="comma-separated special tokens (they get the first ids)",
+    )
     t.add_argument("--limit-alphabet", type=int, default=None)
     t.add_argument("--prefix", default=None, help="continuing-subword prefix, e.g. ##")
     t.add_argument("--suffix", default=None, help="end-of-word suffix, e.g. </w>")
     t.add_argument("--max-token-length", type=int, default=None)
     t.add_argument("--unk-token", default="<unk>", help="unknown token of the classic BPE model")
-    t.add_argument("--field", default="text", help="the string field of .jsonl records (default: text)")
-    t.add_argument("--whole-file", action="store_true", help="each file (or stdin) is one document instead of one per line")
+    t.add_argument(
+        "--field", default="text", help="the string field of .jsonl records (default: text)"
+    )
+    t.add_argument(
+        "--whole-file",
+        action="store_true",
+        help="each file (or stdin) is one document instead of one per line",
+    )
     t.add_argument("--no-progress", action="store_true", help="no progress bar")
     t.set_defaults(run=cmd_train)
 
-    e = sub.add_parser("encode", help="encode text with a saved tokenizer (ids per line, or JSON lines)")
+    e = sub.add_parser(
+        "encode", help="encode text with a saved tokenizer (ids per line, or JSON lines)"
+    )
     e.add_argument("-t", "--tokenizer", default="tokenizer.json")
     e.add_argument("text", nargs="?", help="the text (default: each line of stdin)")
     e.add_argument("--file", help="encode each line of this file")
-    e.add_argument("--json", action="store_true", help='print {"ids": [...], "tokens": [...]} per line')
-    e.add_argument("--no-special-tokens", action="store_true", help="do not add the post-processor's special tokens")
+    e.add_argument(
+        "--json", action="store_true", help='print {"ids": [...], "tokens": [...]} per line'
+    )
+    e.add_argument(
+        "--no-special-tokens",
+        action="store_true",
+        help="do not add the post-processor's special tokens",
+    )
     e.set_defaults(run=cmd_encode)
 
     d = sub.add_parser("decode", help="decode ids with a saved tokenizer")
     d.add_argument("-t", "--tokenizer", default="tokenizer.json")
-    d.add_argument("ids", nargs="*", help="ids (default: one sequence per line of stdin, as text or JSON)")
+    d.add_argument(
+        "ids", nargs="*", help="ids (default: one sequence per line of stdin, as text or JSON)"
+    )
     d.add_argument("--skip-special-tokens", action="store_true")
     d.set_defaults(run=cmd_decode)
     return p

@@ -36,6 +36,7 @@ Differences from NLTK: ``word_fd`` and ``ngram_fd`` are read-only views that fol
 function once per distinct word rather than once per word occurrence in an n-gram (the same
 result for any pure function).
 """
+
 from __future__ import annotations
 
 import csv as _csv
@@ -273,7 +274,9 @@ def _python_score(cls, name, marginals, power=3):
     if name == "chi_sq":
         return sum((obs - exp) ** 2 / (exp + _SMALL) for obs, exp in zip(cont, expected))
     if name == "likelihood_ratio":
-        return 2 * sum(obs * _math.log(obs / (exp + _SMALL) + _SMALL) for obs, exp in zip(cont, expected))
+        return 2 * sum(
+            obs * _math.log(obs / (exp + _SMALL) + _SMALL) for obs, exp in zip(cont, expected)
+        )
     raise ValueError(f"unknown association measure {name!r}")
 
 
@@ -355,7 +358,10 @@ class _NgramContingency(NgramAssocMeasures):
     def _masks(cls):
         """The bit mask of the fixed positions of each marginal, in argument order."""
         masks = [(2**cls._n - 1,)]
-        masks += [tuple(sum(1 << i for i, c in enumerate(name) if c == "i") for name in group) for group in cls._MARGINALS]
+        masks += [
+            tuple(sum(1 << i for i, c in enumerate(name) if c == "i") for name in group)
+            for group in cls._MARGINALS
+        ]
         return masks + [(0,)]
 
     @classmethod
@@ -478,7 +484,9 @@ def _measure_index(classes):
         for name in _measure_names(order):
             member = getattr(cls, name, None)
             if member is not None:
-                entries[(getattr(member, "__func__", member), getattr(member, "__self__", None))] = name
+                entries[
+                    (getattr(member, "__func__", member), getattr(member, "__self__", None))
+                ] = name
     return index
 
 
@@ -520,7 +528,6 @@ def _nltk_sorted(scored):
     return sorted(scored, key=lambda t: (-t[1], t[0]))
 
 
-
 class AbstractCollocationFinder:
     """Collects n-gram candidates and their frequencies, filters and ranks them (NLTK's
     ``AbstractCollocationFinder``). Build one with ``from_words`` or ``from_documents``."""
@@ -536,7 +543,9 @@ class AbstractCollocationFinder:
 
     @classmethod
     def _from_tables(cls, window_size, tables):
-        counts = NgramCounts.from_tables(cls._order, window_size, [(name, _items_of(t)) for name, t in tables])
+        counts = NgramCounts.from_tables(
+            cls._order, window_size, [(name, _items_of(t)) for name, t in tables]
+        )
         return cls._from_counts(counts)
 
     @classmethod
@@ -662,7 +671,11 @@ class AbstractCollocationFinder:
         if not self._counts.has_objects:
             return pairs
         value_of = dict(pairs)
-        return [(ngram, value_of[ngram]) for ngram, _ in self.ngram_fd.most_common() if ngram in value_of]
+        return [
+            (ngram, value_of[ngram])
+            for ngram, _ in self.ngram_fd.most_common()
+            if ngram in value_of
+        ]
 
     def above_score(self, score_fn, min_score):
         """Yields the candidates whose score exceeds ``min_score``, best first."""
@@ -725,7 +738,12 @@ class TrigramCollocationFinder(AbstractCollocationFinder):
         """From frequency tables of words, bigrams, wildcard pairs and trigrams."""
         built = self._from_tables(
             3,
-            [("word_fd", word_fd), ("bigram_fd", bigram_fd), ("wildcard_fd", wildcard_fd), ("ngram_fd", trigram_fd)],
+            [
+                ("word_fd", word_fd),
+                ("bigram_fd", bigram_fd),
+                ("wildcard_fd", wildcard_fd),
+                ("ngram_fd", trigram_fd),
+            ],
         )
         self._counts = built._counts
 

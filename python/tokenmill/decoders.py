@@ -14,6 +14,7 @@ Same classes and arguments as ``tokenizers.decoders``; every decoder has
 - :class:`CTC`: CTC speech-model output (repeats collapsed, padding dropped).
 - :class:`Sequence`: decoders chained.
 """
+
 from tokenmill import _native
 
 _native_module = _native.decoders

@@ -30,6 +30,7 @@ Same classes and arguments as ``tokenizers.models``:
 
 Merge order: the lowest-ranked merge applies first; among equal ranks the leftmost pair.
 """
+
 from tokenmill import _native
 
 _native_module = _native.models

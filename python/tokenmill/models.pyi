@@ -25,7 +25,9 @@ class Model:
     def get_trainer(self) -> Trainer:
         """A trainer for this kind of model with default settings (BPE: ``BpeTrainer``)."""
         ...
-    def save(self, folder: Union[str, PathLike], prefix: Optional[str] = None, name: Optional[str] = None) -> List[str]: ...
+    def save(
+        self, folder: Union[str, PathLike], prefix: Optional[str] = None, name: Optional[str] = None
+    ) -> List[str]: ...
     def __getstate__(self) -> bytes: ...
     def __setstate__(self, state: bytes) -> None: ...
 
@@ -46,9 +48,13 @@ class BPE(Model):
         dropout_seed: Optional[int] = None,
     ) -> None: ...
     @staticmethod
-    def read_file(vocab: Union[str, PathLike], merges: Union[str, PathLike]) -> Tuple[Dict[str, int], List[Tuple[str, str]]]: ...
+    def read_file(
+        vocab: Union[str, PathLike], merges: Union[str, PathLike]
+    ) -> Tuple[Dict[str, int], List[Tuple[str, str]]]: ...
     @classmethod
-    def from_file(cls, vocab: Union[str, PathLike], merges: Union[str, PathLike], **kwargs) -> "BPE": ...
+    def from_file(
+        cls, vocab: Union[str, PathLike], merges: Union[str, PathLike], **kwargs
+    ) -> BPE: ...
     dropout: Optional[float]
     dropout_seed: Optional[int]
     unk_token: Optional[str]
@@ -76,7 +82,7 @@ class WordPiece(Model):
         """``vocab.txt`` as token → id; ``FormatError`` on duplicates / invalid UTF-8 (file, line)."""
         ...
     @classmethod
-    def from_file(cls, vocab: Union[str, PathLike], **kwargs) -> "WordPiece":
+    def from_file(cls, vocab: Union[str, PathLike], **kwargs) -> WordPiece:
         """A model from ``vocab.txt``; the unk token must be in it (``FormatError`` otherwise)."""
         ...
     unk_token: str
@@ -97,7 +103,7 @@ class WordLevel(Model):
         """``vocab.json`` as token → id; ``FormatError`` naming the file and line if malformed."""
         ...
     @classmethod
-    def from_file(cls, vocab: Union[str, PathLike], unk_token: Optional[str] = None) -> "WordLevel":
+    def from_file(cls, vocab: Union[str, PathLike], unk_token: Optional[str] = None) -> WordLevel:
         """A model from ``vocab.json`` (the unk token need not be in it)."""
         ...
     unk_token: str
@@ -113,7 +119,9 @@ class Unigram(Model):
         nbest_size: Optional[int] = None,
     ) -> None: ...
     @staticmethod
-    def _from_sentencepiece(pieces: List[Tuple[str, float, int]], unk_id: int, byte_fallback: bool = False) -> "Unigram":
+    def _from_sentencepiece(
+        pieces: List[Tuple[str, float, int]], unk_id: int, byte_fallback: bool = False
+    ) -> Unigram:
         """A model with sentencepiece's scoring rules from (piece, score, type) triples."""
     alpha: Optional[float]
     nbest_size: Optional[int]
@@ -129,7 +137,9 @@ class Unigram(Model):
         """Re-seeds the sampling generator."""
     def nbest(self, sequence: str, nbest_size: int) -> List[Tuple[List[Token], float]]:
         """The n best segmentations with their scores (sentencepiece's nbest_encode)."""
-    def sample(self, sequence: str, alpha: float = 0.1, nbest_size: int = -1, seed: Optional[int] = None) -> List[Token]:
+    def sample(
+        self, sequence: str, alpha: float = 0.1, nbest_size: int = -1, seed: Optional[int] = None
+    ) -> List[Token]:
         """A sampled segmentation (sentencepiece's sampling rule)."""
     def entropy(self, sequence: str, alpha: float = 1.0) -> float:
         """Entropy of the segmentation distribution."""

@@ -8,6 +8,7 @@ always point into the user's string (try ``tokenmill.NormalizedString`` to see t
 >>> normalizers.Sequence([normalizers.NFD(), normalizers.StripAccents(), normalizers.Lowercase()]).normalize_str("Héllo")
 'hello'
 """
+
 from tokenmill import _native
 
 _native_module = _native.normalizers
@@ -35,7 +36,9 @@ NORMALIZERS = {"nfc": NFC, "nfd": NFD, "nfkc": NFKC, "nfkd": NFKD}
 def unicode_normalizer_from_str(normalizer: str) -> Normalizer:
     """The Unicode normalizer named ``"nfc"``, ``"nfd"``, ``"nfkc"`` or ``"nfkd"``."""
     if normalizer not in NORMALIZERS:
-        raise ValueError(f"{normalizer} is not a known unicode normalizer. Available are {NORMALIZERS.keys()}")
+        raise ValueError(
+            f"{normalizer} is not a known unicode normalizer. Available are {NORMALIZERS.keys()}"
+        )
     return NORMALIZERS[normalizer]()
 
 

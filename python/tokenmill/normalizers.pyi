@@ -1,4 +1,5 @@
 """Type stubs for tokenmill.normalizers (the classes live in tokenmill._native.normalizers)."""
+
 from typing import Any, Dict, List, Optional, Type, Union
 
 from tokenmill import NormalizedString, Regex

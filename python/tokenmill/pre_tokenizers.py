@@ -5,6 +5,7 @@ pre-tokenizer has ``pre_tokenize_str(text)``, which returns the pieces with thei
 (character indexes into ``text``), supports pickling, and reads/writes the ``tokenizer.json``
 form of ``tokenizers``.
 """
+
 from tokenmill import _native
 
 _native_module = _native.pre_tokenizers

@@ -1,4 +1,5 @@
 """Type stubs for tokenmill.pre_tokenizers (mirrors tokenizers.pre_tokenizers)."""
+
 from typing import Any, List, Literal, Tuple, Union
 
 from tokenmill import PreTokenizedString
@@ -23,7 +24,13 @@ class ByteLevel(PreTokenizer):
     add_prefix_space: bool
     trim_offsets: bool
     use_regex: bool
-    def __init__(self, add_prefix_space: bool = True, trim_offsets: bool = True, use_regex: bool = True, **kwargs: Any) -> None: ...
+    def __init__(
+        self,
+        add_prefix_space: bool = True,
+        trim_offsets: bool = True,
+        use_regex: bool = True,
+        **kwargs: Any,
+    ) -> None: ...
     @staticmethod
     def alphabet() -> List[str]:
         """The 256 characters bytes are mapped to, in byte order."""
@@ -43,7 +50,9 @@ class Split(PreTokenizer):
         """The pattern: a str for a literal, a ``tokenmill.Regex`` for a regex."""
     behavior: str
     invert: bool
-    def __init__(self, pattern: Union[str, Any], behavior: Behavior, invert: bool = False) -> None: ...
+    def __init__(
+        self, pattern: Union[str, Any], behavior: Behavior, invert: bool = False
+    ) -> None: ...
 
 class Punctuation(PreTokenizer):
     behavior: str
@@ -57,7 +66,12 @@ class Metaspace(PreTokenizer):
     replacement: str
     prepend_scheme: Literal["always", "never", "first"]
     split: bool
-    def __init__(self, replacement: str = "▁", prepend_scheme: Literal["always", "never", "first"] = "always", split: bool = True) -> None: ...
+    def __init__(
+        self,
+        replacement: str = "▁",
+        prepend_scheme: Literal["always", "never", "first"] = "always",
+        split: bool = True,
+    ) -> None: ...
 
 class CharDelimiterSplit(PreTokenizer):
     delimiter: str

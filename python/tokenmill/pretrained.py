@@ -17,13 +17,15 @@ and ``Tokenizer.train_new_from_iterator`` (these methods call the functions here
 
 The file formats are JSON handled in Python; only training and tokenization run in Rust.
 """
+
 from __future__ import annotations
 
 import json
 import os
 import weakref
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Optional, Tuple, Union
 
 from tokenmill import _native
 from tokenmill._atomic import atomic_open
@@ -32,14 +34,22 @@ TOKENIZER_FILE = "tokenizer.json"
 CONFIG_FILE = "tokenizer_config.json"
 SPECIAL_TOKENS_FILE = "special_tokens_map.json"
 # What a model directory needs for a tokenizer (downloads fetch only these).
-TOKENIZER_FILES = [TOKENIZER_FILE, CONFIG_FILE, SPECIAL_TOKENS_FILE, "vocab.json", "merges.txt", "vocab.txt", "added_tokens.json"]
+TOKENIZER_FILES = [
+    TOKENIZER_FILE,
+    CONFIG_FILE,
+    SPECIAL_TOKENS_FILE,
+    "vocab.json",
+    "merges.txt",
+    "vocab.txt",
+    "added_tokens.json",
+]
 # The roles transformers gives special tokens, in its order.
 ROLES = ["bos_token", "eos_token", "unk_token", "sep_token", "pad_token", "cls_token", "mask_token"]
 
 PathLike = Union[str, "os.PathLike[str]"]
 
 # The roles read by from_pretrained, by tokenizer (for save_pretrained).
-_RECORDED_ROLES: "weakref.WeakKeyDictionary[Any, Dict[str, str]]" = weakref.WeakKeyDictionary()
+_RECORDED_ROLES: weakref.WeakKeyDictionary[Any, Dict[str, str]] = weakref.WeakKeyDictionary()
 
 
 # ---- finding the files ----
@@ -54,7 +64,12 @@ def hub_cache_dirs(cache_dir: Optional[PathLike]) -> List[Path]:
         dirs.append(Path(os.environ["HF_HUB_CACHE"]))
     if os.environ.get("HUGGINGFACE_HUB_CACHE"):
         dirs.append(Path(os.environ["HUGGINGFACE_HUB_CACHE"]))
-    home = Path(os.environ.get("HF_HOME", Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "huggingface"))
+    home = Path(
+        os.environ.get(
+            "HF_HOME",
+            Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "huggingface",
+        )
+    )
     dirs.append(home / "hub")
     return dirs
 
@@ -81,7 +96,11 @@ def snapshot_in_repo_cache(repo_dir: Path, revision: Optional[str]) -> Optional[
 
 
 def resolve_model_dir(
-    identifier: PathLike, revision: Optional[str] = None, cache_dir: Optional[PathLike] = None, download: bool = False, token: Optional[str] = None
+    identifier: PathLike,
+    revision: Optional[str] = None,
+    cache_dir: Optional[PathLike] = None,
+    download: bool = False,
+    token: Optional[str] = None,
 ) -> Path:
     """The local folder that holds the tokenizer files of ``identifier`` (a folder, a
     ``models--org--name`` cache folder, or a hub id ``org/name`` looked up in the cache)."""
@@ -90,7 +109,9 @@ def resolve_model_dir(
         if (path / "snapshots").is_dir():
             snapshot = snapshot_in_repo_cache(path, revision)
             if snapshot is None:
-                raise FileNotFoundError(f"{path} is a hub cache folder without a snapshot for revision {revision or 'main'!r}")
+                raise FileNotFoundError(
+                    f"{path} is a hub cache folder without a snapshot for revision {revision or 'main'!r}"
+                )
             return snapshot
         return path
     looked = []
@@ -111,13 +132,19 @@ def resolve_model_dir(
     )
 
 
-def download_snapshot(repo_id: str, revision: Optional[str], cache_dir: Optional[PathLike], token: Optional[str]) -> Path:
+def download_snapshot(
+    repo_id: str, revision: Optional[str], cache_dir: Optional[PathLike], token: Optional[str]
+) -> Path:
     """Fetches only the tokenizer files of ``repo_id`` into the hub cache (explicitly asked for)."""
     try:
         from huggingface_hub import snapshot_download
     except ImportError as e:
-        raise ImportError("download=True needs the huggingface_hub package (pip install huggingface_hub)") from e
-    folder = snapshot_download(repo_id, revision=revision, cache_dir=cache_dir, token=token, allow_patterns=TOKENIZER_FILES)
+        raise ImportError(
+            "download=True needs the huggingface_hub package (pip install huggingface_hub)"
+        ) from e
+    folder = snapshot_download(
+        repo_id, revision=revision, cache_dir=cache_dir, token=token, allow_patterns=TOKENIZER_FILES
+    )
     return Path(folder)
 
 
@@ -145,7 +172,9 @@ def token_content(value: Any) -> Optional[str]:
 
 def added_token(value: Any, special: bool = True) -> Any:
     if isinstance(value, dict):
-        fields = {k: value[k] for k in ("single_word", "lstrip", "rstrip", "normalized") if k in value}
+        fields = {
+            k: value[k] for k in ("single_word", "lstrip", "rstrip", "normalized") if k in value
+        }
         return _native.AddedToken(value["content"], special=value.get("special", special), **fields)
     return _native.AddedToken(value, special=special)
 
@@ -170,13 +199,17 @@ def from_pretrained(
     elif (folder / "vocab.json").is_file() and (folder / "merges.txt").is_file():
         tokenizer = byte_level_bpe_from_files(folder, config, special_map)
         add_configured_tokens(tokenizer, config, special_map)
-        defaults = CLASS_ROLES["Roberta" if str(config.get("tokenizer_class", "")).startswith("Roberta") else "GPT2"]
+        defaults = CLASS_ROLES[
+            "Roberta" if str(config.get("tokenizer_class", "")).startswith("Roberta") else "GPT2"
+        ]
     elif (folder / "vocab.txt").is_file():
         tokenizer = wordpiece_from_files(folder, config, special_map)
         add_configured_tokens(tokenizer, config, special_map)
         defaults = CLASS_ROLES["Bert"]
     else:
-        raise FileNotFoundError(f"{folder} holds no tokenizer.json, vocab.json + merges.txt or vocab.txt")
+        raise FileNotFoundError(
+            f"{folder} holds no tokenizer.json, vocab.json + merges.txt or vocab.txt"
+        )
     record_roles(tokenizer, configured_roles(config, special_map, defaults))
     return tokenizer
 
@@ -184,14 +217,33 @@ def from_pretrained(
 # The roles transformers' tokenizer classes give by default, for the folders that
 # from_pretrained builds a pipeline for (BERT's vocab.txt, GPT-2's / RoBERTa's vocab.json).
 CLASS_ROLES = {
-    "Bert": {"unk_token": "[UNK]", "sep_token": "[SEP]", "pad_token": "[PAD]", "cls_token": "[CLS]", "mask_token": "[MASK]"},
-    "GPT2": {"bos_token": "<|endoftext|>", "eos_token": "<|endoftext|>", "unk_token": "<|endoftext|>"},
-    "Roberta": {"bos_token": "<s>", "eos_token": "</s>", "unk_token": "<unk>", "sep_token": "</s>", "pad_token": "<pad>",
-                "cls_token": "<s>", "mask_token": "<mask>"},
+    "Bert": {
+        "unk_token": "[UNK]",
+        "sep_token": "[SEP]",
+        "pad_token": "[PAD]",
+        "cls_token": "[CLS]",
+        "mask_token": "[MASK]",
+    },
+    "GPT2": {
+        "bos_token": "<|endoftext|>",
+        "eos_token": "<|endoftext|>",
+        "unk_token": "<|endoftext|>",
+    },
+    "Roberta": {
+        "bos_token": "<s>",
+        "eos_token": "</s>",
+        "unk_token": "<unk>",
+        "sep_token": "</s>",
+        "pad_token": "<pad>",
+        "cls_token": "<s>",
+        "mask_token": "<mask>",
+    },
 }
 
 
-def configured_roles(config: Dict[str, Any], special_map: Dict[str, Any], defaults: Dict[str, str]) -> Dict[str, str]:
+def configured_roles(
+    config: Dict[str, Any], special_map: Dict[str, Any], defaults: Dict[str, str]
+) -> Dict[str, str]:
     """The role → token text of a model folder: its configuration files, else ``defaults``
     (a role set to null in the files has no token)."""
     roles = {}
@@ -210,7 +262,9 @@ def record_roles(tokenizer, roles: Dict[str, str]) -> None:
         pass
 
 
-def special(config: Dict[str, Any], special_map: Dict[str, Any], role: str, default: Optional[str]) -> Optional[str]:
+def special(
+    config: Dict[str, Any], special_map: Dict[str, Any], role: str, default: Optional[str]
+) -> Optional[str]:
     """A special token of a role: special_tokens_map.json wins over tokenizer_config.json."""
     for source in (special_map, config):
         if role in source:
@@ -225,7 +279,14 @@ def byte_level_bpe_from_files(folder: Path, config: Dict[str, Any], special_map:
     vocab, merges = models.BPE.read_file(str(folder / "vocab.json"), str(folder / "merges.txt"))
     add_prefix_space = bool(config.get("add_prefix_space", False))
     tokenizer = _native.Tokenizer(
-        models.BPE(vocab, merges, dropout=None, continuing_subword_prefix="", end_of_word_suffix="", fuse_unk=False)
+        models.BPE(
+            vocab,
+            merges,
+            dropout=None,
+            continuing_subword_prefix="",
+            end_of_word_suffix="",
+            fuse_unk=False,
+        )
     )
     tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=add_prefix_space)
     tokenizer.decoder = decoders.ByteLevel()
@@ -234,7 +295,10 @@ def byte_level_bpe_from_files(folder: Path, config: Dict[str, Any], special_map:
         sep = special(config, special_map, "sep_token", "</s>")
         cls = special(config, special_map, "cls_token", "<s>")
         tokenizer.post_processor = processors.RobertaProcessing(
-            (sep, vocab[sep]), (cls, vocab[cls]), add_prefix_space=add_prefix_space, trim_offsets=bool(config.get("trim_offsets", True))
+            (sep, vocab[sep]),
+            (cls, vocab[cls]),
+            add_prefix_space=add_prefix_space,
+            trim_offsets=bool(config.get("trim_offsets", True)),
         )
     elif config.get("add_bos_token"):
         bos = special(config, special_map, "bos_token", "<|endoftext|>")
@@ -251,9 +315,13 @@ def wordpiece_from_files(folder: Path, config: Dict[str, Any], special_map: Dict
     from tokenmill import decoders, models, normalizers, pre_tokenizers, processors
 
     if not hasattr(models, "WordPiece"):
-        raise NotImplementedError(f"{folder / 'vocab.txt'} needs tokenmill.models.WordPiece, which this build does not have")
+        raise NotImplementedError(
+            f"{folder / 'vocab.txt'} needs tokenmill.models.WordPiece, which this build does not have"
+        )
     unk = special(config, special_map, "unk_token", "[UNK]")
-    tokenizer = _native.Tokenizer(models.WordPiece.from_file(str(folder / "vocab.txt"), unk_token=unk))
+    tokenizer = _native.Tokenizer(
+        models.WordPiece.from_file(str(folder / "vocab.txt"), unk_token=unk)
+    )
     tokenizer.normalizer = normalizers.BertNormalizer(
         clean_text=True,
         handle_chinese_chars=bool(config.get("tokenize_chinese_chars", True)),
@@ -276,7 +344,9 @@ def add_configured_tokens(tokenizer, config: Dict[str, Any], special_map: Dict[s
     """The added tokens of tokenizer_config.json (in id order), then the special tokens of
     every role and the additional special tokens."""
     decoder = config.get("added_tokens_decoder") or {}
-    tokens = [added_token(decoder[k]) for k in sorted(decoder, key=int) if isinstance(decoder[k], dict)]
+    tokens = [
+        added_token(decoder[k]) for k in sorted(decoder, key=int) if isinstance(decoder[k], dict)
+    ]
     if tokens:
         tokenizer.add_tokens([t for t in tokens if not t.special])
         tokenizer.add_special_tokens([t for t in tokens if t.special])
@@ -286,7 +356,11 @@ def add_configured_tokens(tokenizer, config: Dict[str, Any], special_map: Dict[s
             if token_content(source.get(role)) is not None:
                 roles.append(added_token(source[role]))
                 break
-    extra = special_map.get("additional_special_tokens") or config.get("additional_special_tokens") or []
+    extra = (
+        special_map.get("additional_special_tokens")
+        or config.get("additional_special_tokens")
+        or []
+    )
     roles.extend(added_token(t) for t in extra if token_content(t) is not None)
     known = tokenizer.get_vocab()
     missing = [t for t in roles if t.content not in known]
@@ -353,8 +427,13 @@ def derived_roles(tokenizer) -> Dict[str, str]:
     tokens (``ROLE_GUESSES``, candidates in order). Deterministic: the same pipeline gives the
     same roles."""
     specials = {t.content for t in tokenizer.get_added_tokens_decoder().values() if t.special}
-    roles = {role: token for role, token in processor_roles(json.loads(tokenizer.to_str()).get("post_processor")).items()
-             if tokenizer.token_to_id(token) is not None}
+    roles = {
+        role: token
+        for role, token in processor_roles(
+            json.loads(tokenizer.to_str()).get("post_processor")
+        ).items()
+        if tokenizer.token_to_id(token) is not None
+    }
     unk = getattr(tokenizer.model, "unk_token", None)
     if unk and tokenizer.token_to_id(unk) is not None:
         roles.setdefault("unk_token", unk)
@@ -380,7 +459,13 @@ def special_token_roles(tokenizer) -> Dict[str, str]:
     except TypeError:
         recorded = {}
     roles = derived_roles(tokenizer)
-    roles.update({role: token for role, token in recorded.items() if tokenizer.token_to_id(token) is not None})
+    roles.update(
+        {
+            role: token
+            for role, token in recorded.items()
+            if tokenizer.token_to_id(token) is not None
+        }
+    )
     return {role: roles[role] for role in ROLES if role in roles}
 
 
@@ -445,10 +530,17 @@ def trainer_class(model_type: str):
     """The trainer of a model type (``BPE`` → ``BpeTrainer``, ...), if this build has it."""
     from tokenmill import trainers
 
-    name = {"BPE": "BpeTrainer", "WordPiece": "WordPieceTrainer", "Unigram": "UnigramTrainer", "WordLevel": "WordLevelTrainer"}.get(model_type)
+    name = {
+        "BPE": "BpeTrainer",
+        "WordPiece": "WordPieceTrainer",
+        "Unigram": "UnigramTrainer",
+        "WordLevel": "WordLevelTrainer",
+    }.get(model_type)
     cls = getattr(trainers, name, None) if name else None
     if cls is None:
-        raise ValueError(f"train_new_from_iterator does not support {model_type} models (only BPE, Unigram, WordLevel and WordPiece)")
+        raise ValueError(
+            f"train_new_from_iterator does not support {model_type} models (only BPE, Unigram, WordLevel and WordPiece)"
+        )
     return cls
 
 
@@ -457,7 +549,9 @@ def is_byte_level(pre_tokenizer: Optional[Dict[str, Any]]) -> bool:
         return False
     if pre_tokenizer.get("type") == "ByteLevel":
         return True
-    return pre_tokenizer.get("type") == "Sequence" and any(p.get("type") == "ByteLevel" for p in pre_tokenizer.get("pretokenizers", []))
+    return pre_tokenizer.get("type") == "Sequence" and any(
+        p.get("type") == "ByteLevel" for p in pre_tokenizer.get("pretokenizers", [])
+    )
 
 
 def train_new_from_iterator(
@@ -486,13 +580,17 @@ def train_new_from_iterator(
         model["vocab"], model["merges"] = {}, []
     elif model_type == "Unigram":
         if model.get("unk_id") is not None:
-            unk_token = renames.get(model["vocab"][model["unk_id"]][0], model["vocab"][model["unk_id"]][0])
+            unk_token = renames.get(
+                model["vocab"][model["unk_id"]][0], model["vocab"][model["unk_id"]][0]
+            )
             model["unk_id"] = 0
             model["vocab"] = [[unk_token, 0.0]]
     elif model_type in ("WordLevel", "WordPiece"):
         model["vocab"] = {}
     else:
-        raise ValueError(f"train_new_from_iterator does not support {model_type} models (only BPE, Unigram, WordLevel and WordPiece)")
+        raise ValueError(
+            f"train_new_from_iterator does not support {model_type} models (only BPE, Unigram, WordLevel and WordPiece)"
+        )
     if model.get("unk_token") in renames:
         model["unk_token"] = renames[model["unk_token"]]
     fresh = _native.Tokenizer.from_str(json.dumps(data))
@@ -516,7 +614,9 @@ def train_new_from_iterator(
         from tokenmill import pre_tokenizers
 
         kwargs["initial_alphabet"] = pre_tokenizers.ByteLevel.alphabet()
-    trainer = trainer_class(model_type)(vocab_size=vocab_size, special_tokens=special_tokens, **kwargs)
+    trainer = trainer_class(model_type)(
+        vocab_size=vocab_size, special_tokens=special_tokens, **kwargs
+    )
     fresh.train_from_iterator(text_iterator, trainer=trainer, length=length)
 
     if post_processor is None:
@@ -534,7 +634,9 @@ def update_post_processor(processor: Dict[str, Any], tokenizer, renames: Dict[st
     def id_of(token: str) -> int:
         token_id = tokenizer.token_to_id(token)
         if token_id is None:
-            raise ValueError(f"the post-processor uses the token {token!r}, which the new vocabulary does not have")
+            raise ValueError(
+                f"the post-processor uses the token {token!r}, which the new vocabulary does not have"
+            )
         return token_id
 
     for item in processor.get("processors", []) or []:

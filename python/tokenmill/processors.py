@@ -15,6 +15,7 @@ Same classes and arguments as ``tokenizers.processors``:
 Added special tokens have no word (``word_ids`` gives ``None``), offsets ``(0, 0)`` and are
 marked in ``special_tokens_mask``; overflowing windows (from truncation) are processed too.
 """
+
 from tokenmill import _native
 
 _native_module = _native.processors
@@ -26,4 +27,11 @@ ByteLevel = _native_module.ByteLevel
 TemplateProcessing = _native_module.TemplateProcessing
 Sequence = _native_module.Sequence
 
-__all__ = ["PostProcessor", "BertProcessing", "RobertaProcessing", "ByteLevel", "TemplateProcessing", "Sequence"]
+__all__ = [
+    "PostProcessor",
+    "BertProcessing",
+    "RobertaProcessing",
+    "ByteLevel",
+    "TemplateProcessing",
+    "Sequence",
+]

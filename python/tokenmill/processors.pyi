@@ -8,7 +8,9 @@ SpecialTokenSpec = Union[Tuple[str, int], Tuple[int, str], Dict[str, Any]]
 class PostProcessor:
     """Base class of all post-processors."""
     def num_special_tokens_to_add(self, is_pair: bool) -> int: ...
-    def process(self, encoding: Encoding, pair: Optional[Encoding] = None, add_special_tokens: bool = True) -> Encoding: ...
+    def process(
+        self, encoding: Encoding, pair: Optional[Encoding] = None, add_special_tokens: bool = True
+    ) -> Encoding: ...
     def __getstate__(self) -> bytes: ...
     def __setstate__(self, state: bytes) -> None: ...
 
@@ -20,7 +22,13 @@ class BertProcessing(PostProcessor):
 
 class RobertaProcessing(PostProcessor):
     """``<s> A </s> </s> B </s>``, type ids 0, offsets trimmed of whitespace."""
-    def __init__(self, sep: Tuple[str, int], cls: Tuple[str, int], trim_offsets: bool = True, add_prefix_space: bool = True) -> None: ...
+    def __init__(
+        self,
+        sep: Tuple[str, int],
+        cls: Tuple[str, int],
+        trim_offsets: bool = True,
+        add_prefix_space: bool = True,
+    ) -> None: ...
     sep: Tuple[str, int]
     cls: Tuple[str, int]
     trim_offsets: bool
@@ -29,7 +37,11 @@ class RobertaProcessing(PostProcessor):
 class ByteLevel(PostProcessor):
     """Trims the spaces of byte-level tokens out of their offsets."""
     def __init__(
-        self, add_prefix_space: Optional[bool] = None, trim_offsets: Optional[bool] = None, use_regex: Optional[bool] = None, **kwargs: Any
+        self,
+        add_prefix_space: Optional[bool] = None,
+        trim_offsets: Optional[bool] = None,
+        use_regex: Optional[bool] = None,
+        **kwargs: Any,
     ) -> None: ...
     add_prefix_space: bool
     trim_offsets: bool
@@ -38,7 +50,10 @@ class ByteLevel(PostProcessor):
 class TemplateProcessing(PostProcessor):
     """Special tokens placed by templates such as ``"[CLS] $A [SEP] $B:1 [SEP]:1"``."""
     def __init__(
-        self, single: Optional[Template] = None, pair: Optional[Template] = None, special_tokens: Optional[List[SpecialTokenSpec]] = None
+        self,
+        single: Optional[Template] = None,
+        pair: Optional[Template] = None,
+        special_tokens: Optional[List[SpecialTokenSpec]] = None,
     ) -> None: ...
     @property
     def single(self) -> str: ...

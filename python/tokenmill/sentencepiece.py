@@ -18,6 +18,7 @@ id out of range an ``OutOfRangeError`` (``IndexError``). A str with a lone surro
 sentencepiece_pb2``) and ``return_type='proto'`` need the ``protobuf`` package; they are built
 on first use (see ``tokenmill._sentencepiece_pb2``).
 """
+
 from __future__ import annotations
 
 import errno as _errno
@@ -156,6 +157,7 @@ def _threads(num_threads, thread_pool) -> int:
 
 def _load_pb2():
     from tokenmill import _sentencepiece_pb2
+
     return _sentencepiece_pb2
 
 
@@ -180,6 +182,7 @@ def _to_nbest_proto(serialized: bytes):
 
 def _read_only_int32(ids):
     import numpy as np
+
     array = np.array(ids, dtype=np.int32)
     array.flags.writeable = False  # as sentencepiece's arrays, which view its own buffers
     return array
@@ -189,8 +192,14 @@ _VALID_RETURN_TYPES = (int, str, bytes, "proto", "serialized_proto", "numpy", "o
 
 
 # What the native encode returns for each return type ("full": tuples with offsets).
-_ENCODE_KINDS = {int: "ids", "numpy": "ids", str: "pieces", bytes: "pieces",
-                 "serialized_proto": "serialized", "proto": "serialized"}
+_ENCODE_KINDS = {
+    int: "ids",
+    "numpy": "ids",
+    str: "pieces",
+    bytes: "pieces",
+    "serialized_proto": "serialized",
+    "proto": "serialized",
+}
 
 
 def _is_sequence(x) -> bool:
@@ -216,8 +225,10 @@ def _native_call(fn, *args, **kwargs):
         raise ArgumentError(str(e)) from None
     except UnicodeEncodeError as e:
         # a str with a lone surrogate (UTF-8 cannot carry it)
-        raise ArgumentError(f"text contains a lone surrogate {e.object[e.start:e.end]!r} at index {e.start}: "
-                            "encode it with errors='replace' or fix the text") from None
+        raise ArgumentError(
+            f"text contains a lone surrogate {e.object[e.start : e.end]!r} at index {e.start}: "
+            "encode it with errors='replace' or fix the text"
+        ) from None
     except FormatError as e:
         if isinstance(e, ModelFormatError):
             raise
@@ -226,7 +237,9 @@ def _native_call(fn, *args, **kwargs):
         if isinstance(e, ModelFileError):
             raise
         missing = isinstance(e.__cause__, FileNotFoundError) or "No such file" in str(e)
-        raise (ModelFileNotFoundError if missing else ModelFileError)(_errno.ENOENT if missing else _errno.EIO, str(e)) from None
+        raise (ModelFileNotFoundError if missing else ModelFileError)(
+            _errno.ENOENT if missing else _errno.EIO, str(e)
+        ) from None
 
 
 def _varint(n: int) -> bytes:
@@ -244,7 +257,9 @@ def _offset_mapping(result, return_bytes: bool, include_text: bool):
     if include_text:
         out["text"] = text.encode("utf-8") if return_bytes else text
     out["ids"] = [p[1] for p in pieces]
-    out["pieces"] = [p[0].encode("utf-8") for p in pieces] if return_bytes else [p[0] for p in pieces]
+    out["pieces"] = (
+        [p[0].encode("utf-8") for p in pieces] if return_bytes else [p[0] for p in pieces]
+    )
     out["offsets"] = [(p[3], p[4]) for p in pieces]
     return out
 
@@ -254,9 +269,21 @@ class SentencePieceProcessor:
     ``SentencePieceProcessor`` (0.2.3) does. The constructor's keyword arguments become the
     defaults of ``encode``. Lists of texts are processed in parallel with the GIL released."""
 
-    def __init__(self, model_file=None, model_proto=None, out_type=None, add_bos=False, add_eos=False,
-                 reverse=False, emit_unk_piece=False, enable_sampling=False, nbest_size=-1, alpha=0.1,
-                 num_threads=-1, return_type=None):
+    def __init__(
+        self,
+        model_file=None,
+        model_proto=None,
+        out_type=None,
+        add_bos=False,
+        add_eos=False,
+        reverse=False,
+        emit_unk_piece=False,
+        enable_sampling=False,
+        nbest_size=-1,
+        alpha=0.1,
+        num_threads=-1,
+        return_type=None,
+    ):
         self._core = None
         self._return_type = int
         self._return_type = self._resolve_return_type(return_type, out_type, default=int)
@@ -275,12 +302,16 @@ class SentencePieceProcessor:
     def _resolve_return_type(self, return_type, out_type, default=None):
         if out_type is not None:
             if return_type is not None:
-                raise ArgumentError("Cannot specify both out_type and return_type. Use return_type instead.")
+                raise ArgumentError(
+                    "Cannot specify both out_type and return_type. Use return_type instead."
+                )
             return_type = out_type
         if return_type is None:
             return_type = default if default is not None else self._return_type
         if return_type not in _VALID_RETURN_TYPES:
-            raise ArgumentError("Invalid return_type: {}. Must be one of {}".format(return_type, _VALID_RETURN_TYPES))
+            raise ArgumentError(
+                f"Invalid return_type: {return_type}. Must be one of {_VALID_RETURN_TYPES}"
+            )
         return return_type
 
     # ----------------------------------------------------------------------------- loading
@@ -288,7 +319,9 @@ class SentencePieceProcessor:
     def from_file(cls, model_file, **kwargs):
         """Creates a processor by loading a ``.model`` file."""
         if "model_file" in kwargs or "model_proto" in kwargs:
-            raise ArgumentError("model_file and model_proto cannot be passed via kwargs when using from_file classmethod.")
+            raise ArgumentError(
+                "model_file and model_proto cannot be passed via kwargs when using from_file classmethod."
+            )
         processor = cls(**kwargs)
         processor.LoadFromFile(model_file)
         return processor
@@ -297,7 +330,9 @@ class SentencePieceProcessor:
     def from_proto(cls, model_proto, **kwargs):
         """Creates a processor from a serialized model."""
         if "model_file" in kwargs or "model_proto" in kwargs:
-            raise ArgumentError("model_file and model_proto cannot be passed via kwargs when using from_proto classmethod.")
+            raise ArgumentError(
+                "model_file and model_proto cannot be passed via kwargs when using from_proto classmethod."
+            )
         processor = cls(**kwargs)
         processor.LoadFromSerializedProto(model_proto)
         return processor
@@ -336,7 +371,7 @@ class SentencePieceProcessor:
         return self._core
 
     @property
-    def _processor(self) -> "_BatchDecoders":
+    def _processor(self) -> _BatchDecoders:
         """The batch decoders of ``sentencepiece``'s private native object, which some code
         calls directly (``sp._processor._DecodePiecesBatch(batch, num_threads, pool)``)."""
         return _BatchDecoders(self)
@@ -349,9 +384,22 @@ class SentencePieceProcessor:
         self._seed_source = None if seed is None else _random.Random(seed)
 
     # ----------------------------------------------------------------------------- encoding
-    def Encode(self, input, add_bos=None, add_eos=None, reverse=None, emit_unk_piece=None, enable_sampling=None,
-               nbest_size=None, alpha=None, num_threads=None, thread_pool=None, return_type=None, out_type=None,
-               return_bytes=None):
+    def Encode(
+        self,
+        input,
+        add_bos=None,
+        add_eos=None,
+        reverse=None,
+        emit_unk_piece=None,
+        enable_sampling=None,
+        nbest_size=None,
+        alpha=None,
+        num_threads=None,
+        thread_pool=None,
+        return_type=None,
+        out_type=None,
+        return_bytes=None,
+    ):
         """Encodes a text (or a list of texts, in parallel) as ids (``return_type=int``), pieces
         (``str``, or ``bytes``), ``'numpy'`` int32 arrays, ``'offset_mapping'`` dicts (ids, pieces,
         character offsets), ``'serialized_proto'`` (``SentencePieceText`` bytes), ``'proto'`` or
@@ -373,19 +421,24 @@ class SentencePieceProcessor:
         num_threads = self._num_threads if num_threads is None else num_threads
         if thread_pool is not None:
             num_threads = thread_pool.num_threads()
-        if enable_sampling is True and (nbest_size is None or nbest_size == 0 or nbest_size == 1 or alpha is None):
+        if enable_sampling is True and (
+            nbest_size is None or nbest_size == 0 or nbest_size == 1 or alpha is None
+        ):
             raise ArgumentError(
                 'When enable_sampling is True, We must specify "nbest_size > 1" or "nbest_size = -1", '
                 'and "alpha". "nbest_size" is enabled only on unigram mode ignored in BPE-dropout. '
                 'when "nbest_size = -1" , this method samples from all candidates on the lattice '
-                'instead of nbest segmentations.')
+                "instead of nbest segmentations."
+            )
         if num_threads is None or not isinstance(num_threads, int):
             raise TypeError("num_threads must be int")
         is_batch = isinstance(input, list)
         texts = input if is_batch else [input]  # the native side decodes bytes
         proto_like = return_type in ("proto", "serialized_proto", "offset_mapping")
         if proto_like and (add_bos or add_eos or reverse or emit_unk_piece):
-            raise NotImplementedError("add_bos, add_eos, reverse, and emit_unk_piece is not supported in proto API")
+            raise NotImplementedError(
+                "add_bos, add_eos, reverse, and emit_unk_piece is not supported in proto API"
+            )
         kind = _ENCODE_KINDS.get(return_type, "full")
         if return_type == "offset_mapping" and return_bytes is None:
             # sentencepiece: byte offsets and pieces for bytes input, characters for str
@@ -393,10 +446,20 @@ class SentencePieceProcessor:
             return_bytes = isinstance(first, bytes)
         char_offsets = return_type == "offset_mapping" and not return_bytes
         results = _native_call(
-            self._model.encode, texts, kind, add_bos=bool(add_bos), add_eos=bool(add_eos), reverse=bool(reverse),
-            emit_unk_piece=bool(emit_unk_piece), enable_sampling=bool(enable_sampling), nbest_size=int(nbest_size),
-            alpha=float(alpha), seed=_next_seed(self._seed_source) if enable_sampling else None, num_threads=num_threads,
-            char_offsets=char_offsets)
+            self._model.encode,
+            texts,
+            kind,
+            add_bos=bool(add_bos),
+            add_eos=bool(add_eos),
+            reverse=bool(reverse),
+            emit_unk_piece=bool(emit_unk_piece),
+            enable_sampling=bool(enable_sampling),
+            nbest_size=int(nbest_size),
+            alpha=float(alpha),
+            seed=_next_seed(self._seed_source) if enable_sampling else None,
+            num_threads=num_threads,
+            char_offsets=char_offsets,
+        )
         if return_type is bytes:
             results = [[p.encode("utf-8") for p in r] for r in results]
         elif return_type == "numpy":
@@ -429,22 +492,59 @@ class SentencePieceProcessor:
 
     def SampleEncodeAsPieces(self, input, nbest_size=None, alpha=None, **kwargs):
         """A sampled segmentation as pieces."""
-        return self.Encode(input=input, nbest_size=nbest_size, alpha=alpha, return_type=str, enable_sampling=True, **kwargs)
+        return self.Encode(
+            input=input,
+            nbest_size=nbest_size,
+            alpha=alpha,
+            return_type=str,
+            enable_sampling=True,
+            **kwargs,
+        )
 
     def SampleEncodeAsIds(self, input, nbest_size=None, alpha=None, **kwargs):
         """A sampled segmentation as ids."""
-        return self.Encode(input=input, nbest_size=nbest_size, alpha=alpha, return_type=int, enable_sampling=True, **kwargs)
+        return self.Encode(
+            input=input,
+            nbest_size=nbest_size,
+            alpha=alpha,
+            return_type=int,
+            enable_sampling=True,
+            **kwargs,
+        )
 
     def SampleEncodeAsNumpy(self, input, nbest_size=None, alpha=None, **kwargs):
         """A sampled segmentation as a NumPy array."""
-        return self.Encode(input=input, nbest_size=nbest_size, alpha=alpha, return_type="numpy", enable_sampling=True, **kwargs)
+        return self.Encode(
+            input=input,
+            nbest_size=nbest_size,
+            alpha=alpha,
+            return_type="numpy",
+            enable_sampling=True,
+            **kwargs,
+        )
 
     def SampleEncodeAsProto(self, input, nbest_size=None, alpha=None, **kwargs):
         """A sampled segmentation with surfaces and offsets."""
-        return self.Encode(input=input, nbest_size=nbest_size, alpha=alpha, return_type="proto", enable_sampling=True, **kwargs)
+        return self.Encode(
+            input=input,
+            nbest_size=nbest_size,
+            alpha=alpha,
+            return_type="proto",
+            enable_sampling=True,
+            **kwargs,
+        )
 
-    def NBestEncode(self, input, add_bos=None, add_eos=None, reverse=None, emit_unk_piece=None, nbest_size=None,
-                    return_type=None, out_type=None):
+    def NBestEncode(
+        self,
+        input,
+        add_bos=None,
+        add_eos=None,
+        reverse=None,
+        emit_unk_piece=None,
+        nbest_size=None,
+        return_type=None,
+        out_type=None,
+    ):
         """The ``nbest_size`` best segmentations of a text (Unigram models), best first."""
         return_type = self._resolve_return_type(return_type, out_type)
         add_bos = self._add_bos if add_bos is None else add_bos
@@ -456,13 +556,23 @@ class SentencePieceProcessor:
             nbest_size = 1
         kind = _ENCODE_KINDS.get(return_type, "full")
         if kind == "serialized" and (add_bos or add_eos or reverse or emit_unk_piece):
-            raise NotImplementedError("add_bos, add_eos, reverse, and emit_unk_piece is not supported in proto API")
+            raise NotImplementedError(
+                "add_bos, add_eos, reverse, and emit_unk_piece is not supported in proto API"
+            )
         if return_type == "offset_mapping":
             raise ArgumentError("unknown return_type=offset_mapping")
 
         def _encode(text):
-            results = _native_call(self._model.nbest, _as_text(text), int(nbest_size), kind, add_bos=bool(add_bos),
-                                   add_eos=bool(add_eos), reverse=bool(reverse), emit_unk_piece=bool(emit_unk_piece))
+            results = _native_call(
+                self._model.nbest,
+                _as_text(text),
+                int(nbest_size),
+                kind,
+                add_bos=bool(add_bos),
+                add_eos=bool(add_eos),
+                reverse=bool(reverse),
+                emit_unk_piece=bool(emit_unk_piece),
+            )
             if return_type is bytes:
                 return [[p.encode("utf-8") for p in r] for r in results]
             if return_type == "numpy":
@@ -470,7 +580,9 @@ class SentencePieceProcessor:
             if kind == "serialized":
                 # NBestSentencePieceText: field 1 (nbests), length-delimited, per result
                 serialized = b"".join(b"\x0a" + _varint(len(r)) + r for r in results)
-                return serialized if return_type == "serialized_proto" else _to_nbest_proto(serialized)
+                return (
+                    serialized if return_type == "serialized_proto" else _to_nbest_proto(serialized)
+                )
             return results
 
         return [_encode(t) for t in input] if isinstance(input, list) else _encode(input)
@@ -491,9 +603,20 @@ class SentencePieceProcessor:
         """n-best segmentations with surfaces, offsets and scores."""
         return self.NBestEncode(input=input, nbest_size=nbest_size, return_type="proto", **kwargs)
 
-    def SampleEncodeAndScore(self, input, add_bos=None, add_eos=None, reverse=None, emit_unk_piece=None,
-                             num_samples=None, alpha=None, wor=None, include_best=None, return_type=None,
-                             out_type=None):
+    def SampleEncodeAndScore(
+        self,
+        input,
+        add_bos=None,
+        add_eos=None,
+        reverse=None,
+        emit_unk_piece=None,
+        num_samples=None,
+        alpha=None,
+        wor=None,
+        include_best=None,
+        return_type=None,
+        out_type=None,
+    ):
         """``num_samples`` sampled segmentations (Unigram models), each with its score: a list of
         ``(ids or pieces, score)``. ``wor`` samples without replacement; ``include_best`` (needs
         ``wor``) puts the best segmentation first. (``sentencepiece`` 0.2.0's API.)"""
@@ -512,12 +635,25 @@ class SentencePieceProcessor:
             raise ArgumentError('When include_best is True, We must specify "wor = True".')
         kind = {int: "ids", str: "pieces"}.get(return_type)
         if kind is None:
-            raise ArgumentError(f"sample_encode_and_score returns ids or pieces, not return_type={return_type!r}")
+            raise ArgumentError(
+                f"sample_encode_and_score returns ids or pieces, not return_type={return_type!r}"
+            )
 
         def _encode(text):
-            results = _native_call(self._model.sample_and_score, _as_text(text), int(num_samples), float(alpha),
-                                   bool(wor), bool(include_best), kind, add_bos=bool(add_bos), add_eos=bool(add_eos),
-                                   reverse=bool(reverse), emit_unk_piece=bool(emit_unk_piece), seed=_next_seed(self._seed_source))
+            results = _native_call(
+                self._model.sample_and_score,
+                _as_text(text),
+                int(num_samples),
+                float(alpha),
+                bool(wor),
+                bool(include_best),
+                kind,
+                add_bos=bool(add_bos),
+                add_eos=bool(add_eos),
+                reverse=bool(reverse),
+                emit_unk_piece=bool(emit_unk_piece),
+                seed=_next_seed(self._seed_source),
+            )
             return results
 
         return [_encode(t) for t in input] if isinstance(input, list) else _encode(input)
@@ -529,12 +665,27 @@ class SentencePieceProcessor:
             num_threads = self._num_threads if num_threads is None else num_threads
             if num_threads is None or not isinstance(num_threads, int):
                 raise TypeError("num_threads must be int")
-            return _native_call(self._model.calculate_entropy, [_as_text(t) for t in input], float(alpha), num_threads)
+            return _native_call(
+                self._model.calculate_entropy,
+                [_as_text(t) for t in input],
+                float(alpha),
+                num_threads,
+            )
         return _native_call(self._model.calculate_entropy, [_as_text(input)], float(alpha))[0]
 
-    def ParallelEncode(self, input, add_bos=None, add_eos=None, reverse=None, emit_unk_piece=None,
-                       chunk_len=None, num_threads=None, thread_pool=None, return_type=None,
-                       out_type=None):
+    def ParallelEncode(
+        self,
+        input,
+        add_bos=None,
+        add_eos=None,
+        reverse=None,
+        emit_unk_piece=None,
+        chunk_len=None,
+        num_threads=None,
+        thread_pool=None,
+        return_type=None,
+        out_type=None,
+    ):
         """Encodes one long text (or each text of a list, one after the other) on several
         threads, cutting it into chunks of about ``chunk_len`` bytes (``sentencepiece``'s
         ``ParallelEncode``). The result is always ``encode``'s: the text is cut only where the
@@ -548,7 +699,9 @@ class SentencePieceProcessor:
         add_eos = self._add_eos if add_eos is None else add_eos
         reverse = self._reverse if reverse is None else reverse
         emit_unk_piece = self._emit_unk_piece if emit_unk_piece is None else emit_unk_piece
-        num_threads = _threads(self._num_threads if num_threads is None else num_threads, thread_pool)
+        num_threads = _threads(
+            self._num_threads if num_threads is None else num_threads, thread_pool
+        )
         if num_threads is None or not isinstance(num_threads, int):
             raise TypeError("num_threads must be int")
         if chunk_len is None or not isinstance(chunk_len, int) or chunk_len <= 0:
@@ -557,11 +710,22 @@ class SentencePieceProcessor:
         if kind is None:
             raise ArgumentError(f"unknown return_type={return_type}")
         if kind == "serialized" and (add_bos or add_eos or reverse or emit_unk_piece):
-            raise NotImplementedError("add_bos, add_eos, reverse, and emit_unk_piece is not supported in proto API")
+            raise NotImplementedError(
+                "add_bos, add_eos, reverse, and emit_unk_piece is not supported in proto API"
+            )
 
         def _encode(text):
-            result = _native_call(self._model.parallel_encode, text, kind, chunk_len, num_threads,
-                                  bool(add_bos), bool(add_eos), bool(reverse), bool(emit_unk_piece))
+            result = _native_call(
+                self._model.parallel_encode,
+                text,
+                kind,
+                chunk_len,
+                num_threads,
+                bool(add_bos),
+                bool(add_eos),
+                bool(reverse),
+                bool(emit_unk_piece),
+            )
             if return_type is bytes:
                 return [p.encode("utf-8") for p in result]
             if return_type == "numpy":
@@ -589,7 +753,15 @@ class SentencePieceProcessor:
         return self.ParallelEncode(input=input, return_type="proto", **kwargs)
 
     # ----------------------------------------------------------------------------- decoding
-    def Decode(self, input, return_type=None, out_type=None, num_threads=None, thread_pool=None, return_bytes=None):
+    def Decode(
+        self,
+        input,
+        return_type=None,
+        out_type=None,
+        num_threads=None,
+        thread_pool=None,
+        return_bytes=None,
+    ):
         """Decodes ids or pieces (or a list of such sequences, in parallel) back to text:
         control pieces vanish, ``<unk>`` becomes " ⁇ ", byte pieces are decoded as UTF-8 (invalid
         bytes become U+FFFD) and ▁ becomes a space (the dummy prefix's is dropped).
@@ -599,7 +771,9 @@ class SentencePieceProcessor:
         return_type = self._resolve_return_type(return_type, out_type, default=str)
         if return_bytes is not None and return_type != "offset_mapping":
             raise ArgumentError("return_bytes is only supported when return_type='offset_mapping'")
-        num_threads = _threads(self._num_threads if num_threads is None else num_threads, thread_pool)
+        num_threads = _threads(
+            self._num_threads if num_threads is None else num_threads, thread_pool
+        )
         if num_threads is None or not isinstance(num_threads, int):
             raise TypeError("num_threads must be int")
         if input is None or (isinstance(input, (str, bytes)) and len(input) == 0):
@@ -627,15 +801,17 @@ class SentencePieceProcessor:
         elif return_type in ("serialized_proto", "proto"):
             kind = "serialized"
         elif return_type == "int" or return_type is int or return_type == "numpy":
-            raise ArgumentError("unknown return_type={} or input type".format(return_type))
+            raise ArgumentError(f"unknown return_type={return_type} or input type")
         else:
             kind = "full"
         char_offsets = return_type == "offset_mapping" and not return_bytes
         try:
             results = _native_call(self._model.decode, seqs, kind, num_threads, char_offsets)
         except TypeError:
-            raise TypeError("decode: input must be ids (int), pieces (str or bytes), a sequence of them, "
-                            "or a batch of such sequences (NumPy integer arrays included)") from None
+            raise TypeError(
+                "decode: input must be ids (int), pieces (str or bytes), a sequence of them, "
+                "or a batch of such sequences (NumPy integer arrays included)"
+            ) from None
         if kind == "text":
             results = [r[0] for r in results]
             if return_type is bytes:
@@ -761,8 +937,17 @@ class _BatchDecoders:
 
     def _decode(self, batch, num_threads, thread_pool, return_type, return_bytes=None):
         sequences = [list(sequence) for sequence in batch]
-        return self._owner.Decode(sequences, return_type=return_type, num_threads=num_threads,
-                                  thread_pool=thread_pool, return_bytes=return_bytes) if sequences else []
+        return (
+            self._owner.Decode(
+                sequences,
+                return_type=return_type,
+                num_threads=num_threads,
+                thread_pool=thread_pool,
+                return_bytes=return_bytes,
+            )
+            if sequences
+            else []
+        )
 
     def _DecodePiecesBatch(self, batch, num_threads, thread_pool):
         return self._decode(batch, num_threads, thread_pool, str)
@@ -786,11 +971,13 @@ def _normalize(native, input, with_offsets):
     ``str`` (with ``with_offsets``: the character offset in the input of each normalized
     character, then the input's length); UTF-8 ``bytes`` give ``bytes`` (with byte offsets of
     each normalized byte, then the end), as ``sentencepiece``'s ``Normalize``."""
+
     def one(text):
         if not isinstance(text, (str, bytes)):
             raise TypeError(f"Input must be str or bytes, not {type(text).__name__}")
         normalized, offsets = _native_call(native.normalize, text)
         return (normalized, offsets) if with_offsets else normalized
+
     return [one(t) for t in input] if isinstance(input, list) else one(input)
 
 
@@ -804,9 +991,18 @@ class SentencePieceNormalizer:
     ``remove_extra_whitespaces`` override the loaded spec's flags when given (a spec built from
     rules starts with all three true, the proto defaults)."""
 
-    def __init__(self, model_file=None, model_proto=None, normalizer_spec=None, rule_tsv=None,
-                 rule_name=None, norm_map=None, add_dummy_prefix=None, escape_whitespaces=None,
-                 remove_extra_whitespaces=None):
+    def __init__(
+        self,
+        model_file=None,
+        model_proto=None,
+        normalizer_spec=None,
+        rule_tsv=None,
+        rule_name=None,
+        norm_map=None,
+        add_dummy_prefix=None,
+        escape_whitespaces=None,
+        remove_extra_whitespaces=None,
+    ):
         N = _native.Normalizer
         if model_file:
             with _open_model_file(model_file) as f:
@@ -823,8 +1019,11 @@ class SentencePieceNormalizer:
             native = _native_call(N.from_map, [(_rule_text(a), _rule_text(b)) for a, b in norm_map])
         else:
             raise ArgumentError("no model is specified")
-        for flag, value in (("add_dummy_prefix", add_dummy_prefix), ("escape_whitespaces", escape_whitespaces),
-                            ("remove_extra_whitespaces", remove_extra_whitespaces)):
+        for flag, value in (
+            ("add_dummy_prefix", add_dummy_prefix),
+            ("escape_whitespaces", escape_whitespaces),
+            ("remove_extra_whitespaces", remove_extra_whitespaces),
+        ):
             if value is not None:
                 native = native.with_flag(flag, bool(value))
         self._normalizer = native
@@ -918,6 +1117,7 @@ class SentencePieceTrainer:
         if isinstance(value, (list, tuple)):
             import csv
             import io
+
             f = io.StringIO()
             csv.writer(f, lineterminator="").writerow([str(v) for v in value])
             return f.getvalue()
@@ -949,12 +1149,15 @@ class SentencePieceTrainer:
             raise TypeError("pretokenizer must be a callable (str -> list of str)")
         sentences = None
         if sentence_iterator is not None:
-            sentences = [s.decode("utf-8") if isinstance(s, bytes) else str(s) for s in sentence_iterator]
+            sentences = [
+                s.decode("utf-8") if isinstance(s, bytes) else str(s) for s in sentence_iterator
+            ]
         prefix = dict(options).get("model_prefix", "")
         if model_writer is None and not prefix:
             raise ArgumentError("model_prefix must not be empty (or pass model_writer=...)")
-        model, vocab = _native_call(_native.train, options, sentences, pretokenizer, allow_inconsistent,
-                                    normalizer_spec)
+        model, vocab = _native_call(
+            _native.train, options, sentences, pretokenizer, allow_inconsistent, normalizer_spec
+        )
         if model_writer is not None:
             model_writer.write(model)
             return None
@@ -972,7 +1175,7 @@ _add_snake_case(SentencePieceNormalizer)
 
 
 # --------------------------------------------------------------------------------- conversion
-def _as_processor(model) -> "SentencePieceProcessor":
+def _as_processor(model) -> SentencePieceProcessor:
     if isinstance(model, SentencePieceProcessor):
         return model
     if isinstance(model, (bytes, bytearray)):
@@ -1001,18 +1204,25 @@ def to_tokenizer(model):
     core = sp._model
     kind = core.model_type()
     if kind not in (1, 2):
-        raise ArgumentError("to_tokenizer converts SentencePiece Unigram and BPE models (model_type UNIGRAM or BPE)")
+        raise ArgumentError(
+            "to_tokenizer converts SentencePiece Unigram and BPE models (model_type UNIGRAM or BPE)"
+        )
     n = sp.get_piece_size()
     pieces = [sp.id_to_piece(i) for i in range(n)]
     types = [core.piece_type(i) for i in range(n)]
     scores = [sp.get_score(i) for i in range(n)]
     byte_fallback = any(t == _BYTE for t in types)
     if kind == 1:
-        tok = Tokenizer(models.Unigram(list(zip(pieces, scores)), sp.unk_id() if sp.unk_id() >= 0 else None,
-                                       byte_fallback))
+        tok = Tokenizer(
+            models.Unigram(
+                list(zip(pieces, scores)), sp.unk_id() if sp.unk_id() >= 0 else None, byte_fallback
+            )
+        )
     else:
         vocab = {p: i for i, p in enumerate(pieces)}
-        mergeable = {p: i for i, p in enumerate(pieces) if types[i] in (_NORMAL, _USER_DEFINED, _UNUSED)}
+        mergeable = {
+            p: i for i, p in enumerate(pieces) if types[i] in (_NORMAL, _USER_DEFINED, _UNUSED)
+        }
         merges = []
         for piece, i in mergeable.items():
             if types[i] != _NORMAL or len(piece) < 2:
@@ -1023,17 +1233,31 @@ def to_tokenizer(model):
                     merges.append((-scores[i], i, vocab[left], vocab[right], left, right))
         merges.sort()
         unk = pieces[sp.unk_id()] if sp.unk_id() >= 0 else None
-        tok = Tokenizer(models.BPE(vocab, [(m[4], m[5]) for m in merges], unk_token=unk, fuse_unk=True,
-                                   byte_fallback=byte_fallback))
-    charsmap, dummy_prefix, remove_extra, ws_suffix = _native.normalizer_settings(sp.serialized_model_proto())
+        tok = Tokenizer(
+            models.BPE(
+                vocab,
+                [(m[4], m[5]) for m in merges],
+                unk_token=unk,
+                fuse_unk=True,
+                byte_fallback=byte_fallback,
+            )
+        )
+    charsmap, dummy_prefix, remove_extra, ws_suffix = _native.normalizer_settings(
+        sp.serialized_model_proto()
+    )
     if ws_suffix:
-        raise ArgumentError("to_tokenizer: treat_whitespace_as_suffix models have no tokenizer.json equivalent")
+        raise ArgumentError(
+            "to_tokenizer: treat_whitespace_as_suffix models have no tokenizer.json equivalent"
+        )
     steps = []
     if charsmap:
         steps.append(normalizers.Precompiled(charsmap))
     if remove_extra:
         # sentencepiece strips and collapses spaces only (after the charsmap), not other whitespace
-        steps += [normalizers.Replace(Regex("^ +| +$"), ""), normalizers.Replace(Regex(" {2,}"), " ")]
+        steps += [
+            normalizers.Replace(Regex("^ +| +$"), ""),
+            normalizers.Replace(Regex(" {2,}"), " "),
+        ]
     if dummy_prefix:
         steps.append(normalizers.Prepend("▁"))
     steps.append(normalizers.Replace(" ", "▁"))
@@ -1045,7 +1269,13 @@ def to_tokenizer(model):
         # After Fuse and Strip: sentencepiece decodes <unk> as " ⁇ " wherever it stands.
         dec.append(decoders.Replace(pieces[sp.unk_id()], " \u2047 "))
     tok.decoder = decoders.Sequence(dec)
-    tok.add_tokens([AddedToken(p, special=False, normalized=False) for p, t in zip(pieces, types) if t == _USER_DEFINED])
+    tok.add_tokens(
+        [
+            AddedToken(p, special=False, normalized=False)
+            for p, t in zip(pieces, types)
+            if t == _USER_DEFINED
+        ]
+    )
     # Control pieces stay plain vocabulary entries: SentencePiece never matches them in text.
     return tok
 
@@ -1093,15 +1323,23 @@ def from_tokenizer(tokenizer) -> bytes:
         vocab_items = set(model["vocab"].items())
         unk = model.get("unk_token")
         learned = lambda piece, i: piece in rank  # noqa: E731
-        score_of = lambda piece, i: -float(rank[piece]) if piece in rank else -float(len(merges) + i)  # noqa: E731
+        score_of = lambda piece, i: (
+            -float(rank[piece]) if piece in rank else -float(len(merges) + i)
+        )  # noqa: E731
     else:
         unigram_vocab = [(p, float(sc)) for p, sc in model.get("vocab", [])]
         vocab_items = {(p, i) for i, (p, _) in enumerate(unigram_vocab)}
         unk_id = model.get("unk_id")
-        unk = unigram_vocab[unk_id][0] if unk_id is not None and 0 <= unk_id < len(unigram_vocab) else None
+        unk = (
+            unigram_vocab[unk_id][0]
+            if unk_id is not None and 0 <= unk_id < len(unigram_vocab)
+            else None
+        )
         learned = lambda piece, i: i < len(unigram_vocab) and unigram_vocab[i][1] != 0.0  # noqa: E731
         score_of = lambda piece, i: unigram_vocab[i][1] if i < len(unigram_vocab) else 0.0  # noqa: E731
-    by_id = sorted(vocab_items | {(t["content"], t["id"]) for t in added.values()}, key=lambda x: x[1])
+    by_id = sorted(
+        vocab_items | {(t["content"], t["id"]) for t in added.values()}, key=lambda x: x[1]
+    )
     if [i for _, i in by_id] != list(range(len(by_id))):
         raise ArgumentError("from_tokenizer: token ids must be 0..n-1 without gaps")
     pieces = []
@@ -1110,7 +1348,9 @@ def from_tokenizer(tokenizer) -> bytes:
             kind = _UNKNOWN
         elif piece in added:
             kind = _CONTROL if added[piece].get("special") else _USER_DEFINED
-        elif piece in ("<s>", "</s>", "<pad>") or (not learned(piece, i) and _re.fullmatch(r"\[/?[A-Z_]+\]|<[a-z_/]+>", piece)):
+        elif piece in ("<s>", "</s>", "<pad>") or (
+            not learned(piece, i) and _re.fullmatch(r"\[/?[A-Z_]+\]|<[a-z_/]+>", piece)
+        ):
             kind = _CONTROL
         elif byte_fallback and _re.fullmatch(r"<0x[0-9A-F]{2}>", piece):
             kind = _BYTE
@@ -1123,11 +1363,18 @@ def from_tokenizer(tokenizer) -> bytes:
     remove_extra = '" {2,}"' in normalizer_json
     charsmap = _find_precompiled_charsmap(config.get("normalizer"))
     ids = {p: i for i, (p, _, _) in enumerate(pieces)}
-    options = [("model_type", "bpe" if kind_name == "BPE" else "unigram"), ("vocab_size", str(len(pieces))),
-               ("byte_fallback", str(byte_fallback).lower()), ("unk_id", str(ids.get(unk, -1))),
-               ("bos_id", str(ids.get("<s>", -1))), ("eos_id", str(ids.get("</s>", -1))),
-               ("pad_id", str(ids.get("<pad>", -1))), ("normalization_rule_name", "identity"),
-               ("add_dummy_prefix", str(dummy_prefix).lower()), ("remove_extra_whitespaces", str(remove_extra).lower())]
+    options = [
+        ("model_type", "bpe" if kind_name == "BPE" else "unigram"),
+        ("vocab_size", str(len(pieces))),
+        ("byte_fallback", str(byte_fallback).lower()),
+        ("unk_id", str(ids.get(unk, -1))),
+        ("bos_id", str(ids.get("<s>", -1))),
+        ("eos_id", str(ids.get("</s>", -1))),
+        ("pad_id", str(ids.get("<pad>", -1))),
+        ("normalization_rule_name", "identity"),
+        ("add_dummy_prefix", str(dummy_prefix).lower()),
+        ("remove_extra_whitespaces", str(remove_extra).lower()),
+    ]
     return _native_call(_native.build_model, pieces, options, charsmap)
 
 
@@ -1159,7 +1406,8 @@ def convert_to_flatbuffer(
     """
     if sum(x is not None for x in (model_file, model_proto, serialized_model_proto)) != 1:
         raise ArgumentError(
-            "Exactly one of model_file, model_proto, or serialized_model_proto must be specified.")
+            "Exactly one of model_file, model_proto, or serialized_model_proto must be specified."
+        )
     out_path = None
     if output_file is not None:
         out_path = os.fsdecode(os.fspath(output_file))
@@ -1183,9 +1431,12 @@ def convert_to_flatbuffer(
             raise TypeError("serialized_model_proto must be bytes.")
         serialized = serialized_model_proto
     try:
-        flatbuffer = _native.convert_to_flatbuffer(serialized, bool(skip_char_bigrams),
-                                                   bool(treat_null_byte_as_unused),
-                                                   bool(allow_unsupported_model_type))
+        flatbuffer = _native.convert_to_flatbuffer(
+            serialized,
+            bool(skip_char_bigrams),
+            bool(treat_null_byte_as_unused),
+            bool(allow_unsupported_model_type),
+        )
     except InvalidArgumentError as e:
         raise ArgumentError(f"INVALID_ARGUMENT: {e}") from None
     if out_path is None:

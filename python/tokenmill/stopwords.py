@@ -12,6 +12,7 @@ words)`` extends a language for the rest of the process (or defines a new one); 
 reads a list in the same format as the bundled ones: one or more words per line, ``#`` starts a
 comment.
 """
+
 from __future__ import annotations
 
 from pathlib import Path as _Path

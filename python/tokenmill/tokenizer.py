@@ -11,6 +11,7 @@ Also the input type aliases (``TextInputSequence``, ``EncodeInput``, ...) and th
 (``OffsetReferential``, ``OffsetType``, ``SplitDelimiterBehavior``) that ``tokenizers`` exports
 at its top level, for annotations written against ``tokenizers``.
 """
+
 from enum import Enum
 from typing import List, Tuple, Union
 
@@ -29,7 +30,9 @@ TextInputSequence = str
 PreTokenizedInputSequence = Union[List[str], Tuple[str]]
 """One text already split into words (``is_pretokenized=True``)."""
 
-TextEncodeInput = Union[TextInputSequence, Tuple[TextInputSequence, TextInputSequence], List[TextInputSequence]]
+TextEncodeInput = Union[
+    TextInputSequence, Tuple[TextInputSequence, TextInputSequence], List[TextInputSequence]
+]
 """One input of ``encode_batch``: a text, or a pair of texts as a 2-tuple or a 2-list."""
 
 PreTokenizedEncodeInput = Union[

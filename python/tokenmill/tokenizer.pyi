@@ -1,10 +1,12 @@
 """Type stubs for tokenmill.Tokenizer, tokenmill.Encoding and tokenmill.AddedToken."""
+
 from __future__ import annotations
 
 import asyncio
 import os
+from collections.abc import Iterable, Iterator, Sequence
 from enum import Enum
-from typing import Any, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Any, List, Optional, Tuple, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -20,7 +22,9 @@ from tokenmill.trainers import Trainer
 Offsets = Tuple[int, int]
 TextInputSequence = str
 PreTokenizedInputSequence = Union[List[str], Tuple[str]]
-TextEncodeInput = Union[TextInputSequence, Tuple[TextInputSequence, TextInputSequence], List[TextInputSequence]]
+TextEncodeInput = Union[
+    TextInputSequence, Tuple[TextInputSequence, TextInputSequence], List[TextInputSequence]
+]
 PreTokenizedEncodeInput = Union[
     PreTokenizedInputSequence,
     Tuple[PreTokenizedInputSequence, PreTokenizedInputSequence],
@@ -104,14 +108,25 @@ class Encoding:
     def attention_mask(self) -> list[int]: ...
     @property
     def overflowing(self) -> list[Encoding]: ...
-    def word_to_tokens(self, word_index: int, sequence_index: int = 0) -> Optional[Tuple[int, int]]: ...
-    def word_to_chars(self, word_index: int, sequence_index: int = 0) -> Optional[Tuple[int, int]]: ...
+    def word_to_tokens(
+        self, word_index: int, sequence_index: int = 0
+    ) -> Optional[Tuple[int, int]]: ...
+    def word_to_chars(
+        self, word_index: int, sequence_index: int = 0
+    ) -> Optional[Tuple[int, int]]: ...
     def token_to_sequence(self, token_index: int) -> Optional[int]: ...
     def token_to_chars(self, token_index: int) -> Optional[Tuple[int, int]]: ...
     def token_to_word(self, token_index: int) -> Optional[int]: ...
     def char_to_token(self, char_pos: int, sequence_index: int = 0) -> Optional[int]: ...
     def char_to_word(self, char_pos: int, sequence_index: int = 0) -> Optional[int]: ...
-    def pad(self, length: int, direction: str = "right", pad_id: int = 0, pad_type_id: int = 0, pad_token: str = "[PAD]") -> None: ...
+    def pad(
+        self,
+        length: int,
+        direction: str = "right",
+        pad_id: int = 0,
+        pad_type_id: int = 0,
+        pad_token: str = "[PAD]",
+    ) -> None: ...
     def truncate(self, max_length: int, stride: int = 0, direction: str = "right") -> None: ...
     def __getstate__(self) -> bytes: ...
     def __setstate__(self, state: bytes) -> None: ...
@@ -169,7 +184,13 @@ class Tokenizer:
     def truncation(self) -> Optional[dict[str, Any]]: ...
     @property
     def padding(self) -> Optional[dict[str, Any]]: ...
-    def enable_truncation(self, max_length: int, stride: int = 0, strategy: str = "longest_first", direction: str = "right") -> None: ...
+    def enable_truncation(
+        self,
+        max_length: int,
+        stride: int = 0,
+        strategy: str = "longest_first",
+        direction: str = "right",
+    ) -> None: ...
     def no_truncation(self) -> None: ...
     def enable_padding(
         self,
@@ -212,10 +233,15 @@ class Tokenizer:
         padding: Optional[dict[str, Any]] = None,
     ) -> list[Encoding]: ...
     def encode_batch_arrays(
-        self, input: Iterable[EncodeInput], is_pretokenized: bool = False, add_special_tokens: bool = True
+        self,
+        input: Iterable[EncodeInput],
+        is_pretokenized: bool = False,
+        add_special_tokens: bool = True,
     ) -> dict[str, npt.NDArray[np.int64]]: ...
     @staticmethod
-    def _stack_encodings(encodings: Sequence[Encoding], fields: Sequence[str]) -> Optional[dict[str, npt.NDArray[np.int64]]]: ...
+    def _stack_encodings(
+        encodings: Sequence[Encoding], fields: Sequence[str]
+    ) -> Optional[dict[str, npt.NDArray[np.int64]]]: ...
     def _encode_to_arrays(
         self,
         input: Iterable[EncodeInput],
@@ -241,13 +267,25 @@ class Tokenizer:
         is_pretokenized: bool = False,
         add_special_tokens: bool = True,
     ) -> Encoding: ...
-    def encode_batch(self, input: Iterable[EncodeInput], is_pretokenized: bool = False, add_special_tokens: bool = True) -> list[Encoding]: ...
-    def encode_batch_fast(self, input: Iterable[EncodeInput], is_pretokenized: bool = False, add_special_tokens: bool = True) -> list[Encoding]: ...
+    def encode_batch(
+        self,
+        input: Iterable[EncodeInput],
+        is_pretokenized: bool = False,
+        add_special_tokens: bool = True,
+    ) -> list[Encoding]: ...
+    def encode_batch_fast(
+        self,
+        input: Iterable[EncodeInput],
+        is_pretokenized: bool = False,
+        add_special_tokens: bool = True,
+    ) -> list[Encoding]: ...
     def encode_batch_ids(
         self, texts: Iterable[str], add_special_tokens: bool = True
     ) -> Tuple[npt.NDArray[np.uint32], npt.NDArray[np.int64]]: ...
     def decode(self, ids: Sequence[int], skip_special_tokens: bool = True) -> str: ...
-    def decode_batch(self, sequences: Sequence[Sequence[int]], skip_special_tokens: bool = True) -> list[str]: ...
+    def decode_batch(
+        self, sequences: Sequence[Sequence[int]], skip_special_tokens: bool = True
+    ) -> list[str]: ...
     def async_encode(
         self,
         sequence: InputSequence,
@@ -256,15 +294,23 @@ class Tokenizer:
         add_special_tokens: bool = True,
     ) -> asyncio.Future[Encoding]: ...
     def async_encode_batch(
-        self, input: Iterable[EncodeInput], is_pretokenized: bool = False, add_special_tokens: bool = True
+        self,
+        input: Iterable[EncodeInput],
+        is_pretokenized: bool = False,
+        add_special_tokens: bool = True,
     ) -> asyncio.Future[list[Encoding]]: ...
     def async_encode_batch_fast(
-        self, input: Iterable[EncodeInput], is_pretokenized: bool = False, add_special_tokens: bool = True
+        self,
+        input: Iterable[EncodeInput],
+        is_pretokenized: bool = False,
+        add_special_tokens: bool = True,
     ) -> asyncio.Future[list[Encoding]]: ...
     def async_decode_batch(
         self, sequences: Sequence[Sequence[int]], skip_special_tokens: bool = True
     ) -> asyncio.Future[list[str]]: ...
-    def post_process(self, encoding: Encoding, pair: Optional[Encoding] = None, add_special_tokens: bool = True) -> Encoding: ...
+    def post_process(
+        self, encoding: Encoding, pair: Optional[Encoding] = None, add_special_tokens: bool = True
+    ) -> Encoding: ...
     def train(self, files: Sequence[str], trainer: Optional[Trainer] = None) -> None: ...
     def train_from_iterator(
         self,

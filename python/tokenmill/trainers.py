@@ -35,6 +35,7 @@ algorithms: ``algorithm="bpe"`` (default) is what ``tokenizers`` does — BPE tr
 seen fewer than ``min_frequency`` times never merge). Its ``merge_history`` gives
 ``(left, right, count)`` or ``(left, right, score)``.
 """
+
 from tokenmill import _native
 
 _native_module = _native.trainers

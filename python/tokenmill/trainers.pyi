@@ -1,4 +1,5 @@
-from typing import Iterable, List, Optional, Tuple, Union
+from collections.abc import Iterable
+from typing import List, Optional, Tuple, Union
 
 from tokenmill.tokenizer import AddedToken
 

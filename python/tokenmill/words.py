@@ -24,11 +24,13 @@ no spaces between words: a dictionary with frequencies, the maximum-probability 
 graph of dictionary words, and a character-level HMM for unknown words — jieba's method, reading
 jieba's dictionary format. ``WordTokenizer("zh")`` and ``WordTokenizer("ja")`` use it.
 """
+
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Callable, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Callable, List, Optional, Tuple, Union
 
 from tokenmill._native import FormatError, InvalidArgumentError, TokenmillIOError
 from tokenmill._native import words as _native_module
@@ -151,7 +153,16 @@ def _default_word_list(language: str) -> Optional[str]:
 char_ngrams = _native_module.char_ngrams
 LANGUAGES: Tuple[str, ...] = tuple(_native_module.LANGUAGES)
 
-__all__ = ["WordTokenizer", "SentenceSplitter", "ChineseSegmenter", "JapaneseSegmenter", "char_ngrams", "evaluate", "Scores", "LANGUAGES"]
+__all__ = [
+    "WordTokenizer",
+    "SentenceSplitter",
+    "ChineseSegmenter",
+    "JapaneseSegmenter",
+    "char_ngrams",
+    "evaluate",
+    "Scores",
+    "LANGUAGES",
+]
 
 
 @dataclass(frozen=True)
@@ -185,7 +196,9 @@ def _read_lines(path: str) -> Iterator[Tuple[int, str]]:
                 try:
                     yield number, raw.decode("utf-8").rstrip("\r\n")
                 except UnicodeDecodeError as e:
-                    raise _format_error(path, number, f"invalid UTF-8 at byte {e.start} of the line") from None
+                    raise _format_error(
+                        path, number, f"invalid UTF-8 at byte {e.start} of the line"
+                    ) from None
     except OSError as e:
         raise TokenmillIOError(f"{path}: {e.strerror or e}") from None
 
@@ -218,7 +231,9 @@ def _conllu_sentences(path: str) -> Iterator[Tuple[str, List[_GoldUnit]]]:
             continue
         cols = line.split("\t")
         if len(cols) != 10:
-            raise _format_error(path, number, f"expected 10 tab-separated columns, found {len(cols)}")
+            raise _format_error(
+                path, number, f"expected 10 tab-separated columns, found {len(cols)}"
+            )
         rows.append((number, cols))
     done = finish()
     if done:
@@ -242,7 +257,12 @@ def _align_conllu(path: str, text: str, rows: List[Tuple[int, List[str]]]) -> Li
                 raise _format_error(path, number, f"bad multi-word token id {ident!r}") from None
             words: List[str] = []
             j = i + 1
-            while j < len(rows) and "." not in rows[j][1][0] and "-" not in rows[j][1][0] and first <= _int_id(path, rows[j]) <= last:
+            while (
+                j < len(rows)
+                and "." not in rows[j][1][0]
+                and "-" not in rows[j][1][0]
+                and first <= _int_id(path, rows[j]) <= last
+            ):
                 words.append(rows[j][1][1])
                 j += 1
             span = _find_form(path, number, text, form, pos)
@@ -286,7 +306,9 @@ def _find_form(path: str, number: int, text: str, form: str, pos: int) -> Span:
         end += 1
     if k == len(form) and form:
         return pos, end
-    raise _format_error(path, number, f"token {form!r} does not match the '# text' line at character {pos}")
+    raise _format_error(
+        path, number, f"token {form!r} does not match the '# text' line at character {pos}"
+    )
 
 
 def _sighan_sentences(path: str) -> Iterator[Tuple[str, List[_GoldUnit]]]:
@@ -306,7 +328,12 @@ def _sighan_sentences(path: str) -> Iterator[Tuple[str, List[_GoldUnit]]]:
 _PTB_SPELLINGS = {
     "``": ('"', "\u201c", "\u201e", "\u00ab", "`"),
     "''": ('"', "\u201d", "\u00bb", "'"),
-    "-LRB-": ("(",), "-RRB-": (")",), "-LSB-": ("[",), "-RSB-": ("]",), "-LCB-": ("{",), "-RCB-": ("}",),
+    "-LRB-": ("(",),
+    "-RRB-": (")",),
+    "-LSB-": ("[",),
+    "-RSB-": ("]",),
+    "-LCB-": ("{",),
+    "-RCB-": ("}",),
 }
 
 
@@ -356,7 +383,7 @@ def _gold_sentences(path: str, format: str) -> Iterator[Tuple[str, List[_GoldUni
 
 
 def evaluate(
-    tokenizer: Union[Callable[[str], Sequence], "WordTokenizer"],
+    tokenizer: Union[Callable[[str], Sequence], WordTokenizer],
     gold: Union[str, os.PathLike, Iterable[Union[str, os.PathLike]]],
     format: str = "auto",
     max_sentences: Optional[int] = None,

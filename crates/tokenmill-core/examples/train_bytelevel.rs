@@ -7,9 +7,9 @@ use std::time::Instant;
 use tokenmill_core::models::{ModelWrapper, BPE};
 use tokenmill_core::pre_tokenizers::{byte_level::ByteLevel, PreTokenizerWrapper};
 use tokenmill_core::tokenizer::{Model, Tokenizer};
-use tokenmill_core::trainers::{BpeTrainer, TrainerWrapper};
 use tokenmill_core::tokenizer::{OffsetReferential, OffsetType, Trainer};
 use tokenmill_core::trainers::corpus::file_lines;
+use tokenmill_core::trainers::{BpeTrainer, TrainerWrapper};
 use tokenmill_core::utils::byte_level::alphabet;
 
 fn main() -> tokenmill_core::Result<()> {
@@ -18,7 +18,9 @@ fn main() -> tokenmill_core::Result<()> {
     let vocab_size = args.get(2).map(|s| s.parse().unwrap_or(32000)).unwrap_or(32000);
     let min_frequency = args.get(3).map(|s| s.parse().unwrap_or(2)).unwrap_or(2);
     let mut tokenizer = Tokenizer::new(ModelWrapper::BPE(BPE::default()));
-    tokenizer.with_pre_tokenizer(Some(PreTokenizerWrapper::ByteLevel(ByteLevel::new(false, true, true))));
+    tokenizer.with_pre_tokenizer(Some(PreTokenizerWrapper::ByteLevel(ByteLevel::new(
+        false, true, true,
+    ))));
     let mut trainer = TrainerWrapper::BpeTrainer(BpeTrainer {
         vocab_size,
         min_frequency,
@@ -48,6 +50,11 @@ fn main() -> tokenmill_core::Result<()> {
         let json = serde_json::json!({"vocab": bpe.get_vocab(), "merges": bpe.merges()});
         std::fs::write(&out, json.to_string()).map_err(|e| tokenmill_core::Error::io(&out, e))?;
     }
-    eprintln!("trained {} tokens: feed {:.2}s, merges {:.2}s", model.get_vocab_size(), fed, start.elapsed().as_secs_f64() - fed);
+    eprintln!(
+        "trained {} tokens: feed {:.2}s, merges {:.2}s",
+        model.get_vocab_size(),
+        fed,
+        start.elapsed().as_secs_f64() - fed
+    );
     Ok(())
 }

@@ -24,7 +24,12 @@ fn main() -> tokenmill_core::Result<()> {
         cut -= 1;
     }
     let held = read(&args[2])?;
-    let config = UnigramConfig { vocab_size: args[3].parse().unwrap_or(8000), num_meta_pieces: 1, show_progress: false, ..Default::default() };
+    let config = UnigramConfig {
+        vocab_size: args[3].parse().unwrap_or(8000),
+        num_meta_pieces: 1,
+        show_progress: false,
+        ..Default::default()
+    };
     let start = std::time::Instant::now();
     let sentences: Vec<(String, u64)> = words(&train[..cut]).into_iter().collect();
     let trained = train_pieces(&config, sentences)?;

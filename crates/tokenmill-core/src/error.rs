@@ -5,10 +5,19 @@ use std::path::PathBuf;
 pub enum Error {
     /// A file could not be read or written.
     #[error("{path}: {source}")]
-    Io { path: PathBuf, #[source] source: std::io::Error },
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
     /// A file's content is malformed; `line` is 1-based, `byte_offset` 0-based, where known.
     #[error("{}", format_location(path, *line, *byte_offset, message))]
-    Format { path: Option<PathBuf>, line: Option<usize>, byte_offset: Option<usize>, message: String },
+    Format {
+        path: Option<PathBuf>,
+        line: Option<usize>,
+        byte_offset: Option<usize>,
+        message: String,
+    },
     /// Bytes that must be UTF-8 are not.
     #[error("{}", format_location(path, *line, Some(*byte_offset), "invalid UTF-8"))]
     Utf8 { path: Option<PathBuf>, line: Option<usize>, byte_offset: usize },
@@ -31,7 +40,12 @@ pub enum Error {
 
 pub type Result<T> = std::result::Result<T, Error>;
 
-fn format_location(path: &Option<PathBuf>, line: Option<usize>, byte_offset: Option<usize>, message: &str) -> String {
+fn format_location(
+    path: &Option<PathBuf>,
+    line: Option<usize>,
+    byte_offset: Option<usize>,
+    message: &str,
+) -> String {
     let mut s = String::new();
     if let Some(p) = path {
         s.push_str(&p.display().to_string());
@@ -42,7 +56,11 @@ fn format_location(path: &Option<PathBuf>, line: Option<usize>, byte_offset: Opt
     if let Some(b) = byte_offset {
         s.push_str(&format!("{}byte offset {}", if s.is_empty() { "" } else { ", " }, b));
     }
-    if s.is_empty() { message.to_string() } else { format!("{s}: {message}") }
+    if s.is_empty() {
+        message.to_string()
+    } else {
+        format!("{s}: {message}")
+    }
 }
 
 impl Error {
@@ -55,8 +73,12 @@ impl Error {
     /// Attach a file path to a format error that does not name one yet.
     pub fn in_file(self, file: impl Into<PathBuf>) -> Self {
         match self {
-            Error::Format { path: None, line, byte_offset, message } => Error::Format { path: Some(file.into()), line, byte_offset, message },
-            Error::Utf8 { path: None, line, byte_offset } => Error::Utf8 { path: Some(file.into()), line, byte_offset },
+            Error::Format { path: None, line, byte_offset, message } => {
+                Error::Format { path: Some(file.into()), line, byte_offset, message }
+            }
+            Error::Utf8 { path: None, line, byte_offset } => {
+                Error::Utf8 { path: Some(file.into()), line, byte_offset }
+            }
             other => other,
         }
     }
@@ -64,6 +86,11 @@ impl Error {
 
 impl From<serde_json::Error> for Error {
     fn from(e: serde_json::Error) -> Self {
-        Error::Format { path: None, line: Some(e.line()), byte_offset: None, message: format!("JSON: {e}") }
+        Error::Format {
+            path: None,
+            line: Some(e.line()),
+            byte_offset: None,
+            message: format!("JSON: {e}"),
+        }
     }
 }

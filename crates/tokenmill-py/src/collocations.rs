@@ -9,13 +9,15 @@
 use std::os::raw::c_char;
 use std::sync::Mutex;
 
-use pyo3::exceptions::{PyKeyError, PyOverflowError, PyTypeError, PyValueError, PyZeroDivisionError};
+use pyo3::exceptions::{
+    PyKeyError, PyOverflowError, PyTypeError, PyValueError, PyZeroDivisionError,
+};
 use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyFloat, PyList, PyString, PyTuple};
 use tokenmill_core::collocations::{
-    self as core, lane, pack, BigramMarginals, Counts, IntMarginals, Marginals, MathError, Measure, NgramKey, SumMode,
-    WindowCounter,
+    self as core, lane, pack, BigramMarginals, Counts, IntMarginals, Marginals, MathError, Measure,
+    NgramKey, SumMode, WindowCounter,
 };
 
 use crate::errors::ToPyResult;
@@ -167,11 +169,13 @@ fn flush(py: Python<'_>, counter: &mut WindowCounter, chunk: &mut TokenChunk) ->
 /// The Python exception NLTK's pure-Python measure would raise for this n-gram.
 fn math_error(error: MathError, ngram: &str) -> PyErr {
     match error {
-        MathError::ZeroDivision => PyZeroDivisionError::new_err(format!("float division by zero (scoring {ngram})")),
-        MathError::Domain => PyValueError::new_err(format!("math domain error (scoring {ngram})")),
-        MathError::Overflow => {
-            PyOverflowError::new_err(format!("integer intermediate beyond 127 bits (scoring {ngram})"))
+        MathError::ZeroDivision => {
+            PyZeroDivisionError::new_err(format!("float division by zero (scoring {ngram})"))
         }
+        MathError::Domain => PyValueError::new_err(format!("math domain error (scoring {ngram})")),
+        MathError::Overflow => PyOverflowError::new_err(format!(
+            "integer intermediate beyond 127 bits (scoring {ngram})"
+        )),
     }
 }
 
@@ -186,7 +190,9 @@ fn sum_mode(compensated: bool) -> SumMode {
 fn measure_for(name: &str, order: usize) -> PyResult<Measure> {
     match Measure::from_name(name) {
         Some(m) if m.supports(order) => Ok(m),
-        Some(_) => Err(PyValueError::new_err(format!("{name} is not defined for n-grams of order {order}"))),
+        Some(_) => Err(PyValueError::new_err(format!(
+            "{name} is not defined for n-grams of order {order}"
+        ))),
         None => Err(PyValueError::new_err(format!("unknown association measure {name:?}"))),
     }
 }
@@ -209,12 +215,19 @@ pub struct PyNgramCounts {
 
 /// A table of `counts` by name.
 fn table<'c>(counts: &'c Counts, name: &str) -> PyResult<&'c core::Table> {
-    counts.table(name).ok_or_else(|| PyKeyError::new_err(format!("no table {name:?} for order {}", counts.order)))
+    counts
+        .table(name)
+        .ok_or_else(|| PyKeyError::new_err(format!("no table {name:?} for order {}", counts.order)))
 }
 
 impl PyNgramCounts {
     fn wrap(counts: Counts) -> Self {
-        PyNgramCounts { counts: SnapshotCell::new(counts), objects: Vec::new(), strings: Mutex::new(Vec::new()), object_ids: None }
+        PyNgramCounts {
+            counts: SnapshotCell::new(counts),
+            objects: Vec::new(),
+            strings: Mutex::new(Vec::new()),
+            object_ids: None,
+        }
     }
 
     /// Counts whose non-`str` words are `objects`.
@@ -266,7 +279,11 @@ impl PyNgramCounts {
         let s = unsafe {
             Bound::from_owned_ptr_or_err(
                 py,
-                ffi::PyUnicode_DecodeUTF8(bytes.as_ptr() as *const c_char, bytes.len() as ffi::Py_ssize_t, c"surrogatepass".as_ptr()),
+                ffi::PyUnicode_DecodeUTF8(
+                    bytes.as_ptr() as *const c_char,
+                    bytes.len() as ffi::Py_ssize_t,
+                    c"surrogatepass".as_ptr(),
+                ),
             )?
         };
         let s = s.downcast_into::<PyString>()?;
@@ -275,11 +292,19 @@ impl PyNgramCounts {
     }
 
     /// A key as Python sees it: `str` for words, a tuple of `str` for n-grams.
-    fn key_object<'py>(&self, py: Python<'py>, counts: &Counts, key: NgramKey, arity: usize) -> PyResult<Bound<'py, PyAny>> {
+    fn key_object<'py>(
+        &self,
+        py: Python<'py>,
+        counts: &Counts,
+        key: NgramKey,
+        arity: usize,
+    ) -> PyResult<Bound<'py, PyAny>> {
         if arity == 1 {
             return self.word(py, counts, lane(key, 0));
         }
-        let words = (0..arity).map(|i| self.word(py, counts, lane(key, i))).collect::<PyResult<Vec<_>>>()?;
+        let words = (0..arity)
+            .map(|i| self.word(py, counts, lane(key, i)))
+            .collect::<PyResult<Vec<_>>>()?;
         Ok(PyTuple::new(py, words)?.into_any())
     }
 
@@ -305,14 +330,14 @@ impl PyNgramCounts {
     }
 
     fn ngram_text(&self, py: Python<'_>, counts: &Counts, key: NgramKey) -> String {
-        self.key_object(py, counts, key, counts.order).and_then(|k| Ok(k.repr()?.to_string())).unwrap_or_else(|_| "?".into())
+        self.key_object(py, counts, key, counts.order)
+            .and_then(|k| Ok(k.repr()?.to_string()))
+            .unwrap_or_else(|_| "?".into())
     }
 
     fn marginals_object<'py>(py: Python<'py>, m: &Marginals) -> PyResult<Bound<'py, PyTuple>> {
         Ok(match m {
-            Marginals::Bigram(b) => {
-                (b.n_ii, (b.n_ix, b.n_xi), b.n_xx).into_pyobject(py)?
-            }
+            Marginals::Bigram(b) => (b.n_ii, (b.n_ix, b.n_xi), b.n_xx).into_pyobject(py)?,
             Marginals::Ngram(n) if n.order == 3 => {
                 let p = &n.pairs;
                 let u = &n.unigrams;
@@ -320,7 +345,13 @@ impl PyNgramCounts {
             }
             Marginals::Ngram(n) => {
                 let (t, p, u) = (&n.triples, &n.pairs, &n.unigrams);
-                (n.ngram, (t[0], t[1], t[2], t[3]), (p[0], p[1], p[2], p[3], p[4], p[5]), (u[0], u[1], u[2], u[3]), n.total)
+                (
+                    n.ngram,
+                    (t[0], t[1], t[2], t[3]),
+                    (p[0], p[1], p[2], p[3], p[4], p[5]),
+                    (u[0], u[1], u[2], u[3]),
+                    n.total,
+                )
                     .into_pyobject(py)?
             }
         })
@@ -332,7 +363,12 @@ impl PyNgramCounts {
     /// Counts the n-grams of `order` (2, 3, 4) in windows of `window_size` over `words`
     /// (an iterable of `str`; `None` items are padding, as in NLTK).
     #[staticmethod]
-    fn from_words(py: Python<'_>, order: usize, window_size: usize, words: &Bound<'_, PyAny>) -> PyResult<Self> {
+    fn from_words(
+        py: Python<'_>,
+        order: usize,
+        window_size: usize,
+        words: &Bound<'_, PyAny>,
+    ) -> PyResult<Self> {
         let mut counter = WindowCounter::new(order, window_size).py()?;
         let mut chunk = TokenChunk::default();
         let mut objects = ObjectWords::default();
@@ -344,12 +380,24 @@ impl PyNgramCounts {
     /// Counts each document (an iterable of words) followed by `window_size - 1` padding
     /// slots, so that no window spans two documents (NLTK's `from_documents`).
     #[staticmethod]
-    fn from_documents(py: Python<'_>, order: usize, window_size: usize, documents: &Bound<'_, PyAny>) -> PyResult<Self> {
+    fn from_documents(
+        py: Python<'_>,
+        order: usize,
+        window_size: usize,
+        documents: &Bound<'_, PyAny>,
+    ) -> PyResult<Self> {
         let mut counter = WindowCounter::new(order, window_size).py()?;
         let mut chunk = TokenChunk::default();
         let mut objects = ObjectWords::default();
         for document in documents.try_iter()? {
-            count_iterable(py, &mut counter, &mut chunk, &mut objects, &document?, window_size - 1)?;
+            count_iterable(
+                py,
+                &mut counter,
+                &mut chunk,
+                &mut objects,
+                &document?,
+                window_size - 1,
+            )?;
         }
         flush(py, &mut counter, &mut chunk)?;
         Self::with_objects(py, py.allow_threads(|| counter.finish()), objects)
@@ -359,7 +407,12 @@ impl PyNgramCounts {
     /// bigram_fd)`): `tables` maps a table name (`word_fd`, `ngram_fd`, `bigram_fd`, ...) to
     /// an iterable of `(key, count)`, keys `str` for words and tuples of `str` otherwise.
     #[staticmethod]
-    fn from_tables(py: Python<'_>, order: usize, window_size: usize, tables: Vec<(String, Bound<'_, PyAny>)>) -> PyResult<Self> {
+    fn from_tables(
+        py: Python<'_>,
+        order: usize,
+        window_size: usize,
+        tables: Vec<(String, Bound<'_, PyAny>)>,
+    ) -> PyResult<Self> {
         let mut counts = Counts::new(order, window_size).py()?;
         let mut objects = ObjectWords::default();
         let mut key_bytes = Vec::new();
@@ -376,7 +429,10 @@ impl PyNgramCounts {
                 let words: Vec<Bound<'_, PyAny>> = if slot == 0 {
                     vec![key.clone()]
                 } else if key.is_instance_of::<PyString>() {
-                    return Err(PyTypeError::new_err(format!("{name} keys must be tuples of words, got {}", key.repr()?)));
+                    return Err(PyTypeError::new_err(format!(
+                        "{name} keys must be tuples of words, got {}",
+                        key.repr()?
+                    )));
                 } else {
                     key.try_iter()?.collect::<PyResult<_>>()?
                 };
@@ -392,7 +448,11 @@ impl PyNgramCounts {
                     i => &mut counts.aux[i - 2],
                 };
                 if ids.len() != table.arity() {
-                    return Err(PyValueError::new_err(format!("{name} keys must have {} words, got {}", table.arity(), key.repr()?)));
+                    return Err(PyValueError::new_err(format!(
+                        "{name} keys must have {} words, got {}",
+                        table.arity(),
+                        key.repr()?
+                    )));
                 }
                 table.add(pack(&ids), count);
             }
@@ -559,7 +619,11 @@ impl PyNgramCounts {
     fn drop_mask(&self, py: Python<'_>, drop: Vec<bool>) -> PyResult<()> {
         self.counts.update(py, |counts| {
             if drop.len() != counts.ngrams.len() {
-                return Err(PyValueError::new_err(format!("drop_mask needs {} flags, got {}", counts.ngrams.len(), drop.len())));
+                return Err(PyValueError::new_err(format!(
+                    "drop_mask needs {} flags, got {}",
+                    counts.ngrams.len(),
+                    drop.len()
+                )));
             }
             let mut position = 0usize;
             counts.ngrams.retain(|_, _| {
@@ -629,13 +693,20 @@ impl PyNgramCounts {
         let list = PyList::empty(py);
         for (key, count) in entries {
             let m = core::marginals(&counts, |id| word[id as usize], total, key, count);
-            list.append((self.key_object(py, &counts, key, arity)?, Self::marginals_object(py, &m)?))?;
+            list.append((
+                self.key_object(py, &counts, key, arity)?,
+                Self::marginals_object(py, &m)?,
+            ))?;
         }
         Ok(list)
     }
 
     /// The marginals of one n-gram (a tuple of words), or None when it is not a candidate.
-    fn marginals_of<'py>(&self, py: Python<'py>, ngram: &Bound<'_, PyAny>) -> PyResult<Option<Bound<'py, PyTuple>>> {
+    fn marginals_of<'py>(
+        &self,
+        py: Python<'py>,
+        ngram: &Bound<'_, PyAny>,
+    ) -> PyResult<Option<Bound<'py, PyTuple>>> {
         let counts = self.counts.get(py);
         let Some(key) = self.key_of(&counts, ngram, counts.order) else { return Ok(None) };
         let count = counts.ngrams.get(key);
@@ -653,9 +724,19 @@ impl PyNgramCounts {
 /// `(n_ii, (n_ix, n_xi), n_xx)`, for trigrams `(n_iii, (3 pairs), (3 words), n_xxx)`, for
 /// quadgrams `(n_iiii, (4 triples), (6 pairs), (4 words), n_all)`.
 #[pyfunction]
-fn score_marginals(measure: &str, order: usize, marginals: &Bound<'_, PyTuple>, compensated_sum: bool) -> PyResult<f64> {
+fn score_marginals(
+    measure: &str,
+    order: usize,
+    marginals: &Bound<'_, PyTuple>,
+    compensated_sum: bool,
+) -> PyResult<f64> {
     let measure = measure_for(measure, order)?;
-    let arity_error = || PyTypeError::new_err(format!("{} takes the marginals of an n-gram of order {order}", measure.name()));
+    let arity_error = || {
+        PyTypeError::new_err(format!(
+            "{} takes the marginals of an n-gram of order {order}",
+            measure.name()
+        ))
+    };
     let m = match order {
         2 => {
             let (n_ii, (n_ix, n_xi), n_xx): (Bound<'_, PyAny>, (i128, i128), i128) =
@@ -670,7 +751,8 @@ fn score_marginals(measure: &str, order: usize, marginals: &Bound<'_, PyTuple>, 
             Marginals::Bigram(BigramMarginals { n_ii, n_ix, n_xi, n_xx })
         }
         3 => {
-            let (ngram, p, u, total): (i128, [i128; 3], [i128; 3], i128) = marginals.extract().map_err(|_| arity_error())?;
+            let (ngram, p, u, total): (i128, [i128; 3], [i128; 3], i128) =
+                marginals.extract().map_err(|_| arity_error())?;
             Marginals::Ngram(IntMarginals {
                 order: 3,
                 ngram,
@@ -681,13 +763,19 @@ fn score_marginals(measure: &str, order: usize, marginals: &Bound<'_, PyTuple>, 
             })
         }
         4 => {
-            let (ngram, triples, pairs, unigrams, total): (i128, [i128; 4], [i128; 6], [i128; 4], i128) =
-                marginals.extract().map_err(|_| arity_error())?;
+            let (ngram, triples, pairs, unigrams, total): (
+                i128,
+                [i128; 4],
+                [i128; 6],
+                [i128; 4],
+                i128,
+            ) = marginals.extract().map_err(|_| arity_error())?;
             Marginals::Ngram(IntMarginals { order: 4, ngram, triples, pairs, unigrams, total })
         }
         _ => return Err(arity_error()),
     };
-    core::score(measure, &m, sum_mode(compensated_sum)).map_err(|e| math_error(e, "the given marginals"))
+    core::score(measure, &m, sum_mode(compensated_sum))
+        .map_err(|e| math_error(e, "the given marginals"))
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -14,7 +14,8 @@ use tokenmill_core::decoders::DecoderWrapper;
 use tokenmill_core::normalizers::NormalizerWrapper;
 use tokenmill_core::pre_tokenizers::PreTokenizerWrapper;
 use tokenmill_core::tokenizer::{
-    Decoder, NormalizedString, Normalizer, OffsetReferential, OffsetType, Offsets, PreTokenizedString, PreTokenizer, Token,
+    Decoder, NormalizedString, Normalizer, OffsetReferential, OffsetType, Offsets,
+    PreTokenizedString, PreTokenizer, Token,
 };
 use tokenmill_core::utils::custom::Custom;
 use tokenmill_core::Error;
@@ -33,7 +34,12 @@ fn callback_error(what: &str, e: PyErr) -> Error {
 /// duration of the call (the object may edit it in place); `target` gets the result back, and the
 /// object, if the callee kept it, is marked returned (unusable, as `tokenizers`'
 /// `NormalizedStringRefMut`).
-fn call_with_normalized(py: Python<'_>, obj: &Bound<'_, PyAny>, method: &str, target: &mut NormalizedString) -> PyResult<()> {
+fn call_with_normalized(
+    py: Python<'_>,
+    obj: &Bound<'_, PyAny>,
+    method: &str,
+    target: &mut NormalizedString,
+) -> PyResult<()> {
     let arg = Py::new(py, PyNormalizedString::wrap(std::mem::take(target)))?;
     let result = obj.call_method1(method, (arg.clone_ref(py),));
     let mut lent = arg.borrow_mut(py);
@@ -61,7 +67,8 @@ impl PreTokenizer for PyCustomPreTokenizer {
             let taken = std::mem::replace(pretokenized, PreTokenizedString::from(""));
             let arg = Py::new(py, PyPreTokenizedString { inner: taken })?;
             let result = self.0.bind(py).call_method1("pre_tokenize", (arg.clone_ref(py),));
-            *pretokenized = std::mem::replace(&mut arg.borrow_mut(py).inner, PreTokenizedString::from(""));
+            *pretokenized =
+                std::mem::replace(&mut arg.borrow_mut(py).inner, PreTokenizedString::from(""));
             result.map(|_| ())
         })
         .map_err(|e| callback_error("the custom pre-tokenizer", e))
@@ -74,8 +81,10 @@ struct PyCustomDecoder(Py<PyAny>);
 
 impl Decoder for PyCustomDecoder {
     fn decode_chain(&self, tokens: Vec<String>) -> tokenmill_core::Result<Vec<String>> {
-        Python::with_gil(|py| self.0.bind(py).call_method1("decode_chain", (tokens,))?.extract::<Vec<String>>())
-            .map_err(|e| callback_error("the custom decoder", e))
+        Python::with_gil(|py| {
+            self.0.bind(py).call_method1("decode_chain", (tokens,))?.extract::<Vec<String>>()
+        })
+        .map_err(|e| callback_error("the custom decoder", e))
     }
 }
 
@@ -93,7 +102,9 @@ pub(crate) fn custom_decoder(obj: Py<PyAny>) -> DecoderWrapper {
 
 /// Runs a core operation whose callbacks call Python; the first Python error they raise is
 /// returned as is (not as the core error it was turned into).
-fn with_python_errors<R>(run: impl FnOnce(&mut dyn FnMut(PyErr) -> Error) -> tokenmill_core::Result<R>) -> PyResult<R> {
+fn with_python_errors<R>(
+    run: impl FnOnce(&mut dyn FnMut(PyErr) -> Error) -> tokenmill_core::Result<R>,
+) -> PyResult<R> {
     let mut raised: Option<PyErr> = None;
     let result = run(&mut |e: PyErr| {
         let core = Error::Other(e.to_string());
@@ -110,7 +121,9 @@ fn parse_referential(name: &str) -> PyResult<OffsetReferential> {
     match name {
         "original" => Ok(OffsetReferential::Original),
         "normalized" => Ok(OffsetReferential::Normalized),
-        other => Err(PyValueError::new_err(format!("wrong value for offset_referential {other:?}: expected original or normalized"))),
+        other => Err(PyValueError::new_err(format!(
+            "wrong value for offset_referential {other:?}: expected original or normalized"
+        ))),
     }
 }
 
@@ -118,7 +131,9 @@ fn parse_offset_type(name: &str) -> PyResult<OffsetType> {
     match name {
         "byte" => Ok(OffsetType::Byte),
         "char" => Ok(OffsetType::Char),
-        other => Err(PyValueError::new_err(format!("wrong value for offset_type {other:?}: expected byte or char"))),
+        other => Err(PyValueError::new_err(format!(
+            "wrong value for offset_type {other:?}: expected byte or char"
+        ))),
     }
 }
 
@@ -147,7 +162,9 @@ impl PyPreTokenizedString {
     #[pyo3(text_signature = "(self, func)")]
     fn split(&mut self, py: Python<'_>, func: &Bound<'_, PyAny>) -> PyResult<()> {
         if !func.is_callable() {
-            return Err(PyTypeError::new_err("split expects a callable func(index, normalized) -> list of NormalizedString"));
+            return Err(PyTypeError::new_err(
+                "split expects a callable func(index, normalized) -> list of NormalizedString",
+            ));
         }
         let inner = &mut self.inner;
         with_python_errors(|error| {
@@ -156,9 +173,15 @@ impl PyPreTokenizedString {
                     let arg = Py::new(py, PyNormalizedString::wrap(normalized))?;
                     let returned = func.call1((i, arg))?;
                     let list = returned.downcast::<PyList>().map_err(|_| {
-                        PyTypeError::new_err("the split function must return a list of NormalizedString")
+                        PyTypeError::new_err(
+                            "the split function must return a list of NormalizedString",
+                        )
                     })?;
-                    list.iter().map(|piece| Ok(piece.extract::<PyRef<'_, PyNormalizedString>>()?.inner.clone())).collect()
+                    list.iter()
+                        .map(|piece| {
+                            Ok(piece.extract::<PyRef<'_, PyNormalizedString>>()?.inner.clone())
+                        })
+                        .collect()
                 })();
                 pieces.map_err(&mut *error)
             })
@@ -171,7 +194,9 @@ impl PyPreTokenizedString {
     fn normalize(&mut self, py: Python<'_>, func: &Bound<'_, PyAny>) -> PyResult<()> {
         let inner = &mut self.inner;
         with_python_errors(|error| {
-            inner.normalize(|normalized| call_with_normalized(py, func, "__call__", normalized).map_err(&mut *error))
+            inner.normalize(|normalized| {
+                call_with_normalized(py, func, "__call__", normalized).map_err(&mut *error)
+            })
         })
     }
 
@@ -183,7 +208,10 @@ impl PyPreTokenizedString {
             inner.tokenize(|normalized| {
                 let tokens = (|| -> PyResult<Vec<Token>> {
                     let returned = func.call1((normalized.get(),))?;
-                    returned.try_iter()?.map(|t| Ok(t?.extract::<PyRef<'_, PyToken>>()?.token.clone())).collect()
+                    returned
+                        .try_iter()?
+                        .map(|t| Ok(t?.extract::<PyRef<'_, PyToken>>()?.token.clone()))
+                        .collect()
                 })();
                 tokens.map_err(&mut *error)
             })
@@ -194,7 +222,9 @@ impl PyPreTokenizedString {
     #[pyo3(signature = (type_id = 0, word_idx = None))]
     fn to_encoding(&self, type_id: u32, word_idx: Option<u32>) -> PyResult<PyEncoding> {
         if self.inner.splits().iter().any(|s| s.tokens.is_none()) {
-            return Err(PyValueError::new_err("to_encoding needs every piece tokenized first (call tokenize)"));
+            return Err(PyValueError::new_err(
+                "to_encoding needs every piece tokenized first (call tokenize)",
+            ));
         }
         Ok(self.inner.clone().into_encoding(word_idx, type_id, OffsetType::Char).py()?.into())
     }
@@ -202,7 +232,11 @@ impl PyPreTokenizedString {
     /// The pieces as ``(text, (start, end), tokens or None)``; offsets refer to the
     /// ``"original"`` or ``"normalized"`` text and count ``"char"`` or ``"byte"``.
     #[pyo3(signature = (offset_referential = "original", offset_type = "char"))]
-    fn get_splits(&self, offset_referential: &str, offset_type: &str) -> PyResult<Vec<(String, Offsets, Option<Vec<PyToken>>)>> {
+    fn get_splits(
+        &self,
+        offset_referential: &str,
+        offset_type: &str,
+    ) -> PyResult<Vec<(String, Offsets, Option<Vec<PyToken>>)>> {
         let referential = parse_referential(offset_referential)?;
         let offset_type = parse_offset_type(offset_type)?;
         Ok(self
@@ -210,7 +244,9 @@ impl PyPreTokenizedString {
             .get_splits(referential, offset_type)
             .into_iter()
             .map(|(text, offsets, tokens)| {
-                let tokens = tokens.as_ref().map(|ts| ts.iter().map(|token| PyToken { token: token.clone() }).collect());
+                let tokens = tokens
+                    .as_ref()
+                    .map(|ts| ts.iter().map(|token| PyToken { token: token.clone() }).collect());
                 (text.to_string(), offsets, tokens)
             })
             .collect())

@@ -4,7 +4,8 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 use tokenmill_core::decoders::{
-    BPEDecoder, ByteFallback, ByteLevel, DecoderWrapper, Fuse, Metaspace, PrependScheme, Replace, Sequence, Strip, WordPiece, CTC,
+    BPEDecoder, ByteFallback, ByteLevel, DecoderWrapper, Fuse, Metaspace, PrependScheme, Replace,
+    Sequence, Strip, WordPiece, CTC,
 };
 use tokenmill_core::tokenizer::{DecodeStream, Decoder};
 
@@ -84,7 +85,13 @@ impl PyDecoder {
     #[pyo3(signature = (tokens))]
     fn decode(&self, py: Python<'_>, tokens: Vec<String>) -> PyResult<String> {
         self.inner
-            .with(|inner| if tokens.len() >= RELEASE_GIL_TOKENS { py.allow_threads(|| inner.decode(tokens)) } else { inner.decode(tokens) })
+            .with(|inner| {
+                if tokens.len() >= RELEASE_GIL_TOKENS {
+                    py.allow_threads(|| inner.decode(tokens))
+                } else {
+                    inner.decode(tokens)
+                }
+            })
             .py()
     }
 
@@ -93,7 +100,8 @@ impl PyDecoder {
     }
 
     fn __setstate__(&mut self, state: &[u8]) -> PyResult<()> {
-        let json = std::str::from_utf8(state).map_err(|e| PyValueError::new_err(format!("decoder state is not UTF-8: {e}")))?;
+        let json = std::str::from_utf8(state)
+            .map_err(|e| PyValueError::new_err(format!("decoder state is not UTF-8: {e}")))?;
         self.inner.replace(DecoderWrapper::from_json(json).py()?);
         Ok(())
     }
@@ -103,7 +111,8 @@ impl PyDecoder {
     }
 
     fn __str__(&self) -> PyResult<String> {
-        crate::repr::to_str(&self.inner.snapshot()).map_err(|e| PyValueError::new_err(e.to_string()))
+        crate::repr::to_str(&self.inner.snapshot())
+            .map_err(|e| PyValueError::new_err(e.to_string()))
     }
 }
 
@@ -274,7 +283,11 @@ pub struct PyMetaspace {}
 impl PyMetaspace {
     #[new]
     #[pyo3(signature = (replacement = '▁', prepend_scheme = String::from("always"), split = true))]
-    fn new(replacement: char, prepend_scheme: String, split: bool) -> PyResult<PyClassInitializer<Self>> {
+    fn new(
+        replacement: char,
+        prepend_scheme: String,
+        split: bool,
+    ) -> PyResult<PyClassInitializer<Self>> {
         let scheme = parse_prepend_scheme(&prepend_scheme)?;
         Ok(PyDecoder::init(Metaspace::new(replacement, scheme, split)).add_subclass(PyMetaspace {}))
     }
@@ -349,7 +362,11 @@ pub struct PyCTC {}
 impl PyCTC {
     #[new]
     #[pyo3(signature = (pad_token = String::from("<pad>"), word_delimiter_token = String::from("|"), cleanup = true))]
-    fn new(pad_token: String, word_delimiter_token: String, cleanup: bool) -> PyClassInitializer<Self> {
+    fn new(
+        pad_token: String,
+        word_delimiter_token: String,
+        cleanup: bool,
+    ) -> PyClassInitializer<Self> {
         PyDecoder::init(CTC::new(pad_token, word_delimiter_token, cleanup)).add_subclass(PyCTC {})
     }
 
@@ -406,7 +423,8 @@ impl PySequence {
     #[new]
     #[pyo3(signature = (decoders))]
     fn new(decoders: &Bound<'_, PyList>) -> PyResult<PyClassInitializer<Self>> {
-        let decoders = decoders.iter().map(|d| extract_decoder(&d)).collect::<PyResult<Vec<_>>>()?;
+        let decoders =
+            decoders.iter().map(|d| extract_decoder(&d)).collect::<PyResult<Vec<_>>>()?;
         Ok(PyDecoder::init(Sequence::new(decoders)).add_subclass(PySequence {}))
     }
 
@@ -453,10 +471,17 @@ impl PyDecodeStream {
     /// Adds the next id (an int) or ids (a list of int) decoded by ``tokenizer`` and returns
     /// the text they complete, or None if more ids are needed.
     #[pyo3(signature = (tokenizer, id))]
-    fn step(&mut self, py: Python<'_>, tokenizer: PyRef<'_, PyTokenizer>, id: &Bound<'_, PyAny>) -> PyResult<Option<String>> {
+    fn step(
+        &mut self,
+        py: Python<'_>,
+        tokenizer: PyRef<'_, PyTokenizer>,
+        id: &Bound<'_, PyAny>,
+    ) -> PyResult<Option<String>> {
         let ids: Vec<u32> = match id.extract::<u32>() {
             Ok(single) => vec![single],
-            Err(_) => id.extract::<Vec<u32>>().map_err(|_| PyTypeError::new_err("id must be an int or a list of int (token ids)"))?,
+            Err(_) => id.extract::<Vec<u32>>().map_err(|_| {
+                PyTypeError::new_err("id must be an int or a list of int (token ids)")
+            })?,
         };
         let pipeline = tokenizer.pipeline(py)?;
         let skip = self.skip_special_tokens;
@@ -464,7 +489,10 @@ impl PyDecodeStream {
     }
 
     fn __repr__(&self) -> String {
-        format!("DecodeStream(skip_special_tokens={})", if self.skip_special_tokens { "True" } else { "False" })
+        format!(
+            "DecodeStream(skip_special_tokens={})",
+            if self.skip_special_tokens { "True" } else { "False" }
+        )
     }
 
     /// A stream in the same state that goes on independently (as ``tokenizers``).

@@ -70,12 +70,16 @@ impl PyEncoding {
     }
 
     fn __getstate__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
-        let json = serde_json::to_vec(&self.to_encoding()).map_err(|e| FormatError::new_err(format!("cannot pickle the Encoding: {e}")))?;
+        let json = serde_json::to_vec(&self.to_encoding())
+            .map_err(|e| FormatError::new_err(format!("cannot pickle the Encoding: {e}")))?;
         Ok(PyBytes::new(py, &json))
     }
 
     fn __setstate__(&mut self, state: &Bound<'_, PyBytes>) -> PyResult<()> {
-        self.encoding = StoredEncoding::whole(serde_json::from_slice(state.as_bytes()).map_err(|e| FormatError::new_err(format!("cannot unpickle the Encoding: {e}")))?);
+        self.encoding = StoredEncoding::whole(
+            serde_json::from_slice(state.as_bytes())
+                .map_err(|e| FormatError::new_err(format!("cannot unpickle the Encoding: {e}")))?,
+        );
         self.texts = None;
         Ok(())
     }
@@ -175,7 +179,11 @@ impl PyEncoding {
     /// The windows cut off by truncation, each an :class:`Encoding`.
     #[getter]
     fn overflowing(&self) -> Vec<PyEncoding> {
-        self.encoding.overflowing().into_iter().map(|o| PyEncoding::deferred(o, self.texts.clone())).collect()
+        self.encoding
+            .overflowing()
+            .into_iter()
+            .map(|o| PyEncoding::deferred(o, self.texts.clone()))
+            .collect()
     }
 
     /// The tokens ``(start, end + 1)`` of word ``word_index`` in sequence ``sequence_index``,
@@ -226,7 +234,14 @@ impl PyEncoding {
     ///     direction (str): ``"right"`` or ``"left"``.
     ///     pad_id (int), pad_type_id (int), pad_token (str): what the pad tokens hold.
     #[pyo3(signature = (length, direction = "right", pad_id = 0, pad_type_id = 0, pad_token = "[PAD]"))]
-    fn pad(&mut self, length: usize, direction: &str, pad_id: u32, pad_type_id: u32, pad_token: &str) -> PyResult<()> {
+    fn pad(
+        &mut self,
+        length: usize,
+        direction: &str,
+        pad_id: u32,
+        pad_type_id: u32,
+        pad_token: &str,
+    ) -> PyResult<()> {
         let direction = PaddingDirection::from_name(direction).py()?;
         self.full().pad(length, pad_id, pad_type_id, pad_token, direction);
         Ok(())
@@ -242,7 +257,9 @@ impl PyEncoding {
     #[pyo3(signature = (max_length, stride = 0, direction = "right"))]
     fn truncate(&mut self, max_length: usize, stride: usize, direction: &str) -> PyResult<()> {
         let direction = TruncationDirection::from_name(direction).map_err(|_| {
-            InvalidArgumentError::new_err(format!("Invalid truncation direction value : {direction}"))
+            InvalidArgumentError::new_err(format!(
+                "Invalid truncation direction value : {direction}"
+            ))
         })?;
         self.full().truncate(max_length, stride, direction).py()
     }
@@ -262,7 +279,11 @@ pub struct PyEncodingBatch {
 }
 
 impl PyEncodingBatch {
-    pub(crate) fn new(rows: Vec<StoredEncoding>, texts: Option<Arc<TokensById>>, padding: Option<BatchPadding>) -> Self {
+    pub(crate) fn new(
+        rows: Vec<StoredEncoding>,
+        texts: Option<Arc<TokensById>>,
+        padding: Option<BatchPadding>,
+    ) -> Self {
         PyEncodingBatch { rows, texts, padding }
     }
 
@@ -289,7 +310,12 @@ impl PyEncodingBatch {
             .ok()
             .and_then(|i| self.row(i))
             .map(|e| PyEncoding::deferred(e, self.texts.clone()))
-            .ok_or_else(|| pyo3::exceptions::PyIndexError::new_err(format!("row {index} of a batch of {}", self.rows.len())))
+            .ok_or_else(|| {
+                pyo3::exceptions::PyIndexError::new_err(format!(
+                    "row {index} of a batch of {}",
+                    self.rows.len()
+                ))
+            })
     }
 
     fn __repr__(&self) -> String {

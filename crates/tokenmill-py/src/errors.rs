@@ -2,15 +2,25 @@
 //! whose message names what was wrong and where (file, line, byte offset).
 use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyOverflowError, PyTypeError, PyValueError};
+use pyo3::exceptions::{PyFileNotFoundError, PyOSError};
 use pyo3::prelude::*;
 use pyo3::sync::GILOnceCell;
-use pyo3::exceptions::{PyFileNotFoundError, PyOSError};
 use pyo3::types::{PyDict, PyTuple, PyType};
 use tokenmill_core::Error;
 
 create_exception!(tokenmill, TokenmillError, PyException, "Base class of all tokenmill errors.");
-create_exception!(tokenmill, FormatError, TokenmillError, "A file or string is malformed (tokenizer.json, merges, ranks, vocab, ...).");
-create_exception!(tokenmill, UnknownIdError, TokenmillError, "An id that the vocabulary does not contain.");
+create_exception!(
+    tokenmill,
+    FormatError,
+    TokenmillError,
+    "A file or string is malformed (tokenizer.json, merges, ranks, vocab, ...)."
+);
+create_exception!(
+    tokenmill,
+    UnknownIdError,
+    TokenmillError,
+    "An id that the vocabulary does not contain."
+);
 
 /// Exceptions that derive from `TokenmillError` and a builtin (so code written for
 /// `tokenizers`, which raises the builtin, keeps working). `create_exception!` allows one base
@@ -67,7 +77,13 @@ static INVALID_ARGUMENT_ERROR: GILOnceCell<Py<PyType>> = GILOnceCell::new();
 
 fn invalid_argument_error_class(py: Python<'_>) -> PyResult<&Bound<'_, PyType>> {
     let doc = "Arguments that do not make sense (together); also a ValueError.";
-    dual_exception_class(py, &INVALID_ARGUMENT_ERROR, "InvalidArgumentError", doc, py.get_type::<PyValueError>())
+    dual_exception_class(
+        py,
+        &INVALID_ARGUMENT_ERROR,
+        "InvalidArgumentError",
+        doc,
+        py.get_type::<PyValueError>(),
+    )
 }
 
 /// Builds `tokenmill.InvalidArgumentError`s: `InvalidArgumentError::new_err(message)`.
@@ -92,7 +108,13 @@ static ID_OUT_OF_RANGE_ERROR: GILOnceCell<Py<PyType>> = GILOnceCell::new();
 
 fn id_out_of_range_error_class(py: Python<'_>) -> PyResult<&Bound<'_, PyType>> {
     let doc = "A token id outside 0..2**32 (negative or too large); also an OverflowError.";
-    dual_exception_class(py, &ID_OUT_OF_RANGE_ERROR, "IdOutOfRangeError", doc, py.get_type::<PyOverflowError>())
+    dual_exception_class(
+        py,
+        &ID_OUT_OF_RANGE_ERROR,
+        "IdOutOfRangeError",
+        doc,
+        py.get_type::<PyOverflowError>(),
+    )
 }
 
 /// An `IdOutOfRangeError` with `message`.
@@ -183,7 +205,9 @@ pub fn to_py_err(e: Error) -> PyErr {
     let msg = e.to_string();
     match e {
         Error::Io { path, source } => io_error(&path, &source, msg),
-        Error::Format { .. } | Error::Utf8 { .. } | Error::Regex { .. } => FormatError::new_err(msg),
+        Error::Format { .. } | Error::Utf8 { .. } | Error::Regex { .. } => {
+            FormatError::new_err(msg)
+        }
         Error::UnknownId(_) => UnknownIdError::new_err(msg),
         Error::InvalidArgument(_) | Error::UnknownToken(_) => InvalidArgumentError::new_err(msg),
         Error::Other(_) => TokenmillError::new_err(msg),

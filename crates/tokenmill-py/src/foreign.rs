@@ -44,8 +44,7 @@ pub(crate) fn adopt<'py, T: Role>(ob: &Bound<'py, PyAny>) -> PyResult<Bound<'py,
         return Ok(ob.clone());
     }
     let py = ob.py();
-    py.import(intern!(py, "tokenmill._foreign"))?
-        .call_method1(intern!(py, "adopt"), (ob, T::ROLE))
+    py.import(intern!(py, "tokenmill._foreign"))?.call_method1(intern!(py, "adopt"), (ob, T::ROLE))
 }
 
 /// An argument of type `T`, converted from its `tokenizers` equivalent when need be.

@@ -35,7 +35,11 @@ impl<'py> GcPause<'py> {
     pub(crate) fn always(py: Python<'py>) -> PyResult<Self> {
         let switches = GC_SWITCHES.get_or_try_init(py, || -> PyResult<GcSwitches> {
             let gc = py.import("gc")?;
-            Ok(GcSwitches { isenabled: gc.getattr("isenabled")?.unbind(), disable: gc.getattr("disable")?.unbind(), enable: gc.getattr("enable")?.unbind() })
+            Ok(GcSwitches {
+                isenabled: gc.getattr("isenabled")?.unbind(),
+                disable: gc.getattr("disable")?.unbind(),
+                enable: gc.getattr("enable")?.unbind(),
+            })
         })?;
         if !switches.isenabled.bind(py).call0()?.is_truthy()? {
             return Ok(GcPause { enable: None });

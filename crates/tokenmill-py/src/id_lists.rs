@@ -26,19 +26,32 @@ impl IdObjects {
     }
 
     /// Every id list as a Python list of lists of ints.
-    pub(crate) fn lists<'py>(&self, py: Python<'py>, batches: &[Vec<u32>]) -> PyResult<Bound<'py, PyList>> {
+    pub(crate) fn lists<'py>(
+        &self,
+        py: Python<'py>,
+        batches: &[Vec<u32>],
+    ) -> PyResult<Bound<'py, PyList>> {
         self.lists_of(py, batches.iter().map(Vec::as_slice))
     }
 
     /// [`IdObjects::lists`] from id slices (e.g. views into one flat buffer of a batch).
-    pub(crate) fn lists_of<'a, 'py>(&self, py: Python<'py>, batches: impl Iterator<Item = &'a [u32]>) -> PyResult<Bound<'py, PyList>> {
+    pub(crate) fn lists_of<'a, 'py>(
+        &self,
+        py: Python<'py>,
+        batches: impl Iterator<Item = &'a [u32]>,
+    ) -> PyResult<Bound<'py, PyList>> {
         let mut inner = Vec::new();
         self.push_lists(py, batches, &mut inner)?;
         PyList::new(py, inner)
     }
 
     /// Appends one list per id slice to `out` (the table is locked once for all of them).
-    pub(crate) fn push_lists<'a>(&self, py: Python<'_>, batches: impl Iterator<Item = &'a [u32]>, out: &mut Vec<Py<PyAny>>) -> PyResult<()> {
+    pub(crate) fn push_lists<'a>(
+        &self,
+        py: Python<'_>,
+        batches: impl Iterator<Item = &'a [u32]>,
+        out: &mut Vec<Py<PyAny>>,
+    ) -> PyResult<()> {
         let mut objects = self.objects.lock().unwrap_or_else(PoisonError::into_inner);
         for ids in batches {
             out.push(fill_list(py, &mut objects, ids, 0..ids.len())?.into_any().unbind());
@@ -49,7 +62,13 @@ impl IdObjects {
     /// Appends one list per text of a flat id buffer to `out` (text `i`'s ids end at
     /// `ends[i]`), with the objects of the ids a few places on already loading across the
     /// texts' boundaries (texts are often shorter than the prefetch distance).
-    pub(crate) fn push_flat_lists(&self, py: Python<'_>, ids: &[u32], ends: &[usize], out: &mut Vec<Py<PyAny>>) -> PyResult<()> {
+    pub(crate) fn push_flat_lists(
+        &self,
+        py: Python<'_>,
+        ids: &[u32],
+        ends: &[usize],
+        out: &mut Vec<Py<PyAny>>,
+    ) -> PyResult<()> {
         let mut objects = self.objects.lock().unwrap_or_else(PoisonError::into_inner);
         let mut start = 0;
         for &end in ends {
@@ -71,7 +90,11 @@ const PREFETCH_AHEAD: usize = 16;
 const MAX_SHARED_ID: usize = 1 << 22;
 
 /// A new reference to the object of `id`: the shared one, created if needed.
-fn object_of(py: Python<'_>, objects: &mut Vec<Option<Py<PyAny>>>, id: u32) -> PyResult<*mut ffi::PyObject> {
+fn object_of(
+    py: Python<'_>,
+    objects: &mut Vec<Option<Py<PyAny>>>,
+    id: u32,
+) -> PyResult<*mut ffi::PyObject> {
     let index = id as usize;
     if index >= MAX_SHARED_ID {
         return Ok(id.into_pyobject(py)?.into_any().into_ptr());
@@ -87,10 +110,16 @@ fn object_of(py: Python<'_>, objects: &mut Vec<Option<Py<PyAny>>>, id: u32) -> P
 }
 
 /// The list of `all[range]`, the objects of `all`'s ids [`PREFETCH_AHEAD`] on already loading.
-fn fill_list<'py>(py: Python<'py>, objects: &mut Vec<Option<Py<PyAny>>>, all: &[u32], range: std::ops::Range<usize>) -> PyResult<Bound<'py, PyList>> {
+fn fill_list<'py>(
+    py: Python<'py>,
+    objects: &mut Vec<Option<Py<PyAny>>>,
+    all: &[u32],
+    range: std::ops::Range<usize>,
+) -> PyResult<Bound<'py, PyList>> {
     let first = range.start;
     let ids = &all[range];
-    let len = ffi::Py_ssize_t::try_from(ids.len()).map_err(|_| pyo3::exceptions::PyOverflowError::new_err("too many ids for one list"))?;
+    let len = ffi::Py_ssize_t::try_from(ids.len())
+        .map_err(|_| pyo3::exceptions::PyOverflowError::new_err("too many ids for one list"))?;
     // SAFETY: `PyList_New` returns a new reference (or NULL with an exception set), owned by
     // `list` from here on. `PyList_SetItem` steals one reference to the item, which
     // `object_of` returns; each index is set once and within bounds. Items not yet
@@ -105,9 +134,14 @@ fn fill_list<'py>(py: Python<'py>, objects: &mut Vec<Option<Py<PyAny>>>, all: &[
             // Two stages: the table's slot of the id twice as far on, then the object of the
             // id ahead (its slot loaded by then).
             if let Some(&far) = all.get(first + index + 2 * PREFETCH_AHEAD) {
-                tokenmill_core::utils::prefetch::prefetch_line(objects.as_ptr().wrapping_add(far as usize));
+                tokenmill_core::utils::prefetch::prefetch_line(
+                    objects.as_ptr().wrapping_add(far as usize),
+                );
             }
-            if let Some(Some(ahead)) = all.get(first + index + PREFETCH_AHEAD).and_then(|&ahead| objects.get(ahead as usize)) {
+            if let Some(Some(ahead)) = all
+                .get(first + index + PREFETCH_AHEAD)
+                .and_then(|&ahead| objects.get(ahead as usize))
+            {
                 tokenmill_core::utils::prefetch::prefetch_line(ahead.as_ptr());
             }
             let item = object_of(py, objects, id)?;

@@ -21,7 +21,10 @@ extern "C" {
     /// every interpreter we load into, but only in the limited API from 3.10, so `pyo3`'s
     /// abi3-py39 bindings do not declare it (its `to_cow` encodes to a fresh `bytes` and copies
     /// it on every call instead).
-    fn PyUnicode_AsUTF8AndSize(unicode: *mut pyo3::ffi::PyObject, size: *mut pyo3::ffi::Py_ssize_t) -> *const std::os::raw::c_char;
+    fn PyUnicode_AsUTF8AndSize(
+        unicode: *mut pyo3::ffi::PyObject,
+        size: *mut pyo3::ffi::Py_ssize_t,
+    ) -> *const std::os::raw::c_char;
 }
 
 /// The text of a Python str, borrowed from the str object (see [`PyUnicode_AsUTF8AndSize`]).
@@ -57,7 +60,10 @@ fn lone_surrogate_error(s: &Bound<'_, PyString>, e: PyErr) -> PyErr {
         return e;
     }
     let at = e.value(s.py()).getattr("start").and_then(|v| v.extract::<usize>()).ok();
-    let code = at.and_then(|i| s.get_item(i).ok()).and_then(|c| c.call_method0("__repr__").ok()).map(|r| r.to_string());
+    let code = at
+        .and_then(|i| s.get_item(i).ok())
+        .and_then(|c| c.call_method0("__repr__").ok())
+        .map(|r| r.to_string());
     invalid_text_error(format!(
         "text contains a lone surrogate{}{}: tokenmill needs valid Unicode (encode with errors='replace' or fix the text)",
         code.map(|c| format!(" {c}")).unwrap_or_default(),
@@ -67,7 +73,8 @@ fn lone_surrogate_error(s: &Bound<'_, PyString>, e: PyErr) -> PyErr {
 
 /// `ob` as a str, or an `InputTypeError` naming what it is.
 pub(crate) fn as_str<'a, 'py>(ob: &'a Bound<'py, PyAny>) -> PyResult<&'a Bound<'py, PyString>> {
-    ob.downcast::<PyString>().map_err(|_| input_type_error(format!("expected a str, got {}", type_name(ob))))
+    ob.downcast::<PyString>()
+        .map_err(|_| input_type_error(format!("expected a str, got {}", type_name(ob))))
 }
 
 pub(crate) fn type_name(ob: &Bound<'_, PyAny>) -> String {
@@ -135,7 +142,9 @@ impl<'py> HeldSequence<'py> {
     pub(crate) fn sequence(&self) -> PyResult<InputSequence<'_>> {
         Ok(match self {
             HeldSequence::Text(text) => InputSequence::Raw(Cow::Borrowed(str_text(text)?)),
-            HeldSequence::Words(words) => InputSequence::PreTokenized(words.iter().map(|w| str_text(w).map(Cow::Borrowed)).collect::<PyResult<_>>()?),
+            HeldSequence::Words(words) => InputSequence::PreTokenized(
+                words.iter().map(|w| str_text(w).map(Cow::Borrowed)).collect::<PyResult<_>>()?,
+            ),
         })
     }
 }
@@ -182,7 +191,8 @@ fn two_items<'py>(
     }
     // SAFETY: `ob` is a live object; PySequence_Check only reads its type.
     let has_protocol = || unsafe { pyo3::ffi::PySequence_Check(ob.as_ptr()) } != 0;
-    let is_sequence = ob.is_instance_of::<PyList>() || ob.is_instance_of::<PyTuple>() || has_protocol();
+    let is_sequence =
+        ob.is_instance_of::<PyList>() || ob.is_instance_of::<PyTuple>() || has_protocol();
     if !is_sequence || ob.len().ok() != Some(2) {
         return Ok(None);
     }
@@ -248,7 +258,10 @@ pub(crate) fn hold_texts<'py>(texts: &Bound<'py, PyAny>) -> PyResult<Vec<Bound<'
 }
 
 /// Every item of a batch (any iterable), held.
-pub(crate) fn hold_batch<'py>(input: &Bound<'py, PyAny>, is_pretokenized: bool) -> PyResult<Vec<HeldInput<'py>>> {
+pub(crate) fn hold_batch<'py>(
+    input: &Bound<'py, PyAny>,
+    is_pretokenized: bool,
+) -> PyResult<Vec<HeldInput<'py>>> {
     input.try_iter()?.map(|item| HeldInput::hold(&item?, is_pretokenized)).collect()
 }
 
@@ -266,14 +279,20 @@ pub(crate) fn batch_inputs<'a>(held: &'a [HeldInput<'_>]) -> PyResult<Vec<Encode
 /// caches for a large batch (20 MB of lines is ~40 MB of str objects). Copying the items into a
 /// tuple, checking their types, then reading their UTF-8 touched every object three times, one
 /// miss after another: ~9 ms of serial work per 20 MB, 5% of a two-thread SentencePiece encode.
-pub(crate) fn for_each_text<'py>(items: &Bound<'py, PyAny>, mut each: impl FnMut(Bound<'py, PyString>, &str) -> PyResult<()>) -> PyResult<()> {
+pub(crate) fn for_each_text<'py>(
+    items: &Bound<'py, PyAny>,
+    mut each: impl FnMut(Bound<'py, PyString>, &str) -> PyResult<()>,
+) -> PyResult<()> {
     let mut one = |index: usize, item: Bound<'py, PyAny>| -> PyResult<()> {
         let s = match item.downcast_into::<PyString>() {
             Ok(s) => s,
             Err(not_str) => {
                 let item = not_str.into_inner();
                 if !item.is_instance_of::<PyBytes>() {
-                    return Err(pyo3::exceptions::PyTypeError::new_err(format!("texts to encode must be str or bytes; item {index} is {}", type_name(&item))));
+                    return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+                        "texts to encode must be str or bytes; item {index} is {}",
+                        type_name(&item)
+                    )));
                 }
                 item.call_method1("decode", ("utf-8",))?.downcast_into::<PyString>()?
             }
@@ -289,7 +308,12 @@ pub(crate) fn for_each_text<'py>(items: &Bound<'py, PyAny>, mut each: impl FnMut
             if i + PREFETCH_AHEAD < list.len() {
                 // A borrowed pointer, only used as a hint (never dereferenced here).
                 // SAFETY: `list` is a live list and the index is in range.
-                prefetch_object(unsafe { pyo3::ffi::PyList_GetItem(list.as_ptr(), (i + PREFETCH_AHEAD) as pyo3::ffi::Py_ssize_t) });
+                prefetch_object(unsafe {
+                    pyo3::ffi::PyList_GetItem(
+                        list.as_ptr(),
+                        (i + PREFETCH_AHEAD) as pyo3::ffi::Py_ssize_t,
+                    )
+                });
             }
             one(i, list.get_item(i)?)?;
             i += 1;
@@ -348,7 +372,11 @@ pub(crate) struct HeldTexts<'py> {
 impl<'py> HeldTexts<'py> {
     pub(crate) fn hold(items: &Bound<'py, PyAny>) -> PyResult<Self> {
         let capacity = items.len().unwrap_or(0);
-        let mut held = HeldTexts { strs: std::collections::VecDeque::with_capacity(capacity), texts: Vec::with_capacity(capacity), _gil: items.py() };
+        let mut held = HeldTexts {
+            strs: std::collections::VecDeque::with_capacity(capacity),
+            texts: Vec::with_capacity(capacity),
+            _gil: items.py(),
+        };
         for_each_text(items, |s, text| {
             // SAFETY: `strs` holds the str for as long as `self` lives, and `texts` hands the
             // text out only borrowed from `self` (see `texts`).

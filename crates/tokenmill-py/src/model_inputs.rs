@@ -8,15 +8,21 @@ use numpy::{PyArray1, PyArrayMethods};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use tokenmill_core::tokenizer::StoredEncoding;
+use tokenmill_core::utils::padding::{
+    BatchPadding, PaddingDirection, PaddingParams, PaddingStrategy,
+};
 use tokenmill_core::utils::parallel;
-use tokenmill_core::utils::padding::{BatchPadding, PaddingDirection, PaddingParams, PaddingStrategy};
-use tokenmill_core::utils::truncation::{TruncationDirection, TruncationParams, TruncationStrategy};
+use tokenmill_core::utils::truncation::{
+    TruncationDirection, TruncationParams, TruncationStrategy,
+};
 
 use crate::errors::{id_out_of_range_error, input_type_error, InvalidArgumentError, ToPyResult};
 
 /// A length-like argument as usize: a negative value is an `InvalidArgumentError` naming it.
 pub(crate) fn non_negative(name: &str, value: i64) -> PyResult<usize> {
-    usize::try_from(value).map_err(|_| InvalidArgumentError::new_err(format!("{name} must be a non-negative integer, got {value}")))
+    usize::try_from(value).map_err(|_| {
+        InvalidArgumentError::new_err(format!("{name} must be a non-negative integer, got {value}"))
+    })
 }
 
 fn get<'py, T: FromPyObject<'py>>(dict: &Bound<'py, PyDict>, key: &str) -> PyResult<Option<T>> {
@@ -33,15 +39,24 @@ pub(crate) fn extract_ids(ob: &Bound<'_, PyAny>) -> PyResult<Vec<u32>> {
         return Ok(ids);
     }
     // The slow path only finds and names what is wrong.
-    let items = ob.try_iter().map_err(|_| input_type_error(format!("ids must be a sequence of int, got {}", type_name(ob))))?;
+    let items = ob.try_iter().map_err(|_| {
+        input_type_error(format!("ids must be a sequence of int, got {}", type_name(ob)))
+    })?;
     let mut ids = Vec::new();
     for (position, item) in items.enumerate() {
         let item = item?;
-        let value: i128 = item
-            .extract()
-            .map_err(|_| input_type_error(format!("ids must be ints, got {} at position {position}", type_name(&item))))?;
-        let id = u32::try_from(value)
-            .map_err(|_| id_out_of_range_error(format!("id {value} at position {position} is out of range (ids are 0 to {})", u32::MAX)))?;
+        let value: i128 = item.extract().map_err(|_| {
+            input_type_error(format!(
+                "ids must be ints, got {} at position {position}",
+                type_name(&item)
+            ))
+        })?;
+        let id = u32::try_from(value).map_err(|_| {
+            id_out_of_range_error(format!(
+                "id {value} at position {position} is out of range (ids are 0 to {})",
+                u32::MAX
+            ))
+        })?;
         ids.push(id);
     }
     Ok(ids)
@@ -54,12 +69,19 @@ fn type_name(ob: &Bound<'_, PyAny>) -> String {
 /// Truncation settings from a dict with the keys of ``Tokenizer.truncation`` (``max_length``
 /// required; ``stride``, ``strategy``, ``direction`` optional).
 pub(crate) fn truncation_from_dict(dict: &Bound<'_, PyDict>) -> PyResult<TruncationParams> {
-    let max_length: i64 = get(dict, "max_length")?.ok_or_else(|| InvalidArgumentError::new_err("truncation needs a max_length"))?;
+    let max_length: i64 = get(dict, "max_length")?
+        .ok_or_else(|| InvalidArgumentError::new_err("truncation needs a max_length"))?;
     Ok(TruncationParams {
         max_length: non_negative("max_length", max_length)?,
         stride: non_negative("stride", get(dict, "stride")?.unwrap_or(0))?,
-        strategy: TruncationStrategy::from_name(&get::<String>(dict, "strategy")?.unwrap_or_else(|| "longest_first".into())).py()?,
-        direction: TruncationDirection::from_name(&get::<String>(dict, "direction")?.unwrap_or_else(|| "right".into())).py()?,
+        strategy: TruncationStrategy::from_name(
+            &get::<String>(dict, "strategy")?.unwrap_or_else(|| "longest_first".into()),
+        )
+        .py()?,
+        direction: TruncationDirection::from_name(
+            &get::<String>(dict, "direction")?.unwrap_or_else(|| "right".into()),
+        )
+        .py()?,
     })
 }
 
@@ -69,8 +91,13 @@ pub(crate) fn padding_from_dict(dict: &Bound<'_, PyDict>) -> PyResult<PaddingPar
     let length = get::<i64>(dict, "length")?.map(|l| non_negative("length", l)).transpose()?;
     Ok(PaddingParams {
         strategy: length.map_or(PaddingStrategy::BatchLongest, PaddingStrategy::Fixed),
-        direction: PaddingDirection::from_name(&get::<String>(dict, "direction")?.unwrap_or_else(|| "right".into())).py()?,
-        pad_to_multiple_of: get::<i64>(dict, "pad_to_multiple_of")?.map(|m| non_negative("pad_to_multiple_of", m)).transpose()?,
+        direction: PaddingDirection::from_name(
+            &get::<String>(dict, "direction")?.unwrap_or_else(|| "right".into()),
+        )
+        .py()?,
+        pad_to_multiple_of: get::<i64>(dict, "pad_to_multiple_of")?
+            .map(|m| non_negative("pad_to_multiple_of", m))
+            .transpose()?,
         pad_id: get(dict, "pad_id")?.unwrap_or(defaults.pad_id),
         pad_type_id: get(dict, "pad_type_id")?.unwrap_or(defaults.pad_type_id),
         pad_token: get(dict, "pad_token")?.unwrap_or(defaults.pad_token),
@@ -95,13 +122,21 @@ impl Field {
             "attention_mask" => Field::AttentionMask,
             "special_tokens_mask" => Field::SpecialTokensMask,
             "offset_mapping" => Field::OffsetMapping,
-            other => return Err(InvalidArgumentError::new_err(format!("unknown encoding field {other:?}"))),
+            other => {
+                return Err(InvalidArgumentError::new_err(format!(
+                    "unknown encoding field {other:?}"
+                )))
+            }
         })
     }
 
     /// Values per token (2 for offsets: start and end).
     fn width(self) -> usize {
-        if self == Field::OffsetMapping { 2 } else { 1 }
+        if self == Field::OffsetMapping {
+            2
+        } else {
+            1
+        }
     }
 
     /// What a pad token holds in this field (as `Encoding::pad` makes it).
@@ -119,7 +154,12 @@ impl Field {
     /// Every value of `out` is written: any past the row's values and pads (there are none
     /// when `out` holds `width()` values per token of the padded row, as the callers make it)
     /// get the pad value (0 without padding).
-    fn write(self, row: &StoredEncoding, padding: Option<&BatchPadding>, out: &mut [MaybeUninit<i64>]) {
+    fn write(
+        self,
+        row: &StoredEncoding,
+        padding: Option<&BatchPadding>,
+        out: &mut [MaybeUninit<i64>],
+    ) {
         let (left, pad_value) = match padding {
             Some(p) => (p.pad_counts(row.len()).0 * self.width(), self.pad_value(&p.params)),
             None => (0, 0),
@@ -129,12 +169,24 @@ impl Field {
         match (self, row) {
             (Field::InputIds, _) => fill(out, widen(row.ids()), pad_value),
             (Field::TokenTypeIds, _) => fill(out, widen(row.type_ids()), pad_value),
-            (Field::AttentionMask, StoredEncoding::Packed(p)) => fill(out, widen(p.attention_mask()), pad_value),
-            (Field::AttentionMask, StoredEncoding::Full(e)) => fill(out, widen(&e.attention_mask), pad_value),
-            (Field::SpecialTokensMask, StoredEncoding::Packed(p)) => fill(out, widen(p.special_tokens_mask()), pad_value),
-            (Field::SpecialTokensMask, StoredEncoding::Full(e)) => fill(out, widen(&e.special_tokens_mask), pad_value),
-            (Field::OffsetMapping, StoredEncoding::Packed(p)) => fill(out, widen(p.offset_values()), pad_value),
-            (Field::OffsetMapping, StoredEncoding::Full(e)) => fill(out, e.offsets.iter().flat_map(|&(s, e)| [s as i64, e as i64]), pad_value),
+            (Field::AttentionMask, StoredEncoding::Packed(p)) => {
+                fill(out, widen(p.attention_mask()), pad_value)
+            }
+            (Field::AttentionMask, StoredEncoding::Full(e)) => {
+                fill(out, widen(&e.attention_mask), pad_value)
+            }
+            (Field::SpecialTokensMask, StoredEncoding::Packed(p)) => {
+                fill(out, widen(p.special_tokens_mask()), pad_value)
+            }
+            (Field::SpecialTokensMask, StoredEncoding::Full(e)) => {
+                fill(out, widen(&e.special_tokens_mask), pad_value)
+            }
+            (Field::OffsetMapping, StoredEncoding::Packed(p)) => {
+                fill(out, widen(p.offset_values()), pad_value)
+            }
+            (Field::OffsetMapping, StoredEncoding::Full(e)) => {
+                fill(out, e.offsets.iter().flat_map(|&(s, e)| [s as i64, e as i64]), pad_value)
+            }
         }
     }
 }
@@ -170,7 +222,11 @@ pub(crate) fn check_fields(fields: &[String]) -> PyResult<()> {
 
 /// Stacks `fields` of `encodings` (names already checked with `check_fields`), each padded as
 /// `padding` pads it (if given); None when the (padded) encodings differ in length. Needs no GIL.
-pub(crate) fn stack_values<E: Borrow<StoredEncoding> + Sync>(encodings: &[E], fields: &[String], padding: Option<&BatchPadding>) -> Option<Stacked> {
+pub(crate) fn stack_values<E: Borrow<StoredEncoding> + Sync>(
+    encodings: &[E],
+    fields: &[String],
+    padding: Option<&BatchPadding>,
+) -> Option<Stacked> {
     let padded_len = |e: &E| {
         let len = e.borrow().len();
         padding.map_or(len, |p| len.max(p.target))
@@ -189,7 +245,12 @@ pub(crate) fn stack_values<E: Borrow<StoredEncoding> + Sync>(encodings: &[E], fi
             // thread (hundreds of MB for a large padded batch) before the parallel fill, and it
             // makes the calling thread fault in every page. Every value is written below.
             let mut values: Vec<i64> = Vec::with_capacity(total);
-            parallel::for_each_with_chunk(encodings, &mut values.spare_capacity_mut()[..total], row_len, |e, row| field.write(e.borrow(), padding, row));
+            parallel::for_each_with_chunk(
+                encodings,
+                &mut values.spare_capacity_mut()[..total],
+                row_len,
+                |e, row| field.write(e.borrow(), padding, row),
+            );
             // SAFETY: the rows tile `0..total` and `Field::write` initializes every value of its row.
             unsafe { values.set_len(total) };
             (name, field, values)
@@ -216,7 +277,11 @@ pub(crate) fn stacked_into_arrays(py: Python<'_>, stacked: Stacked) -> PyResult<
 
 /// `fields` of `encodings` as int64 arrays of shape ``(len(encodings), length)`` (plus a last
 /// axis of 2 for ``offset_mapping``), or None when the encodings differ in length.
-pub(crate) fn stack<'py>(py: Python<'py>, encodings: &[&StoredEncoding], fields: &[String]) -> PyResult<Option<Bound<'py, PyDict>>> {
+pub(crate) fn stack<'py>(
+    py: Python<'py>,
+    encodings: &[&StoredEncoding],
+    fields: &[String],
+) -> PyResult<Option<Bound<'py, PyDict>>> {
     check_fields(fields)?;
     match py.allow_threads(|| stack_values(encodings, fields, None)) {
         Some(stacked) => Ok(Some(stacked_into_arrays(py, stacked)?)),

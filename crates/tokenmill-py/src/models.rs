@@ -55,7 +55,10 @@ impl PyToken {
         (self.token.id, &self.token.value, self.token.offsets)
     }
     fn __repr__(&self) -> String {
-        format!("Token(id={}, value={:?}, offsets={:?})", self.token.id, self.token.value, self.token.offsets)
+        format!(
+            "Token(id={}, value={:?}, offsets={:?})",
+            self.token.id, self.token.value, self.token.offsets
+        )
     }
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
         other.downcast::<PyToken>().map(|o| o.get().token == self.token).unwrap_or(false)
@@ -90,9 +93,15 @@ pub(crate) fn shared_to_python(py: Python<'_>, model: Shared<ModelWrapper>) -> P
     model.with(|m| {
         Ok(match m {
             ModelWrapper::BPE(_) => Py::new(py, base.add_subclass(PyBPE {}))?.into_any(),
-            ModelWrapper::WordPiece(_) => Py::new(py, base.add_subclass(PyWordPiece {}))?.into_any(),
-            ModelWrapper::WordLevel(_) => Py::new(py, base.add_subclass(PyWordLevel {}))?.into_any(),
-            ModelWrapper::Unigram(_) => Py::new(py, base.add_subclass(crate::unigram::PyUnigram {}))?.into_any(),
+            ModelWrapper::WordPiece(_) => {
+                Py::new(py, base.add_subclass(PyWordPiece {}))?.into_any()
+            }
+            ModelWrapper::WordLevel(_) => {
+                Py::new(py, base.add_subclass(PyWordLevel {}))?.into_any()
+            }
+            ModelWrapper::Unigram(_) => {
+                Py::new(py, base.add_subclass(crate::unigram::PyUnigram {}))?.into_any()
+            }
         })
     })
 }
@@ -145,9 +154,18 @@ impl PyModel {
     /// Writes the model's files (BPE: `[prefix-]vocab.json` and `[prefix-]merges.txt`) into
     /// `folder`, atomically; returns their paths. `name` is the old name of `prefix`.
     #[pyo3(signature = (folder, prefix=None, name=None))]
-    fn save(&self, py: Python<'_>, folder: PathBuf, prefix: Option<String>, name: Option<String>) -> PyResult<Vec<String>> {
+    fn save(
+        &self,
+        py: Python<'_>,
+        folder: PathBuf,
+        prefix: Option<String>,
+        name: Option<String>,
+    ) -> PyResult<Vec<String>> {
         let prefix = prefix.or(name);
-        let paths = self.inner.with(|model| py.allow_threads(|| model.save(&folder, prefix.as_deref()))).py()?;
+        let paths = self
+            .inner
+            .with(|model| py.allow_threads(|| model.save(&folder, prefix.as_deref())))
+            .py()?;
         Ok(paths.into_iter().map(|p| p.to_string_lossy().into_owned()).collect())
     }
 
@@ -158,12 +176,14 @@ impl PyModel {
     }
 
     fn __getstate__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
-        let json = serde_json::to_vec(&*self.inner.read()).map_err(|e| PyValueError::new_err(format!("cannot pickle model: {e}")))?;
+        let json = serde_json::to_vec(&*self.inner.read())
+            .map_err(|e| PyValueError::new_err(format!("cannot pickle model: {e}")))?;
         Ok(PyBytes::new(py, &json))
     }
 
     fn __setstate__(&mut self, state: &[u8]) -> PyResult<()> {
-        let inner: ModelWrapper = serde_json::from_slice(state).map_err(tokenmill_core::Error::from).py()?;
+        let inner: ModelWrapper =
+            serde_json::from_slice(state).map_err(tokenmill_core::Error::from).py()?;
         self.inner.set(inner);
         Ok(())
     }
@@ -189,7 +209,9 @@ impl PyModel {
 pub struct PyBPE {}
 
 fn extract_merges(merges: &Bound<'_, PyAny>) -> PyResult<Merges> {
-    let list = merges.downcast::<PyList>().map_err(|_| PyTypeError::new_err("merges must be a list of (str, str) pairs or a file path"))?;
+    let list = merges.downcast::<PyList>().map_err(|_| {
+        PyTypeError::new_err("merges must be a list of (str, str) pairs or a file path")
+    })?;
     list.iter()
         .enumerate()
         .map(|(i, item)| {
@@ -206,7 +228,12 @@ fn extract_merges(merges: &Bound<'_, PyAny>) -> PyResult<Merges> {
 }
 
 /// Builds a BPE from in-memory or on-disk vocab and merges.
-fn build_bpe(py: Python<'_>, vocab: Option<&Bound<'_, PyAny>>, merges: Option<&Bound<'_, PyAny>>, options: BpeOptions) -> PyResult<BPE> {
+fn build_bpe(
+    py: Python<'_>,
+    vocab: Option<&Bound<'_, PyAny>>,
+    merges: Option<&Bound<'_, PyAny>>,
+    options: BpeOptions,
+) -> PyResult<BPE> {
     match (vocab, merges) {
         (None, None) => BpeBuilder::new().options(options).build().py(),
         (Some(v), Some(m)) => {
@@ -219,7 +246,10 @@ fn build_bpe(py: Python<'_>, vocab: Option<&Bound<'_, PyAny>>, merges: Option<&B
                 .extract()
                 .map_err(|_| PyTypeError::new_err("vocab and merges must both be in memory (dict and list of pairs) or both file paths"))?;
             let merges = extract_merges(m)?;
-            py.allow_threads(|| BpeBuilder::new().vocab_and_merges(vocab, merges).options(options).build()).py()
+            py.allow_threads(|| {
+                BpeBuilder::new().vocab_and_merges(vocab, merges).options(options).build()
+            })
+            .py()
         }
         _ => Err(PyValueError::new_err("`vocab` and `merges` must be both specified")),
     }
@@ -276,7 +306,11 @@ impl PyBPE {
     /// `(vocab, merges)`: a dict and a list of pairs.
     #[staticmethod]
     #[pyo3(signature = (vocab, merges))]
-    fn read_file(py: Python<'_>, vocab: PathBuf, merges: PathBuf) -> PyResult<(HashMap<String, u32>, Merges)> {
+    fn read_file(
+        py: Python<'_>,
+        vocab: PathBuf,
+        merges: PathBuf,
+    ) -> PyResult<(HashMap<String, u32>, Merges)> {
         py.allow_threads(|| bpe::files::read_file(&vocab, &merges)).py()
     }
 
@@ -291,7 +325,10 @@ impl PyBPE {
         kwargs: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let py = cls.py();
-        let args = PyTuple::new(py, [vocab.into_pyobject(py)?.into_any(), merges.into_pyobject(py)?.into_any()])?;
+        let args = PyTuple::new(
+            py,
+            [vocab.into_pyobject(py)?.into_any(), merges.into_pyobject(py)?.into_any()],
+        )?;
         cls.call(args, kwargs)
     }
 
@@ -324,7 +361,10 @@ impl PyBPE {
         getter!(self_, ModelWrapper::BPE, |m| m.continuing_subword_prefix.clone())
     }
     #[setter]
-    fn set_continuing_subword_prefix(self_: PyRef<'_, Self>, prefix: Option<String>) -> PyResult<()> {
+    fn set_continuing_subword_prefix(
+        self_: PyRef<'_, Self>,
+        prefix: Option<String>,
+    ) -> PyResult<()> {
         bpe_setter!(self_, |m| m.continuing_subword_prefix = prefix)
     }
     #[getter]
@@ -406,7 +446,11 @@ impl PyWordPiece {
             None => {}
             Some(v) if v.is_instance_of::<PyDict>() => builder = builder.vocab(v.extract()?),
             Some(v) => {
-                let path: PathBuf = v.extract().map_err(|_| PyTypeError::new_err("vocab must be a dict token → id or the path of a vocab.txt"))?;
+                let path: PathBuf = v.extract().map_err(|_| {
+                    PyTypeError::new_err(
+                        "vocab must be a dict token → id or the path of a vocab.txt",
+                    )
+                })?;
                 builder = builder.file(path);
             }
         }
@@ -426,7 +470,11 @@ impl PyWordPiece {
     /// token must be in the file (`FormatError` otherwise).
     #[classmethod]
     #[pyo3(signature = (vocab, **kwargs))]
-    fn from_file<'py>(cls: &Bound<'py, PyType>, vocab: PathBuf, kwargs: Option<&Bound<'py, PyDict>>) -> PyResult<Bound<'py, PyAny>> {
+    fn from_file<'py>(
+        cls: &Bound<'py, PyType>,
+        vocab: PathBuf,
+        kwargs: Option<&Bound<'py, PyDict>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
         let py = cls.py();
         let args = PyTuple::new(py, [vocab.into_pyobject(py)?.into_any()])?;
         cls.call(args, kwargs)
@@ -472,7 +520,11 @@ pub struct PyWordLevel {}
 impl PyWordLevel {
     #[new]
     #[pyo3(signature = (vocab=None, unk_token=None))]
-    fn new(py: Python<'_>, vocab: Option<&Bound<'_, PyAny>>, unk_token: Option<String>) -> PyResult<(Self, PyModel)> {
+    fn new(
+        py: Python<'_>,
+        vocab: Option<&Bound<'_, PyAny>>,
+        unk_token: Option<String>,
+    ) -> PyResult<(Self, PyModel)> {
         let mut builder = WordLevel::builder();
         if let Some(unk) = unk_token {
             builder = builder.unk_token(unk);
@@ -481,7 +533,11 @@ impl PyWordLevel {
             None => {}
             Some(v) if v.is_instance_of::<PyDict>() => builder = builder.vocab(v.extract()?),
             Some(v) => {
-                let path: PathBuf = v.extract().map_err(|_| PyTypeError::new_err("vocab must be a dict token → id or the path of a vocab.json"))?;
+                let path: PathBuf = v.extract().map_err(|_| {
+                    PyTypeError::new_err(
+                        "vocab must be a dict token → id or the path of a vocab.json",
+                    )
+                })?;
                 builder = builder.file(path);
             }
         }
@@ -501,7 +557,11 @@ impl PyWordLevel {
     /// `tokenizers`).
     #[classmethod]
     #[pyo3(signature = (vocab, unk_token=None))]
-    fn from_file<'py>(cls: &Bound<'py, PyType>, vocab: PathBuf, unk_token: Option<String>) -> PyResult<Bound<'py, PyAny>> {
+    fn from_file<'py>(
+        cls: &Bound<'py, PyType>,
+        vocab: PathBuf,
+        unk_token: Option<String>,
+    ) -> PyResult<Bound<'py, PyAny>> {
         cls.call1((vocab, unk_token))
     }
 

@@ -9,8 +9,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PySlice, PyTuple};
 
 use tokenmill_core::normalizers::{
-    BertNormalizer, ByteLevel, Lowercase, Nmt, NormalizerWrapper, Precompiled, Prepend, Replace, ReplacePattern, Strip, StripAccents, NFC,
-    NFD, NFKC, NFKD,
+    BertNormalizer, ByteLevel, Lowercase, Nmt, NormalizerWrapper, Precompiled, Prepend, Replace,
+    ReplacePattern, Strip, StripAccents, NFC, NFD, NFKC, NFKD,
 };
 use tokenmill_core::tokenizer::{NormalizedString, Normalizer, SplitDelimiterBehavior};
 use tokenmill_core::utils::offsets::ByteToCharOffsets;
@@ -51,7 +51,11 @@ impl PyNormalizer {
 
     /// Normalizes a ``tokenmill.NormalizedString`` in place, keeping its alignments.
     #[pyo3(text_signature = "(self, normalized)")]
-    fn normalize(&self, py: Python<'_>, mut normalized: PyRefMut<'_, PyNormalizedString>) -> PyResult<()> {
+    fn normalize(
+        &self,
+        py: Python<'_>,
+        mut normalized: PyRefMut<'_, PyNormalizedString>,
+    ) -> PyResult<()> {
         let target = normalized.get_mut()?;
         self.inner.with(|inner| py.allow_threads(move || inner.normalize(target))).py()
     }
@@ -90,11 +94,14 @@ impl PyNormalizer {
     }
 
     fn __str__(&self) -> PyResult<String> {
-        crate::repr::to_str(&self.inner.snapshot()).map_err(|e| PyValueError::new_err(e.to_string()))
+        crate::repr::to_str(&self.inner.snapshot())
+            .map_err(|e| PyValueError::new_err(e.to_string()))
     }
 
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
-        other.extract::<PyRef<'_, PyNormalizer>>().is_ok_and(|o| o.inner.snapshot() == self.inner.snapshot())
+        other
+            .extract::<PyRef<'_, PyNormalizer>>()
+            .is_ok_and(|o| o.inner.snapshot() == self.inner.snapshot())
     }
 }
 
@@ -105,7 +112,10 @@ pub(crate) fn to_python(py: Python<'_>, wrapper: NormalizerWrapper) -> PyResult<
 }
 
 /// Builds the Python object (of the right subclass) that shares `node`.
-pub(crate) fn shared_to_python(py: Python<'_>, node: Node<NormalizerWrapper>) -> PyResult<PyObject> {
+pub(crate) fn shared_to_python(
+    py: Python<'_>,
+    node: Node<NormalizerWrapper>,
+) -> PyResult<PyObject> {
     let base = PyClassInitializer::from(PyNormalizer { inner: node.clone() });
     macro_rules! build {
         ($sub:expr) => {
@@ -221,8 +231,21 @@ impl PyBertNormalizer {
         signature = (clean_text = true, handle_chinese_chars = true, strip_accents = None, lowercase = true),
         text_signature = "(self, clean_text=True, handle_chinese_chars=True, strip_accents=None, lowercase=True)"
     )]
-    fn new(clean_text: bool, handle_chinese_chars: bool, strip_accents: Option<bool>, lowercase: bool) -> (Self, PyNormalizer) {
-        (PyBertNormalizer, PyNormalizer::new(BertNormalizer::new(clean_text, handle_chinese_chars, strip_accents, lowercase)))
+    fn new(
+        clean_text: bool,
+        handle_chinese_chars: bool,
+        strip_accents: Option<bool>,
+        lowercase: bool,
+    ) -> (Self, PyNormalizer) {
+        (
+            PyBertNormalizer,
+            PyNormalizer::new(BertNormalizer::new(
+                clean_text,
+                handle_chinese_chars,
+                strip_accents,
+                lowercase,
+            )),
+        )
     }
 
     #[getter]
@@ -419,7 +442,11 @@ impl PySequence {
         for item in normalizers.iter() {
             let normalizer = adopt::<PyNormalizer>(&item)?
                 .extract::<PyRef<'_, PyNormalizer>>()
-                .map_err(|_| PyTypeError::new_err("Sequence expects a list of tokenmill.normalizers.Normalizer"))?;
+                .map_err(|_| {
+                    PyTypeError::new_err(
+                        "Sequence expects a list of tokenmill.normalizers.Normalizer",
+                    )
+                })?;
             // The items are shared with the objects given (as in tokenizers); sequences are flattened.
             items.extend(normalizer.inner.items());
         }
@@ -441,7 +468,11 @@ impl PySequence {
     }
 
     /// Replaces the value of the item at ``index`` (objects holding that item see the change).
-    fn __setitem__(self_: PyRef<'_, Self>, index: isize, value: Adopted<'_, PyNormalizer>) -> PyResult<()> {
+    fn __setitem__(
+        self_: PyRef<'_, Self>,
+        index: isize,
+        value: Adopted<'_, PyNormalizer>,
+    ) -> PyResult<()> {
         let Node::Single(new_value) = &value.inner else {
             return Err(PyTypeError::new_err("normalizer should not be a sequence"));
         };
@@ -699,7 +730,9 @@ impl PyNormalizedString {
         let inner = self.get()?;
         let text = inner.get();
         let chars = char_range(range, text.chars().count())?;
-        let byte_at = |k: usize| text.char_indices().map(|(i, _)| i).chain(std::iter::once(text.len())).nth(k);
+        let byte_at = |k: usize| {
+            text.char_indices().map(|(i, _)| i).chain(std::iter::once(text.len())).nth(k)
+        };
         Ok(match (byte_at(chars.start), byte_at(chars.end)) {
             (Some(s), Some(e)) => inner.slice(s..e).map(PyNormalizedString::wrap),
             _ => None,
@@ -745,7 +778,9 @@ impl PyNormalizedString {
                     let mut chars = s.chars();
                     match (chars.next(), chars.next()) {
                         (Some(m), None) => Ok(m),
-                        _ => Err(PyValueError::new_err(format!("map: the function must return one character, got {s:?}"))),
+                        _ => Err(PyValueError::new_err(format!(
+                            "map: the function must return one character, got {s:?}"
+                        ))),
                     }
                 });
                 mapped.unwrap_or_else(|e| {
@@ -760,7 +795,12 @@ impl PyNormalizedString {
     /// Splits on ``pattern`` (a str or a ``tokenmill.Regex``); ``behavior`` is one of
     /// "removed", "isolated", "merged_with_previous", "merged_with_next", "contiguous".
     #[pyo3(text_signature = "(self, pattern, behavior)")]
-    fn split(&self, py: Python<'_>, pattern: &Bound<'_, PyAny>, behavior: &str) -> PyResult<Vec<PyNormalizedString>> {
+    fn split(
+        &self,
+        py: Python<'_>,
+        pattern: &Bound<'_, PyAny>,
+        behavior: &str,
+    ) -> PyResult<Vec<PyNormalizedString>> {
         let behavior = parse_behavior(behavior)?;
         let inner = self.get()?;
         let pieces = match PyPattern::extract(pattern)? {
@@ -773,7 +813,12 @@ impl PyNormalizedString {
 
     /// Replaces every match of ``pattern`` (a str or a ``tokenmill.Regex``) by ``content``.
     #[pyo3(text_signature = "(self, pattern, content)")]
-    fn replace(&mut self, py: Python<'_>, pattern: &Bound<'_, PyAny>, content: &str) -> PyResult<()> {
+    fn replace(
+        &mut self,
+        py: Python<'_>,
+        pattern: &Bound<'_, PyAny>,
+        content: &str,
+    ) -> PyResult<()> {
         let inner = self.get_mut()?;
         match PyPattern::extract(pattern)? {
             PyPattern::Literal(s) => inner.replace(s.as_str(), content).map(|_| ()),

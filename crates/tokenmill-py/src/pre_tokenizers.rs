@@ -6,10 +6,14 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 
 use tokenmill_core::pre_tokenizers::{
-    BertPreTokenizer, ByteLevel, CharDelimiterSplit, Digits, FixedLength, Metaspace, PreTokenizerWrapper, PrependScheme, Punctuation,
-    Split, SplitPattern, UnicodeScripts, Whitespace, WhitespaceSplit,
+    BertPreTokenizer, ByteLevel, CharDelimiterSplit, Digits, FixedLength, Metaspace,
+    PreTokenizerWrapper, PrependScheme, Punctuation, Split, SplitPattern, UnicodeScripts,
+    Whitespace, WhitespaceSplit,
 };
-use tokenmill_core::tokenizer::{OffsetReferential, OffsetType, Offsets, PreTokenizedString, PreTokenizer, SplitDelimiterBehavior};
+use tokenmill_core::tokenizer::{
+    OffsetReferential, OffsetType, Offsets, PreTokenizedString, PreTokenizer,
+    SplitDelimiterBehavior,
+};
 use tokenmill_core::Error;
 
 use crate::errors::ToPyResult;
@@ -48,7 +52,10 @@ impl PyPreTokenizer {
 
     /// Pre-tokenizes a ``tokenmill.PreTokenizedString`` in place.
     #[pyo3(text_signature = "(self, pretok)")]
-    fn pre_tokenize(&self, mut pretok: PyRefMut<'_, crate::custom::PyPreTokenizedString>) -> PyResult<()> {
+    fn pre_tokenize(
+        &self,
+        mut pretok: PyRefMut<'_, crate::custom::PyPreTokenizedString>,
+    ) -> PyResult<()> {
         let target = &mut pretok.inner;
         self.inner.with(|inner| inner.pre_tokenize(target)).py()
     }
@@ -56,7 +63,11 @@ impl PyPreTokenizer {
     /// Pre-tokenizes a string: a list of ``(piece, (start, end))`` with offsets as character
     /// indexes into ``sequence``.
     #[pyo3(text_signature = "(self, sequence)")]
-    fn pre_tokenize_str(&self, py: Python<'_>, sequence: String) -> PyResult<Vec<(String, Offsets)>> {
+    fn pre_tokenize_str(
+        &self,
+        py: Python<'_>,
+        sequence: String,
+    ) -> PyResult<Vec<(String, Offsets)>> {
         self.inner.with(|inner| py.allow_threads(move || pre_tokenize_str(inner, &sequence))).py()
     }
 
@@ -88,12 +99,16 @@ impl PyPreTokenizer {
     }
 
     fn __str__(&self) -> PyResult<String> {
-        crate::repr::to_str(&self.inner.snapshot()).map_err(|e| PyValueError::new_err(e.to_string()))
+        crate::repr::to_str(&self.inner.snapshot())
+            .map_err(|e| PyValueError::new_err(e.to_string()))
     }
 }
 
 /// What `pre_tokenize_str` returns, computed without the GIL.
-fn pre_tokenize_str(pre_tokenizer: &PreTokenizerWrapper, text: &str) -> tokenmill_core::Result<Vec<(String, Offsets)>> {
+fn pre_tokenize_str(
+    pre_tokenizer: &PreTokenizerWrapper,
+    text: &str,
+) -> tokenmill_core::Result<Vec<(String, Offsets)>> {
     let mut pretokenized = PreTokenizedString::from(text);
     pre_tokenizer.pre_tokenize(&mut pretokenized)?;
     Ok(pretokenized
@@ -128,7 +143,10 @@ pub(crate) fn to_python(py: Python<'_>, wrapper: PreTokenizerWrapper) -> PyResul
 }
 
 /// Builds the Python object (of the right subclass) that shares `node`.
-pub(crate) fn shared_to_python(py: Python<'_>, node: Node<PreTokenizerWrapper>) -> PyResult<PyObject> {
+pub(crate) fn shared_to_python(
+    py: Python<'_>,
+    node: Node<PreTokenizerWrapper>,
+) -> PyResult<PyObject> {
     let base = PyClassInitializer::from(PyPreTokenizer { inner: node.clone() });
     macro_rules! build {
         ($sub:expr) => {
@@ -193,8 +211,16 @@ pub struct PyByteLevel;
 impl PyByteLevel {
     #[new]
     #[pyo3(signature = (add_prefix_space = true, trim_offsets = true, use_regex = true, **_kwargs))]
-    fn new(add_prefix_space: bool, trim_offsets: bool, use_regex: bool, _kwargs: Option<&Bound<'_, PyDict>>) -> (Self, PyPreTokenizer) {
-        (PyByteLevel, PyPreTokenizer::new(ByteLevel::new(add_prefix_space, trim_offsets, use_regex)))
+    fn new(
+        add_prefix_space: bool,
+        trim_offsets: bool,
+        use_regex: bool,
+        _kwargs: Option<&Bound<'_, PyDict>>,
+    ) -> (Self, PyPreTokenizer) {
+        (
+            PyByteLevel,
+            PyPreTokenizer::new(ByteLevel::new(add_prefix_space, trim_offsets, use_regex)),
+        )
     }
 
     /// The 256 characters bytes are mapped to (as one-character strings, in byte order).
@@ -296,8 +322,13 @@ fn extract_split_pattern(pattern: &Bound<'_, PyAny>) -> PyResult<SplitPattern> {
 impl PySplit {
     #[new]
     #[pyo3(signature = (pattern, behavior, invert = false))]
-    fn new(pattern: &Bound<'_, PyAny>, behavior: &str, invert: bool) -> PyResult<(Self, PyPreTokenizer)> {
-        let split = Split::new(extract_split_pattern(pattern)?, parse_behavior(behavior)?, invert).py()?;
+    fn new(
+        pattern: &Bound<'_, PyAny>,
+        behavior: &str,
+        invert: bool,
+    ) -> PyResult<(Self, PyPreTokenizer)> {
+        let split =
+            Split::new(extract_split_pattern(pattern)?, parse_behavior(behavior)?, invert).py()?;
         Ok((PySplit, PyPreTokenizer::new(split)))
     }
 
@@ -406,8 +437,19 @@ fn parse_prepend_scheme(s: &str) -> PyResult<PrependScheme> {
 impl PyMetaspace {
     #[new]
     #[pyo3(signature = (replacement = '▁', prepend_scheme = "always", split = true))]
-    fn new(replacement: char, prepend_scheme: &str, split: bool) -> PyResult<(Self, PyPreTokenizer)> {
-        Ok((PyMetaspace, PyPreTokenizer::new(Metaspace::new(replacement, parse_prepend_scheme(prepend_scheme)?, split))))
+    fn new(
+        replacement: char,
+        prepend_scheme: &str,
+        split: bool,
+    ) -> PyResult<(Self, PyPreTokenizer)> {
+        Ok((
+            PyMetaspace,
+            PyPreTokenizer::new(Metaspace::new(
+                replacement,
+                parse_prepend_scheme(prepend_scheme)?,
+                split,
+            )),
+        ))
     }
     #[getter]
     fn get_replacement(self_: PyRef<'_, Self>) -> PyResult<String> {
@@ -531,7 +573,11 @@ impl PySequence {
     }
 
     /// Replaces the value of the item at ``index`` (objects holding that item see the change).
-    fn __setitem__(self_: PyRef<'_, Self>, index: isize, value: Adopted<'_, PyPreTokenizer>) -> PyResult<()> {
+    fn __setitem__(
+        self_: PyRef<'_, Self>,
+        index: isize,
+        value: Adopted<'_, PyPreTokenizer>,
+    ) -> PyResult<()> {
         let Node::Single(new_value) = &value.inner else {
             return Err(PyTypeError::new_err("pre_tokenizer should not be a sequence"));
         };

@@ -4,7 +4,8 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 use tokenmill_core::processors::{
-    BertProcessing, ByteLevel, PostProcessorWrapper, RobertaProcessing, SpecialToken, Template, TemplateProcessing, Tokens,
+    BertProcessing, ByteLevel, PostProcessorWrapper, RobertaProcessing, SpecialToken, Template,
+    TemplateProcessing, Tokens,
 };
 use tokenmill_core::tokenizer::PostProcessor;
 
@@ -39,7 +40,10 @@ pub(crate) fn to_python(py: Python<'_>, wrapper: PostProcessorWrapper) -> PyResu
 }
 
 /// The Python object of the right subclass that shares `node` (for `tokenizer.post_processor`).
-pub(crate) fn shared_to_python(py: Python<'_>, node: Node<PostProcessorWrapper>) -> PyResult<PyObject> {
+pub(crate) fn shared_to_python(
+    py: Python<'_>,
+    node: Node<PostProcessorWrapper>,
+) -> PyResult<PyObject> {
     let base = PyClassInitializer::from(PyPostProcessor { inner: node.clone() });
     macro_rules! build {
         ($sub:expr) => {
@@ -80,7 +84,11 @@ impl PyPostProcessor {
         add_special_tokens: bool,
     ) -> PyResult<PyEncoding> {
         let pair = pair.map(|p| p.to_encoding());
-        Ok(self.inner.with(|p| p.process(encoding.to_encoding(), pair, add_special_tokens)).py()?.into())
+        Ok(self
+            .inner
+            .with(|p| p.process(encoding.to_encoding(), pair, add_special_tokens))
+            .py()?
+            .into())
     }
 
     fn __getstate__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
@@ -88,7 +96,9 @@ impl PyPostProcessor {
     }
 
     fn __setstate__(&mut self, state: &[u8]) -> PyResult<()> {
-        let json = std::str::from_utf8(state).map_err(|e| PyValueError::new_err(format!("post-processor state is not UTF-8: {e}")))?;
+        let json = std::str::from_utf8(state).map_err(|e| {
+            PyValueError::new_err(format!("post-processor state is not UTF-8: {e}"))
+        })?;
         self.inner.replace(PostProcessorWrapper::from_json(json).py()?);
         Ok(())
     }
@@ -98,7 +108,8 @@ impl PyPostProcessor {
     }
 
     fn __str__(&self) -> PyResult<String> {
-        crate::repr::to_str(&self.inner.snapshot()).map_err(|e| PyValueError::new_err(e.to_string()))
+        crate::repr::to_str(&self.inner.snapshot())
+            .map_err(|e| PyValueError::new_err(e.to_string()))
     }
 }
 
@@ -160,7 +171,12 @@ pub struct PyRobertaProcessing {}
 impl PyRobertaProcessing {
     #[new]
     #[pyo3(signature = (sep, cls, trim_offsets = true, add_prefix_space = true))]
-    fn new(sep: (String, u32), cls: (String, u32), trim_offsets: bool, add_prefix_space: bool) -> PyClassInitializer<Self> {
+    fn new(
+        sep: (String, u32),
+        cls: (String, u32),
+        trim_offsets: bool,
+        add_prefix_space: bool,
+    ) -> PyClassInitializer<Self> {
         let p = RobertaProcessing { sep, cls, trim_offsets, add_prefix_space };
         PyPostProcessor::init(p).add_subclass(PyRobertaProcessing {})
     }
@@ -289,14 +305,18 @@ fn extract_special_token(item: &Bound<'_, PyAny>) -> PyResult<SpecialToken> {
     }
     if let Ok(d) = item.downcast::<PyDict>() {
         let required = |key: &str| -> PyResult<Bound<'_, PyAny>> {
-            d.get_item(key)?.ok_or_else(|| PyValueError::new_err(format!("special token dict: `{key}` must be specified")))
+            d.get_item(key)?.ok_or_else(|| {
+                PyValueError::new_err(format!("special token dict: `{key}` must be specified"))
+            })
         };
         let id: String = required("id")?.extract()?;
         let ids: Vec<u32> = required("ids")?.extract()?;
         let tokens: Vec<String> = required("tokens")?.extract()?;
         return SpecialToken::new(id, ids, tokens).py();
     }
-    Err(PyTypeError::new_err("a special token must be a (str, int) or (int, str) tuple, or a dict with id, ids, tokens"))
+    Err(PyTypeError::new_err(
+        "a special token must be a (str, int) or (int, str) tuple, or a dict with id, ids, tokens",
+    ))
 }
 
 /// Places special tokens with templates. Each template is a string of space-separated pieces
@@ -336,7 +356,10 @@ impl PyTemplateProcessing {
         let pair = pair.map(extract_template).transpose()?;
         let special_tokens: Tokens = match special_tokens {
             None => Tokens::default(),
-            Some(list) => list.try_iter()?.map(|item| extract_special_token(&item?)).collect::<PyResult<_>>()?,
+            Some(list) => list
+                .try_iter()?
+                .map(|item| extract_special_token(&item?))
+                .collect::<PyResult<_>>()?,
         };
         let p = TemplateProcessing::new(single, pair, special_tokens).py()?;
         Ok(PyPostProcessor::init(p).add_subclass(PyTemplateProcessing {}))
@@ -379,7 +402,8 @@ impl PySequence {
             // The items are shared with the objects given (as in tokenizers); sequences are flattened.
             items.extend(p.borrow().inner.items());
         }
-        Ok(PyClassInitializer::from(PyPostProcessor { inner: Node::sequence(items) }).add_subclass(PySequence {}))
+        Ok(PyClassInitializer::from(PyPostProcessor { inner: Node::sequence(items) })
+            .add_subclass(PySequence {}))
     }
 
     fn __getnewargs__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
@@ -397,7 +421,11 @@ impl PySequence {
     }
 
     /// Replaces the value of the item at ``index`` (objects holding that item see the change).
-    fn __setitem__(self_: PyRef<'_, Self>, index: isize, value: Adopted<'_, PyPostProcessor>) -> PyResult<()> {
+    fn __setitem__(
+        self_: PyRef<'_, Self>,
+        index: isize,
+        value: Adopted<'_, PyPostProcessor>,
+    ) -> PyResult<()> {
         let Node::Single(new_value) = &value.inner else {
             return Err(PyValueError::new_err("processor should not be a sequence"));
         };

@@ -39,7 +39,11 @@ pub(crate) fn to_str<T: Serialize + ?Sized>(value: &T) -> Result<String> {
     render(value, 6, 100)
 }
 
-fn render<T: Serialize + ?Sized>(value: &T, max_elements: usize, max_string: usize) -> Result<String> {
+fn render<T: Serialize + ?Sized>(
+    value: &T,
+    max_elements: usize,
+    max_string: usize,
+) -> Result<String> {
     let mut r = Repr { out: String::new(), counts: Vec::new(), max_elements, max_string };
     value.serialize(&mut r)?;
     Ok(r.out)
@@ -199,11 +203,20 @@ impl ser::Serializer for &mut Repr {
     fn serialize_unit_struct(self, _name: &'static str) -> Result<()> {
         self.serialize_unit()
     }
-    fn serialize_unit_variant(self, _name: &'static str, _index: u32, variant: &'static str) -> Result<()> {
+    fn serialize_unit_variant(
+        self,
+        _name: &'static str,
+        _index: u32,
+        variant: &'static str,
+    ) -> Result<()> {
         self.out.push_str(variant);
         Ok(())
     }
-    fn serialize_newtype_struct<T: Serialize + ?Sized>(self, _name: &'static str, value: &T) -> Result<()> {
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(
+        self,
+        _name: &'static str,
+        value: &T,
+    ) -> Result<()> {
         value.serialize(self)
     }
     fn serialize_newtype_variant<T: Serialize + ?Sized>(
@@ -231,7 +244,13 @@ impl ser::Serializer for &mut Repr {
         self.open("", '(');
         Ok(self)
     }
-    fn serialize_tuple_variant(self, _name: &'static str, _index: u32, variant: &'static str, _len: usize) -> Result<Self> {
+    fn serialize_tuple_variant(
+        self,
+        _name: &'static str,
+        _index: u32,
+        variant: &'static str,
+        _len: usize,
+    ) -> Result<Self> {
         self.open(variant, '(');
         Ok(self)
     }
@@ -243,7 +262,13 @@ impl ser::Serializer for &mut Repr {
         self.open(name.strip_suffix("Helper").unwrap_or(name), '(');
         Ok(self)
     }
-    fn serialize_struct_variant(self, _name: &'static str, _index: u32, variant: &'static str, _len: usize) -> Result<Self> {
+    fn serialize_struct_variant(
+        self,
+        _name: &'static str,
+        _index: u32,
+        variant: &'static str,
+        _len: usize,
+    ) -> Result<Self> {
         self.open(variant, '(');
         Ok(self)
     }
@@ -319,7 +344,11 @@ impl ser::SerializeMap for &mut Repr {
 impl ser::SerializeStruct for &mut Repr {
     type Ok = ();
     type Error = ReprError;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result<()> {
+    fn serialize_field<T: Serialize + ?Sized>(
+        &mut self,
+        key: &'static str,
+        value: &T,
+    ) -> Result<()> {
         self.field(key, value)
     }
     fn end(self) -> Result<()> {
@@ -331,7 +360,11 @@ impl ser::SerializeStruct for &mut Repr {
 impl ser::SerializeStructVariant for &mut Repr {
     type Ok = ();
     type Error = ReprError;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result<()> {
+    fn serialize_field<T: Serialize + ?Sized>(
+        &mut self,
+        key: &'static str,
+        value: &T,
+    ) -> Result<()> {
         self.field(key, value)
     }
     fn end(self) -> Result<()> {

@@ -3,22 +3,24 @@
 //! One frozen class, `Processor`, wrapping the core `sentencepiece::Processor`; the Python
 //! module builds `sentencepiece`'s API (keyword defaults, out_type dispatch, result objects) on
 //! top of it. Every call that does real work releases the GIL; lists are encoded in parallel.
-use std::path::PathBuf;
 use std::collections::VecDeque;
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
 
-
+use prost::Message;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyString};
 use rayon::prelude::*;
-use prost::Message;
-use tokenmill_core::utils::parallel;
-use tokenmill_core::sentencepiece::{flatbuffer, rules, trainer, EncodeOptions, EncodedText, ModelProto, Normalized, NormalizerSpec, PieceType, Processor, SpNormalizer, TrainerSpec};
 use tokenmill_core::normalizers::Precompiled;
+use tokenmill_core::sentencepiece::{
+    flatbuffer, rules, trainer, EncodeOptions, EncodedText, ModelProto, Normalized, NormalizerSpec,
+    PieceType, Processor, SpNormalizer, TrainerSpec,
+};
+use tokenmill_core::utils::parallel;
 
 use crate::errors::{InvalidArgumentError, ToPyResult};
-use crate::input_texts::{for_each_text, held_text, release_front, str_text, HeldTexts};
 use crate::id_lists::IdObjects;
+use crate::input_texts::{for_each_text, held_text, release_front, str_text, HeldTexts};
 
 #[pyclass(module = "tokenmill.sentencepiece", name = "Processor", frozen)]
 pub struct PyProcessor {
@@ -55,7 +57,11 @@ fn to_tuples(encoded: EncodedText, char_offsets: bool) -> PyEncoded {
     } else {
         Box::new(|b| b)
     };
-    let pieces = encoded.pieces.into_iter().map(|p| (p.piece, p.id, p.surface.unwrap_or_default(), convert(p.begin), convert(p.end))).collect();
+    let pieces = encoded
+        .pieces
+        .into_iter()
+        .map(|p| (p.piece, p.id, p.surface.unwrap_or_default(), convert(p.begin), convert(p.end)))
+        .collect();
     (text, pieces, encoded.score)
 }
 
@@ -86,7 +92,11 @@ impl Kind {
             "pieces" => Kind::Pieces,
             "full" => Kind::Full { char_offsets },
             "serialized" => Kind::Serialized,
-            other => return Err(pyo3::exceptions::PyValueError::new_err(format!("unknown result kind {other:?}"))),
+            other => {
+                return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                    "unknown result kind {other:?}"
+                )))
+            }
         })
     }
 }
@@ -114,18 +124,34 @@ impl<'py> IntoPyObject<'py> for Out {
 }
 
 #[allow(clippy::too_many_arguments)]
-fn options(add_bos: bool, add_eos: bool, reverse: bool, emit_unk_piece: bool, enable_sampling: bool, nbest_size: i32, alpha: f32) -> EncodeOptions {
+fn options(
+    add_bos: bool,
+    add_eos: bool,
+    reverse: bool,
+    emit_unk_piece: bool,
+    enable_sampling: bool,
+    nbest_size: i32,
+    alpha: f32,
+) -> EncodeOptions {
     EncodeOptions { add_bos, add_eos, reverse, emit_unk_piece, enable_sampling, nbest_size, alpha }
 }
 
 /// Runs `f` over `items`, in parallel (on tokenmill's pool, see `utils::parallel`) unless
 /// `num_threads` is 1.
-fn batch<T: Sync, R: Send>(items: &[T], num_threads: i32, seed: Option<u64>, f: impl Fn(&T, Option<u64>) -> tokenmill_core::Result<R> + Sync) -> tokenmill_core::Result<Vec<R>> {
-    let serial = |items: &[T]| items.iter().enumerate().map(|(i, t)| f(t, item_seed(seed, i))).collect();
+fn batch<T: Sync, R: Send>(
+    items: &[T],
+    num_threads: i32,
+    seed: Option<u64>,
+    f: impl Fn(&T, Option<u64>) -> tokenmill_core::Result<R> + Sync,
+) -> tokenmill_core::Result<Vec<R>> {
+    let serial =
+        |items: &[T]| items.iter().enumerate().map(|(i, t)| f(t, item_seed(seed, i))).collect();
     if num_threads == 1 || items.len() < 2 {
         return serial(items);
     }
-    parallel::either(items, serial, |items| items.par_iter().enumerate().map(|(i, t)| f(t, item_seed(seed, i))).collect())
+    parallel::either(items, serial, |items| {
+        items.par_iter().enumerate().map(|(i, t)| f(t, item_seed(seed, i))).collect()
+    })
 }
 
 /// Each item of a batch gets its own seed so that a seeded batch is reproducible in any thread
@@ -143,8 +169,16 @@ struct Chunk {
 }
 
 /// The ids of a chunk's texts.
-fn encode_chunk(processor: &Processor, chunk: &Chunk, o: &EncodeOptions, seed: Option<u64>) -> tokenmill_core::Result<FlatIds> {
-    let mut flat = FlatIds { ids: Vec::with_capacity(chunk.texts.iter().map(|t| t.len() / 3 + 2).sum()), ends: Vec::with_capacity(chunk.texts.len()) };
+fn encode_chunk(
+    processor: &Processor,
+    chunk: &Chunk,
+    o: &EncodeOptions,
+    seed: Option<u64>,
+) -> tokenmill_core::Result<FlatIds> {
+    let mut flat = FlatIds {
+        ids: Vec::with_capacity(chunk.texts.iter().map(|t| t.len() / 3 + 2).sum()),
+        ends: Vec::with_capacity(chunk.texts.len()),
+    };
     for (i, text) in chunk.texts.iter().enumerate() {
         processor.encode_ids_into(text, o, item_seed(seed, chunk.first + i), &mut flat.ids)?;
         flat.ends.push(flat.ids.len());
@@ -167,7 +201,14 @@ impl PyProcessor {
     /// encoding, rather than doing them before and after it, is what lets two threads approach
     /// twice the speed of one. The GIL is held only for those parts. `num_threads` 1: all on
     /// this thread.
-    fn encode_ids<'py>(&self, py: Python<'py>, items: &Bound<'py, PyAny>, o: &EncodeOptions, seed: Option<u64>, num_threads: i32) -> PyResult<Bound<'py, PyList>> {
+    fn encode_ids<'py>(
+        &self,
+        py: Python<'py>,
+        items: &Bound<'py, PyAny>,
+        o: &EncodeOptions,
+        seed: Option<u64>,
+        num_threads: i32,
+    ) -> PyResult<Bound<'py, PyList>> {
         let inner = &*self.inner;
         let helpers = if num_threads == 1 { 0 } else { parallel::num_threads().saturating_sub(1) };
         let count = items.len().unwrap_or(0);
@@ -183,7 +224,8 @@ impl PyProcessor {
         py.allow_threads(|| {
             let feed = |push: &mut dyn FnMut(Chunk)| {
                 Python::with_gil(|py| {
-                    let (mut chunk, mut bytes, mut held) = (Chunk { first: 0, texts: Vec::new() }, 0, lock_held());
+                    let (mut chunk, mut bytes, mut held) =
+                        (Chunk { first: 0, texts: Vec::new() }, 0, lock_held());
                     for_each_text(items.bind(py), |s, text| {
                         held.push_back(s.unbind());
                         // SAFETY: `held` keeps the str alive until the chunk's ids are lists,
@@ -206,7 +248,8 @@ impl PyProcessor {
             let encode = |chunk: &Chunk| encode_chunk(inner, chunk, o, seed);
             parallel::produce_in_order(helpers, feed, encode, |run| {
                 Python::with_gil(|py| {
-                    let flats = run.into_iter().map(|chunk| chunk.py()).collect::<PyResult<Vec<_>>>()?;
+                    let flats =
+                        run.into_iter().map(|chunk| chunk.py()).collect::<PyResult<Vec<_>>>()?;
                     for flat in &flats {
                         self.id_objects.push_flat_lists(py, &flat.ids, &flat.ends, &mut lists)?;
                     }
@@ -221,18 +264,33 @@ impl PyProcessor {
     }
 
     /// One encoded text in the requested form.
-    fn encode_one(&self, text: &str, kind: &Kind, o: &EncodeOptions, seed: Option<u64>) -> tokenmill_core::Result<Out> {
+    fn encode_one(
+        &self,
+        text: &str,
+        kind: &Kind,
+        o: &EncodeOptions,
+        seed: Option<u64>,
+    ) -> tokenmill_core::Result<Out> {
         let p = &self.inner;
         Ok(match kind {
             Kind::Ids => Out::Ids(p.encode_ids(text, o, seed)?),
             Kind::Pieces => Out::Pieces(p.encode_pieces(text, o, seed)?),
-            Kind::Full { char_offsets } => Out::Full(to_tuples(p.encode_full(text, o, seed)?, *char_offsets)),
-            Kind::Serialized => Out::Serialized(p.encode_full(text, o, seed)?.to_proto().encode_to_vec()),
+            Kind::Full { char_offsets } => {
+                Out::Full(to_tuples(p.encode_full(text, o, seed)?, *char_offsets))
+            }
+            Kind::Serialized => {
+                Out::Serialized(p.encode_full(text, o, seed)?.to_proto().encode_to_vec())
+            }
         })
     }
 
     /// The result forms of one n-best / sampled segmentation.
-    fn shape(&self, encoded: EncodedText, kind: &Kind, o: &EncodeOptions) -> tokenmill_core::Result<Out> {
+    fn shape(
+        &self,
+        encoded: EncodedText,
+        kind: &Kind,
+        o: &EncodeOptions,
+    ) -> tokenmill_core::Result<Out> {
         Ok(match kind {
             Kind::Ids => {
                 let mut ids: Vec<u32> = encoded.pieces.iter().map(|p| p.id).collect();
@@ -252,7 +310,10 @@ impl PyProcessor {
     fn decode_one(&self, input: &DecodeInput, kind: &Kind) -> tokenmill_core::Result<Out> {
         let p = &self.inner;
         let pieces: Vec<&str> = match input {
-            DecodeInput::Ids(ids) => checked_ids(ids, p.piece_size())?.into_iter().map(|id| p.id_to_piece(id)).collect::<tokenmill_core::Result<_>>()?,
+            DecodeInput::Ids(ids) => checked_ids(ids, p.piece_size())?
+                .into_iter()
+                .map(|id| p.id_to_piece(id))
+                .collect::<tokenmill_core::Result<_>>()?,
             DecodeInput::Pieces(pieces) => pieces.iter().map(String::as_str).collect(),
         };
         let decoded = p.decode_pieces(&pieces);
@@ -289,15 +350,35 @@ impl PyProcessor {
     /// or "serialized" (`SentencePieceText` protobuf bytes).
     #[pyo3(signature = (texts, kind, add_bos=false, add_eos=false, reverse=false, emit_unk_piece=false, enable_sampling=false, nbest_size=-1, alpha=0.1, seed=None, num_threads=-1, char_offsets=true))]
     #[allow(clippy::too_many_arguments)]
-    fn encode<'py>(&self, py: Python<'py>, texts: &Bound<'py, PyAny>, kind: &str, add_bos: bool, add_eos: bool, reverse: bool, emit_unk_piece: bool, enable_sampling: bool, nbest_size: i32, alpha: f32, seed: Option<u64>, num_threads: i32, char_offsets: bool) -> PyResult<Bound<'py, PyList>> {
-        let o = options(add_bos, add_eos, reverse, emit_unk_piece, enable_sampling, nbest_size, alpha);
+    fn encode<'py>(
+        &self,
+        py: Python<'py>,
+        texts: &Bound<'py, PyAny>,
+        kind: &str,
+        add_bos: bool,
+        add_eos: bool,
+        reverse: bool,
+        emit_unk_piece: bool,
+        enable_sampling: bool,
+        nbest_size: i32,
+        alpha: f32,
+        seed: Option<u64>,
+        num_threads: i32,
+        char_offsets: bool,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let o =
+            options(add_bos, add_eos, reverse, emit_unk_piece, enable_sampling, nbest_size, alpha);
         let kind = Kind::parse(kind, char_offsets)?;
         if let Kind::Ids = kind {
             return self.encode_ids(py, texts, &o, seed, num_threads);
         }
         let held = HeldTexts::hold(texts)?;
         let texts = held.texts();
-        let outs = py.allow_threads(|| batch(texts, num_threads, seed, |t, s| self.encode_one(t, &kind, &o, s))).py()?;
+        let outs = py
+            .allow_threads(|| {
+                batch(texts, num_threads, seed, |t, s| self.encode_one(t, &kind, &o, s))
+            })
+            .py()?;
         PyList::new(py, outs)
     }
 
@@ -306,7 +387,18 @@ impl PyProcessor {
     /// "serialized". `num_threads` 1: on this thread.
     #[pyo3(signature = (text, kind, chunk_len, num_threads=-1, add_bos=false, add_eos=false, reverse=false, emit_unk_piece=false))]
     #[allow(clippy::too_many_arguments)]
-    fn parallel_encode(&self, py: Python<'_>, text: &Bound<'_, PyAny>, kind: &str, chunk_len: usize, num_threads: i32, add_bos: bool, add_eos: bool, reverse: bool, emit_unk_piece: bool) -> PyResult<Out> {
+    fn parallel_encode(
+        &self,
+        py: Python<'_>,
+        text: &Bound<'_, PyAny>,
+        kind: &str,
+        chunk_len: usize,
+        num_threads: i32,
+        add_bos: bool,
+        add_eos: bool,
+        reverse: bool,
+        emit_unk_piece: bool,
+    ) -> PyResult<Out> {
         let o = options(add_bos, add_eos, reverse, emit_unk_piece, false, -1, 0.0);
         let kind = Kind::parse(kind, false)?;
         let text = text_of(text)?;
@@ -325,21 +417,45 @@ impl PyProcessor {
 
     /// Decodes each id or piece sequence; `kind` "text", "full" or "serialized".
     #[pyo3(signature = (inputs, kind="text", num_threads=-1, char_offsets=true))]
-    fn decode(&self, py: Python<'_>, inputs: Vec<DecodeInput>, kind: &str, num_threads: i32, char_offsets: bool) -> PyResult<Vec<Out>> {
+    fn decode(
+        &self,
+        py: Python<'_>,
+        inputs: Vec<DecodeInput>,
+        kind: &str,
+        num_threads: i32,
+        char_offsets: bool,
+    ) -> PyResult<Vec<Out>> {
         let kind = if kind == "text" { Kind::Pieces } else { Kind::parse(kind, char_offsets)? };
-        let outs = py.allow_threads(|| batch(&inputs, num_threads, None, |input, _| self.decode_one(input, &kind))).py()?;
+        let outs = py
+            .allow_threads(|| {
+                batch(&inputs, num_threads, None, |input, _| self.decode_one(input, &kind))
+            })
+            .py()?;
         Ok(outs)
     }
 
     /// The n best segmentations of one text, in the form `kind`.
     #[pyo3(signature = (text, nbest_size, kind, add_bos=false, add_eos=false, reverse=false, emit_unk_piece=false))]
     #[allow(clippy::too_many_arguments)]
-    fn nbest(&self, py: Python<'_>, text: String, nbest_size: i32, kind: &str, add_bos: bool, add_eos: bool, reverse: bool, emit_unk_piece: bool) -> PyResult<Vec<Out>> {
+    fn nbest(
+        &self,
+        py: Python<'_>,
+        text: String,
+        nbest_size: i32,
+        kind: &str,
+        add_bos: bool,
+        add_eos: bool,
+        reverse: bool,
+        emit_unk_piece: bool,
+    ) -> PyResult<Vec<Out>> {
         let o = options(add_bos, add_eos, reverse, emit_unk_piece, false, nbest_size, 0.0);
         let kind = Kind::parse(kind, true)?;
         py.allow_threads(|| {
             let results = self.inner.nbest_encode(&text, nbest_size, &o)?;
-            results.into_iter().map(|r| self.shape(r, &kind, &o)).collect::<tokenmill_core::Result<Vec<_>>>()
+            results
+                .into_iter()
+                .map(|r| self.shape(r, &kind, &o))
+                .collect::<tokenmill_core::Result<Vec<_>>>()
         })
         .py()
     }
@@ -347,11 +463,33 @@ impl PyProcessor {
     /// `num_samples` sampled segmentations with their scores: [(result, score)].
     #[pyo3(signature = (text, num_samples, alpha, wor, include_best, kind, add_bos=false, add_eos=false, reverse=false, emit_unk_piece=false, seed=None))]
     #[allow(clippy::too_many_arguments)]
-    fn sample_and_score(&self, py: Python<'_>, text: String, num_samples: i32, alpha: f32, wor: bool, include_best: bool, kind: &str, add_bos: bool, add_eos: bool, reverse: bool, emit_unk_piece: bool, seed: Option<u64>) -> PyResult<Vec<(Out, f32)>> {
+    fn sample_and_score(
+        &self,
+        py: Python<'_>,
+        text: String,
+        num_samples: i32,
+        alpha: f32,
+        wor: bool,
+        include_best: bool,
+        kind: &str,
+        add_bos: bool,
+        add_eos: bool,
+        reverse: bool,
+        emit_unk_piece: bool,
+        seed: Option<u64>,
+    ) -> PyResult<Vec<(Out, f32)>> {
         let o = options(add_bos, add_eos, reverse, emit_unk_piece, true, -1, alpha);
         let kind = Kind::parse(kind, true)?;
         py.allow_threads(|| {
-            let results = self.inner.sample_encode_and_score(&text, num_samples, alpha, wor, include_best, &o, seed)?;
+            let results = self.inner.sample_encode_and_score(
+                &text,
+                num_samples,
+                alpha,
+                wor,
+                include_best,
+                &o,
+                seed,
+            )?;
             results
                 .into_iter()
                 .map(|r| {
@@ -364,12 +502,25 @@ impl PyProcessor {
     }
 
     #[pyo3(signature = (texts, alpha, num_threads=-1))]
-    fn calculate_entropy(&self, py: Python<'_>, texts: Vec<String>, alpha: f32, num_threads: i32) -> PyResult<Vec<f32>> {
-        py.allow_threads(|| batch(&texts, num_threads, None, |t, _| self.inner.calculate_entropy(t, alpha))).py()
+    fn calculate_entropy(
+        &self,
+        py: Python<'_>,
+        texts: Vec<String>,
+        alpha: f32,
+        num_threads: i32,
+    ) -> PyResult<Vec<f32>> {
+        py.allow_threads(|| {
+            batch(&texts, num_threads, None, |t, _| self.inner.calculate_entropy(t, alpha))
+        })
+        .py()
     }
 
     /// (normalized text, offsets), see `normalize_text`.
-    fn normalize<'py>(&self, py: Python<'py>, text: &Bound<'py, PyAny>) -> PyResult<(Bound<'py, PyAny>, Vec<usize>)> {
+    fn normalize<'py>(
+        &self,
+        py: Python<'py>,
+        text: &Bound<'py, PyAny>,
+    ) -> PyResult<(Bound<'py, PyAny>, Vec<usize>)> {
         normalize_text(py, self.inner.normalizer(), text)
     }
 
@@ -399,7 +550,12 @@ impl PyProcessor {
 
     /// unk, bos, eos, pad ids (-1 when absent).
     fn special_ids(&self) -> (i32, i32, i32, i32) {
-        (self.inner.special_id(0), self.inner.special_id(1), self.inner.special_id(2), self.inner.special_id(3))
+        (
+            self.inner.special_id(0),
+            self.inner.special_id(1),
+            self.inner.special_id(2),
+            self.inner.special_id(3),
+        )
     }
 
     fn model_type(&self) -> i32 {
@@ -427,7 +583,9 @@ fn checked_ids(ids: &[i64], size: usize) -> tokenmill_core::Result<Vec<u32>> {
             if id < 0 || id as u64 >= size as u64 {
                 Err(match u32::try_from(id) {
                     Ok(id) => tokenmill_core::Error::UnknownId(id),
-                    Err(_) => tokenmill_core::Error::InvalidArgument(format!("piece id {id} is out of range")),
+                    Err(_) => tokenmill_core::Error::InvalidArgument(format!(
+                        "piece id {id} is out of range"
+                    )),
                 })
             } else {
                 Ok(id as u32)
@@ -452,7 +610,14 @@ fn roundtrip_model_proto<'py>(py: Python<'py>, data: &[u8]) -> PyResult<Bound<'p
 /// `normalizer_spec`: a serialized `NormalizerSpec` to train with (the `normalizer=` option).
 #[pyfunction]
 #[pyo3(signature = (options, sentences=None, pretokenizer=None, allow_inconsistent_pretokenization=false, normalizer_spec=None))]
-fn train<'py>(py: Python<'py>, options: Vec<(String, String)>, sentences: Option<Vec<String>>, pretokenizer: Option<PyObject>, allow_inconsistent_pretokenization: bool, normalizer_spec: Option<Vec<u8>>) -> PyResult<(Bound<'py, PyBytes>, String)> {
+fn train<'py>(
+    py: Python<'py>,
+    options: Vec<(String, String)>,
+    sentences: Option<Vec<String>>,
+    pretokenizer: Option<PyObject>,
+    allow_inconsistent_pretokenization: bool,
+    normalizer_spec: Option<Vec<u8>>,
+) -> PyResult<(Bound<'py, PyBytes>, String)> {
     // The first exception of the pretokenizer; later calls return at once.
     let failure: Mutex<Option<PyErr>> = Mutex::new(None);
     let call_pretokenizer = |text: &str| -> tokenmill_core::Result<Vec<String>> {
@@ -461,7 +626,9 @@ fn train<'py>(py: Python<'py>, options: Vec<(String, String)>, sentences: Option
             return Err(stop());
         }
         Python::with_gil(|py| {
-            let result = pretokenizer.as_ref().map(|f| f.call1(py, (text,)).and_then(|chunks| chunks.extract::<Vec<String>>(py)));
+            let result = pretokenizer
+                .as_ref()
+                .map(|f| f.call1(py, (text,)).and_then(|chunks| chunks.extract::<Vec<String>>(py)));
             match result {
                 Some(Ok(chunks)) => Ok(chunks),
                 Some(Err(e)) => {
@@ -472,7 +639,10 @@ fn train<'py>(py: Python<'py>, options: Vec<(String, String)>, sentences: Option
             }
         })
     };
-    let hook = trainer::Pretokenizer { split: &call_pretokenizer, allow_inconsistent: allow_inconsistent_pretokenization };
+    let hook = trainer::Pretokenizer {
+        split: &call_pretokenizer,
+        allow_inconsistent: allow_inconsistent_pretokenization,
+    };
     let hook = pretokenizer.is_some().then_some(&hook);
     let trained = py
         .allow_threads(|| crate::memory::small_pages(|| -> tokenmill_core::Result<(Vec<u8>, String)> {
@@ -502,7 +672,8 @@ fn train<'py>(py: Python<'py>, options: Vec<(String, String)>, sentences: Option
             Ok((model.to_bytes(), trainer::vocab_file_text(&model)))
         }));
     if let Some(cause) = failure.into_inner().unwrap_or_else(PoisonError::into_inner) {
-        let error = pyo3::exceptions::PyRuntimeError::new_err(format!("Pretokenizer failed: {cause}"));
+        let error =
+            pyo3::exceptions::PyRuntimeError::new_err(format!("Pretokenizer failed: {cause}"));
         error.set_cause(py, Some(cause));
         return Err(error);
     }
@@ -515,7 +686,12 @@ fn train<'py>(py: Python<'py>, options: Vec<(String, String)>, sentences: Option
 /// precompiled charsmap to use instead of the named rule's.
 #[pyfunction]
 #[pyo3(signature = (pieces, options, charsmap=None))]
-fn build_model<'py>(py: Python<'py>, pieces: Vec<(String, f32, i32)>, options: Vec<(String, String)>, charsmap: Option<Vec<u8>>) -> PyResult<Bound<'py, PyBytes>> {
+fn build_model<'py>(
+    py: Python<'py>,
+    pieces: Vec<(String, f32, i32)>,
+    options: Vec<(String, String)>,
+    charsmap: Option<Vec<u8>>,
+) -> PyResult<Bound<'py, PyBytes>> {
     let bytes = py
         .allow_threads(|| -> tokenmill_core::Result<Vec<u8>> {
             let mut spec = TrainerSpec::default();
@@ -531,7 +707,11 @@ fn build_model<'py>(py: Python<'py>, pieces: Vec<(String, f32, i32)>, options: V
             let proto = ModelProto {
                 pieces: pieces
                     .into_iter()
-                    .map(|(piece, score, kind)| tokenmill_core::sentencepiece::SentencePiece { piece: Some(piece), score: Some(score), r#type: (kind != 1).then_some(kind) })
+                    .map(|(piece, score, kind)| tokenmill_core::sentencepiece::SentencePiece {
+                        piece: Some(piece),
+                        score: Some(score),
+                        r#type: (kind != 1).then_some(kind),
+                    })
                     .collect(),
                 trainer_spec: Some(spec),
                 normalizer_spec: Some(normalizer),
@@ -549,11 +729,19 @@ fn build_model<'py>(py: Python<'py>, pieces: Vec<(String, f32, i32)>, options: V
 /// The normalizer settings of a serialized model: (charsmap, add_dummy_prefix,
 /// remove_extra_whitespaces, treat_whitespace_as_suffix).
 #[pyfunction]
-fn normalizer_settings<'py>(py: Python<'py>, data: &[u8]) -> PyResult<(Bound<'py, PyBytes>, bool, bool, bool)> {
+fn normalizer_settings<'py>(
+    py: Python<'py>,
+    data: &[u8],
+) -> PyResult<(Bound<'py, PyBytes>, bool, bool, bool)> {
     let proto = ModelProto::from_bytes(data).py()?;
     let spec = proto.normalizer_spec();
     let charsmap = spec.precompiled_charsmap.clone().unwrap_or_default();
-    Ok((PyBytes::new(py, &charsmap), spec.add_dummy_prefix(), spec.remove_extra_whitespaces(), proto.trainer_spec().treat_whitespace_as_suffix()))
+    Ok((
+        PyBytes::new(py, &charsmap),
+        spec.add_dummy_prefix(),
+        spec.remove_extra_whitespaces(),
+        proto.trainer_spec().treat_whitespace_as_suffix(),
+    ))
 }
 
 /// Parses the `"--flag=value ..."` string form of the training options.
@@ -579,7 +767,11 @@ pub struct PyNormalizer {
 }
 
 impl PyNormalizer {
-    fn build(spec: NormalizerSpec, treat_whitespace_as_suffix: bool, model: Option<ModelProto>) -> PyResult<Self> {
+    fn build(
+        spec: NormalizerSpec,
+        treat_whitespace_as_suffix: bool,
+        model: Option<ModelProto>,
+    ) -> PyResult<Self> {
         let normalizer = SpNormalizer::new(&spec, treat_whitespace_as_suffix, None).py()?;
         Ok(PyNormalizer { spec, treat_whitespace_as_suffix, model, normalizer })
     }
@@ -589,16 +781,26 @@ impl PyNormalizer {
         let mut seen = std::collections::HashSet::new();
         for (source, target) in &rules {
             if source.is_empty() {
-                return Err(InvalidArgumentError::new_err("normalization rule: the source is empty"));
+                return Err(InvalidArgumentError::new_err(
+                    "normalization rule: the source is empty",
+                ));
             }
             if source == target {
-                return Err(InvalidArgumentError::new_err(format!("normalization rule: {source:?} maps to itself")));
+                return Err(InvalidArgumentError::new_err(format!(
+                    "normalization rule: {source:?} maps to itself"
+                )));
             }
             if !seen.insert(source.as_str()) {
-                return Err(InvalidArgumentError::new_err(format!("normalization rule: {source:?} is given twice")));
+                return Err(InvalidArgumentError::new_err(format!(
+                    "normalization rule: {source:?} is given twice"
+                )));
             }
         }
-        let spec = NormalizerSpec { name: Some("user_defined".into()), precompiled_charsmap: Some(rules::compile_charsmap(&rules).py()?), ..Default::default() };
+        let spec = NormalizerSpec {
+            name: Some("user_defined".into()),
+            precompiled_charsmap: Some(rules::compile_charsmap(&rules).py()?),
+            ..Default::default()
+        };
         Self::build(spec, false, None)
     }
 }
@@ -616,7 +818,9 @@ impl PyNormalizer {
     /// From a serialized `NormalizerSpec`.
     #[staticmethod]
     fn from_spec(data: &[u8]) -> PyResult<Self> {
-        let spec = NormalizerSpec::decode(data).map_err(|e| InvalidArgumentError::new_err(format!("cannot parse the normalizer spec: {e}")))?;
+        let spec = NormalizerSpec::decode(data).map_err(|e| {
+            InvalidArgumentError::new_err(format!("cannot parse the normalizer spec: {e}"))
+        })?;
         Self::build(spec, false, None)
     }
 
@@ -631,7 +835,10 @@ impl PyNormalizer {
     /// Rules from a TSV file (sentencepiece's format: hexadecimal code points).
     #[staticmethod]
     fn from_rule_tsv(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
-        let text = py.allow_threads(|| std::fs::read_to_string(&path)).map_err(|e| tokenmill_core::Error::io(path.clone(), e)).py()?;
+        let text = py
+            .allow_threads(|| std::fs::read_to_string(&path))
+            .map_err(|e| tokenmill_core::Error::io(path.clone(), e))
+            .py()?;
         Self::from_rules(rules::rules_from_tsv(&text).py()?)
     }
 
@@ -649,7 +856,11 @@ impl PyNormalizer {
             "add_dummy_prefix" => spec.add_dummy_prefix = Some(value),
             "escape_whitespaces" => spec.escape_whitespaces = Some(value),
             "remove_extra_whitespaces" => spec.remove_extra_whitespaces = Some(value),
-            other => return Err(InvalidArgumentError::new_err(format!("unknown normalizer flag {other:?}"))),
+            other => {
+                return Err(InvalidArgumentError::new_err(format!(
+                    "unknown normalizer flag {other:?}"
+                )))
+            }
         }
         let model = self.model.clone().map(|mut m| {
             m.normalizer_spec = Some(spec.clone());
@@ -659,7 +870,11 @@ impl PyNormalizer {
     }
 
     /// (normalized text, offsets), see `normalize_text`.
-    fn normalize<'py>(&self, py: Python<'py>, text: &Bound<'py, PyAny>) -> PyResult<(Bound<'py, PyAny>, Vec<usize>)> {
+    fn normalize<'py>(
+        &self,
+        py: Python<'py>,
+        text: &Bound<'py, PyAny>,
+    ) -> PyResult<(Bound<'py, PyAny>, Vec<usize>)> {
         normalize_text(py, &self.normalizer, text)
     }
 
@@ -669,14 +884,19 @@ impl PyNormalizer {
 
     /// The model it was loaded from (with any changed flag), or a model holding only the spec.
     fn serialized_model_proto<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
-        let model = self.model.clone().unwrap_or_else(|| ModelProto { normalizer_spec: Some(self.spec.clone()), ..Default::default() });
+        let model = self.model.clone().unwrap_or_else(|| ModelProto {
+            normalizer_spec: Some(self.spec.clone()),
+            ..Default::default()
+        });
         PyBytes::new(py, &model.to_bytes())
     }
 
     /// The rules of the charsmap, sorted by source.
     fn decompile(&self) -> PyResult<Vec<(String, String)>> {
         match self.spec.precompiled_charsmap.as_deref() {
-            Some(charsmap) if !charsmap.is_empty() => Ok(Precompiled::from_charsmap(charsmap).py()?.rules()),
+            Some(charsmap) if !charsmap.is_empty() => {
+                Ok(Precompiled::from_charsmap(charsmap).py()?.rules())
+            }
             _ => Ok(Vec::new()),
         }
     }
@@ -686,7 +906,11 @@ impl PyNormalizer {
 /// character offset in the input of each normalized character, then the input's length; for
 /// `bytes`, the byte offset of each normalized byte, then the end (sentencepiece's
 /// `_NormalizeWithOffsets`). A lone surrogate is an `InvalidArgumentError`.
-fn normalize_text<'py>(py: Python<'py>, normalizer: &SpNormalizer, text: &Bound<'py, PyAny>) -> PyResult<(Bound<'py, PyAny>, Vec<usize>)> {
+fn normalize_text<'py>(
+    py: Python<'py>,
+    normalizer: &SpNormalizer,
+    text: &Bound<'py, PyAny>,
+) -> PyResult<(Bound<'py, PyAny>, Vec<usize>)> {
     if let Ok(bytes) = text.downcast::<PyBytes>() {
         let input = bytes.as_bytes();
         let n = py.allow_threads(|| normalizer.normalize_bytes(input));
@@ -706,7 +930,8 @@ fn normalize_text<'py>(py: Python<'py>, normalizer: &SpNormalizer, text: &Bound<
 fn char_offsets(input: &str, normalized: &Normalized) -> Vec<usize> {
     let char_at = char_index_of_bytes(input);
     let map = &normalized.norm_to_orig;
-    let mut out: Vec<usize> = normalized.text.char_indices().map(|(i, _)| char_at[map[i].min(input.len())]).collect();
+    let mut out: Vec<usize> =
+        normalized.text.char_indices().map(|(i, _)| char_at[map[i].min(input.len())]).collect();
     // An empty result has no alignment at all (not even its end): sentencepiece gives [0].
     out.push(char_at[map.last().copied().unwrap_or(0).min(input.len())]);
     out

@@ -205,7 +205,9 @@ impl<W: Sequenced> Node<W> {
     pub(crate) fn update<R>(&self, f: impl FnOnce(&mut W) -> R) -> PyResult<R> {
         match self {
             Node::Single(s) => Ok(f(&mut s.write())),
-            Node::Sequence(_) => Err(PyTypeError::new_err("a Sequence is changed through its items (seq[i])")),
+            Node::Sequence(_) => {
+                Err(PyTypeError::new_err("a Sequence is changed through its items (seq[i])"))
+            }
         }
     }
 
@@ -217,7 +219,9 @@ impl<W: Sequenced> Node<W> {
             (Node::Sequence(items), Ok(new_items)) if items.len() == new_items.len() => {
                 items.iter().zip(new_items).for_each(|(cell, v)| cell.set(v));
             }
-            (_, Ok(new_items)) => *self = Node::Sequence(new_items.into_iter().map(Shared::new).collect()),
+            (_, Ok(new_items)) => {
+                *self = Node::Sequence(new_items.into_iter().map(Shared::new).collect())
+            }
             (_, Err(single)) => *self = Node::Single(Shared::new(single)),
         }
     }
@@ -271,7 +275,9 @@ impl<W> Versioned for Node<W> {
 pub(crate) fn resolve_index(index: isize, len: usize) -> PyResult<usize> {
     let resolved = if index < 0 { index + len as isize } else { index };
     if resolved < 0 || resolved as usize >= len {
-        return Err(PyIndexError::new_err(format!("index {index} out of range for a Sequence of {len} components")));
+        return Err(PyIndexError::new_err(format!(
+            "index {index} out of range for a Sequence of {len} components"
+        )));
     }
     Ok(resolved as usize)
 }

@@ -29,10 +29,7 @@ impl<T: Send + Sync> SnapshotCell<T> {
 
     /// A cell over a value others hold too (the first change then works on a copy).
     pub(crate) fn shared(value: Arc<T>) -> Self {
-        SnapshotCell {
-            current: RwLock::new(value),
-            writers: Mutex::new(()),
-        }
+        SnapshotCell { current: RwLock::new(value), writers: Mutex::new(()) }
     }
 
     /// The current snapshot.

@@ -29,7 +29,9 @@ fn ranks_from_dict(dict: &Bound<'_, PyDict>) -> PyResult<Ranks> {
     let mut ranks = Ranks::default();
     ranks.reserve(dict.len());
     for (token, rank) in dict.iter() {
-        let token = token.downcast::<PyBytes>().map_err(|_| pyo3::exceptions::PyTypeError::new_err("mergeable_ranks keys must be bytes"))?;
+        let token = token.downcast::<PyBytes>().map_err(|_| {
+            pyo3::exceptions::PyTypeError::new_err("mergeable_ranks keys must be bytes")
+        })?;
         ranks.insert(token.as_bytes().to_vec(), rank.extract::<Rank>()?);
     }
     Ok(ranks)
@@ -47,7 +49,12 @@ fn texts_of(texts: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
 impl PyCoreBpe {
     /// `CoreBPE(mergeable_ranks: dict[bytes, int], special_tokens: dict[str, int], pat_str: str)`
     #[new]
-    fn new(py: Python<'_>, mergeable_ranks: &Bound<'_, PyDict>, special_tokens: HashMap<String, Rank>, pat_str: &str) -> PyResult<Self> {
+    fn new(
+        py: Python<'_>,
+        mergeable_ranks: &Bound<'_, PyDict>,
+        special_tokens: HashMap<String, Rank>,
+        pat_str: &str,
+    ) -> PyResult<Self> {
         let ranks = ranks_from_dict(mergeable_ranks)?;
         let specials: FxHashMap<String, Rank> = special_tokens.into_iter().collect();
         let pattern = pat_str.to_string();
@@ -79,16 +86,26 @@ impl PyCoreBpe {
     }
 
     /// Token ids of `text`, special-token text encoded as ordinary text.
-    fn encode_ordinary<'py>(&self, py: Python<'py>, text: &Bound<'py, PyString>) -> PyResult<Bound<'py, PyList>> {
+    fn encode_ordinary<'py>(
+        &self,
+        py: Python<'py>,
+        text: &Bound<'py, PyString>,
+    ) -> PyResult<Bound<'py, PyList>> {
         let text = text_of(text)?;
         let ids = py.allow_threads(|| self.inner.encode_ordinary(&text)).py()?;
         self.id_objects.list(py, &ids)
     }
 
     /// Token ids of `text`; special tokens in `allowed_special` become their ids.
-    fn encode<'py>(&self, py: Python<'py>, text: &Bound<'py, PyString>, allowed_special: HashSet<String>) -> PyResult<Bound<'py, PyList>> {
+    fn encode<'py>(
+        &self,
+        py: Python<'py>,
+        text: &Bound<'py, PyString>,
+        allowed_special: HashSet<String>,
+    ) -> PyResult<Bound<'py, PyList>> {
         let text = text_of(text)?;
-        let ids = py.allow_threads(|| self.inner.encode(&text, |s| allowed_special.contains(s))).py()?;
+        let ids =
+            py.allow_threads(|| self.inner.encode(&text, |s| allowed_special.contains(s))).py()?;
         self.id_objects.list(py, &ids)
     }
 
@@ -100,15 +117,22 @@ impl PyCoreBpe {
         allowed_special: HashSet<String>,
     ) -> PyResult<Bound<'py, PyArray1<Rank>>> {
         let text = text_of(text)?;
-        let ids = py.allow_threads(|| self.inner.encode(&text, |s| allowed_special.contains(s))).py()?;
+        let ids =
+            py.allow_threads(|| self.inner.encode(&text, |s| allowed_special.contains(s))).py()?;
         Ok(ids.into_pyarray(py))
     }
 
     /// `encode_ordinary` of every text, in parallel.
     #[pyo3(signature = (texts, num_threads=None))]
-    fn encode_ordinary_batch<'py>(&self, py: Python<'py>, texts: &Bound<'py, PyAny>, num_threads: Option<usize>) -> PyResult<Bound<'py, PyList>> {
+    fn encode_ordinary_batch<'py>(
+        &self,
+        py: Python<'py>,
+        texts: &Bound<'py, PyAny>,
+        num_threads: Option<usize>,
+    ) -> PyResult<Bound<'py, PyList>> {
         let texts = texts_of(texts)?;
-        let batches = py.allow_threads(|| self.inner.encode_ordinary_batch(&texts, num_threads)).py()?;
+        let batches =
+            py.allow_threads(|| self.inner.encode_ordinary_batch(&texts, num_threads)).py()?;
         self.id_objects.lists(py, &batches)
     }
 
@@ -122,7 +146,11 @@ impl PyCoreBpe {
         num_threads: Option<usize>,
     ) -> PyResult<Bound<'py, PyList>> {
         let texts = texts_of(texts)?;
-        let batches = py.allow_threads(|| self.inner.encode_batch(&texts, |s| allowed_special.contains(s), num_threads)).py()?;
+        let batches = py
+            .allow_threads(|| {
+                self.inner.encode_batch(&texts, |s| allowed_special.contains(s), num_threads)
+            })
+            .py()?;
         self.id_objects.lists(py, &batches)
     }
 
@@ -135,7 +163,8 @@ impl PyCoreBpe {
         num_threads: Option<usize>,
     ) -> PyResult<(Bound<'py, PyArray1<Rank>>, Bound<'py, PyArray1<i64>>)> {
         let texts = texts_of(texts)?;
-        let (ids, offsets) = py.allow_threads(|| self.inner.encode_ordinary_batch_flat(&texts, num_threads)).py()?;
+        let (ids, offsets) =
+            py.allow_threads(|| self.inner.encode_ordinary_batch_flat(&texts, num_threads)).py()?;
         let offsets: Vec<i64> = offsets.into_iter().map(|o| o as i64).collect();
         Ok((ids.into_pyarray(py), offsets.into_pyarray(py)))
     }
@@ -157,7 +186,8 @@ impl PyCoreBpe {
         allowed_special: HashSet<String>,
     ) -> PyResult<(Vec<Rank>, Vec<Vec<Rank>>)> {
         let text = text_of(text)?;
-        py.allow_threads(|| self.inner.encode_with_unstable(&text, |s| allowed_special.contains(s))).py()
+        py.allow_threads(|| self.inner.encode_with_unstable(&text, |s| allowed_special.contains(s)))
+            .py()
     }
 
     /// Encodes bytes as one piece (no splitting, no special tokens).
@@ -167,22 +197,36 @@ impl PyCoreBpe {
 
     /// The id of bytes that are exactly one token (ordinary or special); KeyError otherwise.
     fn encode_single_token(&self, py: Python<'_>, token: &[u8]) -> PyResult<Rank> {
-        self.inner.encode_single_token(token).ok_or_else(|| PyKeyError::new_err(PyBytes::new(py, token).unbind()))
+        self.inner
+            .encode_single_token(token)
+            .ok_or_else(|| PyKeyError::new_err(PyBytes::new(py, token).unbind()))
     }
 
     /// The concatenated bytes of `tokens`.
-    fn decode_bytes<'py>(&self, py: Python<'py>, tokens: Vec<Rank>) -> PyResult<Bound<'py, PyBytes>> {
+    fn decode_bytes<'py>(
+        &self,
+        py: Python<'py>,
+        tokens: Vec<Rank>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
         let bytes = py.allow_threads(|| self.inner.decode_bytes(&tokens)).py()?;
         Ok(PyBytes::new(py, &bytes))
     }
 
     /// The bytes of one token.
-    fn decode_single_token_bytes<'py>(&self, py: Python<'py>, token: Rank) -> PyResult<Bound<'py, PyBytes>> {
+    fn decode_single_token_bytes<'py>(
+        &self,
+        py: Python<'py>,
+        token: Rank,
+    ) -> PyResult<Bound<'py, PyBytes>> {
         Ok(PyBytes::new(py, self.inner.decode_single_token_bytes(token).py()?))
     }
 
     /// The bytes of each token.
-    fn decode_tokens_bytes<'py>(&self, py: Python<'py>, tokens: Vec<Rank>) -> PyResult<Bound<'py, PyList>> {
+    fn decode_tokens_bytes<'py>(
+        &self,
+        py: Python<'py>,
+        tokens: Vec<Rank>,
+    ) -> PyResult<Bound<'py, PyList>> {
         let parts = tokens
             .iter()
             .map(|&t| Ok(PyBytes::new(py, self.inner.decode_single_token_bytes(t).py()?)))
@@ -230,7 +274,9 @@ impl PyCoreBpe {
     /// Whether a hand-written scanner (not the general regex engine) splits the text.
     #[getter]
     fn uses_scanner(&self) -> bool {
-        tokenmill_core::utils::regex::Regex::new(self.inner.pattern()).map(|r| r.uses_scanner()).unwrap_or(false)
+        tokenmill_core::utils::regex::Regex::new(self.inner.pattern())
+            .map(|r| r.uses_scanner())
+            .unwrap_or(false)
     }
 }
 
@@ -258,10 +304,16 @@ fn dump_tiktoken_bpe(py: Python<'_>, ranks: &Bound<'_, PyDict>, path: PathBuf) -
 /// forces the general engine. For differential tests.
 #[pyfunction]
 #[pyo3(signature = (pattern, text, backtracking=false))]
-fn split_spans(py: Python<'_>, pattern: &str, text: &Bound<'_, PyString>, backtracking: bool) -> PyResult<Vec<(usize, usize)>> {
+fn split_spans(
+    py: Python<'_>,
+    pattern: &str,
+    text: &Bound<'_, PyString>,
+    backtracking: bool,
+) -> PyResult<Vec<(usize, usize)>> {
     use tokenmill_core::utils::regex::Regex;
     let text = text_of(text)?;
-    let regex = if backtracking { Regex::new_backtracking(pattern) } else { Regex::new(pattern) }.py()?;
+    let regex =
+        if backtracking { Regex::new_backtracking(pattern) } else { Regex::new(pattern) }.py()?;
     py.allow_threads(|| regex.find_spans(&text)).py()
 }
 

@@ -6,24 +6,29 @@ use numpy::{IntoPyArray, PyArray1};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyIterator, PyList, PyString, PyTuple};
-use tokenmill_core::tokenizer::{AddedToken, EncodeInput, OffsetType, StoredBatch, StoredEncoding, Tokenizer};
+use tokenmill_core::tokenizer::{
+    AddedToken, EncodeInput, OffsetType, StoredBatch, StoredEncoding, Tokenizer,
+};
 use tokenmill_core::trainers::progress::Progress;
-use tokenmill_core::utils::parallel::{self, drop_all};
-use tokenmill_core::utils::padding::{PaddingDirection, PaddingParams, PaddingStrategy};
-use tokenmill_core::utils::truncation::{TruncationDirection, TruncationParams, TruncationStrategy};
 use tokenmill_core::trainers::TrainerWrapper;
+use tokenmill_core::utils::padding::{PaddingDirection, PaddingParams, PaddingStrategy};
+use tokenmill_core::utils::parallel::{self, drop_all};
+use tokenmill_core::utils::truncation::{
+    TruncationDirection, TruncationParams, TruncationStrategy,
+};
 
 use crate::encoding::{PyEncoding, PyEncodingBatch};
-use crate::model_inputs::{
-    check_fields, extract_ids, non_negative, padding_from_dict, stack, stack_values, stacked_into_arrays, truncation_from_dict,
-};
 use crate::errors::{input_type_error, InvalidArgumentError, ToPyResult};
+use crate::foreign::{self, Adopted};
 use crate::input_texts::{
     as_str, batch_inputs, hold_batch, hold_texts, str_text, type_name, HeldInput, HeldSequence,
     OwnedInput,
 };
+use crate::model_inputs::{
+    check_fields, extract_ids, non_negative, padding_from_dict, stack, stack_values,
+    stacked_into_arrays, truncation_from_dict,
+};
 use crate::off_loop::run_in_executor;
-use crate::foreign::{self, Adopted};
 use crate::tokenizer_state::{attach_optional, Attached, Pipeline, State, TokenizerState};
 use crate::{decoders, models, normalizers, pre_tokenizers, processors, trainers};
 
@@ -102,7 +107,14 @@ impl PyAddedToken {
         normalized: Option<bool>,
         special: Option<bool>,
     ) -> Self {
-        PyAddedToken { content: content.unwrap_or_default(), special: special.unwrap_or(false), single_word, lstrip, rstrip, normalized }
+        PyAddedToken {
+            content: content.unwrap_or_default(),
+            special: special.unwrap_or(false),
+            single_word,
+            lstrip,
+            rstrip,
+            normalized,
+        }
     }
 
     /// The text of the token.
@@ -207,7 +219,10 @@ fn extract_added_tokens(tokens: &Bound<'_, PyList>, special: bool) -> PyResult<V
                 }
                 Ok(token.borrow().to_core())
             } else {
-                Err(input_type_error(format!("expected a list of str or AddedToken, got an item of type {}", type_name(&t))))
+                Err(input_type_error(format!(
+                    "expected a list of str or AddedToken, got an item of type {}",
+                    type_name(&t)
+                )))
             }
         })
         .collect()
@@ -245,14 +260,22 @@ impl PyTokenizer {
     }
 
     /// Runs `f` on the up-to-date pipeline with the GIL released.
-    pub(crate) fn with_pipeline<R: Send>(&self, py: Python<'_>, f: impl FnOnce(&Tokenizer) -> R + Send) -> PyResult<R> {
+    pub(crate) fn with_pipeline<R: Send>(
+        &self,
+        py: Python<'_>,
+        f: impl FnOnce(&Tokenizer) -> R + Send,
+    ) -> PyResult<R> {
         let pipeline = self.pipeline(py)?;
         let tokenizer: &Tokenizer = &pipeline;
         Ok(py.allow_threads(|| f(tokenizer)))
     }
 
     /// Changes the pipeline (see `TokenizerState::update`).
-    fn update<R>(&self, py: Python<'_>, change: impl FnOnce(&mut Tokenizer) -> tokenmill_core::Result<R>) -> PyResult<R> {
+    fn update<R>(
+        &self,
+        py: Python<'_>,
+        change: impl FnOnce(&mut Tokenizer) -> tokenmill_core::Result<R>,
+    ) -> PyResult<R> {
         self.state.update(py, |state| change(&mut state.tokenizer).py())
     }
 }
@@ -295,7 +318,8 @@ impl PyTokenizer {
         download: bool,
         token: Option<String>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        py.import("tokenmill.pretrained")?.call_method1("from_pretrained", (identifier, revision, cache_dir, download, token))
+        py.import("tokenmill.pretrained")?
+            .call_method1("from_pretrained", (identifier, revision, cache_dir, download, token))
     }
 
     /// Writes tokenizer.json, tokenizer_config.json and special_tokens_map.json into
@@ -310,7 +334,10 @@ impl PyTokenizer {
         model_max_length: Option<u64>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let module = slf.py().import("tokenmill.pretrained")?;
-        module.call_method1("save_pretrained", (slf, save_directory, special_tokens_map, model_max_length))
+        module.call_method1(
+            "save_pretrained",
+            (slf, save_directory, special_tokens_map, model_max_length),
+        )
     }
 
     /// A new tokenizer with this one's pipeline and special tokens, its model retrained on
@@ -360,7 +387,9 @@ impl PyTokenizer {
     }
 
     /// Pickling goes through tokenizer.json: ``Tokenizer.from_buffer(state)``.
-    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyBytes>,))> {
+    fn __reduce__<'py>(
+        slf: &Bound<'py, Self>,
+    ) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyBytes>,))> {
         let state = slf.borrow().__getstate__(slf.py())?;
         Ok((slf.get_type().getattr("from_buffer")?, (state,)))
     }
@@ -403,7 +432,11 @@ impl PyTokenizer {
         }
     }
     #[setter]
-    fn set_normalizer(&self, py: Python<'_>, normalizer: Option<Adopted<'_, normalizers::PyNormalizer>>) -> PyResult<()> {
+    fn set_normalizer(
+        &self,
+        py: Python<'_>,
+        normalizer: Option<Adopted<'_, normalizers::PyNormalizer>>,
+    ) -> PyResult<()> {
         let (attached, value) = attach_optional(normalizer.map(|n| n.inner.clone()));
         self.state.update(py, |state| {
             state.components.normalizer = attached;
@@ -421,7 +454,11 @@ impl PyTokenizer {
         }
     }
     #[setter]
-    fn set_pre_tokenizer(&self, py: Python<'_>, pre_tokenizer: Option<Adopted<'_, pre_tokenizers::PyPreTokenizer>>) -> PyResult<()> {
+    fn set_pre_tokenizer(
+        &self,
+        py: Python<'_>,
+        pre_tokenizer: Option<Adopted<'_, pre_tokenizers::PyPreTokenizer>>,
+    ) -> PyResult<()> {
         let (attached, value) = attach_optional(pre_tokenizer.map(|p| p.inner.clone()));
         self.state.update(py, |state| {
             state.components.pre_tokenizer = attached;
@@ -439,7 +476,11 @@ impl PyTokenizer {
         }
     }
     #[setter]
-    fn set_post_processor(&self, py: Python<'_>, post_processor: Option<Adopted<'_, processors::PyPostProcessor>>) -> PyResult<()> {
+    fn set_post_processor(
+        &self,
+        py: Python<'_>,
+        post_processor: Option<Adopted<'_, processors::PyPostProcessor>>,
+    ) -> PyResult<()> {
         let (attached, value) = attach_optional(post_processor.map(|p| p.inner.clone()));
         self.state.update(py, |state| {
             state.components.post_processor = attached;
@@ -457,7 +498,11 @@ impl PyTokenizer {
         }
     }
     #[setter]
-    fn set_decoder(&self, py: Python<'_>, decoder: Option<Adopted<'_, decoders::PyDecoder>>) -> PyResult<()> {
+    fn set_decoder(
+        &self,
+        py: Python<'_>,
+        decoder: Option<Adopted<'_, decoders::PyDecoder>>,
+    ) -> PyResult<()> {
         let (attached, value) = attach_optional(decoder.map(|d| d.inner.clone()));
         self.state.update(py, |state| {
             state.components.decoder = attached;
@@ -481,7 +526,14 @@ impl PyTokenizer {
     ///     InvalidArgumentError: a negative length, an unknown strategy or direction, or a
     ///         stride that leaves windows no room once the special tokens are counted.
     #[pyo3(signature = (max_length, stride = 0, strategy = "longest_first", direction = "right"))]
-    fn enable_truncation(&self, py: Python<'_>, max_length: i64, stride: i64, strategy: &str, direction: &str) -> PyResult<()> {
+    fn enable_truncation(
+        &self,
+        py: Python<'_>,
+        max_length: i64,
+        stride: i64,
+        strategy: &str,
+        direction: &str,
+    ) -> PyResult<()> {
         let params = TruncationParams {
             max_length: non_negative("max_length", max_length)?,
             stride: non_negative("stride", stride)?,
@@ -536,7 +588,9 @@ impl PyTokenizer {
         let params = PaddingParams {
             strategy: length.map_or(PaddingStrategy::BatchLongest, PaddingStrategy::Fixed),
             direction: PaddingDirection::from_name(direction).py()?,
-            pad_to_multiple_of: pad_to_multiple_of.map(|m| non_negative("pad_to_multiple_of", m)).transpose()?,
+            pad_to_multiple_of: pad_to_multiple_of
+                .map(|m| non_negative("pad_to_multiple_of", m))
+                .transpose()?,
             pad_id,
             pad_type_id,
             pad_token: pad_token.to_string(),
@@ -605,7 +659,12 @@ impl PyTokenizer {
 
     /// The added tokens as ``{id: AddedToken}``, sorted by id.
     fn get_added_tokens_decoder(&self, py: Python<'_>) -> PyResult<BTreeMap<u32, PyAddedToken>> {
-        Ok(self.pipeline(py)?.get_added_tokens_decoder().iter().map(|(id, t)| (*id, PyAddedToken::from(t.clone()))).collect())
+        Ok(self
+            .pipeline(py)?
+            .get_added_tokens_decoder()
+            .iter()
+            .map(|(id, t)| (*id, PyAddedToken::from(t.clone())))
+            .collect())
     }
 
     /// The id of ``token``, or None.
@@ -641,8 +700,15 @@ impl PyTokenizer {
     /// :class:`tokenmill.trainers.BpeTrainer`; a default one when None). The trainer's
     /// special tokens are added to the tokenizer.
     #[pyo3(signature = (files, trainer = None))]
-    fn train(&self, py: Python<'_>, files: Vec<PathBuf>, trainer: Option<Adopted<'_, trainers::PyTrainer>>) -> PyResult<()> {
-        self.train_with(py, trainer, |tokenizer, trainer| tokenizer.train_from_files(trainer, &files))
+    fn train(
+        &self,
+        py: Python<'_>,
+        files: Vec<PathBuf>,
+        trainer: Option<Adopted<'_, trainers::PyTrainer>>,
+    ) -> PyResult<()> {
+        self.train_with(py, trainer, |tokenizer, trainer| {
+            tokenizer.train_from_files(trainer, &files)
+        })
     }
 
     /// Trains the model on an iterator of str, or of batches (any iterable) of str, pulled in
@@ -660,9 +726,12 @@ impl PyTokenizer {
             Some(t) => t.inner.read().should_show_progress(),
             None => true,
         };
-        let progress = Progress::new(show_progress, length.unwrap_or(0), "Pre-processing sequences");
+        let progress =
+            Progress::new(show_progress, length.unwrap_or(0), "Pre-processing sequences");
         let mut sequences = PySequences::new(iterator.try_iter()?.unbind(), progress);
-        let result = self.train_with(py, trainer, |tokenizer, trainer| tokenizer.train_from_sequences(trainer, sequences.by_ref()));
+        let result = self.train_with(py, trainer, |tokenizer, trainer| {
+            tokenizer.train_from_sequences(trainer, sequences.by_ref())
+        });
         sequences.progress.finish();
         // An exception raised by the Python iterator wins over the error it caused.
         if let Some(e) = sequences.failure.take() {
@@ -716,7 +785,8 @@ impl PyTokenizer {
         run_in_executor(slf.py(), move |py| {
             let (first, second) = (first.bind(py), second.as_ref().map(|s| s.bind(py)));
             let tokenizer = tokenizer.borrow(py);
-            let encoding = tokenizer.encode_held(py, &first, second.as_ref(), add_special_tokens)?;
+            let encoding =
+                tokenizer.encode_held(py, &first, second.as_ref(), add_special_tokens)?;
             Ok(Py::new(py, encoding)?.into_any())
         })
     }
@@ -789,7 +859,8 @@ impl PyTokenizer {
         let (ids, boundaries) = self
             .with_pipeline(py, |tokenizer| -> tokenmill_core::Result<(Vec<u32>, Vec<i64>)> {
                 let encode = |t: &&str| tokenizer.encode_ids(t, add_special_tokens);
-                let per_text: Vec<Vec<u32>> = parallel::map_ref_collect::<_, _, tokenmill_core::Result<_>>(&texts, encode)?;
+                let per_text: Vec<Vec<u32>> =
+                    parallel::map_ref_collect::<_, _, tokenmill_core::Result<_>>(&texts, encode)?;
                 let mut boundaries = Vec::with_capacity(per_text.len() + 1);
                 boundaries.push(0i64);
                 let mut ids = Vec::with_capacity(per_text.iter().map(Vec::len).sum());
@@ -805,14 +876,24 @@ impl PyTokenizer {
 
     /// Decodes ids to text. Ids not in the vocabulary are skipped (as ``tokenizers`` does).
     #[pyo3(signature = (ids, skip_special_tokens = true))]
-    fn decode(&self, py: Python<'_>, ids: &Bound<'_, PyAny>, skip_special_tokens: bool) -> PyResult<String> {
+    fn decode(
+        &self,
+        py: Python<'_>,
+        ids: &Bound<'_, PyAny>,
+        skip_special_tokens: bool,
+    ) -> PyResult<String> {
         let ids = extract_ids(ids)?;
         self.with_pipeline(py, |t| t.decode(&ids, skip_special_tokens))?.py()
     }
 
     /// Decodes a batch of id lists in parallel.
     #[pyo3(signature = (sequences, skip_special_tokens = true))]
-    fn decode_batch(&self, py: Python<'_>, sequences: &Bound<'_, PyAny>, skip_special_tokens: bool) -> PyResult<Vec<String>> {
+    fn decode_batch(
+        &self,
+        py: Python<'_>,
+        sequences: &Bound<'_, PyAny>,
+        skip_special_tokens: bool,
+    ) -> PyResult<Vec<String>> {
         let sequences = extract_id_lists(sequences)?;
         self.with_pipeline(py, |t| t.decode_batch(&sequences, skip_special_tokens))?.py()
     }
@@ -842,7 +923,11 @@ impl PyTokenizer {
     /// return_offsets_mapping=False, return_length=False)`` on a text, a pair or a batch;
     /// returns a :class:`tokenmill.BatchEncoding`. See ``tokenmill.batch_encoding``.
     #[pyo3(signature = (*args, **kwargs))]
-    fn __call__<'py>(slf: &Bound<'py, Self>, args: &Bound<'py, PyTuple>, kwargs: Option<&Bound<'py, PyDict>>) -> PyResult<Bound<'py, PyAny>> {
+    fn __call__<'py>(
+        slf: &Bound<'py, Self>,
+        args: &Bound<'py, PyTuple>,
+        kwargs: Option<&Bound<'py, PyDict>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
         let call = slf.py().import("tokenmill.batch_encoding")?.getattr("tokenizer_call")?;
         let mut all = vec![slf.clone().into_any()];
         all.extend(args.iter());
@@ -866,7 +951,15 @@ impl PyTokenizer {
         let held = hold_batch(input, is_pretokenized)?;
         let inputs = batch_inputs(&held)?;
         let batch = self
-            .with_pipeline(py, |t| t.encode_batch_stored(inputs, add_special_tokens, OffsetType::Char, truncation.as_ref(), padding.as_ref()))?
+            .with_pipeline(py, |t| {
+                t.encode_batch_stored(
+                    inputs,
+                    add_special_tokens,
+                    OffsetType::Char,
+                    truncation.as_ref(),
+                    padding.as_ref(),
+                )
+            })?
             .py()?;
         into_py_encodings(py, batch)
     }
@@ -892,7 +985,13 @@ impl PyTokenizer {
             .with_pipeline(py, |t| {
                 let padding = t.get_padding().cloned().unwrap_or_default();
                 // Token texts are never read here; the pads are written straight into the arrays.
-                let batch = t.encode_batch_stored(inputs, add_special_tokens, OffsetType::Byte, t.get_truncation(), Some(&padding))?;
+                let batch = t.encode_batch_stored(
+                    inputs,
+                    add_special_tokens,
+                    OffsetType::Byte,
+                    t.get_truncation(),
+                    Some(&padding),
+                )?;
                 let stacked = stack_values(&batch.rows, &fields, batch.padding.as_ref());
                 drop_all(batch.rows);
                 Ok::<_, tokenmill_core::Error>(stacked)
@@ -936,12 +1035,26 @@ impl PyTokenizer {
             .with_pipeline(py, |t| -> tokenmill_core::Result<_> {
                 // The rows' token texts are only made if a row's Encoding is asked for, and
                 // their padding only then too: the arrays get the pad values directly.
-                let batch = t.encode_batch_stored(inputs, add_special_tokens, OffsetType::Char, truncation.as_ref(), padding.as_ref())?;
-                let (rows, row_sample) = if with_overflowing { rows_with_overflowing(batch.rows) } else {
+                let batch = t.encode_batch_stored(
+                    inputs,
+                    add_special_tokens,
+                    OffsetType::Char,
+                    truncation.as_ref(),
+                    padding.as_ref(),
+                )?;
+                let (rows, row_sample) = if with_overflowing {
+                    rows_with_overflowing(batch.rows)
+                } else {
                     let samples = (0..batch.rows.len()).collect();
                     (batch.rows, samples)
                 };
-                Ok((stack_values(&rows, &fields, batch.padding.as_ref()), rows, row_sample, batch.texts, batch.padding))
+                Ok((
+                    stack_values(&rows, &fields, batch.padding.as_ref()),
+                    rows,
+                    row_sample,
+                    batch.texts,
+                    batch.padding,
+                ))
             })?
             .py()?;
         let arrays = stacked.map(|s| stacked_into_arrays(py, s)).transpose()?;
@@ -951,7 +1064,11 @@ impl PyTokenizer {
     /// ``fields`` of ``encodings`` stacked into int64 NumPy arrays (``offset_mapping`` gets a
     /// last axis of 2), or None when the encodings differ in length.
     #[staticmethod]
-    fn _stack_encodings<'py>(py: Python<'py>, encodings: Vec<PyRef<'py, PyEncoding>>, fields: Vec<String>) -> PyResult<Option<Bound<'py, PyDict>>> {
+    fn _stack_encodings<'py>(
+        py: Python<'py>,
+        encodings: Vec<PyRef<'py, PyEncoding>>,
+        fields: Vec<String>,
+    ) -> PyResult<Option<Bound<'py, PyDict>>> {
         // Token texts are not stacked: the held encodings do.
         let refs: Vec<&StoredEncoding> = encodings.iter().map(|e| e.held()).collect();
         stack(py, &refs, &fields)
@@ -966,7 +1083,10 @@ impl PyTokenizer {
         pair: Option<PyRef<PyEncoding>>,
         add_special_tokens: bool,
     ) -> PyResult<PyEncoding> {
-        let out = self.pipeline(py)?.post_process(encoding.to_encoding(), pair.map(|p| p.to_encoding()), add_special_tokens).py()?;
+        let out = self
+            .pipeline(py)?
+            .post_process(encoding.to_encoding(), pair.map(|p| p.to_encoding()), add_special_tokens)
+            .py()?;
         Ok(out.into())
     }
 }
@@ -1005,7 +1125,8 @@ impl PyTokenizer {
                 // The model's own kind of trainer, as `model.get_trainer()` in `tokenizers`.
                 None => TrainerWrapper::for_model(tokenizer.get_model()),
             };
-            let result = py.allow_threads(|| crate::memory::small_pages(|| run(tokenizer, &mut working)));
+            let result =
+                py.allow_threads(|| crate::memory::small_pages(|| run(tokenizer, &mut working)));
             if let Some(t) = &trainer {
                 t.inner.set(working);
             }
@@ -1042,7 +1163,8 @@ impl PyTokenizer {
         run_in_executor(slf.py(), move |py| {
             let held: Vec<HeldInput<'_>> = owned.iter().map(|input| input.bind(py)).collect();
             let tokenizer = tokenizer.borrow(py);
-            let encodings = tokenizer.encode_held_batch(py, &held, add_special_tokens, offset_type)?;
+            let encodings =
+                tokenizer.encode_held_batch(py, &held, add_special_tokens, offset_type)?;
             Ok(encodings.into_any().unbind())
         })
     }
@@ -1056,7 +1178,15 @@ impl PyTokenizer {
     ) -> PyResult<Bound<'py, PyList>> {
         let inputs = batch_inputs(held)?;
         let batch = self
-            .with_pipeline(py, |t| t.encode_batch_stored(inputs, add_special_tokens, offset_type, t.get_truncation(), t.get_padding()))?
+            .with_pipeline(py, |t| {
+                t.encode_batch_stored(
+                    inputs,
+                    add_special_tokens,
+                    offset_type,
+                    t.get_truncation(),
+                    t.get_padding(),
+                )
+            })?
             .py()?;
         into_py_encodings(py, batch)
     }
@@ -1109,7 +1239,13 @@ const PULL_CHUNK: usize = 256;
 
 impl PySequences {
     fn new(iterator: Py<PyIterator>, progress: Progress) -> Self {
-        PySequences { iterator, chunk: Vec::new().into_iter(), done: false, failure: None, progress }
+        PySequences {
+            iterator,
+            chunk: Vec::new().into_iter(),
+            done: false,
+            failure: None,
+            progress,
+        }
     }
 
     fn pull(&self, py: Python<'_>) -> PyResult<Vec<String>> {
@@ -1123,9 +1259,12 @@ impl PySequences {
             if item.downcast::<PyString>().is_ok() {
                 out.push(extract_text(&item)?);
             } else {
-                let inner = item
-                    .try_iter()
-                    .map_err(|_| input_type_error(format!("training items must be str or iterables of str, got {}", type_name(&item))))?;
+                let inner = item.try_iter().map_err(|_| {
+                    input_type_error(format!(
+                        "training items must be str or iterables of str, got {}",
+                        type_name(&item)
+                    ))
+                })?;
                 for text in inner {
                     out.push(extract_text(&text?)?);
                 }
@@ -1154,7 +1293,9 @@ impl Iterator for PySequences {
                     self.done = true;
                     let message = e.to_string();
                     self.failure = Some(e);
-                    return Some(Err(tokenmill_core::Error::Other(format!("the training iterator raised: {message}"))));
+                    return Some(Err(tokenmill_core::Error::Other(format!(
+                        "the training iterator raised: {message}"
+                    ))));
                 }
             }
         }
@@ -1168,4 +1309,3 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyAddedToken>()?;
     Ok(())
 }
-

@@ -75,21 +75,13 @@ impl<H: Handle> Attached<H> {
     /// A component whose value the pipeline already holds.
     fn synced(handle: H) -> Self {
         let stamp = handle.stamp();
-        Attached {
-            handle,
-            synced: stamp,
-        }
+        Attached { handle, synced: stamp }
     }
 
     /// A component to be copied into the pipeline, and that copy.
     pub(crate) fn attach(handle: H) -> (Self, H::Value) {
-        let mut attached = Attached {
-            handle,
-            synced: NEVER_SYNCED,
-        };
-        let value = attached
-            .refresh()
-            .expect("a newly attached component is stale");
+        let mut attached = Attached { handle, synced: NEVER_SYNCED };
+        let value = attached.refresh().expect("a newly attached component is stale");
         (attached, value)
     }
 
@@ -133,18 +125,14 @@ impl Components {
     fn of(tokenizer: &Tokenizer) -> Self {
         Components {
             model: Attached::synced(Shared::new(tokenizer.get_model().clone())),
-            normalizer: tokenizer
-                .get_normalizer()
-                .map(|n| Attached::synced(Node::new(n.clone()))),
+            normalizer: tokenizer.get_normalizer().map(|n| Attached::synced(Node::new(n.clone()))),
             pre_tokenizer: tokenizer
                 .get_pre_tokenizer()
                 .map(|p| Attached::synced(Node::new(p.clone()))),
             post_processor: tokenizer
                 .get_post_processor()
                 .map(|p| Attached::synced(Node::new(p.clone()))),
-            decoder: tokenizer
-                .get_decoder()
-                .map(|d| Attached::synced(Node::new(d.clone()))),
+            decoder: tokenizer.get_decoder().map(|d| Attached::synced(Node::new(d.clone()))),
         }
     }
 
@@ -162,10 +150,7 @@ impl State {
     /// A state over `tokenizer`, its components shared with no Python object yet.
     pub(crate) fn new(tokenizer: Tokenizer) -> Self {
         let components = Components::of(&tokenizer);
-        State {
-            tokenizer,
-            components,
-        }
+        State { tokenizer, components }
     }
 
     /// Copies the changed components into the pipeline.
@@ -224,9 +209,7 @@ pub(crate) struct TokenizerState {
 
 impl TokenizerState {
     pub(crate) fn new(state: State) -> Self {
-        TokenizerState {
-            cell: SnapshotCell::new(state),
-        }
+        TokenizerState { cell: SnapshotCell::new(state) }
     }
 
     /// The current snapshot as it is (components maybe stale): for the component handles.

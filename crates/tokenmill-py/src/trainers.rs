@@ -6,7 +6,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 use serde::ser::{Serialize, SerializeStruct, Serializer};
 use tokenmill_core::trainers::{
-    AddedToken, BpeTrainResult, BpeTrainer, MergeScore, TrainerWrapper, WordCounts, WordLevelTrainer, WordPieceAlgorithm, WordPieceTrainer,
+    AddedToken, BpeTrainResult, BpeTrainer, MergeScore, TrainerWrapper, WordCounts,
+    WordLevelTrainer, WordPieceAlgorithm, WordPieceTrainer,
 };
 
 use crate::errors::ToPyResult;
@@ -27,14 +28,16 @@ pub struct PyTrainer {
 impl PyTrainer {
     /// The pickled state: JSON in `tokenizers`' layout (`{"BpeTrainer": {...}}`).
     fn __getstate__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
-        let state = pickle_state(&self.inner.read()).map_err(|e| PyValueError::new_err(format!("cannot pickle trainer: {e}")))?;
+        let state = pickle_state(&self.inner.read())
+            .map_err(|e| PyValueError::new_err(format!("cannot pickle trainer: {e}")))?;
         Ok(PyBytes::new(py, &state))
     }
 
     /// Restores a pickled state, in `tokenizers`' layout or tokenmill's older one
     /// (`{"type": "BpeTrainer", ...}`). The state must be of this object's kind of trainer.
     fn __setstate__(&mut self, state: &[u8]) -> PyResult<()> {
-        let trainer = from_pickle_state(state).map_err(|e| PyValueError::new_err(format!("cannot unpickle trainer: {e}")))?;
+        let trainer = from_pickle_state(state)
+            .map_err(|e| PyValueError::new_err(format!("cannot unpickle trainer: {e}")))?;
         if std::mem::discriminant(&trainer) != std::mem::discriminant(&*self.inner.read()) {
             return Err(PyValueError::new_err(format!(
                 "cannot unpickle trainer: the state is a {}, not a {}",
@@ -48,12 +51,14 @@ impl PyTrainer {
 
     /// `tokenizers`' repr: `BpeTrainer(BpeTrainer(min_frequency=0, vocab_size=30000, ...))`.
     fn __repr__(&self) -> PyResult<String> {
-        crate::repr::repr(&TokenizersLayout(&self.inner.read())).map_err(|e| PyValueError::new_err(e.to_string()))
+        crate::repr::repr(&TokenizersLayout(&self.inner.read()))
+            .map_err(|e| PyValueError::new_err(e.to_string()))
     }
 
     /// `tokenizers`' str: the repr with at most 5 elements per container.
     fn __str__(&self) -> PyResult<String> {
-        crate::repr::to_str(&TokenizersLayout(&self.inner.read())).map_err(|e| PyValueError::new_err(e.to_string()))
+        crate::repr::to_str(&TokenizersLayout(&self.inner.read()))
+            .map_err(|e| PyValueError::new_err(e.to_string()))
     }
 }
 
@@ -67,11 +72,25 @@ struct TokenizersLayout<'a>(&'a TrainerWrapper);
 impl Serialize for TokenizersLayout<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         match self.0 {
-            TrainerWrapper::BpeTrainer(t) => serializer.serialize_newtype_variant("TrainerWrapper", 0, "BpeTrainer", &BpeLayout(t)),
-            TrainerWrapper::WordPieceTrainer(t) => serializer.serialize_newtype_variant("TrainerWrapper", 1, "WordPieceTrainer", &WordPieceLayout(t)),
+            TrainerWrapper::BpeTrainer(t) => serializer.serialize_newtype_variant(
+                "TrainerWrapper",
+                0,
+                "BpeTrainer",
+                &BpeLayout(t),
+            ),
+            TrainerWrapper::WordPieceTrainer(t) => serializer.serialize_newtype_variant(
+                "TrainerWrapper",
+                1,
+                "WordPieceTrainer",
+                &WordPieceLayout(t),
+            ),
             // Field for field `tokenizers`' layout.
-            TrainerWrapper::WordLevelTrainer(t) => serializer.serialize_newtype_variant("TrainerWrapper", 2, "WordLevelTrainer", t),
-            TrainerWrapper::UnigramTrainer(t) => serializer.serialize_newtype_variant("TrainerWrapper", 3, "UnigramTrainer", t),
+            TrainerWrapper::WordLevelTrainer(t) => {
+                serializer.serialize_newtype_variant("TrainerWrapper", 2, "WordLevelTrainer", t)
+            }
+            TrainerWrapper::UnigramTrainer(t) => {
+                serializer.serialize_newtype_variant("TrainerWrapper", 3, "UnigramTrainer", t)
+            }
         }
     }
 }
@@ -110,7 +129,8 @@ impl Serialize for WordPieceLayout<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let t = self.0;
         let default_algorithm = t.algorithm == WordPieceAlgorithm::default();
-        let mut s = serializer.serialize_struct("WordPieceTrainer", if default_algorithm { 1 } else { 2 })?;
+        let mut s = serializer
+            .serialize_struct("WordPieceTrainer", if default_algorithm { 1 } else { 2 })?;
         s.serialize_field("bpe_trainer", &BpeLayout(&t.bpe_trainer))?;
         if !default_algorithm {
             s.serialize_field("algorithm", &t.algorithm)?;
@@ -138,7 +158,11 @@ fn from_pickle_state(state: &[u8]) -> serde_json::Result<TrainerWrapper> {
     use serde_json::Value;
     let mut value: Value = serde_json::from_slice(state)?;
     if let Value::Object(outer) = &mut value {
-        let name = outer.keys().next().filter(|_| outer.len() == 1 && !outer.contains_key("type")).cloned();
+        let name = outer
+            .keys()
+            .next()
+            .filter(|_| outer.len() == 1 && !outer.contains_key("type"))
+            .cloned();
         if let Some(name) = name {
             if let Some(Value::Object(mut fields)) = outer.remove(&name) {
                 fields.insert("type".into(), Value::String(name));
@@ -153,10 +177,23 @@ fn from_pickle_state(state: &[u8]) -> serde_json::Result<TrainerWrapper> {
 #[allow(dead_code)]
 pub(crate) fn to_python(py: Python<'_>, wrapper: TrainerWrapper) -> PyResult<PyObject> {
     match wrapper {
-        TrainerWrapper::BpeTrainer(_) => Ok(Py::new(py, (PyBpeTrainer {}, PyTrainer { inner: Shared::new(wrapper) }))?.into_any()),
-        TrainerWrapper::WordPieceTrainer(_) => Ok(Py::new(py, (PyWordPieceTrainer {}, PyTrainer { inner: Shared::new(wrapper) }))?.into_any()),
-        TrainerWrapper::WordLevelTrainer(_) => Ok(Py::new(py, (PyWordLevelTrainer {}, PyTrainer { inner: Shared::new(wrapper) }))?.into_any()),
-        TrainerWrapper::UnigramTrainer(_) => Ok(Py::new(py, (crate::unigram::PyUnigramTrainer {}, PyTrainer { inner: Shared::new(wrapper) }))?.into_any()),
+        TrainerWrapper::BpeTrainer(_) => {
+            Ok(Py::new(py, (PyBpeTrainer {}, PyTrainer { inner: Shared::new(wrapper) }))?
+                .into_any())
+        }
+        TrainerWrapper::WordPieceTrainer(_) => {
+            Ok(Py::new(py, (PyWordPieceTrainer {}, PyTrainer { inner: Shared::new(wrapper) }))?
+                .into_any())
+        }
+        TrainerWrapper::WordLevelTrainer(_) => {
+            Ok(Py::new(py, (PyWordLevelTrainer {}, PyTrainer { inner: Shared::new(wrapper) }))?
+                .into_any())
+        }
+        TrainerWrapper::UnigramTrainer(_) => Ok(Py::new(
+            py,
+            (crate::unigram::PyUnigramTrainer {}, PyTrainer { inner: Shared::new(wrapper) }),
+        )?
+        .into_any()),
     }
 }
 
@@ -173,7 +210,9 @@ pub(crate) fn extract_special_tokens(tokens: &Bound<'_, PyAny>) -> PyResult<Vec<
             if let Ok(token) = item.downcast::<PyAddedToken>() {
                 token.setattr("special", true)?;
             }
-            let flag = |name: &str, default: bool| -> bool { item.getattr(name).and_then(|v| v.extract::<bool>()).unwrap_or(default) };
+            let flag = |name: &str, default: bool| -> bool {
+                item.getattr(name).and_then(|v| v.extract::<bool>()).unwrap_or(default)
+            };
             out.push(AddedToken {
                 content,
                 single_word: flag("single_word", false),
@@ -295,7 +334,11 @@ impl PyBpeTrainer {
     }
     #[getter]
     fn get_initial_alphabet(self_: PyRef<'_, Self>) -> PyResult<Vec<String>> {
-        getter!(self_, TrainerWrapper::BpeTrainer, |t| t.initial_alphabet.iter().map(|c| c.to_string()).collect())
+        getter!(self_, TrainerWrapper::BpeTrainer, |t| t
+            .initial_alphabet
+            .iter()
+            .map(|c| c.to_string())
+            .collect())
     }
     #[setter]
     fn set_initial_alphabet(self_: PyRef<'_, Self>, value: Vec<String>) -> PyResult<()> {
@@ -306,7 +349,10 @@ impl PyBpeTrainer {
         getter!(self_, TrainerWrapper::BpeTrainer, |t| t.continuing_subword_prefix.clone())
     }
     #[setter]
-    fn set_continuing_subword_prefix(self_: PyRef<'_, Self>, value: Option<String>) -> PyResult<()> {
+    fn set_continuing_subword_prefix(
+        self_: PyRef<'_, Self>,
+        value: Option<String>,
+    ) -> PyResult<()> {
         setter!(self_, TrainerWrapper::BpeTrainer, |t| t.continuing_subword_prefix = value)
     }
     #[getter]
@@ -350,7 +396,10 @@ fn result_to_dict<'py>(py: Python<'py>, r: &BpeTrainResult) -> PyResult<Bound<'p
     }
     d.set_item("merges", merges)?;
     d.set_item("history", r.history_texts())?;
-    d.set_item("special_tokens", r.special_tokens.iter().map(|t| t.content.clone()).collect::<Vec<_>>())?;
+    d.set_item(
+        "special_tokens",
+        r.special_tokens.iter().map(|t| t.content.clone()).collect::<Vec<_>>(),
+    )?;
     Ok(d)
 }
 
@@ -427,7 +476,10 @@ macro_rules! wp_set {
     };
 }
 
-fn merge_history_to_python(py: Python<'_>, history: Vec<(String, String, MergeScore)>) -> PyResult<Vec<PyObject>> {
+fn merge_history_to_python(
+    py: Python<'_>,
+    history: Vec<(String, String, MergeScore)>,
+) -> PyResult<Vec<PyObject>> {
     history
         .into_iter()
         .map(|(a, b, score)| {
@@ -471,7 +523,10 @@ impl PyWordPieceTrainer {
         };
         let algorithm: WordPieceAlgorithm = algorithm.parse().py()?;
         let trainer = WordPieceTrainer { bpe_trainer, algorithm, ..Default::default() };
-        Ok((PyWordPieceTrainer {}, PyTrainer { inner: Shared::new(TrainerWrapper::WordPieceTrainer(trainer)) }))
+        Ok((
+            PyWordPieceTrainer {},
+            PyTrainer { inner: Shared::new(TrainerWrapper::WordPieceTrainer(trainer)) },
+        ))
     }
 
     #[getter]
@@ -530,7 +585,10 @@ impl PyWordPieceTrainer {
         wp_get!(self_, |t| t.bpe_trainer.continuing_subword_prefix.clone())
     }
     #[setter]
-    fn set_continuing_subword_prefix(self_: PyRef<'_, Self>, value: Option<String>) -> PyResult<()> {
+    fn set_continuing_subword_prefix(
+        self_: PyRef<'_, Self>,
+        value: Option<String>,
+    ) -> PyResult<()> {
         wp_set!(self_, |t| t.bpe_trainer.continuing_subword_prefix = value)
     }
     #[getter]
@@ -578,7 +636,10 @@ fn _train_wordpiece_from_word_counts<'py>(
     let result = py.allow_threads(|| wordpiece.train_with_form_order(&words, &form_order)).py()?;
     let d = PyDict::new(py);
     d.set_item("vocab", result.vocab_map())?;
-    d.set_item("special_tokens", result.special_tokens.iter().map(|t| t.content.clone()).collect::<Vec<_>>())?;
+    d.set_item(
+        "special_tokens",
+        result.special_tokens.iter().map(|t| t.content.clone()).collect::<Vec<_>>(),
+    )?;
     Ok(d)
 }
 
@@ -608,7 +669,12 @@ pub struct PyWordLevelTrainer {}
 impl PyWordLevelTrainer {
     #[new]
     #[pyo3(signature = (vocab_size=30000, min_frequency=0, show_progress=true, special_tokens=None))]
-    fn new(vocab_size: usize, min_frequency: u64, show_progress: bool, special_tokens: Option<&Bound<'_, PyAny>>) -> PyResult<(Self, PyTrainer)> {
+    fn new(
+        vocab_size: usize,
+        min_frequency: u64,
+        show_progress: bool,
+        special_tokens: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<(Self, PyTrainer)> {
         let trainer = WordLevelTrainer {
             vocab_size,
             min_frequency,
@@ -619,7 +685,10 @@ impl PyWordLevelTrainer {
             },
             ..Default::default()
         };
-        Ok((PyWordLevelTrainer {}, PyTrainer { inner: Shared::new(TrainerWrapper::WordLevelTrainer(trainer)) }))
+        Ok((
+            PyWordLevelTrainer {},
+            PyTrainer { inner: Shared::new(TrainerWrapper::WordLevelTrainer(trainer)) },
+        ))
     }
 
     #[getter]
@@ -649,7 +718,9 @@ impl PyWordLevelTrainer {
     /// The special tokens, as `AddedToken` objects.
     #[getter]
     fn get_special_tokens(self_: PyRef<'_, Self>) -> PyResult<Vec<PyAddedToken>> {
-        getter!(self_, TrainerWrapper::WordLevelTrainer, |t| special_tokens_to_python(&t.special_tokens))
+        getter!(self_, TrainerWrapper::WordLevelTrainer, |t| special_tokens_to_python(
+            &t.special_tokens
+        ))
     }
     #[setter]
     fn set_special_tokens(self_: PyRef<'_, Self>, value: &Bound<'_, PyAny>) -> PyResult<()> {

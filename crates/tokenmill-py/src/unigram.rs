@@ -14,7 +14,9 @@ use tokenmill_core::trainers::{TrainerWrapper, UnigramTrainer};
 use crate::errors::ToPyResult;
 use crate::models::{PyModel, PyToken};
 use crate::tokenizer::PyAddedToken;
-use crate::trainers::{extract_alphabet, extract_special_tokens, special_tokens_to_python, PyTrainer};
+use crate::trainers::{
+    extract_alphabet, extract_special_tokens, special_tokens_to_python, PyTrainer,
+};
 
 /// Texts longer than this are segmented with the GIL released.
 const RELEASE_GIL_BYTES: usize = 4096;
@@ -48,7 +50,10 @@ fn with_trainer<R>(trainer: &PyTrainer, f: impl FnOnce(&UnigramTrainer) -> R) ->
     })
 }
 
-fn with_trainer_mut<R>(trainer: &PyTrainer, f: impl FnOnce(&mut UnigramTrainer) -> R) -> PyResult<R> {
+fn with_trainer_mut<R>(
+    trainer: &PyTrainer,
+    f: impl FnOnce(&mut UnigramTrainer) -> R,
+) -> PyResult<R> {
     trainer.inner.update(|w| match w {
         TrainerWrapper::UnigramTrainer(t) => Ok(f(t)),
         _ => Err(not_unigram_trainer()),
@@ -109,9 +114,13 @@ impl PyUnigram {
         nbest_size: Option<usize>,
     ) -> PyResult<(Self, PyModel)> {
         let mut model = match (vocab, unk_id) {
-            (Some(vocab), unk_id) => Unigram::from(vocab, unk_id, byte_fallback.unwrap_or(false)).py()?,
+            (Some(vocab), unk_id) => {
+                Unigram::from(vocab, unk_id, byte_fallback.unwrap_or(false)).py()?
+            }
             (None, None) => Unigram::default(),
-            (None, Some(_)) => return Err(PyValueError::new_err("`vocab` and `unk_id` must be both specified")),
+            (None, Some(_)) => {
+                return Err(PyValueError::new_err("`vocab` and `unk_id` must be both specified"))
+            }
         };
         model.alpha = alpha;
         model.nbest_size = nbest_size;
@@ -124,7 +133,12 @@ impl PyUnigram {
     /// sentencepiece's segmentations exactly.
     #[staticmethod]
     #[pyo3(signature = (pieces, unk_id, byte_fallback=false))]
-    fn _from_sentencepiece(py: Python<'_>, pieces: Vec<(String, f32, u8)>, unk_id: usize, byte_fallback: bool) -> PyResult<PyObject> {
+    fn _from_sentencepiece(
+        py: Python<'_>,
+        pieces: Vec<(String, f32, u8)>,
+        unk_id: usize,
+        byte_fallback: bool,
+    ) -> PyResult<PyObject> {
         let pieces = pieces
             .into_iter()
             .enumerate()
@@ -136,7 +150,11 @@ impl PyUnigram {
                     4 => PieceKind::UserDefined,
                     5 => PieceKind::Unused,
                     6 => PieceKind::Byte,
-                    other => return Err(PyValueError::new_err(format!("piece {i} ({p:?}): unknown piece type {other} (1..=6)"))),
+                    other => {
+                        return Err(PyValueError::new_err(format!(
+                            "piece {i} ({p:?}): unknown piece type {other} (1..=6)"
+                        )))
+                    }
                 };
                 Ok((p, s, kind))
             })
@@ -181,7 +199,8 @@ impl PyUnigram {
 
     /// The score (log-probability) of piece ``id``.
     fn get_score(self_: PyRef<'_, Self>, id: u32) -> PyResult<f64> {
-        with_unigram(self_.as_super(), |m| m.score(id))?.ok_or_else(|| PyValueError::new_err(format!("id {id} is not in the vocabulary")))
+        with_unigram(self_.as_super(), |m| m.score(id))?
+            .ok_or_else(|| PyValueError::new_err(format!("id {id} is not in the vocabulary")))
     }
 
     /// Re-seeds the sampling generator: the same seed gives the same samples.
@@ -193,7 +212,12 @@ impl PyUnigram {
     /// ``(tokens, score)`` pairs, as sentencepiece's ``nbest_encode`` (``nbest_size`` is clamped
     /// to 1..1024; for 1, the best segmentation with score 0). Unknown characters are not fused.
     #[pyo3(signature = (sequence, nbest_size))]
-    fn nbest(self_: PyRef<'_, Self>, py: Python<'_>, sequence: &str, nbest_size: usize) -> PyResult<Vec<(Vec<PyToken>, f64)>> {
+    fn nbest(
+        self_: PyRef<'_, Self>,
+        py: Python<'_>,
+        sequence: &str,
+        nbest_size: usize,
+    ) -> PyResult<Vec<(Vec<PyToken>, f64)>> {
         with_unigram(self_.as_super(), |m| {
             let nbest = maybe_released(py, sequence, || m.nbest(sequence, nbest_size)).py()?;
             Ok(nbest.iter().map(|(seg, score)| (to_tokens(m, sequence, seg), *score)).collect())
@@ -206,28 +230,47 @@ impl PyUnigram {
     /// filtering, backward sampling). ``seed`` makes this call reproducible; without it the
     /// model's generator is used (see :meth:`set_seed`).
     #[pyo3(signature = (sequence, alpha=0.1, nbest_size=-1, seed=None))]
-    fn sample(self_: PyRef<'_, Self>, py: Python<'_>, sequence: &str, alpha: f64, nbest_size: i64, seed: Option<u64>) -> PyResult<Vec<PyToken>> {
+    fn sample(
+        self_: PyRef<'_, Self>,
+        py: Python<'_>,
+        sequence: &str,
+        alpha: f64,
+        nbest_size: i64,
+        seed: Option<u64>,
+    ) -> PyResult<Vec<PyToken>> {
         with_unigram(self_.as_super(), |m| {
             let seed = match seed {
                 Some(s) => s,
                 None => m.next_seed(),
             };
             let mut rng = ChaCha8Rng::seed_from_u64(seed);
-            let seg = maybe_released(py, sequence, || m.sample_encode(sequence, nbest_size, alpha, &mut rng)).py()?;
+            let seg = maybe_released(py, sequence, || {
+                m.sample_encode(sequence, nbest_size, alpha, &mut rng)
+            })
+            .py()?;
             Ok(to_tokens(m, sequence, &seg))
         })?
     }
 
     /// Entropy of the segmentation distribution of ``sequence`` at temperature ``alpha``.
     #[pyo3(signature = (sequence, alpha=1.0))]
-    fn entropy(self_: PyRef<'_, Self>, py: Python<'_>, sequence: &str, alpha: f64) -> PyResult<f64> {
-        with_unigram(self_.as_super(), |m| maybe_released(py, sequence, || m.entropy(sequence, alpha)).py())?
+    fn entropy(
+        self_: PyRef<'_, Self>,
+        py: Python<'_>,
+        sequence: &str,
+        alpha: f64,
+    ) -> PyResult<f64> {
+        with_unigram(self_.as_super(), |m| {
+            maybe_released(py, sequence, || m.entropy(sequence, alpha)).py()
+        })?
     }
 
     /// log P(sequence): the log of the summed probability of all its segmentations.
     #[pyo3(signature = (sequence))]
     fn log_likelihood(self_: PyRef<'_, Self>, py: Python<'_>, sequence: &str) -> PyResult<f64> {
-        with_unigram(self_.as_super(), |m| maybe_released(py, sequence, || m.log_likelihood(sequence)).py())?
+        with_unigram(self_.as_super(), |m| {
+            maybe_released(py, sequence, || m.log_likelihood(sequence)).py()
+        })?
     }
 
     /// Does nothing (the model keeps no cache); kept for `tokenizers` compatibility.
@@ -294,7 +337,12 @@ impl PyUnigramTrainer {
             seed_size,
             ..Default::default()
         };
-        Ok((PyUnigramTrainer {}, PyTrainer { inner: crate::shared::Shared::new(TrainerWrapper::UnigramTrainer(trainer)) }))
+        Ok((
+            PyUnigramTrainer {},
+            PyTrainer {
+                inner: crate::shared::Shared::new(TrainerWrapper::UnigramTrainer(trainer)),
+            },
+        ))
     }
 
     #[getter]
@@ -325,7 +373,9 @@ impl PyUnigramTrainer {
     }
     #[getter]
     fn get_initial_alphabet(self_: PyRef<'_, Self>) -> PyResult<Vec<String>> {
-        with_trainer(self_.as_super(), |t| t.initial_alphabet.iter().map(|c| c.to_string()).collect())
+        with_trainer(self_.as_super(), |t| {
+            t.initial_alphabet.iter().map(|c| c.to_string()).collect()
+        })
     }
     #[setter]
     fn set_initial_alphabet(self_: PyRef<'_, Self>, value: Vec<String>) -> PyResult<()> {

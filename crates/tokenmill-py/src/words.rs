@@ -11,7 +11,9 @@ use numpy::{IntoPyArray, PyArray1};
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PySlice, PyString, PyTuple};
 use tokenmill_core::utils::parallel;
-use tokenmill_core::words::{self as core, CharOffsets, LanguageRules, PunktTrainer, WordToken, WordTokenizerOptions};
+use tokenmill_core::words::{
+    self as core, CharOffsets, LanguageRules, PunktTrainer, WordToken, WordTokenizerOptions,
+};
 use tokenmill_core::Error;
 
 use crate::errors::ToPyResult;
@@ -77,16 +79,29 @@ impl WordTokenizerState {
         }
     }
 
-    fn to_strings<'py>(&self, py: Python<'py>, original: &Bound<'py, PyString>, text: &Text<'_>, tokens: &[WordToken]) -> PyResult<Bound<'py, PyList>> {
+    fn to_strings<'py>(
+        &self,
+        py: Python<'py>,
+        original: &Bound<'py, PyString>,
+        text: &Text<'_>,
+        tokens: &[WordToken],
+    ) -> PyResult<Bound<'py, PyList>> {
         if text.lossy {
             let with_offsets = self.to_tuples(py, original, text, tokens)?;
-            let items: Vec<Bound<'py, PyAny>> = with_offsets.iter().map(|t| t.get_item(0)).collect::<PyResult<_>>()?;
+            let items: Vec<Bound<'py, PyAny>> =
+                with_offsets.iter().map(|t| t.get_item(0)).collect::<PyResult<_>>()?;
             return PyList::new(py, items);
         }
         fast_token_list(py, original, &text.text, tokens, false)
     }
 
-    fn to_tuples<'py>(&self, py: Python<'py>, original: &Bound<'py, PyString>, text: &Text<'_>, tokens: &[WordToken]) -> PyResult<Bound<'py, PyList>> {
+    fn to_tuples<'py>(
+        &self,
+        py: Python<'py>,
+        original: &Bound<'py, PyString>,
+        text: &Text<'_>,
+        tokens: &[WordToken],
+    ) -> PyResult<Bound<'py, PyList>> {
         if !text.lossy {
             return fast_token_list(py, original, &text.text, tokens, true);
         }
@@ -98,7 +113,10 @@ impl WordTokenizerState {
                 None => original.as_any().get_item(PySlice::new(py, s as isize, e as isize, 1))?,
                 Some(r) => PyString::new(py, r).into_any(),
             };
-            items.push(PyTuple::new(py, [token, s.into_pyobject(py)?.into_any(), e.into_pyobject(py)?.into_any()])?);
+            items.push(PyTuple::new(
+                py,
+                [token, s.into_pyobject(py)?.into_any(), e.into_pyobject(py)?.into_any()],
+            )?);
         }
         PyList::new(py, items)
     }
@@ -152,21 +170,44 @@ impl StringCache {
     /// Sized for the expected number of tokens (at most 2^CACHE_BITS slots): a short text
     /// (one line, one sentence) must not pay for clearing and dropping 8,192 slots per call.
     pub(crate) fn new(expected_tokens: usize) -> Self {
-        let bits = (expected_tokens.max(32).next_power_of_two().trailing_zeros() + 1).min(CACHE_BITS);
-        StringCache { bits, slots: (0..1usize << bits).map(|_| CacheSlot { key: (0, 0, 0), string: None }).collect() }
+        let bits =
+            (expected_tokens.max(32).next_power_of_two().trailing_zeros() + 1).min(CACHE_BITS);
+        StringCache {
+            bits,
+            slots: (0..1usize << bits)
+                .map(|_| CacheSlot { key: (0, 0, 0), string: None })
+                .collect(),
+        }
     }
 
     /// The `str` for `s`: the cached one, or `make()`'s (cached when `s` is short).
-    fn get<'py>(&mut self, py: Python<'py>, s: &str, make: impl FnOnce() -> PyResult<Bound<'py, PyString>>) -> PyResult<Bound<'py, PyString>> {
+    fn get<'py>(
+        &mut self,
+        py: Python<'py>,
+        s: &str,
+        make: impl FnOnce() -> PyResult<Bound<'py, PyString>>,
+    ) -> PyResult<Bound<'py, PyString>> {
         let bytes = s.as_bytes();
         if bytes.len() > CACHE_MAX_BYTES {
             return make();
         }
         let mut buf = [0u8; CACHE_MAX_BYTES];
         buf[..bytes.len()].copy_from_slice(bytes);
-        let [a, b] = [0, 8].map(|i| u64::from_le_bytes([buf[i], buf[i + 1], buf[i + 2], buf[i + 3], buf[i + 4], buf[i + 5], buf[i + 6], buf[i + 7]]));
+        let [a, b] = [0, 8].map(|i| {
+            u64::from_le_bytes([
+                buf[i],
+                buf[i + 1],
+                buf[i + 2],
+                buf[i + 3],
+                buf[i + 4],
+                buf[i + 5],
+                buf[i + 6],
+                buf[i + 7],
+            ])
+        });
         let key = (a, b, bytes.len());
-        let hash = (a ^ b.rotate_left(31) ^ ((bytes.len() as u64) << 56)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let hash = (a ^ b.rotate_left(31) ^ ((bytes.len() as u64) << 56))
+            .wrapping_mul(0x9E37_79B9_7F4A_7C15);
         let slot = &mut self.slots[(hash >> (64 - self.bits)) as usize];
         match &slot.string {
             Some(cached) if slot.key == key => Ok(cached.bind(py).clone()),
@@ -180,7 +221,14 @@ impl StringCache {
 }
 
 impl<'py, 'a> TokenListBuilder<'py, 'a> {
-    fn new(py: Python<'py>, text: &'a str, original: Option<&'a Bound<'py, PyString>>, with_offsets: bool, expected_tokens: usize, strings: &'a mut StringCache) -> Self {
+    fn new(
+        py: Python<'py>,
+        text: &'a str,
+        original: Option<&'a Bound<'py, PyString>>,
+        with_offsets: bool,
+        expected_tokens: usize,
+        strings: &'a mut StringCache,
+    ) -> Self {
         TokenListBuilder {
             py,
             text,
@@ -196,20 +244,36 @@ impl<'py, 'a> TokenListBuilder<'py, 'a> {
     fn int(&self, value: usize) -> PyResult<Bound<'py, PyAny>> {
         // PyLong_FromLong has CPython's fast path for one-digit ints (below 2**30), which
         // PyLong_FromSize_t lacks; a char offset always fits a C long on the platforms we build.
-        let value = std::os::raw::c_long::try_from(value).map_err(|_| pyo3::exceptions::PyOverflowError::new_err("offset too large"))?;
+        let value = std::os::raw::c_long::try_from(value)
+            .map_err(|_| pyo3::exceptions::PyOverflowError::new_err("offset too large"))?;
         // SAFETY: a fresh reference from the C API, NULL turned into the pending exception.
         unsafe { Bound::from_owned_ptr_or_err(self.py, pyo3::ffi::PyLong_FromLong(value)) }
     }
 
     /// The token's `str`: its replacement (PTB spellings), or the original's chars `cs..ce`.
-    fn token_string(&mut self, t: &WordToken, cs: usize, ce: usize) -> PyResult<Bound<'py, PyString>> {
+    fn token_string(
+        &mut self,
+        t: &WordToken,
+        cs: usize,
+        ce: usize,
+    ) -> PyResult<Bound<'py, PyString>> {
         let (py, original) = (self.py, self.original);
         let s = t.as_str(self.text);
         self.strings.get(py, s, || match (original, t.replacement) {
             (Some(original), None) => {
                 // SAFETY: a fresh reference from the C API (NULL: the pending exception); the
                 // char offsets are within the str, whose UTF-8 is `text`.
-                unsafe { Ok(Bound::from_owned_ptr_or_err(py, pyo3::ffi::PyUnicode_Substring(original.as_ptr(), cs as pyo3::ffi::Py_ssize_t, ce as pyo3::ffi::Py_ssize_t))?.downcast_into_unchecked()) }
+                unsafe {
+                    Ok(Bound::from_owned_ptr_or_err(
+                        py,
+                        pyo3::ffi::PyUnicode_Substring(
+                            original.as_ptr(),
+                            cs as pyo3::ffi::Py_ssize_t,
+                            ce as pyo3::ffi::Py_ssize_t,
+                        ),
+                    )?
+                    .downcast_into_unchecked())
+                }
             }
             _ => Ok(PyString::new(py, s)),
         })
@@ -219,7 +283,11 @@ impl<'py, 'a> TokenListBuilder<'py, 'a> {
         use pyo3::ffi;
         self.items.reserve(tokens.len());
         for t in tokens {
-            let (cs, ce) = if self.with_offsets || self.original.is_some() { self.offsets.span(t.start, t.end) } else { (0, 0) };
+            let (cs, ce) = if self.with_offsets || self.original.is_some() {
+                self.offsets.span(t.start, t.end)
+            } else {
+                (0, 0)
+            };
             let string = self.token_string(t, cs, ce)?;
             if !self.with_offsets {
                 self.items.push(string.into_any());
@@ -253,7 +321,10 @@ impl<'py, 'a> TokenListBuilder<'py, 'a> {
         use pyo3::ffi;
         // SAFETY: a list of exactly `items.len()` slots, each filled once; SetItem steals.
         unsafe {
-            let list = Bound::from_owned_ptr_or_err(self.py, ffi::PyList_New(self.items.len() as ffi::Py_ssize_t))?;
+            let list = Bound::from_owned_ptr_or_err(
+                self.py,
+                ffi::PyList_New(self.items.len() as ffi::Py_ssize_t),
+            )?;
             for (i, item) in self.items.into_iter().enumerate() {
                 ffi::PyList_SetItem(list.as_ptr(), i as ffi::Py_ssize_t, item.into_ptr());
             }
@@ -263,7 +334,13 @@ impl<'py, 'a> TokenListBuilder<'py, 'a> {
 }
 
 /// The list of `tokens` of `original` (whose UTF-8 is `text`), as `TokenListBuilder` builds it.
-fn fast_token_list<'py>(py: Python<'py>, original: &Bound<'py, PyString>, text: &str, tokens: &[WordToken], with_offsets: bool) -> PyResult<Bound<'py, PyList>> {
+fn fast_token_list<'py>(
+    py: Python<'py>,
+    original: &Bound<'py, PyString>,
+    text: &str,
+    tokens: &[WordToken],
+    with_offsets: bool,
+) -> PyResult<Bound<'py, PyList>> {
     let mut strings = StringCache::new(tokens.len());
     cached_token_list(py, original, text, tokens, with_offsets, &mut strings)
 }
@@ -277,7 +354,8 @@ fn cached_token_list<'py>(
     with_offsets: bool,
     strings: &mut StringCache,
 ) -> PyResult<Bound<'py, PyList>> {
-    let mut builder = TokenListBuilder::new(py, text, Some(original), with_offsets, tokens.len(), strings);
+    let mut builder =
+        TokenListBuilder::new(py, text, Some(original), with_offsets, tokens.len(), strings);
     builder.push(tokens)?;
     builder.finish()
 }
@@ -289,9 +367,22 @@ const BLOCK_BYTES: usize = 1 << 16;
 /// GIL released into a small reused vector, then turned into Python objects while both are
 /// still in cache. A whole book in one call then costs what its paragraphs cost one by one,
 /// where one vector of all tokens (tens of MB, freshly paged in) made it several times slower.
-fn stream_token_list<'py>(py: Python<'py>, tokenizer: &core::WordTokenizer, original: &Bound<'py, PyString>, text: &str, with_offsets: bool) -> PyResult<Bound<'py, PyList>> {
+fn stream_token_list<'py>(
+    py: Python<'py>,
+    tokenizer: &core::WordTokenizer,
+    original: &Bound<'py, PyString>,
+    text: &str,
+    with_offsets: bool,
+) -> PyResult<Bound<'py, PyList>> {
     let mut strings = StringCache::new(text.len() / 5 + 1);
-    let mut builder = TokenListBuilder::new(py, text, Some(original), with_offsets, text.len() / 5 + 1, &mut strings);
+    let mut builder = TokenListBuilder::new(
+        py,
+        text,
+        Some(original),
+        with_offsets,
+        text.len() / 5 + 1,
+        &mut strings,
+    );
     let mut tokens = Vec::new();
     let mut start = 0;
     while start < text.len() {
@@ -311,7 +402,8 @@ fn stream_token_list<'py>(py: Python<'py>, tokenizer: &core::WordTokenizer, orig
 /// Char offsets of every token of `text`, tokenized block by block (see `stream_token_list`).
 fn char_span_arrays(tokenizer: &core::WordTokenizer, text: &str) -> (Vec<i64>, Vec<i64>) {
     let mut offsets = CharOffsets::new(text);
-    let (mut starts, mut ends) = (Vec::with_capacity(text.len() / 5), Vec::with_capacity(text.len() / 5));
+    let (mut starts, mut ends) =
+        (Vec::with_capacity(text.len() / 5), Vec::with_capacity(text.len() / 5));
     let mut tokens = Vec::new();
     let mut start = 0;
     while start < text.len() {
@@ -332,7 +424,14 @@ fn char_span_arrays(tokenizer: &core::WordTokenizer, text: &str) -> (Vec<i64>, V
 impl PyWordTokenizer {
     #[new]
     #[pyo3(signature = (language="en", penn_treebank=false, split_clitics=true, abbreviations=None, rules=None))]
-    fn new(py: Python<'_>, language: &str, penn_treebank: bool, split_clitics: bool, abbreviations: Option<Vec<String>>, rules: Option<&str>) -> PyResult<Self> {
+    fn new(
+        py: Python<'_>,
+        language: &str,
+        penn_treebank: bool,
+        split_clitics: bool,
+        abbreviations: Option<Vec<String>>,
+        rules: Option<&str>,
+    ) -> PyResult<Self> {
         let mut rules = match rules {
             Some(json) => LanguageRules::from_json(json).py()?,
             None => LanguageRules::for_language(language),
@@ -379,7 +478,11 @@ impl PyWordTokenizer {
         })
     }
 
-    fn tokenize<'py>(&self, py: Python<'py>, text: &Bound<'py, PyString>) -> PyResult<Bound<'py, PyList>> {
+    fn tokenize<'py>(
+        &self,
+        py: Python<'py>,
+        text: &Bound<'py, PyString>,
+    ) -> PyResult<Bound<'py, PyList>> {
         let this = self.state.get(py);
         let t = text_of(text)?;
         if !t.lossy && this.segmenter.is_none() {
@@ -389,7 +492,11 @@ impl PyWordTokenizer {
         this.to_strings(py, text, &t, &tokens)
     }
 
-    fn tokenize_with_offsets<'py>(&self, py: Python<'py>, text: &Bound<'py, PyString>) -> PyResult<Bound<'py, PyList>> {
+    fn tokenize_with_offsets<'py>(
+        &self,
+        py: Python<'py>,
+        text: &Bound<'py, PyString>,
+    ) -> PyResult<Bound<'py, PyList>> {
         let this = self.state.get(py);
         let t = text_of(text)?;
         if !t.lossy && this.segmenter.is_none() {
@@ -402,38 +509,69 @@ impl PyWordTokenizer {
     /// `(starts, ends)`: the tokens' character offsets as two NumPy int64 arrays, with no
     /// Python object per token (the fast form for long texts; `text[starts[i]:ends[i]]` is
     /// token i as it appears in the text, PTB spellings aside).
-    fn tokenize_spans<'py>(&self, py: Python<'py>, text: &Bound<'py, PyString>) -> PyResult<(Bound<'py, PyArray1<i64>>, Bound<'py, PyArray1<i64>>)> {
+    fn tokenize_spans<'py>(
+        &self,
+        py: Python<'py>,
+        text: &Bound<'py, PyString>,
+    ) -> PyResult<(Bound<'py, PyArray1<i64>>, Bound<'py, PyArray1<i64>>)> {
         let this = self.state.get(py);
         let t = text_of(text)?;
         let (starts, ends) = py.allow_threads(|| match &this.segmenter {
             Some(segmenter) => {
                 let mut offsets = CharOffsets::new(&t.text);
-                segmenter.cut(&t.text).iter().map(|w| offsets.span(w.start, w.end)).map(|(s, e)| (s as i64, e as i64)).unzip()
+                segmenter
+                    .cut(&t.text)
+                    .iter()
+                    .map(|w| offsets.span(w.start, w.end))
+                    .map(|(s, e)| (s as i64, e as i64))
+                    .unzip()
             }
             None => char_span_arrays(&this.inner, &t.text),
         });
         Ok((starts.into_pyarray(py), ends.into_pyarray(py)))
     }
 
-    fn tokenize_batch<'py>(&self, py: Python<'py>, texts: Vec<Bound<'py, PyString>>) -> PyResult<Bound<'py, PyList>> {
+    fn tokenize_batch<'py>(
+        &self,
+        py: Python<'py>,
+        texts: Vec<Bound<'py, PyString>>,
+    ) -> PyResult<Bound<'py, PyList>> {
         let this = self.state.get(py);
         let prepared = texts_of(&texts)?;
-        let all: Vec<Vec<WordToken>> = py.allow_threads(|| parallel::map_ref_collect(&prepared, |t| this.tokens(&t.text)));
-        let lists: Vec<Bound<'py, PyList>> =
-            texts.iter().zip(&prepared).zip(&all).map(|((o, t), toks)| this.to_strings(py, o, t, toks)).collect::<PyResult<_>>()?;
+        let all: Vec<Vec<WordToken>> =
+            py.allow_threads(|| parallel::map_ref_collect(&prepared, |t| this.tokens(&t.text)));
+        let lists: Vec<Bound<'py, PyList>> = texts
+            .iter()
+            .zip(&prepared)
+            .zip(&all)
+            .map(|((o, t), toks)| this.to_strings(py, o, t, toks))
+            .collect::<PyResult<_>>()?;
         PyList::new(py, lists)
     }
 
-    fn tokenize_with_offsets_batch<'py>(&self, py: Python<'py>, texts: Vec<Bound<'py, PyString>>) -> PyResult<Bound<'py, PyList>> {
+    fn tokenize_with_offsets_batch<'py>(
+        &self,
+        py: Python<'py>,
+        texts: Vec<Bound<'py, PyString>>,
+    ) -> PyResult<Bound<'py, PyList>> {
         let this = self.state.get(py);
         let prepared = texts_of(&texts)?;
-        let all: Vec<Vec<WordToken>> = py.allow_threads(|| parallel::map_ref_collect(&prepared, |t| this.tokens(&t.text)));
-        let lists: Vec<Bound<'py, PyList>> =
-            texts.iter().zip(&prepared).zip(&all).map(|((o, t), toks)| this.to_tuples(py, o, t, toks)).collect::<PyResult<_>>()?;
+        let all: Vec<Vec<WordToken>> =
+            py.allow_threads(|| parallel::map_ref_collect(&prepared, |t| this.tokens(&t.text)));
+        let lists: Vec<Bound<'py, PyList>> = texts
+            .iter()
+            .zip(&prepared)
+            .zip(&all)
+            .map(|((o, t), toks)| this.to_tuples(py, o, t, toks))
+            .collect::<PyResult<_>>()?;
         PyList::new(py, lists)
     }
 
-    fn __call__<'py>(&self, py: Python<'py>, text: &Bound<'py, PyString>) -> PyResult<Bound<'py, PyList>> {
+    fn __call__<'py>(
+        &self,
+        py: Python<'py>,
+        text: &Bound<'py, PyString>,
+    ) -> PyResult<Bound<'py, PyList>> {
         self.tokenize(py, text)
     }
 
@@ -457,7 +595,11 @@ impl PyWordTokenizer {
     fn __setstate__(&self, py: Python<'_>, state: (String, bool, bool)) -> PyResult<()> {
         let rules = LanguageRules::from_json(&state.0).py()?;
         let segmenter = segmenter::for_language(py, &rules.language)?;
-        let inner = core::WordTokenizer::new(rules, WordTokenizerOptions { penn_treebank: state.1, keep_clitics: state.2 }).py()?;
+        let inner = core::WordTokenizer::new(
+            rules,
+            WordTokenizerOptions { penn_treebank: state.1, keep_clitics: state.2 },
+        )
+        .py()?;
         self.state.set(py, WordTokenizerState { inner, segmenter });
         Ok(())
     }
@@ -478,7 +620,9 @@ struct SentenceSplitterState {
 
 impl PySentenceSplitter {
     fn with_splitter(inner: core::SentenceSplitter) -> Self {
-        PySentenceSplitter { state: SnapshotCell::new(SentenceSplitterState { inner, trainer: None }) }
+        PySentenceSplitter {
+            state: SnapshotCell::new(SentenceSplitterState { inner, trainer: None }),
+        }
     }
 }
 
@@ -487,7 +631,12 @@ fn char_spans(text: &str, spans: &[(usize, usize)]) -> Vec<(usize, usize)> {
     spans.iter().map(|&(s, e)| offsets.span(s, e)).collect()
 }
 
-fn slice_sentences<'py>(py: Python<'py>, original: &Bound<'py, PyString>, text: &Text<'_>, spans: &[(usize, usize)]) -> PyResult<Bound<'py, PyList>> {
+fn slice_sentences<'py>(
+    py: Python<'py>,
+    original: &Bound<'py, PyString>,
+    text: &Text<'_>,
+    spans: &[(usize, usize)],
+) -> PyResult<Bound<'py, PyList>> {
     if text.lossy {
         let items: Vec<Bound<'py, PyAny>> = char_spans(&text.text, spans)
             .into_iter()
@@ -543,7 +692,11 @@ impl PySentenceSplitter {
         })
     }
 
-    fn split<'py>(&self, py: Python<'py>, text: &Bound<'py, PyString>) -> PyResult<Bound<'py, PyList>> {
+    fn split<'py>(
+        &self,
+        py: Python<'py>,
+        text: &Bound<'py, PyString>,
+    ) -> PyResult<Bound<'py, PyList>> {
         let this = self.state.get(py);
         let t = text_of(text)?;
         let spans = py.allow_threads(|| this.inner.spans(&t.text));
@@ -556,19 +709,36 @@ impl PySentenceSplitter {
         Ok(py.allow_threads(|| char_spans(&t.text, &this.inner.spans(&t.text))))
     }
 
-    fn split_batch<'py>(&self, py: Python<'py>, texts: Vec<Bound<'py, PyString>>) -> PyResult<Bound<'py, PyList>> {
+    fn split_batch<'py>(
+        &self,
+        py: Python<'py>,
+        texts: Vec<Bound<'py, PyString>>,
+    ) -> PyResult<Bound<'py, PyList>> {
         let this = self.state.get(py);
         let prepared = texts_of(&texts)?;
-        let all: Vec<Vec<(usize, usize)>> = py.allow_threads(|| parallel::map_ref_collect(&prepared, |t| this.inner.spans(&t.text)));
-        let lists: Vec<Bound<'py, PyList>> =
-            texts.iter().zip(&prepared).zip(&all).map(|((o, t), s)| slice_sentences(py, o, t, s)).collect::<PyResult<_>>()?;
+        let all: Vec<Vec<(usize, usize)>> = py
+            .allow_threads(|| parallel::map_ref_collect(&prepared, |t| this.inner.spans(&t.text)));
+        let lists: Vec<Bound<'py, PyList>> = texts
+            .iter()
+            .zip(&prepared)
+            .zip(&all)
+            .map(|((o, t), s)| slice_sentences(py, o, t, s))
+            .collect::<PyResult<_>>()?;
         PyList::new(py, lists)
     }
 
-    fn spans_batch(&self, py: Python<'_>, texts: Vec<Bound<'_, PyString>>) -> PyResult<Vec<Vec<(usize, usize)>>> {
+    fn spans_batch(
+        &self,
+        py: Python<'_>,
+        texts: Vec<Bound<'_, PyString>>,
+    ) -> PyResult<Vec<Vec<(usize, usize)>>> {
         let this = self.state.get(py);
         let prepared = texts_of(&texts)?;
-        Ok(py.allow_threads(|| parallel::map_ref_collect(&prepared, |t| char_spans(&t.text, &this.inner.spans(&t.text)))))
+        Ok(py.allow_threads(|| {
+            parallel::map_ref_collect(&prepared, |t| {
+                char_spans(&t.text, &this.inner.spans(&t.text))
+            })
+        }))
     }
 
     /// Learns from raw text (a str or an iterable of str); counts accumulate across calls.
@@ -577,7 +747,10 @@ impl PySentenceSplitter {
     fn train(&self, py: Python<'_>, text: &Bound<'_, PyAny>, finalize: bool) -> PyResult<()> {
         let texts: Vec<String> = match text.downcast::<PyString>() {
             Ok(s) => vec![text_of(s)?.text.into_owned()],
-            Err(_) => text.try_iter()?.map(|t| Ok(text_of(t?.downcast::<PyString>()?)?.text.into_owned())).collect::<PyResult<_>>()?,
+            Err(_) => text
+                .try_iter()?
+                .map(|t| Ok(text_of(t?.downcast::<PyString>()?)?.text.into_owned()))
+                .collect::<PyResult<_>>()?,
         };
         self.state.update_copy(py, |this| {
             let params = this.inner.params.clone();
@@ -654,7 +827,12 @@ impl PySentenceSplitter {
 /// Overlapping character k-grams per word, the first of each word marked.
 #[pyfunction]
 #[pyo3(signature = (text, k, mark="#"))]
-fn char_ngrams(py: Python<'_>, text: &Bound<'_, PyString>, k: usize, mark: &str) -> PyResult<Vec<String>> {
+fn char_ngrams(
+    py: Python<'_>,
+    text: &Bound<'_, PyString>,
+    k: usize,
+    mark: &str,
+) -> PyResult<Vec<String>> {
     let t = text_of(text)?;
     Ok(py.allow_threads(|| core::char_ngrams(&t.text, k, mark)))
 }

@@ -16,6 +16,7 @@ Each one can be built from its model files (``from_file``: ``vocab.json`` + ``me
 (``train`` / ``train_from_iterator``) and saved (``save_model`` writes the model files, ``save``
 the whole tokenizer.json).
 """
+
 from tokenmill.implementations.base_tokenizer import BaseTokenizer
 from tokenmill.implementations.bert_wordpiece import BertWordPieceTokenizer
 from tokenmill.implementations.byte_level_bpe import ByteLevelBPETokenizer
@@ -23,5 +24,11 @@ from tokenmill.implementations.char_level_bpe import CharBPETokenizer
 from tokenmill.implementations.sentencepiece_bpe import SentencePieceBPETokenizer
 from tokenmill.implementations.sentencepiece_unigram import SentencePieceUnigramTokenizer
 
-__all__ = ["BaseTokenizer", "BertWordPieceTokenizer", "ByteLevelBPETokenizer", "CharBPETokenizer",
-           "SentencePieceBPETokenizer", "SentencePieceUnigramTokenizer"]
+__all__ = [
+    "BaseTokenizer",
+    "BertWordPieceTokenizer",
+    "ByteLevelBPETokenizer",
+    "CharBPETokenizer",
+    "SentencePieceBPETokenizer",
+    "SentencePieceUnigramTokenizer",
+]

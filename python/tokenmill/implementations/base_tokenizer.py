@@ -1,4 +1,5 @@
 """BaseTokenizer: a thin wrapper that forwards everything to a :class:`tokenmill.Tokenizer`."""
+
 from __future__ import annotations
 
 import os
@@ -15,7 +16,9 @@ _UNICODE_NORMALIZERS = ("nfc", "nfd", "nfkc", "nfkd")
 def unicode_normalizer_from_str(name: str):
     """The normalizer for ``"nfc"``, ``"nfd"``, ``"nfkc"`` or ``"nfkd"`` (ValueError otherwise)."""
     if name not in _UNICODE_NORMALIZERS:
-        raise ValueError(f"{name} is not a known unicode normalizer. Available are {_UNICODE_NORMALIZERS}")
+        raise ValueError(
+            f"{name} is not a known unicode normalizer. Available are {_UNICODE_NORMALIZERS}"
+        )
     return getattr(_normalizers, name.upper())()
 
 
@@ -32,7 +35,12 @@ class BPEFilesMixin:
     """``from_file`` for the BPE implementations, which all take ``(vocab, merges, **kwargs)``."""
 
     @classmethod
-    def from_file(cls, vocab_filename: Union[str, os.PathLike], merges_filename: Union[str, os.PathLike], **kwargs):
+    def from_file(
+        cls,
+        vocab_filename: Union[str, os.PathLike],
+        merges_filename: Union[str, os.PathLike],
+        **kwargs,
+    ):
         """A tokenizer of this class from ``vocab.json`` + ``merges.txt`` (GPT-2's
         ``encoder.json`` + ``vocab.bpe`` too); ``kwargs`` go to the constructor."""
         from tokenmill.models import BPE
@@ -61,7 +69,7 @@ class BaseTokenizer:
         """The vocabulary (token → id), with the added tokens unless told otherwise."""
         return self._tokenizer.get_vocab(with_added_tokens=with_added_tokens)
 
-    def get_added_tokens_decoder(self) -> Dict[int, "tokenmill.AddedToken"]:
+    def get_added_tokens_decoder(self) -> Dict[int, tokenmill.AddedToken]:
         """The added tokens by id."""
         return self._tokenizer.get_added_tokens_decoder()
 
@@ -69,11 +77,24 @@ class BaseTokenizer:
         """The size of the vocabulary, with the added tokens unless told otherwise."""
         return self._tokenizer.get_vocab_size(with_added_tokens=with_added_tokens)
 
-    def enable_padding(self, direction: str = "right", pad_to_multiple_of: Optional[int] = None, pad_id: int = 0,
-                       pad_type_id: int = 0, pad_token: str = "[PAD]", length: Optional[int] = None):
+    def enable_padding(
+        self,
+        direction: str = "right",
+        pad_to_multiple_of: Optional[int] = None,
+        pad_id: int = 0,
+        pad_type_id: int = 0,
+        pad_token: str = "[PAD]",
+        length: Optional[int] = None,
+    ):
         """Pads every batch (to the longest sequence, or to ``length``)."""
-        return self._tokenizer.enable_padding(direction=direction, pad_to_multiple_of=pad_to_multiple_of, pad_id=pad_id,
-                                              pad_type_id=pad_type_id, pad_token=pad_token, length=length)
+        return self._tokenizer.enable_padding(
+            direction=direction,
+            pad_to_multiple_of=pad_to_multiple_of,
+            pad_id=pad_id,
+            pad_type_id=pad_type_id,
+            pad_token=pad_token,
+            length=length,
+        )
 
     def no_padding(self):
         """Turns padding off."""
@@ -84,7 +105,9 @@ class BaseTokenizer:
         """The padding parameters, or None."""
         return self._tokenizer.padding
 
-    def enable_truncation(self, max_length: int, stride: Optional[int] = 0, strategy: Optional[str] = "longest_first"):
+    def enable_truncation(
+        self, max_length: int, stride: Optional[int] = 0, strategy: Optional[str] = "longest_first"
+    ):
         """Truncates inputs to ``max_length`` tokens."""
         return self._tokenizer.enable_truncation(max_length, stride=stride, strategy=strategy)
 
@@ -97,11 +120,11 @@ class BaseTokenizer:
         """The truncation parameters, or None."""
         return self._tokenizer.truncation
 
-    def add_tokens(self, tokens: List[Union[str, "tokenmill.AddedToken"]]) -> int:
+    def add_tokens(self, tokens: List[Union[str, tokenmill.AddedToken]]) -> int:
         """Adds tokens matched before the model; returns how many were new."""
         return self._tokenizer.add_tokens(tokens)
 
-    def add_special_tokens(self, special_tokens: List[Union[str, "tokenmill.AddedToken"]]) -> int:
+    def add_special_tokens(self, special_tokens: List[Union[str, tokenmill.AddedToken]]) -> int:
         """Adds special tokens (skipped by ``decode(skip_special_tokens=True)``)."""
         return self._tokenizer.add_special_tokens(special_tokens)
 
@@ -109,7 +132,9 @@ class BaseTokenizer:
         """The normalized form of ``sequence``."""
         return self._tokenizer.normalizer.normalize_str(sequence)
 
-    def encode(self, sequence, pair=None, is_pretokenized: bool = False, add_special_tokens: bool = True):
+    def encode(
+        self, sequence, pair=None, is_pretokenized: bool = False, add_special_tokens: bool = True
+    ):
         """Encodes a sequence (and an optional pair) into an ``Encoding``."""
         if sequence is None:
             raise ValueError("encode: `sequence` can't be `None`")
@@ -121,18 +146,24 @@ class BaseTokenizer:
             raise ValueError("encode_batch: `inputs` can't be `None`")
         return self._tokenizer.encode_batch(inputs, is_pretokenized, add_special_tokens)
 
-    async def async_encode_batch(self, inputs, is_pretokenized: bool = False, add_special_tokens: bool = True):
+    async def async_encode_batch(
+        self, inputs, is_pretokenized: bool = False, add_special_tokens: bool = True
+    ):
         """:meth:`encode_batch` awaited: encodes off the event loop (see
         :meth:`tokenmill.Tokenizer.async_encode_batch`)."""
         if inputs is None:
             raise ValueError("async_encode_batch: `inputs` can't be `None`")
         return await self._tokenizer.async_encode_batch(inputs, is_pretokenized, add_special_tokens)
 
-    async def async_encode_batch_fast(self, inputs, is_pretokenized: bool = False, add_special_tokens: bool = True):
+    async def async_encode_batch_fast(
+        self, inputs, is_pretokenized: bool = False, add_special_tokens: bool = True
+    ):
         """:meth:`tokenmill.Tokenizer.encode_batch_fast` awaited, off the event loop."""
         if inputs is None:
             raise ValueError("async_encode_batch_fast: `inputs` can't be `None`")
-        return await self._tokenizer.async_encode_batch_fast(inputs, is_pretokenized, add_special_tokens)
+        return await self._tokenizer.async_encode_batch_fast(
+            inputs, is_pretokenized, add_special_tokens
+        )
 
     def decode(self, ids: List[int], skip_special_tokens: Optional[bool] = True) -> str:
         """Turns ids back into text."""
@@ -140,13 +171,17 @@ class BaseTokenizer:
             raise ValueError("None input is not valid. Should be a list of integers.")
         return self._tokenizer.decode(ids, skip_special_tokens=skip_special_tokens)
 
-    def decode_batch(self, sequences: List[List[int]], skip_special_tokens: Optional[bool] = True) -> List[str]:
+    def decode_batch(
+        self, sequences: List[List[int]], skip_special_tokens: Optional[bool] = True
+    ) -> List[str]:
         """Turns lists of ids back into texts."""
         if sequences is None:
             raise ValueError("None input is not valid. Should be list of list of integers.")
         return self._tokenizer.decode_batch(sequences, skip_special_tokens=skip_special_tokens)
 
-    async def async_decode_batch(self, sequences: List[List[int]], skip_special_tokens: Optional[bool] = True) -> List[str]:
+    async def async_decode_batch(
+        self, sequences: List[List[int]], skip_special_tokens: Optional[bool] = True
+    ) -> List[str]:
         """:meth:`decode_batch` awaited, off the event loop."""
         if sequences is None:
             raise ValueError("async_decode_batch: `sequences` can't be `None`")

@@ -1,8 +1,10 @@
 """BertWordPieceTokenizer: BERT's tokenizer (WordPiece with the BERT normalizer and pre-tokenizer)."""
+
 from __future__ import annotations
 
 import os
-from typing import Dict, Iterator, List, Optional, Union
+from collections.abc import Iterator
+from typing import Dict, List, Optional, Union
 
 import tokenmill
 from tokenmill import decoders, trainers
@@ -33,11 +35,11 @@ class BertWordPieceTokenizer(BaseTokenizer):
     def __init__(
         self,
         vocab: Optional[Union[str, os.PathLike, Dict[str, int]]] = None,
-        unk_token: Union[str, "tokenmill.AddedToken"] = "[UNK]",
-        sep_token: Union[str, "tokenmill.AddedToken"] = "[SEP]",
-        cls_token: Union[str, "tokenmill.AddedToken"] = "[CLS]",
-        pad_token: Union[str, "tokenmill.AddedToken"] = "[PAD]",
-        mask_token: Union[str, "tokenmill.AddedToken"] = "[MASK]",
+        unk_token: Union[str, tokenmill.AddedToken] = "[UNK]",
+        sep_token: Union[str, tokenmill.AddedToken] = "[SEP]",
+        cls_token: Union[str, tokenmill.AddedToken] = "[CLS]",
+        pad_token: Union[str, tokenmill.AddedToken] = "[PAD]",
+        mask_token: Union[str, tokenmill.AddedToken] = "[MASK]",
         clean_text: bool = True,
         handle_chinese_chars: bool = True,
         strip_accents: Optional[bool] = None,
@@ -45,9 +47,13 @@ class BertWordPieceTokenizer(BaseTokenizer):
         wordpieces_prefix: str = "##",
     ):
         if isinstance(vocab, (str, os.PathLike)):
-            model = WordPiece.from_file(vocab, unk_token=str(unk_token), continuing_subword_prefix=wordpieces_prefix)
+            model = WordPiece.from_file(
+                vocab, unk_token=str(unk_token), continuing_subword_prefix=wordpieces_prefix
+            )
         elif vocab is not None:
-            model = WordPiece(vocab, unk_token=str(unk_token), continuing_subword_prefix=wordpieces_prefix)
+            model = WordPiece(
+                vocab, unk_token=str(unk_token), continuing_subword_prefix=wordpieces_prefix
+            )
         else:
             model = WordPiece(unk_token=str(unk_token), continuing_subword_prefix=wordpieces_prefix)
         tokenizer = tokenmill.Tokenizer(model)
@@ -72,7 +78,9 @@ class BertWordPieceTokenizer(BaseTokenizer):
             cls_token_id = tokenizer.token_to_id(str(cls_token))
             if cls_token_id is None:
                 raise TypeError("cls_token not found in the vocabulary")
-            tokenizer.post_processor = BertProcessing((str(sep_token), sep_token_id), (str(cls_token), cls_token_id))
+            tokenizer.post_processor = BertProcessing(
+                (str(sep_token), sep_token_id), (str(cls_token), cls_token_id)
+            )
         tokenizer.decoder = decoders.WordPiece(prefix=wordpieces_prefix)
 
         parameters = {
@@ -91,13 +99,21 @@ class BertWordPieceTokenizer(BaseTokenizer):
         super().__init__(tokenizer, parameters)
 
     @staticmethod
-    def from_file(vocab: Union[str, os.PathLike], **kwargs) -> "BertWordPieceTokenizer":
+    def from_file(vocab: Union[str, os.PathLike], **kwargs) -> BertWordPieceTokenizer:
         """A tokenizer from ``vocab.txt`` (one token per line, the line number is the id)."""
         return BertWordPieceTokenizer(vocab, **kwargs)
 
     @staticmethod
-    def _trainer(vocab_size, min_frequency, limit_alphabet, initial_alphabet, special_tokens, show_progress,
-                 wordpieces_prefix, algorithm):
+    def _trainer(
+        vocab_size,
+        min_frequency,
+        limit_alphabet,
+        initial_alphabet,
+        special_tokens,
+        show_progress,
+        wordpieces_prefix,
+        algorithm,
+    ):
         return trainers.WordPieceTrainer(
             vocab_size=vocab_size,
             min_frequency=min_frequency,
@@ -116,14 +132,22 @@ class BertWordPieceTokenizer(BaseTokenizer):
         min_frequency: int = 2,
         limit_alphabet: int = 1000,
         initial_alphabet: List[str] = [],
-        special_tokens: List[Union[str, "tokenmill.AddedToken"]] = _DEFAULT_SPECIAL_TOKENS,
+        special_tokens: List[Union[str, tokenmill.AddedToken]] = _DEFAULT_SPECIAL_TOKENS,
         show_progress: bool = True,
         wordpieces_prefix: str = "##",
         algorithm: str = "bpe",
     ):
         """Trains the vocabulary on text files (``algorithm``: see :class:`tokenmill.trainers.WordPieceTrainer`)."""
-        trainer = self._trainer(vocab_size, min_frequency, limit_alphabet, initial_alphabet, special_tokens,
-                                show_progress, wordpieces_prefix, algorithm)
+        trainer = self._trainer(
+            vocab_size,
+            min_frequency,
+            limit_alphabet,
+            initial_alphabet,
+            special_tokens,
+            show_progress,
+            wordpieces_prefix,
+            algorithm,
+        )
         self._train_files(files, trainer)
 
     def train_from_iterator(
@@ -133,13 +157,21 @@ class BertWordPieceTokenizer(BaseTokenizer):
         min_frequency: int = 2,
         limit_alphabet: int = 1000,
         initial_alphabet: List[str] = [],
-        special_tokens: List[Union[str, "tokenmill.AddedToken"]] = _DEFAULT_SPECIAL_TOKENS,
+        special_tokens: List[Union[str, tokenmill.AddedToken]] = _DEFAULT_SPECIAL_TOKENS,
         show_progress: bool = True,
         wordpieces_prefix: str = "##",
         length: Optional[int] = None,
         algorithm: str = "bpe",
     ):
         """Trains the vocabulary on strings (or batches of strings) from an iterator."""
-        trainer = self._trainer(vocab_size, min_frequency, limit_alphabet, initial_alphabet, special_tokens,
-                                show_progress, wordpieces_prefix, algorithm)
+        trainer = self._trainer(
+            vocab_size,
+            min_frequency,
+            limit_alphabet,
+            initial_alphabet,
+            special_tokens,
+            show_progress,
+            wordpieces_prefix,
+            algorithm,
+        )
         self._tokenizer.train_from_iterator(iterator, trainer=trainer, length=length)

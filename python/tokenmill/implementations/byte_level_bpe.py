@@ -1,11 +1,18 @@
 """ByteLevelBPETokenizer: GPT-2 style byte-level BPE."""
+
 from __future__ import annotations
 
-from typing import Dict, Iterator, List, Optional, Tuple, Union
+from collections.abc import Iterator
+from typing import Dict, List, Optional, Tuple, Union
 
 import tokenmill
 from tokenmill import decoders, normalizers, pre_tokenizers, processors, trainers
-from tokenmill.implementations.base_tokenizer import BaseTokenizer, BPEFilesMixin, combine_normalizers, unicode_normalizer_from_str
+from tokenmill.implementations.base_tokenizer import (
+    BaseTokenizer,
+    BPEFilesMixin,
+    combine_normalizers,
+    unicode_normalizer_from_str,
+)
 from tokenmill.models import BPE
 
 
@@ -82,7 +89,7 @@ class ByteLevelBPETokenizer(BPEFilesMixin, BaseTokenizer):
         vocab_size: int = 30000,
         min_frequency: int = 2,
         show_progress: bool = True,
-        special_tokens: List[Union[str, "tokenmill.AddedToken"]] = [],
+        special_tokens: List[Union[str, tokenmill.AddedToken]] = [],
     ):
         """Trains the model on the given files (the whole byte alphabet is always kept)."""
         trainer = self._trainer(vocab_size, min_frequency, show_progress, special_tokens)
@@ -94,7 +101,7 @@ class ByteLevelBPETokenizer(BPEFilesMixin, BaseTokenizer):
         vocab_size: int = 30000,
         min_frequency: int = 2,
         show_progress: bool = True,
-        special_tokens: List[Union[str, "tokenmill.AddedToken"]] = [],
+        special_tokens: List[Union[str, tokenmill.AddedToken]] = [],
         length: Optional[int] = None,
     ):
         """Trains the model on strings (or batches of strings) from an iterator."""

@@ -1,11 +1,18 @@
 """CharBPETokenizer: the original character-level BPE (Sennrich et al.) with ``</w>``."""
+
 from __future__ import annotations
 
-from typing import Dict, Iterator, List, Optional, Tuple, Union
+from collections.abc import Iterator
+from typing import Dict, List, Optional, Tuple, Union
 
 import tokenmill
 from tokenmill import decoders, normalizers, pre_tokenizers, trainers
-from tokenmill.implementations.base_tokenizer import BaseTokenizer, BPEFilesMixin, combine_normalizers, unicode_normalizer_from_str
+from tokenmill.implementations.base_tokenizer import (
+    BaseTokenizer,
+    BPEFilesMixin,
+    combine_normalizers,
+    unicode_normalizer_from_str,
+)
 from tokenmill.models import BPE
 
 
@@ -23,7 +30,7 @@ class CharBPETokenizer(BPEFilesMixin, BaseTokenizer):
         self,
         vocab: Optional[Union[str, Dict[str, int]]] = None,
         merges: Optional[Union[str, List[Tuple[str, str]]]] = None,
-        unk_token: Union[str, "tokenmill.AddedToken"] = "<unk>",
+        unk_token: Union[str, tokenmill.AddedToken] = "<unk>",
         suffix: str = "</w>",
         dropout: Optional[float] = None,
         lowercase: bool = False,
@@ -32,7 +39,9 @@ class CharBPETokenizer(BPEFilesMixin, BaseTokenizer):
         split_on_whitespace_only: bool = False,
     ):
         if vocab is not None and merges is not None:
-            model = BPE(vocab, merges, dropout=dropout, unk_token=str(unk_token), end_of_word_suffix=suffix)
+            model = BPE(
+                vocab, merges, dropout=dropout, unk_token=str(unk_token), end_of_word_suffix=suffix
+            )
         else:
             model = BPE(unk_token=str(unk_token), dropout=dropout, end_of_word_suffix=suffix)
         tokenizer = tokenmill.Tokenizer(model)
@@ -70,7 +79,15 @@ class CharBPETokenizer(BPEFilesMixin, BaseTokenizer):
         super().__init__(tokenizer, parameters)
 
     @staticmethod
-    def _trainer(vocab_size, min_frequency, special_tokens, limit_alphabet, initial_alphabet, suffix, show_progress):
+    def _trainer(
+        vocab_size,
+        min_frequency,
+        special_tokens,
+        limit_alphabet,
+        initial_alphabet,
+        suffix,
+        show_progress,
+    ):
         return trainers.BpeTrainer(
             vocab_size=vocab_size,
             min_frequency=min_frequency,
@@ -86,15 +103,22 @@ class CharBPETokenizer(BPEFilesMixin, BaseTokenizer):
         files: Union[str, List[str]],
         vocab_size: int = 30000,
         min_frequency: int = 2,
-        special_tokens: List[Union[str, "tokenmill.AddedToken"]] = ["<unk>"],
+        special_tokens: List[Union[str, tokenmill.AddedToken]] = ["<unk>"],
         limit_alphabet: int = 1000,
         initial_alphabet: List[str] = [],
         suffix: Optional[str] = "</w>",
         show_progress: bool = True,
     ):
         """Trains the model on the given files."""
-        trainer = self._trainer(vocab_size, min_frequency, special_tokens, limit_alphabet, initial_alphabet, suffix,
-                                show_progress)
+        trainer = self._trainer(
+            vocab_size,
+            min_frequency,
+            special_tokens,
+            limit_alphabet,
+            initial_alphabet,
+            suffix,
+            show_progress,
+        )
         self._train_files(files, trainer)
 
     def train_from_iterator(
@@ -102,7 +126,7 @@ class CharBPETokenizer(BPEFilesMixin, BaseTokenizer):
         iterator: Union[Iterator[str], Iterator[Iterator[str]]],
         vocab_size: int = 30000,
         min_frequency: int = 2,
-        special_tokens: List[Union[str, "tokenmill.AddedToken"]] = ["<unk>"],
+        special_tokens: List[Union[str, tokenmill.AddedToken]] = ["<unk>"],
         limit_alphabet: int = 1000,
         initial_alphabet: List[str] = [],
         suffix: Optional[str] = "</w>",
@@ -110,6 +134,13 @@ class CharBPETokenizer(BPEFilesMixin, BaseTokenizer):
         length: Optional[int] = None,
     ):
         """Trains the model on strings (or batches of strings) from an iterator."""
-        trainer = self._trainer(vocab_size, min_frequency, special_tokens, limit_alphabet, initial_alphabet, suffix,
-                                show_progress)
+        trainer = self._trainer(
+            vocab_size,
+            min_frequency,
+            special_tokens,
+            limit_alphabet,
+            initial_alphabet,
+            suffix,
+            show_progress,
+        )
         self._tokenizer.train_from_iterator(iterator, trainer=trainer, length=length)

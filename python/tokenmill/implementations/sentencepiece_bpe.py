@@ -1,8 +1,10 @@
 """SentencePieceBPETokenizer: BPE with SentencePiece's whitespace handling (▁), as
 ``tokenizers.implementations.SentencePieceBPETokenizer``, plus ``from_spm``."""
+
 from __future__ import annotations
 
-from typing import Dict, Iterator, List, Optional, Tuple, Union
+from collections.abc import Iterator
+from typing import Dict, List, Optional, Tuple, Union
 
 import tokenmill
 from tokenmill import decoders, pre_tokenizers, trainers
@@ -21,7 +23,7 @@ class SentencePieceBPETokenizer(BPEFilesMixin, BaseTokenizer):
         self,
         vocab: Optional[Union[str, Dict[str, int]]] = None,
         merges: Optional[Union[str, List[Tuple[str, str]]]] = None,
-        unk_token: Union[str, "tokenmill.AddedToken"] = "<unk>",
+        unk_token: Union[str, tokenmill.AddedToken] = "<unk>",
         replacement: str = "▁",
         add_prefix_space: bool = True,
         dropout: Optional[float] = None,
@@ -36,8 +38,12 @@ class SentencePieceBPETokenizer(BPEFilesMixin, BaseTokenizer):
             tokenizer.add_special_tokens([str(unk_token)])
         tokenizer.normalizer = NFKC()
         prepend_scheme = "always" if add_prefix_space else "never"
-        tokenizer.pre_tokenizer = pre_tokenizers.Metaspace(replacement=replacement, prepend_scheme=prepend_scheme)
-        tokenizer.decoder = decoders.Metaspace(replacement=replacement, prepend_scheme=prepend_scheme)
+        tokenizer.pre_tokenizer = pre_tokenizers.Metaspace(
+            replacement=replacement, prepend_scheme=prepend_scheme
+        )
+        tokenizer.decoder = decoders.Metaspace(
+            replacement=replacement, prepend_scheme=prepend_scheme
+        )
         parameters = {
             "model": "SentencePieceBPE",
             "unk_token": unk_token,
@@ -48,7 +54,7 @@ class SentencePieceBPETokenizer(BPEFilesMixin, BaseTokenizer):
         super().__init__(tokenizer, parameters)
 
     @staticmethod
-    def from_spm(filename) -> "SentencePieceBPETokenizer":
+    def from_spm(filename) -> SentencePieceBPETokenizer:
         """A tokenizer that encodes exactly as the SentencePiece BPE ``.model`` ``filename`` (a
         path, serialized bytes or a ``SentencePieceProcessor``): its charsmap, dummy prefix,
         byte fallback and user-defined symbols are kept (see
@@ -60,37 +66,59 @@ class SentencePieceBPETokenizer(BPEFilesMixin, BaseTokenizer):
         return obj
 
     @staticmethod
-    def _trainer(vocab_size, min_frequency, special_tokens, limit_alphabet, initial_alphabet, show_progress):
-        return trainers.BpeTrainer(vocab_size=vocab_size, min_frequency=min_frequency, special_tokens=special_tokens,
-                                   limit_alphabet=limit_alphabet, initial_alphabet=initial_alphabet,
-                                   show_progress=show_progress)
+    def _trainer(
+        vocab_size, min_frequency, special_tokens, limit_alphabet, initial_alphabet, show_progress
+    ):
+        return trainers.BpeTrainer(
+            vocab_size=vocab_size,
+            min_frequency=min_frequency,
+            special_tokens=special_tokens,
+            limit_alphabet=limit_alphabet,
+            initial_alphabet=initial_alphabet,
+            show_progress=show_progress,
+        )
 
     def train(
         self,
         files: Union[str, List[str]],
         vocab_size: int = 30000,
         min_frequency: int = 2,
-        special_tokens: List[Union[str, "tokenmill.AddedToken"]] = ["<unk>"],
+        special_tokens: List[Union[str, tokenmill.AddedToken]] = ["<unk>"],
         limit_alphabet: int = 1000,
         initial_alphabet: List[str] = [],
         show_progress: bool = True,
     ):
         """Trains the model on the given files."""
-        self._train_files(files, self._trainer(vocab_size, min_frequency, special_tokens, limit_alphabet,
-                                               initial_alphabet, show_progress))
+        self._train_files(
+            files,
+            self._trainer(
+                vocab_size,
+                min_frequency,
+                special_tokens,
+                limit_alphabet,
+                initial_alphabet,
+                show_progress,
+            ),
+        )
 
     def train_from_iterator(
         self,
         iterator: Union[Iterator[str], Iterator[Iterator[str]]],
         vocab_size: int = 30000,
         min_frequency: int = 2,
-        special_tokens: List[Union[str, "tokenmill.AddedToken"]] = ["<unk>"],
+        special_tokens: List[Union[str, tokenmill.AddedToken]] = ["<unk>"],
         limit_alphabet: int = 1000,
         initial_alphabet: List[str] = [],
         show_progress: bool = True,
         length: Optional[int] = None,
     ):
         """Trains the model on strings (or batches of strings) from an iterator."""
-        trainer = self._trainer(vocab_size, min_frequency, special_tokens, limit_alphabet, initial_alphabet,
-                                show_progress)
+        trainer = self._trainer(
+            vocab_size,
+            min_frequency,
+            special_tokens,
+            limit_alphabet,
+            initial_alphabet,
+            show_progress,
+        )
         self._tokenizer.train_from_iterator(iterator, trainer=trainer, length=length)

@@ -1,8 +1,10 @@
 """SentencePieceUnigramTokenizer: Unigram with SentencePiece's whitespace handling (▁), as
 ``tokenizers.implementations.SentencePieceUnigramTokenizer``."""
+
 from __future__ import annotations
 
-from typing import Iterator, List, Optional, Tuple, Union
+from collections.abc import Iterator
+from typing import List, Optional, Tuple, Union
 
 import tokenmill
 from tokenmill import Regex, decoders, normalizers, pre_tokenizers, trainers
@@ -20,51 +22,73 @@ class SentencePieceUnigramTokenizer(BaseTokenizer):
     encodings can differ from sentencepiece's; tokenmill reads the ``.model`` itself and builds
     a tokenizer that encodes exactly as sentencepiece does."""
 
-    def __init__(self, vocab: Optional[List[Tuple[str, float]]] = None, replacement: str = "▁",
-                 add_prefix_space: bool = True):
+    def __init__(
+        self,
+        vocab: Optional[List[Tuple[str, float]]] = None,
+        replacement: str = "▁",
+        add_prefix_space: bool = True,
+    ):
         tokenizer = tokenmill.Tokenizer(Unigram(vocab) if vocab is not None else Unigram())
         tokenizer.normalizer = normalizers.Sequence(
-            [normalizers.Nmt(), normalizers.NFKC(), normalizers.Replace(Regex(" {2,}"), " ")])
+            [normalizers.Nmt(), normalizers.NFKC(), normalizers.Replace(Regex(" {2,}"), " ")]
+        )
         prepend_scheme = "always" if add_prefix_space else "never"
-        tokenizer.pre_tokenizer = pre_tokenizers.Metaspace(replacement=replacement, prepend_scheme=prepend_scheme)
-        tokenizer.decoder = decoders.Metaspace(replacement=replacement, prepend_scheme=prepend_scheme)
-        parameters = {"model": "SentencePieceUnigram", "replacement": replacement, "add_prefix_space": add_prefix_space}
+        tokenizer.pre_tokenizer = pre_tokenizers.Metaspace(
+            replacement=replacement, prepend_scheme=prepend_scheme
+        )
+        tokenizer.decoder = decoders.Metaspace(
+            replacement=replacement, prepend_scheme=prepend_scheme
+        )
+        parameters = {
+            "model": "SentencePieceUnigram",
+            "replacement": replacement,
+            "add_prefix_space": add_prefix_space,
+        }
         super().__init__(tokenizer, parameters)
 
     @staticmethod
     def _trainer(vocab_size, show_progress, special_tokens, initial_alphabet, unk_token):
-        return trainers.UnigramTrainer(vocab_size=vocab_size, special_tokens=special_tokens or [],
-                                       show_progress=show_progress, initial_alphabet=initial_alphabet or [],
-                                       unk_token=unk_token)
+        return trainers.UnigramTrainer(
+            vocab_size=vocab_size,
+            special_tokens=special_tokens or [],
+            show_progress=show_progress,
+            initial_alphabet=initial_alphabet or [],
+            unk_token=unk_token,
+        )
 
     def train(
         self,
         files: Union[str, List[str]],
         vocab_size: int = 8000,
         show_progress: bool = True,
-        special_tokens: Optional[List[Union[str, "tokenmill.AddedToken"]]] = None,
+        special_tokens: Optional[List[Union[str, tokenmill.AddedToken]]] = None,
         initial_alphabet: Optional[List[str]] = None,
         unk_token: Optional[str] = None,
     ):
         """Trains the model on the given files."""
-        self._train_files(files, self._trainer(vocab_size, show_progress, special_tokens, initial_alphabet, unk_token))
+        self._train_files(
+            files,
+            self._trainer(vocab_size, show_progress, special_tokens, initial_alphabet, unk_token),
+        )
 
     def train_from_iterator(
         self,
         iterator: Union[Iterator[str], Iterator[Iterator[str]]],
         vocab_size: int = 8000,
         show_progress: bool = True,
-        special_tokens: Optional[List[Union[str, "tokenmill.AddedToken"]]] = None,
+        special_tokens: Optional[List[Union[str, tokenmill.AddedToken]]] = None,
         initial_alphabet: Optional[List[str]] = None,
         unk_token: Optional[str] = None,
         length: Optional[int] = None,
     ):
         """Trains the model on strings (or batches of strings) from an iterator."""
-        trainer = self._trainer(vocab_size, show_progress, special_tokens, initial_alphabet, unk_token)
+        trainer = self._trainer(
+            vocab_size, show_progress, special_tokens, initial_alphabet, unk_token
+        )
         self._tokenizer.train_from_iterator(iterator, trainer=trainer, length=length)
 
     @staticmethod
-    def from_spm(filename) -> "SentencePieceUnigramTokenizer":
+    def from_spm(filename) -> SentencePieceUnigramTokenizer:
         """A tokenizer that encodes exactly as the SentencePiece Unigram ``.model`` ``filename``
         (a path, serialized bytes or a ``SentencePieceProcessor``): precompiled charsmap, dummy
         prefix, extra-whitespace removal, byte fallback and unknown fusion as sentencepiece (see

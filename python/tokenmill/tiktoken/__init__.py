@@ -14,6 +14,7 @@ defines the encodings, as ``tiktoken_ext.openai_public``. Rank files are found i
 ``$TOKENMILL_TIKTOKEN_DIR`` or tiktoken's own cache folder (``$TIKTOKEN_CACHE_DIR``, see
 ``registry``); when one is missing, the error says which file to put where.
 """
+
 from __future__ import annotations
 
 from tokenmill.tiktoken.core import (

@@ -6,12 +6,14 @@ disallowed special tokens, the lone-surrogate fix-up, ``encode_with_unstable``,
 same position, the longest wins (tiktoken's choice there depends on hash order), and the
 completions of ``encode_with_unstable`` come sorted (tiktoken's come in hash order).
 """
+
 from __future__ import annotations
 
 import functools
-from typing import AbstractSet, Collection, Literal, Sequence
+from collections.abc import Collection, Sequence
+from typing import AbstractSet, Literal
 
-from tokenmill._native import UnknownIdError, InvalidArgumentError
+from tokenmill._native import InvalidArgumentError, UnknownIdError
 from tokenmill._native import tiktoken as _native_module
 
 CoreBPE = _native_module.CoreBPE
@@ -66,7 +68,9 @@ class Encoding:
         self.name = name
         self._pat_str = pat_str
         self._special_tokens = dict(special_tokens)
-        self._core_bpe = _core if _core is not None else CoreBPE(mergeable_ranks, self._special_tokens, pat_str)
+        self._core_bpe = (
+            _core if _core is not None else CoreBPE(mergeable_ranks, self._special_tokens, pat_str)
+        )
         self._ranks_cache = mergeable_ranks if _core is None else None
         max_value = self._core_bpe.max_token_value()
         if max_value is None:
@@ -101,7 +105,9 @@ class Encoding:
         except UnicodeEncodeError:
             return self._core_bpe.encode_ordinary(_without_surrogates(text))
 
-    def _allowed_special(self, text_or_texts, allowed_special, disallowed_special, many: bool) -> AbstractSet[str]:
+    def _allowed_special(
+        self, text_or_texts, allowed_special, disallowed_special, many: bool
+    ) -> AbstractSet[str]:
         """Resolves the ``allowed_special`` / ``disallowed_special`` arguments as tiktoken does and
         raises ValueError if disallowed special-token text occurs."""
         if allowed_special == "all":
@@ -136,7 +142,9 @@ class Encoding:
         """Encodes ``text``. Special tokens in ``allowed_special`` become their ids; text of a
         special token in ``disallowed_special`` (by default: every special token not allowed)
         raises ValueError; other special-token text is encoded as ordinary text."""
-        return self._encode_allowing(self._core_bpe.encode, text, allowed_special, disallowed_special)
+        return self._encode_allowing(
+            self._core_bpe.encode, text, allowed_special, disallowed_special
+        )
 
     def encode_with_unstable(
         self,
@@ -153,7 +161,9 @@ class Encoding:
         ``encode``. As tiktoken says of it, this API should itself be considered unstable.
         The completions are sorted (tiktoken lists them in hash order).
         """
-        return self._encode_allowing(self._core_bpe.encode_with_unstable, text, allowed_special, disallowed_special)
+        return self._encode_allowing(
+            self._core_bpe.encode_with_unstable, text, allowed_special, disallowed_special
+        )
 
     def encode_to_numpy(
         self,
@@ -163,14 +173,18 @@ class Encoding:
         disallowed_special: Literal["all"] | Collection[str] = "all",
     ):
         """``encode`` returning a NumPy uint32 array."""
-        return self._encode_allowing(self._core_bpe.encode_to_numpy, text, allowed_special, disallowed_special)
+        return self._encode_allowing(
+            self._core_bpe.encode_to_numpy, text, allowed_special, disallowed_special
+        )
 
     def encode_ordinary_batch(self, text: list[str], *, num_threads: int = 8) -> list[list[int]]:
         """``encode_ordinary`` of every text, in parallel on ``num_threads`` threads."""
         try:
             return self._core_bpe.encode_ordinary_batch(text, num_threads)
         except UnicodeEncodeError:
-            return self._core_bpe.encode_ordinary_batch([_without_surrogates(t) for t in text], num_threads)
+            return self._core_bpe.encode_ordinary_batch(
+                [_without_surrogates(t) for t in text], num_threads
+            )
 
     def encode_batch(
         self,
@@ -185,16 +199,22 @@ class Encoding:
         try:
             return self._core_bpe.encode_batch(text, set(allowed), num_threads)
         except UnicodeEncodeError:
-            return self._core_bpe.encode_batch([_without_surrogates(t) for t in text], set(allowed), num_threads)
+            return self._core_bpe.encode_batch(
+                [_without_surrogates(t) for t in text], set(allowed), num_threads
+            )
 
-    def encode_ordinary_batch_to_numpy(self, texts: Sequence[str], *, num_threads: int | None = None):
+    def encode_ordinary_batch_to_numpy(
+        self, texts: Sequence[str], *, num_threads: int | None = None
+    ):
         """The lean path: ``(ids, offsets)`` as NumPy arrays (uint32, int64) with no Python object
         per token; the ids of ``texts[i]`` are ``ids[offsets[i]:offsets[i + 1]]``. Uses all cores
         unless ``num_threads`` is given."""
         try:
             return self._core_bpe.encode_ordinary_batch_to_numpy(texts, num_threads)
         except UnicodeEncodeError:
-            return self._core_bpe.encode_ordinary_batch_to_numpy([_without_surrogates(t) for t in texts], num_threads)
+            return self._core_bpe.encode_ordinary_batch_to_numpy(
+                [_without_surrogates(t) for t in texts], num_threads
+            )
 
     def encode_single_token(self, text_or_bytes: str | bytes) -> int:
         """The id of text or bytes that are exactly one token (special tokens included); KeyError otherwise."""
@@ -255,11 +275,15 @@ class Encoding:
         text = b"".join(token_bytes).decode("utf-8", errors="strict")
         return text, offsets
 
-    def decode_batch(self, batch: Sequence[Sequence[int]], *, errors: str = "replace", num_threads: int = 8) -> list[str]:
+    def decode_batch(
+        self, batch: Sequence[Sequence[int]], *, errors: str = "replace", num_threads: int = 8
+    ) -> list[str]:
         """``decode`` of every token list."""
         return [self.decode(tokens, errors=errors) for tokens in batch]
 
-    def decode_bytes_batch(self, batch: Sequence[Sequence[int]], *, num_threads: int = 8) -> list[bytes]:
+    def decode_bytes_batch(
+        self, batch: Sequence[Sequence[int]], *, num_threads: int = 8
+    ) -> list[bytes]:
         """``decode_bytes`` of every token list."""
         return [self.decode_bytes(tokens) for tokens in batch]
 

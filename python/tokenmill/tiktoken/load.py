@@ -6,6 +6,7 @@ named by the sha1 of its URL: ``$TIKTOKEN_CACHE_DIR``, else ``$DATA_GYM_CACHE_DI
 once works offline), and never downloads: a URL that is not in the cache raises
 ``TokenmillIOError`` naming the file to fetch and where to put it.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -57,7 +58,10 @@ def missing_file_message(what: str, url: str, alternative: str) -> str:
     as, and the local-path alternative."""
     target = cache_path(url)
     if target is None:
-        where = "the tiktoken cache is turned off (TIKTOKEN_CACHE_DIR is empty); set it to a folder and save it there as " + hashlib.sha1(url.encode()).hexdigest()
+        where = (
+            "the tiktoken cache is turned off (TIKTOKEN_CACHE_DIR is empty); set it to a folder and save it there as "
+            + hashlib.sha1(url.encode()).hexdigest()
+        )
     else:
         where = f"save it as {target} (tiktoken's cache layout: the sha1 of the URL)"
     return f"{what}: tokenmill never downloads. Download {url} and {where}, or {alternative}"
@@ -78,7 +82,11 @@ def _cached_url(url: str, expected_hash: str | None) -> str:
     is absent, InvalidArgumentError when its hash differs."""
     target = cache_path(url)
     if target is None or not os.path.exists(target):
-        raise TokenmillIOError(missing_file_message(f"{url} is not in the tiktoken cache", url, "pass a local path instead of the URL"))
+        raise TokenmillIOError(
+            missing_file_message(
+                f"{url} is not in the tiktoken cache", url, "pass a local path instead of the URL"
+            )
+        )
     if expected_hash is not None:
         with open(target, "rb") as f:
             if not check_hash(f.read(), expected_hash):
@@ -96,7 +104,9 @@ def read_file_cached(blobpath: str, expected_hash: str | None = None) -> bytes:
     with open(path, "rb") as f:
         data = f.read()
     if expected_hash is not None and not check_hash(data, expected_hash):
-        raise InvalidArgumentError(f"{blobpath}: sha256 is {hashlib.sha256(data).hexdigest()}, expected {expected_hash}")
+        raise InvalidArgumentError(
+            f"{blobpath}: sha256 is {hashlib.sha256(data).hexdigest()}, expected {expected_hash}"
+        )
     return data
 
 
@@ -111,7 +121,9 @@ def local_path(tiktoken_bpe_file: str | os.PathLike, expected_hash: str | None =
     return path
 
 
-def load_tiktoken_bpe(tiktoken_bpe_file: str | os.PathLike, expected_hash: str | None = None) -> dict[bytes, int]:
+def load_tiktoken_bpe(
+    tiktoken_bpe_file: str | os.PathLike, expected_hash: str | None = None
+) -> dict[bytes, int]:
     """Reads a ``.tiktoken`` file (``base64(token) rank`` per line) into ``{bytes: rank}``.
 
     ``tiktoken_bpe_file`` is a local path, or a URL that tiktoken has cached (see the module

@@ -1,10 +1,16 @@
 """Which encoding a model uses, as ``tiktoken.model`` knows it (tiktoken 0.14.0's tables)."""
+
 from __future__ import annotations
 
 from tokenmill.tiktoken.core import Encoding
 from tokenmill.tiktoken.registry import get_encoding
 
-__all__ = ["MODEL_PREFIX_TO_ENCODING", "MODEL_TO_ENCODING", "encoding_name_for_model", "encoding_for_model"]
+__all__ = [
+    "MODEL_PREFIX_TO_ENCODING",
+    "MODEL_TO_ENCODING",
+    "encoding_name_for_model",
+    "encoding_for_model",
+]
 
 #: Model-name prefixes (e.g. dated versions) → encoding, tried in this order after
 #: ``MODEL_TO_ENCODING``.
@@ -29,16 +35,34 @@ MODEL_PREFIX_TO_ENCODING: dict[str, str] = {
 }
 
 _R50K_MODELS = [
-    "text-davinci-001", "text-curie-001", "text-babbage-001", "text-ada-001",
-    "davinci", "curie", "babbage", "ada",
-    "text-similarity-davinci-001", "text-similarity-curie-001", "text-similarity-babbage-001",
-    "text-similarity-ada-001", "text-search-davinci-doc-001", "text-search-curie-doc-001",
-    "text-search-babbage-doc-001", "text-search-ada-doc-001", "code-search-babbage-code-001",
+    "text-davinci-001",
+    "text-curie-001",
+    "text-babbage-001",
+    "text-ada-001",
+    "davinci",
+    "curie",
+    "babbage",
+    "ada",
+    "text-similarity-davinci-001",
+    "text-similarity-curie-001",
+    "text-similarity-babbage-001",
+    "text-similarity-ada-001",
+    "text-search-davinci-doc-001",
+    "text-search-curie-doc-001",
+    "text-search-babbage-doc-001",
+    "text-search-ada-doc-001",
+    "code-search-babbage-code-001",
     "code-search-ada-code-001",
 ]
 _P50K_MODELS = [
-    "text-davinci-003", "text-davinci-002", "code-davinci-002", "code-davinci-001",
-    "code-cushman-002", "code-cushman-001", "davinci-codex", "cushman-codex",
+    "text-davinci-003",
+    "text-davinci-002",
+    "code-davinci-002",
+    "code-davinci-001",
+    "code-cushman-002",
+    "code-cushman-001",
+    "davinci-codex",
+    "cushman-codex",
 ]
 
 #: Exact model names → encoding.
@@ -46,7 +70,10 @@ MODEL_TO_ENCODING: dict[str, str] = {
     **dict.fromkeys(["o1", "o3", "o4-mini", "gpt-5", "gpt-4.1", "gpt-4o"], "o200k_base"),
     **dict.fromkeys(["gpt-4", "gpt-3.5-turbo", "gpt-3.5", "gpt-35-turbo"], "cl100k_base"),
     **dict.fromkeys(["davinci-002", "babbage-002"], "cl100k_base"),
-    **dict.fromkeys(["text-embedding-ada-002", "text-embedding-3-small", "text-embedding-3-large"], "cl100k_base"),
+    **dict.fromkeys(
+        ["text-embedding-ada-002", "text-embedding-3-small", "text-embedding-3-large"],
+        "cl100k_base",
+    ),
     **dict.fromkeys(_P50K_MODELS, "p50k_base"),
     **dict.fromkeys(["text-davinci-edit-001", "code-davinci-edit-001"], "p50k_edit"),
     **dict.fromkeys(_R50K_MODELS, "r50k_base"),

@@ -1,5 +1,6 @@
 """OpenAI's public encodings (what ``tiktoken_ext.openai_public`` defines): split patterns,
 special tokens, and where each rank file comes from (URL, sha256, local names)."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -10,7 +11,9 @@ FIM_MIDDLE = "<|fim_middle|>"
 FIM_SUFFIX = "<|fim_suffix|>"
 ENDOFPROMPT = "<|endofprompt|>"
 
-R50K_PAT_STR = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s"""
+R50K_PAT_STR = (
+    r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s"""
+)
 CL100K_PAT_STR = r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
 O200K_PAT_STR = "|".join(
     [
@@ -62,7 +65,12 @@ class DataGymFiles:
 R50K = RankFile(
     _BLOB + "encodings/r50k_base.tiktoken",
     "306cd27f03c1a714eca7108e03d66b7dc042abe8c258b44c199a7ed9838dd930",
-    ("r50k_base.tiktoken", "r50k_base/r50k_base.tiktoken", "gpt2.tiktoken", "whisper/gpt2.tiktoken"),
+    (
+        "r50k_base.tiktoken",
+        "r50k_base/r50k_base.tiktoken",
+        "gpt2.tiktoken",
+        "whisper/gpt2.tiktoken",
+    ),
 )
 P50K = RankFile(
     _BLOB + "encodings/p50k_base.tiktoken",
@@ -123,17 +131,34 @@ def special_tokens(name: str) -> dict[str, int]:
     if name == "p50k_edit":
         return {ENDOFTEXT: 50256, FIM_PREFIX: 50281, FIM_MIDDLE: 50282, FIM_SUFFIX: 50283}
     if name == "cl100k_base":
-        return {ENDOFTEXT: 100257, FIM_PREFIX: 100258, FIM_MIDDLE: 100259, FIM_SUFFIX: 100260, ENDOFPROMPT: 100276}
+        return {
+            ENDOFTEXT: 100257,
+            FIM_PREFIX: 100258,
+            FIM_MIDDLE: 100259,
+            FIM_SUFFIX: 100260,
+            ENDOFPROMPT: 100276,
+        }
     if name == "o200k_base":
         return {ENDOFTEXT: 199999, ENDOFPROMPT: 200018}
     if name == "o200k_harmony":
         # As tiktoken_ext.openai_public: id 200018 is both <|endofprompt|> and <|reserved_200018|>.
         named = {
-            ENDOFTEXT: 199999, ENDOFPROMPT: 200018, "<|startoftext|>": 199998, "<|reserved_200000|>": 200000,
-            "<|reserved_200001|>": 200001, "<|return|>": 200002, "<|constrain|>": 200003,
-            "<|reserved_200004|>": 200004, "<|channel|>": 200005, "<|start|>": 200006, "<|end|>": 200007,
-            "<|message|>": 200008, "<|reserved_200009|>": 200009, "<|reserved_200010|>": 200010,
-            "<|reserved_200011|>": 200011, "<|call|>": 200012,
+            ENDOFTEXT: 199999,
+            ENDOFPROMPT: 200018,
+            "<|startoftext|>": 199998,
+            "<|reserved_200000|>": 200000,
+            "<|reserved_200001|>": 200001,
+            "<|return|>": 200002,
+            "<|constrain|>": 200003,
+            "<|reserved_200004|>": 200004,
+            "<|channel|>": 200005,
+            "<|start|>": 200006,
+            "<|end|>": 200007,
+            "<|message|>": 200008,
+            "<|reserved_200009|>": 200009,
+            "<|reserved_200010|>": 200010,
+            "<|reserved_200011|>": 200011,
+            "<|call|>": 200012,
         }
         return {**named, **{f"<|reserved_{i}|>": i for i in range(200013, 201088)}}
     raise ValueError(f"Unknown encoding {name}")

@@ -7,6 +7,7 @@ folder), then in the folder ``$TOKENMILL_TIKTOKEN_DIR``, then in tiktoken's cach
 sha256). It never downloads: when no file is found, ``TokenmillIOError`` says which file to
 fetch, where to save it, and the ``path=`` alternative.
 """
+
 from __future__ import annotations
 
 import os
@@ -65,7 +66,10 @@ def _find_data_gym(source: DataGymFiles, dirs: list[Path]) -> tuple[str, str] | 
         for d in dirs:
             if (d / vocab_bpe).is_file() and (d / encoder_json).is_file():
                 return os.fspath(d / vocab_bpe), os.fspath(d / encoder_json)
-    cached = _cached(source.vocab_bpe_url, source.vocab_bpe_sha256), _cached(source.encoder_json_url, source.encoder_json_sha256)
+    cached = (
+        _cached(source.vocab_bpe_url, source.vocab_bpe_sha256),
+        _cached(source.encoder_json_url, source.encoder_json_sha256),
+    )
     return cached if None not in cached else None
 
 
@@ -135,7 +139,9 @@ def get_encoding(encoding_name: str, path: str | os.PathLike | None = None) -> E
         # ValueError, not TypeError: tiktoken's choice.
         raise ValueError(f"Expected a string in get_encoding, got {type(encoding_name)}")  # noqa: TRY004
     if encoding_name not in openai_public.ENCODING_PATTERNS:
-        raise ValueError(f"Unknown encoding {encoding_name}. Known: {', '.join(list_encoding_names())}")
+        raise ValueError(
+            f"Unknown encoding {encoding_name}. Known: {', '.join(list_encoding_names())}"
+        )
     key = (encoding_name, None if path is None else os.fspath(path))
     table, table_key = (ENCODINGS, encoding_name) if path is None else (_BY_PATH, key)
     cached = table.get(table_key)
@@ -164,9 +170,13 @@ def _constructor(name: str) -> Callable[[], dict[str, Any]]:
         return params
 
     construct.__name__ = name
-    construct.__doc__ = f"The ``Encoding`` arguments of {name} (as tiktoken_ext.openai_public.{name})."
+    construct.__doc__ = (
+        f"The ``Encoding`` arguments of {name} (as tiktoken_ext.openai_public.{name})."
+    )
     return construct
 
 
 #: name → function returning the ``Encoding(**kwargs)`` arguments of that encoding.
-ENCODING_CONSTRUCTORS: dict[str, Callable[[], dict[str, Any]]] = {name: _constructor(name) for name in list_encoding_names()}
+ENCODING_CONSTRUCTORS: dict[str, Callable[[], dict[str, Any]]] = {
+    name: _constructor(name) for name in list_encoding_names()
+}

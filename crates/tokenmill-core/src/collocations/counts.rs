@@ -70,7 +70,8 @@ impl Vocab {
             if self.front.is_empty() {
                 self.front = vec![(0, 0); 1 << FRONT_BITS];
             }
-            let hash = ((key as u64) ^ ((key >> 64) as u64).rotate_left(29)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+            let hash = ((key as u64) ^ ((key >> 64) as u64).rotate_left(29))
+                .wrapping_mul(0x9E37_79B9_7F4A_7C15);
             (hash >> (64 - FRONT_BITS)) as usize
         });
         if let (Some(key), Some(slot)) = (short, slot) {
@@ -196,7 +197,8 @@ impl Table {
 
     fn index(&self) -> &FxHashMap<NgramKey, u32> {
         self.index.get_or_init(|| {
-            let mut index = FxHashMap::with_capacity_and_hasher(self.entries.len(), Default::default());
+            let mut index =
+                FxHashMap::with_capacity_and_hasher(self.entries.len(), Default::default());
             for (position, &(key, _)) in self.entries.iter().enumerate() {
                 index.insert(key, position as u32);
             }
@@ -211,7 +213,9 @@ impl Table {
         // The index was just built, so `get_mut` finds it.
         let Some(index) = self.index.get_mut() else { return };
         match index.entry(key) {
-            std::collections::hash_map::Entry::Occupied(e) => self.entries[*e.get() as usize].1 += count,
+            std::collections::hash_map::Entry::Occupied(e) => {
+                self.entries[*e.get() as usize].1 += count
+            }
             std::collections::hash_map::Entry::Vacant(e) => {
                 e.insert(next);
                 self.entries.push((key, count));
@@ -346,11 +350,19 @@ impl PairCounter {
             radix_sort(&mut self.buffer, &mut self.scratch, |&r| r >> index_bits);
             for &record in &self.buffer {
                 let ids = record >> index_bits;
-                add((ids >> id_bits) << 32 | (ids & id_mask), self.buffer_start + (record & ((1u64 << index_bits) - 1)));
+                add(
+                    (ids >> id_bits) << 32 | (ids & id_mask),
+                    self.buffer_start + (record & ((1u64 << index_bits) - 1)),
+                );
             }
         } else {
             // Ids too large to pack with a position: sort (key, position) records.
-            let mut records: Vec<(u64, u64)> = self.buffer.iter().enumerate().map(|(i, &k)| (k, self.buffer_start + i as u64)).collect();
+            let mut records: Vec<(u64, u64)> = self
+                .buffer
+                .iter()
+                .enumerate()
+                .map(|(i, &k)| (k, self.buffer_start + i as u64))
+                .collect();
             radix_sort(&mut records, &mut Vec::new(), |&(key, _)| key);
             for (key, first) in records {
                 add(key, first);
@@ -367,12 +379,18 @@ impl PairCounter {
         let index_bits = bit_width(self.counted.len() as u64);
         if bit_width(self.buffer_start) + index_bits <= 64 {
             // One u64 per record: the first occurrence, then the index into `counted`.
-            let mut order: Vec<u64> = self.counted.iter().enumerate().map(|(i, p)| p.first << index_bits | i as u64).collect();
+            let mut order: Vec<u64> = self
+                .counted
+                .iter()
+                .enumerate()
+                .map(|(i, p)| p.first << index_bits | i as u64)
+                .collect();
             radix_sort(&mut order, &mut self.scratch, |&r| r >> index_bits);
             let mask = (1u64 << index_bits) - 1;
             return order.iter().map(|&r| entry(&self.counted[(r & mask) as usize])).collect();
         }
-        let mut by_first: Vec<(u64, u64)> = self.counted.iter().enumerate().map(|(i, p)| (p.first, i as u64)).collect();
+        let mut by_first: Vec<(u64, u64)> =
+            self.counted.iter().enumerate().map(|(i, p)| (p.first, i as u64)).collect();
         radix_sort(&mut by_first, &mut Vec::new(), |&(first, _)| first);
         by_first.iter().map(|&(_, i)| entry(&self.counted[i as usize])).collect()
     }
@@ -390,7 +408,11 @@ fn merge_counts(old: Vec<PairCount>, new: Vec<PairCount>) -> Vec<PairCount> {
         let next = match (a.peek(), b.peek()) {
             (Some(x), Some(y)) if x.key == y.key => {
                 let (x, y) = (a.next(), b.next());
-                x.zip(y).map(|(x, y)| PairCount { key: x.key, count: x.count + y.count, first: x.first })
+                x.zip(y).map(|(x, y)| PairCount {
+                    key: x.key,
+                    count: x.count + y.count,
+                    first: x.first,
+                })
             }
             (Some(x), Some(y)) if x.key < y.key => a.next(),
             (Some(_), Some(_)) | (None, Some(_)) => b.next(),
@@ -479,7 +501,9 @@ impl Counts {
     /// `window_size ≥ order` words.
     pub fn new(order: usize, window_size: usize) -> Result<Self> {
         if !(2..=4).contains(&order) {
-            return Err(Error::InvalidArgument(format!("n-gram order must be 2, 3 or 4, not {order}")));
+            return Err(Error::InvalidArgument(format!(
+                "n-gram order must be 2, 3 or 4, not {order}"
+            )));
         }
         if window_size < order {
             return Err(Error::InvalidArgument(format!("Specify window_size at least {order}")));

@@ -143,7 +143,8 @@ fn hypergeometric_cdf(x: f64, marked: f64, unmarked: f64, draws: f64) -> f64 {
     if x >= marked || x >= draws {
         return if lower { 1.0 } else { 0.0 };
     }
-    let tail = hypergeometric_pmf(x, marked, unmarked, draws) * lower_tail_over_pmf(x, marked, unmarked, draws);
+    let tail = hypergeometric_pmf(x, marked, unmarked, draws)
+        * lower_tail_over_pmf(x, marked, unmarked, draws);
     if lower {
         tail
     } else {
@@ -179,16 +180,28 @@ mod tests {
         let total = row1 + row2;
         let lo = col1.saturating_sub(row2);
         (lo..=a)
-            .map(|k| (ln_choose(row1, k) + ln_choose(row2, col1 - k) - ln_choose(total, col1)).exp())
+            .map(|k| {
+                (ln_choose(row1, k) + ln_choose(row2, col1 - k) - ln_choose(total, col1)).exp()
+            })
             .sum()
     }
 
     #[test]
     fn small_tables_match_brute_force() {
-        for &(a, b, c, d) in &[(3, 1, 1, 3), (1, 9, 11, 3), (0, 5, 5, 0), (8, 2, 1, 5), (12, 40, 7, 300), (2, 30, 30, 2000)] {
+        for &(a, b, c, d) in &[
+            (3, 1, 1, 3),
+            (1, 9, 11, 3),
+            (0, 5, 5, 0),
+            (8, 2, 1, 5),
+            (12, 40, 7, 300),
+            (2, 30, 30, 2000),
+        ] {
             let want = brute_force(a, b, c, d).min(1.0);
             let got = fisher_less(a, b, c, d);
-            assert!((got - want).abs() <= 1e-12 * want.max(1e-300), "{a} {b} {c} {d}: {got} vs {want}");
+            assert!(
+                (got - want).abs() <= 1e-12 * want.max(1e-300),
+                "{a} {b} {c} {d}: {got} vs {want}"
+            );
         }
         assert_eq!(fisher_less(0, 0, 3, 4), 1.0);
     }

@@ -147,7 +147,9 @@ fn score_bigram(measure: Measure, m: &BigramMarginals, mode: SumMode) -> MathRes
         Measure::ChiSq => Ok(pf::to_f64(m.n_xx) * bigram_phi_sq(m)?),
         Measure::PhiSq => bigram_phi_sq(m),
         Measure::MiLike => pf::div(pf::pow(m.n_ii, 3.0)?, pf::to_f64(unigram_product)),
-        Measure::Pmi => Ok(pf::log2(m.n_ii * pf::to_f64(m.n_xx))? - pf::log2(pf::to_f64(unigram_product))?),
+        Measure::Pmi => {
+            Ok(pf::log2(m.n_ii * pf::to_f64(m.n_xx))? - pf::log2(pf::to_f64(unigram_product))?)
+        }
         Measure::LikelihoodRatio => {
             let cont = bigram_contingency(m);
             let expected = bigram_expected(&cont, mode)?;
@@ -237,8 +239,8 @@ fn quadgram_contingency(m: &IntMarginals) -> Vec<i128> {
         - n_oioo
         - n_iooo;
     vec![
-        n_iiii, n_oiii, n_ioii, n_ooii, n_iioi, n_oioi, n_iooi, n_oooi, n_iiio, n_oiio, n_ioio, n_ooio, n_iioo,
-        n_oioo, n_iooo, n_oooo,
+        n_iiii, n_oiii, n_ioii, n_ooii, n_iioi, n_oioi, n_iooi, n_oooi, n_iiio, n_oiio, n_ioio,
+        n_ooio, n_iioo, n_oioo, n_iooo, n_oooo,
     ]
 }
 
@@ -252,7 +254,8 @@ fn ngram_expected(order: usize, cont: &[i128]) -> MathResult<Vec<f64>> {
         .map(|i| {
             let mut product = 1i128;
             for bit in (0..order).map(|k| 1usize << k) {
-                let margin: i128 = (0..cont.len()).filter(|&x| x & bit == i & bit).map(|x| cont[x]).sum();
+                let margin: i128 =
+                    (0..cont.len()).filter(|&x| x & bit == i & bit).map(|x| cont[x]).sum();
                 product = product.checked_mul(margin).ok_or(MathError::Overflow)?;
             }
             pf::int_div(product, denominator)
@@ -342,7 +345,12 @@ mod tests {
 
     #[test]
     fn bigram_scores_are_plausible() {
-        let m = Marginals::Bigram(BigramMarginals { n_ii: 20.0, n_ix: 42.0 as i128, n_xi: 20, n_xx: 14307668 });
+        let m = Marginals::Bigram(BigramMarginals {
+            n_ii: 20.0,
+            n_ix: 42.0 as i128,
+            n_xi: 20,
+            n_xx: 14307668,
+        });
         let pmi = score(Measure::Pmi, &m, SumMode::Plain).unwrap();
         assert!((pmi - (20.0f64 * 14307668.0 / (42.0 * 20.0)).log2()).abs() < 1e-12);
         let dice = score(Measure::Dice, &m, SumMode::Plain).unwrap();

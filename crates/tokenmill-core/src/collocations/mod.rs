@@ -71,7 +71,12 @@ pub fn marginals(
             Marginals::Ngram(IntMarginals {
                 order: 4,
                 ngram: count as i128,
-                triples: [aux(1, &[w1, w2, w3]), aux(4, &[w1, w2, w4]), aux(5, &[w1, w3, w4]), aux(1, &[w2, w3, w4])],
+                triples: [
+                    aux(1, &[w1, w2, w3]),
+                    aux(4, &[w1, w2, w4]),
+                    aux(5, &[w1, w3, w4]),
+                    aux(1, &[w2, w3, w4]),
+                ],
                 pairs: [
                     aux(0, &[w1, w2]),
                     aux(2, &[w1, w3]),
@@ -89,7 +94,11 @@ pub fn marginals(
 
 /// Scores every candidate n-gram (in table order), skipping zero counts as NLTK does. Stops at
 /// the first n-gram whose score Python could not compute, as NLTK would raise there.
-pub fn score_all(counts: &Counts, measure: Measure, mode: SumMode) -> Result<Vec<(NgramKey, f64)>, ScoreError> {
+pub fn score_all(
+    counts: &Counts,
+    measure: Measure,
+    mode: SumMode,
+) -> Result<Vec<(NgramKey, f64)>, ScoreError> {
     let word = word_counts_by_id(counts);
     let total = counts.n_total() as i128;
     let mut scored = Vec::with_capacity(counts.ngrams.len());
@@ -170,7 +179,9 @@ mod tests {
         let counts = c.finish();
         let ranked = rank(&counts, Measure::RawFreq, SumMode::Plain, None).unwrap();
         let words = |k: NgramKey| {
-            (0..2).map(|i| String::from_utf8_lossy(counts.vocab.word(lane(k, i))).into_owned()).collect::<Vec<_>>()
+            (0..2)
+                .map(|i| String::from_utf8_lossy(counts.vocab.word(lane(k, i))).into_owned())
+                .collect::<Vec<_>>()
         };
         // (b,a) and (c,d) twice; ties sorted by words.
         assert_eq!(words(ranked[0].0), ["b", "a"]);

@@ -80,10 +80,7 @@ fn rounded_quotient(a: u128, b: u128) -> f64 {
 
 /// Exact product of Python ints.
 pub fn int_product(factors: &[i128]) -> MathResult<i128> {
-    factors
-        .iter()
-        .try_fold(1i128, |acc, &f| acc.checked_mul(f))
-        .ok_or(MathError::Overflow)
+    factors.iter().try_fold(1i128, |acc, &f| acc.checked_mul(f)).ok_or(MathError::Overflow)
 }
 
 /// `base ** exp` for Python ints with a small non-negative exponent.

@@ -19,13 +19,13 @@ pub mod sequence;
 pub mod strip;
 pub mod wordpiece;
 
+pub use crate::normalizers::{Replace, ReplacePattern};
 pub use bpe::BPEDecoder;
 pub use byte_fallback::ByteFallback;
 pub use byte_level::ByteLevel;
 pub use ctc::CTC;
 pub use fuse::Fuse;
 pub use metaspace::{Metaspace, PrependScheme};
-pub use crate::normalizers::{Replace, ReplacePattern};
 pub use sequence::Sequence;
 pub use strip::Strip;
 pub use wordpiece::WordPiece;
@@ -92,7 +92,8 @@ impl<'de> Deserialize<'de> for DecoderWrapper {
         let declared = value.get("type").and_then(|t| t.as_str()).map(str::to_string);
         if let Some(name) = &declared {
             if let Some((_, _, attempt)) = COMPONENTS.iter().find(|(n, _, _)| n == name) {
-                return attempt(value).map_err(|e| D::Error::custom(format!("invalid {name} decoder: {e}")));
+                return attempt(value)
+                    .map_err(|e| D::Error::custom(format!("invalid {name} decoder: {e}")));
             }
         }
         for (_, untagged, attempt) in COMPONENTS {
@@ -164,7 +165,10 @@ mod tests {
     #[test]
     fn deserialization_rules_like_tokenizers() {
         // Without a type the components are tried in order.
-        assert!(matches!(DecoderWrapper::from_json(r#"{"suffix":"</w>"}"#).unwrap(), DecoderWrapper::BPE(_)));
+        assert!(matches!(
+            DecoderWrapper::from_json(r#"{"suffix":"</w>"}"#).unwrap(),
+            DecoderWrapper::BPE(_)
+        ));
         // Fuse/ByteFallback ignore extra fields; required fields are required.
         assert!(DecoderWrapper::from_json(r#"{"type":"ByteFallback","x":1}"#).is_ok());
         for bad in [
@@ -179,7 +183,10 @@ mod tests {
             r#"{"type":"Metaspace","replacement":"_","add_prefix_space":true,"prepend_scheme":"first","str_rep":"_"}"#,
         )
         .unwrap();
-        assert_eq!(legacy, DecoderWrapper::Metaspace(Metaspace::new('_', PrependScheme::First, true)));
+        assert_eq!(
+            legacy,
+            DecoderWrapper::Metaspace(Metaspace::new('_', PrependScheme::First, true))
+        );
     }
 
     #[test]
@@ -187,16 +194,43 @@ mod tests {
         // Expected strings were produced by tokenizers 0.23 on the same inputs.
         let any = |p: &str| Replace::new(ReplacePattern::String(p.into()), "x").unwrap();
         assert_eq!(decode(any(""), &["ab", "c"]), "xaxbxxcx");
-        assert_eq!(decode(Replace::new(ReplacePattern::Regex("a*".into()), "x").unwrap(), &["baab", "c"]), "xbxbxxcx");
-        assert_eq!(decode(Replace::new(ReplacePattern::Regex(r"\b".into()), "|").unwrap(), &["hello world"]), "|hello| |world|");
+        assert_eq!(
+            decode(Replace::new(ReplacePattern::Regex("a*".into()), "x").unwrap(), &["baab", "c"]),
+            "xbxbxxcx"
+        );
+        assert_eq!(
+            decode(
+                Replace::new(ReplacePattern::Regex(r"\b".into()), "|").unwrap(),
+                &["hello world"]
+            ),
+            "|hello| |world|"
+        );
         assert_eq!(decode(BPEDecoder::default(), &[]), "");
         assert_eq!(decode(BPEDecoder::new(String::new()), &["ab", "c"]), " a b c");
-        assert_eq!(decode(ByteFallback::new(), &["<0x+1>", "<0xE2>", "<0x82>", "a", "<0xE2>", "<0x82>", "<0xAC>"]), "\u{FFFD}\u{FFFD}\u{FFFD}a€");
-        assert_eq!(decode(ByteLevel::default(), &["Ġhello", "âĤ", "x€", "¬"]), " hello\u{FFFD}x€\u{FFFD}");
+        assert_eq!(
+            decode(
+                ByteFallback::new(),
+                &["<0x+1>", "<0xE2>", "<0x82>", "a", "<0xE2>", "<0x82>", "<0xAC>"]
+            ),
+            "\u{FFFD}\u{FFFD}\u{FFFD}a€"
+        );
+        assert_eq!(
+            decode(ByteLevel::default(), &["Ġhello", "âĤ", "x€", "¬"]),
+            " hello\u{FFFD}x€\u{FFFD}"
+        );
         assert_eq!(decode(CTC::default(), &["<pad>", "a", "a", "|", "<pad>", "b"]), "a b");
         assert_eq!(decode(Metaspace::default(), &["▁Hey", "▁friend▁", "!"]), "Hey friend !");
-        assert_eq!(decode(Metaspace::new('▁', PrependScheme::Never, true), &["▁Hey", "▁friend"]), " Hey friend");
-        assert_eq!(decode(WordPiece::default(), &["##uelo", "Ara", "##új", "##o", "No", "##guera", "do", "n't", "!"]), "##uelo Araújo Noguera don't!");
+        assert_eq!(
+            decode(Metaspace::new('▁', PrependScheme::Never, true), &["▁Hey", "▁friend"]),
+            " Hey friend"
+        );
+        assert_eq!(
+            decode(
+                WordPiece::default(),
+                &["##uelo", "Ara", "##új", "##o", "No", "##guera", "do", "n't", "!"]
+            ),
+            "##uelo Araújo Noguera don't!"
+        );
     }
 
     #[test]
@@ -204,7 +238,10 @@ mod tests {
         // tokenizers panics on these two; tokenmill gives an empty token.
         assert_eq!(decode(Strip::new(' ', 0, 5), &[" "]), "");
         assert_eq!(decode(Strip::new(' ', 1, 1), &[" "]), "");
-        assert_eq!(Strip::new('_', 2, 1).decode_chain(toks(&["__a__", "_", "a"])), toks(&["a_", "", "a"]));
+        assert_eq!(
+            Strip::new('_', 2, 1).decode_chain(toks(&["__a__", "_", "a"])),
+            toks(&["a_", "", "a"])
+        );
     }
 
     #[test]

@@ -29,8 +29,15 @@ impl Strip {
             .into_iter()
             .map(|token| {
                 let chars: Vec<char> = token.chars().collect();
-                let start_cut = chars.iter().take(self.start).take_while(|c| **c == self.content).count();
-                let stop_cut = chars.len() - chars.iter().rev().take(self.stop).take_while(|c| **c == self.content).count();
+                let start_cut =
+                    chars.iter().take(self.start).take_while(|c| **c == self.content).count();
+                let stop_cut = chars.len()
+                    - chars
+                        .iter()
+                        .rev()
+                        .take(self.stop)
+                        .take_while(|c| **c == self.content)
+                        .count();
                 if start_cut >= stop_cut {
                     String::new()
                 } else {

@@ -55,7 +55,11 @@ impl WordPiece {
                 } else {
                     format!(" {token}")
                 };
-                if self.cleanup { cleanup(&token) } else { token }
+                if self.cleanup {
+                    cleanup(&token)
+                } else {
+                    token
+                }
             })
             .collect()
     }

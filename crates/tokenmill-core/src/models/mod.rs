@@ -54,7 +54,11 @@ impl From<Unigram> for ModelWrapper {
 impl ModelWrapper {
     /// Calls `emit(id, (start, end))` per token of `sequence` (byte offsets) without building
     /// token strings: the fast path for ids-only encoding.
-    pub fn tokenize_with(&self, sequence: &str, emit: impl FnMut(u32, (usize, usize))) -> Result<()> {
+    pub fn tokenize_with(
+        &self,
+        sequence: &str,
+        emit: impl FnMut(u32, (usize, usize)),
+    ) -> Result<()> {
         match self {
             ModelWrapper::BPE(m) => m.tokenize_with(sequence, emit),
             ModelWrapper::WordPiece(m) => m.tokenize_with(sequence, emit),
@@ -185,7 +189,8 @@ mod tests {
         let json = r#"{"type":"BPE","dropout":null,"unk_token":null,"continuing_subword_prefix":null,"end_of_word_suffix":null,"fuse_unk":false,"byte_fallback":false,"ignore_merges":false,"vocab":{"a":0,"b":1,"ab":2},"merges":[["a","b"]]}"#;
         let model: ModelWrapper = serde_json::from_str(json).unwrap();
         assert_eq!(serde_json::to_string(&model).unwrap(), json);
-        let untyped: ModelWrapper = serde_json::from_str(r#"{"vocab":{"a":0,"b":1,"ab":2},"merges":["a b"]}"#).unwrap();
+        let untyped: ModelWrapper =
+            serde_json::from_str(r#"{"vocab":{"a":0,"b":1,"ab":2},"merges":["a b"]}"#).unwrap();
         assert_eq!(untyped, model);
         assert!(serde_json::from_str::<ModelWrapper>(r#"{"type":"Nope","vocab":{}}"#).is_err());
     }

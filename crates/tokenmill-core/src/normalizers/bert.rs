@@ -21,7 +21,12 @@ pub struct BertNormalizer {
 
 impl Default for BertNormalizer {
     fn default() -> Self {
-        BertNormalizer { clean_text: true, handle_chinese_chars: true, strip_accents: None, lowercase: true }
+        BertNormalizer {
+            clean_text: true,
+            handle_chinese_chars: true,
+            strip_accents: None,
+            lowercase: true,
+        }
     }
 }
 
@@ -54,7 +59,9 @@ const NONSPACING_MARK: u8 = 2;
 /// searches over long tables (a third of BERT normalization time), so the answers for the
 /// Basic Multilingual Plane are computed once from the same crate into a 64 kB table.
 fn category_flags(c: char) -> u8 {
-    static BMP: LazyLock<Vec<u8>> = LazyLock::new(|| (0..=0xFFFFu32).map(|u| char::from_u32(u).map_or(0, slow_category_flags)).collect());
+    static BMP: LazyLock<Vec<u8>> = LazyLock::new(|| {
+        (0..=0xFFFFu32).map(|u| char::from_u32(u).map_or(0, slow_category_flags)).collect()
+    });
     if c.is_ascii() {
         return if c.is_ascii_control() { OTHER } else { 0 };
     }
@@ -65,7 +72,8 @@ fn category_flags(c: char) -> u8 {
 }
 
 fn slow_category_flags(c: char) -> u8 {
-    (if c.is_other() { OTHER } else { 0 }) | (if c.is_mark_nonspacing() { NONSPACING_MARK } else { 0 })
+    (if c.is_other() { OTHER } else { 0 })
+        | (if c.is_mark_nonspacing() { NONSPACING_MARK } else { 0 })
 }
 
 /// The CJK Unified Ideographs blocks (and extensions / compatibility) BERT surrounds with spaces.
@@ -84,7 +92,12 @@ pub fn is_chinese_char(c: char) -> bool {
 }
 
 impl BertNormalizer {
-    pub fn new(clean_text: bool, handle_chinese_chars: bool, strip_accents: Option<bool>, lowercase: bool) -> Self {
+    pub fn new(
+        clean_text: bool,
+        handle_chinese_chars: bool,
+        strip_accents: Option<bool>,
+        lowercase: bool,
+    ) -> Self {
         BertNormalizer { clean_text, handle_chinese_chars, strip_accents, lowercase }
     }
 

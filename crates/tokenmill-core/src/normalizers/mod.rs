@@ -107,9 +107,18 @@ impl NormalizerWrapper {
         };
         let kind = match fields.get("type") {
             Some(serde_json::Value::String(t)) => t.clone(),
-            Some(other) => return Err(Error::format(format!("normalizer \"type\" must be a string, got {other}"))),
+            Some(other) => {
+                return Err(Error::format(format!(
+                    "normalizer \"type\" must be a string, got {other}"
+                )))
+            }
             None => infer_legacy_type(&fields)
-                .ok_or_else(|| Error::format(format!("normalizer without \"type\" whose fields match no normalizer: {}", serde_json::Value::Object(fields.clone()))))?
+                .ok_or_else(|| {
+                    Error::format(format!(
+                        "normalizer without \"type\" whose fields match no normalizer: {}",
+                        serde_json::Value::Object(fields.clone())
+                    ))
+                })?
                 .to_string(),
         };
         let kind = if kind == "Bert" { "BertNormalizer".to_string() } else { kind };
@@ -144,7 +153,8 @@ impl NormalizerWrapper {
 /// Old tokenizer.json files may omit `type`; like `tokenizers`, recognise the component by its fields.
 fn infer_legacy_type(fields: &serde_json::Map<String, serde_json::Value>) -> Option<&'static str> {
     let has = |k: &str| fields.contains_key(k);
-    if has("clean_text") && has("handle_chinese_chars") && has("strip_accents") && has("lowercase") {
+    if has("clean_text") && has("handle_chinese_chars") && has("strip_accents") && has("lowercase")
+    {
         Some("BertNormalizer")
     } else if has("strip_left") && has("strip_right") {
         Some("Strip")
@@ -169,7 +179,10 @@ impl<'de> Deserialize<'de> for NormalizerWrapper {
 }
 
 /// Deserializes `{"type": name}` (other fields ignored) for the stateless normalizers.
-pub(crate) fn expect_type<'de, D: Deserializer<'de>>(deserializer: D, name: &str) -> std::result::Result<(), D::Error> {
+pub(crate) fn expect_type<'de, D: Deserializer<'de>>(
+    deserializer: D,
+    name: &str,
+) -> std::result::Result<(), D::Error> {
     #[derive(Deserialize)]
     struct TypeOnly {
         #[serde(rename = "type")]
@@ -177,7 +190,9 @@ pub(crate) fn expect_type<'de, D: Deserializer<'de>>(deserializer: D, name: &str
     }
     let found = TypeOnly::deserialize(deserializer)?;
     match found.kind {
-        Some(kind) if kind != name => Err(serde::de::Error::custom(format!("expected type {name:?}, found {kind:?}"))),
+        Some(kind) if kind != name => {
+            Err(serde::de::Error::custom(format!("expected type {name:?}, found {kind:?}")))
+        }
         _ => Ok(()),
     }
 }
@@ -191,7 +206,22 @@ macro_rules! impl_from_component {
         })*
     };
 }
-impl_from_component!(BertNormalizer, Strip, StripAccents, NFC, NFD, NFKC, NFKD, Sequence, Lowercase, Nmt, Precompiled, Replace, Prepend, ByteLevel);
+impl_from_component!(
+    BertNormalizer,
+    Strip,
+    StripAccents,
+    NFC,
+    NFD,
+    NFKC,
+    NFKD,
+    Sequence,
+    Lowercase,
+    Nmt,
+    Precompiled,
+    Replace,
+    Prepend,
+    ByteLevel
+);
 
 #[cfg(test)]
 mod tests;

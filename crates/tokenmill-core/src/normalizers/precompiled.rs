@@ -33,9 +33,10 @@ impl TryFrom<PrecompiledFields> for Precompiled {
     type Error = Error;
     fn try_from(fields: PrecompiledFields) -> Result<Self> {
         let Some(encoded) = fields.precompiled_charsmap else { return Ok(Precompiled::empty()) };
-        let bytes = base64::engine::general_purpose::STANDARD
-            .decode(encoded.as_bytes())
-            .map_err(|e| Error::format(format!("Precompiled: precompiled_charsmap is not valid base64: {e}")))?;
+        let bytes =
+            base64::engine::general_purpose::STANDARD.decode(encoded.as_bytes()).map_err(|e| {
+                Error::format(format!("Precompiled: precompiled_charsmap is not valid base64: {e}"))
+            })?;
         Precompiled::from_charsmap(&bytes)
     }
 }
@@ -45,7 +46,10 @@ impl Serialize for Precompiled {
         use serde::ser::SerializeStruct;
         let mut s = serializer.serialize_struct("Precompiled", 2)?;
         s.serialize_field("type", "Precompiled")?;
-        s.serialize_field("precompiled_charsmap", &base64::engine::general_purpose::STANDARD.encode(&self.precompiled_charsmap))?;
+        s.serialize_field(
+            "precompiled_charsmap",
+            &base64::engine::general_purpose::STANDARD.encode(&self.precompiled_charsmap),
+        )?;
         s.end()
     }
 }
@@ -72,22 +76,43 @@ fn offset(unit: u32) -> usize {
 
 impl Precompiled {
     fn empty() -> Self {
-        Precompiled { precompiled_charsmap: Vec::new(), trie: Vec::new(), replacements: String::new() }
+        Precompiled {
+            precompiled_charsmap: Vec::new(),
+            trie: Vec::new(),
+            replacements: String::new(),
+        }
     }
 
     /// Parses a charsmap (the raw bytes, as in SentencePiece's model proto).
     pub fn from_charsmap(charsmap: &[u8]) -> Result<Self> {
-        let bad = |what: &str| Error::format(format!("Precompiled: cannot parse precompiled_charsmap: {what}"));
+        let bad = |what: &str| {
+            Error::format(format!("Precompiled: cannot parse precompiled_charsmap: {what}"))
+        };
         if charsmap.is_empty() {
             return Ok(Precompiled::empty());
         }
-        let size_bytes: [u8; 4] = charsmap.get(..4).and_then(|b| b.try_into().ok()).ok_or_else(|| bad("shorter than 4 bytes"))?;
+        let size_bytes: [u8; 4] = charsmap
+            .get(..4)
+            .and_then(|b| b.try_into().ok())
+            .ok_or_else(|| bad("shorter than 4 bytes"))?;
         let trie_size = u32::from_le_bytes(size_bytes) as usize;
-        let trie_end = 4usize.checked_add(trie_size).filter(|&end| end <= charsmap.len() && trie_size % 4 == 0);
-        let trie_end = trie_end.ok_or_else(|| bad(&format!("trie size {trie_size} does not fit in {} bytes", charsmap.len())))?;
-        let trie = charsmap[4..trie_end].chunks_exact(4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
+        let trie_end = 4usize
+            .checked_add(trie_size)
+            .filter(|&end| end <= charsmap.len() && trie_size % 4 == 0);
+        let trie_end = trie_end.ok_or_else(|| {
+            bad(&format!("trie size {trie_size} does not fit in {} bytes", charsmap.len()))
+        })?;
+        let trie = charsmap[4..trie_end]
+            .chunks_exact(4)
+            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .collect();
         let replacements = std::str::from_utf8(&charsmap[trie_end..])
-            .map_err(|e| bad(&format!("replacement strings are not UTF-8 (byte {})", trie_end + e.valid_up_to())))?
+            .map_err(|e| {
+                bad(&format!(
+                    "replacement strings are not UTF-8 (byte {})",
+                    trie_end + e.valid_up_to()
+                ))
+            })?
             .to_string();
         Ok(Precompiled { precompiled_charsmap: charsmap.to_vec(), trie, replacements })
     }

@@ -31,7 +31,8 @@ fn serialization_matches_tokenizers() {
 
 #[test]
 fn legacy_forms_are_read() {
-    let n: NormalizerWrapper = serde_json::from_str(r#"{"strip_left":false,"strip_right":true}"#).unwrap();
+    let n: NormalizerWrapper =
+        serde_json::from_str(r#"{"strip_left":false,"strip_right":true}"#).unwrap();
     assert_eq!(n, Strip::new(false, true).into());
     let n: NormalizerWrapper = serde_json::from_str(r#"{"prepend":"a"}"#).unwrap();
     assert_eq!(n, Prepend::new("a").into());
@@ -61,11 +62,23 @@ fn bad_json_is_an_error_not_a_panic() {
 fn components_normalize_as_documented() {
     let bert = NormalizerWrapper::from(BertNormalizer::default());
     assert_eq!(bert.normalize_str("Héllo\tWORLD\u{0}中国").unwrap(), "hello world 中  国 ");
-    let seq = NormalizerWrapper::from(Sequence::new(vec![NFKD.into(), StripAccents.into(), Lowercase.into()]));
+    let seq = NormalizerWrapper::from(Sequence::new(vec![
+        NFKD.into(),
+        StripAccents.into(),
+        Lowercase.into(),
+    ]));
     assert_eq!(seq.normalize_str("ﬁnal Çà").unwrap(), "final ca");
-    assert_eq!(NormalizerWrapper::from(Strip::new(true, false)).normalize_str("  a  ").unwrap(), "a  ");
+    assert_eq!(
+        NormalizerWrapper::from(Strip::new(true, false)).normalize_str("  a  ").unwrap(),
+        "a  "
+    );
     assert_eq!(NormalizerWrapper::from(Prepend::new("▁")).normalize_str("").unwrap(), "");
-    assert_eq!(NormalizerWrapper::from(Replace::new(ReplacePattern::Regex(r"\s+".into()), " ").unwrap()).normalize_str("a \n b").unwrap(), "a b");
+    assert_eq!(
+        NormalizerWrapper::from(Replace::new(ReplacePattern::Regex(r"\s+".into()), " ").unwrap())
+            .normalize_str("a \n b")
+            .unwrap(),
+        "a b"
+    );
     assert_eq!(NormalizerWrapper::from(ByteLevel).normalize_str("é ").unwrap(), "Ã©Ġ");
 }
 

@@ -9,7 +9,8 @@ impl_unit_serde!(BertPreTokenizer);
 
 impl PreTokenizer for BertPreTokenizer {
     fn pre_tokenize(&self, pretokenized: &mut PreTokenizedString) -> crate::Result<()> {
-        pretokenized.split(|_, piece| piece.split(char::is_whitespace, SplitDelimiterBehavior::Removed))?;
+        pretokenized
+            .split(|_, piece| piece.split(char::is_whitespace, SplitDelimiterBehavior::Removed))?;
         pretokenized.split(|_, piece| piece.split(is_punctuation, SplitDelimiterBehavior::Isolated))
     }
 }

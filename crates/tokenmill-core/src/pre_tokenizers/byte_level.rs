@@ -5,14 +5,18 @@ use std::sync::LazyLock;
 
 use serde::{Deserialize, Serialize};
 
-use crate::tokenizer::{NormalizedString, Offsets, PreTokenizedString, PreTokenizer, SplitDelimiterBehavior};
+use crate::tokenizer::{
+    NormalizedString, Offsets, PreTokenizedString, PreTokenizer, SplitDelimiterBehavior,
+};
 use crate::utils::byte_level::BYTES_TO_CHARS;
 use crate::utils::regex::Regex;
 
 /// The GPT-2 split pattern (also r50k/p50k's).
-pub const GPT2_PATTERN: &str = r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+";
+pub const GPT2_PATTERN: &str =
+    r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+";
 
-static GPT2_REGEX: LazyLock<Regex> = LazyLock::new(|| Regex::new(GPT2_PATTERN).expect("the GPT-2 pattern compiles"));
+static GPT2_REGEX: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(GPT2_PATTERN).expect("the GPT-2 pattern compiles"));
 
 /// The compiled GPT-2 split regex (shared so it is compiled once per process).
 pub fn gpt2_regex() -> &'static Regex {
@@ -92,14 +96,24 @@ pub fn to_byte_level(piece: &NormalizedString) -> NormalizedString {
             new_alignments.extend(std::iter::repeat_n(align, mapped.len_utf8()));
         }
     }
-    NormalizedString::from_parts(piece.get_original().to_string(), normalized, new_alignments, piece.original_shift())
+    NormalizedString::from_parts(
+        piece.get_original().to_string(),
+        normalized,
+        new_alignments,
+        piece.original_shift(),
+    )
 }
 
 /// The ByteLevel post-processor's `trim_offsets` rule for one token, shared so the processor
 /// and anything else that needs it agree: leading and trailing spaces (`Ġ` or whitespace chars)
 /// are cut out of `offsets`, except the one space `add_prefix_space` put in front of the first
 /// token (`is_first`: first token of the sequence, or one whose offsets start at 0).
-pub fn trimmed_offsets(token: &str, offsets: Offsets, is_first: bool, add_prefix_space: bool) -> Offsets {
+pub fn trimmed_offsets(
+    token: &str,
+    offsets: Offsets,
+    is_first: bool,
+    add_prefix_space: bool,
+) -> Offsets {
     let is_space = |c: &char| *c == 'Ġ' || c.is_whitespace();
     let mut leading = token.chars().take_while(is_space).count();
     let trailing = token.chars().rev().take_while(is_space).count();
@@ -124,7 +138,10 @@ mod tests {
     fn run(pre: &ByteLevel, s: &str) -> Vec<(String, Offsets)> {
         let mut p = PreTokenizedString::from(s);
         pre.pre_tokenize(&mut p).unwrap();
-        p.get_splits(OffsetReferential::Original, OffsetType::Char).into_iter().map(|(s, o, _)| (s.to_string(), o)).collect()
+        p.get_splits(OffsetReferential::Original, OffsetType::Char)
+            .into_iter()
+            .map(|(s, o, _)| (s.to_string(), o))
+            .collect()
     }
 
     #[test]

@@ -20,7 +20,11 @@ impl Digits {
 impl PreTokenizer for Digits {
     /// "Numeric" is `char::is_numeric` (Unicode Nd, Nl, No), as in `tokenizers`.
     fn pre_tokenize(&self, pretokenized: &mut PreTokenizedString) -> crate::Result<()> {
-        let behavior = if self.individual_digits { SplitDelimiterBehavior::Isolated } else { SplitDelimiterBehavior::Contiguous };
+        let behavior = if self.individual_digits {
+            SplitDelimiterBehavior::Isolated
+        } else {
+            SplitDelimiterBehavior::Contiguous
+        };
         pretokenized.split(|_, piece| piece.split(char::is_numeric, behavior))
     }
 }

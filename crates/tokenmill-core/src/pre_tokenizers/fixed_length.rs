@@ -34,7 +34,8 @@ impl PreTokenizer for FixedLength {
         }
         pretokenized.split(|_, piece| {
             let text = piece.get();
-            let mut bounds: Vec<usize> = text.char_indices().map(|(i, _)| i).step_by(self.length).collect();
+            let mut bounds: Vec<usize> =
+                text.char_indices().map(|(i, _)| i).step_by(self.length).collect();
             bounds.push(text.len());
             Ok(bounds.windows(2).filter_map(|w| piece.slice(w[0]..w[1])).collect::<Vec<_>>())
         })

@@ -82,7 +82,9 @@ impl<'de> Deserialize<'de> for Metaspace {
         let h = Helper::deserialize(deserializer)?;
         let scheme = match (h.add_prefix_space, h.prepend_scheme) {
             (Some(false), Some(s)) if s != PrependScheme::Never => {
-                return Err(serde::de::Error::custom("add_prefix_space does not match declared prepend_scheme"))
+                return Err(serde::de::Error::custom(
+                    "add_prefix_space does not match declared prepend_scheme",
+                ))
             }
             (Some(false), _) => PrependScheme::Never,
             (_, Some(s)) => s,

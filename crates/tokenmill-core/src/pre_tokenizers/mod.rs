@@ -102,11 +102,23 @@ impl<'de> Deserialize<'de> for PreTokenizerWrapper {
         let value = serde_json::Value::deserialize(deserializer)?;
         let kind = match value.get("type") {
             Some(serde_json::Value::String(s)) => s.clone(),
-            Some(other) => return Err(D::Error::custom(format!("pre_tokenizer \"type\" must be a string, got {other}"))),
-            None => return Err(D::Error::custom(format!("pre_tokenizer without a \"type\" field: {value}"))),
+            Some(other) => {
+                return Err(D::Error::custom(format!(
+                    "pre_tokenizer \"type\" must be a string, got {other}"
+                )))
+            }
+            None => {
+                return Err(D::Error::custom(format!(
+                    "pre_tokenizer without a \"type\" field: {value}"
+                )))
+            }
         };
-        fn parse<T: serde::de::DeserializeOwned, E: Error>(kind: &str, value: serde_json::Value) -> std::result::Result<T, E> {
-            serde_json::from_value(value).map_err(|e| E::custom(format!("pre_tokenizer {kind}: {e}")))
+        fn parse<T: serde::de::DeserializeOwned, E: Error>(
+            kind: &str,
+            value: serde_json::Value,
+        ) -> std::result::Result<T, E> {
+            serde_json::from_value(value)
+                .map_err(|e| E::custom(format!("pre_tokenizer {kind}: {e}")))
         }
         Ok(match kind.as_str() {
             "BertPreTokenizer" => Self::BertPreTokenizer(parse(&kind, value)?),
@@ -167,7 +179,10 @@ impl<P: Pattern> Pattern for Invert<P> {
 macro_rules! impl_unit_serde {
     ($ty:ident) => {
         impl serde::Serialize for $ty {
-            fn serialize<S: serde::Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+            fn serialize<S: serde::Serializer>(
+                &self,
+                serializer: S,
+            ) -> std::result::Result<S::Ok, S::Error> {
                 use serde::ser::SerializeStruct;
                 let mut s = serializer.serialize_struct(stringify!($ty), 1)?;
                 s.serialize_field("type", stringify!($ty))?;
@@ -175,7 +190,9 @@ macro_rules! impl_unit_serde {
             }
         }
         impl<'de> serde::Deserialize<'de> for $ty {
-            fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
+            fn deserialize<D: serde::Deserializer<'de>>(
+                deserializer: D,
+            ) -> std::result::Result<Self, D::Error> {
                 #[derive(serde::Deserialize)]
                 struct Helper {
                     #[serde(rename = "type")]
@@ -196,7 +213,6 @@ macro_rules! impl_unit_serde {
 }
 pub(crate) use impl_unit_serde;
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -208,27 +224,45 @@ mod tests {
 
     #[test]
     fn json_forms_match_tokenizers() {
-        roundtrip(r#"{"type":"ByteLevel","add_prefix_space":true,"trim_offsets":true,"use_regex":true}"#);
-        roundtrip(r#"{"type":"Split","pattern":{"String":" "},"behavior":"Removed","invert":false}"#);
-        roundtrip(r#"{"type":"Split","pattern":{"Regex":"\\s+"},"behavior":"MergedWithNext","invert":true}"#);
+        roundtrip(
+            r#"{"type":"ByteLevel","add_prefix_space":true,"trim_offsets":true,"use_regex":true}"#,
+        );
+        roundtrip(
+            r#"{"type":"Split","pattern":{"String":" "},"behavior":"Removed","invert":false}"#,
+        );
+        roundtrip(
+            r#"{"type":"Split","pattern":{"Regex":"\\s+"},"behavior":"MergedWithNext","invert":true}"#,
+        );
         roundtrip(r#"{"type":"Whitespace"}"#);
         roundtrip(r#"{"type":"WhitespaceSplit"}"#);
         roundtrip(r#"{"type":"BertPreTokenizer"}"#);
         roundtrip(r#"{"type":"Punctuation","behavior":"Contiguous"}"#);
         roundtrip(r#"{"type":"Digits","individual_digits":true}"#);
-        roundtrip(r#"{"type":"Metaspace","replacement":"▁","prepend_scheme":"first","split":false}"#);
+        roundtrip(
+            r#"{"type":"Metaspace","replacement":"▁","prepend_scheme":"first","split":false}"#,
+        );
         roundtrip(r#"{"type":"CharDelimiterSplit","delimiter":"x"}"#);
         roundtrip(r#"{"type":"UnicodeScripts"}"#);
         roundtrip(r#"{"type":"FixedLength","length":3}"#);
-        roundtrip(r#"{"type":"Sequence","pretokenizers":[{"type":"Whitespace"},{"type":"Digits","individual_digits":false}]}"#);
+        roundtrip(
+            r#"{"type":"Sequence","pretokenizers":[{"type":"Whitespace"},{"type":"Digits","individual_digits":false}]}"#,
+        );
     }
 
     #[test]
     fn older_forms_are_accepted() {
-        let w: PreTokenizerWrapper =
-            serde_json::from_str(r#"{"type":"Metaspace","replacement":"▁","add_prefix_space":true,"str_rep":"▁"}"#).unwrap();
-        assert_eq!(w, PreTokenizerWrapper::Metaspace(Metaspace::new('▁', PrependScheme::Always, true)));
-        let w: PreTokenizerWrapper = serde_json::from_str(r#"{"type":"ByteLevel","add_prefix_space":false,"trim_offsets":true}"#).unwrap();
+        let w: PreTokenizerWrapper = serde_json::from_str(
+            r#"{"type":"Metaspace","replacement":"▁","add_prefix_space":true,"str_rep":"▁"}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            w,
+            PreTokenizerWrapper::Metaspace(Metaspace::new('▁', PrependScheme::Always, true))
+        );
+        let w: PreTokenizerWrapper = serde_json::from_str(
+            r#"{"type":"ByteLevel","add_prefix_space":false,"trim_offsets":true}"#,
+        )
+        .unwrap();
         assert_eq!(w, PreTokenizerWrapper::ByteLevel(ByteLevel::new(false, true, true)));
         let w: PreTokenizerWrapper = serde_json::from_str(r#"{"type":"Punctuation"}"#).unwrap();
         assert_eq!(w, PreTokenizerWrapper::Punctuation(Punctuation::default()));
@@ -257,7 +291,10 @@ mod examples {
     fn run(pre: impl Into<PreTokenizerWrapper>, s: &str) -> Vec<(String, Offsets)> {
         let mut p = PreTokenizedString::from(s);
         pre.into().pre_tokenize(&mut p).unwrap();
-        p.get_splits(OffsetReferential::Original, OffsetType::Char).into_iter().map(|(s, o, _)| (s.to_string(), o)).collect()
+        p.get_splits(OffsetReferential::Original, OffsetType::Char)
+            .into_iter()
+            .map(|(s, o, _)| (s.to_string(), o))
+            .collect()
     }
 
     fn words(pre: impl Into<PreTokenizerWrapper>, s: &str) -> Vec<String> {
@@ -266,33 +303,57 @@ mod examples {
 
     #[test]
     fn whitespace_and_bert() {
-        assert_eq!(words(Whitespace, "Hello, world! Let's go."), ["Hello", ",", "world", "!", "Let", "'", "s", "go", "."]);
+        assert_eq!(
+            words(Whitespace, "Hello, world! Let's go."),
+            ["Hello", ",", "world", "!", "Let", "'", "s", "go", "."]
+        );
         assert_eq!(words(WhitespaceSplit, " Hello,\u{a0}world!\n"), ["Hello,", "world!"]);
-        assert_eq!(words(BertPreTokenizer, "Hey, I'm «here»"), ["Hey", ",", "I", "'", "m", "«", "here", "»"]);
+        assert_eq!(
+            words(BertPreTokenizer, "Hey, I'm «here»"),
+            ["Hey", ",", "I", "'", "m", "«", "here", "»"]
+        );
         assert_eq!(run(Whitespace, "日本 語")[1], ("語".to_string(), (3, 4)));
     }
 
     #[test]
     fn punctuation_digits_delimiter() {
-        assert_eq!(words(Punctuation::new(SplitDelimiterBehavior::MergedWithPrevious), "a,b!!c"), ["a,", "b!", "!", "c"]);
-        assert_eq!(words(Digits::new(false), "Call 123 please ٣٤"), ["Call ", "123", " please ", "٣٤"]);
+        assert_eq!(
+            words(Punctuation::new(SplitDelimiterBehavior::MergedWithPrevious), "a,b!!c"),
+            ["a,", "b!", "!", "c"]
+        );
+        assert_eq!(
+            words(Digits::new(false), "Call 123 please ٣٤"),
+            ["Call ", "123", " please ", "٣٤"]
+        );
         assert_eq!(words(Digits::new(true), "a12"), ["a", "1", "2"]);
         assert_eq!(words(CharDelimiterSplit::new('x'), "xhelloxxthere"), ["hello", "there"]);
     }
 
     #[test]
     fn metaspace_schemes() {
-        assert_eq!(run(Metaspace::default(), "Hey  you"), vec![("▁Hey".into(), (0, 3)), ("▁".into(), (3, 4)), ("▁you".into(), (4, 8))]);
-        assert_eq!(words(Metaspace::new('▁', PrependScheme::Never, true), "Hey you"), ["Hey", "▁you"]);
+        assert_eq!(
+            run(Metaspace::default(), "Hey  you"),
+            vec![("▁Hey".into(), (0, 3)), ("▁".into(), (3, 4)), ("▁you".into(), (4, 8))]
+        );
+        assert_eq!(
+            words(Metaspace::new('▁', PrependScheme::Never, true), "Hey you"),
+            ["Hey", "▁you"]
+        );
         assert_eq!(words(Metaspace::new('_', PrependScheme::Always, false), "a b"), ["_a_b"]);
         // "first": only the piece at offset 0 gets the prefix.
-        let seq = Sequence::new(vec![CharDelimiterSplit::new('|').into(), Metaspace::new('▁', PrependScheme::First, true).into()]);
+        let seq = Sequence::new(vec![
+            CharDelimiterSplit::new('|').into(),
+            Metaspace::new('▁', PrependScheme::First, true).into(),
+        ]);
         assert_eq!(words(seq, "a|b"), ["▁a", "b"]);
     }
 
     #[test]
     fn scripts_and_fixed_length() {
-        assert_eq!(run(UnicodeScripts, "どこ Where"), vec![("どこ ".into(), (0, 3)), ("Where".into(), (3, 8))]);
+        assert_eq!(
+            run(UnicodeScripts, "どこ Where"),
+            vec![("どこ ".into(), (0, 3)), ("Where".into(), (3, 8))]
+        );
         assert_eq!(words(UnicodeScripts, " a, b"), ["a", ", ", "b"]);
         assert_eq!(words(FixedLength::new(2), "abcde"), ["ab", "cd", "e"]);
     }
@@ -316,14 +377,23 @@ mod long_input_tests {
             Whitespace.into(),
             BertPreTokenizer.into(),
             UnicodeScripts.into(),
-            Split::new(SplitPattern::Regex(r"\s+".into()), crate::tokenizer::SplitDelimiterBehavior::Isolated, false).unwrap().into(),
+            Split::new(
+                SplitPattern::Regex(r"\s+".into()),
+                crate::tokenizer::SplitDelimiterBehavior::Isolated,
+                false,
+            )
+            .unwrap()
+            .into(),
         ];
         for pre in all {
             let mut p = PreTokenizedString::from(line.as_str());
             pre.pre_tokenize(&mut p).unwrap();
             let splits = p.get_splits(OffsetReferential::Original, OffsetType::Byte);
             assert!(splits.len() > 300_000, "{pre:?}");
-            assert!(splits.windows(2).all(|w| w[0].1 .1 <= w[1].1 .0), "{pre:?}: pieces out of order");
+            assert!(
+                splits.windows(2).all(|w| w[0].1 .1 <= w[1].1 .0),
+                "{pre:?}: pieces out of order"
+            );
             assert!(splits.last().unwrap().1 .1 <= line.len());
         }
     }

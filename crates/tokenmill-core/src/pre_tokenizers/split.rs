@@ -42,23 +42,30 @@ pub struct Split {
 
 impl PartialEq for Split {
     fn eq(&self, other: &Self) -> bool {
-        self.pattern == other.pattern && self.behavior == other.behavior && self.invert == other.invert
+        self.pattern == other.pattern
+            && self.behavior == other.behavior
+            && self.invert == other.invert
     }
 }
 
 impl Split {
     /// Compiles the pattern; an invalid regex is an `Error::Regex` naming it.
-    pub fn new(pattern: impl Into<SplitPattern>, behavior: SplitDelimiterBehavior, invert: bool) -> Result<Self> {
+    pub fn new(
+        pattern: impl Into<SplitPattern>,
+        behavior: SplitDelimiterBehavior,
+        invert: bool,
+    ) -> Result<Self> {
         let pattern = pattern.into();
         let regex = match &pattern {
             // A literal is matched as an escaped regex, like `tokenizers` does; this keeps its
             // edge cases (the empty string matches between every two chars).
             SplitPattern::String(s) => Regex::new(&regex::escape(s))?,
-            SplitPattern::Regex(r) => Regex::new(&oniguruma_compatible(r))
-                .map_err(|e| match e {
+            SplitPattern::Regex(r) => {
+                Regex::new(&oniguruma_compatible(r)).map_err(|e| match e {
                     Error::Regex { message, .. } => Error::Regex { pattern: r.clone(), message },
                     other => other,
-                })?,
+                })?
+            }
         };
         Ok(Split { pattern, regex, behavior, invert })
     }
@@ -90,7 +97,8 @@ struct SplitJson {
 
 impl Serialize for Split {
     fn serialize<S: Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
-        SplitJson { pattern: self.pattern.clone(), behavior: self.behavior, invert: self.invert }.serialize(serializer)
+        SplitJson { pattern: self.pattern.clone(), behavior: self.behavior, invert: self.invert }
+            .serialize(serializer)
     }
 }
 
@@ -252,7 +260,10 @@ impl Rewriter {
             return i + 2;
         }
         self.out.push('\\');
-        if (e == 'p' || e == 'P') && chars.get(i + 2) == Some(&'{') && chars.get(i + 3) == Some(&'^') {
+        if (e == 'p' || e == 'P')
+            && chars.get(i + 2) == Some(&'{')
+            && chars.get(i + 3) == Some(&'^')
+        {
             // `\p{^L}` is `\P{L}`.
             self.out.push(if e == 'p' { 'P' } else { 'p' });
             self.out.push('{');
@@ -319,7 +330,10 @@ mod tests {
     fn run(split: &Split, s: &str) -> Vec<(String, Offsets)> {
         let mut p = PreTokenizedString::from(s);
         split.pre_tokenize(&mut p).unwrap();
-        p.get_splits(OffsetReferential::Original, OffsetType::Char).into_iter().map(|(s, o, _)| (s.to_string(), o)).collect()
+        p.get_splits(OffsetReferential::Original, OffsetType::Char)
+            .into_iter()
+            .map(|(s, o, _)| (s.to_string(), o))
+            .collect()
     }
 
     fn words(split: &Split, s: &str) -> Vec<String> {
@@ -329,10 +343,17 @@ mod tests {
     #[test]
     fn string_and_regex_patterns() {
         let s = Split::new(",", SplitDelimiterBehavior::Removed, false).unwrap();
-        assert_eq!(run(&s, "one,two,three"), vec![("one".into(), (0, 3)), ("two".into(), (4, 7)), ("three".into(), (8, 13))]);
-        let s = Split::new(SplitPattern::Regex(r"\s+".into()), SplitDelimiterBehavior::Isolated, false).unwrap();
+        assert_eq!(
+            run(&s, "one,two,three"),
+            vec![("one".into(), (0, 3)), ("two".into(), (4, 7)), ("three".into(), (8, 13))]
+        );
+        let s =
+            Split::new(SplitPattern::Regex(r"\s+".into()), SplitDelimiterBehavior::Isolated, false)
+                .unwrap();
         assert_eq!(words(&s, "hello   world"), ["hello", "   ", "world"]);
-        let s = Split::new(SplitPattern::Regex(r"\s+".into()), SplitDelimiterBehavior::Removed, true).unwrap();
+        let s =
+            Split::new(SplitPattern::Regex(r"\s+".into()), SplitDelimiterBehavior::Removed, true)
+                .unwrap();
         assert_eq!(words(&s, "hello   world"), ["   "]);
         let s = Split::new(".", SplitDelimiterBehavior::Isolated, false).unwrap();
         assert_eq!(words(&s, "a.b"), ["a", ".", "b"]);
@@ -353,7 +374,9 @@ mod tests {
         assert_eq!(oniguruma_compatible(r"(ab){2}+x"), r"(?:(ab){2})+x");
         assert_eq!(oniguruma_compatible(r"a{2,}?"), r"a{2,}?");
         let words = |p: &str, s: &str| {
-            let split = Split::new(SplitPattern::Regex(p.into()), SplitDelimiterBehavior::Removed, true).unwrap();
+            let split =
+                Split::new(SplitPattern::Regex(p.into()), SplitDelimiterBehavior::Removed, true)
+                    .unwrap();
             run(&split, s).into_iter().map(|(w, _)| w).collect::<Vec<_>>()
         };
         assert_eq!(words("a.b", "a\nb axb"), ["axb"]);
@@ -369,7 +392,8 @@ mod tests {
 
     #[test]
     fn bad_regex_is_an_error() {
-        match Split::new(SplitPattern::Regex("(a".into()), SplitDelimiterBehavior::Isolated, false) {
+        match Split::new(SplitPattern::Regex("(a".into()), SplitDelimiterBehavior::Isolated, false)
+        {
             Err(Error::Regex { pattern, .. }) => assert_eq!(pattern, "(a"),
             other => panic!("{other:?}"),
         }

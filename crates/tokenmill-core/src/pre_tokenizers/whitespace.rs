@@ -12,7 +12,8 @@ use crate::utils::regex::Regex;
 pub struct Whitespace;
 impl_unit_serde!(Whitespace);
 
-static WORDS_OR_SYMBOLS: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\w+|[^\w\s]+").expect("a valid pattern"));
+static WORDS_OR_SYMBOLS: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\w+|[^\w\s]+").expect("a valid pattern"));
 
 impl PreTokenizer for Whitespace {
     fn pre_tokenize(&self, pretokenized: &mut PreTokenizedString) -> crate::Result<()> {
@@ -28,6 +29,7 @@ impl_unit_serde!(WhitespaceSplit);
 
 impl PreTokenizer for WhitespaceSplit {
     fn pre_tokenize(&self, pretokenized: &mut PreTokenizedString) -> crate::Result<()> {
-        pretokenized.split(|_, piece| piece.split(char::is_whitespace, SplitDelimiterBehavior::Removed))
+        pretokenized
+            .split(|_, piece| piece.split(char::is_whitespace, SplitDelimiterBehavior::Removed))
     }
 }

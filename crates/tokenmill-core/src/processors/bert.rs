@@ -25,13 +25,21 @@ impl BertProcessing {
     }
 
     pub fn added_tokens(&self, is_pair: bool) -> usize {
-        if is_pair { 3 } else { 2 }
+        if is_pair {
+            3
+        } else {
+            2
+        }
     }
 
     /// The first encoding becomes `[CLS] A [SEP]` (specials type 0), the second `B [SEP]`
     /// (the `[SEP]` type 1); overflowing windows are wrapped the same way. Content keeps its
     /// type ids.
-    pub fn process_encodings(&self, encodings: Vec<Encoding>, add_special_tokens: bool) -> Vec<Encoding> {
+    pub fn process_encodings(
+        &self,
+        encodings: Vec<Encoding>,
+        add_special_tokens: bool,
+    ) -> Vec<Encoding> {
         if !add_special_tokens {
             return encodings;
         }
@@ -40,9 +48,13 @@ impl BertProcessing {
             .enumerate()
             .map(|(i, encoding)| {
                 if i == 0 {
-                    wrap_with_overflowing(encoding, &|e| surround(e, Some(&self.cls), Some(&self.sep), 0, None, 0))
+                    wrap_with_overflowing(encoding, &|e| {
+                        surround(e, Some(&self.cls), Some(&self.sep), 0, None, 0)
+                    })
                 } else {
-                    wrap_with_overflowing(encoding, &|e| surround(e, None, Some(&self.sep), 1, None, 1))
+                    wrap_with_overflowing(encoding, &|e| {
+                        surround(e, None, Some(&self.sep), 1, None, 1)
+                    })
                 }
             })
             .collect()

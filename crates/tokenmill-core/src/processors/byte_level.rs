@@ -31,7 +31,8 @@ pub fn process_encodings(settings: &ByteLevel, mut encodings: Vec<Encoding>) -> 
 pub fn trim_offsets(encoding: &mut Encoding, add_prefix_space: bool) {
     let space = byte_to_char(b' ');
     let is_space = |c: &char| *c == space || c.is_whitespace();
-    for (i, (token, offsets)) in encoding.tokens.iter().zip(encoding.offsets.iter_mut()).enumerate() {
+    for (i, (token, offsets)) in encoding.tokens.iter().zip(encoding.offsets.iter_mut()).enumerate()
+    {
         let mut leading = token.chars().take_while(is_space).count();
         let trailing = token.chars().rev().take_while(is_space).count();
         if leading > 0 {

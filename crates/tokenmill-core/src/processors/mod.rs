@@ -34,7 +34,11 @@ pub enum PostProcessorWrapper {
 
 impl PostProcessorWrapper {
     /// Transforms the list of encodings (one per input); the caller merges the result.
-    pub fn process_encodings(&self, encodings: Vec<Encoding>, add_special_tokens: bool) -> Result<Vec<Encoding>> {
+    pub fn process_encodings(
+        &self,
+        encodings: Vec<Encoding>,
+        add_special_tokens: bool,
+    ) -> Result<Vec<Encoding>> {
         match self {
             Self::Roberta(p) => Ok(p.process_encodings(encodings, add_special_tokens)),
             Self::Bert(p) => Ok(p.process_encodings(encodings, add_special_tokens)),
@@ -56,7 +60,12 @@ impl PostProcessor for PostProcessorWrapper {
         }
     }
 
-    fn process(&self, encoding: Encoding, pair: Option<Encoding>, add_special_tokens: bool) -> Result<Encoding> {
+    fn process(
+        &self,
+        encoding: Encoding,
+        pair: Option<Encoding>,
+        add_special_tokens: bool,
+    ) -> Result<Encoding> {
         let mut encodings: Vec<Encoding> = std::iter::once(encoding).chain(pair).collect();
         for (i, e) in encodings.iter_mut().enumerate() {
             e.set_sequence_id(i);
@@ -76,7 +85,10 @@ impl PostProcessor for PostProcessorWrapper {
 
 /// Wraps `encoding` and each of its overflowing windows with `f`, the windows becoming the
 /// overflowing list of the result (how Bert/Roberta treat truncated inputs).
-pub(crate) fn wrap_with_overflowing(mut encoding: Encoding, f: &impl Fn(Encoding) -> Encoding) -> Encoding {
+pub(crate) fn wrap_with_overflowing(
+    mut encoding: Encoding,
+    f: &impl Fn(Encoding) -> Encoding,
+) -> Encoding {
     let overflowing: Vec<Encoding> = encoding.take_overflowing().into_iter().map(f).collect();
     let mut wrapped = f(encoding);
     wrapped.overflowing = overflowing;
@@ -96,7 +108,9 @@ impl<'de> Deserialize<'de> for PostProcessorWrapper {
             ("RobertaProcessing", false, |v| RobertaProcessing::deserialize(v).map(Self::Roberta)),
             ("BertProcessing", false, |v| BertProcessing::deserialize(v).map(Self::Bert)),
             ("ByteLevel", true, |v| ByteLevel::deserialize(v).map(Self::ByteLevel)),
-            ("TemplateProcessing", false, |v| TemplateProcessing::deserialize(v).map(Self::Template)),
+            ("TemplateProcessing", false, |v| {
+                TemplateProcessing::deserialize(v).map(Self::Template)
+            }),
             ("Sequence", true, |v| Sequence::deserialize(v).map(Self::Sequence)),
         ];
         let declared = value.get("type").and_then(|t| t.as_str());
@@ -112,9 +126,13 @@ impl<'de> Deserialize<'de> for PostProcessorWrapper {
             }
         }
         Err(match (declared, declared_error) {
-            (Some(name), Some(e)) => D::Error::custom(format!("invalid {name} post-processor: {e}")),
+            (Some(name), Some(e)) => {
+                D::Error::custom(format!("invalid {name} post-processor: {e}"))
+            }
             (Some(name), None) => D::Error::custom(format!("unknown post-processor type {name:?}")),
-            _ => D::Error::custom("post-processor: data did not match any variant of PostProcessorWrapper"),
+            _ => D::Error::custom(
+                "post-processor: data did not match any variant of PostProcessorWrapper",
+            ),
         })
     }
 }
@@ -126,12 +144,17 @@ macro_rules! strict_type_tag {
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
         pub struct $tag;
         impl serde::Serialize for $tag {
-            fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+            fn serialize<S: serde::Serializer>(
+                &self,
+                s: S,
+            ) -> std::result::Result<S::Ok, S::Error> {
                 s.serialize_str($name)
             }
         }
         impl<'de> serde::Deserialize<'de> for $tag {
-            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+            fn deserialize<D: serde::Deserializer<'de>>(
+                d: D,
+            ) -> std::result::Result<Self, D::Error> {
                 let s = String::deserialize(d)?;
                 if s == $name {
                     Ok($tag)
@@ -149,7 +172,8 @@ impl PostProcessorWrapper {
         serde_json::from_str(json).map_err(|e| Error::format(format!("post-processor JSON: {e}")))
     }
     pub fn to_json(&self) -> Result<String> {
-        serde_json::to_string(self).map_err(|e| Error::Other(format!("post-processor to JSON: {e}")))
+        serde_json::to_string(self)
+            .map_err(|e| Error::Other(format!("post-processor to JSON: {e}")))
     }
 }
 
@@ -211,7 +235,10 @@ mod tests {
     use crate::tokenizer::{Offsets, Token};
 
     fn hello_there() -> Encoding {
-        Encoding::from_tokens(vec![Token::new(12, "Hello".into(), (0, 5)), Token::new(14, "there".into(), (6, 11))], 0)
+        Encoding::from_tokens(
+            vec![Token::new(12, "Hello".into(), (0, 5)), Token::new(14, "there".into(), (6, 11))],
+            0,
+        )
     }
     fn pair() -> Encoding {
         Encoding::from_tokens(vec![Token::new(15, "pair".into(), (0, 4))], 0)
@@ -245,16 +272,27 @@ mod tests {
         )
         .unwrap();
         assert!(matches!(p, PostProcessorWrapper::Roberta(_)));
-        let p = PostProcessorWrapper::from_json(r#"{"sep":["[SEP]",102],"cls":["[CLS]",101]}"#).unwrap();
+        let p = PostProcessorWrapper::from_json(r#"{"sep":["[SEP]",102],"cls":["[CLS]",101]}"#)
+            .unwrap();
         assert!(matches!(p, PostProcessorWrapper::Bert(_)));
         // ByteLevel's tag is checked, `use_regex` defaults to true.
-        let p = PostProcessorWrapper::from_json(r#"{"type":"ByteLevel","add_prefix_space":false,"trim_offsets":true}"#).unwrap();
+        let p = PostProcessorWrapper::from_json(
+            r#"{"type":"ByteLevel","add_prefix_space":false,"trim_offsets":true}"#,
+        )
+        .unwrap();
         assert_eq!(p, PostProcessorWrapper::ByteLevel(ByteLevel::new(false, true, true)));
-        assert!(PostProcessorWrapper::from_json(r#"{"add_prefix_space":true,"trim_offsets":false,"use_regex":false}"#).is_err());
+        assert!(PostProcessorWrapper::from_json(
+            r#"{"add_prefix_space":true,"trim_offsets":false,"use_regex":false}"#
+        )
+        .is_err());
         // A template is never mistaken for a ByteLevel (whose fields all have defaults).
-        let t = PostProcessorWrapper::from_json(r#"{"type":"TemplateProcessing","single":[],"pair":[],"special_tokens":{}}"#).unwrap();
+        let t = PostProcessorWrapper::from_json(
+            r#"{"type":"TemplateProcessing","single":[],"pair":[],"special_tokens":{}}"#,
+        )
+        .unwrap();
         assert!(matches!(t, PostProcessorWrapper::Template(_)));
-        let err = PostProcessorWrapper::from_json(r#"{"type":"TemplateProcessing","single":[]}"#).unwrap_err();
+        let err = PostProcessorWrapper::from_json(r#"{"type":"TemplateProcessing","single":[]}"#)
+            .unwrap_err();
         assert!(err.to_string().contains("pair"), "{err}");
     }
 
@@ -299,10 +337,19 @@ mod tests {
     fn byte_level_trims_offsets() {
         // tokenizers' `processor_trims_offsets` and `processor_trims_offsets_pre_tokenized`.
         let mk = |tokens: &[(&str, Offsets)]| {
-            Encoding::from_tokens(tokens.iter().map(|(t, o)| Token::new(0, t.to_string(), *o)).collect(), 0)
+            Encoding::from_tokens(
+                tokens.iter().map(|(t, o)| Token::new(0, t.to_string(), *o)).collect(),
+                0,
+            )
         };
         let trim = PostProcessorWrapper::ByteLevel(ByteLevel::new(true, true, true));
-        let start = mk(&[("Ġ", (0, 1)), ("ĠĠĠĠHelloĠĠ", (0, 11)), ("ĠĠHello", (11, 18)), ("HelloĠĠ", (18, 25)), ("ĠĠĠĠ", (25, 29))]);
+        let start = mk(&[
+            ("Ġ", (0, 1)),
+            ("ĠĠĠĠHelloĠĠ", (0, 11)),
+            ("ĠĠHello", (11, 18)),
+            ("HelloĠĠ", (18, 25)),
+            ("ĠĠĠĠ", (25, 29)),
+        ]);
         let trimmed = trim.process(start.clone(), None, false).unwrap();
         assert_eq!(trimmed.offsets, vec![(0, 0), (4, 9), (13, 18), (18, 23), (29, 29)]);
         let both = trim.process(start.clone(), Some(start.clone()), false).unwrap();
@@ -310,8 +357,13 @@ mod tests {
         assert_eq!(both.type_ids, vec![0, 0, 0, 0, 0, 1, 1, 1, 1, 1]);
         assert_eq!(ranges(&both), vec![(0, 0..5), (1, 5..10)]);
         let pretokenized = mk(&[("Ġl", (0, 1)), ("ove", (1, 4)), ("Ġl", (0, 1)), ("ove", (1, 4))]);
-        assert_eq!(trim.process(pretokenized.clone(), None, true).unwrap().offsets, pretokenized.offsets);
-        let kept = PostProcessorWrapper::ByteLevel(ByteLevel::new(true, false, true)).process(start.clone(), None, true).unwrap();
+        assert_eq!(
+            trim.process(pretokenized.clone(), None, true).unwrap().offsets,
+            pretokenized.offsets
+        );
+        let kept = PostProcessorWrapper::ByteLevel(ByteLevel::new(true, false, true))
+            .process(start.clone(), None, true)
+            .unwrap();
         assert_eq!(kept.offsets, start.offsets);
     }
 
@@ -333,7 +385,10 @@ mod tests {
         let p = PostProcessorWrapper::Template(t);
         assert_eq!((p.added_tokens(false), p.added_tokens(true)), (2, 5));
         let both = p.process(hello_there(), Some(pair()), true).unwrap();
-        assert_eq!(both.tokens, vec!["[CLS]", "Hello", "there", "[SEP]", "to", "FR", "pair", "[SEP]"]);
+        assert_eq!(
+            both.tokens,
+            vec!["[CLS]", "Hello", "there", "[SEP]", "to", "FR", "pair", "[SEP]"]
+        );
         assert_eq!(both.ids, vec![1, 12, 14, 0, 7, 8, 15, 0]);
         assert_eq!(both.type_ids, vec![0, 0, 0, 0, 1, 1, 1, 1]);
         assert_eq!(both.special_tokens_mask, vec![1, 0, 0, 1, 1, 1, 0, 1]);
@@ -344,16 +399,38 @@ mod tests {
 
     #[test]
     fn template_parsing_and_validation() {
-        assert_eq!(Piece::parse("$").unwrap(), Piece::Sequence { id: template::Sequence::A, type_id: 0 });
-        assert_eq!(Piece::parse("$B:2").unwrap(), Piece::Sequence { id: template::Sequence::B, type_id: 2 });
-        assert_eq!(Piece::parse("$1").unwrap(), Piece::Sequence { id: template::Sequence::A, type_id: 1 });
-        assert_eq!(Piece::parse("$:1").unwrap(), Piece::Sequence { id: template::Sequence::A, type_id: 1 });
+        assert_eq!(
+            Piece::parse("$").unwrap(),
+            Piece::Sequence { id: template::Sequence::A, type_id: 0 }
+        );
+        assert_eq!(
+            Piece::parse("$B:2").unwrap(),
+            Piece::Sequence { id: template::Sequence::B, type_id: 2 }
+        );
+        assert_eq!(
+            Piece::parse("$1").unwrap(),
+            Piece::Sequence { id: template::Sequence::A, type_id: 1 }
+        );
+        assert_eq!(
+            Piece::parse("$:1").unwrap(),
+            Piece::Sequence { id: template::Sequence::A, type_id: 1 }
+        );
         assert!(Piece::parse("$C:1").is_err());
         assert!(Piece::parse("$A:").is_err());
         assert!(Piece::parse("a:b:c").is_err());
-        let e = TemplateProcessing::new(None, Some(Template::parse("$A [SEP]").unwrap()), Tokens::default()).unwrap_err();
+        let e = TemplateProcessing::new(
+            None,
+            Some(Template::parse("$A [SEP]").unwrap()),
+            Tokens::default(),
+        )
+        .unwrap_err();
         assert!(e.to_string().contains("both sequences"));
-        let e = TemplateProcessing::new(Some(Template::parse("[CLS] $A").unwrap()), None, Tokens::default()).unwrap_err();
+        let e = TemplateProcessing::new(
+            Some(Template::parse("[CLS] $A").unwrap()),
+            None,
+            Tokens::default(),
+        )
+        .unwrap_err();
         assert!(e.to_string().contains("[CLS]"));
         // Loaded unchecked (as tokenizers does), failing cleanly when used.
         let t = PostProcessorWrapper::from_json(
@@ -365,7 +442,10 @@ mod tests {
 
     #[test]
     fn overflowing_windows_get_specials() {
-        let mut first = Encoding::from_tokens((0..5).map(|i| Token::new(i, format!("t{i}"), (i as usize, i as usize + 1))).collect(), 0);
+        let mut first = Encoding::from_tokens(
+            (0..5).map(|i| Token::new(i, format!("t{i}"), (i as usize, i as usize + 1))).collect(),
+            0,
+        );
         first.truncate(3, 1, crate::tokenizer::encoding::TruncationDirection::Right).unwrap();
         let bert = PostProcessorWrapper::Bert(BertProcessing::default());
         let out = bert.process(first.clone(), None, true).unwrap();
@@ -376,7 +456,12 @@ mod tests {
             TemplateProcessing::new(
                 Some(Template::parse("[CLS] $A [SEP]").unwrap()),
                 None,
-                [SpecialToken::single("[CLS]".into(), 101), SpecialToken::single("[SEP]".into(), 102)].into_iter().collect(),
+                [
+                    SpecialToken::single("[CLS]".into(), 101),
+                    SpecialToken::single("[SEP]".into(), 102),
+                ]
+                .into_iter()
+                .collect(),
             )
             .unwrap(),
         );
@@ -392,7 +477,10 @@ mod tests {
             BertProcessing::default().into(),
         ]));
         assert_eq!(p.added_tokens(true), 3);
-        let e = Encoding::from_tokens(vec![Token::new(1, "ĠHello".into(), (0, 6)), Token::new(2, "Ġthere".into(), (6, 12))], 0);
+        let e = Encoding::from_tokens(
+            vec![Token::new(1, "ĠHello".into(), (0, 6)), Token::new(2, "Ġthere".into(), (6, 12))],
+            0,
+        );
         let out = p.process(e, None, true).unwrap();
         assert_eq!(out.offsets, vec![(0, 0), (0, 6), (7, 12), (0, 0)]);
     }

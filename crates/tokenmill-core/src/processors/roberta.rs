@@ -20,7 +20,12 @@ pub struct RobertaProcessing {
 
 impl Default for RobertaProcessing {
     fn default() -> Self {
-        RobertaProcessing { sep: ("</s>".into(), 2), cls: ("<s>".into(), 0), trim_offsets: true, add_prefix_space: true }
+        RobertaProcessing {
+            sep: ("</s>".into(), 2),
+            cls: ("<s>".into(), 0),
+            trim_offsets: true,
+            add_prefix_space: true,
+        }
     }
 }
 
@@ -30,12 +35,20 @@ impl RobertaProcessing {
     }
 
     pub fn added_tokens(&self, is_pair: bool) -> usize {
-        if is_pair { 4 } else { 2 }
+        if is_pair {
+            4
+        } else {
+            2
+        }
     }
 
     /// Trims offsets (when asked), sets every type id to 0, then (with special tokens) wraps
     /// the first encoding as `<s> A </s>` and the second as `</s> B </s>`, overflowing windows too.
-    pub fn process_encodings(&self, mut encodings: Vec<Encoding>, add_special_tokens: bool) -> Vec<Encoding> {
+    pub fn process_encodings(
+        &self,
+        mut encodings: Vec<Encoding>,
+        add_special_tokens: bool,
+    ) -> Vec<Encoding> {
         if self.trim_offsets {
             for e in &mut encodings {
                 trim_offsets(e, self.add_prefix_space);
@@ -54,7 +67,9 @@ impl RobertaProcessing {
             .map(|(i, encoding)| {
                 let first = if i == 0 { &self.cls } else { &self.sep };
                 let sequence_id = usize::from(i != 0);
-                wrap_with_overflowing(encoding, &|e| surround(e, Some(first), Some(&self.sep), 0, Some(0), sequence_id))
+                wrap_with_overflowing(encoding, &|e| {
+                    surround(e, Some(first), Some(&self.sep), 0, Some(0), sequence_id)
+                })
             })
             .collect()
     }

@@ -25,7 +25,11 @@ impl Sequence {
         self.processors.iter().map(|p| p.added_tokens(is_pair)).sum()
     }
 
-    pub fn process_encodings(&self, mut encodings: Vec<Encoding>, add_special_tokens: bool) -> Result<Vec<Encoding>> {
+    pub fn process_encodings(
+        &self,
+        mut encodings: Vec<Encoding>,
+        add_special_tokens: bool,
+    ) -> Result<Vec<Encoding>> {
         for p in &self.processors {
             encodings = p.process_encodings(encodings, add_special_tokens)?;
         }

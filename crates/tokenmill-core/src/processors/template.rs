@@ -180,21 +180,33 @@ impl TemplateProcessing {
     /// Builds and validates like `tokenizers`' builder: missing templates take the defaults,
     /// the pair template must use both `$A` and `$B`, and every special token id used must be
     /// among `special_tokens`.
-    pub fn new(single: Option<Template>, pair: Option<Template>, special_tokens: Tokens) -> Result<Self> {
+    pub fn new(
+        single: Option<Template>,
+        pair: Option<Template>,
+        special_tokens: Tokens,
+    ) -> Result<Self> {
         let defaults = TemplateProcessing::default();
         if let Some(p) = &pair {
             if !(p.uses(Sequence::A) && p.uses(Sequence::B)) {
-                return Err(Error::InvalidArgument("Template for `pair` must use both sequences".into()));
+                return Err(Error::InvalidArgument(
+                    "Template for `pair` must use both sequences".into(),
+                ));
             }
         }
         let single = single.unwrap_or(defaults.single);
         let pair = pair.unwrap_or(defaults.pair);
-        let mut missing: Vec<&str> =
-            single.special_ids().chain(pair.special_ids()).filter(|id| !special_tokens.0.contains_key(*id)).collect();
+        let mut missing: Vec<&str> = single
+            .special_ids()
+            .chain(pair.special_ids())
+            .filter(|id| !special_tokens.0.contains_key(*id))
+            .collect();
         if !missing.is_empty() {
             missing.sort_unstable();
             missing.dedup();
-            return Err(Error::InvalidArgument(format!("Missing SpecialToken(s) with id(s) `{}`", missing.join(", "))));
+            return Err(Error::InvalidArgument(format!(
+                "Missing SpecialToken(s) with id(s) `{}`",
+                missing.join(", ")
+            )));
         }
         Ok(TemplateProcessing::from_parts(single, pair, special_tokens))
     }
@@ -206,17 +218,29 @@ impl TemplateProcessing {
     }
 
     pub fn added_tokens(&self, is_pair: bool) -> usize {
-        if is_pair { self.added_pair } else { self.added_single }
+        if is_pair {
+            self.added_pair
+        } else {
+            self.added_single
+        }
     }
 
     /// Lays out the inputs along the single (one encoding) or pair (two) template: each input
     /// piece contributes its encoding with the piece's type id, each special piece (only with
     /// `add_special_tokens`) its tokens. The caller merges the parts.
-    pub fn process_encodings(&self, mut encodings: Vec<Encoding>, add_special_tokens: bool) -> Result<Vec<Encoding>> {
+    pub fn process_encodings(
+        &self,
+        mut encodings: Vec<Encoding>,
+        add_special_tokens: bool,
+    ) -> Result<Vec<Encoding>> {
         let template = match encodings.len() {
             1 => &self.single,
             2 => &self.pair,
-            n => return Err(Error::InvalidArgument(format!("TemplateProcessing takes 1 or 2 encodings, got {n}"))),
+            n => {
+                return Err(Error::InvalidArgument(format!(
+                    "TemplateProcessing takes 1 or 2 encodings, got {n}"
+                )))
+            }
         };
         let mut parts = Vec::with_capacity(template.0.len());
         for piece in &template.0 {
@@ -224,7 +248,10 @@ impl TemplateProcessing {
                 Piece::Sequence { id, type_id } => {
                     let index = usize::from(*id == Sequence::B);
                     let encoding = encodings.get_mut(index).ok_or_else(|| {
-                        Error::InvalidArgument("the single template of TemplateProcessing uses $B, which needs a pair".into())
+                        Error::InvalidArgument(
+                            "the single template of TemplateProcessing uses $B, which needs a pair"
+                                .into(),
+                        )
                     })?;
                     encoding.set_type_ids(*type_id);
                     encoding.set_sequence_id(index);
@@ -233,9 +260,15 @@ impl TemplateProcessing {
                 Piece::SpecialToken { id, type_id } => {
                     if add_special_tokens {
                         let special = self.special_tokens.0.get(id).ok_or_else(|| {
-                            Error::InvalidArgument(format!("TemplateProcessing: missing SpecialToken with id `{id}`"))
+                            Error::InvalidArgument(format!(
+                                "TemplateProcessing: missing SpecialToken with id `{id}`"
+                            ))
                         })?;
-                        parts.push(Encoding::from_special_tokens(&special.ids, &special.tokens, *type_id));
+                        parts.push(Encoding::from_special_tokens(
+                            &special.ids,
+                            &special.tokens,
+                            *type_id,
+                        ));
                     }
                 }
             }

@@ -144,11 +144,19 @@ impl DoubleArray {
         sorted.sort_by(|a, b| a.0.cmp(b.0));
         for pair in sorted.windows(2) {
             if pair[0].0 == pair[1].0 {
-                return Err(Error::InvalidArgument(format!("double array: duplicate key {:?}", String::from_utf8_lossy(pair[0].0))));
+                return Err(Error::InvalidArgument(format!(
+                    "double array: duplicate key {:?}",
+                    String::from_utf8_lossy(pair[0].0)
+                )));
             }
         }
-        if let Some((key, _)) = sorted.iter().find(|(k, v)| k.is_empty() || k.contains(&0) || *v >= VALUE_FLAG) {
-            return Err(Error::InvalidArgument(format!("double array: key {:?} is empty, has a NUL byte or its value is too large", String::from_utf8_lossy(key))));
+        if let Some((key, _)) =
+            sorted.iter().find(|(k, v)| k.is_empty() || k.contains(&0) || *v >= VALUE_FLAG)
+        {
+            return Err(Error::InvalidArgument(format!(
+                "double array: key {:?} is empty, has a NUL byte or its value is too large",
+                String::from_utf8_lossy(key)
+            )));
         }
         let mut graph = Graph { share: share_suffixes, ..Default::default() };
         let root = graph.add_node(&sorted, 0);
@@ -228,7 +236,11 @@ impl Graph {
             }
         }
         let id = self.nodes.len() as u32;
-        self.nodes.push(Node { value, first_edge: self.edges.len() as u32, edge_count: children.len() as u32 });
+        self.nodes.push(Node {
+            value,
+            first_edge: self.edges.len() as u32,
+            edge_count: children.len() as u32,
+        });
         self.edges.extend_from_slice(&children);
         if self.share {
             self.interned.insert((value, children), id);
@@ -261,13 +273,20 @@ impl Builder {
     fn place(&mut self, graph: &Graph, id: u32, position: usize) -> Result<()> {
         let node = graph.nodes[id as usize];
         let has_leaf = if node.value.is_some() { HAS_LEAF } else { 0 };
-        if let Some(base) = self.node_base[id as usize].filter(|&base| Self::encodable(position, base)) {
+        if let Some(base) =
+            self.node_base[id as usize].filter(|&base| Self::encodable(position, base))
+        {
             self.units[position] |= Self::offset_bits(position ^ base) | has_leaf;
             return Ok(());
         }
         let children = graph.children(&node);
         // The labels of the children: 0 for the value (a key that ends here), then the bytes.
-        let labels: Vec<u8> = node.value.map(|_| 0).into_iter().chain(children.iter().map(|&(label, _)| label)).collect();
+        let labels: Vec<u8> = node
+            .value
+            .map(|_| 0)
+            .into_iter()
+            .chain(children.iter().map(|&(label, _)| label))
+            .collect();
         let base = self.find_base(position, &labels)?;
         self.units[position] |= Self::offset_bits(position ^ base) | has_leaf;
         self.used_base[base] = true;
@@ -430,11 +449,7 @@ pub mod darts_clone {
         }
         *unit &= (1 << 31) | (1 << 8) | 0xFF;
         let offset = offset as u32;
-        *unit |= if offset < 1 << 21 {
-            offset << 10
-        } else {
-            (offset << 2) | (1 << 9)
-        };
+        *unit |= if offset < 1 << 21 { offset << 10 } else { (offset << 2) | (1 << 9) };
         Ok(())
     }
 
@@ -637,9 +652,7 @@ pub mod darts_clone {
         fn fix_block(&mut self, block: usize) {
             let begin = block * BLOCK_SIZE;
             let end = begin + BLOCK_SIZE;
-            let unused = (begin..end)
-                .find(|&offset| !self.extra(offset).used)
-                .unwrap_or(0);
+            let unused = (begin..end).find(|&offset| !self.extra(offset).used).unwrap_or(0);
             for id in begin..end {
                 if !self.extra(id).fixed {
                     self.reserve_id(id);
@@ -696,10 +709,7 @@ pub mod darts_clone {
     impl Dawg {
         fn build(keys: &[&[u8]], values: &[u32]) -> Dawg {
             let mut dawg = Dawg {
-                nodes: vec![DawgNode {
-                    label: 0xFF,
-                    ..Default::default()
-                }],
+                nodes: vec![DawgNode { label: 0xFF, ..Default::default() }],
                 units: vec![0],
                 labels: vec![0],
                 is_intersection: vec![false],
@@ -936,13 +946,19 @@ mod tests {
 
     #[test]
     fn keys_lists_every_key_with_its_value_in_order() {
-        let words: Vec<String> = (0..2000).map(|i| format!("{}{}", ["a", "ab", "▁x", "zz", "ü"][i % 5], i * 7919 % 997)).collect();
-        let mut expected: Vec<(Vec<u8>, u32)> = words.iter().enumerate().map(|(i, w)| (w.as_bytes().to_vec(), i as u32)).collect();
+        let words: Vec<String> = (0..2000)
+            .map(|i| format!("{}{}", ["a", "ab", "▁x", "zz", "ü"][i % 5], i * 7919 % 997))
+            .collect();
+        let mut expected: Vec<(Vec<u8>, u32)> =
+            words.iter().enumerate().map(|(i, w)| (w.as_bytes().to_vec(), i as u32)).collect();
         expected.sort();
         expected.dedup_by(|a, b| a.0 == b.0);
         let keys: Vec<(&[u8], u32)> = expected.iter().map(|(k, v)| (k.as_slice(), *v)).collect();
         assert_eq!(super::keys(&DoubleArray::build(&keys).unwrap().units), expected);
-        assert_eq!(super::keys(&DoubleArray::build_sharing_suffixes(&keys).unwrap().units), expected);
+        assert_eq!(
+            super::keys(&DoubleArray::build_sharing_suffixes(&keys).unwrap().units),
+            expected
+        );
         assert!(super::keys(&[]).is_empty());
         // A malformed array ends the walk instead of looping.
         let garbage: Vec<u32> = (0..4096u32).map(|i| i.wrapping_mul(2_654_435_761)).collect();
@@ -951,8 +967,11 @@ mod tests {
 
     #[test]
     fn finds_every_prefix_and_nothing_else() {
-        let words: Vec<String> = (0..3000).map(|i| format!("{}{}", ["a", "ab", "▁x", "zz"][i % 4], i * 7919 % 1000)).collect();
-        let mut keys: Vec<(&[u8], u32)> = words.iter().enumerate().map(|(i, w)| (w.as_bytes(), i as u32)).collect();
+        let words: Vec<String> = (0..3000)
+            .map(|i| format!("{}{}", ["a", "ab", "▁x", "zz"][i % 4], i * 7919 % 1000))
+            .collect();
+        let mut keys: Vec<(&[u8], u32)> =
+            words.iter().enumerate().map(|(i, w)| (w.as_bytes(), i as u32)).collect();
         keys.sort();
         keys.dedup_by(|a, b| a.0 == b.0);
         let da = DoubleArray::build(&keys).unwrap();
@@ -960,8 +979,9 @@ mod tests {
         for probe in words.iter().map(|w| format!("{w}9q")) {
             let mut found = Vec::new();
             da.common_prefix_search(probe.as_bytes(), |v, len| found.push((v, len)));
-            let expected: Vec<(u32, usize)> =
-                (1..=probe.len()).filter_map(|len| lookup.get(&probe.as_bytes()[..len]).map(|&v| (v, len))).collect();
+            let expected: Vec<(u32, usize)> = (1..=probe.len())
+                .filter_map(|len| lookup.get(&probe.as_bytes()[..len]).map(|&v| (v, len)))
+                .collect();
             assert_eq!(found, expected, "{probe}");
         }
     }
@@ -969,12 +989,23 @@ mod tests {
     #[test]
     fn shared_suffixes_find_the_same_keys_in_fewer_units() {
         // Many prefixes in front of the same endings with the same values (as in a charsmap).
-        let words: Vec<String> = (0..400).flat_map(|i| (0..20).map(move |j| format!("{i}-{j:02}"))).collect();
-        let keys: Vec<(&[u8], u32)> = words.iter().map(|w| (w.as_bytes(), w[w.len() - 2..].parse::<u32>().unwrap())).collect();
+        let words: Vec<String> =
+            (0..400).flat_map(|i| (0..20).map(move |j| format!("{i}-{j:02}"))).collect();
+        let keys: Vec<(&[u8], u32)> = words
+            .iter()
+            .map(|w| (w.as_bytes(), w[w.len() - 2..].parse::<u32>().unwrap()))
+            .collect();
         let plain = DoubleArray::build(&keys).unwrap();
         let shared = DoubleArray::build_sharing_suffixes(&keys).unwrap();
-        assert!(shared.units.len() * 3 < plain.units.len(), "{} vs {}", shared.units.len(), plain.units.len());
-        for probe in words.iter().flat_map(|w| [w.clone(), format!("{w}7"), w[..w.len() - 1].to_string()]) {
+        assert!(
+            shared.units.len() * 3 < plain.units.len(),
+            "{} vs {}",
+            shared.units.len(),
+            plain.units.len()
+        );
+        for probe in
+            words.iter().flat_map(|w| [w.clone(), format!("{w}7"), w[..w.len() - 1].to_string()])
+        {
             let (mut a, mut b) = (Vec::new(), Vec::new());
             plain.common_prefix_search(probe.as_bytes(), |v, len| a.push((v, len)));
             shared.common_prefix_search(probe.as_bytes(), |v, len| b.push((v, len)));
@@ -984,14 +1015,17 @@ mod tests {
 
     #[test]
     fn darts_clone_tries_hold_every_key_in_whole_blocks() {
-        let words: Vec<String> = (0..3000).map(|i| format!("{}{}", ["a", "ab", "▁x", "zz", "ü"][i % 5], i * 7919 % 997)).collect();
+        let words: Vec<String> = (0..3000)
+            .map(|i| format!("{}{}", ["a", "ab", "▁x", "zz", "ü"][i % 5], i * 7919 % 997))
+            .collect();
         let mut keys: Vec<&[u8]> = words.iter().map(|w| w.as_bytes()).collect();
         keys.sort();
         keys.dedup();
         // Values shared by many keys, so that the DAWG merges subtrees.
         let values: Vec<u32> = keys.iter().map(|k| k.len() as u32 % 3).collect();
         let plain = darts_clone::build(&keys, None).unwrap();
-        let expected: Vec<(Vec<u8>, u32)> = keys.iter().enumerate().map(|(i, k)| (k.to_vec(), i as u32)).collect();
+        let expected: Vec<(Vec<u8>, u32)> =
+            keys.iter().enumerate().map(|(i, k)| (k.to_vec(), i as u32)).collect();
         assert_eq!(super::keys(&plain), expected);
         // (`keys` stops after as many nodes as units, fewer than a DAWG's paths: look up each.)
         let shared = darts_clone::build(&keys, Some(&values)).unwrap();

@@ -129,10 +129,7 @@ fn lite_model(proto: &ModelProto, options: &ConvertOptions) -> Result<LiteModel>
             || (options.allow_unsupported_model_type
                 && (raw == ModelType::Word as i32 || raw == ModelType::Char as i32));
         if !supported {
-            return Err(invalid(format!(
-                "Unsupported model type: {}",
-                model_type_name(raw)
-            )));
+            return Err(invalid(format!("Unsupported model type: {}", model_type_name(raw))));
         }
         model.model_type = raw;
         byte_fallback = ts.byte_fallback();
@@ -155,9 +152,7 @@ fn lite_model(proto: &ModelProto, options: &ConvertOptions) -> Result<LiteModel>
         let text = sp.piece();
         let mut kind = sp.r#type() as u8;
         if text.is_empty() || text.len() > MAX_PIECE_LENGTH {
-            return Err(invalid(format!(
-                "Piece at index {i} is invalid (empty or too long)."
-            )));
+            return Err(invalid(format!("Piece at index {i} is invalid (empty or too long).")));
         }
         if text.contains('\0') {
             if !(options.treat_null_byte_as_unused && byte_fallback && text.len() == 1) {
@@ -189,9 +184,7 @@ fn lite_model(proto: &ModelProto, options: &ConvertOptions) -> Result<LiteModel>
         let score = sp.score();
         if is_bpe {
             if score.is_nan() || score.abs() > MAX_BPE_SCORE {
-                return Err(invalid(format!(
-                    "Piece at index {i} has an invalid BPE score."
-                )));
+                return Err(invalid(format!("Piece at index {i} has an invalid BPE score.")));
             }
             model.int_scores.push(score as i32);
         } else {
@@ -215,12 +208,8 @@ fn lite_model(proto: &ModelProto, options: &ConvertOptions) -> Result<LiteModel>
         });
     }
 
-    let all: Vec<(String, u32)> = model
-        .pieces
-        .iter()
-        .enumerate()
-        .map(|(i, p)| (p.clone(), i as u32))
-        .collect();
+    let all: Vec<(String, u32)> =
+        model.pieces.iter().enumerate().map(|(i, p)| (p.clone(), i as u32)).collect();
     model.pieces_trie = valued_trie(all)?;
     model.prefix_matcher_trie = valued_trie(user_defined)?;
     if is_bpe || !options.skip_char_bigrams {
@@ -243,10 +232,7 @@ fn valued_trie(mut keys: Vec<(String, u32)>) -> Result<Vec<u8>> {
     }
     keys.sort();
     if let Some(pair) = keys.windows(2).find(|w| w[0].0 == w[1].0) {
-        return Err(invalid(format!(
-            "Duplicate key for trie building: {}",
-            pair[0].0
-        )));
+        return Err(invalid(format!("Duplicate key for trie building: {}", pair[0].0)));
     }
     let bytes: Vec<&[u8]> = keys.iter().map(|(k, _)| k.as_bytes()).collect();
     let values: Vec<u32> = keys.iter().map(|&(_, v)| v).collect();
@@ -306,14 +292,9 @@ fn unit_offset(unit: u32) -> usize {
 }
 
 fn is_invisible(kind: u8) -> bool {
-    [
-        PieceType::Unknown,
-        PieceType::Control,
-        PieceType::Unused,
-        PieceType::Byte,
-    ]
-    .iter()
-    .any(|&k| kind == k as u8)
+    [PieceType::Unknown, PieceType::Control, PieceType::Unused, PieceType::Byte]
+        .iter()
+        .any(|&k| kind == k as u8)
 }
 
 /// A vocabulary on which our BPE segments pieces as the Lite runtime's does: the converted
@@ -340,9 +321,7 @@ fn lite_bpe_vocab(proto: &ModelProto, model: &LiteModel) -> Result<Vocab> {
         sp.r#type = Some(kind);
     }
     let has_unknown = model.types.contains(&(PieceType::Unknown as u8));
-    let unk = usize::try_from(model.unk_id)
-        .ok()
-        .filter(|&u| u < model.types.len());
+    let unk = usize::try_from(model.unk_id).ok().filter(|&u| u < model.types.len());
     if let Some(unk) = unk.filter(|&u| !has_unknown && is_invisible(model.types[u])) {
         lite.pieces[unk].r#type = Some(PieceType::Unknown as i32);
     }
@@ -502,11 +481,8 @@ impl Builder {
             vtable[slot / 2] = (table - at) as u16;
         }
         let vtable_bytes: Vec<u8> = vtable.iter().flat_map(|v| v.to_le_bytes()).collect();
-        let shared = self
-            .vtables
-            .iter()
-            .copied()
-            .find(|&at| self.bytes_at(at, vtable_len) == vtable_bytes);
+        let shared =
+            self.vtables.iter().copied().find(|&at| self.bytes_at(at, vtable_len) == vtable_bytes);
         let vtable_at = match shared {
             Some(at) => at,
             None => {
@@ -550,26 +526,12 @@ fn le_bytes<T: Copy, const N: usize>(values: &[T], to_le: impl Fn(T) -> [u8; N])
 fn write_model(model: &LiteModel) -> Vec<u8> {
     let mut b = Builder::default();
     let pieces = b.strings(&model.pieces);
-    let scores = b.vector(
-        &le_bytes(&model.scores, f32::to_le_bytes),
-        model.scores.len(),
-        4,
-    );
-    let int_scores = b.vector(
-        &le_bytes(&model.int_scores, i32::to_le_bytes),
-        model.int_scores.len(),
-        4,
-    );
+    let scores = b.vector(&le_bytes(&model.scores, f32::to_le_bytes), model.scores.len(), 4);
+    let int_scores =
+        b.vector(&le_bytes(&model.int_scores, i32::to_le_bytes), model.int_scores.len(), 4);
     let types = b.vector(&model.types, model.types.len(), 1);
-    let unk_surface = if model.unk_surface.is_empty() {
-        0
-    } else {
-        b.string(&model.unk_surface)
-    };
-    let normalizer = model
-        .normalizer
-        .as_ref()
-        .map_or(0, |ns| write_normalizer(&mut b, ns));
+    let unk_surface = if model.unk_surface.is_empty() { 0 } else { b.string(&model.unk_surface) };
+    let normalizer = model.normalizer.as_ref().map_or(0, |ns| write_normalizer(&mut b, ns));
     let pieces_trie = b.aligned_bytes(&model.pieces_trie);
     let prefix_trie = b.aligned_bytes(&model.prefix_matcher_trie);
     let bigram_trie = b.aligned_bytes(&model.char_bigram_trie);
@@ -596,11 +558,7 @@ fn write_model(model: &LiteModel) -> Vec<u8> {
 }
 
 fn write_normalizer(b: &mut Builder, ns: &LiteNormalizer) -> usize {
-    let name = if ns.name.is_empty() {
-        0
-    } else {
-        b.string(&ns.name)
-    };
+    let name = if ns.name.is_empty() { 0 } else { b.string(&ns.name) };
     let charsmap = b.aligned_bytes(&ns.precompiled_charsmap);
     b.start_table();
     b.field_offset(1, charsmap);

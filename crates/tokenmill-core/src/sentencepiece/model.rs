@@ -7,11 +7,11 @@ use std::collections::BinaryHeap;
 use rustc_hash::FxHashMap;
 
 use super::darts::DoubleArray;
-use super::unigram_cache::{self, CacheView};
-use crate::utils::word_cache::{short_key, MAX_CACHED_WORD_BYTES};
 use super::normalizer::{one_char_len, SPACE_SYMBOL};
 use super::proto::{ModelProto, ModelType, PieceType};
+use super::unigram_cache::{self, CacheView};
 use crate::error::{Error, Result};
+use crate::utils::word_cache::{short_key, MAX_CACHED_WORD_BYTES};
 
 /// One piece of a segmentation: `text[start..end]` of the normalized text, and its id.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -62,7 +62,9 @@ impl Vocab {
     pub fn from_proto(proto: &ModelProto) -> Result<Self> {
         let byte_fallback = proto.trainer_spec.as_ref().is_some_and(|t| t.byte_fallback());
         let n = proto.pieces.len();
-        let bad = |i: usize, what: String| Error::format(format!("SentencePiece model: piece {i}: {what}"));
+        let bad = |i: usize, what: String| {
+            Error::format(format!("SentencePiece model: piece {i}: {what}"))
+        };
         let mut vocab = Vocab {
             pieces: Vec::with_capacity(n),
             scores: Vec::with_capacity(n),
@@ -87,9 +89,11 @@ impl Vocab {
             }
             let kind = match sp.r#type {
                 None => PieceType::Normal,
-                Some(t) => PieceType::try_from(t).map_err(|_| bad(i, format!("{piece:?} has unknown piece type {t}")))?,
+                Some(t) => PieceType::try_from(t)
+                    .map_err(|_| bad(i, format!("{piece:?} has unknown piece type {t}")))?,
             };
-            let is_normal = matches!(kind, PieceType::Normal | PieceType::UserDefined | PieceType::Unused);
+            let is_normal =
+                matches!(kind, PieceType::Normal | PieceType::UserDefined | PieceType::Unused);
             let map = if is_normal { &mut vocab.normal } else { &mut vocab.reserved };
             if map.insert(piece.clone(), i as u32).is_some() {
                 return Err(bad(i, format!("{piece:?} is already defined")));
@@ -103,9 +107,15 @@ impl Vocab {
                 }
                 PieceType::Byte => {
                     if !byte_fallback {
-                        return Err(bad(i, format!("byte piece {piece:?} is found although `byte_fallback` is false")));
+                        return Err(bad(
+                            i,
+                            format!(
+                                "byte piece {piece:?} is found although `byte_fallback` is false"
+                            ),
+                        ));
                     }
-                    let byte = piece_to_byte(&piece).ok_or_else(|| bad(i, format!("byte piece {piece:?} is invalid")))?;
+                    let byte = piece_to_byte(&piece)
+                        .ok_or_else(|| bad(i, format!("byte piece {piece:?} is invalid")))?;
                     bytes[byte as usize] = i as u32;
                 }
                 _ => {}
@@ -114,7 +124,9 @@ impl Vocab {
             vocab.scores.push(sp.score.unwrap_or(0.0));
             vocab.types.push(kind);
         }
-        vocab.unk_id = unk.ok_or_else(|| Error::format("SentencePiece model: unk is not defined (no piece of type UNKNOWN)"))?;
+        vocab.unk_id = unk.ok_or_else(|| {
+            Error::format("SentencePiece model: unk is not defined (no piece of type UNKNOWN)")
+        })?;
         if byte_fallback {
             if bytes.contains(&u32::MAX) {
                 return Err(Error::format("SentencePiece model: there are not 256 byte pieces although `byte_fallback` is true"));
@@ -129,10 +141,14 @@ impl Vocab {
         if !user.is_empty() {
             vocab.user_defined = Some(DoubleArray::build(&user)?);
         }
-        vocab.pieces_stay_in_words = !vocab.normal.keys().any(|p| p.char_indices().any(|(i, c)| i > 0 && c == '\u{2581}' && !p[..i].ends_with(SPACE_SYMBOL)));
+        vocab.pieces_stay_in_words = !vocab.normal.keys().any(|p| {
+            p.char_indices()
+                .any(|(i, c)| i > 0 && c == '\u{2581}' && !p[..i].ends_with(SPACE_SYMBOL))
+        });
         // BPE splits merged unused pieces back by the last pair seen in the whole text, which
         // couples the words (Unigram never matches unused pieces).
-        vocab.words_are_independent = vocab.pieces_stay_in_words && !vocab.types.contains(&PieceType::Unused);
+        vocab.words_are_independent =
+            vocab.pieces_stay_in_words && !vocab.types.contains(&PieceType::Unused);
         Ok(vocab)
     }
 
@@ -223,7 +239,12 @@ const NONE: usize = usize::MAX;
 /// with the highest score merges first, ties to the leftmost; merged UNUSED pieces are split
 /// back into the pieces they were made of. `dropout` (0..1) skips each merge with that
 /// probability, drawing from `rng`.
-pub fn encode_bpe(vocab: &Vocab, text: &str, dropout: f32, rng: &mut dyn FnMut() -> f64) -> Vec<Span> {
+pub fn encode_bpe(
+    vocab: &Vocab,
+    text: &str,
+    dropout: f32,
+    rng: &mut dyn FnMut() -> f64,
+) -> Vec<Span> {
     let bytes = text.as_bytes();
     if bytes.is_empty() {
         return Vec::new();
@@ -233,7 +254,13 @@ pub fn encode_bpe(vocab: &Vocab, text: &str, dropout: f32, rng: &mut dyn FnMut()
     while pos < bytes.len() {
         let (len, frozen) = vocab.prefix_match(&bytes[pos..]);
         let index = symbols.len();
-        symbols.push(Symbol { start: pos, len, prev: index.wrapping_sub(1), next: index + 1, frozen });
+        symbols.push(Symbol {
+            start: pos,
+            len,
+            prev: index.wrapping_sub(1),
+            next: index + 1,
+            frozen,
+        });
         pos += len;
     }
     if let Some(last) = symbols.last_mut() {
@@ -243,22 +270,23 @@ pub fn encode_bpe(vocab: &Vocab, text: &str, dropout: f32, rng: &mut dyn FnMut()
     // Merged UNUSED pieces → the length of the left part they were made of. Keyed by the
     // piece's text, the last pair seen wins (as bpe_model.cc's `rev_merge`).
     let mut unmerge: FxHashMap<&str, usize> = FxHashMap::default();
-    let mut push = |symbols: &[Symbol], agenda: &mut BinaryHeap<Candidate>, left: usize, right: usize| {
-        if left == NONE || right == NONE {
-            return;
-        }
-        let (l, r) = (&symbols[left], &symbols[right]);
-        if l.frozen || r.frozen {
-            return;
-        }
-        let size = l.len + r.len;
-        let piece = &text[l.start..l.start + size];
-        let Some(id) = vocab.normal_id(piece) else { return };
-        agenda.push(Candidate { score: Score(vocab.scores[id as usize]), left, right, size });
-        if vocab.types[id as usize] == PieceType::Unused {
-            unmerge.insert(piece, l.len);
-        }
-    };
+    let mut push =
+        |symbols: &[Symbol], agenda: &mut BinaryHeap<Candidate>, left: usize, right: usize| {
+            if left == NONE || right == NONE {
+                return;
+            }
+            let (l, r) = (&symbols[left], &symbols[right]);
+            if l.frozen || r.frozen {
+                return;
+            }
+            let size = l.len + r.len;
+            let piece = &text[l.start..l.start + size];
+            let Some(id) = vocab.normal_id(piece) else { return };
+            agenda.push(Candidate { score: Score(vocab.scores[id as usize]), left, right, size });
+            if vocab.types[id as usize] == PieceType::Unused {
+                unmerge.insert(piece, l.len);
+            }
+        };
     for i in 1..symbols.len() {
         push(&symbols, &mut agenda, i - 1, i);
     }
@@ -291,7 +319,14 @@ pub fn encode_bpe(vocab: &Vocab, text: &str, dropout: f32, rng: &mut dyn FnMut()
 }
 
 /// Emits `text[start..end]`, split back into its parts while it is an UNUSED piece.
-fn resegment(vocab: &Vocab, text: &str, start: usize, end: usize, unmerge: &FxHashMap<&str, usize>, out: &mut Vec<Span>) {
+fn resegment(
+    vocab: &Vocab,
+    text: &str,
+    start: usize,
+    end: usize,
+    unmerge: &FxHashMap<&str, usize>,
+    out: &mut Vec<Span>,
+) {
     let piece = &text[start..end];
     let id = vocab.piece_to_id(piece);
     if vocab.types[id as usize] == PieceType::Unused {
@@ -327,7 +362,11 @@ pub fn encode_word(vocab: &Vocab, text: &str) -> Vec<Span> {
 
 /// model_interface.cc's `SplitIntoWords`: byte spans of the words of a normalized text, each
 /// starting with ▁ (or, with `treat_ws_as_suffix`, ending with it).
-pub fn split_into_words(text: &str, treat_ws_as_suffix: bool, allow_ws_only_pieces: bool) -> Vec<(usize, usize)> {
+pub fn split_into_words(
+    text: &str,
+    treat_ws_as_suffix: bool,
+    allow_ws_only_pieces: bool,
+) -> Vec<(usize, usize)> {
     let bytes = text.as_bytes();
     let space = SPACE_SYMBOL.as_bytes();
     let mut result: Vec<(usize, usize)> = Vec::new();
@@ -410,7 +449,9 @@ impl UnigramIndex {
             .filter(|(k, _)| !k.contains(&0))
             .collect();
         if keys.is_empty() {
-            return Err(Error::format("SentencePiece model: no entry is found in the trie (no normal pieces)"));
+            return Err(Error::format(
+                "SentencePiece model: no entry is found in the trie (no normal pieces)",
+            ));
         }
         let lattice_scores = vocab
             .types
@@ -460,7 +501,13 @@ pub struct ViterbiCell {
 }
 
 /// [`encode_unigram`] into `out` (cleared first), with `best` as reusable scratch space.
-pub fn encode_unigram_into(vocab: &Vocab, index: &UnigramIndex, text: &str, best: &mut Vec<ViterbiCell>, out: &mut Vec<Span>) {
+pub fn encode_unigram_into(
+    vocab: &Vocab,
+    index: &UnigramIndex,
+    text: &str,
+    best: &mut Vec<ViterbiCell>,
+    out: &mut Vec<Span>,
+) {
     out.clear();
     viterbi::<false>(vocab, index, text.as_bytes(), 0, 0.0, best, &mut Decisions::default(), out);
 }
@@ -506,7 +553,16 @@ impl Decisions {
 /// starting from the path score `start_score`: appends the best path's spans (at `offset`)
 /// to `out` and returns its score. With `TRACK`, records its decisions in `decisions`.
 #[allow(clippy::too_many_arguments)]
-fn viterbi<const TRACK: bool>(vocab: &Vocab, index: &UnigramIndex, bytes: &[u8], offset: usize, start_score: f32, best: &mut Vec<ViterbiCell>, decisions: &mut Decisions, out: &mut Vec<Span>) -> f32 {
+fn viterbi<const TRACK: bool>(
+    vocab: &Vocab,
+    index: &UnigramIndex,
+    bytes: &[u8],
+    offset: usize,
+    start_score: f32,
+    best: &mut Vec<ViterbiCell>,
+    decisions: &mut Decisions,
+    out: &mut Vec<Span>,
+) -> f32 {
     let size = bytes.len();
     if size == 0 {
         return start_score;
@@ -702,7 +758,14 @@ pub struct UnigramBuffers {
 /// [`exact_prefix_limit`]; it is used when the score reached is within it, and otherwise the
 /// word's Viterbi runs from that score, so the result is [`encode_unigram`]'s exactly,
 /// near-ties included.
-pub fn encode_unigram_words(vocab: &Vocab, index: &UnigramIndex, text: &[u8], cache: &mut CacheView<'_>, buffers: &mut UnigramBuffers, out: &mut Vec<u32>) {
+pub fn encode_unigram_words(
+    vocab: &Vocab,
+    index: &UnigramIndex,
+    text: &[u8],
+    cache: &mut CacheView<'_>,
+    buffers: &mut UnigramBuffers,
+    out: &mut Vec<u32>,
+) {
     /// Words whose cache lines are prefetched together before any of them is looked up
     /// ([`WordCache::prefetch`]; a sliding window 8 words ahead was no faster).
     const BATCH: usize = 16;
@@ -741,7 +804,13 @@ struct LineEncoder<'a> {
 impl LineEncoder<'_> {
     /// Appends the ids of the next word (`key`: its [`short_key`]).
     #[inline]
-    fn word(&mut self, cache: &mut CacheView<'_>, word: &[u8], key: Option<[u64; 3]>, out: &mut Vec<u32>) {
+    fn word(
+        &mut self,
+        cache: &mut CacheView<'_>,
+        word: &[u8],
+        key: Option<[u64; 3]>,
+        out: &mut Vec<u32>,
+    ) {
         if word.len() >= MAX_CACHED_WORD_BYTES {
             return self.from_score(word, out);
         }
@@ -753,7 +822,9 @@ impl LineEncoder<'_> {
         let mut decisions = Decisions::default();
         viterbi::<true>(self.vocab, self.index, word, 0, 0.0, best, &mut decisions, spans);
         packed.clear();
-        packed.extend(spans.iter().map(|s| s.id | ((s.end - s.start) as u32) << unigram_cache::ID_BITS));
+        packed.extend(
+            spans.iter().map(|s| s.id | ((s.end - s.start) as u32) << unigram_cache::ID_BITS),
+        );
         let has_unk = spans.iter().any(|s| s.id == self.vocab.unk_id);
         let code = limit_code(exact_prefix_limit(&decisions));
         cache.insert(word, packed, code, has_unk);
@@ -765,7 +836,14 @@ impl LineEncoder<'_> {
     /// A word's path from the cache (`tokens` packed) if it is exact at the current score,
     /// else the word's Viterbi from that score.
     #[inline]
-    fn cached(&mut self, word: &[u8], tokens: &[u32], limit_code: u8, has_unk: bool, out: &mut Vec<u32>) {
+    fn cached(
+        &mut self,
+        word: &[u8],
+        tokens: &[u32],
+        limit_code: u8,
+        has_unk: bool,
+        out: &mut Vec<u32>,
+    ) {
         if self.score.abs() < limit_of_code(limit_code) {
             self.ids.push_packed(out, word, tokens, has_unk);
             self.score = path_score(self.vocab, self.index, self.score, tokens);
@@ -779,7 +857,16 @@ impl LineEncoder<'_> {
     fn from_score(&mut self, word: &[u8], out: &mut Vec<u32>) {
         let UnigramBuffers { best, spans, .. } = &mut *self.buffers;
         spans.clear();
-        self.score = viterbi::<false>(self.vocab, self.index, word, 0, self.score, best, &mut Decisions::default(), spans);
+        self.score = viterbi::<false>(
+            self.vocab,
+            self.index,
+            word,
+            0,
+            self.score,
+            best,
+            &mut Decisions::default(),
+            spans,
+        );
         for span in spans.iter() {
             self.ids.push(out, span.id, &word[span.start..span.end]);
         }
@@ -829,7 +916,13 @@ fn next_space(bytes: &[u8], mut from: usize) -> usize {
 /// whose words are independent ([`Vocab::words_are_independent`]) and without dropout; the
 /// result is [`encode_bpe`]'s exactly: merges never cross a word start, and within a word they
 /// happen in the same order.
-pub fn encode_bpe_words(vocab: &Vocab, text: &str, cache_id: u64, tokens: &mut Vec<(u32, u32)>, out: &mut Vec<Span>) {
+pub fn encode_bpe_words(
+    vocab: &Vocab,
+    text: &str,
+    cache_id: u64,
+    tokens: &mut Vec<(u32, u32)>,
+    out: &mut Vec<Span>,
+) {
     out.clear();
     for (start, end) in independent_words(text.as_bytes()) {
         let word = &text[start..end];
@@ -844,15 +937,26 @@ pub fn encode_bpe_words(vocab: &Vocab, text: &str, cache_id: u64, tokens: &mut V
         let spans = encode_bpe(vocab, word, 0.0, &mut || 1.0);
         tokens.clear();
         tokens.extend(spans.iter().map(|s| (s.id, (s.end - s.start) as u32)));
-        crate::models::bpe::cache::store(cache_id, crate::models::bpe::DEFAULT_CACHE_CAPACITY, word.as_bytes(), tokens);
-        out.extend(spans.iter().map(|s| Span { start: s.start + start, end: s.end + start, id: s.id }));
+        crate::models::bpe::cache::store(
+            cache_id,
+            crate::models::bpe::DEFAULT_CACHE_CAPACITY,
+            word.as_bytes(),
+            tokens,
+        );
+        out.extend(spans.iter().map(|s| Span {
+            start: s.start + start,
+            end: s.end + start,
+            id: s.id,
+        }));
     }
 }
 
 /// The model type of a proto, as an enum (unknown values are an error).
 pub fn model_type(proto: &ModelProto) -> Result<ModelType> {
-    let raw = proto.trainer_spec.as_ref().and_then(|t| t.model_type).unwrap_or(ModelType::Unigram as i32);
-    ModelType::try_from(raw).map_err(|_| Error::format(format!("SentencePiece model: unknown model_type {raw}")))
+    let raw =
+        proto.trainer_spec.as_ref().and_then(|t| t.model_type).unwrap_or(ModelType::Unigram as i32);
+    ModelType::try_from(raw)
+        .map_err(|_| Error::format(format!("SentencePiece model: unknown model_type {raw}")))
 }
 
 #[cfg(test)]
@@ -883,7 +987,13 @@ mod tests {
             scores.insert(piece.to_string(), score);
             pieces.push(SentencePiece::new(piece, score, PieceType::Normal));
         }
-        let proto = ModelProto { pieces, trainer_spec: None, normalizer_spec: None, self_test_data: None, denormalizer_spec: None };
+        let proto = ModelProto {
+            pieces,
+            trainer_spec: None,
+            normalizer_spec: None,
+            self_test_data: None,
+            denormalizer_spec: None,
+        };
         let vocab = Vocab::from_proto(&proto).expect("vocab");
         let index = UnigramIndex::new(&vocab).expect("index");
         (vocab, index)
@@ -899,23 +1009,40 @@ mod tests {
             let (cache, mut long_words) = (WordCache::default(), LongWords::default());
             for _ in 0..20 {
                 let words: Vec<String> = (0..rng.gen_range(1..400))
-                    .map(|_| (0..rng.gen_range(1..9)).map(|_| ["a", "b", "c"][rng.gen_range(0..3)]).collect::<String>())
+                    .map(|_| {
+                        (0..rng.gen_range(1..9))
+                            .map(|_| ["a", "b", "c"][rng.gen_range(0..3)])
+                            .collect::<String>()
+                    })
                     .collect();
                 let sep = if round % 5 == 0 { "▁▁" } else { "▁" };
                 let text = format!("{sep}{}", words.join(sep));
                 let whole = encode_unigram(&vocab, &index, &text);
                 let mut whole_ids = Vec::new();
                 let mut writer = IdWriter::new(&vocab);
-                whole.iter().for_each(|s| writer.push(&mut whole_ids, s.id, &text.as_bytes()[s.start..s.end]));
+                whole.iter().for_each(|s| {
+                    writer.push(&mut whole_ids, s.id, &text.as_bytes()[s.start..s.end])
+                });
                 let mut buffers = UnigramBuffers::default();
                 for _ in 0..2 {
                     // cold, then every word cached
                     let mut out = Vec::new();
-                    encode_unigram_words(&vocab, &index, text.as_bytes(), &mut cache.view(&mut long_words), &mut buffers, &mut out);
+                    encode_unigram_words(
+                        &vocab,
+                        &index,
+                        text.as_bytes(),
+                        &mut cache.view(&mut long_words),
+                        &mut buffers,
+                        &mut out,
+                    );
                     assert_eq!(out, whole_ids, "{text}");
                 }
                 let naive: Vec<Span> = independent_words(text.as_bytes())
-                    .flat_map(|(s, e)| encode_unigram(&vocab, &index, &text[s..e]).into_iter().map(move |sp| Span { start: sp.start + s, end: sp.end + s, id: sp.id }))
+                    .flat_map(|(s, e)| {
+                        encode_unigram(&vocab, &index, &text[s..e])
+                            .into_iter()
+                            .map(move |sp| Span { start: sp.start + s, end: sp.end + s, id: sp.id })
+                    })
                     .collect();
                 naive_differs += usize::from(naive != whole);
             }

@@ -42,7 +42,8 @@ struct PlainAscii {
 
 impl PlainAscii {
     fn new(charsmap: Option<&Precompiled>) -> Self {
-        let mut table = PlainAscii { pair: [u128::MAX; 128], last: [true; 128], always: [false; 256] };
+        let mut table =
+            PlainAscii { pair: [u128::MAX; 128], last: [true; 128], always: [false; 256] };
         table.fill_pairs(charsmap);
         for b in 0..128u8 {
             table.always[b as usize] = b != b' ' && table.pair[b as usize] == u128::MAX;
@@ -150,7 +151,11 @@ pub struct Normalized {
 }
 
 impl SpNormalizer {
-    pub fn new(spec: &NormalizerSpec, treat_whitespace_as_suffix: bool, user_defined: Option<DoubleArray>) -> Result<Self> {
+    pub fn new(
+        spec: &NormalizerSpec,
+        treat_whitespace_as_suffix: bool,
+        user_defined: Option<DoubleArray>,
+    ) -> Result<Self> {
         let charsmap = match spec.precompiled_charsmap.as_deref() {
             Some(bytes) if !bytes.is_empty() => Some(Precompiled::from_charsmap(bytes)?),
             _ => None,
@@ -168,7 +173,11 @@ impl SpNormalizer {
     }
 
     /// The normalizer of a model (its normalizer spec and the trainer spec's whitespace option).
-    pub fn for_model(spec: &NormalizerSpec, trainer: &TrainerSpec, user_defined: Option<DoubleArray>) -> Result<Self> {
+    pub fn for_model(
+        spec: &NormalizerSpec,
+        trainer: &TrainerSpec,
+        user_defined: Option<DoubleArray>,
+    ) -> Result<Self> {
         SpNormalizer::new(spec, trainer.treat_whitespace_as_suffix(), user_defined)
     }
 
@@ -187,7 +196,9 @@ impl SpNormalizer {
                 return (Cow::Borrowed(&input[..len]), len);
             }
         }
-        if let Some((replacement, len)) = self.charsmap.as_ref().and_then(|c| c.longest_match(input)) {
+        if let Some((replacement, len)) =
+            self.charsmap.as_ref().and_then(|c| c.longest_match(input))
+        {
             return (Cow::Borrowed(replacement.as_bytes()), len);
         }
         match utf8_char_len(input) {
@@ -210,7 +221,8 @@ impl SpNormalizer {
         }
         // Replacements are validated UTF-8 and whole characters are copied, so this only
         // fails on input that was not UTF-8 to begin with (which bytes input may be).
-        let text = String::from_utf8(text).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+        let text = String::from_utf8(text)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
         Normalized { text, norm_to_orig }
     }
 
@@ -223,7 +235,12 @@ impl SpNormalizer {
 
     /// The normalization itself; returns the original offset the end of the text maps to
     /// (`None` when the text is empty because the input was empty or all spaces).
-    fn normalize_with(&self, input: &[u8], text: &mut Vec<u8>, align: &mut impl Alignment) -> Option<usize> {
+    fn normalize_with(
+        &self,
+        input: &[u8],
+        text: &mut Vec<u8>,
+        align: &mut impl Alignment,
+    ) -> Option<usize> {
         let mut input = input;
         let mut consumed = 0usize;
         if self.remove_extra_whitespaces {

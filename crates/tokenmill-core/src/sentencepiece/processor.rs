@@ -8,8 +8,8 @@ use rand::{Rng, SeedableRng};
 
 use super::model::{self, byte_to_piece, piece_to_byte, Span, UnigramIndex, Vocab};
 use super::normalizer::{Normalized, SpNormalizer, SPACE_SYMBOL};
-use super::unigram_cache::{LongWordMaps, WordCache};
 use super::proto::{ModelProto, ModelType, PieceType, SentencePieceText, SentencePieceTextPiece};
+use super::unigram_cache::{LongWordMaps, WordCache};
 use crate::error::{Error, Result};
 use crate::models::unigram::{PieceKind, Segmentation, Unigram};
 
@@ -135,7 +135,8 @@ impl Processor {
     pub fn from_proto(proto: ModelProto) -> Result<Self> {
         let vocab = Vocab::from_proto(&proto)?;
         let kind = model::model_type(&proto)?;
-        let unigram = if kind == ModelType::Unigram { Some(UnigramIndex::new(&vocab)?) } else { None };
+        let unigram =
+            if kind == ModelType::Unigram { Some(UnigramIndex::new(&vocab)?) } else { None };
         let trainer = proto.trainer_spec();
         let spec = proto.normalizer_spec();
         let normalizer = SpNormalizer::for_model(&spec, &trainer, vocab.user_defined.clone())?;
@@ -143,7 +144,9 @@ impl Processor {
             Some(spec) => SpNormalizer::denormalizer(spec)?,
             None => None,
         };
-        let non_empty = |s: Option<&String>, default: &str| s.filter(|s| !s.is_empty()).cloned().unwrap_or_else(|| default.to_string());
+        let non_empty = |s: Option<&String>, default: &str| {
+            s.filter(|s| !s.is_empty()).cloned().unwrap_or_else(|| default.to_string())
+        };
         let t = proto.trainer_spec.as_ref();
         let special = [
             non_empty(t.and_then(|t| t.unk_piece.as_ref()), "<unk>"),
@@ -151,7 +154,9 @@ impl Processor {
             non_empty(t.and_then(|t| t.eos_piece.as_ref()), "</s>"),
             non_empty(t.and_then(|t| t.pad_piece.as_ref()), "<pad>"),
         ];
-        let unk_surface = t.and_then(|t| t.unk_surface.clone()).unwrap_or_else(|| DEFAULT_UNK_SURFACE.to_string());
+        let unk_surface = t
+            .and_then(|t| t.unk_surface.clone())
+            .unwrap_or_else(|| DEFAULT_UNK_SURFACE.to_string());
         let processor = Processor {
             cache_id: crate::utils::word_cache::new_cache_id(),
             decode_strips_bos_ws: spec.add_dummy_prefix() || spec.remove_extra_whitespaces(),
@@ -185,13 +190,20 @@ impl Processor {
         let Some(data) = &self.proto.self_test_data else { return Ok(()) };
         let mut failures = 0;
         for sample in &data.samples {
-            let pieces = self.encode_pieces(sample.input.as_deref().unwrap_or(""), &EncodeOptions::default(), None)?;
+            let pieces = self.encode_pieces(
+                sample.input.as_deref().unwrap_or(""),
+                &EncodeOptions::default(),
+                None,
+            )?;
             if pieces.join(" ") != sample.expected.as_deref().unwrap_or("") {
                 failures += 1;
             }
         }
         if failures > 0 {
-            return Err(Error::format(format!("SentencePiece model: {failures}/{} self-test samples did not pass", data.samples.len())));
+            return Err(Error::format(format!(
+                "SentencePiece model: {failures}/{} self-test samples did not pass",
+                data.samples.len()
+            )));
         }
         Ok(())
     }
@@ -254,7 +266,12 @@ impl Processor {
     }
 
     /// The model's segmentation of a normalized text (before byte fallback / unk merging).
-    fn segment(&self, normalized: &str, options: &EncodeOptions, rng: &mut dyn FnMut() -> f64) -> Result<Vec<Span>> {
+    fn segment(
+        &self,
+        normalized: &str,
+        options: &EncodeOptions,
+        rng: &mut dyn FnMut() -> f64,
+    ) -> Result<Vec<Span>> {
         let sampling = options.enable_sampling;
         if sampling && options.nbest_size > 512 {
             return Err(Error::InvalidArgument("nbest_size must be nbest_size <= 512".into()));
@@ -265,11 +282,20 @@ impl Processor {
                 model::encode_bpe(&self.vocab, normalized, dropout, rng)
             }
             ModelType::Unigram => {
-                let index = self.unigram.as_ref().ok_or_else(|| Error::Other("unigram index missing".into()))?;
+                let index = self
+                    .unigram
+                    .as_ref()
+                    .ok_or_else(|| Error::Other("unigram index missing".into()))?;
                 if sampling && options.nbest_size != 0 && options.nbest_size != 1 {
                     // One seed from the call's generator drives the Unigram sampler.
-                    let mut rng = rand::rngs::StdRng::seed_from_u64((rng() * (1u64 << 53) as f64) as u64);
-                    return self.sample_unigram(normalized, options.nbest_size, options.alpha, &mut rng);
+                    let mut rng =
+                        rand::rngs::StdRng::seed_from_u64((rng() * (1u64 << 53) as f64) as u64);
+                    return self.sample_unigram(
+                        normalized,
+                        options.nbest_size,
+                        options.alpha,
+                        &mut rng,
+                    );
                 }
                 model::encode_unigram(&self.vocab, index, normalized)
             }
@@ -279,7 +305,12 @@ impl Processor {
     }
 
     /// Ids of `text` (the fast path: no strings, no alignment, buffers reused per thread).
-    pub fn encode_ids(&self, text: &str, options: &EncodeOptions, seed: Option<u64>) -> Result<Vec<u32>> {
+    pub fn encode_ids(
+        &self,
+        text: &str,
+        options: &EncodeOptions,
+        seed: Option<u64>,
+    ) -> Result<Vec<u32>> {
         let mut ids = Vec::new();
         self.encode_ids_into(text, options, seed, &mut ids)?;
         Ok(ids)
@@ -287,7 +318,13 @@ impl Processor {
 
     /// [`Processor::encode_ids`] appended to `out` (a batch collects all its ids in one buffer).
     /// On error `out` may hold part of this text's ids.
-    pub fn encode_ids_into(&self, text: &str, options: &EncodeOptions, seed: Option<u64>, out: &mut Vec<u32>) -> Result<()> {
+    pub fn encode_ids_into(
+        &self,
+        text: &str,
+        options: &EncodeOptions,
+        seed: Option<u64>,
+        out: &mut Vec<u32>,
+    ) -> Result<()> {
         let first = out.len();
         if options.enable_sampling {
             let normalized = self.normalizer.normalize(text);
@@ -325,7 +362,14 @@ impl Processor {
                 // think (each ▁ ends the validator's ASCII fast path).
                 debug_assert!(std::str::from_utf8(normalized).is_ok());
                 let mut cache = self.unigram_words.view(unigram_long_words.select(self.cache_id));
-                model::encode_unigram_words(&self.vocab, index, normalized, &mut cache, unigram, out);
+                model::encode_unigram_words(
+                    &self.vocab,
+                    index,
+                    normalized,
+                    &mut cache,
+                    unigram,
+                    out,
+                );
                 return Ok(());
             }
         }
@@ -335,7 +379,9 @@ impl Processor {
             Err(_) => String::from_utf8_lossy(normalized),
         };
         match (self.kind, &self.unigram) {
-            (ModelType::Bpe, _) if self.vocab.words_are_independent => model::encode_bpe_words(&self.vocab, &normalized, self.cache_id, tokens, spans),
+            (ModelType::Bpe, _) if self.vocab.words_are_independent => {
+                model::encode_bpe_words(&self.vocab, &normalized, self.cache_id, tokens, spans)
+            }
             _ => *spans = self.segment(&normalized, &EncodeOptions::default(), &mut || 1.0)?,
         }
         self.ids_of(&normalized, spans, out);
@@ -353,7 +399,12 @@ impl Processor {
     }
 
     /// Pieces of `text` (`out_type=str`).
-    pub fn encode_pieces(&self, text: &str, options: &EncodeOptions, seed: Option<u64>) -> Result<Vec<String>> {
+    pub fn encode_pieces(
+        &self,
+        text: &str,
+        options: &EncodeOptions,
+        seed: Option<u64>,
+    ) -> Result<Vec<String>> {
         let encoded = self.encode_full(text, options, seed)?;
         let mut pieces: Vec<String> = encoded.pieces.into_iter().map(|p| p.piece).collect();
         self.rewrite_pieces(&mut pieces, options)?;
@@ -362,10 +413,14 @@ impl Processor {
 
     fn check_specials(&self, options: &EncodeOptions) -> Result<()> {
         if options.add_bos && self.special_id(1) < 0 {
-            return Err(Error::InvalidArgument("BOS token is not defined as a control symbol in this model.".into()));
+            return Err(Error::InvalidArgument(
+                "BOS token is not defined as a control symbol in this model.".into(),
+            ));
         }
         if options.add_eos && self.special_id(2) < 0 {
-            return Err(Error::InvalidArgument("EOS token is not defined as a control symbol in this model.".into()));
+            return Err(Error::InvalidArgument(
+                "EOS token is not defined as a control symbol in this model.".into(),
+            ));
         }
         if options.emit_unk_piece && self.special_id(0) < 0 {
             return Err(Error::InvalidArgument("UNK token is not defined in this model.".into()));
@@ -414,7 +469,12 @@ impl Processor {
     }
 
     /// The full result with surfaces and byte offsets (the proto output types).
-    pub fn encode_full(&self, text: &str, options: &EncodeOptions, seed: Option<u64>) -> Result<EncodedText> {
+    pub fn encode_full(
+        &self,
+        text: &str,
+        options: &EncodeOptions,
+        seed: Option<u64>,
+    ) -> Result<EncodedText> {
         let normalized = self.normalizer.normalize(text);
         let mut rng = make_rng_fn(options, seed);
         let spans = self.segment(&normalized.text, options, &mut rng)?;
@@ -430,42 +490,67 @@ impl Processor {
     /// thread: Unigram sums path scores in f32 along the whole text, so a chunk's segmentation can depend on the score reached
     /// before it (sentencepiece's own chunked result can then differ from its `Encode`);
     /// char and word models are cheap. Sampling is not supported here (as in sentencepiece).
-    pub fn encode_full_chunked(&self, text: &str, chunk_bytes: usize, parallel: bool) -> Result<EncodedText> {
+    pub fn encode_full_chunked(
+        &self,
+        text: &str,
+        chunk_bytes: usize,
+        parallel: bool,
+    ) -> Result<EncodedText> {
         let normalized = self.normalizer.normalize(text);
         if !(parallel && self.kind == ModelType::Bpe && self.vocab.words_are_independent) {
             let spans = self.segment(&normalized.text, &EncodeOptions::default(), &mut || 1.0)?;
             return self.populate(text, &normalized, &spans);
         }
         let chunks = chunk_at_word_starts(normalized.text.as_bytes(), chunk_bytes.max(1));
-        let encoded: Vec<Vec<Span>> = crate::utils::parallel::map_ref_collect(&chunks, |&(start, end)| {
-            let mut spans = Vec::new();
-            model::encode_bpe_words(&self.vocab, &normalized.text[start..end], self.cache_id, &mut Vec::new(), &mut spans);
-            spans.iter_mut().for_each(|s| {
-                s.start += start;
-                s.end += start;
+        let encoded: Vec<Vec<Span>> =
+            crate::utils::parallel::map_ref_collect(&chunks, |&(start, end)| {
+                let mut spans = Vec::new();
+                model::encode_bpe_words(
+                    &self.vocab,
+                    &normalized.text[start..end],
+                    self.cache_id,
+                    &mut Vec::new(),
+                    &mut spans,
+                );
+                spans.iter_mut().for_each(|s| {
+                    s.start += start;
+                    s.end += start;
+                });
+                spans
             });
-            spans
-        });
         self.populate(text, &normalized, &encoded.concat())
     }
 
     /// The ids of [`Processor::encode_full_chunked`] (`encode_ids`' result, without options):
     /// the text-only normalization and the id writer of the ids path, chunk by chunk.
-    pub fn encode_ids_chunked(&self, text: &str, chunk_bytes: usize, parallel: bool) -> Result<Vec<u32>> {
+    pub fn encode_ids_chunked(
+        &self,
+        text: &str,
+        chunk_bytes: usize,
+        parallel: bool,
+    ) -> Result<Vec<u32>> {
         if !(parallel && self.kind == ModelType::Bpe && self.vocab.words_are_independent) {
             return self.encode_ids(text, &EncodeOptions::default(), None);
         }
         let mut bytes = Vec::new();
         self.normalizer.normalize_into(text, &mut bytes);
-        let normalized = String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+        let normalized = String::from_utf8(bytes)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
         let chunks = chunk_at_word_starts(normalized.as_bytes(), chunk_bytes.max(1));
-        let ids: Vec<Vec<u32>> = crate::utils::parallel::map_ref_collect(&chunks, |&(start, end)| {
-            let chunk = &normalized[start..end];
-            let (mut spans, mut ids) = (Vec::new(), Vec::new());
-            model::encode_bpe_words(&self.vocab, chunk, self.cache_id, &mut Vec::new(), &mut spans);
-            self.ids_of(chunk, &spans, &mut ids);
-            ids
-        });
+        let ids: Vec<Vec<u32>> =
+            crate::utils::parallel::map_ref_collect(&chunks, |&(start, end)| {
+                let chunk = &normalized[start..end];
+                let (mut spans, mut ids) = (Vec::new(), Vec::new());
+                model::encode_bpe_words(
+                    &self.vocab,
+                    chunk,
+                    self.cache_id,
+                    &mut Vec::new(),
+                    &mut spans,
+                );
+                self.ids_of(chunk, &spans, &mut ids);
+                ids
+            });
         Ok(ids.concat())
     }
 
@@ -482,8 +567,13 @@ impl Processor {
                 PieceType::Unused => PieceKind::Unused,
                 PieceType::Byte => PieceKind::Byte,
             };
-            let pieces = (0..self.vocab.len()).map(|i| (self.vocab.pieces[i].clone(), self.vocab.scores[i], kind(self.vocab.types[i]))).collect();
-            Unigram::from_sentencepiece(pieces, self.vocab.unk_id as usize, false).map_err(|e| e.to_string())
+            let pieces = (0..self.vocab.len())
+                .map(|i| {
+                    (self.vocab.pieces[i].clone(), self.vocab.scores[i], kind(self.vocab.types[i]))
+                })
+                .collect();
+            Unigram::from_sentencepiece(pieces, self.vocab.unk_id as usize, false)
+                .map_err(|e| e.to_string())
         });
         built.as_ref().map_err(|e| Error::Other(e.clone()))
     }
@@ -498,7 +588,13 @@ impl Processor {
     /// sentencepiece's `SampleEncode` for Unigram: `nbest_size` < 0 samples from the whole
     /// lattice (forward filtering, backward sampling), > 1 from the n best with
     /// P ∝ exp(`alpha` × score), 0 or 1 is the best segmentation.
-    fn sample_unigram(&self, normalized: &str, nbest_size: i32, alpha: f32, rng: &mut rand::rngs::StdRng) -> Result<Vec<Span>> {
+    fn sample_unigram(
+        &self,
+        normalized: &str,
+        nbest_size: i32,
+        alpha: f32,
+        rng: &mut rand::rngs::StdRng,
+    ) -> Result<Vec<Span>> {
         let model = self.lattice_model()?;
         let segmentation = match nbest_size {
             n if n < 0 => model.sample(normalized, alpha as f64, rng)?,
@@ -509,7 +605,8 @@ impl Processor {
                     return Err(Error::Other("NBestEncode returns empty result.".into()));
                 }
                 // sentencepiece normalizes in double: P_i = exp(alpha s_i - log Σ exp(alpha s_j)).
-                let log_probs: Vec<f64> = nbest.iter().map(|(_, score)| alpha as f64 * score).collect();
+                let log_probs: Vec<f64> =
+                    nbest.iter().map(|(_, score)| alpha as f64 * score).collect();
                 let max = log_probs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
                 let weights: Vec<f64> = log_probs.iter().map(|lp| (lp - max).exp()).collect();
                 let pick = crate::models::unigram::lattice::pick_weighted(&weights, rng);
@@ -522,7 +619,12 @@ impl Processor {
     /// The n best segmentations (Unigram only), best first, each with its score
     /// (sentencepiece's `NBestEncode`: `nbest_size` above 512 is an error, below 1 means 1; one
     /// is the plain encoding with score 0; an empty text gives one empty result).
-    pub fn nbest_encode(&self, text: &str, nbest_size: i32, _options: &EncodeOptions) -> Result<Vec<EncodedText>> {
+    pub fn nbest_encode(
+        &self,
+        text: &str,
+        nbest_size: i32,
+        _options: &EncodeOptions,
+    ) -> Result<Vec<EncodedText>> {
         let model = self.require_unigram("NBestEncode")?;
         if nbest_size > 512 {
             return Err(Error::InvalidArgument("nbest_size must be nbest_size <= 512".into()));
@@ -533,7 +635,11 @@ impl Processor {
         let nbest: Vec<(Vec<Span>, f64)> = if n == 1 || normalized.text.is_empty() {
             vec![(self.segment(&normalized.text, &EncodeOptions::default(), &mut || 1.0)?, 0.0)]
         } else {
-            model.nbest_until(&normalized.text, n, deadline)?.into_iter().map(|(seg, score)| (to_spans(seg), score)).collect()
+            model
+                .nbest_until(&normalized.text, n, deadline)?
+                .into_iter()
+                .map(|(seg, score)| (to_spans(seg), score))
+                .collect()
         };
         if nbest.is_empty() {
             return Err(Error::Other("NBestEncode returns empty result.".into()));
@@ -541,7 +647,12 @@ impl Processor {
         self.populate_scored(text, &normalized, nbest)
     }
 
-    fn populate_scored(&self, text: &str, normalized: &Normalized, results: Vec<(Vec<Span>, f64)>) -> Result<Vec<EncodedText>> {
+    fn populate_scored(
+        &self,
+        text: &str,
+        normalized: &Normalized,
+        results: Vec<(Vec<Span>, f64)>,
+    ) -> Result<Vec<EncodedText>> {
         results
             .into_iter()
             .map(|(spans, score)| {
@@ -556,21 +667,45 @@ impl Processor {
     /// `SampleEncodeAndScore`, see [`Unigram::sample_and_score`]). An empty result (an empty
     /// text) is an error, as in sentencepiece.
     #[allow(clippy::too_many_arguments)]
-    pub fn sample_encode_and_score(&self, text: &str, num_samples: i32, alpha: f32, wor: bool, include_best: bool, _options: &EncodeOptions, seed: Option<u64>) -> Result<Vec<EncodedText>> {
+    pub fn sample_encode_and_score(
+        &self,
+        text: &str,
+        num_samples: i32,
+        alpha: f32,
+        wor: bool,
+        include_best: bool,
+        _options: &EncodeOptions,
+        seed: Option<u64>,
+    ) -> Result<Vec<EncodedText>> {
         let model = self.require_unigram("SampleEncodeAndScore")?;
         if num_samples <= 0 {
             return Err(Error::InvalidArgument("num_samples must be positive".into()));
         }
         if include_best && !wor {
-            return Err(Error::InvalidArgument("include_best is supported only with wor=True".into()));
+            return Err(Error::InvalidArgument(
+                "include_best is supported only with wor=True".into(),
+            ));
         }
         let normalized = self.normalizer.normalize(text);
         let mut rng = make_rng(seed);
-        let results = model.sample_and_score(&normalized.text, alpha as f64, num_samples as usize, wor, include_best, &mut rng)?;
+        let results = model.sample_and_score(
+            &normalized.text,
+            alpha as f64,
+            num_samples as usize,
+            wor,
+            include_best,
+            &mut rng,
+        )?;
         if results.is_empty() {
-            return Err(Error::InvalidArgument("SampleEncodeAndScore returns empty result.".into()));
+            return Err(Error::InvalidArgument(
+                "SampleEncodeAndScore returns empty result.".into(),
+            ));
         }
-        self.populate_scored(text, &normalized, results.into_iter().map(|(seg, score)| (to_spans(seg), score)).collect())
+        self.populate_scored(
+            text,
+            &normalized,
+            results.into_iter().map(|(seg, score)| (to_spans(seg), score)).collect(),
+        )
     }
 
     /// The entropy of the segmentation distribution P ∝ exp(`alpha` × score) of `text`
@@ -582,11 +717,19 @@ impl Processor {
     }
 
     fn unavailable(&self, what: &str) -> Error {
-        Error::InvalidArgument(format!("{what} is not available for the current model ({:?})", self.kind))
+        Error::InvalidArgument(format!(
+            "{what} is not available for the current model ({:?})",
+            self.kind
+        ))
     }
 
     /// SentencePiece's `PopulateSentencePieceText`.
-    pub fn populate(&self, text: &str, normalized: &Normalized, spans: &[Span]) -> Result<EncodedText> {
+    pub fn populate(
+        &self,
+        text: &str,
+        normalized: &Normalized,
+        spans: &[Span],
+    ) -> Result<EncodedText> {
         let map = &normalized.norm_to_orig;
         let mut pieces: Vec<EncodedPiece> = Vec::with_capacity(spans.len());
         let mut prev_unk = false;
@@ -596,13 +739,21 @@ impl Processor {
             let is_unk = self.vocab.is(span.id, PieceType::Unknown);
             if self.vocab.is(span.id, PieceType::Control) {
                 let at = map[consumed];
-                pieces.push(EncodedPiece { piece: w.to_string(), id: span.id, surface: None, begin: at, end: at });
+                pieces.push(EncodedPiece {
+                    piece: w.to_string(),
+                    id: span.id,
+                    surface: None,
+                    begin: at,
+                    end: at,
+                });
                 prev_unk = is_unk;
                 continue;
             }
             let (begin, end) = (map[consumed], map[consumed + w.len()]);
             if begin > end || end > text.len() {
-                return Err(Error::Other(format!("SentencePiece: inconsistent alignment at normalized byte {consumed}")));
+                return Err(Error::Other(format!(
+                    "SentencePiece: inconsistent alignment at normalized byte {consumed}"
+                )));
             }
             let surface = text.get(begin..end).unwrap_or("");
             match (&self.vocab.byte_ids, is_unk) {
@@ -626,13 +777,21 @@ impl Processor {
                         last.end = end;
                     }
                 }
-                _ => pieces.push(EncodedPiece { piece: w.to_string(), id: span.id, surface: Some(surface.to_string()), begin, end }),
+                _ => pieces.push(EncodedPiece {
+                    piece: w.to_string(),
+                    id: span.id,
+                    surface: Some(surface.to_string()),
+                    begin,
+                    end,
+                }),
             }
             consumed += w.len();
             prev_unk = is_unk;
         }
         if consumed != normalized.text.len() {
-            return Err(Error::Other("SentencePiece: not all normalized characters are consumed".into()));
+            return Err(Error::Other(
+                "SentencePiece: not all normalized characters are consumed".into(),
+            ));
         }
         Ok(EncodedText { text: text.to_string(), pieces, score: None })
     }
@@ -651,12 +810,20 @@ impl Processor {
         let mut out = EncodedText::default();
         let mut text = String::new();
         let mut surfaces: Vec<(String, usize, usize)> = Vec::with_capacity(pieces.len());
-        let mut set_surface = |text: &mut String, surfaces: &mut Vec<(String, usize, usize)>, surface: &str| {
-            surfaces.push((surface.to_string(), text.len(), text.len() + surface.len()));
-            text.push_str(surface);
-        };
+        let mut set_surface =
+            |text: &mut String, surfaces: &mut Vec<(String, usize, usize)>, surface: &str| {
+                surfaces.push((surface.to_string(), text.len(), text.len() + surface.len()));
+                text.push_str(surface);
+            };
         let mut byte_run: Vec<u8> = Vec::new();
-        let flush_bytes = |text: &mut String, surfaces: &mut Vec<(String, usize, usize)>, run: &mut Vec<u8>, set_surface: &mut dyn FnMut(&mut String, &mut Vec<(String, usize, usize)>, &str)| {
+        let flush_bytes = |text: &mut String,
+                           surfaces: &mut Vec<(String, usize, usize)>,
+                           run: &mut Vec<u8>,
+                           set_surface: &mut dyn FnMut(
+            &mut String,
+            &mut Vec<(String, usize, usize)>,
+            &str,
+        )| {
             let mut rest: &[u8] = run;
             while !rest.is_empty() {
                 match super::normalizer::utf8_char_len(rest) {
@@ -700,7 +867,13 @@ impl Processor {
             .iter()
             .zip(&ids)
             .zip(surfaces)
-            .map(|((p, &id), (surface, begin, end))| EncodedPiece { piece: p.as_ref().to_string(), id, surface: Some(surface), begin, end })
+            .map(|((p, &id), (surface, begin, end))| EncodedPiece {
+                piece: p.as_ref().to_string(),
+                id,
+                surface: Some(surface),
+                begin,
+                end,
+            })
             .collect();
         out.text = text;
         out
@@ -710,7 +883,11 @@ impl Processor {
         match self.vocab.kind(id) {
             Some(PieceType::Control) => return (String::new(), false),
             Some(PieceType::Unknown) => {
-                let surface = if self.vocab.pieces[id as usize] == piece { self.unk_surface.clone() } else { piece.to_string() };
+                let surface = if self.vocab.pieces[id as usize] == piece {
+                    self.unk_surface.clone()
+                } else {
+                    piece.to_string()
+                };
                 return (surface, false);
             }
             _ => {}

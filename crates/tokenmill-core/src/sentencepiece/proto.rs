@@ -180,7 +180,9 @@ pub struct ModelProto {
 impl ModelProto {
     /// Parses a serialized `.model` (protobuf wire format).
     pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
-        ModelProto::decode(bytes).map_err(|e| Error::format(format!("not a SentencePiece model (protobuf ModelProto): {e}")))
+        ModelProto::decode(bytes).map_err(|e| {
+            Error::format(format!("not a SentencePiece model (protobuf ModelProto): {e}"))
+        })
     }
 
     pub fn to_bytes(&self) -> Vec<u8> {

@@ -27,7 +27,23 @@ fn nmt_removes(c: char) -> bool {
 /// Characters the NMT rules turn into a plain space (not U+200D ZERO WIDTH JOINER, which
 /// SentencePiece leaves alone so that emoji sequences survive).
 fn nmt_space(c: char) -> bool {
-    matches!(c as u32, 0x0009 | 0x000A | 0x000C | 0x000D | 0x1680 | 0x200B | 0x200C | 0x200E | 0x200F | 0x2028 | 0x2029 | 0x2581 | 0xFEFF | 0xFFFD)
+    matches!(
+        c as u32,
+        0x0009
+            | 0x000A
+            | 0x000C
+            | 0x000D
+            | 0x1680
+            | 0x200B
+            | 0x200C
+            | 0x200E
+            | 0x200F
+            | 0x2028
+            | 0x2029
+            | 0x2581
+            | 0xFEFF
+            | 0xFFFD
+    )
 }
 
 /// Unicode simple case folding (CaseFolding.txt, statuses C and S: ICU's `u_foldCase` with
@@ -77,7 +93,9 @@ type CharsMap = BTreeMap<Vec<char>, Vec<char>>;
 /// Every Unicode scalar value that is a character (ICU's `U_IS_UNICODE_CHAR`: no
 /// noncharacters), from U+0001.
 fn unicode_chars() -> impl Iterator<Item = char> {
-    (1u32..=0x10FFFF).filter(|&c| (c & 0xFFFE) != 0xFFFE && !(0xFDD0..=0xFDEF).contains(&c)).filter_map(char::from_u32)
+    (1u32..=0x10FFFF)
+        .filter(|&c| (c & 0xFFFE) != 0xFFFE && !(0xFDD0..=0xFDEF).contains(&c))
+        .filter_map(char::from_u32)
 }
 
 /// NFKC as rules (SentencePiece's builder algorithm): every character NFKC changes, plus every
@@ -115,8 +133,13 @@ fn nfkc_map() -> CharsMap {
         let mut sequences: Vec<Vec<char>> = vec![vec![]];
         for &part in &parts {
             // A part of a decomposition decomposes to itself, so it is one of its originals.
-            let alternatives: Vec<char> = std::iter::once(part).chain(originals.get(&part).into_iter().flatten().copied()).collect();
-            sequences = sequences.iter().flat_map(|s| alternatives.iter().map(move |&c| [s.as_slice(), &[c]].concat())).collect();
+            let alternatives: Vec<char> = std::iter::once(part)
+                .chain(originals.get(&part).into_iter().flatten().copied())
+                .collect();
+            sequences = sequences
+                .iter()
+                .flat_map(|s| alternatives.iter().map(move |&c| [s.as_slice(), &[c]].concat()))
+                .collect();
         }
         for sequence in sequences.into_iter().filter(|s| *s != composed) {
             map.insert(sequence, composed.clone());
@@ -126,11 +149,17 @@ fn nfkc_map() -> CharsMap {
 }
 
 /// `src` rewritten by `map` with longest matches of at most `max_len` characters.
-fn apply_map(map: &rustc_hash::FxHashMap<&[char], &[char]>, src: &[char], max_len: usize) -> Vec<char> {
+fn apply_map(
+    map: &rustc_hash::FxHashMap<&[char], &[char]>,
+    src: &[char],
+    max_len: usize,
+) -> Vec<char> {
     let mut out = Vec::with_capacity(src.len());
     let mut i = 0;
     while i < src.len() {
-        let longest = (1..=max_len.min(src.len() - i)).rev().find_map(|len| map.get(&src[i..i + len]).map(|v| (len, v)));
+        let longest = (1..=max_len.min(src.len() - i))
+            .rev()
+            .find_map(|len| map.get(&src[i..i + len]).map(|v| (len, v)));
         match longest {
             Some((len, replacement)) => {
                 out.extend_from_slice(replacement);
@@ -151,7 +180,11 @@ fn apply_map(map: &rustc_hash::FxHashMap<&[char], &[char]>, src: &[char], max_le
 /// of building a charsmap.)
 fn remove_redundant(map: CharsMap) -> CharsMap {
     let max_len = map.keys().map(Vec::len).max().unwrap_or(1);
-    let mut kept: rustc_hash::FxHashMap<&[char], &[char]> = map.iter().filter(|(k, _)| k.len() == 1).map(|(k, v)| (k.as_slice(), v.as_slice())).collect();
+    let mut kept: rustc_hash::FxHashMap<&[char], &[char]> = map
+        .iter()
+        .filter(|(k, _)| k.len() == 1)
+        .map(|(k, v)| (k.as_slice(), v.as_slice()))
+        .collect();
     for len in 2..=max_len {
         for (key, value) in map.iter().filter(|(k, _)| k.len() == len) {
             if *value != apply_map(&kept, key, len - 1) {
@@ -209,7 +242,9 @@ fn check_rule_name(name: &str) -> Result<()> {
     if RULE_NAMES.contains(&name) {
         Ok(())
     } else {
-        Err(Error::InvalidArgument(format!("unknown normalization_rule_name {name:?} (expected one of {RULE_NAMES:?})")))
+        Err(Error::InvalidArgument(format!(
+            "unknown normalization_rule_name {name:?} (expected one of {RULE_NAMES:?})"
+        )))
     }
 }
 
@@ -237,12 +272,24 @@ pub fn rules_from_tsv(tsv: &str) -> Result<Vec<(String, String)>> {
         if line.trim().is_empty() || line.starts_with('#') {
             continue;
         }
-        let bad = |what: &str| Error::Format { path: None, line: Some(n + 1), byte_offset: None, message: format!("normalization rule TSV: {what}") };
+        let bad = |what: &str| Error::Format {
+            path: None,
+            line: Some(n + 1),
+            byte_offset: None,
+            message: format!("normalization rule TSV: {what}"),
+        };
         let mut cols = line.split('\t');
-        let (Some(src), Some(dst)) = (cols.next(), cols.next()) else { return Err(bad("expected `source<TAB>target`")) };
+        let (Some(src), Some(dst)) = (cols.next(), cols.next()) else {
+            return Err(bad("expected `source<TAB>target`"));
+        };
         let decode = |col: &str| -> Result<String> {
             col.split_whitespace()
-                .map(|hex| u32::from_str_radix(hex, 16).ok().and_then(char::from_u32).ok_or_else(|| bad(&format!("{hex:?} is not a hexadecimal code point"))))
+                .map(|hex| {
+                    u32::from_str_radix(hex, 16)
+                        .ok()
+                        .and_then(char::from_u32)
+                        .ok_or_else(|| bad(&format!("{hex:?} is not a hexadecimal code point")))
+                })
                 .collect()
         };
         let source = decode(src)?;
@@ -265,7 +312,9 @@ pub fn compile_charsmap(rules: &[(String, String)]) -> Result<Vec<u8>> {
     let mut keys: Vec<(&[u8], u32)> = Vec::with_capacity(rules.len());
     for (source, target) in rules {
         if target.contains('\0') {
-            return Err(Error::InvalidArgument(format!("normalization rule for {source:?}: the replacement holds a NUL character")));
+            return Err(Error::InvalidArgument(format!(
+                "normalization rule for {source:?}: the replacement holds a NUL character"
+            )));
         }
         let offset = *offsets.entry(target.as_str()).or_insert_with(|| {
             let at = replacements.len() as u32;
@@ -294,9 +343,14 @@ mod tests {
         // Every rule, so the shared subtrees are checked from every path into them.
         let rules = builtin_rules("nmt_nfkc_cf").unwrap();
         assert!(rules.len() > 1000);
-        let charsmap = Precompiled::from_charsmap(builtin_charsmap("nmt_nfkc_cf").unwrap()).unwrap();
+        let charsmap =
+            Precompiled::from_charsmap(builtin_charsmap("nmt_nfkc_cf").unwrap()).unwrap();
         for (source, target) in &rules {
-            assert_eq!(charsmap.longest_match(source.as_bytes()), Some((target.as_str(), source.len())), "{source:?}");
+            assert_eq!(
+                charsmap.longest_match(source.as_bytes()),
+                Some((target.as_str(), source.len())),
+                "{source:?}"
+            );
         }
         assert_eq!(charsmap.longest_match("a".as_bytes()), None);
         assert_eq!(charsmap.longest_match("ﬁ".as_bytes()), Some(("fi", 3)));
@@ -308,7 +362,8 @@ mod tests {
         for name in RULE_NAMES {
             let built = compile_charsmap(&builtin_rules(name).unwrap()).unwrap();
             if bless && name != "identity" {
-                let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("src/sentencepiece/charsmaps/{name}.bin"));
+                let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                    .join(format!("src/sentencepiece/charsmaps/{name}.bin"));
                 std::fs::write(&path, &built).unwrap();
                 continue; // the embedded copy is the one this test binary was built with
             }

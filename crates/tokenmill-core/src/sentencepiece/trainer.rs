@@ -66,12 +66,19 @@ fn meta_pieces(spec: &TrainerSpec) -> Result<std::collections::BTreeMap<i32, (St
     let vocab_size = spec.vocab_size();
     let unk_piece = spec.unk_piece().to_string();
     let mut has_unk = false;
-    for (id, piece) in [(spec.unk_id(), spec.unk_piece()), (spec.bos_id(), spec.bos_piece()), (spec.eos_id(), spec.eos_piece()), (spec.pad_id(), spec.pad_piece())] {
+    for (id, piece) in [
+        (spec.unk_id(), spec.unk_piece()),
+        (spec.bos_id(), spec.bos_piece()),
+        (spec.eos_id(), spec.eos_piece()),
+        (spec.pad_id(), spec.pad_piece()),
+    ] {
         if id < 0 {
             continue;
         }
         if id >= vocab_size || meta.contains_key(&id) || (has_unk && piece == unk_piece) {
-            return Err(invalid(format!("the id {id} of {piece:?} is out of range or used twice (vocab_size {vocab_size})")));
+            return Err(invalid(format!(
+                "the id {id} of {piece:?} is out of range or used twice (vocab_size {vocab_size})"
+            )));
         }
         let kind = if piece == unk_piece {
             has_unk = true;
@@ -86,14 +93,23 @@ fn meta_pieces(spec: &TrainerSpec) -> Result<std::collections::BTreeMap<i32, (St
     }
     let mut seen = FxHashSet::default();
     let mut next_id = 0;
-    let mut add = |meta: &mut std::collections::BTreeMap<i32, (String, PieceType)>, w: &str, kind: PieceType| -> Result<()> {
+    let mut add = |meta: &mut std::collections::BTreeMap<i32, (String, PieceType)>,
+                   w: &str,
+                   kind: PieceType|
+     -> Result<()> {
         if !seen.insert(w.to_string()) {
-            return Err(invalid(format!("{w} is already defined. duplicated symbols are not allowed.")));
+            return Err(invalid(format!(
+                "{w} is already defined. duplicated symbols are not allowed."
+            )));
         }
         if w == unk_piece {
             return Err(invalid(format!("{unk_piece} must not be defined with --control_symbols and --user_defined_symbols.")));
         }
-        let special = [(spec.bos_piece(), spec.bos_id()), (spec.eos_piece(), spec.eos_id()), (spec.pad_piece(), spec.pad_id())];
+        let special = [
+            (spec.bos_piece(), spec.bos_id()),
+            (spec.eos_piece(), spec.eos_id()),
+            (spec.pad_piece(), spec.pad_id()),
+        ];
         if let Some(&(_, id)) = special.iter().find(|(p, id)| *p == w && *id >= 0) {
             if let Some(entry) = meta.get_mut(&id) {
                 entry.1 = kind;
@@ -155,7 +171,9 @@ fn is_valid_piece(spec: &TrainerSpec, chars: &[char]) -> bool {
         if script == Some(Script::Inherited) {
             script = prev;
         }
-        let is_digit = c.is_numeric() && unicode_general_category::get_general_category(c) == unicode_general_category::GeneralCategory::DecimalNumber;
+        let is_digit = c.is_numeric()
+            && unicode_general_category::get_general_category(c)
+                == unicode_general_category::GeneralCategory::DecimalNumber;
         if !spec.split_by_number() && is_digit {
             script = None;
         }
@@ -179,7 +197,11 @@ fn sorted_by_count<K: Ord + Clone>(map: impl IntoIterator<Item = (K, u64)>) -> V
 
 /// Trains a model from `sentences` (already split into lines; an error item stops training).
 /// `spec.model_type` picks the algorithm.
-pub fn train(spec: TrainerSpec, normalizer_spec: NormalizerSpec, sentences: impl Iterator<Item = Result<String>>) -> Result<ModelProto> {
+pub fn train(
+    spec: TrainerSpec,
+    normalizer_spec: NormalizerSpec,
+    sentences: impl Iterator<Item = Result<String>>,
+) -> Result<ModelProto> {
     train_with(spec, normalizer_spec, sentences, None)
 }
 
@@ -192,11 +214,17 @@ pub struct Pretokenizer<'a> {
 }
 
 /// [`train`] with a [`Pretokenizer`].
-pub fn train_with(mut spec: TrainerSpec, mut normalizer_spec: NormalizerSpec, sentences: impl Iterator<Item = Result<String>>, pretokenizer: Option<&Pretokenizer>) -> Result<ModelProto> {
+pub fn train_with(
+    mut spec: TrainerSpec,
+    mut normalizer_spec: NormalizerSpec,
+    sentences: impl Iterator<Item = Result<String>>,
+    pretokenizer: Option<&Pretokenizer>,
+) -> Result<ModelProto> {
     if pretokenizer.is_some() && !spec.pretokenization_delimiter().is_empty() {
         return Err(invalid("pretokenizer and pretokenization_delimiter are mutually exclusive"));
     }
-    let kind = ModelType::try_from(spec.model_type.unwrap_or(ModelType::Unigram as i32)).map_err(|_| invalid("unknown model_type"))?;
+    let kind = ModelType::try_from(spec.model_type.unwrap_or(ModelType::Unigram as i32))
+        .map_err(|_| invalid("unknown model_type"))?;
     if spec.vocab_size() <= 0 {
         return Err(invalid("vocab_size must be > 0"));
     }
@@ -211,10 +239,19 @@ pub fn train_with(mut spec: TrainerSpec, mut normalizer_spec: NormalizerSpec, se
     }
     let meta = meta_pieces(&spec)?;
     prepare_normalizer_spec(&mut normalizer_spec)?;
-    let words = load_words(&spec, &normalizer_spec, &meta, WordSplit::of(&spec, kind), pretokenizer, sentences)?;
+    let words = load_words(
+        &spec,
+        &normalizer_spec,
+        &meta,
+        WordSplit::of(&spec, kind),
+        pretokenizer,
+        sentences,
+    )?;
     let (words, required_chars) = apply_character_coverage(&spec, words)?;
     let meta_count = meta.len() as i64;
-    if !matches!(kind, ModelType::Word | ModelType::Char) && required_chars.len() as i64 + meta_count > spec.vocab_size() as i64 {
+    if !matches!(kind, ModelType::Word | ModelType::Char)
+        && required_chars.len() as i64 + meta_count > spec.vocab_size() as i64
+    {
         return Err(invalid(format!(
             "Vocabulary size is smaller than required_chars. {} vs {}. Increase vocab_size or decrease character_coverage with --character_coverage option.",
             spec.vocab_size(),
@@ -223,10 +260,17 @@ pub fn train_with(mut spec: TrainerSpec, mut normalizer_spec: NormalizerSpec, se
     }
     let budget = spec.vocab_size() as i64 - meta_count;
     let final_pieces = match kind {
-        ModelType::Bpe => train_bpe(&spec, words, &required_chars, (budget - required_chars.len() as i64).max(0) as usize),
+        ModelType::Bpe => train_bpe(
+            &spec,
+            words,
+            &required_chars,
+            (budget - required_chars.len() as i64).max(0) as usize,
+        ),
         ModelType::Char => train_char(&spec, &required_chars, budget.max(0) as usize),
         ModelType::Word => train_word(&spec, words, budget.max(0) as usize),
-        ModelType::Unigram => super::unigram_trainer::train_unigram(&spec, words, meta.len(), BOUNDARY_CHAR)?,
+        ModelType::Unigram => {
+            super::unigram_trainer::train_unigram(&spec, words, meta.len(), BOUNDARY_CHAR)?
+        }
     };
     if spec.use_all_vocab() && matches!(kind, ModelType::Char | ModelType::Word) {
         spec.vocab_size = Some(final_pieces.len() as i32 + meta.len() as i32);
@@ -245,7 +289,10 @@ impl WordSplit {
         match kind {
             ModelType::Word | ModelType::Char => WordSplit(Some((false, false))),
             ModelType::Bpe | ModelType::Unigram if !spec.split_by_whitespace() => WordSplit(None),
-            ModelType::Bpe | ModelType::Unigram => WordSplit(Some((spec.treat_whitespace_as_suffix(), spec.allow_whitespace_only_pieces()))),
+            ModelType::Bpe | ModelType::Unigram => WordSplit(Some((
+                spec.treat_whitespace_as_suffix(),
+                spec.allow_whitespace_only_pieces(),
+            ))),
         }
     }
 
@@ -294,7 +341,11 @@ fn load_words(
             }
             return Ok(chunks.join(&boundary));
         }
-        Ok(if delimiter.is_empty() { text.into_owned() } else { text.replace(delimiter, &boundary) })
+        Ok(if delimiter.is_empty() {
+            text.into_owned()
+        } else {
+            text.replace(delimiter, &boundary)
+        })
     };
     let process = |sentence: &str, emit: &mut dyn FnMut(&str)| -> Result<()> {
         if accept(sentence) {
@@ -314,7 +365,13 @@ fn load_words(
         Ok(())
     };
     let counts = if spec.input_sentence_size() > 0 {
-        count_words(sample_sentences(spec, sentences.filter(|s| s.as_ref().map_or(true, |s| accept(s))))?.into_iter().map(Ok), process, |_| {})?
+        count_words(
+            sample_sentences(spec, sentences.filter(|s| s.as_ref().map_or(true, |s| accept(s))))?
+                .into_iter()
+                .map(Ok),
+            process,
+            |_| {},
+        )?
     } else {
         count_words(sentences, process, |_| {})?
     };
@@ -329,7 +386,10 @@ fn load_words(
 
 /// `input_sentence_size` sentences: the first ones, or with `shuffle_input_sentence` a uniform
 /// sample (reservoir sampling, seeded) in shuffled order.
-fn sample_sentences(spec: &TrainerSpec, sentences: impl Iterator<Item = Result<String>>) -> Result<Vec<String>> {
+fn sample_sentences(
+    spec: &TrainerSpec,
+    sentences: impl Iterator<Item = Result<String>>,
+) -> Result<Vec<String>> {
     let limit = spec.input_sentence_size().max(0) as usize;
     let mut kept: Vec<String> = Vec::new();
     let mut rng = rand::rngs::StdRng::seed_from_u64(0x5eed);
@@ -368,10 +428,16 @@ struct MetaMatcher {
 
 impl MetaMatcher {
     fn new<'a>(pieces: impl Iterator<Item = &'a str>) -> Result<Self> {
-        let keys: Vec<(&[u8], u32)> = pieces.map(|p| (p.as_bytes(), 0)).filter(|(k, _)| !k.is_empty() && !k.contains(&0)).collect();
+        let keys: Vec<(&[u8], u32)> = pieces
+            .map(|p| (p.as_bytes(), 0))
+            .filter(|(k, _)| !k.is_empty() && !k.contains(&0))
+            .collect();
         let mut first_bytes = [false; 256];
         keys.iter().for_each(|(k, _)| first_bytes[k[0] as usize] = true);
-        Ok(MetaMatcher { trie: if keys.is_empty() { None } else { Some(DoubleArray::build(&keys)?) }, first_bytes })
+        Ok(MetaMatcher {
+            trie: if keys.is_empty() { None } else { Some(DoubleArray::build(&keys)?) },
+            first_bytes,
+        })
     }
 
     /// `text` with every occurrence of a meta piece (longest first) replaced by the boundary
@@ -400,7 +466,10 @@ impl MetaMatcher {
 
 /// Character coverage: the most frequent characters that cover `character_coverage` of the
 /// corpus are required; the others become ▅ in the sentences.
-fn apply_character_coverage(spec: &TrainerSpec, mut words: Vec<(String, u64)>) -> Result<(Vec<(String, u64)>, Vec<(char, u64)>)> {
+fn apply_character_coverage(
+    spec: &TrainerSpec,
+    mut words: Vec<(String, u64)>,
+) -> Result<(Vec<(String, u64)>, Vec<(char, u64)>)> {
     let mut counts: FxHashMap<char, (bool, u64)> = FxHashMap::default();
     for c in spec.required_chars().chars().filter(|&c| c != '\0') {
         counts.entry(c).or_default().0 = true;
@@ -467,7 +536,12 @@ fn train_word(spec: &TrainerSpec, words: Vec<(String, u64)>, budget: usize) -> V
 /// SentencePiece's BPE training on words (sentences split at whitespace, [`WordSplit`]): merges
 /// the most frequent valid pair until `merges` pieces are learned, then appends the required
 /// characters.
-fn train_bpe(spec: &TrainerSpec, words: Vec<(String, u64)>, required: &[(char, u64)], merges: usize) -> Vec<(String, f32)> {
+fn train_bpe(
+    spec: &TrainerSpec,
+    words: Vec<(String, u64)>,
+    required: &[(char, u64)],
+    merges: usize,
+) -> Vec<(String, f32)> {
     // Word order does not matter: the best pair is found by a total order.
     let mut state = SpBpe::new(spec, words.iter().map(|(w, n)| (w.as_str(), *n)).collect());
     drop(words);
@@ -612,7 +686,8 @@ impl<'a> SpBpe<'a> {
                 state.add(pair, state.count[w], w as u32);
             }
         }
-        let candidates: Vec<Candidate> = (0..state.pairs.len() as u32).map(|i| state.candidate(i)).collect();
+        let candidates: Vec<Candidate> =
+            (0..state.pairs.len() as u32).map(|i| state.candidate(i)).collect();
         state.heap = candidates.into();
         state
     }
@@ -620,7 +695,8 @@ impl<'a> SpBpe<'a> {
     fn is_valid(&self, pair: u64) -> bool {
         let (a, b) = unpack(pair);
         Some(a) != self.unk_symbol && Some(b) != self.unk_symbol && {
-            let joined: Vec<char> = self.texts[a as usize].chars().chain(self.texts[b as usize].chars()).collect();
+            let joined: Vec<char> =
+                self.texts[a as usize].chars().chain(self.texts[b as usize].chars()).collect();
             is_valid_piece(self.spec, &joined)
         }
     }
@@ -632,7 +708,12 @@ impl<'a> SpBpe<'a> {
             Some(&index) => index,
             None => {
                 let index = if self.is_valid(pair) {
-                    self.pairs.push(PairStats { pair, count: 0, words: Vec::new(), pushed_at: u32::MAX });
+                    self.pairs.push(PairStats {
+                        pair,
+                        count: 0,
+                        words: Vec::new(),
+                        pushed_at: u32::MAX,
+                    });
                     self.pairs.len() as u32 - 1
                 } else {
                     INVALID_PAIR
@@ -670,7 +751,12 @@ impl<'a> SpBpe<'a> {
         for (slot, byte) in prefix.iter_mut().zip(bytes) {
             *slot = byte;
         }
-        Candidate { count: stats.count, chars: self.chars[a as usize] + self.chars[b as usize], index, prefix: u128::from_be_bytes(prefix) }
+        Candidate {
+            count: stats.count,
+            chars: self.chars[a as usize] + self.chars[b as usize],
+            index,
+            prefix: u128::from_be_bytes(prefix),
+        }
     }
 
     /// Whether a popped entry is up to date; a stale one is pushed back with the current count
@@ -707,7 +793,11 @@ impl<'a> SpBpe<'a> {
             }
             let pair = |c: &Candidate| self.pairs[c.index as usize].pair;
             let best = (0..tied.len())
-                .min_by(|&i, &j| self.pair_text(pair(&tied[i])).cmp(&self.pair_text(pair(&tied[j]))).then(pair(&tied[j]).cmp(&pair(&tied[i]))))
+                .min_by(|&i, &j| {
+                    self.pair_text(pair(&tied[i]))
+                        .cmp(&self.pair_text(pair(&tied[j])))
+                        .then(pair(&tied[j]).cmp(&pair(&tied[i])))
+                })
                 .unwrap_or(0);
             let chosen = tied.swap_remove(best);
             self.heap.extend(tied);
@@ -745,7 +835,8 @@ impl<'a> SpBpe<'a> {
             }
         };
         for w in words {
-            let (start, n, count) = (self.start[w as usize], self.len[w as usize] as usize, self.count[w as usize]);
+            let (start, n, count) =
+                (self.start[w as usize], self.len[w as usize] as usize, self.count[w as usize]);
             let (mut read, mut write) = (0, 0);
             while read < n {
                 let here = self.arena[start + read];
@@ -782,7 +873,12 @@ impl<'a> SpBpe<'a> {
 }
 
 /// The model proto: meta pieces at their ids, learned pieces in the other slots (`Serialize`).
-fn serialize(mut spec: TrainerSpec, normalizer_spec: NormalizerSpec, meta: &std::collections::BTreeMap<i32, (String, PieceType)>, final_pieces: Vec<(String, f32)>) -> Result<ModelProto> {
+fn serialize(
+    mut spec: TrainerSpec,
+    normalizer_spec: NormalizerSpec,
+    meta: &std::collections::BTreeMap<i32, (String, PieceType)>,
+    final_pieces: Vec<(String, f32)>,
+) -> Result<ModelProto> {
     let kind = ModelType::try_from(spec.model_type()).unwrap_or(ModelType::Unigram);
     let mut pieces = Vec::new();
     let mut learned = final_pieces.into_iter();
@@ -802,7 +898,9 @@ fn serialize(mut spec: TrainerSpec, normalizer_spec: NormalizerSpec, meta: &std:
             return Err(invalid(format!("{text} is already defined")));
         }
         if leftover && meta.contains_key(&id) {
-            return Err(invalid(format!("meta piece id {id} is beyond the vocabulary the corpus supports")));
+            return Err(invalid(format!(
+                "meta piece id {id} is beyond the vocabulary the corpus supports"
+            )));
         }
         pieces.push(piece);
     }
@@ -815,9 +913,19 @@ fn serialize(mut spec: TrainerSpec, normalizer_spec: NormalizerSpec, meta: &std:
     if !spec.hard_vocab_limit() || kind == ModelType::Char {
         spec.vocab_size = Some(pieces.len() as i32);
     } else if pieces.len() as i32 != spec.vocab_size() {
-        return Err(invalid(format!("Vocabulary size too high ({}). Please set it to a value <= {}.", spec.vocab_size(), pieces.len())));
+        return Err(invalid(format!(
+            "Vocabulary size too high ({}). Please set it to a value <= {}.",
+            spec.vocab_size(),
+            pieces.len()
+        )));
     }
-    let proto = ModelProto { pieces, trainer_spec: Some(spec), normalizer_spec: Some(normalizer_spec), self_test_data: None, denormalizer_spec: None };
+    let proto = ModelProto {
+        pieces,
+        trainer_spec: Some(spec),
+        normalizer_spec: Some(normalizer_spec),
+        self_test_data: None,
+        denormalizer_spec: None,
+    };
     Ok(proto)
 }
 
@@ -825,7 +933,8 @@ fn serialize(mut spec: TrainerSpec, normalizer_spec: NormalizerSpec, meta: &std:
 /// score as C++'s `ostream << float` prints it, `%g`), or only the pieces when
 /// `vocabulary_output_piece_score` is false.
 pub fn vocab_file_text(proto: &ModelProto) -> String {
-    let with_scores = proto.trainer_spec.as_ref().map_or(true, |spec| spec.vocabulary_output_piece_score());
+    let with_scores =
+        proto.trainer_spec.as_ref().map_or(true, |spec| spec.vocabulary_output_piece_score());
     let mut text = String::with_capacity(proto.pieces.len() * 16);
     for piece in &proto.pieces {
         text.push_str(piece.piece.as_deref().unwrap_or(""));
@@ -843,7 +952,13 @@ pub fn vocab_file_text(proto: &ModelProto) -> String {
 fn format_general(x: f64) -> String {
     const PRECISION: i32 = 6;
     if !x.is_finite() {
-        return if x.is_nan() { "nan".into() } else if x > 0.0 { "inf".into() } else { "-inf".into() };
+        return if x.is_nan() {
+            "nan".into()
+        } else if x > 0.0 {
+            "inf".into()
+        } else {
+            "-inf".into()
+        };
     }
     // Rounded to 6 significant digits first: the rounding decides the exponent (9.999995 → 10).
     let scientific = format!("{:.*e}", (PRECISION - 1) as usize, x);
@@ -874,7 +989,10 @@ fn parse_bool(name: &str, value: &str) -> Result<bool> {
 }
 
 fn parse_num<T: std::str::FromStr>(name: &str, value: &str) -> Result<T> {
-    value.trim().parse().map_err(|_| invalid(format!("cannot parse \"{value}\" as a number for --{name}")))
+    value
+        .trim()
+        .parse()
+        .map_err(|_| invalid(format!("cannot parse \"{value}\" as a number for --{name}")))
 }
 
 /// Comma-separated values (the Python wrapper writes lists as one CSV row).
@@ -899,7 +1017,12 @@ fn parse_list(value: &str) -> Vec<String> {
 }
 
 /// Sets one of SentencePiece's training flags (`--name=value`) on the specs.
-pub fn set_option(spec: &mut TrainerSpec, normalizer: &mut NormalizerSpec, name: &str, value: &str) -> Result<()> {
+pub fn set_option(
+    spec: &mut TrainerSpec,
+    normalizer: &mut NormalizerSpec,
+    name: &str,
+    value: &str,
+) -> Result<()> {
     let n = name;
     match name {
         "input" => spec.input = parse_list(value),
@@ -911,7 +1034,11 @@ pub fn set_option(spec: &mut TrainerSpec, normalizer: &mut NormalizerSpec, name:
                 "bpe" => ModelType::Bpe,
                 "word" => ModelType::Word,
                 "char" => ModelType::Char,
-                other => return Err(invalid(format!("unknown model_type \"{other}\" (unigram, bpe, word or char)"))),
+                other => {
+                    return Err(invalid(format!(
+                        "unknown model_type \"{other}\" (unigram, bpe, word or char)"
+                    )))
+                }
             };
             spec.model_type = Some(kind as i32);
         }
@@ -931,13 +1058,19 @@ pub fn set_option(spec: &mut TrainerSpec, normalizer: &mut NormalizerSpec, name:
         "split_by_whitespace" => spec.split_by_whitespace = Some(parse_bool(n, value)?),
         "split_by_number" => spec.split_by_number = Some(parse_bool(n, value)?),
         "split_digits" => spec.split_digits = Some(parse_bool(n, value)?),
-        "treat_whitespace_as_suffix" => spec.treat_whitespace_as_suffix = Some(parse_bool(n, value)?),
-        "allow_whitespace_only_pieces" => spec.allow_whitespace_only_pieces = Some(parse_bool(n, value)?),
+        "treat_whitespace_as_suffix" => {
+            spec.treat_whitespace_as_suffix = Some(parse_bool(n, value)?)
+        }
+        "allow_whitespace_only_pieces" => {
+            spec.allow_whitespace_only_pieces = Some(parse_bool(n, value)?)
+        }
         "control_symbols" => spec.control_symbols = parse_list(value),
         "user_defined_symbols" => spec.user_defined_symbols = parse_list(value),
         "required_chars" => spec.required_chars = Some(value.into()),
         "byte_fallback" => spec.byte_fallback = Some(parse_bool(n, value)?),
-        "vocabulary_output_piece_score" => spec.vocabulary_output_piece_score = Some(parse_bool(n, value)?),
+        "vocabulary_output_piece_score" => {
+            spec.vocabulary_output_piece_score = Some(parse_bool(n, value)?)
+        }
         "hard_vocab_limit" => spec.hard_vocab_limit = Some(parse_bool(n, value)?),
         "use_all_vocab" => spec.use_all_vocab = Some(parse_bool(n, value)?),
         "unk_id" => spec.unk_id = Some(parse_num(n, value)?),
@@ -949,13 +1082,17 @@ pub fn set_option(spec: &mut TrainerSpec, normalizer: &mut NormalizerSpec, name:
         "eos_piece" => spec.eos_piece = Some(value.into()),
         "pad_piece" => spec.pad_piece = Some(value.into()),
         "unk_surface" => spec.unk_surface = Some(value.into()),
-        "train_extremely_large_corpus" => spec.train_extremely_large_corpus = Some(parse_bool(n, value)?),
+        "train_extremely_large_corpus" => {
+            spec.train_extremely_large_corpus = Some(parse_bool(n, value)?)
+        }
         "pretokenization_delimiter" => spec.pretokenization_delimiter = Some(value.into()),
         "seed_sentencepieces_file" => spec.seed_sentencepieces_file = Some(value.into()),
         "normalization_rule_name" => normalizer.name = Some(value.into()),
         "normalization_rule_tsv" => normalizer.normalization_rule_tsv = Some(value.into()),
         "add_dummy_prefix" => normalizer.add_dummy_prefix = Some(parse_bool(n, value)?),
-        "remove_extra_whitespaces" => normalizer.remove_extra_whitespaces = Some(parse_bool(n, value)?),
+        "remove_extra_whitespaces" => {
+            normalizer.remove_extra_whitespaces = Some(parse_bool(n, value)?)
+        }
         "escape_whitespaces" => normalizer.escape_whitespaces = Some(parse_bool(n, value)?),
         // sentencepiece 0.2.1's automatic character coverage is not implemented: only its
         // default (false) is accepted.
@@ -965,8 +1102,19 @@ pub fn set_option(spec: &mut TrainerSpec, normalizer: &mut NormalizerSpec, name:
             }
         }
         // Accepted for compatibility; they change nothing here.
-        "minloglevel" | "random_seed" | "denormalization_rule_tsv" | "enable_differential_privacy" | "differential_privacy_noise_level" | "differential_privacy_clipping_threshold" | "mining_sentence_size" | "training_sentence_size" => {}
-        _ => return Err(invalid(format!("unknown field name \"{name}\" in TrainerSpec or NormalizerSpec"))),
+        "minloglevel"
+        | "random_seed"
+        | "denormalization_rule_tsv"
+        | "enable_differential_privacy"
+        | "differential_privacy_noise_level"
+        | "differential_privacy_clipping_threshold"
+        | "mining_sentence_size"
+        | "training_sentence_size" => {}
+        _ => {
+            return Err(invalid(format!(
+                "unknown field name \"{name}\" in TrainerSpec or NormalizerSpec"
+            )))
+        }
     }
     Ok(())
 }
@@ -997,7 +1145,8 @@ pub fn read_inputs(spec: &TrainerSpec) -> impl Iterator<Item = Result<String>> +
             if line.last() == Some(&b'\r') {
                 line.pop();
             }
-            let line = String::from_utf8(line).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+            let line = String::from_utf8(line)
+                .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
             Ok((n + 1, line))
         });
         if !tsv {
@@ -1005,7 +1154,9 @@ pub fn read_inputs(spec: &TrainerSpec) -> impl Iterator<Item = Result<String>> +
         }
         Box::new(lines.flat_map(move |item| -> Box<dyn Iterator<Item = Result<String>>> {
             match item.and_then(|(n, line)| tsv_entry(path, n, &line)) {
-                Ok((sentence, count)) => Box::new(std::iter::repeat_n(sentence, count.min(1 << 20) as usize).map(Ok)),
+                Ok((sentence, count)) => {
+                    Box::new(std::iter::repeat_n(sentence, count.min(1 << 20) as usize).map(Ok))
+                }
                 Err(e) => Box::new(std::iter::once(Err(e))),
             }
         }))
@@ -1014,8 +1165,14 @@ pub fn read_inputs(spec: &TrainerSpec) -> impl Iterator<Item = Result<String>> +
 
 /// One `sentence<TAB>count` line of a tsv input.
 fn tsv_entry(path: &str, line_number: usize, line: &str) -> Result<(String, u64)> {
-    let format = |message: &str| Error::Format { path: Some(path.into()), line: Some(line_number), byte_offset: None, message: message.into() };
-    let (sentence, count) = line.split_once('\t').ok_or_else(|| format("Input format must be: word <tab> freq."))?;
+    let format = |message: &str| Error::Format {
+        path: Some(path.into()),
+        line: Some(line_number),
+        byte_offset: None,
+        message: message.into(),
+    };
+    let (sentence, count) =
+        line.split_once('\t').ok_or_else(|| format("Input format must be: word <tab> freq."))?;
     let count: u64 = count.trim().parse().map_err(|_| format("Could not parse the frequency"))?;
     Ok((sentence.to_string(), count))
 }
@@ -1028,23 +1185,30 @@ mod input_tests {
     fn read(bytes: &[u8], format: Option<&str>) -> Vec<Result<String>> {
         let mut f = tempfile::NamedTempFile::new().unwrap();
         f.write_all(bytes).unwrap();
-        let spec = TrainerSpec { input: vec![f.path().to_string_lossy().into_owned()], input_format: format.map(String::from), ..Default::default() };
+        let spec = TrainerSpec {
+            input: vec![f.path().to_string_lossy().into_owned()],
+            input_format: format.map(String::from),
+            ..Default::default()
+        };
         read_inputs(&spec).collect()
     }
 
     #[test]
     fn lines_stream_without_ends_and_bad_utf8_becomes_replacement_characters() {
-        let lines: Vec<String> = read(b"one\r\ntwo\nth\xffree\n\nlast", None).into_iter().map(|l| l.unwrap()).collect();
+        let lines: Vec<String> =
+            read(b"one\r\ntwo\nth\xffree\n\nlast", None).into_iter().map(|l| l.unwrap()).collect();
         assert_eq!(lines, ["one", "two", "th\u{FFFD}ree", "", "last"]);
     }
 
     #[test]
     fn tsv_repeats_sentences_and_bad_lines_are_located() {
-        let lines: Vec<String> = read(b"ab\t2\ncd\t1\n", Some("tsv")).into_iter().map(|l| l.unwrap()).collect();
+        let lines: Vec<String> =
+            read(b"ab\t2\ncd\t1\n", Some("tsv")).into_iter().map(|l| l.unwrap()).collect();
         assert_eq!(lines, ["ab", "ab", "cd"]);
         let bad = read(b"ab\t2\ncd\tx\n", Some("tsv"));
         assert!(matches!(bad.last(), Some(Err(Error::Format { line: Some(2), .. }))), "{bad:?}");
-        let spec = TrainerSpec { input: vec!["/nonexistent/corpus.txt".into()], ..Default::default() };
+        let spec =
+            TrainerSpec { input: vec!["/nonexistent/corpus.txt".into()], ..Default::default() };
         assert!(matches!(read_inputs(&spec).next(), Some(Err(Error::Io { .. }))));
     }
 }
@@ -1056,9 +1220,21 @@ mod vocab_tests {
     #[test]
     fn scores_print_as_printf_g() {
         let cases = [
-            (0.0, "0"), (-0.0, "-0"), (-1.0, "-1"), (-31999.0, "-31999"), (-123456.0, "-123456"), (-1234567.0, "-1.23457e+06"),
-            (-10.123456789, "-10.1235"), (0.0001, "0.0001"), (0.00001234, "1.234e-05"), (9.9999996, "10"), (999999.5, "1e+06"),
-            (0.5, "0.5"), (1234.125, "1234.12"), (1234.375, "1234.38"), (f64::INFINITY, "inf"),
+            (0.0, "0"),
+            (-0.0, "-0"),
+            (-1.0, "-1"),
+            (-31999.0, "-31999"),
+            (-123456.0, "-123456"),
+            (-1234567.0, "-1.23457e+06"),
+            (-10.123456789, "-10.1235"),
+            (0.0001, "0.0001"),
+            (0.00001234, "1.234e-05"),
+            (9.9999996, "10"),
+            (999999.5, "1e+06"),
+            (0.5, "0.5"),
+            (1234.125, "1234.12"),
+            (1234.375, "1234.38"),
+            (f64::INFINITY, "inf"),
         ];
         for (x, expected) in cases {
             assert_eq!(format_general(x), expected, "{x}");
@@ -1071,7 +1247,8 @@ mod bpe_tests {
     use super::*;
 
     fn bpe_pieces(spec: &TrainerSpec, words: &[(&str, u64)], merges: usize) -> Vec<String> {
-        let sentences: Vec<(String, u64)> = words.iter().map(|(w, n)| (w.to_string(), *n)).collect();
+        let sentences: Vec<(String, u64)> =
+            words.iter().map(|(w, n)| (w.to_string(), *n)).collect();
         train_bpe(spec, sentences, &[], merges).into_iter().map(|(piece, _)| piece).collect()
     }
 

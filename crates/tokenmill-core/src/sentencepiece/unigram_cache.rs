@@ -169,9 +169,20 @@ impl CacheView<'_> {
                 count => {
                     // SAFETY: the count was published after the fields were written, and they
                     // never change again (see `Slot`).
-                    let (slot_key, tokens, limit_code, has_unk) = unsafe { (&*slot.key.get(), &*slot.tokens.get(), *slot.limit_code.get(), *slot.has_unk.get()) };
+                    let (slot_key, tokens, limit_code, has_unk) = unsafe {
+                        (
+                            &*slot.key.get(),
+                            &*slot.tokens.get(),
+                            *slot.limit_code.get(),
+                            *slot.has_unk.get(),
+                        )
+                    };
                     if *slot_key == key {
-                        return Some(CachedWord { tokens: &tokens[..count as usize], limit_code, has_unk });
+                        return Some(CachedWord {
+                            tokens: &tokens[..count as usize],
+                            limit_code,
+                            has_unk,
+                        });
                     }
                 }
             }
@@ -193,17 +204,26 @@ impl CacheView<'_> {
         if self.long.0.is_empty() {
             return None;
         }
-        self.long.0.get(word).map(|long| CachedWord { tokens: &long.tokens, limit_code: long.limit_code, has_unk: long.has_unk })
+        self.long.0.get(word).map(|long| CachedWord {
+            tokens: &long.tokens,
+            limit_code: long.limit_code,
+            has_unk: long.has_unk,
+        })
     }
 
     /// Caches `tokens` (packed) for `word` unless the cache is full: in the shared table, or
     /// in this thread's long words if it does not fit an entry.
     pub fn insert(&mut self, word: &[u8], tokens: &[u32], limit_code: u8, has_unk: bool) {
         match short_key(word) {
-            Some(key) if tokens.len() <= INLINE_TOKENS && !tokens.is_empty() => self.insert_shared(key, tokens, limit_code, has_unk),
+            Some(key) if tokens.len() <= INLINE_TOKENS && !tokens.is_empty() => {
+                self.insert_shared(key, tokens, limit_code, has_unk)
+            }
             _ => {
                 if self.long.0.len() < MAX_LONG_WORDS {
-                    self.long.0.insert(word.into(), LongWord { tokens: tokens.into(), limit_code, has_unk });
+                    self.long.0.insert(
+                        word.into(),
+                        LongWord { tokens: tokens.into(), limit_code, has_unk },
+                    );
                 }
             }
         }
@@ -267,7 +287,11 @@ mod tests {
         let long_word = vec![b'x'; 40];
         view.insert(&long_word, &[5 | (40 << ID_BITS)], 7, false);
         for (i, word) in words.iter().enumerate() {
-            assert_eq!(cached(&view, word), Some((tokens_of(i), (i % 200) as u8, i % 3 == 0)), "{i}");
+            assert_eq!(
+                cached(&view, word),
+                Some((tokens_of(i), (i % 200) as u8, i % 3 == 0)),
+                "{i}"
+            );
         }
         assert_eq!(cached(&view, &long_word), Some((vec![5 | (40 << ID_BITS)], 7, false)));
         assert_eq!(cached(&view, b"\xe2\x96\x81w20000"), None);
@@ -302,7 +326,11 @@ mod tests {
                 scope.spawn(move || {
                     let mut long = LongWords::default();
                     let mut view = cache.view(&mut long);
-                    let order: Vec<usize> = if reverse { (0..words.len()).rev().collect() } else { (0..words.len()).collect() };
+                    let order: Vec<usize> = if reverse {
+                        (0..words.len()).rev().collect()
+                    } else {
+                        (0..words.len()).collect()
+                    };
                     for i in order {
                         view.insert(&words[i], &tokens_of(i), 3, false);
                         assert_eq!(cached(&view, &words[i]), Some((tokens_of(i), 3, false)));
@@ -315,7 +343,11 @@ mod tests {
         let mut long = LongWords::default();
         let view = cache.view(&mut long);
         for (i, word) in words.iter().enumerate() {
-            let expected = if tokens_of(i).len() <= INLINE_TOKENS { Some((tokens_of(i), 3, false)) } else { None };
+            let expected = if tokens_of(i).len() <= INLINE_TOKENS {
+                Some((tokens_of(i), 3, false))
+            } else {
+                None
+            };
             assert_eq!(cached(&view, word), expected, "{i}");
         }
         // A thread's long words are its own.

@@ -20,7 +20,12 @@ use crate::error::Result;
 use crate::trainers::unigram::{train_pieces, Flavor, PieceRules, UnigramConfig};
 
 /// The learned pieces (meta pieces excluded) with their scores, best first.
-pub(super) fn train_unigram(spec: &TrainerSpec, words: Vec<(String, u64)>, num_meta_pieces: usize, boundary: char) -> Result<Vec<(String, f32)>> {
+pub(super) fn train_unigram(
+    spec: &TrainerSpec,
+    words: Vec<(String, u64)>,
+    num_meta_pieces: usize,
+    boundary: char,
+) -> Result<Vec<(String, f32)>> {
     let config = UnigramConfig {
         flavor: Flavor::SentencePiece,
         vocab_size: spec.vocab_size().max(0) as usize,
@@ -47,7 +52,8 @@ pub(super) fn train_unigram(spec: &TrainerSpec, words: Vec<(String, u64)>, num_m
             *fragments.entry(fragment).or_default() += count;
         }
     }
-    let fragments: Vec<(String, u64)> = fragments.into_iter().map(|(s, n)| (s.to_string(), n)).collect();
+    let fragments: Vec<(String, u64)> =
+        fragments.into_iter().map(|(s, n)| (s.to_string(), n)).collect();
     drop(words);
     let trained = train_pieces(&config, fragments)?;
     Ok(trained.pieces.into_iter().map(|(piece, score)| (piece, score as f32)).collect())

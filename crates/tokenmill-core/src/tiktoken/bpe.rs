@@ -66,7 +66,11 @@ fn rank_of(ranks: &TokenMap, bytes: &[u8]) -> Rank {
 
 /// Merge for short pieces: `starts[..len]` are the part starts plus the end; `pair[i]` is the
 /// rank of part i merged with part i+1. Each step scans for the lowest rank.
-fn merge_short<'a>(ranks: &TokenMap, piece: &[u8], starts: &'a mut [u32; LONG_PIECE_BYTES + 1]) -> &'a [u32] {
+fn merge_short<'a>(
+    ranks: &TokenMap,
+    piece: &[u8],
+    starts: &'a mut [u32; LONG_PIECE_BYTES + 1],
+) -> &'a [u32] {
     let n = piece.len();
     let mut pair = [NO_RANK; LONG_PIECE_BYTES];
     for i in 0..=n {
@@ -93,7 +97,11 @@ fn merge_short<'a>(ranks: &TokenMap, piece: &[u8], starts: &'a mut [u32; LONG_PI
         pair.copy_within(at + 2..len - 1, at + 1);
         len -= 1;
         let pair_rank = |i: usize| {
-            if i + 2 < len { rank_of(ranks, &piece[starts[i] as usize..starts[i + 2] as usize]) } else { NO_RANK }
+            if i + 2 < len {
+                rank_of(ranks, &piece[starts[i] as usize..starts[i + 2] as usize])
+            } else {
+                NO_RANK
+            }
         };
         pair[at] = pair_rank(at);
         if at > 0 {
@@ -122,7 +130,11 @@ fn merge_long(ranks: &TokenMap, piece: &[u8]) -> Vec<u32> {
     // The rank of part `i` merged with its successor.
     let pair_rank = |next: &[usize], i: usize| {
         let j = next[i];
-        if j < n { rank_of(ranks, &piece[i..next[j]]) } else { NO_RANK }
+        if j < n {
+            rank_of(ranks, &piece[i..next[j]])
+        } else {
+            NO_RANK
+        }
     };
     while let Some(Reverse((rank, i))) = heap.pop() {
         if !alive[i] || pair[i] != rank {
@@ -182,7 +194,9 @@ mod tests {
         let mut parts: Vec<Vec<u8>> = piece.iter().map(|&b| vec![b]).collect();
         loop {
             let best = (0..parts.len().saturating_sub(1))
-                .filter_map(|i| ranks.get(&[parts[i].clone(), parts[i + 1].clone()].concat()).map(|&r| (r, i)))
+                .filter_map(|i| {
+                    ranks.get(&[parts[i].clone(), parts[i + 1].clone()].concat()).map(|&r| (r, i))
+                })
                 .min();
             let Some((_, i)) = best else { break };
             let right = parts.remove(i + 1);
@@ -205,11 +219,18 @@ mod tests {
             for _ in 0..20 {
                 let piece: Vec<u8> = (0..len)
                     .map(|_| {
-                        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                        seed = seed
+                            .wrapping_mul(6364136223846793005)
+                            .wrapping_add(1442695040888963407);
                         b"abc"[(seed >> 33) as usize % 3]
                     })
                     .collect();
-                assert_eq!(encode(&ranks, &piece), reference(&ranks, &piece), "piece {:?}", String::from_utf8_lossy(&piece));
+                assert_eq!(
+                    encode(&ranks, &piece),
+                    reference(&ranks, &piece),
+                    "piece {:?}",
+                    String::from_utf8_lossy(&piece)
+                );
             }
         }
     }

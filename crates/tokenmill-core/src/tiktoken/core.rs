@@ -117,18 +117,28 @@ impl Decoder {
 
 impl CoreBpe {
     /// Builds the core. Every id must be given once (across ranks and special tokens).
-    pub fn new(encoder: Ranks, special_tokens: FxHashMap<String, Rank>, pattern: &str) -> Result<Self> {
+    pub fn new(
+        encoder: Ranks,
+        special_tokens: FxHashMap<String, Rank>,
+        pattern: &str,
+    ) -> Result<Self> {
         let regex = Regex::new(pattern)?;
         // Rank::MAX marks "no rank" in the merge loop, so it cannot be a token id.
-        if let Some(id) = encoder.values().chain(special_tokens.values()).find(|&&id| id == Rank::MAX) {
-            return Err(Error::InvalidArgument(format!("token id {id} is reserved (ids must be below {id})")));
+        if let Some(id) =
+            encoder.values().chain(special_tokens.values()).find(|&&id| id == Rank::MAX)
+        {
+            return Err(Error::InvalidArgument(format!(
+                "token id {id} is reserved (ids must be below {id})"
+            )));
         }
         let mut decoder = Decoder::for_ids(encoder.len() + special_tokens.len());
         let mut by_rank: Vec<(&Vec<u8>, Rank)> = encoder.iter().map(|(t, &r)| (t, r)).collect();
         by_rank.sort_unstable_by_key(|&(_, r)| r);
         let mut map = TokenMap::with_capacity(by_rank.len());
         for (token, rank) in by_rank {
-            decoder.insert(rank, token).map_err(|id| Error::InvalidArgument(format!("rank {id} is given to more than one token")))?;
+            decoder.insert(rank, token).map_err(|id| {
+                Error::InvalidArgument(format!("rank {id} is given to more than one token"))
+            })?;
             map.insert(token, rank);
         }
         let n_ranks = map.len();
@@ -185,8 +195,12 @@ impl CoreBpe {
 
     /// (id, bytes) of every mergeable token, by id.
     pub(super) fn ordinary_tokens(&self) -> impl Iterator<Item = (Rank, &[u8])> + '_ {
-        let special_ids: rustc_hash::FxHashSet<Rank> = self.special_encoder.values().copied().collect();
-        self.decoder.ids().filter(move |id| !special_ids.contains(id)).filter_map(|id| self.decoder.get(id).map(|b| (id, b)))
+        let special_ids: rustc_hash::FxHashSet<Rank> =
+            self.special_encoder.values().copied().collect();
+        self.decoder
+            .ids()
+            .filter(move |id| !special_ids.contains(id))
+            .filter_map(|id| self.decoder.get(id).map(|b| (id, b)))
     }
 
     pub fn special_tokens(&self) -> &FxHashMap<String, Rank> {
@@ -251,10 +265,16 @@ impl CoreBpe {
 
     /// `encode`, plus how many of the ids come from the last piece of the split pattern (0 when
     /// the text ends with a special token), as tiktoken's native `encode` reports it.
-    pub(super) fn encode_with_last_piece(&self, text: &str, allowed: impl Fn(&str) -> bool) -> Result<(Vec<Rank>, usize)> {
+    pub(super) fn encode_with_last_piece(
+        &self,
+        text: &str,
+        allowed: impl Fn(&str) -> bool,
+    ) -> Result<(Vec<Rank>, usize)> {
         let mut out = Vec::with_capacity(text.len() / 4);
         let mut start = 0;
-        while let Some((special_start, special_end, id)) = self.next_allowed_special(text, start, &allowed) {
+        while let Some((special_start, special_end, id)) =
+            self.next_allowed_special(text, start, &allowed)
+        {
             self.encode_segment(&text[start..special_start], &mut out)?;
             out.push(id);
             start = special_end;
@@ -265,7 +285,12 @@ impl CoreBpe {
     }
 
     /// The first allowed special token at or after byte `from`: (start, end, id).
-    fn next_allowed_special(&self, text: &str, from: usize, allowed: &impl Fn(&str) -> bool) -> Option<(usize, usize, Rank)> {
+    fn next_allowed_special(
+        &self,
+        text: &str,
+        from: usize,
+        allowed: &impl Fn(&str) -> bool,
+    ) -> Option<(usize, usize, Rank)> {
         let matcher = self.special_matcher.as_ref()?;
         let mut search_from = from;
         while search_from < text.len() {
@@ -281,7 +306,11 @@ impl CoreBpe {
 
     /// Encodes many texts in parallel (tokenmill's pool, see `utils::parallel`, or a pool of
     /// `num_threads` threads made for this call if given).
-    pub fn encode_ordinary_batch<S: AsRef<str> + Sync>(&self, texts: &[S], num_threads: Option<usize>) -> Result<Vec<Vec<Rank>>> {
+    pub fn encode_ordinary_batch<S: AsRef<str> + Sync>(
+        &self,
+        texts: &[S],
+        num_threads: Option<usize>,
+    ) -> Result<Vec<Vec<Rank>>> {
         in_pool(num_threads, texts, |t| self.encode_ordinary(t.as_ref()))
     }
 
@@ -297,7 +326,11 @@ impl CoreBpe {
 
     /// All ids of many texts in one flat vector, plus `offsets` (len = texts + 1) such that the
     /// ids of text i are `ids[offsets[i]..offsets[i + 1]]`.
-    pub fn encode_ordinary_batch_flat<S: AsRef<str> + Sync>(&self, texts: &[S], num_threads: Option<usize>) -> Result<(Vec<Rank>, Vec<usize>)> {
+    pub fn encode_ordinary_batch_flat<S: AsRef<str> + Sync>(
+        &self,
+        texts: &[S],
+        num_threads: Option<usize>,
+    ) -> Result<(Vec<Rank>, Vec<usize>)> {
         let per_text = self.encode_ordinary_batch(texts, num_threads)?;
         let mut offsets = Vec::with_capacity(per_text.len() + 1);
         offsets.push(0);
@@ -351,7 +384,11 @@ impl CoreBpe {
 
 /// `encode` of every text, on tokenmill's pool (`None` or 0) or on a pool of `num_threads`
 /// threads made for this call (started in this process, so a forked child makes its own too).
-fn in_pool<S: Sync>(num_threads: Option<usize>, texts: &[S], encode: impl Fn(&S) -> Result<Vec<Rank>> + Sync + Send) -> Result<Vec<Vec<Rank>>> {
+fn in_pool<S: Sync>(
+    num_threads: Option<usize>,
+    texts: &[S],
+    encode: impl Fn(&S) -> Result<Vec<Rank>> + Sync + Send,
+) -> Result<Vec<Vec<Rank>>> {
     match num_threads {
         None | Some(0) => parallel::map_ref_collect(texts, encode),
         Some(1) => texts.iter().map(encode).collect(),
@@ -373,10 +410,15 @@ pub(super) mod tests {
     /// Bytes, a few merges up to "hello" and " world", and two special tokens.
     pub(crate) fn tiny() -> CoreBpe {
         let mut ranks: Ranks = (0..=255u8).map(|b| (vec![b], b as Rank)).collect();
-        for (i, t) in [&b"he"[..], b"ll", b"hell", b"hello", b" w", b"or", b" wor", b" world"].iter().enumerate() {
+        for (i, t) in [&b"he"[..], b"ll", b"hell", b"hello", b" w", b"or", b" wor", b" world"]
+            .iter()
+            .enumerate()
+        {
             ranks.insert(t.to_vec(), 256 + i as Rank);
         }
-        let specials = [("<|endoftext|>".to_string(), 1000), ("<|end|>".to_string(), 1001)].into_iter().collect();
+        let specials = [("<|endoftext|>".to_string(), 1000), ("<|end|>".to_string(), 1001)]
+            .into_iter()
+            .collect();
         CoreBpe::new(ranks, specials, R50K_PATTERN).unwrap()
     }
 
@@ -434,7 +476,10 @@ pub(super) mod tests {
         let texts = ["hello world", "", "world hello  \n"];
         let (ids, offsets) = core.encode_ordinary_batch_flat(&texts, Some(2)).unwrap();
         for (i, t) in texts.iter().enumerate() {
-            assert_eq!(&ids[offsets[i]..offsets[i + 1]], core.encode_ordinary(t).unwrap().as_slice());
+            assert_eq!(
+                &ids[offsets[i]..offsets[i + 1]],
+                core.encode_ordinary(t).unwrap().as_slice()
+            );
         }
     }
 }

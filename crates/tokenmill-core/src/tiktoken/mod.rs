@@ -18,4 +18,6 @@ pub mod unstable;
 
 pub use self::bpe::{encode_piece, Rank};
 pub use self::core::CoreBpe;
-pub use self::ranks::{dump_tiktoken_bpe, load_tiktoken_bpe, parse_tiktoken_bpe, write_tiktoken_bpe, Ranks};
+pub use self::ranks::{
+    dump_tiktoken_bpe, load_tiktoken_bpe, parse_tiktoken_bpe, write_tiktoken_bpe, Ranks,
+};

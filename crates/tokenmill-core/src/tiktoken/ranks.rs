@@ -34,18 +34,30 @@ pub fn parse_tiktoken_bpe(data: &[u8]) -> Result<Ranks> {
         if line.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        let bad = |message: String| Error::Format { path: None, line: Some(index + 1), byte_offset: Some(line_start), message };
+        let bad = |message: String| Error::Format {
+            path: None,
+            line: Some(index + 1),
+            byte_offset: Some(line_start),
+            message,
+        };
         let mut fields = line.split(|b| b.is_ascii_whitespace()).filter(|f| !f.is_empty());
         let (Some(token), Some(rank), None) = (fields.next(), fields.next(), fields.next()) else {
-            return Err(bad(format!("expected `<base64 token> <rank>`, got {:?}", String::from_utf8_lossy(line))));
+            return Err(bad(format!(
+                "expected `<base64 token> <rank>`, got {:?}",
+                String::from_utf8_lossy(line)
+            )));
         };
-        let token = BASE64
-            .decode(token)
-            .map_err(|e| bad(format!("token {:?} is not valid base64: {e}", String::from_utf8_lossy(token))))?;
-        let rank: Rank = std::str::from_utf8(rank)
-            .ok()
-            .and_then(|r| r.parse().ok())
-            .ok_or_else(|| bad(format!("rank {:?} is not an integer in 0..{}", String::from_utf8_lossy(rank), Rank::MAX)))?;
+        let token = BASE64.decode(token).map_err(|e| {
+            bad(format!("token {:?} is not valid base64: {e}", String::from_utf8_lossy(token)))
+        })?;
+        let rank: Rank =
+            std::str::from_utf8(rank).ok().and_then(|r| r.parse().ok()).ok_or_else(|| {
+                bad(format!(
+                    "rank {:?} is not an integer in 0..{}",
+                    String::from_utf8_lossy(rank),
+                    Rank::MAX
+                ))
+            })?;
         if let Some(first) = seen_ranks.insert(rank, index + 1) {
             return Err(bad(format!("rank {rank} was already given on line {first}")));
         }
@@ -87,7 +99,8 @@ mod tests {
 
     #[test]
     fn round_trip_through_a_file() {
-        let ranks: Ranks = [(b"a".to_vec(), 0), (b"b".to_vec(), 1), (b" ab\n".to_vec(), 2)].into_iter().collect();
+        let ranks: Ranks =
+            [(b"a".to_vec(), 0), (b"b".to_vec(), 1), (b" ab\n".to_vec(), 2)].into_iter().collect();
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("x.tiktoken");
         dump_tiktoken_bpe(&ranks, &path).unwrap();

@@ -117,7 +117,8 @@ mod tests {
     #[test]
     fn short_and_long_keys_round_trip() {
         let mut map = TokenMap::default();
-        let keys: Vec<Vec<u8>> = (0..40).map(|n| (0..n).map(|i| (i * 7 + n) as u8).collect()).collect();
+        let keys: Vec<Vec<u8>> =
+            (0..40).map(|n| (0..n).map(|i| (i * 7 + n) as u8).collect()).collect();
         for (i, k) in keys.iter().enumerate() {
             assert_eq!(map.insert(k, i as Rank), None);
         }

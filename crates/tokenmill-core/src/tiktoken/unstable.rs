@@ -16,7 +16,9 @@ impl CoreBpe {
     /// Whether `id` is an ordinary token made only of spaces, newlines and tabs.
     fn is_blank_token(&self, id: Rank) -> bool {
         match self.decoder.get(id) {
-            Some(bytes) => self.encoder.get(bytes) == Some(id) && bytes.iter().all(|b| b" \n\t".contains(b)),
+            Some(bytes) => {
+                self.encoder.get(bytes) == Some(id) && bytes.iter().all(|b| b" \n\t".contains(b))
+            }
             None => false,
         }
     }
@@ -25,7 +27,9 @@ impl CoreBpe {
     /// when the last piece starts with a blank token, the blank tokens before it join it.
     fn widen_last_piece(&self, ids: &[Rank], mut last_piece_len: usize) -> usize {
         if last_piece_len > 0 && self.is_blank_token(ids[ids.len() - last_piece_len]) {
-            while last_piece_len < ids.len() && self.is_blank_token(ids[ids.len() - last_piece_len - 1]) {
+            while last_piece_len < ids.len()
+                && self.is_blank_token(ids[ids.len() - last_piece_len - 1])
+            {
                 last_piece_len += 1;
             }
         }
@@ -70,11 +74,17 @@ impl CoreBpe {
     }
 
     /// The ordinary tokens whose bytes start with `prefix`, in byte order.
-    fn tokens_starting_with<'a>(&'a self, prefix: &'a [u8]) -> impl Iterator<Item = (Rank, &'a [u8])> + 'a {
+    fn tokens_starting_with<'a>(
+        &'a self,
+        prefix: &'a [u8],
+    ) -> impl Iterator<Item = (Rank, &'a [u8])> + 'a {
         let sorted = self.sorted_tokens();
         let token = |id: Rank| self.decoder.get(id).unwrap_or_default();
         let first = sorted.partition_point(|&id| token(id) < prefix);
-        sorted[first..].iter().map(move |&id| (id, token(id))).take_while(move |(_, t)| t.starts_with(prefix))
+        sorted[first..]
+            .iter()
+            .map(move |&id| (id, token(id)))
+            .take_while(move |(_, t)| t.starts_with(prefix))
     }
 
     /// tiktoken's `encode_with_unstable`: the ids of `text` up to its last piece (and the blank
@@ -83,7 +93,11 @@ impl CoreBpe {
     /// the prefix joined with each token starting with the suffix, re-encoded and cut once it
     /// covers the unstable bytes; and, when they end in whitespace, that last character
     /// encoded apart.
-    pub fn encode_with_unstable(&self, text: &str, allowed: impl Fn(&str) -> bool) -> Result<Unstable> {
+    pub fn encode_with_unstable(
+        &self,
+        text: &str,
+        allowed: impl Fn(&str) -> bool,
+    ) -> Result<Unstable> {
         let (mut ids, last_piece_len) = self.encode_with_last_piece(text, allowed)?;
         if last_piece_len == 0 {
             return Ok((ids, Vec::new()));
@@ -142,7 +156,8 @@ impl CoreBpe {
 
 /// Where the last character of `bytes` starts, if it is valid UTF-8 and whitespace.
 fn last_char_start_if_whitespace(bytes: &[u8]) -> Option<usize> {
-    let start = (bytes.len().saturating_sub(4)..bytes.len()).rev().find(|&i| bytes[i] & 0xC0 != 0x80)?;
+    let start =
+        (bytes.len().saturating_sub(4)..bytes.len()).rev().find(|&i| bytes[i] & 0xC0 != 0x80)?;
     let mut chars = std::str::from_utf8(&bytes[start..]).ok()?.chars();
     let c = chars.next()?;
     (chars.next().is_none() && c.is_whitespace()).then_some(start)

@@ -46,7 +46,14 @@ fn default_true() -> bool {
 
 impl Default for AddedToken {
     fn default() -> Self {
-        AddedToken { content: String::new(), single_word: false, lstrip: false, rstrip: false, normalized: true, special: false }
+        AddedToken {
+            content: String::new(),
+            single_word: false,
+            lstrip: false,
+            rstrip: false,
+            normalized: true,
+            special: false,
+        }
     }
 }
 
@@ -153,8 +160,11 @@ impl AddedVocabulary {
     }
     /// The added tokens with their ids, by ascending id (the tokenizer.json order).
     pub fn tokens_with_ids(&self) -> Vec<AddedTokenWithId> {
-        let mut tokens: Vec<AddedTokenWithId> =
-            self.by_id.iter().map(|(id, token)| AddedTokenWithId { id: *id, token: token.clone() }).collect();
+        let mut tokens: Vec<AddedTokenWithId> = self
+            .by_id
+            .iter()
+            .map(|(id, token)| AddedTokenWithId { id: *id, token: token.clone() })
+            .collect();
         tokens.sort_unstable_by_key(|t| t.id);
         tokens
     }
@@ -229,7 +239,10 @@ impl AddedVocabulary {
     }
 
     /// Re-normalizes the `normalized` tokens (after the tokenizer's normalizer changed).
-    pub fn refresh_normalized_tokens<N: Normalizer>(&mut self, normalizer: Option<&N>) -> Result<()> {
+    pub fn refresh_normalized_tokens<N: Normalizer>(
+        &mut self,
+        normalizer: Option<&N>,
+    ) -> Result<()> {
         self.normalized_content.clear();
         for (id, token) in &self.by_id {
             if token.normalized {
@@ -271,7 +284,9 @@ impl AddedVocabulary {
                 continue;
             }
             let (mut start, mut end) = (m.start(), m.end());
-            if token.single_word && (ends_with_word_char(&text[..start]) || starts_with_word_char(&text[end..])) {
+            if token.single_word
+                && (ends_with_word_char(&text[..start]) || starts_with_word_char(&text[end..]))
+            {
                 continue;
             }
             if token.lstrip {
@@ -294,7 +309,11 @@ impl AddedVocabulary {
     }
 
     /// Cuts `piece` at the added tokens `matcher` finds; added-token pieces get their token.
-    fn split_piece(&self, piece: NormalizedString, matcher: &Option<Matcher>) -> Vec<(NormalizedString, Option<Vec<Token>>)> {
+    fn split_piece(
+        &self,
+        piece: NormalizedString,
+        matcher: &Option<Matcher>,
+    ) -> Vec<(NormalizedString, Option<Vec<Token>>)> {
         let Some(matcher) = matcher else { return vec![(piece, None)] };
         let spans = self.find_matches(piece.get(), matcher);
         if spans.len() == 1 && spans[0].0.is_none() {
@@ -306,7 +325,8 @@ impl AddedVocabulary {
                 // Match ends are on char boundaries (the patterns are valid UTF-8, and the
                 // strip/word checks move by whole chars), so `slice` cannot fail here.
                 let slice = piece.slice(start..end)?;
-                let tokens = id.map(|id| vec![Token::new(id, slice.get().to_owned(), (0, slice.len()))]);
+                let tokens =
+                    id.map(|id| vec![Token::new(id, slice.get().to_owned(), (0, slice.len()))]);
                 Some((slice, tokens))
             })
             .collect()
@@ -345,7 +365,11 @@ impl AddedVocabulary {
     }
 
     /// Extracts the added tokens from `sequence` and normalizes the rest (see the module docs).
-    pub fn extract_and_normalize<N: Normalizer>(&self, normalizer: Option<&N>, sequence: &str) -> Result<PreTokenizedString> {
+    pub fn extract_and_normalize<N: Normalizer>(
+        &self,
+        normalizer: Option<&N>,
+        sequence: &str,
+    ) -> Result<PreTokenizedString> {
         let mut pretokenized = PreTokenizedString::from(sequence);
         if self.raw_matcher.is_some() {
             pretokenized.split(|_, piece| Ok(self.split_piece(piece, &self.raw_matcher)))?;
@@ -361,7 +385,10 @@ impl AddedVocabulary {
 }
 
 /// The content normalized by `normalizer`, if that changes it.
-fn normalize_content<N: Normalizer>(content: &str, normalizer: Option<&N>) -> Result<Option<String>> {
+fn normalize_content<N: Normalizer>(
+    content: &str,
+    normalizer: Option<&N>,
+) -> Result<Option<String>> {
     let Some(n) = normalizer else { return Ok(None) };
     let mut s = NormalizedString::from(content);
     n.normalize(&mut s)?;
@@ -396,23 +423,39 @@ mod tests {
     use super::*;
     use crate::tokenizer::test_support::{Lowercase, WordModel};
 
-    fn pieces(vocab: &AddedVocabulary, text: &str, normalizer: Option<&Lowercase>) -> Vec<(String, Option<u32>)> {
+    fn pieces(
+        vocab: &AddedVocabulary,
+        text: &str,
+        normalizer: Option<&Lowercase>,
+    ) -> Vec<(String, Option<u32>)> {
         let pre = vocab.extract_and_normalize(normalizer, text).unwrap();
-        pre.splits().iter().map(|s| (s.normalized.get().to_string(), s.tokens.as_ref().map(|t| t[0].id))).collect()
+        pre.splits()
+            .iter()
+            .map(|s| (s.normalized.get().to_string(), s.tokens.as_ref().map(|t| t[0].id)))
+            .collect()
     }
 
     #[test]
     fn ids_follow_the_model_vocabulary() {
         let model = WordModel::new(&["a", "b", "c"]);
         let mut vocab = AddedVocabulary::new();
-        let n = vocab.add_tokens([AddedToken::from("<s>", true), AddedToken::from("b", false)], &model, None::<&Lowercase>).unwrap();
+        let n = vocab
+            .add_tokens(
+                [AddedToken::from("<s>", true), AddedToken::from("b", false)],
+                &model,
+                None::<&Lowercase>,
+            )
+            .unwrap();
         assert_eq!(n, 2);
         assert_eq!(vocab.token_to_id("<s>", &model), Some(3));
         assert_eq!(vocab.token_to_id("b", &model), Some(1));
         vocab.add_tokens([AddedToken::from("</s>", true)], &model, None::<&Lowercase>).unwrap();
         assert_eq!(vocab.token_to_id("</s>", &model), Some(4));
         // exact duplicate: ignored
-        assert_eq!(vocab.add_tokens([AddedToken::from("</s>", true)], &model, None::<&Lowercase>).unwrap(), 0);
+        assert_eq!(
+            vocab.add_tokens([AddedToken::from("</s>", true)], &model, None::<&Lowercase>).unwrap(),
+            0
+        );
     }
 
     #[test]
@@ -421,7 +464,10 @@ mod tests {
         let mut vocab = AddedVocabulary::new();
         vocab
             .add_tokens(
-                [AddedToken::from("[M]", true).lstrip(true).rstrip(true), AddedToken::from("ing", false).single_word(true)],
+                [
+                    AddedToken::from("[M]", true).lstrip(true).rstrip(true),
+                    AddedToken::from("ing", false).single_word(true),
+                ],
                 &model,
                 None::<&Lowercase>,
             )
@@ -444,9 +490,18 @@ mod tests {
         let model = WordModel::new(&[]);
         let mut vocab = AddedVocabulary::new();
         let lower = Lowercase::Lowercase;
-        vocab.add_tokens([AddedToken::from("Day", false), AddedToken::from("[X]", true)], &model, Some(&lower)).unwrap();
+        vocab
+            .add_tokens(
+                [AddedToken::from("Day", false), AddedToken::from("[X]", true)],
+                &model,
+                Some(&lower),
+            )
+            .unwrap();
         let got = pieces(&vocab, "A DAY[X]", Some(&lower));
-        assert_eq!(got, vec![("a ".into(), None), ("day".into(), Some(0)), ("[X]".into(), Some(1))]);
+        assert_eq!(
+            got,
+            vec![("a ".into(), None), ("day".into(), Some(0)), ("[X]".into(), Some(1))]
+        );
         assert_eq!(vocab.simple_id_to_token(0), Some("day"));
     }
 
@@ -454,7 +509,16 @@ mod tests {
     fn leftmost_longest() {
         let model = WordModel::new(&[]);
         let mut vocab = AddedVocabulary::new();
-        vocab.add_tokens([AddedToken::from("<a>", true), AddedToken::from("<a><b>", true)], &model, None::<&Lowercase>).unwrap();
-        assert_eq!(pieces(&vocab, "x<a><b><a>", None), vec![("x".into(), None), ("<a><b>".into(), Some(1)), ("<a>".into(), Some(0))]);
+        vocab
+            .add_tokens(
+                [AddedToken::from("<a>", true), AddedToken::from("<a><b>", true)],
+                &model,
+                None::<&Lowercase>,
+            )
+            .unwrap();
+        assert_eq!(
+            pieces(&vocab, "x<a><b><a>", None),
+            vec![("x".into(), None), ("<a><b>".into(), Some(1)), ("<a>".into(), Some(0))]
+        );
     }
 }

@@ -47,7 +47,11 @@ impl DecodeStream {
 
     /// Adds ids and returns the text they complete, if any. `decode` decodes a list of ids
     /// (the tokenizer's decode with the stream's skip_special_tokens).
-    pub fn step(&mut self, new_ids: &[u32], decode: impl Fn(&[u32]) -> Result<String>) -> Result<Option<String>> {
+    pub fn step(
+        &mut self,
+        new_ids: &[u32],
+        decode: impl Fn(&[u32]) -> Result<String>,
+    ) -> Result<Option<String>> {
         // Ids given at construction become the context once they decode to whole characters.
         if self.prefix.is_empty() && !self.ids.is_empty() {
             let prefix = decode(&self.ids)?;
@@ -117,7 +121,9 @@ mod tests {
 
     #[test]
     fn a_decoder_that_rewrites_earlier_text_is_an_error() {
-        let flip = |ids: &[u32]| -> Result<String> { Ok(if ids.len() > 1 { "zz".into() } else { "a".into() }) };
+        let flip = |ids: &[u32]| -> Result<String> {
+            Ok(if ids.len() > 1 { "zz".into() } else { "a".into() })
+        };
         let mut stream = DecodeStream::default();
         assert_eq!(stream.step(&[1], flip).unwrap(), Some("a".to_string()));
         assert!(stream.step(&[2], flip).is_err());

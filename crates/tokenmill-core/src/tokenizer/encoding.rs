@@ -72,7 +72,9 @@ impl Encoding {
     /// Fills the token texts a deferred encode left empty (see
     /// `Tokenizer::encode_batch_deferred`) from `table`, here and in the overflowing windows.
     pub fn fill_deferred_tokens(&mut self, table: &TokensById) {
-        for ((token, &id), &special) in self.tokens.iter_mut().zip(&self.ids).zip(&self.special_tokens_mask) {
+        for ((token, &id), &special) in
+            self.tokens.iter_mut().zip(&self.ids).zip(&self.special_tokens_mask)
+        {
             if let Some(text) = deferred_text(token, id, special, table) {
                 *token = text.to_owned();
             }
@@ -83,7 +85,12 @@ impl Encoding {
     /// The token texts with the deferred ones taken from `table` (see `fill_deferred_tokens`).
     pub fn tokens_filled(&self, table: &TokensById) -> Vec<String> {
         let texts = self.tokens.iter().zip(&self.ids).zip(&self.special_tokens_mask);
-        texts.map(|((token, &id), &special)| deferred_text(token, id, special, table).map_or_else(|| token.clone(), str::to_owned)).collect()
+        texts
+            .map(|((token, &id), &special)| {
+                deferred_text(token, id, special, table)
+                    .map_or_else(|| token.clone(), str::to_owned)
+            })
+            .collect()
     }
 
     /// An encoding made only of special tokens (offsets `(0, 0)`, no words, masked as special).
@@ -96,7 +103,15 @@ impl Encoding {
     }
 
     /// Appends one token.
-    pub fn push(&mut self, id: u32, token: String, offsets: Offsets, word: Option<u32>, type_id: u32, special: bool) {
+    pub fn push(
+        &mut self,
+        id: u32,
+        token: String,
+        offsets: Offsets,
+        word: Option<u32>,
+        type_id: u32,
+        special: bool,
+    ) {
         self.ids.push(id);
         self.tokens.push(token);
         self.offsets.push(offsets);
@@ -231,7 +246,12 @@ impl Encoding {
     /// `max_len` tokens, consecutive windows sharing `stride` tokens (as `tokenizers` does).
     /// `max_len == 0` moves everything into one overflowing window. The sequence ranges are lost.
     /// Errors when `stride >= max_len` (windows would not advance).
-    pub fn truncate(&mut self, max_len: usize, stride: usize, direction: TruncationDirection) -> Result<()> {
+    pub fn truncate(
+        &mut self,
+        max_len: usize,
+        stride: usize,
+        direction: TruncationDirection,
+    ) -> Result<()> {
         let len = self.len();
         if max_len >= len {
             return Ok(());
@@ -281,7 +301,14 @@ impl Encoding {
 
     /// Pads up to `target_length` tokens (this encoding and each overflowing window); never cuts.
     /// Pad tokens have no word, offsets `(0, 0)`, attention 0 and are marked special.
-    pub fn pad(&mut self, target_length: usize, pad_id: u32, pad_type_id: u32, pad_token: &str, direction: PaddingDirection) {
+    pub fn pad(
+        &mut self,
+        target_length: usize,
+        pad_id: u32,
+        pad_type_id: u32,
+        pad_token: &str,
+        direction: PaddingDirection,
+    ) {
         for o in &mut self.overflowing {
             o.pad(target_length, pad_id, pad_type_id, pad_token, direction);
         }
@@ -368,12 +395,19 @@ pub(crate) fn n_sequences_of(ranges: &HashMap<usize, Range<usize>>) -> usize {
 }
 
 /// `Encoding::sequence_range` of an encoding of `len` tokens with these sequence ranges.
-fn sequence_range_of(ranges: &HashMap<usize, Range<usize>>, sequence_id: usize, len: usize) -> Range<usize> {
+fn sequence_range_of(
+    ranges: &HashMap<usize, Range<usize>>,
+    sequence_id: usize,
+    len: usize,
+) -> Range<usize> {
     ranges.get(&sequence_id).cloned().unwrap_or(0..len)
 }
 
 /// `Encoding::sequence_ids` of an encoding of `len` tokens with these sequence ranges.
-pub(crate) fn sequence_ids_of(ranges: &HashMap<usize, Range<usize>>, len: usize) -> Vec<Option<usize>> {
+pub(crate) fn sequence_ids_of(
+    ranges: &HashMap<usize, Range<usize>>,
+    len: usize,
+) -> Vec<Option<usize>> {
     let mut out = vec![None; len];
     for seq in 0..n_sequences_of(ranges) {
         let range = sequence_range_of(ranges, seq, len);
@@ -391,7 +425,12 @@ fn prepend_n<T: Clone>(v: &mut Vec<T>, value: T, n: usize) {
 /// The token windows truncation keeps, first the one that stays in the encoding. Windows hold
 /// `max_len` tokens and start `step` apart; `Right` walks from the start and stops at the window
 /// reaching the end, `Left` walks back from the end and stops at the window reaching the start.
-fn window_ranges(len: usize, max_len: usize, step: usize, direction: TruncationDirection) -> Vec<Range<usize>> {
+fn window_ranges(
+    len: usize,
+    max_len: usize,
+    step: usize,
+    direction: TruncationDirection,
+) -> Vec<Range<usize>> {
     let mut out = Vec::new();
     match direction {
         TruncationDirection::Right => {
@@ -427,7 +466,12 @@ fn window_ranges(len: usize, max_len: usize, step: usize, direction: TruncationD
 /// The text of a token whose text was deferred: a deferred token is a model token (never
 /// marked special, unlike the post-processor's and padding's tokens) whose text was left empty.
 /// None when the token has its text (a vocabulary whose token is "" reads the same either way).
-pub(crate) fn deferred_text<'t>(token: &str, id: u32, special: u32, table: &'t TokensById) -> Option<&'t str> {
+pub(crate) fn deferred_text<'t>(
+    token: &str,
+    id: u32,
+    special: u32,
+    table: &'t TokensById,
+) -> Option<&'t str> {
     (token.is_empty() && special == 0).then(|| table.get(id).unwrap_or_default())
 }
 
@@ -510,9 +554,16 @@ mod tests {
                 cut.sequence_ranges.insert(0, 0..10);
                 cut.truncate(max_len, 1, direction).unwrap();
                 let kept = window_ranges(10, max_len, max_len - 1, direction)[0].clone();
-                assert_eq!(Encoding { overflowing: Vec::new(), ..cut.clone() }, full.window(kept), "{max_len} {direction:?}");
+                assert_eq!(
+                    Encoding { overflowing: Vec::new(), ..cut.clone() },
+                    full.window(kept),
+                    "{max_len} {direction:?}"
+                );
                 assert!(cut.sequence_ranges.is_empty());
-                assert_eq!(cut.overflowing.len(), window_ranges(10, max_len, max_len - 1, direction).len() - 1);
+                assert_eq!(
+                    cut.overflowing.len(),
+                    window_ranges(10, max_len, max_len - 1, direction).len() - 1
+                );
             }
         }
     }
@@ -557,7 +608,10 @@ mod tests {
         let mut e = enc(&["a", "b", "c"]);
         e.sequence_ranges.insert(0, 1..3);
         e.set_sequence_id(1);
-        assert_eq!((0..3).map(|t| e.token_to_sequence(t)).collect::<Vec<_>>(), vec![Some(1), Some(0), Some(0)]);
+        assert_eq!(
+            (0..3).map(|t| e.token_to_sequence(t)).collect::<Vec<_>>(),
+            vec![Some(1), Some(0), Some(0)]
+        );
     }
 
     #[test]

@@ -23,12 +23,15 @@ pub mod serialization;
 pub(crate) mod test_support;
 
 pub use added_vocabulary::{AddedToken, AddedTokenWithId, AddedVocabulary};
-pub use pipeline::{ByteLevelHint, EncodeInput, NormalizerHint, InputSequence, StoredBatch, TokenizeWith, Tokenizer, TokenizerImpl, Trainer};
+pub use pipeline::{
+    ByteLevelHint, EncodeInput, InputSequence, NormalizerHint, StoredBatch, TokenizeWith,
+    Tokenizer, TokenizerImpl, Trainer,
+};
 
 pub use decode_stream::DecodeStream;
 pub use encoding::Encoding;
-pub use packed::{PackedEncoding, StoredEncoding};
 pub use normalized::{NormalizedString, Offsets, Pattern, SplitDelimiterBehavior};
+pub use packed::{PackedEncoding, StoredEncoding};
 pub use pretokenized::{OffsetReferential, OffsetType, PreTokenizedString, Split};
 
 /// One token produced by a model: its id, its text, and its byte span in the piece it came from.
@@ -68,7 +71,12 @@ pub trait PostProcessor {
     /// How many tokens `process` adds for a single input or a pair.
     fn added_tokens(&self, is_pair: bool) -> usize;
     /// Joins the encodings of the inputs (one, or two for a pair) and adds special tokens.
-    fn process(&self, encoding: Encoding, pair: Option<Encoding>, add_special_tokens: bool) -> Result<Encoding>;
+    fn process(
+        &self,
+        encoding: Encoding,
+        pair: Option<Encoding>,
+        add_special_tokens: bool,
+    ) -> Result<Encoding>;
 }
 
 pub trait Decoder {

@@ -15,7 +15,9 @@
 use std::ops::Range;
 
 use serde::{Deserialize, Serialize};
-use unicode_normalization_alignments::{is_nfc_quick, is_nfd_quick, is_nfkc_quick, is_nfkd_quick, IsNormalized, UnicodeNormalization};
+use unicode_normalization_alignments::{
+    is_nfc_quick, is_nfd_quick, is_nfkc_quick, is_nfkd_quick, IsNormalized, UnicodeNormalization,
+};
 
 use crate::error::Result;
 use crate::utils::regex::Regex;
@@ -86,8 +88,13 @@ fn push_char(text: &mut String, alignments: &mut Vec<Offsets>, c: char, span: Of
 /// `rewrite_non_ascii_runs`).
 macro_rules! unicode_form {
     ($self:ident, $quick_check:ident, $form:ident, composes: $composes:expr) => {{
-        if !($self.normalized.is_ascii() || $quick_check($self.normalized.chars()) == IsNormalized::Yes) {
-            let (text, alignments) = rewrite_non_ascii_runs(&$self.normalized, &$self.alignments, $composes, |piece| piece.$form());
+        if !($self.normalized.is_ascii()
+            || $quick_check($self.normalized.chars()) == IsNormalized::Yes)
+        {
+            let (text, alignments) =
+                rewrite_non_ascii_runs(&$self.normalized, &$self.alignments, $composes, |piece| {
+                    piece.$form()
+                });
             $self.normalized = text;
             $self.alignments = alignments;
         }
@@ -97,7 +104,12 @@ macro_rules! unicode_form {
 
 impl NormalizedString {
     /// Builds a string whose normalized form and alignments are given directly.
-    pub fn from_parts(original: String, normalized: String, alignments: Vec<Offsets>, original_shift: usize) -> Self {
+    pub fn from_parts(
+        original: String,
+        normalized: String,
+        alignments: Vec<Offsets>,
+        original_shift: usize,
+    ) -> Self {
         debug_assert_eq!(normalized.len(), alignments.len());
         NormalizedString { original, normalized, alignments, original_shift }
     }
@@ -153,7 +165,8 @@ impl NormalizedString {
 
     /// Like `convert_offsets_to_original`, but shifted into the whole input.
     pub fn convert_offsets_to_input(&self, range: Range<usize>) -> Option<Offsets> {
-        self.convert_offsets_to_original(range).map(|r| (r.start + self.original_shift, r.end + self.original_shift))
+        self.convert_offsets_to_original(range)
+            .map(|r| (r.start + self.original_shift, r.end + self.original_shift))
     }
 
     /// Maps a byte range of `original` (not shifted) to the normalized byte range built from
@@ -173,7 +186,9 @@ impl NormalizedString {
             return None;
         }
         let first_inside = self.alignments[..end].partition_point(|a| a.0 < range.start);
-        let start = (first_inside..end).find(|&i| self.alignments[i].0 != self.alignments[i].1).unwrap_or(end);
+        let start = (first_inside..end)
+            .find(|&i| self.alignments[i].0 != self.alignments[i].1)
+            .unwrap_or(end);
         Some(start..end)
     }
 
@@ -188,15 +203,31 @@ impl NormalizedString {
     ///
     /// `initial_offset` old chars are removed before the first new char. Old chars left over at
     /// the end are removed. Runs in time linear in the length of the string.
-    pub fn transform_range(&mut self, range: Range<usize>, dest: impl IntoIterator<Item = (char, isize)>, initial_offset: usize) {
+    pub fn transform_range(
+        &mut self,
+        range: Range<usize>,
+        dest: impl IntoIterator<Item = (char, isize)>,
+        initial_offset: usize,
+    ) {
         let range = self.clamp_to_chars(range);
-        let (text, alignments) = rewrite(&self.normalized, &self.alignments, range.clone(), dest, initial_offset);
+        let (text, alignments) =
+            rewrite(&self.normalized, &self.alignments, range.clone(), dest, initial_offset);
         self.install(range, text, alignments);
     }
 
     /// `transform_range` over the whole normalized text.
-    pub fn transform(&mut self, dest: impl IntoIterator<Item = (char, isize)>, initial_offset: usize) {
-        let (text, alignments) = rewrite(&self.normalized, &self.alignments, 0..self.normalized.len(), dest, initial_offset);
+    pub fn transform(
+        &mut self,
+        dest: impl IntoIterator<Item = (char, isize)>,
+        initial_offset: usize,
+    ) {
+        let (text, alignments) = rewrite(
+            &self.normalized,
+            &self.alignments,
+            0..self.normalized.len(),
+            dest,
+            initial_offset,
+        );
         self.normalized = text;
         self.alignments = alignments;
     }
@@ -231,13 +262,17 @@ impl NormalizedString {
     /// Cheap in the common cases: nothing is allocated while every char maps to itself, and
     /// the alignments (16 bytes per byte) are only rebuilt once some char maps to something
     /// of a different byte length; until then only the text is rewritten.
-    pub fn flat_map<I: IntoIterator<Item = char>>(&mut self, mut f: impl FnMut(char) -> I) -> &mut Self {
+    pub fn flat_map<I: IntoIterator<Item = char>>(
+        &mut self,
+        mut f: impl FnMut(char) -> I,
+    ) -> &mut Self {
         let mut rewrite = Rewrite::Unchanged;
         for (i, c) in self.normalized.char_indices() {
             let mut produced = f(c).into_iter();
             let first = produced.next();
             let second = if first.is_some() { produced.next() } else { None };
-            let same_shape = matches!((first, second), (Some(out), None) if out.len_utf8() == c.len_utf8());
+            let same_shape =
+                matches!((first, second), (Some(out), None) if out.len_utf8() == c.len_utf8());
             if same_shape && matches!(rewrite, Rewrite::Unchanged) && first == Some(c) {
                 continue;
             }
@@ -416,7 +451,10 @@ impl NormalizedString {
         }
         let orig = self.convert_offsets_to_original(range.clone())?;
         let original = self.original.get(orig.clone())?.to_string();
-        let alignments = self.alignments[range.clone()].iter().map(|&(s, e)| (s - orig.start, e - orig.start)).collect();
+        let alignments = self.alignments[range.clone()]
+            .iter()
+            .map(|&(s, e)| (s - orig.start, e - orig.start))
+            .collect();
         Some(NormalizedString {
             original,
             normalized: self.normalized[range].to_string(),
@@ -426,10 +464,18 @@ impl NormalizedString {
     }
 
     /// Splits on `pattern`, handling the delimiters as `behavior` says. Empty pieces are dropped.
-    pub fn split<P: Pattern>(&self, pattern: P, behavior: SplitDelimiterBehavior) -> Result<Vec<NormalizedString>> {
+    pub fn split<P: Pattern>(
+        &self,
+        pattern: P,
+        behavior: SplitDelimiterBehavior,
+    ) -> Result<Vec<NormalizedString>> {
         let matches = pattern.find_matches(&self.normalized)?;
         let pieces = apply_split_behavior(matches, behavior);
-        Ok(pieces.into_iter().filter(|(s, e)| s < e).filter_map(|(s, e)| self.slice(s..e)).collect())
+        Ok(pieces
+            .into_iter()
+            .filter(|(s, e)| s < e)
+            .filter_map(|(s, e)| self.slice(s..e))
+            .collect())
     }
 }
 
@@ -479,12 +525,14 @@ fn rewrite_into(
         }
     };
     consume(initial_offset, &mut position);
-    let span_before = |position: usize| if position == 0 { (0, 0) } else { old_alignments[position - 1] };
+    let span_before =
+        |position: usize| if position == 0 { (0, 0) } else { old_alignments[position - 1] };
     for (c, change) in dest {
         let span = if change > 0 {
             span_before(position)
         } else {
-            let span = old_alignments.get(position).copied().unwrap_or_else(|| span_before(position));
+            let span =
+                old_alignments.get(position).copied().unwrap_or_else(|| span_before(position));
             consume(1 + change.unsigned_abs(), &mut position);
             span
         };
@@ -511,10 +559,21 @@ fn rewrite_non_ascii_runs<'t, I: Iterator<Item = (char, isize)>>(
     while let Some(found) = bytes[copied_to..].iter().position(|b| !b.is_ascii()) {
         let non_ascii = copied_to + found;
         let start = if composes && non_ascii > copied_to { non_ascii - 1 } else { non_ascii };
-        let end = bytes[non_ascii..].iter().position(|b| b.is_ascii()).map_or(bytes.len(), |k| non_ascii + k);
+        let end = bytes[non_ascii..]
+            .iter()
+            .position(|b| b.is_ascii())
+            .map_or(bytes.len(), |k| non_ascii + k);
         text.push_str(&old_text[copied_to..start]);
         alignments.extend_from_slice(&old_alignments[copied_to..start]);
-        rewrite_into(old_text, old_alignments, start..end, form(&old_text[start..end]), 0, &mut text, &mut alignments);
+        rewrite_into(
+            old_text,
+            old_alignments,
+            start..end,
+            form(&old_text[start..end]),
+            0,
+            &mut text,
+            &mut alignments,
+        );
         copied_to = end;
     }
     text.push_str(&old_text[copied_to..]);
@@ -523,7 +582,10 @@ fn rewrite_non_ascii_runs<'t, I: Iterator<Item = (char, isize)>>(
 }
 
 /// Turns a covering list of `(span, is_match)` into the spans to keep for `behavior`.
-pub fn apply_split_behavior(matches: Vec<(Offsets, bool)>, behavior: SplitDelimiterBehavior) -> Vec<Offsets> {
+pub fn apply_split_behavior(
+    matches: Vec<(Offsets, bool)>,
+    behavior: SplitDelimiterBehavior,
+) -> Vec<Offsets> {
     use SplitDelimiterBehavior::*;
     match behavior {
         Removed => matches.into_iter().filter(|(_, m)| !m).map(|(o, _)| o).collect(),
@@ -577,7 +639,10 @@ pub trait Pattern {
 }
 
 /// Turns match spans into the covering list `Pattern::find_matches` returns.
-pub fn cover_with_gaps(spans: impl IntoIterator<Item = Offsets>, len: usize) -> Vec<(Offsets, bool)> {
+pub fn cover_with_gaps(
+    spans: impl IntoIterator<Item = Offsets>,
+    len: usize,
+) -> Vec<(Offsets, bool)> {
     let mut out = Vec::new();
     let mut previous = 0;
     for (s, e) in spans {
@@ -627,7 +692,8 @@ impl Pattern for &Regex {
 
 impl<F: Fn(char) -> bool> Pattern for F {
     fn find_matches(&self, inside: &str) -> Result<Vec<(Offsets, bool)>> {
-        let spans = inside.char_indices().filter(|(_, c)| self(*c)).map(|(i, c)| (i, i + c.len_utf8()));
+        let spans =
+            inside.char_indices().filter(|(_, c)| self(*c)).map(|(i, c)| (i, i + c.len_utf8()));
         Ok(cover_with_gaps(spans, inside.len()))
     }
 }
@@ -669,7 +735,12 @@ mod tests {
             let mut expected_alignments = Vec::new();
             for (i, c) in text.char_indices() {
                 for out in rule(c) {
-                    push_char(&mut expected_text, &mut expected_alignments, out, (i, i + c.len_utf8()));
+                    push_char(
+                        &mut expected_text,
+                        &mut expected_alignments,
+                        out,
+                        (i, i + c.len_utf8()),
+                    );
                 }
             }
             assert_eq!(n.get(), expected_text, "{text:?}");
@@ -690,7 +761,8 @@ mod tests {
     #[test]
     fn split_behaviors() {
         let n = NormalizedString::from("a-b--c");
-        let get = |b| n.split('-', b).unwrap().iter().map(|p| p.get().to_string()).collect::<Vec<_>>();
+        let get =
+            |b| n.split('-', b).unwrap().iter().map(|p| p.get().to_string()).collect::<Vec<_>>();
         assert_eq!(get(SplitDelimiterBehavior::Removed), vec!["a", "b", "c"]);
         assert_eq!(get(SplitDelimiterBehavior::Isolated), vec!["a", "-", "b", "-", "-", "c"]);
         assert_eq!(get(SplitDelimiterBehavior::MergedWithPrevious), vec!["a-", "b-", "-", "c"]);
@@ -714,7 +786,10 @@ mod tests {
         let mut n = NormalizedString::from("abcd");
         n.replace("bc", "XYZ").unwrap();
         assert_eq!(n.get(), "aXYZd");
-        assert_eq!(char_spans(&n), vec![('a', (0, 1)), ('X', (2, 3)), ('Y', (2, 3)), ('Z', (2, 3)), ('d', (3, 4))]);
+        assert_eq!(
+            char_spans(&n),
+            vec![('a', (0, 1)), ('X', (2, 3)), ('Y', (2, 3)), ('Z', (2, 3)), ('d', (3, 4))]
+        );
         let mut n = NormalizedString::from("abc");
         n.replace(&Regex::new("x*").unwrap(), "-").unwrap();
         assert_eq!(n.get(), "-a-b-c-");
@@ -731,7 +806,10 @@ mod tests {
         let mut n = NormalizedString::from("a中b");
         n.transform(vec![('a', 0), (' ', 0), ('中', 1), (' ', 1), ('b', 0)], 0);
         assert_eq!(n.get(), "a 中 b");
-        assert_eq!(char_spans(&n), vec![('a', (0, 1)), (' ', (1, 4)), ('中', (1, 4)), (' ', (1, 4)), ('b', (4, 5))]);
+        assert_eq!(
+            char_spans(&n),
+            vec![('a', (0, 1)), (' ', (1, 4)), ('中', (1, 4)), (' ', (1, 4)), ('b', (4, 5))]
+        );
         // Removal via a negative change and via initial_offset: removed chars vanish.
         let mut n = NormalizedString::from("xxabyyc");
         n.transform(vec![('a', 0), ('b', -2), ('c', 0)], 2);
@@ -749,7 +827,11 @@ mod tests {
     #[test]
     fn transform_range_edits_only_the_range() {
         let mut n = NormalizedString::from("hello world");
-        n.transform_range(6..11, "WORLD!".chars().enumerate().map(|(i, c)| (c, if i < 5 { 0 } else { 1 })), 0);
+        n.transform_range(
+            6..11,
+            "WORLD!".chars().enumerate().map(|(i, c)| (c, if i < 5 { 0 } else { 1 })),
+            0,
+        );
         assert_eq!(n.get(), "hello WORLD!");
         assert_eq!(n.alignments()[11], (10, 11));
         assert_eq!(n.alignments()[..6], NormalizedString::from("hello ").alignments()[..]);
@@ -784,9 +866,13 @@ mod tests {
                 let whole = NormalizedString::from(text);
                 let (expected_text, expected_alignments) = match form {
                     0 => (n.nfd(), rewrite(text, whole.alignments(), 0..text.len(), text.nfd(), 0)),
-                    1 => (n.nfkd(), rewrite(text, whole.alignments(), 0..text.len(), text.nfkd(), 0)),
+                    1 => {
+                        (n.nfkd(), rewrite(text, whole.alignments(), 0..text.len(), text.nfkd(), 0))
+                    }
                     2 => (n.nfc(), rewrite(text, whole.alignments(), 0..text.len(), text.nfc(), 0)),
-                    _ => (n.nfkc(), rewrite(text, whole.alignments(), 0..text.len(), text.nfkc(), 0)),
+                    _ => {
+                        (n.nfkc(), rewrite(text, whole.alignments(), 0..text.len(), text.nfkc(), 0))
+                    }
                 }
                 .1;
                 assert_eq!(n.get(), expected_text, "form {form} of {text:?}");

@@ -63,7 +63,9 @@ fn text_runs(tokens: &[String]) -> Option<(Vec<TextRun>, String)> {
     for (i, token) in tokens.iter().enumerate().filter(|(_, t)| !t.is_empty()) {
         let i = u32::try_from(i).ok()?;
         if let Some(last) = runs.last_mut() {
-            if last.first + last.count == i && &text[last.start as usize..last.end as usize] == token.as_str() {
+            if last.first + last.count == i
+                && &text[last.start as usize..last.end as usize] == token.as_str()
+            {
                 last.count += 1;
                 continue;
             }
@@ -83,7 +85,11 @@ fn inline_ranges(ranges: &HashMap<usize, Range<usize>>) -> Option<[Option<[u32; 
         return None;
     }
     for (slot, (&seq, range)) in out.iter_mut().zip(ranges) {
-        *slot = Some([u32::try_from(seq).ok()?, u32::try_from(range.start).ok()?, u32::try_from(range.end).ok()?]);
+        *slot = Some([
+            u32::try_from(seq).ok()?,
+            u32::try_from(range.start).ok()?,
+            u32::try_from(range.end).ok()?,
+        ]);
     }
     Some(out)
 }
@@ -93,7 +99,14 @@ impl PackedEncoding {
     pub fn pack(encoding: &Encoding) -> Option<PackedEncoding> {
         let e = encoding;
         let n = e.len();
-        let lengths = [e.type_ids.len(), e.tokens.len(), e.words.len(), e.offsets.len(), e.special_tokens_mask.len(), e.attention_mask.len()];
+        let lengths = [
+            e.type_ids.len(),
+            e.tokens.len(),
+            e.words.len(),
+            e.offsets.len(),
+            e.special_tokens_mask.len(),
+            e.attention_mask.len(),
+        ];
         if lengths.iter().any(|&l| l != n) {
             return None;
         }
@@ -179,7 +192,11 @@ impl PackedEncoding {
     }
     /// Sequence index → token range, as `Encoding::sequence_ranges`.
     pub fn sequence_ranges(&self) -> HashMap<usize, Range<usize>> {
-        self.sequence_ranges.iter().flatten().map(|&[seq, start, end]| (seq as usize, start as usize..end as usize)).collect()
+        self.sequence_ranges
+            .iter()
+            .flatten()
+            .map(|&[seq, start, end]| (seq as usize, start as usize..end as usize))
+            .collect()
     }
     pub fn overflowing(&self) -> &[PackedEncoding] {
         &self.overflowing
@@ -188,11 +205,14 @@ impl PackedEncoding {
     /// `(token index, text)` of every token whose text is not empty, in order.
     fn texts(&self) -> impl Iterator<Item = (usize, &str)> + '_ {
         let text = &self.bytes[2 * self.len()..];
-        self.numbers[5 * self.len()..].chunks_exact(4).map(TextRun::from_values).flat_map(move |r| {
-            // Written from a `String` split at char boundaries by `pack`.
-            let t = std::str::from_utf8(&text[r.start as usize..r.end as usize]).unwrap_or_default();
-            (r.first..r.first + r.count).map(move |i| (i as usize, t))
-        })
+        self.numbers[5 * self.len()..].chunks_exact(4).map(TextRun::from_values).flat_map(
+            move |r| {
+                // Written from a `String` split at char boundaries by `pack`.
+                let t = std::str::from_utf8(&text[r.start as usize..r.end as usize])
+                    .unwrap_or_default();
+                (r.first..r.first + r.count).map(move |i| (i as usize, t))
+            },
+        )
     }
 
     /// The token texts, those left empty by a deferred encode (see
@@ -203,7 +223,9 @@ impl PackedEncoding {
         if let Some(table) = table {
             let specials = self.special_tokens_mask();
             for ((token, &id), &special) in tokens.iter_mut().zip(self.ids()).zip(specials) {
-                if let Some(text) = crate::tokenizer::encoding::deferred_text(token, id, u32::from(special), table) {
+                if let Some(text) =
+                    crate::tokenizer::encoding::deferred_text(token, id, u32::from(special), table)
+                {
                     *token = text.to_owned();
                 }
             }
@@ -214,7 +236,9 @@ impl PackedEncoding {
     /// Marks every token as belonging to sequence `id` (as `Encoding::set_sequence_id`);
     /// false (and nothing changed) when that would make a third sequence range.
     pub fn set_sequence_id(&mut self, id: usize) -> bool {
-        let (Ok(seq), Ok(len)) = (u32::try_from(id), u32::try_from(self.len())) else { return false };
+        let (Ok(seq), Ok(len)) = (u32::try_from(id), u32::try_from(self.len())) else {
+            return false;
+        };
         let slots = &mut self.sequence_ranges;
         let slot = match slots.iter().position(|r| r.is_some_and(|[s, _, _]| s == seq)) {
             Some(i) => &mut slots[i],
@@ -229,7 +253,11 @@ impl PackedEncoding {
 
     /// Bytes held on the heap (the struct itself not included).
     pub fn heap_bytes(&self) -> usize {
-        let windows: usize = self.overflowing.iter().map(|o| std::mem::size_of::<PackedEncoding>() + o.heap_bytes()).sum();
+        let windows: usize = self
+            .overflowing
+            .iter()
+            .map(|o| std::mem::size_of::<PackedEncoding>() + o.heap_bytes())
+            .sum();
         self.numbers.len() * 4 + self.bytes.len() + windows
     }
 }
@@ -363,22 +391,38 @@ impl StoredEncoding {
     /// The overflowing windows (copies).
     pub fn overflowing(&self) -> Vec<StoredEncoding> {
         match self {
-            StoredEncoding::Packed(p) => p.overflowing().iter().cloned().map(StoredEncoding::Packed).collect(),
-            StoredEncoding::Full(e) => e.overflowing.iter().cloned().map(StoredEncoding::whole).collect(),
+            StoredEncoding::Packed(p) => {
+                p.overflowing().iter().cloned().map(StoredEncoding::Packed).collect()
+            }
+            StoredEncoding::Full(e) => {
+                e.overflowing.iter().cloned().map(StoredEncoding::whole).collect()
+            }
         }
     }
     /// Lengths of this encoding and of all its overflowing windows (and theirs).
     pub fn lengths(&self) -> Vec<usize> {
         let mut out = vec![self.len()];
         match self {
-            StoredEncoding::Packed(p) => collect_lengths(p.overflowing(), PackedEncoding::len, PackedEncoding::overflowing, &mut out),
-            StoredEncoding::Full(e) => collect_lengths(&e.overflowing, Encoding::len, |e| &e.overflowing, &mut out),
+            StoredEncoding::Packed(p) => collect_lengths(
+                p.overflowing(),
+                PackedEncoding::len,
+                PackedEncoding::overflowing,
+                &mut out,
+            ),
+            StoredEncoding::Full(e) => {
+                collect_lengths(&e.overflowing, Encoding::len, |e| &e.overflowing, &mut out)
+            }
         }
         out
     }
 }
 
-fn collect_lengths<T>(windows: &[T], len: fn(&T) -> usize, children: fn(&T) -> &[T], out: &mut Vec<usize>) {
+fn collect_lengths<T>(
+    windows: &[T],
+    len: fn(&T) -> usize,
+    children: fn(&T) -> &[T],
+    out: &mut Vec<usize>,
+) {
     for w in windows {
         out.push(len(w));
         collect_lengths(children(w), len, children, out);
@@ -396,7 +440,14 @@ mod tests {
         let mut e = Encoding::default();
         e.push(101, "[CLS]".into(), (0, 0), None, 0, true);
         for i in 0..n {
-            e.push(2000 + i as u32, String::new(), (3 * i, 3 * i + 2), Some(i as u32 / 2), 0, false);
+            e.push(
+                2000 + i as u32,
+                String::new(),
+                (3 * i, 3 * i + 2),
+                Some(i as u32 / 2),
+                0,
+                false,
+            );
         }
         e.push(102, "[SEP]".into(), (0, 0), None, 0, true);
         e.sequence_ranges.insert(0, 1..n + 1);
@@ -472,7 +523,13 @@ mod tests {
         let mut e = bert_like(5);
         e.truncate(4, 2, TruncationDirection::Right).unwrap();
         e.tokens[1] = "added".into();
-        let table = TokensById::new((0..3000u32).map(|id| (if id == 2002 { "x" } else { "tok" }, id)).collect::<Vec<_>>().iter().map(|(t, id)| (*t, *id)));
+        let table = TokensById::new(
+            (0..3000u32)
+                .map(|id| (if id == 2002 { "x" } else { "tok" }, id))
+                .collect::<Vec<_>>()
+                .iter()
+                .map(|(t, id)| (*t, *id)),
+        );
         for stored in [StoredEncoding::from(e.clone()), StoredEncoding::whole(e.clone())] {
             assert_eq!(stored.ids(), &e.ids[..]);
             assert_eq!(stored.type_ids(), &e.type_ids[..]);
@@ -484,7 +541,8 @@ mod tests {
             assert_eq!(stored.tokens(Some(&table)), e.tokens_filled(&table));
             assert_eq!(stored.sequence_ids(), e.sequence_ids());
             assert_eq!(stored.n_sequences(), e.n_sequences());
-            let windows: Vec<Encoding> = stored.overflowing().iter().map(StoredEncoding::to_encoding).collect();
+            let windows: Vec<Encoding> =
+                stored.overflowing().iter().map(StoredEncoding::to_encoding).collect();
             assert_eq!(windows, e.overflowing);
             assert_eq!(stored.lengths(), vec![4, 4, 3]);
             let mut edited = stored.clone();

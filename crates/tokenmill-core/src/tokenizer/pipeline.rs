@@ -14,26 +14,26 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::decoders::DecoderWrapper;
+use crate::error::Error;
 use crate::error::Result;
 use crate::models::ModelWrapper;
 use crate::normalizers::NormalizerWrapper;
+use crate::pre_tokenizers::byte_level::gpt2_regex as byte_level_regex;
 use crate::pre_tokenizers::PreTokenizerWrapper;
 use crate::processors::PostProcessorWrapper;
+use crate::tokenizer::added_vocabulary::{AddedToken, AddedVocabulary};
+use crate::tokenizer::{
+    Decoder, Encoding, Model, NormalizedString, Normalizer, OffsetType, Offsets, PostProcessor,
+    PreTokenizedString, PreTokenizer, StoredEncoding,
+};
 use crate::trainers::progress::Progress;
 use crate::trainers::{corpus, TrainerWrapper};
-use crate::pre_tokenizers::byte_level::gpt2_regex as byte_level_regex;
 use crate::utils::byte_level::{map_bytes_with_origins, BYTES_TO_CHARS};
 use crate::utils::offsets::ByteToCharOffsets;
 use crate::utils::padding::{pad_encodings, BatchPadding, PaddingParams};
 use crate::utils::parallel;
 use crate::utils::tokens_by_id::TokensById;
 use crate::utils::truncation::{truncate_encodings, TruncationParams};
-use crate::error::Error;
-use crate::tokenizer::added_vocabulary::{AddedToken, AddedVocabulary};
-use crate::tokenizer::{
-    Decoder, Encoding, Model, NormalizedString, Normalizer, OffsetType, Offsets, PostProcessor, PreTokenizedString, PreTokenizer,
-    StoredEncoding,
-};
 
 /// Learns a model from a corpus. `feed` receives the corpus (each sequence turned into words by
 /// `process`, the tokenizer's normalizer + pre-tokenizer); `train` then updates the model and
@@ -173,7 +173,10 @@ impl TokenizeWith for ModelWrapper {
     fn tokens_are_word_slices(&self) -> bool {
         match self {
             ModelWrapper::BPE(b) => {
-                b.unk_token.is_none() && !b.byte_fallback && b.continuing_subword_prefix.is_none() && b.end_of_word_suffix.is_none()
+                b.unk_token.is_none()
+                    && !b.byte_fallback
+                    && b.continuing_subword_prefix.is_none()
+                    && b.end_of_word_suffix.is_none()
             }
             // Continuation tokens carry the prefix; unknown words become the unk token.
             ModelWrapper::WordPiece(_) | ModelWrapper::WordLevel(_) => false,
@@ -184,9 +187,15 @@ impl TokenizeWith for ModelWrapper {
 }
 
 /// `TokenizeWith::tokenize_byte_level` done plainly: map the bytes, tokenize, map the offsets back.
-fn tokenize_mapped_bytes<M: TokenizeWith + ?Sized>(model: &M, raw: &str, emit: &mut dyn FnMut(u32, Offsets)) -> Result<()> {
+fn tokenize_mapped_bytes<M: TokenizeWith + ?Sized>(
+    model: &M,
+    raw: &str,
+    emit: &mut dyn FnMut(u32, Offsets),
+) -> Result<()> {
     let (mapped, raw_offset) = map_bytes_with_origins(raw.as_bytes());
-    model.tokenize_ids_offsets(&mapped, &mut |id, (start, end)| emit(id, (raw_offset[start], raw_offset[end])))
+    model.tokenize_ids_offsets(&mapped, &mut |id, (start, end)| {
+        emit(id, (raw_offset[start], raw_offset[end]))
+    })
 }
 
 /// Where the byte-level fast path gets a token's text from.
@@ -353,7 +362,10 @@ where
         self.added_vocabulary.add_tokens(tokens, &self.model, self.normalizer.as_ref())
     }
     /// Same as `add_tokens`: whether a token is special is its own `special` flag.
-    pub fn add_special_tokens(&mut self, tokens: impl IntoIterator<Item = AddedToken>) -> Result<usize> {
+    pub fn add_special_tokens(
+        &mut self,
+        tokens: impl IntoIterator<Item = AddedToken>,
+    ) -> Result<usize> {
         self.add_tokens(tokens)
     }
 
@@ -361,8 +373,19 @@ where
 
     /// Encodes one input (or pair); offsets count bytes or chars (`offset_type`) of the input.
     /// The tokenizer's truncation and padding apply (see `post_process`).
-    pub fn encode<'s>(&self, input: impl Into<EncodeInput<'s>>, add_special_tokens: bool, offset_type: OffsetType) -> Result<Encoding> {
-        self.encode_with(input, add_special_tokens, offset_type, self.truncation.as_ref(), self.padding.as_ref())
+    pub fn encode<'s>(
+        &self,
+        input: impl Into<EncodeInput<'s>>,
+        add_special_tokens: bool,
+        offset_type: OffsetType,
+    ) -> Result<Encoding> {
+        self.encode_with(
+            input,
+            add_special_tokens,
+            offset_type,
+            self.truncation.as_ref(),
+            self.padding.as_ref(),
+        )
     }
 
     /// `encode` with explicit truncation and padding instead of the tokenizer's own (what a
@@ -375,7 +398,14 @@ where
         truncation: Option<&TruncationParams>,
         padding: Option<&PaddingParams>,
     ) -> Result<Encoding> {
-        self.encode_with_texts(input.into(), add_special_tokens, offset_type, truncation, padding, false)
+        self.encode_with_texts(
+            input.into(),
+            add_special_tokens,
+            offset_type,
+            truncation,
+            padding,
+            false,
+        )
     }
 
     /// `encode_with`; with `defer_texts`, the tokens taken from the model's vocabulary get an
@@ -394,7 +424,8 @@ where
             EncodeInput::Dual(a, b) => (a, Some(b)),
         };
         let encoding = self.encode_sequence(first, 0, offset_type, defer_texts)?;
-        let pair = second.map(|s| self.encode_sequence(s, 1, offset_type, defer_texts)).transpose()?;
+        let pair =
+            second.map(|s| self.encode_sequence(s, 1, offset_type, defer_texts)).transpose()?;
         self.post_process_with(encoding, pair, add_special_tokens, truncation, padding)
     }
 
@@ -402,11 +433,22 @@ where
     /// and `TOKENIZERS_PARALLELISM` turns it off; with one thread, on the calling thread: see
     /// `utils::parallel`), then
     /// pads them together when padding is enabled (`BatchLongest`: to the longest of the batch).
-    pub fn encode_batch<'s, E>(&self, inputs: Vec<E>, add_special_tokens: bool, offset_type: OffsetType) -> Result<Vec<Encoding>>
+    pub fn encode_batch<'s, E>(
+        &self,
+        inputs: Vec<E>,
+        add_special_tokens: bool,
+        offset_type: OffsetType,
+    ) -> Result<Vec<Encoding>>
     where
         E: Into<EncodeInput<'s>> + Send,
     {
-        self.encode_batch_with(inputs, add_special_tokens, offset_type, self.truncation.as_ref(), self.padding.as_ref())
+        self.encode_batch_with(
+            inputs,
+            add_special_tokens,
+            offset_type,
+            self.truncation.as_ref(),
+            self.padding.as_ref(),
+        )
     }
 
     /// `encode_batch` with explicit truncation and padding (see `encode_with`).
@@ -437,7 +479,16 @@ where
     where
         E: Into<EncodeInput<'s>> + Send,
     {
-        let encode = |input: E| self.encode_with_texts(input.into(), add_special_tokens, offset_type, truncation, padding, defer_texts);
+        let encode = |input: E| {
+            self.encode_with_texts(
+                input.into(),
+                add_special_tokens,
+                offset_type,
+                truncation,
+                padding,
+                defer_texts,
+            )
+        };
         let mut encodings: Vec<Encoding> = parallel::try_map_collect(inputs, encode)?;
         if let Some(p) = padding {
             pad_encodings(&mut encodings, p);
@@ -445,26 +496,53 @@ where
         Ok(encodings)
     }
 
-    fn encode_sequence(&self, sequence: InputSequence, type_id: u32, offset_type: OffsetType, defer_texts: bool) -> Result<Encoding> {
+    fn encode_sequence(
+        &self,
+        sequence: InputSequence,
+        type_id: u32,
+        offset_type: OffsetType,
+        defer_texts: bool,
+    ) -> Result<Encoding> {
         match sequence {
-            InputSequence::Raw(text) => self.encode_text(&text, type_id, None, offset_type, defer_texts),
+            InputSequence::Raw(text) => {
+                self.encode_text(&text, type_id, None, offset_type, defer_texts)
+            }
             InputSequence::PreTokenized(words) => {
                 // Each word is its own text (offsets relative to it) and its own word index.
                 let mut encoding = Encoding::default();
                 for (i, word) in words.iter().enumerate() {
-                    encoding.merge_with(self.encode_text(word, type_id, Some(i as u32), offset_type, defer_texts)?, false);
+                    encoding.merge_with(
+                        self.encode_text(word, type_id, Some(i as u32), offset_type, defer_texts)?,
+                        false,
+                    );
                 }
                 Ok(encoding)
             }
         }
     }
 
-    fn encode_text(&self, text: &str, type_id: u32, word_idx: Option<u32>, offset_type: OffsetType, defer_texts: bool) -> Result<Encoding> {
+    fn encode_text(
+        &self,
+        text: &str,
+        type_id: u32,
+        word_idx: Option<u32>,
+        offset_type: OffsetType,
+        defer_texts: bool,
+    ) -> Result<Encoding> {
         if let Some(use_regex) = self.byte_level_fast_path() {
-            return self.encode_byte_level(text, use_regex, type_id, word_idx, offset_type, defer_texts);
+            return self.encode_byte_level(
+                text,
+                use_regex,
+                type_id,
+                word_idx,
+                offset_type,
+                defer_texts,
+            );
         }
         if let Some(lowercase) = self.bert_fast_path() {
-            let walk = |emit: &mut dyn FnMut(u32, Offsets, u32, TokenText)| self.walk_bert(text, lowercase, emit);
+            let walk = |emit: &mut dyn FnMut(u32, Offsets, u32, TokenText)| {
+                self.walk_bert(text, lowercase, emit)
+            };
             return self.encode_walk(text, walk, type_id, word_idx, offset_type, defer_texts);
         }
         let mut pretokenized = self.normalize_and_pre_tokenize(text)?;
@@ -485,7 +563,8 @@ where
     /// `BertPreTokenizer`, and no added token that is matched in normalized text.
     fn bert_fast_path(&self) -> Option<bool> {
         let lowercase = self.normalizer.as_ref()?.bert_lowercase()?;
-        let fits = self.pre_tokenizer.as_ref()?.is_bert() && !self.added_vocabulary.has_normalized_tokens();
+        let fits = self.pre_tokenizer.as_ref()?.is_bert()
+            && !self.added_vocabulary.has_normalized_tokens();
         fits.then_some(lowercase)
     }
 
@@ -500,7 +579,12 @@ where
     /// to itself, lowercased if asked, and split into runs of non-punctuation with every
     /// punctuation char alone, offsets unchanged; any other segment goes through the general
     /// machinery on its own.
-    fn walk_bert(&self, text: &str, lowercase: bool, mut emit: impl FnMut(u32, Offsets, u32, TokenText)) -> Result<()> {
+    fn walk_bert(
+        &self,
+        text: &str,
+        lowercase: bool,
+        mut emit: impl FnMut(u32, Offsets, u32, TokenText),
+    ) -> Result<()> {
         let mut word = 0u32;
         let mut lowered = String::new();
         for (added, (start, end)) in self.added_vocabulary.split_unnormalized(text) {
@@ -527,7 +611,10 @@ where
                     let run_end = if bytes[i].is_ascii_punctuation() {
                         i + 1
                     } else {
-                        bytes[i..].iter().position(|b| b.is_ascii_punctuation()).map_or(bytes.len(), |k| i + k)
+                        bytes[i..]
+                            .iter()
+                            .position(|b| b.is_ascii_punctuation())
+                            .map_or(bytes.len(), |k| i + k)
                     };
                     let mut piece = &segment[i..run_end];
                     if lowercase && piece.bytes().any(|b| b.is_ascii_uppercase()) {
@@ -568,7 +655,9 @@ where
         for split in pretokenized.splits() {
             let piece = &split.normalized;
             self.model.tokenize_ids_offsets(piece.get(), &mut |id, (ts, te)| {
-                let (s, e) = piece.convert_offsets_to_input(ts..te).unwrap_or_else(|| piece.offsets_original());
+                let (s, e) = piece
+                    .convert_offsets_to_input(ts..te)
+                    .unwrap_or_else(|| piece.offsets_original());
                 emit(id, (shift + s, shift + e), *word, TokenText::Vocabulary)
             })?;
             *word += 1;
@@ -584,7 +673,12 @@ where
     /// `emit(id, input byte span, word index, token text)`: the token text is the added
     /// token's matched text, or the token's raw bytes when the model's tokens are word slices
     /// (see `TokenizeWith`), else to be looked up.
-    fn walk_byte_level(&self, text: &str, use_regex: bool, mut emit: impl FnMut(u32, Offsets, u32, TokenText)) -> Result<()> {
+    fn walk_byte_level(
+        &self,
+        text: &str,
+        use_regex: bool,
+        mut emit: impl FnMut(u32, Offsets, u32, TokenText),
+    ) -> Result<()> {
         let slices = self.model.tokens_are_word_slices();
         let mut word = 0u32;
         let mut words: Vec<Offsets> = Vec::new();
@@ -616,7 +710,11 @@ where
                 self.model.tokenize_byte_level(&piece[ws..we], &mut |id, (ts, te)| {
                     let (ts, te) = (word_start + ts, word_start + te);
                     let span = (floor_char_boundary(text, ts), ceil_char_boundary(text, te));
-                    let token = if slices { TokenText::ByteLevel(&text.as_bytes()[ts..te]) } else { TokenText::Vocabulary };
+                    let token = if slices {
+                        TokenText::ByteLevel(&text.as_bytes()[ts..te])
+                    } else {
+                        TokenText::Vocabulary
+                    };
                     emit(id, span, word, token);
                 })?;
                 word += 1;
@@ -635,7 +733,9 @@ where
         offset_type: OffsetType,
         defer_texts: bool,
     ) -> Result<Encoding> {
-        let walk = |emit: &mut dyn FnMut(u32, Offsets, u32, TokenText)| self.walk_byte_level(text, use_regex, emit);
+        let walk = |emit: &mut dyn FnMut(u32, Offsets, u32, TokenText)| {
+            self.walk_byte_level(text, use_regex, emit)
+        };
         self.encode_walk(text, walk, type_id, word_idx, offset_type, defer_texts)
     }
 
@@ -713,7 +813,9 @@ where
         for split in pretokenized.splits() {
             match &split.tokens {
                 Some(tokens) => ids.extend(tokens.iter().map(|t| t.id)),
-                None => self.model.tokenize_ids_offsets(split.normalized.get(), &mut |id, _| ids.push(id))?,
+                None => self
+                    .model
+                    .tokenize_ids_offsets(split.normalized.get(), &mut |id, _| ids.push(id))?,
             }
         }
         Ok(ids)
@@ -721,7 +823,8 @@ where
 
     /// Added tokens extracted, the rest normalized and cut into words (not yet tokenized).
     pub fn normalize_and_pre_tokenize(&self, text: &str) -> Result<PreTokenizedString> {
-        let mut pretokenized = self.added_vocabulary.extract_and_normalize(self.normalizer.as_ref(), text)?;
+        let mut pretokenized =
+            self.added_vocabulary.extract_and_normalize(self.normalizer.as_ref(), text)?;
         if let Some(p) = &self.pre_tokenizer {
             p.pre_tokenize(&mut pretokenized)?;
         }
@@ -737,7 +840,11 @@ where
     {
         trainer.feed(sequences, |sequence| {
             let pretokenized = self.normalize_and_pre_tokenize(sequence)?;
-            Ok(pretokenized.splits().iter().map(|split| split.normalized.get().to_owned()).collect())
+            Ok(pretokenized
+                .splits()
+                .iter()
+                .map(|split| split.normalized.get().to_owned())
+                .collect())
         })?;
         let special_tokens = trainer.train(&mut self.model)?;
         self.add_special_tokens(special_tokens)?;
@@ -747,8 +854,19 @@ where
     /// Truncates (the tokenizer's truncation), adds special tokens and joins the pair (the
     /// post-processor, or the default join), then pads (the tokenizer's padding), in
     /// `tokenizers`' order.
-    pub fn post_process(&self, encoding: Encoding, pair: Option<Encoding>, add_special_tokens: bool) -> Result<Encoding> {
-        self.post_process_with(encoding, pair, add_special_tokens, self.truncation.as_ref(), self.padding.as_ref())
+    pub fn post_process(
+        &self,
+        encoding: Encoding,
+        pair: Option<Encoding>,
+        add_special_tokens: bool,
+    ) -> Result<Encoding> {
+        self.post_process_with(
+            encoding,
+            pair,
+            add_special_tokens,
+            self.truncation.as_ref(),
+            self.padding.as_ref(),
+        )
     }
 
     /// `post_process` with explicit truncation and padding. The special tokens the
@@ -763,7 +881,11 @@ where
     ) -> Result<Encoding> {
         let (encoding, pair) = match truncation {
             Some(t) => {
-                let added = if add_special_tokens { self.num_special_tokens_to_add(pair.is_some()) } else { 0 };
+                let added = if add_special_tokens {
+                    self.num_special_tokens_to_add(pair.is_some())
+                } else {
+                    0
+                };
                 let max_length = t.max_length.checked_sub(added).ok_or_else(|| {
                     Error::InvalidArgument(format!(
                         "truncation max_length ({}) is smaller than the {added} special tokens the post-processor adds",
@@ -805,14 +927,23 @@ where
         }
     }
 
-    pub fn decode_batch(&self, sequences: &[Vec<u32>], skip_special_tokens: bool) -> Result<Vec<String>>
-    {
+    pub fn decode_batch(
+        &self,
+        sequences: &[Vec<u32>],
+        skip_special_tokens: bool,
+    ) -> Result<Vec<String>> {
         parallel::map_ref_collect(sequences, |ids| self.decode(ids, skip_special_tokens))
     }
 }
 
 /// The tokenizer over every supported component: what a tokenizer.json describes.
-pub type Tokenizer = TokenizerImpl<ModelWrapper, NormalizerWrapper, PreTokenizerWrapper, PostProcessorWrapper, DecoderWrapper>;
+pub type Tokenizer = TokenizerImpl<
+    ModelWrapper,
+    NormalizerWrapper,
+    PreTokenizerWrapper,
+    PostProcessorWrapper,
+    DecoderWrapper,
+>;
 
 impl Tokenizer {
     // ---- encode, token texts deferred ----
@@ -854,7 +985,14 @@ impl Tokenizer {
         E: Into<EncodeInput<'s>> + Send,
     {
         let table = self.deferred_token_table();
-        let encodings = self.encode_batch_texts(inputs, add_special_tokens, offset_type, truncation, padding, table.is_some())?;
+        let encodings = self.encode_batch_texts(
+            inputs,
+            add_special_tokens,
+            offset_type,
+            truncation,
+            padding,
+            table.is_some(),
+        )?;
         Ok((encodings, table))
     }
 
@@ -883,11 +1021,23 @@ impl Tokenizer {
         // Only encodings whose token texts are deferred are packed: where every token has its
         // own text (byte-level BPE), copying the texts costs more than packing saves.
         let encode = |input: E| {
-            let encoding = self.encode_with_texts(input.into(), add_special_tokens, offset_type, truncation, None, defer)?;
-            Ok::<_, Error>(if defer { StoredEncoding::from(encoding) } else { StoredEncoding::whole(encoding) })
+            let encoding = self.encode_with_texts(
+                input.into(),
+                add_special_tokens,
+                offset_type,
+                truncation,
+                None,
+                defer,
+            )?;
+            Ok::<_, Error>(if defer {
+                StoredEncoding::from(encoding)
+            } else {
+                StoredEncoding::whole(encoding)
+            })
         };
         let rows: Vec<StoredEncoding> = parallel::try_map_collect(inputs, encode)?;
-        let padding = padding.and_then(|p| BatchPadding::new(rows.iter().map(StoredEncoding::len), p));
+        let padding =
+            padding.and_then(|p| BatchPadding::new(rows.iter().map(StoredEncoding::len), p));
         Ok(StoredBatch { rows, texts: table, padding })
     }
 
@@ -895,7 +1045,11 @@ impl Tokenizer {
 
     /// Trains the model on text files, read line by line (line ends kept) and streamed. Invalid
     /// UTF-8 stops training with an error naming the file, line and byte offset.
-    pub fn train_from_files(&mut self, trainer: &mut TrainerWrapper, files: &[PathBuf]) -> Result<()> {
+    pub fn train_from_files(
+        &mut self,
+        trainer: &mut TrainerWrapper,
+        files: &[PathBuf],
+    ) -> Result<()> {
         trainer.check_model(&self.model)?;
         let total = corpus::total_size(files)?;
         let progress = Progress::bytes(trainer.should_show_progress(), total, "Reading files");
@@ -910,7 +1064,11 @@ impl Tokenizer {
     }
 
     /// Trains the model on sequences (an error item stops training and is returned).
-    pub fn train_from_sequences<I, S>(&mut self, trainer: &mut TrainerWrapper, sequences: I) -> Result<()>
+    pub fn train_from_sequences<I, S>(
+        &mut self,
+        trainer: &mut TrainerWrapper,
+        sequences: I,
+    ) -> Result<()>
     where
         I: Iterator<Item = Result<S>>,
         S: AsRef<str> + Send + Sync,
@@ -992,12 +1150,15 @@ pub fn join_sequences(mut encoding: Encoding, pair: Option<Encoding>) -> Encodin
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tokenizer::test_support::{JoinPair, Lowercase, SpaceJoin, WhitespaceSplit, WordModel};
+    use crate::tokenizer::test_support::{
+        JoinPair, Lowercase, SpaceJoin, WhitespaceSplit, WordModel,
+    };
 
     type TestTokenizer = TokenizerImpl<WordModel, Lowercase, WhitespaceSplit, JoinPair, SpaceJoin>;
 
     fn tokenizer() -> TestTokenizer {
-        let mut t = TestTokenizer::new(WordModel::new(&["hello", "world", "h", "é", "l", "o", "<x>"]));
+        let mut t =
+            TestTokenizer::new(WordModel::new(&["hello", "world", "h", "é", "l", "o", "<x>"]));
         t.with_normalizer(Some(Lowercase::Lowercase)).unwrap();
         t.with_pre_tokenizer(Some(WhitespaceSplit::WhitespaceSplit));
         t
@@ -1050,29 +1211,55 @@ mod tests {
         use crate::utils::padding::{PaddingParams, PaddingStrategy};
         use crate::utils::truncation::{TruncationParams, TruncationStrategy};
         let mut t = tokenizer();
-        t.with_truncation(Some(TruncationParams { max_length: 3, stride: 1, strategy: TruncationStrategy::OnlySecond, ..Default::default() }))
-            .unwrap();
+        t.with_truncation(Some(TruncationParams {
+            max_length: 3,
+            stride: 1,
+            strategy: TruncationStrategy::OnlySecond,
+            ..Default::default()
+        }))
+        .unwrap();
         let e = t.encode(("hello", "world hello world hello"), true, OffsetType::Char).unwrap();
         assert_eq!(e.ids, vec![0, 1, 0]);
         // the second sequence's windows: 2 tokens each, sharing 1, joined to the first again
         let windows: Vec<Vec<u32>> = e.overflowing.iter().map(|o| o.ids.clone()).collect();
         assert_eq!(windows, vec![vec![0, 0, 1], vec![0, 1, 0]]);
-        assert!(t.encode("hello world", true, OffsetType::Char).is_ok(), "fits: nothing to truncate");
-        assert!(t.encode("hello world hello world", true, OffsetType::Char).is_err(), "only_second needs a pair");
+        assert!(
+            t.encode("hello world", true, OffsetType::Char).is_ok(),
+            "fits: nothing to truncate"
+        );
+        assert!(
+            t.encode("hello world hello world", true, OffsetType::Char).is_err(),
+            "only_second needs a pair"
+        );
         t.with_truncation(None).unwrap();
-        t.with_padding(Some(PaddingParams { pad_id: 9, pad_to_multiple_of: Some(4), ..Default::default() }));
-        let batch = t.encode_batch(vec!["hello", "hello world hello world hello"], true, OffsetType::Char).unwrap();
+        t.with_padding(Some(PaddingParams {
+            pad_id: 9,
+            pad_to_multiple_of: Some(4),
+            ..Default::default()
+        }));
+        let batch = t
+            .encode_batch(vec!["hello", "hello world hello world hello"], true, OffsetType::Char)
+            .unwrap();
         assert_eq!(batch[0].ids, vec![0, 9, 9, 9, 9, 9, 9, 9]);
         assert_eq!(batch[0].attention_mask, vec![1, 0, 0, 0, 0, 0, 0, 0]);
         assert_eq!(batch[1].len(), 8);
-        t.with_padding(Some(PaddingParams { strategy: PaddingStrategy::Fixed(2), ..Default::default() }));
-        assert_eq!(t.encode("hello world hello", true, OffsetType::Char).unwrap().len(), 3, "padding never cuts");
+        t.with_padding(Some(PaddingParams {
+            strategy: PaddingStrategy::Fixed(2),
+            ..Default::default()
+        }));
+        assert_eq!(
+            t.encode("hello world hello", true, OffsetType::Char).unwrap().len(),
+            3,
+            "padding never cuts"
+        );
     }
 
     #[test]
     fn batch_equals_single() {
         let t = tokenizer();
-        let texts: Vec<String> = (0..50).map(|i| if i % 2 == 0 { "hello world".into() } else { "héllo".into() }).collect();
+        let texts: Vec<String> = (0..50)
+            .map(|i| if i % 2 == 0 { "hello world".into() } else { "héllo".into() })
+            .collect();
         let batch = t.encode_batch(texts.clone(), true, OffsetType::Char).unwrap();
         for (text, e) in texts.iter().zip(batch) {
             assert_eq!(e, t.encode(text.as_str(), true, OffsetType::Char).unwrap());
@@ -1085,14 +1272,26 @@ mod tests {
         use crate::models::bpe::BPE;
         use crate::normalizers::{BertNormalizer, Sequence};
         use crate::pre_tokenizers::BertPreTokenizer;
-        let mut tokens: Vec<String> = ["[UNK]", "[SEP]", "th", "the", "he", "in", "ing", "é"].iter().map(|t| t.to_string()).collect();
+        let mut tokens: Vec<String> = ["[UNK]", "[SEP]", "th", "the", "he", "in", "ing", "é"]
+            .iter()
+            .map(|t| t.to_string())
+            .collect();
         tokens.extend((b'!'..=b'~').map(|b| (b as char).to_string()));
         let vocab = tokens.iter().enumerate().map(|(i, t)| (t.clone(), i as u32)).collect();
-        let merges = [("t", "h"), ("th", "e"), ("h", "e"), ("i", "n"), ("in", "g")].iter().map(|(a, b)| (a.to_string(), b.to_string())).collect();
-        let bpe = BPE::builder().vocab_and_merges(vocab, merges).unk_token("[UNK]".into()).build().unwrap();
+        let merges = [("t", "h"), ("th", "e"), ("h", "e"), ("i", "n"), ("in", "g")]
+            .iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect();
+        let bpe = BPE::builder()
+            .vocab_and_merges(vocab, merges)
+            .unk_token("[UNK]".into())
+            .build()
+            .unwrap();
         let mut t = Tokenizer::new(bpe.into());
-        let bert = NormalizerWrapper::BertNormalizer(BertNormalizer::new(true, true, None, lowercase));
-        let normalizer = if fast { bert } else { NormalizerWrapper::Sequence(Sequence::new(vec![bert])) };
+        let bert =
+            NormalizerWrapper::BertNormalizer(BertNormalizer::new(true, true, None, lowercase));
+        let normalizer =
+            if fast { bert } else { NormalizerWrapper::Sequence(Sequence::new(vec![bert])) };
         t.with_normalizer(Some(normalizer)).unwrap();
         t.with_pre_tokenizer(Some(PreTokenizerWrapper::BertPreTokenizer(BertPreTokenizer)));
         t.add_special_tokens([AddedToken::from("[SEP]", true)]).unwrap();
@@ -1108,25 +1307,69 @@ mod tests {
         let mut wordpiece = bert_like(true, true);
         let vocab = ["[UNK]", "[SEP]", "the", "thing", "in", "end", "go", "##ing", "x", ",", "of"];
         let vocab = vocab.iter().enumerate().map(|(i, t)| (t.to_string(), i as u32)).collect();
-        wordpiece.with_model(crate::models::wordpiece::WordPiece::builder().vocab(vocab).unk_token("[UNK]".into()).build().unwrap().into());
-        let texts = ["the thing in the end", "x", "", "going in the thing, the end of the thing in going", "[SEP]the"];
-        let truncations = [None, Some(TruncationParams { max_length: 6, stride: 2, ..Default::default() })];
-        let paddings = [PaddingDirection::Left, PaddingDirection::Right].into_iter().flat_map(|direction| {
-            [PaddingStrategy::BatchLongest, PaddingStrategy::Fixed(9)]
-                .map(|strategy| Some(PaddingParams { direction, strategy, pad_to_multiple_of: Some(4), ..Default::default() }))
-        });
+        wordpiece.with_model(
+            crate::models::wordpiece::WordPiece::builder()
+                .vocab(vocab)
+                .unk_token("[UNK]".into())
+                .build()
+                .unwrap()
+                .into(),
+        );
+        let texts = [
+            "the thing in the end",
+            "x",
+            "",
+            "going in the thing, the end of the thing in going",
+            "[SEP]the",
+        ];
+        let truncations =
+            [None, Some(TruncationParams { max_length: 6, stride: 2, ..Default::default() })];
+        let paddings =
+            [PaddingDirection::Left, PaddingDirection::Right].into_iter().flat_map(|direction| {
+                [PaddingStrategy::BatchLongest, PaddingStrategy::Fixed(9)].map(|strategy| {
+                    Some(PaddingParams {
+                        direction,
+                        strategy,
+                        pad_to_multiple_of: Some(4),
+                        ..Default::default()
+                    })
+                })
+            });
         let paddings: Vec<Option<PaddingParams>> = std::iter::once(None).chain(paddings).collect();
         // BPE: every token has its text, nothing is packed; WordPiece: everything is.
         for (t, packs) in [(bert_like(true, true), false), (wordpiece, true)] {
-            for (truncation, padding) in truncations.iter().flat_map(|t| paddings.iter().map(move |p| (t.as_ref(), p.as_ref()))) {
-                let (expected, expected_texts) = t.encode_batch_deferred(texts.to_vec(), true, OffsetType::Char, truncation, padding).unwrap();
-                let mut stored = t.encode_batch_stored(texts.to_vec(), true, OffsetType::Char, truncation, padding).unwrap();
+            for (truncation, padding) in truncations
+                .iter()
+                .flat_map(|t| paddings.iter().map(move |p| (t.as_ref(), p.as_ref())))
+            {
+                let (expected, expected_texts) = t
+                    .encode_batch_deferred(
+                        texts.to_vec(),
+                        true,
+                        OffsetType::Char,
+                        truncation,
+                        padding,
+                    )
+                    .unwrap();
+                let mut stored = t
+                    .encode_batch_stored(
+                        texts.to_vec(),
+                        true,
+                        OffsetType::Char,
+                        truncation,
+                        padding,
+                    )
+                    .unwrap();
                 assert_eq!(stored.padding.is_some(), padding.is_some());
                 stored.pad_rows();
-                let rows: Vec<Encoding> = stored.rows.iter().map(StoredEncoding::to_encoding).collect();
+                let rows: Vec<Encoding> =
+                    stored.rows.iter().map(StoredEncoding::to_encoding).collect();
                 assert_eq!(rows, expected, "{truncation:?} {padding:?}");
                 assert_eq!(stored.texts.is_some(), expected_texts.is_some());
-                assert!(stored.rows.iter().all(|r| matches!(r, StoredEncoding::Packed(_)) == packs));
+                assert!(stored
+                    .rows
+                    .iter()
+                    .all(|r| matches!(r, StoredEncoding::Packed(_)) == packs));
             }
         }
     }
@@ -1149,15 +1392,27 @@ mod tests {
             for text in texts {
                 for offset_type in [OffsetType::Byte, OffsetType::Char] {
                     let expected = general.encode(text, true, offset_type).unwrap();
-                    assert_eq!(fast.encode(text, true, offset_type).unwrap(), expected, "{text:?} lowercase={lowercase}");
+                    assert_eq!(
+                        fast.encode(text, true, offset_type).unwrap(),
+                        expected,
+                        "{text:?} lowercase={lowercase}"
+                    );
                 }
-                assert_eq!(fast.encode_ids(text, false).unwrap(), general.encode_ids(text, false).unwrap(), "{text:?}");
+                assert_eq!(
+                    fast.encode_ids(text, false).unwrap(),
+                    general.encode_ids(text, false).unwrap(),
+                    "{text:?}"
+                );
                 for add_special_tokens in [true, false] {
-                    let full = general.encode(text, add_special_tokens, OffsetType::Byte).unwrap().ids;
-                    assert_eq!(fast.encode_ids(text, add_special_tokens).unwrap(), full, "{text:?}");
+                    let full =
+                        general.encode(text, add_special_tokens, OffsetType::Byte).unwrap().ids;
+                    assert_eq!(
+                        fast.encode_ids(text, add_special_tokens).unwrap(),
+                        full,
+                        "{text:?}"
+                    );
                 }
             }
         }
     }
-
 }

@@ -81,14 +81,22 @@ impl PreTokenizedString {
                 new_splits.push(split);
                 continue;
             }
-            new_splits.extend(f(i, split.normalized)?.into_iter().map(Into::into).filter(|s: &Split| !s.normalized.is_empty()));
+            new_splits.extend(
+                f(i, split.normalized)?
+                    .into_iter()
+                    .map(Into::into)
+                    .filter(|s: &Split| !s.normalized.is_empty()),
+            );
         }
         self.splits = new_splits;
         Ok(())
     }
 
     /// Normalizes every piece that has no tokens yet.
-    pub fn normalize<F: FnMut(&mut NormalizedString) -> Result<()>>(&mut self, mut f: F) -> Result<()> {
+    pub fn normalize<F: FnMut(&mut NormalizedString) -> Result<()>>(
+        &mut self,
+        mut f: F,
+    ) -> Result<()> {
         for split in self.splits.iter_mut().filter(|s| s.tokens.is_none()) {
             f(&mut split.normalized)?;
         }
@@ -96,7 +104,10 @@ impl PreTokenizedString {
     }
 
     /// Tokenizes every piece that has no tokens yet.
-    pub fn tokenize<F: FnMut(&NormalizedString) -> Result<Vec<Token>>>(&mut self, mut f: F) -> Result<()> {
+    pub fn tokenize<F: FnMut(&NormalizedString) -> Result<Vec<Token>>>(
+        &mut self,
+        mut f: F,
+    ) -> Result<()> {
         for split in self.splits.iter_mut().filter(|s| s.tokens.is_none()) {
             split.tokens = Some(f(&split.normalized)?);
         }
@@ -104,8 +115,13 @@ impl PreTokenizedString {
     }
 
     /// The pieces with their offsets (see `OffsetReferential`) and tokens if any.
-    pub fn get_splits(&self, referential: OffsetReferential, offset_type: OffsetType) -> Vec<(&str, Offsets, &Option<Vec<Token>>)> {
-        let converter = (offset_type == OffsetType::Char).then(|| ByteToCharOffsets::new(&self.original));
+    pub fn get_splits(
+        &self,
+        referential: OffsetReferential,
+        offset_type: OffsetType,
+    ) -> Vec<(&str, Offsets, &Option<Vec<Token>>)> {
+        let converter =
+            (offset_type == OffsetType::Char).then(|| ByteToCharOffsets::new(&self.original));
         let mut normalized_pos = 0;
         self.splits
             .iter()
@@ -129,8 +145,14 @@ impl PreTokenizedString {
 
     /// Builds the `Encoding` of the tokenized pieces. Token offsets are mapped back to the
     /// original input. Each piece is a word (`word_idx` overrides that, e.g. for pre-split input).
-    pub fn into_encoding(self, word_idx: Option<u32>, type_id: u32, offset_type: OffsetType) -> Result<Encoding> {
-        let converter = (offset_type == OffsetType::Char).then(|| ByteToCharOffsets::new(&self.original));
+    pub fn into_encoding(
+        self,
+        word_idx: Option<u32>,
+        type_id: u32,
+        offset_type: OffsetType,
+    ) -> Result<Encoding> {
+        let converter =
+            (offset_type == OffsetType::Char).then(|| ByteToCharOffsets::new(&self.original));
         let capacity = self.splits.iter().map(|s| s.tokens.as_ref().map_or(0, Vec::len)).sum();
         let mut encoding = Encoding::with_capacity(capacity);
         for (i, split) in self.splits.into_iter().enumerate() {

@@ -18,12 +18,24 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use crate::error::{Error, Result};
 use crate::tokenizer::added_vocabulary::AddedTokenWithId;
 use crate::tokenizer::pipeline::TokenizerImpl;
-use crate::tokenizer::{ByteLevelHint, Decoder, Model, Normalizer, NormalizerHint, PostProcessor, PreTokenizer, TokenizeWith};
+use crate::tokenizer::{
+    ByteLevelHint, Decoder, Model, Normalizer, NormalizerHint, PostProcessor, PreTokenizer,
+    TokenizeWith,
+};
 
 const SERIALIZATION_VERSION: &str = "1.0";
 
-const FIELDS: &[&str] =
-    &["version", "truncation", "padding", "added_tokens", "normalizer", "pre_tokenizer", "post_processor", "decoder", "model"];
+const FIELDS: &[&str] = &[
+    "version",
+    "truncation",
+    "padding",
+    "added_tokens",
+    "normalizer",
+    "pre_tokenizer",
+    "post_processor",
+    "decoder",
+    "model",
+];
 
 impl<M, N, PT, PP, D> Serialize for TokenizerImpl<M, N, PT, PP, D>
 where
@@ -56,7 +68,9 @@ where
     PP: Deserialize<'de> + PostProcessor + Send + Sync,
     D: Deserialize<'de> + Decoder + Send + Sync,
 {
-    fn deserialize<De: Deserializer<'de>>(deserializer: De) -> std::result::Result<Self, De::Error> {
+    fn deserialize<De: Deserializer<'de>>(
+        deserializer: De,
+    ) -> std::result::Result<Self, De::Error> {
         deserializer.deserialize_struct("Tokenizer", FIELDS, TokenizerVisitor(PhantomData))
     }
 }
@@ -77,7 +91,10 @@ where
         f.write_str("a tokenizer.json object")
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> std::result::Result<Self::Value, A::Error> {
+    fn visit_map<A: MapAccess<'de>>(
+        self,
+        mut map: A,
+    ) -> std::result::Result<Self::Value, A::Error> {
         let mut normalizer = None;
         let mut pre_tokenizer = None;
         let mut model = None;
@@ -91,7 +108,9 @@ where
                 "version" => {
                     let version: String = map.next_value()?;
                     if version != SERIALIZATION_VERSION {
-                        return Err(de::Error::custom(format!("unknown tokenizer.json version {version:?} (expected \"1.0\")")));
+                        return Err(de::Error::custom(format!(
+                            "unknown tokenizer.json version {version:?} (expected \"1.0\")"
+                        )));
                     }
                 }
                 "truncation" => truncation = map.next_value()?,
@@ -115,7 +134,9 @@ where
         tokenizer.decoder = decoder;
         tokenizer.truncation = truncation;
         tokenizer.padding = padding;
-        tokenizer.add_tokens(added_tokens.into_iter().map(|t| t.token)).map_err(de::Error::custom)?;
+        tokenizer
+            .add_tokens(added_tokens.into_iter().map(|t| t.token))
+            .map_err(de::Error::custom)?;
         Ok(tokenizer)
     }
 }
@@ -125,7 +146,11 @@ fn json_error(error: serde_path_to_error::Error<serde_json::Error>) -> Error {
     let path = error.path().to_string();
     let inner = error.into_inner();
     let line = (inner.line() > 0).then_some(inner.line());
-    let message = if path.is_empty() || path == "." { format!("tokenizer.json: {inner}") } else { format!("tokenizer.json at `{path}`: {inner}") };
+    let message = if path.is_empty() || path == "." {
+        format!("tokenizer.json: {inner}")
+    } else {
+        format!("tokenizer.json at `{path}`: {inner}")
+    };
     Error::Format { path: None, line, byte_offset: None, message }
 }
 
@@ -173,7 +198,8 @@ where
 {
     /// The tokenizer.json text, indented (as `tokenizers` saves it) or on one line.
     pub fn to_json_string(&self, pretty: bool) -> Result<String> {
-        let text = if pretty { serde_json::to_string_pretty(self) } else { serde_json::to_string(self) };
+        let text =
+            if pretty { serde_json::to_string_pretty(self) } else { serde_json::to_string(self) };
         text.map_err(|e| Error::Other(format!("cannot serialize the tokenizer: {e}")))
     }
 
@@ -186,7 +212,11 @@ where
             Some(p) if !p.as_os_str().is_empty() => p,
             _ => Path::new("."),
         };
-        let mut temp = tempfile::Builder::new().prefix(".tokenizer-").suffix(".json.tmp").tempfile_in(dir).map_err(|e| Error::io(dir, e))?;
+        let mut temp = tempfile::Builder::new()
+            .prefix(".tokenizer-")
+            .suffix(".json.tmp")
+            .tempfile_in(dir)
+            .map_err(|e| Error::io(dir, e))?;
         temp.write_all(text.as_bytes()).map_err(|e| Error::io(temp.path().to_path_buf(), e))?;
         temp.as_file().sync_all().map_err(|e| Error::io(temp.path().to_path_buf(), e))?;
         temp.persist(path).map_err(|e| Error::io(path, e.error))?;
@@ -198,7 +228,9 @@ where
 mod tests {
     use crate::error::Error;
     use crate::tokenizer::pipeline::TokenizerImpl;
-    use crate::tokenizer::test_support::{JoinPair, Lowercase, SpaceJoin, WhitespaceSplit, WordModel};
+    use crate::tokenizer::test_support::{
+        JoinPair, Lowercase, SpaceJoin, WhitespaceSplit, WordModel,
+    };
     use crate::tokenizer::AddedToken;
 
     type TestTokenizer = TokenizerImpl<WordModel, Lowercase, WhitespaceSplit, JoinPair, SpaceJoin>;
@@ -209,8 +241,25 @@ mod tests {
         t.with_pre_tokenizer(Some(WhitespaceSplit::WhitespaceSplit));
         t.add_special_tokens([AddedToken::from("<s>", true)]).unwrap();
         let json = t.to_json_string(true).unwrap();
-        let keys: Vec<&str> = json.lines().filter(|l| l.starts_with("  \"")).map(|l| l.trim().split('"').nth(1).unwrap()).collect();
-        assert_eq!(keys, vec!["version", "truncation", "padding", "added_tokens", "normalizer", "pre_tokenizer", "post_processor", "decoder", "model"]);
+        let keys: Vec<&str> = json
+            .lines()
+            .filter(|l| l.starts_with("  \""))
+            .map(|l| l.trim().split('"').nth(1).unwrap())
+            .collect();
+        assert_eq!(
+            keys,
+            vec![
+                "version",
+                "truncation",
+                "padding",
+                "added_tokens",
+                "normalizer",
+                "pre_tokenizer",
+                "post_processor",
+                "decoder",
+                "model"
+            ]
+        );
         let back = TestTokenizer::from_json_str(&json).unwrap();
         assert_eq!(back, t);
         assert_eq!(back.to_json_string(true).unwrap(), json);
@@ -221,7 +270,9 @@ mod tests {
         let json = "{\n  \"version\": \"1.0\",\n  \"added_tokens\": [],\n  \"normalizer\": {\"type\": \"Nope\"},\n  \"model\": {\"type\": \"WordModel\", \"vocab\": {}}\n}";
         let err = TestTokenizer::from_json_str(json).unwrap_err();
         match &err {
-            Error::Format { line: Some(4), message, .. } => assert!(message.contains("normalizer"), "{message}"),
+            Error::Format { line: Some(4), message, .. } => {
+                assert!(message.contains("normalizer"), "{message}")
+            }
             other => panic!("unexpected {other:?}"),
         }
         let err = TestTokenizer::from_json_str("{\"version\": \"1.0\",\n \"model\": ").unwrap_err();
@@ -237,7 +288,8 @@ mod tests {
         let t = TestTokenizer::new(WordModel::new(&["a", "b"]));
         t.save(&path, true).unwrap();
         t.save(&path, false).unwrap();
-        let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        let names: Vec<_> =
+            std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
         assert_eq!(names.len(), 1, "temporary file left behind: {names:?}");
         assert_eq!(TestTokenizer::from_file(&path).unwrap(), t);
         let missing = TestTokenizer::from_file(dir.path().join("nope.json")).unwrap_err();

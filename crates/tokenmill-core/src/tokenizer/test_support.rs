@@ -7,8 +7,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::tokenizer::{
-    Decoder, Encoding, Model, NormalizedString, Normalizer, PostProcessor, PreTokenizedString, PreTokenizer, SplitDelimiterBehavior,
-    Token,
+    Decoder, Encoding, Model, NormalizedString, Normalizer, PostProcessor, PreTokenizedString,
+    PreTokenizer, SplitDelimiterBehavior, Token,
 };
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -46,7 +46,9 @@ pub struct WordModel {
 
 impl WordModel {
     pub fn new(words: &[&str]) -> Self {
-        WordModel { vocab: words.iter().enumerate().map(|(i, w)| (w.to_string(), i as u32)).collect() }
+        WordModel {
+            vocab: words.iter().enumerate().map(|(i, w)| (w.to_string(), i as u32)).collect(),
+        }
     }
 }
 
@@ -92,7 +94,12 @@ impl PostProcessor for JoinPair {
     fn added_tokens(&self, _is_pair: bool) -> usize {
         0
     }
-    fn process(&self, encoding: Encoding, pair: Option<Encoding>, _add_special_tokens: bool) -> Result<Encoding> {
+    fn process(
+        &self,
+        encoding: Encoding,
+        pair: Option<Encoding>,
+        _add_special_tokens: bool,
+    ) -> Result<Encoding> {
         Ok(super::pipeline::join_sequences(encoding, pair))
     }
 }
@@ -107,7 +114,11 @@ pub enum SpaceJoin {
 impl Decoder for SpaceJoin {
     fn decode_chain(&self, tokens: Vec<String>) -> Result<Vec<String>> {
         let n = tokens.len();
-        Ok(tokens.into_iter().enumerate().map(|(i, t)| if i + 1 < n { t + " " } else { t }).collect())
+        Ok(tokens
+            .into_iter()
+            .enumerate()
+            .map(|(i, t)| if i + 1 < n { t + " " } else { t })
+            .collect())
     }
 }
 

@@ -11,8 +11,8 @@
 //! The heap bookkeeping reproduces `tokenizers`' exactly, including its quirks (an entry only
 //! merges the words it carries, and the merged pair's count is not reset), so that the learned
 //! merges are the same even when a merged token can be formed in more than one way.
-use std::collections::{BTreeSet, BinaryHeap, HashMap};
 use std::cmp::Ordering;
+use std::collections::{BTreeSet, BinaryHeap, HashMap};
 
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde::{Deserialize, Serialize};
@@ -125,7 +125,12 @@ pub struct BpeTrainResult {
 impl BpeTrainResult {
     /// Every merge step as (left text, right text, count).
     pub fn history_texts(&self) -> Vec<(String, String, u64)> {
-        self.history.iter().map(|m| (self.vocab[m.left as usize].clone(), self.vocab[m.right as usize].clone(), m.count)).collect()
+        self.history
+            .iter()
+            .map(|m| {
+                (self.vocab[m.left as usize].clone(), self.vocab[m.right as usize].clone(), m.count)
+            })
+            .collect()
     }
 
     /// Token → id.
@@ -185,7 +190,11 @@ impl BpeTrainer {
     /// Like [`train_from_counts`](Self::train_from_counts), but the prefixed / suffixed character
     /// forms listed in `form_order` get their ids in that order (before the others). This lets
     /// tests replay the (hash) order a `tokenizers` run happened to use and compare exactly.
-    pub fn train_with_form_order(&self, counts: &WordCounts, form_order: &[String]) -> Result<BpeTrainResult> {
+    pub fn train_with_form_order(
+        &self,
+        counts: &WordCounts,
+        form_order: &[String],
+    ) -> Result<BpeTrainResult> {
         let (vocab, symbols) = self.initial_vocab(counts, form_order);
         let mut words = Words::new(counts, &symbols);
         let (history, vocab) = self.merge_loop(&mut words, vocab);
@@ -209,10 +218,15 @@ impl BpeTrainer {
     /// The starting point of training, for other merge rules (the WordPiece likelihood
     /// trainer): the tokens by id before any merge, and each word as its initial symbol ids
     /// with its count, exactly as this trainer starts.
-    pub(crate) fn initial_words(&self, counts: &WordCounts, form_order: &[String]) -> (Vec<String>, Vec<(Vec<u32>, u64)>) {
+    pub(crate) fn initial_words(
+        &self,
+        counts: &WordCounts,
+        form_order: &[String],
+    ) -> (Vec<String>, Vec<(Vec<u32>, u64)>) {
         let (vocab, symbols) = self.initial_vocab(counts, form_order);
         let words = Words::new(counts, &symbols);
-        let list = (0..words.start.len()).map(|i| (words.word(i).to_vec(), words.count[i])).collect();
+        let list =
+            (0..words.start.len()).map(|i| (words.word(i).to_vec(), words.count[i])).collect();
         (vocab.tokens, list)
     }
 
@@ -300,7 +314,9 @@ impl BpeTrainer {
             .iter()
             .enumerate()
             .filter(|(i, m)| last_step[&(m.left, m.right)] == *i)
-            .map(|(_, m)| (vocab.tokens[m.left as usize].clone(), vocab.tokens[m.right as usize].clone()))
+            .map(|(_, m)| {
+                (vocab.tokens[m.left as usize].clone(), vocab.tokens[m.right as usize].clone())
+            })
             .collect();
         BpeTrainResult {
             vocab: vocab.tokens,
@@ -344,7 +360,12 @@ struct CharSymbols {
 
 impl CharSymbols {
     /// Adds the prefixed / suffixed forms that occur to `vocab`, in code-point order of their text.
-    fn new(trainer: &BpeTrainer, counts: &WordCounts, form_order: &[String], vocab: &mut Vocab) -> Self {
+    fn new(
+        trainer: &BpeTrainer,
+        counts: &WordCounts,
+        form_order: &[String],
+        vocab: &mut Vocab,
+    ) -> Self {
         // A character takes part in words when its own text is a token (alphabet or special).
         let mut forms: FxHashSet<(char, usize)> = FxHashSet::default();
         for word in counts.keys() {
@@ -384,7 +405,9 @@ const LAST: usize = 2;
 /// original word (characters dropped from the alphabet still count as first / last).
 fn positions(word: &str) -> impl Iterator<Item = (char, usize)> + '_ {
     let n = word.chars().count();
-    word.chars().enumerate().map(move |(i, c)| (c, if i == 0 { FIRST } else { 0 } | if i + 1 == n { LAST } else { 0 }))
+    word.chars()
+        .enumerate()
+        .map(move |(i, c)| (c, if i == 0 { FIRST } else { 0 } | if i + 1 == n { LAST } else { 0 }))
 }
 
 /// All words as runs of symbol ids in one arena, merged in place.
@@ -399,7 +422,13 @@ struct Words {
 
 impl Words {
     fn new(counts: &WordCounts, chars: &CharSymbols) -> Self {
-        let mut w = Words { symbols: Vec::new(), lens: Vec::new(), start: Vec::with_capacity(counts.len()), len: Vec::with_capacity(counts.len()), count: Vec::with_capacity(counts.len()) };
+        let mut w = Words {
+            symbols: Vec::new(),
+            lens: Vec::new(),
+            start: Vec::with_capacity(counts.len()),
+            len: Vec::with_capacity(counts.len()),
+            count: Vec::with_capacity(counts.len()),
+        };
         for (word, &n) in counts {
             let start = w.symbols.len();
             for (c, kind) in positions(word) {
@@ -451,7 +480,15 @@ impl Words {
     }
 
     /// Merges every (left, right) in word `w`, left to right, recording the pair changes.
-    fn merge(&mut self, w: usize, left: u32, right: u32, new_id: u32, max_len: usize, changes: &mut Changes) {
+    fn merge(
+        &mut self,
+        w: usize,
+        left: u32,
+        right: u32,
+        new_id: u32,
+        max_len: usize,
+        changes: &mut Changes,
+    ) {
         let start = self.start[w];
         let n = self.len[w] as usize;
         let syms = &mut self.symbols[start..start + n];
@@ -516,7 +553,11 @@ impl Changes {
             let same = rest.iter().take_while(|(p, _)| *p == pair).count();
             let count = pair_counts.get(&pair).copied().unwrap_or(0);
             if count > 0 {
-                heap.push(Entry { count: count as u64, pair, pos: rest[..same].iter().map(|&(_, w)| w).collect() });
+                heap.push(Entry {
+                    count: count as u64,
+                    pair,
+                    pos: rest[..same].iter().map(|&(_, w)| w).collect(),
+                });
             }
             rest = &rest[same..];
         }
@@ -590,7 +631,12 @@ mod tests {
 
     #[test]
     fn min_frequency_stops_and_vocab_size_caps() {
-        let trainer = BpeTrainer { vocab_size: 100, min_frequency: 3, show_progress: false, ..Default::default() };
+        let trainer = BpeTrainer {
+            vocab_size: 100,
+            min_frequency: 3,
+            show_progress: false,
+            ..Default::default()
+        };
         let r = trainer.train_from_counts(&counts(&[("xy", 3), ("yz", 2)])).unwrap();
         assert_eq!(r.merges.len(), 1);
         let trainer = BpeTrainer { vocab_size: 4, show_progress: false, ..Default::default() };

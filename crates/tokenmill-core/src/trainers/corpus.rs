@@ -37,7 +37,13 @@ pub struct FileLines {
 impl FileLines {
     pub fn open(path: &Path) -> Result<Self> {
         let file = File::open(path).map_err(|e| Error::io(path, e))?;
-        Ok(FileLines { path: path.to_path_buf(), reader: BufReader::with_capacity(1 << 20, file), line: 0, offset: 0, done: false })
+        Ok(FileLines {
+            path: path.to_path_buf(),
+            reader: BufReader::with_capacity(1 << 20, file),
+            line: 0,
+            offset: 0,
+            done: false,
+        })
     }
 }
 
@@ -63,7 +69,11 @@ impl Iterator for FileLines {
                     Err(e) => {
                         self.done = true;
                         let bad = e.utf8_error().valid_up_to();
-                        Some(Err(Error::Utf8 { path: Some(self.path.clone()), line: Some(self.line), byte_offset: start + bad }))
+                        Some(Err(Error::Utf8 {
+                            path: Some(self.path.clone()),
+                            line: Some(self.line),
+                            byte_offset: start + bad,
+                        }))
                     }
                 }
             }

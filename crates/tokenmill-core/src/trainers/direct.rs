@@ -26,7 +26,9 @@ use crate::utils::byte_level::BYTES_TO_CHARS;
 pub enum DirectWords {
     ByteLevel(ByteLevel),
     /// Raw pieces between whitespace (as `BertNormalizer` with / without `clean_text` sees it).
-    Bert { clean_text: bool },
+    Bert {
+        clean_text: bool,
+    },
 }
 
 impl DirectWords {
@@ -37,10 +39,13 @@ impl DirectWords {
         }
         match (tokenizer.get_normalizer(), tokenizer.get_pre_tokenizer()?) {
             (None, PreTokenizerWrapper::ByteLevel(b)) => Some(DirectWords::ByteLevel(*b)),
-            (None, PreTokenizerWrapper::BertPreTokenizer(_)) => Some(DirectWords::Bert { clean_text: false }),
-            (Some(NormalizerWrapper::BertNormalizer(n)), PreTokenizerWrapper::BertPreTokenizer(_)) => {
-                Some(DirectWords::Bert { clean_text: n.clean_text })
+            (None, PreTokenizerWrapper::BertPreTokenizer(_)) => {
+                Some(DirectWords::Bert { clean_text: false })
             }
+            (
+                Some(NormalizerWrapper::BertNormalizer(n)),
+                PreTokenizerWrapper::BertPreTokenizer(_),
+            ) => Some(DirectWords::Bert { clean_text: n.clean_text }),
             _ => None,
         }
     }
@@ -89,14 +94,18 @@ impl DirectWords {
     /// Turns counts of raw words into counts of the words `tokenizer`'s pipeline would give.
     pub fn finish(&self, tokenizer: &Tokenizer, raw: WordCounts) -> Result<WordCounts> {
         match self {
-            DirectWords::ByteLevel(_) => Ok(raw.into_iter().map(|(word, n)| (to_byte_level(&word), n)).collect()),
+            DirectWords::ByteLevel(_) => {
+                Ok(raw.into_iter().map(|(word, n)| (to_byte_level(&word), n)).collect())
+            }
             DirectWords::Bert { .. } => {
                 // One pass over the distinct pieces (few, next to the corpus): sequential, so
                 // that no copy of the piece table is made.
                 let mut counts = WordCounts::default();
                 for (piece, n) in raw {
                     let pre = tokenizer.normalize_and_pre_tokenize(&piece)?;
-                    pre.splits().iter().for_each(|split| add_word(&mut counts, split.normalized.get(), n));
+                    pre.splits()
+                        .iter()
+                        .for_each(|split| add_word(&mut counts, split.normalized.get(), n));
                 }
                 counts.shrink_to_fit();
                 Ok(counts)
@@ -154,13 +163,23 @@ mod tests {
         use crate::normalizers::bert::BertNormalizer;
         use crate::pre_tokenizers::bert::BertPreTokenizer;
         let text = "Héllo, WORLD!\u{0b}x\u{85}y\u{a0}z\u{2028}中文字 Ｆｕｌｌ naïve\u{300}\u{301} ΣΑΣ\ttab\u{200b}zw \u{0}nul\u{fffd}\r\n";
-        for normalizer in [None, Some(BertNormalizer::default()), Some(BertNormalizer::new(false, true, Some(true), true)), Some(BertNormalizer::new(true, false, Some(false), false))] {
+        for normalizer in [
+            None,
+            Some(BertNormalizer::default()),
+            Some(BertNormalizer::new(false, true, Some(true), true)),
+            Some(BertNormalizer::new(true, false, Some(false), false)),
+        ] {
             let mut tokenizer = Tokenizer::new(ModelWrapper::BPE(BPE::default()));
-            tokenizer.with_pre_tokenizer(Some(PreTokenizerWrapper::BertPreTokenizer(BertPreTokenizer)));
+            tokenizer
+                .with_pre_tokenizer(Some(PreTokenizerWrapper::BertPreTokenizer(BertPreTokenizer)));
             tokenizer.with_normalizer(normalizer.map(NormalizerWrapper::BertNormalizer)).unwrap();
             let direct = DirectWords::for_tokenizer(&tokenizer).unwrap();
             let mut expected = WordCounts::default();
-            for (w, _, _) in tokenizer.normalize_and_pre_tokenize(text).unwrap().get_splits(OffsetReferential::Original, OffsetType::Byte) {
+            for (w, _, _) in tokenizer
+                .normalize_and_pre_tokenize(text)
+                .unwrap()
+                .get_splits(OffsetReferential::Original, OffsetType::Byte)
+            {
                 add_word(&mut expected, w, 1);
             }
             let mut raw = WordCounts::default();
@@ -171,10 +190,18 @@ mod tests {
 
     #[test]
     fn same_words_as_the_pipeline() {
-        let texts = ["Hello my friend, how's it going?\n", "  spaces   and\ttabs\r\n", "", "é中文 123 !!", "x"];
+        let texts = [
+            "Hello my friend, how's it going?\n",
+            "  spaces   and\ttabs\r\n",
+            "",
+            "é中文 123 !!",
+            "x",
+        ];
         for prefix in [false, true] {
             let mut tokenizer = Tokenizer::new(ModelWrapper::BPE(BPE::default()));
-            tokenizer.with_pre_tokenizer(Some(PreTokenizerWrapper::ByteLevel(ByteLevel::new(prefix, true, true))));
+            tokenizer.with_pre_tokenizer(Some(PreTokenizerWrapper::ByteLevel(ByteLevel::new(
+                prefix, true, true,
+            ))));
             let direct = DirectWords::for_tokenizer(&tokenizer).unwrap();
             for t in texts {
                 let expected: Vec<String> = tokenizer

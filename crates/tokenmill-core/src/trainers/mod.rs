@@ -86,7 +86,9 @@ impl TrainerWrapper {
     /// train a Unigram"), then the model's kind.
     fn mismatch(&self, model_kind: &str) -> Error {
         let (name, kind) = self.name_and_kind();
-        Error::InvalidArgument(format!("{name} can only train a {kind} model, not a {model_kind} model"))
+        Error::InvalidArgument(format!(
+            "{name} can only train a {kind} model, not a {model_kind} model"
+        ))
     }
 
     /// Fails unless this trainer trains `model`'s kind of model.
@@ -116,12 +118,11 @@ impl TrainerWrapper {
         match self {
             TrainerWrapper::BpeTrainer(t) => t.feed(sequences, process),
             TrainerWrapper::WordPieceTrainer(t) => t.bpe_trainer.feed(sequences, process),
-            TrainerWrapper::WordLevelTrainer(_) | TrainerWrapper::UnigramTrainer(_) => {
-                self.feed_with(sequences.map(Ok), |s: &str, emit: &mut dyn FnMut(&str)| {
+            TrainerWrapper::WordLevelTrainer(_) | TrainerWrapper::UnigramTrainer(_) => self
+                .feed_with(sequences.map(Ok), |s: &str, emit: &mut dyn FnMut(&str)| {
                     process(s)?.iter().for_each(|w| emit(w));
                     Ok(())
-                })
-            }
+                }),
         }
     }
 
@@ -147,14 +148,22 @@ impl TrainerWrapper {
     /// Feeds the words `tokenizer` would give its model for each sequence: cut straight from the
     /// raw text when the pipeline allows it ([`direct::DirectWords`], much faster), otherwise
     /// through the tokenizer's normalizer and pre-tokenizer. An error item stops the feed.
-    pub fn feed_tokenizer<I, S>(&mut self, tokenizer: &crate::tokenizer::Tokenizer, sequences: I) -> Result<()>
+    pub fn feed_tokenizer<I, S>(
+        &mut self,
+        tokenizer: &crate::tokenizer::Tokenizer,
+        sequences: I,
+    ) -> Result<()>
     where
         I: Iterator<Item = Result<S>>,
         S: AsRef<str> + Send,
     {
         match direct::DirectWords::for_tokenizer(tokenizer) {
             Some(cutter) => {
-                let raw = word_counts::count_words(sequences, |s: &str, emit: &mut dyn FnMut(&str)| cutter.split(s, emit), |_| {})?;
+                let raw = word_counts::count_words(
+                    sequences,
+                    |s: &str, emit: &mut dyn FnMut(&str)| cutter.split(s, emit),
+                    |_| {},
+                )?;
                 self.set_words(cutter.finish(tokenizer, raw)?);
                 Ok(())
             }
@@ -218,7 +227,9 @@ impl Trainer for TrainerWrapper {
     fn train(&self, model: &mut ModelWrapper) -> Result<Vec<AddedToken>> {
         match (self, &mut *model) {
             (TrainerWrapper::BpeTrainer(_), ModelWrapper::BPE(_)) => self.train_bpe_model(model),
-            (TrainerWrapper::WordPieceTrainer(t), ModelWrapper::WordPiece(wordpiece)) => train_wordpiece(t, wordpiece),
+            (TrainerWrapper::WordPieceTrainer(t), ModelWrapper::WordPiece(wordpiece)) => {
+                train_wordpiece(t, wordpiece)
+            }
             (TrainerWrapper::WordLevelTrainer(t), ModelWrapper::WordLevel(wordlevel)) => {
                 wordlevel.set_vocab(t.train());
                 Ok(t.special_tokens.clone())
@@ -240,7 +251,9 @@ impl Trainer for TrainerWrapper {
 fn train_wordpiece(trainer: &WordPieceTrainer, model: &mut WordPiece) -> Result<Vec<AddedToken>> {
     let result = trainer.train_and_record()?;
     model.set_vocab(result.vocab_map());
-    model.set_continuing_subword_prefix(result.continuing_subword_prefix.unwrap_or_else(|| crate::models::wordpiece::DEFAULT_CONTINUING_SUBWORD_PREFIX.to_string()));
+    model.set_continuing_subword_prefix(result.continuing_subword_prefix.unwrap_or_else(|| {
+        crate::models::wordpiece::DEFAULT_CONTINUING_SUBWORD_PREFIX.to_string()
+    }));
     Ok(result.special_tokens)
 }
 
@@ -257,7 +270,10 @@ impl TrainerWrapper {
         };
         let vocab = result.vocab_map();
         let special_tokens = result.special_tokens.clone();
-        *model = ModelWrapper::BPE(BPE::from_trained(vocab, result.merges, options).map_err(|e| Error::Other(format!("trained BPE model: {e}")))?);
+        *model = ModelWrapper::BPE(
+            BPE::from_trained(vocab, result.merges, options)
+                .map_err(|e| Error::Other(format!("trained BPE model: {e}")))?,
+        );
         Ok(special_tokens)
     }
 }
@@ -301,7 +317,9 @@ mod tests {
             "Hopefully, you will be able to understand how they are trained and generate tokens.",
         ];
         let mut tokenizer = Tokenizer::new(ModelWrapper::BPE(BPE::default()));
-        tokenizer.with_pre_tokenizer(Some(PreTokenizerWrapper::ByteLevel(ByteLevel::new(false, true, true))));
+        tokenizer.with_pre_tokenizer(Some(PreTokenizerWrapper::ByteLevel(ByteLevel::new(
+            false, true, true,
+        ))));
         let mut trainer = TrainerWrapper::BpeTrainer(BpeTrainer {
             vocab_size: 60,
             show_progress: false,
@@ -327,13 +345,19 @@ mod tests {
         ];
         let mut tokenizer = Tokenizer::new(ModelWrapper::WordPiece(WordPiece::default()));
         tokenizer.with_pre_tokenizer(Some(PreTokenizerWrapper::BertPreTokenizer(BertPreTokenizer)));
-        let mut wordpiece = WordPieceTrainer { algorithm: WordPieceAlgorithm::Likelihood, ..Default::default() };
+        let mut wordpiece =
+            WordPieceTrainer { algorithm: WordPieceAlgorithm::Likelihood, ..Default::default() };
         wordpiece.bpe_trainer.vocab_size = 70;
         wordpiece.bpe_trainer.show_progress = false;
-        wordpiece.bpe_trainer.special_tokens = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"].iter().map(|t| AddedToken::from(*t, true)).collect();
+        wordpiece.bpe_trainer.special_tokens = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+            .iter()
+            .map(|t| AddedToken::from(*t, true))
+            .collect();
         let mut trainer = TrainerWrapper::WordPieceTrainer(wordpiece);
         tokenizer.train(&mut trainer, corpus.iter()).unwrap();
-        let TrainerWrapper::WordPieceTrainer(wordpiece) = &trainer else { panic!("a WordPieceTrainer") };
+        let TrainerWrapper::WordPieceTrainer(wordpiece) = &trainer else {
+            panic!("a WordPieceTrainer")
+        };
         let first = &wordpiece.merge_history.get()[0];
         assert_eq!((first.0.as_str(), first.1.as_str()), ("a", "##b"));
         assert_eq!(first.2, MergeScore::Likelihood(0.2));

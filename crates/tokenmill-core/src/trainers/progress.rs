@@ -13,8 +13,10 @@ impl Progress {
     pub fn new(show: bool, len: u64, message: &str) -> Self {
         let bar = if show && std::io::stderr().is_terminal() {
             let bar = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr());
-            let style = ProgressStyle::with_template("[{elapsed_precise}] {msg:<24!} {wide_bar} {pos:>9}/{len:<9} eta {eta}")
-                .unwrap_or_else(|_| ProgressStyle::default_bar());
+            let style = ProgressStyle::with_template(
+                "[{elapsed_precise}] {msg:<24!} {wide_bar} {pos:>9}/{len:<9} eta {eta}",
+            )
+            .unwrap_or_else(|_| ProgressStyle::default_bar());
             bar.set_style(style);
             bar
         } else {
@@ -27,8 +29,10 @@ impl Progress {
     /// A bar counting bytes (for reading files).
     pub fn bytes(show: bool, len: u64, message: &str) -> Self {
         let p = Self::new(show, len, message);
-        let style = ProgressStyle::with_template("[{elapsed_precise}] {msg:<24!} {wide_bar} {bytes:>10}/{total_bytes:<10} eta {eta}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar());
+        let style = ProgressStyle::with_template(
+            "[{elapsed_precise}] {msg:<24!} {wide_bar} {bytes:>10}/{total_bytes:<10} eta {eta}",
+        )
+        .unwrap_or_else(|_| ProgressStyle::default_bar());
         p.bar.set_style(style);
         p
     }

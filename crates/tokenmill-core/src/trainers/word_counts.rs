@@ -42,7 +42,11 @@ pub fn merge_counts(mut into: WordCounts, mut from: WordCounts) -> WordCounts {
 /// Counts the words of every sequence. `process(sequence, emit)` cuts a sequence into words and
 /// calls `emit` for each. The first error (from the iterator or from `process`) stops counting.
 /// `on_chunk` is told how many bytes each counted chunk had (for progress bars).
-pub fn count_words<I, S, F>(sequences: I, process: F, mut on_chunk: impl FnMut(u64)) -> Result<WordCounts>
+pub fn count_words<I, S, F>(
+    sequences: I,
+    process: F,
+    mut on_chunk: impl FnMut(u64),
+) -> Result<WordCounts>
 where
     I: Iterator<Item = Result<S>>,
     S: AsRef<str> + Send,
@@ -99,11 +103,16 @@ mod tests {
 
     #[test]
     fn counts_across_chunks_and_errors_stop() {
-        let text: Vec<Result<String>> = (0..200_000).map(|i| Ok(format!("a b{} c", i % 3))).collect();
-        let counts = count_words(text.into_iter(), |s, emit| {
-            s.split(' ').for_each(emit);
-            Ok(())
-        }, |_| {})
+        let text: Vec<Result<String>> =
+            (0..200_000).map(|i| Ok(format!("a b{} c", i % 3))).collect();
+        let counts = count_words(
+            text.into_iter(),
+            |s, emit| {
+                s.split(' ').for_each(emit);
+                Ok(())
+            },
+            |_| {},
+        )
         .unwrap();
         assert_eq!(counts["a"], 200_000);
         assert_eq!(counts["b0"] + counts["b1"] + counts["b2"], 200_000);

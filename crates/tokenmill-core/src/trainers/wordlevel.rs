@@ -96,23 +96,11 @@ mod tests {
             ("é", 16),
             ("z", 16),
         ]);
-        let trainer = WordLevelTrainer {
-            vocab_size: 6,
-            ..Default::default()
-        };
-        let expected = vocab(&[
-            ("the", 0),
-            ("are", 1),
-            ("roses", 2),
-            ("blue", 3),
-            ("z", 4),
-            ("é", 5),
-        ]);
+        let trainer = WordLevelTrainer { vocab_size: 6, ..Default::default() };
+        let expected =
+            vocab(&[("the", 0), ("are", 1), ("roses", 2), ("blue", 3), ("z", 4), ("é", 5)]);
         assert_eq!(trainer.train_from_counts(&words), expected);
-        let trainer = WordLevelTrainer {
-            min_frequency: 22,
-            ..Default::default()
-        };
+        let trainer = WordLevelTrainer { min_frequency: 22, ..Default::default() };
         assert_eq!(
             trainer.train_from_counts(&words),
             vocab(&[("the", 0), ("are", 1), ("roses", 2)])
@@ -132,13 +120,7 @@ mod tests {
             trainer.train_from_counts(&words),
             vocab(&[("<pad>", 1), ("a", 2), ("<s>", 3), ("b", 4)])
         );
-        let trainer = WordLevelTrainer {
-            vocab_size: 2,
-            ..trainer
-        };
-        assert_eq!(
-            trainer.train_from_counts(&words),
-            vocab(&[("<s>", 0), ("<pad>", 1)])
-        );
+        let trainer = WordLevelTrainer { vocab_size: 2, ..trainer };
+        assert_eq!(trainer.train_from_counts(&words), vocab(&[("<s>", 0), ("<pad>", 1)]));
     }
 }

@@ -108,7 +108,10 @@ pub struct WordPieceTrainer {
 impl Default for WordPieceTrainer {
     fn default() -> Self {
         WordPieceTrainer {
-            bpe_trainer: BpeTrainer { continuing_subword_prefix: Some("##".into()), ..Default::default() },
+            bpe_trainer: BpeTrainer {
+                continuing_subword_prefix: Some("##".into()),
+                ..Default::default()
+            },
             algorithm: WordPieceAlgorithm::Bpe,
             merge_history: ScoreHistory::default(),
         }
@@ -148,14 +151,24 @@ impl WordPieceTrainer {
     /// Like [`train_from_counts`](Self::train_from_counts), with the `##x` forms given ids in
     /// the order of `form_order` first (see [`BpeTrainer::train_with_form_order`]; lets tests
     /// replay the hash order of a `tokenizers` run).
-    pub fn train_with_form_order(&self, counts: &WordCounts, form_order: &[String]) -> Result<WordPieceTrainResult> {
+    pub fn train_with_form_order(
+        &self,
+        counts: &WordCounts,
+        form_order: &[String],
+    ) -> Result<WordPieceTrainResult> {
         let (vocab, history) = match self.algorithm {
             WordPieceAlgorithm::Bpe => {
                 let result = self.bpe_trainer.train_with_form_order(counts, form_order)?;
-                let history = result.history_texts().into_iter().map(|(a, b, n)| (a, b, MergeScore::Count(n))).collect();
+                let history = result
+                    .history_texts()
+                    .into_iter()
+                    .map(|(a, b, n)| (a, b, MergeScore::Count(n)))
+                    .collect();
                 (result.vocab, history)
             }
-            WordPieceAlgorithm::Likelihood => likelihood_training(&self.bpe_trainer, counts, form_order),
+            WordPieceAlgorithm::Likelihood => {
+                likelihood_training(&self.bpe_trainer, counts, form_order)
+            }
         };
         self.merge_history.set(history);
         Ok(WordPieceTrainResult {
@@ -169,7 +182,11 @@ impl WordPieceTrainer {
 type History = Vec<(String, String, MergeScore)>;
 
 /// The likelihood algorithm (see the module docs).
-fn likelihood_training(options: &BpeTrainer, counts: &WordCounts, form_order: &[String]) -> (Vec<String>, History) {
+fn likelihood_training(
+    options: &BpeTrainer,
+    counts: &WordCounts,
+    form_order: &[String],
+) -> (Vec<String>, History) {
     let (tokens, words) = options.initial_words(counts, form_order);
     let mut state = LikelihoodState::new(tokens, words, options.min_frequency);
     let mut history = Vec::new();
@@ -178,8 +195,13 @@ fn likelihood_training(options: &BpeTrainer, counts: &WordCounts, form_order: &[
     while state.tokens.len() < options.vocab_size {
         let Some((pair, score)) = state.best_pair() else { break };
         let (left, right) = unpack(pair);
-        let text = options.merged_token(&state.tokens[left as usize], &state.tokens[right as usize]);
-        history.push((state.tokens[left as usize].clone(), state.tokens[right as usize].clone(), MergeScore::Likelihood(score)));
+        let text =
+            options.merged_token(&state.tokens[left as usize], &state.tokens[right as usize]);
+        history.push((
+            state.tokens[left as usize].clone(),
+            state.tokens[right as usize].clone(),
+            MergeScore::Likelihood(score),
+        ));
         state.merge(pair, text);
         progress.set_position(history.len() as u64);
     }
@@ -251,7 +273,8 @@ impl LikelihoodState {
             return None;
         }
         let (a, b) = unpack(pair);
-        let denominator = self.symbol_counts[a as usize] as u128 * self.symbol_counts[b as usize] as u128;
+        let denominator =
+            self.symbol_counts[a as usize] as u128 * self.symbol_counts[b as usize] as u128;
         Some(Candidate { count, denominator, pair })
     }
 
@@ -293,7 +316,9 @@ impl LikelihoodState {
         let mut deltas: Vec<(u64, i64, u32)> = Vec::new();
         for &w in &words {
             let n = self.word_counts[w as usize];
-            let merged = merge_word(&mut self.words[w as usize], left, right, new_id, |p, sign| deltas.push((p, sign * n as i64, w)));
+            let merged = merge_word(&mut self.words[w as usize], left, right, new_id, |p, sign| {
+                deltas.push((p, sign * n as i64, w))
+            });
             let merged = merged as u64 * n;
             self.symbol_counts[left as usize] -= merged;
             self.symbol_counts[right as usize] -= merged;
@@ -341,7 +366,13 @@ impl LikelihoodState {
 
 /// Replaces every non-overlapping `left right` (left to right) in `word` by `new_id`; reports
 /// pair count changes to `delta(pair, ±1)` and returns how many pairs were merged.
-fn merge_word(word: &mut Vec<u32>, left: u32, right: u32, new_id: u32, mut delta: impl FnMut(u64, i64)) -> usize {
+fn merge_word(
+    word: &mut Vec<u32>,
+    left: u32,
+    right: u32,
+    new_id: u32,
+    mut delta: impl FnMut(u64, i64),
+) -> usize {
     let n = word.len();
     let (mut read, mut write, mut merged) = (0, 0, 0);
     while read < n {
@@ -380,7 +411,8 @@ struct Candidate {
 
 impl Ord for Candidate {
     fn cmp(&self, other: &Self) -> Ordering {
-        compare_fractions(self.count, self.denominator, other.count, other.denominator).then_with(|| other.pair.cmp(&self.pair))
+        compare_fractions(self.count, self.denominator, other.count, other.denominator)
+            .then_with(|| other.pair.cmp(&self.pair))
     }
 }
 
@@ -425,7 +457,8 @@ mod tests {
     fn likelihood_prefers_rare_symbols_that_always_go_together() {
         // "x" and "##q" only occur together; "a" "##b" is more frequent but less exclusive.
         let t = trainer(WordPieceAlgorithm::Likelihood, 100);
-        let r = t.train_from_counts(&counts(&[("xq", 1), ("ab", 5), ("ac", 5), ("cb", 5)])).unwrap();
+        let r =
+            t.train_from_counts(&counts(&[("xq", 1), ("ab", 5), ("ac", 5), ("cb", 5)])).unwrap();
         let history = t.merge_history.get();
         assert_eq!((history[0].0.as_str(), history[0].1.as_str()), ("x", "##q"));
         assert_eq!(history[0].2, MergeScore::Likelihood(1.0));
@@ -442,7 +475,10 @@ mod tests {
         assert_eq!((h[0].0.as_str(), h[0].1.as_str()), ("a", "##b"));
         assert_eq!(h[0].2, MergeScore::Likelihood(1.0 / 3.0));
         // After it: a=1, ##c=1, score(a,##c)=1.
-        assert_eq!((h[1].0.as_str(), h[1].1.as_str(), h[1].2), ("a", "##c", MergeScore::Likelihood(1.0)));
+        assert_eq!(
+            (h[1].0.as_str(), h[1].1.as_str(), h[1].2),
+            ("a", "##c", MergeScore::Likelihood(1.0))
+        );
     }
 
     #[test]
@@ -453,7 +489,8 @@ mod tests {
         let bpe = t.bpe_trainer.train_from_counts(&words).unwrap();
         assert_eq!(r.vocab, bpe.vocab);
         assert!(r.vocab.contains(&"##b".to_string()));
-        let counts: Vec<MergeScore> = bpe.history.iter().map(|m| MergeScore::Count(m.count)).collect();
+        let counts: Vec<MergeScore> =
+            bpe.history.iter().map(|m| MergeScore::Count(m.count)).collect();
         assert_eq!(t.merge_history.get().into_iter().map(|h| h.2).collect::<Vec<_>>(), counts);
     }
 
@@ -468,7 +505,10 @@ mod tests {
             *net.entry(p).or_default() += s;
         }
         net.retain(|_, v| *v != 0);
-        let expected: FxHashMap<(u32, u32), i64> = [((1, 2), -2), ((2, 1), -1), ((2, 3), -1), ((9, 9), 1), ((9, 3), 1)].into_iter().collect();
+        let expected: FxHashMap<(u32, u32), i64> =
+            [((1, 2), -2), ((2, 1), -1), ((2, 3), -1), ((9, 9), 1), ((9, 3), 1)]
+                .into_iter()
+                .collect();
         assert_eq!(net, expected);
     }
 }

@@ -127,6 +127,9 @@ mod tests {
         }
         assert_eq!(char_to_byte('\u{144}'), None);
         assert_eq!(char_to_byte(' '), None);
-        assert_eq!(string_to_bytes(&bytes_to_string(b"hi \xff\x00")), Some(b"hi \xff\x00".to_vec()));
+        assert_eq!(
+            string_to_bytes(&bytes_to_string(b"hi \xff\x00")),
+            Some(b"hi \xff\x00".to_vec())
+        );
     }
 }

@@ -40,7 +40,11 @@ impl ByteToCharOffsets {
             None => (start, end),
             Some(m) => {
                 let s = self.convert(start);
-                let e = if end > 0 && end < m.len() && m[end] == m[end - 1] { m[end] as usize + 1 } else { self.convert(end) };
+                let e = if end > 0 && end < m.len() && m[end] == m[end - 1] {
+                    m[end] as usize + 1
+                } else {
+                    self.convert(end)
+                };
                 (s, e)
             }
         }

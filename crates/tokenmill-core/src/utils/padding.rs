@@ -32,7 +32,9 @@ impl PaddingDirection {
         match name {
             "left" => Ok(PaddingDirection::Left),
             "right" => Ok(PaddingDirection::Right),
-            other => Err(Error::InvalidArgument(format!("unknown padding direction {other:?}: use \"left\" or \"right\""))),
+            other => Err(Error::InvalidArgument(format!(
+                "unknown padding direction {other:?}: use \"left\" or \"right\""
+            ))),
         }
     }
 }
@@ -79,7 +81,9 @@ impl PaddingParams {
 /// Pads every encoding (and its overflowing windows) to the length `params` gives for the
 /// batch; never shortens anything.
 pub fn pad_encodings(encodings: &mut [Encoding], params: &PaddingParams) {
-    let Some(padding) = BatchPadding::new(encodings.iter().map(Encoding::len), params) else { return };
+    let Some(padding) = BatchPadding::new(encodings.iter().map(Encoding::len), params) else {
+        return;
+    };
     crate::utils::parallel::for_each_mut(encodings, |e| padding.apply(e));
 }
 
@@ -95,7 +99,10 @@ pub struct BatchPadding {
 impl BatchPadding {
     /// The padding of a batch whose encodings (not counting their overflowing windows) have
     /// these lengths; None for an empty batch.
-    pub fn new(lengths: impl Iterator<Item = usize>, params: &PaddingParams) -> Option<BatchPadding> {
+    pub fn new(
+        lengths: impl Iterator<Item = usize>,
+        params: &PaddingParams,
+    ) -> Option<BatchPadding> {
         let longest = lengths.max()?;
         Some(BatchPadding { target: params.target_length(longest), params: params.clone() })
     }
@@ -152,18 +159,27 @@ mod tests {
         assert_eq!(batch[0].len(), 8);
         assert_eq!(batch[1].ids, vec![1, 2, 3, 0, 0, 0, 0, 0]);
         let mut fixed = vec![enc(5)];
-        pad_encodings(&mut fixed, &PaddingParams { strategy: PaddingStrategy::Fixed(3), ..Default::default() });
+        pad_encodings(
+            &mut fixed,
+            &PaddingParams { strategy: PaddingStrategy::Fixed(3), ..Default::default() },
+        );
         assert_eq!(fixed[0].len(), 5);
     }
 
     #[test]
     fn serde_matches_tokenizers() {
-        let p = PaddingParams { strategy: PaddingStrategy::Fixed(7), pad_to_multiple_of: Some(4), ..Default::default() };
+        let p = PaddingParams {
+            strategy: PaddingStrategy::Fixed(7),
+            pad_to_multiple_of: Some(4),
+            ..Default::default()
+        };
         assert_eq!(
             serde_json::to_string(&p).unwrap(),
             r#"{"strategy":{"Fixed":7},"direction":"Right","pad_to_multiple_of":4,"pad_id":0,"pad_type_id":0,"pad_token":"[PAD]"}"#
         );
-        let d: PaddingParams = serde_json::from_str(&serde_json::to_string(&PaddingParams::default()).unwrap()).unwrap();
+        let d: PaddingParams =
+            serde_json::from_str(&serde_json::to_string(&PaddingParams::default()).unwrap())
+                .unwrap();
         assert_eq!(d, PaddingParams::default());
     }
 }

@@ -66,7 +66,10 @@ pub fn parallelism() -> bool {
 
 fn env_parallelism() -> bool {
     match std::env::var(PARALLELISM_ENV) {
-        Ok(value) => !matches!(value.to_ascii_lowercase().as_str(), "" | "off" | "false" | "f" | "no" | "n" | "0"),
+        Ok(value) => !matches!(
+            value.to_ascii_lowercase().as_str(),
+            "" | "off" | "false" | "f" | "no" | "n" | "0"
+        ),
         Err(_) => true,
     }
 }
@@ -106,7 +109,11 @@ pub fn may_run_in_parallel() -> bool {
 
 /// Runs `serial(input)` on the calling thread when batch work is sequential, else
 /// `parallel(input)` inside the pool (where rayon's parallel iterators run on its threads).
-pub fn either<I: Send, R: Send>(input: I, serial: impl FnOnce(I) -> R, parallel: impl FnOnce(I) -> R + Send) -> R {
+pub fn either<I: Send, R: Send>(
+    input: I,
+    serial: impl FnOnce(I) -> R,
+    parallel: impl FnOnce(I) -> R + Send,
+) -> R {
     match parallel_pool() {
         None => serial(input),
         Some(pool) => pool.install(|| parallel(input)),
@@ -167,7 +174,11 @@ fn configured_threads() -> usize {
 }
 
 extern "C" {
-    fn pthread_atfork(prepare: Option<extern "C" fn()>, parent: Option<extern "C" fn()>, child: Option<extern "C" fn()>) -> c_int;
+    fn pthread_atfork(
+        prepare: Option<extern "C" fn()>,
+        parent: Option<extern "C" fn()>,
+        child: Option<extern "C" fn()>,
+    ) -> c_int;
     fn getenv(name: *const c_char) -> *const c_char;
     fn write(fd: c_int, buf: *const c_void, count: usize) -> isize;
 }
@@ -193,7 +204,8 @@ extern "C" fn after_fork_in_child() {
     POOL.store(ptr::null_mut(), Ordering::SeqCst);
     RUNS_PARALLEL.store(false, Ordering::Relaxed);
     // SAFETY: a NUL-terminated name; the result is only compared with null.
-    let configured = !unsafe { getenv(c"TOKENIZERS_PARALLELISM".as_ptr()) }.is_null() || OVERRIDE.load(Ordering::SeqCst) != UNSET;
+    let configured = !unsafe { getenv(c"TOKENIZERS_PARALLELISM".as_ptr()) }.is_null()
+        || OVERRIDE.load(Ordering::SeqCst) != UNSET;
     if USED.load(Ordering::SeqCst) && !configured {
         // SAFETY: writes a static buffer to stderr; a failed write is of no consequence.
         unsafe {
@@ -210,7 +222,11 @@ where
     R: Send,
     C: FromIterator<R> + FromParallelIterator<R> + Send,
 {
-    either(items, |items| items.into_iter().map(&f).collect(), |items| items.into_par_iter().map(&f).collect())
+    either(
+        items,
+        |items| items.into_iter().map(&f).collect(),
+        |items| items.into_par_iter().map(&f).collect(),
+    )
 }
 
 /// `f` over `items`, in order, into a vector, or the error of the first item (in input order)
@@ -218,7 +234,10 @@ where
 /// into its place in one vector: collecting rayon's `Result`s instead gathers per-thread chunks
 /// and copies them into one vector on the calling thread, freeing there the chunks the workers
 /// allocated (serial work at the end of every batch), and reports whichever error it met first.
-pub fn try_map_collect<T, R, E>(items: Vec<T>, f: impl Fn(T) -> Result<R, E> + Sync + Send) -> Result<Vec<R>, E>
+pub fn try_map_collect<T, R, E>(
+    items: Vec<T>,
+    f: impl Fn(T) -> Result<R, E> + Sync + Send,
+) -> Result<Vec<R>, E>
 where
     T: Send,
     R: Send,
@@ -241,7 +260,11 @@ where
     R: Send,
     C: FromIterator<R> + FromParallelIterator<R> + Send,
 {
-    either(items, |items| items.iter().map(&f).collect(), |items| items.par_iter().map(&f).collect())
+    either(
+        items,
+        |items| items.iter().map(&f).collect(),
+        |items| items.par_iter().map(&f).collect(),
+    )
 }
 
 /// `f` on every item of `items`, in place.
@@ -251,7 +274,12 @@ pub fn for_each_mut<T: Send>(items: &mut [T], f: impl Fn(&mut T) + Sync + Send) 
 
 /// `f(item, chunk)` for each item of `items` and its `chunk_len`-long chunk of `out` (item `i`
 /// gets `out[i * chunk_len..(i + 1) * chunk_len]`): rows of a table filled in parallel.
-pub fn for_each_with_chunk<T: Sync, U: Send>(items: &[T], out: &mut [U], chunk_len: usize, f: impl Fn(&T, &mut [U]) + Sync + Send) {
+pub fn for_each_with_chunk<T: Sync, U: Send>(
+    items: &[T],
+    out: &mut [U],
+    chunk_len: usize,
+    f: impl Fn(&T, &mut [U]) + Sync + Send,
+) {
     if chunk_len == 0 {
         return;
     }
@@ -303,12 +331,22 @@ where
     let Some(pool) = pool else {
         let mut items = Vec::new();
         feed(&mut |item| items.push(item))?;
-        return if items.is_empty() { Ok(()) } else { consume(items.iter().map(produce).collect()) };
+        return if items.is_empty() {
+            Ok(())
+        } else {
+            consume(items.iter().map(produce).collect())
+        };
     };
     let fed = Fed::default();
     let claimed = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
-    let claim = || if stop.load(Ordering::Relaxed) { None } else { Some(claimed.fetch_add(1, Ordering::Relaxed)) };
+    let claim = || {
+        if stop.load(Ordering::Relaxed) {
+            None
+        } else {
+            Some(claimed.fetch_add(1, Ordering::Relaxed))
+        }
+    };
     let (sender, receiver) = mpsc::channel::<(usize, R)>();
     pool.in_place_scope(|scope| {
         let spawn_helpers = || {
@@ -386,7 +424,10 @@ struct FedState<T> {
 
 impl<T> Default for Fed<T> {
     fn default() -> Self {
-        Fed { state: Mutex::new(FedState { items: Vec::new(), ended: false, waiting: 0 }), more: Condvar::new() }
+        Fed {
+            state: Mutex::new(FedState { items: Vec::new(), ended: false, waiting: 0 }),
+            more: Condvar::new(),
+        }
     }
 }
 
@@ -448,7 +489,11 @@ mod tests {
     fn results_keep_order_and_errors_stop() {
         let doubled: Vec<u32> = map_collect((0..1000u32).collect(), |x| 2 * x);
         assert_eq!(doubled, (0..1000u32).map(|x| 2 * x).collect::<Vec<_>>());
-        let failed: Result<Vec<u32>, String> = map_ref_collect(&[1u32, 2, 3], |&x| if x == 2 { Err("two".to_string()) } else { Ok(x) });
+        let failed: Result<Vec<u32>, String> =
+            map_ref_collect(
+                &[1u32, 2, 3],
+                |&x| if x == 2 { Err("two".to_string()) } else { Ok(x) },
+            );
         assert_eq!(failed, Err("two".to_string()));
         let mut items = vec![1, 2, 3];
         for_each_mut(&mut items, |x| *x += 1);
@@ -457,7 +502,11 @@ mod tests {
         for_each_with_chunk(&items, &mut table, 2, |&x, row| row.fill(x));
         assert_eq!(table, vec![2, 2, 3, 3, 4, 4]);
         drop_all(vec![String::from("a"); 100]);
-        let halves: Result<Vec<u32>, u32> = try_map_collect((0..1000u32).collect(), |x| if x % 2 == 0 { Ok(x / 2) } else { Err(x) });
+        let halves: Result<Vec<u32>, u32> =
+            try_map_collect(
+                (0..1000u32).collect(),
+                |x| if x % 2 == 0 { Ok(x / 2) } else { Err(x) },
+            );
         assert_eq!(halves, Err(1), "the first failure in input order");
         let all: Result<Vec<u32>, u32> = try_map_collect((0..1000u32).collect(), Ok);
         assert_eq!(all, Ok((0..1000).collect()));
@@ -469,13 +518,22 @@ mod tests {
             for n in [0, 1, 2, 7, 500] {
                 let mut seen = Vec::new();
                 let mut calls = 0;
-                let done: Result<(), ()> = produce_in_order(helpers, |push| Ok((0..n).for_each(|i| push(i))), |&i| i * 3, |run| {
-                    calls += 1;
-                    seen.extend(run);
-                    Ok(())
-                });
+                let done: Result<(), ()> = produce_in_order(
+                    helpers,
+                    |push| Ok((0..n).for_each(|i| push(i))),
+                    |&i| i * 3,
+                    |run| {
+                        calls += 1;
+                        seen.extend(run);
+                        Ok(())
+                    },
+                );
                 assert_eq!(done, Ok(()));
-                assert_eq!(seen, (0..n).map(|i| i * 3).collect::<Vec<_>>(), "helpers {helpers}, n {n}");
+                assert_eq!(
+                    seen,
+                    (0..n).map(|i| i * 3).collect::<Vec<_>>(),
+                    "helpers {helpers}, n {n}"
+                );
                 assert!(calls <= n);
             }
         }
@@ -485,17 +543,26 @@ mod tests {
     fn produce_in_order_stops_at_the_first_consume_error() {
         let produced = AtomicUsize::new(0);
         let mut consumed = 0;
-        let done = produce_in_order(2, |push| Ok((0..10_000).for_each(|i| push(i))), |&i| {
-            produced.fetch_add(1, Ordering::Relaxed);
-            if i >= 10 {
-                // Slow enough that all 10,000 would take seconds if the stop were ignored.
-                std::thread::sleep(std::time::Duration::from_millis(1));
-            }
-            i
-        }, |run| {
-            consumed += run.len();
-            if consumed >= 10 { Err(consumed) } else { Ok(()) }
-        });
+        let done = produce_in_order(
+            2,
+            |push| Ok((0..10_000).for_each(|i| push(i))),
+            |&i| {
+                produced.fetch_add(1, Ordering::Relaxed);
+                if i >= 10 {
+                    // Slow enough that all 10,000 would take seconds if the stop were ignored.
+                    std::thread::sleep(std::time::Duration::from_millis(1));
+                }
+                i
+            },
+            |run| {
+                consumed += run.len();
+                if consumed >= 10 {
+                    Err(consumed)
+                } else {
+                    Ok(())
+                }
+            },
+        );
         assert!(matches!(done, Err(c) if c >= 10));
         // The helpers stopped well before the end (each finishes at most its current item
         // after the stop; the caller's loop no longer claims).
@@ -508,42 +575,57 @@ mod tests {
         // start on the items fed so far.
         let first_done = AtomicBool::new(false);
         let mut seen = Vec::new();
-        let done: Result<(), ()> = produce_in_order(1, |push| {
-            push(0);
-            push(1);
-            while !first_done.load(Ordering::Acquire) {
-                std::thread::yield_now();
-            }
-            (2..50).for_each(|i| push(i));
-            Ok(())
-        }, |&i| {
-            first_done.store(true, Ordering::Release);
-            i + 1
-        }, |run| {
-            seen.extend(run);
-            Ok(())
-        });
+        let done: Result<(), ()> = produce_in_order(
+            1,
+            |push| {
+                push(0);
+                push(1);
+                while !first_done.load(Ordering::Acquire) {
+                    std::thread::yield_now();
+                }
+                (2..50).for_each(|i| push(i));
+                Ok(())
+            },
+            |&i| {
+                first_done.store(true, Ordering::Release);
+                i + 1
+            },
+            |run| {
+                seen.extend(run);
+                Ok(())
+            },
+        );
         assert_eq!(done, Ok(()));
         assert_eq!(seen, (1..=50).collect::<Vec<_>>());
         // A feed of one item is produced on the calling thread: no pool thread is woken.
         let caller = std::thread::current().id();
         let mut producers = Vec::new();
-        let done: Result<(), ()> = produce_in_order(1, |push| Ok(push(7)), |_| std::thread::current().id(), |run| {
-            producers.extend(run);
-            Ok(())
-        });
+        let done: Result<(), ()> = produce_in_order(
+            1,
+            |push| Ok(push(7)),
+            |_| std::thread::current().id(),
+            |run| {
+                producers.extend(run);
+                Ok(())
+            },
+        );
         assert_eq!(done, Ok(()));
         assert_eq!(producers, vec![caller]);
         // An error of the feed ends the call, and no helper waits for items that never come.
         for helpers in [0, 1, 3] {
             let mut consumed = 0;
-            let done = produce_in_order(helpers, |push| {
-                (0..20).for_each(|i| push(i));
-                Err("bad item 20")
-            }, |&i| i, |run| {
-                consumed += run.len();
-                Ok(())
-            });
+            let done = produce_in_order(
+                helpers,
+                |push| {
+                    (0..20).for_each(|i| push(i));
+                    Err("bad item 20")
+                },
+                |&i| i,
+                |run| {
+                    consumed += run.len();
+                    Ok(())
+                },
+            );
             assert_eq!(done, Err("bad item 20"));
             assert_eq!(consumed, 0);
         }

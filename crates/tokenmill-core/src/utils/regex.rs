@@ -23,7 +23,9 @@ impl Regex {
     /// Compiles `pattern`; a known split pattern gets its scanner.
     pub fn new(pattern: &str) -> Result<Self> {
         match Scanner::for_pattern(pattern) {
-            Some(scanner) => Ok(Regex { pattern: pattern.to_string(), engine: Engine::Scanner(scanner) }),
+            Some(scanner) => {
+                Ok(Regex { pattern: pattern.to_string(), engine: Engine::Scanner(scanner) })
+            }
             None => Self::new_backtracking(pattern),
         }
     }
@@ -31,10 +33,10 @@ impl Regex {
     /// Compiles `pattern` with the general engine even if a scanner exists for it (for the
     /// differential tests and benchmarks).
     pub fn new_backtracking(pattern: &str) -> Result<Self> {
-        let engine = fancy_regex::RegexBuilder::new(pattern)
-            .backtrack_limit(100_000_000)
-            .build()
-            .map_err(|e| Error::Regex { pattern: pattern.to_string(), message: e.to_string() })?;
+        let engine =
+            fancy_regex::RegexBuilder::new(pattern).backtrack_limit(100_000_000).build().map_err(
+                |e| Error::Regex { pattern: pattern.to_string(), message: e.to_string() },
+            )?;
         Ok(Regex { pattern: pattern.to_string(), engine: Engine::Backtracking(engine) })
     }
 
@@ -57,7 +59,10 @@ impl Regex {
             }
             Engine::Backtracking(engine) => {
                 for m in engine.find_iter(text) {
-                    let m = m.map_err(|e| Error::Regex { pattern: self.pattern.clone(), message: e.to_string() })?;
+                    let m = m.map_err(|e| Error::Regex {
+                        pattern: self.pattern.clone(),
+                        message: e.to_string(),
+                    })?;
                     f(m.start(), m.end());
                 }
                 Ok(())

@@ -50,7 +50,11 @@ fn locked<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 
 impl<M: SnapshotMap> Default for Shared<M> {
     fn default() -> Self {
-        Shared { current: Mutex::new((Arc::new(M::default()), 0)), generation: AtomicU64::new(0), pending: Mutex::default() }
+        Shared {
+            current: Mutex::new((Arc::new(M::default()), 0)),
+            generation: AtomicU64::new(0),
+            pending: Mutex::default(),
+        }
     }
 }
 
@@ -127,7 +131,11 @@ impl<M: SnapshotMap> Local<M> {
     /// snapshot (under the lock); what it returns is stored in this thread's private map by
     /// `keep`.
     #[cold]
-    pub(crate) fn find_pending<T>(&mut self, find: impl FnOnce(&M) -> Option<T>, keep: impl FnOnce(&mut M, &T)) -> Option<T> {
+    pub(crate) fn find_pending<T>(
+        &mut self,
+        find: impl FnOnce(&M) -> Option<T>,
+        keep: impl FnOnce(&mut M, &T),
+    ) -> Option<T> {
         let found = find(&locked(&self.shared.pending))?;
         keep(&mut self.private, &found);
         Some(found)
@@ -265,9 +273,12 @@ mod tests {
         // Not published yet (10 < MIN_PUBLISH): only in the pending words.
         assert!(!has(&reader, 3));
         assert!(!reader.refresh());
-        let pending = reader.find_pending(|m| m.0.get(&3).copied(), |m, &v| {
-            m.0.insert(3, v);
-        });
+        let pending = reader.find_pending(
+            |m| m.0.get(&3).copied(),
+            |m, &v| {
+                m.0.insert(3, v);
+            },
+        );
         assert_eq!(pending, Some(3));
         assert!(reader.private().0.contains_key(&3));
         // Enough words to publish: the reader sees the new generation on its next miss.

@@ -31,7 +31,10 @@ impl TokensById {
             }
             TokensById { dense, sparse: Vec::new() }
         } else {
-            TokensById { dense: Vec::new(), sparse: entries.into_iter().map(|(id, t)| (id, t.into())).collect() }
+            TokensById {
+                dense: Vec::new(),
+                sparse: entries.into_iter().map(|(id, t)| (id, t.into())).collect(),
+            }
         }
     }
 
@@ -48,7 +51,11 @@ impl TokensById {
     /// (text, id) in increasing id order.
     pub(crate) fn in_id_order(&self) -> Vec<(&str, u32)> {
         if self.sparse.is_empty() {
-            self.dense.iter().enumerate().filter_map(|(id, t)| Some((t.as_deref()?, id as u32))).collect()
+            self.dense
+                .iter()
+                .enumerate()
+                .filter_map(|(id, t)| Some((t.as_deref()?, id as u32)))
+                .collect()
         } else {
             self.sparse.iter().map(|(id, t)| (&**t, *id)).collect()
         }
@@ -62,9 +69,16 @@ mod tests {
     #[test]
     fn dense_and_sparse_give_the_same_answers() {
         let dense = TokensById::new([("a", 0), ("b", 2), ("c", 2)].into_iter());
-        assert_eq!((dense.get(0), dense.get(1), dense.get(2), dense.get(3)), (Some("a"), None, Some("b"), None));
-        let sparse = TokensById::new([("a", 0), ("z", 4_000_000_000), ("y", 4_000_000_000)].into_iter());
-        assert_eq!((sparse.get(0), sparse.get(1), sparse.get(4_000_000_000)), (Some("a"), None, Some("y")));
+        assert_eq!(
+            (dense.get(0), dense.get(1), dense.get(2), dense.get(3)),
+            (Some("a"), None, Some("b"), None)
+        );
+        let sparse =
+            TokensById::new([("a", 0), ("z", 4_000_000_000), ("y", 4_000_000_000)].into_iter());
+        assert_eq!(
+            (sparse.get(0), sparse.get(1), sparse.get(4_000_000_000)),
+            (Some("a"), None, Some("y"))
+        );
         assert_eq!(sparse.in_id_order(), vec![("a", 0), ("y", 4_000_000_000)]);
         assert_eq!(dense.in_id_order(), vec![("a", 0), ("b", 2)]);
         assert_eq!(TokensById::new(std::iter::empty()).get(0), None);

@@ -57,7 +57,9 @@ impl TruncationDirection {
         match name {
             "left" => Ok(TruncationDirection::Left),
             "right" => Ok(TruncationDirection::Right),
-            other => Err(Error::InvalidArgument(format!("unknown truncation direction {other:?}: use \"left\" or \"right\""))),
+            other => Err(Error::InvalidArgument(format!(
+                "unknown truncation direction {other:?}: use \"left\" or \"right\""
+            ))),
         }
     }
 }
@@ -76,7 +78,12 @@ pub struct TruncationParams {
 
 impl Default for TruncationParams {
     fn default() -> Self {
-        TruncationParams { direction: TruncationDirection::Right, max_length: 512, strategy: TruncationStrategy::LongestFirst, stride: 0 }
+        TruncationParams {
+            direction: TruncationDirection::Right,
+            max_length: 512,
+            strategy: TruncationStrategy::LongestFirst,
+            stride: 0,
+        }
     }
 }
 
@@ -84,7 +91,11 @@ impl Default for TruncationParams {
 /// tokens (the caller has already taken off the special tokens to be added). Errors where
 /// `tokenizers` refuses: `only_second` without a second sequence, a target sequence too short
 /// to give up enough tokens, a stride not below a window's length.
-pub fn truncate_encodings(mut encoding: Encoding, mut pair: Option<Encoding>, params: &TruncationParams) -> Result<(Encoding, Option<Encoding>)> {
+pub fn truncate_encodings(
+    mut encoding: Encoding,
+    mut pair: Option<Encoding>,
+    params: &TruncationParams,
+) -> Result<(Encoding, Option<Encoding>)> {
     let (max_length, stride, direction) = (params.max_length, params.stride, params.direction);
     if max_length == 0 {
         encoding.truncate(0, stride, direction)?;
@@ -99,19 +110,25 @@ pub fn truncate_encodings(mut encoding: Encoding, mut pair: Option<Encoding>, pa
     }
     let to_remove = total - max_length;
     match (params.strategy, pair.as_mut()) {
-        (TruncationStrategy::LongestFirst, None) => encoding.truncate(max_length, stride, direction)?,
+        (TruncationStrategy::LongestFirst, None) => {
+            encoding.truncate(max_length, stride, direction)?
+        }
         (TruncationStrategy::LongestFirst, Some(p)) => {
-            let (first_len, second_len) = longest_first_lengths(encoding.len(), p.len(), max_length);
+            let (first_len, second_len) =
+                longest_first_lengths(encoding.len(), p.len(), max_length);
             encoding.truncate(first_len, stride, direction)?;
             p.truncate(second_len, stride, direction)?;
         }
-        (TruncationStrategy::OnlyFirst, _) => truncate_target(&mut encoding, to_remove, stride, direction)?,
-        (TruncationStrategy::OnlySecond, Some(p)) => truncate_target(p, to_remove, stride, direction)?,
-        (TruncationStrategy::OnlySecond, None) => {
-            return Err(Error::InvalidArgument(
-                "truncation strategy \"only_second\" needs a pair of sequences, but only one was given".into(),
-            ))
+        (TruncationStrategy::OnlyFirst, _) => {
+            truncate_target(&mut encoding, to_remove, stride, direction)?
         }
+        (TruncationStrategy::OnlySecond, Some(p)) => {
+            truncate_target(p, to_remove, stride, direction)?
+        }
+        (TruncationStrategy::OnlySecond, None) => return Err(Error::InvalidArgument(
+            "truncation strategy \"only_second\" needs a pair of sequences, but only one was given"
+                .into(),
+        )),
     }
     Ok((encoding, pair))
 }
@@ -136,7 +153,12 @@ fn longest_first_lengths(first: usize, second: usize, max_length: usize) -> (usi
 }
 
 /// Takes `to_remove` tokens off `target`, which must keep at least one.
-fn truncate_target(target: &mut Encoding, to_remove: usize, stride: usize, direction: TruncationDirection) -> Result<()> {
+fn truncate_target(
+    target: &mut Encoding,
+    to_remove: usize,
+    stride: usize,
+    direction: TruncationDirection,
+) -> Result<()> {
     if target.len() <= to_remove {
         return Err(Error::InvalidArgument(format!(
             "truncation: the sequence to truncate has {} tokens, too few to remove the {to_remove} needed to respect max_length",
@@ -171,26 +193,42 @@ mod tests {
         assert_eq!(longest_first_lengths(8, 8, 7), (3, 4));
         // short longer than max_length: both halved.
         assert_eq!(longest_first_lengths(9, 12, 5), (2, 3));
-        let (a, b) = truncate_encodings(enc(2), Some(enc(8)), &params(7, TruncationStrategy::LongestFirst)).unwrap();
+        let (a, b) =
+            truncate_encodings(enc(2), Some(enc(8)), &params(7, TruncationStrategy::LongestFirst))
+                .unwrap();
         assert_eq!((a.len(), b.unwrap().len()), (2, 5));
     }
 
     #[test]
     fn only_strategies_and_errors() {
-        let (a, b) = truncate_encodings(enc(4), Some(enc(4)), &params(6, TruncationStrategy::OnlySecond)).unwrap();
+        let (a, b) =
+            truncate_encodings(enc(4), Some(enc(4)), &params(6, TruncationStrategy::OnlySecond))
+                .unwrap();
         assert_eq!((a.len(), b.as_ref().unwrap().len()), (4, 2));
         assert_eq!(b.unwrap().overflowing.len(), 1);
-        assert!(truncate_encodings(enc(4), None, &params(2, TruncationStrategy::OnlySecond)).is_err());
-        assert!(truncate_encodings(enc(2), Some(enc(8)), &params(3, TruncationStrategy::OnlyFirst)).is_err());
-        let (a, _) = truncate_encodings(enc(4), None, &params(0, TruncationStrategy::OnlyFirst)).unwrap();
+        assert!(
+            truncate_encodings(enc(4), None, &params(2, TruncationStrategy::OnlySecond)).is_err()
+        );
+        assert!(truncate_encodings(
+            enc(2),
+            Some(enc(8)),
+            &params(3, TruncationStrategy::OnlyFirst)
+        )
+        .is_err());
+        let (a, _) =
+            truncate_encodings(enc(4), None, &params(0, TruncationStrategy::OnlyFirst)).unwrap();
         assert_eq!((a.len(), a.overflowing.len()), (0, 1));
     }
 
     #[test]
     fn serde_matches_tokenizers() {
         let p = TruncationParams { max_length: 5, stride: 2, ..Default::default() };
-        assert_eq!(serde_json::to_string(&p).unwrap(), r#"{"direction":"Right","max_length":5,"strategy":"LongestFirst","stride":2}"#);
-        let back: TruncationParams = serde_json::from_str(r#"{"max_length":5,"strategy":"OnlySecond","stride":0}"#).unwrap();
+        assert_eq!(
+            serde_json::to_string(&p).unwrap(),
+            r#"{"direction":"Right","max_length":5,"strategy":"LongestFirst","stride":2}"#
+        );
+        let back: TruncationParams =
+            serde_json::from_str(r#"{"max_length":5,"strategy":"OnlySecond","stride":0}"#).unwrap();
         assert_eq!(back.strategy, TruncationStrategy::OnlySecond);
     }
 }

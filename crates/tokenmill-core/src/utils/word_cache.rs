@@ -134,7 +134,9 @@ fn load_8(bytes: &[u8]) -> u64 {
 #[inline]
 fn load_up_to_8(bytes: &[u8]) -> u64 {
     let len = bytes.len();
-    let load_4 = |at: usize| u64::from(u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]));
+    let load_4 = |at: usize| {
+        u64::from(u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]))
+    };
     let load_2 = |at: usize| u64::from(u16::from_le_bytes([bytes[at], bytes[at + 1]]));
     match len {
         0 => 0,
@@ -181,7 +183,10 @@ struct Table {
 
 impl Default for Table {
     fn default() -> Self {
-        let empty = (ShortWord::EMPTY, ShortTokens { ids: [0; SHORT_TOKENS], lens: [0; SHORT_TOKENS], count: 0 });
+        let empty = (
+            ShortWord::EMPTY,
+            ShortTokens { ids: [0; SHORT_TOKENS], lens: [0; SHORT_TOKENS], count: 0 },
+        );
         Table { hot: vec![empty; HOT_SLOTS].into_boxed_slice(), words: None }
     }
 }
@@ -214,7 +219,8 @@ impl Words {
     /// The tokens of `word`, copied.
     fn tokens(&self, word: &[u8]) -> Option<Vec<(u32, u32)>> {
         let short = ShortWord::new(word).and_then(|key| self.short.get(&key));
-        let short = short.map(|t| (0..t.count as usize).map(|k| (t.ids[k], u32::from(t.lens[k]))).collect());
+        let short = short
+            .map(|t| (0..t.count as usize).map(|k| (t.ids[k], u32::from(t.lens[k]))).collect());
         short.or_else(|| self.long_tokens(word).map(<[_]>::to_vec))
     }
 
@@ -246,7 +252,8 @@ impl SnapshotMap for Words {
         let mut next = if self.short.capacity() >= wanted {
             self.clone()
         } else {
-            let mut short = FxHashMap::with_capacity_and_hasher(wanted + wanted / 2, Default::default());
+            let mut short =
+                FxHashMap::with_capacity_and_hasher(wanted + wanted / 2, Default::default());
             short.extend(self.short.iter().map(|(key, tokens)| (*key, *tokens)));
             Words { short, long: self.long.clone() }
         };
@@ -314,24 +321,47 @@ impl Table {
     /// own words when found there).
     #[cold]
     #[inline(never)]
-    fn replay_missed(&mut self, cache_id: u64, share: impl Fn() -> bool, word: &[u8], emit: &mut impl FnMut(u32, usize)) -> bool {
+    fn replay_missed(
+        &mut self,
+        cache_id: u64,
+        share: impl Fn() -> bool,
+        word: &[u8],
+        emit: &mut impl FnMut(u32, usize),
+    ) -> bool {
         let first_use = self.words.is_none();
         let newer = self.words(cache_id).refresh();
-        ((first_use || newer) && self.replay(word, emit)) || (share() && self.replay_pending(cache_id, word, emit))
+        ((first_use || newer) && self.replay(word, emit))
+            || (share() && self.replay_pending(cache_id, word, emit))
     }
 
     /// `replay` from the words the other threads stored since the last snapshot.
-    fn replay_pending(&mut self, cache_id: u64, word: &[u8], emit: &mut impl FnMut(u32, usize)) -> bool {
-        let found = self.words(cache_id).find_pending(|pending| pending.tokens(word), |own, tokens| own.insert(word, tokens.iter().copied()));
+    fn replay_pending(
+        &mut self,
+        cache_id: u64,
+        word: &[u8],
+        emit: &mut impl FnMut(u32, usize),
+    ) -> bool {
+        let found = self.words(cache_id).find_pending(
+            |pending| pending.tokens(word),
+            |own, tokens| own.insert(word, tokens.iter().copied()),
+        );
         found.map(|tokens| tokens.iter().for_each(|&(id, len)| emit(id, len as usize))).is_some()
     }
 
     /// Stores `word` for this thread and the others unless this thread sees `capacity` words.
-    fn store(&mut self, cache_id: u64, capacity: usize, word: &[u8], tokens: impl Iterator<Item = (u32, u32)> + Clone) {
+    fn store(
+        &mut self,
+        cache_id: u64,
+        capacity: usize,
+        word: &[u8],
+        tokens: impl Iterator<Item = (u32, u32)> + Clone,
+    ) {
         if !self.words(cache_id).store(capacity, |words| words.insert(word, tokens.clone())) {
             return;
         }
-        if let Some((key, short)) = ShortWord::new(word).and_then(|key| Some((key, ShortTokens::new(tokens)?))) {
+        if let Some((key, short)) =
+            ShortWord::new(word).and_then(|key| Some((key, ShortTokens::new(tokens)?)))
+        {
             self.hot[key.hot_slot()] = (key, short);
         }
     }
@@ -384,7 +414,12 @@ fn sharing() -> bool {
 /// `replay`, with the pending words of the other threads consulted on a miss if `share()` says
 /// so (asked only then: the common case, a hit, does not pay for it).
 #[inline]
-fn replay_sharing(share: impl Fn() -> bool, cache_id: u64, word: &[u8], mut emit: impl FnMut(u32, usize)) -> bool {
+fn replay_sharing(
+    share: impl Fn() -> bool,
+    cache_id: u64,
+    word: &[u8],
+    mut emit: impl FnMut(u32, usize),
+) -> bool {
     if word.len() >= MAX_CACHED_WORD_BYTES {
         return false; // never stored: no need to hash a long word (tiktoken's pieces may be MBs)
     }
@@ -405,7 +440,12 @@ pub(crate) fn store(cache_id: u64, capacity: usize, word: &[u8], tokens: &[(u32,
 }
 
 /// `store` with the tokens given by an iterator (walked at most three times).
-pub(crate) fn store_with(cache_id: u64, capacity: usize, word: &[u8], tokens: impl Iterator<Item = (u32, u32)> + Clone) {
+pub(crate) fn store_with(
+    cache_id: u64,
+    capacity: usize,
+    word: &[u8],
+    tokens: impl Iterator<Item = (u32, u32)> + Clone,
+) {
     if word.len() >= MAX_CACHED_WORD_BYTES {
         return;
     }
@@ -434,7 +474,10 @@ mod tests {
         store(101, 10, long_word.as_bytes(), &[(9, 40)]);
         store(102, 10, b"ab", &[(8, 1), (9, 1)]);
         assert_eq!(replayed(101, "ab"), Some(vec![(7, 2)]));
-        assert_eq!(replayed(101, "abcd"), Some(many_tokens.iter().map(|&(i, l)| (i, l as usize)).collect()));
+        assert_eq!(
+            replayed(101, "abcd"),
+            Some(many_tokens.iter().map(|&(i, l)| (i, l as usize)).collect())
+        );
         assert_eq!(replayed(101, &long_word), Some(vec![(9, 40)]));
         assert_eq!(replayed(102, "ab"), Some(vec![(8, 1), (9, 1)]));
         assert_eq!(replayed(101, "a"), None);
@@ -487,7 +530,12 @@ mod tests {
                 store(id, 1 << 20, word.as_bytes(), &[(i as u32, word.len() as u32)]);
             }
             // The storing thread itself sees every word, published or not.
-            assert!(stored.iter().all(|word| replay_sharing(|| false, id, word.as_bytes(), |_, _| {})));
+            assert!(stored.iter().all(|word| replay_sharing(
+                || false,
+                id,
+                word.as_bytes(),
+                |_, _| {}
+            )));
         })
         .join()
         .unwrap();
@@ -495,7 +543,10 @@ mod tests {
         // without sharing; the rest are pending.
         for (i, word) in words.iter().enumerate().take(8192) {
             let mut out = Vec::new();
-            assert!(replay_sharing(|| false, id, word.as_bytes(), |id, len| out.push((id, len))), "{word}");
+            assert!(
+                replay_sharing(|| false, id, word.as_bytes(), |id, len| out.push((id, len))),
+                "{word}"
+            );
             assert_eq!(out, vec![(i as u32, word.len())]);
         }
         assert!(!replay_sharing(|| false, id, words[9999].as_bytes(), |_, _| {}));

@@ -11,7 +11,8 @@ pub fn char_ngrams(text: &str, k: usize, mark: &str) -> Vec<String> {
         return out;
     }
     for word in text.unicode_words() {
-        let starts: Vec<usize> = word.char_indices().map(|(i, _)| i).chain(std::iter::once(word.len())).collect();
+        let starts: Vec<usize> =
+            word.char_indices().map(|(i, _)| i).chain(std::iter::once(word.len())).collect();
         let n_chars = starts.len() - 1;
         if n_chars <= k {
             out.push(format!("{mark}{word}"));
@@ -29,9 +30,10 @@ pub fn char_ngrams(text: &str, k: usize, mark: &str) -> Vec<String> {
 mod tests {
     #[test]
     fn example_from_the_issue() {
-        assert_eq!(super::char_ngrams("teach multtimedia", 3, "#"), [
-            "#tea", "eac", "ach", "#mul", "ult", "ltt", "tti", "tim", "ime", "med", "edi", "dia"
-        ]);
+        assert_eq!(
+            super::char_ngrams("teach multtimedia", 3, "#"),
+            ["#tea", "eac", "ach", "#mul", "ult", "ltt", "tti", "tim", "ime", "med", "edi", "dia"]
+        );
         assert_eq!(super::char_ngrams("a żółw", 3, "#"), ["#a", "#żół", "ółw"]);
     }
 }

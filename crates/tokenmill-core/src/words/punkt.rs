@@ -87,10 +87,18 @@ impl Token {
         &text[self.start..self.end]
     }
     fn type_no_period(&self) -> &str {
-        if self.typ.chars().count() > 1 && self.typ.ends_with('.') { &self.typ[..self.typ.len() - 1] } else { &self.typ }
+        if self.typ.chars().count() > 1 && self.typ.ends_with('.') {
+            &self.typ[..self.typ.len() - 1]
+        } else {
+            &self.typ
+        }
     }
     fn type_no_sentperiod(&self) -> &str {
-        if self.sentbreak { self.type_no_period() } else { &self.typ }
+        if self.sentbreak {
+            self.type_no_period()
+        } else {
+            &self.typ
+        }
     }
     fn is_number(&self) -> bool {
         self.typ.starts_with(NUMBER_TYPE)
@@ -128,7 +136,10 @@ enum Context {
 
 /// Python's `\d`: decimal digits (general category Nd).
 fn is_decimal(c: char) -> bool {
-    c.is_ascii_digit() || (!c.is_ascii() && unicode_general_category::get_general_category(c) == unicode_general_category::GeneralCategory::DecimalNumber)
+    c.is_ascii_digit()
+        || (!c.is_ascii()
+            && unicode_general_category::get_general_category(c)
+                == unicode_general_category::GeneralCategory::DecimalNumber)
 }
 
 /// Python's `[^\W\d]`: word characters that are not decimal digits (letters, marks, "_", ...).
@@ -138,19 +149,41 @@ fn is_letter(c: char) -> bool {
 
 /// Lowercased token, numbers (NLTK: `^-?[.,]?\d[\d,.-]*\.?$`) as "##number##".
 fn token_type(tok: &str) -> String {
-    if is_numeric_token(tok) { NUMBER_TYPE.to_string() } else { tok.to_lowercase() }
+    if is_numeric_token(tok) {
+        NUMBER_TYPE.to_string()
+    } else {
+        tok.to_lowercase()
+    }
 }
 
 fn is_numeric_token(tok: &str) -> bool {
     let rest = tok.strip_prefix('-').unwrap_or(tok);
     let rest = rest.strip_prefix(['.', ',']).unwrap_or(rest);
     let mut chars = rest.chars();
-    chars.next().is_some_and(is_decimal) && chars.all(|c| is_decimal(c) || matches!(c, ',' | '.' | '-'))
+    chars.next().is_some_and(is_decimal)
+        && chars.all(|c| is_decimal(c) || matches!(c, ',' | '.' | '-'))
 }
 
 // NLTK PunktLanguageVars' character classes.
 fn excluded_word_start(c: char) -> bool {
-    matches!(c, '(' | '"' | '`' | '{' | '[' | ':' | ';' | '&' | '#' | '*' | '@' | ')' | '}' | ']' | '-' | ',')
+    matches!(
+        c,
+        '(' | '"'
+            | '`'
+            | '{'
+            | '['
+            | ':'
+            | ';'
+            | '&'
+            | '#'
+            | '*'
+            | '@'
+            | ')'
+            | '}'
+            | ']'
+            | '-'
+            | ','
+    )
 }
 fn is_non_word(c: char) -> bool {
     matches!(c, ')' | '"' | ';' | '}' | ']' | '*' | ':' | '@' | '\'' | '(' | '{' | '[' | '?' | '!')
@@ -335,7 +368,8 @@ fn annotate_pair(text: &str, t1: &mut Token, t2: &Token, params: &PunktParameter
             t1.abbr = true;
             return;
         }
-        if starter.is_none() && initial && t2.first_upper && params.ortho(next_typ) & ORTHO_LC == 0 {
+        if starter.is_none() && initial && t2.first_upper && params.ortho(next_typ) & ORTHO_LC == 0
+        {
             t1.sentbreak = false;
             t1.abbr = true;
         }
@@ -431,7 +465,11 @@ impl PunktTrainer {
             if t1.sentbreak && !(t1.is_number() || t1.is_initial(text)) && t2.is_alpha(text) {
                 *self.sent_starter_fdist.entry(t2.typ.clone()).or_insert(0) += 1;
             }
-            if t1.sentbreak && (t1.is_number() || t1.is_initial(text)) && t1.is_non_punct() && t2.is_non_punct() {
+            if t1.sentbreak
+                && (t1.is_number() || t1.is_initial(text))
+                && t1.is_non_punct()
+                && t2.is_non_punct()
+            {
                 let key = (t1.type_no_period().to_string(), t2.type_no_sentperiod().to_string());
                 *self.collocation_fdist.entry(key).or_insert(0) += 1;
             }
@@ -461,7 +499,12 @@ impl PunktTrainer {
             let num_nonperiods = candidate.chars().count() as f64 - num_periods + 1.0;
             let with_period = self.count(&format!("{candidate}.")) as f64;
             let without_period = self.count(&candidate) as f64;
-            let ll = dunning_log_likelihood(with_period + without_period, self.num_period_toks as f64, with_period, self.n_tokens as f64);
+            let ll = dunning_log_likelihood(
+                with_period + without_period,
+                self.num_period_toks as f64,
+                with_period,
+                self.n_tokens as f64,
+            );
             let f_length = (-num_nonperiods).exp();
             let f_penalty = num_nonperiods.powf(-without_period);
             let score = ll * f_length * num_periods * f_penalty;
@@ -486,10 +529,18 @@ impl PunktTrainer {
             }
             let flag = t.first_case_flag(context);
             if flag != 0 {
-                *self.params.ortho_context.entry(t.type_no_sentperiod().to_string()).or_insert(0) |= flag;
+                *self
+                    .params
+                    .ortho_context
+                    .entry(t.type_no_sentperiod().to_string())
+                    .or_insert(0) |= flag;
             }
             context = if t.sentbreak {
-                if t.is_number() || t.is_initial_by_type() { Context::Unknown } else { Context::Initial }
+                if t.is_number() || t.is_initial_by_type() {
+                    Context::Unknown
+                } else {
+                    Context::Initial
+                }
             } else if t.ellipsis || t.abbr {
                 Context::Unknown
             } else {
@@ -529,8 +580,15 @@ impl PunktTrainer {
                 if typ_count < at_break {
                     continue;
                 }
-                let ll = col_log_likelihood(self.sentbreak_count as f64, typ_count as f64, at_break as f64, n);
-                if ll >= SENT_STARTER && n / self.sentbreak_count as f64 > typ_count as f64 / at_break as f64 {
+                let ll = col_log_likelihood(
+                    self.sentbreak_count as f64,
+                    typ_count as f64,
+                    at_break as f64,
+                    n,
+                );
+                if ll >= SENT_STARTER
+                    && n / self.sentbreak_count as f64 > typ_count as f64 / at_break as f64
+                {
                     self.params.sent_starters.insert(typ.clone());
                 }
             }
@@ -581,8 +639,12 @@ impl SentenceSplitter {
     /// A splitter knowing `language`'s abbreviation list (see `LanguageRules`).
     pub fn for_language(language: &str) -> Self {
         let rules = LanguageRules::for_language(language);
-        let abbrev_types = rules.abbreviations.iter().map(|a| a.trim_end_matches('.').to_lowercase()).collect();
-        SentenceSplitter { language: rules.language, params: PunktParameters { abbrev_types, ..Default::default() } }
+        let abbrev_types =
+            rules.abbreviations.iter().map(|a| a.trim_end_matches('.').to_lowercase()).collect();
+        SentenceSplitter {
+            language: rules.language,
+            params: PunktParameters { abbrev_types, ..Default::default() },
+        }
     }
 
     pub fn from_params(language: &str, params: PunktParameters) -> Self {
@@ -615,7 +677,10 @@ impl SentenceSplitter {
                 // Closing quotes and brackets right after the break belong to this sentence.
                 let mut end = t.end;
                 let mut j = i + 1;
-                while j < tokens.len() && tokens[j].start == end && is_closing_mark(tokens[j].tok(text)) {
+                while j < tokens.len()
+                    && tokens[j].start == end
+                    && is_closing_mark(tokens[j].tok(text))
+                {
                     end = tokens[j].end;
                     j += 1;
                 }
@@ -650,16 +715,28 @@ mod tests {
     #[test]
     fn splits_with_abbreviations() {
         let s = SentenceSplitter::for_language("en");
-        let text = "Mr. Smith went to Washington. He met Dr. Jones there! Was it fun? \"Yes.\" Fine.";
+        let text =
+            "Mr. Smith went to Washington. He met Dr. Jones there! Was it fun? \"Yes.\" Fine.";
         let got: Vec<&str> = s.spans(text).iter().map(|&(a, b)| &text[a..b]).collect();
-        assert_eq!(got, ["Mr. Smith went to Washington.", "He met Dr. Jones there!", "Was it fun?", "\"Yes.\"", "Fine."]);
+        assert_eq!(
+            got,
+            [
+                "Mr. Smith went to Washington.",
+                "He met Dr. Jones there!",
+                "Was it fun?",
+                "\"Yes.\"",
+                "Fine."
+            ]
+        );
     }
 
     #[test]
     fn learns_abbreviations() {
         let mut text = String::new();
         for i in 0..50 {
-            text.push_str(&format!("The meeting with approx. {i} people ended. Then prof. Brown spoke again. "));
+            text.push_str(&format!(
+                "The meeting with approx. {i} people ended. Then prof. Brown spoke again. "
+            ));
         }
         let mut trainer = PunktTrainer::default();
         trainer.train(&text);

@@ -86,12 +86,38 @@ impl LanguageRules {
         let code = code.split(['-', '_']).next().unwrap_or("").to_string();
         let list = |items: &[&str]| items.iter().map(|s| s.to_string()).collect::<Vec<_>>();
         let mut abbreviations = list(COMMON_ABBREVIATIONS);
-        let (abbrev, elisions, suffixes, apostrophe_words, keep_hyph, hyph_words, hyph_suffixes, ordinal): (
-            &[&str], &[&str], &[&str], &[&str], bool, &[&str], &[&str], bool,
-        ) = match code.as_str() {
-            "en" => (EN_ABBREVIATIONS, &[], EN_CLITICS, EN_APOSTROPHE_WORDS, false, EN_HYPHENATED, &[], false),
+        let (
+            abbrev,
+            elisions,
+            suffixes,
+            apostrophe_words,
+            keep_hyph,
+            hyph_words,
+            hyph_suffixes,
+            ordinal,
+        ): (&[&str], &[&str], &[&str], &[&str], bool, &[&str], &[&str], bool) = match code.as_str()
+        {
+            "en" => (
+                EN_ABBREVIATIONS,
+                &[],
+                EN_CLITICS,
+                EN_APOSTROPHE_WORDS,
+                false,
+                EN_HYPHENATED,
+                &[],
+                false,
+            ),
             "de" => (DE_ABBREVIATIONS, &[], &[], &[], false, &[], &[], true),
-            "fr" => (FR_ABBREVIATIONS, FR_ELISIONS, &[], FR_APOSTROPHE_WORDS, true, FR_HYPHENATED, FR_HYPHEN_SUFFIXES, false),
+            "fr" => (
+                FR_ABBREVIATIONS,
+                FR_ELISIONS,
+                &[],
+                FR_APOSTROPHE_WORDS,
+                true,
+                FR_HYPHENATED,
+                FR_HYPHEN_SUFFIXES,
+                false,
+            ),
             "pl" => (PL_ABBREVIATIONS, &[], &[], &[], false, &[], &[], false),
             "es" => (ES_ABBREVIATIONS, &[], &[], &[], true, &[], &[], false),
             "it" => (IT_ABBREVIATIONS, IT_ELISIONS, &[], &[], true, &[], &[], false),
@@ -215,7 +241,8 @@ impl CompiledRules {
                     continue;
                 }
                 let whole_word = rule.stem_words.iter().any(|w| w.as_slice() == stem);
-                let ending = stem.len() >= rule.min_stem_chars && rule.stem_endings.iter().any(|e| stem.ends_with(e));
+                let ending = stem.len() >= rule.min_stem_chars
+                    && rule.stem_endings.iter().any(|e| stem.ends_with(e));
                 if !stem.is_empty() && (whole_word || ending) {
                     parts.push(rule.suffix.len());
                     stem_len = stem.len();
@@ -232,7 +259,11 @@ impl CompiledRules {
 
 impl CompiledRules {
     pub fn new(rules: &LanguageRules) -> Self {
-        let mut c = CompiledRules { keep_hyphenated: rules.keep_hyphenated, ordinal_period: rules.ordinal_period, ..Default::default() };
+        let mut c = CompiledRules {
+            keep_hyphenated: rules.keep_hyphenated,
+            ordinal_period: rules.ordinal_period,
+            ..Default::default()
+        };
         for a in &rules.abbreviations {
             let a = a.strip_suffix('.').unwrap_or(a);
             if a.chars().any(char::is_uppercase) {
@@ -241,12 +272,19 @@ impl CompiledRules {
                 c.abbrev_any_case.insert(a.to_string());
             }
         }
-        let lower_set = |v: &[String]| v.iter().map(|s| normalize_apostrophes(&s.to_lowercase())).collect::<FxHashSet<_>>();
-        c.elisions = rules.elisions.iter().map(|s| normalize_apostrophes(&s.to_lowercase()).trim_end_matches('\'').to_string()).collect();
+        let lower_set = |v: &[String]| {
+            v.iter().map(|s| normalize_apostrophes(&s.to_lowercase())).collect::<FxHashSet<_>>()
+        };
+        c.elisions = rules
+            .elisions
+            .iter()
+            .map(|s| normalize_apostrophes(&s.to_lowercase()).trim_end_matches('\'').to_string())
+            .collect();
         c.apostrophe_words = lower_set(&rules.apostrophe_words);
         c.hyphenated_words = lower_set(&rules.hyphenated_words);
         let sorted_longest_first = |v: &[String]| {
-            let mut out: Vec<String> = v.iter().map(|s| normalize_apostrophes(&s.to_lowercase())).collect();
+            let mut out: Vec<String> =
+                v.iter().map(|s| normalize_apostrophes(&s.to_lowercase())).collect();
             out.sort_by(|a, b| b.len().cmp(&a.len()).then(a.cmp(b)));
             out
         };
@@ -260,10 +298,22 @@ impl CompiledRules {
             .iter()
             .map(|a| CompiledAgglutination {
                 suffix: a.suffix.to_lowercase().chars().collect(),
-                stem_endings: a.stem_endings.iter().map(|e| e.to_lowercase().chars().collect()).collect(),
-                stem_words: a.stem_words.iter().map(|w| w.to_lowercase().chars().collect()).collect(),
+                stem_endings: a
+                    .stem_endings
+                    .iter()
+                    .map(|e| e.to_lowercase().chars().collect())
+                    .collect(),
+                stem_words: a
+                    .stem_words
+                    .iter()
+                    .map(|w| w.to_lowercase().chars().collect())
+                    .collect(),
                 min_stem_chars: a.min_stem_chars,
-                exceptions: a.exceptions.iter().map(|w| w.to_lowercase().chars().collect()).collect(),
+                exceptions: a
+                    .exceptions
+                    .iter()
+                    .map(|w| w.to_lowercase().chars().collect())
+                    .collect(),
             })
             .collect();
         c.split_number_ranges = rules.split_number_ranges;
@@ -290,8 +340,8 @@ pub(crate) fn normalize_apostrophes(s: &str) -> String {
 }
 
 const EN_HYPHEN_PREFIXES: &[&str] = &[
-    "anti", "pre", "post", "counter", "non", "co", "re", "ex", "self", "multi", "semi", "sub", "inter", "mid",
-    "mis", "pro", "neo", "pseudo", "quasi", "ultra", "e", "x", "t",
+    "anti", "pre", "post", "counter", "non", "co", "re", "ex", "self", "multi", "semi", "sub",
+    "inter", "mid", "mis", "pro", "neo", "pseudo", "quasi", "ultra", "e", "x", "t",
 ];
 
 /// Polish mobile person endings and the conditional "by" (as the UD treebanks split them):
@@ -300,29 +350,62 @@ const EN_HYPHEN_PREFIXES: &[&str] = &[
 /// same ("kanałem", "pomysłem") are kept whole by choosing verb-like stem endings and by the
 /// exception lists.
 fn polish_agglutination() -> Vec<Agglutination> {
-    let rule = |suffix: &str, endings: &[&str], words: &[&str], min: usize, exceptions: &[&str]| Agglutination {
-        suffix: suffix.to_string(),
-        stem_endings: endings.iter().map(|s| s.to_string()).collect(),
-        stem_words: words.iter().map(|s| s.to_string()).collect(),
-        min_stem_chars: min,
-        exceptions: exceptions.iter().map(|s| s.to_string()).collect(),
+    let rule = |suffix: &str, endings: &[&str], words: &[&str], min: usize, exceptions: &[&str]| {
+        Agglutination {
+            suffix: suffix.to_string(),
+            stem_endings: endings.iter().map(|s| s.to_string()).collect(),
+            stem_words: words.iter().map(|s| s.to_string()).collect(),
+            min_stem_chars: min,
+            exceptions: exceptions.iter().map(|s| s.to_string()).collect(),
+        }
     };
     let conj = ["żeby", "aby", "gdyby", "jakby", "czyby", "by", "że"];
     let plural = ["li", "ły", "liby", "łyby", "nni", "nny"];
     // Masculine past stems: "-ał", "-ył", ... and the consonant-final ones ("mógł" → "mogłem",
     // "uciekł", "znalazł", "niósł" → "niosłem", "umarł", "uwiódł" → "uwiodłem").
     let masculine = [
-        "ał", "ył", "ił", "ął", "eł", "ogł", "egł", "ekł", "ukł", "azł", "ozł", "edł", "adł", "odł", "niosł", "rosł",
-        "ęsł", "arł", "czuł", "psuł", "snuł", "otł",
+        "ał", "ył", "ił", "ął", "eł", "ogł", "egł", "ekł", "ukł", "azł", "ozł", "edł", "adł",
+        "odł", "niosł", "rosł", "ęsł", "arł", "czuł", "psuł", "snuł", "otł",
     ];
     let masculine_nouns = [
-        "kanał", "materiał", "trybunał", "kapitał", "sygnał", "potencjał", "kwartał", "udział", "dział", "generał",
-        "ideał", "rytuał", "upał", "zapał", "szał", "wał", "kryształ", "michał", "rafał", "arsenał", "admirał",
-        "regał", "kawał", "ciał", "przeciwciał", "pedał", "tył", "pył", "kozł", "godł", "siodł", "kotł", "piekł",
+        "kanał",
+        "materiał",
+        "trybunał",
+        "kapitał",
+        "sygnał",
+        "potencjał",
+        "kwartał",
+        "udział",
+        "dział",
+        "generał",
+        "ideał",
+        "rytuał",
+        "upał",
+        "zapał",
+        "szał",
+        "wał",
+        "kryształ",
+        "michał",
+        "rafał",
+        "arsenał",
+        "admirał",
+        "regał",
+        "kawał",
+        "ciał",
+        "przeciwciał",
+        "pedał",
+        "tył",
+        "pył",
+        "kozł",
+        "godł",
+        "siodł",
+        "kotł",
+        "piekł",
     ];
     let feminine = [
-        "ała", "yła", "iła", "eła", "ęła", "uła", "ogła", "egła", "ekła", "ukła", "azła", "ozła", "szła", "osła",
-        "ęsła", "arła", "adła", "edła", "odła", "otła", "łaby", "łby", "łoby", "powinna",
+        "ała", "yła", "iła", "eła", "ęła", "uła", "ogła", "egła", "ekła", "ukła", "azła", "ozła",
+        "szła", "osła", "ęsła", "arła", "adła", "edła", "odła", "otła", "łaby", "łby", "łoby",
+        "powinna",
     ];
     // Imperatives of "łamać" ("złam", "przełam") end like a feminine stem plus "m".
     let feminine_exceptions = ["zła", "poła", "przeła", "uła", "skła", "kła"];
@@ -338,65 +421,73 @@ fn polish_agglutination() -> Vec<Agglutination> {
 }
 
 /// First parts that keep a Polish hyphenated word whole ("non-profit", "bio-obrazowania").
-const PL_HYPHEN_PREFIXES: &[&str] = &["non", "bio", "krio", "eko", "euro", "quasi", "pseudo", "ex", "wice", "vice"];
+const PL_HYPHEN_PREFIXES: &[&str] =
+    &["non", "bio", "krio", "eko", "euro", "quasi", "pseudo", "ex", "wice", "vice"];
 
 const COMMON_ABBREVIATIONS: &[&str] = &["e.g", "i.e", "etc", "vs", "cf", "approx", "ca"];
 
 const EN_ABBREVIATIONS: &[&str] = &[
-    "Mr", "Mrs", "Ms", "Dr", "Prof", "Sr", "Jr", "St", "Mt", "Gen", "Gov", "Sen", "Rep", "Col", "Capt", "Lt",
-    "Sgt", "Rev", "Hon", "Pres", "Messrs", "Mme", "Inc", "Ltd", "Co", "Corp", "Bros", "Dept", "Univ", "Ave",
-    "Blvd", "Rd", "No", "Nos", "Vol", "Vols", "Fig", "Figs", "Jan", "Feb", "Mar", "Apr", "Jun", "Jul", "Aug",
-    "Sep", "Sept", "Oct", "Nov", "Dec", "Mon", "Tue", "Tues", "Wed", "Thu", "Thurs", "Fri", "Sat", "Sun",
-    "viz", "al", "esp", "incl", "p", "pp", "ed", "eds", "a.m", "p.m", "Ph.D", "U.S", "U.K", "U.N", "D.C",
+    "Mr", "Mrs", "Ms", "Dr", "Prof", "Sr", "Jr", "St", "Mt", "Gen", "Gov", "Sen", "Rep", "Col",
+    "Capt", "Lt", "Sgt", "Rev", "Hon", "Pres", "Messrs", "Mme", "Inc", "Ltd", "Co", "Corp", "Bros",
+    "Dept", "Univ", "Ave", "Blvd", "Rd", "No", "Nos", "Vol", "Vols", "Fig", "Figs", "Jan", "Feb",
+    "Mar", "Apr", "Jun", "Jul", "Aug", "Sep", "Sept", "Oct", "Nov", "Dec", "Mon", "Tue", "Tues",
+    "Wed", "Thu", "Thurs", "Fri", "Sat", "Sun", "viz", "al", "esp", "incl", "p", "pp", "ed", "eds",
+    "a.m", "p.m", "Ph.D", "U.S", "U.K", "U.N", "D.C",
 ];
 const EN_CLITICS: &[&str] = &["n't", "'s", "'re", "'ve", "'ll", "'d", "'m"];
 const EN_APOSTROPHE_WORDS: &[&str] = &["o'clock", "ma'am", "y'all", "rock'n'roll"];
 const EN_HYPHENATED: &[&str] = &["e-mail", "e-mails", "x-ray", "t-shirt", "co-op"];
 
 const DE_ABBREVIATIONS: &[&str] = &[
-    "z.B", "u.a", "d.h", "bzw", "usw", "vgl", "ggf", "bspw", "evtl", "inkl", "ca", "Nr", "Str", "Dr", "Prof",
-    "Hr", "Fr", "St", "Abs", "Abb", "Jh", "Jhd", "Mio", "Mrd", "Tel", "z.T", "o.ä", "u.ä", "s.o", "s.u",
-    "u.U", "v.a", "z.Zt", "Jan", "Feb", "Aug", "Sept", "Okt", "Nov", "Dez", "geb", "gest", "Bd", "Hrsg", "Kap",
+    "z.B", "u.a", "d.h", "bzw", "usw", "vgl", "ggf", "bspw", "evtl", "inkl", "ca", "Nr", "Str",
+    "Dr", "Prof", "Hr", "Fr", "St", "Abs", "Abb", "Jh", "Jhd", "Mio", "Mrd", "Tel", "z.T", "o.ä",
+    "u.ä", "s.o", "s.u", "u.U", "v.a", "z.Zt", "Jan", "Feb", "Aug", "Sept", "Okt", "Nov", "Dez",
+    "geb", "gest", "Bd", "Hrsg", "Kap",
 ];
 const FR_ABBREVIATIONS: &[&str] = &[
-    "M", "MM", "Mme", "Mmes", "Mlle", "Mlles", "Dr", "Pr", "St", "Ste", "av", "bd", "cf", "env", "p.ex", "c.-à-d",
-    "n°", "janv", "févr", "avr", "juil", "sept", "oct", "nov", "déc", "Cie", "etc",
+    "M", "MM", "Mme", "Mmes", "Mlle", "Mlles", "Dr", "Pr", "St", "Ste", "av", "bd", "cf", "env",
+    "p.ex", "c.-à-d", "n°", "janv", "févr", "avr", "juil", "sept", "oct", "nov", "déc", "Cie",
+    "etc",
 ];
 const FR_ELISIONS: &[&str] = &[
-    "l", "d", "j", "m", "n", "s", "t", "c", "ç", "qu", "jusqu", "lorsqu", "puisqu", "quoiqu", "presqu", "quelqu",
+    "l", "d", "j", "m", "n", "s", "t", "c", "ç", "qu", "jusqu", "lorsqu", "puisqu", "quoiqu",
+    "presqu", "quelqu",
 ];
-const FR_APOSTROPHE_WORDS: &[&str] = &["aujourd'hui", "l'on", "prud'homme", "prud'hommes", "presqu'île", "quelqu'un", "quelqu'une"];
+const FR_APOSTROPHE_WORDS: &[&str] =
+    &["aujourd'hui", "l'on", "prud'homme", "prud'hommes", "presqu'île", "quelqu'un", "quelqu'une"];
 const FR_HYPHENATED: &[&str] = &["rendez-vous", "vis-à-vis", "c'est-à-dire"];
 const FR_HYPHEN_SUFFIXES: &[&str] = &[
-    "-t-il", "-t-elle", "-t-on", "-t-ils", "-t-elles", "-il", "-ils", "-elle", "-elles", "-on", "-je", "-tu",
-    "-nous", "-vous", "-moi", "-toi", "-ce", "-y",
+    "-t-il", "-t-elle", "-t-on", "-t-ils", "-t-elles", "-il", "-ils", "-elle", "-elles", "-on",
+    "-je", "-tu", "-nous", "-vous", "-moi", "-toi", "-ce", "-y",
 ];
 const PL_ABBREVIATIONS: &[&str] = &[
-    "np", "tzn", "tj", "itd", "itp", "ok", "ul", "al", "pl", "godz", "r", "w", "ur", "zm", "prof", "dr", "hab",
-    "inż", "mgr", "im", "nr", "wg", "ks", "św", "gen", "płk", "mjr", "por", "tys", "mln", "mld", "zł", "gr",
-    "str", "tel", "woj", "pow", "gm", "m.in", "cdn", "jw", "ww", "red", "wyd", "tzw", "ds", "pt",
+    "np", "tzn", "tj", "itd", "itp", "ok", "ul", "al", "pl", "godz", "r", "w", "ur", "zm", "prof",
+    "dr", "hab", "inż", "mgr", "im", "nr", "wg", "ks", "św", "gen", "płk", "mjr", "por", "tys",
+    "mln", "mld", "zł", "gr", "str", "tel", "woj", "pow", "gm", "m.in", "cdn", "jw", "ww", "red",
+    "wyd", "tzw", "ds", "pt",
 ];
 const ES_ABBREVIATIONS: &[&str] = &[
-    "Sr", "Sra", "Srta", "Sres", "Dr", "Dra", "Ud", "Uds", "Vd", "Vds", "D", "Dña", "pág", "págs", "núm", "tel",
-    "EE.UU", "aprox", "p.ej", "a.C", "d.C", "Av", "Avda", "Cía", "S.A",
+    "Sr", "Sra", "Srta", "Sres", "Dr", "Dra", "Ud", "Uds", "Vd", "Vds", "D", "Dña", "pág", "págs",
+    "núm", "tel", "EE.UU", "aprox", "p.ej", "a.C", "d.C", "Av", "Avda", "Cía", "S.A",
 ];
 const IT_ABBREVIATIONS: &[&str] = &[
-    "Sig", "Sigg", "Sig.ra", "Sig.na", "Dott", "Dott.ssa", "Prof", "Ing", "Avv", "Geom", "Rag", "S.p.A", "pag",
-    "ecc", "es", "tel", "n", "nr", "cap", "art", "a.C", "d.C",
+    "Sig", "Sigg", "Sig.ra", "Sig.na", "Dott", "Dott.ssa", "Prof", "Ing", "Avv", "Geom", "Rag",
+    "S.p.A", "pag", "ecc", "es", "tel", "n", "nr", "cap", "art", "a.C", "d.C",
 ];
 const IT_ELISIONS: &[&str] = &[
-    "l", "un", "dell", "all", "dall", "nell", "sull", "coll", "quell", "quest", "bell", "sant", "c", "d", "m",
-    "t", "s", "v", "gl", "tutt", "dov", "com", "cos", "anch", "nessun", "buon", "qual",
+    "l", "un", "dell", "all", "dall", "nell", "sull", "coll", "quell", "quest", "bell", "sant",
+    "c", "d", "m", "t", "s", "v", "gl", "tutt", "dov", "com", "cos", "anch", "nessun", "buon",
+    "qual",
 ];
 const NL_ABBREVIATIONS: &[&str] = &[
-    "dhr", "mevr", "mw", "dr", "prof", "ir", "ing", "mr", "drs", "bijv", "o.a", "d.w.z", "m.b.t", "t.a.v",
-    "enz", "blz", "nr", "jl", "z.g.a", "n.a.v", "i.p.v", "a.s", "St",
+    "dhr", "mevr", "mw", "dr", "prof", "ir", "ing", "mr", "drs", "bijv", "o.a", "d.w.z", "m.b.t",
+    "t.a.v", "enz", "blz", "nr", "jl", "z.g.a", "n.a.v", "i.p.v", "a.s", "St",
 ];
 const PT_ABBREVIATIONS: &[&str] = &[
-    "Sr", "Sra", "Srta", "Dr", "Dra", "Prof", "Profa", "Exmo", "Exma", "V.Exa", "pág", "págs", "n.º", "nº",
-    "tel", "av", "aprox", "p.ex", "a.C", "d.C", "Ltda", "S.A", "Cia",
+    "Sr", "Sra", "Srta", "Dr", "Dra", "Prof", "Profa", "Exmo", "Exma", "V.Exa", "pág", "págs",
+    "n.º", "nº", "tel", "av", "aprox", "p.ex", "a.C", "d.C", "Ltda", "S.A", "Cia",
 ];
 const RU_ABBREVIATIONS: &[&str] = &[
-    "т.е", "т.д", "т.п", "т.к", "т.н", "др", "пр", "г", "гг", "в", "вв", "стр", "с", "см", "ул", "д", "кв",
-    "им", "млн", "млрд", "тыс", "руб", "коп", "проф", "акад", "доц", "н.э", "и.о",
+    "т.е", "т.д", "т.п", "т.к", "т.н", "др", "пр", "г", "гг", "в", "вв", "стр", "с", "см", "ул",
+    "д", "кв", "им", "млн", "млрд", "тыс", "руб", "коп", "проф", "акад", "доц", "н.э", "и.о",
 ];

@@ -100,7 +100,13 @@ impl WordTokenizer {
     /// block by block gives exactly the tokens of [`tokenize`](Self::tokenize), because a
     /// whitespace-free chunk never straddles a block boundary and the rules that look beyond
     /// their chunk (a final period, an opening quote) read them from the whole `text`.
-    pub fn tokenize_range_into(&self, text: &str, start: usize, end: usize, out: &mut Vec<WordToken>) {
+    pub fn tokenize_range_into(
+        &self,
+        text: &str,
+        start: usize,
+        end: usize,
+        out: &mut Vec<WordToken>,
+    ) {
         let bytes = &text.as_bytes()[..end];
         let mut segments = Vec::new();
         let mut i = start;
@@ -132,13 +138,25 @@ impl WordTokenizer {
     }
 
     /// A whitespace-free chunk `text[start..end]`.
-    fn tokenize_chunk(&self, text: &str, start: usize, end: usize, ascii: bool, segs: &mut Vec<(usize, usize)>, out: &mut Vec<WordToken>) {
+    fn tokenize_chunk(
+        &self,
+        text: &str,
+        start: usize,
+        end: usize,
+        ascii: bool,
+        segs: &mut Vec<(usize, usize)>,
+        out: &mut Vec<WordToken>,
+    ) {
         let chunk = &text[start..end];
         if let Some((core_start, core_end)) = special_core(chunk) {
             if core_start > 0 {
                 self.tokenize_segments(text, start, start + core_start, ascii, segs, out);
             }
-            out.push(WordToken { start: start + core_start, end: start + core_end, replacement: None });
+            out.push(WordToken {
+                start: start + core_start,
+                end: start + core_end,
+                replacement: None,
+            });
             if core_end < chunk.len() {
                 self.tokenize_segments(text, start + core_end, end, ascii, segs, out);
             }
@@ -147,14 +165,26 @@ impl WordTokenizer {
         self.tokenize_segments(text, start, end, ascii, segs, out);
     }
 
-    fn tokenize_segments(&self, text: &str, start: usize, end: usize, ascii: bool, segs: &mut Vec<(usize, usize)>, out: &mut Vec<WordToken>) {
+    fn tokenize_segments(
+        &self,
+        text: &str,
+        start: usize,
+        end: usize,
+        ascii: bool,
+        segs: &mut Vec<(usize, usize)>,
+        out: &mut Vec<WordToken>,
+    ) {
         segs.clear();
         if ascii {
             ascii_word_bounds(text.as_bytes(), start, end, segs);
         } else {
             // Runs of Han / Kana come out one UAX #29 segment per ideograph here; a dictionary
             // segmenter for Chinese and Japanese is meant to re-cut exactly these segments.
-            segs.extend(text[start..end].split_word_bound_indices().map(|(i, s)| (start + i, start + i + s.len())));
+            segs.extend(
+                text[start..end]
+                    .split_word_bound_indices()
+                    .map(|(i, s)| (start + i, start + i + s.len())),
+            );
         }
         let mut k = 0;
         while k < segs.len() {
@@ -163,7 +193,14 @@ impl WordTokenizer {
     }
 
     /// Emits the token(s) starting at segment `k`; returns the next unconsumed segment index.
-    fn emit_from(&self, text: &str, segs: &[(usize, usize)], k: usize, chunk_end: usize, out: &mut Vec<WordToken>) -> usize {
+    fn emit_from(
+        &self,
+        text: &str,
+        segs: &[(usize, usize)],
+        k: usize,
+        chunk_end: usize,
+        out: &mut Vec<WordToken>,
+    ) -> usize {
         let seg = |j: usize| &text[segs[j].0..segs[j].1];
         let (s, e) = segs[k];
         let first = seg(k);
@@ -183,7 +220,10 @@ impl WordTokenizer {
         if let Some(run_char) = self.run_mergeable(c0, first) {
             let continues_run = |next: &str| {
                 next.len() == run_char.len_utf8() && next.starts_with(run_char)
-                    || matches!(run_char, '!' | '?' | '.') && matches!(next, "!" | "?") && self.compiled.merge_punct_runs && !self.options.penn_treebank
+                    || matches!(run_char, '!' | '?' | '.')
+                        && matches!(next, "!" | "?")
+                        && self.compiled.merge_punct_runs
+                        && !self.options.penn_treebank
             };
             let mut j = k + 1;
             while j < segs.len() && continues_run(seg(j)) {
@@ -194,13 +234,18 @@ impl WordTokenizer {
                 let mut m = k;
                 while m < j {
                     let pair_end = (m + 2).min(j);
-                    out.push(WordToken { start: segs[m].0, end: segs[pair_end - 1].1, replacement: None });
+                    out.push(WordToken {
+                        start: segs[m].0,
+                        end: segs[pair_end - 1].1,
+                        replacement: None,
+                    });
                     m = pair_end;
                 }
                 return j;
             }
             let end = segs[j - 1].1;
-            let replacement = if self.options.penn_treebank { ptb_quote(text, s, &text[s..end]) } else { None };
+            let replacement =
+                if self.options.penn_treebank { ptb_quote(text, s, &text[s..end]) } else { None };
             out.push(WordToken { start: s, end, replacement });
             return j;
         }
@@ -212,7 +257,11 @@ impl WordTokenizer {
     /// Times (10:30, 10:30:15) and dates (22/11/2026, 2026-11-22) that UAX #29 cuts apart.
     fn match_number_pattern(&self, text: &str, segs: &[(usize, usize)], k: usize) -> Option<usize> {
         let seg = |j: usize| segs.get(j).map(|&(a, b)| &text[a..b]);
-        let digits = |s: Option<&str>, min: usize, max: usize| s.is_some_and(|s| s.len() >= min && s.len() <= max && s.bytes().all(|b| b.is_ascii_digit()));
+        let digits = |s: Option<&str>, min: usize, max: usize| {
+            s.is_some_and(|s| {
+                s.len() >= min && s.len() <= max && s.bytes().all(|b| b.is_ascii_digit())
+            })
+        };
         if digits(seg(k), 1, 2) && seg(k + 1) == Some(":") && digits(seg(k + 2), 2, 2) {
             if seg(k + 3) == Some(":") && digits(seg(k + 4), 2, 2) {
                 return Some(k + 5);
@@ -220,7 +269,12 @@ impl WordTokenizer {
             return Some(k + 3);
         }
         for sep in ["/", "-"] {
-            if digits(seg(k), 1, 4) && seg(k + 1) == Some(sep) && digits(seg(k + 2), 1, 2) && seg(k + 3) == Some(sep) && digits(seg(k + 4), 1, 4) {
+            if digits(seg(k), 1, 4)
+                && seg(k + 1) == Some(sep)
+                && digits(seg(k + 2), 1, 2)
+                && seg(k + 3) == Some(sep)
+                && digits(seg(k + 4), 1, 4)
+            {
                 return Some(k + 5);
             }
         }
@@ -228,11 +282,21 @@ impl WordTokenizer {
     }
 
     /// A word segment, possibly followed by "-word" parts and a period.
-    fn emit_word_group(&self, text: &str, segs: &[(usize, usize)], k: usize, chunk_end: usize, out: &mut Vec<WordToken>) -> usize {
+    fn emit_word_group(
+        &self,
+        text: &str,
+        segs: &[(usize, usize)],
+        k: usize,
+        chunk_end: usize,
+        out: &mut Vec<WordToken>,
+    ) -> usize {
         let seg = |j: usize| &text[segs[j].0..segs[j].1];
         // Hyphen chain: word (-word)*
         let mut j = k + 1;
-        while j + 1 < segs.len() && is_hyphen(seg(j)) && is_wordlike(seg(j + 1).chars().next().unwrap_or(' ')) {
+        while j + 1 < segs.len()
+            && is_hyphen(seg(j))
+            && is_wordlike(seg(j + 1).chars().next().unwrap_or(' '))
+        {
             j += 2;
         }
         let (s, mut e) = (segs[k].0, segs[j - 1].1);
@@ -242,9 +306,15 @@ impl WordTokenizer {
             let numeric = compound.bytes().all(|b| b.is_ascii_digit() || b == b'-');
             let number_range = numeric && j == k + 3 && self.compiled.split_number_ranges;
             let listed = self.compiled.hyphenated_words.contains(&lower);
-            let prefixed = self.compiled.hyphen_prefixes.contains(lower.split('-').next().unwrap_or(""));
+            let prefixed =
+                self.compiled.hyphen_prefixes.contains(lower.split('-').next().unwrap_or(""));
             let coded = self.compiled.keep_coded_compounds && is_coded_compound(compound);
-            let keep = self.compiled.keep_hyphenated || self.options.penn_treebank || numeric || listed || prefixed || coded;
+            let keep = self.compiled.keep_hyphenated
+                || self.options.penn_treebank
+                || numeric
+                || listed
+                || prefixed
+                || coded;
             if keep && !number_range {
                 if let Some(split) = self.hyphen_suffix_split(compound).filter(|_| !listed) {
                     out.push(WordToken { start: s, end: s + split, replacement: None });
@@ -265,12 +335,22 @@ impl WordTokenizer {
             return j;
         }
         // Truncated compound "Staats-" (German "Staats- und Regierungschefs").
-        if self.compiled.keep_hyphenated && j < segs.len() && is_hyphen(seg(j)) && j + 1 == segs.len() && j > 0 && seg(k).chars().all(char::is_alphabetic) {
+        if self.compiled.keep_hyphenated
+            && j < segs.len()
+            && is_hyphen(seg(j))
+            && j + 1 == segs.len()
+            && j > 0
+            && seg(k).chars().all(char::is_alphabetic)
+        {
             out.push(WordToken { start: s, end: segs[j].1, replacement: None });
             return j + 1;
         }
         // Word + "." → abbreviation, initial, dotted acronym or ordinal.
-        if self.compiled.attach_abbreviation_period && j < segs.len() && seg(j) == "." && !(j + 1 < segs.len() && seg(j + 1) == ".") {
+        if self.compiled.attach_abbreviation_period
+            && j < segs.len()
+            && seg(j) == "."
+            && !(j + 1 < segs.len() && seg(j + 1) == ".")
+        {
             let word = seg(k);
             if self.period_belongs_to(text, word, segs[j].1, chunk_end, j + 1 == segs.len()) {
                 e = segs[j].1;
@@ -282,8 +362,18 @@ impl WordTokenizer {
         j
     }
 
-    fn period_belongs_to(&self, text: &str, word: &str, after_period: usize, chunk_end: usize, period_ends_chunk: bool) -> bool {
-        if self.options.penn_treebank && period_ends_chunk && skip_space(text, chunk_end) == text.len() {
+    fn period_belongs_to(
+        &self,
+        text: &str,
+        word: &str,
+        after_period: usize,
+        chunk_end: usize,
+        period_ends_chunk: bool,
+    ) -> bool {
+        if self.options.penn_treebank
+            && period_ends_chunk
+            && skip_space(text, chunk_end) == text.len()
+        {
             return false; // NLTK's Treebank rule: the text's final period always stands alone
         }
         let mut chars = word.chars();
@@ -298,7 +388,11 @@ impl WordTokenizer {
         if self.compiled.is_abbreviation(word) {
             return true;
         }
-        if self.compiled.ordinal_period && period_ends_chunk && word.len() <= 3 && word.bytes().all(|b| b.is_ascii_digit()) {
+        if self.compiled.ordinal_period
+            && period_ends_chunk
+            && word.len() <= 3
+            && word.bytes().all(|b| b.is_ascii_digit())
+        {
             debug_assert_eq!(after_period, chunk_end);
             let next = skip_space(text, chunk_end);
             if next < text.len() {
@@ -315,7 +409,10 @@ impl WordTokenizer {
         if self.options.keep_clitics {
             return None;
         }
-        self.compiled.hyphen_suffixes.iter().find_map(|suffix| ends_with_ignore_case(compound, suffix).filter(|&p| p > 0))
+        self.compiled
+            .hyphen_suffixes
+            .iter()
+            .find_map(|suffix| ends_with_ignore_case(compound, suffix).filter(|&p| p > 0))
     }
 
     /// One UAX #29 word segment: clitic / elision splits and PTB contractions.
@@ -346,10 +443,12 @@ impl WordTokenizer {
             if lower.len() == word.chars().count() {
                 let parts = self.compiled.agglutination_parts(&lower);
                 if parts.len() > 1 {
-                    let mut chars = word.char_indices().map(|(i, _)| s + i).chain(std::iter::once(e));
+                    let mut chars =
+                        word.char_indices().map(|(i, _)| s + i).chain(std::iter::once(e));
                     let mut start = chars.next().unwrap_or(e);
                     for (n, len) in parts.iter().enumerate() {
-                        let end = if n + 1 == parts.len() { e } else { chars.nth(len - 1).unwrap_or(e) };
+                        let end =
+                            if n + 1 == parts.len() { e } else { chars.nth(len - 1).unwrap_or(e) };
                         out.push(WordToken { start, end, replacement: None });
                         start = end;
                     }
@@ -375,7 +474,11 @@ impl WordTokenizer {
 
     fn emit_apostrophe_word(&self, text: &str, mut s: usize, e: usize, out: &mut Vec<WordToken>) {
         let word = &text[s..e];
-        if self.compiled.apostrophe_words.contains(&super::rules::normalize_apostrophes(&word.to_lowercase())) {
+        if self
+            .compiled
+            .apostrophe_words
+            .contains(&super::rules::normalize_apostrophes(&word.to_lowercase()))
+        {
             out.push(WordToken { start: s, end: e, replacement: None });
             return;
         }
@@ -441,7 +544,8 @@ impl<'a> CharOffsets<'a> {
             self.char_pos = 0;
         }
         let end = byte.min(self.bytes.len());
-        self.char_pos += self.bytes[self.byte_pos..end].iter().filter(|&&b| (b as i8) >= -0x40).count();
+        self.char_pos +=
+            self.bytes[self.byte_pos..end].iter().filter(|&&b| (b as i8) >= -0x40).count();
         self.byte_pos = end;
         self.char_pos
     }
@@ -492,7 +596,8 @@ fn is_hyphen(s: &str) -> bool {
 /// part is an acronym, two capitals or more ("PiS-owi", "PPE-DE").
 fn is_coded_compound(compound: &str) -> bool {
     let first = compound.split(['-', '\u{2010}', '\u{2011}']).next().unwrap_or("");
-    compound.bytes().any(|b| b.is_ascii_digit()) || first.chars().filter(|c| c.is_uppercase()).count() >= 2
+    compound.bytes().any(|b| b.is_ascii_digit())
+        || first.chars().filter(|c| c.is_uppercase()).count() >= 2
 }
 
 fn has_apostrophe(word: &str) -> bool {
@@ -523,8 +628,8 @@ fn ends_with_ignore_case(word: &str, suffix: &str) -> Option<usize> {
 
 /// Emoticons kept whole (":-)", "^^"), when they end the chunk; longest first.
 const EMOTICONS: &[&str] = &[
-    ":-)", ":-(", ";-)", ":-D", ":-P", ":-/", ":'(", "^_^", ":)", ":(", ";)", ":D", ":P", ":p", ":/", "(:", "):",
-    "^^", "<3", "=)", ":]", ":[", ":O", ":o",
+    ":-)", ":-(", ";-)", ":-D", ":-P", ":-/", ":'(", "^_^", ":)", ":(", ";)", ":D", ":P", ":p",
+    ":/", "(:", "):", "^^", "<3", "=)", ":]", ":[", ":O", ":o",
 ];
 
 /// Index after the segments forming an emoticon at segment `k`, if one ends the chunk there.
@@ -589,14 +694,22 @@ fn ptb_contraction(word: &str) -> Option<&'static [usize]> {
 /// the byte range of the core within `chunk`, or `None`.
 fn special_core(chunk: &str) -> Option<(usize, usize)> {
     let b = chunk.as_bytes();
-    if memchr::memchr3(b'@', b'#', b':', b).is_none() && !(b.len() > 4 && b[..4].eq_ignore_ascii_case(b"www.")) {
+    if memchr::memchr3(b'@', b'#', b':', b).is_none()
+        && !(b.len() > 4 && b[..4].eq_ignore_ascii_case(b"www."))
+    {
         // "www." can also follow an opening bracket: checked below only when cheap.
         if !(b.len() > 5 && b[1..].len() > 4 && b[1..5].eq_ignore_ascii_case(b"www.")) {
             return None;
         }
     }
-    const OPEN: &[char] = &['(', '[', '{', '<', '"', '\'', '\u{201c}', '\u{2018}', '\u{ab}', '\u{201e}', '\u{201a}', '\u{bf}', '\u{a1}'];
-    const CLOSE: &[char] = &['.', ',', ';', ':', '!', '?', ')', ']', '}', '>', '"', '\'', '\u{201d}', '\u{2019}', '\u{bb}', '\u{2026}'];
+    const OPEN: &[char] = &[
+        '(', '[', '{', '<', '"', '\'', '\u{201c}', '\u{2018}', '\u{ab}', '\u{201e}', '\u{201a}',
+        '\u{bf}', '\u{a1}',
+    ];
+    const CLOSE: &[char] = &[
+        '.', ',', ';', ':', '!', '?', ')', ']', '}', '>', '"', '\'', '\u{201d}', '\u{2019}',
+        '\u{bb}', '\u{2026}',
+    ];
     let trimmed_start = chunk.trim_start_matches(OPEN);
     let start = chunk.len() - trimmed_start.len();
     let core = trimmed_start.trim_end_matches(CLOSE);
@@ -609,12 +722,16 @@ fn special_core(chunk: &str) -> Option<(usize, usize)> {
 }
 
 fn is_url(core: &str) -> bool {
-    let lower_prefix = |p: &str| core.len() > p.len() && core.as_bytes()[..p.len()].eq_ignore_ascii_case(p.as_bytes());
+    let lower_prefix = |p: &str| {
+        core.len() > p.len() && core.as_bytes()[..p.len()].eq_ignore_ascii_case(p.as_bytes())
+    };
     if lower_prefix("www.") {
         return core[4..].contains('.') || core.len() > 6;
     }
     match core.find("://") {
-        Some(i) => i > 0 && core[..i].bytes().all(|b| b.is_ascii_alphabetic()) && core.len() > i + 3,
+        Some(i) => {
+            i > 0 && core[..i].bytes().all(|b| b.is_ascii_alphabetic()) && core.len() > i + 3
+        }
         None => false,
     }
 }
@@ -635,7 +752,9 @@ fn is_tag(core: &str) -> bool {
         Some(r) => r,
         None => return false,
     };
-    !rest.is_empty() && rest.chars().all(|c| c.is_alphanumeric() || c == '_') && rest.chars().any(char::is_alphabetic)
+    !rest.is_empty()
+        && rest.chars().all(|c| c.is_alphanumeric() || c == '_')
+        && rest.chars().any(char::is_alphabetic)
 }
 
 /// UAX #29 word boundaries for an all-ASCII, whitespace-free chunk `bytes[start..end]`.
@@ -645,7 +764,12 @@ fn is_tag(core: &str) -> bool {
 /// are few: letters, digits and "_" join (WB5, WB8–WB10, WB13a/b); ":" "." "'" join two letters
 /// (WB6/7); "," ";" "." "'" join two digits (WB11/12); every other character stands alone.
 /// A unit test checks it against `unicode-segmentation` on random ASCII strings.
-pub(crate) fn ascii_word_bounds(bytes: &[u8], start: usize, end: usize, out: &mut Vec<(usize, usize)>) {
+pub(crate) fn ascii_word_bounds(
+    bytes: &[u8],
+    start: usize,
+    end: usize,
+    out: &mut Vec<(usize, usize)>,
+) {
     #[derive(Clone, Copy, PartialEq, Eq)]
     enum Class {
         Letter,
@@ -686,8 +810,12 @@ pub(crate) fn ascii_word_bounds(bytes: &[u8], start: usize, end: usize, out: &mu
             if i + 1 < end {
                 let next = class(bytes[i + 1]);
                 let mid = bytes[i];
-                let letters = prev == Class::Letter && next == Class::Letter && matches!(mid, b':' | b'.' | b'\'');
-                let digits = prev == Class::Digit && next == Class::Digit && matches!(mid, b',' | b';' | b'.' | b'\'');
+                let letters = prev == Class::Letter
+                    && next == Class::Letter
+                    && matches!(mid, b':' | b'.' | b'\'');
+                let digits = prev == Class::Digit
+                    && next == Class::Digit
+                    && matches!(mid, b',' | b';' | b'.' | b'\'');
                 if letters || digits {
                     prev = next;
                     i += 2;
@@ -710,7 +838,10 @@ mod tests {
     }
 
     fn ptb(text: &str) -> Vec<String> {
-        let t = WordTokenizer::for_language("en", WordTokenizerOptions { penn_treebank: true, keep_clitics: false });
+        let t = WordTokenizer::for_language(
+            "en",
+            WordTokenizerOptions { penn_treebank: true, keep_clitics: false },
+        );
         t.tokenize(text).iter().map(|w| w.as_str(text).to_string()).collect()
     }
 
@@ -721,50 +852,100 @@ mod tests {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
         for _ in 0..20000 {
             let len = rng.gen_range(1..12);
-            let s: String = (0..len).map(|_| alphabet[rng.gen_range(0..alphabet.len())] as char).collect();
+            let s: String =
+                (0..len).map(|_| alphabet[rng.gen_range(0..alphabet.len())] as char).collect();
             let mut ours = Vec::new();
             ascii_word_bounds(s.as_bytes(), 0, s.len(), &mut ours);
-            let theirs: Vec<(usize, usize)> = s.split_word_bound_indices().map(|(i, w)| (i, i + w.len())).collect();
+            let theirs: Vec<(usize, usize)> =
+                s.split_word_bound_indices().map(|(i, w)| (i, i + w.len())).collect();
             assert_eq!(ours, theirs, "{s:?}");
         }
     }
 
     #[test]
     fn english_rules() {
-        assert_eq!(toks("en", "Dr. Watson's parents' car can't go to the U.K. e.g. now."), [
-            "Dr.", "Watson", "'s", "parents", "'", "car", "ca", "n't", "go", "to", "the", "U.K.", "e.g.", "now", "."
-        ]);
-        assert_eq!(toks("en", "It costs $1.4 or 10% at 10:30 on 11/22/2026..."), [
-            "It", "costs", "$", "1.4", "or", "10", "%", "at", "10:30", "on", "11/22/2026", "..."
-        ]);
-        assert_eq!(toks("en", "w.r.o.n.g. well-known e-mail"), ["w.r.o.n.g.", "well", "-", "known", "e-mail"]);
-        assert_eq!(toks("en", "Mail me@x.org, see https://x.org/a?b=1. #tag @joe"), [
-            "Mail", "me@x.org", ",", "see", "https://x.org/a?b=1", ".", "#tag", "@joe"
-        ]);
+        assert_eq!(
+            toks("en", "Dr. Watson's parents' car can't go to the U.K. e.g. now."),
+            [
+                "Dr.", "Watson", "'s", "parents", "'", "car", "ca", "n't", "go", "to", "the",
+                "U.K.", "e.g.", "now", "."
+            ]
+        );
+        assert_eq!(
+            toks("en", "It costs $1.4 or 10% at 10:30 on 11/22/2026..."),
+            ["It", "costs", "$", "1.4", "or", "10", "%", "at", "10:30", "on", "11/22/2026", "..."]
+        );
+        assert_eq!(
+            toks("en", "w.r.o.n.g. well-known e-mail"),
+            ["w.r.o.n.g.", "well", "-", "known", "e-mail"]
+        );
+        assert_eq!(
+            toks("en", "Mail me@x.org, see https://x.org/a?b=1. #tag @joe"),
+            ["Mail", "me@x.org", ",", "see", "https://x.org/a?b=1", ".", "#tag", "@joe"]
+        );
     }
 
     #[test]
     fn ptb_mode() {
-        assert_eq!(ptb("\"I cannot,\" she said"), ["``", "I", "can", "not", ",", "''", "she", "said"]);
+        assert_eq!(
+            ptb("\"I cannot,\" she said"),
+            ["``", "I", "can", "not", ",", "''", "she", "said"]
+        );
     }
 
     #[test]
     fn french_and_german() {
-        assert_eq!(toks("fr", "l'hôtel d'Artagnan jusqu'à aujourd'hui a-t-il « oui »"), [
-            "l'", "hôtel", "d'", "Artagnan", "jusqu'", "à", "aujourd'hui", "a", "-t-il", "«", "oui", "»"
-        ]);
-        assert_eq!(toks("de", "Am 3. Oktober z.B. „Staats- und US-Präsident“"), [
-            "Am", "3.", "Oktober", "z.B.", "„", "Staats", "-", "und", "US", "-", "Präsident", "“"
-        ]);
-        assert_eq!(toks("pl", "Chciałbym, żebyś przyszła. Byliśmy w ul. Długiej..."), [
-            "Chciał", "by", "m", ",", "żeby", "ś", "przyszła", ".", "Byli", "śmy", "w", "ul", ".", "Długiej", ".", ".", "."
-        ]);
-        assert_eq!(toks("pl", "Poczułem, że weszłam z kanałem i pomysłem"), [
-            "Poczuł", "em", ",", "że", "weszła", "m", "z", "kanałem", "i", "pomysłem"
-        ]);
-        assert_eq!(toks("pl", "28-letni PiS-owi biało-czarny 1990-1993 642-65-85"), [
-            "28-letni", "PiS-owi", "biało", "-", "czarny", "1990", "-", "1993", "642-65-85"
-        ]);
+        assert_eq!(
+            toks("fr", "l'hôtel d'Artagnan jusqu'à aujourd'hui a-t-il « oui »"),
+            [
+                "l'",
+                "hôtel",
+                "d'",
+                "Artagnan",
+                "jusqu'",
+                "à",
+                "aujourd'hui",
+                "a",
+                "-t-il",
+                "«",
+                "oui",
+                "»"
+            ]
+        );
+        assert_eq!(
+            toks("de", "Am 3. Oktober z.B. „Staats- und US-Präsident“"),
+            ["Am", "3.", "Oktober", "z.B.", "„", "Staats", "-", "und", "US", "-", "Präsident", "“"]
+        );
+        assert_eq!(
+            toks("pl", "Chciałbym, żebyś przyszła. Byliśmy w ul. Długiej..."),
+            [
+                "Chciał",
+                "by",
+                "m",
+                ",",
+                "żeby",
+                "ś",
+                "przyszła",
+                ".",
+                "Byli",
+                "śmy",
+                "w",
+                "ul",
+                ".",
+                "Długiej",
+                ".",
+                ".",
+                "."
+            ]
+        );
+        assert_eq!(
+            toks("pl", "Poczułem, że weszłam z kanałem i pomysłem"),
+            ["Poczuł", "em", ",", "że", "weszła", "m", "z", "kanałem", "i", "pomysłem"]
+        );
+        assert_eq!(
+            toks("pl", "28-letni PiS-owi biało-czarny 1990-1993 642-65-85"),
+            ["28-letni", "PiS-owi", "biało", "-", "czarny", "1990", "-", "1993", "642-65-85"]
+        );
     }
 
     #[test]
@@ -777,7 +958,15 @@ mod tests {
     #[test]
     fn covers_every_non_space_char_once() {
         let t = WordTokenizer::for_language("en", WordTokenizerOptions::default());
-        for text in ["a\u{0}b\u{7}c", "x'''y--z...", "\u{301}abc", "\u{200d}\u{200d}", "..'..'", "-a-b-", "ab\u{1c}cd"] {
+        for text in [
+            "a\u{0}b\u{7}c",
+            "x'''y--z...",
+            "\u{301}abc",
+            "\u{200d}\u{200d}",
+            "..'..'",
+            "-a-b-",
+            "ab\u{1c}cd",
+        ] {
             let tokens = t.tokenize(text);
             let mut pos = 0;
             for tok in &tokens {

@@ -9,13 +9,15 @@ use std::sync::{Arc, Mutex, OnceLock};
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PySlice, PyString, PyTuple, PyType};
 use tokenmill_core::utils::parallel;
-use tokenmill_core::words::segmenter::{Segmenter, SegmenterLanguage, SegmenterOptions, SegmenterTrainer};
+use tokenmill_core::words::segmenter::{
+    Segmenter, SegmenterLanguage, SegmenterOptions, SegmenterTrainer,
+};
 use tokenmill_core::words::{CharOffsets, WordToken};
 use tokenmill_core::Error;
 
 use super::{cached_token_list, text_of, texts_of, StringCache, Text};
-use crate::gc_pause::GcPause;
 use crate::errors::ToPyResult;
+use crate::gc_pause::GcPause;
 use crate::snapshot_cell::SnapshotCell;
 
 /// Texts shorter than this are cut without releasing the GIL (see `cut_list`).
@@ -34,7 +36,10 @@ fn default_options(language: SegmenterLanguage) -> SegmenterOptions {
 /// The built-in segmenter of a language, from the word list shipped as package data (read by
 /// `tokenmill.words._default_word_list`; `word [freq]` per line): Chinese from CC-CEDICT's
 /// headwords (no frequencies), Japanese from IPADIC (frequencies from its word costs).
-pub(crate) fn default_segmenter(py: Python<'_>, language: SegmenterLanguage) -> PyResult<Arc<Segmenter>> {
+pub(crate) fn default_segmenter(
+    py: Python<'_>,
+    language: SegmenterLanguage,
+) -> PyResult<Arc<Segmenter>> {
     let cell = match language {
         SegmenterLanguage::Chinese => &DEFAULT_CHINESE,
         SegmenterLanguage::Japanese => &DEFAULT_JAPANESE,
@@ -42,23 +47,35 @@ pub(crate) fn default_segmenter(py: Python<'_>, language: SegmenterLanguage) -> 
     if let Some(s) = cell.get() {
         return Ok(s.clone());
     }
-    let words: Option<String> = py.import("tokenmill.words")?.getattr("_default_word_list")?.call1((language.code(),))?.extract()?;
+    let words: Option<String> = py
+        .import("tokenmill.words")?
+        .getattr("_default_word_list")?
+        .call1((language.code(),))?
+        .extract()?;
     let options = default_options(language);
-    let built = py.allow_threads(|| -> tokenmill_core::Result<Segmenter> {
-        match words {
-            None => Ok(Segmenter::empty(language, options)),
-            Some(text) => {
-                let mut trainer = SegmenterTrainer::new();
-                for (index, line) in text.lines().map(str::trim).enumerate().filter(|(_, l)| !l.is_empty()) {
-                    let entry = tokenmill_core::words::segmenter::dictionary::parse_line(line)
-                        .map_err(|message| Error::Format { path: None, line: Some(index + 1), byte_offset: None, message })?;
-                    trainer.feed_word(&entry.word, entry.freq);
+    let built = py
+        .allow_threads(|| -> tokenmill_core::Result<Segmenter> {
+            match words {
+                None => Ok(Segmenter::empty(language, options)),
+                Some(text) => {
+                    let mut trainer = SegmenterTrainer::new();
+                    for (index, line) in
+                        text.lines().map(str::trim).enumerate().filter(|(_, l)| !l.is_empty())
+                    {
+                        let entry = tokenmill_core::words::segmenter::dictionary::parse_line(line)
+                            .map_err(|message| Error::Format {
+                                path: None,
+                                line: Some(index + 1),
+                                byte_offset: None,
+                                message,
+                            })?;
+                        trainer.feed_word(&entry.word, entry.freq);
+                    }
+                    trainer.finish(language, options)
                 }
-                trainer.finish(language, options)
             }
-        }
-    })
-    .py()?;
+        })
+        .py()?;
     Ok(cell.get_or_init(|| Arc::new(built)).clone())
 }
 
@@ -101,7 +118,15 @@ fn token_list<'py>(
     for t in tokens {
         let (s, e) = offsets.span(t.start, t.end);
         let word = original.as_any().get_item(PySlice::new(py, s as isize, e as isize, 1))?;
-        items.push(if with_offsets { PyTuple::new(py, [word, s.into_pyobject(py)?.into_any(), e.into_pyobject(py)?.into_any()])?.into_any() } else { word });
+        items.push(if with_offsets {
+            PyTuple::new(
+                py,
+                [word, s.into_pyobject(py)?.into_any(), e.into_pyobject(py)?.into_any()],
+            )?
+            .into_any()
+        } else {
+            word
+        });
     }
     PyList::new(py, items)
 }
@@ -122,13 +147,19 @@ fn training_format(format: &str) -> PyResult<TrainingFormat> {
     match format {
         "segmented" => Ok(TrainingFormat::Segmented),
         "words" | "dictionary" => Ok(TrainingFormat::Words),
-        other => Err(Error::InvalidArgument(format!("format must be 'segmented' or 'words', not {other:?}"))).py(),
+        other => Err(Error::InvalidArgument(format!(
+            "format must be 'segmented' or 'words', not {other:?}"
+        )))
+        .py(),
     }
 }
 
 impl PySegmenter {
     fn with_segmenter(inner: Arc<Segmenter>) -> Self {
-        PySegmenter { inner: SnapshotCell::shared(inner), strings: Arc::new(Mutex::new(StringCache::new(KEPT_STRINGS / 2))) }
+        PySegmenter {
+            inner: SnapshotCell::shared(inner),
+            strings: Arc::new(Mutex::new(StringCache::new(KEPT_STRINGS / 2))),
+        }
     }
 
     /// The current segmenter (a snapshot: later changes do not show in it).
@@ -139,7 +170,12 @@ impl PySegmenter {
     /// Builds result lists with the kept strings (a fresh cache if another thread holds them,
     /// which the GIL makes impossible today) and, for `(word, start, end)` tuples, the cyclic
     /// GC paused (see `GcPause::always`).
-    fn build_lists<'py, T>(&self, py: Python<'py>, with_offsets: bool, build: impl FnOnce(&mut StringCache) -> PyResult<T>) -> PyResult<T> {
+    fn build_lists<'py, T>(
+        &self,
+        py: Python<'py>,
+        with_offsets: bool,
+        build: impl FnOnce(&mut StringCache) -> PyResult<T>,
+    ) -> PyResult<T> {
         let _pause = if with_offsets { Some(GcPause::always(py)?) } else { None };
         match self.strings.try_lock() {
             Ok(mut strings) => build(&mut strings),
@@ -147,27 +183,52 @@ impl PySegmenter {
         }
     }
 
-    fn cut_list<'py>(&self, py: Python<'py>, text: &Bound<'py, PyString>, with_offsets: bool) -> PyResult<Bound<'py, PyList>> {
+    fn cut_list<'py>(
+        &self,
+        py: Python<'py>,
+        text: &Bound<'py, PyString>,
+        with_offsets: bool,
+    ) -> PyResult<Bound<'py, PyList>> {
         let t = text_of(text)?;
         // A short text (a line, a sentence) is cut with the GIL held: releasing and taking it
         // back would cost more than the cut itself saves other threads.
         let segmenter = self.segmenter(py);
-        let tokens = if t.text.len() < SHORT_TEXT_BYTES { segmenter.cut(&t.text) } else { py.allow_threads(|| segmenter.cut(&t.text)) };
-        self.build_lists(py, with_offsets, |strings| token_list(py, text, &t, &tokens, with_offsets, strings))
+        let tokens = if t.text.len() < SHORT_TEXT_BYTES {
+            segmenter.cut(&t.text)
+        } else {
+            py.allow_threads(|| segmenter.cut(&t.text))
+        };
+        self.build_lists(py, with_offsets, |strings| {
+            token_list(py, text, &t, &tokens, with_offsets, strings)
+        })
     }
 
-    fn cut_lists<'py>(&self, py: Python<'py>, texts: Vec<Bound<'py, PyString>>, with_offsets: bool) -> PyResult<Bound<'py, PyList>> {
+    fn cut_lists<'py>(
+        &self,
+        py: Python<'py>,
+        texts: Vec<Bound<'py, PyString>>,
+        with_offsets: bool,
+    ) -> PyResult<Bound<'py, PyList>> {
         let prepared = texts_of(&texts)?;
         let segmenter = self.segmenter(py);
-        let all: Vec<Vec<WordToken>> = py.allow_threads(|| parallel::map_ref_collect(&prepared, |t| segmenter.cut(&t.text)));
+        let all: Vec<Vec<WordToken>> =
+            py.allow_threads(|| parallel::map_ref_collect(&prepared, |t| segmenter.cut(&t.text)));
         self.build_lists(py, with_offsets, |strings| {
-            let lists: Vec<Bound<'py, PyList>> =
-                texts.iter().zip(&prepared).zip(&all).map(|((o, t), toks)| token_list(py, o, t, toks, with_offsets, strings)).collect::<PyResult<_>>()?;
+            let lists: Vec<Bound<'py, PyList>> = texts
+                .iter()
+                .zip(&prepared)
+                .zip(&all)
+                .map(|((o, t), toks)| token_list(py, o, t, toks, with_offsets, strings))
+                .collect::<PyResult<_>>()?;
             PyList::new(py, lists)
         })
     }
 
-    fn trained(&self, py: Python<'_>, feed: impl FnOnce(&mut SegmenterTrainer) -> tokenmill_core::Result<()> + Send) -> PyResult<Segmenter> {
+    fn trained(
+        &self,
+        py: Python<'_>,
+        feed: impl FnOnce(&mut SegmenterTrainer) -> tokenmill_core::Result<()> + Send,
+    ) -> PyResult<Segmenter> {
         let segmenter = self.segmenter(py);
         let (language, options) = (segmenter.language(), segmenter.options());
         py.allow_threads(|| {
@@ -183,9 +244,16 @@ impl PySegmenter {
 impl PySegmenter {
     #[new]
     #[pyo3(signature = (dictionary=None, hmm=None, numbers=true, language="zh"))]
-    fn new(py: Python<'_>, dictionary: Option<PathBuf>, hmm: Option<bool>, numbers: bool, language: &str) -> PyResult<Self> {
+    fn new(
+        py: Python<'_>,
+        dictionary: Option<PathBuf>,
+        hmm: Option<bool>,
+        numbers: bool,
+        language: &str,
+    ) -> PyResult<Self> {
         let language = SegmenterLanguage::from_code(language).py()?;
-        let options = SegmenterOptions { hmm: hmm.unwrap_or(default_options(language).hmm), numbers };
+        let options =
+            SegmenterOptions { hmm: hmm.unwrap_or(default_options(language).hmm), numbers };
         let mut inner = match dictionary {
             None => default_segmenter(py, language)?,
             Some(path) => Arc::new(
@@ -209,7 +277,10 @@ impl PySegmenter {
     #[pyo3(signature = (language="zh"))]
     fn empty(language: &str) -> PyResult<Self> {
         let language = SegmenterLanguage::from_code(language).py()?;
-        Ok(PySegmenter::with_segmenter(Arc::new(Segmenter::empty(language, default_options(language)))))
+        Ok(PySegmenter::with_segmenter(Arc::new(Segmenter::empty(
+            language,
+            default_options(language),
+        ))))
     }
 
     #[getter]
@@ -266,30 +337,51 @@ impl PySegmenter {
         self.segmenter(py).dictionary().freq(word)
     }
 
-    fn cut<'py>(&self, py: Python<'py>, text: &Bound<'py, PyString>) -> PyResult<Bound<'py, PyList>> {
+    fn cut<'py>(
+        &self,
+        py: Python<'py>,
+        text: &Bound<'py, PyString>,
+    ) -> PyResult<Bound<'py, PyList>> {
         self.cut_list(py, text, false)
     }
 
-    fn cut_with_offsets<'py>(&self, py: Python<'py>, text: &Bound<'py, PyString>) -> PyResult<Bound<'py, PyList>> {
+    fn cut_with_offsets<'py>(
+        &self,
+        py: Python<'py>,
+        text: &Bound<'py, PyString>,
+    ) -> PyResult<Bound<'py, PyList>> {
         self.cut_list(py, text, true)
     }
 
-    fn cut_batch<'py>(&self, py: Python<'py>, texts: Vec<Bound<'py, PyString>>) -> PyResult<Bound<'py, PyList>> {
+    fn cut_batch<'py>(
+        &self,
+        py: Python<'py>,
+        texts: Vec<Bound<'py, PyString>>,
+    ) -> PyResult<Bound<'py, PyList>> {
         self.cut_lists(py, texts, false)
     }
 
-    fn cut_with_offsets_batch<'py>(&self, py: Python<'py>, texts: Vec<Bound<'py, PyString>>) -> PyResult<Bound<'py, PyList>> {
+    fn cut_with_offsets_batch<'py>(
+        &self,
+        py: Python<'py>,
+        texts: Vec<Bound<'py, PyString>>,
+    ) -> PyResult<Bound<'py, PyList>> {
         self.cut_lists(py, texts, true)
     }
 
-    fn __call__<'py>(&self, py: Python<'py>, text: &Bound<'py, PyString>) -> PyResult<Bound<'py, PyList>> {
+    fn __call__<'py>(
+        &self,
+        py: Python<'py>,
+        text: &Bound<'py, PyString>,
+    ) -> PyResult<Bound<'py, PyList>> {
         self.cut_list(py, text, false)
     }
 
     /// Adds a user dictionary in jieba's format on top of the current words; returns the
     /// number of entries read.
     fn load_dictionary(&self, py: Python<'_>, path: PathBuf) -> PyResult<usize> {
-        self.inner.update(py, |segmenter| py.allow_threads(|| segmenter.load_user_dictionary(&path)).py())
+        self.inner
+            .update(py, |segmenter| py.allow_threads(|| segmenter.load_user_dictionary(&path)).py())
     }
 
     #[pyo3(signature = (word, freq=None))]
@@ -327,7 +419,12 @@ impl PySegmenter {
 
     /// Replaces words and HMM by those learned from lines (an iterable of str).
     #[pyo3(signature = (lines, format="segmented"))]
-    fn train_from_iterator(&self, py: Python<'_>, lines: &Bound<'_, PyAny>, format: &str) -> PyResult<()> {
+    fn train_from_iterator(
+        &self,
+        py: Python<'_>,
+        lines: &Bound<'_, PyAny>,
+        format: &str,
+    ) -> PyResult<()> {
         let format = training_format(format)?;
         let mut collected: Vec<String> = Vec::new();
         for line in lines.try_iter()? {
@@ -343,7 +440,12 @@ impl PySegmenter {
                             continue;
                         }
                         let entry = tokenmill_core::words::segmenter::dictionary::parse_line(line)
-                            .map_err(|message| Error::Format { path: None, line: Some(index + 1), byte_offset: None, message })?;
+                            .map_err(|message| Error::Format {
+                                path: None,
+                                line: Some(index + 1),
+                                byte_offset: None,
+                                message,
+                            })?;
                         t.feed_word(&entry.word, entry.freq);
                     }
                 }
@@ -378,7 +480,8 @@ impl PySegmenter {
     fn load<'py>(cls: &Bound<'py, PyType>, path: PathBuf) -> PyResult<Bound<'py, PyAny>> {
         let py = cls.py();
         let json = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e)).py()?;
-        let inner = py.allow_threads(|| Segmenter::from_json(&json)).map_err(|e| e.in_file(&path)).py()?;
+        let inner =
+            py.allow_threads(|| Segmenter::from_json(&json)).map_err(|e| e.in_file(&path)).py()?;
         instance_of(cls, inner)
     }
 

@@ -23,7 +23,8 @@ fn read_bytes(path: &Path) -> Result<Vec<u8>> {
 /// Reads `vocab.json` (or `encoder.json`): a JSON object from token to integer id.
 pub fn read_vocab(path: &Path) -> Result<Vocab> {
     let bytes = read_bytes(path)?;
-    let vocab: HashMap<String, u32> = serde_json::from_slice(&bytes).map_err(|e| Error::from(e).in_file(path))?;
+    let vocab: HashMap<String, u32> =
+        serde_json::from_slice(&bytes).map_err(|e| Error::from(e).in_file(path))?;
     Ok(vocab)
 }
 
@@ -76,14 +77,14 @@ pub fn read_file(vocab: &Path, merges: &Path) -> Result<(Vocab, Merges)> {
 pub fn from_files(vocab_path: &Path, merges_path: &Path, options: BpeOptions) -> Result<BPE> {
     let vocab = read_vocab(vocab_path)?;
     let MergesFile { merges, lines } = read_merges_file(merges_path)?;
-    BpeBuilder::new().vocab_and_merges(vocab, merges).options(options).build_with_merge_error(|index, message| {
-        Error::Format {
+    BpeBuilder::new().vocab_and_merges(vocab, merges).options(options).build_with_merge_error(
+        |index, message| Error::Format {
             path: Some(merges_path.to_path_buf()),
             line: lines.get(index).copied(),
             byte_offset: None,
             message: format!("{message} (vocabulary {})", vocab_path.display()),
-        }
-    })
+        },
+    )
 }
 
 /// Writes `contents` to `path` atomically: a temporary file in the same folder, then a rename.
@@ -125,7 +126,12 @@ fn merges_txt(bpe: &BPE) -> Vec<u8> {
 }
 
 /// Writes the vocabulary and merges under the given file names in `folder`.
-pub fn save_as(bpe: &BPE, folder: &Path, vocab_name: &str, merges_name: &str) -> Result<Vec<PathBuf>> {
+pub fn save_as(
+    bpe: &BPE,
+    folder: &Path,
+    vocab_name: &str,
+    merges_name: &str,
+) -> Result<Vec<PathBuf>> {
     let vocab_path = folder.join(vocab_name);
     let merges_path = folder.join(merges_name);
     write_vocab_json(&vocab_path, bpe.vocab_in_id_order())?;
@@ -165,7 +171,10 @@ mod tests {
         let again = from_files(&saved[0], &saved[1], BpeOptions::default()).unwrap();
         assert_eq!(again, bpe);
         assert_eq!(std::fs::read_to_string(&saved[1]).unwrap(), "#version: 0.2\na b\nab c\n");
-        assert_eq!(std::fs::read_to_string(&saved[0]).unwrap(), r#"{"a":0,"b":1,"ab":2,"c":3,"abc":4}"#);
+        assert_eq!(
+            std::fs::read_to_string(&saved[0]).unwrap(),
+            r#"{"a":0,"b":1,"ab":2,"c":3,"abc":4}"#
+        );
     }
 
     #[test]

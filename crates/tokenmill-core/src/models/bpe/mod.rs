@@ -12,4 +12,7 @@ mod model;
 pub(crate) mod serialization;
 mod word;
 
-pub use model::{byte_fallback_token, BpeBuilder, BpeOptions, MergeMap, Merges, Vocab, BPE, DEFAULT_CACHE_CAPACITY};
+pub use model::{
+    byte_fallback_token, BpeBuilder, BpeOptions, MergeMap, Merges, Vocab, BPE,
+    DEFAULT_CACHE_CAPACITY,
+};

@@ -9,10 +9,10 @@ use rand_chacha::ChaCha8Rng;
 use rustc_hash::FxHashMap;
 
 use super::word::{Word, MAX_SYMBOLS};
-use crate::utils::byte_level::map_bytes_with_origins;
-use crate::utils::word_cache::{self as cache, new_cache_id};
 use crate::error::{Error, Result};
 use crate::tokenizer::{Model, Token};
+use crate::utils::byte_level::map_bytes_with_origins;
+use crate::utils::word_cache::{self as cache, new_cache_id};
 
 /// token → id
 pub type Vocab = HashMap<String, u32>;
@@ -136,19 +136,23 @@ impl BpeBuilder {
 
     /// Like `build`, with the caller choosing how a bad merge (index into the merges, message)
     /// is reported, e.g. with the file and line it came from.
-    pub(crate) fn build_with_merge_error(self, merge_error: impl Fn(usize, String) -> Error) -> Result<BPE> {
+    pub(crate) fn build_with_merge_error(
+        self,
+        merge_error: impl Fn(usize, String) -> Error,
+    ) -> Result<BPE> {
         check_dropout(self.options.dropout)?;
         let prefix = self.options.continuing_subword_prefix.as_deref().unwrap_or("");
-        let merges = resolve_merges(&self.vocab, &self.merges, prefix).map_err(|(i, m)| merge_error(i, m))?;
+        let merges = resolve_merges(&self.vocab, &self.merges, prefix)
+            .map_err(|(i, m)| merge_error(i, m))?;
         Ok(BPE::assemble(self.vocab, merges, self.options))
     }
 }
 
 fn check_dropout(dropout: Option<f32>) -> Result<()> {
     match dropout {
-        Some(p) if !(0.0..=1.0).contains(&p) => {
-            Err(Error::InvalidArgument(format!("dropout must be between 0 and 1 inclusive, got {p}")))
-        }
+        Some(p) if !(0.0..=1.0).contains(&p) => Err(Error::InvalidArgument(format!(
+            "dropout must be between 0 and 1 inclusive, got {p}"
+        ))),
         _ => Ok(()),
     }
 }
@@ -156,9 +160,16 @@ fn check_dropout(dropout: Option<f32>) -> Result<()> {
 /// Turns token-pair merges into the id map. A later duplicate of a pair replaces the earlier
 /// one (its rank is the later index), as in `tokenizers`. The merged token is `a` followed by `b`
 /// without the first `prefix.len()` bytes (the continuing-subword prefix).
-fn resolve_merges(vocab: &Vocab, merges: &Merges, prefix: &str) -> std::result::Result<MergeMap, (usize, String)> {
+fn resolve_merges(
+    vocab: &Vocab,
+    merges: &Merges,
+    prefix: &str,
+) -> std::result::Result<MergeMap, (usize, String)> {
     let lookup = |index: usize, token: &str| {
-        vocab.get(token).copied().ok_or_else(|| (index, format!("token {token:?} is not in the vocabulary")))
+        vocab
+            .get(token)
+            .copied()
+            .ok_or_else(|| (index, format!("token {token:?} is not in the vocabulary")))
     };
     let mut map = MergeMap::default();
     map.reserve(merges.len());
@@ -333,14 +344,16 @@ impl BPE {
 
     /// Merges in rank order, as token pairs.
     pub fn merges(&self) -> Merges {
-        let mut ranked: Vec<(&(u32, u32), u32)> = self.merges.iter().map(|(pair, &(rank, _))| (pair, rank)).collect();
+        let mut ranked: Vec<(&(u32, u32), u32)> =
+            self.merges.iter().map(|(pair, &(rank, _))| (pair, rank)).collect();
         ranked.sort_unstable_by_key(|&(_, rank)| rank);
         ranked.into_iter().map(|(&(a, b), _)| (self.token_of(a), self.token_of(b))).collect()
     }
 
     /// (token, id) in increasing id order.
     pub fn vocab_in_id_order(&self) -> Vec<(&str, u32)> {
-        let mut entries: Vec<(&str, u32)> = self.vocab_r.iter().map(|(&id, t)| (t.as_str(), id)).collect();
+        let mut entries: Vec<(&str, u32)> =
+            self.vocab_r.iter().map(|(&id, t)| (t.as_str(), id)).collect();
         entries.sort_unstable_by_key(|&(_, id)| id);
         entries
     }
@@ -404,7 +417,8 @@ impl BPE {
             // Byte fallback covers the decorated text, one 1-byte symbol per byte; like
             // `tokenizers`, it does not flush a pending unk first.
             if self.byte_fallback {
-                let bytes: Option<Vec<u32>> = text.bytes().map(|b| self.byte_tokens[b as usize]).collect();
+                let bytes: Option<Vec<u32>> =
+                    text.bytes().map(|b| self.byte_tokens[b as usize]).collect();
                 if let Some(ids) = bytes {
                     for id in ids {
                         symbols.add(id, 1);
@@ -415,7 +429,9 @@ impl BPE {
             if let Some(unk) = &self.unk_token {
                 let unk_id = || {
                     self.vocab.get(unk).copied().ok_or_else(|| {
-                        Error::InvalidArgument(format!("unk token {unk:?} is not in the vocabulary"))
+                        Error::InvalidArgument(format!(
+                            "unk token {unk:?} is not in the vocabulary"
+                        ))
                     })
                 };
                 pending_unk = match pending_unk {
@@ -449,7 +465,11 @@ impl BPE {
 
     /// Calls `emit(id, (start, end))` for each token of `word` (byte offsets within `word`).
     /// This is the allocation-light core that `tokenize` and the ids-only paths share.
-    pub fn tokenize_with(&self, word: &str, mut emit: impl FnMut(u32, (usize, usize))) -> Result<()> {
+    pub fn tokenize_with(
+        &self,
+        word: &str,
+        mut emit: impl FnMut(u32, (usize, usize)),
+    ) -> Result<()> {
         if word.is_empty() {
             return Ok(());
         }
@@ -470,7 +490,11 @@ impl BPE {
 
     /// `tokenize_with` without the cache: the whole word if `ignore_merges` finds it in the
     /// vocabulary, else the merged word.
-    fn tokenize_uncached(&self, word: &str, mut emit: impl FnMut(u32, (usize, usize))) -> Result<()> {
+    fn tokenize_uncached(
+        &self,
+        word: &str,
+        mut emit: impl FnMut(u32, (usize, usize)),
+    ) -> Result<()> {
         // As `tokenizers`: with dropout on, every word goes through the (dropped-out) merges,
         // even one that is a whole token.
         if self.ignore_merges && !self.dropout_active() {
@@ -487,7 +511,8 @@ impl BPE {
     /// The current cache id, or `None` when the cache is off (no capacity, or dropout: each
     /// call must draw its own merges).
     fn usable_cache_id(&self) -> Option<u64> {
-        (!self.dropout_active() && self.cache_capacity > 0).then(|| self.cache_id.load(Ordering::Relaxed))
+        (!self.dropout_active() && self.cache_capacity > 0)
+            .then(|| self.cache_id.load(Ordering::Relaxed))
     }
 
     /// Tokenizes a word of raw text the byte-level way: each byte of `raw` becomes its GPT-2
@@ -496,7 +521,11 @@ impl BPE {
     /// Same tokens as mapping the word and calling `tokenize_with`, but cached by the raw bytes
     /// (in a table of their own, and only there), so that a word is neither mapped nor looked up
     /// twice.
-    pub fn tokenize_byte_level(&self, raw: &str, mut emit: impl FnMut(u32, (usize, usize))) -> Result<()> {
+    pub fn tokenize_byte_level(
+        &self,
+        raw: &str,
+        mut emit: impl FnMut(u32, (usize, usize)),
+    ) -> Result<()> {
         if raw.is_empty() {
             return Ok(());
         }
@@ -657,10 +686,25 @@ mod tests {
     fn unknown_chars_fused_or_not() {
         let v = vocab(&["<unk>", "a", "b", "ab"]);
         let m = merges(&[("a", "b")]);
-        let plain = BPE::builder().vocab_and_merges(v.clone(), m.clone()).unk_token("<unk>".into()).build().unwrap();
-        assert_eq!(tokens(&plain, "abxyab"), owned(&[("ab", (0, 2)), ("<unk>", (2, 3)), ("<unk>", (3, 4)), ("ab", (4, 6))]));
-        let fused = BPE::builder().vocab_and_merges(v.clone(), m.clone()).unk_token("<unk>".into()).fuse_unk(true).build().unwrap();
-        assert_eq!(tokens(&fused, "abxyab"), owned(&[("ab", (0, 2)), ("<unk>", (2, 4)), ("ab", (4, 6))]));
+        let plain = BPE::builder()
+            .vocab_and_merges(v.clone(), m.clone())
+            .unk_token("<unk>".into())
+            .build()
+            .unwrap();
+        assert_eq!(
+            tokens(&plain, "abxyab"),
+            owned(&[("ab", (0, 2)), ("<unk>", (2, 3)), ("<unk>", (3, 4)), ("ab", (4, 6))])
+        );
+        let fused = BPE::builder()
+            .vocab_and_merges(v.clone(), m.clone())
+            .unk_token("<unk>".into())
+            .fuse_unk(true)
+            .build()
+            .unwrap();
+        assert_eq!(
+            tokens(&fused, "abxyab"),
+            owned(&[("ab", (0, 2)), ("<unk>", (2, 4)), ("ab", (4, 6))])
+        );
         // Without an unk token unknown characters are dropped; offsets add up the lengths of
         // the kept symbols (as in `tokenizers`), so they shift.
         let dropping = BPE::builder().vocab_and_merges(v, m).build().unwrap();
@@ -673,19 +717,35 @@ mod tests {
         for b in 0..=255u8 {
             v.insert(byte_fallback_token(b), 2 + b as u32);
         }
-        let bpe = BPE::builder().vocab_and_merges(v, vec![]).unk_token("<unk>".into()).byte_fallback(true).build().unwrap();
-        assert_eq!(tokens(&bpe, "aé"), owned(&[("a", (0, 1)), ("<0xC3>", (1, 2)), ("<0xA9>", (2, 3))]));
+        let bpe = BPE::builder()
+            .vocab_and_merges(v, vec![])
+            .unk_token("<unk>".into())
+            .byte_fallback(true)
+            .build()
+            .unwrap();
+        assert_eq!(
+            tokens(&bpe, "aé"),
+            owned(&[("a", (0, 1)), ("<0xC3>", (1, 2)), ("<0xA9>", (2, 3))])
+        );
     }
 
     #[test]
     fn prefix_and_suffix_decorate_symbols() {
         let v = vocab(&["h", "##e", "##y", "he", "hey"]);
         let m = merges(&[("h", "##e"), ("he", "##y")]);
-        let bpe = BPE::builder().vocab_and_merges(v, m).continuing_subword_prefix("##".into()).build().unwrap();
+        let bpe = BPE::builder()
+            .vocab_and_merges(v, m)
+            .continuing_subword_prefix("##".into())
+            .build()
+            .unwrap();
         assert_eq!(tokens(&bpe, "hey"), owned(&[("hey", (0, 3))]));
         let v = vocab(&["h", "e", "y</w>", "he", "hey</w>"]);
         let m = merges(&[("h", "e"), ("he", "y</w>")]);
-        let bpe = BPE::builder().vocab_and_merges(v, m).end_of_word_suffix("</w>".into()).build().unwrap();
+        let bpe = BPE::builder()
+            .vocab_and_merges(v, m)
+            .end_of_word_suffix("</w>".into())
+            .build()
+            .unwrap();
         assert_eq!(tokens(&bpe, "hey"), owned(&[("hey</w>", (0, 3))]));
         // "e</w>" is not in the vocabulary: dropped.
         assert_eq!(tokens(&bpe, "hehe"), owned(&[("he", (0, 2)), ("h", (2, 3))]));
@@ -710,7 +770,8 @@ mod tests {
     #[test]
     fn cache_gives_the_same_answers_and_is_per_model() {
         let v = vocab(&["a", "b", "ab"]);
-        let with = BPE::builder().vocab_and_merges(v.clone(), merges(&[("a", "b")])).build().unwrap();
+        let with =
+            BPE::builder().vocab_and_merges(v.clone(), merges(&[("a", "b")])).build().unwrap();
         let without = BPE::builder().vocab_and_merges(v, vec![]).build().unwrap();
         for _ in 0..3 {
             assert_eq!(tokens(&with, "abab"), owned(&[("ab", (0, 2)), ("ab", (2, 4))]));
@@ -725,7 +786,14 @@ mod tests {
     fn seeded_dropout_is_reproducible() {
         let v = vocab(&["a", "aa", "aaaa"]);
         let m = merges(&[("a", "a"), ("aa", "aa")]);
-        let make = |seed| BPE::builder().vocab_and_merges(v.clone(), m.clone()).dropout(0.5).dropout_seed(seed).build().unwrap();
+        let make = |seed| {
+            BPE::builder()
+                .vocab_and_merges(v.clone(), m.clone())
+                .dropout(0.5)
+                .dropout_seed(seed)
+                .build()
+                .unwrap()
+        };
         let word = "a".repeat(64);
         let (one, two) = (make(7), make(7));
         let runs: Vec<_> = (0..5).map(|_| tokens(&one, &word)).collect();
@@ -737,7 +805,8 @@ mod tests {
     #[test]
     fn bad_merges_are_errors() {
         let v = vocab(&["a", "b"]);
-        let err = BPE::builder().vocab_and_merges(v.clone(), merges(&[("a", "b")])).build().unwrap_err();
+        let err =
+            BPE::builder().vocab_and_merges(v.clone(), merges(&[("a", "b")])).build().unwrap_err();
         assert!(err.to_string().contains("\"ab\""), "{err}");
         let err = BPE::builder()
             .vocab_and_merges(v, merges(&[("a", "b")]))

@@ -58,13 +58,19 @@ impl<'de> Deserialize<'de> for MergeEntry {
                 if line.starts_with("#version") {
                     return Ok(MergeEntry::Skip);
                 }
-                split_merge_line(line).map(|(a, b)| MergeEntry::Pair(a.to_string(), b.to_string())).ok_or_else(|| {
-                    E::custom(format!("merge {line:?} is not two tokens separated by one space"))
-                })
+                split_merge_line(line)
+                    .map(|(a, b)| MergeEntry::Pair(a.to_string(), b.to_string()))
+                    .ok_or_else(|| {
+                        E::custom(format!(
+                            "merge {line:?} is not two tokens separated by one space"
+                        ))
+                    })
             }
             fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<MergeEntry, A::Error> {
-                let a: String = seq.next_element()?.ok_or_else(|| de::Error::invalid_length(0, &self))?;
-                let b: String = seq.next_element()?.ok_or_else(|| de::Error::invalid_length(1, &self))?;
+                let a: String =
+                    seq.next_element()?.ok_or_else(|| de::Error::invalid_length(0, &self))?;
+                let b: String =
+                    seq.next_element()?.ok_or_else(|| de::Error::invalid_length(1, &self))?;
                 if seq.next_element::<de::IgnoredAny>()?.is_some() {
                     return Err(de::Error::invalid_length(3, &self));
                 }
@@ -132,7 +138,9 @@ impl<'de> Visitor<'de> for BpeVisitor {
                 "type" => {
                     let kind: String = map.next_value()?;
                     if kind != "BPE" {
-                        return Err(de::Error::custom(format!("model type {kind:?} is not \"BPE\"")));
+                        return Err(de::Error::custom(format!(
+                            "model type {kind:?} is not \"BPE\""
+                        )));
                     }
                 }
                 "dropout" => {
@@ -180,7 +188,10 @@ impl<'de> Visitor<'de> for BpeVisitor {
         let (Some(vocab), Some(merges)) = (vocab, merges) else {
             return Err(de::Error::custom("BPE model needs both \"vocab\" and \"merges\""));
         };
-        builder.vocab_and_merges(vocab, merges).build().map_err(|e| de::Error::custom(format!("BPE model: {e}")))
+        builder
+            .vocab_and_merges(vocab, merges)
+            .build()
+            .map_err(|e| de::Error::custom(format!("BPE model: {e}")))
     }
 }
 
@@ -190,7 +201,10 @@ mod tests {
     use crate::tokenizer::Model;
 
     fn small() -> BPE {
-        let vocab: Vocab = [("<unk>", 0), ("a", 1), ("b", 2), ("ab", 3)].iter().map(|&(t, i)| (t.to_string(), i)).collect();
+        let vocab: Vocab = [("<unk>", 0), ("a", 1), ("b", 2), ("ab", 3)]
+            .iter()
+            .map(|&(t, i)| (t.to_string(), i))
+            .collect();
         BPE::builder()
             .vocab_and_merges(vocab, vec![("a".into(), "b".into())])
             .unk_token("<unk>".into())
@@ -214,7 +228,10 @@ mod tests {
         let legacy = r##"{"type":"BPE","dropout":null,"unk_token":"<unk>","vocab":{"<unk>":0,"a":1,"b":2,"ab":3},"merges":["#version: 0.2","a b"]}"##;
         let bpe: BPE = serde_json::from_str(legacy).unwrap();
         assert_eq!(bpe, small());
-        assert_eq!(bpe.tokenize("abx").unwrap().iter().map(|t| t.id).collect::<Vec<_>>(), vec![3, 0]);
+        assert_eq!(
+            bpe.tokenize("abx").unwrap().iter().map(|t| t.id).collect::<Vec<_>>(),
+            vec![3, 0]
+        );
     }
 
     #[test]

@@ -111,7 +111,9 @@ impl Word {
             .windows(2)
             .enumerate()
             .filter_map(|(pos, pair)| {
-                merges.get(&(pair[0].id, pair[1].id)).map(|&(rank, new_id)| QueuedMerge::new(rank, pos, new_id))
+                merges
+                    .get(&(pair[0].id, pair[1].id))
+                    .map(|&(rank, new_id)| QueuedMerge::new(rank, pos, new_id))
             })
             .collect();
         let mut skipped: Vec<QueuedMerge> = Vec::new();
@@ -145,7 +147,8 @@ impl Word {
             ids[k] = s.id;
             lens[k] = s.len;
         }
-        let pair = |left: u32, right: u32| merges.get(&(left, right)).copied().unwrap_or((NO_RANK, 0));
+        let pair =
+            |left: u32, right: u32| merges.get(&(left, right)).copied().unwrap_or((NO_RANK, 0));
         // ranks[k]: (rank, merged id) of the pair of symbols k and k + 1
         let mut ranks = [(NO_RANK, 0u32); SMALL_WORD_SYMBOLS];
         for k in 0..count - 1 {
@@ -200,7 +203,8 @@ impl Word {
             Some(&(_, id)) if id == new_id => {}
             _ => return, // stale entry: this pair changed since it was queued
         }
-        let merged = Symbol { id: new_id, prev: left.prev, next: right.next, len: left.len + right.len };
+        let merged =
+            Symbol { id: new_id, prev: left.prev, next: right.next, len: left.len + right.len };
         self.symbols[pos] = merged;
         self.symbols[left.next].len = 0;
         if merged.next != NONE {
@@ -244,7 +248,10 @@ mod tests {
     use rand::rngs::mock::StepRng;
 
     fn merges(list: &[((u32, u32), u32)]) -> MergeMap {
-        list.iter().enumerate().map(|(rank, &(pair, new_id))| (pair, (rank as u32, new_id))).collect()
+        list.iter()
+            .enumerate()
+            .map(|(rank, &(pair, new_id))| (pair, (rank as u32, new_id)))
+            .collect()
     }
 
     fn word(ids: &[u32]) -> Word {
@@ -291,7 +298,10 @@ mod tests {
             .symbols
             .windows(2)
             .enumerate()
-            .filter_map(|(pos, pair)| m.get(&(pair[0].id, pair[1].id)).map(|&(rank, new_id)| QueuedMerge::new(rank, pos, new_id)))
+            .filter_map(|(pos, pair)| {
+                m.get(&(pair[0].id, pair[1].id))
+                    .map(|&(rank, new_id)| QueuedMerge::new(rank, pos, new_id))
+            })
             .collect();
         while let Some(top) = queue.pop() {
             w.apply(top.pos(), top.new_id, m, &mut queue);
@@ -315,10 +325,16 @@ mod tests {
             }
             let m = merges(&list);
             for _ in 0..20 {
-                let ids: Vec<u32> = (0..rng.gen_range(2..=SMALL_WORD_SYMBOLS)).map(|_| rng.gen_range(0..4)).collect();
+                let ids: Vec<u32> = (0..rng.gen_range(2..=SMALL_WORD_SYMBOLS))
+                    .map(|_| rng.gen_range(0..4))
+                    .collect();
                 let mut w = word(&ids);
                 w.merge_all::<StepRng>(&m, None);
-                assert_eq!(w.ids_and_offsets().collect::<Vec<_>>(), merged_by_heap(&ids, &m), "{ids:?} {list:?}");
+                assert_eq!(
+                    w.ids_and_offsets().collect::<Vec<_>>(),
+                    merged_by_heap(&ids, &m),
+                    "{ids:?} {list:?}"
+                );
             }
         }
     }

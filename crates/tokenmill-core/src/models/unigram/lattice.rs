@@ -21,7 +21,17 @@ use std::ops::{Add, Mul, Sub};
 use rand::Rng;
 
 /// The score arithmetic of a lattice (`f32` as in sentencepiece, `f64` as in `tokenizers`).
-pub trait Real: Copy + PartialOrd + Add<Output = Self> + Sub<Output = Self> + Mul<Output = Self> + Debug + Send + Sync + 'static {
+pub trait Real:
+    Copy
+    + PartialOrd
+    + Add<Output = Self>
+    + Sub<Output = Self>
+    + Mul<Output = Self>
+    + Debug
+    + Send
+    + Sync
+    + 'static
+{
     const ZERO: Self;
     fn from_f64(x: f64) -> Self;
     fn to_f64(self) -> f64;
@@ -112,7 +122,14 @@ pub struct Lattice<T: Real> {
 
 impl<T: Real> Lattice<T> {
     pub fn new() -> Self {
-        Lattice { surface: vec![], nodes: vec![], begin_offsets: vec![], begin_list: vec![], end_offsets: vec![], end_list: vec![] }
+        Lattice {
+            surface: vec![],
+            nodes: vec![],
+            begin_offsets: vec![],
+            begin_list: vec![],
+            end_offsets: vec![],
+            end_list: vec![],
+        }
     }
 
     /// Starts the lattice of `sentence` (only BOS and EOS). Insert nodes, then [`finish`](Self::finish).
@@ -122,7 +139,14 @@ impl<T: Real> Lattice<T> {
         self.surface.push(sentence.len());
         self.nodes.clear();
         let len = self.len() as u32;
-        let edge = Node { id: NO_PIECE, pos: 0, len: 0, score: T::ZERO, backtrace: T::ZERO, prev: NO_PIECE };
+        let edge = Node {
+            id: NO_PIECE,
+            pos: 0,
+            len: 0,
+            score: T::ZERO,
+            backtrace: T::ZERO,
+            prev: NO_PIECE,
+        };
         self.nodes.push(edge);
         self.nodes.push(Node { pos: len, ..edge });
     }
@@ -148,16 +172,39 @@ impl<T: Real> Lattice<T> {
 
     /// Adds a node; positions must not decrease from one insertion to the next.
     pub fn insert(&mut self, pos: usize, len: usize, score: T, id: u32) {
-        self.nodes.push(Node { id, pos: pos as u32, len: len as u32, score, backtrace: T::ZERO, prev: NO_PIECE });
+        self.nodes.push(Node {
+            id,
+            pos: pos as u32,
+            len: len as u32,
+            score,
+            backtrace: T::ZERO,
+            prev: NO_PIECE,
+        });
     }
 
     /// Builds the begin/end lists (counting sort by position, stable in insertion order).
     pub fn finish(&mut self) {
         let len = self.len();
-        fill_offsets(&mut self.begin_offsets, len, self.nodes.iter().enumerate().map(|(i, n)| begin_pos(i, n)));
-        fill_list(&mut self.begin_list, &self.begin_offsets, self.nodes.iter().enumerate().map(|(i, n)| begin_pos(i, n)));
-        fill_offsets(&mut self.end_offsets, len, self.nodes.iter().enumerate().map(|(i, n)| end_pos(i, n)));
-        fill_list(&mut self.end_list, &self.end_offsets, self.nodes.iter().enumerate().map(|(i, n)| end_pos(i, n)));
+        fill_offsets(
+            &mut self.begin_offsets,
+            len,
+            self.nodes.iter().enumerate().map(|(i, n)| begin_pos(i, n)),
+        );
+        fill_list(
+            &mut self.begin_list,
+            &self.begin_offsets,
+            self.nodes.iter().enumerate().map(|(i, n)| begin_pos(i, n)),
+        );
+        fill_offsets(
+            &mut self.end_offsets,
+            len,
+            self.nodes.iter().enumerate().map(|(i, n)| end_pos(i, n)),
+        );
+        fill_list(
+            &mut self.end_list,
+            &self.end_offsets,
+            self.nodes.iter().enumerate().map(|(i, n)| end_pos(i, n)),
+        );
     }
 
     pub fn node(&self, index: u32) -> &Node<T> {
@@ -271,7 +318,8 @@ impl<T: Real> Lattice<T> {
         for pos in 0..=self.len() {
             for &r in self.begin_nodes(pos) {
                 for &l in self.end_nodes(pos) {
-                    let logp = inv_theta * self.nodes[l as usize].score + alpha[l as usize] - alpha[r as usize];
+                    let logp = inv_theta * self.nodes[l as usize].score + alpha[l as usize]
+                        - alpha[r as usize];
                     h[r as usize] = h[r as usize] + logp.exp() * (h[l as usize] + logp);
                 }
             }
@@ -293,7 +341,9 @@ impl<T: Real> Lattice<T> {
         loop {
             let ends = self.end_nodes(self.nodes[node as usize].pos as usize);
             weights.clear();
-            weights.extend(ends.iter().map(|&l| (alpha[l as usize] + inv_theta * self.nodes[l as usize].score - z).to_f64().exp()));
+            weights.extend(ends.iter().map(|&l| {
+                (alpha[l as usize] + inv_theta * self.nodes[l as usize].score - z).to_f64().exp()
+            }));
             node = ends[pick_weighted(&weights, rng)];
             if node == BOS {
                 break;
@@ -313,7 +363,11 @@ impl<T: Real> Lattice<T> {
 
     /// [`Lattice::nbest`], giving up (`None`) once `deadline` has passed: sentencepiece's
     /// n-best timeout (`SetNBestTimeout`), after which it falls back to the best path.
-    pub fn nbest_until(&mut self, n: usize, deadline: Option<std::time::Instant>) -> Option<Vec<Path<T>>> {
+    pub fn nbest_until(
+        &mut self,
+        n: usize,
+        deadline: Option<std::time::Instant>,
+    ) -> Option<Vec<Path<T>>> {
         if n == 0 {
             return Some(vec![]);
         }
@@ -322,19 +376,35 @@ impl<T: Real> Lattice<T> {
             return Some(if best.0.is_empty() && !self.is_empty() { vec![] } else { vec![best] });
         }
         self.viterbi();
-        self.best_first_paths(n, deadline, self.nodes[EOS as usize].backtrace, |search, top, hyp| {
-            for &l in self.end_nodes(self.nodes[hyp.node as usize].pos as usize) {
-                let lnode = &self.nodes[l as usize];
-                let new = search.push_hyp(Hyp { node: l, next: top, fx: lnode.backtrace + hyp.gx, gx: lnode.score + hyp.gx });
-                search.agenda_push(new);
-            }
-        })
+        self.best_first_paths(
+            n,
+            deadline,
+            self.nodes[EOS as usize].backtrace,
+            |search, top, hyp| {
+                for &l in self.end_nodes(self.nodes[hyp.node as usize].pos as usize) {
+                    let lnode = &self.nodes[l as usize];
+                    let new = search.push_hyp(Hyp {
+                        node: l,
+                        next: top,
+                        fx: lnode.backtrace + hyp.gx,
+                        gx: lnode.score + hyp.gx,
+                    });
+                    search.agenda_push(new);
+                }
+            },
+        )
     }
 
     /// The A* search both n-best forms run, from EOS back to BOS: `expand(search, top, hyp)`
     /// pushes the children of the popped hypothesis `hyp` (index `top`); the first `n`
     /// hypotheses to reach BOS are the results, best first. `None` when `deadline` passes first.
-    fn best_first_paths(&self, n: usize, deadline: Option<std::time::Instant>, eos_fx: T, mut expand: impl FnMut(&mut NBestSearch<T>, u32, Hyp<T>)) -> Option<Vec<Path<T>>> {
+    fn best_first_paths(
+        &self,
+        n: usize,
+        deadline: Option<std::time::Instant>,
+        eos_fx: T,
+        mut expand: impl FnMut(&mut NBestSearch<T>, u32, Hyp<T>),
+    ) -> Option<Vec<Path<T>>> {
         let mut search = NBestSearch::default();
         let eos = search.push_hyp(Hyp { node: EOS, next: NO_PIECE, fx: eos_fx, gx: T::ZERO });
         search.agenda_push(eos);
@@ -378,7 +448,8 @@ impl<T: Real> Lattice<T> {
             perturbed.clear();
             let mut max_score = T::from_f64(-1e8);
             for &l in ends {
-                let log_prob = hyp.gx + alpha[l as usize] + inv_theta * self.nodes[l as usize].score - z;
+                let log_prob =
+                    hyp.gx + alpha[l as usize] + inv_theta * self.nodes[l as usize].score - z;
                 let noisy = log_prob + gumbel(rng);
                 if noisy > max_score {
                     max_score = noisy;
@@ -387,7 +458,8 @@ impl<T: Real> Lattice<T> {
                 perturbed.push(noisy);
             }
             for (i, &l) in ends.iter().enumerate() {
-                let v = hyp.fx - perturbed[i] + (T::ZERO - (perturbed[i] - max_score).exp()).ln_1p();
+                let v =
+                    hyp.fx - perturbed[i] + (T::ZERO - (perturbed[i] - max_score).exp()).ln_1p();
                 let positive_part = if v > T::ZERO { v } else { T::ZERO };
                 let abs = if v < T::ZERO { T::ZERO - v } else { v };
                 let fx = hyp.fx - positive_part - (T::ZERO - abs).exp().ln_1p();
@@ -408,7 +480,11 @@ fn gumbel<T: Real>(rng: &mut impl Rng) -> T {
 
 fn begin_pos<T>(index: usize, n: &Node<T>) -> usize {
     // BOS starts nowhere: it only ends at 0.
-    if index == BOS as usize { usize::MAX } else { n.pos as usize }
+    if index == BOS as usize {
+        usize::MAX
+    } else {
+        n.pos as usize
+    }
 }
 
 fn end_pos<T>(index: usize, n: &Node<T>) -> usize {

@@ -63,14 +63,20 @@ struct PieceTrie {
 impl PieceTrie {
     fn build(mut keys: Vec<(&[u8], u32)>) -> Result<Self> {
         keys.retain(|(k, _)| !k.is_empty());
-        let (nul_pieces, mut keys): (Vec<_>, Vec<_>) = keys.into_iter().partition(|(k, _)| k.contains(&0));
+        let (nul_pieces, mut keys): (Vec<_>, Vec<_>) =
+            keys.into_iter().partition(|(k, _)| k.contains(&0));
         keys.sort_unstable();
         keys.dedup_by(|a, b| a.0 == b.0);
         let trie = if keys.is_empty() {
             None
         } else {
-            let bytes = yada::builder::DoubleArrayBuilder::build(&keys).map_err(|e| Error::Other(format!("cannot build the Unigram piece trie: {e}")))?;
-            Some(yada::DoubleArray::new(bytes).map_err(|e| Error::Other(format!("cannot load the Unigram piece trie: {e}")))?)
+            let bytes = yada::builder::DoubleArrayBuilder::build(&keys)
+                .map_err(|e| Error::Other(format!("cannot build the Unigram piece trie: {e}")))?;
+            Some(
+                yada::DoubleArray::new(bytes).map_err(|e| {
+                    Error::Other(format!("cannot load the Unigram piece trie: {e}"))
+                })?,
+            )
         };
         let mut nul_pieces: Vec<_> = nul_pieces.into_iter().map(|(k, v)| (k.to_vec(), v)).collect();
         nul_pieces.sort_by_key(|(k, _)| k.len());
@@ -92,7 +98,12 @@ impl PieceTrie {
         if let Some(trie) = &self.trie {
             found.extend(trie.common_prefix_search(text).map(|(id, len)| (len, id)));
         }
-        found.extend(self.nul_pieces.iter().filter(|(k, _)| text.starts_with(k)).map(|(k, id)| (k.len(), *id)));
+        found.extend(
+            self.nul_pieces
+                .iter()
+                .filter(|(k, _)| text.starts_with(k))
+                .map(|(k, id)| (k.len(), *id)),
+        );
         found.sort_by_key(|&(len, _)| len);
         for (len, id) in found {
             f(id, len);
@@ -150,41 +161,69 @@ impl PartialEq for Unigram {
 
 impl std::fmt::Debug for Unigram {
     fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.debug_struct("Unigram").field("vocab", &self.vocab.len()).field("unk_id", &self.unk_id).field("byte_fallback", &self.byte_fallback).finish()
+        f.debug_struct("Unigram")
+            .field("vocab", &self.vocab.len())
+            .field("unk_id", &self.unk_id)
+            .field("byte_fallback", &self.byte_fallback)
+            .finish()
     }
 }
 
 impl Default for Unigram {
     /// A model with only `<unk>` (id 0), as `tokenizers`' `Unigram()`.
     fn default() -> Self {
-        Unigram::from(vec![("<unk>".to_string(), 0.0)], Some(0), false).expect("a one-piece vocabulary is valid")
+        Unigram::from(vec![("<unk>".to_string(), 0.0)], Some(0), false)
+            .expect("a one-piece vocabulary is valid")
     }
 }
 
 impl Unigram {
     /// A model with `tokenizers`' rules. `unk_id` must index `vocab` when given.
-    pub fn from(vocab: Vec<(String, f64)>, unk_id: Option<usize>, byte_fallback: bool) -> Result<Self> {
+    pub fn from(
+        vocab: Vec<(String, f64)>,
+        unk_id: Option<usize>,
+        byte_fallback: bool,
+    ) -> Result<Self> {
         Self::build(vocab, unk_id, byte_fallback, None)
     }
 
     /// A model with sentencepiece's rules: `pieces` are `(piece, score, type)` by id and
     /// `unk_id` is the id of the unknown piece.
-    pub fn from_sentencepiece(pieces: Vec<(String, f32, PieceKind)>, unk_id: usize, byte_fallback: bool) -> Result<Self> {
+    pub fn from_sentencepiece(
+        pieces: Vec<(String, f32, PieceKind)>,
+        unk_id: usize,
+        byte_fallback: bool,
+    ) -> Result<Self> {
         let kinds: Vec<PieceKind> = pieces.iter().map(|p| p.2).collect();
         let normal = || pieces.iter().filter(|p| p.2 == PieceKind::Normal).map(|p| p.1);
         let min_score = normal().fold(f32::MAX, f32::min);
         let max_score = normal().fold(f32::MIN_POSITIVE, f32::max);
         let vocab = pieces.into_iter().map(|(p, s, _)| (p, s as f64)).collect();
-        Self::build(vocab, Some(unk_id), byte_fallback, Some(SentencePieceRules { kinds, min_score, max_score }))
+        Self::build(
+            vocab,
+            Some(unk_id),
+            byte_fallback,
+            Some(SentencePieceRules { kinds, min_score, max_score }),
+        )
     }
 
-    fn build(vocab: Vec<(String, f64)>, unk_id: Option<usize>, byte_fallback: bool, spm: Option<SentencePieceRules>) -> Result<Self> {
+    fn build(
+        vocab: Vec<(String, f64)>,
+        unk_id: Option<usize>,
+        byte_fallback: bool,
+        spm: Option<SentencePieceRules>,
+    ) -> Result<Self> {
         if let Some(unk) = unk_id {
             if vocab.is_empty() {
-                return Err(Error::InvalidArgument("Unigram: the vocabulary is empty but unk_id needs a piece".into()));
+                return Err(Error::InvalidArgument(
+                    "Unigram: the vocabulary is empty but unk_id needs a piece".into(),
+                ));
             }
             if unk >= vocab.len() {
-                return Err(Error::InvalidArgument(format!("Unigram: unk_id {unk} is not in the vocabulary ({} pieces)", vocab.len())));
+                return Err(Error::InvalidArgument(format!(
+                    "Unigram: unk_id {unk} is not in the vocabulary ({} pieces)",
+                    vocab.len()
+                )));
             }
         }
         if vocab.len() >= (1 << 31) {
@@ -196,9 +235,16 @@ impl Unigram {
         }
         let in_trie = |id: u32| match &spm {
             None => true,
-            Some(rules) => matches!(rules.kinds[id as usize], PieceKind::Normal | PieceKind::UserDefined | PieceKind::Unused),
+            Some(rules) => matches!(
+                rules.kinds[id as usize],
+                PieceKind::Normal | PieceKind::UserDefined | PieceKind::Unused
+            ),
         };
-        let keys: Vec<(&[u8], u32)> = token_to_ids.iter().filter(|(_, &id)| in_trie(id)).map(|(p, &id)| (p.as_bytes(), id)).collect();
+        let keys: Vec<(&[u8], u32)> = token_to_ids
+            .iter()
+            .filter(|(_, &id)| in_trie(id))
+            .map(|(p, &id)| (p.as_bytes(), id))
+            .collect();
         let trie = PieceTrie::build(keys)?;
         let min_score = match &spm {
             None => vocab.iter().map(|v| v.1).fold(f64::INFINITY, f64::min),
@@ -265,7 +311,9 @@ impl Unigram {
             None => Some(T::from_f64(self.vocab[id as usize].1)),
             Some(rules) => match rules.kinds[id as usize] {
                 PieceKind::Unused => None,
-                PieceKind::UserDefined => Some(T::from_f64((length as f32 * rules.max_score - 0.1) as f64)),
+                PieceKind::UserDefined => {
+                    Some(T::from_f64((length as f32 * rules.max_score - 0.1) as f64))
+                }
                 _ => Some(T::from_f64(self.vocab[id as usize].1)),
             },
         }
@@ -382,7 +430,12 @@ impl Unigram {
 
     /// [`Unigram::nbest`] that falls back to the best path alone once `deadline` has passed
     /// (sentencepiece's n-best timeout).
-    pub fn nbest_until(&self, text: &str, n: usize, deadline: Option<std::time::Instant>) -> Result<Vec<(Segmentation, f64)>> {
+    pub fn nbest_until(
+        &self,
+        text: &str,
+        n: usize,
+        deadline: Option<std::time::Instant>,
+    ) -> Result<Vec<(Segmentation, f64)>> {
         if text.is_empty() {
             return Ok(vec![(vec![], 0.0)]);
         }
@@ -400,15 +453,30 @@ impl Unigram {
         }
     }
 
-    fn nbest_in<T: Real>(&self, text: &str, n: usize, deadline: Option<std::time::Instant>) -> Result<Option<Vec<(Segmentation, f64)>>> {
+    fn nbest_in<T: Real>(
+        &self,
+        text: &str,
+        n: usize,
+        deadline: Option<std::time::Instant>,
+    ) -> Result<Option<Vec<(Segmentation, f64)>>> {
         let mut lattice = self.lattice::<T>(text)?;
         let Some(paths) = lattice.nbest_until(n, deadline) else { return Ok(None) };
-        Ok(Some(paths.into_iter().map(|(path, score)| (Self::path_to_segmentation(&lattice, &path), score.to_f64())).collect()))
+        Ok(Some(
+            paths
+                .into_iter()
+                .map(|(path, score)| (Self::path_to_segmentation(&lattice, &path), score.to_f64()))
+                .collect(),
+        ))
     }
 
     /// A segmentation drawn from the whole lattice with P ∝ exp(`inv_theta` × score)
     /// (forward filtering, backward sampling).
-    pub fn sample(&self, text: &str, inv_theta: f64, rng: &mut impl rand::Rng) -> Result<Segmentation> {
+    pub fn sample(
+        &self,
+        text: &str,
+        inv_theta: f64,
+        rng: &mut impl rand::Rng,
+    ) -> Result<Segmentation> {
         if text.is_empty() {
             return Ok(vec![]);
         }
@@ -425,7 +493,13 @@ impl Unigram {
     }
 
     /// A segmentation drawn from the `n` best with P ∝ exp(`alpha` × score).
-    pub fn sample_nbest(&self, text: &str, n: usize, alpha: f64, rng: &mut impl rand::Rng) -> Result<Segmentation> {
+    pub fn sample_nbest(
+        &self,
+        text: &str,
+        n: usize,
+        alpha: f64,
+        rng: &mut impl rand::Rng,
+    ) -> Result<Segmentation> {
         let mut nbest = self.nbest(text, n)?;
         if nbest.len() <= 1 {
             return Ok(nbest.pop().map(|p| p.0).unwrap_or_default());
@@ -437,7 +511,13 @@ impl Unigram {
 
     /// sentencepiece's SampleEncode rule: `nbest_size` 1 or `alpha` 0 → the best path;
     /// `nbest_size` > 1 → from the n best; `nbest_size` < 0 (or 0) → from the whole lattice.
-    pub fn sample_encode(&self, text: &str, nbest_size: i64, alpha: f64, rng: &mut impl rand::Rng) -> Result<Segmentation> {
+    pub fn sample_encode(
+        &self,
+        text: &str,
+        nbest_size: i64,
+        alpha: f64,
+        rng: &mut impl rand::Rng,
+    ) -> Result<Segmentation> {
         if nbest_size == 1 || alpha == 0.0 {
             self.best_segmentation(text)
         } else if nbest_size > 1 {
@@ -454,17 +534,37 @@ impl Unigram {
     /// `include_best` the best path comes first, with score 0. Empty for an empty text, or for
     /// `include_best` without `wor` (as sentencepiece).
     #[allow(clippy::too_many_arguments)]
-    pub fn sample_and_score(&self, text: &str, inv_theta: f64, samples: usize, wor: bool, include_best: bool, rng: &mut impl rand::Rng) -> Result<Vec<(Segmentation, f64)>> {
+    pub fn sample_and_score(
+        &self,
+        text: &str,
+        inv_theta: f64,
+        samples: usize,
+        wor: bool,
+        include_best: bool,
+        rng: &mut impl rand::Rng,
+    ) -> Result<Vec<(Segmentation, f64)>> {
         if text.is_empty() || (include_best && !wor) {
             return Ok(vec![]);
         }
         match self.spm {
-            Some(_) => self.sample_and_score_in::<f32>(text, inv_theta, samples, wor, include_best, rng),
-            None => self.sample_and_score_in::<f64>(text, inv_theta, samples, wor, include_best, rng),
+            Some(_) => {
+                self.sample_and_score_in::<f32>(text, inv_theta, samples, wor, include_best, rng)
+            }
+            None => {
+                self.sample_and_score_in::<f64>(text, inv_theta, samples, wor, include_best, rng)
+            }
         }
     }
 
-    fn sample_and_score_in<T: Real>(&self, text: &str, inv_theta: f64, samples: usize, wor: bool, include_best: bool, rng: &mut impl rand::Rng) -> Result<Vec<(Segmentation, f64)>> {
+    fn sample_and_score_in<T: Real>(
+        &self,
+        text: &str,
+        inv_theta: f64,
+        samples: usize,
+        wor: bool,
+        include_best: bool,
+        rng: &mut impl rand::Rng,
+    ) -> Result<Vec<(Segmentation, f64)>> {
         let mut lattice = self.lattice::<T>(text)?;
         let inv_theta = T::from_f64(inv_theta);
         let log_z = lattice.forward(inv_theta)[1];
@@ -473,7 +573,9 @@ impl Unigram {
             results.push((lattice.viterbi().0, T::ZERO));
         }
         let lattice = lattice;
-        let log_prob = |path: &[u32]| path.iter().fold(T::ZERO, |sum, &n| sum + inv_theta * lattice.node(n).score) - log_z;
+        let log_prob = |path: &[u32]| {
+            path.iter().fold(T::ZERO, |sum, &n| sum + inv_theta * lattice.node(n).score) - log_z
+        };
         if wor {
             // k + 1 draws: the (k+1)-th perturbed score is the threshold of the inclusion probabilities.
             let mut drawn = lattice.nbest_sampled(samples + 1, inv_theta, rng);
@@ -489,7 +591,8 @@ impl Unigram {
                     results.push((path, score));
                 }
                 for (_, score) in results.iter_mut().filter(|(_, s)| *s != T::ZERO) {
-                    *score = T::from_f64(log_inclusion_probability(score.to_f64() - kappa.to_f64()));
+                    *score =
+                        T::from_f64(log_inclusion_probability(score.to_f64() - kappa.to_f64()));
                 }
             }
         } else {
@@ -499,7 +602,10 @@ impl Unigram {
                 results.push((path, score));
             }
         }
-        Ok(results.into_iter().map(|(path, score)| (Self::path_to_segmentation(&lattice, &path), score.to_f64())).collect())
+        Ok(results
+            .into_iter()
+            .map(|(path, score)| (Self::path_to_segmentation(&lattice, &path), score.to_f64()))
+            .collect())
     }
 
     /// Entropy of the segmentation distribution of `text` at inverse temperature `inv_theta`.
@@ -525,7 +631,9 @@ impl Unigram {
     fn segmentation_for_tokenize(&self, text: &str) -> Result<Segmentation> {
         match self.alpha {
             Some(alpha) if alpha != 0.0 => {
-                let mut rng = self.rng.lock().map_err(|_| Error::Other("Unigram: the sampling generator is poisoned".into()))?;
+                let mut rng = self.rng.lock().map_err(|_| {
+                    Error::Other("Unigram: the sampling generator is poisoned".into())
+                })?;
                 match self.nbest_size {
                     Some(n) if n > 0 => self.sample_nbest(text, n, alpha, &mut *rng),
                     _ => self.sample(text, alpha, &mut *rng),
@@ -539,7 +647,11 @@ impl Unigram {
     /// unknown pieces are fused; a fused run found in the vocabulary gets that id; otherwise,
     /// with byte fallback and all its bytes in the vocabulary, one `<0xXX>` token per byte
     /// (each spanning the whole run); otherwise the unk id.
-    pub fn tokenize_with(&self, text: &str, mut emit: impl FnMut(u32, (usize, usize))) -> Result<()> {
+    pub fn tokenize_with(
+        &self,
+        text: &str,
+        mut emit: impl FnMut(u32, (usize, usize)),
+    ) -> Result<()> {
         if text.is_empty() {
             return Ok(());
         }

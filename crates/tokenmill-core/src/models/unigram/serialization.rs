@@ -33,10 +33,14 @@ impl<'de> Deserialize<'de> for Unigram {
         let data = UnigramData::deserialize(deserializer)?;
         if let Some(kind) = data.kind.as_deref() {
             if kind != "Unigram" {
-                return Err(D::Error::custom(format!("expected a model of type \"Unigram\", found {kind:?}")));
+                return Err(D::Error::custom(format!(
+                    "expected a model of type \"Unigram\", found {kind:?}"
+                )));
             }
         }
-        let vocab = data.vocab.ok_or_else(|| D::Error::custom("Unigram model: missing \"vocab\""))?;
-        Unigram::from(vocab, data.unk_id, data.byte_fallback).map_err(|e| D::Error::custom(format!("Unigram model: {e}")))
+        let vocab =
+            data.vocab.ok_or_else(|| D::Error::custom("Unigram model: missing \"vocab\""))?;
+        Unigram::from(vocab, data.unk_id, data.byte_fallback)
+            .map_err(|e| D::Error::custom(format!("Unigram model: {e}")))
     }
 }

@@ -9,7 +9,17 @@ fn pieces(text: &[(&str, f64)]) -> Vec<(String, f64)> {
 }
 
 fn abcd() -> Unigram {
-    let vocab = pieces(&[("<unk>", 0.0), ("a", 0.0), ("b", 0.0), ("c", 0.0), ("d", 0.0), ("cd", 1.0), ("ab", 2.0), ("abc", 5.0), ("abcd", 10.0)]);
+    let vocab = pieces(&[
+        ("<unk>", 0.0),
+        ("a", 0.0),
+        ("b", 0.0),
+        ("c", 0.0),
+        ("d", 0.0),
+        ("cd", 1.0),
+        ("ab", 2.0),
+        ("abc", 5.0),
+        ("abcd", 10.0),
+    ]);
     Unigram::from(vocab, Some(0), false).unwrap()
 }
 
@@ -33,7 +43,10 @@ fn byte_fallback_spans_the_run() {
     vocab.extend((0..256).map(|b| (format!("<0x{b:02X}>"), -5.0)));
     let model = Unigram::from(vocab, Some(0), true).unwrap();
     let tokens = model.tokenize("aé").unwrap();
-    assert_eq!(tokens.iter().map(|t| t.value.as_str()).collect::<Vec<_>>(), ["a", "<0xC3>", "<0xA9>"]);
+    assert_eq!(
+        tokens.iter().map(|t| t.value.as_str()).collect::<Vec<_>>(),
+        ["a", "<0xC3>", "<0xA9>"]
+    );
     assert_eq!(tokens[1].offsets, (1, 3));
     assert_eq!(tokens[2].offsets, (1, 3));
 }
@@ -65,7 +78,15 @@ fn all_segmentations(model: &Unigram, text: &str) -> Vec<(Vec<u32>, f64)> {
 
 #[test]
 fn nbest_lists_segmentations_by_score() {
-    let vocab = pieces(&[("<unk>", 0.0), ("a", -1.0), ("b", -1.5), ("c", -2.0), ("ab", -2.1), ("bc", -2.7), ("abc", -5.5)]);
+    let vocab = pieces(&[
+        ("<unk>", 0.0),
+        ("a", -1.0),
+        ("b", -1.5),
+        ("c", -2.0),
+        ("ab", -2.1),
+        ("bc", -2.7),
+        ("abc", -5.5),
+    ]);
     let model = Unigram::from(vocab, Some(0), false).unwrap();
     let mut expected = all_segmentations(&model, "abcab");
     expected.sort_by(|a, b| b.1.partial_cmp(&a.1).unwrap());
@@ -117,5 +138,8 @@ fn serde_round_trip() {
     assert!(json.starts_with(r#"{"type":"Unigram","unk_id":0,"vocab":[["<unk>",0.0],"#));
     let back: Unigram = serde_json::from_str(&json).unwrap();
     assert_eq!(back, model);
-    assert!(serde_json::from_str::<Unigram>(r#"{"type":"Unigram","unk_id":5,"vocab":[["a",0.0]]}"#).is_err());
+    assert!(serde_json::from_str::<Unigram>(
+        r#"{"type":"Unigram","unk_id":5,"vocab":[["a",0.0]]}"#
+    )
+    .is_err());
 }

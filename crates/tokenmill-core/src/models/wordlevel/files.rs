@@ -35,18 +35,12 @@ mod tests {
         assert_eq!(model.token_to_id("b"), Some(2));
         let saved = model.save(dir.path(), Some("out")).unwrap();
         assert!(saved[0].ends_with("out-vocab.json"));
-        assert_eq!(
-            std::fs::read_to_string(&saved[0]).unwrap(),
-            r#"{"<unk>":0,"a":1,"b":2}"#
-        );
+        assert_eq!(std::fs::read_to_string(&saved[0]).unwrap(), r#"{"<unk>":0,"a":1,"b":2}"#);
         assert_eq!(WordLevel::from_file(&saved[0]).build().unwrap(), model);
         std::fs::write(&path, "{\"a\":0,\n\"b\":-1}").unwrap();
         let err = read_file(&path).unwrap_err().to_string();
         assert!(err.contains("v.json:line 2"), "{err}");
         let missing = dir.path().join("missing.json");
-        assert!(read_file(&missing)
-            .unwrap_err()
-            .to_string()
-            .contains("missing.json"));
+        assert!(read_file(&missing).unwrap_err().to_string().contains("missing.json"));
     }
 }

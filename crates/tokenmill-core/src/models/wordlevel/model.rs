@@ -24,11 +24,7 @@ pub struct WordLevelBuilder {
 
 impl Default for WordLevelBuilder {
     fn default() -> Self {
-        WordLevelBuilder {
-            vocab: Vocab::new(),
-            file: None,
-            unk_token: DEFAULT_UNK_TOKEN.into(),
-        }
+        WordLevelBuilder { vocab: Vocab::new(), file: None, unk_token: DEFAULT_UNK_TOKEN.into() }
     }
 }
 
@@ -56,10 +52,7 @@ impl WordLevelBuilder {
             Some(path) => super::files::read_file(path)?,
             None => self.vocab,
         };
-        Ok(WordLevel {
-            vocab: Vocabulary::new(vocab),
-            unk_token: self.unk_token,
-        })
+        Ok(WordLevel { vocab: Vocabulary::new(vocab), unk_token: self.unk_token })
     }
 }
 
@@ -75,10 +68,7 @@ pub struct WordLevel {
 /// An empty vocabulary and `<unk>`.
 impl Default for WordLevel {
     fn default() -> Self {
-        WordLevel {
-            vocab: Vocabulary::default(),
-            unk_token: DEFAULT_UNK_TOKEN.into(),
-        }
+        WordLevel { vocab: Vocabulary::default(), unk_token: DEFAULT_UNK_TOKEN.into() }
     }
 }
 
@@ -145,11 +135,7 @@ impl Model for WordLevel {
         let id = self.id_of(word)?;
         // The word's own text, or the unk token's (as `tokenizers`, even where several tokens
         // share an id).
-        let value = if self.vocab.id(word).is_some() {
-            word
-        } else {
-            &self.unk_token
-        };
+        let value = if self.vocab.id(word).is_some() { word } else { &self.unk_token };
         Ok(vec![Token::new(id, value.to_owned(), (0, word.len()))])
     }
     fn token_to_id(&self, token: &str) -> Option<u32> {
@@ -183,24 +169,12 @@ mod tests {
     use super::*;
 
     fn model(tokens: &[&str], unk: &str) -> WordLevel {
-        let vocab = tokens
-            .iter()
-            .enumerate()
-            .map(|(i, t)| (t.to_string(), i as u32))
-            .collect();
-        WordLevel::builder()
-            .vocab(vocab)
-            .unk_token(unk.into())
-            .build()
-            .unwrap()
+        let vocab = tokens.iter().enumerate().map(|(i, t)| (t.to_string(), i as u32)).collect();
+        WordLevel::builder().vocab(vocab).unk_token(unk.into()).build().unwrap()
     }
 
     fn tokens(m: &WordLevel, word: &str) -> Vec<(u32, String, (usize, usize))> {
-        m.tokenize(word)
-            .unwrap()
-            .into_iter()
-            .map(|t| (t.id, t.value, t.offsets))
-            .collect()
+        m.tokenize(word).unwrap().into_iter().map(|t| (t.id, t.value, t.offsets)).collect()
     }
 
     #[test]
@@ -210,8 +184,7 @@ mod tests {
         assert_eq!(tokens(&m, "hello"), vec![(0, "<unk>".to_string(), (0, 5))]);
         assert_eq!(tokens(&m, ""), vec![(0, "<unk>".to_string(), (0, 0))]);
         let mut ids = vec![];
-        m.tokenize_with("a", |id, offsets| ids.push((id, offsets)))
-            .unwrap();
+        m.tokenize_with("a", |id, offsets| ids.push((id, offsets))).unwrap();
         assert_eq!(ids, vec![(2, (0, 1))]);
     }
 

@@ -58,11 +58,7 @@ impl<'de> Visitor<'de> for WordLevelVisitor {
         }
         let unk_token = unk_token.ok_or_else(|| de::Error::missing_field("unk_token"))?;
         let vocab = vocab.ok_or_else(|| de::Error::missing_field("vocab"))?;
-        WordLevel::builder()
-            .vocab(vocab)
-            .unk_token(unk_token)
-            .build()
-            .map_err(de::Error::custom)
+        WordLevel::builder().vocab(vocab).unk_token(unk_token).build().map_err(de::Error::custom)
     }
 }
 

@@ -49,7 +49,9 @@ fn vocab_txt(model: &WordPiece) -> Result<Vec<u8>> {
     let mut out = String::new();
     for (token, id) in model.vocab_in_id_order() {
         if token.contains(['\n', '\r']) {
-            return Err(Error::InvalidArgument(format!("token {token:?} (id {id}) has a line break: it cannot be written to vocab.txt")));
+            return Err(Error::InvalidArgument(format!(
+                "token {token:?} (id {id}) has a line break: it cannot be written to vocab.txt"
+            )));
         }
         out.push_str(token);
         out.push('\n');
@@ -86,7 +88,10 @@ mod tests {
         assert_eq!(vocab[""], 3);
         assert_eq!(vocab["x"], 4);
         let wp = WordPiece::from_file(&path).build().unwrap();
-        assert_eq!(wp.tokenize("hello").unwrap().iter().map(|t| t.id).collect::<Vec<_>>(), vec![1, 2]);
+        assert_eq!(
+            wp.tokenize("hello").unwrap().iter().map(|t| t.id).collect::<Vec<_>>(),
+            vec![1, 2]
+        );
         let saved = wp.save(dir.path(), Some("out")).unwrap();
         assert_eq!(std::fs::read_to_string(&saved[0]).unwrap(), "[UNK]\nhe\n##llo\n\nx\n");
         assert_eq!(WordPiece::from_file(&saved[0]).build().unwrap(), wp);
@@ -105,6 +110,10 @@ mod tests {
         let err = WordPiece::from_file(&no_unk).build().unwrap_err().to_string();
         assert!(err.contains("nounk.txt") && err.contains("[UNK]"), "{err}");
         let missing = dir.path().join("missing.txt");
-        assert!(WordPiece::from_file(&missing).build().unwrap_err().to_string().contains("missing.txt"));
+        assert!(WordPiece::from_file(&missing)
+            .build()
+            .unwrap_err()
+            .to_string()
+            .contains("missing.txt"));
     }
 }

@@ -9,4 +9,7 @@ mod model;
 mod serialization;
 mod trie;
 
-pub use model::{Vocab, WordPiece, WordPieceBuilder, DEFAULT_CONTINUING_SUBWORD_PREFIX, DEFAULT_MAX_INPUT_CHARS_PER_WORD, DEFAULT_UNK_TOKEN};
+pub use model::{
+    Vocab, WordPiece, WordPieceBuilder, DEFAULT_CONTINUING_SUBWORD_PREFIX,
+    DEFAULT_MAX_INPUT_CHARS_PER_WORD, DEFAULT_UNK_TOKEN,
+};

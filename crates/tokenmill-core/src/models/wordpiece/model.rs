@@ -83,14 +83,22 @@ impl WordPieceBuilder {
                         path: Some(path.clone()),
                         line: None,
                         byte_offset: None,
-                        message: format!("the unk token {:?} is not in the vocabulary", self.unk_token),
+                        message: format!(
+                            "the unk token {:?} is not in the vocabulary",
+                            self.unk_token
+                        ),
                     });
                 }
                 vocab
             }
             None => self.vocab,
         };
-        Ok(WordPiece::assemble(vocab, self.unk_token, self.continuing_subword_prefix, self.max_input_chars_per_word))
+        Ok(WordPiece::assemble(
+            vocab,
+            self.unk_token,
+            self.continuing_subword_prefix,
+            self.max_input_chars_per_word,
+        ))
     }
 }
 
@@ -125,7 +133,12 @@ impl WordPiece {
         WordPieceBuilder::new().file(path)
     }
 
-    pub(crate) fn assemble(vocab: Vocab, unk_token: String, prefix: String, max_input_chars_per_word: usize) -> Self {
+    pub(crate) fn assemble(
+        vocab: Vocab,
+        unk_token: String,
+        prefix: String,
+        max_input_chars_per_word: usize,
+    ) -> Self {
         let vocab = Vocabulary::new(vocab);
         let automaton = Automaton::new(vocab.iter(), &prefix);
         WordPiece {
@@ -144,7 +157,9 @@ impl WordPiece {
         WordPiece::assemble(
             bpe.get_vocab(),
             bpe.unk_token.clone().unwrap_or_else(|| DEFAULT_UNK_TOKEN.into()),
-            bpe.continuing_subword_prefix.clone().unwrap_or_else(|| DEFAULT_CONTINUING_SUBWORD_PREFIX.into()),
+            bpe.continuing_subword_prefix
+                .clone()
+                .unwrap_or_else(|| DEFAULT_CONTINUING_SUBWORD_PREFIX.into()),
             DEFAULT_MAX_INPUT_CHARS_PER_WORD,
         )
     }
@@ -164,7 +179,12 @@ impl WordPiece {
 
     /// Replaces the vocabulary, keeping the options (what training does).
     pub fn set_vocab(&mut self, vocab: Vocab) {
-        *self = WordPiece::assemble(vocab, std::mem::take(&mut self.unk_token), std::mem::take(&mut self.continuing_subword_prefix), self.max_input_chars_per_word);
+        *self = WordPiece::assemble(
+            vocab,
+            std::mem::take(&mut self.unk_token),
+            std::mem::take(&mut self.continuing_subword_prefix),
+            self.max_input_chars_per_word,
+        );
     }
 
     /// The id → token text table (shared, cheap to clone): what encodings whose token texts
@@ -191,12 +211,17 @@ impl WordPiece {
 
     fn too_long(&self, word: &str) -> bool {
         // A word of at most `max` bytes has at most `max` chars: no need to count them.
-        word.len() > self.max_input_chars_per_word && word.chars().count() > self.max_input_chars_per_word
+        word.len() > self.max_input_chars_per_word
+            && word.chars().count() > self.max_input_chars_per_word
     }
 
     /// Calls `emit(id, (start, end))` for each token of `word` (byte offsets within `word`).
     /// The allocation-free core of `tokenize` and the ids-only paths.
-    pub fn tokenize_with(&self, word: &str, mut emit: impl FnMut(u32, (usize, usize))) -> Result<()> {
+    pub fn tokenize_with(
+        &self,
+        word: &str,
+        mut emit: impl FnMut(u32, (usize, usize)),
+    ) -> Result<()> {
         if word.is_empty() {
             return Ok(());
         }
@@ -222,7 +247,12 @@ impl WordPiece {
                 emit(pop.id, (start, end));
                 start = end;
             }
-            word_cache::store_with(self.cache_id, DEFAULT_CACHE_CAPACITY, word.as_bytes(), pops.iter().map(|p| (p.id, p.len)));
+            word_cache::store_with(
+                self.cache_id,
+                DEFAULT_CACHE_CAPACITY,
+                word.as_bytes(),
+                pops.iter().map(|p| (p.id, p.len)),
+            );
             Ok(())
         } else {
             self.unk_id(word).map(|id| emit(id, (0, word.len())))
@@ -250,7 +280,9 @@ impl Default for WordPiece {
 impl Model for WordPiece {
     fn tokenize(&self, sequence: &str) -> Result<Vec<Token>> {
         let mut tokens = Vec::with_capacity(4);
-        self.tokenize_with(sequence, |id, offsets| tokens.push(Token::new(id, self.token_of(id), offsets)))?;
+        self.tokenize_with(sequence, |id, offsets| {
+            tokens.push(Token::new(id, self.token_of(id), offsets))
+        })?;
         Ok(tokens)
     }
     fn token_to_id(&self, token: &str) -> Option<u32> {
@@ -312,7 +344,10 @@ mod tests {
     fn greedy_longest_match_first_with_offsets() {
         let wp = model(&["[UNK]", "un", "##aff", "##able", "una", "##ff", "é", "##é"]);
         // "una" is the longest token the word starts with, even though "un" + "##aff" would fit.
-        assert_eq!(tokens(&wp, "unaffable"), owned(&[("una", (0, 3)), ("##ff", (3, 5)), ("##able", (5, 9))]));
+        assert_eq!(
+            tokens(&wp, "unaffable"),
+            owned(&[("una", (0, 3)), ("##ff", (3, 5)), ("##able", (5, 9))])
+        );
         assert_eq!(tokens(&wp, "unff"), owned(&[("un", (0, 2)), ("##ff", (2, 4))]));
         assert_eq!(tokens(&wp, "ééé"), owned(&[("é", (0, 2)), ("##é", (2, 4)), ("##é", (4, 6))]));
         // No token for "##x": the whole word is unknown.
@@ -346,8 +381,14 @@ mod tests {
 
     #[test]
     fn from_bpe_keeps_vocab_unk_and_prefix() {
-        let vocab: Vocab = [("<unk>", 0), ("a", 1), ("@@b", 2)].iter().map(|&(t, i)| (t.to_string(), i)).collect();
-        let bpe = BPE::builder().vocab_and_merges(vocab.clone(), vec![]).unk_token("<unk>".into()).continuing_subword_prefix("@@".into()).build().unwrap();
+        let vocab: Vocab =
+            [("<unk>", 0), ("a", 1), ("@@b", 2)].iter().map(|&(t, i)| (t.to_string(), i)).collect();
+        let bpe = BPE::builder()
+            .vocab_and_merges(vocab.clone(), vec![])
+            .unk_token("<unk>".into())
+            .continuing_subword_prefix("@@".into())
+            .build()
+            .unwrap();
         let wp = WordPiece::from_bpe(&bpe);
         assert_eq!(wp.get_vocab(), vocab);
         assert_eq!(wp.unk_token, "<unk>");

@@ -48,7 +48,9 @@ impl<'de> Visitor<'de> for WordPieceVisitor {
                 "type" => {
                     let kind: String = map.next_value()?;
                     if kind != "WordPiece" {
-                        return Err(de::Error::custom(format!("model type {kind:?} is not \"WordPiece\"")));
+                        return Err(de::Error::custom(format!(
+                            "model type {kind:?} is not \"WordPiece\""
+                        )));
                     }
                 }
                 "unk_token" => unk_token = Some(map.next_value()?),
@@ -62,7 +64,8 @@ impl<'de> Visitor<'de> for WordPieceVisitor {
         }
         let unk_token = unk_token.ok_or_else(|| de::Error::missing_field("unk_token"))?;
         let prefix = prefix.ok_or_else(|| de::Error::missing_field("continuing_subword_prefix"))?;
-        let max_chars = max_chars.ok_or_else(|| de::Error::missing_field("max_input_chars_per_word"))?;
+        let max_chars =
+            max_chars.ok_or_else(|| de::Error::missing_field("max_input_chars_per_word"))?;
         let vocab = vocab.ok_or_else(|| de::Error::missing_field("vocab"))?;
         Ok(WordPiece::assemble(vocab, unk_token, prefix, max_chars))
     }
@@ -82,7 +85,8 @@ mod tests {
         assert_eq!(wrapped, ModelWrapper::WordPiece(wp.clone()));
         assert_eq!(serde_json::to_string(&wrapped).unwrap(), json);
         // Old files without "type" are recognised by their fields.
-        let untyped: ModelWrapper = serde_json::from_str(&json.replace(r#""type":"WordPiece","#, "")).unwrap();
+        let untyped: ModelWrapper =
+            serde_json::from_str(&json.replace(r#""type":"WordPiece","#, "")).unwrap();
         assert_eq!(untyped, ModelWrapper::WordPiece(wp));
     }
 

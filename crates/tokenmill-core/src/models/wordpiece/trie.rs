@@ -101,7 +101,11 @@ impl Automaton {
         for &(token, id) in &entries {
             builder.insert(START_ROOT, token.as_bytes(), Pop { id, len: token.len() as u32 });
             if let Some(rest) = token.strip_prefix(prefix).filter(|r| !r.is_empty()) {
-                builder.insert(CONTINUATION_ROOT, rest.as_bytes(), Pop { id, len: rest.len() as u32 });
+                builder.insert(
+                    CONTINUATION_ROOT,
+                    rest.as_bytes(),
+                    Pop { id, len: rest.len() as u32 },
+                );
             }
         }
         for children in &mut builder.children {
@@ -140,7 +144,8 @@ impl Automaton {
                                 break next;
                             }
                             let (start, len) = pops_range[z as usize];
-                            scratch.extend_from_slice(&pops[start as usize..(start + len) as usize]);
+                            scratch
+                                .extend_from_slice(&pops[start as usize..(start + len) as usize]);
                             z = fail[z as usize];
                         }
                     }
@@ -175,7 +180,14 @@ impl Automaton {
             }
             t
         };
-        Automaton { nodes, edge_bytes, edge_targets, pops, start_table: table(START_ROOT), continuation_table: table(CONTINUATION_ROOT) }
+        Automaton {
+            nodes,
+            edge_bytes,
+            edge_targets,
+            pops,
+            start_table: table(START_ROOT),
+            continuation_table: table(CONTINUATION_ROOT),
+        }
     }
 
     #[inline]
@@ -187,7 +199,11 @@ impl Automaton {
                 let n = &self.nodes[node as usize];
                 let start = n.edges_start as usize;
                 let bytes = &self.edge_bytes[start..start + n.edges_len as usize];
-                let found = if bytes.len() <= LINEAR_SCAN_MAX { bytes.iter().position(|&b| b == byte) } else { bytes.binary_search(&byte).ok() };
+                let found = if bytes.len() <= LINEAR_SCAN_MAX {
+                    bytes.iter().position(|&b| b == byte)
+                } else {
+                    bytes.binary_search(&byte).ok()
+                };
                 found.map_or(NONE, |i| self.edge_targets[start + i])
             }
         }
@@ -238,14 +254,21 @@ impl Automaton {
     /// Bytes used by the automaton (for memory reports).
     #[allow(dead_code)]
     pub(crate) fn heap_bytes(&self) -> usize {
-        self.nodes.len() * std::mem::size_of::<Node>() + self.edge_bytes.len() * 5 + self.pops.len() * 8 + 2 * 256 * 4
+        self.nodes.len() * std::mem::size_of::<Node>()
+            + self.edge_bytes.len() * 5
+            + self.pops.len() * 8
+            + 2 * 256 * 4
     }
 }
 
 /// The reference greedy algorithm (repeated substring probes, quadratic): used by tests to
 /// check the automaton on random vocabularies.
 #[cfg(test)]
-pub(crate) fn greedy_reference(vocab: &FxHashMap<String, u32>, prefix: &str, word: &str) -> Option<Vec<Pop>> {
+pub(crate) fn greedy_reference(
+    vocab: &FxHashMap<String, u32>,
+    prefix: &str,
+    word: &str,
+) -> Option<Vec<Pop>> {
     let mut out = Vec::new();
     let mut start = 0;
     while start < word.len() {
@@ -253,7 +276,11 @@ pub(crate) fn greedy_reference(vocab: &FxHashMap<String, u32>, prefix: &str, wor
         let mut found = None;
         while start < end {
             if word.is_char_boundary(end) {
-                let piece = if start > 0 { format!("{prefix}{}", &word[start..end]) } else { word[start..end].to_string() };
+                let piece = if start > 0 {
+                    format!("{prefix}{}", &word[start..end])
+                } else {
+                    word[start..end].to_string()
+                };
                 if let Some(&id) = vocab.get(&piece) {
                     found = Some(Pop { id, len: (end - start) as u32 });
                     break;
@@ -274,7 +301,8 @@ mod tests {
     use rand::{Rng, SeedableRng};
 
     fn automaton(tokens: &[&str], prefix: &str) -> (Automaton, FxHashMap<String, u32>) {
-        let vocab: FxHashMap<String, u32> = tokens.iter().enumerate().map(|(i, t)| (t.to_string(), i as u32)).collect();
+        let vocab: FxHashMap<String, u32> =
+            tokens.iter().enumerate().map(|(i, t)| (t.to_string(), i as u32)).collect();
         (Automaton::new(vocab.iter().map(|(t, &i)| (t.as_str(), i)), prefix), vocab)
     }
 
@@ -293,7 +321,8 @@ mod tests {
         };
         for round in 0..300 {
             let prefix = ["##", "#", "", "a#"][round % 4];
-            let mut tokens: Vec<String> = (0..rng.gen_range(1..20)).map(|_| random_string(&mut rng, 4)).collect();
+            let mut tokens: Vec<String> =
+                (0..rng.gen_range(1..20)).map(|_| random_string(&mut rng, 4)).collect();
             for _ in 0..rng.gen_range(0..10) {
                 let t = random_string(&mut rng, 3);
                 tokens.push(format!("{prefix}{t}"));
@@ -304,7 +333,11 @@ mod tests {
             let (a, vocab) = automaton(&refs, prefix);
             for _ in 0..40 {
                 let word = random_string(&mut rng, 9);
-                assert_eq!(run(&a, &word), greedy_reference(&vocab, prefix, &word), "prefix {prefix:?} tokens {tokens:?} word {word:?}");
+                assert_eq!(
+                    run(&a, &word),
+                    greedy_reference(&vocab, prefix, &word),
+                    "prefix {prefix:?} tokens {tokens:?} word {word:?}"
+                );
             }
         }
     }

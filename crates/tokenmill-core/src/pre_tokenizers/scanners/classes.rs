@@ -72,7 +72,12 @@ pub fn class_at(table: &[u8], text: &[u8], i: usize) -> (u8, usize) {
     let (cp, len) = if b0 < 0xE0 {
         (((b0 as u32 & 0x1F) << 6) | (text[i + 1] as u32 & 0x3F), 2)
     } else if b0 < 0xF0 {
-        (((b0 as u32 & 0x0F) << 12) | ((text[i + 1] as u32 & 0x3F) << 6) | (text[i + 2] as u32 & 0x3F), 3)
+        (
+            ((b0 as u32 & 0x0F) << 12)
+                | ((text[i + 1] as u32 & 0x3F) << 6)
+                | (text[i + 2] as u32 & 0x3F),
+            3,
+        )
     } else {
         (
             ((b0 as u32 & 0x07) << 18)

@@ -13,9 +13,11 @@ pub mod classes;
 use classes::{class_at, LETTER, LOWERISH, NUMBER, OTHER, PREFIX, SPACE, UPPERISH};
 
 /// GPT-2's split pattern as released (also Whisper's and `tokenizers`' ByteLevel default).
-pub const GPT2_PATTERN: &str = r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+";
+pub const GPT2_PATTERN: &str =
+    r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+";
 /// tiktoken's faster, equivalent form of the GPT-2 pattern (r50k_base, p50k_base).
-pub const R50K_PATTERN: &str = r"'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s";
+pub const R50K_PATTERN: &str =
+    r"'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s";
 /// cl100k_base.
 pub const CL100K_PATTERN: &str = r"'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s";
 /// o200k_base (and o200k_harmony).
@@ -130,7 +132,11 @@ impl Cursor<'_> {
     /// Flags of the character at `i`, or 0 at the end of the text.
     #[inline(always)]
     fn flags_or_end(&self, i: usize) -> u8 {
-        if i < self.b.len() { self.class(i).0 } else { 0 }
+        if i < self.b.len() {
+            self.class(i).0
+        } else {
+            0
+        }
     }
 
     /// End of the run of characters having any of `flags`, starting at `i` (may be empty).
@@ -326,7 +332,13 @@ impl Cursor<'_> {
     /// (backtracking) not taken, which only matters when the prefix character is itself part of
     /// a word (a combining mark).
     #[inline(always)]
-    fn with_prefix(&self, i: usize, c: u8, n: usize, word: impl Fn(usize) -> Option<usize>) -> Option<usize> {
+    fn with_prefix(
+        &self,
+        i: usize,
+        c: u8,
+        n: usize,
+        word: impl Fn(usize) -> Option<usize>,
+    ) -> Option<usize> {
         if c & PREFIX != 0 {
             if i + n < self.b.len() {
                 if let Some(e) = word(i + n) {
@@ -358,7 +370,11 @@ impl Cursor<'_> {
             }
             j += n;
         }
-        let end = if self.flags_or_end(j) & LOWERISH != 0 { self.run(j, LOWERISH) } else { after_last_both? };
+        let end = if self.flags_or_end(j) & LOWERISH != 0 {
+            self.run(j, LOWERISH)
+        } else {
+            after_last_both?
+        };
         Some(end + self.contraction(end, true))
     }
 

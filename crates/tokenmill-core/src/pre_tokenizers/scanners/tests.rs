@@ -2,10 +2,12 @@
 use super::*;
 use rand::{Rng, SeedableRng};
 
-const ALL_PATTERNS: [&str; 6] = [GPT2_PATTERN, R50K_PATTERN, CL100K_PATTERN, O200K_PATTERN, LLAMA3_PATTERN, QWEN2_PATTERN];
+const ALL_PATTERNS: [&str; 6] =
+    [GPT2_PATTERN, R50K_PATTERN, CL100K_PATTERN, O200K_PATTERN, LLAMA3_PATTERN, QWEN2_PATTERN];
 
 fn fancy_spans(pattern: &str, text: &str) -> Vec<(usize, usize)> {
-    let re = fancy_regex::RegexBuilder::new(pattern).backtrack_limit(1_000_000_000).build().unwrap();
+    let re =
+        fancy_regex::RegexBuilder::new(pattern).backtrack_limit(1_000_000_000).build().unwrap();
     re.find_iter(text).map(|m| m.unwrap()).map(|m| (m.start(), m.end())).collect()
 }
 
@@ -14,9 +16,13 @@ fn assert_same(pattern: &str, text: &str) {
     let got = scanner.find_spans(text);
     let want = fancy_spans(pattern, text);
     if got != want {
-        let first = got.iter().zip(&want).position(|(a, b)| a != b).unwrap_or(got.len().min(want.len()));
+        let first =
+            got.iter().zip(&want).position(|(a, b)| a != b).unwrap_or(got.len().min(want.len()));
         let around = |v: &[(usize, usize)]| -> Vec<String> {
-            v[first.saturating_sub(2)..(first + 3).min(v.len())].iter().map(|&(s, e)| format!("{:?}", &text[s..e])).collect()
+            v[first.saturating_sub(2)..(first + 3).min(v.len())]
+                .iter()
+                .map(|&(s, e)| format!("{:?}", &text[s..e]))
+                .collect()
         };
         panic!(
             "{:?} differs from fancy-regex at span {first}: scanner {:?} vs regex {:?}",
@@ -29,12 +35,106 @@ fn assert_same(pattern: &str, text: &str) {
 
 /// Characters that sit on the edges of the patterns' classes.
 const TRICKY: &[char] = &[
-    'a', 'Z', 's', 'S', 't', 'T', 'd', 'D', 'm', 'M', 'l', 'L', 'v', 'V', 'r', 'R', 'e', 'E', 'k', 'ſ', 'K',
-    '\'', '’', ' ', ' ', ' ', '\t', '\n', '\r', '\u{0b}', '\u{0c}', '\u{85}', '\u{a0}', '\u{1680}', '\u{2003}', '\u{2028}',
-    '\u{2029}', '\u{202f}', '\u{3000}', '\u{1c}', '\u{1f}', '\u{0}', '\u{7f}', '\u{200b}', '\u{200d}', '\u{feff}', '0', '7', '²', '½',
-    'Ⅻ', '٣', '߀', '.', ',', '!', '?', '/', '/', '\\', '-', '_', '(', '"', '#', '$', '€', '😀', '👩', '\u{1f3fd}', '\u{fe0f}',
-    '\u{0301}', '\u{0308}', '\u{093f}', '\u{20dd}', 'é', 'É', 'ǅ', 'ʰ', 'ー', '中', '文', 'の', 'ア', '한', 'ا', 'ب', 'ש',
-    'Ω', 'ω', 'ß', 'İ', 'ı', 'Ⓐ', 'ⓐ', '\u{10400}', '\u{10428}', '𝐀', '\u{e0001}', '\u{f0000}',
+    'a',
+    'Z',
+    's',
+    'S',
+    't',
+    'T',
+    'd',
+    'D',
+    'm',
+    'M',
+    'l',
+    'L',
+    'v',
+    'V',
+    'r',
+    'R',
+    'e',
+    'E',
+    'k',
+    'ſ',
+    'K',
+    '\'',
+    '’',
+    ' ',
+    ' ',
+    ' ',
+    '\t',
+    '\n',
+    '\r',
+    '\u{0b}',
+    '\u{0c}',
+    '\u{85}',
+    '\u{a0}',
+    '\u{1680}',
+    '\u{2003}',
+    '\u{2028}',
+    '\u{2029}',
+    '\u{202f}',
+    '\u{3000}',
+    '\u{1c}',
+    '\u{1f}',
+    '\u{0}',
+    '\u{7f}',
+    '\u{200b}',
+    '\u{200d}',
+    '\u{feff}',
+    '0',
+    '7',
+    '²',
+    '½',
+    'Ⅻ',
+    '٣',
+    '߀',
+    '.',
+    ',',
+    '!',
+    '?',
+    '/',
+    '/',
+    '\\',
+    '-',
+    '_',
+    '(',
+    '"',
+    '#',
+    '$',
+    '€',
+    '😀',
+    '👩',
+    '\u{1f3fd}',
+    '\u{fe0f}',
+    '\u{0301}',
+    '\u{0308}',
+    '\u{093f}',
+    '\u{20dd}',
+    'é',
+    'É',
+    'ǅ',
+    'ʰ',
+    'ー',
+    '中',
+    '文',
+    'の',
+    'ア',
+    '한',
+    'ا',
+    'ب',
+    'ש',
+    'Ω',
+    'ω',
+    'ß',
+    'İ',
+    'ı',
+    'Ⓐ',
+    'ⓐ',
+    '\u{10400}',
+    '\u{10428}',
+    '𝐀',
+    '\u{e0001}',
+    '\u{f0000}',
 ];
 
 fn random_text(rng: &mut impl Rng, len: usize) -> String {
@@ -128,7 +228,9 @@ fn corpus_samples_match_fancy_regex() {
     let candidates = [manifest.join("../../../shared"), manifest.join("../../../../shared")];
     let root = match std::env::var("TOKENMILL_SHARED") {
         Ok(dir) => std::path::PathBuf::from(dir),
-        Err(_) => candidates.iter().find(|p| p.exists()).cloned().unwrap_or_else(|| candidates[0].clone()),
+        Err(_) => {
+            candidates.iter().find(|p| p.exists()).cloned().unwrap_or_else(|| candidates[0].clone())
+        }
     }
     .join("corpora");
     if !root.exists() {

@@ -51,11 +51,7 @@ struct ScriptLookup {
 
 impl ScriptLookup {
     fn new() -> Self {
-        Self {
-            first: 1,
-            last: 0,
-            script: None,
-        } // an empty range: the first search always runs
+        Self { first: 1, last: 0, script: None } // an empty range: the first search always runs
     }
 
     fn script(&mut self, c: char) -> Option<Script> {
@@ -112,10 +108,7 @@ impl PreTokenizer for UnicodeScripts {
                 }
             }
             cuts.push(text.len());
-            Ok(cuts
-                .windows(2)
-                .filter_map(|w| piece.slice(w[0]..w[1]))
-                .collect::<Vec<_>>())
+            Ok(cuts.windows(2).filter_map(|w| piece.slice(w[0]..w[1])).collect::<Vec<_>>())
         })
     }
 }
@@ -126,9 +119,7 @@ mod tests {
 
     #[test]
     fn table_is_sorted_and_disjoint() {
-        assert!(table::SCRIPT_RANGES
-            .iter()
-            .all(|&(first, last, _)| first <= last));
+        assert!(table::SCRIPT_RANGES.iter().all(|&(first, last, _)| first <= last));
         assert!(table::SCRIPT_RANGES.windows(2).all(|w| w[0].1 < w[1].0));
     }
 

@@ -91,20 +91,9 @@ pub fn m_step(index: &mut PieceIndex, expected: &[f64]) {
     for (alive, &e) in index.alive.iter_mut().zip(expected) {
         *alive &= e >= THRESHOLD;
     }
-    let sum: f64 = expected
-        .iter()
-        .zip(&index.alive)
-        .filter(|p| *p.1)
-        .map(|p| *p.0)
-        .sum();
+    let sum: f64 = expected.iter().zip(&index.alive).filter(|p| *p.1).map(|p| *p.0).sum();
     let log_sum = digamma(sum);
-    for ((score, &e), &alive) in index
-        .pieces
-        .scores
-        .iter_mut()
-        .zip(expected)
-        .zip(&index.alive)
-    {
+    for ((score, &e), &alive) in index.pieces.scores.iter_mut().zip(expected).zip(&index.alive) {
         if alive {
             *score = digamma(e) - log_sum;
         }
@@ -152,14 +141,15 @@ pub fn prune(
     let n = index.pieces.len();
     let live: Vec<usize> = (0..n).filter(|&i| index.alive[i]).collect();
     let chunks: Vec<&[usize]> = live.chunks(live.len().div_ceil(CHUNKS * 4).max(1)).collect();
-    let alternatives: Vec<Option<Vec<u32>>> = parallel::map_ref_collect::<_, _, Vec<Vec<_>>>(&chunks, |chunk| {
-        let mut scratch = Scratch::default();
-        let mut path = vec![];
-        chunk.iter().map(|&i| alternative(index, i, &mut scratch, &mut path)).collect()
-    })
-    .into_iter()
-    .flatten()
-    .collect();
+    let alternatives: Vec<Option<Vec<u32>>> =
+        parallel::map_ref_collect::<_, _, Vec<Vec<_>>>(&chunks, |chunk| {
+            let mut scratch = Scratch::default();
+            let mut path = vec![];
+            chunk.iter().map(|&i| alternative(index, i, &mut scratch, &mut path)).collect()
+        })
+        .into_iter()
+        .flatten()
+        .collect();
 
     // Viterbi frequency of every piece (and of the unknown piece, at `n`) over the corpus.
     let (freq, _) = sum_over_words(words, n + 1, |chunk, freq| {
@@ -177,11 +167,7 @@ pub fn prune(
     });
     let vsum: f64 = words.iter().map(|w| w.1 as f64).sum();
     // Sums of whole counts: exact, whatever the order.
-    let sum: f64 = if tokenizers {
-        freq.iter().sum()
-    } else {
-        freq[..n].iter().sum()
-    };
+    let sum: f64 = if tokenizers { freq.iter().sum() } else { freq[..n].iter().sum() };
     let log_sum = sum.ln();
     // `tokenizers`' pieces: the live ones and its `<UNK>`.
     let num_pieces = live.len() + 1;
@@ -212,24 +198,16 @@ pub fn prune(
         // The piece's share of the corpus: its occurrences over the number of words.
         let f = freq[i] / vsum;
         let logprob_piece = freq[i].ln() - log_sum;
-        let others = if tokenizers {
-            num_pieces
-        } else {
-            alternative.len()
-        };
+        let others = if tokenizers { num_pieces } else { alternative.len() };
         let log_sum_alt = (sum + freq[i] * (others as f64 - 1.0)).ln();
-        let logprob_alt: f64 = alternative
-            .iter()
-            .map(|&a| (freq[a as usize] + freq[i]).ln() - log_sum_alt)
-            .sum();
+        let logprob_alt: f64 =
+            alternative.iter().map(|&a| (freq[a as usize] + freq[i]).ln() - log_sum_alt).sum();
         candidates.push((i, f * (logprob_piece - logprob_alt)));
     }
     // Highest loss first; ties by position (sentencepiece's Sorted on (index, loss), the stable
     // sort of `tokenizers`).
     candidates.sort_by(|a, b| {
-        b.1.partial_cmp(&a.1)
-            .unwrap_or(std::cmp::Ordering::Equal)
-            .then(a.0.cmp(&b.0))
+        b.1.partial_cmp(&a.1).unwrap_or(std::cmp::Ordering::Equal).then(a.0.cmp(&b.0))
     });
     let room = if tokenizers {
         let pruned_size = desired.max((config.shrinking_factor * num_pieces as f64) as usize);
@@ -254,11 +232,7 @@ fn required_char_scores(
     chars: impl IntoIterator<Item = String>,
 ) -> Vec<(String, f64)> {
     let min_score = pieces.scores.iter().copied().fold(f64::INFINITY, f64::min);
-    let min_score = if min_score.is_finite() {
-        min_score
-    } else {
-        0.0
-    };
+    let min_score = if min_score.is_finite() { min_score } else { 0.0 };
     let scores: rustc_hash::FxHashMap<&str, f64> = pieces.iter().collect();
     let mut penalty = 0.0;
     let mut score_of = |c: &str| match scores.get(c) {
@@ -314,15 +288,11 @@ pub fn finalize(
     required_chars: &[(char, u64)],
     size: usize,
 ) -> Vec<(String, f64)> {
-    let mut required: Vec<(String, u64)> = required_chars
-        .iter()
-        .map(|&(c, n)| (c.to_string(), n))
-        .collect();
+    let mut required: Vec<(String, u64)> =
+        required_chars.iter().map(|&(c, n)| (c.to_string(), n)).collect();
     sort_by_count(&mut required);
     let mut chosen: rustc_hash::FxHashMap<String, f64> =
-        required_char_scores(pieces, required.into_iter().map(|r| r.0))
-            .into_iter()
-            .collect();
+        required_char_scores(pieces, required.into_iter().map(|r| r.0)).into_iter().collect();
     let mut by_score = pieces.to_vec();
     sort_by_count(&mut by_score);
     for (p, s) in by_score {

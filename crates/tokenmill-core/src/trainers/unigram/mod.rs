@@ -252,21 +252,15 @@ fn required_chars(sentences: &[(String, u64)], config: &UnigramConfig) -> Vec<(c
 /// Replaces the characters that are not required by [`UNK_CHAR`] (only when some are not).
 fn mask_rare_chars(sentences: Vec<(String, u64)>, required: &[(char, u64)]) -> Vec<(String, u64)> {
     let keep: rustc_hash::FxHashSet<char> = required.iter().map(|r| r.0).collect();
-    let all_kept = sentences
-        .iter()
-        .all(|(s, _)| s.chars().all(|c| keep.contains(&c) || c == UNK_CHAR));
+    let all_kept =
+        sentences.iter().all(|(s, _)| s.chars().all(|c| keep.contains(&c) || c == UNK_CHAR));
     if all_kept {
         return sentences;
     }
     sentences
         .into_iter()
         .map(|(s, n)| {
-            (
-                s.chars()
-                    .map(|c| if keep.contains(&c) { c } else { UNK_CHAR })
-                    .collect(),
-                n,
-            )
+            (s.chars().map(|c| if keep.contains(&c) { c } else { UNK_CHAR }).collect(), n)
         })
         .collect()
 }
@@ -275,10 +269,8 @@ fn mask_rare_chars(sentences: Vec<(String, u64)>, required: &[(char, u64)]) -> V
 /// on them. Callers split their text into words first: a piece never crosses a word, so the
 /// seeds' frequencies are those of the running text (see [`seeds`]).
 pub fn train_pieces(config: &UnigramConfig, words: Vec<(String, u64)>) -> Result<TrainedPieces> {
-    let mut sentences: Vec<(String, u64)> = words
-        .into_iter()
-        .filter(|s| !s.0.is_empty() && s.1 > 0)
-        .collect();
+    let mut sentences: Vec<(String, u64)> =
+        words.into_iter().filter(|s| !s.0.is_empty() && s.1 > 0).collect();
     if sentences.is_empty() {
         if config.flavor == Flavor::Tokenizers {
             // `tokenizers` trains an empty vocabulary (its unk token and special tokens only).
@@ -288,9 +280,7 @@ pub fn train_pieces(config: &UnigramConfig, words: Vec<(String, u64)>) -> Result
                 log_likelihood: 0.0,
             });
         }
-        return Err(Error::InvalidArgument(
-            "Unigram training: the corpus is empty".into(),
-        ));
+        return Err(Error::InvalidArgument("Unigram training: the corpus is empty".into()));
     }
     if !(config.shrinking_factor > 0.0 && config.shrinking_factor < 1.0) {
         return Err(Error::InvalidArgument(format!(
@@ -319,17 +309,10 @@ pub fn train_pieces(config: &UnigramConfig, words: Vec<(String, u64)>) -> Result
             config.vocab_size, size, config.num_meta_pieces, required.len()
         )));
     }
-    let sentences = if tokenizers {
-        sentences
-    } else {
-        mask_rare_chars(sentences, &required)
-    };
+    let sentences = if tokenizers { sentences } else { mask_rare_chars(sentences, &required) };
 
-    let progress = Progress::new(
-        config.show_progress,
-        sentences.len() as u64,
-        "Suffix array seeds",
-    );
+    let progress =
+        Progress::new(config.show_progress, sentences.len() as u64, "Suffix array seeds");
     let is_valid = |p: &str| config.is_valid_piece(p);
     let pieces = seeds::seed_pieces(
         &sentences,
@@ -341,11 +324,7 @@ pub fn train_pieces(config: &UnigramConfig, words: Vec<(String, u64)>) -> Result
     progress.finish();
 
     // Masking rare characters can make two words equal; EM sums their counts.
-    let words = if tokenizers {
-        sentences
-    } else {
-        merge_equal_words(sentences)
-    };
+    let words = if tokenizers { sentences } else { merge_equal_words(sentences) };
 
     let desired = config.vocab_size * 11 / 10;
     // `tokenizers` counts its training `<UNK>` piece among the pieces.
@@ -377,19 +356,13 @@ pub fn train_pieces(config: &UnigramConfig, words: Vec<(String, u64)>) -> Result
         index = PieceIndex::new(pruned)?;
     }
     progress.finish();
-    let live: Vec<usize> = (0..index.pieces.len())
-        .filter(|&i| index.alive[i])
-        .collect();
+    let live: Vec<usize> = (0..index.pieces.len()).filter(|&i| index.alive[i]).collect();
     let pieces = index.pieces.select(live, |i| index.pieces.scores[i]);
     let pieces = match config.flavor {
         Flavor::SentencePiece => em::finalize(&pieces, &required, size),
         Flavor::Tokenizers => em::finalize_tokenizers(&pieces, &required, size),
     };
-    Ok(TrainedPieces {
-        pieces,
-        required_chars: required,
-        log_likelihood,
-    })
+    Ok(TrainedPieces { pieces, required_chars: required, log_likelihood })
 }
 
 /// Words with counts, equal words merged, in a fixed order (count descending, then text).
@@ -533,16 +506,10 @@ mod tests {
 
     #[test]
     fn vocabulary_too_small_is_an_error() {
-        let mut trainer = UnigramTrainer {
-            vocab_size: 3,
-            show_progress: false,
-            ..Default::default()
-        };
+        let mut trainer =
+            UnigramTrainer { vocab_size: 3, show_progress: false, ..Default::default() };
         trainer.words.insert("abcdef".into(), 3);
-        assert!(matches!(
-            trainer.train_model(false),
-            Err(Error::InvalidArgument(_))
-        ));
+        assert!(matches!(trainer.train_model(false), Err(Error::InvalidArgument(_))));
         // As `tokenizers`: no words, an empty vocabulary (here the unk token alone).
         let empty = UnigramTrainer {
             show_progress: false,
@@ -550,19 +517,13 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(empty.train_model(false).unwrap().get_vocab_size(), 1);
-        let config = UnigramConfig {
-            vocab_size: 10,
-            ..Default::default()
-        };
+        let config = UnigramConfig { vocab_size: 10, ..Default::default() };
         assert!(train_pieces(&config, vec![]).is_err()); // sentencepiece's rules: an error
     }
 
     #[test]
     fn sentencepiece_rules() {
-        let config = UnigramConfig {
-            rules: Some(PieceRules::default()),
-            ..Default::default()
-        };
+        let config = UnigramConfig { rules: Some(PieceRules::default()), ..Default::default() };
         assert!(config.is_valid_piece("▁the"));
         assert!(!config.is_valid_piece("the▁"));
         assert!(!config.is_valid_piece("ab1"));

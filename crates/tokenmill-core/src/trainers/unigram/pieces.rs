@@ -111,20 +111,10 @@ impl PieceIndex {
             .collect();
         keys.sort_unstable();
         keys.dedup_by(|a, b| a.0 == b.0);
-        let trie = if keys.is_empty() {
-            None
-        } else {
-            Some(DoubleArray::build(&keys)?)
-        };
+        let trie = if keys.is_empty() { None } else { Some(DoubleArray::build(&keys)?) };
         drop(keys);
         let alive = vec![true; pieces.len()];
-        let mut index = PieceIndex {
-            pieces,
-            alive,
-            trie,
-            probs: vec![],
-            unk_score: 0.0,
-        };
+        let mut index = PieceIndex { pieces, alive, trie, probs: vec![], unk_score: 0.0 };
         index.refresh();
         Ok(index)
     }
@@ -132,11 +122,8 @@ impl PieceIndex {
     /// Recomputes the probabilities and the unknown score after scores or `alive` changed.
     pub fn refresh(&mut self) {
         let scores = &self.pieces.scores;
-        self.probs = scores
-            .iter()
-            .zip(&self.alive)
-            .map(|(&s, &a)| if a { s.exp() } else { 0.0 })
-            .collect();
+        self.probs =
+            scores.iter().zip(&self.alive).map(|(&s, &a)| if a { s.exp() } else { 0.0 }).collect();
         let min = scores
             .iter()
             .zip(&self.alive)
@@ -207,20 +194,12 @@ pub fn find_edges(
                 if !index.alive[piece as usize] {
                     return;
                 }
-                edges.push(Edge {
-                    from: pos as u32,
-                    to: (pos + chars) as u32,
-                    piece,
-                });
+                edges.push(Edge { from: pos as u32, to: (pos + chars) as u32, piece });
                 has_single |= chars == 1;
             });
         }
         if !has_single {
-            edges.push(Edge {
-                from: pos as u32,
-                to: pos as u32 + 1,
-                piece: unk_index(index),
-            });
+            edges.push(Edge { from: pos as u32, to: pos as u32 + 1, piece: unk_index(index) });
         }
     }
     len
@@ -350,29 +329,18 @@ impl Scratch {
         for e in edges {
             let term = index.score(e) + self.alpha[e.from as usize];
             let slot = &mut self.alpha[e.to as usize];
-            *slot = if slot.is_nan() {
-                term
-            } else {
-                tokenizers_log_add(*slot, term)
-            };
+            *slot = if slot.is_nan() { term } else { tokenizers_log_add(*slot, term) };
         }
         self.beta[n] = 0.0;
         // Positions from the end; the edges out of one position in their (trie) order.
         let mut end = edges.len();
         while end > 0 {
             let from = edges[end - 1].from;
-            let start = edges[..end]
-                .iter()
-                .rposition(|e| e.from != from)
-                .map_or(0, |i| i + 1);
+            let start = edges[..end].iter().rposition(|e| e.from != from).map_or(0, |i| i + 1);
             for e in &edges[start..end] {
                 let term = index.score(e) + self.beta[e.to as usize];
                 let slot = &mut self.beta[from as usize];
-                *slot = if slot.is_nan() {
-                    term
-                } else {
-                    tokenizers_log_add(*slot, term)
-                };
+                *slot = if slot.is_nan() { term } else { tokenizers_log_add(*slot, term) };
             }
             end = start;
         }

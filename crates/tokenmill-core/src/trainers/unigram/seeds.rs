@@ -96,10 +96,8 @@ pub fn seed_pieces(
         text.push(BOUNDARY);
         sentence_ends.push(text.len());
     }
-    let mut seeds: Vec<(String, u64)> = char_counts
-        .into_iter()
-        .map(|(c, n)| (c.to_string(), n))
-        .collect();
+    let mut seeds: Vec<(String, u64)> =
+        char_counts.into_iter().map(|(c, n)| (c.to_string(), n)).collect();
     sort_by_count(&mut seeds);
     let substring_count = match flavor {
         Flavor::SentencePiece => seed_size,
@@ -118,19 +116,14 @@ pub fn seed_pieces(
         max_piece_length,
         is_valid,
     );
-    let sum: f64 = seeds
-        .iter()
-        .map(|s| s.1 as f64)
-        .chain(substrings.iter().map(|s| s.1 as f64))
-        .sum();
+    let sum: f64 =
+        seeds.iter().map(|s| s.1 as f64).chain(substrings.iter().map(|s| s.1 as f64)).sum();
     let log_sum = sum.ln();
     let bytes = seeds.iter().map(|s| s.0.len()).sum::<usize>()
         + substrings.iter().map(|s| s.0.len()).sum::<usize>();
     let mut pieces = PieceList::with_capacity(seeds.len() + substrings.len(), bytes);
-    for (piece, n) in seeds
-        .iter()
-        .map(|(p, n)| (p.as_str(), *n))
-        .chain(substrings.iter().map(|(p, n)| (*p, *n)))
+    for (piece, n) in
+        seeds.iter().map(|(p, n)| (p.as_str(), *n)).chain(substrings.iter().map(|(p, n)| (*p, *n)))
     {
         pieces.push(piece, (n as f64).ln() - log_sum);
     }
@@ -140,9 +133,7 @@ pub fn seed_pieces(
 /// Sorts by count (descending) then string (ascending): sentencepiece's `Sorted`.
 pub fn sort_by_count<N: PartialOrd>(items: &mut [(String, N)]) {
     items.sort_by(|a, b| {
-        b.1.partial_cmp(&a.1)
-            .unwrap_or(Ordering::Equal)
-            .then_with(|| a.0.cmp(&b.0))
+        b.1.partial_cmp(&a.1).unwrap_or(Ordering::Equal).then_with(|| a.0.cmp(&b.0))
     });
 }
 
@@ -188,11 +179,8 @@ fn frequent_substrings<'t>(
         if piece.contains(BOUNDARY) || !is_valid(piece) {
             return;
         }
-        let candidate = Candidate {
-            score: freq.saturating_mul(depth as u64),
-            piece,
-            larger_first: tokenizers,
-        };
+        let candidate =
+            Candidate { score: freq.saturating_mul(depth as u64), piece, larger_first: tokenizers };
         if best.len() < seed_size {
             best.push(candidate);
         } else if best.peek().is_some_and(|worst| candidate < *worst) {
@@ -236,18 +224,11 @@ fn frequent_substrings<'t>(
             _ => stack.push((next, lb, carry, longest)),
         }
     }
-    let mut out: Vec<(&str, u64)> = best
-        .into_vec()
-        .into_iter()
-        .map(|c| (c.piece, c.score))
-        .collect();
+    let mut out: Vec<(&str, u64)> =
+        best.into_vec().into_iter().map(|c| (c.piece, c.score)).collect();
     // Score descending, then text ascending (sentencepiece's `Sorted`) or descending.
     out.sort_unstable_by(|a, b| {
-        let by_text = if tokenizers {
-            b.0.cmp(a.0)
-        } else {
-            a.0.cmp(b.0)
-        };
+        let by_text = if tokenizers { b.0.cmp(a.0) } else { a.0.cmp(b.0) };
         b.1.cmp(&a.1).then(by_text)
     });
     out
@@ -349,11 +330,7 @@ mod tests {
                 for j in i + 2..=(i + max).min(chars.len()) {
                     let e = counts.entry(chars[i..j].iter().collect()).or_default();
                     e.0 += if tokenizers { 1 } else { *w };
-                    let end = if tokenizers {
-                        (0, String::new())
-                    } else {
-                        (i, s.clone())
-                    };
+                    let end = if tokenizers { (0, String::new()) } else { (i, s.clone()) };
                     e.1.insert(chars.get(j).copied().map(Ok).unwrap_or(Err(end)));
                 }
             }
@@ -370,36 +347,19 @@ mod tests {
 
     #[test]
     fn tokenizers_substrings_match_brute_force() {
-        let sentences: Vec<(String, u64)> = [
-            "abracadabra",
-            "ab",
-            "cadab",
-            "ébréé ébr",
-            "ﬀéab",
-            "abab",
-            "qz",
-            "wqz",
-        ]
-        .iter()
-        .enumerate()
-        .map(|(i, s)| (s.to_string(), i as u64 + 1))
-        .collect();
+        let sentences: Vec<(String, u64)> =
+            ["abracadabra", "ab", "cadab", "ébréé ébr", "ﬀéab", "abab", "qz", "wqz"]
+                .iter()
+                .enumerate()
+                .map(|(i, s)| (s.to_string(), i as u64 + 1))
+                .collect();
         let text: String = sentences.iter().map(|s| format!("{}\0", s.0)).collect();
         let ends: Vec<usize> = text.match_indices('\0').map(|(i, _)| i + 1).collect();
-        let got = frequent_substrings(
-            &text,
-            &ends,
-            &sentences,
-            Flavor::Tokenizers,
-            1000,
-            5,
-            &|_| true,
-        );
+        let got =
+            frequent_substrings(&text, &ends, &sentences, Flavor::Tokenizers, 1000, 5, &|_| true);
         let expected = brute_force(&sentences, 5, Flavor::Tokenizers);
         // Score descending, then text descending.
-        assert!(got
-            .windows(2)
-            .all(|w| w[0].1 > w[1].1 || (w[0].1 == w[1].1 && w[0].0 > w[1].0)));
+        assert!(got.windows(2).all(|w| w[0].1 > w[1].1 || (w[0].1 == w[1].1 && w[0].0 > w[1].0)));
         let got: FxHashMap<String, u64> = got
             .into_iter()
             .map(|(s, score)| {
@@ -422,15 +382,10 @@ mod tests {
                 .collect();
         let text: String = sentences.iter().map(|s| format!("{}\0", s.0)).collect();
         let ends: Vec<usize> = text.match_indices('\0').map(|(i, _)| i + 1).collect();
-        let got = frequent_substrings(
-            &text,
-            &ends,
-            &sentences,
-            Flavor::SentencePiece,
-            1000,
-            5,
-            &|_| true,
-        );
+        let got =
+            frequent_substrings(&text, &ends, &sentences, Flavor::SentencePiece, 1000, 5, &|_| {
+                true
+            });
         let expected = brute_force(&sentences, 5, Flavor::SentencePiece);
         let got: FxHashMap<String, u64> = got
             .into_iter()

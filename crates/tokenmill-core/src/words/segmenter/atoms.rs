@@ -90,18 +90,41 @@ fn is_percent(c: char) -> bool {
 
 /// Dashes, ellipses and the like: a run of the same one is one atom (—— and …… are one word).
 fn repeats_as_one(c: char) -> bool {
-    matches!(c, '—' | '…' | '─' | '―' | '-' | '.' | '·' | '～' | '~' | '=' | '*' | '_' | '!' | '?' | '！' | '？' | '－')
+    matches!(
+        c,
+        '—' | '…'
+            | '─'
+            | '―'
+            | '-'
+            | '.'
+            | '·'
+            | '～'
+            | '~'
+            | '='
+            | '*'
+            | '_'
+            | '!'
+            | '?'
+            | '！'
+            | '？'
+            | '－'
+    )
 }
 
 /// Combining marks, variation selectors and zero-width joiners stay with the character before.
 fn extends(c: char) -> bool {
     use unicode_general_category::{get_general_category, GeneralCategory::*};
     // Fast exit for the common case (ASCII, Han, kana, fullwidth forms), before the table lookup.
-    if c < '\u{300}' || (is_han(c) && c != '\u{25CB}') || is_common_punctuation(c) || matches!(c as u32, 0x3040..=0x3098 | 0x309B..=0x30FF | 0xFF00..=0xFFEF) {
+    if c < '\u{300}'
+        || (is_han(c) && c != '\u{25CB}')
+        || is_common_punctuation(c)
+        || matches!(c as u32, 0x3040..=0x3098 | 0x309B..=0x30FF | 0xFF00..=0xFFEF)
+    {
         return false;
     }
     matches!(c as u32, 0x200D | 0xFE00..=0xFE0F | 0xE0100..=0xE01EF | 0x1F3FB..=0x1F3FF | 0xE0020..=0xE007F)
-        || (!c.is_ascii() && matches!(get_general_category(c), NonspacingMark | SpacingMark | EnclosingMark))
+        || (!c.is_ascii()
+            && matches!(get_general_category(c), NonspacingMark | SpacingMark | EnclosingMark))
 }
 
 /// Appends the atoms of `chunk` (no whitespace inside), offsets shifted by `base`.
@@ -121,7 +144,11 @@ pub fn scan(chunk: &str, base: usize, atoms: &mut Vec<Atom>) {
                 chars.next();
             }
             end = run_end;
-            if all_digits { AtomKind::Number } else { AtomKind::Word }
+            if all_digits {
+                AtomKind::Number
+            } else {
+                AtomKind::Word
+            }
         } else if repeats_as_one(c) {
             while chars.peek().is_some_and(|&(_, n)| n == c) {
                 end += chars.next().map_or(0, |(_, n)| n.len_utf8());
@@ -190,19 +217,35 @@ mod tests {
         assert_eq!(atoms("１９９８年"), vec![("１９９８", Number), ("年", Han)]);
         assert_eq!(atoms("２８．３％的"), vec![("２８．３％", Number), ("的", Han)]);
         assert_eq!(atoms("４４·９７"), vec![("４４·９７", Number)]);
-        assert_eq!(atoms("用Windows系统"), vec![("用", Han), ("Windows", Word), ("系", Han), ("统", Han)]);
+        assert_eq!(
+            atoms("用Windows系统"),
+            vec![("用", Han), ("Windows", Word), ("系", Han), ("统", Han)]
+        );
         assert_eq!(atoms("——好……"), vec![("——", Symbol), ("好", Han), ("……", Symbol)]);
         assert_eq!(atoms("1,000."), vec![("1,000", Number), (".", Symbol)]);
-        assert_eq!(atoms("カタカナ"), vec![("カ", Katakana), ("タ", Katakana), ("カ", Katakana), ("ナ", Katakana)]);
+        assert_eq!(
+            atoms("カタカナ"),
+            vec![("カ", Katakana), ("タ", Katakana), ("カ", Katakana), ("ナ", Katakana)]
+        );
         assert_eq!(atoms("👨\u{200D}👩x"), vec![("👨\u{200D}👩", Symbol), ("x", Word)]);
     }
 
     #[test]
     fn common_punctuation_has_no_letters_digits_or_marks() {
         use unicode_general_category::{get_general_category, GeneralCategory::*};
-        for c in (0x2000u32..0x3100).chain(0xFF00..0xFF70).filter_map(char::from_u32).filter(|&c| is_common_punctuation(c)) {
+        for c in (0x2000u32..0x3100)
+            .chain(0xFF00..0xFF70)
+            .filter_map(char::from_u32)
+            .filter(|&c| is_common_punctuation(c))
+        {
             assert!(!c.is_alphabetic() && !c.is_numeric(), "{c:?}");
-            assert!(!matches!(get_general_category(c), NonspacingMark | SpacingMark | EnclosingMark | Format), "{c:?}");
+            assert!(
+                !matches!(
+                    get_general_category(c),
+                    NonspacingMark | SpacingMark | EnclosingMark | Format
+                ),
+                "{c:?}"
+            );
         }
     }
 }

@@ -83,7 +83,12 @@ impl CharCodes {
             }
             Some(r) => {
                 let r = r - ONE_BYTE_COUNT - TWO_BYTE_COUNT;
-                out.extend_from_slice(&[FOUR_BYTE_LEAD, 1 + (r / (255 * 255)) as u8, 1 + (r / 255 % 255) as u8, 1 + (r % 255) as u8]);
+                out.extend_from_slice(&[
+                    FOUR_BYTE_LEAD,
+                    1 + (r / (255 * 255)) as u8,
+                    1 + (r / 255 % 255) as u8,
+                    1 + (r % 255) as u8,
+                ]);
             }
         }
     }
@@ -100,7 +105,9 @@ impl CharCodes {
                 let r = (a as u32 - 1) * 255 * 255 + (b as u32 - 1) * 255 + (c as u32 - 1);
                 (Some(ONE_BYTE_COUNT + TWO_BYTE_COUNT + r), 4)
             }
-            [lead, b, ..] if lead != FOUR_BYTE_LEAD => (Some(ONE_BYTE_COUNT + (lead - TWO_BYTE_LEAD) as u32 * 255 + (b as u32 - 1)), 2),
+            [lead, b, ..] if lead != FOUR_BYTE_LEAD => {
+                (Some(ONE_BYTE_COUNT + (lead - TWO_BYTE_LEAD) as u32 * 255 + (b as u32 - 1)), 2)
+            }
             // A truncated code: not produced by `push`.
             _ => (None, code.len()),
         }
@@ -153,7 +160,11 @@ mod tests {
 
     #[test]
     fn codes_are_prefix_free_and_distinct() {
-        let words: Vec<String> = (0..20_000u32).filter_map(|i| char::from_u32(0x4E00 + i)).map(|c| c.to_string()).chain(["😀x".to_string()]).collect();
+        let words: Vec<String> = (0..20_000u32)
+            .filter_map(|i| char::from_u32(0x4E00 + i))
+            .map(|c| c.to_string())
+            .chain(["😀x".to_string()])
+            .collect();
         let codes = CharCodes::new(words.iter().map(String::as_str));
         let mut seen = std::collections::HashSet::new();
         for w in &words {

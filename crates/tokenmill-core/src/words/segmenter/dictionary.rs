@@ -32,7 +32,9 @@ pub fn parse_line(line: &str) -> std::result::Result<DictionaryEntry, String> {
     let (mut freq, mut tag) = (None, None);
     if let Some(second) = fields.next() {
         if second.bytes().all(|b| b.is_ascii_digit()) {
-            freq = Some(second.parse::<u64>().map_err(|_| format!("frequency {second:?} is too large"))?);
+            freq = Some(
+                second.parse::<u64>().map_err(|_| format!("frequency {second:?} is too large"))?,
+            );
             tag = fields.next().map(str::to_string);
         } else if second.starts_with(['-', '+']) || second.parse::<f64>().is_ok() {
             return Err(format!("frequency {second:?} is not a non-negative integer"));
@@ -61,13 +63,22 @@ pub fn parse_lines(reader: impl BufRead) -> Result<Vec<(usize, DictionaryEntry)>
     for (index, raw) in reader.split(b'\n').enumerate() {
         let number = index + 1;
         let raw = raw.map_err(|e| Error::Other(format!("line {number}: {e}")))?;
-        let line = std::str::from_utf8(&raw).map_err(|e| Error::Utf8 { path: None, line: Some(number), byte_offset: e.valid_up_to() })?;
+        let line = std::str::from_utf8(&raw).map_err(|e| Error::Utf8 {
+            path: None,
+            line: Some(number),
+            byte_offset: e.valid_up_to(),
+        })?;
         let line = if number == 1 { line.trim_start_matches('\u{feff}') } else { line };
         let line = line.trim();
         if line.is_empty() {
             continue;
         }
-        let entry = parse_line(line).map_err(|message| Error::Format { path: None, line: Some(number), byte_offset: None, message })?;
+        let entry = parse_line(line).map_err(|message| Error::Format {
+            path: None,
+            line: Some(number),
+            byte_offset: None,
+            message,
+        })?;
         entries.push((number, entry));
     }
     Ok(entries)
@@ -120,7 +131,10 @@ fn second_bit(rank: u32) -> u32 {
 
 impl std::fmt::Debug for Dictionary {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Dictionary").field("words", &self.freqs.len()).field("total", &self.total).finish()
+        f.debug_struct("Dictionary")
+            .field("words", &self.freqs.len())
+            .field("total", &self.total)
+            .finish()
     }
 }
 
@@ -243,7 +257,8 @@ impl Dictionary {
     pub fn rebuild(&mut self) -> Result<()> {
         // jieba: log(freq) - log(total), with total as a float; a total of 0 or 1 gives 0.
         let log_total = (self.total.max(1) as f64).ln();
-        let mut sorted: Vec<(&String, &u64)> = self.freqs.iter().filter(|(w, &f)| f > 0 && !w.is_empty()).collect();
+        let mut sorted: Vec<(&String, &u64)> =
+            self.freqs.iter().filter(|(w, &f)| f > 0 && !w.is_empty()).collect();
         if sorted.len() >= (1 << 31) - 1 {
             return Err(Error::InvalidArgument("a dictionary holds at most 2^31 - 1 words".into()));
         }
@@ -252,14 +267,25 @@ impl Dictionary {
         distinct.sort_unstable();
         distinct.dedup();
         let codes = CharCodes::new(sorted.iter().map(|(word, _)| word.as_str()));
-        let mut keys: Vec<(Vec<u8>, u32)> =
-            sorted.iter().map(|(word, freq)| (codes.encode(word), distinct.binary_search(freq).unwrap_or_default() as u32)).collect();
+        let mut keys: Vec<(Vec<u8>, u32)> = sorted
+            .iter()
+            .map(|(word, freq)| {
+                (codes.encode(word), distinct.binary_search(freq).unwrap_or_default() as u32)
+            })
+            .collect();
         keys.sort_unstable();
-        let log_probs: Vec<f64> = distinct.iter().map(|&freq| (freq as f64).ln() - log_total).collect();
+        let log_probs: Vec<f64> =
+            distinct.iter().map(|&freq| (freq as f64).ln() - log_total).collect();
         // One entry per ranked character (up to FILTERED_RANKS), so that a character that
         // starts no word is answered by the table too.
-        let ranked = sorted.iter().flat_map(|(word, _)| word.chars()).filter_map(|c| codes.rank(c)).max().map_or(0, |r| r as usize + 1);
-        let mut starts = vec![StartFilter { seconds: 0, single: NOT_A_WORD }; ranked.min(FILTERED_RANKS)];
+        let ranked = sorted
+            .iter()
+            .flat_map(|(word, _)| word.chars())
+            .filter_map(|c| codes.rank(c))
+            .max()
+            .map_or(0, |r| r as usize + 1);
+        let mut starts =
+            vec![StartFilter { seconds: 0, single: NOT_A_WORD }; ranked.min(FILTERED_RANKS)];
         for (word, freq) in &sorted {
             let mut chars = word.chars().map(|c| codes.rank(c).map_or(usize::MAX, |r| r as usize));
             let (Some(first), second) = (chars.next(), chars.next()) else { continue };
@@ -267,15 +293,21 @@ impl Dictionary {
                 continue;
             }
             match second {
-                None => starts[first].single = distinct.binary_search(freq).unwrap_or_default() as u32,
+                None => {
+                    starts[first].single = distinct.binary_search(freq).unwrap_or_default() as u32
+                }
                 Some(second) => starts[first].seconds |= 1 << second_bit(second as u32),
             }
         }
         self.trie = if keys.is_empty() {
             None
         } else {
-            let bytes = yada::builder::DoubleArrayBuilder::build(&keys).map_err(|e| Error::Other(format!("cannot build the dictionary trie: {e}")))?;
-            Some(yada::DoubleArray::new(bytes).map_err(|e| Error::Other(format!("cannot load the dictionary trie: {e}")))?)
+            let bytes = yada::builder::DoubleArrayBuilder::build(&keys)
+                .map_err(|e| Error::Other(format!("cannot build the dictionary trie: {e}")))?;
+            Some(
+                yada::DoubleArray::new(bytes)
+                    .map_err(|e| Error::Other(format!("cannot load the dictionary trie: {e}")))?,
+            )
         };
         self.codes = codes;
         self.starts = starts;
@@ -305,7 +337,10 @@ impl Dictionary {
                 };
                 if !continued {
                     if filter.single != NOT_A_WORD {
-                        f(coded.text_at[start + first_len] as usize, self.log_probs[filter.single as usize]);
+                        f(
+                            coded.text_at[start + first_len] as usize,
+                            self.log_probs[filter.single as usize],
+                        );
                     }
                     return;
                 }
@@ -330,7 +365,10 @@ mod tests {
 
     #[test]
     fn parses_jieba_lines() {
-        assert_eq!(parse_line("云计算 5 n").unwrap(), DictionaryEntry { word: "云计算".into(), freq: Some(5), tag: Some("n".into()) });
+        assert_eq!(
+            parse_line("云计算 5 n").unwrap(),
+            DictionaryEntry { word: "云计算".into(), freq: Some(5), tag: Some("n".into()) }
+        );
         assert_eq!(parse_line("创新办 3").unwrap().freq, Some(3));
         assert_eq!(parse_line("台中").unwrap().freq, None);
         assert_eq!(parse_line("凱特琳 nz").unwrap().tag.as_deref(), Some("nz"));
@@ -351,7 +389,10 @@ mod tests {
     fn prefixes_equal_a_scan_of_the_word_table() {
         // The start filter and the trie together find exactly the words `live_prefixes`
         // finds by looking every prefix up in the word table.
-        let alphabet: Vec<char> = "的一是不了人我在有他这中大来上国个到说们为子和你地出道也时年".chars().chain(['a', '😀', '\u{AC00}']).collect();
+        let alphabet: Vec<char> = "的一是不了人我在有他这中大来上国个到说们为子和你地出道也时年"
+            .chars()
+            .chain(['a', '😀', '\u{AC00}'])
+            .collect();
         let mut state = 12345u64;
         let mut next = |n: usize| {
             state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
@@ -375,7 +416,13 @@ mod tests {
 
     #[test]
     fn prefixes_shortest_first() {
-        let d = Dictionary::from_pairs([("中".to_string(), 2), ("中国".to_string(), 3), ("中国人".to_string(), 5), ("国".to_string(), 0)]).unwrap();
+        let d = Dictionary::from_pairs([
+            ("中".to_string(), 2),
+            ("中国".to_string(), 3),
+            ("中国人".to_string(), 5),
+            ("国".to_string(), 0),
+        ])
+        .unwrap();
         let mut found = vec![];
         d.prefixes("中国人民", |len, lp| found.push((len, lp)));
         assert_eq!(found.iter().map(|f| f.0).collect::<Vec<_>>(), vec![3, 6, 9]);

@@ -149,9 +149,16 @@ impl HmmCounts {
                 tag_totals[t] += counts[t];
             }
         }
-        let denominators: Vec<f64> = tag_totals.iter().map(|total| total + ALPHA * vocabulary).collect();
+        let denominators: Vec<f64> =
+            tag_totals.iter().map(|total| total + ALPHA * vocabulary).collect();
         let unseen = [0, 1, 2, 3].map(|t| (ALPHA / denominators[t]).ln());
-        let emit = self.emit.into_iter().map(|(c, counts)| (c, [0, 1, 2, 3].map(|t| ((counts[t] + ALPHA) / denominators[t]).ln()))).collect();
+        let emit = self
+            .emit
+            .into_iter()
+            .map(|(c, counts)| {
+                (c, [0, 1, 2, 3].map(|t| ((counts[t] + ALPHA) / denominators[t]).ln()))
+            })
+            .collect();
         Hmm { start, trans, emit, unseen, from_word_list }
     }
 }

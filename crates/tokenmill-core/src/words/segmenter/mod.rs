@@ -55,9 +55,13 @@ pub enum SegmenterLanguage {
 impl SegmenterLanguage {
     pub fn from_code(code: &str) -> Result<Self> {
         match code.to_ascii_lowercase().as_str() {
-            "zh" | "zh-hans" | "zh-hant" | "zh-cn" | "zh-tw" | "chinese" => Ok(SegmenterLanguage::Chinese),
+            "zh" | "zh-hans" | "zh-hant" | "zh-cn" | "zh-tw" | "chinese" => {
+                Ok(SegmenterLanguage::Chinese)
+            }
             "ja" | "jp" | "japanese" => Ok(SegmenterLanguage::Japanese),
-            other => Err(Error::InvalidArgument(format!("segmenter language must be 'zh' or 'ja', not {other:?}"))),
+            other => Err(Error::InvalidArgument(format!(
+                "segmenter language must be 'zh' or 'ja', not {other:?}"
+            ))),
         }
     }
 
@@ -97,7 +101,25 @@ struct NumberRules {
 }
 
 fn is_chinese_numeral(c: char) -> bool {
-    matches!(c, '〇' | '○' | '零' | '一' | '二' | '三' | '四' | '五' | '六' | '七' | '八' | '九' | '十' | '百' | '千' | '万' | '亿')
+    matches!(
+        c,
+        '〇' | '○'
+            | '零'
+            | '一'
+            | '二'
+            | '三'
+            | '四'
+            | '五'
+            | '六'
+            | '七'
+            | '八'
+            | '九'
+            | '十'
+            | '百'
+            | '千'
+            | '万'
+            | '亿'
+    )
 }
 
 fn is_digit_like(c: char) -> bool {
@@ -106,12 +128,16 @@ fn is_digit_like(c: char) -> bool {
 
 /// An atom that is one Chinese numeral (一, 二, 〇, 万, ...).
 fn is_numeral_atom(atom: Atom) -> bool {
-    atom.kind == AtomKind::Han && atom.end - atom.start == atom.first.len_utf8() && is_chinese_numeral(atom.first)
+    atom.kind == AtomKind::Han
+        && atom.end - atom.start == atom.first.len_utf8()
+        && is_chinese_numeral(atom.first)
 }
 
 /// An atom that is one Han character of `suffixes`.
 fn is_suffix(atom: Atom, suffixes: &FxHashSet<char>) -> bool {
-    atom.kind == AtomKind::Han && atom.end - atom.start == atom.first.len_utf8() && suffixes.contains(&atom.first)
+    atom.kind == AtomKind::Han
+        && atom.end - atom.start == atom.first.len_utf8()
+        && suffixes.contains(&atom.first)
 }
 
 impl NumberRules {
@@ -144,8 +170,16 @@ impl NumberRules {
             }
         }
         NumberRules {
-            digit_suffixes: digit_counts.into_iter().filter(|&(_, n)| n >= 2).map(|(c, _)| c).collect(),
-            numeral_suffixes: numeral_counts.into_iter().filter(|&(_, n)| n >= 3).map(|(c, _)| c).collect(),
+            digit_suffixes: digit_counts
+                .into_iter()
+                .filter(|&(_, n)| n >= 2)
+                .map(|(c, _)| c)
+                .collect(),
+            numeral_suffixes: numeral_counts
+                .into_iter()
+                .filter(|&(_, n)| n >= 3)
+                .map(|(c, _)| c)
+                .collect(),
             numeral_words: numeral_words >= 3,
         }
     }
@@ -217,7 +251,12 @@ const WORD_END_BITS: usize = 64;
 
 impl Segmenter {
     /// A segmenter with the given dictionary and HMM.
-    pub fn new(language: SegmenterLanguage, options: SegmenterOptions, dict: Dictionary, hmm: Option<Hmm>) -> Self {
+    pub fn new(
+        language: SegmenterLanguage,
+        options: SegmenterOptions,
+        dict: Dictionary,
+        hmm: Option<Hmm>,
+    ) -> Self {
         let numbers = NumberRules::learn(&dict);
         Segmenter { language, options, dict, hmm, numbers }
     }
@@ -284,7 +323,14 @@ impl Segmenter {
     }
 
     /// Cuts each whitespace-free chunk of `text`.
-    fn cut_chunks(&self, words: &impl WordFinder, text: &str, hmm: bool, scratch: &mut Scratch, out: &mut Vec<WordToken>) {
+    fn cut_chunks(
+        &self,
+        words: &impl WordFinder,
+        text: &str,
+        hmm: bool,
+        scratch: &mut Scratch,
+        out: &mut Vec<WordToken>,
+    ) {
         let mut chunk_start: Option<usize> = None;
         for (i, c) in text.char_indices() {
             if is_space(c) {
@@ -306,7 +352,16 @@ impl Segmenter {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn cut_chunk(&self, words: &impl WordFinder, text: &str, start: usize, end: usize, hmm: bool, scratch: &mut Scratch, out: &mut Vec<WordToken>) {
+    fn cut_chunk(
+        &self,
+        words: &impl WordFinder,
+        text: &str,
+        start: usize,
+        end: usize,
+        hmm: bool,
+        scratch: &mut Scratch,
+        out: &mut Vec<WordToken>,
+    ) {
         scratch.atoms.clear();
         atoms::scan(&text[start..end], start, &mut scratch.atoms);
         self.best_route(words, &text[start..end], start, scratch);
@@ -322,7 +377,11 @@ impl Segmenter {
                 if let Some(s) = singles_from.take() {
                     self.cut_singles(text, atoms, word_ends, s, i, &mut scratch.chars, out);
                 }
-                out.push(WordToken { start: atoms[i].start, end: atoms[next - 1].end, replacement: None });
+                out.push(WordToken {
+                    start: atoms[i].start,
+                    end: atoms[next - 1].end,
+                    replacement: None,
+                });
             }
             i = next;
         }
@@ -334,7 +393,13 @@ impl Segmenter {
     /// Fills `scratch.route`: for each atom, the best score from there to the chunk end and the
     /// atom after the first word of that best path. `chunk_start`: the chunk's offset in the text
     /// (the atoms' offsets are text offsets).
-    fn best_route(&self, words: &impl WordFinder, chunk: &str, chunk_start: usize, scratch: &mut Scratch) {
+    fn best_route(
+        &self,
+        words: &impl WordFinder,
+        chunk: &str,
+        chunk_start: usize,
+        scratch: &mut Scratch,
+    ) {
         words.prepare(chunk, &mut scratch.coded);
         let coded = &scratch.coded;
         let atoms = &scratch.atoms;
@@ -390,12 +455,16 @@ impl Segmenter {
             }
             // Katakana runs are mostly one (loan)word; kanji and hiragana runs are often several
             // words, so they are a candidate only where the dictionary has nothing.
-            let run_candidate = atom.kind == AtomKind::Katakana || (!any_word && atom.kind.is_cjk());
+            let run_candidate =
+                atom.kind == AtomKind::Katakana || (!any_word && atom.kind.is_cjk());
             if japanese && run_candidate && type_run_end > i + 1 {
                 consider(type_run_end, unknown + route[type_run_end].0);
             }
             if self.options.numbers {
-                if atom.kind == AtomKind::Number && i + 1 < n && is_suffix(atoms[i + 1], &self.numbers.digit_suffixes) {
+                if atom.kind == AtomKind::Number
+                    && i + 1 < n
+                    && is_suffix(atoms[i + 1], &self.numbers.digit_suffixes)
+                {
                     consider(i + 2, unknown + route[i + 2].0);
                 }
                 if numeral {
@@ -403,7 +472,10 @@ impl Segmenter {
                     if run_end >= i + 2 && self.numbers.numeral_words {
                         consider(run_end, unknown + route[run_end].0);
                     }
-                    if run_end >= i + 2 && run_end < n && is_suffix(atoms[run_end], &self.numbers.numeral_suffixes) {
+                    if run_end >= i + 2
+                        && run_end < n
+                        && is_suffix(atoms[run_end], &self.numbers.numeral_suffixes)
+                    {
                         consider(run_end + 1, unknown + route[run_end + 1].0);
                     }
                 }
@@ -413,7 +485,14 @@ impl Segmenter {
     }
 
     /// Whether a dictionary word covers exactly atoms `from..to` (from the route's word ends).
-    fn is_word(&self, text: &str, atoms: &[Atom], word_ends: &[u64], from: usize, to: usize) -> bool {
+    fn is_word(
+        &self,
+        text: &str,
+        atoms: &[Atom],
+        word_ends: &[u64],
+        from: usize,
+        to: usize,
+    ) -> bool {
         match to - from {
             0 => false,
             len if len <= WORD_END_BITS => word_ends[from] >> (len - 1) & 1 == 1,
@@ -427,9 +506,22 @@ impl Segmenter {
     /// word: it cannot tell how often one-character words follow each other, and on SIGHAN
     /// 2005 (trained from the word list) re-cutting every run costs 8 points of F1.
     #[allow(clippy::too_many_arguments)]
-    fn cut_singles(&self, text: &str, atoms: &[Atom], word_ends: &[u64], from: usize, to: usize, chars: &mut Vec<char>, out: &mut Vec<WordToken>) {
+    fn cut_singles(
+        &self,
+        text: &str,
+        atoms: &[Atom],
+        word_ends: &[u64],
+        from: usize,
+        to: usize,
+        chars: &mut Vec<char>,
+        out: &mut Vec<WordToken>,
+    ) {
         let one_by_one = |out: &mut Vec<WordToken>| {
-            out.extend(atoms[from..to].iter().map(|a| WordToken { start: a.start, end: a.end, replacement: None }));
+            out.extend(atoms[from..to].iter().map(|a| WordToken {
+                start: a.start,
+                end: a.end,
+                replacement: None,
+            }));
         };
         let hmm = match &self.hmm {
             Some(h) if to - from > 1 && !self.is_word(text, atoms, word_ends, from, to) => h,
@@ -440,7 +532,13 @@ impl Segmenter {
         }
         chars.clear();
         chars.extend(atoms[from..to].iter().map(|a| a.first));
-        hmm.cut(chars, |s, e| out.push(WordToken { start: atoms[from + s].start, end: atoms[from + e - 1].end, replacement: None }));
+        hmm.cut(chars, |s, e| {
+            out.push(WordToken {
+                start: atoms[from + s].start,
+                end: atoms[from + e - 1].end,
+                replacement: None,
+            })
+        });
     }
 
     /// jieba's `suggest_freq(word)`: the frequency that lets `word` win over the way it is cut
@@ -460,7 +558,10 @@ impl Segmenter {
 
     /// Adds or updates words (jieba's `add_word`): an entry without a frequency gets
     /// `suggest_freq`. Rebuilds the trie once at the end.
-    pub fn add_words(&mut self, entries: impl IntoIterator<Item = (String, Option<u64>)>) -> Result<usize> {
+    pub fn add_words(
+        &mut self,
+        entries: impl IntoIterator<Item = (String, Option<u64>)>,
+    ) -> Result<usize> {
         let mut count = 0;
         for (word, freq) in entries {
             if word.is_empty() || word.contains('\0') {
@@ -487,7 +588,8 @@ impl Segmenter {
 
     /// The model as JSON (words, frequencies, HMM, options).
     pub fn to_json(&self) -> String {
-        let mut words: Vec<(String, u64)> = self.dict.iter().map(|(w, f)| (w.to_string(), f)).collect();
+        let mut words: Vec<(String, u64)> =
+            self.dict.iter().map(|(w, f)| (w.to_string(), f)).collect();
         words.sort_unstable();
         let saved = SavedSegmenter {
             kind: SAVED_TYPE.to_string(),
@@ -547,8 +649,14 @@ fn probs_to_string(p: &[f64; 4]) -> String {
 }
 
 fn probs_from_string(s: &str) -> Result<[f64; 4]> {
-    let values: Vec<f64> = s.split(' ').map(|x| x.parse::<f64>()).collect::<std::result::Result<_, _>>().map_err(|e| Error::format(format!("HMM probabilities {s:?}: {e}")))?;
-    values.try_into().map_err(|_| Error::format(format!("HMM probabilities {s:?}: expected 4 numbers")))
+    let values: Vec<f64> = s
+        .split(' ')
+        .map(|x| x.parse::<f64>())
+        .collect::<std::result::Result<_, _>>()
+        .map_err(|e| Error::format(format!("HMM probabilities {s:?}: {e}")))?;
+    values
+        .try_into()
+        .map_err(|_| Error::format(format!("HMM probabilities {s:?}: expected 4 numbers")))
 }
 
 impl From<&Hmm> for SavedHmm {
@@ -569,8 +677,18 @@ impl SavedHmm {
         for (row, s) in trans.iter_mut().zip(&self.trans) {
             *row = probs_from_string(s)?;
         }
-        let emit = self.emit.iter().map(|(&c, p)| Ok((c, probs_from_string(p)?))).collect::<Result<_>>()?;
-        Ok(Hmm { start: probs_from_string(&self.start)?, trans, unseen: probs_from_string(&self.unseen)?, emit, from_word_list: self.from_word_list })
+        let emit = self
+            .emit
+            .iter()
+            .map(|(&c, p)| Ok((c, probs_from_string(p)?)))
+            .collect::<Result<_>>()?;
+        Ok(Hmm {
+            start: probs_from_string(&self.start)?,
+            trans,
+            unseen: probs_from_string(&self.unseen)?,
+            emit,
+            from_word_list: self.from_word_list,
+        })
     }
 }
 
@@ -629,15 +747,22 @@ impl SegmenterTrainer {
         let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
         for (index, line) in std::io::BufReader::new(file).split(b'\n').enumerate() {
             let line = line.map_err(|e| Error::io(path, e))?;
-            let line = std::str::from_utf8(&line)
-                .map_err(|e| Error::Utf8 { path: Some(path.to_path_buf()), line: Some(index + 1), byte_offset: e.valid_up_to() })?;
+            let line = std::str::from_utf8(&line).map_err(|e| Error::Utf8 {
+                path: Some(path.to_path_buf()),
+                line: Some(index + 1),
+                byte_offset: e.valid_up_to(),
+            })?;
             self.feed_segmented_line(line.trim_start_matches('\u{feff}'));
         }
         Ok(())
     }
 
     /// The trained segmenter.
-    pub fn finish(self, language: SegmenterLanguage, options: SegmenterOptions) -> Result<Segmenter> {
+    pub fn finish(
+        self,
+        language: SegmenterLanguage,
+        options: SegmenterOptions,
+    ) -> Result<Segmenter> {
         let mut hmm_counts = self.corpus_hmm;
         for word in &self.listed {
             let freq = self.freqs.get(word).copied().unwrap_or(0);

@@ -12,7 +12,18 @@ const NO_HMM: SegmenterOptions = SegmenterOptions { hmm: false, numbers: false }
 
 #[test]
 fn maximum_probability_path() {
-    let s = zh(&[("我", 10), ("来到", 5), ("北京", 8), ("清华", 3), ("清华大学", 4), ("大学", 6), ("华大", 1)], NO_HMM);
+    let s = zh(
+        &[
+            ("我", 10),
+            ("来到", 5),
+            ("北京", 8),
+            ("清华", 3),
+            ("清华大学", 4),
+            ("大学", 6),
+            ("华大", 1),
+        ],
+        NO_HMM,
+    );
     assert_eq!(s.cut_strings("我来到北京清华大学"), ["我", "来到", "北京", "清华大学"]);
 }
 
@@ -26,7 +37,8 @@ fn ties_go_to_the_longer_first_word() {
 #[test]
 fn covers_every_non_space_char_once() {
     let s = zh(&[("中国", 3), ("人民", 2)], SegmenterOptions::default());
-    let text = "中国人民 hello, １９９８年 ２８．３％的\u{0301}e\u{0301}  😀\u{200D}😀 \u{FFFF}…… end";
+    let text =
+        "中国人民 hello, １９９８年 ２８．３％的\u{0301}e\u{0301}  😀\u{200D}😀 \u{FFFF}…… end";
     let tokens = s.cut(text);
     let mut pos = 0;
     for t in &tokens {
@@ -41,7 +53,18 @@ fn covers_every_non_space_char_once() {
 
 #[test]
 fn numbers_take_suffixes_the_dictionary_shows() {
-    let s = zh(&[("１９２０年", 1), ("１９２４年", 1), ("一九八三年", 1), ("一九九六年", 1), ("一九一九年", 1), ("二十五日", 1), ("新年", 1)], SegmenterOptions { hmm: false, numbers: true });
+    let s = zh(
+        &[
+            ("１９２０年", 1),
+            ("１９２４年", 1),
+            ("一九八三年", 1),
+            ("一九九六年", 1),
+            ("一九一九年", 1),
+            ("二十五日", 1),
+            ("新年", 1),
+        ],
+        SegmenterOptions { hmm: false, numbers: true },
+    );
     assert_eq!(s.cut_strings("１９９８年新年"), ["１９９８年", "新年"]);
     assert_eq!(s.cut_strings("二○○一年新年"), ["二○○一年", "新年"]);
     assert_eq!(s.cut_strings("３.５％"), ["３.５％"]);
@@ -49,7 +72,10 @@ fn numbers_take_suffixes_the_dictionary_shows() {
 
 #[test]
 fn japanese_character_type_runs() {
-    let s = Segmenter::empty(SegmenterLanguage::Japanese, SegmenterOptions { hmm: false, numbers: false });
+    let s = Segmenter::empty(
+        SegmenterLanguage::Japanese,
+        SegmenterOptions { hmm: false, numbers: false },
+    );
     assert_eq!(s.cut_strings("東京タワーへ行った"), ["東京", "タワー", "へ", "行", "った"]);
     let mut s = s;
     s.add_words([("行った".to_string(), Some(5)), ("東京".to_string(), Some(5))]).unwrap();
