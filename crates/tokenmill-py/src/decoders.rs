@@ -361,7 +361,9 @@ pub struct PyCTC {}
 #[pymethods]
 impl PyCTC {
     #[new]
-    #[pyo3(signature = (pad_token = String::from("<pad>"), word_delimiter_token = String::from("|"), cleanup = true))]
+    #[pyo3(signature = (
+        pad_token = String::from("<pad>"), word_delimiter_token = String::from("|"), cleanup = true
+    ))]
     fn new(
         pad_token: String,
         word_delimiter_token: String,

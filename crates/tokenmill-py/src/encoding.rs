@@ -86,7 +86,8 @@ impl PyEncoding {
 
     fn __repr__(&self) -> String {
         format!(
-            "Encoding(num_tokens={}, attributes=[ids, type_ids, tokens, offsets, attention_mask, special_tokens_mask, overflowing])",
+            "Encoding(num_tokens={}, attributes=[ids, type_ids, tokens, offsets, attention_mask, \
+                special_tokens_mask, overflowing])",
             self.encoding.len()
         )
     }
@@ -233,7 +234,9 @@ impl PyEncoding {
     ///     length (int): the length to reach (longer encodings are left as they are).
     ///     direction (str): ``"right"`` or ``"left"``.
     ///     pad_id (int), pad_type_id (int), pad_token (str): what the pad tokens hold.
-    #[pyo3(signature = (length, direction = "right", pad_id = 0, pad_type_id = 0, pad_token = "[PAD]"))]
+    #[pyo3(signature = (
+        length, direction = "right", pad_id = 0, pad_type_id = 0, pad_token = "[PAD]"
+    ))]
     fn pad(
         &mut self,
         length: usize,

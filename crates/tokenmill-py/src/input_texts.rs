@@ -65,7 +65,8 @@ fn lone_surrogate_error(s: &Bound<'_, PyString>, e: PyErr) -> PyErr {
         .and_then(|c| c.call_method0("__repr__").ok())
         .map(|r| r.to_string());
     invalid_text_error(format!(
-        "text contains a lone surrogate{}{}: tokenmill needs valid Unicode (encode with errors='replace' or fix the text)",
+        "text contains a lone surrogate{}{}: tokenmill needs valid Unicode (encode with \
+            errors='replace' or fix the text)",
         code.map(|c| format!(" {c}")).unwrap_or_default(),
         at.map(|i| format!(" at index {i}")).unwrap_or_default()
     ))

@@ -12,10 +12,12 @@ extern "C" {
     fn mi_option_set(option: std::os::raw::c_int, value: std::os::raw::c_long);
 }
 
-/// `mi_option_purge_delay` in mimalloc's `mi_option_t` (the same index in v2 and in v3, which the `mimalloc` crate builds).
+/// `mi_option_purge_delay` in mimalloc's `mi_option_t` (the same index in v2 and in v3, which the
+/// `mimalloc` crate builds).
 const MI_OPTION_PURGE_DELAY: std::os::raw::c_int = 15;
 
-/// The purge delay outside training: never (see [`tune_allocator`]; training sets its own, `memory.rs`).
+/// The purge delay outside training: never (see [`tune_allocator`]; training sets its own,
+/// `memory.rs`).
 const ENCODING_PURGE_DELAY: std::os::raw::c_long = -1;
 
 /// `mi_option_allow_thp` in mimalloc v3's `mi_option_t`.

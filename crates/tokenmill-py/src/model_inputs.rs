@@ -251,7 +251,8 @@ pub(crate) fn stack_values<E: Borrow<StoredEncoding> + Sync>(
                 row_len,
                 |e, row| field.write(e.borrow(), padding, row),
             );
-            // SAFETY: the rows tile `0..total` and `Field::write` initializes every value of its row.
+            // SAFETY: the rows tile `0..total` and `Field::write` initializes every value of its
+            // row.
             unsafe { values.set_len(total) };
             (name, field, values)
         })

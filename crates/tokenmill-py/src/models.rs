@@ -242,9 +242,12 @@ fn build_bpe(
                     return py.allow_threads(|| bpe::files::from_files(&vp, &mp, options)).py();
                 }
             }
-            let vocab: HashMap<String, u32> = v
-                .extract()
-                .map_err(|_| PyTypeError::new_err("vocab and merges must both be in memory (dict and list of pairs) or both file paths"))?;
+            let vocab: HashMap<String, u32> = v.extract().map_err(|_| {
+                PyTypeError::new_err(
+                    "vocab and merges must both be in memory (dict \
+                    and list of pairs) or both file paths",
+                )
+            })?;
             let merges = extract_merges(m)?;
             py.allow_threads(|| {
                 BpeBuilder::new().vocab_and_merges(vocab, merges).options(options).build()
@@ -424,7 +427,9 @@ pub struct PyWordPiece {}
 #[pymethods]
 impl PyWordPiece {
     #[new]
-    #[pyo3(signature = (vocab=None, unk_token=None, max_input_chars_per_word=None, continuing_subword_prefix=None))]
+    #[pyo3(signature = (
+        vocab=None, unk_token=None, max_input_chars_per_word=None, continuing_subword_prefix=None
+    ))]
     fn new(
         py: Python<'_>,
         vocab: Option<&Bound<'_, PyAny>>,

@@ -170,7 +170,8 @@ unit_class!(
     PyNFD, "NFD", NFD
 );
 unit_class!(
-    /// NFKD Unicode normalizer: compatibility decomposition (``ﬁ`` → ``fi``, ``é`` → ``e`` + accent).
+    /// NFKD Unicode normalizer: compatibility decomposition (``ﬁ`` → ``fi``, ``é`` → ``e`` +
+    /// accent).
     PyNFKD, "NFKD", NFKD
 );
 unit_class!(
@@ -228,8 +229,11 @@ pub struct PyBertNormalizer;
 impl PyBertNormalizer {
     #[new]
     #[pyo3(
-        signature = (clean_text = true, handle_chinese_chars = true, strip_accents = None, lowercase = true),
-        text_signature = "(self, clean_text=True, handle_chinese_chars=True, strip_accents=None, lowercase=True)"
+        signature = (
+            clean_text = true, handle_chinese_chars = true, strip_accents = None, lowercase = true
+        ),
+        text_signature = "(self, clean_text=True, handle_chinese_chars=True, strip_accents=None, \
+            lowercase=True)"
     )]
     fn new(
         clean_text: bool,
@@ -293,7 +297,9 @@ pub struct PyStrip;
 #[pymethods]
 impl PyStrip {
     #[new]
-    #[pyo3(signature = (left = true, right = true), text_signature = "(self, left=True, right=True)")]
+    #[pyo3(signature = (
+        left = true, right = true
+    ), text_signature = "(self, left=True, right=True)")]
     fn new(left: bool, right: bool) -> (Self, PyNormalizer) {
         (PyStrip, PyNormalizer::new(Strip::new(left, right)))
     }
@@ -447,7 +453,8 @@ impl PySequence {
                         "Sequence expects a list of tokenmill.normalizers.Normalizer",
                     )
                 })?;
-            // The items are shared with the objects given (as in tokenizers); sequences are flattened.
+            // The items are shared with the objects given (as in tokenizers); sequences are
+            // flattened.
             items.extend(normalizer.inner.items());
         }
         Ok((PySequence, PyNormalizer { inner: Node::sequence(items) }))
@@ -586,7 +593,8 @@ impl PyNormalizedString {
     }
 }
 
-/// A Python range over the chars of the normalized string: an int, a `(start, end)` tuple, or a slice.
+/// A Python range over the chars of the normalized string: an int, a `(start, end)` tuple, or a
+/// slice.
 fn char_range(range: &Bound<'_, PyAny>, len: usize) -> PyResult<std::ops::Range<usize>> {
     if let Ok(i) = range.extract::<isize>() {
         let at = resolve_index(i, len)?;
@@ -614,13 +622,15 @@ fn parse_behavior(behavior: &str) -> PyResult<SplitDelimiterBehavior> {
         "contiguous" => SplitDelimiterBehavior::Contiguous,
         other => {
             return Err(PyValueError::new_err(format!(
-                "unknown split behavior {other:?}: expected removed, isolated, merged_with_previous, merged_with_next or contiguous"
+                "unknown split behavior {other:?}: expected removed, isolated, \
+                    merged_with_previous, merged_with_next or contiguous"
             )))
         }
     })
 }
 
-/// Runs `edit` with a per-char Python callback; the first Python error stops calling it and is returned.
+/// Runs `edit` with a per-char Python callback; the first Python error stops calling it and is
+/// returned.
 fn with_callback<'py, R>(
     func: &Bound<'py, PyAny>,
     edit: impl FnOnce(&mut dyn FnMut(char) -> PyResult<Bound<'py, PyAny>>) -> R,

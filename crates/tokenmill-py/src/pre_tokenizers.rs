@@ -184,10 +184,13 @@ fn parse_behavior(name: &str) -> PyResult<SplitDelimiterBehavior> {
         "merged_with_previous" => SplitDelimiterBehavior::MergedWithPrevious,
         "merged_with_next" => SplitDelimiterBehavior::MergedWithNext,
         "contiguous" => SplitDelimiterBehavior::Contiguous,
-        other => return Err(Error::InvalidArgument(format!(
-            "wrong value for behavior: {other:?}, expected one of: removed, isolated, merged_with_previous, merged_with_next, contiguous"
-        )))
-        .py(),
+        other => {
+            return Err(Error::InvalidArgument(format!(
+                "wrong value for behavior: {other:?}, expected one of: removed, isolated, \
+                merged_with_previous, merged_with_next, contiguous"
+            )))
+            .py()
+        }
     })
 }
 
@@ -479,7 +482,11 @@ impl PyMetaspace {
 }
 
 /// Splits on one character, which is dropped (like ``str.split(delimiter)`` without empty parts).
-#[pyclass(extends = PyPreTokenizer, module = "tokenmill.pre_tokenizers", name = "CharDelimiterSplit")]
+#[pyclass(
+    extends = PyPreTokenizer,
+    module = "tokenmill.pre_tokenizers",
+    name = "CharDelimiterSplit"
+)]
 pub struct PyCharDelimiterSplit;
 
 #[pymethods]
@@ -540,8 +547,8 @@ impl PyFixedLength {
 }
 
 /// Applies several pre-tokenizers in order, each to the pieces the previous one made.
-/// Nested sequences are flattened. ``seq[i]`` gives the i-th one (shared: changing it changes the Sequence);
-/// ``seq[i] = pre_tokenizer`` replaces it.
+/// Nested sequences are flattened. ``seq[i]`` gives the i-th one (shared: changing it changes the
+/// Sequence); ``seq[i] = pre_tokenizer`` replaces it.
 #[pyclass(extends = PyPreTokenizer, module = "tokenmill.pre_tokenizers", name = "Sequence")]
 pub struct PySequence;
 
@@ -552,7 +559,8 @@ impl PySequence {
         let mut items = Vec::with_capacity(pretokenizers.len());
         for item in pretokenizers.iter() {
             let p: PyRef<'_, PyPreTokenizer> = adopt::<PyPreTokenizer>(&item)?.extract()?;
-            // The items are shared with the objects given (as in tokenizers); sequences are flattened.
+            // The items are shared with the objects given (as in tokenizers); sequences are
+            // flattened.
             items.extend(p.inner.items());
         }
         Ok((PySequence, PyPreTokenizer { inner: Node::sequence(items) }))

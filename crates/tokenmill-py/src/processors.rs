@@ -399,7 +399,8 @@ impl PySequence {
                     item.get_type().name().map(|n| n.to_string()).unwrap_or_default()
                 ))
             })?;
-            // The items are shared with the objects given (as in tokenizers); sequences are flattened.
+            // The items are shared with the objects given (as in tokenizers); sequences are
+            // flattened.
             items.extend(p.borrow().inner.items());
         }
         Ok(PyClassInitializer::from(PyPostProcessor { inner: Node::sequence(items) })

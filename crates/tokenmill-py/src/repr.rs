@@ -1,6 +1,7 @@
 //! Python `repr`/`str` of pipeline components, in the exact format `tokenizers` prints:
 //! `ByteLevel(add_prefix_space=True, trim_offsets=True, use_regex=True)`,
-//! `TemplateProcessing(single=[SpecialToken(id="[CLS]", type_id=0), Sequence(id=A, type_id=0)], ...)`.
+//! `TemplateProcessing(single=[SpecialToken(id="[CLS]", type_id=0), Sequence(id=A, type_id=0)],
+//! ...)`.
 //!
 //! It is a serde `Serializer` (not a walk over JSON) because the format needs what JSON loses:
 //! struct and enum variant names, tuples versus lists. Structs print as `Name(field=value, ...)`

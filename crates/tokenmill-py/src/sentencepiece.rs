@@ -348,7 +348,11 @@ impl PyProcessor {
 
     /// Encodes each text (`str` or UTF-8 `bytes`); `kind` is "ids", "pieces", "full" (tuples)
     /// or "serialized" (`SentencePieceText` protobuf bytes).
-    #[pyo3(signature = (texts, kind, add_bos=false, add_eos=false, reverse=false, emit_unk_piece=false, enable_sampling=false, nbest_size=-1, alpha=0.1, seed=None, num_threads=-1, char_offsets=true))]
+    #[pyo3(signature = (
+        texts, kind, add_bos=false, add_eos=false, reverse=false, emit_unk_piece=false,
+        enable_sampling=false, nbest_size=-1, alpha=0.1, seed=None, num_threads=-1,
+        char_offsets=true
+    ))]
     #[allow(clippy::too_many_arguments)]
     fn encode<'py>(
         &self,
@@ -385,7 +389,10 @@ impl PyProcessor {
     /// One long text (`str` or UTF-8 `bytes`) encoded in chunks on several threads
     /// (`ParallelEncode`; see `Processor::encode_full_chunked`); `kind` "ids", "pieces" or
     /// "serialized". `num_threads` 1: on this thread.
-    #[pyo3(signature = (text, kind, chunk_len, num_threads=-1, add_bos=false, add_eos=false, reverse=false, emit_unk_piece=false))]
+    #[pyo3(signature = (
+        text, kind, chunk_len, num_threads=-1, add_bos=false, add_eos=false, reverse=false,
+        emit_unk_piece=false
+    ))]
     #[allow(clippy::too_many_arguments)]
     fn parallel_encode(
         &self,
@@ -435,7 +442,9 @@ impl PyProcessor {
     }
 
     /// The n best segmentations of one text, in the form `kind`.
-    #[pyo3(signature = (text, nbest_size, kind, add_bos=false, add_eos=false, reverse=false, emit_unk_piece=false))]
+    #[pyo3(signature = (
+        text, nbest_size, kind, add_bos=false, add_eos=false, reverse=false, emit_unk_piece=false
+    ))]
     #[allow(clippy::too_many_arguments)]
     fn nbest(
         &self,
@@ -461,7 +470,10 @@ impl PyProcessor {
     }
 
     /// `num_samples` sampled segmentations with their scores: [(result, score)].
-    #[pyo3(signature = (text, num_samples, alpha, wor, include_best, kind, add_bos=false, add_eos=false, reverse=false, emit_unk_piece=false, seed=None))]
+    #[pyo3(signature = (
+        text, num_samples, alpha, wor, include_best, kind, add_bos=false, add_eos=false,
+        reverse=false, emit_unk_piece=false, seed=None
+    ))]
     #[allow(clippy::too_many_arguments)]
     fn sample_and_score(
         &self,
@@ -609,7 +621,10 @@ fn roundtrip_model_proto<'py>(py: Python<'py>, data: &[u8]) -> PyResult<Bound<'p
 /// the `RuntimeError` "Pretokenizer failed: ..." (sentencepiece's), chained to it.
 /// `normalizer_spec`: a serialized `NormalizerSpec` to train with (the `normalizer=` option).
 #[pyfunction]
-#[pyo3(signature = (options, sentences=None, pretokenizer=None, allow_inconsistent_pretokenization=false, normalizer_spec=None))]
+#[pyo3(signature = (
+    options, sentences=None, pretokenizer=None, allow_inconsistent_pretokenization=false,
+    normalizer_spec=None
+))]
 fn train<'py>(
     py: Python<'py>,
     options: Vec<(String, String)>,
@@ -644,33 +659,58 @@ fn train<'py>(
         allow_inconsistent: allow_inconsistent_pretokenization,
     };
     let hook = pretokenizer.is_some().then_some(&hook);
-    let trained = py
-        .allow_threads(|| crate::memory::small_pages(|| -> tokenmill_core::Result<(Vec<u8>, String)> {
+    let trained = py.allow_threads(|| {
+        crate::memory::small_pages(|| -> tokenmill_core::Result<(Vec<u8>, String)> {
             let mut spec = TrainerSpec::default();
             let mut normalizer = match &normalizer_spec {
-                Some(bytes) => NormalizerSpec::decode(bytes.as_slice()).map_err(|e| tokenmill_core::Error::format(format!("normalizer spec: {e}")))?,
+                Some(bytes) => NormalizerSpec::decode(bytes.as_slice())
+                    .map_err(|e| tokenmill_core::Error::format(format!("normalizer spec: {e}")))?,
                 None => NormalizerSpec::default(),
             };
             for (name, value) in &options {
-                let normalizer_option = matches!(name.as_str(), "normalization_rule_name" | "normalization_rule_tsv" | "add_dummy_prefix" | "remove_extra_whitespaces" | "escape_whitespaces");
+                let normalizer_option = matches!(
+                    name.as_str(),
+                    "normalization_rule_name"
+                        | "normalization_rule_tsv"
+                        | "add_dummy_prefix"
+                        | "remove_extra_whitespaces"
+                        | "escape_whitespaces"
+                );
                 if normalizer_spec.is_some() && normalizer_option {
-                    return Err(tokenmill_core::Error::InvalidArgument(format!("{name} cannot be given together with normalizer=: the normalizer's spec already sets it")));
+                    return Err(tokenmill_core::Error::InvalidArgument(format!(
+                        "{name} cannot be \
+                        given together with normalizer=: the normalizer's spec already sets it"
+                    )));
                 }
                 trainer::set_option(&mut spec, &mut normalizer, name, value)?;
             }
             let model = match sentences {
                 Some(s) => {
                     if !spec.input.is_empty() {
-                        return Err(tokenmill_core::Error::InvalidArgument("SentenceIterator and trainer_spec.input() must be exclusive.".into()));
+                        return Err(tokenmill_core::Error::InvalidArgument(
+                            "SentenceIterator and \
+                            trainer_spec.input() must be exclusive."
+                                .into(),
+                        ));
                     }
                     trainer::train_with(spec, normalizer, s.into_iter().map(Ok), hook)?
                 }
-                None if spec.input.is_empty() => return Err(tokenmill_core::Error::InvalidArgument("no input: give input=<files> or sentence_iterator".into())),
+                None if spec.input.is_empty() => {
+                    return Err(tokenmill_core::Error::InvalidArgument(
+                        "no input: give input=<files> or sentence_iterator".into(),
+                    ))
+                }
                 // The files stream through training (the spec is cloned: training consumes it).
-                None => trainer::train_with(spec.clone(), normalizer, trainer::read_inputs(&spec), hook)?,
+                None => trainer::train_with(
+                    spec.clone(),
+                    normalizer,
+                    trainer::read_inputs(&spec),
+                    hook,
+                )?,
             };
             Ok((model.to_bytes(), trainer::vocab_file_text(&model)))
-        }));
+        })
+    });
     if let Some(cause) = failure.into_inner().unwrap_or_else(PoisonError::into_inner) {
         let error =
             pyo3::exceptions::PyRuntimeError::new_err(format!("Pretokenizer failed: {cause}"));

@@ -154,7 +154,8 @@ impl PyCoreBpe {
         self.id_objects.lists(py, &batches)
     }
 
-    /// `(ids, offsets)`: every text's ids in one uint32 array; text i is `ids[offsets[i]:offsets[i+1]]`.
+    /// `(ids, offsets)`: every text's ids in one uint32 array; text i is
+    /// `ids[offsets[i]:offsets[i+1]]`.
     #[pyo3(signature = (texts, num_threads=None))]
     fn encode_ordinary_batch_to_numpy<'py>(
         &self,

@@ -98,7 +98,10 @@ fn py_bool(b: bool) -> &'static str {
 #[pymethods]
 impl PyAddedToken {
     #[new]
-    #[pyo3(signature = (content = None, single_word = None, lstrip = None, rstrip = None, normalized = None, special = None))]
+    #[pyo3(signature = (
+        content = None, single_word = None, lstrip = None, rstrip = None, normalized = None, special
+        = None
+    ))]
     fn new(
         content: Option<String>,
         single_word: Option<bool>,
@@ -309,7 +312,9 @@ impl PyTokenizer {
     /// with tokenizer_config.json and special_tokens_map.json. No network access unless
     /// ``download=True`` (needs ``huggingface_hub``). See ``tokenmill.pretrained``.
     #[staticmethod]
-    #[pyo3(signature = (identifier, revision = None, cache_dir = None, download = false, token = None))]
+    #[pyo3(signature = (
+        identifier, revision = None, cache_dir = None, download = false, token = None
+    ))]
     fn from_pretrained<'py>(
         py: Python<'py>,
         identifier: &Bound<'py, PyAny>,
@@ -343,7 +348,10 @@ impl PyTokenizer {
     /// A new tokenizer with this one's pipeline and special tokens, its model retrained on
     /// ``text_iterator`` (str or batches of str) to ``vocab_size``, as transformers'
     /// ``train_new_from_iterator``. Keyword arguments go to the trainer.
-    #[pyo3(signature = (text_iterator, vocab_size, length = None, new_special_tokens = None, special_tokens_map = None, **kwargs))]
+    #[pyo3(signature = (
+        text_iterator, vocab_size, length = None, new_special_tokens = None, special_tokens_map =
+        None, **kwargs
+    ))]
     fn train_new_from_iterator<'py>(
         slf: &Bound<'py, Self>,
         text_iterator: &Bound<'py, PyAny>,
@@ -571,7 +579,10 @@ impl PyTokenizer {
     ///     length (int, optional): a fixed length.
     ///     pad_to_multiple_of (int, optional): round the length up to a multiple of this.
     ///     max_length (int, optional): deprecated name of ``length``.
-    #[pyo3(signature = (direction = "right", pad_id = 0, pad_type_id = 0, pad_token = "[PAD]", length = None, pad_to_multiple_of = None, max_length = None))]
+    #[pyo3(signature = (
+        direction = "right", pad_id = 0, pad_type_id = 0, pad_token = "[PAD]", length = None,
+        pad_to_multiple_of = None, max_length = None
+    ))]
     #[allow(clippy::too_many_arguments)]
     fn enable_padding(
         &self,
@@ -936,7 +947,9 @@ impl PyTokenizer {
 
     /// ``encode_batch`` with truncation and padding given for this call (dicts shaped like the
     /// ``truncation`` / ``padding`` properties, or None for none) instead of the tokenizer's.
-    #[pyo3(signature = (input, is_pretokenized = false, add_special_tokens = true, truncation = None, padding = None))]
+    #[pyo3(signature = (
+        input, is_pretokenized = false, add_special_tokens = true, truncation = None, padding = None
+    ))]
     fn encode_batch_with<'py>(
         &self,
         py: Python<'py>,
@@ -999,7 +1012,10 @@ impl PyTokenizer {
             .py()?;
         // Fixed padding shorter than an encoding leaves lengths unequal.
         stacked.map(|s| stacked_into_arrays(py, s)).transpose()?.ok_or_else(|| {
-            InvalidArgumentError::new_err("encodings of different lengths: a fixed padding length is shorter than the longest encoding; enable truncation to that length")
+            InvalidArgumentError::new_err(
+                "encodings of different lengths: a fixed padding length \
+                is shorter than the longest encoding; enable truncation to that length",
+            )
         })
     }
 
@@ -1013,7 +1029,9 @@ impl PyTokenizer {
     ///     ``(arrays, rows, row_sample)``: a dict of arrays by field name (None when the rows
     ///     differ in length), the rows as an :class:`EncodingBatch`, and the input index of every
     ///     row.
-    #[pyo3(signature = (input, is_pretokenized, add_special_tokens, truncation, padding, fields, with_overflowing))]
+    #[pyo3(signature = (
+        input, is_pretokenized, add_special_tokens, truncation, padding, fields, with_overflowing
+    ))]
     #[allow(clippy::too_many_arguments)]
     fn _encode_to_arrays<'py>(
         &self,
@@ -1098,7 +1116,7 @@ fn rows_with_overflowing(encodings: Vec<StoredEncoding>) -> (Vec<StoredEncoding>
     let mut samples = Vec::with_capacity(encodings.len());
     for (sample, encoding) in encodings.into_iter().enumerate() {
         let windows = encoding.overflowing();
-        samples.extend(std::iter::repeat(sample).take(1 + windows.len()));
+        samples.extend(std::iter::repeat_n(sample, 1 + windows.len()));
         rows.push(encoding);
         rows.extend(windows);
     }
@@ -1106,12 +1124,12 @@ fn rows_with_overflowing(encodings: Vec<StoredEncoding>) -> (Vec<StoredEncoding>
 }
 
 impl PyTokenizer {
-    /// Trains with a copy of `trainer` (if None, a default trainer for the model's kind) without the GIL, then
-    /// stores the trained trainer back (its word counts and merge history) and shares the new
-    /// model. The trainer's lock is not held while training, so reading its attributes from
+    /// Trains with a copy of `trainer` (if None, a default trainer for the model's kind) without
+    /// the GIL, then stores the trained trainer back (its word counts and merge history) and shares
+    /// the new model. The trainer's lock is not held while training, so reading its attributes from
     /// another thread meanwhile cannot deadlock with the training iterator's need for the GIL.
-    /// Training works on a copy of the tokenizer: other threads go on encoding with the old
-    /// model meanwhile, and get the new one once training succeeded.
+    /// Training works on a copy of the tokenizer: other threads go on encoding with the old model
+    /// meanwhile, and get the new one once training succeeded.
     fn train_with(
         &self,
         py: Python<'_>,

@@ -259,7 +259,11 @@ pub struct PyBpeTrainer {}
 #[pymethods]
 impl PyBpeTrainer {
     #[new]
-    #[pyo3(signature = (vocab_size=30000, min_frequency=0, show_progress=true, special_tokens=None, limit_alphabet=None, initial_alphabet=None, continuing_subword_prefix=None, end_of_word_suffix=None, max_token_length=None))]
+    #[pyo3(signature = (
+        vocab_size=30000, min_frequency=0, show_progress=true, special_tokens=None,
+        limit_alphabet=None, initial_alphabet=None, continuing_subword_prefix=None,
+        end_of_word_suffix=None, max_token_length=None
+    ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         vocab_size: usize,
@@ -494,7 +498,11 @@ fn merge_history_to_python(
 #[pymethods]
 impl PyWordPieceTrainer {
     #[new]
-    #[pyo3(signature = (vocab_size=30000, min_frequency=0, show_progress=true, special_tokens=None, limit_alphabet=None, initial_alphabet=None, continuing_subword_prefix=Some("##".to_string()), end_of_word_suffix=None, algorithm="bpe"))]
+    #[pyo3(signature = (
+        vocab_size=30000, min_frequency=0, show_progress=true, special_tokens=None,
+        limit_alphabet=None, initial_alphabet=None,
+        continuing_subword_prefix=Some("##".to_string()), end_of_word_suffix=None, algorithm="bpe"
+    ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         vocab_size: usize,
@@ -668,7 +676,9 @@ pub struct PyWordLevelTrainer {}
 #[pymethods]
 impl PyWordLevelTrainer {
     #[new]
-    #[pyo3(signature = (vocab_size=30000, min_frequency=0, show_progress=true, special_tokens=None))]
+    #[pyo3(signature = (
+        vocab_size=30000, min_frequency=0, show_progress=true, special_tokens=None
+    ))]
     fn new(
         vocab_size: usize,
         min_frequency: u64,

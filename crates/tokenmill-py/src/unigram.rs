@@ -309,7 +309,11 @@ pub struct PyUnigramTrainer {}
 #[pymethods]
 impl PyUnigramTrainer {
     #[new]
-    #[pyo3(signature = (vocab_size=8000, show_progress=true, special_tokens=None, initial_alphabet=None, shrinking_factor=0.75, unk_token=None, max_piece_length=16, n_sub_iterations=2, seed_size=1_000_000))]
+    #[pyo3(signature = (
+        vocab_size=8000, show_progress=true, special_tokens=None, initial_alphabet=None,
+        shrinking_factor=0.75, unk_token=None, max_piece_length=16, n_sub_iterations=2,
+        seed_size=1_000_000
+    ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         vocab_size: u32,

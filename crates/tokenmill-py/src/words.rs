@@ -423,7 +423,9 @@ fn char_span_arrays(tokenizer: &core::WordTokenizer, text: &str) -> (Vec<i64>, V
 #[pymethods]
 impl PyWordTokenizer {
     #[new]
-    #[pyo3(signature = (language="en", penn_treebank=false, split_clitics=true, abbreviations=None, rules=None))]
+    #[pyo3(signature = (
+        language="en", penn_treebank=false, split_clitics=true, abbreviations=None, rules=None
+    ))]
     fn new(
         py: Python<'_>,
         language: &str,
@@ -804,7 +806,8 @@ impl PySentenceSplitter {
     fn __repr__(&self, py: Python<'_>) -> String {
         let this = self.state.get(py);
         format!(
-            "SentenceSplitter(language={:?}, abbreviations={}, sentence_starters={}, collocations={})",
+            "SentenceSplitter(language={:?}, abbreviations={}, sentence_starters={}, \
+                collocations={})",
             this.inner.language,
             this.inner.params.abbrev_types.len(),
             this.inner.params.sent_starters.len(),

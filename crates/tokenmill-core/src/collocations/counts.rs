@@ -440,7 +440,7 @@ fn radix_sort<T: Copy>(data: &mut Vec<T>, scratch: &mut Vec<T>, key: impl Fn(&T)
     scratch.clear();
     scratch.resize(data.len(), first);
     for (byte, histogram) in histograms.iter().enumerate() {
-        if histogram.iter().any(|&n| n == data.len()) {
+        if histogram.contains(&data.len()) {
             continue; // every key has the same byte here
         }
         let mut offsets = [0usize; 256];

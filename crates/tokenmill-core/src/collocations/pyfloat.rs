@@ -205,8 +205,8 @@ mod tests {
         assert_eq!(int_div(10, 4).unwrap(), 2.5);
         assert_eq!(int_div(-7, 2).unwrap(), -3.5);
         assert_eq!(int_div(1, 0), Err(MathError::ZeroDivision));
-        // Ties round to even: (2^54 + 2) / 2 = 2^53 + 1 is odd, not representable; rounds to 2^53 + 2? No:
-        // 2^53 + 1 lies halfway between 2^53 and 2^53 + 2 and rounds to even 2^53.
+        // Ties round to even: (2^54 + 2) / 2 = 2^53 + 1 is odd, not representable; rounds to 2^53 +
+        // 2? No: 2^53 + 1 lies halfway between 2^53 and 2^53 + 2 and rounds to even 2^53.
         assert_eq!(int_div((1 << 54) + 2, 2).unwrap(), 9007199254740992.0);
         // Just above the tie the sticky bit must round up.
         assert_eq!(int_div((1 << 55) + 5, 4).unwrap(), 9007199254740994.0);

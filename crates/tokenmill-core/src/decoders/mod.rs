@@ -155,7 +155,10 @@ mod tests {
             r#"{"type":"Replace","pattern":{"Regex":"a+"},"content":"b"}"#,
             r###"{"type":"WordPiece","prefix":"##","cleanup":true}"###,
             r#"{"type":"CTC","pad_token":"<pad>","word_delimiter_token":"|","cleanup":true}"#,
-            r#"{"type":"Sequence","decoders":[{"type":"Fuse"},{"type":"Strip","content":" ","start":0,"stop":0}]}"#,
+            concat!(
+                r#"{"type":"Sequence","decoders":[{"type":"Fuse"},{"type":"Strip","#,
+                r#""content":" ","start":0,"stop":0}]}"#
+            ),
         ];
         for json in cases {
             assert_eq!(DecoderWrapper::from_json(json).unwrap().to_json().unwrap(), json);
@@ -179,9 +182,10 @@ mod tests {
         ] {
             assert!(DecoderWrapper::from_json(bad).is_err(), "{bad}");
         }
-        let legacy = DecoderWrapper::from_json(
-            r#"{"type":"Metaspace","replacement":"_","add_prefix_space":true,"prepend_scheme":"first","str_rep":"_"}"#,
-        )
+        let legacy = DecoderWrapper::from_json(concat!(
+            r#"{"type":"Metaspace","replacement":"_","add_prefix_space":true,"#,
+            r#""prepend_scheme":"first","str_rep":"_"}"#
+        ))
         .unwrap();
         assert_eq!(
             legacy,

@@ -153,16 +153,21 @@ impl<'de> Deserialize<'de> for ModelWrapper {
         let value = serde_json::Value::deserialize(deserializer)?;
         let kind = value.get("type").map(|t| t.as_str().map(str::to_owned));
         match kind {
-            Some(Some(kind)) if kind == "BPE" => BPE::deserialize(value).map(ModelWrapper::BPE).map_err(D::Error::custom),
+            Some(Some(kind)) if kind == "BPE" => {
+                BPE::deserialize(value).map(ModelWrapper::BPE).map_err(D::Error::custom)
+            }
             Some(Some(kind)) if kind == "WordPiece" => {
                 WordPiece::deserialize(value).map(ModelWrapper::WordPiece).map_err(D::Error::custom)
             }
             Some(Some(kind)) if kind == "WordLevel" => {
                 WordLevel::deserialize(value).map(ModelWrapper::WordLevel).map_err(D::Error::custom)
             }
-            Some(Some(kind)) if kind == "Unigram" => Unigram::deserialize(value).map(ModelWrapper::Unigram).map_err(D::Error::custom),
+            Some(Some(kind)) if kind == "Unigram" => {
+                Unigram::deserialize(value).map(ModelWrapper::Unigram).map_err(D::Error::custom)
+            }
             Some(Some(kind)) => Err(D::Error::custom(format!(
-                "unknown model type {kind:?} (supported: \"BPE\", \"WordPiece\", \"WordLevel\", \"Unigram\")"
+                "unknown model type {kind:?} (supported: \"BPE\", \"WordPiece\", \"WordLevel\", \
+                    \"Unigram\")"
             ))),
             Some(None) => Err(D::Error::custom("model \"type\" must be a string")),
             // Untyped (old) files, in tokenizers' order: BPE needs "merges", so it is tried
@@ -186,7 +191,12 @@ mod tests {
 
     #[test]
     fn wrapper_round_trip() {
-        let json = r#"{"type":"BPE","dropout":null,"unk_token":null,"continuing_subword_prefix":null,"end_of_word_suffix":null,"fuse_unk":false,"byte_fallback":false,"ignore_merges":false,"vocab":{"a":0,"b":1,"ab":2},"merges":[["a","b"]]}"#;
+        let json = concat!(
+            r#"{"type":"BPE","dropout":null,"unk_token":null,"#,
+            r#""continuing_subword_prefix":null,"end_of_word_suffix":null,"#,
+            r#""fuse_unk":false,"byte_fallback":false,"ignore_merges":false,"#,
+            r#""vocab":{"a":0,"b":1,"ab":2},"merges":[["a","b"]]}"#
+        );
         let model: ModelWrapper = serde_json::from_str(json).unwrap();
         assert_eq!(serde_json::to_string(&model).unwrap(), json);
         let untyped: ModelWrapper =

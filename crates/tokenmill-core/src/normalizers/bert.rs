@@ -127,21 +127,6 @@ impl BertNormalizer {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use unicode_categories::UnicodeCategories;
-
-    #[test]
-    fn category_table_agrees_with_unicode_categories() {
-        for u in (0..0x11000u32).chain([0xE0001, 0xF0000, 0x10FFFD]) {
-            let Some(c) = char::from_u32(u) else { continue };
-            assert_eq!(category_flags(c) & OTHER != 0, c.is_other(), "{u:X}");
-            assert_eq!(is_nonspacing_mark(c), c.is_mark_nonspacing(), "{u:X}");
-        }
-    }
-}
-
 impl Normalizer for BertNormalizer {
     fn normalize(&self, normalized: &mut NormalizedString) -> Result<()> {
         if self.clean_text {
@@ -157,5 +142,20 @@ impl Normalizer for BertNormalizer {
             normalized.lowercase();
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use unicode_categories::UnicodeCategories;
+
+    #[test]
+    fn category_table_agrees_with_unicode_categories() {
+        for u in (0..0x11000u32).chain([0xE0001, 0xF0000, 0x10FFFD]) {
+            let Some(c) = char::from_u32(u) else { continue };
+            assert_eq!(category_flags(c) & OTHER != 0, c.is_other(), "{u:X}");
+            assert_eq!(is_nonspacing_mark(c), c.is_mark_nonspacing(), "{u:X}");
+        }
     }
 }

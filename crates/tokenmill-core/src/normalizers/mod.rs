@@ -124,25 +124,33 @@ impl NormalizerWrapper {
         let kind = if kind == "Bert" { "BertNormalizer".to_string() } else { kind };
         fields.insert("type".to_string(), serde_json::Value::String(kind.clone()));
         let value = serde_json::Value::Object(fields);
-        let parsed = |e: serde_json::Error| Error::format(format!("normalizer {kind}: {e}"));
+        fn parse<T: serde::de::DeserializeOwned>(
+            kind: &str,
+            value: serde_json::Value,
+        ) -> Result<T> {
+            serde_json::from_value(value)
+                .map_err(|e| Error::format(format!("normalizer {kind}: {e}")))
+        }
         Ok(match kind.as_str() {
-            "BertNormalizer" => NormalizerWrapper::BertNormalizer(serde_json::from_value(value).map_err(parsed)?),
-            "Strip" => NormalizerWrapper::Strip(serde_json::from_value(value).map_err(parsed)?),
+            "BertNormalizer" => NormalizerWrapper::BertNormalizer(parse(&kind, value)?),
+            "Strip" => NormalizerWrapper::Strip(parse(&kind, value)?),
             "StripAccents" => NormalizerWrapper::StripAccents(StripAccents),
             "NFC" => NormalizerWrapper::NFC(NFC),
             "NFD" => NormalizerWrapper::NFD(NFD),
             "NFKC" => NormalizerWrapper::NFKC(NFKC),
             "NFKD" => NormalizerWrapper::NFKD(NFKD),
-            "Sequence" => NormalizerWrapper::Sequence(serde_json::from_value(value).map_err(parsed)?),
+            "Sequence" => NormalizerWrapper::Sequence(parse(&kind, value)?),
             "Lowercase" => NormalizerWrapper::Lowercase(Lowercase),
             "Nmt" => NormalizerWrapper::Nmt(Nmt),
-            "Precompiled" => NormalizerWrapper::Precompiled(serde_json::from_value(value).map_err(parsed)?),
-            "Replace" => NormalizerWrapper::Replace(serde_json::from_value(value).map_err(parsed)?),
-            "Prepend" => NormalizerWrapper::Prepend(serde_json::from_value(value).map_err(parsed)?),
+            "Precompiled" => NormalizerWrapper::Precompiled(parse(&kind, value)?),
+            "Replace" => NormalizerWrapper::Replace(parse(&kind, value)?),
+            "Prepend" => NormalizerWrapper::Prepend(parse(&kind, value)?),
             "ByteLevel" => NormalizerWrapper::ByteLevel(ByteLevel),
             other => {
                 return Err(Error::format(format!(
-                    "unknown normalizer type {other:?} (known: BertNormalizer, Strip, StripAccents, NFC, NFD, NFKC, NFKD, \
+                    "unknown normalizer type {other:?} (known: BertNormalizer, Strip, \
+                     StripAccents, NFC, \
+                     NFD, NFKC, NFKD, \
                      Sequence, Lowercase, Nmt, Precompiled, Replace, Prepend, ByteLevel)"
                 )))
             }
@@ -150,7 +158,8 @@ impl NormalizerWrapper {
     }
 }
 
-/// Old tokenizer.json files may omit `type`; like `tokenizers`, recognise the component by its fields.
+/// Old tokenizer.json files may omit `type`; like `tokenizers`, recognise the component by its
+/// fields.
 fn infer_legacy_type(fields: &serde_json::Map<String, serde_json::Value>) -> Option<&'static str> {
     let has = |k: &str| fields.contains_key(k);
     if has("clean_text") && has("handle_chinese_chars") && has("strip_accents") && has("lowercase")

@@ -98,7 +98,7 @@ impl Precompiled {
         let trie_size = u32::from_le_bytes(size_bytes) as usize;
         let trie_end = 4usize
             .checked_add(trie_size)
-            .filter(|&end| end <= charsmap.len() && trie_size % 4 == 0);
+            .filter(|&end| end <= charsmap.len() && trie_size.is_multiple_of(4));
         let trie_end = trie_end.ok_or_else(|| {
             bad(&format!("trie size {trie_size} does not fit in {} bytes", charsmap.len()))
         })?;

@@ -21,8 +21,14 @@ fn serialization_matches_tokenizers() {
         r#"{"type":"Replace","pattern":{"String":"a"},"content":"b"}"#,
         r#"{"type":"Replace","pattern":{"Regex":"\\s+"},"content":" "}"#,
         r#"{"type":"Prepend","prepend":"▁"}"#,
-        r#"{"type":"BertNormalizer","clean_text":true,"handle_chinese_chars":true,"strip_accents":null,"lowercase":true}"#,
-        r#"{"type":"Sequence","normalizers":[{"type":"NFC"},{"type":"Sequence","normalizers":[{"type":"Lowercase"}]}]}"#,
+        concat!(
+            r#"{"type":"BertNormalizer","clean_text":true,"#,
+            r#""handle_chinese_chars":true,"strip_accents":null,"lowercase":true}"#
+        ),
+        concat!(
+            r#"{"type":"Sequence","normalizers":[{"type":"NFC"},{"type":"Sequence","#,
+            r#""normalizers":[{"type":"Lowercase"}]}]}"#
+        ),
         r#"{"type":"Precompiled","precompiled_charsmap":""}"#,
     ] {
         roundtrip(json);
@@ -36,8 +42,11 @@ fn legacy_forms_are_read() {
     assert_eq!(n, Strip::new(false, true).into());
     let n: NormalizerWrapper = serde_json::from_str(r#"{"prepend":"a"}"#).unwrap();
     assert_eq!(n, Prepend::new("a").into());
-    let n: NormalizerWrapper =
-        serde_json::from_str(r#"{"type":"Bert","clean_text":true,"handle_chinese_chars":false,"strip_accents":null,"lowercase":true}"#).unwrap();
+    let n: NormalizerWrapper = serde_json::from_str(concat!(
+        r#"{"type":"Bert","clean_text":true,"handle_chinese_chars":false,"#,
+        r#""strip_accents":null,"lowercase":true}"#
+    ))
+    .unwrap();
     assert_eq!(n, BertNormalizer::new(true, false, None, true).into());
 }
 

@@ -10,7 +10,10 @@ macro_rules! unit_normalizer {
         pub struct $name;
 
         impl $crate::tokenizer::Normalizer for $name {
-            fn normalize(&self, normalized: &mut $crate::tokenizer::NormalizedString) -> $crate::Result<()> {
+            fn normalize(
+                &self,
+                normalized: &mut $crate::tokenizer::NormalizedString,
+            ) -> $crate::Result<()> {
                 let apply: fn(&mut $crate::tokenizer::NormalizedString) = $apply;
                 apply(normalized);
                 Ok(())
@@ -18,7 +21,10 @@ macro_rules! unit_normalizer {
         }
 
         impl serde::Serialize for $name {
-            fn serialize<S: serde::Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+            fn serialize<S: serde::Serializer>(
+                &self,
+                serializer: S,
+            ) -> std::result::Result<S::Ok, S::Error> {
                 use serde::ser::SerializeStruct;
                 let mut s = serializer.serialize_struct(stringify!($name), 1)?;
                 s.serialize_field("type", stringify!($name))?;
@@ -27,7 +33,9 @@ macro_rules! unit_normalizer {
         }
 
         impl<'de> serde::Deserialize<'de> for $name {
-            fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
+            fn deserialize<D: serde::Deserializer<'de>>(
+                deserializer: D,
+            ) -> std::result::Result<Self, D::Error> {
                 crate::normalizers::expect_type(deserializer, stringify!($name)).map(|_| $name)
             }
         }
@@ -79,10 +87,12 @@ unit_normalizer!(
 
 fn do_nmt(n: &mut NormalizedString) {
     n.flat_map(|c| {
-        let removed = matches!(c as u32, 0x0001..=0x0008 | 0x000B | 0x000E..=0x001F | 0x007F | 0x008F | 0x009F);
+        let removed = matches!(c as u32, 0x0001..=0x0008 | 0x000B | 0x000E..=0x001F)
+            || matches!(c as u32, 0x007F | 0x008F | 0x009F);
         let spaced = matches!(
             c as u32,
-            0x0009 | 0x000A | 0x000C | 0x000D | 0x1680 | 0x200B..=0x200F | 0x2028 | 0x2029 | 0x2581 | 0xFEFF | 0xFFFD
+            0x0009 | 0x000A | 0x000C | 0x000D | 0x1680 | 0x200B
+                ..=0x200F | 0x2028 | 0x2029 | 0x2581 | 0xFEFF | 0xFFFD
         );
         (!removed).then_some(if spaced { ' ' } else { c })
     });

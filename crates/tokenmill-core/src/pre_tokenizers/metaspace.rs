@@ -32,7 +32,8 @@ impl std::str::FromStr for PrependScheme {
             "never" => Ok(PrependScheme::Never),
             "always" => Ok(PrependScheme::Always),
             other => Err(crate::Error::InvalidArgument(format!(
-                "{other:?} is an unknown prepend_scheme, should be one of \"first\", \"never\", \"always\""
+                "{other:?} is an unknown prepend_scheme, should be one of \"first\", \"never\", \
+                    \"always\""
             ))),
         }
     }

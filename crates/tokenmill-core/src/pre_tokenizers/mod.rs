@@ -230,9 +230,10 @@ mod tests {
         roundtrip(
             r#"{"type":"Split","pattern":{"String":" "},"behavior":"Removed","invert":false}"#,
         );
-        roundtrip(
-            r#"{"type":"Split","pattern":{"Regex":"\\s+"},"behavior":"MergedWithNext","invert":true}"#,
-        );
+        roundtrip(concat!(
+            r#"{"type":"Split","pattern":{"Regex":"\\s+"},"#,
+            r#""behavior":"MergedWithNext","invert":true}"#
+        ));
         roundtrip(r#"{"type":"Whitespace"}"#);
         roundtrip(r#"{"type":"WhitespaceSplit"}"#);
         roundtrip(r#"{"type":"BertPreTokenizer"}"#);
@@ -244,9 +245,10 @@ mod tests {
         roundtrip(r#"{"type":"CharDelimiterSplit","delimiter":"x"}"#);
         roundtrip(r#"{"type":"UnicodeScripts"}"#);
         roundtrip(r#"{"type":"FixedLength","length":3}"#);
-        roundtrip(
-            r#"{"type":"Sequence","pretokenizers":[{"type":"Whitespace"},{"type":"Digits","individual_digits":false}]}"#,
-        );
+        roundtrip(concat!(
+            r#"{"type":"Sequence","pretokenizers":[{"type":"Whitespace"},"#,
+            r#"{"type":"Digits","individual_digits":false}]}"#
+        ));
     }
 
     #[test]
@@ -273,10 +275,16 @@ mod tests {
         for bad in [
             r#"{"type":"Nope"}"#,
             r#"{"add_prefix_space":true}"#,
-            r#"{"type":"Split","pattern":{"Regex":"(unclosed"},"behavior":"Removed","invert":false}"#,
+            concat!(
+                r#"{"type":"Split","pattern":{"Regex":"(unclosed"},"behavior":"Removed","#,
+                r#""invert":false}"#
+            ),
             r#"{"type":"Split","pattern":{"Regex":"a"},"behavior":"Sideways","invert":false}"#,
             r#"{"type":"CharDelimiterSplit","delimiter":"xy"}"#,
-            r#"{"type":"Metaspace","replacement":"▁","add_prefix_space":false,"prepend_scheme":"always"}"#,
+            concat!(
+                r#"{"type":"Metaspace","replacement":"▁","add_prefix_space":false,"#,
+                r#""prepend_scheme":"always"}"#
+            ),
         ] {
             assert!(serde_json::from_str::<PreTokenizerWrapper>(bad).is_err(), "{bad}");
         }

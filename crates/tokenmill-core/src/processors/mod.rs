@@ -253,10 +253,27 @@ mod tests {
     fn serde_matches_tokenizers() {
         let cases = [
             r#"{"type":"BertProcessing","sep":["[SEP]",102],"cls":["[CLS]",101]}"#,
-            r#"{"type":"RobertaProcessing","sep":["</s>",2],"cls":["<s>",0],"trim_offsets":true,"add_prefix_space":true}"#,
+            concat!(
+                r#"{"type":"RobertaProcessing","sep":["</s>",2],"cls":["<s>",0],"#,
+                r#""trim_offsets":true,"add_prefix_space":true}"#
+            ),
             r#"{"type":"ByteLevel","add_prefix_space":true,"trim_offsets":true,"use_regex":true}"#,
-            r#"{"type":"TemplateProcessing","single":[{"SpecialToken":{"id":"[CLS]","type_id":0}},{"Sequence":{"id":"A","type_id":0}},{"SpecialToken":{"id":"[SEP]","type_id":0}}],"pair":[{"SpecialToken":{"id":"[CLS]","type_id":0}},{"Sequence":{"id":"A","type_id":0}},{"SpecialToken":{"id":"[SEP]","type_id":0}},{"Sequence":{"id":"B","type_id":1}},{"SpecialToken":{"id":"[SEP]","type_id":1}}],"special_tokens":{"[CLS]":{"id":"[CLS]","ids":[1],"tokens":["[CLS]"]},"[SEP]":{"id":"[SEP]","ids":[0],"tokens":["[SEP]"]}}}"#,
-            r#"{"type":"Sequence","processors":[{"type":"ByteLevel","add_prefix_space":true,"trim_offsets":true,"use_regex":true},{"type":"BertProcessing","sep":["[SEP]",102],"cls":["[CLS]",101]}]}"#,
+            concat!(
+                r#"{"type":"TemplateProcessing","single":[{"SpecialToken":{"id":"[CLS]","#,
+                r#""type_id":0}},{"Sequence":{"id":"A","type_id":0}},"#,
+                r#"{"SpecialToken":{"id":"[SEP]","type_id":0}}],"#,
+                r#""pair":[{"SpecialToken":{"id":"[CLS]","type_id":0}},"#,
+                r#"{"Sequence":{"id":"A","type_id":0}},{"SpecialToken":{"id":"[SEP]","#,
+                r#""type_id":0}},{"Sequence":{"id":"B","type_id":1}},"#,
+                r#"{"SpecialToken":{"id":"[SEP]","type_id":1}}],"#,
+                r#""special_tokens":{"[CLS]":{"id":"[CLS]","ids":[1],"tokens":["[CLS]"]},"#,
+                r#""[SEP]":{"id":"[SEP]","ids":[0],"tokens":["[SEP]"]}}}"#
+            ),
+            concat!(
+                r#"{"type":"Sequence","processors":[{"type":"ByteLevel","#,
+                r#""add_prefix_space":true,"trim_offsets":true,"use_regex":true},"#,
+                r#"{"type":"BertProcessing","sep":["[SEP]",102],"cls":["[CLS]",101]}]}"#
+            ),
         ];
         for json in cases {
             let p = PostProcessorWrapper::from_json(json).unwrap();
@@ -267,9 +284,10 @@ mod tests {
     #[test]
     fn deserialization_leniency_like_tokenizers() {
         // Untagged order: a Roberta config wins even when it says Bert; Bert's tag is not checked.
-        let p = PostProcessorWrapper::from_json(
-            r#"{"type":"BertProcessing","sep":["</s>",2],"cls":["<s>",0],"trim_offsets":true,"add_prefix_space":true}"#,
-        )
+        let p = PostProcessorWrapper::from_json(concat!(
+            r#"{"type":"BertProcessing","sep":["</s>",2],"cls":["<s>",0],"#,
+            r#""trim_offsets":true,"add_prefix_space":true}"#
+        ))
         .unwrap();
         assert!(matches!(p, PostProcessorWrapper::Roberta(_)));
         let p = PostProcessorWrapper::from_json(r#"{"sep":["[SEP]",102],"cls":["[CLS]",101]}"#)
@@ -433,9 +451,10 @@ mod tests {
         .unwrap_err();
         assert!(e.to_string().contains("[CLS]"));
         // Loaded unchecked (as tokenizers does), failing cleanly when used.
-        let t = PostProcessorWrapper::from_json(
-            r#"{"type":"TemplateProcessing","single":[{"SpecialToken":{"id":"X","type_id":0}}],"pair":[],"special_tokens":{}}"#,
-        )
+        let t = PostProcessorWrapper::from_json(concat!(
+            r#"{"type":"TemplateProcessing","single":[{"SpecialToken":{"id":"X","#,
+            r#""type_id":0}}],"pair":[],"special_tokens":{}}"#
+        ))
         .unwrap();
         assert!(t.process(hello_there(), None, true).is_err());
     }

@@ -104,7 +104,8 @@ impl SpecialToken {
     pub fn new(id: String, ids: Vec<u32>, tokens: Vec<String>) -> Result<Self> {
         if ids.len() != tokens.len() {
             return Err(Error::InvalidArgument(format!(
-                "SpecialToken {id:?}: ids and tokens must be of the same length ({} ids, {} tokens)",
+                "SpecialToken {id:?}: ids and tokens must be of the same length \
+                 ({} ids, {} tokens)",
                 ids.len(),
                 tokens.len()
             )));
@@ -158,7 +159,8 @@ impl From<TemplateFields> for TemplateProcessing {
 }
 
 impl Default for TemplateProcessing {
-    /// The constructor defaults of `tokenizers.processors.TemplateProcessing()`: `$0` and `$A:0 $B:1`.
+    /// The constructor defaults of `tokenizers.processors.TemplateProcessing()`: `$0` and `$A:0
+    /// $B:1`.
     fn default() -> Self {
         let single = Template(vec![Piece::Sequence { id: Sequence::A, type_id: 0 }]);
         let pair = Template(vec![

@@ -129,7 +129,10 @@ impl Vocab {
         })?;
         if byte_fallback {
             if bytes.contains(&u32::MAX) {
-                return Err(Error::format("SentencePiece model: there are not 256 byte pieces although `byte_fallback` is true"));
+                return Err(Error::format(
+                    "SentencePiece model: there are not 256 byte pieces \
+                    although `byte_fallback` is true",
+                ));
             }
             vocab.byte_ids = Some(Box::new(bytes));
         }
@@ -694,7 +697,7 @@ fn path_score(vocab: &Vocab, index: &UnigramIndex, mut score: f32, tokens: &[u32
                 _ => index.node_score(vocab, id, (token >> unigram_cache::ID_BITS) as usize),
             }
         };
-        score = piece + score;
+        score += piece;
     }
     score
 }
@@ -751,13 +754,12 @@ pub struct UnigramBuffers {
 }
 
 /// The ids of the Unigram Viterbi of `text`, appended to `out` (as [`IdWriter`] gives them),
-/// word by word through `cache` (this model's word cache, as this thread sees it), for vocabularies that
-/// pass [`unigram_words_cacheable`]: no piece crosses a word start, so every path passes
-/// through every word start, and the whole text's best path is each word's best path from the
-/// score the text reached there. A word's path is cached with the limit of
-/// [`exact_prefix_limit`]; it is used when the score reached is within it, and otherwise the
-/// word's Viterbi runs from that score, so the result is [`encode_unigram`]'s exactly,
-/// near-ties included.
+/// word by word through `cache` (this model's word cache, as this thread sees it), for vocabularies
+/// that pass [`unigram_words_cacheable`]: no piece crosses a word start, so every path passes
+/// through every word start, and the whole text's best path is each word's best path from the score
+/// the text reached there. A word's path is cached with the limit of [`exact_prefix_limit`]; it is
+/// used when the score reached is within it, and otherwise the word's Viterbi runs from that score,
+/// so the result is [`encode_unigram`]'s exactly, near-ties included.
 pub fn encode_unigram_words(
     vocab: &Vocab,
     index: &UnigramIndex,

@@ -487,9 +487,10 @@ impl Processor {
     /// crosses (a BPE vocabulary whose words are independent, see
     /// [`Vocab::words_are_independent`]), and the chunks are segmented in parallel on
     /// tokenmill's fork-safe pool (`utils::parallel`). Other models are segmented on this
-    /// thread: Unigram sums path scores in f32 along the whole text, so a chunk's segmentation can depend on the score reached
-    /// before it (sentencepiece's own chunked result can then differ from its `Encode`);
-    /// char and word models are cheap. Sampling is not supported here (as in sentencepiece).
+    /// thread: Unigram sums path scores in f32 along the whole text, so a chunk's segmentation can
+    /// depend on the score reached before it (sentencepiece's own chunked result can then differ
+    /// from its `Encode`); char and word models are cheap. Sampling is not supported here (as in
+    /// sentencepiece).
     pub fn encode_full_chunked(
         &self,
         text: &str,

@@ -367,7 +367,11 @@ mod tests {
                 std::fs::write(&path, &built).unwrap();
                 continue; // the embedded copy is the one this test binary was built with
             }
-            assert!(built == builtin_charsmap(name).unwrap(), "the embedded {name} charsmap is stale: rerun this test with TOKENMILL_BLESS_CHARSMAPS=1");
+            assert!(
+                built == builtin_charsmap(name).unwrap(),
+                "the embedded {name} charsmap is \
+                stale: rerun this test with TOKENMILL_BLESS_CHARSMAPS=1"
+            );
         }
     }
 }

@@ -103,7 +103,10 @@ fn meta_pieces(spec: &TrainerSpec) -> Result<std::collections::BTreeMap<i32, (St
             )));
         }
         if w == unk_piece {
-            return Err(invalid(format!("{unk_piece} must not be defined with --control_symbols and --user_defined_symbols.")));
+            return Err(invalid(format!(
+                "{unk_piece} must not be defined with --control_symbols \
+                and --user_defined_symbols."
+            )));
         }
         let special = [
             (spec.bos_piece(), spec.bos_id()),
@@ -253,7 +256,8 @@ pub fn train_with(
         && required_chars.len() as i64 + meta_count > spec.vocab_size() as i64
     {
         return Err(invalid(format!(
-            "Vocabulary size is smaller than required_chars. {} vs {}. Increase vocab_size or decrease character_coverage with --character_coverage option.",
+            "Vocabulary size is smaller than required_chars. {} vs {}. Increase vocab_size or \
+                decrease character_coverage with --character_coverage option.",
             spec.vocab_size(),
             required_chars.len() as i64 + meta_count
         )));
@@ -334,7 +338,8 @@ fn load_words(
             let chunks = (p.split)(&text)?;
             if !p.allow_inconsistent && chunks.concat() != *text {
                 return Err(invalid(format!(
-                    "Pretokenized output mismatch: joined={:?}, original={:?}. Set allow_inconsistent_pretokenization=True to bypass.",
+                    "Pretokenized output mismatch: joined={:?}, original={:?}. Set \
+                        allow_inconsistent_pretokenization=True to bypass.",
                     chunks.concat(),
                     text
                 )));
@@ -377,7 +382,10 @@ fn load_words(
     };
     let mut words: Vec<(String, u64)> = counts.into_iter().filter(|(w, _)| !w.is_empty()).collect();
     if words.is_empty() {
-        return Err(invalid("the training corpus is empty (no non-empty sentence after filtering and normalization)"));
+        return Err(invalid(
+            "the training corpus is empty (no non-empty sentence after filtering \
+            and normalization)",
+        ));
     }
     // A fixed order (most frequent first, ties by text) for every trainer.
     crate::trainers::unigram::seeds::sort_by_count(&mut words);
@@ -390,7 +398,7 @@ fn sample_sentences(
     spec: &TrainerSpec,
     sentences: impl Iterator<Item = Result<String>>,
 ) -> Result<Vec<String>> {
-    let limit = spec.input_sentence_size().max(0) as usize;
+    let limit = spec.input_sentence_size() as usize;
     let mut kept: Vec<String> = Vec::new();
     let mut rng = rand::rngs::StdRng::seed_from_u64(0x5eed);
     for (seen, sentence) in sentences.enumerate() {
@@ -934,7 +942,7 @@ fn serialize(
 /// `vocabulary_output_piece_score` is false.
 pub fn vocab_file_text(proto: &ModelProto) -> String {
     let with_scores =
-        proto.trainer_spec.as_ref().map_or(true, |spec| spec.vocabulary_output_piece_score());
+        proto.trainer_spec.as_ref().is_none_or(|spec| spec.vocabulary_output_piece_score());
     let mut text = String::with_capacity(proto.pieces.len() * 16);
     for piece in &proto.pieces {
         text.push_str(piece.piece.as_deref().unwrap_or(""));
@@ -971,7 +979,7 @@ fn format_general(x: f64) -> String {
             digits.to_string()
         }
     };
-    if exponent < -4 || exponent >= PRECISION {
+    if !(-4..PRECISION).contains(&exponent) {
         let sign = if exponent < 0 { '-' } else { '+' };
         format!("{}e{sign}{:02}", trim(mantissa), exponent.abs())
     } else {
@@ -1098,7 +1106,10 @@ pub fn set_option(
         // default (false) is accepted.
         "auto_character_coverage" => {
             if parse_bool(n, value)? {
-                return Err(invalid("auto_character_coverage=true is not supported by tokenmill (set character_coverage instead)"));
+                return Err(invalid(
+                    "auto_character_coverage=true is not supported by tokenmill \
+                    (set character_coverage instead)",
+                ));
             }
         }
         // Accepted for compatibility; they change nothing here.

@@ -53,7 +53,12 @@ fn push_parts(ranks: &TokenMap, piece: &[u8], starts: &[u32], out: &mut Vec<Rank
         match ranks.get(part) {
             Some(rank) => out.push(rank),
             // Only a single byte can be missing (merged parts have ranks by construction).
-            None => return Err(Error::InvalidArgument(format!("the byte sequence {part:?} has no rank, so this text cannot be encoded (the mergeable ranks must include every single byte)"))),
+            None => {
+                return Err(Error::InvalidArgument(format!(
+                    "the byte sequence {part:?} has no rank, so this text cannot be encoded \
+                     (the mergeable ranks must include every single byte)"
+                )))
+            }
         }
     }
     Ok(())

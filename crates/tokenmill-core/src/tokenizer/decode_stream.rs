@@ -67,7 +67,8 @@ impl DecodeStream {
         }
         let Some(new_text) = text.strip_prefix(self.prefix.as_str()) else {
             return Err(Error::Other(format!(
-                "decode stream: the text of ids {:?} no longer starts with the text already produced {:?} (got {:?})",
+                "decode stream: the text of ids {:?} no longer starts with the text already \
+                    produced {:?} (got {:?})",
                 self.ids, self.prefix, text
             )));
         };

@@ -14,7 +14,8 @@ use crate::tokenizer::normalized::Offsets;
 use crate::tokenizer::Token;
 use crate::utils::tokens_by_id::TokensById;
 
-/// Which end of an encoding truncation cuts from (serialized `"Left"` / `"Right"` like `tokenizers`).
+/// Which end of an encoding truncation cuts from (serialized `"Left"` / `"Right"` like
+/// `tokenizers`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub enum TruncationDirection {
     Left,
@@ -22,7 +23,8 @@ pub enum TruncationDirection {
     Right,
 }
 
-/// Which end of an encoding padding is added to (serialized `"Left"` / `"Right"` like `tokenizers`).
+/// Which end of an encoding padding is added to (serialized `"Left"` / `"Right"` like
+/// `tokenizers`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub enum PaddingDirection {
     Left,
@@ -389,7 +391,8 @@ impl Encoding {
     }
 }
 
-/// `Encoding::n_sequences` of an encoding with these sequence ranges (shared with `PackedEncoding`).
+/// `Encoding::n_sequences` of an encoding with these sequence ranges (shared with
+/// `PackedEncoding`).
 pub(crate) fn n_sequences_of(ranges: &HashMap<usize, Range<usize>>) -> usize {
     ranges.len().max(1)
 }

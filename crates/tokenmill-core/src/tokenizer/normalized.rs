@@ -398,7 +398,8 @@ impl NormalizedString {
         self.strip_sides(false, true)
     }
 
-    /// Removes leading and/or trailing whitespace (`char::is_whitespace`); kept chars keep their spans.
+    /// Removes leading and/or trailing whitespace (`char::is_whitespace`); kept chars keep their
+    /// spans.
     pub fn strip_sides(&mut self, left: bool, right: bool) -> &mut Self {
         let text = &self.normalized;
         let start = if left { text.len() - text.trim_start().len() } else { 0 };
@@ -440,7 +441,8 @@ impl NormalizedString {
         Ok(self)
     }
 
-    /// A piece of this string, by normalized byte range. `None` if the range is not on char boundaries.
+    /// A piece of this string, by normalized byte range. `None` if the range is not on char
+    /// boundaries.
     pub fn slice(&self, range: Range<usize>) -> Option<NormalizedString> {
         if range.start > range.end
             || range.end > self.normalized.len()
@@ -634,7 +636,8 @@ pub fn apply_split_behavior(
 
 /// Something that can find matches in a string: a char, a string, a regex, or a char predicate.
 pub trait Pattern {
-    /// A covering, ordered list of `(span, is_match)` over `inside`: every byte is in exactly one span.
+    /// A covering, ordered list of `(span, is_match)` over `inside`: every byte is in exactly one
+    /// span.
     fn find_matches(&self, inside: &str) -> Result<Vec<(Offsets, bool)>>;
 }
 

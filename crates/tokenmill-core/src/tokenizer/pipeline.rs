@@ -180,7 +180,8 @@ impl TokenizeWith for ModelWrapper {
             }
             // Continuation tokens carry the prefix; unknown words become the unk token.
             ModelWrapper::WordPiece(_) | ModelWrapper::WordLevel(_) => false,
-            // Unigram tokens are slices (unknown runs too, as in `tokenizers`) except byte fallback.
+            // Unigram tokens are slices (unknown runs too, as in `tokenizers`) except byte
+            // fallback.
             ModelWrapper::Unigram(u) => !u.byte_fallback(),
         }
     }
@@ -593,7 +594,7 @@ where
                 word += 1;
                 continue;
             }
-            let segments = text[start..end].split(|c: char| matches!(c, ' ' | '\t' | '\n' | '\r'));
+            let segments = text[start..end].split([' ', '\t', '\n', '\r']);
             let mut segment_start = start;
             for segment in segments {
                 let shift = segment_start;
@@ -888,7 +889,8 @@ where
                 };
                 let max_length = t.max_length.checked_sub(added).ok_or_else(|| {
                     Error::InvalidArgument(format!(
-                        "truncation max_length ({}) is smaller than the {added} special tokens the post-processor adds",
+                        "truncation max_length ({}) is smaller than the {added} special tokens \
+                            the post-processor adds",
                         t.max_length
                     ))
                 })?;
@@ -949,8 +951,8 @@ impl Tokenizer {
     // ---- encode, token texts deferred ----
 
     /// The table that deferred token texts are filled from, when this tokenizer can defer them:
-    /// its model has one (WordPiece, WordLevel) and its post-processor never reads token texts (ByteLevel's
-    /// and Roberta's offset trimming do, so those keep the texts).
+    /// its model has one (WordPiece, WordLevel) and its post-processor never reads token texts
+    /// (ByteLevel's and Roberta's offset trimming do, so those keep the texts).
     pub fn deferred_token_table(&self) -> Option<Arc<TokensById>> {
         fn reads_texts(p: &PostProcessorWrapper) -> bool {
             match p {

@@ -267,7 +267,8 @@ mod tests {
 
     #[test]
     fn errors_name_line_and_path() {
-        let json = "{\n  \"version\": \"1.0\",\n  \"added_tokens\": [],\n  \"normalizer\": {\"type\": \"Nope\"},\n  \"model\": {\"type\": \"WordModel\", \"vocab\": {}}\n}";
+        let json = "{\n  \"version\": \"1.0\",\n  \"added_tokens\": [],\n  \"normalizer\": \
+            {\"type\": \"Nope\"},\n  \"model\": {\"type\": \"WordModel\", \"vocab\": {}}\n}";
         let err = TestTokenizer::from_json_str(json).unwrap_err();
         match &err {
             Error::Format { line: Some(4), message, .. } => {

@@ -162,7 +162,8 @@ mod tests {
     fn bert_pieces_give_the_pipeline_words() {
         use crate::normalizers::bert::BertNormalizer;
         use crate::pre_tokenizers::bert::BertPreTokenizer;
-        let text = "Héllo, WORLD!\u{0b}x\u{85}y\u{a0}z\u{2028}中文字 Ｆｕｌｌ naïve\u{300}\u{301} ΣΑΣ\ttab\u{200b}zw \u{0}nul\u{fffd}\r\n";
+        let text = "Héllo, WORLD!\u{0b}x\u{85}y\u{a0}z\u{2028}中文字 Ｆｕｌｌ naïve\u{300}\u{301} \
+            ΣΑΣ\ttab\u{200b}zw \u{0}nul\u{fffd}\r\n";
         for normalizer in [
             None,
             Some(BertNormalizer::default()),

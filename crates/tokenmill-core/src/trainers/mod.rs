@@ -50,8 +50,8 @@ use crate::models::{ModelWrapper, WordPiece};
 pub use crate::tokenizer::AddedToken;
 use crate::tokenizer::Trainer;
 
-/// Every trainer the Tokenizer can drive. Serialized like `tokenizers` (`{"type": "BpeTrainer", ...}`)
-/// so trainers can be pickled.
+/// Every trainer the Tokenizer can drive. Serialized like `tokenizers` (`{"type": "BpeTrainer",
+/// ...}`) so trainers can be pickled.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type")]
 pub enum TrainerWrapper {
@@ -108,7 +108,8 @@ impl TrainerWrapper {
         }
     }
 
-    /// Counts the words of `sequences` (each cut into words by `process`), replacing earlier counts.
+    /// Counts the words of `sequences` (each cut into words by `process`), replacing earlier
+    /// counts.
     pub fn feed<I, S, F>(&mut self, sequences: I, process: F) -> Result<()>
     where
         I: Iterator<Item = S> + Send,

@@ -45,7 +45,10 @@ impl std::str::FromStr for WordPieceAlgorithm {
         match s {
             "bpe" => Ok(WordPieceAlgorithm::Bpe),
             "likelihood" => Ok(WordPieceAlgorithm::Likelihood),
-            other => Err(crate::error::Error::InvalidArgument(format!("unknown WordPiece training algorithm {other:?} (expected \"bpe\" or \"likelihood\")"))),
+            other => Err(crate::error::Error::InvalidArgument(format!(
+                "unknown WordPiece training \
+                algorithm {other:?} (expected \"bpe\" or \"likelihood\")"
+            ))),
         }
     }
 }

@@ -175,7 +175,10 @@ mod tests {
         };
         assert_eq!(
             serde_json::to_string(&p).unwrap(),
-            r#"{"strategy":{"Fixed":7},"direction":"Right","pad_to_multiple_of":4,"pad_id":0,"pad_type_id":0,"pad_token":"[PAD]"}"#
+            concat!(
+                r#"{"strategy":{"Fixed":7},"direction":"Right","pad_to_multiple_of":4,"#,
+                r#""pad_id":0,"pad_type_id":0,"pad_token":"[PAD]"}"#
+            )
         );
         let d: PaddingParams =
             serde_json::from_str(&serde_json::to_string(&PaddingParams::default()).unwrap())

@@ -167,7 +167,10 @@ fn configured_threads() -> usize {
     match value.to_str().and_then(|v| v.trim().parse::<usize>().ok()) {
         Some(n) => n,
         None => {
-            eprintln!("tokenmill: ignoring {NUM_THREADS_ENV}={value:?}: not a number of threads (0 means one per core)");
+            eprintln!(
+                "tokenmill: ignoring {NUM_THREADS_ENV}={value:?}: not a number of threads \
+                (0 means one per core)"
+            );
             0
         }
     }
@@ -192,7 +195,8 @@ fn register_fork_handler() {
 
 /// What `tokenizers` prints in a child forked after parallelism was used, when the environment
 /// does not say whether to use it.
-const FORK_WARNING: &str = "huggingface/tokenizers: The current process just got forked, after parallelism has already been used. \
+const FORK_WARNING: &str = "huggingface/tokenizers: The current process just got forked, \
+after parallelism has already been used. \
 Disabling parallelism to avoid deadlocks...\nTo disable this warning, you can either:\n\
 \t- Avoid using `tokenizers` before the fork if possible\n\
 \t- Explicitly set the environment variable TOKENIZERS_PARALLELISM=(true | false)\n";
@@ -520,7 +524,10 @@ mod tests {
                 let mut calls = 0;
                 let done: Result<(), ()> = produce_in_order(
                     helpers,
-                    |push| Ok((0..n).for_each(|i| push(i))),
+                    |push| {
+                        let _: () = (0..n).for_each(push);
+                        Ok(())
+                    },
                     |&i| i * 3,
                     |run| {
                         calls += 1;
@@ -545,7 +552,10 @@ mod tests {
         let mut consumed = 0;
         let done = produce_in_order(
             2,
-            |push| Ok((0..10_000).for_each(|i| push(i))),
+            |push| {
+                let _: () = (0..10_000).for_each(push);
+                Ok(())
+            },
             |&i| {
                 produced.fetch_add(1, Ordering::Relaxed);
                 if i >= 10 {
@@ -583,7 +593,7 @@ mod tests {
                 while !first_done.load(Ordering::Acquire) {
                     std::thread::yield_now();
                 }
-                (2..50).for_each(|i| push(i));
+                (2..50).for_each(push);
                 Ok(())
             },
             |&i| {
@@ -602,7 +612,10 @@ mod tests {
         let mut producers = Vec::new();
         let done: Result<(), ()> = produce_in_order(
             1,
-            |push| Ok(push(7)),
+            |push| {
+                let _: () = push(7);
+                Ok(())
+            },
             |_| std::thread::current().id(),
             |run| {
                 producers.extend(run);
@@ -617,7 +630,7 @@ mod tests {
             let done = produce_in_order(
                 helpers,
                 |push| {
-                    (0..20).for_each(|i| push(i));
+                    (0..20).for_each(push);
                     Err("bad item 20")
                 },
                 |&i| i,

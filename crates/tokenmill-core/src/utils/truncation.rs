@@ -37,7 +37,8 @@ impl TruncationStrategy {
             "only_first" => Ok(TruncationStrategy::OnlyFirst),
             "only_second" => Ok(TruncationStrategy::OnlySecond),
             other => Err(Error::InvalidArgument(format!(
-                "unknown truncation strategy {other:?}: use one of \"longest_first\", \"only_first\" or \"only_second\""
+                "unknown truncation strategy {other:?}: use one of \"longest_first\", \
+                    \"only_first\" or \"only_second\""
             ))),
         }
     }
@@ -161,7 +162,8 @@ fn truncate_target(
 ) -> Result<()> {
     if target.len() <= to_remove {
         return Err(Error::InvalidArgument(format!(
-            "truncation: the sequence to truncate has {} tokens, too few to remove the {to_remove} needed to respect max_length",
+            "truncation: the sequence to truncate has {} tokens, too few to remove the \
+                {to_remove} needed to respect max_length",
             target.len()
         )));
     }

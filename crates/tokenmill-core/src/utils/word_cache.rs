@@ -10,8 +10,8 @@
 //! words the snapshot lacks yet (see `utils/shared_snapshot.rs`; a miss there looks for a newer
 //! snapshot, and, when batches run on several threads, at the words the other threads stored
 //! since). So two threads keep one copy of the large table in the L3 cache rather than two
-//! (20 MB of English has ~230,000 distinct SentencePiece words), and a word one thread tokenized is soon
-//! found by the others.
+//! (20 MB of English has ~230,000 distinct SentencePiece words), and a word one thread tokenized is
+//! soon found by the others.
 //!
 //! Layout, chosen because lookups are most of the time of a warm encode: words of at most
 //! `SHORT_WORD_BYTES` bytes whose tokens fit `SHORT_TOKENS` (nearly every word of prose: 99.8%
@@ -172,8 +172,8 @@ impl ShortTokens {
 }
 
 /// One model's cached words in one thread: the words shared by all threads (a snapshot
-/// every thread reads, see [`super::shared_snapshot`]) and this thread's own words the snapshot lacks,
-/// and the short words seen last copied in `hot`, a direct-mapped table small enough to stay
+/// every thread reads, see [`super::shared_snapshot`]) and this thread's own words the snapshot
+/// lacks, and the short words seen last copied in `hot`, a direct-mapped table small enough to stay
 /// in the core's cache.
 struct Table {
     hot: Box<[(ShortWord, ShortTokens)]>,

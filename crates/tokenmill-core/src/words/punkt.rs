@@ -632,7 +632,8 @@ pub struct SentenceSplitter {
 /// Marks NLTK's realignment moves onto the sentence before ("...end.\" Next").
 fn is_closing_mark(tok: &str) -> bool {
     let mut cs = tok.chars();
-    matches!((cs.next(), cs.next()), (Some(c), None) if matches!(c, '"' | '\'' | ')' | ']' | '}') || is_curly_quote(c))
+    let closing = |c: char| matches!(c, '"' | '\'' | ')' | ']' | '}') || is_curly_quote(c);
+    matches!((cs.next(), cs.next()), (Some(c), None) if closing(c))
 }
 
 impl SentenceSplitter {

@@ -17,7 +17,8 @@ pub const LANGUAGES: &[&str] = &["en", "de", "fr", "pl", "es", "it", "nl", "pt",
 pub struct LanguageRules {
     pub language: String,
     pub abbreviations: Vec<String>,
-    /// Elided articles/pronouns split after their apostrophe: "l" splits "l'hôtel" into "l'" "hôtel".
+    /// Elided articles/pronouns split after their apostrophe: "l" splits "l'hôtel" into "l'"
+    /// "hôtel".
     pub elisions: Vec<String>,
     /// Enclitics split before their apostrophe (or before "n't"): "'s", "'ll", "n't".
     pub clitic_suffixes: Vec<String>,
@@ -186,7 +187,8 @@ impl LanguageRules {
             for (i, entry) in list.iter().enumerate() {
                 if entry.is_empty() || entry.chars().any(char::is_whitespace) {
                     return Err(Error::InvalidArgument(format!(
-                        "{name}[{i}] = {entry:?}: entries must be non-empty and contain no whitespace"
+                        "{name}[{i}] = {entry:?}: entries must be non-empty and contain no \
+                            whitespace"
                     )));
                 }
             }

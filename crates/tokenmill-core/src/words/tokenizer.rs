@@ -44,7 +44,8 @@ pub struct WordTokenizer {
 }
 
 /// Whitespace as Python's `str.isspace` sees it (Unicode White_Space plus the ASCII separators
-/// U+001C..U+001F), so that "every non-whitespace character is covered" means the same on both sides.
+/// U+001C..U+001F), so that "every non-whitespace character is covered" means the same on both
+/// sides.
 #[inline]
 pub fn is_space(c: char) -> bool {
     c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
@@ -639,7 +640,7 @@ fn emoticon_end(text: &str, segs: &[(usize, usize)], k: usize, chunk_end: usize)
     if rest.len() > 3 || rest.len() < 2 {
         return None;
     }
-    EMOTICONS.iter().any(|e| *e == rest).then_some(segs.len())
+    EMOTICONS.contains(&rest).then_some(segs.len())
 }
 
 impl WordTokenizer {

@@ -217,7 +217,12 @@ mod tests {
         let json = serde_json::to_string(&small()).unwrap();
         assert_eq!(
             json,
-            r#"{"type":"BPE","dropout":null,"unk_token":"<unk>","continuing_subword_prefix":null,"end_of_word_suffix":null,"fuse_unk":false,"byte_fallback":false,"ignore_merges":false,"vocab":{"<unk>":0,"a":1,"b":2,"ab":3},"merges":[["a","b"]]}"#
+            concat!(
+                r#"{"type":"BPE","dropout":null,"unk_token":"<unk>","#,
+                r#""continuing_subword_prefix":null,"end_of_word_suffix":null,"#,
+                r#""fuse_unk":false,"byte_fallback":false,"ignore_merges":false,"#,
+                r#""vocab":{"<unk>":0,"a":1,"b":2,"ab":3},"merges":[["a","b"]]}"#
+            )
         );
         let back: BPE = serde_json::from_str(&json).unwrap();
         assert_eq!(back, small());
@@ -225,7 +230,10 @@ mod tests {
 
     #[test]
     fn reads_legacy_string_merges() {
-        let legacy = r##"{"type":"BPE","dropout":null,"unk_token":"<unk>","vocab":{"<unk>":0,"a":1,"b":2,"ab":3},"merges":["#version: 0.2","a b"]}"##;
+        let legacy = concat!(
+            r##"{"type":"BPE","dropout":null,"unk_token":"<unk>","vocab":{"<unk>":0,"##,
+            r##""a":1,"b":2,"ab":3},"merges":["#version: 0.2","a b"]}"##
+        );
         let bpe: BPE = serde_json::from_str(legacy).unwrap();
         assert_eq!(bpe, small());
         assert_eq!(

@@ -132,7 +132,8 @@ impl<T: Real> Lattice<T> {
         }
     }
 
-    /// Starts the lattice of `sentence` (only BOS and EOS). Insert nodes, then [`finish`](Self::finish).
+    /// Starts the lattice of `sentence` (only BOS and EOS). Insert nodes, then
+    /// [`finish`](Self::finish).
     pub fn reset(&mut self, sentence: &str) {
         self.surface.clear();
         self.surface.extend(sentence.char_indices().map(|(i, _)| i));
@@ -281,7 +282,8 @@ impl<T: Real> Lattice<T> {
         alpha
     }
 
-    /// Backward log-sums: `beta[node]` sums over all paths from the node (own score excluded) to EOS.
+    /// Backward log-sums: `beta[node]` sums over all paths from the node (own score excluded) to
+    /// EOS.
     pub fn backward(&self) -> Vec<T> {
         let mut beta = vec![T::ZERO; self.nodes.len()];
         for pos in (0..=self.len()).rev() {
@@ -414,7 +416,7 @@ impl<T: Real> Lattice<T> {
             // The clock is read after every 1024 expansions: cheap next to the heap work between,
             // and a search that small is never cut short (by a preempted thread, say).
             pops = pops.wrapping_add(1);
-            if pops % 1024 == 0 && deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+            if pops.is_multiple_of(1024) && deadline.is_some_and(|d| std::time::Instant::now() >= d) {
                 return None;
             }
             let hyp = search.hyps[top as usize];
@@ -619,7 +621,7 @@ impl<T: Real> NBestSearch<T> {
             self.agenda[hole] = self.agenda[child];
             hole = child;
         }
-        if len % 2 == 0 && child == (len - 2) / 2 {
+        if len.is_multiple_of(2) && child == (len - 2) / 2 {
             child = 2 * (child + 1);
             self.agenda[hole] = self.agenda[child - 1];
             hole = child - 1;

@@ -577,7 +577,8 @@ impl Unigram {
             path.iter().fold(T::ZERO, |sum, &n| sum + inv_theta * lattice.node(n).score) - log_z
         };
         if wor {
-            // k + 1 draws: the (k+1)-th perturbed score is the threshold of the inclusion probabilities.
+            // k + 1 draws: the (k+1)-th perturbed score is the threshold of the inclusion
+            // probabilities.
             let mut drawn = lattice.nbest_sampled(samples + 1, inv_theta, rng);
             if include_best {
                 match drawn.iter().position(|(path, _)| *path == results[0].0) {

@@ -65,7 +65,7 @@ fn all_segmentations(model: &Unigram, text: &str) -> Vec<(Vec<u32>, f64)> {
         return vec![(vec![], 0.0)];
     }
     let mut out = vec![];
-    for (end, _) in text.char_indices().skip(1).map(|(i, c)| (i, c)).chain([(text.len(), ' ')]) {
+    for (end, _) in text.char_indices().skip(1).chain([(text.len(), ' ')]) {
         if let Some(id) = model.token_to_id(&text[..end]) {
             for (mut rest, score) in all_segmentations(model, &text[end..]) {
                 rest.insert(0, id);

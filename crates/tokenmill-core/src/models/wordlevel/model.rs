@@ -110,8 +110,8 @@ impl WordLevel {
             let shown: String = word.chars().take(40).collect();
             let more = if shown.len() < word.len() { "…" } else { "" };
             Error::InvalidArgument(format!(
-                "WordLevel error: Missing [UNK] token from the vocabulary: the word {shown:?}{more} \
-                 is not in the vocabulary, nor is the unk token {:?}",
+                "WordLevel error: Missing [UNK] token from the vocabulary: the word \
+                 {shown:?}{more} is not in the vocabulary, nor is the unk token {:?}",
                 self.unk_token
             ))
         })

@@ -35,7 +35,10 @@ pub fn read_bytes(bytes: &[u8]) -> Result<Vocab> {
                 path: None,
                 line: Some(index + 1),
                 byte_offset: None,
-                message: format!("duplicate token {token:?} (first on line {earlier}); each token must appear once"),
+                message: format!(
+                    "duplicate token {token:?} (first on line {earlier}); each token \
+                    must appear once"
+                ),
             });
         }
         vocab.insert(token.to_string(), index as u32);

@@ -203,7 +203,8 @@ impl WordPiece {
             let shown: String = word.chars().take(40).collect();
             let more = if shown.len() < word.len() { "…" } else { "" };
             Error::InvalidArgument(format!(
-                "WordPiece: the word {shown:?}{more} needs the unk token {:?}, which is not in the vocabulary",
+                "WordPiece: the word {shown:?}{more} needs the unk token {:?}, which is not in \
+                    the vocabulary",
                 self.unk_token
             ))
         })

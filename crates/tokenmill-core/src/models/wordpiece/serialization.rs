@@ -78,7 +78,11 @@ mod tests {
 
     #[test]
     fn writes_and_reads_the_tokenizers_layout() {
-        let json = r###"{"type":"WordPiece","unk_token":"[UNK]","continuing_subword_prefix":"##","max_input_chars_per_word":100,"vocab":{"[UNK]":0,"a":1,"##b":2}}"###;
+        let json = concat!(
+            r###"{"type":"WordPiece","unk_token":"[UNK]","###,
+            r###""continuing_subword_prefix":"##","max_input_chars_per_word":100,"###,
+            r###""vocab":{"[UNK]":0,"a":1,"##b":2}}"###
+        );
         let wp: WordPiece = serde_json::from_str(json).unwrap();
         assert_eq!(serde_json::to_string(&wp).unwrap(), json);
         let wrapped: ModelWrapper = serde_json::from_str(json).unwrap();
@@ -93,9 +97,19 @@ mod tests {
     #[test]
     fn rejects_missing_fields_and_wrong_type() {
         for bad in [
-            r###"{"type":"WordPiece","unk_token":"[UNK]","continuing_subword_prefix":"##","vocab":{}}"###,
-            r###"{"type":"WordPiece","unk_token":"[UNK]","continuing_subword_prefix":"##","max_input_chars_per_word":-1,"vocab":{}}"###,
-            r###"{"type":"BPE","unk_token":"[UNK]","continuing_subword_prefix":"##","max_input_chars_per_word":1,"vocab":{}}"###,
+            concat!(
+                r###"{"type":"WordPiece","unk_token":"[UNK]","###,
+                r###""continuing_subword_prefix":"##","vocab":{}}"###
+            ),
+            concat!(
+                r###"{"type":"WordPiece","unk_token":"[UNK]","###,
+                r###""continuing_subword_prefix":"##","max_input_chars_per_word":-1,"###,
+                r###""vocab":{}}"###
+            ),
+            concat!(
+                r###"{"type":"BPE","unk_token":"[UNK]","continuing_subword_prefix":"##","###,
+                r###""max_input_chars_per_word":1,"vocab":{}}"###
+            ),
         ] {
             assert!(serde_json::from_str::<WordPiece>(bad).is_err(), "{bad}");
         }

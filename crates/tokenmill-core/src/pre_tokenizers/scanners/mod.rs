@@ -19,11 +19,25 @@ pub const GPT2_PATTERN: &str =
 pub const R50K_PATTERN: &str =
     r"'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s";
 /// cl100k_base.
-pub const CL100K_PATTERN: &str = r"'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s";
+pub const CL100K_PATTERN: &str = concat!(
+    r"'(?i:[sdmt]",
+    r"|ll",
+    r"|ve",
+    r"|re)",
+    r"|[^\r\n\p{L}\p{N}]?+\p{L}++",
+    r"|\p{N}{1,3}+",
+    r"| ?[^\s\p{L}\p{N}]++[\r\n]*+",
+    r"|\s++$",
+    r"|\s*[\r\n]",
+    r"|\s+(?!\S)",
+    r"|\s",
+);
 /// o200k_base (and o200k_harmony).
 pub const O200K_PATTERN: &str = concat!(
-    r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
-    r"|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
+    r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+",
+    r"(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
+    r"|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*",
+    r"(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
     r"|\p{N}{1,3}",
     r"| ?[^\s\p{L}\p{N}]+[\r\n/]*",
     r"|\s*[\r\n]+",
@@ -31,9 +45,37 @@ pub const O200K_PATTERN: &str = concat!(
     r"|\s+",
 );
 /// Llama-3's split pattern (as in its tokenizer.json).
-pub const LLAMA3_PATTERN: &str = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+";
+pub const LLAMA3_PATTERN: &str = concat!(
+    r"(?i:'s",
+    r"|'t",
+    r"|'re",
+    r"|'ve",
+    r"|'m",
+    r"|'ll",
+    r"|'d)",
+    r"|[^\r\n\p{L}\p{N}]?\p{L}+",
+    r"|\p{N}{1,3}",
+    r"| ?[^\s\p{L}\p{N}]+[\r\n]*",
+    r"|\s*[\r\n]+",
+    r"|\s+(?!\S)",
+    r"|\s+",
+);
 /// Qwen2's split pattern (Llama-3's with single digits).
-pub const QWEN2_PATTERN: &str = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+";
+pub const QWEN2_PATTERN: &str = concat!(
+    r"(?i:'s",
+    r"|'t",
+    r"|'re",
+    r"|'ve",
+    r"|'m",
+    r"|'ll",
+    r"|'d)",
+    r"|[^\r\n\p{L}\p{N}]?\p{L}+",
+    r"|\p{N}",
+    r"| ?[^\s\p{L}\p{N}]+[\r\n]*",
+    r"|\s*[\r\n]+",
+    r"|\s+(?!\S)",
+    r"|\s+",
+);
 
 /// Which pattern a scanner implements.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -305,8 +305,12 @@ pub fn train_pieces(config: &UnigramConfig, words: Vec<(String, u64)>) -> Result
     }
     if !tokenizers && (required.len() > size || size == 0) {
         return Err(Error::InvalidArgument(format!(
-            "Unigram training: the vocabulary is too small for the alphabet: vocab_size {} holds {} pieces besides {} special/meta pieces, but the corpus needs {} characters",
-            config.vocab_size, size, config.num_meta_pieces, required.len()
+            "Unigram training: the vocabulary is too small for the alphabet: vocab_size {} holds \
+                {} pieces besides {} special/meta pieces, but the corpus needs {} characters",
+            config.vocab_size,
+            size,
+            config.num_meta_pieces,
+            required.len()
         )));
     }
     let sentences = if tokenizers { sentences } else { mask_rare_chars(sentences, &required) };
@@ -477,7 +481,8 @@ mod tests {
 
     #[test]
     fn trains_a_small_vocabulary_deterministically() {
-        let text = "the quick brown fox jumps over the lazy dog and the quick cat sleeps under the warm sun while the dog barks";
+        let text = "the quick brown fox jumps over the lazy dog and the quick cat sleeps under \
+            the warm sun while the dog barks";
         let mut trainer = UnigramTrainer {
             vocab_size: 40,
             show_progress: false,

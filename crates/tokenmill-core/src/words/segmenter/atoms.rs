@@ -42,7 +42,8 @@ pub struct Atom {
 /// zero 〇, and ○ (U+25CB), which Chinese text commonly uses as zero in numbers (二○○一年).
 pub fn is_han(c: char) -> bool {
     matches!(c as u32,
-        0x4E00..=0x9FFF | 0x3400..=0x4DBF | 0x20000..=0x2FA1F | 0x30000..=0x323AF | 0xF900..=0xFAFF | 0x3005 | 0x3007 | 0x25CB)
+        0x4E00..=0x9FFF | 0x3400..=0x4DBF | 0x20000..=0x2FA1F | 0x30000..=0x323AF | 0xF900..=0xFAFF
+        | 0x3005 | 0x3007 | 0x25CB)
 }
 
 pub fn is_hiragana(c: char) -> bool {
@@ -70,7 +71,9 @@ fn is_alnum(c: char) -> bool {
 /// symbols: no letter, digit or mark among them (a unit test checks). Frequent in Chinese and
 /// Japanese text, and answered here without the Unicode property tables.
 fn is_common_punctuation(c: char) -> bool {
-    matches!(c as u32, 0x2010..=0x2027 | 0x2030..=0x205E | 0x3000..=0x3004 | 0x3008..=0x3020 | 0x3030 | 0xFF01..=0xFF0F | 0xFF1A..=0xFF20 | 0xFF3B..=0xFF40 | 0xFF5B..=0xFF65)
+    matches!(c as u32,
+        0x2010..=0x2027 | 0x2030..=0x205E | 0x3000..=0x3004 | 0x3008..=0x3020 | 0x3030
+        | 0xFF01..=0xFF0F | 0xFF1A..=0xFF20 | 0xFF3B..=0xFF40 | 0xFF5B..=0xFF65)
 }
 
 /// Characters that continue a number between two digits: decimal points, thousands separators,
@@ -79,7 +82,8 @@ fn joins_digits(c: char) -> bool {
     matches!(c, '.' | '．' | ',' | '·' | '・' | ':' | '∶' | '/' | '／')
 }
 
-/// Characters that continue a word between two letters or digits (www.example.com, e-mail, B737-300).
+/// Characters that continue a word between two letters or digits (www.example.com, e-mail,
+/// B737-300).
 fn joins_alnum(c: char) -> bool {
     matches!(c, '.' | '．' | '-' | '－' | '_' | '\'' | '’' | '&')
 }
@@ -122,7 +126,8 @@ fn extends(c: char) -> bool {
     {
         return false;
     }
-    matches!(c as u32, 0x200D | 0xFE00..=0xFE0F | 0xE0100..=0xE01EF | 0x1F3FB..=0x1F3FF | 0xE0020..=0xE007F)
+    matches!(c as u32,
+        0x200D | 0xFE00..=0xFE0F | 0xE0100..=0xE01EF | 0x1F3FB..=0x1F3FF | 0xE0020..=0xE007F)
         || (!c.is_ascii()
             && matches!(get_general_category(c), NonspacingMark | SpacingMark | EnclosingMark))
 }

@@ -26,9 +26,11 @@ const ALPHA: f64 = 0.5;
 /// BMES log probabilities.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Hmm {
-    /// ln P(first tag), for B, M, E, S (M and E are impossible: IMPOSSIBLE (finite, so that it survives JSON)).
+    /// ln P(first tag), for B, M, E, S (M and E are impossible: IMPOSSIBLE (finite, so that it
+    /// survives JSON)).
     pub start: [f64; 4],
-    /// ln P(tag | previous tag); impossible transitions are IMPOSSIBLE (finite, so that it survives JSON).
+    /// ln P(tag | previous tag); impossible transitions are IMPOSSIBLE (finite, so that it survives
+    /// JSON).
     pub trans: [[f64; 4]; 4],
     /// ln P(char | tag) for characters seen in training.
     pub emit: FxHashMap<char, [f64; 4]>,

@@ -307,7 +307,8 @@ impl Segmenter {
         thread_local! {
             /// The buffers of the last `cut` on this thread: a call per line (the usual way)
             /// would otherwise spend a good part of its time growing seven fresh vectors.
-            static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::new(Scratch::default());
+            static SCRATCH: std::cell::RefCell<Scratch> =
+                std::cell::RefCell::new(Scratch::default());
         }
         SCRATCH.with(|cell| match cell.try_borrow_mut() {
             Ok(mut scratch) => {
