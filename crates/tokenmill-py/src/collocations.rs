@@ -544,7 +544,7 @@ impl PyNgramCounts {
         let arity = table.arity();
         let mut entries: Vec<(NgramKey, u64)> = table.iter().collect();
         if most_common {
-            entries.sort_by(|a, b| b.1.cmp(&a.1));
+            entries.sort_by_key(|entry| std::cmp::Reverse(entry.1));
         }
         if let Some(n) = limit {
             entries.truncate(n);
@@ -577,7 +577,8 @@ impl PyNgramCounts {
     /// Removes candidates whose count is below `min_freq`.
     fn apply_freq_filter(&self, py: Python<'_>, min_freq: f64) -> PyResult<()> {
         self.counts.update(py, |counts| {
-            counts.ngrams.retain(|_, count| !((count as f64) < min_freq));
+            // Kept unless below min_freq (a NaN min_freq keeps all, as NLTK does).
+            counts.ngrams.retain(|_, count| (count as f64) >= min_freq || min_freq.is_nan());
             Ok(())
         })
     }

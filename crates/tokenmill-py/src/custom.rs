@@ -25,6 +25,9 @@ use crate::errors::ToPyResult;
 use crate::models::PyToken;
 use crate::normalizers::PyNormalizedString;
 
+/// A piece as `get_splits` returns it: text, offsets, tokens if the piece has them.
+type Split = (String, Offsets, Option<Vec<PyToken>>);
+
 /// A Python error raised inside a core callback, as a core error (its message kept).
 fn callback_error(what: &str, e: PyErr) -> Error {
     Error::Other(format!("{what} raised {e}"))
@@ -232,11 +235,7 @@ impl PyPreTokenizedString {
     /// The pieces as ``(text, (start, end), tokens or None)``; offsets refer to the
     /// ``"original"`` or ``"normalized"`` text and count ``"char"`` or ``"byte"``.
     #[pyo3(signature = (offset_referential = "original", offset_type = "char"))]
-    fn get_splits(
-        &self,
-        offset_referential: &str,
-        offset_type: &str,
-    ) -> PyResult<Vec<(String, Offsets, Option<Vec<PyToken>>)>> {
+    fn get_splits(&self, offset_referential: &str, offset_type: &str) -> PyResult<Vec<Split>> {
         let referential = parse_referential(offset_referential)?;
         let offset_type = parse_offset_type(offset_type)?;
         Ok(self

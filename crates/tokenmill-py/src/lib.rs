@@ -67,6 +67,10 @@ mod trainers;
 mod unigram;
 mod words;
 
+/// Two NumPy arrays returned together: flat values and where each item's values start.
+pub(crate) type ArrayPair<'py, A, B> =
+    (Bound<'py, numpy::PyArray1<A>>, Bound<'py, numpy::PyArray1<B>>);
+
 /// Creates `tokenmill._native.<name>` and lets `fill` add its classes.
 pub(crate) fn add_submodule(
     parent: &Bound<'_, PyModule>,

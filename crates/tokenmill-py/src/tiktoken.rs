@@ -162,7 +162,7 @@ impl PyCoreBpe {
         py: Python<'py>,
         texts: &Bound<'py, PyAny>,
         num_threads: Option<usize>,
-    ) -> PyResult<(Bound<'py, PyArray1<Rank>>, Bound<'py, PyArray1<i64>>)> {
+    ) -> PyResult<crate::ArrayPair<'py, Rank, i64>> {
         let texts = texts_of(texts)?;
         let (ids, offsets) =
             py.allow_threads(|| self.inner.encode_ordinary_batch_flat(&texts, num_threads)).py()?;

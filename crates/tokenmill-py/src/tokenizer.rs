@@ -2,7 +2,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 
-use numpy::{IntoPyArray, PyArray1};
+use numpy::IntoPyArray;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyIterator, PyList, PyString, PyTuple};
@@ -864,7 +864,7 @@ impl PyTokenizer {
         py: Python<'py>,
         texts: &Bound<'py, PyAny>,
         add_special_tokens: bool,
-    ) -> PyResult<(Bound<'py, PyArray1<u32>>, Bound<'py, PyArray1<i64>>)> {
+    ) -> PyResult<crate::ArrayPair<'py, u32, i64>> {
         let held = hold_texts(texts)?;
         let texts = held.iter().map(str_text).collect::<PyResult<Vec<_>>>()?;
         let (ids, boundaries) = self

@@ -7,7 +7,7 @@
 use std::borrow::Cow;
 use std::path::PathBuf;
 
-use numpy::{IntoPyArray, PyArray1};
+use numpy::IntoPyArray;
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PySlice, PyString, PyTuple};
 use tokenmill_core::utils::parallel;
@@ -515,7 +515,7 @@ impl PyWordTokenizer {
         &self,
         py: Python<'py>,
         text: &Bound<'py, PyString>,
-    ) -> PyResult<(Bound<'py, PyArray1<i64>>, Bound<'py, PyArray1<i64>>)> {
+    ) -> PyResult<crate::ArrayPair<'py, i64, i64>> {
         let this = self.state.get(py);
         let t = text_of(text)?;
         let (starts, ends) = py.allow_threads(|| match &this.segmenter {

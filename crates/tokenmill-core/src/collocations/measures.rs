@@ -98,6 +98,9 @@ pub struct IntMarginals {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
+// A short-lived value made per scored n-gram; boxing the larger variant would add an allocation
+// to every score for no memory saved.
+#[allow(clippy::large_enum_variant)]
 pub enum Marginals {
     Bigram(BigramMarginals),
     Ngram(IntMarginals),

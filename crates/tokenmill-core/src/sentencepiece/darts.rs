@@ -198,12 +198,15 @@ impl DoubleArray {
 
 /// The trie as a graph: each node's value (a key ends there) and its children by label. With
 /// `share`, equal nodes are one node (a DAWG: suffixes shared).
+/// A node as interning sees it: its value and its (label, child) edges.
+type NodeShape = (Option<u32>, Vec<(u8, u32)>);
+
 #[derive(Default)]
 struct Graph {
     share: bool,
     nodes: Vec<Node>,
     edges: Vec<(u8, u32)>,
-    interned: rustc_hash::FxHashMap<(Option<u32>, Vec<(u8, u32)>), u32>,
+    interned: rustc_hash::FxHashMap<NodeShape, u32>,
 }
 
 #[derive(Clone, Copy)]

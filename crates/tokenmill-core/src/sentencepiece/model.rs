@@ -544,8 +544,7 @@ impl Decisions {
         self.max_abs = self.max_abs.max(candidate.abs() as f64);
         if let Some(current) = current {
             let margin = (candidate as f64 - current as f64).abs();
-            // `!(margin >= …)` also catches NaN.
-            if !(margin >= self.min_margin) {
+            if margin.is_nan() || margin < self.min_margin {
                 self.min_margin = margin;
             }
         }
@@ -660,7 +659,7 @@ fn exact_prefix_limit(decisions: &Decisions) -> f32 {
 /// A word's [`exact_prefix_limit`] rounded down to a power of two, as a byte: 0 for none,
 /// else the limit is 2^(code − 128) (what the word cache stores per word).
 fn limit_code(limit: f32) -> u8 {
-    if !(limit >= f32::MIN_POSITIVE) {
+    if limit.is_nan() || limit < f32::MIN_POSITIVE {
         return 0;
     }
     // floor(log2(limit)) for a normal positive float is its unbiased exponent.
@@ -814,7 +813,7 @@ impl LineEncoder<'_> {
         out: &mut Vec<u32>,
     ) {
         if word.len() >= MAX_CACHED_WORD_BYTES {
-            return self.from_score(word, out);
+            return self.viterbi_from_score(word, out);
         }
         if let Some(cached) = cache.get_keyed(word, key) {
             return self.cached(word, cached.tokens, cached.limit_code, cached.has_unk, out);
@@ -850,13 +849,13 @@ impl LineEncoder<'_> {
             self.ids.push_packed(out, word, tokens, has_unk);
             self.score = path_score(self.vocab, self.index, self.score, tokens);
         } else {
-            self.from_score(word, out);
+            self.viterbi_from_score(word, out);
         }
     }
 
     /// The Viterbi of `word` from the current score: for words that cannot be cached or
     /// whose cached path may not be exact at this score.
-    fn from_score(&mut self, word: &[u8], out: &mut Vec<u32>) {
+    fn viterbi_from_score(&mut self, word: &[u8], out: &mut Vec<u32>) {
         let UnigramBuffers { best, spans, .. } = &mut *self.buffers;
         spans.clear();
         self.score = viterbi::<false>(

@@ -30,6 +30,9 @@ thread_local! {
     static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::new(Scratch::default());
 }
 
+/// Records one piece's surface text while decoding: (text so far, surfaces, surface).
+type SetSurface<'a> = dyn FnMut(&mut String, &mut Vec<(String, usize, usize)>, &str) + 'a;
+
 /// One piece of an encoded text, as SentencePiece's `SentencePieceText.SentencePiece`.
 /// `begin`/`end` are byte offsets into the original text.
 #[derive(Debug, Clone, PartialEq)]
@@ -820,11 +823,7 @@ impl Processor {
         let flush_bytes = |text: &mut String,
                            surfaces: &mut Vec<(String, usize, usize)>,
                            run: &mut Vec<u8>,
-                           set_surface: &mut dyn FnMut(
-            &mut String,
-            &mut Vec<(String, usize, usize)>,
-            &str,
-        )| {
+                           set_surface: &mut SetSurface<'_>| {
             let mut rest: &[u8] = run;
             while !rest.is_empty() {
                 match super::normalizer::utf8_char_len(rest) {

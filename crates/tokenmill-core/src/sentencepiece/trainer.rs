@@ -156,9 +156,9 @@ fn is_valid_piece(spec: &TrainerSpec, chars: &[char]) -> bool {
             if !spec.allow_whitespace_only_pieces() || !all_ws {
                 let by_ws = spec.split_by_whitespace();
                 let bad = if spec.treat_whitespace_as_suffix() {
-                    (by_ws && pos < last) || (!by_ws && pos < last && pos == 0)
+                    pos < last && (by_ws || pos == 0)
                 } else {
-                    (by_ws && pos > 0) || (!by_ws && pos > 0 && pos == last)
+                    pos > 0 && (by_ws || pos == last)
                 };
                 if bad {
                     return false;
@@ -472,12 +472,15 @@ impl MetaMatcher {
     }
 }
 
+/// Words with their counts.
+type WordCounts = Vec<(String, u64)>;
+
 /// Character coverage: the most frequent characters that cover `character_coverage` of the
 /// corpus are required; the others become ▅ in the sentences.
 fn apply_character_coverage(
     spec: &TrainerSpec,
-    mut words: Vec<(String, u64)>,
-) -> Result<(Vec<(String, u64)>, Vec<(char, u64)>)> {
+    mut words: WordCounts,
+) -> Result<(WordCounts, Vec<(char, u64)>)> {
     let mut counts: FxHashMap<char, (bool, u64)> = FxHashMap::default();
     for c in spec.required_chars().chars().filter(|&c| c != '\0') {
         counts.entry(c).or_default().0 = true;
@@ -887,7 +890,7 @@ fn serialize(
     meta: &std::collections::BTreeMap<i32, (String, PieceType)>,
     final_pieces: Vec<(String, f32)>,
 ) -> Result<ModelProto> {
-    let kind = ModelType::try_from(spec.model_type()).unwrap_or(ModelType::Unigram);
+    let kind = spec.model_type();
     let mut pieces = Vec::new();
     let mut learned = final_pieces.into_iter();
     let mut dup = FxHashSet::default();

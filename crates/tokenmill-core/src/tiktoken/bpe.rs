@@ -78,8 +78,8 @@ fn merge_short<'a>(
 ) -> &'a [u32] {
     let n = piece.len();
     let mut pair = [NO_RANK; LONG_PIECE_BYTES];
-    for i in 0..=n {
-        starts[i] = i as u32;
+    for (i, start) in starts.iter_mut().enumerate().take(n + 1) {
+        *start = i as u32;
     }
     for i in 0..n.saturating_sub(1) {
         pair[i] = rank_of(ranks, &piece[i..i + 2]);

@@ -201,10 +201,13 @@ impl ShortTokens {
 }
 
 /// Cached words: short ones inline, the others with boxed keys.
+/// A long word's tokens as (id, byte length).
+type LongTokens = Box<[(u32, u32)]>;
+
 #[derive(Default, Clone)]
 struct Words {
     short: FxHashMap<ShortWord, ShortTokens>,
-    long: FxHashMap<Box<[u8]>, Box<[(u32, u32)]>>,
+    long: FxHashMap<Box<[u8]>, LongTokens>,
 }
 
 impl Words {

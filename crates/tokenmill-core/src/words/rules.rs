@@ -80,6 +80,20 @@ pub struct Agglutination {
     pub exceptions: Vec<String>,
 }
 
+/// One language's row of the built-in table: abbreviations, elisions, clitic suffixes,
+/// apostrophe words, whether hyphenated words stay whole, hyphenated words and suffixes kept,
+/// and whether a period after digits ends an ordinal.
+type LanguageRow = (
+    &'static [&'static str],
+    &'static [&'static str],
+    &'static [&'static str],
+    &'static [&'static str],
+    bool,
+    &'static [&'static str],
+    &'static [&'static str],
+    bool,
+);
+
 impl LanguageRules {
     /// The built-in rules for `language` (a code like "en"); unknown codes get UAX #29 defaults.
     pub fn for_language(language: &str) -> Self {
@@ -96,8 +110,7 @@ impl LanguageRules {
             hyph_words,
             hyph_suffixes,
             ordinal,
-        ): (&[&str], &[&str], &[&str], &[&str], bool, &[&str], &[&str], bool) = match code.as_str()
-        {
+        ): LanguageRow = match code.as_str() {
             "en" => (
                 EN_ABBREVIATIONS,
                 &[],

@@ -326,11 +326,11 @@ impl WordTokenizer {
                 return j;
             }
             // Split compound: each word goes through the single-word rules, hyphens alone.
-            for m in k..j {
+            for (m, &(start, end)) in segs.iter().enumerate().take(j).skip(k) {
                 if m % 2 == k % 2 {
-                    self.emit_single_word(text, segs[m].0, segs[m].1, out);
+                    self.emit_single_word(text, start, end, out);
                 } else {
-                    out.push(WordToken { start: segs[m].0, end: segs[m].1, replacement: None });
+                    out.push(WordToken { start, end, replacement: None });
                 }
             }
             return j;

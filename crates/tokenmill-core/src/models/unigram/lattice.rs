@@ -416,7 +416,8 @@ impl<T: Real> Lattice<T> {
             // The clock is read after every 1024 expansions: cheap next to the heap work between,
             // and a search that small is never cut short (by a preempted thread, say).
             pops = pops.wrapping_add(1);
-            if pops.is_multiple_of(1024) && deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+            if pops.is_multiple_of(1024) && deadline.is_some_and(|d| std::time::Instant::now() >= d)
+            {
                 return None;
             }
             let hyp = search.hyps[top as usize];
@@ -522,7 +523,7 @@ fn fill_list(list: &mut Vec<u32>, offsets: &[u32], positions: impl Iterator<Item
 /// Index drawn with probability proportional to `weights` (the first index when all are zero).
 pub fn pick_weighted(weights: &[f64], rng: &mut impl Rng) -> usize {
     let total: f64 = weights.iter().sum();
-    if !(total > 0.0) || !total.is_finite() {
+    if !(total.is_finite() && total > 0.0) {
         return 0;
     }
     let mut x = rng.gen::<f64>() * total;

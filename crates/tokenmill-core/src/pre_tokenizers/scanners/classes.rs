@@ -56,8 +56,8 @@ fn set_class(t: &mut [u8], pattern: &str, flag: u8) {
         unreachable!("built-in class pattern {pattern} is a Unicode class")
     };
     for range in class.ranges() {
-        for cp in range.start() as usize..=range.end() as usize {
-            t[cp] |= flag;
+        for entry in &mut t[range.start() as usize..=range.end() as usize] {
+            *entry |= flag;
         }
     }
 }

@@ -194,7 +194,7 @@ fn alnum_run(chunk: &str, start: usize) -> (usize, bool) {
         } else if previous.is_some_and(is_alnum) && rest.peek().is_some_and(|&n| is_alnum(n)) {
             let next = rest.peek().copied().unwrap_or(' ');
             let between_digits = previous.is_some_and(is_digit) && is_digit(next);
-            if !(between_digits && joins_digits(c)) && !joins_alnum(c) {
+            if !(joins_alnum(c) || between_digits && joins_digits(c)) {
                 break;
             }
         } else {
