@@ -27,35 +27,44 @@ the GIL.
   and never raises "Already borrowed".
 """
 
-from tokenmill import (
-    collocations,
-    decoders,
-    implementations,
-    models,
-    normalizers,
-    pre_tokenizers,
-    processors,
-    stopwords,
-    tiktoken,
-    trainers,
-    words,
-)
-from tokenmill import tokenizer as _tokenizer_module
+# The order of these imports matters (submodules import the native names bound first).
+# ruff: noqa: I001
 from tokenmill._native import (
-    FormatError,
-    IdOutOfRangeError,
-    InputTypeError,
-    InvalidArgumentError,
-    InvalidTextError,
-    NormalizedString,
-    PreTokenizedString,
-    Regex,
+    __version__,
     TokenmillError,
+    FormatError,
     TokenmillIOError,
     UnknownIdError,
-    __version__,
+    InvalidArgumentError,
+    InputTypeError,
+    InvalidTextError,
+    IdOutOfRangeError,
+    Regex,
+    NormalizedString,
+    PreTokenizedString,
 )
+from tokenmill import normalizers, pre_tokenizers, models, trainers, processors, decoders
+from tokenmill import tiktoken
+from tokenmill import words
+from tokenmill.models import Token
+from tokenmill.tokenizer import (
+    AddedToken,
+    Encoding,
+    Tokenizer,
+    Offsets,
+    TextInputSequence,
+    PreTokenizedInputSequence,
+    TextEncodeInput,
+    PreTokenizedEncodeInput,
+    InputSequence,
+    EncodeInput,
+    OffsetReferential,
+    OffsetType,
+    SplitDelimiterBehavior,
+)
+from tokenmill import tokenizer as _tokenizer_module
 from tokenmill.batch_encoding import BatchEncoding
+from tokenmill import implementations
 
 # tokenizers exports its ready-made tokenizers at the top level too.
 from tokenmill.implementations import (
@@ -65,22 +74,7 @@ from tokenmill.implementations import (
     SentencePieceBPETokenizer,
     SentencePieceUnigramTokenizer,
 )
-from tokenmill.models import Token
-from tokenmill.tokenizer import (
-    AddedToken,
-    EncodeInput,
-    Encoding,
-    InputSequence,
-    OffsetReferential,
-    Offsets,
-    OffsetType,
-    PreTokenizedEncodeInput,
-    PreTokenizedInputSequence,
-    SplitDelimiterBehavior,
-    TextEncodeInput,
-    TextInputSequence,
-    Tokenizer,
-)
+from tokenmill import collocations, stopwords
 
 __all__ = [
     "__version__",
