@@ -7,9 +7,11 @@ Builds the extension of both sides with ``cargo build --profile PROFILE -p token
 revision is exported with ``git archive`` into ``--build-dir`` (kept across runs, one folder per
 commit, so a second run rebuilds nothing), a directory is built where it is (the new side
 defaults to the working tree this script belongs to, uncommitted changes included). Each side
-has its own CARGO_TARGET_DIR in ``--build-dir`` (``--seed-target DIR`` copies a target folder
-there on first use, to reuse compiled dependencies). Each side's importable package is that
-side's ``python/tokenmill`` plus its built library as ``tokenmill/_native.abi3.so``.
+has its own CARGO_TARGET_DIR in ``--build-dir``; a new one starts as a copy of ``--seed-target
+DIR`` if given, else (new side) of the old side's, so the dependencies are compiled once, while
+tokenmill's own crates are always rebuilt from the side's sources. Each side's importable
+package is that side's ``python/tokenmill`` plus its built library as
+``tokenmill/_native.abi3.so``.
 
 Then every bench script of this folder runs in its ``--tokenmill-only --json OUT`` mode (no peer
 library; ``_common.py``), once per side per round, in a fresh process whose PYTHONPATH is that
@@ -137,13 +139,10 @@ def git(*args: str, cwd: Path = REPO) -> str:
     ).stdout.strip()
 
 
-def describe(cwd: Path, rev: str = "HEAD") -> str:
+def describe(cwd: Path, rev: Optional[str] = None) -> str:
+    """`git describe` of a revision, or of a working tree (marked -dirty when it is)."""
     try:
-        return (
-            git("describe", "--always", "--tags", "--dirty", cwd=cwd)
-            if rev == "HEAD"
-            else (git("describe", "--always", "--tags", rev, cwd=cwd))
-        )
+        return git("describe", "--always", "--tags", *([rev] if rev else ["--dirty"]), cwd=cwd)
     except subprocess.CalledProcessError:
         return "?"
 
@@ -187,8 +186,9 @@ def resolve_side(label: str, spec: str, build_dir: Path) -> Side:
     return Side(label, spec, source, commit[:12], describe(REPO, commit), commit[:12])
 
 
-def build(side: Side, profile: str, build_dir: Path, seed_target: Optional[Path]) -> None:
-    """cargo build of the extension, then the side's package in build_dir/pkg-<label>."""
+def build(side: Side, profile: str, build_dir: Path, seed_target: Optional[Path]) -> Path:
+    """cargo build of the extension, then the side's package in build_dir/pkg-<label>;
+    returns the target dir."""
     # One target dir per side and source tree. Cargo tells a stale build of a path package by
     # file times alone (its hashes see the package relative to the workspace), so artefacts of
     # tokenmill's own crates that another tree built (a seeded target dir) are removed once:
@@ -221,6 +221,7 @@ def build(side: Side, profile: str, build_dir: Path, seed_target: Optional[Path]
     shutil.copytree(side.source / "python" / "tokenmill", package / "tokenmill", ignore=ignore)
     shutil.copy2(library, package / "tokenmill" / "_native.abi3.so")
     side.package = package
+    return target
 
 
 def run_bench(
@@ -436,8 +437,12 @@ def main() -> int:
     try:
         old = resolve_side("old", args.old, build_dir)
         new = resolve_side("new", args.new, build_dir)
+        # The new side's target dir, on first use, starts as a copy of the old side's: the
+        # dependencies are compiled once.
+        seed = args.seed_target
         for side in (old, new):
-            build(side, args.profile, build_dir, args.seed_target)
+            target = build(side, args.profile, build_dir, seed)
+            seed = seed or target
     except Failure as e:
         print(f"FAILED: {e}", file=sys.stderr)
         return 1
