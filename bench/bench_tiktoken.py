@@ -147,7 +147,8 @@ def run_library(
 
 def tokenmill_only(args, inputs: dict[str, Path], tmp: Path, cache: Path) -> None:
     """--tokenmill-only: the load and every input of every encoding, tokenmill alone, to --json.
-    Both times of an input are its best of --repeat (CPU and wall, taken apart)."""
+    Both times of an input are its best of --repeat (CPU and wall, taken apart); the load is
+    timed once, in CPU time (which stands for its wall time too)."""
     import numpy as np
 
     results = Results()

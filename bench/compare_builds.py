@@ -329,7 +329,8 @@ def table_rows(old: Side, new: Side, metric: str) -> list[Row]:
 
 
 def fmt(value: Optional[float], spec: str) -> str:
-    return "-" if value is None else format(value, spec)
+    """`value` formatted by `spec`; a missing one is "-" in the same width."""
+    return format("-", ">" + spec.split(".")[0]) if value is None else format(value, spec)
 
 
 def print_table(rows: list[Row], metric: str) -> None:
