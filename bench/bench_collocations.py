@@ -1,6 +1,8 @@
-"""Bigram collocations end to end — tokens in, n best out — tokenmill vs NLTK, same tokens, same run.
+"""Bigram collocations end to end — tokens in, n best out — tokenmill vs NLTK, same tokens,
+same run.
 
-    python bench/bench_collocations.py [--books N] [--measure likelihood_ratio] [--top 100] [--repeat 3]
+    python bench/bench_collocations.py [--books N] [--measure likelihood_ratio] [--top 100]
+                                       [--repeat 3]
 
 Tokens: alphabetic word tokens (``\\w+`` runs that are all letters) of the English Gutenberg
 novels in ../shared/corpora/gutenberg/en_novels (the first N books, about 1.9 M tokens for all).
@@ -23,9 +25,12 @@ import sys
 import time
 from pathlib import Path
 
+from _common import Results, add_compare_options, check_compare_options, digest_of, fail
+
 REPO = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("TOKENMILL_SHARED", REPO.parent / "shared"))
 BOOKS = SHARED / "corpora" / "gutenberg" / "en_novels"
+PIPELINES = [("filtered", "count + freq filter 3 + nbest"), ("all", "count + nbest (all bigrams)")]
 
 
 def load_tokens(n_books):
@@ -104,6 +109,21 @@ def child(side, args):
     return json.loads(out.strip().splitlines()[-1])
 
 
+def tokenmill_only(args):
+    """--tokenmill-only: tokenmill's two pipelines (medians of --repeat runs) to --json; peak_mb
+    is the child's peak above its tokens, as in the table."""
+    try:
+        ours = child("tokenmill", args)
+    except subprocess.CalledProcessError as e:
+        fail(f"tokenmill child: {(e.stderr or '').strip()[-2000:]}")
+    results = Results()
+    for label, title in PIPELINES:
+        r = ours[label]
+        digest = digest_of([r["candidates"], r["best"]])
+        results.add(title, r["total_s"], r["cpu_s"], ours["peak_mib"], digest)
+    results.write(args.json)
+
+
 def main():
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -115,9 +135,14 @@ def main():
         "--repeat", type=int, default=3, help="runs per pipeline in each child; times are medians"
     )
     parser.add_argument("--side", choices=["nltk", "tokenmill"], help=argparse.SUPPRESS)
+    add_compare_options(parser)
     args = parser.parse_args()
+    check_compare_options(parser, args)
     if args.side:
         run_side(args.side, args.books, args.measure, args.top, args.repeat)
+        return
+    if args.tokenmill_only:
+        tokenmill_only(args)
         return
     ours = child("tokenmill", args)
     theirs = child("nltk", args)
@@ -125,22 +150,16 @@ def main():
         f"bigram collocations, {ours['tokens']:,} tokens, measure {args.measure}, nbest {args.top}"
     )
     print(f"{'pipeline':<34}{'NLTK s':>9}{'tokenmill s':>13}{'speed-up':>10}")
-    for label, title in [
-        ("filtered", "count + freq filter 3 + nbest"),
-        ("all", "count + nbest (all bigrams)"),
-    ]:
+    for label, title in PIPELINES:
         t, o = theirs[label], ours[label]
         assert t["best"] == o["best"], f"{label}: different results"
         assert t["candidates"] == o["candidates"]
-        print(
-            f"{title:<34}{t['total_s']:>9.2f}{o['total_s']:>13.3f}{t['total_s'] / o['total_s']:>9.1f}x"
-        )
-        print(
-            f"{'  of which counting':<34}{t['count_s']:>9.2f}{o['count_s']:>13.3f}{t['count_s'] / o['count_s']:>9.1f}x"
-        )
-        print(
-            f"{'  CPU time (process_time)':<34}{t['cpu_s']:>9.2f}{o['cpu_s']:>13.3f}{t['cpu_s'] / o['cpu_s']:>9.1f}x"
-        )
+        for name, key in (
+            (title, "total_s"),
+            ("  of which counting", "count_s"),
+            ("  CPU time (process_time)", "cpu_s"),
+        ):
+            print(f"{name:<34}{t[key]:>9.2f}{o[key]:>13.3f}{t[key] / o[key]:>9.1f}x")
     print(
         f"{'peak memory above tokens (MiB)':<34}{theirs['peak_mib']:>9.0f}{ours['peak_mib']:>13.0f}"
         f"{theirs['peak_mib'] / max(ours['peak_mib'], 1e-9):>9.1f}x"

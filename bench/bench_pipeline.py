@@ -50,6 +50,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from _common import Results, add_compare_options, check_compare_options, fail
+
 REPO = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("TOKENMILL_SHARED", REPO.parent / "shared"))
 CORPUS = SHARED / "corpora" / "english_large" / "gutenberg_en_large_part1.txt"
@@ -207,6 +209,25 @@ def run(
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+def tokenmill_only(args, cases: list[str], paths: list[str], threads: list[int]) -> None:
+    """--tokenmill-only: every (case, path, threads) run of tokenmill once, written to --json.
+    The tokenizer.json files are built by `tokenizers`, as in the full run."""
+    results = Results()
+    with tempfile.TemporaryDirectory() as tmp:
+        for case in cases:
+            tokenizer_json = Path(tmp) / f"{case}_tokenizer.json"
+            (build_gpt2_json if case == "gpt2" else build_bert_json)(tokenizer_json)
+            for path in [p for p in PATHS[case] if p in paths]:
+                for n in threads:
+                    r = run("tokenmill", path, n, tokenizer_json, args.mbytes, args.repeat)
+                    if "error" in r:
+                        fail(f"{case} {path} threads={n}: {r['error']}")
+                    results.add(
+                        f"{case} {path} {n} thr", r["wall"], r["cpu"], r["peak_rss_mb"], r["digest"]
+                    )
+    results.write(args.json)
+
+
 def comma_list(text: str) -> list[str]:
     return [t for t in text.replace(" ", ",").split(",") if t]
 
@@ -235,7 +256,8 @@ def main() -> None:
         "--rounds",
         type=int,
         default=3,
-        help="times the whole set of subprocesses runs, interleaved; ratios are medians over rounds (default 3)",
+        help="times the whole set of subprocesses runs, interleaved; ratios are medians over "
+        "rounds (default 3)",
     )
     parser.add_argument("--cases", default="gpt2,bert", help="gpt2 and/or bert (default both)")
     parser.add_argument(
@@ -243,13 +265,18 @@ def main() -> None:
         default="offsets,ids,padded",
         help="offsets, ids, padded (default all that apply)",
     )
+    add_compare_options(parser)
     args = parser.parse_args()
+    check_compare_options(parser, args)
     threads = [int(t) for t in comma_list(args.threads)]
     cases, paths = comma_list(args.cases), comma_list(args.paths)
     needed = {"gpt2": [GPT2 / "encoder.json", GPT2 / "vocab.bpe"], "bert": [BERT_VOCAB]}
     for path in [CORPUS] + [p for c in cases for p in needed[c]]:
         if not path.exists():
             sys.exit(f"missing {path} (the ../shared data; set TOKENMILL_SHARED)")
+    if args.tokenmill_only:
+        tokenmill_only(args, cases, paths, threads)
+        return
 
     import tokenizers
     import tokenmill
@@ -276,7 +303,8 @@ def main() -> None:
                                 r.get("error") or f"{r['wall']:.2f} s wall, {r['cpu']:.2f} s cpu"
                             )
                             print(
-                                f"  round {round_number}: ran {case} {lib:10s} {path:7s} threads={n}: {status}",
+                                f"  round {round_number}: ran {case} {lib:10s} {path:7s}"
+                                f" threads={n}: {status}",
                                 file=sys.stderr,
                             )
 
@@ -286,16 +314,19 @@ def main() -> None:
         """The median over the rounds of numerator / denominator, or "-" if a run is missing."""
         if not numerators or any("error" in x for x in numerators + denominators):
             return "-"
-        return f"{statistics.median(a[field] / b[field] for a, b in zip(numerators, denominators)):.2f}x"
+        pairs = zip(numerators, denominators)
+        return f"{statistics.median(a[field] / b[field] for a, b in pairs):.2f}x"
 
     print(
-        f"tokenmill {tokenmill.__version__} vs tokenizers {tokenizers.__version__}; {args.mbytes:g} MB of ~1 kB documents "
-        f"from {CORPUS.name}; median of {args.repeat} runs per subprocess, {args.rounds} round(s); {os.cpu_count()} CPUs, "
+        f"tokenmill {tokenmill.__version__} vs tokenizers {tokenizers.__version__}; "
+        f"{args.mbytes:g} MB of ~1 kB documents from {CORPUS.name}; median of {args.repeat} runs "
+        f"per subprocess, {args.rounds} round(s); {os.cpu_count()} CPUs, "
         f"load average {os.getloadavg()[0]:.1f}; {time.strftime('%Y-%m-%d %H:%M')}"
     )
     header = (
-        f"{'case':<6}{'library':<12}{'path':<9}{'thr':>4}{'wall s':>8}{'cpu s':>8}{'cold s':>8}{'MB/s':>8}"
-        f"{'peak MB':>9}{'x tok (wall)':>13}{'x tok (cpu)':>12}{'x 1 thread':>11}{'cpu/wall':>9}"
+        f"{'case':<6}{'library':<12}{'path':<9}{'thr':>4}{'wall s':>8}{'cpu s':>8}{'cold s':>8}"
+        f"{'MB/s':>8}{'peak MB':>9}{'x tok (wall)':>13}{'x tok (cpu)':>12}{'x 1 thread':>11}"
+        f"{'cpu/wall':>9}"
     )
     print(header)
     print("-" * len(header))
@@ -322,12 +353,14 @@ def main() -> None:
                 f"{a['wall'] / b['wall']:.2f}" for a, b in zip(one_thread, rounds)
             )
             scaling_lines.append(
-                f"  {case} {lib} {path} {n} threads vs {min(threads)}: {scaling} (rounds: {per_round})"
+                f"  {case} {lib} {path} {n} threads vs {min(threads)}: {scaling}"
+                f" (rounds: {per_round})"
             )
         print(
-            f"{case:<6}{lib:<12}{path:<9}{n:>4}{med['wall']:>8.2f}{med['cpu']:>8.2f}{med['first_wall']:>8.2f}"
-            f"{rounds[0]['bytes'] / 1e6 / med['wall']:>8.2f}{max(x['peak_rss_mb'] for x in rounds):>9.0f}"
-            f"{median_ratio(reference, rounds):>13}{median_ratio(reference, rounds, 'cpu'):>12}{scaling:>11}"
+            f"{case:<6}{lib:<12}{path:<9}{n:>4}{med['wall']:>8.2f}{med['cpu']:>8.2f}"
+            f"{med['first_wall']:>8.2f}{rounds[0]['bytes'] / 1e6 / med['wall']:>8.2f}"
+            f"{max(x['peak_rss_mb'] for x in rounds):>9.0f}{median_ratio(reference, rounds):>13}"
+            f"{median_ratio(reference, rounds, 'cpu'):>12}{scaling:>11}"
             f"{med['cpu'] / med['wall']:>9.2f}"
         )
     if scaling_lines:
@@ -337,7 +370,8 @@ def main() -> None:
         sys.exit(f"tokenmill output differs from tokenizers in: {mismatches}")
     if compared:
         print(
-            f"tokenmill ids (padded arrays for 'padded') identical to tokenizers in all {compared} compared runs"
+            "tokenmill ids (padded arrays for 'padded') identical to tokenizers in all "
+            f"{compared} compared runs"
         )
     else:
         print(

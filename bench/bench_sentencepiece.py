@@ -1,21 +1,22 @@
 """SentencePiece compatibility: tokenmill.sentencepiece vs sentencepiece, one command.
 
-    python bench/bench_sentencepiece.py [--mb 20] [--repeat 5] [--train-mb 10] [--vocab 32000] [--skip-train]
+    python bench/bench_sentencepiece.py [--mb 20] [--repeat 5] [--train-mb 10] [--vocab 32000]
+                                        [--skip-train]
 
 Encoding: the first `--mb` MB of english_large part 1, as lines, encoded to ids by each library
-with one thread (`num_threads=1`) and with two threads, for Mistral v1 (BPE with byte
-fallback), sentencepiece's botchan Unigram model (1,000 pieces) and a realistic Unigram model
-(32,000 pieces, trained by sentencepiece itself with its defaults on the first `--unigram-mb` MB
-of english_large part 2, so not on the encoded text; 0 leaves it out); for context also `tokenizers` on the
-equivalent tokenizer.json (written by `tokenmill.sentencepiece.to_tokenizer`; `encode_batch`,
-threads set by RAYON_RS_NUM_THREADS). Training: SentencePiece-BPE on the first `--train-mb` MB
-of the same file, vocab `--vocab`, the same options for both (`spbpe_setup.py`, shared with
-`bench_train.py --model spbpe`). Each library runs in its own
-subprocess; after one untimed run per thread count (reported as "first runs"), the thread
-counts take turns for `--repeat` rounds, so that the drift of a shared machine falls on both
-alike; encoding times are the medians of those runs (each run's output is freed before the next
-starts, outside the timing, as in `bench_pipeline.py`), and the two-thread scaling is the median
-of the rounds' own ratios. Times are CPU time of the process
+with one thread (`num_threads=1`) and with two threads, for Mistral v1 (BPE with byte fallback),
+sentencepiece's botchan Unigram model (1,000 pieces) and a realistic Unigram model (32,000
+pieces, trained by sentencepiece itself with its defaults on the first `--unigram-mb` MB of
+english_large part 2, so not on the encoded text; 0 leaves it out); for context also
+`tokenizers` on the equivalent tokenizer.json (written by
+`tokenmill.sentencepiece.to_tokenizer`; `encode_batch`, threads set by RAYON_RS_NUM_THREADS).
+Training: SentencePiece-BPE on the first `--train-mb` MB of the same file, vocab `--vocab`, the
+same options for both (`spbpe_setup.py`, shared with `bench_train.py --model spbpe`). Each
+library runs in its own subprocess; after one untimed run per thread count (reported as "first
+runs"), the thread counts take turns for `--repeat` rounds, so that the drift of a shared
+machine falls on both alike; encoding times are the medians of those runs (each run's output is
+freed before the next starts, outside the timing, as in `bench_pipeline.py`), and the two-thread
+scaling is the median of the rounds' own ratios. Times are CPU time of the process
 (`time.process_time`, the fair single-thread measure on a shared machine) and wall time (what
 the two-thread case needs); training is timed once. The parent checks that all libraries gave
 identical ids and prints throughput and ratios.
@@ -32,6 +33,14 @@ import sys
 import tempfile
 from pathlib import Path
 
+from _common import (
+    Results,
+    add_compare_options,
+    cache_dir,
+    check_compare_options,
+    digest_of,
+    fail,
+)
 from spbpe_setup import run_spbpe_child, training_input
 
 REPO = Path(__file__).resolve().parent.parent
@@ -45,7 +54,7 @@ MODELS = {
 CORPUS = "corpora/english_large/gutenberg_en_large_part1.txt"
 
 WORKER = r"""
-import hashlib, json, os, statistics, sys, time
+import hashlib, json, os, resource, statistics, sys, time
 lib, model, corpus, repeat = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 threads_list = [int(t) for t in sys.argv[5].split(",")]
 lines = open(corpus, encoding="utf-8").read().splitlines()
@@ -76,23 +85,30 @@ def timed(threads):
 first = {threads: timed(threads)[0] for threads in threads_list}
 rounds = [{threads: timed(threads) for threads in threads_list} for _ in range(repeat)]
 out = {threads: {"wall": statistics.median(r[threads][0] for r in rounds),
-                 "cpu": statistics.median(r[threads][1] for r in rounds), "first_wall": first[threads]}
+                 "cpu": statistics.median(r[threads][1] for r in rounds),
+                 "first_wall": first[threads]}
        for threads in threads_list}
-scaling = {threads: [r[threads_list[0]][0] / r[threads][0] for r in rounds] for threads in threads_list}
+scaling = {threads: [r[threads_list[0]][0] / r[threads][0] for r in rounds]
+           for threads in threads_list}
 digest = hashlib.sha256(json.dumps(ids).encode()).hexdigest()
-print(json.dumps({"times": out, "scaling": scaling, "digest": digest, "tokens": sum(map(len, ids))}))
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(json.dumps({"times": out, "scaling": scaling, "digest": digest, "tokens": sum(map(len, ids)),
+                  "peak_rss_mb": peak}))
 """
 
 UNIGRAM_TRAIN_CORPUS = "corpora/english_large/gutenberg_en_large_part2.txt"
 
 
 def train_reference_unigram(tmp: Path, mb: float) -> Path:
-    """A 32k Unigram model trained by sentencepiece (its defaults) on the first `mb` MB of part 2."""
+    """A 32k Unigram model trained by sentencepiece (its defaults) on the first `mb` MB of part 2
+    (kept: an existing model in `tmp` is used as it is)."""
+    if (tmp / "english_unigram_32k.model").exists():
+        return tmp / "english_unigram_32k.model"
     data = (SHARED / UNIGRAM_TRAIN_CORPUS).read_bytes()[: int(mb * 1e6)]
     (tmp / "unigram_train.txt").write_bytes(data[: data.rfind(b"\n") + 1])
     code = (
-        "import sys, sentencepiece as s; s.SentencePieceTrainer.train(input=sys.argv[1], model_prefix=sys.argv[2], "
-        "model_type='unigram', vocab_size=32000, minloglevel=2)"
+        "import sys, sentencepiece as s; s.SentencePieceTrainer.train(input=sys.argv[1], "
+        "model_prefix=sys.argv[2], model_type='unigram', vocab_size=32000, minloglevel=2)"
     )
     subprocess.run(
         [
@@ -120,6 +136,55 @@ def worker(
     return json.loads(proc.stdout)
 
 
+def encoding_input(data: bytes, mb: float, tmp: Path) -> Path:
+    """The first `mb` MB of `data`, cut at a line end, as tmp/enc.txt."""
+    sample = data[: int(mb * 1e6)]
+    (tmp / "enc.txt").write_bytes(sample[: sample.rfind(b"\n") + 1])
+    return tmp / "enc.txt"
+
+
+def tokenmill_only(args, data: bytes) -> None:
+    """--tokenmill-only: tokenmill's encoding runs (1 and 2 threads) and its SentencePiece-BPE
+    training, to --json. The 32k Unigram model sentencepiece trains is kept in the cache."""
+    results = Results()
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        if not args.skip_encode:
+            enc = encoding_input(data, args.mb, tmp)
+            models = {name: str(SHARED / model) for name, model in MODELS.items()}
+            if args.unigram_mb > 0:
+                kept = cache_dir() / f"sp_unigram_32k_{args.unigram_mb:g}mb"
+                kept.mkdir(exist_ok=True)
+                model = train_reference_unigram(kept, args.unigram_mb)
+                models["english 32k (Unigram)"] = str(model)
+            for name, model_file in models.items():
+                try:
+                    r = worker("tokenmill", model_file, enc, args.repeat, "1,2")
+                except subprocess.CalledProcessError as e:
+                    fail(f"{name}: {(e.stderr or '').strip()[-2000:]}")
+                for threads, t in r["times"].items():
+                    results.add(
+                        f"{name} encode {threads} thr",
+                        t["wall"],
+                        t["cpu"],
+                        r["peak_rss_mb"],
+                        r["digest"],
+                    )
+        if not args.skip_train:
+            train_path = training_input(SHARED / CORPUS, args.train_mb, tmp)
+            r = run_spbpe_child("tokenmill", train_path, tmp / "tokenmill", args.vocab)
+            if "error" in r:
+                fail(f"SentencePiece-BPE training: {r['error']}")
+            results.add(
+                "SentencePiece-BPE train",
+                r["seconds"],
+                r["cpu_seconds"],
+                r["peak_rss_mb"],
+                digest_of(r["vocab"]),
+            )
+    results.write(args.json)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -128,7 +193,8 @@ def main() -> None:
         "--mb",
         type=float,
         default=20.0,
-        help="MB of text to encode (default 20: with less, a two-thread run lasts ~0.1 s and its ratio is noise)",
+        help="MB of text to encode (default 20: with less, a two-thread run lasts ~0.1 s and its "
+        "ratio is noise)",
     )
     ap.add_argument("--train-mb", type=float, default=10.0)
     ap.add_argument("--vocab", type=int, default=32000)
@@ -144,15 +210,20 @@ def main() -> None:
         "--unigram-mb",
         type=float,
         default=10.0,
-        help="MB of english_large part 2 for the 32k Unigram model sentencepiece trains (0: leave it out)",
+        help="MB of english_large part 2 for the 32k Unigram model sentencepiece trains "
+        "(0: leave it out)",
     )
+    add_compare_options(ap)
     args = ap.parse_args()
+    check_compare_options(ap, args)
     data = (SHARED / CORPUS).read_bytes()
+    if args.tokenmill_only:
+        tokenmill_only(args, data)
+        return
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         if not args.skip_encode:
-            sample = data[: int(args.mb * 1e6)]
-            (tmp / "enc.txt").write_bytes(sample[: sample.rfind(b"\n") + 1])
+            encoding_input(data, args.mb, tmp)
             models = {name: str(SHARED / model) for name, model in MODELS.items()}
             if args.unigram_mb > 0:
                 models["english 32k (Unigram)"] = str(train_reference_unigram(tmp, args.unigram_mb))
@@ -163,7 +234,8 @@ def main() -> None:
                         [
                             sys.executable,
                             "-c",
-                            "import sys, tokenmill.sentencepiece as t; t.to_tokenizer(sys.argv[1]).save(sys.argv[2])",
+                            "import sys, tokenmill.sentencepiece as t; "
+                            "t.to_tokenizer(sys.argv[1]).save(sys.argv[2])",
                             model_file,
                             str(json_file),
                         ],
@@ -200,17 +272,23 @@ def main() -> None:
                 times = {lib: r["times"] for lib, r in results.items()}
                 for threads, kind in (("1", "cpu"), ("1", "wall"), ("2", "wall")):
                     t, r = times["tokenmill"][threads][kind], times["sentencepiece"][threads][kind]
-                    line = f"  {threads} thread{'s' if threads == '2' else ' '} ({kind:4}): tokenmill {mb / t:6.2f} MB/s  sentencepiece {mb / r:6.2f} MB/s  ×sentencepiece {r / t:5.2f}"
+                    line = (
+                        f"  {threads} thread{'s' if threads == '2' else ' '} ({kind:4}): "
+                        f"tokenmill {mb / t:6.2f} MB/s  sentencepiece {mb / r:6.2f} MB/s  "
+                        f"×sentencepiece {r / t:5.2f}"
+                    )
                     if "tokenizers" in times:
                         h = times["tokenizers"][threads][kind]
                         line += f"  tokenizers {mb / h:6.2f} MB/s  ×tokenizers {h / t:5.2f}"
                     print(line)
                 for lib in ("tokenmill", "sentencepiece"):
                     ratios = results[lib]["scaling"]["2"]
+                    first = [results[lib]["times"][n]["first_wall"] for n in ("1", "2")]
                     print(
-                        f"  {lib} 2 vs 1 threads (wall): {statistics.median(ratios):4.2f}x, median of {len(ratios)} "
-                        f"interleaved rounds ({', '.join(f'{x:.2f}' for x in ratios)}); first runs "
-                        f"{results[lib]['times']['1']['first_wall']:.2f} s / {results[lib]['times']['2']['first_wall']:.2f} s"
+                        f"  {lib} 2 vs 1 threads (wall): {statistics.median(ratios):4.2f}x, "
+                        f"median of {len(ratios)} interleaved rounds "
+                        f"({', '.join(f'{x:.2f}' for x in ratios)}); first runs "
+                        f"{first[0]:.2f} s / {first[1]:.2f} s"
                     )
         if not args.skip_train:
             # The same setup as `bench_train.py --model spbpe` (spbpe_setup.py).
@@ -227,9 +305,11 @@ def main() -> None:
                 return
             t, s = r["tokenmill"], r["sentencepiece"]
             print(
-                f"SentencePiece-BPE training, {args.train_mb:g} MB, vocab {args.vocab}: tokenmill {t['seconds']:.1f} s "
-                f"({t['cpu_seconds']:.1f} s CPU, {t['peak_rss_mb']:.0f} MB peak), sentencepiece {s['seconds']:.1f} s "
-                f"({s['cpu_seconds']:.1f} s CPU, {s['peak_rss_mb']:.0f} MB peak); speed ratio {s['seconds'] / t['seconds']:.2f}x wall, "
+                f"SentencePiece-BPE training, {args.train_mb:g} MB, vocab {args.vocab}: "
+                f"tokenmill {t['seconds']:.1f} s ({t['cpu_seconds']:.1f} s CPU, "
+                f"{t['peak_rss_mb']:.0f} MB peak), sentencepiece {s['seconds']:.1f} s "
+                f"({s['cpu_seconds']:.1f} s CPU, {s['peak_rss_mb']:.0f} MB peak); speed ratio "
+                f"{s['seconds'] / t['seconds']:.2f}x wall, "
                 f"{s['cpu_seconds'] / t['cpu_seconds']:.2f}x CPU"
             )
 

@@ -1,6 +1,7 @@
 """tiktoken-compatible encoding: tokenmill vs tiktoken vs quicktok, one command.
 
-    python bench/bench_tiktoken.py [--english-mb 20] [--code-mb 20] [--encodings cl100k_base o200k_base]
+    python bench/bench_tiktoken.py [--english-mb 20] [--code-mb 20]
+                                   [--encodings cl100k_base o200k_base]
 
 For each encoding and each input (English prose: the start of english_large part 1; code: the
 Python standard library sources; multilingual: every file of corpora/multilingual concatenated),
@@ -27,6 +28,8 @@ import sysconfig
 import tempfile
 import time
 from pathlib import Path
+
+from _common import Results, add_compare_options, check_compare_options, digest_of, fail
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("TOKENMILL_SHARED", REPO.parent / "shared"))
@@ -113,7 +116,8 @@ for name, path in inputs.items():
         best = min(best, time.process_time() - t0)
         best_wall = min(best_wall, time.perf_counter() - w0)
     np.save(f"{out_dir}/{lib}_{encoding}_{name}.npy", np.asarray(ids, dtype=np.uint32))
-    result["runs"][name] = {"seconds": best, "wall_seconds": best_wall, "bytes": len(text.encode("utf-8")), "tokens": len(ids)}
+    result["runs"][name] = {"seconds": best, "wall_seconds": best_wall,
+                            "bytes": len(text.encode("utf-8")), "tokens": len(ids)}
     del ids, text
 result["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 print(json.dumps(result))
@@ -141,6 +145,31 @@ def run_library(
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
+def tokenmill_only(args, inputs: dict[str, Path], tmp: Path, cache: Path) -> None:
+    """--tokenmill-only: the load and every input of every encoding, tokenmill alone, to --json.
+    Both times of an input are its best of --repeat (CPU and wall, taken apart); the load is
+    timed once, in CPU time (which stands for its wall time too)."""
+    import numpy as np
+
+    results = Results()
+    for encoding in args.encodings:
+        try:
+            r = run_library("tokenmill", encoding, inputs, args.repeat, tmp, cache)
+        except RuntimeError as e:
+            fail(str(e))
+        results.add(f"{encoding} load", r["load_s"], r["load_s"], r["peak_rss_mb"])
+        for name, run in r["runs"].items():
+            ids = np.load(tmp / f"tokenmill_{encoding}_{name}.npy")
+            results.add(
+                f"{encoding} {name}",
+                run["wall_seconds"],
+                run["seconds"],
+                r["peak_rss_mb"],
+                digest_of(ids.astype(np.uint32).tobytes()),
+            )
+    results.write(args.json)
+
+
 def versions() -> str:
     from importlib.metadata import version
 
@@ -165,7 +194,9 @@ def main() -> None:
     )
     ap.add_argument("--repeat", type=int, default=1, help="runs per input; the best time counts")
     ap.add_argument("--libraries", nargs="+", default=LIBRARIES)
+    add_compare_options(ap)
     args = ap.parse_args()
+    check_compare_options(ap, args)
     import numpy as np
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -178,17 +209,20 @@ def main() -> None:
                 cache / hashlib.sha1(f"{BLOB}{name}.tiktoken".encode()).hexdigest(),
             )
         inputs = build_inputs(tmp, args.english_mb, args.code_mb, args.multilingual_mb)
+        if args.tokenmill_only:
+            tokenmill_only(args, inputs, tmp, cache)
+            return
         print(
-            f"machine: {platform.machine()} {platform.processor() or ''}, {os.cpu_count()} cpus, Python {platform.python_version()}, "
-            f"{time.strftime('%Y-%m-%d')}; {versions()}"
+            f"machine: {platform.machine()} {platform.processor() or ''}, {os.cpu_count()} cpus, "
+            f"Python {platform.python_version()}, {time.strftime('%Y-%m-%d')}; {versions()}"
         )
         print(
             "inputs: "
             + ", ".join(f"{k} {v.stat().st_size / 1e6:.1f} MB" for k, v in inputs.items())
         )
         print(
-            f"encode_ordinary, one thread, best of {args.repeat}; times are CPU time of the worker process "
-            "(the machine is shared, so wall time would measure the neighbours too)"
+            f"encode_ordinary, one thread, best of {args.repeat}; times are CPU time of the worker "
+            "process (the machine is shared, so wall time would measure the neighbours too)"
         )
         header = f"{'encoding':<12} {'input':<13} " + " ".join(
             f"{lib + ' MB/s':>15}" for lib in args.libraries

@@ -1,10 +1,14 @@
 """Training benchmark: tokenmill vs tokenizers (vs sentencepiece's BPE trainer).
 
-    python bench/bench_train.py                       # english_large part1 (39 MB), vocab 32000, min_frequency 2
-    python bench/bench_train.py --mb 5 --vocab-size 8000 --repeat 3   # medians of 3 interleaved runs
+    # english_large part1 (39 MB), vocab 32000, min_frequency 2:
+    python bench/bench_train.py
+    # medians of 3 interleaved runs:
+    python bench/bench_train.py --mb 5 --vocab-size 8000 --repeat 3
     python bench/bench_train.py --file some.txt --skip sentencepiece
-    python bench/bench_train.py --model wordpiece     # BERT WordPiece, vocab 30000 (tokenizers only)
-    python bench/bench_train.py --model spbpe --mb 10 # SentencePiece BPE: tokenmill.sentencepiece vs sentencepiece
+    # BERT WordPiece, vocab 30000 (tokenizers only):
+    python bench/bench_train.py --model wordpiece
+    # SentencePiece BPE, tokenmill.sentencepiece vs sentencepiece:
+    python bench/bench_train.py --model spbpe --mb 10
 
 Each trainer runs in its own subprocess (same file, same settings, one after the other) and reports
 its training wall time and peak RSS; the table gives the ratios to tokenmill and whether tokenmill's
@@ -42,6 +46,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from _common import Results, add_compare_options, check_compare_options, digest_of, fail
 from spbpe_setup import run_spbpe_child, training_input
 
 REPO = Path(__file__).resolve().parent.parent
@@ -50,7 +55,8 @@ DEFAULT_FILE = SHARED / "corpora" / "english_large" / "gutenberg_en_large_part1.
 
 CHILD = r"""
 import json, resource, sys, time
-lib, path, vocab_size, min_frequency, out, kind = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5], sys.argv[6]
+lib, path, vocab_size, min_frequency, out, kind = sys.argv[1:7]
+vocab_size, min_frequency = int(vocab_size), int(min_frequency)
 def cpu_seconds():
     usage = resource.getrusage(resource.RUSAGE_SELF)
     return usage.ru_utime + usage.ru_stime
@@ -62,12 +68,15 @@ if kind == "wordpiece":
     tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
     tok.normalizer = normalizers.BertNormalizer(lowercase=True)
     tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
-    trainer = trainers.WordPieceTrainer(vocab_size=vocab_size, min_frequency=min_frequency, show_progress=False,
-                                        limit_alphabet=1000, special_tokens=["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"])
+    trainer = trainers.WordPieceTrainer(vocab_size=vocab_size, min_frequency=min_frequency,
+                                        show_progress=False, limit_alphabet=1000,
+                                        special_tokens=["[PAD]", "[UNK]", "[CLS]", "[SEP]",
+                                                        "[MASK]"])
     start, cpu_start = time.perf_counter(), cpu_seconds()
     tok.train([path], trainer)
     seconds, cpu = time.perf_counter() - start, cpu_seconds() - cpu_start
-    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # training's peak (before reading results)
+    # training's peak (before reading results)
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     result = {"vocab": json.loads(tok.to_str())["model"]["vocab"]}
 elif lib in ("tokenmill", "tokenizers"):
     if lib == "tokenmill":
@@ -76,12 +85,14 @@ elif lib in ("tokenmill", "tokenizers"):
         from tokenizers import Tokenizer, models, pre_tokenizers, trainers
     tok = Tokenizer(models.BPE())
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    trainer = trainers.BpeTrainer(vocab_size=vocab_size, min_frequency=min_frequency, show_progress=False,
+    trainer = trainers.BpeTrainer(vocab_size=vocab_size, min_frequency=min_frequency,
+                                  show_progress=False,
                                   initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
     start, cpu_start = time.perf_counter(), cpu_seconds()
     tok.train([path], trainer)
     seconds, cpu = time.perf_counter() - start, cpu_seconds() - cpu_start
-    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # training's peak (before reading results)
+    # training's peak (before reading results)
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     model = json.loads(tok.to_str())["model"]
     merges = [m if isinstance(m, list) else m.split(" ") for m in model["merges"]]
     result = {"vocab": model["vocab"], "merges": merges}
@@ -92,7 +103,8 @@ else:
     spm.SentencePieceTrainer.train(input=path, model_prefix=os.path.join(d, "m"), model_type="bpe",
                                    vocab_size=vocab_size, num_threads=2, minloglevel=2)
     seconds, cpu = time.perf_counter() - start, cpu_seconds() - cpu_start
-    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # training's peak (before reading results)
+    # training's peak (before reading results)
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     result = {}
 result["seconds"] = seconds
 result["cpu_seconds"] = cpu
@@ -133,7 +145,8 @@ def run_child(
             if proc.stderr.strip()
             else f"exit {proc.returncode}"
         }
-    result = json.load(open(out))
+    with open(out) as f:
+        result = json.load(f)
     result["process_seconds"] = wall
     return result
 
@@ -149,6 +162,20 @@ def median_run(runs: list) -> dict:
         out[key] = statistics.median(r[key] for r in good)
     out["runs"] = len(good)
     return out
+
+
+def write_tokenmill_only(args, runs: list) -> None:
+    """--tokenmill-only: tokenmill's training (medians of --repeat runs) to --json."""
+    for r in runs:
+        if "error" in r:
+            fail(f"{args.model} training: {r['error']}")
+    r = median_run(runs)
+    results = Results()
+    output = {key: r[key] for key in ("vocab", "merges") if key in r}
+    results.add(
+        f"{args.model} train", r["seconds"], r["cpu_seconds"], r["peak_rss_mb"], digest_of(output)
+    )
+    results.write(args.json)
 
 
 def versions() -> str:
@@ -193,7 +220,9 @@ def main() -> int:
         default=1,
         help="runs per library, interleaved; the table shows medians",
     )
+    add_compare_options(p)
     args = p.parse_args()
+    check_compare_options(p, args)
     if args.vocab_size is None:
         args.vocab_size = 30000 if args.model == "wordpiece" else 32000
     if args.model == "wordpiece":
@@ -207,7 +236,9 @@ def main() -> int:
         path = training_input(args.file, args.mb, Path(workdir))
         size_mb = path.stat().st_size / 1e6
         libs = ["tokenmill"] + [
-            lib for lib in ("tokenizers", "sentencepiece") if lib not in args.skip
+            lib
+            for lib in ("tokenizers", "sentencepiece")
+            if lib not in args.skip and not args.tokenmill_only
         ]
         runs: dict = {lib: [] for lib in libs}
         for _ in range(max(1, args.repeat)):
@@ -216,21 +247,27 @@ def main() -> int:
                     run_child(lib, path, args.vocab_size, args.min_frequency, workdir, args.model)
                 )
         results = {lib: median_run(r) for lib, r in runs.items()}
+    if args.tokenmill_only:
+        write_tokenmill_only(args, runs["tokenmill"])
+        return 0
     kind = {"wordpiece": "BERT WordPiece", "spbpe": "SentencePiece BPE"}.get(args.model, "BPE")
     detail = {
         "wordpiece": "BertNormalizer + BertPreTokenizer",
         "spbpe": "SentencePieceTrainer defaults, num_threads=2",
     }.get(args.model, "byte-level")
     print(
-        f"# {kind} training: {args.file.name}{f' (first {args.mb} MB)' if args.mb else ''}, {size_mb:.1f} MB, {detail}, "
-        f"vocab_size={args.vocab_size}, min_frequency={args.min_frequency}; median of {max(1, args.repeat)} run(s)"
+        f"# {kind} training: {args.file.name}{f' (first {args.mb} MB)' if args.mb else ''}, "
+        f"{size_mb:.1f} MB, {detail}, vocab_size={args.vocab_size}, "
+        f"min_frequency={args.min_frequency}; median of {max(1, args.repeat)} run(s)"
     )
     print(
-        f"# {platform.node()} {platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}, {time.strftime('%Y-%m-%d %H:%M')}; {versions()}"
+        f"# {platform.node()} {platform.machine()}, {os.cpu_count()} CPUs, "
+        f"Python {platform.python_version()}, {time.strftime('%Y-%m-%d %H:%M')}; {versions()}"
     )
     ours = results["tokenmill"]
     print(
-        f"{'library':<14} {'train s':>8} {'cpu s':>7} {'process s':>9} {'peak MB':>8} {'time vs tokenmill':>17} {'cpu vs tokenmill':>16} {'mem vs tokenmill':>16}  result"
+        f"{'library':<14} {'train s':>8} {'cpu s':>7} {'process s':>9} {'peak MB':>8} "
+        f"{'time vs tokenmill':>17} {'cpu vs tokenmill':>16} {'mem vs tokenmill':>16}  result"
     )
     for lib, r in results.items():
         if "error" in r:
@@ -239,10 +276,16 @@ def main() -> int:
         same = ""
         if lib == "sentencepiece" and "error" not in ours and args.model == "spbpe":
             common = len(set(r["vocab"]) & set(ours["vocab"]))
-            same = f"{common} of sentencepiece's {len(r['vocab'])} pieces in tokenmill's {len(ours['vocab'])} ({100 * common / len(r['vocab']):.2f}%)"
+            same = (
+                f"{common} of sentencepiece's {len(r['vocab'])} pieces in tokenmill's "
+                f"{len(ours['vocab'])} ({100 * common / len(r['vocab']):.2f}%)"
+            )
         elif lib == "tokenizers" and "error" not in ours and args.model == "wordpiece":
             common = len(set(r["vocab"]) & set(ours["vocab"]))
-            same = f"vocab sizes {len(ours['vocab'])} / {len(r['vocab'])}, {common} tokens in common ({100 * common / len(r['vocab']):.2f}%)"
+            same = (
+                f"vocab sizes {len(ours['vocab'])} / {len(r['vocab'])}, {common} tokens in common "
+                f"({100 * common / len(r['vocab']):.2f}%)"
+            )
         elif lib == "tokenizers" and "error" not in ours:
             same = (
                 "identical merges and vocab"
@@ -253,7 +296,8 @@ def main() -> int:
         m_ratio = r["peak_rss_mb"] / ours["peak_rss_mb"] if "peak_rss_mb" in ours else float("nan")
         c_ratio = r["cpu_seconds"] / ours["cpu_seconds"] if "cpu_seconds" in ours else float("nan")
         print(
-            f"{lib:<14} {r['seconds']:>8.2f} {r['cpu_seconds']:>7.2f} {r['process_seconds']:>9.2f} {r['peak_rss_mb']:>8.0f} "
+            f"{lib:<14} {r['seconds']:>8.2f} {r['cpu_seconds']:>7.2f} "
+            f"{r['process_seconds']:>9.2f} {r['peak_rss_mb']:>8.0f} "
             f"{t_ratio:>16.2f}x {c_ratio:>15.2f}x {m_ratio:>15.2f}x  {same}"
         )
     return 0

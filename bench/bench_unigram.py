@@ -1,6 +1,7 @@
-"""Unigram benchmark: training (tokenmill vs sentencepiece vs tokenizers) and encoding (one thread).
+"""Unigram benchmark: training (tokenmill vs sentencepiece vs tokenizers) and encoding (one
+thread).
 
-    python bench/bench_unigram.py                     # first 10 MB of english_large part1, vocab 32000
+    python bench/bench_unigram.py      # first 10 MB of english_large part1, vocab 32000
     python bench/bench_unigram.py --mb 2 --vocab-size 8000 --skip tokenizers
 
 Training: each trainer runs in its own subprocess, one after the other, on the same file with the
@@ -32,6 +33,15 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
+from _common import (
+    Results,
+    add_compare_options,
+    cache_dir,
+    check_compare_options,
+    digest_of,
+    fail,
+)
+
 REPO = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("TOKENMILL_SHARED", REPO.parent / "shared"))
 TRAIN_FILE = SHARED / "corpora" / "english_large" / "gutenberg_en_large_part1.txt"
@@ -47,8 +57,9 @@ if lib in ("tokenmill", "tokenizers"):
         from tokenizers import Tokenizer, models, pre_tokenizers, trainers
     tok = Tokenizer(models.Unigram())
     tok.pre_tokenizer = pre_tokenizers.Metaspace(replacement="\u2581", prepend_scheme="always")
-    trainer = trainers.UnigramTrainer(vocab_size=vocab_size, show_progress=False, unk_token="<unk>", special_tokens=["<unk>"],
-                                      shrinking_factor=0.75, max_piece_length=16, n_sub_iterations=2)
+    trainer = trainers.UnigramTrainer(vocab_size=vocab_size, show_progress=False, unk_token="<unk>",
+                                      special_tokens=["<unk>"], shrinking_factor=0.75,
+                                      max_piece_length=16, n_sub_iterations=2)
     start, cpu = time.perf_counter(), time.process_time()
     tok.train([path], trainer)
     seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
@@ -62,13 +73,17 @@ else:
         import sentencepiece as spm
     d = tempfile.mkdtemp()
     start, cpu = time.perf_counter(), time.process_time()
-    spm.SentencePieceTrainer.train(input=path, model_prefix=os.path.join(d, "m"), model_type="unigram", vocab_size=vocab_size,
-                                   character_coverage=1.0, normalization_rule_name="identity", shrinking_factor=0.75,
-                                   max_sentencepiece_length=16, num_sub_iterations=2, num_threads=2, minloglevel=2)
+    spm.SentencePieceTrainer.train(input=path, model_prefix=os.path.join(d, "m"),
+                                   model_type="unigram", vocab_size=vocab_size,
+                                   character_coverage=1.0, normalization_rule_name="identity",
+                                   shrinking_factor=0.75, max_sentencepiece_length=16,
+                                   num_sub_iterations=2, num_threads=2, minloglevel=2)
     seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
     sp = spm.SentencePieceProcessor(model_file=os.path.join(d, "m.model"))
-    kind = lambda i: 2 if sp.is_unknown(i) else 3 if sp.is_control(i) else 5 if sp.is_unused(i) else 6 if sp.is_byte(i) else 1
-    result = {"pieces": [(sp.id_to_piece(i), sp.get_score(i), kind(i)) for i in range(sp.get_piece_size())],
+    kind = lambda i: (2 if sp.is_unknown(i) else 3 if sp.is_control(i) else 5 if sp.is_unused(i)
+                      else 6 if sp.is_byte(i) else 1)
+    result = {"pieces": [(sp.id_to_piece(i), sp.get_score(i), kind(i))
+                         for i in range(sp.get_piece_size())],
               "model_file": os.path.join(d, "m.model")}
 result["seconds"] = seconds
 result["cpu_seconds"] = cpu
@@ -84,7 +99,7 @@ if lib == "sentencepiece":
     import sentencepiece as spm
     sp = spm.SentencePieceProcessor(model_file=model_file)
     sp.encode(lines[:100], num_threads=1)
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     ids = sp.encode(lines, num_threads=1)
 else:
     from tokenmill import Tokenizer, pre_tokenizers
@@ -94,10 +109,12 @@ else:
     tok = Tokenizer(Unigram._from_sentencepiece(pieces, unk, False))
     tok.pre_tokenizer = pre_tokenizers.Metaspace(replacement="\u2581", prepend_scheme="always")
     tok.encode_batch(lines[:100], add_special_tokens=False)
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     ids = [e.ids for e in tok.encode_batch(lines, add_special_tokens=False)]
-seconds = time.perf_counter() - start
-json.dump({"seconds": seconds, "ids": ids}, open(out, "w"))
+seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
+import resource
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+json.dump({"seconds": seconds, "cpu_seconds": cpu, "peak_rss_mb": peak, "ids": ids}, open(out, "w"))
 """
 
 
@@ -137,6 +154,63 @@ def quality(pieces: list, held_out: Counter) -> tuple[float, float]:
     return ll / total, size / tokens
 
 
+def write_training_file(work: str, mb: float) -> str:
+    """The first `mb` MB of the training file, runs of spaces collapsed (sentencepiece's
+    remove_extra_whitespaces) so that all three trainers see the same words."""
+    train_path = os.path.join(work, "train.txt")
+    with open(train_path, "w", encoding="utf-8") as f:
+        f.write(
+            "".join(
+                " ".join(line.split()) + "\n"
+                for line in head(TRAIN_FILE, int(mb * 1e6)).splitlines()
+                if line.strip()
+            )
+        )
+    return train_path
+
+
+def write_held_out_lines(work: str, held_text: str) -> tuple[str, list[str]]:
+    """The held-out text's non-empty lines, spaces collapsed, as a file (and the lines)."""
+    lines_path = os.path.join(work, "lines.txt")
+    lines = [" ".join(line.split()) for line in held_text.splitlines()]
+    lines = [line for line in lines if line]
+    with open(lines_path, "w", encoding="utf-8") as f:
+        f.write("\n".join(lines))
+    return lines_path, lines
+
+
+def tokenmill_only(args, work: str) -> None:
+    """--tokenmill-only: both tokenmill trainers and the encoding of the held-out lines with
+    sentencepiece's vocabulary (trained once, kept in the cache), to --json."""
+    results = Results()
+    train_path = write_training_file(work, args.mb)
+    for lib, case in (
+        ("tokenmill.sentencepiece", "train SentencePieceTrainer"),
+        ("tokenmill", "train UnigramTrainer"),
+    ):
+        r = run(TRAIN_CHILD, [lib, train_path, str(args.vocab_size)], f"{work}/{lib}.json")
+        if "error" in r:
+            fail(f"{case}: {r['error']}")
+        results.add(case, r["seconds"], r["cpu_seconds"], r["peak_rss_mb"], digest_of(r["pieces"]))
+    pieces_path = cache_dir() / f"unigram_sp_pieces_{args.mb:g}mb_{args.vocab_size}.json"
+    if not pieces_path.exists():
+        r = run(TRAIN_CHILD, ["sentencepiece", train_path, str(args.vocab_size)], f"{work}/sp.json")
+        if "error" in r:
+            fail(f"sentencepiece's training (the encoding's vocabulary): {r['error']}")
+        with open(f"{pieces_path}.tmp", "w") as f:
+            json.dump(r["pieces"], f)
+        os.replace(f"{pieces_path}.tmp", pieces_path)
+    lines_path, _ = write_held_out_lines(work, head(HELD_OUT_FILE, int(args.held_out_mb * 1e6)))
+    env = dict(os.environ, RAYON_NUM_THREADS="1")
+    r = run(ENCODE_CHILD, ["tokenmill", "-", str(pieces_path), lines_path], f"{work}/enc.json", env)
+    if "error" in r:
+        fail(f"encoding: {r['error']}")
+    results.add(
+        "encode 1 thr", r["seconds"], r["cpu_seconds"], r["peak_rss_mb"], digest_of(r["ids"])
+    )
+    results.write(args.json)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -152,23 +226,20 @@ def main() -> None:
         default=[],
         help="tokenmill.sentencepiece, tokenmill, sentencepiece or tokenizers",
     )
+    add_compare_options(ap)
     args = ap.parse_args()
+    check_compare_options(ap, args)
+    if args.tokenmill_only:
+        with tempfile.TemporaryDirectory() as work:
+            tokenmill_only(args, work)
+        return
     work = tempfile.mkdtemp()
-    train_path = os.path.join(work, "train.txt")
-    # Runs of spaces collapsed (sentencepiece's remove_extra_whitespaces) so that all three
-    # trainers see the same words.
-    with open(train_path, "w", encoding="utf-8") as f:
-        f.write(
-            "".join(
-                " ".join(l.split()) + "\n"
-                for l in head(TRAIN_FILE, int(args.mb * 1e6)).splitlines()
-                if l.strip()
-            )
-        )
+    train_path = write_training_file(work, args.mb)
     held_text = head(HELD_OUT_FILE, int(args.held_out_mb * 1e6))
     held_out = Counter("\u2581" + w for w in held_text.split())
     print(
-        f"# Unigram training: {args.mb:g} MB of {TRAIN_FILE.name}, vocab {args.vocab_size}; held out: {args.held_out_mb:g} MB of {HELD_OUT_FILE.name}"
+        f"# Unigram training: {args.mb:g} MB of {TRAIN_FILE.name}, vocab {args.vocab_size}; "
+        f"held out: {args.held_out_mb:g} MB of {HELD_OUT_FILE.name}"
     )
     print(f"# {platform.platform()}, {os.cpu_count()} cpus, python {platform.python_version()}")
     results = {}
@@ -186,7 +257,8 @@ def main() -> None:
             + (
                 r["error"]
                 if "error" in r
-                else f"{r['seconds']:.1f} s ({r['cpu_seconds']:.1f} s CPU), {r['peak_rss_mb']:.0f} MB, ll/word {r['ll']:.4f}, bytes/token {r['bpt']:.4f}"
+                else f"{r['seconds']:.1f} s ({r['cpu_seconds']:.1f} s CPU), "
+                f"{r['peak_rss_mb']:.0f} MB, ll/word {r['ll']:.4f}, bytes/token {r['bpt']:.4f}"
             ),
             flush=True,
         )
@@ -194,7 +266,8 @@ def main() -> None:
     # against Tokenizer.train (each peer against the tokenmill run with its own options).
     baseline = {"sentencepiece": "tokenmill.sentencepiece", "tokenizers": "tokenmill"}
     print(
-        "\n| trainer | time (s) | CPU (s) | peak RSS (MB) | held-out ll/word | bytes/token | time ÷ tokenmill | CPU ÷ tokenmill | memory ÷ tokenmill |"
+        "\n| trainer | time (s) | CPU (s) | peak RSS (MB) | held-out ll/word | bytes/token "
+        "| time ÷ tokenmill | CPU ÷ tokenmill | memory ÷ tokenmill |"
     )
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for lib, r in results.items():
@@ -206,19 +279,17 @@ def main() -> None:
         c_ratio = r["cpu_seconds"] / ours["cpu_seconds"] if "cpu_seconds" in ours else float("nan")
         m_ratio = r["peak_rss_mb"] / ours["peak_rss_mb"] if "peak_rss_mb" in ours else float("nan")
         print(
-            f"| {lib} | {r['seconds']:.1f} | {r['cpu_seconds']:.1f} | {r['peak_rss_mb']:.0f} | {r['ll']:.4f} | {r['bpt']:.4f} | {t_ratio:.2f} | {c_ratio:.2f} | {m_ratio:.2f} |"
+            f"| {lib} | {r['seconds']:.1f} | {r['cpu_seconds']:.1f} | {r['peak_rss_mb']:.0f} "
+            f"| {r['ll']:.4f} | {r['bpt']:.4f} | {t_ratio:.2f} | {c_ratio:.2f} | {m_ratio:.2f} |"
         )
 
     sp = results.get("sentencepiece", {})
     if "model_file" not in sp or "tokenmill" in args.skip:
         return
-    lines_path = os.path.join(work, "lines.txt")
-    lines = [" ".join(l.split()) for l in held_text.splitlines()]
-    lines = [l for l in lines if l]
-    with open(lines_path, "w", encoding="utf-8") as f:
-        f.write("\n".join(lines))
+    lines_path, lines = write_held_out_lines(work, held_text)
     pieces_path = os.path.join(work, "pieces.json")
-    json.dump(sp["pieces"], open(pieces_path, "w"))
+    with open(pieces_path, "w") as f:
+        json.dump(sp["pieces"], f)
     env = dict(os.environ, RAYON_NUM_THREADS="1")
     enc = {
         lib: run(
@@ -241,10 +312,12 @@ def main() -> None:
     print(f"| tokenmill | {t:.2f} | {mb / t:.1f} |")
     print(f"\nspeed-up {s / t:.2f}x; identical ids on {same}/{len(lines)} lines")
     # Not a bug: this tokenmill pipeline is a Tokenizer (Metaspace-split words, each Viterbi
-    # started from score 0, no NFKC normalizer), not sentencepiece's; `tokenizers` loading the same
-    # tokenizer.json gives the ids tokenmill gives for it on every line (README, SentencePiece encoding).
+    # started from score 0, no NFKC normalizer), not sentencepiece's; `tokenizers` loading the
+    # same tokenizer.json gives the ids tokenmill gives for it on every line (README,
+    # SentencePiece encoding).
     print(
-        "(lines differ where sentencepiece's NFKC normalization or its whole-line float sums break a tie differently)"
+        "(lines differ where sentencepiece's NFKC normalization or its whole-line float sums "
+        "break a tie differently)"
     )
 
 

@@ -20,12 +20,19 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("TOKENMILL_SHARED", REPO.parent / "shared"))
 
+from _common import (  # noqa: E402
+    Results,
+    add_compare_options,
+    check_compare_options,
+    digest_of,
+    peak_rss_mb,
+    time_runs,
+)
 from tokenmill.words import WordTokenizer, evaluate  # noqa: E402
 
 UD = {
@@ -75,7 +82,8 @@ def spacy_tokenizer(lang):
 def f1_table(langs):
     print("## UD word-boundary F1 (test sets)\n")
     print(
-        "| treebank | tokenmill | nltk-treebank | nltk-word | spacy-blank | tokenmill - best other |"
+        "| treebank | tokenmill | nltk-treebank | nltk-word | spacy-blank "
+        "| tokenmill - best other |"
     )
     print("|---|---:|---:|---:|---:|---:|")
     nltk = nltk_tokenizers()
@@ -109,12 +117,8 @@ REPEAT = 3
 
 def median_time(run):
     """Median CPU time of REPEAT runs of ``run()``, and its last result."""
-    times = []
-    for _ in range(REPEAT):
-        start = time.process_time()
-        result = run()
-        times.append(time.process_time() - start)
-    return sorted(times)[len(times) // 2], result
+    _, cpu, result = time_runs(run, REPEAT)
+    return cpu, result
 
 
 def throughput(fn, paras):
@@ -138,7 +142,8 @@ def python_floor(tokenizer, text):
     def build(_text):
         import gc
 
-        gc.disable()  # the most favourable case: no collection at all (tokenmill untracks its tuples instead)
+        # the most favourable case: no collection at all (tokenmill untracks its tuples instead)
+        gc.disable()
         try:
             return list(zip(words, [s + 0 for s in starts], [e + 0 for e in ends]))
         finally:
@@ -152,7 +157,8 @@ def speed_table(mb):
     small = paras[: max(1, len(paras) * 1 // max(1, int(mb)))]  # ~1 MB for the slow tokenizers
     print("## English throughput (one thread, tokens with character offsets)\n")
     print(
-        f"sample: {len(text.encode()) / 1e6:.1f} MB of english_large part 1 ({len(paras)} paragraphs); "
+        f"sample: {len(text.encode()) / 1e6:.1f} MB of english_large part 1 "
+        f"({len(paras)} paragraphs); "
         f"NLTK and spaCy on the first {sum(len(p) for p in small) / 1e6:.1f} MB\n"
     )
     ours = WordTokenizer("en")
@@ -194,6 +200,25 @@ def speed_table(mb):
     print()
 
 
+def tokenmill_only(mb, out):
+    """--tokenmill-only: tokenmill's throughput rows (the same calls as the table's), to --json.
+    The rows run in this process, so each one's peak is the process's peak so far."""
+    text, paras = paragraphs(mb)
+    ours, ptb = WordTokenizer("en"), WordTokenizer("en", penn_treebank=True)
+    cases = {
+        "whole sample": lambda: len(ours.tokenize_with_offsets(text)),
+        "per paragraph": lambda: sum(len(ours.tokenize_with_offsets(p)) for p in paras),
+        "tokenize_spans whole sample": lambda: len(ours.tokenize_spans(text)[0]),
+        "PTB per paragraph": lambda: sum(len(ptb.tokenize_with_offsets(p)) for p in paras),
+    }
+    results = Results()
+    for case, run in cases.items():
+        wall, cpu, n = time_runs(run, REPEAT)
+        results.add(case, wall, cpu, peak_rss_mb(), n)
+    results.cases["whole sample"]["digest"] = digest_of(ours.tokenize_with_offsets(text))
+    results.write(out)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -209,13 +234,18 @@ def main(argv=None):
     ap.add_argument("--skip-f1", action="store_true")
     ap.add_argument("--skip-speed", action="store_true")
     ap.add_argument("--repeat", type=int, default=3, help="runs per throughput row (median)")
+    add_compare_options(ap)
     args = ap.parse_args(argv)
+    check_compare_options(ap, args)
     global REPEAT
     REPEAT = max(1, args.repeat)
     if not (SHARED / "corpora").exists():
         sys.exit(f"needs {SHARED}/corpora (set TOKENMILL_SHARED)")
+    if args.tokenmill_only:
+        tokenmill_only(args.mb, args.json)
+        return
     if not args.skip_f1:
-        f1_table([l for l in args.langs.split(",") if l])
+        f1_table([lang for lang in args.langs.split(",") if lang])
     if not args.skip_speed:
         speed_table(args.mb)
 

@@ -21,25 +21,56 @@ from __future__ import annotations
 import argparse
 import logging
 import os
-import statistics
 import tempfile
-import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("TOKENMILL_SHARED", REPO.parent / "shared"))
 SIGHAN = SHARED / "corpora" / "sighan2005"
 
+from _common import (  # noqa: E402
+    Results,
+    add_compare_options,
+    check_compare_options,
+    digest_of,
+    peak_rss_mb,
+    time_runs,
+)
 from tokenmill.words import ChineseSegmenter, evaluate  # noqa: E402
 
 
 def median_cpu(fn, rounds):
-    times = []
-    for _ in range(rounds):
-        start = time.process_time()
-        fn()
-        times.append(time.process_time() - start)
-    return statistics.median(times)
+    return time_runs(fn, rounds)[1]
+
+
+def over_lines(seg, lines, as_list=False):
+    """A call that segments every line (``as_list``: and makes each result a list)."""
+    if as_list:
+        return lambda: [list(seg(line)) for line in lines]
+    return lambda: [seg(line) for line in lines]
+
+
+def test_lines(corpus):
+    with open(SIGHAN / f"{corpus}_test.utf8", encoding="utf-8") as f:
+        return [line.rstrip("\r\n") for line in f]
+
+
+def tokenmill_only(args):
+    """--tokenmill-only: tokenmill's training from the word list and its two speed rows per
+    corpus, to --json (in this process: each row's peak is the process's peak so far)."""
+    results = Results()
+    for corpus in args.corpora.split(","):
+        lines = test_lines(corpus)
+        ours = ChineseSegmenter.empty()
+        words = str(SIGHAN / f"{corpus}_training_words.utf8")
+        wall, cpu, _ = time_runs(
+            lambda ours=ours, words=words: ours.train(words, format="words"), 1
+        )
+        results.add(f"{corpus} train", wall, cpu, peak_rss_mb())
+        for name, seg in (("cut_with_offsets", ours.cut_with_offsets), ("cut", ours.cut)):
+            wall, cpu, out = time_runs(over_lines(seg, lines), args.rounds)
+            results.add(f"{corpus} {name}", wall, cpu, peak_rss_mb(), digest_of(out))
+    results.write(args.json)
 
 
 def main() -> None:
@@ -52,7 +83,12 @@ def main() -> None:
         default=3,
         help="frequency written for every word of jieba's dictionary",
     )
+    add_compare_options(parser)
     args = parser.parse_args()
+    check_compare_options(parser, args)
+    if args.tokenmill_only:
+        tokenmill_only(args)
+        return
     import jieba
 
     jieba.setLogLevel(logging.WARNING)
@@ -61,12 +97,13 @@ def main() -> None:
     for corpus in args.corpora.split(","):
         words_file = SIGHAN / f"{corpus}_training_words.utf8"
         gold = SIGHAN / f"{corpus}_test_gold.utf8"
-        lines = [l.rstrip("\r\n") for l in open(SIGHAN / f"{corpus}_test.utf8", encoding="utf-8")]
-        mb = sum(len(l.encode("utf-8")) for l in lines) / 1e6
+        lines = test_lines(corpus)
+        mb = sum(len(line.encode("utf-8")) for line in lines) / 1e6
 
         ours = ChineseSegmenter.empty()
         ours.train(str(words_file), format="words")
-        words = [w.strip() for w in open(words_file, encoding="utf-8") if w.strip()]
+        with open(words_file, encoding="utf-8") as f:
+            words = [w.strip() for w in f if w.strip()]
         with tempfile.NamedTemporaryFile("w", suffix=".txt", encoding="utf-8", delete=False) as f:
             f.write("".join(f"{w} {args.jieba_freq}\n" for w in words))
             jieba_dict = f.name
@@ -76,8 +113,8 @@ def main() -> None:
         rows = [
             ("tokenmill (HMM)", ours),
             ("tokenmill (no HMM)", None),
-            ("jieba (HMM, default)", lambda s: list(theirs.cut(s))),
-            ("jieba (no HMM)", lambda s: list(theirs.cut(s, HMM=False))),
+            ("jieba (HMM, default)", lambda s, theirs=theirs: list(theirs.cut(s))),
+            ("jieba (no HMM)", lambda s, theirs=theirs: list(theirs.cut(s, HMM=False))),
         ]
         for name, seg in rows:
             if seg is None:
@@ -85,24 +122,27 @@ def main() -> None:
                 seg = ours
             scores = evaluate(seg, gold)
             print(
-                f"{corpus:6} {name:28} {scores.f1:7.4f} {scores.precision:7.4f} {scores.recall:7.4f}"
+                f"{corpus:6} {name:28} {scores.f1:7.4f} {scores.precision:7.4f} "
+                f"{scores.recall:7.4f}"
             )
         ours.hmm = True
 
-        t_ours = median_cpu(lambda: [ours.cut_with_offsets(l) for l in lines], args.rounds)
-        t_ours_cut = median_cpu(lambda: [ours.cut(l) for l in lines], args.rounds)
-        t_jieba_tok = median_cpu(lambda: [list(theirs.tokenize(l)) for l in lines], args.rounds)
-        t_jieba_cut = median_cpu(lambda: [list(theirs.cut(l)) for l in lines], args.rounds)
+        t_ours = median_cpu(over_lines(ours.cut_with_offsets, lines), args.rounds)
+        t_ours_cut = median_cpu(over_lines(ours.cut, lines), args.rounds)
+        t_jieba_tok = median_cpu(over_lines(theirs.tokenize, lines, True), args.rounds)
+        t_jieba_cut = median_cpu(over_lines(theirs.cut, lines, True), args.rounds)
         speed_rows.append((corpus, mb, t_ours, t_ours_cut, t_jieba_tok, t_jieba_cut))
         os.unlink(jieba_dict)
 
     print()
     print(
-        f"{'corpus':6} {'MB':>5} {'tokenmill offsets':>18} {'tokenmill cut':>14} {'jieba tokenize':>15} {'jieba cut':>10} {'× (offsets)':>12} {'× (cut)':>8}"
+        f"{'corpus':6} {'MB':>5} {'tokenmill offsets':>18} {'tokenmill cut':>14} "
+        f"{'jieba tokenize':>15} {'jieba cut':>10} {'× (offsets)':>12} {'× (cut)':>8}"
     )
     for corpus, mb, a, b, c, d in speed_rows:
         print(
-            f"{corpus:6} {mb:5.2f} {mb / a:13.2f} MB/s {mb / b:9.2f} MB/s {mb / c:10.2f} MB/s {mb / d:5.2f} MB/s {c / a:11.1f}× {d / b:7.1f}×"
+            f"{corpus:6} {mb:5.2f} {mb / a:13.2f} MB/s {mb / b:9.2f} MB/s {mb / c:10.2f} MB/s "
+            f"{mb / d:5.2f} MB/s {c / a:11.1f}× {d / b:7.1f}×"
         )
 
 
