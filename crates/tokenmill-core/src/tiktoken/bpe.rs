@@ -40,7 +40,7 @@ impl PairRanker for ByteRanks<'_> {
 
 thread_local! {
     /// The word buffer of this thread: merging a piece allocates nothing once it has grown.
-    static WORD: Cell<Word> = Cell::new(Word::with_capacity(LONG_PIECE_BYTES));
+    static WORD: Cell<Word> = const { Cell::new(Word::new()) };
 }
 
 /// Appends the tokens of `piece` to `out`.
@@ -66,9 +66,7 @@ pub fn encode_piece_by_merges(ranks: &TokenMap, piece: &[u8], out: &mut Vec<Rank
     WORD.with(|cell| {
         let mut word = cell.take();
         word.clear();
-        for _ in 0..piece.len() {
-            word.push(NO_RANK, 1);
-        }
+        word.push_bytes(piece.len(), NO_RANK);
         word.merge(&mut ByteRanks { ranks, piece });
         let result = push_parts(ranks, piece, &word, out);
         cell.set(word);

@@ -133,23 +133,44 @@ impl PartialOrd for Queued {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Word {
     slots: Vec<Slot>,
+    /// Where the next pushed symbol starts.
+    end: usize,
 }
 
 impl Word {
+    /// An empty word (no allocation).
+    pub const fn new() -> Self {
+        Word { slots: Vec::new(), end: 0 }
+    }
+
     pub fn with_capacity(capacity: usize) -> Self {
-        Word { slots: Vec::with_capacity(capacity) }
+        Word { slots: Vec::with_capacity(capacity), end: 0 }
     }
 
     pub fn clear(&mut self) {
         self.slots.clear();
+        self.end = 0;
     }
 
     /// Appends a symbol of id `id` covering the `len` bytes after the previous symbol.
     #[inline]
     pub fn push(&mut self, id: u32, len: usize) {
-        let start = self.slots.last().map_or(0, |s| s.symbol.end);
-        let symbol = Symbol { start, end: start + len, id };
+        let start = self.end;
+        self.end += len;
+        let symbol = Symbol { start, end: self.end, id };
         self.slots.push(Slot { symbol, pair: NO_PAIR, merged: 0 });
+    }
+
+    /// Appends `count` symbols of id `id`, each one byte long.
+    #[inline]
+    pub fn push_bytes(&mut self, count: usize, id: u32) {
+        let start = self.end;
+        self.end += count;
+        self.slots.extend((start..self.end).map(|k| Slot {
+            symbol: Symbol { start: k, end: k + 1, id },
+            pair: NO_PAIR,
+            merged: 0,
+        }));
     }
 
     pub fn len(&self) -> usize {
