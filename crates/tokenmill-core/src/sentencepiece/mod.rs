@@ -1,6 +1,7 @@
 //! SentencePiece compatibility: the `.model` protobuf, SentencePiece's normalizer, its BPE,
 //! Unigram, char and word segmenters with SentencePiece's exact rules, and the processor that
 //! ties them together (`tokenmill.sentencepiece` in Python).
+pub mod bpe;
 pub mod darts;
 pub mod flatbuffer;
 pub mod model;

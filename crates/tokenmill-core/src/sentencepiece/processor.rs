@@ -6,6 +6,7 @@ use std::sync::{Arc, OnceLock};
 
 use rand::{Rng, SeedableRng};
 
+use super::bpe;
 use super::model::{self, byte_to_piece, piece_to_byte, Span, UnigramIndex, Vocab};
 use super::normalizer::{Normalized, SpNormalizer, SPACE_SYMBOL};
 use super::proto::{ModelProto, ModelType, PieceType, SentencePieceText, SentencePieceTextPiece};
@@ -282,7 +283,7 @@ impl Processor {
         Ok(match self.kind {
             ModelType::Bpe => {
                 let dropout = if sampling { options.alpha } else { 0.0 };
-                model::encode_bpe(&self.vocab, normalized, dropout, rng)
+                bpe::encode_bpe(&self.vocab, normalized, dropout, rng)
             }
             ModelType::Unigram => {
                 let index = self
@@ -383,7 +384,7 @@ impl Processor {
         };
         match (self.kind, &self.unigram) {
             (ModelType::Bpe, _) if self.vocab.words_are_independent => {
-                model::encode_bpe_words(&self.vocab, &normalized, self.cache_id, tokens, spans)
+                bpe::encode_bpe_words(&self.vocab, &normalized, self.cache_id, tokens, spans)
             }
             _ => *spans = self.segment(&normalized, &EncodeOptions::default(), &mut || 1.0)?,
         }
@@ -509,7 +510,7 @@ impl Processor {
         let encoded: Vec<Vec<Span>> =
             crate::utils::parallel::map_ref_collect(&chunks, |&(start, end)| {
                 let mut spans = Vec::new();
-                model::encode_bpe_words(
+                bpe::encode_bpe_words(
                     &self.vocab,
                     &normalized.text[start..end],
                     self.cache_id,
@@ -545,7 +546,7 @@ impl Processor {
             crate::utils::parallel::map_ref_collect(&chunks, |&(start, end)| {
                 let chunk = &normalized[start..end];
                 let (mut spans, mut ids) = (Vec::new(), Vec::new());
-                model::encode_bpe_words(
+                bpe::encode_bpe_words(
                     &self.vocab,
                     chunk,
                     self.cache_id,

@@ -1,23 +1,47 @@
-//! Byte-pair merging of one piece with tiktoken's rules.
+//! Byte-pair merging of one piece with tiktoken's rules, as a ranker over the BPE kernel
+//! (`models::bpe::merge`).
 //!
 //! A piece starts as single bytes. While some adjacent pair of parts concatenates to bytes that
 //! have a rank, the pair with the lowest rank is merged; among equal ranks (the same bytes at
 //! several places) the leftmost pair is merged first. Ranks are unique per byte string, so this
 //! fully determines the result.
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::cell::Cell;
 
 use super::token_map::TokenMap;
 use crate::error::{Error, Result};
+use crate::models::bpe::merge::{Merge, PairRanker, Symbol, Word, MAX_SYMBOLS};
 
 /// A token id (tiktoken calls it a rank: lower ranks merge first).
 pub type Rank = u32;
 
+/// Not a rank: the id of a single byte before any merge (looked up when it is emitted), and
+/// what a rank of `Rank::MAX` counts as (no merge), as in tiktoken.
 const NO_RANK: Rank = Rank::MAX;
 
-/// Pieces at least this long use the heap-based merge (O(n log n)); shorter ones the simple
-/// scan over a small array (O(n²) but faster for the short pieces real text is made of).
+/// Pieces shorter than this take the kernel's small-word scan; longer ones its heap.
 const LONG_PIECE_BYTES: usize = 128;
+
+/// tiktoken's merge rule: two parts merge if their concatenated bytes have a rank, at that
+/// rank, into the token of that rank.
+struct ByteRanks<'a> {
+    ranks: &'a TokenMap,
+    piece: &'a [u8],
+}
+
+impl PairRanker for ByteRanks<'_> {
+    const SMALL_WORD_SYMBOLS: usize = LONG_PIECE_BYTES - 1;
+
+    #[inline(always)]
+    fn rank(&mut self, left: &Symbol, right: &Symbol) -> Option<Merge> {
+        let rank = self.ranks.get(&self.piece[left.start..right.end]).filter(|&r| r != NO_RANK)?;
+        Some(Merge { priority: rank, id: rank })
+    }
+}
+
+thread_local! {
+    /// The word buffer of this thread: merging a piece allocates nothing once it has grown.
+    static WORD: Cell<Word> = const { Cell::new(Word::new()) };
+}
 
 /// Appends the tokens of `piece` to `out`.
 #[inline]
@@ -33,144 +57,43 @@ pub fn encode_piece(ranks: &TokenMap, piece: &[u8], out: &mut Vec<Rank>) -> Resu
 /// looking `piece` up as a whole (tiktoken's `byte_pair_encode`: a token that no merge sequence
 /// builds comes out in parts).
 pub fn encode_piece_by_merges(ranks: &TokenMap, piece: &[u8], out: &mut Vec<Rank>) -> Result<()> {
-    if piece.len() == 1 {
-        return push_parts(ranks, piece, &[0, 1], out);
+    if piece.len() > MAX_SYMBOLS {
+        return Err(Error::InvalidArgument(format!(
+            "a piece of {} bytes is longer than BPE accepts ({MAX_SYMBOLS})",
+            piece.len()
+        )));
     }
-    if piece.len() < LONG_PIECE_BYTES {
-        let mut starts = [0u32; LONG_PIECE_BYTES + 1];
-        let parts = merge_short(ranks, piece, &mut starts);
-        push_parts(ranks, piece, parts, out)
-    } else {
-        let starts = merge_long(ranks, piece);
-        push_parts(ranks, piece, &starts, out)
-    }
+    WORD.with(|cell| {
+        let mut word = cell.take();
+        word.clear();
+        word.push_bytes(piece.len(), NO_RANK);
+        word.merge(&mut ByteRanks { ranks, piece });
+        let result = push_parts(ranks, piece, &word, out);
+        cell.set(word);
+        result
+    })
 }
 
-/// `starts` holds the start of every part plus `piece.len()` at the end.
-fn push_parts(ranks: &TokenMap, piece: &[u8], starts: &[u32], out: &mut Vec<Rank>) -> Result<()> {
-    for w in starts.windows(2) {
-        let part = &piece[w[0] as usize..w[1] as usize];
-        match ranks.get(part) {
+/// Appends the ranks of the merged parts of `piece`; a single byte that was not merged is
+/// looked up (the only kind of part that can lack a rank).
+fn push_parts(ranks: &TokenMap, piece: &[u8], word: &Word, out: &mut Vec<Rank>) -> Result<()> {
+    for part in word.symbols() {
+        if part.id != NO_RANK {
+            out.push(part.id);
+            continue;
+        }
+        let bytes = &piece[part.start..part.end];
+        match ranks.get(bytes) {
             Some(rank) => out.push(rank),
-            // Only a single byte can be missing (merged parts have ranks by construction).
             None => {
                 return Err(Error::InvalidArgument(format!(
-                    "the byte sequence {part:?} has no rank, so this text cannot be encoded \
+                    "the byte sequence {bytes:?} has no rank, so this text cannot be encoded \
                      (the mergeable ranks must include every single byte)"
                 )))
             }
         }
     }
     Ok(())
-}
-
-#[inline]
-fn rank_of(ranks: &TokenMap, bytes: &[u8]) -> Rank {
-    ranks.get(bytes).unwrap_or(NO_RANK)
-}
-
-/// Merge for short pieces: `starts[..len]` are the part starts plus the end; `pair[i]` is the
-/// rank of part i merged with part i+1. Each step scans for the lowest rank.
-fn merge_short<'a>(
-    ranks: &TokenMap,
-    piece: &[u8],
-    starts: &'a mut [u32; LONG_PIECE_BYTES + 1],
-) -> &'a [u32] {
-    let n = piece.len();
-    let mut pair = [NO_RANK; LONG_PIECE_BYTES];
-    for (i, start) in starts.iter_mut().enumerate().take(n + 1) {
-        *start = i as u32;
-    }
-    for i in 0..n.saturating_sub(1) {
-        pair[i] = rank_of(ranks, &piece[i..i + 2]);
-    }
-    let mut len = n + 1; // entries in `starts`; there are len-1 parts and len-2 pairs
-    loop {
-        let mut best = NO_RANK;
-        let mut at = 0;
-        for (i, &r) in pair[..len.saturating_sub(2)].iter().enumerate() {
-            if r < best {
-                best = r;
-                at = i;
-            }
-        }
-        if best == NO_RANK {
-            break;
-        }
-        // Merge part `at` with part `at + 1`: drop start `at + 1`.
-        starts.copy_within(at + 2..len, at + 1);
-        pair.copy_within(at + 2..len - 1, at + 1);
-        len -= 1;
-        let pair_rank = |i: usize| {
-            if i + 2 < len {
-                rank_of(ranks, &piece[starts[i] as usize..starts[i + 2] as usize])
-            } else {
-                NO_RANK
-            }
-        };
-        pair[at] = pair_rank(at);
-        if at > 0 {
-            pair[at - 1] = pair_rank(at - 1);
-        }
-    }
-    &starts[..len]
-}
-
-/// Merge for long pieces: parts form a linked list keyed by their start byte; candidate pairs
-/// sit in a min-heap ordered by (rank, start), so ties go to the leftmost pair as in the scan.
-/// Stale heap entries (a part that was merged away or whose pair changed) are skipped on pop.
-fn merge_long(ranks: &TokenMap, piece: &[u8]) -> Vec<u32> {
-    let n = piece.len();
-    let mut next: Vec<usize> = (1..=n).collect();
-    let mut prev: Vec<usize> = (0..n).map(|i| i.wrapping_sub(1)).collect();
-    let mut alive = vec![true; n];
-    let mut pair = vec![NO_RANK; n];
-    let mut heap = BinaryHeap::with_capacity(n);
-    for i in 0..n - 1 {
-        pair[i] = rank_of(ranks, &piece[i..i + 2]);
-        if pair[i] != NO_RANK {
-            heap.push(Reverse((pair[i], i)));
-        }
-    }
-    // The rank of part `i` merged with its successor.
-    let pair_rank = |next: &[usize], i: usize| {
-        let j = next[i];
-        if j < n {
-            rank_of(ranks, &piece[i..next[j]])
-        } else {
-            NO_RANK
-        }
-    };
-    while let Some(Reverse((rank, i))) = heap.pop() {
-        if !alive[i] || pair[i] != rank {
-            continue;
-        }
-        let j = next[i];
-        alive[j] = false;
-        next[i] = next[j];
-        if next[i] < n {
-            prev[next[i]] = i;
-        }
-        pair[i] = pair_rank(&next, i);
-        if pair[i] != NO_RANK {
-            heap.push(Reverse((pair[i], i)));
-        }
-        let p = prev[i];
-        if p != usize::MAX {
-            pair[p] = pair_rank(&next, p);
-            if pair[p] != NO_RANK {
-                heap.push(Reverse((pair[p], p)));
-            }
-        }
-    }
-    let mut starts: Vec<u32> = Vec::new();
-    let mut i = 0;
-    while i < n {
-        starts.push(i as u32);
-        i = next[i];
-    }
-    starts.push(n as u32);
-    starts
 }
 
 #[cfg(test)]

@@ -4,11 +4,11 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
-use rand::{RngCore, SeedableRng};
+use rand::{Rng, RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rustc_hash::FxHashMap;
 
-use super::word::{Word, MAX_SYMBOLS};
+use super::merge::{Dropout, Merge, PairRanker, Symbol, Word, MAX_SYMBOLS};
 use crate::error::{Error, Result};
 use crate::tokenizer::{Model, Token};
 use crate::utils::byte_level::map_bytes_with_origins;
@@ -20,6 +20,18 @@ pub type Vocab = HashMap<String, u32>;
 pub type Merges = Vec<(String, String)>;
 /// (left id, right id) → (rank, id of the merged token)
 pub type MergeMap = FxHashMap<(u32, u32), (u32, u32)>;
+
+/// `tokenizers`' merge rule for the kernel (`merge`): two tokens merge if their pair is in
+/// merges.txt, at the pair's rank (its line), into the token the merge names.
+pub(crate) struct MergeRanks<'a>(pub &'a MergeMap);
+
+impl PairRanker for MergeRanks<'_> {
+    #[inline(always)]
+    fn rank(&mut self, left: &Symbol, right: &Symbol) -> Option<Merge> {
+        let &(priority, id) = self.0.get(&(left.id, right.id))?;
+        Some(Merge { priority, id })
+    }
+}
 
 /// Default number of words cached per model (the threads share them). Far above `tokenizers`'
 /// 10,000: the distinct words of 20 MB of English prose number ~95,000, and a word that misses
@@ -391,9 +403,9 @@ impl BPE {
             if undecorated {
                 if let Some(&id) = self.char_ids.get(c as usize).filter(|&&id| id != NO_ID) {
                     if let Some((unk_id, unk_len)) = pending_unk.take() {
-                        symbols.add(unk_id, unk_len);
+                        symbols.push(unk_id, unk_len);
                     }
-                    symbols.add(id, char_len);
+                    symbols.push(id, char_len);
                     continue;
                 }
             }
@@ -409,9 +421,9 @@ impl BPE {
 
             if let Some(&id) = self.vocab.get(text) {
                 if let Some((unk_id, unk_len)) = pending_unk.take() {
-                    symbols.add(unk_id, unk_len);
+                    symbols.push(unk_id, unk_len);
                 }
-                symbols.add(id, char_len);
+                symbols.push(id, char_len);
                 continue;
             }
             // Byte fallback covers the decorated text, one 1-byte symbol per byte; like
@@ -421,7 +433,7 @@ impl BPE {
                     text.bytes().map(|b| self.byte_tokens[b as usize]).collect();
                 if let Some(ids) = bytes {
                     for id in ids {
-                        symbols.add(id, 1);
+                        symbols.push(id, 1);
                     }
                     continue;
                 }
@@ -437,7 +449,7 @@ impl BPE {
                 pending_unk = match pending_unk {
                     Some((id, len)) if self.fuse_unk => Some((id, len + char_len)),
                     Some((id, len)) => {
-                        symbols.add(id, len);
+                        symbols.push(id, len);
                         Some((unk_id()?, char_len))
                     }
                     None => Some((unk_id()?, char_len)),
@@ -445,7 +457,7 @@ impl BPE {
             }
         }
         if let Some((unk_id, unk_len)) = pending_unk {
-            symbols.add(unk_id, unk_len);
+            symbols.push(unk_id, unk_len);
         }
         Ok(symbols)
     }
@@ -453,12 +465,15 @@ impl BPE {
     /// The merged word: initial symbols, then every merge in rank order (with dropout if set).
     fn merge_word(&self, word: &str) -> Result<Word> {
         let mut symbols = self.initial_symbols(word)?;
+        let mut ranks = MergeRanks(&self.merges);
         match self.dropout {
             Some(p) if p > 0.0 => {
+                // As `tokenizers`: a skipped merge is tried again after the next one.
                 let mut rng = self.rng.word_rng();
-                symbols.merge_all(&self.merges, Some((p, &mut rng)));
+                let skip = || rng.gen::<f32>() < p;
+                symbols.merge_with_dropout(&mut ranks, Dropout::Retry(skip));
             }
-            _ => symbols.merge_all::<ChaCha8Rng>(&self.merges, None),
+            _ => symbols.merge(&mut ranks),
         }
         Ok(symbols)
     }
@@ -504,7 +519,7 @@ impl BPE {
             }
         }
         let merged = self.merge_word(word)?;
-        merged.ids_and_offsets().for_each(|(id, offsets)| emit(id, offsets));
+        merged.symbols().for_each(|s| emit(s.id, (s.start, s.end)));
         Ok(())
     }
 
