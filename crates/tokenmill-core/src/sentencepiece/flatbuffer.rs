@@ -13,11 +13,11 @@
 //! identity needs the C++ `FlatBufferBuilder`'s exact layout — the buffer grows downwards,
 //! objects are written in the order the generated `Pack` writes them, table fields by size
 //! (largest first) then in reverse schema order, defaults left out, equal vtables shared.
-use super::darts::darts_clone;
 use super::model::{encode_bpe, Vocab};
 use super::normalizer::one_char_len;
 use super::proto::{ModelProto, ModelType, PieceType};
 use crate::error::{Error, Result};
+use crate::utils::darts::darts_clone;
 
 /// What `convert_to_flatbuffer` may be asked besides the model.
 #[derive(Debug, Clone, Copy, Default)]
