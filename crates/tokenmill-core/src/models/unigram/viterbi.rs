@@ -79,6 +79,7 @@ impl Unigram {
             return Ok(start_score);
         }
         let unk_score = T::from_f64(self.unk_score());
+        let unk_id = self.unk_id().map(|u| u as u32);
         let scores = T::select(&self.match_scores_f32, &self.match_scores_f64);
         best.clear();
         best.resize(size + 1, Cell { id: u32::MAX, score: T::ZERO, start: UNSET });
@@ -97,28 +98,14 @@ impl Unigram {
                         None => return,
                     }
                 }
-                let candidate = score + till_here;
-                let target = &mut best[start + length];
-                let is_set = target.start != UNSET;
-                if TRACK {
-                    decisions.candidate(candidate, is_set.then_some(target.score));
-                }
-                if !is_set || candidate > target.score {
-                    *target = Cell { id, score: candidate, start };
-                }
+                let candidate = Cell { id, score: score + till_here, start };
+                relax::<T, TRACK>(&mut best[start + length], candidate, decisions);
                 has_single_node |= length == char_len;
             });
             if !has_single_node {
-                let unk = self.unk_id().ok_or_else(Unigram::missing_unk)? as u32;
-                let candidate = unk_score + till_here;
-                let target = &mut best[start + char_len];
-                let is_set = target.start != UNSET;
-                if TRACK {
-                    decisions.candidate(candidate, is_set.then_some(target.score));
-                }
-                if !is_set || candidate > target.score {
-                    *target = Cell { id: unk, score: candidate, start };
-                }
+                let unk = unk_id.ok_or_else(Unigram::missing_unk)?;
+                let candidate = Cell { id: unk, score: unk_score + till_here, start };
+                relax::<T, TRACK>(&mut best[start + char_len], candidate, decisions);
             }
             decisions.chars += 1;
             start += char_len;
@@ -166,6 +153,23 @@ impl Unigram {
             Some(&s) if s.is_finite() => Some(s),
             _ => self.viterbi_piece_score(id, length),
         }
+    }
+}
+
+/// Keeps `candidate` as the best path ending at `target`'s position when none is set yet or it
+/// scores strictly higher (ties keep the earlier-found path); with `TRACK`, records the decision.
+#[inline(always)]
+fn relax<T: Real, const TRACK: bool>(
+    target: &mut Cell<T>,
+    candidate: Cell<T>,
+    decisions: &mut Decisions,
+) {
+    let is_set = target.start != UNSET;
+    if TRACK {
+        decisions.candidate(candidate.score, is_set.then_some(target.score));
+    }
+    if !is_set || candidate.score > target.score {
+        *target = candidate;
     }
 }
 
