@@ -7,7 +7,7 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use tokenmill_core::models::unigram::{PieceKind, Segmentation, Unigram};
+use tokenmill_core::models::unigram::{PieceType, Segmentation, Unigram};
 use tokenmill_core::models::ModelWrapper;
 use tokenmill_core::trainers::{TrainerWrapper, UnigramTrainer};
 
@@ -143,19 +143,11 @@ impl PyUnigram {
             .into_iter()
             .enumerate()
             .map(|(i, (p, s, t))| {
-                let kind = match t {
-                    1 => PieceKind::Normal,
-                    2 => PieceKind::Unknown,
-                    3 => PieceKind::Control,
-                    4 => PieceKind::UserDefined,
-                    5 => PieceKind::Unused,
-                    6 => PieceKind::Byte,
-                    other => {
-                        return Err(PyValueError::new_err(format!(
-                            "piece {i} ({p:?}): unknown piece type {other} (1..=6)"
-                        )))
-                    }
-                };
+                let kind = PieceType::try_from(i32::from(t)).map_err(|_| {
+                    PyValueError::new_err(format!(
+                        "piece {i} ({p:?}): unknown piece type {t} (1..=6)"
+                    ))
+                })?;
                 Ok((p, s, kind))
             })
             .collect::<PyResult<Vec<_>>>()?;

@@ -129,7 +129,7 @@ impl Precompiled {
     /// SentencePiece's own lookup (normalizer.cc): the replacement of the *longest* prefix of
     /// `bytes` that has a rule, with that prefix's length. The replacement ends at its NUL.
     pub fn longest_match(&self, bytes: &[u8]) -> Option<(&str, usize)> {
-        let (start, len) = crate::sentencepiece::darts::longest_prefix(&self.trie, bytes)?;
+        let (start, len) = crate::utils::darts::longest_prefix(&self.trie, bytes)?;
         let rest = self.replacements.get(start as usize..)?;
         Some((rest.split('\0').next().unwrap_or(rest), len))
     }
@@ -137,7 +137,7 @@ impl Precompiled {
     /// Every rule `(source, replacement)`, sorted by source (sentencepiece's `Decompile`).
     /// Rules that are not UTF-8 (a malformed charsmap) are left out.
     pub fn rules(&self) -> Vec<(String, String)> {
-        crate::sentencepiece::darts::keys(&self.trie)
+        crate::utils::darts::keys(&self.trie)
             .into_iter()
             .filter_map(|(source, start)| {
                 let source = String::from_utf8(source).ok()?;

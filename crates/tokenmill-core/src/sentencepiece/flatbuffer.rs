@@ -14,11 +14,11 @@
 //! objects are written in the order the generated `Pack` writes them, table fields by size
 //! (largest first) then in reverse schema order, defaults left out, equal vtables shared.
 use super::bpe::encode_bpe;
-use super::darts::darts_clone;
 use super::model::Vocab;
 use super::normalizer::one_char_len;
 use super::proto::{ModelProto, ModelType, PieceType};
 use crate::error::{Error, Result};
+use crate::utils::darts::darts_clone;
 
 /// What `convert_to_flatbuffer` may be asked besides the model.
 #[derive(Debug, Clone, Copy, Default)]

@@ -1,8 +1,21 @@
-//! SentencePiece compatibility: the `.model` protobuf, SentencePiece's normalizer, its BPE,
-//! Unigram, char and word segmenters with SentencePiece's exact rules, and the processor that
-//! ties them together (`tokenmill.sentencepiece` in Python).
+//! SentencePiece compatibility (`tokenmill.sentencepiece` in Python), laid out as sentencepiece
+//! is: an adapter with sentencepiece's formats, rules and API over the shared engines, never a
+//! second engine.
+//!
+//! - `.model` I/O and flags: `proto` (the `ModelProto` protobuf: pieces, trainer and normalizer
+//!   specs), `flatbuffer` (the flatbuffer model format);
+//! - the normalizer: `normalizer` (sentencepiece's normalization, offsets included); its charsmap
+//!   builder apart in `rules`, the built-in charsmaps in `charsmaps/`;
+//! - `model` (model_interface.cc): the vocabulary with sentencepiece's lookup rules, the
+//!   user-defined-symbol matcher, word splitting, the id writer, and the char and word models;
+//! - per-model adapters over the shared engines: `unigram` (over `models::unigram`, with its
+//!   word cache in `unigram_cache`) and `bpe` (over `models::bpe`'s merge kernel);
+//! - `processor`: `SentencePieceProcessor` (encode, decode, n-best, sampling, entropy);
+//! - training: `trainer` and `unigram_trainer` (over `trainers`).
+//!
+//! May import the engines (`models`, `trainers`, `utils`, `normalizers`); nothing outside this
+//! folder but the Python bindings imports it.
 pub mod bpe;
-pub mod darts;
 pub mod flatbuffer;
 pub mod model;
 pub mod normalizer;
@@ -10,9 +23,14 @@ pub mod processor;
 pub mod proto;
 pub mod rules;
 pub mod trainer;
+pub mod unigram;
 pub mod unigram_cache;
 mod unigram_trainer;
 
 pub use normalizer::{Normalized, SpNormalizer, SPACE_SYMBOL};
 pub use processor::{EncodeOptions, EncodedPiece, EncodedText, Processor};
 pub use proto::{ModelProto, ModelType, NormalizerSpec, PieceType, SentencePiece, TrainerSpec};
+
+// The trie moved to `utils::darts` (one double array for the crate); `trainer.rs` still reads
+// it through this path.
+pub(crate) use crate::utils::darts;

@@ -4,10 +4,10 @@
 //! and the alignment of every normalized byte to the original byte it came from.
 use std::borrow::Cow;
 
-use super::darts::DoubleArray;
 use super::proto::{NormalizerSpec, TrainerSpec};
 use crate::error::Result;
 use crate::normalizers::Precompiled;
+use crate::utils::darts::DoubleArray;
 
 /// "▁" (U+2581), SentencePiece's visible whitespace.
 pub const SPACE_SYMBOL: &str = "\u{2581}";
@@ -60,7 +60,7 @@ impl PlainAscii {
                 continue;
             }
             for c in 0..128u8 {
-                if super::darts::has_key_starting_with(charsmap.trie_units(), &[b, c]) {
+                if crate::utils::darts::has_key_starting_with(charsmap.trie_units(), &[b, c]) {
                     self.pair[b as usize] &= !(1u128 << c);
                 }
             }
@@ -329,9 +329,5 @@ pub(crate) fn utf8_char_len(bytes: &[u8]) -> Option<usize> {
     std::str::from_utf8(chunk).ok().map(|_| len)
 }
 
-/// SentencePiece's `OneCharLen`: the length a UTF-8 lead byte announces (1 for stray bytes).
-#[inline]
-pub(crate) fn one_char_len(byte: u8) -> usize {
-    const LENGTHS: [usize; 16] = [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 3, 4];
-    LENGTHS[(byte >> 4) as usize]
-}
+/// SentencePiece's `OneCharLen`, under its name (the crate's one definition).
+pub(crate) use crate::utils::offsets::utf8_len as one_char_len;

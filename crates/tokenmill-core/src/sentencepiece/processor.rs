@@ -2,17 +2,18 @@
 //! segmentation into pieces the way SentencePiece does — unknown pieces become byte pieces when
 //! byte_fallback is on, runs of unknown pieces merge otherwise — with surfaces and offsets; and
 //! decode pieces or ids back to text.
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use rand::{Rng, SeedableRng};
 
 use super::bpe;
-use super::model::{self, byte_to_piece, piece_to_byte, Span, UnigramIndex, Vocab};
+use super::model::{self, byte_to_piece, piece_to_byte, Span, Vocab};
 use super::normalizer::{Normalized, SpNormalizer, SPACE_SYMBOL};
 use super::proto::{ModelProto, ModelType, PieceType, SentencePieceText, SentencePieceTextPiece};
+use super::unigram::{self, to_spans};
 use super::unigram_cache::{LongWordMaps, WordCache};
 use crate::error::{Error, Result};
-use crate::models::unigram::{PieceKind, Segmentation, Unigram};
+use crate::models::unigram::Unigram;
 
 const DEFAULT_UNK_SURFACE: &str = " \u{2047} ";
 
@@ -22,7 +23,7 @@ struct Scratch {
     normalized: Vec<u8>,
     spans: Vec<Span>,
     tokens: Vec<(u32, u32)>,
-    unigram: model::UnigramBuffers,
+    unigram: unigram::UnigramBuffers,
     /// This thread's Unigram long words, one map per model (by cache id).
     unigram_long_words: LongWordMaps,
 }
@@ -96,16 +97,15 @@ pub struct Processor {
     proto: ModelProto,
     pub vocab: Vocab,
     kind: ModelType,
-    unigram: Option<UnigramIndex>,
+    /// The Unigram engine over this vocabulary with sentencepiece's rules (Unigram models only):
+    /// Viterbi, lattice, n-best, sampling, entropy.
+    unigram: Option<Unigram>,
     normalizer: SpNormalizer,
     denormalizer: Option<SpNormalizer>,
     unk_surface: String,
     decode_strips_bos_ws: bool,
     decode_strips_all_leading_ws: bool,
     special: [String; 4],
-    /// The core Unigram model (lattice, n-best, sampling, entropy), built on first use by the
-    /// calls that need a lattice; plain encoding never touches it.
-    lattice_model: OnceLock<std::result::Result<Unigram, String>>,
     /// The Unigram word cache, shared by every thread that encodes with this model (and its
     /// clones, which encode alike).
     unigram_words: Arc<WordCache>,
@@ -140,7 +140,7 @@ impl Processor {
         let vocab = Vocab::from_proto(&proto)?;
         let kind = model::model_type(&proto)?;
         let unigram =
-            if kind == ModelType::Unigram { Some(UnigramIndex::new(&vocab)?) } else { None };
+            if kind == ModelType::Unigram { Some(unigram::unigram_model(&vocab)?) } else { None };
         let trainer = proto.trainer_spec();
         let spec = proto.normalizer_spec();
         let normalizer = SpNormalizer::for_model(&spec, &trainer, vocab.user_defined.clone())?;
@@ -173,7 +173,6 @@ impl Processor {
             denormalizer,
             unk_surface,
             special,
-            lattice_model: OnceLock::new(),
             unigram_words: Arc::default(),
         };
         processor.self_test()?;
@@ -286,10 +285,6 @@ impl Processor {
                 bpe::encode_bpe(&self.vocab, normalized, dropout, rng)
             }
             ModelType::Unigram => {
-                let index = self
-                    .unigram
-                    .as_ref()
-                    .ok_or_else(|| Error::Other("unigram index missing".into()))?;
                 if sampling && options.nbest_size != 0 && options.nbest_size != 1 {
                     // One seed from the call's generator drives the Unigram sampler.
                     let mut rng =
@@ -301,7 +296,7 @@ impl Processor {
                         &mut rng,
                     );
                 }
-                model::encode_unigram(&self.vocab, index, normalized)
+                unigram::encode_unigram(self.unigram()?, normalized)?
             }
             ModelType::Char => model::encode_char(&self.vocab, normalized),
             ModelType::Word => model::encode_word(&self.vocab, normalized),
@@ -359,22 +354,21 @@ impl Processor {
     fn plain_ids(&self, text: &str, scratch: &mut Scratch, out: &mut Vec<u32>) -> Result<()> {
         let Scratch { normalized, spans, tokens, unigram, unigram_long_words } = scratch;
         self.normalizer.normalize_into(text, normalized);
-        if let (ModelType::Unigram, Some(index)) = (self.kind, &self.unigram) {
-            if model::unigram_words_cacheable(&self.vocab) {
+        if let (ModelType::Unigram, Some(model)) = (self.kind, &self.unigram) {
+            if unigram::unigram_words_cacheable(&self.vocab) {
                 // On the bytes: they are valid UTF-8 (the normalizer only writes whole
                 // characters and U+FFFD), and checking that again costs more than one might
                 // think (each ▁ ends the validator's ASCII fast path).
                 debug_assert!(std::str::from_utf8(normalized).is_ok());
                 let mut cache = self.unigram_words.view(unigram_long_words.select(self.cache_id));
-                model::encode_unigram_words(
+                return unigram::encode_unigram_words(
                     &self.vocab,
-                    index,
+                    model,
                     normalized,
                     &mut cache,
                     unigram,
                     out,
                 );
-                return Ok(());
             }
         }
         // Always valid for `&str` input (whole characters and validated replacements are copied).
@@ -559,35 +553,16 @@ impl Processor {
         Ok(ids.concat())
     }
 
-    /// The core Unigram model over this vocabulary with sentencepiece's scoring rules (built
-    /// once). Unknown runs are not fused and bytes not expanded there: `populate` does both, so
-    /// n-best and sampled results get the same byte fallback and unknown fusion as `encode`.
-    fn lattice_model(&self) -> Result<&Unigram> {
-        let built = self.lattice_model.get_or_init(|| {
-            let kind = |t: PieceType| match t {
-                PieceType::Normal => PieceKind::Normal,
-                PieceType::Unknown => PieceKind::Unknown,
-                PieceType::Control => PieceKind::Control,
-                PieceType::UserDefined => PieceKind::UserDefined,
-                PieceType::Unused => PieceKind::Unused,
-                PieceType::Byte => PieceKind::Byte,
-            };
-            let pieces = (0..self.vocab.len())
-                .map(|i| {
-                    (self.vocab.pieces[i].clone(), self.vocab.scores[i], kind(self.vocab.types[i]))
-                })
-                .collect();
-            Unigram::from_sentencepiece(pieces, self.vocab.unk_id as usize, false)
-                .map_err(|e| e.to_string())
-        });
-        built.as_ref().map_err(|e| Error::Other(e.clone()))
+    /// The Unigram engine (an error for the other model types, which never build one).
+    fn unigram(&self) -> Result<&Unigram> {
+        self.unigram.as_ref().ok_or_else(|| Error::Other("unigram model missing".into()))
     }
 
     fn require_unigram(&self, what: &str) -> Result<&Unigram> {
         if self.kind != ModelType::Unigram {
             return Err(self.unavailable(what));
         }
-        self.lattice_model()
+        self.unigram()
     }
 
     /// sentencepiece's `SampleEncode` for Unigram: `nbest_size` < 0 samples from the whole
@@ -600,7 +575,7 @@ impl Processor {
         alpha: f32,
         rng: &mut rand::rngs::StdRng,
     ) -> Result<Vec<Span>> {
-        let model = self.lattice_model()?;
+        let model = self.unigram()?;
         let segmentation = match nbest_size {
             n if n < 0 => model.sample(normalized, alpha as f64, rng)?,
             0 | 1 => return self.segment(normalized, &EncodeOptions::default(), &mut || 1.0),
@@ -923,11 +898,6 @@ fn chunk_at_word_starts(normalized: &[u8], min_bytes: usize) -> Vec<(usize, usiz
         chunks.push((start, normalized.len()));
     }
     chunks
-}
-
-/// A core segmentation as processor spans.
-fn to_spans(segmentation: Segmentation) -> Vec<Span> {
-    segmentation.into_iter().map(|(id, start, end)| Span { start, end, id }).collect()
 }
 
 /// A uniform [0, 1) source for BPE-dropout.

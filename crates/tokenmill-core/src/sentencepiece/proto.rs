@@ -141,17 +141,9 @@ pub struct SelfTestData {
     pub samples: Vec<SelfTestSample>,
 }
 
-/// The type of a piece (`ModelProto.SentencePiece.Type`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, prost::Enumeration)]
-#[repr(i32)]
-pub enum PieceType {
-    Normal = 1,
-    Unknown = 2,
-    Control = 3,
-    UserDefined = 4,
-    Unused = 5,
-    Byte = 6,
-}
+/// The type of a piece (`ModelProto.SentencePiece.Type`): the Unigram model's own enum, which
+/// carries the proto's numbering.
+pub use crate::models::unigram::PieceType;
 
 #[derive(Clone, PartialEq, Message)]
 pub struct SentencePiece {

@@ -13,8 +13,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use unicode_normalization::UnicodeNormalization;
 
-use super::darts::DoubleArray;
 use crate::error::{Error, Result};
+use crate::utils::darts::DoubleArray;
 
 /// The rule names SentencePiece knows.
 pub const RULE_NAMES: [&str; 5] = ["nmt_nfkc", "nfkc", "nmt_nfkc_cf", "nfkc_cf", "identity"];

@@ -1,6 +1,7 @@
 //! Shared helpers: regex engine wrapper, byte-level alphabet, offset conversion, parallelism.
 pub mod byte_level;
 pub mod custom;
+pub mod darts;
 pub mod offsets;
 pub mod padding;
 pub mod parallel;

@@ -1,4 +1,13 @@
-//! Byte offsets (what Rust slices by) to character offsets (what Python strings index by).
+//! Byte offsets (what Rust slices by) to character offsets (what Python strings index by), and
+//! the length of a UTF-8 character from its lead byte.
+
+/// The length a UTF-8 lead byte announces (1 for stray continuation bytes): SentencePiece's
+/// `OneCharLen`, and how every Unigram segmenter steps through a text.
+#[inline]
+pub fn utf8_len(lead: u8) -> usize {
+    const LENGTHS: [usize; 16] = [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 3, 4];
+    LENGTHS[(lead >> 4) as usize]
+}
 
 /// Converts byte offsets of one string into char offsets. Free for ASCII text.
 pub struct ByteToCharOffsets {

@@ -39,6 +39,10 @@ pub trait Real:
     fn exp(self) -> Self;
     /// `ln(1 + x)` in this precision.
     fn ln_1p(self) -> Self;
+    fn is_finite(self) -> bool;
+    /// The one of two per-piece tables that holds this precision (the model keeps its scores
+    /// in both, so that each Viterbi reads a dense table of its own type).
+    fn select<'a>(f32s: &'a [f32], f64s: &'a [f64]) -> &'a [Self];
 }
 
 impl Real for f32 {
@@ -55,6 +59,12 @@ impl Real for f32 {
     fn ln_1p(self) -> f32 {
         f32::ln_1p(self)
     }
+    fn is_finite(self) -> bool {
+        f32::is_finite(self)
+    }
+    fn select<'a>(f32s: &'a [f32], _: &'a [f64]) -> &'a [f32] {
+        f32s
+    }
 }
 
 impl Real for f64 {
@@ -70,6 +80,12 @@ impl Real for f64 {
     }
     fn ln_1p(self) -> f64 {
         f64::ln_1p(self)
+    }
+    fn is_finite(self) -> bool {
+        f64::is_finite(self)
+    }
+    fn select<'a>(_: &'a [f32], f64s: &'a [f64]) -> &'a [f64] {
+        f64s
     }
 }
 

@@ -1,16 +1,25 @@
-//! Unigram: the probabilistic subword model of SentencePiece (Kudo 2018).
+//! Unigram: the probabilistic subword model of SentencePiece (Kudo 2018) — the one Unigram
+//! engine of the crate, used by `tokenizers`-style pipelines, by `sentencepiece::unigram` (which
+//! adds sentencepiece's normalizer and flags) and by the Unigram trainer.
 //!
-//! - `model`: the [`Unigram`] model (best path, n-best, sampling; `tokenizers`' and
-//!   sentencepiece's scoring rules);
-//! - `lattice`: the segmentation lattice and its algorithms (Viterbi, n-best A*, forward /
-//!   backward, marginals, forward-filtering backward-sampling, entropy);
+//! - `model`: the [`Unigram`] model (vocabulary, piece types, the trie, n-best, sampling;
+//!   `tokenizers`' and sentencepiece's scoring rules) and [`PieceType`], the one piece-type enum;
+//! - `viterbi`: the one Viterbi, generic over the score arithmetic (`f32` as sentencepiece,
+//!   `f64` as `tokenizers`), with the near-tie tracking that lets a word's path be cached;
+//! - `lattice`: the segmentation lattice and its algorithms (n-best A*, forward / backward,
+//!   marginals, forward-filtering backward-sampling, entropy);
 //! - `serialization`: the tokenizer.json "model" section.
+//!
+//! Imports only `crate::utils` (the double-array trie), `crate::tokenizer` (the `Model` trait) and
+//! `crate::error`; never an adapter (`sentencepiece`, `tiktoken`).
 pub mod lattice;
 mod model;
 mod serialization;
+mod viterbi;
 
 pub use lattice::{Lattice, Real};
-pub use model::{PieceKind, Segmentation, Unigram, UNK_PENALTY};
+pub use model::{PieceType, Segmentation, Unigram, UNK_PENALTY};
+pub use viterbi::{exact_prefix_limit, Cell, Decisions};
 
 #[cfg(test)]
 mod tests;

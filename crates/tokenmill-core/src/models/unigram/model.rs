@@ -1,13 +1,14 @@
 //! The Unigram model: a vocabulary of pieces with log-probabilities; a string is cut into the
-//! most probable sequence of pieces (Viterbi), or into one of the n best, or into a sampled one.
+//! most probable sequence of pieces (Viterbi, in `viterbi`), or into one of the n best, or into
+//! a sampled one (on the lattice, `lattice`).
 //!
 //! Two scoring rules, chosen at construction:
 //! * **tokenizers** ([`Unigram::from`]): `f64` scores; an unknown character costs
 //!   `min(all scores) - 10`; runs of unknown characters are fused into one unk token; with
 //!   `byte_fallback` an unknown run becomes `<0xXX>` byte tokens when all exist.
 //! * **sentencepiece** ([`Unigram::from_sentencepiece`]): `f32` arithmetic; piece types as in a
-//!   `.model` file: only normal, user-defined and unused pieces are in the trie, unused pieces
-//!   never match, a user-defined piece scores `length × max_score - 0.1` (length in bytes for
+//!   `.model` file: only normal, user-defined and unused pieces without a NUL byte are in the
+//!   trie (as in sentencepiece's C-string keyed one), unused pieces never match, a user-defined piece scores `length × max_score - 0.1` (length in bytes for
 //!   Viterbi, in characters for n-best and sampling, exactly as `unigram_model.cc`), unknown
 //!   characters cost `min(normal scores) - 10`. `tokenize` fuses runs of unknown characters
 //!   into one unk token (or their bytes with byte fallback), as sentencepiece's processor does;
@@ -26,25 +27,28 @@ use rustc_hash::FxHashMap;
 use super::lattice::{pick_weighted, Lattice, Real};
 use crate::error::{Error, Result};
 use crate::tokenizer::{Model, Token};
+use crate::utils::darts::DoubleArray;
 
 /// The cost of an unknown character below the lowest piece score (both libraries).
 pub const UNK_PENALTY: f64 = 10.0;
 
-/// The type of a piece, as in sentencepiece's `ModelProto.SentencePiece.Type`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum PieceKind {
-    Normal,
-    Unknown,
-    Control,
-    UserDefined,
-    Unused,
-    Byte,
+/// The type of a piece: sentencepiece's `ModelProto.SentencePiece.Type`, with its numbering (the
+/// `.model` protobuf reads and writes this enum; `tokenizers`' rules treat every piece as normal).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, prost::Enumeration)]
+#[repr(i32)]
+pub enum PieceType {
+    Normal = 1,
+    Unknown = 2,
+    Control = 3,
+    UserDefined = 4,
+    Unused = 5,
+    Byte = 6,
 }
 
 /// sentencepiece's scoring data (see the module docs).
 #[derive(Debug, Clone, PartialEq)]
 struct SentencePieceRules {
-    kinds: Vec<PieceKind>,
+    kinds: Vec<PieceType>,
     min_score: f32,
     max_score: f32,
 }
@@ -52,32 +56,20 @@ struct SentencePieceRules {
 /// A segmentation: `(id, byte start, byte end)` per piece, left to right.
 pub type Segmentation = Vec<(u32, usize, usize)>;
 
-/// Finds every vocabulary piece that starts a string: a double-array trie (`yada`) over the
-/// pieces' bytes, plus the rare pieces that contain a NUL byte, which `yada` cannot store.
+/// Finds every vocabulary piece that starts a string: the crate's double-array trie over the
+/// pieces' bytes, plus the rare pieces that contain a NUL byte, which a double array cannot store.
 #[derive(Clone)]
-struct PieceTrie {
-    trie: Option<yada::DoubleArray<Vec<u8>>>,
+pub(super) struct PieceTrie {
+    trie: Option<DoubleArray>,
     nul_pieces: Vec<(Vec<u8>, u32)>,
 }
 
 impl PieceTrie {
-    fn build(mut keys: Vec<(&[u8], u32)>) -> Result<Self> {
-        keys.retain(|(k, _)| !k.is_empty());
-        let (nul_pieces, mut keys): (Vec<_>, Vec<_>) =
-            keys.into_iter().partition(|(k, _)| k.contains(&0));
-        keys.sort_unstable();
-        keys.dedup_by(|a, b| a.0 == b.0);
-        let trie = if keys.is_empty() {
-            None
-        } else {
-            let bytes = yada::builder::DoubleArrayBuilder::build(&keys)
-                .map_err(|e| Error::Other(format!("cannot build the Unigram piece trie: {e}")))?;
-            Some(
-                yada::DoubleArray::new(bytes).map_err(|e| {
-                    Error::Other(format!("cannot load the Unigram piece trie: {e}"))
-                })?,
-            )
-        };
+    /// `keys` must be unique.
+    fn build(keys: Vec<(&[u8], u32)>) -> Result<Self> {
+        let (nul_pieces, keys): (Vec<_>, Vec<_>) =
+            keys.into_iter().filter(|(k, _)| !k.is_empty()).partition(|(k, _)| k.contains(&0));
+        let trie = if keys.is_empty() { None } else { Some(DoubleArray::build(&keys)?) };
         let mut nul_pieces: Vec<_> = nul_pieces.into_iter().map(|(k, v)| (k.to_vec(), v)).collect();
         nul_pieces.sort_by_key(|(k, _)| k.len());
         Ok(PieceTrie { trie, nul_pieces })
@@ -85,18 +77,16 @@ impl PieceTrie {
 
     /// Calls `f(id, byte length)` for each piece that is a prefix of `text`, shortest first.
     #[inline]
-    fn prefixes(&self, text: &[u8], mut f: impl FnMut(u32, usize)) {
+    pub(super) fn prefixes(&self, text: &[u8], mut f: impl FnMut(u32, usize)) {
         if self.nul_pieces.is_empty() {
             if let Some(trie) = &self.trie {
-                for (id, len) in trie.common_prefix_search(text) {
-                    f(id, len);
-                }
+                trie.common_prefix_search(text, f);
             }
             return;
         }
         let mut found: Vec<(usize, u32)> = vec![];
         if let Some(trie) = &self.trie {
-            found.extend(trie.common_prefix_search(text).map(|(id, len)| (len, id)));
+            trie.common_prefix_search(text, |id, len| found.push((len, id)));
         }
         found.extend(
             self.nul_pieces
@@ -115,7 +105,13 @@ impl PieceTrie {
 pub struct Unigram {
     vocab: Vec<(String, f64)>,
     token_to_ids: FxHashMap<String, u32>,
-    trie: PieceTrie,
+    pub(super) trie: PieceTrie,
+    /// Per id, the score the Viterbi adds for a match, in each arithmetic: the piece's score,
+    /// or NaN (unused: never matches) or +inf (user-defined: scored by its length) with
+    /// sentencepiece's rules. A non-finite value sends the Viterbi to
+    /// [`Unigram::viterbi_piece_score`], so the hot loop reads one dense number per match.
+    pub(super) match_scores_f32: Vec<f32>,
+    pub(super) match_scores_f64: Vec<f64>,
     min_score: f64,
     unk_id: Option<usize>,
     byte_fallback: bool,
@@ -135,6 +131,8 @@ impl Clone for Unigram {
             vocab: self.vocab.clone(),
             token_to_ids: self.token_to_ids.clone(),
             trie: self.trie.clone(),
+            match_scores_f32: self.match_scores_f32.clone(),
+            match_scores_f64: self.match_scores_f64.clone(),
             min_score: self.min_score,
             unk_id: self.unk_id,
             byte_fallback: self.byte_fallback,
@@ -190,12 +188,12 @@ impl Unigram {
     /// A model with sentencepiece's rules: `pieces` are `(piece, score, type)` by id and
     /// `unk_id` is the id of the unknown piece.
     pub fn from_sentencepiece(
-        pieces: Vec<(String, f32, PieceKind)>,
+        pieces: Vec<(String, f32, PieceType)>,
         unk_id: usize,
         byte_fallback: bool,
     ) -> Result<Self> {
-        let kinds: Vec<PieceKind> = pieces.iter().map(|p| p.2).collect();
-        let normal = || pieces.iter().filter(|p| p.2 == PieceKind::Normal).map(|p| p.1);
+        let kinds: Vec<PieceType> = pieces.iter().map(|p| p.2).collect();
+        let normal = || pieces.iter().filter(|p| p.2 == PieceType::Normal).map(|p| p.1);
         let min_score = normal().fold(f32::MAX, f32::min);
         let max_score = normal().fold(f32::MIN_POSITIVE, f32::max);
         let vocab = pieces.into_iter().map(|(p, s, _)| (p, s as f64)).collect();
@@ -233,19 +231,32 @@ impl Unigram {
         for (id, (piece, _)) in vocab.iter().enumerate() {
             token_to_ids.insert(piece.clone(), id as u32);
         }
-        let in_trie = |id: u32| match &spm {
+        let in_trie = |id: usize| match &spm {
             None => true,
             Some(rules) => matches!(
-                rules.kinds[id as usize],
-                PieceKind::Normal | PieceKind::UserDefined | PieceKind::Unused
+                rules.kinds[id],
+                PieceType::Normal | PieceType::UserDefined | PieceType::Unused
             ),
         };
-        let keys: Vec<(&[u8], u32)> = token_to_ids
+        // By piece, the last id wins (as in `token_to_ids`). sentencepiece's rules leave pieces
+        // with a NUL byte out, as its own (C-string keyed) trie does.
+        let mut keys: FxHashMap<&[u8], u32> = FxHashMap::default();
+        for (id, (piece, _)) in vocab.iter().enumerate() {
+            if in_trie(id) && !(spm.is_some() && piece.contains('\0')) {
+                keys.insert(piece.as_bytes(), id as u32);
+            }
+        }
+        let trie = PieceTrie::build(keys.into_iter().collect())?;
+        let match_scores_f64: Vec<f64> = vocab
             .iter()
-            .filter(|(_, &id)| in_trie(id))
-            .map(|(p, &id)| (p.as_bytes(), id))
+            .enumerate()
+            .map(|(id, (_, score))| match spm.as_ref().map(|rules| rules.kinds[id]) {
+                Some(PieceType::Unused) => f64::NAN,
+                Some(PieceType::UserDefined) => f64::INFINITY,
+                _ => *score,
+            })
             .collect();
-        let trie = PieceTrie::build(keys)?;
+        let match_scores_f32 = match_scores_f64.iter().map(|&s| s as f32).collect();
         let min_score = match &spm {
             None => vocab.iter().map(|v| v.1).fold(f64::INFINITY, f64::min),
             Some(rules) => rules.min_score as f64,
@@ -258,6 +269,8 @@ impl Unigram {
             vocab,
             token_to_ids,
             trie,
+            match_scores_f32,
+            match_scores_f64,
             min_score,
             unk_id,
             byte_fallback,
@@ -299,19 +312,38 @@ impl Unigram {
         self.rng.lock().map(|mut r| r.next_u64()).unwrap_or(0)
     }
 
-    fn unk_score(&self) -> f64 {
+    pub(super) fn unk_score(&self) -> f64 {
         self.min_score - UNK_PENALTY
     }
 
-    /// The score a matched piece gets (sentencepiece's user-defined rule uses `length`); `None`
-    /// when it must not match (unused).
+    /// Whether the model follows sentencepiece's rules (f32 arithmetic, piece types).
+    pub(super) fn is_sentencepiece(&self) -> bool {
+        self.spm.is_some()
+    }
+
+    /// The score a piece matched over `length` bytes gets in the Viterbi, `None` when it must
+    /// not match (unused): sentencepiece's `EncodeOptimized` prices a user-defined piece
+    /// `length × max_score − 0.1` in double, rounded to its float cell.
+    #[inline]
+    pub(super) fn viterbi_piece_score<T: Real>(&self, id: u32, length: usize) -> Option<T> {
+        match &self.spm {
+            Some(rules) if rules.kinds[id as usize] == PieceType::UserDefined => {
+                let score = (length as f64 * rules.max_score as f64 - 0.1) as f32;
+                Some(T::from_f64(score as f64))
+            }
+            _ => self.piece_score(id, length),
+        }
+    }
+
+    /// The score a lattice node gets (sentencepiece's user-defined rule uses `length`, in
+    /// characters, in float arithmetic); `None` when it must not match (unused).
     #[inline]
     fn piece_score<T: Real>(&self, id: u32, length: usize) -> Option<T> {
         match &self.spm {
             None => Some(T::from_f64(self.vocab[id as usize].1)),
             Some(rules) => match rules.kinds[id as usize] {
-                PieceKind::Unused => None,
-                PieceKind::UserDefined => {
+                PieceType::Unused => None,
+                PieceType::UserDefined => {
                     Some(T::from_f64((length as f32 * rules.max_score - 0.1) as f64))
                 }
                 _ => Some(T::from_f64(self.vocab[id as usize].1)),
@@ -320,64 +352,8 @@ impl Unigram {
     }
 
     /// `tokenizers`' exact message (its test suite compares it), without the character.
-    fn missing_unk() -> Error {
+    pub(super) fn missing_unk() -> Error {
         Error::InvalidArgument("Encountered an unknown token but `unk_id` is missing".into())
-    }
-
-    /// The best segmentation of `text` (Viterbi over byte positions, without building a
-    /// lattice); unknown characters are single unk pieces (not fused).
-    pub fn best_segmentation(&self, text: &str) -> Result<Segmentation> {
-        match self.spm {
-            Some(_) => self.best_path::<f32>(text),
-            None => self.best_path::<f64>(text),
-        }
-    }
-
-    fn best_path<T: Real>(&self, text: &str) -> Result<Segmentation> {
-        #[derive(Clone, Copy)]
-        struct Best<T> {
-            score: T,
-            start: usize,
-            id: u32,
-        }
-        const UNSET: usize = usize::MAX;
-        let bytes = text.as_bytes();
-        let size = bytes.len();
-        let unk_score = T::from_f64(self.unk_score());
-        let mut best = vec![Best { score: T::ZERO, start: UNSET, id: 0 }; size + 1];
-        let mut start = 0;
-        while start < size {
-            let here = best[start].score;
-            let char_len = utf8_len(bytes[start]).min(size - start);
-            let mut has_single = false;
-            self.trie.prefixes(&bytes[start..], |id, len| {
-                let Some(score) = self.piece_score::<T>(id, len) else { return };
-                let candidate = score + here;
-                let target = &mut best[start + len];
-                if target.start == UNSET || candidate > target.score {
-                    *target = Best { score: candidate, start, id };
-                }
-                has_single |= len == char_len;
-            });
-            if !has_single {
-                let unk = self.unk_id.ok_or_else(Self::missing_unk)?;
-                let candidate = unk_score + here;
-                let target = &mut best[start + char_len];
-                if target.start == UNSET || candidate > target.score {
-                    *target = Best { score: candidate, start, id: unk as u32 };
-                }
-            }
-            start += char_len;
-        }
-        let mut path = vec![];
-        let mut end = size;
-        while end > 0 {
-            let node = best[end];
-            path.push((node.id, node.start, end));
-            end = node.start;
-        }
-        path.reverse();
-        Ok(path)
     }
 
     /// Fills `lattice` with every piece occurrence in `text` (sentencepiece's PopulateNodes).
@@ -703,10 +679,6 @@ impl Unigram {
         let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
         serde_json::from_str(&text).map_err(|e| Error::from(e).in_file(path))
     }
-
-    pub fn piece_kinds(&self) -> Option<&[PieceKind]> {
-        self.spm.as_ref().map(|r| r.kinds.as_slice())
-    }
 }
 
 /// log P(Gumbel(x) > 0) = log(1 − exp(−exp(x))): the inclusion probability of a path whose
@@ -718,18 +690,6 @@ fn log_inclusion_probability(x: f64) -> f64 {
         x - y / 2.0 + y.powi(2) / 24.0 - y.powi(4) / 2880.0
     } else {
         (-(-y).exp_m1()).ln()
-    }
-}
-
-/// Length of the UTF-8 sequence a leading byte starts (1 for stray continuation bytes, as
-/// sentencepiece's `OneCharLen`).
-#[inline]
-fn utf8_len(b: u8) -> usize {
-    match b {
-        0x00..=0xBF => 1,
-        0xC0..=0xDF => 2,
-        0xE0..=0xEF => 3,
-        _ => 4,
     }
 }
 

@@ -120,11 +120,11 @@ fn sampling_is_reproducible_and_follows_the_distribution() {
 #[test]
 fn sentencepiece_rules_skip_unused_and_price_user_defined() {
     let pieces = vec![
-        ("<unk>".to_string(), 0.0, PieceKind::Unknown),
-        ("a".to_string(), -1.0, PieceKind::Normal),
-        ("b".to_string(), -1.0, PieceKind::Normal),
-        ("ab".to_string(), -0.5, PieceKind::Unused),
-        ("bb".to_string(), 0.0, PieceKind::UserDefined),
+        ("<unk>".to_string(), 0.0, PieceType::Unknown),
+        ("a".to_string(), -1.0, PieceType::Normal),
+        ("b".to_string(), -1.0, PieceType::Normal),
+        ("ab".to_string(), -0.5, PieceType::Unused),
+        ("bb".to_string(), 0.0, PieceType::UserDefined),
     ];
     let model = Unigram::from_sentencepiece(pieces, 0, false).unwrap();
     let ids: Vec<u32> = model.best_segmentation("abb").unwrap().iter().map(|s| s.0).collect();

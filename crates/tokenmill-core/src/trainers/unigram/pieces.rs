@@ -11,7 +11,7 @@
 //!   `ln` in the inner loops), falling back to log space when a word is so long that its
 //!   probability could underflow.
 use crate::error::Result;
-use crate::sentencepiece::darts::DoubleArray;
+use crate::utils::darts::DoubleArray;
 
 /// Pieces with scores (log-probabilities), in one text arena.
 #[derive(Debug, Clone, Default, PartialEq)]

@@ -34,6 +34,7 @@ use rustc_hash::FxHashMap;
 
 use super::pieces::PieceList;
 use super::Flavor;
+use crate::utils::offsets::utf8_len;
 
 /// Sentence boundary in the suffix-array text (never part of a piece).
 const BOUNDARY: char = '\0';
@@ -295,15 +296,6 @@ fn whole_chars(prefix: &[u8], cap: u16) -> u16 {
         n += 1;
     }
     n
-}
-
-fn utf8_len(b: u8) -> usize {
-    match b {
-        0x00..=0xBF => 1,
-        0xC0..=0xDF => 2,
-        0xE0..=0xEF => 3,
-        _ => 4,
-    }
 }
 
 #[cfg(test)]

@@ -1,9 +1,10 @@
-//! A byte-keyed double-array trie in the Darts-clone unit layout, the layout SentencePiece stores
-//! in `precompiled_charsmap` and uses for its piece lookups.
+//! The one double-array trie of the crate: byte keys, Darts-clone's unit layout (the layout
+//! SentencePiece stores in `precompiled_charsmap` and reads in its flatbuffer models).
 //!
-//! Hand-written because no maintained crate builds the Darts-clone layout (which the charsmap
-//! we write must use so that `sentencepiece` can read it), and the same trie then serves the
-//! piece lookups of the Unigram encoder and the user-defined-symbol matcher.
+//! Hand-written because no maintained crate builds the Darts-clone layout, which the charsmaps
+//! and flatbuffers we write must use so that `sentencepiece` can read them byte for byte. The
+//! same trie then serves every piece lookup: the Unigram model's (`models::unigram`), the
+//! user-defined-symbol matcher and the trainers'.
 //!
 //! Unit layout (one `u32` per slot): bits 0-7 label, bit 8 "has leaf", bit 9 "offset is shifted
 //! by 8", bits 10-31 offset; a value unit has bit 31 set and the value in bits 0-30 (so it never

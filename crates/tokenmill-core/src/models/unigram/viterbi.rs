@@ -1,0 +1,202 @@
+//! The one Unigram Viterbi: the best segmentation of a string over byte positions, keeping only
+//! the best path ending at each position (sentencepiece's `EncodeOptimized`; the same search as
+//! `tokenizers`' `encode_optimized`), without building a lattice.
+//!
+//! The score arithmetic is the type parameter `T` ([`Real`], monomorphized): `f32` sums the
+//! path scores in single precision along the whole text, as the `sentencepiece` releases do;
+//! `f64` in double, as `tokenizers`. Ties keep the earlier-found candidate (the leftmost start,
+//! then the shorter piece), the rule of both libraries. With `TRACK` the search also records how
+//! close its decisions were ([`Decisions`]), which is what lets a word's path be cached and reused
+//! exactly under f32 arithmetic ([`exact_prefix_limit`]).
+use super::lattice::Real;
+use super::model::{Segmentation, Unigram};
+use crate::error::Result;
+use crate::utils::offsets::utf8_len;
+
+/// The best path ending at one byte position: its last piece and where that starts.
+#[derive(Clone, Copy)]
+pub struct Cell<T> {
+    id: u32,
+    score: T,
+    start: usize,
+}
+
+const UNSET: usize = usize::MAX;
+
+/// What a Viterbi run records about its decisions (when asked to), for the word cache's
+/// exactness test ([`exact_prefix_limit`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Decisions {
+    /// The smallest |candidate − current best| of any comparison that had a current best (0
+    /// after a tie or a non-finite score).
+    min_margin: f64,
+    /// The largest |score| of any candidate.
+    max_abs: f64,
+    /// Characters of the text (each piece covers at least one, so no path is longer).
+    chars: usize,
+}
+
+impl Default for Decisions {
+    fn default() -> Self {
+        Decisions { min_margin: f64::INFINITY, max_abs: 0.0, chars: 0 }
+    }
+}
+
+impl Decisions {
+    #[inline]
+    fn candidate<T: Real>(&mut self, candidate: T, current: Option<T>) {
+        if !candidate.is_finite() {
+            self.min_margin = 0.0;
+            return;
+        }
+        let candidate = candidate.to_f64();
+        self.max_abs = self.max_abs.max(candidate.abs());
+        if let Some(current) = current {
+            let margin = (candidate - current.to_f64()).abs();
+            if margin.is_nan() || margin < self.min_margin {
+                self.min_margin = margin;
+            }
+        }
+    }
+}
+
+impl Unigram {
+    /// The Viterbi of `bytes` (a whole text, or one of its words), starting from the path score
+    /// `start_score`: appends the best path's `(id, start, end)` to `out` and returns its score.
+    /// `best` is scratch space, reused between calls. With `TRACK`, records its decisions in
+    /// `decisions`. Unknown characters are single unk pieces (not fused); the error is a missing
+    /// unk piece when one is needed.
+    pub fn viterbi<T: Real, const TRACK: bool>(
+        &self,
+        bytes: &[u8],
+        start_score: T,
+        best: &mut Vec<Cell<T>>,
+        decisions: &mut Decisions,
+        out: &mut Segmentation,
+    ) -> Result<T> {
+        let size = bytes.len();
+        if size == 0 {
+            return Ok(start_score);
+        }
+        let unk_score = T::from_f64(self.unk_score());
+        let unk_id = self.unk_id().map(|u| u as u32);
+        let scores = T::select(&self.match_scores_f32, &self.match_scores_f64);
+        best.clear();
+        best.resize(size + 1, Cell { id: u32::MAX, score: T::ZERO, start: UNSET });
+        best[0].score = start_score;
+        let mut start = 0;
+        while start < size {
+            let till_here = best[start].score;
+            let char_len = utf8_len(bytes[start]).min(size - start);
+            let mut has_single_node = false;
+            self.trie.prefixes(&bytes[start..], |id, length| {
+                let mut score = scores.get(id as usize).copied().unwrap_or(T::ZERO);
+                if !score.is_finite() {
+                    // A sentinel (unused, user-defined) or a real non-finite score.
+                    match self.viterbi_piece_score(id, length) {
+                        Some(s) => score = s,
+                        None => return,
+                    }
+                }
+                let candidate = Cell { id, score: score + till_here, start };
+                relax::<T, TRACK>(&mut best[start + length], candidate, decisions);
+                has_single_node |= length == char_len;
+            });
+            if !has_single_node {
+                let unk = unk_id.ok_or_else(Unigram::missing_unk)?;
+                let candidate = Cell { id: unk, score: unk_score + till_here, start };
+                relax::<T, TRACK>(&mut best[start + char_len], candidate, decisions);
+            }
+            decisions.chars += 1;
+            start += char_len;
+        }
+        let first = out.len();
+        let mut end = size;
+        while end > 0 {
+            let node = best[end];
+            if node.start == UNSET {
+                break; // unreachable: every character is covered by a piece or an unk node
+            }
+            out.push((node.id, node.start, end));
+            end = node.start;
+        }
+        out[first..].reverse();
+        Ok(best[size].score)
+    }
+
+    /// The best segmentation of `text` in the model's arithmetic (`f32` with sentencepiece's
+    /// rules, `f64` with `tokenizers`'); unknown characters are single unk pieces (not fused).
+    pub fn best_segmentation(&self, text: &str) -> Result<Segmentation> {
+        match self.is_sentencepiece() {
+            true => self.best_path::<f32>(text),
+            false => self.best_path::<f64>(text),
+        }
+    }
+
+    fn best_path<T: Real>(&self, text: &str) -> Result<Segmentation> {
+        let (mut best, mut out) = (vec![], vec![]);
+        let decisions = &mut Decisions::default();
+        self.viterbi::<T, false>(text.as_bytes(), T::ZERO, &mut best, decisions, &mut out)?;
+        Ok(out)
+    }
+
+    /// The score the Viterbi adds for piece `id` matched over `length` bytes, `None` for a
+    /// piece that never matches: what a cached path's pieces add up to
+    /// ([`Unigram::viterbi`]'s arithmetic).
+    #[inline]
+    pub fn match_score<T: Real>(&self, id: u32, length: usize) -> Option<T> {
+        if Some(id as usize) == self.unk_id() {
+            return Some(T::from_f64(self.unk_score()));
+        }
+        let scores = T::select(&self.match_scores_f32, &self.match_scores_f64);
+        match scores.get(id as usize) {
+            Some(&s) if s.is_finite() => Some(s),
+            _ => self.viterbi_piece_score(id, length),
+        }
+    }
+}
+
+/// Keeps `candidate` as the best path ending at `target`'s position when none is set yet or it
+/// scores strictly higher (ties keep the earlier-found path); with `TRACK`, records the decision.
+#[inline(always)]
+fn relax<T: Real, const TRACK: bool>(
+    target: &mut Cell<T>,
+    candidate: Cell<T>,
+    decisions: &mut Decisions,
+) {
+    let is_set = target.start != UNSET;
+    if TRACK {
+        decisions.candidate(candidate.score, is_set.then_some(target.score));
+    }
+    if !is_set || candidate.score > target.score {
+        *target = candidate;
+    }
+}
+
+/// The largest |prefix score| P for which a word's f32 Viterbi taken from score 0
+/// (`decisions`) decides exactly as the Viterbi of the whole text does when it reaches the word
+/// with score P; negative when there is none (a tie, a non-finite score).
+///
+/// Why it holds: a cell's score is its path's piece scores summed left to right, each sum
+/// rounded to f32 (unit roundoff u = 2⁻²⁴). Along a path of k pieces the whole-text scores
+/// differ from P + the word's own scores by at most k·u·(|P| + 2M), M bounding the word's
+/// scores; a comparison involves two paths of at most `chars` pieces plus the candidate's
+/// rounding, so its two sides move by less than (2·chars + 4)·u·(|P| + 2M) together. When
+/// every comparison of the word was decided by more than that, all decide the same way (and
+/// none is a tie), so the best path is the same. The factor (1 + 2⁻¹⁰) covers the second-order
+/// terms and the f64 arithmetic here; subnormal scores get an absolute slack.
+pub fn exact_prefix_limit(decisions: &Decisions) -> f32 {
+    const UNIT_ROUNDOFF: f64 = 1.0 / (1u64 << 24) as f64;
+    if decisions.chars > 4096 || !decisions.max_abs.is_finite() {
+        return -1.0;
+    }
+    let steps = (2 * decisions.chars + 4) as f64;
+    let margin = decisions.min_margin - steps * 2f64.powi(-140);
+    let limit = margin / (steps * UNIT_ROUNDOFF * (1.0 + 1.0 / 1024.0)) - 2.0 * decisions.max_abs;
+    if limit > 0.0 {
+        // Shrunk so that rounding to f32 cannot enlarge it.
+        (limit * (1.0 - 1e-6)) as f32
+    } else {
+        -1.0
+    }
+}
