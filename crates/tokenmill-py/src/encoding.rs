@@ -17,7 +17,7 @@ use crate::errors::{FormatError, InvalidArgumentError, ToPyResult};
 /// ``word_to_tokens``, ...); pickles through JSON.
 ///
 /// The token texts of an encoding from a batch call may be made on first use (see
-/// ``Tokenizer.encode_batch_deferred`` in the core): ``tokens`` always gives them. An encoding
+/// ``EncodePlan.deferred_texts`` in the core): ``tokens`` always gives them. An encoding
 /// from a batch call is held packed (see ``PackedEncoding`` in the core: ~22 bytes per token);
 /// the getters read it as is, and the first lookup or edit unpacks it.
 #[pyclass(module = "tokenmill", name = "Encoding")]

@@ -7,12 +7,13 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyIterator, PyList, PyString, PyTuple};
 use tokenmill_core::tokenizer::{
-    AddedToken, EncodeInput, OffsetType, StoredBatch, StoredEncoding, Tokenizer,
+    AddedToken, EncodeInput, EncodeOptions, Ids, OffsetType, Output, StoredBatch, StoredEncoding,
+    Tokenizer,
 };
 use tokenmill_core::trainers::progress::Progress;
 use tokenmill_core::trainers::TrainerWrapper;
 use tokenmill_core::utils::padding::{PaddingDirection, PaddingParams, PaddingStrategy};
-use tokenmill_core::utils::parallel::{self, drop_all};
+use tokenmill_core::utils::parallel::drop_all;
 use tokenmill_core::utils::truncation::{
     TruncationDirection, TruncationParams, TruncationStrategy,
 };
@@ -867,21 +868,18 @@ impl PyTokenizer {
     ) -> PyResult<crate::ArrayPair<'py, u32, i64>> {
         let held = hold_texts(texts)?;
         let texts = held.iter().map(str_text).collect::<PyResult<Vec<_>>>()?;
-        let (ids, boundaries) = self
-            .with_pipeline(py, |tokenizer| -> tokenmill_core::Result<(Vec<u32>, Vec<i64>)> {
-                let encode = |t: &&str| tokenizer.encode_ids(t, add_special_tokens);
-                let per_text: Vec<Vec<u32>> =
-                    parallel::map_ref_collect::<_, _, tokenmill_core::Result<_>>(&texts, encode)?;
-                let mut boundaries = Vec::with_capacity(per_text.len() + 1);
-                boundaries.push(0i64);
-                let mut ids = Vec::with_capacity(per_text.iter().map(Vec::len).sum());
-                for v in per_text {
-                    ids.extend_from_slice(&v);
-                    boundaries.push(ids.len() as i64);
-                }
-                Ok((ids, boundaries))
-            })?
-            .py()?;
+        let flatten = |per_text: Vec<Vec<u32>>| {
+            let mut boundaries = Vec::with_capacity(per_text.len() + 1);
+            boundaries.push(0i64);
+            let mut ids = Vec::with_capacity(per_text.iter().map(Vec::len).sum());
+            for v in per_text {
+                ids.extend_from_slice(&v);
+                boundaries.push(ids.len() as i64);
+            }
+            (ids, boundaries)
+        };
+        let call = Call { add_special_tokens, offset_type: OffsetType::Byte, limits: Limits::Own };
+        let (ids, boundaries) = self.encode_as::<Ids, _, _>(py, texts, call, flatten)?;
         Ok((ids.into_pyarray(py), boundaries.into_pyarray(py)))
     }
 
@@ -962,19 +960,9 @@ impl PyTokenizer {
         let truncation = truncation.map(truncation_from_dict).transpose()?;
         let padding = padding.map(padding_from_dict).transpose()?;
         let held = hold_batch(input, is_pretokenized)?;
-        let inputs = batch_inputs(&held)?;
-        let batch = self
-            .with_pipeline(py, |t| {
-                t.encode_batch_stored(
-                    inputs,
-                    add_special_tokens,
-                    OffsetType::Char,
-                    truncation.as_ref(),
-                    padding.as_ref(),
-                )
-            })?
-            .py()?;
-        into_py_encodings(py, batch)
+        let limits = Limits::Given(truncation, padding);
+        let call = Call { add_special_tokens, offset_type: OffsetType::Char, limits };
+        self.encode_held_batch(py, &held, call)
     }
 
     /// The NumPy path for model inputs: encodes a batch (texts, ``(text, pair)`` tuples, or
@@ -994,22 +982,15 @@ impl PyTokenizer {
         let held = hold_batch(input, is_pretokenized)?;
         let inputs = batch_inputs(&held)?;
         let fields = ["input_ids", "attention_mask", "token_type_ids"].map(String::from);
-        let stacked = self
-            .with_pipeline(py, |t| {
-                let padding = t.get_padding().cloned().unwrap_or_default();
-                // Token texts are never read here; the pads are written straight into the arrays.
-                let batch = t.encode_batch_stored(
-                    inputs,
-                    add_special_tokens,
-                    OffsetType::Byte,
-                    t.get_truncation(),
-                    Some(&padding),
-                )?;
-                let stacked = stack_values(&batch.rows, &fields, batch.padding.as_ref());
-                drop_all(batch.rows);
-                Ok::<_, tokenmill_core::Error>(stacked)
-            })?
-            .py()?;
+        // Token texts are never read here; the pads are written straight into the arrays.
+        let stack_rows = |batch: StoredBatch| {
+            let stacked = stack_values(&batch.rows, &fields, batch.padding.as_ref());
+            drop_all(batch.rows);
+            stacked
+        };
+        let limits = Limits::OwnPaddedToLongest;
+        let call = Call { add_special_tokens, offset_type: OffsetType::Byte, limits };
+        let stacked = self.encode_as::<StoredEncoding, _, _>(py, inputs, call, stack_rows)?;
         // Fixed padding shorter than an encoding leaves lengths unequal.
         stacked.map(|s| stacked_into_arrays(py, s)).transpose()?.ok_or_else(|| {
             InvalidArgumentError::new_err(
@@ -1049,32 +1030,22 @@ impl PyTokenizer {
         let padding = padding.map(padding_from_dict).transpose()?;
         let held = hold_batch(input, is_pretokenized)?;
         let inputs = batch_inputs(&held)?;
-        let (stacked, rows, row_sample, texts, padding) = self
-            .with_pipeline(py, |t| -> tokenmill_core::Result<_> {
-                // The rows' token texts are only made if a row's Encoding is asked for, and
-                // their padding only then too: the arrays get the pad values directly.
-                let batch = t.encode_batch_stored(
-                    inputs,
-                    add_special_tokens,
-                    OffsetType::Char,
-                    truncation.as_ref(),
-                    padding.as_ref(),
-                )?;
-                let (rows, row_sample) = if with_overflowing {
-                    rows_with_overflowing(batch.rows)
-                } else {
-                    let samples = (0..batch.rows.len()).collect();
-                    (batch.rows, samples)
-                };
-                Ok((
-                    stack_values(&rows, &fields, batch.padding.as_ref()),
-                    rows,
-                    row_sample,
-                    batch.texts,
-                    batch.padding,
-                ))
-            })?
-            .py()?;
+        // The rows' token texts are only made if a row's Encoding is asked for, and their
+        // padding only then too: the arrays get the pad values directly.
+        let stack_rows = |batch: StoredBatch| {
+            let (rows, row_sample) = if with_overflowing {
+                rows_with_overflowing(batch.rows)
+            } else {
+                let samples = (0..batch.rows.len()).collect();
+                (batch.rows, samples)
+            };
+            let stacked = stack_values(&rows, &fields, batch.padding.as_ref());
+            (stacked, rows, row_sample, batch.texts, batch.padding)
+        };
+        let limits = Limits::Given(truncation, padding);
+        let call = Call { add_special_tokens, offset_type: OffsetType::Char, limits };
+        let (stacked, rows, row_sample, texts, padding) =
+            self.encode_as::<StoredEncoding, _, _>(py, inputs, call, stack_rows)?;
         let arrays = stacked.map(|s| stacked_into_arrays(py, s)).transpose()?;
         Ok((arrays, PyEncodingBatch::new(rows, texts, padding), row_sample))
     }
@@ -1163,7 +1134,8 @@ impl PyTokenizer {
         offset_type: OffsetType,
     ) -> PyResult<Bound<'py, PyList>> {
         let held = hold_batch(input, is_pretokenized)?;
-        self.encode_held_batch(py, &held, add_special_tokens, offset_type)
+        let call = Call { add_special_tokens, offset_type, limits: Limits::Own };
+        self.encode_held_batch(py, &held, call)
     }
 
     /// The batch is read (and checked) now, on the caller's thread; it is encoded by
@@ -1181,31 +1153,48 @@ impl PyTokenizer {
         run_in_executor(slf.py(), move |py| {
             let held: Vec<HeldInput<'_>> = owned.iter().map(|input| input.bind(py)).collect();
             let tokenizer = tokenizer.borrow(py);
-            let encodings =
-                tokenizer.encode_held_batch(py, &held, add_special_tokens, offset_type)?;
+            let call = Call { add_special_tokens, offset_type, limits: Limits::Own };
+            let encodings = tokenizer.encode_held_batch(py, &held, call)?;
             Ok(encodings.into_any().unbind())
         })
     }
 
+    /// The bindings' one encode entry: `inputs` encoded into the output `O` (see
+    /// `tokenizer::output` in the core) as `call` says, then `finish`ed, without the GIL.
+    fn encode_as<'s, O, E, R>(
+        &self,
+        py: Python<'_>,
+        inputs: Vec<E>,
+        call: Call,
+        finish: impl FnOnce(O::Batch) -> R + Send,
+    ) -> PyResult<R>
+    where
+        O: Output,
+        E: Into<EncodeInput<'s>> + Send,
+        R: Send,
+    {
+        let encode = |t: &Tokenizer| {
+            let (truncation, padding) = call.limits.resolve(t);
+            let options = EncodeOptions {
+                add_special_tokens: call.add_special_tokens,
+                offset_type: call.offset_type,
+                truncation: truncation.as_ref(),
+                padding: padding.as_ref(),
+            };
+            t.encode_batch_as::<O, E>(inputs, &options).map(finish)
+        };
+        self.with_pipeline(py, encode)?.py()
+    }
+
+    /// A batch encoded into Python `Encoding`s.
     fn encode_held_batch<'py>(
         &self,
         py: Python<'py>,
         held: &[HeldInput<'_>],
-        add_special_tokens: bool,
-        offset_type: OffsetType,
+        call: Call,
     ) -> PyResult<Bound<'py, PyList>> {
         let inputs = batch_inputs(held)?;
-        let batch = self
-            .with_pipeline(py, |t| {
-                t.encode_batch_stored(
-                    inputs,
-                    add_special_tokens,
-                    offset_type,
-                    t.get_truncation(),
-                    t.get_padding(),
-                )
-            })?
-            .py()?;
+        let batch = self.encode_as::<StoredEncoding, _, _>(py, inputs, call, |batch| batch)?;
         into_py_encodings(py, batch)
     }
 
@@ -1222,6 +1211,35 @@ impl PyTokenizer {
         };
         let encode = |t: &Tokenizer| t.encode(input, add_special_tokens, OffsetType::Char);
         Ok(self.with_pipeline(py, encode)?.py()?.into())
+    }
+}
+
+/// How one encode call runs.
+struct Call {
+    add_special_tokens: bool,
+    offset_type: OffsetType,
+    limits: Limits,
+}
+
+/// The truncation and padding of one encode call.
+enum Limits {
+    /// The tokenizer's own.
+    Own,
+    /// The tokenizer's truncation; its padding, or else padding to the longest (arrays).
+    OwnPaddedToLongest,
+    /// Given for this call.
+    Given(Option<TruncationParams>, Option<PaddingParams>),
+}
+
+impl Limits {
+    fn resolve(self, t: &Tokenizer) -> (Option<TruncationParams>, Option<PaddingParams>) {
+        match self {
+            Limits::Own => (t.get_truncation().cloned(), t.get_padding().cloned()),
+            Limits::OwnPaddedToLongest => {
+                (t.get_truncation().cloned(), Some(t.get_padding().cloned().unwrap_or_default()))
+            }
+            Limits::Given(truncation, padding) => (truncation, padding),
+        }
     }
 }
 

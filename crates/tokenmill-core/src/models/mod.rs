@@ -5,7 +5,8 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::error::Result;
-use crate::tokenizer::{Model, Token};
+use crate::tokenizer::plan::tokenize_mapped_bytes;
+use crate::tokenizer::{Model, Offsets, Token};
 
 pub mod bpe;
 pub mod unigram;
@@ -90,6 +91,16 @@ impl Model for ModelWrapper {
             ModelWrapper::WordPiece(m) => m.tokenize(sequence),
             ModelWrapper::WordLevel(m) => m.tokenize(sequence),
             ModelWrapper::Unigram(m) => m.tokenize(sequence),
+        }
+    }
+    fn tokenize_ids_offsets(&self, word: &str, emit: &mut dyn FnMut(u32, Offsets)) -> Result<()> {
+        self.tokenize_with(word, emit)
+    }
+    /// BPE caches byte-level words by their raw bytes; the others map the bytes first.
+    fn tokenize_byte_level(&self, raw: &str, emit: &mut dyn FnMut(u32, Offsets)) -> Result<()> {
+        match self {
+            ModelWrapper::BPE(b) => b.tokenize_byte_level(raw, emit),
+            _ => tokenize_mapped_bytes(self, raw, emit),
         }
     }
     fn token_to_id(&self, token: &str) -> Option<u32> {

@@ -72,7 +72,7 @@ impl Encoding {
     }
 
     /// Fills the token texts a deferred encode left empty (see
-    /// `Tokenizer::encode_batch_deferred`) from `table`, here and in the overflowing windows.
+    /// `EncodePlan::deferred_texts`) from `table`, here and in the overflowing windows.
     pub fn fill_deferred_tokens(&mut self, table: &TokensById) {
         for ((token, &id), &special) in
             self.tokens.iter_mut().zip(&self.ids).zip(&self.special_tokens_mask)

@@ -1,9 +1,19 @@
-//! The pipeline's contracts and its alignment carriers.
+//! The generic pipeline: its contracts, its alignment carriers and the `Tokenizer`.
 //!
 //! A tokenizer runs: `Normalizer` (rewrites text, keeping alignments in a `NormalizedString`)
 //! → `PreTokenizer` (cuts it into words, a `PreTokenizedString`) → `Model` (words to tokens)
 //! → `PostProcessor` (adds special tokens, joins pairs, into an `Encoding`) and, the other way,
 //! `Decoder` (tokens back to text).
+//!
+//! Here: the stage traits (this file), `pipeline.rs` (`TokenizerImpl`: the stages tied
+//! together, its encode entry, decode and training), `plan/` (how encode walks a text, chosen
+//! when the components change), `output.rs` (the output kinds of the encode entry),
+//! `encoding.rs` (the `Encoding` users get) and `packed.rs` (its compact storage while held),
+//! the carriers (`normalized.rs`, `pretokenized.rs`), `added_vocabulary.rs`,
+//! `serialization.rs` (tokenizer.json) and `decode_stream.rs`.
+//! May import: the component wrappers (`models`, `normalizers`, `pre_tokenizers`, `processors`,
+//! `decoders`), `trainers` (for `train`) and `utils`. The components import only the contracts
+//! and carriers from here.
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -15,18 +25,19 @@ pub mod added_vocabulary;
 pub mod decode_stream;
 pub mod encoding;
 pub mod normalized;
+pub mod output;
 pub mod packed;
 pub mod pipeline;
+pub mod plan;
 pub mod pretokenized;
 pub mod serialization;
 #[cfg(test)]
 pub(crate) mod test_support;
 
 pub use added_vocabulary::{AddedToken, AddedTokenWithId, AddedVocabulary};
-pub use pipeline::{
-    ByteLevelHint, EncodeInput, InputSequence, NormalizerHint, StoredBatch, TokenizeWith,
-    Tokenizer, TokenizerImpl, Trainer,
-};
+pub use output::{EncodeOptions, Ids, Output, StoredBatch};
+pub use pipeline::{EncodeInput, InputSequence, Tokenizer, TokenizerImpl, Trainer};
+pub use plan::{Capabilities, Capability, EncodePlan};
 
 pub use decode_stream::DecodeStream;
 pub use encoding::Encoding;
@@ -59,6 +70,16 @@ pub trait PreTokenizer {
 pub trait Model {
     /// Tokenizes one piece of text (a word, after pre-tokenization).
     fn tokenize(&self, sequence: &str) -> Result<Vec<Token>>;
+    /// `tokenize` as `(id, byte offsets)` per token, without building token strings.
+    fn tokenize_ids_offsets(&self, word: &str, emit: &mut dyn FnMut(u32, Offsets)) -> Result<()> {
+        self.tokenize(word)?.into_iter().for_each(|t| emit(t.id, t.offsets));
+        Ok(())
+    }
+    /// Tokenizes `raw` with each byte replaced by its GPT-2 byte-level char; offsets are bytes
+    /// of `raw` (a token may end inside one of its multi-byte chars).
+    fn tokenize_byte_level(&self, raw: &str, emit: &mut dyn FnMut(u32, Offsets)) -> Result<()> {
+        plan::tokenize_mapped_bytes(self, raw, emit)
+    }
     fn token_to_id(&self, token: &str) -> Option<u32>;
     fn id_to_token(&self, id: u32) -> Option<String>;
     fn get_vocab(&self) -> HashMap<String, u32>;

@@ -6,33 +6,35 @@
 //! joins pairs. decode goes the other way through the decoder. train feeds a trainer with the
 //! normalized, pre-tokenized corpus and replaces the model with what it learned.
 //!
+//! How a text goes through the stages is the encode plan's business (`tokenizer::plan`, chosen
+//! again whenever a component or the added tokens change); what an encode call gives back is
+//! the output kind it is asked for (`tokenizer::output`), through the one entry `encode_as` /
+//! `encode_batch_as` (`encode` / `encode_batch` are its `tokenizers`-style shorthands).
+//!
 //! `TokenizerImpl` is generic over its stages so that the plumbing can be tested with stand-in
 //! components; `Tokenizer` (see `tokenizer::mod`) is the instance over the stage wrappers.
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::Arc;
 
 use crate::decoders::DecoderWrapper;
 use crate::error::Error;
 use crate::error::Result;
 use crate::models::ModelWrapper;
 use crate::normalizers::NormalizerWrapper;
-use crate::pre_tokenizers::byte_level::gpt2_regex as byte_level_regex;
 use crate::pre_tokenizers::PreTokenizerWrapper;
 use crate::processors::PostProcessorWrapper;
 use crate::tokenizer::added_vocabulary::{AddedToken, AddedVocabulary};
+use crate::tokenizer::output::{self, EncodeOptions, Output, RowEncoder};
+use crate::tokenizer::plan::{self, Capabilities, EncodePlan, Stages};
 use crate::tokenizer::{
-    Decoder, Encoding, Model, NormalizedString, Normalizer, OffsetType, Offsets, PostProcessor,
-    PreTokenizedString, PreTokenizer, StoredEncoding,
+    Decoder, Encoding, Model, Normalizer, OffsetType, PostProcessor, PreTokenizedString,
+    PreTokenizer,
 };
 use crate::trainers::progress::Progress;
 use crate::trainers::{corpus, TrainerWrapper};
-use crate::utils::byte_level::{map_bytes_with_origins, BYTES_TO_CHARS};
-use crate::utils::offsets::ByteToCharOffsets;
-use crate::utils::padding::{pad_encodings, BatchPadding, PaddingParams};
+use crate::utils::padding::{pad_encodings, PaddingParams};
 use crate::utils::parallel;
-use crate::utils::tokens_by_id::TokensById;
 use crate::utils::truncation::{truncate_encodings, TruncationParams};
 
 /// Learns a model from a corpus. `feed` receives the corpus (each sequence turned into words by
@@ -95,120 +97,6 @@ impl<'s, A: Into<InputSequence<'s>>, B: Into<InputSequence<'s>>> From<(A, B)> fo
     }
 }
 
-/// Tells the pipeline that a pre-tokenizer is one that `encode` has a fast path for (same
-/// results as the general `NormalizedString` machinery, a fraction of the allocations).
-pub trait ByteLevelHint {
-    /// `Some(use_regex)` for exactly byte-level splitting without prefix space
-    /// (`ByteLevel { add_prefix_space: false, .. }` alone), else `None`.
-    fn plain_byte_level(&self) -> Option<bool> {
-        None
-    }
-    /// True for `BertPreTokenizer` (see `NormalizerHint::bert_lowercase`).
-    fn is_bert(&self) -> bool {
-        false
-    }
-}
-
-impl ByteLevelHint for PreTokenizerWrapper {
-    fn plain_byte_level(&self) -> Option<bool> {
-        match self {
-            PreTokenizerWrapper::ByteLevel(b) if !b.add_prefix_space => Some(b.use_regex),
-            _ => None,
-        }
-    }
-    fn is_bert(&self) -> bool {
-        matches!(self, PreTokenizerWrapper::BertPreTokenizer(_))
-    }
-}
-
-/// Tells the pipeline that a normalizer is `BertNormalizer`: with `BertPreTokenizer` after it,
-/// `encode` then handles the words of plain ASCII text directly (see `walk_bert`).
-pub trait NormalizerHint {
-    /// `Some(lowercase)` for a `BertNormalizer`, else `None`.
-    fn bert_lowercase(&self) -> Option<bool> {
-        None
-    }
-}
-
-impl NormalizerHint for NormalizerWrapper {
-    fn bert_lowercase(&self) -> Option<bool> {
-        match self {
-            NormalizerWrapper::BertNormalizer(n) => Some(n.lowercase),
-            _ => None,
-        }
-    }
-}
-
-/// Models that can give `(id, byte offsets)` per token without building token strings.
-pub trait TokenizeWith: Model {
-    fn tokenize_ids_offsets(&self, word: &str, emit: &mut dyn FnMut(u32, Offsets)) -> Result<()> {
-        self.tokenize(word)?.into_iter().for_each(|t| emit(t.id, t.offsets));
-        Ok(())
-    }
-    /// Tokenizes `raw` with each byte replaced by its GPT-2 byte-level char; offsets are bytes
-    /// of `raw` (a token may end inside one of its multi-byte chars).
-    fn tokenize_byte_level(&self, raw: &str, emit: &mut dyn FnMut(u32, Offsets)) -> Result<()> {
-        tokenize_mapped_bytes(self, raw, emit)
-    }
-    /// True when every token's text is exactly the slice of the word it spans (so it need
-    /// not be looked up by id).
-    fn tokens_are_word_slices(&self) -> bool {
-        false
-    }
-}
-
-impl TokenizeWith for ModelWrapper {
-    fn tokenize_ids_offsets(&self, word: &str, emit: &mut dyn FnMut(u32, Offsets)) -> Result<()> {
-        self.tokenize_with(word, emit)
-    }
-    fn tokenize_byte_level(&self, raw: &str, emit: &mut dyn FnMut(u32, Offsets)) -> Result<()> {
-        match self {
-            ModelWrapper::BPE(b) => b.tokenize_byte_level(raw, emit),
-            #[allow(unreachable_patterns)]
-            _ => tokenize_mapped_bytes(self, raw, emit),
-        }
-    }
-    /// BPE tokens are concatenations of the word's chars, except the unk token, byte-fallback
-    /// tokens and prefixed / suffixed forms.
-    fn tokens_are_word_slices(&self) -> bool {
-        match self {
-            ModelWrapper::BPE(b) => {
-                b.unk_token.is_none()
-                    && !b.byte_fallback
-                    && b.continuing_subword_prefix.is_none()
-                    && b.end_of_word_suffix.is_none()
-            }
-            // Continuation tokens carry the prefix; unknown words become the unk token.
-            ModelWrapper::WordPiece(_) | ModelWrapper::WordLevel(_) => false,
-            // Unigram tokens are slices (unknown runs too, as in `tokenizers`) except byte
-            // fallback.
-            ModelWrapper::Unigram(u) => !u.byte_fallback(),
-        }
-    }
-}
-
-/// `TokenizeWith::tokenize_byte_level` done plainly: map the bytes, tokenize, map the offsets back.
-fn tokenize_mapped_bytes<M: TokenizeWith + ?Sized>(
-    model: &M,
-    raw: &str,
-    emit: &mut dyn FnMut(u32, Offsets),
-) -> Result<()> {
-    let (mapped, raw_offset) = map_bytes_with_origins(raw.as_bytes());
-    model.tokenize_ids_offsets(&mapped, &mut |id, (start, end)| {
-        emit(id, (raw_offset[start], raw_offset[end]))
-    })
-}
-
-/// Where the byte-level fast path gets a token's text from.
-enum TokenText<'t> {
-    /// This text (an added token's match).
-    Text(&'t str),
-    /// These raw input bytes, each mapped to its byte-level char.
-    ByteLevel(&'t [u8]),
-    /// The model's vocabulary, by id.
-    Vocabulary,
-}
-
 /// The pipeline. See the module docs.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TokenizerImpl<M, N, PT, PP, D> {
@@ -220,14 +108,16 @@ pub struct TokenizerImpl<M, N, PT, PP, D> {
     pub(crate) added_vocabulary: AddedVocabulary,
     pub(crate) truncation: Option<TruncationParams>,
     pub(crate) padding: Option<PaddingParams>,
+    /// How `encode` walks a text: chosen from the components whenever one changes.
+    pub(crate) plan: EncodePlan,
 }
 
 impl<M, N, PT, PP, D> TokenizerImpl<M, N, PT, PP, D>
 where
-    M: Model + TokenizeWith + Send + Sync,
-    N: Normalizer + NormalizerHint + Send + Sync,
-    PT: PreTokenizer + ByteLevelHint + Send + Sync,
-    PP: PostProcessor + Send + Sync,
+    M: Model + Capabilities + Send + Sync,
+    N: Normalizer + Capabilities + Send + Sync,
+    PT: PreTokenizer + Capabilities + Send + Sync,
+    PP: PostProcessor + Capabilities + Send + Sync,
     D: Decoder + Send + Sync,
 {
     pub fn new(model: M) -> Self {
@@ -240,7 +130,30 @@ where
             added_vocabulary: AddedVocabulary::new(),
             truncation: None,
             padding: None,
+            plan: EncodePlan::default(),
         }
+    }
+
+    /// The stages a plan runs.
+    fn stages(&self) -> Stages<'_, M, N, PT> {
+        Stages {
+            added_vocabulary: &self.added_vocabulary,
+            normalizer: self.normalizer.as_ref(),
+            pre_tokenizer: self.pre_tokenizer.as_ref(),
+            model: &self.model,
+        }
+    }
+
+    /// Chooses the encode plan again; every change of a component or of the added tokens
+    /// calls it.
+    fn refresh_plan(&mut self) {
+        let post_processor = self.post_processor.as_ref().map(Capabilities::capability);
+        self.plan = EncodePlan::choose(&self.stages(), post_processor.unwrap_or_default());
+    }
+
+    /// The plan `encode` follows (see `tokenizer::plan`).
+    pub fn plan(&self) -> &EncodePlan {
+        &self.plan
     }
 
     // ---- components ----
@@ -249,6 +162,7 @@ where
     pub fn with_normalizer(&mut self, normalizer: Option<N>) -> Result<&mut Self> {
         self.normalizer = normalizer;
         self.added_vocabulary.refresh_normalized_tokens(self.normalizer.as_ref())?;
+        self.refresh_plan();
         Ok(self)
     }
     pub fn get_normalizer(&self) -> Option<&N> {
@@ -256,6 +170,7 @@ where
     }
     pub fn with_pre_tokenizer(&mut self, pre_tokenizer: Option<PT>) -> &mut Self {
         self.pre_tokenizer = pre_tokenizer;
+        self.refresh_plan();
         self
     }
     pub fn get_pre_tokenizer(&self) -> Option<&PT> {
@@ -263,16 +178,15 @@ where
     }
     pub fn with_model(&mut self, model: M) -> &mut Self {
         self.model = model;
+        self.refresh_plan();
         self
     }
     pub fn get_model(&self) -> &M {
         &self.model
     }
-    pub fn get_model_mut(&mut self) -> &mut M {
-        &mut self.model
-    }
     pub fn with_post_processor(&mut self, post_processor: Option<PP>) -> &mut Self {
         self.post_processor = post_processor;
+        self.refresh_plan();
         self
     }
     pub fn get_post_processor(&self) -> Option<&PP> {
@@ -360,7 +274,10 @@ where
         }
     }
     pub fn add_tokens(&mut self, tokens: impl IntoIterator<Item = AddedToken>) -> Result<usize> {
-        self.added_vocabulary.add_tokens(tokens, &self.model, self.normalizer.as_ref())
+        let added =
+            self.added_vocabulary.add_tokens(tokens, &self.model, self.normalizer.as_ref())?;
+        self.refresh_plan();
+        Ok(added)
     }
     /// Same as `add_tokens`: whether a token is special is its own `special` flag.
     pub fn add_special_tokens(
@@ -372,417 +289,114 @@ where
 
     // ---- encode ----
 
-    /// Encodes one input (or pair); offsets count bytes or chars (`offset_type`) of the input.
-    /// The tokenizer's truncation and padding apply (see `post_process`).
+    /// The one encode entry: encodes `input` (one sequence or a pair) into the output wanted
+    /// (`Encoding`, `StoredEncoding` or `Ids`: see `tokenizer::output`) with `options`.
+    pub fn encode_as<'s, O: Output>(
+        &self,
+        input: impl Into<EncodeInput<'s>>,
+        options: &EncodeOptions<'_>,
+    ) -> Result<O> {
+        self.with_row_encoder(|rows| O::encode(rows, input.into(), options))
+    }
+
+    /// `encode_as` for many inputs, in parallel, gathered into the output's batch (full
+    /// encodings are padded together: `BatchLongest` pads to the longest of the batch).
+    pub fn encode_batch_as<'s, O: Output, E: Into<EncodeInput<'s>> + Send>(
+        &self,
+        inputs: Vec<E>,
+        options: &EncodeOptions<'_>,
+    ) -> Result<O::Batch> {
+        self.with_row_encoder(|rows| output::encode_batch::<O, E>(rows, inputs, options))
+    }
+
+    /// The options of a call with the tokenizer's own truncation and padding.
+    pub fn encode_options(
+        &self,
+        add_special_tokens: bool,
+        offset_type: OffsetType,
+    ) -> EncodeOptions<'_> {
+        EncodeOptions {
+            add_special_tokens,
+            offset_type,
+            truncation: self.truncation.as_ref(),
+            padding: self.padding.as_ref(),
+        }
+    }
+
+    /// Shorthand for `encode_as::<Encoding>` with the tokenizer's own truncation and padding
+    /// (`tokenizers`' `encode`); offsets count bytes or chars (`offset_type`) of the input.
     pub fn encode<'s>(
         &self,
         input: impl Into<EncodeInput<'s>>,
         add_special_tokens: bool,
         offset_type: OffsetType,
     ) -> Result<Encoding> {
-        self.encode_with(
-            input,
-            add_special_tokens,
-            offset_type,
-            self.truncation.as_ref(),
-            self.padding.as_ref(),
+        self.encode_as(input, &self.encode_options(add_special_tokens, offset_type))
+    }
+
+    /// Shorthand for `encode_batch_as::<Encoding>` with the tokenizer's own truncation and
+    /// padding (`tokenizers`' `encode_batch`).
+    pub fn encode_batch<'s, E: Into<EncodeInput<'s>> + Send>(
+        &self,
+        inputs: Vec<E>,
+        add_special_tokens: bool,
+        offset_type: OffsetType,
+    ) -> Result<Vec<Encoding>> {
+        self.encode_batch_as::<Encoding, E>(
+            inputs,
+            &self.encode_options(add_special_tokens, offset_type),
         )
     }
 
-    /// `encode` with explicit truncation and padding instead of the tokenizer's own (what a
-    /// transformers-style call with per-call settings needs, without mutating the tokenizer).
-    pub fn encode_with<'s>(
-        &self,
-        input: impl Into<EncodeInput<'s>>,
-        add_special_tokens: bool,
-        offset_type: OffsetType,
-        truncation: Option<&TruncationParams>,
-        padding: Option<&PaddingParams>,
-    ) -> Result<Encoding> {
-        self.encode_with_texts(
-            input.into(),
-            add_special_tokens,
-            offset_type,
-            truncation,
-            padding,
-            false,
-        )
+    /// Runs `f` with this tokenizer as the outputs see it.
+    fn with_row_encoder<R>(&self, f: impl FnOnce(&RowEncoder) -> R) -> R {
+        let encoding = |input: EncodeInput<'_>, o: &EncodeOptions<'_>, defer: bool, pad: bool| {
+            self.encode_row(input, o, defer, pad)
+        };
+        let ids = |input: EncodeInput<'_>, o: &EncodeOptions<'_>| self.encode_ids_row(input, o);
+        f(&RowEncoder { plan: &self.plan, encoding: &encoding, ids: &ids })
     }
 
-    /// `encode_with`; with `defer_texts`, the tokens taken from the model's vocabulary get an
-    /// empty text (see `Tokenizer::encode_batch_deferred`).
-    fn encode_with_texts(
+    /// See `RowEncoder::encoding`.
+    fn encode_row(
         &self,
-        input: EncodeInput,
-        add_special_tokens: bool,
-        offset_type: OffsetType,
-        truncation: Option<&TruncationParams>,
-        padding: Option<&PaddingParams>,
+        input: EncodeInput<'_>,
+        options: &EncodeOptions<'_>,
         defer_texts: bool,
+        pad: bool,
     ) -> Result<Encoding> {
         let (first, second) = match input {
             EncodeInput::Single(a) => (a, None),
             EncodeInput::Dual(a, b) => (a, Some(b)),
         };
+        let offset_type = options.offset_type;
         let encoding = self.encode_sequence(first, 0, offset_type, defer_texts)?;
         let pair =
             second.map(|s| self.encode_sequence(s, 1, offset_type, defer_texts)).transpose()?;
-        self.post_process_with(encoding, pair, add_special_tokens, truncation, padding)
+        let padding = options.padding.filter(|_| pad);
+        let add_special_tokens = options.add_special_tokens;
+        self.post_process_with(encoding, pair, add_special_tokens, options.truncation, padding)
     }
 
-    /// Encodes many inputs in parallel (tokenmill's pool; `TOKENMILL_NUM_THREADS` sets its size
-    /// and `TOKENIZERS_PARALLELISM` turns it off; with one thread, on the calling thread: see
-    /// `utils::parallel`), then
-    /// pads them together when padding is enabled (`BatchLongest`: to the longest of the batch).
-    pub fn encode_batch<'s, E>(
+    /// See `RowEncoder::ids`: the lean path, or the ids of the full encoding.
+    fn encode_ids_row(
         &self,
-        inputs: Vec<E>,
-        add_special_tokens: bool,
-        offset_type: OffsetType,
-    ) -> Result<Vec<Encoding>>
-    where
-        E: Into<EncodeInput<'s>> + Send,
-    {
-        self.encode_batch_with(
-            inputs,
-            add_special_tokens,
-            offset_type,
-            self.truncation.as_ref(),
-            self.padding.as_ref(),
-        )
-    }
-
-    /// `encode_batch` with explicit truncation and padding (see `encode_with`).
-    pub fn encode_batch_with<'s, E>(
-        &self,
-        inputs: Vec<E>,
-        add_special_tokens: bool,
-        offset_type: OffsetType,
-        truncation: Option<&TruncationParams>,
-        padding: Option<&PaddingParams>,
-    ) -> Result<Vec<Encoding>>
-    where
-        E: Into<EncodeInput<'s>> + Send,
-    {
-        self.encode_batch_texts(inputs, add_special_tokens, offset_type, truncation, padding, false)
-    }
-
-    /// `encode_batch_with`, with the token texts deferred or not (see `encode_with_texts`).
-    fn encode_batch_texts<'s, E>(
-        &self,
-        inputs: Vec<E>,
-        add_special_tokens: bool,
-        offset_type: OffsetType,
-        truncation: Option<&TruncationParams>,
-        padding: Option<&PaddingParams>,
-        defer_texts: bool,
-    ) -> Result<Vec<Encoding>>
-    where
-        E: Into<EncodeInput<'s>> + Send,
-    {
-        let encode = |input: E| {
-            self.encode_with_texts(
-                input.into(),
-                add_special_tokens,
-                offset_type,
-                truncation,
-                padding,
-                defer_texts,
-            )
+        input: EncodeInput<'_>,
+        options: &EncodeOptions<'_>,
+    ) -> Result<Vec<u32>> {
+        let text = match &input {
+            EncodeInput::Single(InputSequence::Raw(text))
+                if options.truncation.is_none() && options.padding.is_none() =>
+            {
+                text
+            }
+            _ => {
+                let defer = self.plan.deferred_texts().is_some();
+                return Ok(self.encode_row(input, options, defer, true)?.ids);
+            }
         };
-        let mut encodings: Vec<Encoding> = parallel::try_map_collect(inputs, encode)?;
-        if let Some(p) = padding {
-            pad_encodings(&mut encodings, p);
-        }
-        Ok(encodings)
-    }
-
-    fn encode_sequence(
-        &self,
-        sequence: InputSequence,
-        type_id: u32,
-        offset_type: OffsetType,
-        defer_texts: bool,
-    ) -> Result<Encoding> {
-        match sequence {
-            InputSequence::Raw(text) => {
-                self.encode_text(&text, type_id, None, offset_type, defer_texts)
-            }
-            InputSequence::PreTokenized(words) => {
-                // Each word is its own text (offsets relative to it) and its own word index.
-                let mut encoding = Encoding::default();
-                for (i, word) in words.iter().enumerate() {
-                    encoding.merge_with(
-                        self.encode_text(word, type_id, Some(i as u32), offset_type, defer_texts)?,
-                        false,
-                    );
-                }
-                Ok(encoding)
-            }
-        }
-    }
-
-    fn encode_text(
-        &self,
-        text: &str,
-        type_id: u32,
-        word_idx: Option<u32>,
-        offset_type: OffsetType,
-        defer_texts: bool,
-    ) -> Result<Encoding> {
-        if let Some(use_regex) = self.byte_level_fast_path() {
-            return self.encode_byte_level(
-                text,
-                use_regex,
-                type_id,
-                word_idx,
-                offset_type,
-                defer_texts,
-            );
-        }
-        if let Some(lowercase) = self.bert_fast_path() {
-            let walk = |emit: &mut dyn FnMut(u32, Offsets, u32, TokenText)| {
-                self.walk_bert(text, lowercase, emit)
-            };
-            return self.encode_walk(text, walk, type_id, word_idx, offset_type, defer_texts);
-        }
-        let mut pretokenized = self.normalize_and_pre_tokenize(text)?;
-        pretokenized.tokenize(|word| self.model.tokenize(word.get()))?;
-        pretokenized.into_encoding(word_idx, type_id, offset_type)
-    }
-
-    /// `Some(use_regex)` when `encode` can take the byte-level fast path: no normalizer and a
-    /// plain byte-level pre-tokenizer (see `ByteLevelHint`).
-    fn byte_level_fast_path(&self) -> Option<bool> {
-        if self.normalizer.is_some() {
-            return None;
-        }
-        self.pre_tokenizer.as_ref()?.plain_byte_level()
-    }
-
-    /// `Some(lowercase)` when `encode` can take the BERT fast path: a `BertNormalizer`, a
-    /// `BertPreTokenizer`, and no added token that is matched in normalized text.
-    fn bert_fast_path(&self) -> Option<bool> {
-        let lowercase = self.normalizer.as_ref()?.bert_lowercase()?;
-        let fits = self.pre_tokenizer.as_ref()?.is_bert()
-            && !self.added_vocabulary.has_normalized_tokens();
-        fits.then_some(lowercase)
-    }
-
-    /// The BERT fast path: exactly what the general path computes with `BertNormalizer` and
-    /// `BertPreTokenizer` (see `bert_fast_path`), calling `emit` as `walk_byte_level` does.
-    ///
-    /// Between added tokens, the text is cut at ASCII whitespace (space, tab, newline, carriage
-    /// return), which both stages treat as a word boundary whatever the options (clean_text
-    /// turns them into spaces, the pre-tokenizer drops them). Each stage works char by char and
-    /// NFD never reorders across such a boundary, so every segment can be processed alone. A
-    /// segment of printable ASCII (no control char, which clean_text would drop) is normalized
-    /// to itself, lowercased if asked, and split into runs of non-punctuation with every
-    /// punctuation char alone, offsets unchanged; any other segment goes through the general
-    /// machinery on its own.
-    fn walk_bert(
-        &self,
-        text: &str,
-        lowercase: bool,
-        mut emit: impl FnMut(u32, Offsets, u32, TokenText),
-    ) -> Result<()> {
-        let mut word = 0u32;
-        let mut lowered = String::new();
-        for (added, (start, end)) in self.added_vocabulary.split_unnormalized(text) {
-            if let Some(id) = added {
-                emit(id, (start, end), word, TokenText::Text(&text[start..end]));
-                word += 1;
-                continue;
-            }
-            let segments = text[start..end].split([' ', '\t', '\n', '\r']);
-            let mut segment_start = start;
-            for segment in segments {
-                let shift = segment_start;
-                segment_start += segment.len() + 1;
-                if segment.is_empty() {
-                    continue;
-                }
-                if !segment.bytes().all(|b| b.is_ascii_graphic()) {
-                    self.walk_segment_generally(segment, shift, &mut word, &mut emit)?;
-                    continue;
-                }
-                let bytes = segment.as_bytes();
-                let mut i = 0;
-                while i < bytes.len() {
-                    let run_end = if bytes[i].is_ascii_punctuation() {
-                        i + 1
-                    } else {
-                        bytes[i..]
-                            .iter()
-                            .position(|b| b.is_ascii_punctuation())
-                            .map_or(bytes.len(), |k| i + k)
-                    };
-                    let mut piece = &segment[i..run_end];
-                    if lowercase && piece.bytes().any(|b| b.is_ascii_uppercase()) {
-                        lowered.clear();
-                        lowered.push_str(piece);
-                        lowered.make_ascii_lowercase();
-                        piece = &lowered;
-                    }
-                    let piece_start = shift + i;
-                    self.model.tokenize_ids_offsets(piece, &mut |id, (ts, te)| {
-                        emit(id, (piece_start + ts, piece_start + te), word, TokenText::Vocabulary)
-                    })?;
-                    word += 1;
-                    i = run_end;
-                }
-            }
-        }
-        Ok(())
-    }
-
-    /// One segment of `walk_bert` through the normalizer, pre-tokenizer and model, as the
-    /// general path does it; `shift` is where the segment starts in the input.
-    fn walk_segment_generally(
-        &self,
-        segment: &str,
-        shift: usize,
-        word: &mut u32,
-        emit: &mut impl FnMut(u32, Offsets, u32, TokenText),
-    ) -> Result<()> {
-        let mut normalized = NormalizedString::from(segment);
-        if let Some(n) = &self.normalizer {
-            n.normalize(&mut normalized)?;
-        }
-        let mut pretokenized = PreTokenizedString::from(normalized);
-        if let Some(p) = &self.pre_tokenizer {
-            p.pre_tokenize(&mut pretokenized)?;
-        }
-        for split in pretokenized.splits() {
-            let piece = &split.normalized;
-            self.model.tokenize_ids_offsets(piece.get(), &mut |id, (ts, te)| {
-                let (s, e) = piece
-                    .convert_offsets_to_input(ts..te)
-                    .unwrap_or_else(|| piece.offsets_original());
-                emit(id, (shift + s, shift + e), *word, TokenText::Vocabulary)
-            })?;
-            *word += 1;
-        }
-        Ok(())
-    }
-
-    /// The byte-level fast path: exactly what the general path computes for this configuration
-    /// (added tokens, then each piece split by the GPT-2 pattern into words, each word mapped to
-    /// byte-level chars and tokenized), walking the input once. Each mapped char stands for
-    /// one input byte, so a token's input span is read off directly; like the general path's
-    /// alignments, a span that ends inside a multi-byte char is widened to the whole char.
-    /// `emit(id, input byte span, word index, token text)`: the token text is the added
-    /// token's matched text, or the token's raw bytes when the model's tokens are word slices
-    /// (see `TokenizeWith`), else to be looked up.
-    fn walk_byte_level(
-        &self,
-        text: &str,
-        use_regex: bool,
-        mut emit: impl FnMut(u32, Offsets, u32, TokenText),
-    ) -> Result<()> {
-        let slices = self.model.tokens_are_word_slices();
-        let mut word = 0u32;
-        let mut words: Vec<Offsets> = Vec::new();
-        for (added, (start, end)) in self.added_vocabulary.split_unnormalized(text) {
-            if let Some(id) = added {
-                emit(id, (start, end), word, TokenText::Text(&text[start..end]));
-                word += 1;
-                continue;
-            }
-            let piece = &text[start..end];
-            words.clear();
-            if use_regex {
-                let mut covered = 0;
-                byte_level_regex().for_each_match(piece, |s, e| {
-                    if s > covered {
-                        words.push((covered, s));
-                    }
-                    words.push((s, e));
-                    covered = e;
-                })?;
-                if covered < piece.len() {
-                    words.push((covered, piece.len()));
-                }
-            } else {
-                words.push((0, piece.len()));
-            }
-            for &(ws, we) in words.iter().filter(|(s, e)| s < e) {
-                let word_start = start + ws;
-                self.model.tokenize_byte_level(&piece[ws..we], &mut |id, (ts, te)| {
-                    let (ts, te) = (word_start + ts, word_start + te);
-                    let span = (floor_char_boundary(text, ts), ceil_char_boundary(text, te));
-                    let token = if slices {
-                        TokenText::ByteLevel(&text.as_bytes()[ts..te])
-                    } else {
-                        TokenText::Vocabulary
-                    };
-                    emit(id, span, word, token);
-                })?;
-                word += 1;
-            }
-        }
-        Ok(())
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    fn encode_byte_level(
-        &self,
-        text: &str,
-        use_regex: bool,
-        type_id: u32,
-        word_idx: Option<u32>,
-        offset_type: OffsetType,
-        defer_texts: bool,
-    ) -> Result<Encoding> {
-        let walk = |emit: &mut dyn FnMut(u32, Offsets, u32, TokenText)| {
-            self.walk_byte_level(text, use_regex, emit)
-        };
-        self.encode_walk(text, walk, type_id, word_idx, offset_type, defer_texts)
-    }
-
-    /// The `Encoding` of the tokens a fast-path walk (`walk_byte_level`, `walk_bert`) emits;
-    /// with `defer_texts`, vocabulary tokens get an empty text (no string is built).
-    fn encode_walk(
-        &self,
-        text: &str,
-        walk: impl FnOnce(&mut dyn FnMut(u32, Offsets, u32, TokenText)) -> Result<()>,
-        type_id: u32,
-        word_idx: Option<u32>,
-        offset_type: OffsetType,
-        defer_texts: bool,
-    ) -> Result<Encoding> {
-        let converter = (offset_type == OffsetType::Char).then(|| ByteToCharOffsets::new(text));
-        let mut encoding = Encoding::with_capacity(text.len() / 3 + 1);
-        walk(&mut |id, span, word, token| {
-            let value = match token {
-                TokenText::Text(t) => t.to_owned(),
-                TokenText::ByteLevel(bytes) => {
-                    let mut value = String::with_capacity(2 * bytes.len());
-                    value.extend(bytes.iter().map(|&b| BYTES_TO_CHARS[b as usize]));
-                    value
-                }
-                TokenText::Vocabulary if defer_texts => String::new(),
-                TokenText::Vocabulary => self.model.id_to_token(id).unwrap_or_default(),
-            };
-            let span = match &converter {
-                Some(c) => c.convert_span(span),
-                None => span,
-            };
-            encoding.push(id, value, span, Some(word_idx.unwrap_or(word)), type_id, false);
-        })?;
-        Ok(encoding)
-    }
-
-    /// The ids of `text` only (the lean path): no token strings or offsets are built. When
-    /// truncation or padding is enabled, falls back to the full `encode`. Special tokens come
-    /// from the post-processor run on a skeleton encoding (the model's ids, empty token strings,
-    /// zero offsets): a post-processor's ids never depend on token texts or offsets.
-    pub fn encode_ids(&self, text: &str, add_special_tokens: bool) -> Result<Vec<u32>> {
-        if self.truncation.is_some() || self.padding.is_some() {
-            return Ok(self.encode(text, add_special_tokens, OffsetType::Byte)?.ids);
-        }
-        let ids = self.model_ids(text)?;
-        if !add_special_tokens || self.num_special_tokens_to_add(false) == 0 {
+        let ids = self.plan.ids(&self.stages(), text)?;
+        if !options.add_special_tokens || self.num_special_tokens_to_add(false) == 0 {
             return Ok(ids);
         }
         let n = ids.len();
@@ -796,40 +410,39 @@ where
             attention_mask: vec![1; n],
             ..Encoding::default()
         };
-        Ok(self.post_process(skeleton, None, true)?.ids)
+        Ok(self.post_process_with(skeleton, None, true, None, None)?.ids)
     }
 
-    /// The ids the model gives for `text` (added tokens included), before post-processing.
-    fn model_ids(&self, text: &str) -> Result<Vec<u32>> {
-        let mut ids = Vec::with_capacity(text.len() / 3 + 1);
-        if let Some(use_regex) = self.byte_level_fast_path() {
-            self.walk_byte_level(text, use_regex, |id, _, _, _| ids.push(id))?;
-            return Ok(ids);
-        }
-        if let Some(lowercase) = self.bert_fast_path() {
-            self.walk_bert(text, lowercase, |id, _, _, _| ids.push(id))?;
-            return Ok(ids);
-        }
-        let pretokenized = self.normalize_and_pre_tokenize(text)?;
-        for split in pretokenized.splits() {
-            match &split.tokens {
-                Some(tokens) => ids.extend(tokens.iter().map(|t| t.id)),
-                None => self
-                    .model
-                    .tokenize_ids_offsets(split.normalized.get(), &mut |id, _| ids.push(id))?,
+    fn encode_sequence(
+        &self,
+        sequence: InputSequence,
+        type_id: u32,
+        offset_type: OffsetType,
+        defer_texts: bool,
+    ) -> Result<Encoding> {
+        let (stages, plan) = (self.stages(), &self.plan);
+        match sequence {
+            InputSequence::Raw(text) => {
+                plan.encode(&stages, &text, type_id, None, offset_type, defer_texts)
+            }
+            InputSequence::PreTokenized(words) => {
+                // Each word is its own text (offsets relative to it) and its own word index.
+                let mut encoding = Encoding::default();
+                for (i, word) in words.iter().enumerate() {
+                    let word_idx = Some(i as u32);
+                    encoding.merge_with(
+                        plan.encode(&stages, word, type_id, word_idx, offset_type, defer_texts)?,
+                        false,
+                    );
+                }
+                Ok(encoding)
             }
         }
-        Ok(ids)
     }
 
     /// Added tokens extracted, the rest normalized and cut into words (not yet tokenized).
     pub fn normalize_and_pre_tokenize(&self, text: &str) -> Result<PreTokenizedString> {
-        let mut pretokenized =
-            self.added_vocabulary.extract_and_normalize(self.normalizer.as_ref(), text)?;
-        if let Some(p) = &self.pre_tokenizer {
-            p.pre_tokenize(&mut pretokenized)?;
-        }
-        Ok(pretokenized)
+        plan::normalize_and_pre_tokenize(&self.stages(), text)
     }
 
     /// Trains the model on sequences with any `Trainer`, then adds its special tokens.
@@ -948,101 +561,6 @@ pub type Tokenizer = TokenizerImpl<
 >;
 
 impl Tokenizer {
-    // ---- encode, token texts deferred ----
-
-    /// The table that deferred token texts are filled from, when this tokenizer can defer them:
-    /// its model has one (WordPiece, WordLevel) and its post-processor never reads token texts
-    /// (ByteLevel's and Roberta's offset trimming do, so those keep the texts).
-    pub fn deferred_token_table(&self) -> Option<Arc<TokensById>> {
-        fn reads_texts(p: &PostProcessorWrapper) -> bool {
-            match p {
-                PostProcessorWrapper::Bert(_) | PostProcessorWrapper::Template(_) => false,
-                PostProcessorWrapper::Roberta(_) | PostProcessorWrapper::ByteLevel(_) => true,
-                PostProcessorWrapper::Sequence(s) => s.processors.iter().any(reads_texts),
-            }
-        }
-        let table = match &self.model {
-            ModelWrapper::WordPiece(model) => model.token_table(),
-            ModelWrapper::WordLevel(model) => model.token_table(),
-            _ => return None,
-        };
-        (!self.post_processor.as_ref().is_some_and(reads_texts)).then_some(table)
-    }
-
-    /// `encode_batch_with` without a string per token: when `deferred_token_table` gives a
-    /// table, the tokens taken from the model's vocabulary are left with an empty text, and
-    /// that table is returned with the encodings; `Encoding::fill_deferred_tokens` (or
-    /// `tokens_filled`) gives them their texts when they are needed. Ids, offsets, words and
-    /// masks are those of `encode_batch_with`; so are the texts once filled. Batches whose
-    /// texts are never read (arrays for a model) skip most of the allocation work.
-    pub fn encode_batch_deferred<'s, E>(
-        &self,
-        inputs: Vec<E>,
-        add_special_tokens: bool,
-        offset_type: OffsetType,
-        truncation: Option<&TruncationParams>,
-        padding: Option<&PaddingParams>,
-    ) -> Result<(Vec<Encoding>, Option<Arc<TokensById>>)>
-    where
-        E: Into<EncodeInput<'s>> + Send,
-    {
-        let table = self.deferred_token_table();
-        let encodings = self.encode_batch_texts(
-            inputs,
-            add_special_tokens,
-            offset_type,
-            truncation,
-            padding,
-            table.is_some(),
-        )?;
-        Ok((encodings, table))
-    }
-
-    /// `encode_batch_deferred` for results that are held (handed to Python): each encoding whose
-    /// token texts are deferred is stored packed (`StoredEncoding`) by the worker thread that
-    /// made it, so the full `Encoding`s never pile up (they are freed and their memory reused by
-    /// the thread that allocated it) and the held batch is ~4× smaller. Padding is decided (the
-    /// batch's target length) but not applied: `StoredBatch::pad_rows` applies it; rows turned
-    /// into arrays get the pad values written directly. Once padded, the rows are those of
-    /// `encode_batch_deferred`.
-    pub fn encode_batch_stored<'s, E>(
-        &self,
-        inputs: Vec<E>,
-        add_special_tokens: bool,
-        offset_type: OffsetType,
-        truncation: Option<&TruncationParams>,
-        padding: Option<&PaddingParams>,
-    ) -> Result<StoredBatch>
-    where
-        E: Into<EncodeInput<'s>> + Send,
-    {
-        let table = self.deferred_token_table();
-        let defer = table.is_some();
-        // Padding each encoding alone and then the batch to its longest gives what padding
-        // the batch once gives (pad lengths only grow), so only the batch padding is kept.
-        // Only encodings whose token texts are deferred are packed: where every token has its
-        // own text (byte-level BPE), copying the texts costs more than packing saves.
-        let encode = |input: E| {
-            let encoding = self.encode_with_texts(
-                input.into(),
-                add_special_tokens,
-                offset_type,
-                truncation,
-                None,
-                defer,
-            )?;
-            Ok::<_, Error>(if defer {
-                StoredEncoding::from(encoding)
-            } else {
-                StoredEncoding::whole(encoding)
-            })
-        };
-        let rows: Vec<StoredEncoding> = parallel::try_map_collect(inputs, encode)?;
-        let padding =
-            padding.and_then(|p| BatchPadding::new(rows.iter().map(StoredEncoding::len), p));
-        Ok(StoredBatch { rows, texts: table, padding })
-    }
-
     // ---- train ----
 
     /// Trains the model on text files, read line by line (line ends kept) and streamed. Invalid
@@ -1099,42 +617,6 @@ impl Tokenizer {
     }
 }
 
-/// A batch of encodings as `Tokenizer::encode_batch_stored` gives it.
-#[derive(Debug, Clone, Default)]
-pub struct StoredBatch {
-    /// One per input, not yet padded.
-    pub rows: Vec<StoredEncoding>,
-    /// Where the rows' deferred token texts come from (None: nothing was deferred).
-    pub texts: Option<Arc<TokensById>>,
-    /// The batch's padding, still to apply to `rows` (None: no padding).
-    pub padding: Option<BatchPadding>,
-}
-
-impl StoredBatch {
-    /// Applies the pending padding to the rows, in parallel (a row that needs pads is unpacked,
-    /// padded and packed again).
-    pub fn pad_rows(&mut self) {
-        let Some(padding) = self.padding.take() else { return };
-        parallel::for_each_mut(&mut self.rows, |row| padding.apply_stored(row));
-    }
-}
-
-/// Start of the char that holds byte `i` of `text`.
-fn floor_char_boundary(text: &str, mut i: usize) -> usize {
-    while !text.is_char_boundary(i) {
-        i -= 1;
-    }
-    i
-}
-
-/// End of the char that holds byte `i - 1` of `text` (`i` itself when it is a boundary).
-fn ceil_char_boundary(text: &str, mut i: usize) -> usize {
-    while !text.is_char_boundary(i) {
-        i += 1;
-    }
-    i
-}
-
 /// The default post-processing: a single encoding as is; a pair marked as sequences 0 and 1
 /// and concatenated.
 pub fn join_sequences(mut encoding: Encoding, pair: Option<Encoding>) -> Encoding {
@@ -1155,6 +637,7 @@ mod tests {
     use crate::tokenizer::test_support::{
         JoinPair, Lowercase, SpaceJoin, WhitespaceSplit, WordModel,
     };
+    use crate::tokenizer::{Ids, StoredEncoding};
 
     type TestTokenizer = TokenizerImpl<WordModel, Lowercase, WhitespaceSplit, JoinPair, SpaceJoin>;
 
@@ -1303,7 +786,7 @@ mod tests {
     }
 
     #[test]
-    fn stored_batch_once_padded_equals_the_deferred_batch() {
+    fn stored_batch_once_padded_and_filled_equals_the_full_batch() {
         use crate::utils::padding::{PaddingDirection, PaddingStrategy};
         use crate::utils::truncation::TruncationParams;
         let mut wordpiece = bert_like(true, true);
@@ -1344,30 +827,29 @@ mod tests {
                 .iter()
                 .flat_map(|t| paddings.iter().map(move |p| (t.as_ref(), p.as_ref())))
             {
-                let (expected, expected_texts) = t
-                    .encode_batch_deferred(
-                        texts.to_vec(),
-                        true,
-                        OffsetType::Char,
-                        truncation,
-                        padding,
-                    )
-                    .unwrap();
-                let mut stored = t
-                    .encode_batch_stored(
-                        texts.to_vec(),
-                        true,
-                        OffsetType::Char,
-                        truncation,
-                        padding,
-                    )
-                    .unwrap();
+                let options = EncodeOptions {
+                    truncation,
+                    padding,
+                    ..EncodeOptions::new(true, OffsetType::Char)
+                };
+                let expected = t.encode_batch_as::<Encoding, _>(texts.to_vec(), &options).unwrap();
+                let mut stored =
+                    t.encode_batch_as::<StoredEncoding, _>(texts.to_vec(), &options).unwrap();
                 assert_eq!(stored.padding.is_some(), padding.is_some());
                 stored.pad_rows();
-                let rows: Vec<Encoding> =
-                    stored.rows.iter().map(StoredEncoding::to_encoding).collect();
+                let rows: Vec<Encoding> = stored
+                    .rows
+                    .iter()
+                    .map(|row| {
+                        let mut row = row.to_encoding();
+                        if let Some(table) = &stored.texts {
+                            row.fill_deferred_tokens(table);
+                        }
+                        row
+                    })
+                    .collect();
                 assert_eq!(rows, expected, "{truncation:?} {padding:?}");
-                assert_eq!(stored.texts.is_some(), expected_texts.is_some());
+                assert_eq!(stored.texts.is_some(), packs);
                 assert!(stored
                     .rows
                     .iter()
@@ -1390,7 +872,7 @@ mod tests {
         ];
         for lowercase in [true, false] {
             let (fast, general) = (bert_like(true, lowercase), bert_like(false, lowercase));
-            assert!(fast.bert_fast_path().is_some() && general.bert_fast_path().is_none());
+            assert!(fast.plan().is_bert() && !general.plan().is_bert());
             for text in texts {
                 for offset_type in [OffsetType::Byte, OffsetType::Char] {
                     let expected = general.encode(text, true, offset_type).unwrap();
@@ -1400,19 +882,15 @@ mod tests {
                         "{text:?} lowercase={lowercase}"
                     );
                 }
-                assert_eq!(
-                    fast.encode_ids(text, false).unwrap(),
-                    general.encode_ids(text, false).unwrap(),
-                    "{text:?}"
-                );
+                let ids = |t: &Tokenizer, add_special_tokens| {
+                    let options = t.encode_options(add_special_tokens, OffsetType::Byte);
+                    t.encode_as::<Ids>(text, &options).unwrap().0
+                };
+                assert_eq!(ids(&fast, false), ids(&general, false), "{text:?}");
                 for add_special_tokens in [true, false] {
                     let full =
                         general.encode(text, add_special_tokens, OffsetType::Byte).unwrap().ids;
-                    assert_eq!(
-                        fast.encode_ids(text, add_special_tokens).unwrap(),
-                        full,
-                        "{text:?}"
-                    );
+                    assert_eq!(ids(&fast, add_special_tokens), full, "{text:?}");
                 }
             }
         }

@@ -18,10 +18,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use crate::error::{Error, Result};
 use crate::tokenizer::added_vocabulary::AddedTokenWithId;
 use crate::tokenizer::pipeline::TokenizerImpl;
-use crate::tokenizer::{
-    ByteLevelHint, Decoder, Model, Normalizer, NormalizerHint, PostProcessor, PreTokenizer,
-    TokenizeWith,
-};
+use crate::tokenizer::{Capabilities, Decoder, Model, Normalizer, PostProcessor, PreTokenizer};
 
 const SERIALIZATION_VERSION: &str = "1.0";
 
@@ -62,10 +59,10 @@ where
 
 impl<'de, M, N, PT, PP, D> Deserialize<'de> for TokenizerImpl<M, N, PT, PP, D>
 where
-    M: Deserialize<'de> + Model + TokenizeWith + Send + Sync,
-    N: Deserialize<'de> + Normalizer + NormalizerHint + Send + Sync,
-    PT: Deserialize<'de> + PreTokenizer + ByteLevelHint + Send + Sync,
-    PP: Deserialize<'de> + PostProcessor + Send + Sync,
+    M: Deserialize<'de> + Model + Capabilities + Send + Sync,
+    N: Deserialize<'de> + Normalizer + Capabilities + Send + Sync,
+    PT: Deserialize<'de> + PreTokenizer + Capabilities + Send + Sync,
+    PP: Deserialize<'de> + PostProcessor + Capabilities + Send + Sync,
     D: Deserialize<'de> + Decoder + Send + Sync,
 {
     fn deserialize<De: Deserializer<'de>>(
@@ -79,10 +76,10 @@ struct TokenizerVisitor<M, N, PT, PP, D>(PhantomData<(M, N, PT, PP, D)>);
 
 impl<'de, M, N, PT, PP, D> Visitor<'de> for TokenizerVisitor<M, N, PT, PP, D>
 where
-    M: Deserialize<'de> + Model + TokenizeWith + Send + Sync,
-    N: Deserialize<'de> + Normalizer + NormalizerHint + Send + Sync,
-    PT: Deserialize<'de> + PreTokenizer + ByteLevelHint + Send + Sync,
-    PP: Deserialize<'de> + PostProcessor + Send + Sync,
+    M: Deserialize<'de> + Model + Capabilities + Send + Sync,
+    N: Deserialize<'de> + Normalizer + Capabilities + Send + Sync,
+    PT: Deserialize<'de> + PreTokenizer + Capabilities + Send + Sync,
+    PP: Deserialize<'de> + PostProcessor + Capabilities + Send + Sync,
     D: Deserialize<'de> + Decoder + Send + Sync,
 {
     type Value = TokenizerImpl<M, N, PT, PP, D>;
@@ -156,10 +153,10 @@ fn json_error(error: serde_path_to_error::Error<serde_json::Error>) -> Error {
 
 impl<M, N, PT, PP, D> TokenizerImpl<M, N, PT, PP, D>
 where
-    M: DeserializeOwned + Model + TokenizeWith + Send + Sync,
-    N: DeserializeOwned + Normalizer + NormalizerHint + Send + Sync,
-    PT: DeserializeOwned + PreTokenizer + ByteLevelHint + Send + Sync,
-    PP: DeserializeOwned + PostProcessor + Send + Sync,
+    M: DeserializeOwned + Model + Capabilities + Send + Sync,
+    N: DeserializeOwned + Normalizer + Capabilities + Send + Sync,
+    PT: DeserializeOwned + PreTokenizer + Capabilities + Send + Sync,
+    PP: DeserializeOwned + PostProcessor + Capabilities + Send + Sync,
     D: DeserializeOwned + Decoder + Send + Sync,
 {
     /// Parses a tokenizer.json document.

@@ -122,6 +122,7 @@ impl Decoder for SpaceJoin {
     }
 }
 
-impl crate::tokenizer::pipeline::ByteLevelHint for WhitespaceSplit {}
-impl crate::tokenizer::pipeline::NormalizerHint for Lowercase {}
-impl crate::tokenizer::pipeline::TokenizeWith for WordModel {}
+impl crate::tokenizer::Capabilities for WhitespaceSplit {}
+impl crate::tokenizer::Capabilities for Lowercase {}
+impl crate::tokenizer::Capabilities for WordModel {}
+impl crate::tokenizer::Capabilities for JoinPair {}

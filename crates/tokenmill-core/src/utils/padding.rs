@@ -89,7 +89,7 @@ pub fn pad_encodings(encodings: &mut [Encoding], params: &PaddingParams) {
 
 /// The padding of one batch: the length its encodings are padded to, and how. Lets a batch be
 /// padded later, or never (NumPy rows are filled with the pad values directly; see
-/// `Tokenizer::encode_batch_stored`).
+/// the `StoredEncoding` output of `Tokenizer::encode_batch_as`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BatchPadding {
     pub target: usize,

@@ -62,7 +62,7 @@ impl Vocabulary {
     }
 
     /// The id → token text table (shared, cheap to clone): what encodings whose token texts
-    /// were deferred fill them from (see `Tokenizer::encode_batch_deferred`).
+    /// were deferred fill them from (see `EncodePlan::deferred_texts`).
     pub fn table(&self) -> Arc<TokensById> {
         Arc::clone(&self.tokens)
     }

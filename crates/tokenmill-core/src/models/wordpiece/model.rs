@@ -188,7 +188,7 @@ impl WordPiece {
     }
 
     /// The id → token text table (shared, cheap to clone): what encodings whose token texts
-    /// were deferred fill them from (see `Tokenizer::encode_batch_deferred`).
+    /// were deferred fill them from (see `EncodePlan::deferred_texts`).
     pub fn token_table(&self) -> Arc<TokensById> {
         self.vocab.table()
     }

@@ -1,0 +1,63 @@
+//! The general plan: any components, through the `NormalizedString` machinery (the reference
+//! the fast plans match).
+use super::Stages;
+use crate::error::Result;
+use crate::tokenizer::{Encoding, Model, Normalizer, OffsetType, PreTokenizedString, PreTokenizer};
+
+/// Added tokens extracted, the rest normalized and cut into words (not yet tokenized).
+pub(crate) fn normalize_and_pre_tokenize<M, N, PT>(
+    stages: &Stages<'_, M, N, PT>,
+    text: &str,
+) -> Result<PreTokenizedString>
+where
+    N: Normalizer,
+    PT: PreTokenizer,
+{
+    let mut pretokenized =
+        stages.added_vocabulary.extract_and_normalize(stages.normalizer, text)?;
+    if let Some(p) = stages.pre_tokenizer {
+        p.pre_tokenize(&mut pretokenized)?;
+    }
+    Ok(pretokenized)
+}
+
+/// See `EncodePlan::encode`.
+pub(super) fn encode<M, N, PT>(
+    stages: &Stages<'_, M, N, PT>,
+    text: &str,
+    type_id: u32,
+    word_idx: Option<u32>,
+    offset_type: OffsetType,
+) -> Result<Encoding>
+where
+    M: Model,
+    N: Normalizer,
+    PT: PreTokenizer,
+{
+    let mut pretokenized = normalize_and_pre_tokenize(stages, text)?;
+    pretokenized.tokenize(|word| stages.model.tokenize(word.get()))?;
+    pretokenized.into_encoding(word_idx, type_id, offset_type)
+}
+
+/// See `EncodePlan::ids`.
+pub(super) fn ids<M, N, PT>(
+    stages: &Stages<'_, M, N, PT>,
+    text: &str,
+    ids: &mut Vec<u32>,
+) -> Result<()>
+where
+    M: Model,
+    N: Normalizer,
+    PT: PreTokenizer,
+{
+    let pretokenized = normalize_and_pre_tokenize(stages, text)?;
+    for split in pretokenized.splits() {
+        match &split.tokens {
+            Some(tokens) => ids.extend(tokens.iter().map(|t| t.id)),
+            None => stages
+                .model
+                .tokenize_ids_offsets(split.normalized.get(), &mut |id, _| ids.push(id))?,
+        }
+    }
+    Ok(())
+}
