@@ -62,7 +62,6 @@ from tokenmill.tokenizer import (
     OffsetType,
     SplitDelimiterBehavior,
 )
-from tokenmill import tokenizer as _tokenizer_module
 from tokenmill.batch_encoding import BatchEncoding
 from tokenmill import implementations
 
@@ -104,7 +103,19 @@ __all__ = [
     "SentencePieceUnigramTokenizer",
     "tiktoken",
     "words",
-    *_tokenizer_module.__all__,
+    "Tokenizer",
+    "Encoding",
+    "AddedToken",
+    "Offsets",
+    "TextInputSequence",
+    "PreTokenizedInputSequence",
+    "TextEncodeInput",
+    "PreTokenizedEncodeInput",
+    "InputSequence",
+    "EncodeInput",
+    "OffsetReferential",
+    "OffsetType",
+    "SplitDelimiterBehavior",
     "BatchEncoding",
     "collocations",
     "stopwords",
