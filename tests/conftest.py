@@ -48,14 +48,27 @@ def bert_json(tmp_path_factory):
 
 
 # The URL of each rank file tiktoken downloads → its copy under ../shared/pretrained.
+_BLOB = "https://openaipublic.blob.core.windows.net/"
 TIKTOKEN_FILES = {
-    "https://openaipublic.blob.core.windows.net/encodings/r50k_base.tiktoken": "whisper/gpt2.tiktoken",
-    "https://openaipublic.blob.core.windows.net/encodings/p50k_base.tiktoken": "p50k_base/p50k_base.tiktoken",
-    "https://openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken": "cl100k_base/cl100k_base.tiktoken",
-    "https://openaipublic.blob.core.windows.net/encodings/o200k_base.tiktoken": "o200k_base/o200k_base.tiktoken",
-    "https://openaipublic.blob.core.windows.net/gpt-2/encodings/main/vocab.bpe": "gpt2/vocab.bpe",
-    "https://openaipublic.blob.core.windows.net/gpt-2/encodings/main/encoder.json": "gpt2/encoder.json",
+    _BLOB + "encodings/r50k_base.tiktoken": "whisper/gpt2.tiktoken",
+    _BLOB + "encodings/p50k_base.tiktoken": "p50k_base/p50k_base.tiktoken",
+    _BLOB + "encodings/cl100k_base.tiktoken": "cl100k_base/cl100k_base.tiktoken",
+    _BLOB + "encodings/o200k_base.tiktoken": "o200k_base/o200k_base.tiktoken",
+    _BLOB + "gpt-2/encodings/main/vocab.bpe": "gpt2/vocab.bpe",
+    _BLOB + "gpt-2/encodings/main/encoder.json": "gpt2/encoder.json",
 }
+
+# Split patterns of well-known models that tiktoken's encodings do not carry (shared by the
+# pre-tokenizer and scanner tests).
+GPT2_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
+LLAMA3_PATTERN = (
+    r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}"""
+    r"""| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
+)
+QWEN2_PATTERN = (
+    r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}"""
+    r"""| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
+)
 
 
 def make_tiktoken_cache(folder: Path, urls=tuple(TIKTOKEN_FILES)) -> Path:

@@ -37,7 +37,23 @@ def test_reading_modes_are_refused(tmp_path):
 
 
 def test_collocation_csv_and_sentencepiece_training_leave_only_their_files(tmp_path):
-    words = ["the", "cat", "sat", "on", "the", "mat", "and", "the", "cat", "ate", "the", "rat", "on", "the", "mat"] * 20
+    words = [
+        "the",
+        "cat",
+        "sat",
+        "on",
+        "the",
+        "mat",
+        "and",
+        "the",
+        "cat",
+        "ate",
+        "the",
+        "rat",
+        "on",
+        "the",
+        "mat",
+    ] * 20
     scored = BigramCollocationFinder.from_words(words).score_ngrams(BigramAssocMeasures.raw_freq)
     csv_path = tmp_path / "bigrams.csv"
     to_csv(scored, str(csv_path))

@@ -27,7 +27,8 @@ ADVERSARIAL = [
     " ",
     "Hello, World! THE end.",
     "  leading\tand trailing \r\n",
-    "ctrl\x01inside, vertical\x0btab, form\x0cfeed, next\x85line, no\xa0break, ideographic\u3000space",
+    "ctrl\x01inside, vertical\x0btab, form\x0cfeed, next\x85line, no\xa0break, "
+    "ideographic\u3000space",
     "Café naïve ÉCOLE e\u0301 ﬁ İstanbul ǅ Ⅻ ß ΣΑΣ",
     "中文字 mixed中x 한국어 日本語テキスト",
     "\x00\ufffd a\x7fb «quoted» — dash … ellipsis ¿qué? ¡sí!",

@@ -210,7 +210,10 @@ def adversarial_texts():
     yield "中国人民" * 250_000 + "１２３" * 1000  # 3 MB without a space
     yield "二○○一年" * 50_000 + "——" * 10_000 + "……" * 10_000
     yield "a\ud800中\udfff国 \ud83d\ude00 x\udc00"
-    yield "mixed: русский 中文日本語カタカナ العربية 👩🏽‍💻🇵🇱 e\u0301\u0301 ２８．３％ 1,000.5% www.example.com"
+    yield (
+        "mixed: русский 中文日本語カタカナ العربية 👩🏽‍💻🇵🇱 e\u0301\u0301 "
+        "２８．３％ 1,000.5% www.example.com"
+    )
     for _ in range(300):
         n = rng.randint(1, 60)
         yield "".join(

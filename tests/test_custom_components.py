@@ -57,7 +57,8 @@ class LowerAndMarkDigits:
 
 
 class DigitsAndSpaces:
-    """A pre-tokenizer: split on spaces (kept with the next word), then cut digit runs out by slicing."""
+    """A pre-tokenizer: split on spaces (kept with the next word), then cut digit runs out by
+    slicing."""
 
     def split_digits(self, i, normalized):
         text = str(normalized)

@@ -27,7 +27,8 @@ SAMPLE_BYTES = 150_000
 
 
 def corpus_lines(max_bytes: int = SAMPLE_BYTES) -> list[str]:
-    """Lines of English prose and of the first file of every multilingual language (bounded samples)."""
+    """Lines of English prose and of the first file of every multilingual language (bounded
+    samples)."""
     english = shared_path("corpora", "gutenberg", "pg244_en_a_study_in_scarlet.txt")
     lines = read_sample(english, max_bytes).splitlines()
     for lang_dir in sorted(

@@ -100,7 +100,8 @@ def test_bpe_options_string_form_iterator_and_writer(tmp_path, corpus):
     flags = (
         f"--input={path} --model_prefix={tmp_path / 'flags'} --model_type=bpe --vocab_size=800 "
         "--byte_fallback=true --split_digits=true --user_defined_symbols=<sep>,[MASK] "
-        "--control_symbols=<ctl> --character_coverage=0.98 --pad_id=3 --normalization_rule_name=identity"
+        "--control_symbols=<ctl> --character_coverage=0.98 --pad_id=3 "
+        "--normalization_rule_name=identity"
     )
     tsp.SentencePieceTrainer.train(flags)
     model = spm.SentencePieceProcessor(model_file=str(tmp_path / "flags.model"))

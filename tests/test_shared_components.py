@@ -20,7 +20,8 @@ LIBS = {"tokenizers": tokenizers, "tokenmill": tokenmill}
 
 @pytest.fixture(scope="module")
 def lines():
-    """~400 lines of English, French, German, Russian, Chinese, Hindi and Arabic text (with digits)."""
+    """~400 lines of English, French, German, Russian, Chinese, Hindi and Arabic text (with
+    digits)."""
     texts = []
     for parts in [
         ("gutenberg", "pg244_en_a_study_in_scarlet.txt"),

@@ -50,7 +50,8 @@ def ours(pretrained):
 
 
 def stdlib_code(max_bytes: int) -> str:
-    """The start of the Python standard library sources (corpora MANIFEST section 5), UTF-8 files only."""
+    """The start of the Python standard library sources (corpora MANIFEST section 5), UTF-8 files
+    only."""
     root = sysconfig.get_paths()["stdlib"]
     files = []
     for d, dirs, fs in os.walk(root):
@@ -214,7 +215,10 @@ def test_o200k_harmony_like_tiktoken(reference, pretrained):
     enc = tm.get_encoding("o200k_harmony", path=pretrained)
     assert enc.special_tokens_set == ref.special_tokens_set
     assert enc.n_vocab == ref.n_vocab == 201088
-    text = "<|start|>user<|message|>Hi there<|end|><|start|>assistant<|channel|>final<|message|>Hello!<|return|><|endofprompt|>"
+    text = (
+        "<|start|>user<|message|>Hi there<|end|>"
+        "<|start|>assistant<|channel|>final<|message|>Hello!<|return|><|endofprompt|>"
+    )
     assert enc.encode(text, allowed_special="all") == ref.encode(text, allowed_special="all")
     ids = enc.encode(text, allowed_special="all")[
         :-1

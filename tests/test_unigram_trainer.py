@@ -1,4 +1,5 @@
-"""UnigramTrainer: vocabulary quality against `tokenizers`' UnigramTrainer (equal) and `sentencepiece`
+"""UnigramTrainer: vocabulary quality against `tokenizers`' UnigramTrainer (equal) and
+`sentencepiece`
 (held-out log-likelihood and bytes per token, each vocabulary scored the same way), determinism,
 the Tokenizer training entry points, special tokens, and bad input."""
 

@@ -286,7 +286,10 @@ def test_vocab_file_errors_name_file_and_line(tmp_path):
     for load in (models.WordPiece.from_file, models.WordPiece.read_file, BertWordPieceTokenizer):
         with pytest.raises(
             tokenmill.FormatError,
-            match=r"dup\.txt:line 4.*duplicate token 'hello'.*line 2|dup\.txt:line 4.*\"hello\".*line 2",
+            match=(
+                r"dup\.txt:line 4.*duplicate token 'hello'.*line 2"
+                r"|dup\.txt:line 4.*\"hello\".*line 2"
+            ),
         ):
             load(dup)
     bad = write(tmp_path, "bad.txt", b"[UNK]\nok\n\xff\xfe\n")

@@ -57,7 +57,8 @@ UD_TREEBANKS = {
 
 
 def assert_covers_text(text, tokens, replaced=("``", "''")):
-    """Tokens in order, non-empty, each non-whitespace char covered exactly once, gaps are spaces."""
+    """Tokens in order, non-empty, each non-whitespace char covered exactly once, gaps are
+    spaces."""
     pos = 0
     for tok, start, end in tokens:
         assert pos <= start < end <= len(text), (tok, start, end, pos)
@@ -88,7 +89,8 @@ def adversarial_texts(huge=True):
     rng = random.Random(1234)
     yield "".join(chr(c) for c in range(0, 0x250))
     yield "\x00\x01\x1b[31mred\x1b[0m\x7f\u200b\u200d\u2060\ufeff\u00ad"
-    yield "a\ud800b \udfff \ud83d\ude00 x\udc00"  # lone surrogates (and a valid pair written as two)
+    # lone surrogates (and a valid pair written as two)
+    yield "a\ud800b \udfff \ud83d\ude00 x\udc00"
     if huge:
         yield "x" * 10_000_000  # 10 MB without a space
     yield ("ab.cd-ef'gh,12:30/" * 60_000)  # 1 MB without a space, full of rule triggers

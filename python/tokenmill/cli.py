@@ -22,7 +22,8 @@ HELD_OUT_EVERY = 20  # every 20th stdlib file (5%) is held out to measure compre
 
 
 def stdlib_files() -> List[str]:
-    """The standard library's ``.py`` files, in a deterministic order (corpora MANIFEST, section 5)."""
+    """The standard library's ``.py`` files, in a deterministic order (corpora MANIFEST, section
+    5)."""
     root = sysconfig.get_paths()["stdlib"]
     files = []
     for d, dirs, names in os.walk(root):
@@ -156,7 +157,8 @@ def cmd_train(args: argparse.Namespace) -> int:
         train_files = expand_inputs(args.files)
         corpus = ", ".join(train_files) if len(train_files) <= 3 else f"{len(train_files)} files"
     print(
-        f"Training {args.model} (vocab_size={args.vocab_size}, min_frequency={args.min_frequency}) on {corpus}",
+        f"Training {args.model} (vocab_size={args.vocab_size}, "
+        f"min_frequency={args.min_frequency}) on {corpus}",
         file=sys.stderr,
     )
     start = time.perf_counter()
@@ -172,7 +174,8 @@ def cmd_train(args: argparse.Namespace) -> int:
     if held_out:
         bpt, n_bytes, n_tokens = bytes_per_token(tokenizer, held_out)
         print(
-            f"compression: {bpt:.3f} bytes per token on {len(held_out)} held-out files ({n_bytes} bytes -> {n_tokens} tokens)"
+            f"compression: {bpt:.3f} bytes per token on {len(held_out)} held-out files ({n_bytes} "
+            f"bytes -> {n_tokens} tokens)"
         )
     print(f"saved {args.output}")
     return 0
@@ -235,7 +238,10 @@ def parser() -> argparse.ArgumentParser:
     t.add_argument(
         "files",
         nargs="*",
-        help="training files or globs (.txt: one document per line; .jsonl: see --field; - for stdin)",
+        help=(
+            "training files or globs (.txt: one document per line; .jsonl: see --field; "
+            "- for stdin)"
+        ),
     )
     t.add_argument(
         "-o",

@@ -84,7 +84,8 @@ class FreqDistView(_Mapping):
     iteration by decreasing count (as ``FreqDist.__iter__``), ``keys()`` and ``items()`` in
     first-occurrence order, ``N()``, ``B()``, ``freq()``,
     ``most_common()``, ``max()``, ``hapaxes()``, ``Nr()``. Keys are the words (``str`` or the
-    other hashable words counted) and tuples of words for n-grams. ``copy()`` gives a mutable ``collections.Counter``.
+    other hashable words counted) and tuples of words for n-grams. ``copy()`` gives a mutable
+    ``collections.Counter``.
     """
 
     __slots__ = ("_counts", "_name")

@@ -110,7 +110,8 @@ def resolve_model_dir(
             snapshot = snapshot_in_repo_cache(path, revision)
             if snapshot is None:
                 raise FileNotFoundError(
-                    f"{path} is a hub cache folder without a snapshot for revision {revision or 'main'!r}"
+                    f"{path} is a hub cache folder without a snapshot for revision "
+                    f"{revision or 'main'!r}"
                 )
             return snapshot
         return path
@@ -316,7 +317,8 @@ def wordpiece_from_files(folder: Path, config: Dict[str, Any], special_map: Dict
 
     if not hasattr(models, "WordPiece"):
         raise NotImplementedError(
-            f"{folder / 'vocab.txt'} needs tokenmill.models.WordPiece, which this build does not have"
+            f"{folder / 'vocab.txt'} needs tokenmill.models.WordPiece, which this build does not "
+            "have"
         )
     unk = special(config, special_map, "unk_token", "[UNK]")
     tokenizer = _native.Tokenizer(
@@ -539,7 +541,8 @@ def trainer_class(model_type: str):
     cls = getattr(trainers, name, None) if name else None
     if cls is None:
         raise ValueError(
-            f"train_new_from_iterator does not support {model_type} models (only BPE, Unigram, WordLevel and WordPiece)"
+            f"train_new_from_iterator does not support {model_type} models (only BPE, Unigram, "
+            "WordLevel and WordPiece)"
         )
     return cls
 
@@ -589,7 +592,8 @@ def train_new_from_iterator(
         model["vocab"] = {}
     else:
         raise ValueError(
-            f"train_new_from_iterator does not support {model_type} models (only BPE, Unigram, WordLevel and WordPiece)"
+            f"train_new_from_iterator does not support {model_type} models (only BPE, Unigram, "
+            "WordLevel and WordPiece)"
         )
     if model.get("unk_token") in renames:
         model["unk_token"] = renames[model["unk_token"]]
@@ -635,7 +639,8 @@ def update_post_processor(processor: Dict[str, Any], tokenizer, renames: Dict[st
         token_id = tokenizer.token_to_id(token)
         if token_id is None:
             raise ValueError(
-                f"the post-processor uses the token {token!r}, which the new vocabulary does not have"
+                f"the post-processor uses the token {token!r}, which the new vocabulary does not "
+                "have"
             )
         return token_id
 

@@ -320,7 +320,8 @@ class SentencePieceProcessor:
         """Creates a processor by loading a ``.model`` file."""
         if "model_file" in kwargs or "model_proto" in kwargs:
             raise ArgumentError(
-                "model_file and model_proto cannot be passed via kwargs when using from_file classmethod."
+                "model_file and model_proto cannot be passed via kwargs when using from_file "
+                "classmethod."
             )
         processor = cls(**kwargs)
         processor.LoadFromFile(model_file)
@@ -331,7 +332,8 @@ class SentencePieceProcessor:
         """Creates a processor from a serialized model."""
         if "model_file" in kwargs or "model_proto" in kwargs:
             raise ArgumentError(
-                "model_file and model_proto cannot be passed via kwargs when using from_proto classmethod."
+                "model_file and model_proto cannot be passed via kwargs when using from_proto "
+                "classmethod."
             )
         processor = cls(**kwargs)
         processor.LoadFromSerializedProto(model_proto)
@@ -404,9 +406,9 @@ class SentencePieceProcessor:
         (``str``, or ``bytes``), ``'numpy'`` int32 arrays, ``'offset_mapping'`` dicts (ids, pieces,
         character offsets), ``'serialized_proto'`` (``SentencePieceText`` bytes), ``'proto'`` or
         objects (``sentencepiece_pb2.SentencePieceText``, needs protobuf) with surfaces and byte
-        offsets; ``thread_pool`` (a ``ThreadPool``) sets the thread count. ``add_bos`` / ``add_eos`` are added
-        after ``reverse``. With ``enable_sampling``, BPE applies BPE-dropout with probability
-        ``alpha``; Unigram samples with smoothing ``alpha`` from the ``nbest_size`` best
+        offsets; ``thread_pool`` (a ``ThreadPool``) sets the thread count. ``add_bos`` /
+        ``add_eos`` are added after ``reverse``. With ``enable_sampling``, BPE applies BPE-dropout
+        with probability ``alpha``; Unigram samples with smoothing ``alpha`` from the ``nbest_size`` best
         segmentations (or the whole lattice for ``nbest_size=-1``)."""
         return_type = self._resolve_return_type(return_type, out_type)
         if return_bytes is not None and return_type != "offset_mapping":
@@ -425,8 +427,9 @@ class SentencePieceProcessor:
             nbest_size is None or nbest_size == 0 or nbest_size == 1 or alpha is None
         ):
             raise ArgumentError(
-                'When enable_sampling is True, We must specify "nbest_size > 1" or "nbest_size = -1", '
-                'and "alpha". "nbest_size" is enabled only on unigram mode ignored in BPE-dropout. '
+                'When enable_sampling is True, We must specify "nbest_size > 1" or '
+                '"nbest_size = -1", and "alpha". "nbest_size" is enabled only on unigram mode '
+                "ignored in BPE-dropout. "
                 'when "nbest_size = -1" , this method samples from all candidates on the lattice '
                 "instead of nbest segmentations."
             )

@@ -74,7 +74,8 @@ class AddedToken:
     def __hash__(self) -> int: ...
 
 class EncodingBatch:
-    """The encodings of a batch, kept natively; indexing gives a copy of a row's :class:`Encoding`."""
+    """The encodings of a batch, kept natively; indexing gives a copy of a row's
+    :class:`Encoding`."""
     def __len__(self) -> int: ...
     def __getitem__(self, index: int) -> Encoding: ...
 
@@ -161,7 +162,8 @@ class Tokenizer:
         special_tokens_map: Optional[dict[str, str]] = None,
         model_max_length: Optional[int] = None,
     ) -> tuple[str, str, str]:
-        """tokenizer.json, tokenizer_config.json, special_tokens_map.json for transformers.AutoTokenizer."""
+        """tokenizer.json, tokenizer_config.json, special_tokens_map.json for
+        transformers.AutoTokenizer."""
     def train_new_from_iterator(
         self,
         text_iterator: Iterable[Union[str, Sequence[str]]],

@@ -1,4 +1,5 @@
-"""BertWordPieceTokenizer: BERT's tokenizer (WordPiece with the BERT normalizer and pre-tokenizer)."""
+"""BertWordPieceTokenizer: BERT's tokenizer (WordPiece with the BERT normalizer and
+pre-tokenizer)."""
 
 from __future__ import annotations
 
@@ -137,7 +138,8 @@ class BertWordPieceTokenizer(BaseTokenizer):
         wordpieces_prefix: str = "##",
         algorithm: str = "bpe",
     ):
-        """Trains the vocabulary on text files (``algorithm``: see :class:`tokenmill.trainers.WordPieceTrainer`)."""
+        """Trains the vocabulary on text files (``algorithm``: see
+        :class:`tokenmill.trainers.WordPieceTrainer`)."""
         trainer = self._trainer(
             vocab_size,
             min_frequency,
