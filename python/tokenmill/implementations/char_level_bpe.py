@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Dict, List, Optional, Tuple, Union
+from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 import tokenmill
 from tokenmill import decoders, normalizers, pre_tokenizers, trainers
@@ -11,9 +10,31 @@ from tokenmill.implementations.base_tokenizer import (
     BaseTokenizer,
     BPEFilesMixin,
     combine_normalizers,
+    training_methods,
     unicode_normalizer_from_str,
 )
 from tokenmill.models import BPE
+
+
+def _trainer(
+    vocab_size: int = 30000,
+    min_frequency: int = 2,
+    special_tokens: Sequence[Union[str, tokenmill.AddedToken]] = ("<unk>",),
+    limit_alphabet: int = 1000,
+    initial_alphabet: Sequence[str] = (),
+    suffix: Optional[str] = "</w>",
+    show_progress: bool = True,
+) -> trainers.BpeTrainer:
+    """The trainer of :meth:`CharBPETokenizer.train`: BPE whose words end with ``suffix``."""
+    return trainers.BpeTrainer(
+        vocab_size=vocab_size,
+        min_frequency=min_frequency,
+        special_tokens=list(special_tokens),
+        limit_alphabet=limit_alphabet,
+        initial_alphabet=list(initial_alphabet),
+        end_of_word_suffix=suffix,
+        show_progress=show_progress,
+    )
 
 
 class CharBPETokenizer(BPEFilesMixin, BaseTokenizer):
@@ -78,69 +99,4 @@ class CharBPETokenizer(BPEFilesMixin, BaseTokenizer):
         }
         super().__init__(tokenizer, parameters)
 
-    @staticmethod
-    def _trainer(
-        vocab_size,
-        min_frequency,
-        special_tokens,
-        limit_alphabet,
-        initial_alphabet,
-        suffix,
-        show_progress,
-    ):
-        return trainers.BpeTrainer(
-            vocab_size=vocab_size,
-            min_frequency=min_frequency,
-            special_tokens=special_tokens,
-            limit_alphabet=limit_alphabet,
-            initial_alphabet=initial_alphabet,
-            end_of_word_suffix=suffix,
-            show_progress=show_progress,
-        )
-
-    def train(
-        self,
-        files: Union[str, List[str]],
-        vocab_size: int = 30000,
-        min_frequency: int = 2,
-        special_tokens: List[Union[str, tokenmill.AddedToken]] = ["<unk>"],
-        limit_alphabet: int = 1000,
-        initial_alphabet: List[str] = [],
-        suffix: Optional[str] = "</w>",
-        show_progress: bool = True,
-    ):
-        """Trains the model on the given files."""
-        trainer = self._trainer(
-            vocab_size,
-            min_frequency,
-            special_tokens,
-            limit_alphabet,
-            initial_alphabet,
-            suffix,
-            show_progress,
-        )
-        self._train_files(files, trainer)
-
-    def train_from_iterator(
-        self,
-        iterator: Union[Iterator[str], Iterator[Iterator[str]]],
-        vocab_size: int = 30000,
-        min_frequency: int = 2,
-        special_tokens: List[Union[str, tokenmill.AddedToken]] = ["<unk>"],
-        limit_alphabet: int = 1000,
-        initial_alphabet: List[str] = [],
-        suffix: Optional[str] = "</w>",
-        show_progress: bool = True,
-        length: Optional[int] = None,
-    ):
-        """Trains the model on strings (or batches of strings) from an iterator."""
-        trainer = self._trainer(
-            vocab_size,
-            min_frequency,
-            special_tokens,
-            limit_alphabet,
-            initial_alphabet,
-            suffix,
-            show_progress,
-        )
-        self._tokenizer.train_from_iterator(iterator, trainer=trainer, length=length)
+    train, train_from_iterator = training_methods(_trainer)

@@ -3,14 +3,36 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Dict, List, Optional, Tuple, Union
+from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 import tokenmill
 from tokenmill import decoders, pre_tokenizers, trainers
-from tokenmill.implementations.base_tokenizer import BaseTokenizer, BPEFilesMixin
+from tokenmill.implementations.base_tokenizer import (
+    BaseTokenizer,
+    BPEFilesMixin,
+    training_methods,
+)
 from tokenmill.models import BPE
 from tokenmill.normalizers import NFKC
+
+
+def _trainer(
+    vocab_size: int = 30000,
+    min_frequency: int = 2,
+    special_tokens: Sequence[Union[str, tokenmill.AddedToken]] = ("<unk>",),
+    limit_alphabet: int = 1000,
+    initial_alphabet: Sequence[str] = (),
+    show_progress: bool = True,
+) -> trainers.BpeTrainer:
+    """The trainer of :meth:`SentencePieceBPETokenizer.train`."""
+    return trainers.BpeTrainer(
+        vocab_size=vocab_size,
+        min_frequency=min_frequency,
+        special_tokens=list(special_tokens),
+        limit_alphabet=limit_alphabet,
+        initial_alphabet=list(initial_alphabet),
+        show_progress=show_progress,
+    )
 
 
 class SentencePieceBPETokenizer(BPEFilesMixin, BaseTokenizer):
@@ -65,60 +87,4 @@ class SentencePieceBPETokenizer(BPEFilesMixin, BaseTokenizer):
         BaseTokenizer.__init__(obj, to_tokenizer(filename), {"model": "SentencePieceBPE"})
         return obj
 
-    @staticmethod
-    def _trainer(
-        vocab_size, min_frequency, special_tokens, limit_alphabet, initial_alphabet, show_progress
-    ):
-        return trainers.BpeTrainer(
-            vocab_size=vocab_size,
-            min_frequency=min_frequency,
-            special_tokens=special_tokens,
-            limit_alphabet=limit_alphabet,
-            initial_alphabet=initial_alphabet,
-            show_progress=show_progress,
-        )
-
-    def train(
-        self,
-        files: Union[str, List[str]],
-        vocab_size: int = 30000,
-        min_frequency: int = 2,
-        special_tokens: List[Union[str, tokenmill.AddedToken]] = ["<unk>"],
-        limit_alphabet: int = 1000,
-        initial_alphabet: List[str] = [],
-        show_progress: bool = True,
-    ):
-        """Trains the model on the given files."""
-        self._train_files(
-            files,
-            self._trainer(
-                vocab_size,
-                min_frequency,
-                special_tokens,
-                limit_alphabet,
-                initial_alphabet,
-                show_progress,
-            ),
-        )
-
-    def train_from_iterator(
-        self,
-        iterator: Union[Iterator[str], Iterator[Iterator[str]]],
-        vocab_size: int = 30000,
-        min_frequency: int = 2,
-        special_tokens: List[Union[str, tokenmill.AddedToken]] = ["<unk>"],
-        limit_alphabet: int = 1000,
-        initial_alphabet: List[str] = [],
-        show_progress: bool = True,
-        length: Optional[int] = None,
-    ):
-        """Trains the model on strings (or batches of strings) from an iterator."""
-        trainer = self._trainer(
-            vocab_size,
-            min_frequency,
-            special_tokens,
-            limit_alphabet,
-            initial_alphabet,
-            show_progress,
-        )
-        self._tokenizer.train_from_iterator(iterator, trainer=trainer, length=length)
+    train, train_from_iterator = training_methods(_trainer)
