@@ -16,6 +16,7 @@ import sys
 import sysconfig
 import time
 from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
 from typing import List, Optional, Tuple
 
 HELD_OUT_EVERY = 20  # every 20th stdlib file (5%) is held out to measure compression
@@ -90,7 +91,9 @@ def jsonl_field(path: str, field: str) -> Iterator[str]:
             try:
                 value = json.loads(line)[field]
             except (ValueError, KeyError, TypeError) as e:
-                raise SystemExit(f"tokenmill: {path}:{number}: no string field {field!r} ({e})")
+                raise SystemExit(
+                    f"tokenmill: {path}:{number}: no string field {field!r} ({e})"
+                ) from None
             if not isinstance(value, str):
                 raise SystemExit(f"tokenmill: {path}:{number}: field {field!r} is not a string")
             yield value
@@ -138,7 +141,7 @@ def build_tokenizer(args: argparse.Namespace):
 
 def bytes_per_token(tokenizer, files: Iterable[str]) -> Tuple[float, int, int]:
     """(bytes per token, bytes, tokens) of encoding `files` whole."""
-    texts = [open(f, encoding="utf-8").read() for f in files]
+    texts = [Path(f).read_text(encoding="utf-8") for f in files]
     n_bytes = sum(len(t.encode("utf-8")) for t in texts)
     n_tokens = sum(len(e.ids) for e in tokenizer.encode_batch(texts, add_special_tokens=False))
     return (n_bytes / n_tokens if n_tokens else float("nan")), n_bytes, n_tokens
@@ -222,7 +225,7 @@ def cmd_decode(args: argparse.Namespace) -> int:
             else [parse_ids(line) for line in sys.stdin if line.strip()]
         )
     except (ValueError, KeyError, TypeError) as e:
-        raise SystemExit(f"tokenmill: ids must be integers (as text or JSON): {e}")
+        raise SystemExit(f"tokenmill: ids must be integers (as text or JSON): {e}") from None
     for ids in batches:
         print(tokenizer.decode(ids, skip_special_tokens=args.skip_special_tokens))
     return 0

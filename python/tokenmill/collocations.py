@@ -99,7 +99,7 @@ class FreqDistView(_Mapping):
 
     def get(self, key, default=None):
         """The count of ``key``, or ``default`` when absent."""
-        return self[key] if key in self else default
+        return self[key] if key in self else default  # noqa: SIM401 (this is get itself)
 
     def __contains__(self, key):
         try:

@@ -20,6 +20,7 @@ The file formats are JSON handled in Python; only training and tokenization run 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import weakref
@@ -257,10 +258,9 @@ def configured_roles(
 
 def record_roles(tokenizer, roles: Dict[str, str]) -> None:
     """Remembers the roles of a loaded tokenizer for save_pretrained (for as long as it lives)."""
-    try:
+    # An object that cannot be weakly referenced (TypeError): its roles are derived instead.
+    with contextlib.suppress(TypeError):
         _RECORDED_ROLES[tokenizer] = dict(roles)
-    except TypeError:  # an object that cannot be weakly referenced: roles are derived instead
-        pass
 
 
 def special(
@@ -646,7 +646,7 @@ def update_post_processor(processor: Dict[str, Any], tokenizer, renames: Dict[st
 
     for item in processor.get("processors", []) or []:
         update_post_processor(item, tokenizer, renames)
-    for key, entry in (processor.get("special_tokens") or {}).items():
+    for entry in (processor.get("special_tokens") or {}).values():
         tokens = [renames.get(t, t) for t in entry["tokens"]]
         entry["tokens"] = tokens
         entry["ids"] = [id_of(t) for t in tokens]

@@ -408,8 +408,8 @@ class SentencePieceProcessor:
         objects (``sentencepiece_pb2.SentencePieceText``, needs protobuf) with surfaces and byte
         offsets; ``thread_pool`` (a ``ThreadPool``) sets the thread count. ``add_bos`` /
         ``add_eos`` are added after ``reverse``. With ``enable_sampling``, BPE applies BPE-dropout
-        with probability ``alpha``; Unigram samples with smoothing ``alpha`` from the ``nbest_size`` best
-        segmentations (or the whole lattice for ``nbest_size=-1``)."""
+        with probability ``alpha``; Unigram samples with smoothing ``alpha`` from the
+        ``nbest_size`` best segmentations (or the whole lattice for ``nbest_size=-1``)."""
         return_type = self._resolve_return_type(return_type, out_type)
         if return_bytes is not None and return_type != "offset_mapping":
             raise ArgumentError("return_bytes is only supported when return_type='offset_mapping'")
@@ -920,10 +920,7 @@ class SentencePieceProcessor:
         return state
 
     def __setstate__(self, state):
-        if not isinstance(state, dict):
-            state = {"model_proto": state}
-        else:
-            state = state.copy()
+        state = state.copy() if isinstance(state, dict) else {"model_proto": state}
         SentencePieceProcessor.__init__(self)
         self.LoadFromSerializedProto(state.pop("model_proto"))
         self.__dict__.update(state)
@@ -1325,10 +1322,13 @@ def from_tokenizer(tokenizer) -> bytes:
             rank.setdefault(left + right, r)
         vocab_items = set(model["vocab"].items())
         unk = model.get("unk_token")
-        learned = lambda piece, i: piece in rank  # noqa: E731
-        score_of = lambda piece, i: (
-            -float(rank[piece]) if piece in rank else -float(len(merges) + i)
-        )  # noqa: E731
+
+        def learned(piece: str, i: int) -> bool:
+            return piece in rank
+
+        def score_of(piece: str, i: int) -> float:
+            return -float(rank[piece]) if piece in rank else -float(len(merges) + i)
+
     else:
         unigram_vocab = [(p, float(sc)) for p, sc in model.get("vocab", [])]
         vocab_items = {(p, i) for i, (p, _) in enumerate(unigram_vocab)}
@@ -1338,8 +1338,13 @@ def from_tokenizer(tokenizer) -> bytes:
             if unk_id is not None and 0 <= unk_id < len(unigram_vocab)
             else None
         )
-        learned = lambda piece, i: i < len(unigram_vocab) and unigram_vocab[i][1] != 0.0  # noqa: E731
-        score_of = lambda piece, i: unigram_vocab[i][1] if i < len(unigram_vocab) else 0.0  # noqa: E731
+
+        def learned(piece: str, i: int) -> bool:
+            return i < len(unigram_vocab) and unigram_vocab[i][1] != 0.0
+
+        def score_of(piece: str, i: int) -> float:
+            return unigram_vocab[i][1] if i < len(unigram_vocab) else 0.0
+
     by_id = sorted(
         vocab_items | {(t["content"], t["id"]) for t in added.values()}, key=lambda x: x[1]
     )
