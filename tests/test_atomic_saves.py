@@ -11,10 +11,12 @@ from tokenmill.collocations import BigramAssocMeasures, BigramCollocationFinder,
 def test_a_failed_write_keeps_the_old_file(tmp_path):
     path = tmp_path / "saved.txt"
     path.write_text("old contents\n")
-    with pytest.raises(RuntimeError, match="disk full"):
-        with atomic_open(path, "w", encoding="utf-8") as f:
-            f.write("half of the new")
-            raise RuntimeError("disk full")
+    with (
+        pytest.raises(RuntimeError, match="disk full"),
+        atomic_open(path, "w", encoding="utf-8") as f,
+    ):
+        f.write("half of the new")
+        raise RuntimeError("disk full")
     assert path.read_text() == "old contents\n"
     assert sorted(os.listdir(tmp_path)) == ["saved.txt"]
 

@@ -355,15 +355,16 @@ def test_malformed_dictionary_names_file_and_line(tmp_path, content, line):
 def japanese_gold_sentences():
     conllu = shared_path("corpora", "ud", "UD_Japanese-GSD", "ja_gsd-ud-test.conllu")
     sentences, words = [], []
-    for line in open(conllu, encoding="utf-8"):
-        if line.startswith("#") or not line.strip():
-            if not line.strip() and words:
-                sentences.append(words)
-                words = []
-            continue
-        cols = line.split("\t")
-        if cols[0].isdigit():
-            words.append(cols[1])
+    with open(conllu, encoding="utf-8") as lines:
+        for line in lines:
+            if line.startswith("#") or not line.strip():
+                if not line.strip() and words:
+                    sentences.append(words)
+                    words = []
+                continue
+            cols = line.split("\t")
+            if cols[0].isdigit():
+                words.append(cols[1])
     return sentences
 
 

@@ -13,8 +13,8 @@ from conftest import shared_path
 
 nltk = pytest.importorskip("nltk", reason="the differential tests need nltk")
 nltk_collocations = pytest.importorskip("nltk.collocations")
-from nltk.metrics import association as nltk_assoc
-from tokenmill import collocations as tm
+from nltk.metrics import association as nltk_assoc  # noqa: E402 (after importorskip)
+from tokenmill import collocations as tm  # noqa: E402 (after importorskip)
 
 FINDERS = {
     2: (tm.BigramCollocationFinder, nltk_collocations.BigramCollocationFinder),

@@ -12,6 +12,7 @@ import gzip
 import json
 import pickle
 import random
+from pathlib import Path
 
 import pytest
 import tokenizers
@@ -81,7 +82,11 @@ def gpt2_tokens() -> list[list[str]]:
 @pytest.fixture(scope="module")
 def clip_tokens() -> list[list[str]]:
     path = shared_path("pretrained", "clip", "bpe_simple_vocab_16e6.txt.gz")
-    merges_lines = gzip.open(path).read().decode("utf-8").split("\n")[1 : 49152 - 256 - 2 + 1]
+    merges_lines = (
+        gzip.decompress(Path(path).read_bytes())
+        .decode("utf-8")
+        .split("\n")[1 : 49152 - 256 - 2 + 1]
+    )
     merges = [tuple(m.split()) for m in merges_lines]
     alphabet = list(hf_pre_tokenizers.ByteLevel.alphabet())
     byte_order = sorted(alphabet, key=lambda c: _gpt2_byte_of(c))

@@ -118,7 +118,11 @@ def bytes_to_unicode() -> dict[int, str]:
 def clip_vocab_merges():
     """CLIP's vocabulary and merges, built as the pretrained MANIFEST describes."""
     path = shared_path("pretrained", "clip", "bpe_simple_vocab_16e6.txt.gz")
-    lines = gzip.open(path).read().decode("utf-8").split("\n")[1 : 49152 - 256 - 2 + 1]
+    lines = (
+        gzip.decompress(Path(path).read_bytes())
+        .decode("utf-8")
+        .split("\n")[1 : 49152 - 256 - 2 + 1]
+    )
     merges = [tuple(line.split()) for line in lines]
     vocab = list(bytes_to_unicode().values())
     vocab += [v + "</w>" for v in vocab]

@@ -142,11 +142,7 @@ def assert_same(ours, theirs, text: str, what: str = "") -> None:
     want = theirs.pre_tokenize_str(text)
     if got == want:
         return
-    for i, (g, w) in enumerate(zip(got, want)):
-        if g != w:
-            break
-    else:
-        i = min(len(got), len(want))
+    i = next((k for k, (g, w) in enumerate(zip(got, want)) if g != w), min(len(got), len(want)))
     raise AssertionError(
         f"{what}: {ours!r} differs from tokenizers at piece {i} "
         f"(ours {len(got)} pieces, tokenizers {len(want)}):\n"

@@ -42,7 +42,7 @@ def sample_lines() -> list[str]:
         files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
         for f in files[:1]:
             lines += read_sample(f, 20_000).splitlines()
-    return [l for l in lines if l.strip()] + CASES
+    return [line for line in lines if line.strip()] + CASES
 
 
 @pytest.fixture(scope="module")

@@ -33,7 +33,7 @@ def corpus(tmp_path_factory):
     )
     path = tmp_path_factory.mktemp("spm") / "corpus.txt"
     path.write_text(text, encoding="utf-8")
-    return path, [l for l in held_out.splitlines() if l.strip()] + [
+    return path, [line for line in held_out.splitlines() if line.strip()] + [
         "ﬁ ½ Ｈｅｌｌｏ",
         "  spaced   out  ",
         "tab\there",
@@ -92,7 +92,7 @@ def test_bpe_model_loads_in_sentencepiece_and_encodes_identically(tmp_path, corp
     ours_pieces, ref_pieces = set(pieces_of(f"{ours}.model")), set(pieces_of(f"{ref}.model"))
     assert len(ours_pieces & ref_pieces) / len(ref_pieces) > 0.9
     vocab_lines = (tmp_path / "ours.vocab").read_text(encoding="utf-8").splitlines()
-    assert [l.split("\t")[0] for l in vocab_lines] == pieces_of(f"{ours}.model")
+    assert [line.split("\t")[0] for line in vocab_lines] == pieces_of(f"{ours}.model")
 
 
 def test_bpe_options_string_form_iterator_and_writer(tmp_path, corpus):
@@ -190,7 +190,7 @@ def test_bad_settings_and_corpora_raise(tmp_path, corpus):
         dict(input=str(tmp_path / "missing.txt"), model_type="bpe", vocab_size=100),
     ]
     for kwargs in cases:
-        with pytest.raises(Exception):
+        with pytest.raises(Exception):  # noqa: B017 (the peer raises a plain Exception)
             spm.SentencePieceTrainer.train(
                 model_prefix=str(tmp_path / "ref"), minloglevel=2, **kwargs
             )

@@ -65,12 +65,17 @@ def snapshot(tok, lines):
     )
 
 
+def recorder(records: list, lines):
+    """A `record(tok)` callback that appends the snapshot of `tok` on `lines` to `records`."""
+    return lambda tok: records.append(snapshot(tok, lines))
+
+
 def run_both(scenario, lines):
     """Runs `scenario(lib, record)` for both libraries and checks they recorded the same."""
     results = {}
     for name, lib in LIBS.items():
         records = []
-        scenario(lib, lambda tok: records.append(snapshot(tok, lines)))
+        scenario(lib, recorder(records, lines))
         results[name] = records
     assert len(results["tokenmill"]) == len(results["tokenizers"]) > 0
     for step, (ours, theirs) in enumerate(zip(results["tokenmill"], results["tokenizers"])):

@@ -32,7 +32,10 @@ def corpus() -> tuple[list[str], list[str]]:
     held_out = read_sample(
         shared_path("corpora", "gutenberg", "en_novels", "pg84_en_frankenstein.txt"), 150_000
     )
-    clean = lambda text: [" ".join(l.split()) for l in text.splitlines() if l.strip()]
+
+    def clean(text):
+        return [" ".join(line.split()) for line in text.splitlines() if line.strip()]
+
     return clean(train), clean(held_out)
 
 

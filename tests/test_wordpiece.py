@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import pickle
 import random
+from pathlib import Path
 
 import pytest
 from conftest import SHARED, read_sample, shared_path
@@ -261,7 +262,7 @@ def test_model_attributes_save_and_pickle(tmp_path):
     wp.max_input_chars_per_word = 100
     ours_files = wp.save(str(tmp_path), "ours")
     theirs_files = tokenizers.models.WordPiece.from_file(path).save(str(tmp_path), "ref")
-    assert open(ours_files[0], "rb").read() == open(theirs_files[0], "rb").read()
+    assert Path(ours_files[0]).read_bytes() == Path(theirs_files[0]).read_bytes()
     again = pickle.loads(pickle.dumps(wp))
     assert isinstance(again, models.WordPiece) and again.get_vocab() == wp.get_vocab()
     assert [t.id for t in again.tokenize("tokenization")] == [

@@ -300,7 +300,7 @@ def test_penn_treebank_mode_agrees_with_nltk(reference):
 
 def nltk_span_tokenizers():
     return {
-        name: (lambda text, tok=getattr(nltk_tokenize, name)(): tok.tokenize(text))
+        name: getattr(nltk_tokenize, name)().tokenize
         for name in ("TreebankWordTokenizer", "NLTKWordTokenizer")
     }
 
@@ -341,7 +341,9 @@ def test_evaluate_gold_against_itself_scores_one(tmp_path):
     assert (scores.precision, scores.recall, scores.f1) == (1.0, 1.0, 1.0)
 
     sighan = shared_path("corpora", "sighan2005", "pku_test_gold.utf8")
-    lines = [l.split() for l in sighan.read_text(encoding="utf-8").splitlines() if l.split()]
+    lines = [
+        line.split() for line in sighan.read_text(encoding="utf-8").splitlines() if line.split()
+    ]
     by_text = {"".join(words): words for words in lines}
     assert evaluate(lambda t: by_text[t], sighan, format="sighan").f1 == 1.0
     # One token per character: recall is the share of one-character gold words, exactly.
