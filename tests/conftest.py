@@ -30,6 +30,75 @@ def read_sample(path: Path, max_bytes: int = 2_000_000) -> str:
     return data.decode("utf-8", errors="replace")
 
 
+def corpus_text(*samples: tuple[str, int]) -> str:
+    """The starts of corpus files, concatenated: each sample is (path under corpora/ with "/"
+    separators, max bytes), and a folder stands for its first file."""
+    text = ""
+    for rel, max_bytes in samples:
+        path = shared_path("corpora", *rel.split("/"))
+        if path.is_dir():
+            path = sorted(p for p in path.rglob("*") if p.is_file())[0]
+        text += read_sample(path, max_bytes)
+    return text
+
+
+def random_strings(rng, count: int, max_len: int, ranges: list[tuple[int, int]]):
+    """`count` strings of 1..`max_len` code points; each code point is drawn from one of the
+    (low, high) `ranges`, picked at random (one draw per range first, as a list, then a choice)."""
+    for _ in range(count):
+        n = rng.randint(1, max_len)
+        yield "".join(
+            chr(rng.choice([rng.randint(low, high) for low, high in ranges])) for _ in range(n)
+        )
+
+
+def non_empty_lines(text: str) -> list[str]:
+    return [line for line in text.splitlines() if line.strip()]
+
+
+# English, German, Japanese, Russian and Chinese: the conversion tests' sample.
+MIXED_LANGUAGES = (
+    "gutenberg/pg244_en_a_study_in_scarlet.txt",
+    "gutenberg/pg34811_de_buddenbrooks.txt",
+    "multilingual/ja",
+    "multilingual/ru",
+    "multilingual/zh",
+)
+
+
+def write_spm_training_corpus(
+    path: Path, sizes: tuple[int, int, int], french_held_out: int
+) -> tuple[Path, list[str]]:
+    """Writes the starts of A Study in Scarlet, Alice in Wonderland and Buddenbrooks (`sizes`
+    bytes each) to `path`; returns it and the held-out lines (60 kB of Frankenstein and
+    `french_held_out` bytes of Les Trois Mousquetaires), for the sentencepiece trainer tests."""
+    english, alice, german = sizes
+    text = corpus_text(
+        ("gutenberg/pg244_en_a_study_in_scarlet.txt", english),
+        ("gutenberg/en_novels/pg11_en_alice_in_wonderland.txt", alice),
+        ("gutenberg/pg34811_de_buddenbrooks.txt", german),
+    )
+    held_out = corpus_text(
+        ("gutenberg/en_novels/pg84_en_frankenstein.txt", 60_000),
+        ("gutenberg/pg13951_fr_les_trois_mousquetaires.txt", french_held_out),
+    )
+    path.write_text(text, encoding="utf-8")
+    return path, non_empty_lines(held_out)
+
+
+def gpt2(lib):
+    """GPT-2 as a pipeline of `lib` (tokenizers or tokenmill): BPE from encoder.json /
+    vocab.bpe, ByteLevel pre-tokenizer and decoder."""
+    model = lib.models.BPE.from_file(
+        str(shared_path("pretrained", "gpt2", "encoder.json")),
+        str(shared_path("pretrained", "gpt2", "vocab.bpe")),
+    )
+    tok = lib.Tokenizer(model)
+    tok.pre_tokenizer = lib.pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = lib.decoders.ByteLevel()
+    return tok
+
+
 @pytest.fixture
 def shared():
     return shared_path

@@ -16,7 +16,7 @@ import random
 import re
 
 import pytest
-from conftest import read_sample, shared_path
+from conftest import random_strings, read_sample, shared_path
 from tokenmill import FormatError
 from tokenmill.words import ChineseSegmenter, JapaneseSegmenter, WordTokenizer, evaluate
 
@@ -214,22 +214,8 @@ def adversarial_texts():
         "mixed: русский 中文日本語カタカナ العربية 👩🏽‍💻🇵🇱 e\u0301\u0301 "
         "２８．３％ 1,000.5% www.example.com"
     )
-    for _ in range(300):
-        n = rng.randint(1, 60)
-        yield "".join(
-            chr(
-                rng.choice(
-                    [
-                        rng.randint(0, 0x7F),
-                        rng.randint(0x3000, 0x9FFF),
-                        rng.randint(0xD800, 0xDFFF),
-                        rng.randint(0xFF00, 0xFFEF),
-                        rng.randint(0, 0x10FFFF),
-                    ]
-                )
-            )
-            for _ in range(n)
-        )
+    ranges = [(0, 0x7F), (0x3000, 0x9FFF), (0xD800, 0xDFFF), (0xFF00, 0xFFEF), (0, 0x10FFFF)]
+    yield from random_strings(rng, 300, 60, ranges)
 
 
 @pytest.mark.parametrize(

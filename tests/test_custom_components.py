@@ -11,32 +11,17 @@ import pickle
 import pytest
 import tokenizers
 import tokenmill
-from conftest import read_sample, shared_path
+from conftest import corpus_text, gpt2, non_empty_lines
 
 LIBS = {"tokenizers": tokenizers, "tokenmill": tokenmill}
 
 
 @pytest.fixture(scope="module")
 def lines():
-    texts = [
-        read_sample(shared_path("corpora", "gutenberg", "pg34811_de_buddenbrooks.txt"), 40_000)
-    ]
-    for lang in ["fr", "ru", "ja"]:
-        folder = shared_path("corpora", "multilingual", lang)
-        texts.append(read_sample(sorted(p for p in folder.iterdir() if p.is_file())[0], 20_000))
-    out = [line.strip() for text in texts for line in text.splitlines() if line.strip()]
+    samples = [("gutenberg/pg34811_de_buddenbrooks.txt", 40_000)]
+    samples += [(f"multilingual/{lang}", 20_000) for lang in ["fr", "ru", "ja"]]
+    out = [line.strip() for rel in samples for line in non_empty_lines(corpus_text(rel))]
     return out[::5][:200] + ["Tel. 0171 234-56, Zimmer 12a; 1.000,50 €"]
-
-
-def gpt2(lib):
-    model = lib.models.BPE.from_file(
-        str(shared_path("pretrained", "gpt2", "encoder.json")),
-        str(shared_path("pretrained", "gpt2", "vocab.bpe")),
-    )
-    tok = lib.Tokenizer(model)
-    tok.pre_tokenizer = lib.pre_tokenizers.ByteLevel(add_prefix_space=False)
-    tok.decoder = lib.decoders.ByteLevel()
-    return tok
 
 
 def outputs(tok, lines):

@@ -6,7 +6,7 @@ saved tokenizer.json), and a tokenizer.json converted back to a `.model` loads i
 from __future__ import annotations
 
 import pytest
-from conftest import read_sample, shared_path
+from conftest import MIXED_LANGUAGES, corpus_text, non_empty_lines, shared_path
 
 spm = pytest.importorskip("sentencepiece")
 tokenizers = pytest.importorskip("tokenizers")
@@ -24,19 +24,10 @@ CASES = [
 
 
 def sample_lines() -> list[str]:
-    lines = []
-    for rel in (
-        "gutenberg/pg244_en_a_study_in_scarlet.txt",
-        "gutenberg/pg34811_de_buddenbrooks.txt",
-        "multilingual/ja",
-        "multilingual/ru",
-        "multilingual/zh",
-    ):
-        path = shared_path("corpora", *rel.split("/"))
-        files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
-        for f in files[:1]:
-            lines += read_sample(f, 30_000).splitlines()
-    return [line for line in lines if line.strip()] + CASES
+    lines = [
+        line for rel in MIXED_LANGUAGES for line in non_empty_lines(corpus_text((rel, 30_000)))
+    ]
+    return lines + CASES
 
 
 @pytest.mark.parametrize(

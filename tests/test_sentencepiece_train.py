@@ -8,7 +8,7 @@ from __future__ import annotations
 import io
 
 import pytest
-from conftest import read_sample, shared_path
+from conftest import write_spm_training_corpus
 
 spm = pytest.importorskip("sentencepiece")
 import tokenmill  # noqa: E402
@@ -18,22 +18,10 @@ import tokenmill.sentencepiece as tsp  # noqa: E402
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory):
     """~400 kB of English and ~60 kB of German/French lines, and held-out text."""
-    text = read_sample(
-        shared_path("corpora", "gutenberg", "pg244_en_a_study_in_scarlet.txt"), 220_000
+    path, held_out = write_spm_training_corpus(
+        tmp_path_factory.mktemp("spm") / "corpus.txt", (220_000, 150_000, 40_000), 20_000
     )
-    text += read_sample(
-        shared_path("corpora", "gutenberg", "en_novels", "pg11_en_alice_in_wonderland.txt"), 150_000
-    )
-    text += read_sample(shared_path("corpora", "gutenberg", "pg34811_de_buddenbrooks.txt"), 40_000)
-    held_out = read_sample(
-        shared_path("corpora", "gutenberg", "en_novels", "pg84_en_frankenstein.txt"), 60_000
-    )
-    held_out += read_sample(
-        shared_path("corpora", "gutenberg", "pg13951_fr_les_trois_mousquetaires.txt"), 20_000
-    )
-    path = tmp_path_factory.mktemp("spm") / "corpus.txt"
-    path.write_text(text, encoding="utf-8")
-    return path, [line for line in held_out.splitlines() if line.strip()] + [
+    return path, held_out + [
         "ﬁ ½ Ｈｅｌｌｏ",
         "  spaced   out  ",
         "tab\there",

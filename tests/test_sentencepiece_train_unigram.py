@@ -7,7 +7,7 @@ and impossible settings raise tokenmill exceptions."""
 from __future__ import annotations
 
 import pytest
-from conftest import read_sample, shared_path
+from conftest import write_spm_training_corpus
 
 spm = pytest.importorskip("sentencepiece")
 import tokenmill  # noqa: E402
@@ -28,22 +28,9 @@ TRICKY = [
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory):
     """~330 kB of English and German lines, and held-out English/French lines."""
-    text = read_sample(
-        shared_path("corpora", "gutenberg", "pg244_en_a_study_in_scarlet.txt"), 160_000
+    return write_spm_training_corpus(
+        tmp_path_factory.mktemp("spm_unigram") / "corpus.txt", (160_000, 130_000, 40_000), 15_000
     )
-    text += read_sample(
-        shared_path("corpora", "gutenberg", "en_novels", "pg11_en_alice_in_wonderland.txt"), 130_000
-    )
-    text += read_sample(shared_path("corpora", "gutenberg", "pg34811_de_buddenbrooks.txt"), 40_000)
-    held_out = read_sample(
-        shared_path("corpora", "gutenberg", "en_novels", "pg84_en_frankenstein.txt"), 60_000
-    )
-    held_out += read_sample(
-        shared_path("corpora", "gutenberg", "pg13951_fr_les_trois_mousquetaires.txt"), 15_000
-    )
-    path = tmp_path_factory.mktemp("spm_unigram") / "corpus.txt"
-    path.write_text(text, encoding="utf-8")
-    return path, [line for line in held_out.splitlines() if line.strip()]
 
 
 def train(prefix, corpus_path, library, **kwargs):

@@ -11,7 +11,7 @@ import pickle
 import random
 
 import pytest
-from conftest import read_sample, shared_path
+from conftest import random_strings, read_sample, shared_path
 from tokenmill import FormatError
 from tokenmill.words import (
     LANGUAGES,
@@ -97,22 +97,8 @@ def adversarial_texts(huge=True):
     yield "." * 200_000 + "-" * 200_000 + "'" * 100_000 + "!?" * 50_000
     yield "https://" + "a." * 100_000 + " #" + "b" * 100_000 + " @" * 1000
     yield "mixed: русский 中文日本語 العربية हिन्दी ελληνικά 👩🏽‍💻🇵🇱🏳️‍🌈 e\u0301\u0301"
-    for _ in range(300):
-        n = rng.randint(1, 60)
-        yield "".join(
-            chr(
-                rng.choice(
-                    [
-                        rng.randint(0, 0x7F),
-                        rng.randint(0x80, 0x2FFF),
-                        rng.randint(0xD800, 0xDFFF),
-                        rng.randint(0x1F300, 0x1FAFF),
-                        rng.randint(0, 0x10FFFF),
-                    ]
-                )
-            )
-            for _ in range(n)
-        )
+    ranges = [(0, 0x7F), (0x80, 0x2FFF), (0xD800, 0xDFFF), (0x1F300, 0x1FAFF), (0, 0x10FFFF)]
+    yield from random_strings(rng, 300, 60, ranges)
 
 
 @pytest.mark.parametrize(
