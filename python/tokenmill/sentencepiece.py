@@ -264,6 +264,49 @@ def _offset_mapping(result, return_bytes: bool, include_text: bool):
     return out
 
 
+def _alias(name: str, doc: str, method):
+    method.__name__ = name
+    method.__qualname__ = f"SentencePieceProcessor.{name}"
+    method.__doc__ = doc
+    return method
+
+
+def _encode_as(name: str, return_type, doc: str):
+    """``SentencePieceProcessor.<name>``: ``Encode`` with ``return_type`` fixed."""
+
+    def encode_as(self, input, **kwargs):
+        return self.Encode(input=input, return_type=return_type, **kwargs)
+
+    return _alias(name, doc, encode_as)
+
+
+def _sample_encode_as(name: str, return_type, doc: str):
+    """``SentencePieceProcessor.<name>``: sampled ``Encode`` with ``return_type`` fixed."""
+
+    def sample_encode_as(self, input, nbest_size=None, alpha=None, **kwargs):
+        return self.Encode(
+            input=input,
+            nbest_size=nbest_size,
+            alpha=alpha,
+            return_type=return_type,
+            enable_sampling=True,
+            **kwargs,
+        )
+
+    return _alias(name, doc, sample_encode_as)
+
+
+def _nbest_encode_as(name: str, return_type, doc: str):
+    """``SentencePieceProcessor.<name>``: ``NBestEncode`` with ``return_type`` fixed."""
+
+    def nbest_encode_as(self, input, nbest_size=None, **kwargs):
+        return self.NBestEncode(
+            input=input, nbest_size=nbest_size, return_type=return_type, **kwargs
+        )
+
+    return _alias(name, doc, nbest_encode_as)
+
+
 class SentencePieceProcessor:
     """Loads a SentencePiece ``.model`` and encodes/decodes text exactly as ``sentencepiece``'s
     ``SentencePieceProcessor`` (0.2.3) does. The constructor's keyword arguments become the
@@ -473,69 +516,28 @@ class SentencePieceProcessor:
             results = [_to_proto(r) for r in results]
         return results if is_batch else results[0]
 
-    def EncodeAsPieces(self, input, **kwargs):
-        """``encode(input, return_type=str)``."""
-        return self.Encode(input=input, return_type=str, **kwargs)
+    EncodeAsPieces = _encode_as("EncodeAsPieces", str, "``encode(input, return_type=str)``.")
+    EncodeAsIds = _encode_as("EncodeAsIds", int, "``encode(input, return_type=int)``.")
+    EncodeAsNumpy = _encode_as("EncodeAsNumpy", "numpy", "``encode(input, return_type='numpy')``.")
+    EncodeAsProto = _encode_as("EncodeAsProto", "proto", "``encode(input, return_type='proto')``.")
+    EncodeAsOffsetMapping = _encode_as(
+        "EncodeAsOffsetMapping",
+        "offset_mapping",
+        "``encode(input, return_type='offset_mapping')``.",
+    )
 
-    def EncodeAsIds(self, input, **kwargs):
-        """``encode(input, return_type=int)``."""
-        return self.Encode(input=input, return_type=int, **kwargs)
-
-    def EncodeAsNumpy(self, input, **kwargs):
-        """``encode(input, return_type='numpy')``."""
-        return self.Encode(input=input, return_type="numpy", **kwargs)
-
-    def EncodeAsProto(self, input, **kwargs):
-        """``encode(input, return_type='proto')``."""
-        return self.Encode(input=input, return_type="proto", **kwargs)
-
-    def EncodeAsOffsetMapping(self, input, **kwargs):
-        """``encode(input, return_type='offset_mapping')``."""
-        return self.Encode(input=input, return_type="offset_mapping", **kwargs)
-
-    def SampleEncodeAsPieces(self, input, nbest_size=None, alpha=None, **kwargs):
-        """A sampled segmentation as pieces."""
-        return self.Encode(
-            input=input,
-            nbest_size=nbest_size,
-            alpha=alpha,
-            return_type=str,
-            enable_sampling=True,
-            **kwargs,
-        )
-
-    def SampleEncodeAsIds(self, input, nbest_size=None, alpha=None, **kwargs):
-        """A sampled segmentation as ids."""
-        return self.Encode(
-            input=input,
-            nbest_size=nbest_size,
-            alpha=alpha,
-            return_type=int,
-            enable_sampling=True,
-            **kwargs,
-        )
-
-    def SampleEncodeAsNumpy(self, input, nbest_size=None, alpha=None, **kwargs):
-        """A sampled segmentation as a NumPy array."""
-        return self.Encode(
-            input=input,
-            nbest_size=nbest_size,
-            alpha=alpha,
-            return_type="numpy",
-            enable_sampling=True,
-            **kwargs,
-        )
-
-    def SampleEncodeAsProto(self, input, nbest_size=None, alpha=None, **kwargs):
-        """A sampled segmentation with surfaces and offsets."""
-        return self.Encode(
-            input=input,
-            nbest_size=nbest_size,
-            alpha=alpha,
-            return_type="proto",
-            enable_sampling=True,
-            **kwargs,
-        )
+    SampleEncodeAsPieces = _sample_encode_as(
+        "SampleEncodeAsPieces", str, "A sampled segmentation as pieces."
+    )
+    SampleEncodeAsIds = _sample_encode_as(
+        "SampleEncodeAsIds", int, "A sampled segmentation as ids."
+    )
+    SampleEncodeAsNumpy = _sample_encode_as(
+        "SampleEncodeAsNumpy", "numpy", "A sampled segmentation as a NumPy array."
+    )
+    SampleEncodeAsProto = _sample_encode_as(
+        "SampleEncodeAsProto", "proto", "A sampled segmentation with surfaces and offsets."
+    )
 
     def NBestEncode(
         self,
@@ -590,21 +592,16 @@ class SentencePieceProcessor:
 
         return [_encode(t) for t in input] if isinstance(input, list) else _encode(input)
 
-    def NBestEncodeAsPieces(self, input, nbest_size=None, **kwargs):
-        """n-best segmentations as pieces."""
-        return self.NBestEncode(input=input, nbest_size=nbest_size, return_type=str, **kwargs)
-
-    def NBestEncodeAsIds(self, input, nbest_size=None, **kwargs):
-        """n-best segmentations as ids."""
-        return self.NBestEncode(input=input, nbest_size=nbest_size, return_type=int, **kwargs)
-
-    def NBestEncodeAsNumpy(self, input, nbest_size=None, **kwargs):
-        """n-best segmentations as NumPy arrays."""
-        return self.NBestEncode(input=input, nbest_size=nbest_size, return_type="numpy", **kwargs)
-
-    def NBestEncodeAsProto(self, input, nbest_size=None, **kwargs):
-        """n-best segmentations with surfaces, offsets and scores."""
-        return self.NBestEncode(input=input, nbest_size=nbest_size, return_type="proto", **kwargs)
+    NBestEncodeAsPieces = _nbest_encode_as(
+        "NBestEncodeAsPieces", str, "n-best segmentations as pieces."
+    )
+    NBestEncodeAsIds = _nbest_encode_as("NBestEncodeAsIds", int, "n-best segmentations as ids.")
+    NBestEncodeAsNumpy = _nbest_encode_as(
+        "NBestEncodeAsNumpy", "numpy", "n-best segmentations as NumPy arrays."
+    )
+    NBestEncodeAsProto = _nbest_encode_as(
+        "NBestEncodeAsProto", "proto", "n-best segmentations with surfaces, offsets and scores."
+    )
 
     def SampleEncodeAndScore(
         self,
