@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import os
 from pathlib import Path
 
@@ -84,6 +85,26 @@ def write_spm_training_corpus(
     )
     path.write_text(text, encoding="utf-8")
     return path, non_empty_lines(held_out)
+
+
+def clip_merges() -> list[tuple[str, ...]]:
+    """CLIP's merges, as the pretrained MANIFEST describes (lines 1 to 48895 of the file)."""
+    path = shared_path("pretrained", "clip", "bpe_simple_vocab_16e6.txt.gz")
+    lines = gzip.decompress(path.read_bytes()).decode("utf-8").split("\n")
+    return [tuple(line.split()) for line in lines[1 : 49152 - 256 - 2 + 1]]
+
+
+# The association measures nltk defines for bigrams, trigrams and quadgrams alike.
+COMMON_MEASURES = [
+    "raw_freq",
+    "student_t",
+    "chi_sq",
+    "mi_like",
+    "pmi",
+    "likelihood_ratio",
+    "poisson_stirling",
+    "jaccard",
+]
 
 
 def gpt2(lib):

@@ -9,7 +9,7 @@ import random
 from fractions import Fraction
 
 import pytest
-from conftest import shared_path
+from conftest import COMMON_MEASURES, shared_path
 
 nltk = pytest.importorskip("nltk", reason="the differential tests need nltk")
 nltk_collocations = pytest.importorskip("nltk.collocations")
@@ -26,16 +26,7 @@ MEASURES = {
     3: (tm.TrigramAssocMeasures, nltk_assoc.TrigramAssocMeasures),
     4: (tm.QuadgramAssocMeasures, nltk_assoc.QuadgramAssocMeasures),
 }
-COMMON = [
-    "raw_freq",
-    "student_t",
-    "chi_sq",
-    "mi_like",
-    "pmi",
-    "likelihood_ratio",
-    "poisson_stirling",
-    "jaccard",
-]
+COMMON = COMMON_MEASURES
 
 
 @pytest.fixture(scope="module")

@@ -8,16 +8,14 @@ tokenmill's ``decode`` with tokenizers' on the same tokens.
 
 from __future__ import annotations
 
-import gzip
 import json
 import pickle
 import random
-from pathlib import Path
 
 import pytest
 import tokenizers
 import tokenmill
-from conftest import read_sample, shared_path
+from conftest import clip_merges, read_sample, shared_path
 from tokenizers import decoders as hf_decoders
 from tokenizers import models as hf_models
 from tokenizers import normalizers as hf_normalizers
@@ -81,13 +79,7 @@ def gpt2_tokens() -> list[list[str]]:
 
 @pytest.fixture(scope="module")
 def clip_tokens() -> list[list[str]]:
-    path = shared_path("pretrained", "clip", "bpe_simple_vocab_16e6.txt.gz")
-    merges_lines = (
-        gzip.decompress(Path(path).read_bytes())
-        .decode("utf-8")
-        .split("\n")[1 : 49152 - 256 - 2 + 1]
-    )
-    merges = [tuple(m.split()) for m in merges_lines]
+    merges = clip_merges()
     alphabet = list(hf_pre_tokenizers.ByteLevel.alphabet())
     byte_order = sorted(alphabet, key=lambda c: _gpt2_byte_of(c))
     vocab_list = byte_order + [c + "</w>" for c in byte_order] + ["".join(m) for m in merges]

@@ -6,7 +6,6 @@ model is compared: for every word, the tokens (id, value, byte offsets) must be 
 
 from __future__ import annotations
 
-import gzip
 import json
 import pickle
 import sysconfig
@@ -16,7 +15,7 @@ import pytest
 
 tokenizers = pytest.importorskip("tokenizers")
 import tokenmill  # noqa: E402
-from conftest import read_sample, shared_path  # noqa: E402
+from conftest import clip_merges, read_sample, shared_path  # noqa: E402
 from tokenizers import Tokenizer as HFTokenizer  # noqa: E402
 from tokenizers import models as hf_models  # noqa: E402
 from tokenizers import pre_tokenizers as hf_pre  # noqa: E402
@@ -117,13 +116,7 @@ def bytes_to_unicode() -> dict[int, str]:
 @pytest.fixture(scope="module")
 def clip_vocab_merges():
     """CLIP's vocabulary and merges, built as the pretrained MANIFEST describes."""
-    path = shared_path("pretrained", "clip", "bpe_simple_vocab_16e6.txt.gz")
-    lines = (
-        gzip.decompress(Path(path).read_bytes())
-        .decode("utf-8")
-        .split("\n")[1 : 49152 - 256 - 2 + 1]
-    )
-    merges = [tuple(line.split()) for line in lines]
+    merges = clip_merges()
     vocab = list(bytes_to_unicode().values())
     vocab += [v + "</w>" for v in vocab]
     vocab += ["".join(m) for m in merges]
