@@ -32,8 +32,12 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Callable, List, Optional, Tuple, Union
 
-from tokenmill._native import FormatError, InvalidArgumentError, TokenmillIOError
-from tokenmill._native import words as _native_module
+from tokenmill._native import (
+    FormatError,
+    InvalidArgumentError,
+    TokenmillIOError,
+    words as _native_module,
+)
 
 WordTokenizer = _native_module.WordTokenizer
 WordTokenizer.__doc__ = """\

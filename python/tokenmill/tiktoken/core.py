@@ -13,8 +13,7 @@ import functools
 from collections.abc import Collection, Sequence
 from typing import AbstractSet, Literal
 
-from tokenmill._native import InvalidArgumentError, UnknownIdError
-from tokenmill._native import tiktoken as _native_module
+from tokenmill._native import InvalidArgumentError, UnknownIdError, tiktoken as _native_module
 
 CoreBPE = _native_module.CoreBPE
 

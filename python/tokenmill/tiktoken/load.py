@@ -14,8 +14,7 @@ import json
 import os
 import tempfile
 
-from tokenmill._native import InvalidArgumentError, TokenmillIOError
-from tokenmill._native import tiktoken as _native_module
+from tokenmill._native import InvalidArgumentError, TokenmillIOError, tiktoken as _native_module
 
 __all__ = [
     "cache_dir",
