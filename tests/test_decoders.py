@@ -16,10 +16,12 @@ import pytest
 import tokenizers
 import tokenmill
 from conftest import clip_merges, read_sample, shared_path
-from tokenizers import decoders as hf_decoders
-from tokenizers import models as hf_models
-from tokenizers import normalizers as hf_normalizers
-from tokenizers import pre_tokenizers as hf_pre_tokenizers
+from tokenizers import (
+    decoders as hf_decoders,
+    models as hf_models,
+    normalizers as hf_normalizers,
+    pre_tokenizers as hf_pre_tokenizers,
+)
 from tokenmill import decoders
 
 SAMPLE_BYTES = 150_000

@@ -16,10 +16,12 @@ import pytest
 tokenizers = pytest.importorskip("tokenizers")
 import tokenmill  # noqa: E402
 from conftest import clip_merges, read_sample, shared_path  # noqa: E402
-from tokenizers import Tokenizer as HFTokenizer  # noqa: E402
-from tokenizers import models as hf_models  # noqa: E402
-from tokenizers import pre_tokenizers as hf_pre  # noqa: E402
-from tokenizers import trainers as hf_trainers  # noqa: E402
+from tokenizers import (  # noqa: E402
+    Tokenizer as HFTokenizer,
+    models as hf_models,
+    pre_tokenizers as hf_pre,
+    trainers as hf_trainers,
+)
 from tokenmill import models  # noqa: E402
 
 MULTILINGUAL = [

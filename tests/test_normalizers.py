@@ -21,8 +21,7 @@ import tokenizers
 import tokenizers.models
 import tokenmill
 from conftest import SHARED, read_sample, shared_path
-from tokenizers import normalizers as tk_normalizers
-from tokenizers import pre_tokenizers as tk_pre_tokenizers
+from tokenizers import normalizers as tk_normalizers, pre_tokenizers as tk_pre_tokenizers
 from tokenizers.models import WordLevel
 from tokenmill import normalizers as tm_normalizers
 

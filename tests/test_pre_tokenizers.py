@@ -25,8 +25,10 @@ from conftest import (  # noqa: E402
     read_sample,
     shared_path,
 )
-from tokenizers import Regex as TkRegex  # noqa: E402
-from tokenizers import pre_tokenizers as tk  # noqa: E402
+from tokenizers import (  # noqa: E402
+    Regex as TkRegex,
+    pre_tokenizers as tk,
+)
 from tokenmill import pre_tokenizers as tm  # noqa: E402
 from tokenmill.tiktoken import CL100K_PAT_STR, O200K_PAT_STR, R50K_PAT_STR  # noqa: E402
 

@@ -12,8 +12,7 @@ import pickle
 import pytest
 import tokenizers
 import tokenmill
-from tokenizers import models as hf_models
-from tokenizers import processors as hf_processors
+from tokenizers import models as hf_models, processors as hf_processors
 from tokenmill import processors
 
 BERT_SPECIALS = [("[CLS]", 101), ("[SEP]", 102)]
@@ -173,8 +172,7 @@ ENCODING_FIELDS = [
 
 
 def gpt2_tokenizer(add_prefix_space: bool) -> tokenizers.Tokenizer:
-    from tokenizers import decoders as hf_decoders
-    from tokenizers import pre_tokenizers as hf_pre_tokenizers
+    from tokenizers import decoders as hf_decoders, pre_tokenizers as hf_pre_tokenizers
 
     vocab = shared_path("pretrained", "gpt2", "encoder.json")
     merges = shared_path("pretrained", "gpt2", "vocab.bpe")

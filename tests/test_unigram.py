@@ -16,14 +16,8 @@ import tokenmill
 from conftest import read_sample, shared_path
 from tokenizers import (
     decoders as tk_decoders,
-)
-from tokenizers import (
     models as tk_models,
-)
-from tokenizers import (
     normalizers as tk_normalizers,
-)
-from tokenizers import (
     pre_tokenizers as tk_pre,
 )
 from tokenmill.models import Unigram
