@@ -56,17 +56,3 @@ class SplitDelimiterBehavior(Enum):
     MERGED_WITH_PREVIOUS = "merged_with_previous"
     MERGED_WITH_NEXT = "merged_with_next"
     CONTIGUOUS = "contiguous"
-
-
-__all__ = [
-    "Offsets",
-    "TextInputSequence",
-    "PreTokenizedInputSequence",
-    "TextEncodeInput",
-    "PreTokenizedEncodeInput",
-    "InputSequence",
-    "EncodeInput",
-    "OffsetReferential",
-    "OffsetType",
-    "SplitDelimiterBehavior",
-]

@@ -361,26 +361,26 @@ class SentencePieceProcessor:
     @classmethod
     def from_file(cls, model_file, **kwargs):
         """Creates a processor by loading a ``.model`` file."""
-        if "model_file" in kwargs or "model_proto" in kwargs:
-            raise ArgumentError(
-                "model_file and model_proto cannot be passed via kwargs when using from_file "
-                "classmethod."
-            )
-        processor = cls(**kwargs)
+        processor = cls._from_kwargs("from_file", kwargs)
         processor.LoadFromFile(model_file)
         return processor
 
     @classmethod
     def from_proto(cls, model_proto, **kwargs):
         """Creates a processor from a serialized model."""
-        if "model_file" in kwargs or "model_proto" in kwargs:
-            raise ArgumentError(
-                "model_file and model_proto cannot be passed via kwargs when using from_proto "
-                "classmethod."
-            )
-        processor = cls(**kwargs)
+        processor = cls._from_kwargs("from_proto", kwargs)
         processor.LoadFromSerializedProto(model_proto)
         return processor
+
+    @classmethod
+    def _from_kwargs(cls, method: str, kwargs):
+        """A processor built from ``kwargs``, checked as sentencepiece's ``from_*`` check them."""
+        if "model_file" in kwargs or "model_proto" in kwargs:
+            raise ArgumentError(
+                "model_file and model_proto cannot be passed via kwargs when using "
+                f"{method} classmethod."
+            )
+        return cls(**kwargs)
 
     def Load(self, model_file=None, model_proto=None):
         """Loads a model from a file path or from its serialized bytes (exactly one of them)."""
