@@ -7,7 +7,11 @@ import os
 from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
 import tokenmill
-from tokenmill import normalizers as _normalizers
+from tokenmill import (
+    decoders as _decoders,
+    normalizers as _normalizers,
+    pre_tokenizers as _pre_tokenizers,
+)
 
 Offsets = Tuple[int, int]
 
@@ -23,13 +27,39 @@ def unicode_normalizer_from_str(name: str):
     return getattr(_normalizers, name.upper())()
 
 
-def combine_normalizers(parts: list):
-    """None, the single normalizer, or a ``Sequence`` of them."""
-    if not parts:
-        return None
+def set_normalizers(tokenizer, parts: list) -> None:
+    """Gives ``tokenizer`` the normalizers ``parts``: none, the single one, or a ``Sequence``."""
     if len(parts) == 1:
-        return parts[0]
-    return _normalizers.Sequence(parts)
+        tokenizer.normalizer = parts[0]
+    elif parts:
+        tokenizer.normalizer = _normalizers.Sequence(parts)
+
+
+def bpe_tokenizer(vocab, merges, unk_token, **options):
+    """A tokenizer over a BPE model with ``unk_token`` and ``options``, from ``vocab`` and
+    ``merges`` when both are given (else empty, to be trained); ``unk_token`` is made special
+    when the vocabulary has it."""
+    from tokenmill.models import BPE
+
+    unk = str(unk_token)
+    if vocab is not None and merges is not None:
+        model = BPE(vocab, merges, unk_token=unk, **options)
+    else:
+        model = BPE(unk_token=unk, **options)
+    tokenizer = tokenmill.Tokenizer(model)
+    if tokenizer.token_to_id(unk) is not None:
+        tokenizer.add_special_tokens([unk])
+    return tokenizer
+
+
+def set_metaspace(tokenizer, replacement: str, add_prefix_space: bool) -> None:
+    """SentencePiece's whitespace handling: Metaspace pre-tokenizer and decoder, with a ▁
+    prepended to every text when ``add_prefix_space``."""
+    prepend_scheme = "always" if add_prefix_space else "never"
+    tokenizer.pre_tokenizer = _pre_tokenizers.Metaspace(
+        replacement=replacement, prepend_scheme=prepend_scheme
+    )
+    tokenizer.decoder = _decoders.Metaspace(replacement=replacement, prepend_scheme=prepend_scheme)
 
 
 _ARGUMENT = inspect.Parameter.POSITIONAL_OR_KEYWORD

@@ -9,7 +9,7 @@ from tokenmill import decoders, normalizers, pre_tokenizers, processors, trainer
 from tokenmill.implementations.base_tokenizer import (
     BaseTokenizer,
     BPEFilesMixin,
-    combine_normalizers,
+    set_normalizers,
     training_methods,
     unicode_normalizer_from_str,
 )
@@ -70,9 +70,7 @@ class ByteLevelBPETokenizer(BPEFilesMixin, BaseTokenizer):
             parts.append(unicode_normalizer_from_str(unicode_normalizer))
         if lowercase:
             parts.append(normalizers.Lowercase())
-        normalizer = combine_normalizers(parts)
-        if normalizer is not None:
-            tokenizer.normalizer = normalizer
+        set_normalizers(tokenizer, parts)
 
         tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=add_prefix_space)
         tokenizer.decoder = decoders.ByteLevel()

@@ -9,11 +9,11 @@ from tokenmill import decoders, normalizers, pre_tokenizers, trainers
 from tokenmill.implementations.base_tokenizer import (
     BaseTokenizer,
     BPEFilesMixin,
-    combine_normalizers,
+    bpe_tokenizer,
+    set_normalizers,
     training_methods,
     unicode_normalizer_from_str,
 )
-from tokenmill.models import BPE
 
 
 def _trainer(
@@ -59,16 +59,9 @@ class CharBPETokenizer(BPEFilesMixin, BaseTokenizer):
         bert_normalizer: bool = True,
         split_on_whitespace_only: bool = False,
     ):
-        if vocab is not None and merges is not None:
-            model = BPE(
-                vocab, merges, dropout=dropout, unk_token=str(unk_token), end_of_word_suffix=suffix
-            )
-        else:
-            model = BPE(unk_token=str(unk_token), dropout=dropout, end_of_word_suffix=suffix)
-        tokenizer = tokenmill.Tokenizer(model)
-
-        if tokenizer.token_to_id(str(unk_token)) is not None:
-            tokenizer.add_special_tokens([str(unk_token)])
+        tokenizer = bpe_tokenizer(
+            vocab, merges, unk_token, dropout=dropout, end_of_word_suffix=suffix
+        )
 
         parts = []
         if unicode_normalizer:
@@ -77,9 +70,7 @@ class CharBPETokenizer(BPEFilesMixin, BaseTokenizer):
             parts.append(normalizers.BertNormalizer(lowercase=False))
         if lowercase:
             parts.append(normalizers.Lowercase())
-        normalizer = combine_normalizers(parts)
-        if normalizer is not None:
-            tokenizer.normalizer = normalizer
+        set_normalizers(tokenizer, parts)
 
         if split_on_whitespace_only:
             tokenizer.pre_tokenizer = pre_tokenizers.WhitespaceSplit()

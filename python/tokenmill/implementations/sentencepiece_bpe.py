@@ -6,13 +6,14 @@ from __future__ import annotations
 from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 import tokenmill
-from tokenmill import decoders, pre_tokenizers, trainers
+from tokenmill import trainers
 from tokenmill.implementations.base_tokenizer import (
     BaseTokenizer,
     BPEFilesMixin,
+    bpe_tokenizer,
+    set_metaspace,
     training_methods,
 )
-from tokenmill.models import BPE
 from tokenmill.normalizers import NFKC
 
 
@@ -51,21 +52,9 @@ class SentencePieceBPETokenizer(BPEFilesMixin, BaseTokenizer):
         dropout: Optional[float] = None,
         fuse_unk: Optional[bool] = False,
     ):
-        if vocab is not None and merges is not None:
-            model = BPE(vocab, merges, dropout=dropout, unk_token=str(unk_token), fuse_unk=fuse_unk)
-        else:
-            model = BPE(dropout=dropout, unk_token=str(unk_token), fuse_unk=fuse_unk)
-        tokenizer = tokenmill.Tokenizer(model)
-        if tokenizer.token_to_id(str(unk_token)) is not None:
-            tokenizer.add_special_tokens([str(unk_token)])
+        tokenizer = bpe_tokenizer(vocab, merges, unk_token, dropout=dropout, fuse_unk=fuse_unk)
         tokenizer.normalizer = NFKC()
-        prepend_scheme = "always" if add_prefix_space else "never"
-        tokenizer.pre_tokenizer = pre_tokenizers.Metaspace(
-            replacement=replacement, prepend_scheme=prepend_scheme
-        )
-        tokenizer.decoder = decoders.Metaspace(
-            replacement=replacement, prepend_scheme=prepend_scheme
-        )
+        set_metaspace(tokenizer, replacement, add_prefix_space)
         parameters = {
             "model": "SentencePieceBPE",
             "unk_token": unk_token,

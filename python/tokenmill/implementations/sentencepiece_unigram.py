@@ -6,8 +6,12 @@ from __future__ import annotations
 from typing import List, Optional, Tuple, Union
 
 import tokenmill
-from tokenmill import Regex, decoders, normalizers, pre_tokenizers, trainers
-from tokenmill.implementations.base_tokenizer import BaseTokenizer, training_methods
+from tokenmill import Regex, normalizers, trainers
+from tokenmill.implementations.base_tokenizer import (
+    BaseTokenizer,
+    set_metaspace,
+    training_methods,
+)
 from tokenmill.models import Unigram
 
 
@@ -48,13 +52,7 @@ class SentencePieceUnigramTokenizer(BaseTokenizer):
         tokenizer.normalizer = normalizers.Sequence(
             [normalizers.Nmt(), normalizers.NFKC(), normalizers.Replace(Regex(" {2,}"), " ")]
         )
-        prepend_scheme = "always" if add_prefix_space else "never"
-        tokenizer.pre_tokenizer = pre_tokenizers.Metaspace(
-            replacement=replacement, prepend_scheme=prepend_scheme
-        )
-        tokenizer.decoder = decoders.Metaspace(
-            replacement=replacement, prepend_scheme=prepend_scheme
-        )
+        set_metaspace(tokenizer, replacement, add_prefix_space)
         parameters = {
             "model": "SentencePieceUnigram",
             "replacement": replacement,
