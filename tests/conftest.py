@@ -107,6 +107,29 @@ COMMON_MEASURES = [
 ]
 
 
+def assert_spm_round_trip(model, ref, lines: list[str], tmp_path: Path):
+    """Checks the conversion of the sentencepiece `model` (a path or serialized bytes; `ref` is
+    sentencepiece's processor for it) to tokenizer.json and back: tokenmill's and tokenizers'
+    tokenizer, and the `.model` converted back, all encode `lines` as `ref` does. Returns
+    sentencepiece's processor for the converted-back model."""
+    import sentencepiece as spm
+    import tokenizers
+    import tokenmill.sentencepiece as tsp
+
+    want = ref.encode(lines)
+    tok = tsp.to_tokenizer(model)
+    assert [e.ids for e in tok.encode_batch(lines, add_special_tokens=False)] == want
+    tok.save(str(tmp_path / "tokenizer.json"))
+    hf = tokenizers.Tokenizer.from_file(str(tmp_path / "tokenizer.json"))
+    assert [e.ids for e in hf.encode_batch(lines, add_special_tokens=False)] == want
+    assert [tok.decode(ids) for ids in want[:200]] == ref.decode(want[:200])
+    back = tsp.from_tokenizer(str(tmp_path / "tokenizer.json"))
+    again = spm.SentencePieceProcessor(model_proto=back)
+    assert again.encode(lines) == want
+    assert tsp.SentencePieceProcessor(model_proto=back).encode(lines) == want
+    return again
+
+
 def gpt2(lib):
     """GPT-2 as a pipeline of `lib` (tokenizers or tokenmill): BPE from encoder.json /
     vocab.bpe, ByteLevel pre-tokenizer and decoder."""

@@ -9,7 +9,13 @@ from __future__ import annotations
 import io
 
 import pytest
-from conftest import MIXED_LANGUAGES, corpus_text, non_empty_lines, shared_path
+from conftest import (
+    MIXED_LANGUAGES,
+    assert_spm_round_trip,
+    corpus_text,
+    non_empty_lines,
+    shared_path,
+)
 
 spm = pytest.importorskip("sentencepiece")
 tokenizers = pytest.importorskip("tokenizers")
@@ -63,17 +69,7 @@ def test_unigram_model_to_tokenizer_json_and_back(name, byte_fallback_model, tmp
     data = model_bytes(name, byte_fallback_model)
     ref = spm.SentencePieceProcessor(model_proto=data)
     lines = sample_lines()
-    want = ref.encode(lines)
-    tok = tsp.to_tokenizer(data)
-    assert [e.ids for e in tok.encode_batch(lines, add_special_tokens=False)] == want
-    tok.save(str(tmp_path / "tokenizer.json"))
-    hf = tokenizers.Tokenizer.from_file(str(tmp_path / "tokenizer.json"))
-    assert [e.ids for e in hf.encode_batch(lines, add_special_tokens=False)] == want
-    assert [tok.decode(ids) for ids in want[:200]] == ref.decode(want[:200])
-    back = tsp.from_tokenizer(str(tmp_path / "tokenizer.json"))
-    again = spm.SentencePieceProcessor(model_proto=back)
-    assert again.encode(lines) == want
-    assert tsp.SentencePieceProcessor(model_proto=back).encode(lines) == want
+    again = assert_spm_round_trip(data, ref, lines, tmp_path)
     assert again.get_piece_size() == ref.get_piece_size()
     assert [
         again.is_control(i) or again.is_unknown(i) or again.is_byte(i)
