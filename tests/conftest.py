@@ -53,6 +53,32 @@ def random_strings(rng, count: int, max_len: int, ranges: list[tuple[int, int]])
         )
 
 
+def corpus_files() -> list[Path]:
+    """Every non-empty text file of ../shared/corpora (no licences or manifests), sorted; empty
+    when ../shared is absent."""
+    root = SHARED / "corpora"
+    if not root.exists():
+        return []
+    skip = {"LICENSE.txt", "README.md", "MANIFEST.md", "README"}
+    return sorted(
+        p for p in root.rglob("*") if p.is_file() and p.name not in skip and p.stat().st_size > 0
+    )
+
+
+def documents(text: str, size: int = 1_000) -> list[str]:
+    """Cuts text into ~`size`-character documents at line ends (the last may be shorter)."""
+    docs, current, length = [], [], 0
+    for line in text.splitlines(keepends=True):
+        current.append(line)
+        length += len(line)
+        if length >= size:
+            docs.append("".join(current))
+            current, length = [], 0
+    if current:
+        docs.append("".join(current))
+    return docs
+
+
 def non_empty_lines(text: str) -> list[str]:
     return [line for line in text.splitlines() if line.strip()]
 

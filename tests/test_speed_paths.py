@@ -22,7 +22,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import SHARED, read_sample, shared_path
+from conftest import SHARED, documents, read_sample, shared_path
 
 tokenizers = pytest.importorskip("tokenizers")
 np = pytest.importorskip("numpy")
@@ -48,17 +48,7 @@ ADVERSARIAL = [
 
 
 def _docs(path, n_bytes=SAMPLE_BYTES, doc_bytes=1000):
-    text = read_sample(path, n_bytes)
-    docs, current, size = [], [], 0
-    for line in text.splitlines(keepends=True):
-        current.append(line)
-        size += len(line)
-        if size >= doc_bytes:
-            docs.append("".join(current))
-            current, size = [], 0
-    if current:
-        docs.append("".join(current))
-    return docs
+    return documents(read_sample(path, n_bytes), doc_bytes)
 
 
 def _english():
