@@ -113,6 +113,23 @@ def write_spm_training_corpus(
     return path, non_empty_lines(held_out)
 
 
+def bytes_to_unicode() -> dict[int, str]:
+    """GPT-2's byte → printable character map (as CLIP's simple_tokenizer builds it)."""
+    bs = (
+        list(range(ord("!"), ord("~") + 1))
+        + list(range(ord("¡"), ord("¬") + 1))
+        + list(range(ord("®"), ord("ÿ") + 1))
+    )
+    cs = bs[:]
+    n = 0
+    for b in range(256):
+        if b not in bs:
+            bs.append(b)
+            cs.append(256 + n)
+            n += 1
+    return dict(zip(bs, map(chr, cs)))
+
+
 def clip_merges() -> list[tuple[str, ...]]:
     """CLIP's merges, as the pretrained MANIFEST describes (lines 1 to 48895 of the file)."""
     path = shared_path("pretrained", "clip", "bpe_simple_vocab_16e6.txt.gz")

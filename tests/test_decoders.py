@@ -15,7 +15,7 @@ import random
 import pytest
 import tokenizers
 import tokenmill
-from conftest import clip_merges, read_sample, shared_path
+from conftest import bytes_to_unicode, clip_merges, read_sample, shared_path
 from tokenizers import (
     decoders as hf_decoders,
     models as hf_models,
@@ -83,7 +83,8 @@ def gpt2_tokens() -> list[list[str]]:
 def clip_tokens() -> list[list[str]]:
     merges = clip_merges()
     alphabet = list(hf_pre_tokenizers.ByteLevel.alphabet())
-    byte_order = sorted(alphabet, key=lambda c: _gpt2_byte_of(c))
+    byte_of = {c: b for b, c in bytes_to_unicode().items()}
+    byte_order = sorted(alphabet, key=lambda c: byte_of[c])
     vocab_list = byte_order + [c + "</w>" for c in byte_order] + ["".join(m) for m in merges]
     vocab_list += ["<|startoftext|>", "<|endoftext|>"]
     vocab = {t: i for i, t in enumerate(vocab_list)}
@@ -105,19 +106,6 @@ def clip_tokens() -> list[list[str]]:
         ]
     )
     return [e.tokens for e in tok.encode_batch(chunks(corpus_lines()))]
-
-
-def _gpt2_byte_of(c: str) -> int:
-    """The byte a GPT-2 alphabet char stands for (to list the alphabet in byte order)."""
-    bs = list(range(ord("!"), ord("~") + 1)) + list(range(0xA1, 0xAD)) + list(range(0xAE, 0x100))
-    cs = bs[:]
-    n = 0
-    for b in range(256):
-        if b not in bs:
-            bs.append(b)
-            cs.append(256 + n)
-            n += 1
-    return dict(zip(map(chr, cs), bs))[c]
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,12 @@ import pytest
 
 tokenizers = pytest.importorskip("tokenizers")
 import tokenmill  # noqa: E402
-from conftest import clip_merges, read_sample, shared_path  # noqa: E402
+from conftest import (  # noqa: E402
+    bytes_to_unicode,
+    clip_merges,
+    read_sample,
+    shared_path,
+)
 from tokenizers import (  # noqa: E402
     Tokenizer as HFTokenizer,
     models as hf_models,
@@ -96,23 +101,6 @@ def gpt2_pair(gpt2_files):
 @pytest.fixture(scope="module")
 def byte_level_words():
     return unique_words(corpus_text(), hf_pre.ByteLevel(add_prefix_space=False))
-
-
-def bytes_to_unicode() -> dict[int, str]:
-    """GPT-2's byte → printable character map (as CLIP's simple_tokenizer builds it)."""
-    bs = (
-        list(range(ord("!"), ord("~") + 1))
-        + list(range(ord("¡"), ord("¬") + 1))
-        + list(range(ord("®"), ord("ÿ") + 1))
-    )
-    cs = bs[:]
-    n = 0
-    for b in range(256):
-        if b not in bs:
-            bs.append(b)
-            cs.append(256 + n)
-            n += 1
-    return dict(zip(bs, map(chr, cs)))
 
 
 @pytest.fixture(scope="module")

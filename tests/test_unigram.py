@@ -248,19 +248,23 @@ def chi_square_ok(observed: dict, expected: dict, n: int) -> bool:
     return stat < critical
 
 
+# A toy vocabulary for the sampling tests (the n-best test uses its first seven pieces).
+SAMPLING_VOCAB = [
+    ("<unk>", 0.0),
+    ("▁", -2.0),
+    ("a", -1.2),
+    ("b", -1.7),
+    ("▁a", -2.5),
+    ("ab", -2.2),
+    ("ba", -3.0),
+    ("▁ab", -3.1),
+    ("aba", -4.0),
+]
+
+
 @pytest.mark.parametrize("alpha", [0.3, 1.0])
 def test_lattice_sampling_matches_the_exact_distribution(alpha):
-    vocab = [
-        ("<unk>", 0.0),
-        ("▁", -2.0),
-        ("a", -1.2),
-        ("b", -1.7),
-        ("▁a", -2.5),
-        ("ab", -2.2),
-        ("ba", -3.0),
-        ("▁ab", -3.1),
-        ("aba", -4.0),
-    ]
+    vocab = SAMPLING_VOCAB
     model = Unigram(vocab, 0, False)
     scores = {p: s for p, s in vocab[1:]}
     text = "▁abab"
@@ -276,15 +280,7 @@ def test_lattice_sampling_matches_the_exact_distribution(alpha):
 
 
 def test_nbest_sampling_matches_the_restricted_distribution():
-    vocab = [
-        ("<unk>", 0.0),
-        ("▁", -2.0),
-        ("a", -1.2),
-        ("b", -1.7),
-        ("▁a", -2.5),
-        ("ab", -2.2),
-        ("ba", -3.0),
-    ]
+    vocab = SAMPLING_VOCAB[:7]
     model = Unigram(vocab, 0, False)
     scores = {p: s for p, s in vocab[1:]}
     text = "▁abab"
