@@ -357,6 +357,15 @@ class SentencePieceProcessor:
             )
         return return_type
 
+    def _encode_flags(self, add_bos, add_eos, reverse, emit_unk_piece):
+        """The four encode flags, each None one replaced by the processor's own setting."""
+        return (
+            self._add_bos if add_bos is None else add_bos,
+            self._add_eos if add_eos is None else add_eos,
+            self._reverse if reverse is None else reverse,
+            self._emit_unk_piece if emit_unk_piece is None else emit_unk_piece,
+        )
+
     # ----------------------------------------------------------------------------- loading
     @classmethod
     def from_file(cls, model_file, **kwargs):
@@ -456,10 +465,9 @@ class SentencePieceProcessor:
         return_type = self._resolve_return_type(return_type, out_type)
         if return_bytes is not None and return_type != "offset_mapping":
             raise ArgumentError("return_bytes is only supported when return_type='offset_mapping'")
-        add_bos = self._add_bos if add_bos is None else add_bos
-        add_eos = self._add_eos if add_eos is None else add_eos
-        reverse = self._reverse if reverse is None else reverse
-        emit_unk_piece = self._emit_unk_piece if emit_unk_piece is None else emit_unk_piece
+        add_bos, add_eos, reverse, emit_unk_piece = self._encode_flags(
+            add_bos, add_eos, reverse, emit_unk_piece
+        )
         enable_sampling = self._enable_sampling if enable_sampling is None else enable_sampling
         nbest_size = self._nbest_size if nbest_size is None else nbest_size
         alpha = self._alpha if alpha is None else alpha
@@ -552,10 +560,9 @@ class SentencePieceProcessor:
     ):
         """The ``nbest_size`` best segmentations of a text (Unigram models), best first."""
         return_type = self._resolve_return_type(return_type, out_type)
-        add_bos = self._add_bos if add_bos is None else add_bos
-        add_eos = self._add_eos if add_eos is None else add_eos
-        reverse = self._reverse if reverse is None else reverse
-        emit_unk_piece = self._emit_unk_piece if emit_unk_piece is None else emit_unk_piece
+        add_bos, add_eos, reverse, emit_unk_piece = self._encode_flags(
+            add_bos, add_eos, reverse, emit_unk_piece
+        )
         nbest_size = self._nbest_size if nbest_size is None else nbest_size
         if nbest_size <= 0:
             nbest_size = 1
@@ -621,10 +628,9 @@ class SentencePieceProcessor:
         ``(ids or pieces, score)``. ``wor`` samples without replacement; ``include_best`` (needs
         ``wor``) puts the best segmentation first. (``sentencepiece`` 0.2.0's API.)"""
         return_type = self._resolve_return_type(return_type, out_type)
-        add_bos = self._add_bos if add_bos is None else add_bos
-        add_eos = self._add_eos if add_eos is None else add_eos
-        reverse = self._reverse if reverse is None else reverse
-        emit_unk_piece = self._emit_unk_piece if emit_unk_piece is None else emit_unk_piece
+        add_bos, add_eos, reverse, emit_unk_piece = self._encode_flags(
+            add_bos, add_eos, reverse, emit_unk_piece
+        )
         num_samples = 1 if num_samples is None else num_samples
         alpha = 1.0 if alpha is None else alpha
         wor = False if wor is None else wor
@@ -695,10 +701,9 @@ class SentencePieceProcessor:
         whole text's path score, so chunks could change it). ``return_type`` int, str, bytes,
         ``'numpy'``, ``'serialized_proto'`` or ``'proto'``."""
         return_type = self._resolve_return_type(return_type, out_type)
-        add_bos = self._add_bos if add_bos is None else add_bos
-        add_eos = self._add_eos if add_eos is None else add_eos
-        reverse = self._reverse if reverse is None else reverse
-        emit_unk_piece = self._emit_unk_piece if emit_unk_piece is None else emit_unk_piece
+        add_bos, add_eos, reverse, emit_unk_piece = self._encode_flags(
+            add_bos, add_eos, reverse, emit_unk_piece
+        )
         num_threads = _threads(
             self._num_threads if num_threads is None else num_threads, thread_pool
         )
