@@ -11,10 +11,12 @@ from tokenmill.collocations import BigramAssocMeasures, BigramCollocationFinder,
 def test_a_failed_write_keeps_the_old_file(tmp_path):
     path = tmp_path / "saved.txt"
     path.write_text("old contents\n")
-    with pytest.raises(RuntimeError, match="disk full"):
-        with atomic_open(path, "w", encoding="utf-8") as f:
-            f.write("half of the new")
-            raise RuntimeError("disk full")
+    with (
+        pytest.raises(RuntimeError, match="disk full"),
+        atomic_open(path, "w", encoding="utf-8") as f,
+    ):
+        f.write("half of the new")
+        raise RuntimeError("disk full")
     assert path.read_text() == "old contents\n"
     assert sorted(os.listdir(tmp_path)) == ["saved.txt"]
 
@@ -37,7 +39,23 @@ def test_reading_modes_are_refused(tmp_path):
 
 
 def test_collocation_csv_and_sentencepiece_training_leave_only_their_files(tmp_path):
-    words = ["the", "cat", "sat", "on", "the", "mat", "and", "the", "cat", "ate", "the", "rat", "on", "the", "mat"] * 20
+    words = [
+        "the",
+        "cat",
+        "sat",
+        "on",
+        "the",
+        "mat",
+        "and",
+        "the",
+        "cat",
+        "ate",
+        "the",
+        "rat",
+        "on",
+        "the",
+        "mat",
+    ] * 20
     scored = BigramCollocationFinder.from_words(words).score_ngrams(BigramAssocMeasures.raw_freq)
     csv_path = tmp_path / "bigrams.csv"
     to_csv(scored, str(csv_path))

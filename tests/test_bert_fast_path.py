@@ -14,20 +14,20 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import SHARED, read_sample, shared_path
+from conftest import SHARED, corpus_files, documents, read_sample, shared_path
 
 tokenizers = pytest.importorskip("tokenizers")
 import tokenmill  # noqa: E402
 
 SAMPLE_BYTES = 12_000  # per corpus file
-DOC_BYTES = 1_000
 
 ADVERSARIAL = [
     "",
     " ",
     "Hello, World! THE end.",
     "  leading\tand trailing \r\n",
-    "ctrl\x01inside, vertical\x0btab, form\x0cfeed, next\x85line, no\xa0break, ideographic\u3000space",
+    "ctrl\x01inside, vertical\x0btab, form\x0cfeed, next\x85line, no\xa0break, "
+    "ideographic\u3000space",
     "Café naïve ÉCOLE e\u0301 ﬁ İstanbul ǅ Ⅻ ß ΣΑΣ",
     "中文字 mixed中x 한국어 日本語テキスト",
     "\x00\ufffd a\x7fb «quoted» — dash … ellipsis ¿qué? ¡sí!",
@@ -36,30 +36,6 @@ ADVERSARIAL = [
     "don't stop-believing: e-mail@example.com (1,234.56) #tag $5 100%",
     "🙂 emoji 👍🏽 and symbols ™ © ±",
 ]
-
-
-def _corpus_files() -> list[Path]:
-    root = SHARED / "corpora"
-    if not root.exists():
-        return []
-    skip = {"LICENSE.txt", "README.md", "MANIFEST.md", "README"}
-    return sorted(
-        p for p in root.rglob("*") if p.is_file() and p.name not in skip and p.stat().st_size > 0
-    )
-
-
-def _documents(text: str) -> list[str]:
-    """~1 kB documents cut at line ends."""
-    docs, current, length = [], [], 0
-    for line in text.splitlines(keepends=True):
-        current.append(line)
-        length += len(line)
-        if length >= DOC_BYTES:
-            docs.append("".join(current))
-            current, length = [], 0
-    if current:
-        docs.append("".join(current))
-    return docs
 
 
 def _train(tmp_path: Path, name: str, **options) -> Path:
@@ -122,16 +98,16 @@ def test_adversarial_strings(pair):
 
 
 def test_every_corpus_file(pair):
-    files = _corpus_files()
+    files = corpus_files()
     if not files:
         pytest.skip(f"needs the corpora under {SHARED / 'corpora'}, which are absent")
     for path in files:
-        _assert_same(*pair, _documents(read_sample(path, SAMPLE_BYTES)))
+        _assert_same(*pair, documents(read_sample(path, SAMPLE_BYTES)))
 
 
 def test_ids_only_path(pair):
     theirs, ours = pair
-    texts = ADVERSARIAL + _documents(
+    texts = ADVERSARIAL + documents(
         read_sample(shared_path("corpora", "english_large", "gutenberg_en_large_part2.txt"), 30_000)
     )
     flat, bounds = ours.encode_batch_ids(texts)

@@ -16,7 +16,7 @@ import random
 import re
 
 import pytest
-from conftest import read_sample, shared_path
+from conftest import random_strings, read_sample, shared_path
 from tokenmill import FormatError
 from tokenmill.words import ChineseSegmenter, JapaneseSegmenter, WordTokenizer, evaluate
 
@@ -210,23 +210,12 @@ def adversarial_texts():
     yield "中国人民" * 250_000 + "１２３" * 1000  # 3 MB without a space
     yield "二○○一年" * 50_000 + "——" * 10_000 + "……" * 10_000
     yield "a\ud800中\udfff国 \ud83d\ude00 x\udc00"
-    yield "mixed: русский 中文日本語カタカナ العربية 👩🏽‍💻🇵🇱 e\u0301\u0301 ２８．３％ 1,000.5% www.example.com"
-    for _ in range(300):
-        n = rng.randint(1, 60)
-        yield "".join(
-            chr(
-                rng.choice(
-                    [
-                        rng.randint(0, 0x7F),
-                        rng.randint(0x3000, 0x9FFF),
-                        rng.randint(0xD800, 0xDFFF),
-                        rng.randint(0xFF00, 0xFFEF),
-                        rng.randint(0, 0x10FFFF),
-                    ]
-                )
-            )
-            for _ in range(n)
-        )
+    yield (
+        "mixed: русский 中文日本語カタカナ العربية 👩🏽‍💻🇵🇱 e\u0301\u0301 "
+        "２８．３％ 1,000.5% www.example.com"
+    )
+    ranges = [(0, 0x7F), (0x3000, 0x9FFF), (0xD800, 0xDFFF), (0xFF00, 0xFFEF), (0, 0x10FFFF)]
+    yield from random_strings(rng, 300, 60, ranges)
 
 
 @pytest.mark.parametrize(
@@ -352,15 +341,16 @@ def test_malformed_dictionary_names_file_and_line(tmp_path, content, line):
 def japanese_gold_sentences():
     conllu = shared_path("corpora", "ud", "UD_Japanese-GSD", "ja_gsd-ud-test.conllu")
     sentences, words = [], []
-    for line in open(conllu, encoding="utf-8"):
-        if line.startswith("#") or not line.strip():
-            if not line.strip() and words:
-                sentences.append(words)
-                words = []
-            continue
-        cols = line.split("\t")
-        if cols[0].isdigit():
-            words.append(cols[1])
+    with open(conllu, encoding="utf-8") as lines:
+        for line in lines:
+            if line.startswith("#") or not line.strip():
+                if not line.strip() and words:
+                    sentences.append(words)
+                    words = []
+                continue
+            cols = line.split("\t")
+            if cols[0].isdigit():
+                words.append(cols[1])
     return sentences
 
 

@@ -148,7 +148,8 @@ def test_jsonl_stdin_and_classic_bpe(english, tmp_path):
         json.loads(tokenizers.Tokenizer.from_file(str(out1)).to_str())["model"]
         == json.loads(reference.to_str())["model"]
     )
-    # stdin lines keep their "\n", which ByteLevel turns into "Ċ" tokens: same vocab size, loads fine
+    # stdin lines keep their "\n", which ByteLevel turns into "Ċ" tokens: same vocab size, loads
+    # fine
     assert tokenizers.Tokenizer.from_file(str(out2)).get_vocab_size() == 800
     out3 = tmp_path / "c.json"
     cli(

@@ -10,7 +10,7 @@ import re
 from fractions import Fraction
 
 import pytest
-from conftest import read_sample, shared_path
+from conftest import COMMON_MEASURES, read_sample, shared_path
 
 nltk_collocations = pytest.importorskip(
     "nltk.collocations", reason="the differential tests need nltk"
@@ -39,16 +39,7 @@ ORDERS = {
         nltk_assoc.QuadgramAssocMeasures,
     ),
 }
-COMMON = [
-    "raw_freq",
-    "student_t",
-    "chi_sq",
-    "mi_like",
-    "pmi",
-    "likelihood_ratio",
-    "poisson_stirling",
-    "jaccard",
-]
+COMMON = COMMON_MEASURES
 BIGRAM_ONLY = ["phi_sq", "dice", "fisher"]
 
 try:

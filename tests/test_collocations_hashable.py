@@ -9,12 +9,12 @@ import random
 from fractions import Fraction
 
 import pytest
-from conftest import shared_path
+from conftest import COMMON_MEASURES, shared_path
 
 nltk = pytest.importorskip("nltk", reason="the differential tests need nltk")
 nltk_collocations = pytest.importorskip("nltk.collocations")
-from nltk.metrics import association as nltk_assoc
-from tokenmill import collocations as tm
+from nltk.metrics import association as nltk_assoc  # noqa: E402 (after importorskip)
+from tokenmill import collocations as tm  # noqa: E402 (after importorskip)
 
 FINDERS = {
     2: (tm.BigramCollocationFinder, nltk_collocations.BigramCollocationFinder),
@@ -26,16 +26,7 @@ MEASURES = {
     3: (tm.TrigramAssocMeasures, nltk_assoc.TrigramAssocMeasures),
     4: (tm.QuadgramAssocMeasures, nltk_assoc.QuadgramAssocMeasures),
 }
-COMMON = [
-    "raw_freq",
-    "student_t",
-    "chi_sq",
-    "mi_like",
-    "pmi",
-    "likelihood_ratio",
-    "poisson_stirling",
-    "jaccard",
-]
+COMMON = COMMON_MEASURES
 
 
 @pytest.fixture(scope="module")

@@ -11,32 +11,17 @@ import pickle
 import pytest
 import tokenizers
 import tokenmill
-from conftest import read_sample, shared_path
+from conftest import corpus_text, gpt2, non_empty_lines
 
 LIBS = {"tokenizers": tokenizers, "tokenmill": tokenmill}
 
 
 @pytest.fixture(scope="module")
 def lines():
-    texts = [
-        read_sample(shared_path("corpora", "gutenberg", "pg34811_de_buddenbrooks.txt"), 40_000)
-    ]
-    for lang in ["fr", "ru", "ja"]:
-        folder = shared_path("corpora", "multilingual", lang)
-        texts.append(read_sample(sorted(p for p in folder.iterdir() if p.is_file())[0], 20_000))
-    out = [line.strip() for text in texts for line in text.splitlines() if line.strip()]
+    samples = [("gutenberg/pg34811_de_buddenbrooks.txt", 40_000)]
+    samples += [(f"multilingual/{lang}", 20_000) for lang in ["fr", "ru", "ja"]]
+    out = [line.strip() for rel in samples for line in non_empty_lines(corpus_text(rel))]
     return out[::5][:200] + ["Tel. 0171 234-56, Zimmer 12a; 1.000,50 €"]
-
-
-def gpt2(lib):
-    model = lib.models.BPE.from_file(
-        str(shared_path("pretrained", "gpt2", "encoder.json")),
-        str(shared_path("pretrained", "gpt2", "vocab.bpe")),
-    )
-    tok = lib.Tokenizer(model)
-    tok.pre_tokenizer = lib.pre_tokenizers.ByteLevel(add_prefix_space=False)
-    tok.decoder = lib.decoders.ByteLevel()
-    return tok
 
 
 def outputs(tok, lines):
@@ -57,7 +42,8 @@ class LowerAndMarkDigits:
 
 
 class DigitsAndSpaces:
-    """A pre-tokenizer: split on spaces (kept with the next word), then cut digit runs out by slicing."""
+    """A pre-tokenizer: split on spaces (kept with the next word), then cut digit runs out by
+    slicing."""
 
     def split_digits(self, i, normalized):
         text = str(normalized)
@@ -120,17 +106,17 @@ def test_custom_decoder(lines):
 
 @pytest.mark.parametrize("stage", ["normalizer", "pre_tokenizer", "decoder"])
 def test_custom_components_cannot_be_serialized(stage):
+    make_custom = {
+        "normalizer": lambda lib: lib.normalizers.Normalizer.custom(LowerAndMarkDigits()),
+        "pre_tokenizer": lambda lib: lib.pre_tokenizers.PreTokenizer.custom(DigitsAndSpaces()),
+        "decoder": lambda lib: lib.decoders.Decoder.custom(UpperDecoder()),
+    }[stage]
     for lib in LIBS.values():
         tok = gpt2(lib)
-        custom = {
-            "normalizer": lambda: lib.normalizers.Normalizer.custom(LowerAndMarkDigits()),
-            "pre_tokenizer": lambda: lib.pre_tokenizers.PreTokenizer.custom(DigitsAndSpaces()),
-            "decoder": lambda: lib.decoders.Decoder.custom(UpperDecoder()),
-        }[stage]()
-        setattr(tok, stage, custom)
+        setattr(tok, stage, make_custom(lib))
         with pytest.raises(Exception, match="(?i)custom"):
             tok.to_str()
-        with pytest.raises(Exception):
+        with pytest.raises(Exception):  # noqa: B017 (tokenizers raises a plain Exception)
             pickle.dumps(tok)
 
 

@@ -8,7 +8,6 @@ tokenmill's ``decode`` with tokenizers' on the same tokens.
 
 from __future__ import annotations
 
-import gzip
 import json
 import pickle
 import random
@@ -16,18 +15,21 @@ import random
 import pytest
 import tokenizers
 import tokenmill
-from conftest import read_sample, shared_path
-from tokenizers import decoders as hf_decoders
-from tokenizers import models as hf_models
-from tokenizers import normalizers as hf_normalizers
-from tokenizers import pre_tokenizers as hf_pre_tokenizers
+from conftest import bytes_to_unicode, clip_merges, read_sample, shared_path
+from tokenizers import (
+    decoders as hf_decoders,
+    models as hf_models,
+    normalizers as hf_normalizers,
+    pre_tokenizers as hf_pre_tokenizers,
+)
 from tokenmill import decoders
 
 SAMPLE_BYTES = 150_000
 
 
 def corpus_lines(max_bytes: int = SAMPLE_BYTES) -> list[str]:
-    """Lines of English prose and of the first file of every multilingual language (bounded samples)."""
+    """Lines of English prose and of the first file of every multilingual language (bounded
+    samples)."""
     english = shared_path("corpora", "gutenberg", "pg244_en_a_study_in_scarlet.txt")
     lines = read_sample(english, max_bytes).splitlines()
     for lang_dir in sorted(
@@ -79,11 +81,10 @@ def gpt2_tokens() -> list[list[str]]:
 
 @pytest.fixture(scope="module")
 def clip_tokens() -> list[list[str]]:
-    path = shared_path("pretrained", "clip", "bpe_simple_vocab_16e6.txt.gz")
-    merges_lines = gzip.open(path).read().decode("utf-8").split("\n")[1 : 49152 - 256 - 2 + 1]
-    merges = [tuple(m.split()) for m in merges_lines]
+    merges = clip_merges()
     alphabet = list(hf_pre_tokenizers.ByteLevel.alphabet())
-    byte_order = sorted(alphabet, key=lambda c: _gpt2_byte_of(c))
+    byte_of = {c: b for b, c in bytes_to_unicode().items()}
+    byte_order = sorted(alphabet, key=lambda c: byte_of[c])
     vocab_list = byte_order + [c + "</w>" for c in byte_order] + ["".join(m) for m in merges]
     vocab_list += ["<|startoftext|>", "<|endoftext|>"]
     vocab = {t: i for i, t in enumerate(vocab_list)}
@@ -105,19 +106,6 @@ def clip_tokens() -> list[list[str]]:
         ]
     )
     return [e.tokens for e in tok.encode_batch(chunks(corpus_lines()))]
-
-
-def _gpt2_byte_of(c: str) -> int:
-    """The byte a GPT-2 alphabet char stands for (to list the alphabet in byte order)."""
-    bs = list(range(ord("!"), ord("~") + 1)) + list(range(0xA1, 0xAD)) + list(range(0xAE, 0x100))
-    cs = bs[:]
-    n = 0
-    for b in range(256):
-        if b not in bs:
-            bs.append(b)
-            cs.append(256 + n)
-            n += 1
-    return dict(zip(map(chr, cs), bs))[c]
 
 
 @pytest.fixture(scope="module")

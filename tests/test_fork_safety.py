@@ -38,7 +38,8 @@ pytestmark = [
 FORK = multiprocessing.get_context("fork") if hasattr(os, "fork") else None
 CHILD_TIMEOUT = 60
 WARNING = (
-    "huggingface/tokenizers: The current process just got forked, after parallelism has already been used. "
+    "huggingface/tokenizers: The current process just got forked, after parallelism has already "
+    "been used. "
     "Disabling parallelism to avoid deadlocks..."
 )
 

@@ -12,40 +12,15 @@ import pickle
 from pathlib import Path
 
 import pytest
-from conftest import SHARED, read_sample, shared_path
+from conftest import SHARED, corpus_files, documents, read_sample, shared_path
 
 tokenizers = pytest.importorskip("tokenizers")
 import tokenmill  # noqa: E402
 
 SAMPLE_BYTES = 24_000  # per corpus file: ~65 files, ~1.5 MB in all
-DOC_BYTES = 1_000
 
 
-def _corpus_files() -> list[Path]:
-    root = SHARED / "corpora"
-    if not root.exists():
-        return []
-    skip = {"LICENSE.txt", "README.md", "MANIFEST.md", "README"}
-    return sorted(
-        p for p in root.rglob("*") if p.is_file() and p.name not in skip and p.stat().st_size > 0
-    )
-
-
-CORPUS_FILES = _corpus_files()
-
-
-def _documents(text: str, size: int = DOC_BYTES) -> list[str]:
-    """Cuts text into ~`size`-character documents at line ends (the last line may be partial)."""
-    docs, current, length = [], [], 0
-    for line in text.splitlines(keepends=True):
-        current.append(line)
-        length += len(line)
-        if length >= size:
-            docs.append("".join(current))
-            current, length = [], 0
-    if current:
-        docs.append("".join(current))
-    return docs
+CORPUS_FILES = corpus_files()
 
 
 ADVERSARIAL = [
@@ -112,7 +87,7 @@ def assert_same_encoding(ours, theirs, context: str) -> None:
 @pytest.mark.parametrize("path", CORPUS_FILES, ids=lambda p: str(p.relative_to(SHARED / "corpora")))
 def test_corpus_samples_match_tokenizers(pair, path):
     tm, hf = pair
-    docs = _documents(read_sample(path, SAMPLE_BYTES))
+    docs = documents(read_sample(path, SAMPLE_BYTES))
     ours = tm.encode_batch(docs)
     theirs = hf.encode_batch(docs)
     assert len(ours) == len(theirs) == len(docs)

@@ -6,7 +6,6 @@ model is compared: for every word, the tokens (id, value, byte offsets) must be 
 
 from __future__ import annotations
 
-import gzip
 import json
 import pickle
 import sysconfig
@@ -16,11 +15,18 @@ import pytest
 
 tokenizers = pytest.importorskip("tokenizers")
 import tokenmill  # noqa: E402
-from conftest import read_sample, shared_path  # noqa: E402
-from tokenizers import Tokenizer as HFTokenizer  # noqa: E402
-from tokenizers import models as hf_models  # noqa: E402
-from tokenizers import pre_tokenizers as hf_pre  # noqa: E402
-from tokenizers import trainers as hf_trainers  # noqa: E402
+from conftest import (  # noqa: E402
+    bytes_to_unicode,
+    clip_merges,
+    read_sample,
+    shared_path,
+)
+from tokenizers import (  # noqa: E402
+    Tokenizer as HFTokenizer,
+    models as hf_models,
+    pre_tokenizers as hf_pre,
+    trainers as hf_trainers,
+)
 from tokenmill import models  # noqa: E402
 
 MULTILINGUAL = [
@@ -97,29 +103,10 @@ def byte_level_words():
     return unique_words(corpus_text(), hf_pre.ByteLevel(add_prefix_space=False))
 
 
-def bytes_to_unicode() -> dict[int, str]:
-    """GPT-2's byte → printable character map (as CLIP's simple_tokenizer builds it)."""
-    bs = (
-        list(range(ord("!"), ord("~") + 1))
-        + list(range(ord("¡"), ord("¬") + 1))
-        + list(range(ord("®"), ord("ÿ") + 1))
-    )
-    cs = bs[:]
-    n = 0
-    for b in range(256):
-        if b not in bs:
-            bs.append(b)
-            cs.append(256 + n)
-            n += 1
-    return dict(zip(bs, map(chr, cs)))
-
-
 @pytest.fixture(scope="module")
 def clip_vocab_merges():
     """CLIP's vocabulary and merges, built as the pretrained MANIFEST describes."""
-    path = shared_path("pretrained", "clip", "bpe_simple_vocab_16e6.txt.gz")
-    lines = gzip.open(path).read().decode("utf-8").split("\n")[1 : 49152 - 256 - 2 + 1]
-    merges = [tuple(line.split()) for line in lines]
+    merges = clip_merges()
     vocab = list(bytes_to_unicode().values())
     vocab += [v + "</w>" for v in vocab]
     vocab += ["".join(m) for m in merges]

@@ -21,8 +21,7 @@ import tokenizers
 import tokenizers.models
 import tokenmill
 from conftest import SHARED, read_sample, shared_path
-from tokenizers import normalizers as tk_normalizers
-from tokenizers import pre_tokenizers as tk_pre_tokenizers
+from tokenizers import normalizers as tk_normalizers, pre_tokenizers as tk_pre_tokenizers
 from tokenizers.models import WordLevel
 from tokenmill import normalizers as tm_normalizers
 
@@ -141,7 +140,8 @@ ADVERSARIAL = [
     "中文字符测试 日本語のテキスト 𠀀𪜀 한자 漢字",  # CJK incl. supplementary planes
     "مرحبا بالعالم — שלום עולם",  # right to left
     "नमस्ते दुनिया क्षत्रिय",  # Devanagari with combining signs
-    "\U0001d400\U0001d41a 𝔄𝔅 \u2163 \u00b2\u2075",  # math alphanumerics, roman numerals, superscripts
+    # math alphanumerics, roman numerals, superscripts
+    "\U0001d400\U0001d41a 𝔄𝔅 \u2163 \u00b2\u2075",
     "a" * 100_000,
     "th" * 20_000 + "e",
     "é" * 50_000,
@@ -216,7 +216,8 @@ def assert_same_alignments(tm, tk, text, label):
     if got != expected:
         i = next(k for k, (a, b) in enumerate(zip(got, expected)) if a != b)
         pytest.fail(
-            f"{label}: alignment of normalized char {i} ({normalized[i]!r}) is {got[i]}, tokenizers says {expected[i]}"
+            f"{label}: alignment of normalized char {i} ({normalized[i]!r}) is {got[i]}, "
+            f"tokenizers says {expected[i]}"
         )
 
 

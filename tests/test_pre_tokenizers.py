@@ -18,30 +18,29 @@ import pytest
 
 tokenizers = pytest.importorskip("tokenizers")
 import tokenmill  # noqa: E402
-from conftest import read_sample, shared_path  # noqa: E402
-from tokenizers import Regex as TkRegex  # noqa: E402
-from tokenizers import pre_tokenizers as tk  # noqa: E402
+from conftest import (  # noqa: E402
+    GPT2_PATTERN,
+    LLAMA3_PATTERN,
+    QWEN2_PATTERN,
+    read_sample,
+    shared_path,
+)
+from tokenizers import (  # noqa: E402
+    Regex as TkRegex,
+    pre_tokenizers as tk,
+)
 from tokenmill import pre_tokenizers as tm  # noqa: E402
+from tokenmill.tiktoken import CL100K_PAT_STR, O200K_PAT_STR, R50K_PAT_STR  # noqa: E402
 
 BEHAVIORS = ["removed", "isolated", "merged_with_previous", "merged_with_next", "contiguous"]
 
 PATTERNS = {
-    "gpt2": r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+""",
-    "r50k_tiktoken": r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s""",
-    "cl100k": r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s""",
-    "o200k": "|".join(
-        [
-            r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
-            r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
-            r"""\p{N}{1,3}""",
-            r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
-            r"""\s*[\r\n]+""",
-            r"""\s+(?!\S)""",
-            r"""\s+""",
-        ]
-    ),
-    "llama3": r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+""",
-    "qwen2": r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+""",
+    "gpt2": GPT2_PATTERN,
+    "r50k_tiktoken": R50K_PAT_STR,
+    "cl100k": CL100K_PAT_STR,
+    "o200k": O200K_PAT_STR,
+    "llama3": LLAMA3_PATTERN,
+    "qwen2": QWEN2_PATTERN,
     "clip": r"""'s|'t|'re|'ve|'m|'ll|'d|[\p{L}]+|[\p{N}]|[^\s\p{L}\p{N}]+""",
 }
 
@@ -145,11 +144,7 @@ def assert_same(ours, theirs, text: str, what: str = "") -> None:
     want = theirs.pre_tokenize_str(text)
     if got == want:
         return
-    for i, (g, w) in enumerate(zip(got, want)):
-        if g != w:
-            break
-    else:
-        i = min(len(got), len(want))
+    i = next((k for k, (g, w) in enumerate(zip(got, want)) if g != w), min(len(got), len(want)))
     raise AssertionError(
         f"{what}: {ours!r} differs from tokenizers at piece {i} "
         f"(ours {len(got)} pieces, tokenizers {len(want)}):\n"

@@ -12,8 +12,7 @@ import pickle
 import pytest
 import tokenizers
 import tokenmill
-from tokenizers import models as hf_models
-from tokenizers import processors as hf_processors
+from tokenizers import models as hf_models, processors as hf_processors
 from tokenmill import processors
 
 BERT_SPECIALS = [("[CLS]", 101), ("[SEP]", 102)]
@@ -134,7 +133,7 @@ def test_attributes_and_setters_match_tokenizers():
     ],
 )
 def test_invalid_templates_raise_like_tokenizers(kwargs):
-    with pytest.raises(Exception):
+    with pytest.raises(Exception):  # noqa: B017 (the peer raises a plain Exception)
         hf_processors.TemplateProcessing(**kwargs)
     with pytest.raises(tokenmill.InvalidArgumentError):
         processors.TemplateProcessing(**kwargs)
@@ -173,8 +172,7 @@ ENCODING_FIELDS = [
 
 
 def gpt2_tokenizer(add_prefix_space: bool) -> tokenizers.Tokenizer:
-    from tokenizers import decoders as hf_decoders
-    from tokenizers import pre_tokenizers as hf_pre_tokenizers
+    from tokenizers import decoders as hf_decoders, pre_tokenizers as hf_pre_tokenizers
 
     vocab = shared_path("pretrained", "gpt2", "encoder.json")
     merges = shared_path("pretrained", "gpt2", "vocab.bpe")

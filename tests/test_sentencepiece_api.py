@@ -81,8 +81,7 @@ def field_table(descriptor):
 def test_pb2_messages_have_sentencepieces_fields():
     """Every field of sentencepiece 0.2.3's messages, with its number, type, label and default
     (ours may hold more: SelfTestData, which older models carry)."""
-    from sentencepiece import sentencepiece_model_pb2 as real_model
-    from sentencepiece import sentencepiece_pb2 as real_text
+    from sentencepiece import sentencepiece_model_pb2 as real_model, sentencepiece_pb2 as real_text
     from tokenmill.sentencepiece import sentencepiece_model_pb2, sentencepiece_pb2
 
     pairs = [

@@ -5,6 +5,7 @@ training settings raise clear errors."""
 
 from __future__ import annotations
 
+import contextlib
 import random
 
 import pytest
@@ -46,10 +47,9 @@ def test_hundreds_of_truncations_and_bit_flips_never_crash(name):
         except tokenmill.TokenmillError:
             rejected += 1
             continue
-        try:
+        # A clear error on a damaged model is fine; a crash is not.
+        with contextlib.suppress(tokenmill.TokenmillError):
             exercise(model)
-        except tokenmill.TokenmillError:
-            pass  # a clear error on a damaged model is fine; a crash is not
         loaded += 1
     assert loaded + rejected == len(variants) and rejected > 0
 

@@ -37,7 +37,7 @@ def multilingual_lines() -> list[str]:
     lines = list(SAMPLES)
     root = shared_path("corpora", "multilingual")
     for path in sorted(p for p in root.rglob("*") if p.is_file() and p.suffix != ".md")[:12]:
-        lines += [l for l in read_sample(path, 6_000).splitlines() if l.strip()][:25]
+        lines += [line for line in read_sample(path, 6_000).splitlines() if line.strip()][:25]
     return lines
 
 

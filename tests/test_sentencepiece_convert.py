@@ -6,11 +6,16 @@ saved tokenizer.json), and a tokenizer.json converted back to a `.model` loads i
 from __future__ import annotations
 
 import pytest
-from conftest import read_sample, shared_path
+from conftest import (
+    MIXED_LANGUAGES,
+    assert_spm_round_trip,
+    corpus_text,
+    non_empty_lines,
+    shared_path,
+)
 
 spm = pytest.importorskip("sentencepiece")
 tokenizers = pytest.importorskip("tokenizers")
-import tokenmill.sentencepiece as tsp  # noqa: E402
 
 CASES = [
     "Hello world",
@@ -24,19 +29,10 @@ CASES = [
 
 
 def sample_lines() -> list[str]:
-    lines = []
-    for rel in (
-        "gutenberg/pg244_en_a_study_in_scarlet.txt",
-        "gutenberg/pg34811_de_buddenbrooks.txt",
-        "multilingual/ja",
-        "multilingual/ru",
-        "multilingual/zh",
-    ):
-        path = shared_path("corpora", *rel.split("/"))
-        files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
-        for f in files[:1]:
-            lines += read_sample(f, 30_000).splitlines()
-    return [l for l in lines if l.strip()] + CASES
+    lines = [
+        line for rel in MIXED_LANGUAGES for line in non_empty_lines(corpus_text((rel, 30_000)))
+    ]
+    return lines + CASES
 
 
 @pytest.mark.parametrize(
@@ -46,14 +42,4 @@ def test_model_to_tokenizer_json_and_back(name, tmp_path):
     path = str(shared_path("pretrained", *name.split("/")))
     ref = spm.SentencePieceProcessor(model_file=path)
     lines = sample_lines()
-    want = ref.encode(lines)
-    tok = tsp.to_tokenizer(path)
-    assert [e.ids for e in tok.encode_batch(lines, add_special_tokens=False)] == want
-    tok.save(str(tmp_path / "tokenizer.json"))
-    hf = tokenizers.Tokenizer.from_file(str(tmp_path / "tokenizer.json"))
-    assert [e.ids for e in hf.encode_batch(lines, add_special_tokens=False)] == want
-    assert [tok.decode(ids) for ids in want[:200]] == ref.decode(want[:200])
-    back = tsp.from_tokenizer(str(tmp_path / "tokenizer.json"))
-    again = spm.SentencePieceProcessor(model_proto=back)
-    assert again.encode(lines) == want
-    assert tsp.SentencePieceProcessor(model_proto=back).encode(lines) == want
+    assert_spm_round_trip(path, ref, lines, tmp_path)

@@ -9,7 +9,13 @@ from __future__ import annotations
 import io
 
 import pytest
-from conftest import read_sample, shared_path
+from conftest import (
+    MIXED_LANGUAGES,
+    assert_spm_round_trip,
+    corpus_text,
+    non_empty_lines,
+    shared_path,
+)
 
 spm = pytest.importorskip("sentencepiece")
 tokenizers = pytest.importorskip("tokenizers")
@@ -30,27 +36,16 @@ CASES = [
 
 
 def sample_lines() -> list[str]:
-    lines = []
-    for rel in (
-        "gutenberg/pg244_en_a_study_in_scarlet.txt",
-        "gutenberg/pg34811_de_buddenbrooks.txt",
-        "multilingual/ja",
-        "multilingual/ru",
-        "multilingual/zh",
-    ):
-        path = shared_path("corpora", *rel.split("/"))
-        files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
-        for f in files[:1]:
-            lines += read_sample(f, 20_000).splitlines()
-    return [l for l in lines if l.strip()] + CASES
+    lines = [
+        line for rel in MIXED_LANGUAGES for line in non_empty_lines(corpus_text((rel, 20_000)))
+    ]
+    return lines + CASES
 
 
 @pytest.fixture(scope="module")
 def byte_fallback_model() -> bytes:
     """A Unigram model with byte fallback, trained by tokenmill on English text."""
-    text = read_sample(
-        shared_path("corpora", "gutenberg", "en_novels", "pg11_en_alice_in_wonderland.txt"), 120_000
-    )
+    text = corpus_text(("gutenberg/en_novels/pg11_en_alice_in_wonderland.txt", 120_000))
     buffer = io.BytesIO()
     tsp.SentencePieceTrainer.train(
         sentence_iterator=iter(text.splitlines()),
@@ -74,17 +69,7 @@ def test_unigram_model_to_tokenizer_json_and_back(name, byte_fallback_model, tmp
     data = model_bytes(name, byte_fallback_model)
     ref = spm.SentencePieceProcessor(model_proto=data)
     lines = sample_lines()
-    want = ref.encode(lines)
-    tok = tsp.to_tokenizer(data)
-    assert [e.ids for e in tok.encode_batch(lines, add_special_tokens=False)] == want
-    tok.save(str(tmp_path / "tokenizer.json"))
-    hf = tokenizers.Tokenizer.from_file(str(tmp_path / "tokenizer.json"))
-    assert [e.ids for e in hf.encode_batch(lines, add_special_tokens=False)] == want
-    assert [tok.decode(ids) for ids in want[:200]] == ref.decode(want[:200])
-    back = tsp.from_tokenizer(str(tmp_path / "tokenizer.json"))
-    again = spm.SentencePieceProcessor(model_proto=back)
-    assert again.encode(lines) == want
-    assert tsp.SentencePieceProcessor(model_proto=back).encode(lines) == want
+    again = assert_spm_round_trip(data, ref, lines, tmp_path)
     assert again.get_piece_size() == ref.get_piece_size()
     assert [
         again.is_control(i) or again.is_unknown(i) or again.is_byte(i)
@@ -115,25 +100,14 @@ def test_from_spm_implementations(tmp_path, byte_fallback_model):
 
 def test_implementations_train_like_tokenizers():
     """The tokenizers-style constructors and trainers work (same pipeline as tokenizers')."""
-    text = read_sample(
-        shared_path("corpora", "gutenberg", "en_novels", "pg11_en_alice_in_wonderland.txt"), 60_000
+    text = corpus_text(("gutenberg/en_novels/pg11_en_alice_in_wonderland.txt", 60_000))
+    settings = dict(
+        vocab_size=500, show_progress=False, unk_token="<unk>", special_tokens=["<unk>"]
     )
     ours = SentencePieceUnigramTokenizer()
-    ours.train_from_iterator(
-        text.splitlines(),
-        vocab_size=500,
-        show_progress=False,
-        unk_token="<unk>",
-        special_tokens=["<unk>"],
-    )
+    ours.train_from_iterator(text.splitlines(), **settings)
     theirs = tokenizers.implementations.SentencePieceUnigramTokenizer()
-    theirs.train_from_iterator(
-        text.splitlines(),
-        vocab_size=500,
-        show_progress=False,
-        unk_token="<unk>",
-        special_tokens=["<unk>"],
-    )
+    theirs.train_from_iterator(text.splitlines(), **settings)
     assert ours.get_vocab_size() == theirs.get_vocab_size()
     assert ours.normalize("Ｈｅｌｌｏ  world") == theirs.normalize("Ｈｅｌｌｏ  world")
     bpe = SentencePieceBPETokenizer()

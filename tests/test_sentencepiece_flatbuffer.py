@@ -11,7 +11,7 @@ from conftest import shared_path
 
 spm = pytest.importorskip("sentencepiece")
 pb = pytest.importorskip("sentencepiece.sentencepiece_model_pb2")
-import tokenmill.sentencepiece as tsp
+import tokenmill.sentencepiece as tsp  # noqa: E402 (after importorskip)
 
 MODELS = [
     "mistral/tokenizer.model.v1",

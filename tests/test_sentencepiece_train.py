@@ -8,7 +8,7 @@ from __future__ import annotations
 import io
 
 import pytest
-from conftest import read_sample, shared_path
+from conftest import write_spm_training_corpus
 
 spm = pytest.importorskip("sentencepiece")
 import tokenmill  # noqa: E402
@@ -18,22 +18,10 @@ import tokenmill.sentencepiece as tsp  # noqa: E402
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory):
     """~400 kB of English and ~60 kB of German/French lines, and held-out text."""
-    text = read_sample(
-        shared_path("corpora", "gutenberg", "pg244_en_a_study_in_scarlet.txt"), 220_000
+    path, held_out = write_spm_training_corpus(
+        tmp_path_factory.mktemp("spm") / "corpus.txt", (220_000, 150_000, 40_000), 20_000
     )
-    text += read_sample(
-        shared_path("corpora", "gutenberg", "en_novels", "pg11_en_alice_in_wonderland.txt"), 150_000
-    )
-    text += read_sample(shared_path("corpora", "gutenberg", "pg34811_de_buddenbrooks.txt"), 40_000)
-    held_out = read_sample(
-        shared_path("corpora", "gutenberg", "en_novels", "pg84_en_frankenstein.txt"), 60_000
-    )
-    held_out += read_sample(
-        shared_path("corpora", "gutenberg", "pg13951_fr_les_trois_mousquetaires.txt"), 20_000
-    )
-    path = tmp_path_factory.mktemp("spm") / "corpus.txt"
-    path.write_text(text, encoding="utf-8")
-    return path, [l for l in held_out.splitlines() if l.strip()] + [
+    return path, held_out + [
         "ﬁ ½ Ｈｅｌｌｏ",
         "  spaced   out  ",
         "tab\there",
@@ -92,7 +80,7 @@ def test_bpe_model_loads_in_sentencepiece_and_encodes_identically(tmp_path, corp
     ours_pieces, ref_pieces = set(pieces_of(f"{ours}.model")), set(pieces_of(f"{ref}.model"))
     assert len(ours_pieces & ref_pieces) / len(ref_pieces) > 0.9
     vocab_lines = (tmp_path / "ours.vocab").read_text(encoding="utf-8").splitlines()
-    assert [l.split("\t")[0] for l in vocab_lines] == pieces_of(f"{ours}.model")
+    assert [line.split("\t")[0] for line in vocab_lines] == pieces_of(f"{ours}.model")
 
 
 def test_bpe_options_string_form_iterator_and_writer(tmp_path, corpus):
@@ -100,7 +88,8 @@ def test_bpe_options_string_form_iterator_and_writer(tmp_path, corpus):
     flags = (
         f"--input={path} --model_prefix={tmp_path / 'flags'} --model_type=bpe --vocab_size=800 "
         "--byte_fallback=true --split_digits=true --user_defined_symbols=<sep>,[MASK] "
-        "--control_symbols=<ctl> --character_coverage=0.98 --pad_id=3 --normalization_rule_name=identity"
+        "--control_symbols=<ctl> --character_coverage=0.98 --pad_id=3 "
+        "--normalization_rule_name=identity"
     )
     tsp.SentencePieceTrainer.train(flags)
     model = spm.SentencePieceProcessor(model_file=str(tmp_path / "flags.model"))
@@ -189,7 +178,7 @@ def test_bad_settings_and_corpora_raise(tmp_path, corpus):
         dict(input=str(tmp_path / "missing.txt"), model_type="bpe", vocab_size=100),
     ]
     for kwargs in cases:
-        with pytest.raises(Exception):
+        with pytest.raises(Exception):  # noqa: B017 (the peer raises a plain Exception)
             spm.SentencePieceTrainer.train(
                 model_prefix=str(tmp_path / "ref"), minloglevel=2, **kwargs
             )

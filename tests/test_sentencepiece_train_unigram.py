@@ -7,7 +7,7 @@ and impossible settings raise tokenmill exceptions."""
 from __future__ import annotations
 
 import pytest
-from conftest import read_sample, shared_path
+from conftest import write_spm_training_corpus
 
 spm = pytest.importorskip("sentencepiece")
 import tokenmill  # noqa: E402
@@ -28,22 +28,9 @@ TRICKY = [
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory):
     """~330 kB of English and German lines, and held-out English/French lines."""
-    text = read_sample(
-        shared_path("corpora", "gutenberg", "pg244_en_a_study_in_scarlet.txt"), 160_000
+    return write_spm_training_corpus(
+        tmp_path_factory.mktemp("spm_unigram") / "corpus.txt", (160_000, 130_000, 40_000), 15_000
     )
-    text += read_sample(
-        shared_path("corpora", "gutenberg", "en_novels", "pg11_en_alice_in_wonderland.txt"), 130_000
-    )
-    text += read_sample(shared_path("corpora", "gutenberg", "pg34811_de_buddenbrooks.txt"), 40_000)
-    held_out = read_sample(
-        shared_path("corpora", "gutenberg", "en_novels", "pg84_en_frankenstein.txt"), 60_000
-    )
-    held_out += read_sample(
-        shared_path("corpora", "gutenberg", "pg13951_fr_les_trois_mousquetaires.txt"), 15_000
-    )
-    path = tmp_path_factory.mktemp("spm_unigram") / "corpus.txt"
-    path.write_text(text, encoding="utf-8")
-    return path, [l for l in held_out.splitlines() if l.strip()]
 
 
 def train(prefix, corpus_path, library, **kwargs):
@@ -109,7 +96,7 @@ def test_unigram_model_loads_in_sentencepiece_and_is_as_good(tmp_path, corpus, r
     ref_pieces = {ref_sp.id_to_piece(i) for i in range(ref_sp.get_piece_size())}
     assert len(ours_pieces & ref_pieces) / len(ref_pieces) > 0.8
     vocab_lines = (tmp_path / "ours.vocab").read_text(encoding="utf-8").splitlines()
-    assert [l.split("\t")[0] for l in vocab_lines] == [
+    assert [line.split("\t")[0] for line in vocab_lines] == [
         sp.id_to_piece(i) for i in range(sp.get_piece_size())
     ]
 
@@ -203,9 +190,12 @@ def test_unigram_training_is_deterministic(tmp_path, corpus):
     path, _ = corpus
     a = train(tmp_path / "a", path, tsp, model_type="unigram", vocab_size=700)
     b = train(tmp_path / "b", path, tsp, model_type="unigram", vocab_size=700)
-    pieces = lambda m: [
-        (m.id_to_piece(i), m.get_score(i), m.is_unknown(i)) for i in range(m.get_piece_size())
-    ]
+
+    def pieces(m):
+        return [
+            (m.id_to_piece(i), m.get_score(i), m.is_unknown(i)) for i in range(m.get_piece_size())
+        ]
+
     assert pieces(tsp.SentencePieceProcessor(model_file=a)) == pieces(
         tsp.SentencePieceProcessor(model_file=b)
     )

@@ -13,44 +13,26 @@ import pickle
 import pytest
 import tokenizers
 import tokenmill
-from conftest import read_sample, shared_path
+from conftest import corpus_text, gpt2, non_empty_lines, shared_path
 
 LIBS = {"tokenizers": tokenizers, "tokenmill": tokenmill}
 
 
 @pytest.fixture(scope="module")
 def lines():
-    """~400 lines of English, French, German, Russian, Chinese, Hindi and Arabic text (with digits)."""
-    texts = []
-    for parts in [
-        ("gutenberg", "pg244_en_a_study_in_scarlet.txt"),
-        ("gutenberg", "pg13951_fr_les_trois_mousquetaires.txt"),
-        ("gutenberg", "pg34811_de_buddenbrooks.txt"),
-    ]:
-        texts.append(read_sample(shared_path("corpora", *parts), 60_000))
-    for lang in ["ru", "zh", "hi", "ar"]:
-        folder = shared_path("corpora", "multilingual", lang)
-        first = sorted(p for p in folder.iterdir() if p.is_file())[0]
-        texts.append(read_sample(first, 30_000))
-    out = []
-    for text in texts:
-        out.extend(line.strip() for line in text.splitlines() if line.strip())
+    """~400 lines of English, French, German, Russian, Chinese, Hindi and Arabic text (with
+    digits)."""
+    samples = [
+        ("gutenberg/pg244_en_a_study_in_scarlet.txt", 60_000),
+        ("gutenberg/pg13951_fr_les_trois_mousquetaires.txt", 60_000),
+        ("gutenberg/pg34811_de_buddenbrooks.txt", 60_000),
+    ]
+    samples += [(f"multilingual/{lang}", 30_000) for lang in ["ru", "zh", "hi", "ar"]]
+    out = [line.strip() for rel in samples for line in non_empty_lines(corpus_text(rel))]
     # Every 7th line, to mix the languages and keep the test quick.
     return [line for i, line in enumerate(out) if i % 7 == 0][:400] + [
         "Call 0123456789 at 10:45, room 2024."
     ]
-
-
-def gpt2(lib):
-    """GPT-2 as a pipeline: BPE from encoder.json / vocab.bpe, ByteLevel everywhere."""
-    model = lib.models.BPE.from_file(
-        str(shared_path("pretrained", "gpt2", "encoder.json")),
-        str(shared_path("pretrained", "gpt2", "vocab.bpe")),
-    )
-    tok = lib.Tokenizer(model)
-    tok.pre_tokenizer = lib.pre_tokenizers.ByteLevel(add_prefix_space=False)
-    tok.decoder = lib.decoders.ByteLevel()
-    return tok
 
 
 def snapshot(tok, lines):
@@ -64,12 +46,17 @@ def snapshot(tok, lines):
     )
 
 
+def recorder(records: list, lines):
+    """A `record(tok)` callback that appends the snapshot of `tok` on `lines` to `records`."""
+    return lambda tok: records.append(snapshot(tok, lines))
+
+
 def run_both(scenario, lines):
     """Runs `scenario(lib, record)` for both libraries and checks they recorded the same."""
     results = {}
     for name, lib in LIBS.items():
         records = []
-        scenario(lib, lambda tok: records.append(snapshot(tok, lines)))
+        scenario(lib, recorder(records, lines))
         results[name] = records
     assert len(results["tokenmill"]) == len(results["tokenizers"]) > 0
     for step, (ours, theirs) in enumerate(zip(results["tokenmill"], results["tokenizers"])):

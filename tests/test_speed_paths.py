@@ -22,7 +22,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import SHARED, read_sample, shared_path
+from conftest import SHARED, documents, read_sample, shared_path
 
 tokenizers = pytest.importorskip("tokenizers")
 np = pytest.importorskip("numpy")
@@ -48,17 +48,7 @@ ADVERSARIAL = [
 
 
 def _docs(path, n_bytes=SAMPLE_BYTES, doc_bytes=1000):
-    text = read_sample(path, n_bytes)
-    docs, current, size = [], [], 0
-    for line in text.splitlines(keepends=True):
-        current.append(line)
-        size += len(line)
-        if size >= doc_bytes:
-            docs.append("".join(current))
-            current, size = [], 0
-    if current:
-        docs.append("".join(current))
-    return docs
+    return documents(read_sample(path, n_bytes), doc_bytes)
 
 
 def _english():
@@ -183,10 +173,12 @@ def test_one_thread_batches_equal_the_pool(bert_json, gpt2_json, tmp_path):
         "texts = open(sys.argv[2], encoding='utf-8').read().split('\\n\\n')\n"
         "t = tokenmill.Tokenizer.from_file(sys.argv[1])\n"
         "t.enable_padding(pad_id=0, pad_token='[PAD]')\n"
-        "print(repr([(e.ids, e.offsets, e.word_ids, e.attention_mask) for e in t.encode_batch(texts)]))\n"
+        "print(repr([(e.ids, e.offsets, e.word_ids, e.attention_mask) for e in "
+        "t.encode_batch(texts)]))\n"
         "ids, bounds = t.encode_batch_ids(texts)\n"
         "print(repr((ids.tolist(), bounds.tolist())))\n"
-        "print(repr({k: v.tolist() for k, v in t(texts, padding=True, truncation=True, max_length=64, return_tensors='np').items()}))\n"
+        "print(repr({k: v.tolist() for k, v in t(texts, padding=True, truncation=True, "
+        "max_length=64, return_tensors='np').items()}))\n"
     )
     sample = tmp_path / "sample.txt"
     sample.write_text("\n\n".join(_english()[:150] + ADVERSARIAL), encoding="utf-8")

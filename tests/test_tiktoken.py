@@ -10,7 +10,6 @@ from __future__ import annotations
 import hashlib
 import os
 import pickle
-import sysconfig
 from pathlib import Path
 
 import numpy as np
@@ -18,6 +17,7 @@ import pytest
 import tokenmill
 from conftest import read_sample, shared_path
 from tokenmill import tiktoken as tm
+from tokenmill.cli import stdlib_files
 
 tiktoken = pytest.importorskip("tiktoken")
 
@@ -50,17 +50,10 @@ def ours(pretrained):
 
 
 def stdlib_code(max_bytes: int) -> str:
-    """The start of the Python standard library sources (corpora MANIFEST section 5), UTF-8 files only."""
-    root = sysconfig.get_paths()["stdlib"]
-    files = []
-    for d, dirs, fs in os.walk(root):
-        dirs[:] = sorted(
-            x for x in dirs if x not in ("site-packages", "dist-packages", "__pycache__")
-        )
-        files += [os.path.join(d, f) for f in fs if f.endswith(".py")]
-    files.sort(key=lambda p: os.path.relpath(p, root))
+    """The start of the Python standard library sources (corpora MANIFEST section 5), UTF-8 files
+    only."""
     parts, size = [], 0
-    for p in files:
+    for p in stdlib_files():
         try:
             text = Path(p).read_bytes().decode("utf-8")
         except UnicodeDecodeError:
@@ -214,7 +207,10 @@ def test_o200k_harmony_like_tiktoken(reference, pretrained):
     enc = tm.get_encoding("o200k_harmony", path=pretrained)
     assert enc.special_tokens_set == ref.special_tokens_set
     assert enc.n_vocab == ref.n_vocab == 201088
-    text = "<|start|>user<|message|>Hi there<|end|><|start|>assistant<|channel|>final<|message|>Hello!<|return|><|endofprompt|>"
+    text = (
+        "<|start|>user<|message|>Hi there<|end|>"
+        "<|start|>assistant<|channel|>final<|message|>Hello!<|return|><|endofprompt|>"
+    )
     assert enc.encode(text, allowed_special="all") == ref.encode(text, allowed_special="all")
     ids = enc.encode(text, allowed_special="all")[
         :-1

@@ -8,22 +8,19 @@ import sys
 import unicodedata
 
 import pytest
-from conftest import read_sample, shared_path
+from conftest import GPT2_PATTERN, LLAMA3_PATTERN, QWEN2_PATTERN, read_sample, shared_path
 from tokenmill import tiktoken as tm
 from tokenmill._native import tiktoken as native
 
 regex = pytest.importorskip("regex")
 
-GPT2_ORIGINAL = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
-LLAMA3 = r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
-QWEN2 = r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
 PATTERNS = {
-    "gpt2": GPT2_ORIGINAL,
+    "gpt2": GPT2_PATTERN,
     "r50k": tm.R50K_PAT_STR,
     "cl100k": tm.CL100K_PAT_STR,
     "o200k": tm.O200K_PAT_STR,
-    "llama3": LLAMA3,
-    "qwen2": QWEN2,
+    "llama3": LLAMA3_PATTERN,
+    "qwen2": QWEN2_PATTERN,
 }
 
 TRICKY = list(

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import pickle
 from collections import Counter
+from pathlib import Path
 
 import pytest
 from conftest import read_sample, shared_path
@@ -44,7 +45,7 @@ def code_lines(max_bytes: int = 400_000) -> list[str]:
         )
         for f in sorted(files):
             if f.endswith(".py") and size < max_bytes:
-                text = open(os.path.join(d, f), "rb").read().decode("utf-8", "replace")
+                text = Path(d, f).read_bytes().decode("utf-8", "replace")
                 out += text.splitlines(keepends=True)
                 size += len(text)
     return out

@@ -30,8 +30,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 tokenizers = pytest.importorskip("tokenizers")
 transformers = pytest.importorskip("transformers")
 np = pytest.importorskip("numpy")
-import tokenmill
-import tokenmill.transformers as tm_transformers
+import tokenmill  # noqa: E402 (after importorskip)
+import tokenmill.transformers as tm_transformers  # noqa: E402 (after importorskip)
 
 CL100K_PAT = (
     r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+"""

@@ -306,7 +306,8 @@ def bert_pair():
         tm = tokenmill.Tokenizer.from_str(reference.backend_tokenizer.to_str())
     except tokenmill.TokenmillError as error:
         pytest.skip(
-            f"this tokenmill build cannot load BERT's tokenizer.json yet (WordPiece pipeline): {error}"
+            "this tokenmill build cannot load BERT's tokenizer.json yet (WordPiece pipeline): "
+            f"{error}"
         )
     return reference, tm
 

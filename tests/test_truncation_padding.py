@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 import pickle
+from functools import partial
 
 import pytest
 from conftest import read_sample, shared_path
@@ -156,8 +157,8 @@ def test_truncation_matches_tokenizers(pipeline, paragraphs):
     pairs = list(zip(paragraphs[::2], paragraphs[1::2]))
     for params in TRUNCATIONS:
         hf_ok, tm_ok = (
-            outcome(lambda: hf.enable_truncation(**params)),
-            outcome(lambda: tm.enable_truncation(**params)),
+            outcome(partial(hf.enable_truncation, **params)),
+            outcome(partial(tm.enable_truncation, **params)),
         )
         assert (hf_ok[0] == "error") == (tm_ok[0] == "error"), params
         if hf_ok[0] == "error":
@@ -176,16 +177,16 @@ def test_truncation_matches_tokenizers(pipeline, paragraphs):
                             tm.encode(*inputs, add_special_tokens=special)
                         continue
                     assert_same(
-                        lambda: hf.encode(*inputs, add_special_tokens=special),
-                        lambda: tm.encode(*inputs, add_special_tokens=special),
+                        partial(hf.encode, *inputs, add_special_tokens=special),
+                        partial(tm.encode, *inputs, add_special_tokens=special),
                         f"{ctx} {len(inputs)} sequence(s)",
                     )
         if params["max_length"] < tm.num_special_tokens_to_add(True):
             continue
         words = [p.split() for p in paragraphs[:4]]
         assert_same(
-            lambda: hf.encode(words[0], words[1], is_pretokenized=True),
-            lambda: tm.encode(words[0], words[1], is_pretokenized=True),
+            partial(hf.encode, words[0], words[1], is_pretokenized=True),
+            partial(tm.encode, words[0], words[1], is_pretokenized=True),
             f"{pipeline} {params} pre-tokenized pair",
         )
         assert_same(

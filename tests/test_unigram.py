@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import math
 import pickle
+from pathlib import Path
 
 import pytest
 import sentencepiece as spm
@@ -15,14 +16,8 @@ import tokenmill
 from conftest import read_sample, shared_path
 from tokenizers import (
     decoders as tk_decoders,
-)
-from tokenizers import (
     models as tk_models,
-)
-from tokenizers import (
     normalizers as tk_normalizers,
-)
-from tokenizers import (
     pre_tokenizers as tk_pre,
 )
 from tokenmill.models import Unigram
@@ -128,7 +123,7 @@ def test_every_corpus_through_tokenizer_json(name):
     # Both parse floats the same way (serde_json without float_roundtrip): the same model.
     assert json.loads(ours.to_str())["model"] == json.loads(reference.to_str())["model"]
     for path in corpus_files():
-        lines = [l for l in read_sample(path, 25_000).splitlines() if l.strip()]
+        lines = [line for line in read_sample(path, 25_000).splitlines() if line.strip()]
         want = reference.encode_batch(lines)
         got = ours.encode_batch(lines)
         for line, w, g in zip(lines, want, got):
@@ -145,7 +140,7 @@ def test_serialization_and_pickle(tmp_path):
     back = pickle.loads(pickle.dumps(ours))
     assert isinstance(back, Unigram) and back.get_pieces() == vocab and back.byte_fallback
     [path] = ours.save(str(tmp_path))
-    assert json.load(open(path))["vocab"] == [list(v) for v in vocab]
+    assert json.loads(Path(path).read_text())["vocab"] == [list(v) for v in vocab]
     assert ours.get_trainer().__class__.__name__ == "UnigramTrainer"
 
 
@@ -158,7 +153,7 @@ def test_bad_input_raises_clear_errors():
     with pytest.raises(Exception) as excinfo:  # tokenizers' message, which its tests compare
         no_unk.tokenize("ab")
     assert str(excinfo.value) == "Encountered an unknown token but `unk_id` is missing"
-    with pytest.raises(Exception):
+    with pytest.raises(tokenmill.FormatError):
         tokenmill.Tokenizer.from_str(
             json.dumps({"model": {"type": "Unigram", "unk_id": 3, "vocab": [["a", 0.0]]}})
         )
@@ -253,19 +248,23 @@ def chi_square_ok(observed: dict, expected: dict, n: int) -> bool:
     return stat < critical
 
 
+# A toy vocabulary for the sampling tests (the n-best test uses its first seven pieces).
+SAMPLING_VOCAB = [
+    ("<unk>", 0.0),
+    ("▁", -2.0),
+    ("a", -1.2),
+    ("b", -1.7),
+    ("▁a", -2.5),
+    ("ab", -2.2),
+    ("ba", -3.0),
+    ("▁ab", -3.1),
+    ("aba", -4.0),
+]
+
+
 @pytest.mark.parametrize("alpha", [0.3, 1.0])
 def test_lattice_sampling_matches_the_exact_distribution(alpha):
-    vocab = [
-        ("<unk>", 0.0),
-        ("▁", -2.0),
-        ("a", -1.2),
-        ("b", -1.7),
-        ("▁a", -2.5),
-        ("ab", -2.2),
-        ("ba", -3.0),
-        ("▁ab", -3.1),
-        ("aba", -4.0),
-    ]
+    vocab = SAMPLING_VOCAB
     model = Unigram(vocab, 0, False)
     scores = {p: s for p, s in vocab[1:]}
     text = "▁abab"
@@ -281,15 +280,7 @@ def test_lattice_sampling_matches_the_exact_distribution(alpha):
 
 
 def test_nbest_sampling_matches_the_restricted_distribution():
-    vocab = [
-        ("<unk>", 0.0),
-        ("▁", -2.0),
-        ("a", -1.2),
-        ("b", -1.7),
-        ("▁a", -2.5),
-        ("ab", -2.2),
-        ("ba", -3.0),
-    ]
+    vocab = SAMPLING_VOCAB[:7]
     model = Unigram(vocab, 0, False)
     scores = {p: s for p, s in vocab[1:]}
     text = "▁abab"
@@ -309,9 +300,10 @@ def test_sampling_is_reproducible_with_a_seed():
     sp = spm_model("botchan_en_unigram_1000.model")
     model = Unigram(spm_vocab(sp), sp.unk_id(), False)
     text = "▁I▁have▁been▁thinking▁about▁it▁for▁a▁long▁time"
-    draw = lambda seed: [
-        [t.id for t in model.sample(text, 0.2, -1, seed=seed + i)] for i in range(30)
-    ]
+
+    def draw(seed):
+        return [[t.id for t in model.sample(text, 0.2, -1, seed=seed + i)] for i in range(30)]
+
     assert draw(5) == draw(5)
     assert len({tuple(s) for s in draw(5)}) > 1
     model.set_seed(11)

@@ -1,4 +1,5 @@
-"""UnigramTrainer: vocabulary quality against `tokenizers`' UnigramTrainer (equal) and `sentencepiece`
+"""UnigramTrainer: vocabulary quality against `tokenizers`' UnigramTrainer (equal) and
+`sentencepiece`
 (held-out log-likelihood and bytes per token, each vocabulary scored the same way), determinism,
 the Tokenizer training entry points, special tokens, and bad input."""
 
@@ -12,9 +13,7 @@ import sentencepiece as spm
 import tokenizers
 import tokenmill
 from conftest import read_sample, shared_path
-from tokenizers import models as tk_models
-from tokenizers import pre_tokenizers as tk_pre
-from tokenizers import trainers as tk_trainers
+from tokenizers import models as tk_models, pre_tokenizers as tk_pre, trainers as tk_trainers
 from tokenmill import pre_tokenizers, trainers
 from tokenmill.models import Unigram
 
@@ -31,7 +30,10 @@ def corpus() -> tuple[list[str], list[str]]:
     held_out = read_sample(
         shared_path("corpora", "gutenberg", "en_novels", "pg84_en_frankenstein.txt"), 150_000
     )
-    clean = lambda text: [" ".join(l.split()) for l in text.splitlines() if l.strip()]
+
+    def clean(text):
+        return [" ".join(line.split()) for line in text.splitlines() if line.strip()]
+
     return clean(train), clean(held_out)
 
 

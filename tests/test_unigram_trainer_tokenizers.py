@@ -22,9 +22,7 @@ import pytest
 import tokenizers
 import tokenmill
 from conftest import read_sample, shared_path
-from tokenizers import models as tk_models
-from tokenizers import pre_tokenizers as tk_pre
-from tokenizers import trainers as tk_trainers
+from tokenizers import models as tk_models, pre_tokenizers as tk_pre, trainers as tk_trainers
 from tokenmill import models, pre_tokenizers, trainers
 from tokenmill.implementations import SentencePieceUnigramTokenizer
 

@@ -21,7 +21,7 @@ import pytest
 from conftest import read_sample, shared_path
 
 tokenizers = pytest.importorskip("tokenizers")
-import tokenmill
+import tokenmill  # noqa: E402 (after importorskip)
 
 LIBS = (tokenizers, tokenmill)
 ENGLISH = ("corpora", "gutenberg", "pg244_en_a_study_in_scarlet.txt")

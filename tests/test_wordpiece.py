@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import pickle
 import random
+from pathlib import Path
 
 import pytest
 from conftest import SHARED, read_sample, shared_path
@@ -261,7 +262,7 @@ def test_model_attributes_save_and_pickle(tmp_path):
     wp.max_input_chars_per_word = 100
     ours_files = wp.save(str(tmp_path), "ours")
     theirs_files = tokenizers.models.WordPiece.from_file(path).save(str(tmp_path), "ref")
-    assert open(ours_files[0], "rb").read() == open(theirs_files[0], "rb").read()
+    assert Path(ours_files[0]).read_bytes() == Path(theirs_files[0]).read_bytes()
     again = pickle.loads(pickle.dumps(wp))
     assert isinstance(again, models.WordPiece) and again.get_vocab() == wp.get_vocab()
     assert [t.id for t in again.tokenize("tokenization")] == [
@@ -286,7 +287,10 @@ def test_vocab_file_errors_name_file_and_line(tmp_path):
     for load in (models.WordPiece.from_file, models.WordPiece.read_file, BertWordPieceTokenizer):
         with pytest.raises(
             tokenmill.FormatError,
-            match=r"dup\.txt:line 4.*duplicate token 'hello'.*line 2|dup\.txt:line 4.*\"hello\".*line 2",
+            match=(
+                r"dup\.txt:line 4.*duplicate token 'hello'.*line 2"
+                r"|dup\.txt:line 4.*\"hello\".*line 2"
+            ),
         ):
             load(dup)
     bad = write(tmp_path, "bad.txt", b"[UNK]\nok\n\xff\xfe\n")

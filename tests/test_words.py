@@ -11,7 +11,7 @@ import pickle
 import random
 
 import pytest
-from conftest import read_sample, shared_path
+from conftest import random_strings, read_sample, shared_path
 from tokenmill import FormatError
 from tokenmill.words import (
     LANGUAGES,
@@ -57,7 +57,8 @@ UD_TREEBANKS = {
 
 
 def assert_covers_text(text, tokens, replaced=("``", "''")):
-    """Tokens in order, non-empty, each non-whitespace char covered exactly once, gaps are spaces."""
+    """Tokens in order, non-empty, each non-whitespace char covered exactly once, gaps are
+    spaces."""
     pos = 0
     for tok, start, end in tokens:
         assert pos <= start < end <= len(text), (tok, start, end, pos)
@@ -88,29 +89,16 @@ def adversarial_texts(huge=True):
     rng = random.Random(1234)
     yield "".join(chr(c) for c in range(0, 0x250))
     yield "\x00\x01\x1b[31mred\x1b[0m\x7f\u200b\u200d\u2060\ufeff\u00ad"
-    yield "a\ud800b \udfff \ud83d\ude00 x\udc00"  # lone surrogates (and a valid pair written as two)
+    # lone surrogates (and a valid pair written as two)
+    yield "a\ud800b \udfff \ud83d\ude00 x\udc00"
     if huge:
         yield "x" * 10_000_000  # 10 MB without a space
     yield ("ab.cd-ef'gh,12:30/" * 60_000)  # 1 MB without a space, full of rule triggers
     yield "." * 200_000 + "-" * 200_000 + "'" * 100_000 + "!?" * 50_000
     yield "https://" + "a." * 100_000 + " #" + "b" * 100_000 + " @" * 1000
     yield "mixed: русский 中文日本語 العربية हिन्दी ελληνικά 👩🏽‍💻🇵🇱🏳️‍🌈 e\u0301\u0301"
-    for _ in range(300):
-        n = rng.randint(1, 60)
-        yield "".join(
-            chr(
-                rng.choice(
-                    [
-                        rng.randint(0, 0x7F),
-                        rng.randint(0x80, 0x2FFF),
-                        rng.randint(0xD800, 0xDFFF),
-                        rng.randint(0x1F300, 0x1FAFF),
-                        rng.randint(0, 0x10FFFF),
-                    ]
-                )
-            )
-            for _ in range(n)
-        )
+    ranges = [(0, 0x7F), (0x80, 0x2FFF), (0xD800, 0xDFFF), (0x1F300, 0x1FAFF), (0, 0x10FFFF)]
+    yield from random_strings(rng, 300, 60, ranges)
 
 
 @pytest.mark.parametrize(
@@ -298,7 +286,7 @@ def test_penn_treebank_mode_agrees_with_nltk(reference):
 
 def nltk_span_tokenizers():
     return {
-        name: (lambda text, tok=getattr(nltk_tokenize, name)(): tok.tokenize(text))
+        name: getattr(nltk_tokenize, name)().tokenize
         for name in ("TreebankWordTokenizer", "NLTKWordTokenizer")
     }
 
@@ -339,7 +327,9 @@ def test_evaluate_gold_against_itself_scores_one(tmp_path):
     assert (scores.precision, scores.recall, scores.f1) == (1.0, 1.0, 1.0)
 
     sighan = shared_path("corpora", "sighan2005", "pku_test_gold.utf8")
-    lines = [l.split() for l in sighan.read_text(encoding="utf-8").splitlines() if l.split()]
+    lines = [
+        line.split() for line in sighan.read_text(encoding="utf-8").splitlines() if line.split()
+    ]
     by_text = {"".join(words): words for words in lines}
     assert evaluate(lambda t: by_text[t], sighan, format="sighan").f1 == 1.0
     # One token per character: recall is the share of one-character gold words, exactly.

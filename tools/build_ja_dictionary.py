@@ -32,6 +32,7 @@ import os
 import shutil
 import struct
 import sys
+from pathlib import Path
 
 import numpy as np
 
@@ -64,7 +65,7 @@ def find_dicdir() -> str:
 
 def read_sys_dic(path: str):
     """The double array and the token table of a MeCab ``sys.dic``."""
-    data = open(path, "rb").read()
+    data = Path(path).read_bytes()
     _magic, version, _type, lexsize, _lsize, _rsize, dsize, tsize, _fsize, _dummy, charset = (
         HEADER.unpack_from(data)
     )

@@ -47,20 +47,22 @@ from tokenmill import normalizers, pre_tokenizers, models, trainers, processors,
 from tokenmill import tiktoken
 from tokenmill import words
 from tokenmill.models import Token
+
+# `X as X`: re-exported (listed in __all__ through tokenizer.__all__).
 from tokenmill.tokenizer import (
-    AddedToken,
-    Encoding,
-    Tokenizer,
-    Offsets,
-    TextInputSequence,
-    PreTokenizedInputSequence,
-    TextEncodeInput,
-    PreTokenizedEncodeInput,
-    InputSequence,
-    EncodeInput,
-    OffsetReferential,
-    OffsetType,
-    SplitDelimiterBehavior,
+    AddedToken as AddedToken,
+    Encoding as Encoding,
+    Tokenizer as Tokenizer,
+    Offsets as Offsets,
+    TextInputSequence as TextInputSequence,
+    PreTokenizedInputSequence as PreTokenizedInputSequence,
+    TextEncodeInput as TextEncodeInput,
+    PreTokenizedEncodeInput as PreTokenizedEncodeInput,
+    InputSequence as InputSequence,
+    EncodeInput as EncodeInput,
+    OffsetReferential as OffsetReferential,
+    OffsetType as OffsetType,
+    SplitDelimiterBehavior as SplitDelimiterBehavior,
 )
 from tokenmill import tokenizer as _tokenizer_module
 from tokenmill.batch_encoding import BatchEncoding

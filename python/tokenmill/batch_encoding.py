@@ -104,7 +104,8 @@ class BatchEncoding(UserDict):
         if isinstance(item, slice):
             return {key: value[item] for key, value in self.data.items()}
         raise KeyError(
-            f"BatchEncoding keys are str (the inputs), int (an Encoding) or slices, not {type(item).__name__}"
+            "BatchEncoding keys are str (the inputs), int (an Encoding) or slices, not "
+            f"{type(item).__name__}"
         )
 
     def __getattr__(self, item: str):
@@ -248,7 +249,8 @@ class BatchEncoding(UserDict):
             )
             if len(lengths) > 1:
                 raise _native.InvalidArgumentError(
-                    f"cannot make a tensor of {key!r}: rows have different lengths; use padding=True and/or truncation=True"
+                    f"cannot make a tensor of {key!r}: rows have different lengths; use "
+                    "padding=True and/or truncation=True"
                 )
             self.data[key] = np.asarray(value, dtype=np.int64)
         return self
@@ -291,7 +293,8 @@ def _strategies(padding, truncation, max_length, pad_to_multiple_of):
     truncation = getattr(truncation, "value", truncation)
     if truncation not in TRUNCATION_STRATEGIES + ("do_not_truncate",):
         raise _native.InvalidArgumentError(
-            f"truncation={truncation!r}: use True, False, 'longest_first', 'only_first', 'only_second' or 'do_not_truncate'"
+            f"truncation={truncation!r}: use True, False, 'longest_first', 'only_first', "
+            "'only_second' or 'do_not_truncate'"
         )
     if max_length is None:
         # no model_max_length: nothing to truncate or pad to
@@ -316,7 +319,8 @@ def _strategies(padding, truncation, max_length, pad_to_multiple_of):
         and max_length % pad_to_multiple_of != 0
     ):
         raise _native.InvalidArgumentError(
-            f"truncation and padding are both on but the truncation length ({max_length}) is not a multiple of "
+            f"truncation and padding are both on but the truncation length ({max_length}) is not "
+            "a multiple of "
             f"pad_to_multiple_of ({pad_to_multiple_of})"
         )
     return padding, truncation, max_length
@@ -333,7 +337,8 @@ def _pad_settings(tokenizer) -> dict:
         if pad_id is not None:
             return {"pad_id": pad_id, "pad_token": token, "pad_type_id": 0, "direction": "right"}
     raise _native.InvalidArgumentError(
-        "asked to pad but the tokenizer has no padding token: call tokenizer.enable_padding(pad_id=..., pad_token=...) "
+        "asked to pad but the tokenizer has no padding token: call "
+        "tokenizer.enable_padding(pad_id=..., pad_token=...) "
         "or add one of " + ", ".join(PAD_TOKEN_CANDIDATES) + " as a special token"
     )
 
@@ -377,7 +382,8 @@ def tokenizer_call(
     for name, value in (("text", text), ("text_pair", text_pair)):
         if value is not None and not _is_text_input(value):
             raise _native.InputTypeError(
-                f"{name} must be a str, a list of str (a batch, or one pre-tokenized input), a list of lists of str "
+                f"{name} must be a str, a list of str (a batch, or one pre-tokenized input), a "
+                "list of lists of str "
                 f"(a pre-tokenized batch), got {type(value).__name__}"
             )
     if is_split_into_words:
@@ -453,7 +459,8 @@ def tokenizer_call(
         )
         if data is None:
             raise _native.InvalidArgumentError(
-                "cannot make tensors: rows have different lengths; use padding=True and/or truncation=True"
+                "cannot make tensors: rows have different lengths; use padding=True and/or "
+                "truncation=True"
             )
         rows = _Rows(native_rows)
         if return_length:

@@ -16,13 +16,15 @@ import sys
 import sysconfig
 import time
 from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
 from typing import List, Optional, Tuple
 
 HELD_OUT_EVERY = 20  # every 20th stdlib file (5%) is held out to measure compression
 
 
 def stdlib_files() -> List[str]:
-    """The standard library's ``.py`` files, in a deterministic order (corpora MANIFEST, section 5)."""
+    """The standard library's ``.py`` files, in a deterministic order (corpora MANIFEST, section
+    5)."""
     root = sysconfig.get_paths()["stdlib"]
     files = []
     for d, dirs, names in os.walk(root):
@@ -89,7 +91,9 @@ def jsonl_field(path: str, field: str) -> Iterator[str]:
             try:
                 value = json.loads(line)[field]
             except (ValueError, KeyError, TypeError) as e:
-                raise SystemExit(f"tokenmill: {path}:{number}: no string field {field!r} ({e})")
+                raise SystemExit(
+                    f"tokenmill: {path}:{number}: no string field {field!r} ({e})"
+                ) from None
             if not isinstance(value, str):
                 raise SystemExit(f"tokenmill: {path}:{number}: field {field!r} is not a string")
             yield value
@@ -137,7 +141,7 @@ def build_tokenizer(args: argparse.Namespace):
 
 def bytes_per_token(tokenizer, files: Iterable[str]) -> Tuple[float, int, int]:
     """(bytes per token, bytes, tokens) of encoding `files` whole."""
-    texts = [open(f, encoding="utf-8").read() for f in files]
+    texts = [Path(f).read_text(encoding="utf-8") for f in files]
     n_bytes = sum(len(t.encode("utf-8")) for t in texts)
     n_tokens = sum(len(e.ids) for e in tokenizer.encode_batch(texts, add_special_tokens=False))
     return (n_bytes / n_tokens if n_tokens else float("nan")), n_bytes, n_tokens
@@ -156,7 +160,8 @@ def cmd_train(args: argparse.Namespace) -> int:
         train_files = expand_inputs(args.files)
         corpus = ", ".join(train_files) if len(train_files) <= 3 else f"{len(train_files)} files"
     print(
-        f"Training {args.model} (vocab_size={args.vocab_size}, min_frequency={args.min_frequency}) on {corpus}",
+        f"Training {args.model} (vocab_size={args.vocab_size}, "
+        f"min_frequency={args.min_frequency}) on {corpus}",
         file=sys.stderr,
     )
     start = time.perf_counter()
@@ -172,7 +177,8 @@ def cmd_train(args: argparse.Namespace) -> int:
     if held_out:
         bpt, n_bytes, n_tokens = bytes_per_token(tokenizer, held_out)
         print(
-            f"compression: {bpt:.3f} bytes per token on {len(held_out)} held-out files ({n_bytes} bytes -> {n_tokens} tokens)"
+            f"compression: {bpt:.3f} bytes per token on {len(held_out)} held-out files ({n_bytes} "
+            f"bytes -> {n_tokens} tokens)"
         )
     print(f"saved {args.output}")
     return 0
@@ -219,7 +225,7 @@ def cmd_decode(args: argparse.Namespace) -> int:
             else [parse_ids(line) for line in sys.stdin if line.strip()]
         )
     except (ValueError, KeyError, TypeError) as e:
-        raise SystemExit(f"tokenmill: ids must be integers (as text or JSON): {e}")
+        raise SystemExit(f"tokenmill: ids must be integers (as text or JSON): {e}") from None
     for ids in batches:
         print(tokenizer.decode(ids, skip_special_tokens=args.skip_special_tokens))
     return 0
@@ -235,7 +241,10 @@ def parser() -> argparse.ArgumentParser:
     t.add_argument(
         "files",
         nargs="*",
-        help="training files or globs (.txt: one document per line; .jsonl: see --field; - for stdin)",
+        help=(
+            "training files or globs (.txt: one document per line; .jsonl: see --field; "
+            "- for stdin)"
+        ),
     )
     t.add_argument(
         "-o",

@@ -84,7 +84,8 @@ class FreqDistView(_Mapping):
     iteration by decreasing count (as ``FreqDist.__iter__``), ``keys()`` and ``items()`` in
     first-occurrence order, ``N()``, ``B()``, ``freq()``,
     ``most_common()``, ``max()``, ``hapaxes()``, ``Nr()``. Keys are the words (``str`` or the
-    other hashable words counted) and tuples of words for n-grams. ``copy()`` gives a mutable ``collections.Counter``.
+    other hashable words counted) and tuples of words for n-grams. ``copy()`` gives a mutable
+    ``collections.Counter``.
     """
 
     __slots__ = ("_counts", "_name")
@@ -98,7 +99,7 @@ class FreqDistView(_Mapping):
 
     def get(self, key, default=None):
         """The count of ``key``, or ``default`` when absent."""
-        return self[key] if key in self else default
+        return self[key] if key in self else default  # noqa: SIM401 (this is get itself)
 
     def __contains__(self, key):
         try:

@@ -79,7 +79,8 @@ class WordPiece(Model):
     ) -> None: ...
     @staticmethod
     def read_file(vocab: Union[str, PathLike]) -> Dict[str, int]:
-        """``vocab.txt`` as token → id; ``FormatError`` on duplicates / invalid UTF-8 (file, line)."""
+        """``vocab.txt`` as token → id; ``FormatError`` on duplicates / invalid UTF-8 (file,
+        line)."""
         ...
     @classmethod
     def from_file(cls, vocab: Union[str, PathLike], **kwargs) -> WordPiece:

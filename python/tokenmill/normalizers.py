@@ -5,7 +5,8 @@ normalizer keeps the alignment between the normalized text and the original, so 
 always point into the user's string (try ``tokenmill.NormalizedString`` to see them).
 
 >>> from tokenmill import normalizers
->>> normalizers.Sequence([normalizers.NFD(), normalizers.StripAccents(), normalizers.Lowercase()]).normalize_str("Héllo")
+>>> pipeline = [normalizers.NFD(), normalizers.StripAccents(), normalizers.Lowercase()]
+>>> normalizers.Sequence(pipeline).normalize_str("Héllo")
 'hello'
 """
 

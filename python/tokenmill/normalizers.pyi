@@ -13,7 +13,8 @@ class Normalizer:
         """Normalizes a string and returns the result."""
     @staticmethod
     def custom(normalizer: Any) -> Normalizer:
-        """A normalizer written in Python: any object with ``normalize(self, normalized: NormalizedString)``
+        """A normalizer written in Python: any object with ``normalize(self, normalized:
+        NormalizedString)``
         editing it in place. A tokenizer holding it cannot be saved or pickled."""
     def __getstate__(self) -> bytes: ...
     def __setstate__(self, state: bytes) -> None: ...

@@ -15,8 +15,10 @@ class PreTokenizer:
         """Pre-tokenizes a PreTokenizedString in place."""
     @staticmethod
     def custom(pre_tokenizer: Any) -> PreTokenizer:
-        """A pre-tokenizer written in Python: any object with ``pre_tokenize(self, pretok: PreTokenizedString)``
-        splitting it in place (``pretok.split(func)``). A tokenizer holding it cannot be saved or pickled."""
+        """A pre-tokenizer written in Python: any object with ``pre_tokenize(self, pretok:
+        PreTokenizedString)``
+        splitting it in place (``pretok.split(func)``). A tokenizer holding it cannot be saved or
+        pickled."""
     def __getstate__(self) -> bytes: ...
     def __setstate__(self, state: Union[bytes, str]) -> None: ...
 

@@ -20,6 +20,7 @@ The file formats are JSON handled in Python; only training and tokenization run 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import weakref
@@ -110,7 +111,8 @@ def resolve_model_dir(
             snapshot = snapshot_in_repo_cache(path, revision)
             if snapshot is None:
                 raise FileNotFoundError(
-                    f"{path} is a hub cache folder without a snapshot for revision {revision or 'main'!r}"
+                    f"{path} is a hub cache folder without a snapshot for revision "
+                    f"{revision or 'main'!r}"
                 )
             return snapshot
         return path
@@ -256,10 +258,9 @@ def configured_roles(
 
 def record_roles(tokenizer, roles: Dict[str, str]) -> None:
     """Remembers the roles of a loaded tokenizer for save_pretrained (for as long as it lives)."""
-    try:
+    # An object that cannot be weakly referenced (TypeError): its roles are derived instead.
+    with contextlib.suppress(TypeError):
         _RECORDED_ROLES[tokenizer] = dict(roles)
-    except TypeError:  # an object that cannot be weakly referenced: roles are derived instead
-        pass
 
 
 def special(
@@ -316,7 +317,8 @@ def wordpiece_from_files(folder: Path, config: Dict[str, Any], special_map: Dict
 
     if not hasattr(models, "WordPiece"):
         raise NotImplementedError(
-            f"{folder / 'vocab.txt'} needs tokenmill.models.WordPiece, which this build does not have"
+            f"{folder / 'vocab.txt'} needs tokenmill.models.WordPiece, which this build does not "
+            "have"
         )
     unk = special(config, special_map, "unk_token", "[UNK]")
     tokenizer = _native.Tokenizer(
@@ -539,7 +541,8 @@ def trainer_class(model_type: str):
     cls = getattr(trainers, name, None) if name else None
     if cls is None:
         raise ValueError(
-            f"train_new_from_iterator does not support {model_type} models (only BPE, Unigram, WordLevel and WordPiece)"
+            f"train_new_from_iterator does not support {model_type} models (only BPE, Unigram, "
+            "WordLevel and WordPiece)"
         )
     return cls
 
@@ -589,7 +592,8 @@ def train_new_from_iterator(
         model["vocab"] = {}
     else:
         raise ValueError(
-            f"train_new_from_iterator does not support {model_type} models (only BPE, Unigram, WordLevel and WordPiece)"
+            f"train_new_from_iterator does not support {model_type} models (only BPE, Unigram, "
+            "WordLevel and WordPiece)"
         )
     if model.get("unk_token") in renames:
         model["unk_token"] = renames[model["unk_token"]]
@@ -635,13 +639,14 @@ def update_post_processor(processor: Dict[str, Any], tokenizer, renames: Dict[st
         token_id = tokenizer.token_to_id(token)
         if token_id is None:
             raise ValueError(
-                f"the post-processor uses the token {token!r}, which the new vocabulary does not have"
+                f"the post-processor uses the token {token!r}, which the new vocabulary does not "
+                "have"
             )
         return token_id
 
     for item in processor.get("processors", []) or []:
         update_post_processor(item, tokenizer, renames)
-    for key, entry in (processor.get("special_tokens") or {}).items():
+    for entry in (processor.get("special_tokens") or {}).values():
         tokens = [renames.get(t, t) for t in entry["tokens"]]
         entry["tokens"] = tokens
         entry["ids"] = [id_of(t) for t in tokens]

@@ -264,6 +264,49 @@ def _offset_mapping(result, return_bytes: bool, include_text: bool):
     return out
 
 
+def _alias(name: str, doc: str, method):
+    method.__name__ = name
+    method.__qualname__ = f"SentencePieceProcessor.{name}"
+    method.__doc__ = doc
+    return method
+
+
+def _encode_as(name: str, return_type, doc: str):
+    """``SentencePieceProcessor.<name>``: ``Encode`` with ``return_type`` fixed."""
+
+    def encode_as(self, input, **kwargs):
+        return self.Encode(input=input, return_type=return_type, **kwargs)
+
+    return _alias(name, doc, encode_as)
+
+
+def _sample_encode_as(name: str, return_type, doc: str):
+    """``SentencePieceProcessor.<name>``: sampled ``Encode`` with ``return_type`` fixed."""
+
+    def sample_encode_as(self, input, nbest_size=None, alpha=None, **kwargs):
+        return self.Encode(
+            input=input,
+            nbest_size=nbest_size,
+            alpha=alpha,
+            return_type=return_type,
+            enable_sampling=True,
+            **kwargs,
+        )
+
+    return _alias(name, doc, sample_encode_as)
+
+
+def _nbest_encode_as(name: str, return_type, doc: str):
+    """``SentencePieceProcessor.<name>``: ``NBestEncode`` with ``return_type`` fixed."""
+
+    def nbest_encode_as(self, input, nbest_size=None, **kwargs):
+        return self.NBestEncode(
+            input=input, nbest_size=nbest_size, return_type=return_type, **kwargs
+        )
+
+    return _alias(name, doc, nbest_encode_as)
+
+
 class SentencePieceProcessor:
     """Loads a SentencePiece ``.model`` and encodes/decodes text exactly as ``sentencepiece``'s
     ``SentencePieceProcessor`` (0.2.3) does. The constructor's keyword arguments become the
@@ -314,28 +357,39 @@ class SentencePieceProcessor:
             )
         return return_type
 
+    def _encode_flags(self, add_bos, add_eos, reverse, emit_unk_piece):
+        """The four encode flags, each None one replaced by the processor's own setting."""
+        return (
+            self._add_bos if add_bos is None else add_bos,
+            self._add_eos if add_eos is None else add_eos,
+            self._reverse if reverse is None else reverse,
+            self._emit_unk_piece if emit_unk_piece is None else emit_unk_piece,
+        )
+
     # ----------------------------------------------------------------------------- loading
     @classmethod
     def from_file(cls, model_file, **kwargs):
         """Creates a processor by loading a ``.model`` file."""
-        if "model_file" in kwargs or "model_proto" in kwargs:
-            raise ArgumentError(
-                "model_file and model_proto cannot be passed via kwargs when using from_file classmethod."
-            )
-        processor = cls(**kwargs)
+        processor = cls._from_kwargs("from_file", kwargs)
         processor.LoadFromFile(model_file)
         return processor
 
     @classmethod
     def from_proto(cls, model_proto, **kwargs):
         """Creates a processor from a serialized model."""
-        if "model_file" in kwargs or "model_proto" in kwargs:
-            raise ArgumentError(
-                "model_file and model_proto cannot be passed via kwargs when using from_proto classmethod."
-            )
-        processor = cls(**kwargs)
+        processor = cls._from_kwargs("from_proto", kwargs)
         processor.LoadFromSerializedProto(model_proto)
         return processor
+
+    @classmethod
+    def _from_kwargs(cls, method: str, kwargs):
+        """A processor built from ``kwargs``, checked as sentencepiece's ``from_*`` check them."""
+        if "model_file" in kwargs or "model_proto" in kwargs:
+            raise ArgumentError(
+                "model_file and model_proto cannot be passed via kwargs when using "
+                f"{method} classmethod."
+            )
+        return cls(**kwargs)
 
     def Load(self, model_file=None, model_proto=None):
         """Loads a model from a file path or from its serialized bytes (exactly one of them)."""
@@ -404,17 +458,16 @@ class SentencePieceProcessor:
         (``str``, or ``bytes``), ``'numpy'`` int32 arrays, ``'offset_mapping'`` dicts (ids, pieces,
         character offsets), ``'serialized_proto'`` (``SentencePieceText`` bytes), ``'proto'`` or
         objects (``sentencepiece_pb2.SentencePieceText``, needs protobuf) with surfaces and byte
-        offsets; ``thread_pool`` (a ``ThreadPool``) sets the thread count. ``add_bos`` / ``add_eos`` are added
-        after ``reverse``. With ``enable_sampling``, BPE applies BPE-dropout with probability
-        ``alpha``; Unigram samples with smoothing ``alpha`` from the ``nbest_size`` best
-        segmentations (or the whole lattice for ``nbest_size=-1``)."""
+        offsets; ``thread_pool`` (a ``ThreadPool``) sets the thread count. ``add_bos`` /
+        ``add_eos`` are added after ``reverse``. With ``enable_sampling``, BPE applies BPE-dropout
+        with probability ``alpha``; Unigram samples with smoothing ``alpha`` from the
+        ``nbest_size`` best segmentations (or the whole lattice for ``nbest_size=-1``)."""
         return_type = self._resolve_return_type(return_type, out_type)
         if return_bytes is not None and return_type != "offset_mapping":
             raise ArgumentError("return_bytes is only supported when return_type='offset_mapping'")
-        add_bos = self._add_bos if add_bos is None else add_bos
-        add_eos = self._add_eos if add_eos is None else add_eos
-        reverse = self._reverse if reverse is None else reverse
-        emit_unk_piece = self._emit_unk_piece if emit_unk_piece is None else emit_unk_piece
+        add_bos, add_eos, reverse, emit_unk_piece = self._encode_flags(
+            add_bos, add_eos, reverse, emit_unk_piece
+        )
         enable_sampling = self._enable_sampling if enable_sampling is None else enable_sampling
         nbest_size = self._nbest_size if nbest_size is None else nbest_size
         alpha = self._alpha if alpha is None else alpha
@@ -425,8 +478,9 @@ class SentencePieceProcessor:
             nbest_size is None or nbest_size == 0 or nbest_size == 1 or alpha is None
         ):
             raise ArgumentError(
-                'When enable_sampling is True, We must specify "nbest_size > 1" or "nbest_size = -1", '
-                'and "alpha". "nbest_size" is enabled only on unigram mode ignored in BPE-dropout. '
+                'When enable_sampling is True, We must specify "nbest_size > 1" or '
+                '"nbest_size = -1", and "alpha". "nbest_size" is enabled only on unigram mode '
+                "ignored in BPE-dropout. "
                 'when "nbest_size = -1" , this method samples from all candidates on the lattice '
                 "instead of nbest segmentations."
             )
@@ -470,69 +524,28 @@ class SentencePieceProcessor:
             results = [_to_proto(r) for r in results]
         return results if is_batch else results[0]
 
-    def EncodeAsPieces(self, input, **kwargs):
-        """``encode(input, return_type=str)``."""
-        return self.Encode(input=input, return_type=str, **kwargs)
+    EncodeAsPieces = _encode_as("EncodeAsPieces", str, "``encode(input, return_type=str)``.")
+    EncodeAsIds = _encode_as("EncodeAsIds", int, "``encode(input, return_type=int)``.")
+    EncodeAsNumpy = _encode_as("EncodeAsNumpy", "numpy", "``encode(input, return_type='numpy')``.")
+    EncodeAsProto = _encode_as("EncodeAsProto", "proto", "``encode(input, return_type='proto')``.")
+    EncodeAsOffsetMapping = _encode_as(
+        "EncodeAsOffsetMapping",
+        "offset_mapping",
+        "``encode(input, return_type='offset_mapping')``.",
+    )
 
-    def EncodeAsIds(self, input, **kwargs):
-        """``encode(input, return_type=int)``."""
-        return self.Encode(input=input, return_type=int, **kwargs)
-
-    def EncodeAsNumpy(self, input, **kwargs):
-        """``encode(input, return_type='numpy')``."""
-        return self.Encode(input=input, return_type="numpy", **kwargs)
-
-    def EncodeAsProto(self, input, **kwargs):
-        """``encode(input, return_type='proto')``."""
-        return self.Encode(input=input, return_type="proto", **kwargs)
-
-    def EncodeAsOffsetMapping(self, input, **kwargs):
-        """``encode(input, return_type='offset_mapping')``."""
-        return self.Encode(input=input, return_type="offset_mapping", **kwargs)
-
-    def SampleEncodeAsPieces(self, input, nbest_size=None, alpha=None, **kwargs):
-        """A sampled segmentation as pieces."""
-        return self.Encode(
-            input=input,
-            nbest_size=nbest_size,
-            alpha=alpha,
-            return_type=str,
-            enable_sampling=True,
-            **kwargs,
-        )
-
-    def SampleEncodeAsIds(self, input, nbest_size=None, alpha=None, **kwargs):
-        """A sampled segmentation as ids."""
-        return self.Encode(
-            input=input,
-            nbest_size=nbest_size,
-            alpha=alpha,
-            return_type=int,
-            enable_sampling=True,
-            **kwargs,
-        )
-
-    def SampleEncodeAsNumpy(self, input, nbest_size=None, alpha=None, **kwargs):
-        """A sampled segmentation as a NumPy array."""
-        return self.Encode(
-            input=input,
-            nbest_size=nbest_size,
-            alpha=alpha,
-            return_type="numpy",
-            enable_sampling=True,
-            **kwargs,
-        )
-
-    def SampleEncodeAsProto(self, input, nbest_size=None, alpha=None, **kwargs):
-        """A sampled segmentation with surfaces and offsets."""
-        return self.Encode(
-            input=input,
-            nbest_size=nbest_size,
-            alpha=alpha,
-            return_type="proto",
-            enable_sampling=True,
-            **kwargs,
-        )
+    SampleEncodeAsPieces = _sample_encode_as(
+        "SampleEncodeAsPieces", str, "A sampled segmentation as pieces."
+    )
+    SampleEncodeAsIds = _sample_encode_as(
+        "SampleEncodeAsIds", int, "A sampled segmentation as ids."
+    )
+    SampleEncodeAsNumpy = _sample_encode_as(
+        "SampleEncodeAsNumpy", "numpy", "A sampled segmentation as a NumPy array."
+    )
+    SampleEncodeAsProto = _sample_encode_as(
+        "SampleEncodeAsProto", "proto", "A sampled segmentation with surfaces and offsets."
+    )
 
     def NBestEncode(
         self,
@@ -547,10 +560,9 @@ class SentencePieceProcessor:
     ):
         """The ``nbest_size`` best segmentations of a text (Unigram models), best first."""
         return_type = self._resolve_return_type(return_type, out_type)
-        add_bos = self._add_bos if add_bos is None else add_bos
-        add_eos = self._add_eos if add_eos is None else add_eos
-        reverse = self._reverse if reverse is None else reverse
-        emit_unk_piece = self._emit_unk_piece if emit_unk_piece is None else emit_unk_piece
+        add_bos, add_eos, reverse, emit_unk_piece = self._encode_flags(
+            add_bos, add_eos, reverse, emit_unk_piece
+        )
         nbest_size = self._nbest_size if nbest_size is None else nbest_size
         if nbest_size <= 0:
             nbest_size = 1
@@ -587,21 +599,16 @@ class SentencePieceProcessor:
 
         return [_encode(t) for t in input] if isinstance(input, list) else _encode(input)
 
-    def NBestEncodeAsPieces(self, input, nbest_size=None, **kwargs):
-        """n-best segmentations as pieces."""
-        return self.NBestEncode(input=input, nbest_size=nbest_size, return_type=str, **kwargs)
-
-    def NBestEncodeAsIds(self, input, nbest_size=None, **kwargs):
-        """n-best segmentations as ids."""
-        return self.NBestEncode(input=input, nbest_size=nbest_size, return_type=int, **kwargs)
-
-    def NBestEncodeAsNumpy(self, input, nbest_size=None, **kwargs):
-        """n-best segmentations as NumPy arrays."""
-        return self.NBestEncode(input=input, nbest_size=nbest_size, return_type="numpy", **kwargs)
-
-    def NBestEncodeAsProto(self, input, nbest_size=None, **kwargs):
-        """n-best segmentations with surfaces, offsets and scores."""
-        return self.NBestEncode(input=input, nbest_size=nbest_size, return_type="proto", **kwargs)
+    NBestEncodeAsPieces = _nbest_encode_as(
+        "NBestEncodeAsPieces", str, "n-best segmentations as pieces."
+    )
+    NBestEncodeAsIds = _nbest_encode_as("NBestEncodeAsIds", int, "n-best segmentations as ids.")
+    NBestEncodeAsNumpy = _nbest_encode_as(
+        "NBestEncodeAsNumpy", "numpy", "n-best segmentations as NumPy arrays."
+    )
+    NBestEncodeAsProto = _nbest_encode_as(
+        "NBestEncodeAsProto", "proto", "n-best segmentations with surfaces, offsets and scores."
+    )
 
     def SampleEncodeAndScore(
         self,
@@ -621,10 +628,9 @@ class SentencePieceProcessor:
         ``(ids or pieces, score)``. ``wor`` samples without replacement; ``include_best`` (needs
         ``wor``) puts the best segmentation first. (``sentencepiece`` 0.2.0's API.)"""
         return_type = self._resolve_return_type(return_type, out_type)
-        add_bos = self._add_bos if add_bos is None else add_bos
-        add_eos = self._add_eos if add_eos is None else add_eos
-        reverse = self._reverse if reverse is None else reverse
-        emit_unk_piece = self._emit_unk_piece if emit_unk_piece is None else emit_unk_piece
+        add_bos, add_eos, reverse, emit_unk_piece = self._encode_flags(
+            add_bos, add_eos, reverse, emit_unk_piece
+        )
         num_samples = 1 if num_samples is None else num_samples
         alpha = 1.0 if alpha is None else alpha
         wor = False if wor is None else wor
@@ -695,10 +701,9 @@ class SentencePieceProcessor:
         whole text's path score, so chunks could change it). ``return_type`` int, str, bytes,
         ``'numpy'``, ``'serialized_proto'`` or ``'proto'``."""
         return_type = self._resolve_return_type(return_type, out_type)
-        add_bos = self._add_bos if add_bos is None else add_bos
-        add_eos = self._add_eos if add_eos is None else add_eos
-        reverse = self._reverse if reverse is None else reverse
-        emit_unk_piece = self._emit_unk_piece if emit_unk_piece is None else emit_unk_piece
+        add_bos, add_eos, reverse, emit_unk_piece = self._encode_flags(
+            add_bos, add_eos, reverse, emit_unk_piece
+        )
         num_threads = _threads(
             self._num_threads if num_threads is None else num_threads, thread_pool
         )
@@ -917,10 +922,7 @@ class SentencePieceProcessor:
         return state
 
     def __setstate__(self, state):
-        if not isinstance(state, dict):
-            state = {"model_proto": state}
-        else:
-            state = state.copy()
+        state = state.copy() if isinstance(state, dict) else {"model_proto": state}
         SentencePieceProcessor.__init__(self)
         self.LoadFromSerializedProto(state.pop("model_proto"))
         self.__dict__.update(state)
@@ -1322,10 +1324,13 @@ def from_tokenizer(tokenizer) -> bytes:
             rank.setdefault(left + right, r)
         vocab_items = set(model["vocab"].items())
         unk = model.get("unk_token")
-        learned = lambda piece, i: piece in rank  # noqa: E731
-        score_of = lambda piece, i: (
-            -float(rank[piece]) if piece in rank else -float(len(merges) + i)
-        )  # noqa: E731
+
+        def learned(piece: str, i: int) -> bool:
+            return piece in rank
+
+        def score_of(piece: str, i: int) -> float:
+            return -float(rank[piece]) if piece in rank else -float(len(merges) + i)
+
     else:
         unigram_vocab = [(p, float(sc)) for p, sc in model.get("vocab", [])]
         vocab_items = {(p, i) for i, (p, _) in enumerate(unigram_vocab)}
@@ -1335,8 +1340,13 @@ def from_tokenizer(tokenizer) -> bytes:
             if unk_id is not None and 0 <= unk_id < len(unigram_vocab)
             else None
         )
-        learned = lambda piece, i: i < len(unigram_vocab) and unigram_vocab[i][1] != 0.0  # noqa: E731
-        score_of = lambda piece, i: unigram_vocab[i][1] if i < len(unigram_vocab) else 0.0  # noqa: E731
+
+        def learned(piece: str, i: int) -> bool:
+            return i < len(unigram_vocab) and unigram_vocab[i][1] != 0.0
+
+        def score_of(piece: str, i: int) -> float:
+            return unigram_vocab[i][1] if i < len(unigram_vocab) else 0.0
+
     by_id = sorted(
         vocab_items | {(t["content"], t["id"]) for t in added.values()}, key=lambda x: x[1]
     )

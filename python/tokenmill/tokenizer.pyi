@@ -5,12 +5,24 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Iterable, Iterator, Sequence
-from enum import Enum
-from typing import Any, List, Optional, Tuple, Union
+from typing import Any, Optional, Tuple, Union
 
 import numpy as np
 import numpy.typing as npt
 
+# The input type aliases and enums (one definition, shared with tokenizer.py), re-exported.
+from tokenmill._input_types import (
+    EncodeInput as EncodeInput,
+    InputSequence as InputSequence,
+    OffsetReferential as OffsetReferential,
+    Offsets as Offsets,
+    OffsetType as OffsetType,
+    PreTokenizedEncodeInput as PreTokenizedEncodeInput,
+    PreTokenizedInputSequence as PreTokenizedInputSequence,
+    SplitDelimiterBehavior as SplitDelimiterBehavior,
+    TextEncodeInput as TextEncodeInput,
+    TextInputSequence as TextInputSequence,
+)
 from tokenmill.batch_encoding import BatchEncoding
 from tokenmill.decoders import Decoder
 from tokenmill.models import Model
@@ -18,35 +30,6 @@ from tokenmill.normalizers import Normalizer
 from tokenmill.pre_tokenizers import PreTokenizer
 from tokenmill.processors import PostProcessor
 from tokenmill.trainers import Trainer
-
-Offsets = Tuple[int, int]
-TextInputSequence = str
-PreTokenizedInputSequence = Union[List[str], Tuple[str]]
-TextEncodeInput = Union[
-    TextInputSequence, Tuple[TextInputSequence, TextInputSequence], List[TextInputSequence]
-]
-PreTokenizedEncodeInput = Union[
-    PreTokenizedInputSequence,
-    Tuple[PreTokenizedInputSequence, PreTokenizedInputSequence],
-    List[PreTokenizedInputSequence],
-]
-InputSequence = Union[TextInputSequence, PreTokenizedInputSequence]
-EncodeInput = Union[TextEncodeInput, PreTokenizedEncodeInput]
-
-class OffsetReferential(Enum):
-    ORIGINAL = "original"
-    NORMALIZED = "normalized"
-
-class OffsetType(Enum):
-    BYTE = "byte"
-    CHAR = "char"
-
-class SplitDelimiterBehavior(Enum):
-    REMOVED = "removed"
-    ISOLATED = "isolated"
-    MERGED_WITH_PREVIOUS = "merged_with_previous"
-    MERGED_WITH_NEXT = "merged_with_next"
-    CONTIGUOUS = "contiguous"
 
 class AddedToken:
     """A token added on top of a model's vocabulary (see ``tokenizers.AddedToken``)."""
@@ -74,7 +57,8 @@ class AddedToken:
     def __hash__(self) -> int: ...
 
 class EncodingBatch:
-    """The encodings of a batch, kept natively; indexing gives a copy of a row's :class:`Encoding`."""
+    """The encodings of a batch, kept natively; indexing gives a copy of a row's
+    :class:`Encoding`."""
     def __len__(self) -> int: ...
     def __getitem__(self, index: int) -> Encoding: ...
 
@@ -161,7 +145,8 @@ class Tokenizer:
         special_tokens_map: Optional[dict[str, str]] = None,
         model_max_length: Optional[int] = None,
     ) -> tuple[str, str, str]:
-        """tokenizer.json, tokenizer_config.json, special_tokens_map.json for transformers.AutoTokenizer."""
+        """tokenizer.json, tokenizer_config.json, special_tokens_map.json for
+        transformers.AutoTokenizer."""
     def train_new_from_iterator(
         self,
         text_iterator: Iterable[Union[str, Sequence[str]]],

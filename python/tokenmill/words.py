@@ -7,7 +7,7 @@
     # ['Dr.', 'Watson', "'s", 'car', 'ca', "n't", 'go', '.']
     WordTokenizer("fr").tokenize_with_offsets("l'hôtel")      # [("l'", 0, 2), ('hôtel', 2, 7)]
     SentenceSplitter("en").split("Mr. Smith left. He was late.")
-    char_ngrams("teach multtimedia", 3)                          # ['#tea', 'eac', 'ach', '#mul', ...]
+    char_ngrams("teach multtimedia", 3)  # ['#tea', 'eac', 'ach', '#mul', ...]
 
 ``WordTokenizer`` cuts text at Unicode word boundaries (UAX #29) and applies per-language rules
 on top (built in for ``LANGUAGES``; any other code gets the plain UAX #29 base): abbreviations,
@@ -32,11 +32,17 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Callable, List, Optional, Tuple, Union
 
-from tokenmill._native import FormatError, InvalidArgumentError, TokenmillIOError
-from tokenmill._native import words as _native_module
+from tokenmill._native import (
+    FormatError,
+    InvalidArgumentError,
+    TokenmillIOError,
+    words as _native_module,
+)
 
 WordTokenizer = _native_module.WordTokenizer
-WordTokenizer.__doc__ = """WordTokenizer(language="en", penn_treebank=False, split_clitics=True, abbreviations=None, rules=None)
+WordTokenizer.__doc__ = """\
+WordTokenizer(language="en", penn_treebank=False, split_clitics=True, abbreviations=None,
+rules=None)
 
 Rule-based word tokenizer with offsets.
 
@@ -78,7 +84,8 @@ fresh NLTK ``PunktTrainer``).
 """
 
 ChineseSegmenter = _native_module.ChineseSegmenter
-ChineseSegmenter.__doc__ = """ChineseSegmenter(dictionary=None, hmm=None, numbers=True, language="zh")
+ChineseSegmenter.__doc__ = """\
+ChineseSegmenter(dictionary=None, hmm=None, numbers=True, language="zh")
 
 Word segmentation for Chinese (and Japanese) text: a dictionary of words with frequencies, the
 maximum-probability path through the graph of the dictionary words found in the text, and a
@@ -338,7 +345,8 @@ _PTB_SPELLINGS = {
 
 
 def _spans_of(text: str, tokens: Sequence) -> List[Span]:
-    """Spans of a tokenizer's output: (token, start, end) tuples as given, strings located in text."""
+    """Spans of a tokenizer's output: (token, start, end) tuples as given, strings located in
+    text."""
     spans: List[Span] = []
     pos = 0
     for tok in tokens:
@@ -390,7 +398,8 @@ def evaluate(
 ) -> Scores:
     """Precision / recall / F1 of word boundaries against gold data, for any tokenizer.
 
-    ``tokenizer``: a ``WordTokenizer``, a ``ChineseSegmenter`` or any callable taking a sentence and returning tokens —
+    ``tokenizer``: a ``WordTokenizer``, a ``ChineseSegmenter`` or any callable taking a sentence and
+    returning tokens —
     strings (located in the text left to right; PTB spellings `` '' -LRB- are understood) or
     ``(token, start, end)`` tuples with character offsets.
     ``gold``: one path or several. ``format``: "conllu" (Universal Dependencies: the ``# text``

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import inspect
 import os
-from typing import Any, Dict, List, Optional, Tuple, Union
+from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
 import tokenmill
-from tokenmill import normalizers as _normalizers
+from tokenmill import (
+    decoders as _decoders,
+    normalizers as _normalizers,
+    pre_tokenizers as _pre_tokenizers,
+)
 
 Offsets = Tuple[int, int]
 
@@ -22,13 +27,83 @@ def unicode_normalizer_from_str(name: str):
     return getattr(_normalizers, name.upper())()
 
 
-def combine_normalizers(parts: list):
-    """None, the single normalizer, or a ``Sequence`` of them."""
-    if not parts:
-        return None
+def set_normalizers(tokenizer, parts: list) -> None:
+    """Gives ``tokenizer`` the normalizers ``parts``: none, the single one, or a ``Sequence``."""
     if len(parts) == 1:
-        return parts[0]
-    return _normalizers.Sequence(parts)
+        tokenizer.normalizer = parts[0]
+    elif parts:
+        tokenizer.normalizer = _normalizers.Sequence(parts)
+
+
+def bpe_tokenizer(vocab, merges, unk_token, **options):
+    """A tokenizer over a BPE model with ``unk_token`` and ``options``, from ``vocab`` and
+    ``merges`` when both are given (else empty, to be trained); ``unk_token`` is made special
+    when the vocabulary has it."""
+    from tokenmill.models import BPE
+
+    unk = str(unk_token)
+    if vocab is not None and merges is not None:
+        model = BPE(vocab, merges, unk_token=unk, **options)
+    else:
+        model = BPE(unk_token=unk, **options)
+    tokenizer = tokenmill.Tokenizer(model)
+    if tokenizer.token_to_id(unk) is not None:
+        tokenizer.add_special_tokens([unk])
+    return tokenizer
+
+
+def set_metaspace(tokenizer, replacement: str, add_prefix_space: bool) -> None:
+    """SentencePiece's whitespace handling: Metaspace pre-tokenizer and decoder, with a ▁
+    prepended to every text when ``add_prefix_space``."""
+    prepend_scheme = "always" if add_prefix_space else "never"
+    tokenizer.pre_tokenizer = _pre_tokenizers.Metaspace(
+        replacement=replacement, prepend_scheme=prepend_scheme
+    )
+    tokenizer.decoder = _decoders.Metaspace(replacement=replacement, prepend_scheme=prepend_scheme)
+
+
+_ARGUMENT = inspect.Parameter.POSITIONAL_OR_KEYWORD
+
+
+def training_methods(make_trainer: Callable[..., Any], length_before: Optional[str] = None):
+    """The ``train`` and ``train_from_iterator`` methods of a ready-made tokenizer whose trainer
+    ``make_trainer`` builds from its parameters. Both methods take those parameters, by keyword or
+    in order and with ``make_trainer``'s defaults, as ``tokenizers``' methods do;
+    ``train_from_iterator`` also takes ``length``, last or just before ``length_before``. Written
+    once here so the training methods of every implementation share one code path, while
+    ``help()`` and ``inspect.signature`` still show each one's real parameters."""
+    settings = list(inspect.signature(make_trainer).parameters.values())
+    names = [parameter.name for parameter in settings]
+    at = len(settings) if length_before is None else names.index(length_before)
+    this = inspect.Parameter("self", _ARGUMENT)
+    files = inspect.Parameter("files", _ARGUMENT, annotation="Union[str, List[str]]")
+    iterator = inspect.Parameter(
+        "iterator", _ARGUMENT, annotation="Union[Iterator[str], Iterator[Iterator[str]]]"
+    )
+    length = inspect.Parameter("length", _ARGUMENT, default=None, annotation="Optional[int]")
+    files_signature = inspect.Signature([this, files, *settings])
+    iterator_signature = inspect.Signature([this, iterator, *settings[:at], length, *settings[at:]])
+
+    def arguments(signature: inspect.Signature, args, kwargs) -> Dict[str, Any]:
+        bound = signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        return dict(bound.arguments)
+
+    def train(*args, **kwargs):
+        """Trains the model on the given files."""
+        given = arguments(files_signature, args, kwargs)
+        self, files = given.pop("self"), given.pop("files")
+        self._train_files(files, make_trainer(**given))
+
+    def train_from_iterator(*args, **kwargs):
+        """Trains the model on strings (or batches of strings) from an iterator."""
+        given = arguments(iterator_signature, args, kwargs)
+        self, iterator, length = given.pop("self"), given.pop("iterator"), given.pop("length")
+        self._tokenizer.train_from_iterator(iterator, trainer=make_trainer(**given), length=length)
+
+    train.__signature__ = files_signature
+    train_from_iterator.__signature__ = iterator_signature
+    return train, train_from_iterator
 
 
 class BPEFilesMixin:

@@ -1,20 +1,44 @@
-"""BertWordPieceTokenizer: BERT's tokenizer (WordPiece with the BERT normalizer and pre-tokenizer)."""
+"""BertWordPieceTokenizer: BERT's tokenizer (WordPiece with the BERT normalizer and
+pre-tokenizer)."""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
-from typing import Dict, List, Optional, Union
+from typing import Dict, Optional, Sequence, Union
 
 import tokenmill
 from tokenmill import decoders, trainers
-from tokenmill.implementations.base_tokenizer import BaseTokenizer
+from tokenmill.implementations.base_tokenizer import BaseTokenizer, training_methods
 from tokenmill.models import WordPiece
 from tokenmill.normalizers import BertNormalizer
 from tokenmill.pre_tokenizers import BertPreTokenizer
 from tokenmill.processors import BertProcessing
 
 _DEFAULT_SPECIAL_TOKENS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+
+
+def _trainer(
+    vocab_size: int = 30000,
+    min_frequency: int = 2,
+    limit_alphabet: int = 1000,
+    initial_alphabet: Sequence[str] = (),
+    special_tokens: Sequence[Union[str, tokenmill.AddedToken]] = tuple(_DEFAULT_SPECIAL_TOKENS),
+    show_progress: bool = True,
+    wordpieces_prefix: str = "##",
+    algorithm: str = "bpe",
+) -> trainers.WordPieceTrainer:
+    """The trainer of :meth:`BertWordPieceTokenizer.train` (``algorithm``: see
+    :class:`tokenmill.trainers.WordPieceTrainer`)."""
+    return trainers.WordPieceTrainer(
+        vocab_size=vocab_size,
+        min_frequency=min_frequency,
+        limit_alphabet=limit_alphabet,
+        initial_alphabet=list(initial_alphabet),
+        special_tokens=list(special_tokens),
+        show_progress=show_progress,
+        continuing_subword_prefix=wordpieces_prefix,
+        algorithm=algorithm,
+    )
 
 
 class BertWordPieceTokenizer(BaseTokenizer):
@@ -103,75 +127,4 @@ class BertWordPieceTokenizer(BaseTokenizer):
         """A tokenizer from ``vocab.txt`` (one token per line, the line number is the id)."""
         return BertWordPieceTokenizer(vocab, **kwargs)
 
-    @staticmethod
-    def _trainer(
-        vocab_size,
-        min_frequency,
-        limit_alphabet,
-        initial_alphabet,
-        special_tokens,
-        show_progress,
-        wordpieces_prefix,
-        algorithm,
-    ):
-        return trainers.WordPieceTrainer(
-            vocab_size=vocab_size,
-            min_frequency=min_frequency,
-            limit_alphabet=limit_alphabet,
-            initial_alphabet=initial_alphabet,
-            special_tokens=special_tokens,
-            show_progress=show_progress,
-            continuing_subword_prefix=wordpieces_prefix,
-            algorithm=algorithm,
-        )
-
-    def train(
-        self,
-        files: Union[str, List[str]],
-        vocab_size: int = 30000,
-        min_frequency: int = 2,
-        limit_alphabet: int = 1000,
-        initial_alphabet: List[str] = [],
-        special_tokens: List[Union[str, tokenmill.AddedToken]] = _DEFAULT_SPECIAL_TOKENS,
-        show_progress: bool = True,
-        wordpieces_prefix: str = "##",
-        algorithm: str = "bpe",
-    ):
-        """Trains the vocabulary on text files (``algorithm``: see :class:`tokenmill.trainers.WordPieceTrainer`)."""
-        trainer = self._trainer(
-            vocab_size,
-            min_frequency,
-            limit_alphabet,
-            initial_alphabet,
-            special_tokens,
-            show_progress,
-            wordpieces_prefix,
-            algorithm,
-        )
-        self._train_files(files, trainer)
-
-    def train_from_iterator(
-        self,
-        iterator: Union[Iterator[str], Iterator[Iterator[str]]],
-        vocab_size: int = 30000,
-        min_frequency: int = 2,
-        limit_alphabet: int = 1000,
-        initial_alphabet: List[str] = [],
-        special_tokens: List[Union[str, tokenmill.AddedToken]] = _DEFAULT_SPECIAL_TOKENS,
-        show_progress: bool = True,
-        wordpieces_prefix: str = "##",
-        length: Optional[int] = None,
-        algorithm: str = "bpe",
-    ):
-        """Trains the vocabulary on strings (or batches of strings) from an iterator."""
-        trainer = self._trainer(
-            vocab_size,
-            min_frequency,
-            limit_alphabet,
-            initial_alphabet,
-            special_tokens,
-            show_progress,
-            wordpieces_prefix,
-            algorithm,
-        )
-        self._tokenizer.train_from_iterator(iterator, trainer=trainer, length=length)
+    train, train_from_iterator = training_methods(_trainer, length_before="algorithm")

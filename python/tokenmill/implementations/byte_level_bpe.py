@@ -2,18 +2,35 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Dict, List, Optional, Tuple, Union
+from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 import tokenmill
 from tokenmill import decoders, normalizers, pre_tokenizers, processors, trainers
 from tokenmill.implementations.base_tokenizer import (
     BaseTokenizer,
     BPEFilesMixin,
-    combine_normalizers,
+    set_normalizers,
+    training_methods,
     unicode_normalizer_from_str,
 )
 from tokenmill.models import BPE
+
+
+def _trainer(
+    vocab_size: int = 30000,
+    min_frequency: int = 2,
+    show_progress: bool = True,
+    special_tokens: Sequence[Union[str, tokenmill.AddedToken]] = (),
+) -> trainers.BpeTrainer:
+    """The trainer of :meth:`ByteLevelBPETokenizer.train`: the whole byte alphabet is always
+    kept."""
+    return trainers.BpeTrainer(
+        vocab_size=vocab_size,
+        min_frequency=min_frequency,
+        show_progress=show_progress,
+        special_tokens=list(special_tokens),
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+    )
 
 
 class ByteLevelBPETokenizer(BPEFilesMixin, BaseTokenizer):
@@ -53,9 +70,7 @@ class ByteLevelBPETokenizer(BPEFilesMixin, BaseTokenizer):
             parts.append(unicode_normalizer_from_str(unicode_normalizer))
         if lowercase:
             parts.append(normalizers.Lowercase())
-        normalizer = combine_normalizers(parts)
-        if normalizer is not None:
-            tokenizer.normalizer = normalizer
+        set_normalizers(tokenizer, parts)
 
         tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=add_prefix_space)
         tokenizer.decoder = decoders.ByteLevel()
@@ -73,37 +88,4 @@ class ByteLevelBPETokenizer(BPEFilesMixin, BaseTokenizer):
         }
         super().__init__(tokenizer, parameters)
 
-    @staticmethod
-    def _trainer(vocab_size: int, min_frequency: int, show_progress: bool, special_tokens: list):
-        return trainers.BpeTrainer(
-            vocab_size=vocab_size,
-            min_frequency=min_frequency,
-            show_progress=show_progress,
-            special_tokens=special_tokens,
-            initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
-        )
-
-    def train(
-        self,
-        files: Union[str, List[str]],
-        vocab_size: int = 30000,
-        min_frequency: int = 2,
-        show_progress: bool = True,
-        special_tokens: List[Union[str, tokenmill.AddedToken]] = [],
-    ):
-        """Trains the model on the given files (the whole byte alphabet is always kept)."""
-        trainer = self._trainer(vocab_size, min_frequency, show_progress, special_tokens)
-        self._train_files(files, trainer)
-
-    def train_from_iterator(
-        self,
-        iterator: Union[Iterator[str], Iterator[Iterator[str]]],
-        vocab_size: int = 30000,
-        min_frequency: int = 2,
-        show_progress: bool = True,
-        special_tokens: List[Union[str, tokenmill.AddedToken]] = [],
-        length: Optional[int] = None,
-    ):
-        """Trains the model on strings (or batches of strings) from an iterator."""
-        trainer = self._trainer(vocab_size, min_frequency, show_progress, special_tokens)
-        self._tokenizer.train_from_iterator(iterator, trainer=trainer, length=length)
+    train, train_from_iterator = training_methods(_trainer)

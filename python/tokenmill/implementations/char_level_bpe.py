@@ -2,18 +2,39 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Dict, List, Optional, Tuple, Union
+from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 import tokenmill
 from tokenmill import decoders, normalizers, pre_tokenizers, trainers
 from tokenmill.implementations.base_tokenizer import (
     BaseTokenizer,
     BPEFilesMixin,
-    combine_normalizers,
+    bpe_tokenizer,
+    set_normalizers,
+    training_methods,
     unicode_normalizer_from_str,
 )
-from tokenmill.models import BPE
+
+
+def _trainer(
+    vocab_size: int = 30000,
+    min_frequency: int = 2,
+    special_tokens: Sequence[Union[str, tokenmill.AddedToken]] = ("<unk>",),
+    limit_alphabet: int = 1000,
+    initial_alphabet: Sequence[str] = (),
+    suffix: Optional[str] = "</w>",
+    show_progress: bool = True,
+) -> trainers.BpeTrainer:
+    """The trainer of :meth:`CharBPETokenizer.train`: BPE whose words end with ``suffix``."""
+    return trainers.BpeTrainer(
+        vocab_size=vocab_size,
+        min_frequency=min_frequency,
+        special_tokens=list(special_tokens),
+        limit_alphabet=limit_alphabet,
+        initial_alphabet=list(initial_alphabet),
+        end_of_word_suffix=suffix,
+        show_progress=show_progress,
+    )
 
 
 class CharBPETokenizer(BPEFilesMixin, BaseTokenizer):
@@ -38,16 +59,9 @@ class CharBPETokenizer(BPEFilesMixin, BaseTokenizer):
         bert_normalizer: bool = True,
         split_on_whitespace_only: bool = False,
     ):
-        if vocab is not None and merges is not None:
-            model = BPE(
-                vocab, merges, dropout=dropout, unk_token=str(unk_token), end_of_word_suffix=suffix
-            )
-        else:
-            model = BPE(unk_token=str(unk_token), dropout=dropout, end_of_word_suffix=suffix)
-        tokenizer = tokenmill.Tokenizer(model)
-
-        if tokenizer.token_to_id(str(unk_token)) is not None:
-            tokenizer.add_special_tokens([str(unk_token)])
+        tokenizer = bpe_tokenizer(
+            vocab, merges, unk_token, dropout=dropout, end_of_word_suffix=suffix
+        )
 
         parts = []
         if unicode_normalizer:
@@ -56,9 +70,7 @@ class CharBPETokenizer(BPEFilesMixin, BaseTokenizer):
             parts.append(normalizers.BertNormalizer(lowercase=False))
         if lowercase:
             parts.append(normalizers.Lowercase())
-        normalizer = combine_normalizers(parts)
-        if normalizer is not None:
-            tokenizer.normalizer = normalizer
+        set_normalizers(tokenizer, parts)
 
         if split_on_whitespace_only:
             tokenizer.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
@@ -78,69 +90,4 @@ class CharBPETokenizer(BPEFilesMixin, BaseTokenizer):
         }
         super().__init__(tokenizer, parameters)
 
-    @staticmethod
-    def _trainer(
-        vocab_size,
-        min_frequency,
-        special_tokens,
-        limit_alphabet,
-        initial_alphabet,
-        suffix,
-        show_progress,
-    ):
-        return trainers.BpeTrainer(
-            vocab_size=vocab_size,
-            min_frequency=min_frequency,
-            special_tokens=special_tokens,
-            limit_alphabet=limit_alphabet,
-            initial_alphabet=initial_alphabet,
-            end_of_word_suffix=suffix,
-            show_progress=show_progress,
-        )
-
-    def train(
-        self,
-        files: Union[str, List[str]],
-        vocab_size: int = 30000,
-        min_frequency: int = 2,
-        special_tokens: List[Union[str, tokenmill.AddedToken]] = ["<unk>"],
-        limit_alphabet: int = 1000,
-        initial_alphabet: List[str] = [],
-        suffix: Optional[str] = "</w>",
-        show_progress: bool = True,
-    ):
-        """Trains the model on the given files."""
-        trainer = self._trainer(
-            vocab_size,
-            min_frequency,
-            special_tokens,
-            limit_alphabet,
-            initial_alphabet,
-            suffix,
-            show_progress,
-        )
-        self._train_files(files, trainer)
-
-    def train_from_iterator(
-        self,
-        iterator: Union[Iterator[str], Iterator[Iterator[str]]],
-        vocab_size: int = 30000,
-        min_frequency: int = 2,
-        special_tokens: List[Union[str, tokenmill.AddedToken]] = ["<unk>"],
-        limit_alphabet: int = 1000,
-        initial_alphabet: List[str] = [],
-        suffix: Optional[str] = "</w>",
-        show_progress: bool = True,
-        length: Optional[int] = None,
-    ):
-        """Trains the model on strings (or batches of strings) from an iterator."""
-        trainer = self._trainer(
-            vocab_size,
-            min_frequency,
-            special_tokens,
-            limit_alphabet,
-            initial_alphabet,
-            suffix,
-            show_progress,
-        )
-        self._tokenizer.train_from_iterator(iterator, trainer=trainer, length=length)
+    train, train_from_iterator = training_methods(_trainer)

@@ -3,14 +3,37 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Dict, List, Optional, Tuple, Union
+from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 import tokenmill
-from tokenmill import decoders, pre_tokenizers, trainers
-from tokenmill.implementations.base_tokenizer import BaseTokenizer, BPEFilesMixin
-from tokenmill.models import BPE
+from tokenmill import trainers
+from tokenmill.implementations.base_tokenizer import (
+    BaseTokenizer,
+    BPEFilesMixin,
+    bpe_tokenizer,
+    set_metaspace,
+    training_methods,
+)
 from tokenmill.normalizers import NFKC
+
+
+def _trainer(
+    vocab_size: int = 30000,
+    min_frequency: int = 2,
+    special_tokens: Sequence[Union[str, tokenmill.AddedToken]] = ("<unk>",),
+    limit_alphabet: int = 1000,
+    initial_alphabet: Sequence[str] = (),
+    show_progress: bool = True,
+) -> trainers.BpeTrainer:
+    """The trainer of :meth:`SentencePieceBPETokenizer.train`."""
+    return trainers.BpeTrainer(
+        vocab_size=vocab_size,
+        min_frequency=min_frequency,
+        special_tokens=list(special_tokens),
+        limit_alphabet=limit_alphabet,
+        initial_alphabet=list(initial_alphabet),
+        show_progress=show_progress,
+    )
 
 
 class SentencePieceBPETokenizer(BPEFilesMixin, BaseTokenizer):
@@ -29,21 +52,9 @@ class SentencePieceBPETokenizer(BPEFilesMixin, BaseTokenizer):
         dropout: Optional[float] = None,
         fuse_unk: Optional[bool] = False,
     ):
-        if vocab is not None and merges is not None:
-            model = BPE(vocab, merges, dropout=dropout, unk_token=str(unk_token), fuse_unk=fuse_unk)
-        else:
-            model = BPE(dropout=dropout, unk_token=str(unk_token), fuse_unk=fuse_unk)
-        tokenizer = tokenmill.Tokenizer(model)
-        if tokenizer.token_to_id(str(unk_token)) is not None:
-            tokenizer.add_special_tokens([str(unk_token)])
+        tokenizer = bpe_tokenizer(vocab, merges, unk_token, dropout=dropout, fuse_unk=fuse_unk)
         tokenizer.normalizer = NFKC()
-        prepend_scheme = "always" if add_prefix_space else "never"
-        tokenizer.pre_tokenizer = pre_tokenizers.Metaspace(
-            replacement=replacement, prepend_scheme=prepend_scheme
-        )
-        tokenizer.decoder = decoders.Metaspace(
-            replacement=replacement, prepend_scheme=prepend_scheme
-        )
+        set_metaspace(tokenizer, replacement, add_prefix_space)
         parameters = {
             "model": "SentencePieceBPE",
             "unk_token": unk_token,
@@ -65,60 +76,4 @@ class SentencePieceBPETokenizer(BPEFilesMixin, BaseTokenizer):
         BaseTokenizer.__init__(obj, to_tokenizer(filename), {"model": "SentencePieceBPE"})
         return obj
 
-    @staticmethod
-    def _trainer(
-        vocab_size, min_frequency, special_tokens, limit_alphabet, initial_alphabet, show_progress
-    ):
-        return trainers.BpeTrainer(
-            vocab_size=vocab_size,
-            min_frequency=min_frequency,
-            special_tokens=special_tokens,
-            limit_alphabet=limit_alphabet,
-            initial_alphabet=initial_alphabet,
-            show_progress=show_progress,
-        )
-
-    def train(
-        self,
-        files: Union[str, List[str]],
-        vocab_size: int = 30000,
-        min_frequency: int = 2,
-        special_tokens: List[Union[str, tokenmill.AddedToken]] = ["<unk>"],
-        limit_alphabet: int = 1000,
-        initial_alphabet: List[str] = [],
-        show_progress: bool = True,
-    ):
-        """Trains the model on the given files."""
-        self._train_files(
-            files,
-            self._trainer(
-                vocab_size,
-                min_frequency,
-                special_tokens,
-                limit_alphabet,
-                initial_alphabet,
-                show_progress,
-            ),
-        )
-
-    def train_from_iterator(
-        self,
-        iterator: Union[Iterator[str], Iterator[Iterator[str]]],
-        vocab_size: int = 30000,
-        min_frequency: int = 2,
-        special_tokens: List[Union[str, tokenmill.AddedToken]] = ["<unk>"],
-        limit_alphabet: int = 1000,
-        initial_alphabet: List[str] = [],
-        show_progress: bool = True,
-        length: Optional[int] = None,
-    ):
-        """Trains the model on strings (or batches of strings) from an iterator."""
-        trainer = self._trainer(
-            vocab_size,
-            min_frequency,
-            special_tokens,
-            limit_alphabet,
-            initial_alphabet,
-            show_progress,
-        )
-        self._tokenizer.train_from_iterator(iterator, trainer=trainer, length=length)
+    train, train_from_iterator = training_methods(_trainer)

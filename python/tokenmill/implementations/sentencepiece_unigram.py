@@ -3,13 +3,33 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import List, Optional, Tuple, Union
 
 import tokenmill
-from tokenmill import Regex, decoders, normalizers, pre_tokenizers, trainers
-from tokenmill.implementations.base_tokenizer import BaseTokenizer
+from tokenmill import Regex, normalizers, trainers
+from tokenmill.implementations.base_tokenizer import (
+    BaseTokenizer,
+    set_metaspace,
+    training_methods,
+)
 from tokenmill.models import Unigram
+
+
+def _trainer(
+    vocab_size: int = 8000,
+    show_progress: bool = True,
+    special_tokens: Optional[List[Union[str, tokenmill.AddedToken]]] = None,
+    initial_alphabet: Optional[List[str]] = None,
+    unk_token: Optional[str] = None,
+) -> trainers.UnigramTrainer:
+    """The trainer of :meth:`SentencePieceUnigramTokenizer.train`."""
+    return trainers.UnigramTrainer(
+        vocab_size=vocab_size,
+        special_tokens=special_tokens or [],
+        show_progress=show_progress,
+        initial_alphabet=initial_alphabet or [],
+        unk_token=unk_token,
+    )
 
 
 class SentencePieceUnigramTokenizer(BaseTokenizer):
@@ -32,13 +52,7 @@ class SentencePieceUnigramTokenizer(BaseTokenizer):
         tokenizer.normalizer = normalizers.Sequence(
             [normalizers.Nmt(), normalizers.NFKC(), normalizers.Replace(Regex(" {2,}"), " ")]
         )
-        prepend_scheme = "always" if add_prefix_space else "never"
-        tokenizer.pre_tokenizer = pre_tokenizers.Metaspace(
-            replacement=replacement, prepend_scheme=prepend_scheme
-        )
-        tokenizer.decoder = decoders.Metaspace(
-            replacement=replacement, prepend_scheme=prepend_scheme
-        )
+        set_metaspace(tokenizer, replacement, add_prefix_space)
         parameters = {
             "model": "SentencePieceUnigram",
             "replacement": replacement,
@@ -46,46 +60,7 @@ class SentencePieceUnigramTokenizer(BaseTokenizer):
         }
         super().__init__(tokenizer, parameters)
 
-    @staticmethod
-    def _trainer(vocab_size, show_progress, special_tokens, initial_alphabet, unk_token):
-        return trainers.UnigramTrainer(
-            vocab_size=vocab_size,
-            special_tokens=special_tokens or [],
-            show_progress=show_progress,
-            initial_alphabet=initial_alphabet or [],
-            unk_token=unk_token,
-        )
-
-    def train(
-        self,
-        files: Union[str, List[str]],
-        vocab_size: int = 8000,
-        show_progress: bool = True,
-        special_tokens: Optional[List[Union[str, tokenmill.AddedToken]]] = None,
-        initial_alphabet: Optional[List[str]] = None,
-        unk_token: Optional[str] = None,
-    ):
-        """Trains the model on the given files."""
-        self._train_files(
-            files,
-            self._trainer(vocab_size, show_progress, special_tokens, initial_alphabet, unk_token),
-        )
-
-    def train_from_iterator(
-        self,
-        iterator: Union[Iterator[str], Iterator[Iterator[str]]],
-        vocab_size: int = 8000,
-        show_progress: bool = True,
-        special_tokens: Optional[List[Union[str, tokenmill.AddedToken]]] = None,
-        initial_alphabet: Optional[List[str]] = None,
-        unk_token: Optional[str] = None,
-        length: Optional[int] = None,
-    ):
-        """Trains the model on strings (or batches of strings) from an iterator."""
-        trainer = self._trainer(
-            vocab_size, show_progress, special_tokens, initial_alphabet, unk_token
-        )
-        self._tokenizer.train_from_iterator(iterator, trainer=trainer, length=length)
+    train, train_from_iterator = training_methods(_trainer)
 
     @staticmethod
     def from_spm(filename) -> SentencePieceUnigramTokenizer:

@@ -13,8 +13,7 @@ import functools
 from collections.abc import Collection, Sequence
 from typing import AbstractSet, Literal
 
-from tokenmill._native import InvalidArgumentError, UnknownIdError
-from tokenmill._native import tiktoken as _native_module
+from tokenmill._native import InvalidArgumentError, UnknownIdError, tiktoken as _native_module
 
 CoreBPE = _native_module.CoreBPE
 
@@ -22,7 +21,8 @@ __all__ = ["Encoding", "CoreBPE", "UnknownTokenError", "raise_disallowed_special
 
 
 class UnknownTokenError(UnknownIdError, KeyError):
-    """An id that is neither a mergeable rank nor a special token (a ``KeyError``, as in tiktoken)."""
+    """An id that is neither a mergeable rank nor a special token (a ``KeyError``, as in
+    tiktoken)."""
 
     def __str__(self) -> str:  # KeyError would quote the message
         return str(self.args[0]) if self.args else ""
@@ -80,7 +80,8 @@ class Encoding:
             n_tokens = self._core_bpe.n_ranks() + len(self._special_tokens)
             if n_tokens != explicit_n_vocab or self.max_token_value != explicit_n_vocab - 1:
                 raise InvalidArgumentError(
-                    f"encoding {name!r}: explicit_n_vocab={explicit_n_vocab} but there are {n_tokens} tokens "
+                    f"encoding {name!r}: explicit_n_vocab={explicit_n_vocab} but there are "
+                    f"{n_tokens} tokens "
                     f"and the largest id is {self.max_token_value}"
                 )
         self._special_token_values = set(self._special_tokens.values())
@@ -217,7 +218,8 @@ class Encoding:
             )
 
     def encode_single_token(self, text_or_bytes: str | bytes) -> int:
-        """The id of text or bytes that are exactly one token (special tokens included); KeyError otherwise."""
+        """The id of text or bytes that are exactly one token (special tokens included);
+        KeyError otherwise."""
         if isinstance(text_or_bytes, str):
             text_or_bytes = text_or_bytes.encode("utf-8")
         return self._core_bpe.encode_single_token(text_or_bytes)

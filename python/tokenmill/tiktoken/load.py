@@ -14,8 +14,7 @@ import json
 import os
 import tempfile
 
-from tokenmill._native import InvalidArgumentError, TokenmillIOError
-from tokenmill._native import tiktoken as _native_module
+from tokenmill._native import InvalidArgumentError, TokenmillIOError, tiktoken as _native_module
 
 __all__ = [
     "cache_dir",
@@ -59,8 +58,8 @@ def missing_file_message(what: str, url: str, alternative: str) -> str:
     target = cache_path(url)
     if target is None:
         where = (
-            "the tiktoken cache is turned off (TIKTOKEN_CACHE_DIR is empty); set it to a folder and save it there as "
-            + hashlib.sha1(url.encode()).hexdigest()
+            "the tiktoken cache is turned off (TIKTOKEN_CACHE_DIR is empty); set it to a folder "
+            "and save it there as " + hashlib.sha1(url.encode()).hexdigest()
         )
     else:
         where = f"save it as {target} (tiktoken's cache layout: the sha1 of the URL)"
@@ -186,7 +185,7 @@ def data_gym_to_mergeable_bpe_ranks(
         ranks.update({token: rank for token, rank in from_json.items() if len(token) == 1})
     if ranks != from_json:
         raise InvalidArgumentError(
-            f"{encoder_json_file} does not match the merges of {vocab_bpe_file}: tiktoken needs the "
-            "ranks in merge order"
+            f"{encoder_json_file} does not match the merges of {vocab_bpe_file}: tiktoken needs "
+            "the ranks in merge order"
         )
     return ranks
