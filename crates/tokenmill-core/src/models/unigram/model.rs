@@ -7,12 +7,12 @@
 //!   `min(all scores) - 10`; runs of unknown characters are fused into one unk token; with
 //!   `byte_fallback` an unknown run becomes `<0xXX>` byte tokens when all exist.
 //! * **sentencepiece** ([`Unigram::from_sentencepiece`]): `f32` arithmetic; piece types as in a
-//!   `.model` file: only normal, user-defined and unused pieces without a NUL byte are in the
-//!   trie (as in sentencepiece's C-string keyed one), unused pieces never match, a user-defined
-//! piece scores `length × max_score - 0.1` (length in bytes for
-//!   Viterbi, in characters for n-best and sampling, exactly as `unigram_model.cc`), unknown
-//!   characters cost `min(normal scores) - 10`. `tokenize` fuses runs of unknown characters
-//!   into one unk token (or their bytes with byte fallback), as sentencepiece's processor does;
+//!   `.model` file: only normal, user-defined and unused pieces without a NUL byte are in the trie
+//!   (as in sentencepiece's C-string keyed one), unused pieces never match, a user-defined piece
+//!   scores `length × max_score - 0.1` (length in bytes for Viterbi, in characters for n-best and
+//!   sampling, exactly as `unigram_model.cc`), unknown characters cost `min(normal scores) - 10`.
+//!   `tokenize` fuses runs of unknown characters into one unk token (or their bytes with byte
+//!   fallback), as sentencepiece's processor does;
 //!   segmentations ([`Unigram::nbest`], [`Unigram::sample`], ...) keep one unk per character.
 //!
 //! Ties: among equal-scoring segmentations the one whose last piece starts earliest (the
