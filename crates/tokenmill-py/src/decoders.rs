@@ -45,16 +45,11 @@ stage_classes! {
         ByteFallback => PyByteFallback,
     }
     plain { Custom }
+    /// A decoder written in Python: ``decoder`` is any object with ``decode_chain(self,
+    /// tokens) -> list[str]``; decoding joins its pieces. It runs with the GIL; a tokenizer
+    /// holding it cannot be saved or pickled.
+    custom(decoder) => crate::custom::custom_decoder;
     methods {
-        /// A decoder written in Python: ``decoder`` is any object with ``decode_chain(self,
-        /// tokens) -> list[str]``; decoding joins its pieces. It runs with the GIL; a tokenizer
-        /// holding it cannot be saved or pickled.
-        #[staticmethod]
-        #[pyo3(text_signature = "(decoder)")]
-        fn custom(decoder: Py<PyAny>) -> Self {
-            PyDecoder::new(crate::custom::custom_decoder(decoder))
-        }
-
         /// Decodes a list of tokens into the final string.
         #[pyo3(signature = (tokens))]
         fn decode(&self, py: Python<'_>, tokens: Vec<String>) -> PyResult<String> {

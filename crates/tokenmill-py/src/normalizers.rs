@@ -53,16 +53,11 @@ stage_classes! {
         ByteLevel => PyByteLevel,
     }
     plain { Custom }
+    /// A normalizer written in Python: ``normalizer`` is any object with a
+    /// ``normalize(self, normalized: NormalizedString)`` method that edits it in place. It
+    /// runs with the GIL; a tokenizer holding it cannot be saved or pickled.
+    custom(normalizer) => crate::custom::custom_normalizer;
     methods {
-        /// A normalizer written in Python: ``normalizer`` is any object with a
-        /// ``normalize(self, normalized: NormalizedString)`` method that edits it in place. It
-        /// runs with the GIL; a tokenizer holding it cannot be saved or pickled.
-        #[staticmethod]
-        #[pyo3(text_signature = "(normalizer)")]
-        fn custom(normalizer: Py<PyAny>) -> Self {
-            PyNormalizer::new(crate::custom::custom_normalizer(normalizer))
-        }
-
         /// Normalizes a ``tokenmill.NormalizedString`` in place, keeping its alignments.
         #[pyo3(text_signature = "(self, normalized)")]
         fn normalize(

@@ -49,17 +49,12 @@ stage_classes! {
         FixedLength => PyFixedLength,
     }
     plain { Custom }
+    /// A pre-tokenizer written in Python: ``pre_tokenizer`` is any object with a
+    /// ``pre_tokenize(self, pretok: PreTokenizedString)`` method that splits it in place
+    /// (``pretok.split(func)``). It runs with the GIL; a tokenizer holding it cannot be saved
+    /// or pickled.
+    custom(pre_tokenizer) => crate::custom::custom_pre_tokenizer;
     methods {
-        /// A pre-tokenizer written in Python: ``pre_tokenizer`` is any object with a
-        /// ``pre_tokenize(self, pretok: PreTokenizedString)`` method that splits it in place
-        /// (``pretok.split(func)``). It runs with the GIL; a tokenizer holding it cannot be saved
-        /// or pickled.
-        #[staticmethod]
-        #[pyo3(text_signature = "(pre_tokenizer)")]
-        fn custom(pre_tokenizer: Py<PyAny>) -> Self {
-            PyPreTokenizer::new(crate::custom::custom_pre_tokenizer(pre_tokenizer))
-        }
-
         /// Pre-tokenizes a ``tokenmill.PreTokenizedString`` in place.
         #[pyo3(text_signature = "(self, pretok)")]
         fn pre_tokenize(

@@ -146,8 +146,9 @@ pub(crate) fn set_item<W: Sequenced>(
 /// Declares a stage's base class `$Base` (holding a `Node<$Wrapper>`, with `methods` and the
 /// shared pickling / repr methods), its `Sequence` class `$Seq`, and `$Base`'s [`StageClass`]
 /// impl, whose `to_object` builds `$Sub` for `$Wrapper::$Variant` values and the bare base
-/// class for `$Plain` ones. `restore` is a [`Restore`] variant. `items` is an [`Items`] variant; `set_item` (optional) gives
-/// `Sequence.__setitem__` and its error for a Sequence value.
+/// class for `$Plain` ones. `restore` is a [`Restore`] variant, `items` an [`Items`] variant;
+/// `set_item` (optional) gives `Sequence.__setitem__` and its error for a Sequence value;
+/// `custom` (optional) the `custom(obj)` static method wrapping a component written in Python.
 macro_rules! stage_classes {
     (
         $(#[$base_doc:meta])*
@@ -158,6 +159,7 @@ macro_rules! stage_classes {
             $(, set_item $Nested:ident($nested:literal))?;
         subclasses { $($Variant:ident => $Sub:ident),* $(,)? }
         plain { $($Plain:ident),* }
+        $($(#[$custom_doc:meta])* custom($custom:ident) => $make_custom:path;)?
         methods { $($methods:tt)* }
     ) => {
         $(#[$base_doc])*
@@ -175,6 +177,14 @@ macro_rules! stage_classes {
 
         #[pymethods]
         impl $Base {
+            $(
+                $(#[$custom_doc])*
+                #[staticmethod]
+                fn custom($custom: Py<PyAny>) -> Self {
+                    $Base::new($make_custom($custom))
+                }
+            )?
+
             $($methods)*
 
             fn __getstate__<'py>(

@@ -321,10 +321,15 @@ macro_rules! trainer_methods {
 pub(crate) use trainer_methods;
 
 /// `trainer_methods!` with the options BpeTrainer and WordPieceTrainer share (a
-/// WordPieceTrainer keeps them in its `bpe_trainer`), declared once, then `$extra`.
+/// WordPieceTrainer keeps them in its `bpe_trainer`), declared once, then `$extra`; and the
+/// constructor, whose arguments are those options (with `continuing_subword_prefix` defaulting
+/// to `$prefix`) then `$arg`: it builds the shared options as `$bpe` and the trainer as
+/// `$build`.
 macro_rules! bpe_trainer_methods {
     (
         $Class:ident, $Variant:ident(|$t:ident| $options:expr),
+        new(prefix = ($($prefix:tt)*), $arg:ident: $arg_ty:ty = $arg_default:tt)
+            |$bpe:ident| $build:expr,
         options { $($extra:tt)* }
         methods { $($methods:tt)* }
     ) => {
@@ -343,35 +348,46 @@ macro_rules! bpe_trainer_methods {
                 end_of_word_suffix(get_end_of_word_suffix, set_end_of_word_suffix): Option<String>,
                 $($extra)*
             }
-            methods { $($methods)* }
+            methods {
+                #[new]
+                #[pyo3(signature = (
+                    vocab_size=30000, min_frequency=0, show_progress=true, special_tokens=None,
+                    limit_alphabet=None, initial_alphabet=None,
+                    continuing_subword_prefix=$($prefix)*, end_of_word_suffix=None,
+                    $arg=$arg_default
+                ))]
+                #[allow(clippy::too_many_arguments)] // tokenizers' keyword arguments
+                fn new(
+                    vocab_size: usize,
+                    min_frequency: u64,
+                    show_progress: bool,
+                    special_tokens: Option<&Bound<'_, PyAny>>,
+                    limit_alphabet: Option<usize>,
+                    initial_alphabet: Option<Vec<String>>,
+                    continuing_subword_prefix: Option<String>,
+                    end_of_word_suffix: Option<String>,
+                    $arg: $arg_ty,
+                ) -> PyResult<(Self, PyTrainer)> {
+                    let $bpe = BpeTrainer {
+                        vocab_size,
+                        min_frequency,
+                        show_progress,
+                        special_tokens: extract_special_tokens(special_tokens)?,
+                        limit_alphabet,
+                        initial_alphabet: OptionValue::from_python(
+                            initial_alphabet.unwrap_or_default(),
+                        ),
+                        continuing_subword_prefix,
+                        end_of_word_suffix,
+                        ..Default::default()
+                    };
+                    Ok(($Class, new_trainer($build)))
+                }
+
+                $($methods)*
+            }
         }
     };
-}
-
-/// The options of a BpeTrainer from the constructor arguments BpeTrainer and WordPieceTrainer
-/// share.
-#[allow(clippy::too_many_arguments)] // the Python constructors' keyword arguments
-fn bpe_options(
-    vocab_size: usize,
-    min_frequency: u64,
-    show_progress: bool,
-    special_tokens: Option<&Bound<'_, PyAny>>,
-    limit_alphabet: Option<usize>,
-    initial_alphabet: Option<Vec<String>>,
-    continuing_subword_prefix: Option<String>,
-    end_of_word_suffix: Option<String>,
-) -> PyResult<BpeTrainer> {
-    Ok(BpeTrainer {
-        vocab_size,
-        min_frequency,
-        show_progress,
-        special_tokens: extract_special_tokens(special_tokens)?,
-        limit_alphabet,
-        initial_alphabet: OptionValue::from_python(initial_alphabet.unwrap_or_default()),
-        continuing_subword_prefix,
-        end_of_word_suffix,
-        ..Default::default()
-    })
 }
 
 /// Trainer capable of training a BPE model.
@@ -394,42 +410,13 @@ pub struct PyBpeTrainer;
 
 bpe_trainer_methods! {
     PyBpeTrainer, BpeTrainer(|t| t),
+    new(prefix = (None), max_token_length: Option<usize> = None) |options| {
+        TrainerWrapper::BpeTrainer(BpeTrainer { max_token_length, ..options })
+    },
     options {
         max_token_length(get_max_token_length, set_max_token_length): Option<usize>,
     }
     methods {
-        #[new]
-        #[pyo3(signature = (
-            vocab_size=30000, min_frequency=0, show_progress=true, special_tokens=None,
-            limit_alphabet=None, initial_alphabet=None, continuing_subword_prefix=None,
-            end_of_word_suffix=None, max_token_length=None
-        ))]
-        #[allow(clippy::too_many_arguments)] // tokenizers' keyword arguments
-        fn new(
-            vocab_size: usize,
-            min_frequency: u64,
-            show_progress: bool,
-            special_tokens: Option<&Bound<'_, PyAny>>,
-            limit_alphabet: Option<usize>,
-            initial_alphabet: Option<Vec<String>>,
-            continuing_subword_prefix: Option<String>,
-            end_of_word_suffix: Option<String>,
-            max_token_length: Option<usize>,
-        ) -> PyResult<(Self, PyTrainer)> {
-            let options = bpe_options(
-                vocab_size,
-                min_frequency,
-                show_progress,
-                special_tokens,
-                limit_alphabet,
-                initial_alphabet,
-                continuing_subword_prefix,
-                end_of_word_suffix,
-            )?;
-            let trainer = BpeTrainer { max_token_length, ..options };
-            Ok((PyBpeTrainer, new_trainer(TrainerWrapper::BpeTrainer(trainer))))
-        }
-
         /// The merges learned by the last training run, in order, as `(left, right, count)`:
         /// `count` is how often the pair occurred when it was merged (explains how the model
         /// was trained). Empty before training.
@@ -538,42 +525,16 @@ fn merge_history_to_python(
 
 bpe_trainer_methods! {
     PyWordPieceTrainer, WordPieceTrainer(|t| t.bpe_trainer),
+    new(prefix = (Some("##".to_string())), algorithm: &str = "bpe") |bpe_trainer| {
+        let algorithm: WordPieceAlgorithm = algorithm.parse().py()?;
+        TrainerWrapper::WordPieceTrainer(WordPieceTrainer {
+            bpe_trainer,
+            algorithm,
+            ..Default::default()
+        })
+    },
     options {}
     methods {
-        #[new]
-        #[pyo3(signature = (
-            vocab_size=30000, min_frequency=0, show_progress=true, special_tokens=None,
-            limit_alphabet=None, initial_alphabet=None,
-            continuing_subword_prefix=Some("##".to_string()), end_of_word_suffix=None,
-            algorithm="bpe"
-        ))]
-        #[allow(clippy::too_many_arguments)] // tokenizers' keyword arguments
-        fn new(
-            vocab_size: usize,
-            min_frequency: u64,
-            show_progress: bool,
-            special_tokens: Option<&Bound<'_, PyAny>>,
-            limit_alphabet: Option<usize>,
-            initial_alphabet: Option<Vec<String>>,
-            continuing_subword_prefix: Option<String>,
-            end_of_word_suffix: Option<String>,
-            algorithm: &str,
-        ) -> PyResult<(Self, PyTrainer)> {
-            let bpe_trainer = bpe_options(
-                vocab_size,
-                min_frequency,
-                show_progress,
-                special_tokens,
-                limit_alphabet,
-                initial_alphabet,
-                continuing_subword_prefix,
-                end_of_word_suffix,
-            )?;
-            let algorithm: WordPieceAlgorithm = algorithm.parse().py()?;
-            let trainer = WordPieceTrainer { bpe_trainer, algorithm, ..Default::default() };
-            Ok((PyWordPieceTrainer, new_trainer(TrainerWrapper::WordPieceTrainer(trainer))))
-        }
-
         /// ``"bpe"`` or ``"likelihood"`` (see the class docs).
         #[getter]
         fn get_algorithm(self_: PyRef<'_, Self>) -> PyResult<&'static str> {
