@@ -2,117 +2,67 @@
 //! attributes and `decode` of `tokenizers.decoders`.
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
+use pyo3::types::{PyDict, PyTuple};
 use tokenmill_core::decoders::{
     BPEDecoder, ByteFallback, ByteLevel, DecoderWrapper, Fuse, Metaspace, PrependScheme, Replace,
-    Sequence, Strip, WordPiece, CTC,
+    Strip, WordPiece, CTC,
 };
 use tokenmill_core::tokenizer::{DecodeStream, Decoder};
 
 use crate::errors::ToPyResult;
-use crate::foreign::adopt;
 use crate::normalizers::extract_replace_pattern;
-use crate::shared::{getter, setter, Node};
+use crate::shared::{getter, setter};
+use crate::stage::stage_classes;
 use crate::tokenizer::PyTokenizer;
 
 /// Token lists at least this long are decoded with the GIL released.
 const RELEASE_GIL_TOKENS: usize = 1024;
 
-/// Base class of all decoders. A decoder turns a list of tokens back into text.
-///
-/// Not built directly: use one of the subclasses.
-#[pyclass(subclass, module = "tokenmill.decoders", name = "Decoder")]
-///
-/// The component is shared (see `shared.rs`): a decoder assigned to a Tokenizer is the same
-/// object there, so changing its attributes changes the tokenizer's decoder.
-#[derive(Clone)]
-pub struct PyDecoder {
-    pub(crate) inner: Node<DecoderWrapper>,
-}
-
-impl PyDecoder {
-    fn init(inner: impl Into<DecoderWrapper>) -> PyClassInitializer<PyDecoder> {
-        PyClassInitializer::from(PyDecoder { inner: Node::new(inner.into()) })
+stage_classes! {
+    /// Base class of all decoders. A decoder turns a list of tokens back into text.
+    ///
+    /// Not built directly: use one of the subclasses.
+    ///
+    /// The component is shared (see `shared.rs`): a decoder assigned to a Tokenizer is the same
+    /// object there, so changing its attributes changes the tokenizer's decoder.
+    base PyDecoder(DecoderWrapper), "tokenmill.decoders", "Decoder", "decoder",
+        restore AnyKind;
+    /// Decoders applied in order, each on the pieces the previous one produced.
+    ///
+    /// Args:
+    ///     decoders (List[Decoder]): the decoders (copied, as in tokenizers).
+    sequence PySequence(decoders), items Copied;
+    subclasses {
+        BPE => PyBPEDecoder,
+        ByteLevel => PyByteLevel,
+        WordPiece => PyWordPiece,
+        Metaspace => PyMetaspace,
+        CTC => PyCTC,
+        Sequence => PySequence,
+        Replace => PyReplace,
+        Fuse => PyFuse,
+        Strip => PyStrip,
+        ByteFallback => PyByteFallback,
     }
-}
-
-/// The Python object of the right subclass for a core decoder (a new component).
-#[allow(dead_code)] // for bindings that build components from core values
-pub(crate) fn to_python(py: Python<'_>, wrapper: DecoderWrapper) -> PyResult<PyObject> {
-    shared_to_python(py, Node::new(wrapper))
-}
-
-/// The Python object of the right subclass that shares `node` (for `tokenizer.decoder`).
-pub(crate) fn shared_to_python(py: Python<'_>, node: Node<DecoderWrapper>) -> PyResult<PyObject> {
-    let base = PyClassInitializer::from(PyDecoder { inner: node.clone() });
-    macro_rules! build {
-        ($sub:expr) => {
-            Py::new(py, base.add_subclass($sub))?.into_any()
-        };
-    }
-    let Node::Single(cell) = &node else {
-        return Ok(build!(PySequence {}));
-    };
-    cell.with(|w| {
-        Ok(match w {
-            DecoderWrapper::BPE(_) => build!(PyBPEDecoder {}),
-            DecoderWrapper::ByteLevel(_) => build!(PyByteLevel {}),
-            DecoderWrapper::WordPiece(_) => build!(PyWordPiece {}),
-            DecoderWrapper::Metaspace(_) => build!(PyMetaspace {}),
-            DecoderWrapper::CTC(_) => build!(PyCTC {}),
-            DecoderWrapper::Sequence(_) => build!(PySequence {}),
-            DecoderWrapper::Replace(_) => build!(PyReplace {}),
-            DecoderWrapper::Fuse(_) => build!(PyFuse {}),
-            DecoderWrapper::Strip(_) => build!(PyStrip {}),
-            DecoderWrapper::ByteFallback(_) => build!(PyByteFallback {}),
-            DecoderWrapper::Custom(_) => Py::new(py, base)?.into_any(),
-        })
-    })
-}
-
-#[pymethods]
-impl PyDecoder {
-    /// A decoder written in Python: ``decoder`` is any object with ``decode_chain(self, tokens)
-    /// -> list[str]``; decoding joins its pieces. It runs with the GIL; a tokenizer holding it
-    /// cannot be saved or pickled.
-    #[staticmethod]
-    #[pyo3(text_signature = "(decoder)")]
-    fn custom(decoder: Py<PyAny>) -> Self {
-        PyDecoder { inner: Node::new(crate::custom::custom_decoder(decoder)) }
-    }
-
-    /// Decodes a list of tokens into the final string.
-    #[pyo3(signature = (tokens))]
-    fn decode(&self, py: Python<'_>, tokens: Vec<String>) -> PyResult<String> {
-        self.inner
-            .with(|inner| {
-                if tokens.len() >= RELEASE_GIL_TOKENS {
-                    py.allow_threads(|| inner.decode(tokens))
-                } else {
-                    inner.decode(tokens)
-                }
-            })
-            .py()
-    }
-
-    fn __getstate__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
-        Ok(PyBytes::new(py, self.inner.snapshot().to_json().py()?.as_bytes()))
-    }
-
-    fn __setstate__(&mut self, state: &[u8]) -> PyResult<()> {
-        let json = std::str::from_utf8(state)
-            .map_err(|e| PyValueError::new_err(format!("decoder state is not UTF-8: {e}")))?;
-        self.inner.replace(DecoderWrapper::from_json(json).py()?);
-        Ok(())
-    }
-
-    fn __repr__(&self) -> PyResult<String> {
-        crate::repr::repr(&self.inner.snapshot()).map_err(|e| PyValueError::new_err(e.to_string()))
-    }
-
-    fn __str__(&self) -> PyResult<String> {
-        crate::repr::to_str(&self.inner.snapshot())
-            .map_err(|e| PyValueError::new_err(e.to_string()))
+    plain { Custom }
+    /// A decoder written in Python: ``decoder`` is any object with ``decode_chain(self,
+    /// tokens) -> list[str]``; decoding joins its pieces. It runs with the GIL; a tokenizer
+    /// holding it cannot be saved or pickled.
+    custom(decoder) => crate::custom::custom_decoder;
+    methods {
+        /// Decodes a list of tokens into the final string.
+        #[pyo3(signature = (tokens))]
+        fn decode(&self, py: Python<'_>, tokens: Vec<String>) -> PyResult<String> {
+            self.inner
+                .with(|inner| {
+                    if tokens.len() >= RELEASE_GIL_TOKENS {
+                        py.allow_threads(|| inner.decode(tokens))
+                    } else {
+                        inner.decode(tokens)
+                    }
+                })
+                .py()
+        }
     }
 }
 
@@ -120,14 +70,14 @@ impl PyDecoder {
 /// sequences that are not valid UTF-8 become U+FFFD. To be used with the ``ByteLevel``
 /// pre-tokenizer. Takes no arguments (keyword arguments are accepted and ignored).
 #[pyclass(extends = PyDecoder, module = "tokenmill.decoders", name = "ByteLevel")]
-pub struct PyByteLevel {}
+pub struct PyByteLevel;
 
 #[pymethods]
 impl PyByteLevel {
     #[new]
     #[pyo3(signature = (**_kwargs))]
-    fn new(_kwargs: Option<&Bound<'_, PyDict>>) -> PyClassInitializer<Self> {
-        PyDecoder::init(ByteLevel::default()).add_subclass(PyByteLevel {})
+    fn new(_kwargs: Option<&Bound<'_, PyDict>>) -> (Self, PyDecoder) {
+        (PyByteLevel, PyDecoder::new(ByteLevel::default()))
     }
 }
 
@@ -137,15 +87,15 @@ impl PyByteLevel {
 ///     pattern (str or tokenmill.Regex): a str is matched literally.
 ///     content (str): the replacement.
 #[pyclass(extends = PyDecoder, module = "tokenmill.decoders", name = "Replace")]
-pub struct PyReplace {}
+pub struct PyReplace;
 
 #[pymethods]
 impl PyReplace {
     #[new]
     #[pyo3(signature = (pattern, content))]
-    fn new(pattern: &Bound<'_, PyAny>, content: String) -> PyResult<PyClassInitializer<Self>> {
+    fn new(pattern: &Bound<'_, PyAny>, content: String) -> PyResult<(Self, PyDecoder)> {
         let replace = Replace::new(extract_replace_pattern(pattern)?, content).py()?;
-        Ok(PyDecoder::init(replace).add_subclass(PyReplace {}))
+        Ok((PyReplace, PyDecoder::new(replace)))
     }
 
     fn __getnewargs__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
@@ -161,14 +111,14 @@ impl PyReplace {
 ///     prefix (str, default ``"##"``): the continuing-subword prefix.
 ///     cleanup (bool, default True): undo the tokenization spaces.
 #[pyclass(extends = PyDecoder, module = "tokenmill.decoders", name = "WordPiece")]
-pub struct PyWordPiece {}
+pub struct PyWordPiece;
 
 #[pymethods]
 impl PyWordPiece {
     #[new]
     #[pyo3(signature = (prefix = String::from("##"), cleanup = true))]
-    fn new(prefix: String, cleanup: bool) -> PyClassInitializer<Self> {
-        PyDecoder::init(WordPiece::new(prefix, cleanup)).add_subclass(PyWordPiece {})
+    fn new(prefix: String, cleanup: bool) -> (Self, PyDecoder) {
+        (PyWordPiece, PyDecoder::new(WordPiece::new(prefix, cleanup)))
     }
 
     /// The continuing-subword prefix.
@@ -194,27 +144,27 @@ impl PyWordPiece {
 /// Turns runs of byte tokens ``<0x00>``..``<0xFF>`` (BPE ``byte_fallback``) back into the
 /// text they encode; a run that is not valid UTF-8 gives one U+FFFD per byte token.
 #[pyclass(extends = PyDecoder, module = "tokenmill.decoders", name = "ByteFallback")]
-pub struct PyByteFallback {}
+pub struct PyByteFallback;
 
 #[pymethods]
 impl PyByteFallback {
     #[new]
     #[pyo3(signature = ())]
-    fn new() -> PyClassInitializer<Self> {
-        PyDecoder::init(ByteFallback::new()).add_subclass(PyByteFallback {})
+    fn new() -> (Self, PyDecoder) {
+        (PyByteFallback, PyDecoder::new(ByteFallback::new()))
     }
 }
 
 /// Joins all tokens into one (useful before ``Strip`` in a ``Sequence``).
 #[pyclass(extends = PyDecoder, module = "tokenmill.decoders", name = "Fuse")]
-pub struct PyFuse {}
+pub struct PyFuse;
 
 #[pymethods]
 impl PyFuse {
     #[new]
     #[pyo3(signature = ())]
-    fn new() -> PyClassInitializer<Self> {
-        PyDecoder::init(Fuse::new()).add_subclass(PyFuse {})
+    fn new() -> (Self, PyDecoder) {
+        (PyFuse, PyDecoder::new(Fuse::new()))
     }
 }
 
@@ -225,14 +175,14 @@ impl PyFuse {
 ///     left (int, default 0): at most this many from the start.
 ///     right (int, default 0): at most this many from the end.
 #[pyclass(extends = PyDecoder, module = "tokenmill.decoders", name = "Strip")]
-pub struct PyStrip {}
+pub struct PyStrip;
 
 #[pymethods]
 impl PyStrip {
     #[new]
     #[pyo3(signature = (content = ' ', left = 0, right = 0))]
-    fn new(content: char, left: usize, right: usize) -> PyClassInitializer<Self> {
-        PyDecoder::init(Strip::new(content, left, right)).add_subclass(PyStrip {})
+    fn new(content: char, left: usize, right: usize) -> (Self, PyDecoder) {
+        (PyStrip, PyDecoder::new(Strip::new(content, left, right)))
     }
 
     /// The character stripped.
@@ -277,19 +227,15 @@ fn parse_prepend_scheme(s: &str) -> PyResult<PrependScheme> {
 ///         as given to the Metaspace pre-tokenizer.
 ///     split (bool, default True): the pre-tokenizer's setting (stored, unused here).
 #[pyclass(extends = PyDecoder, module = "tokenmill.decoders", name = "Metaspace")]
-pub struct PyMetaspace {}
+pub struct PyMetaspace;
 
 #[pymethods]
 impl PyMetaspace {
     #[new]
     #[pyo3(signature = (replacement = '▁', prepend_scheme = String::from("always"), split = true))]
-    fn new(
-        replacement: char,
-        prepend_scheme: String,
-        split: bool,
-    ) -> PyResult<PyClassInitializer<Self>> {
+    fn new(replacement: char, prepend_scheme: String, split: bool) -> PyResult<(Self, PyDecoder)> {
         let scheme = parse_prepend_scheme(&prepend_scheme)?;
-        Ok(PyDecoder::init(Metaspace::new(replacement, scheme, split)).add_subclass(PyMetaspace {}))
+        Ok((PyMetaspace, PyDecoder::new(Metaspace::new(replacement, scheme, split))))
     }
 
     /// The space stand-in.
@@ -327,14 +273,14 @@ impl PyMetaspace {
 /// Args:
 ///     suffix (str, default ``"</w>"``): the end-of-word suffix of the model.
 #[pyclass(extends = PyDecoder, module = "tokenmill.decoders", name = "BPEDecoder")]
-pub struct PyBPEDecoder {}
+pub struct PyBPEDecoder;
 
 #[pymethods]
 impl PyBPEDecoder {
     #[new]
     #[pyo3(signature = (suffix = String::from("</w>")))]
-    fn new(suffix: String) -> PyClassInitializer<Self> {
-        PyDecoder::init(BPEDecoder::new(suffix)).add_subclass(PyBPEDecoder {})
+    fn new(suffix: String) -> (Self, PyDecoder) {
+        (PyBPEDecoder, PyDecoder::new(BPEDecoder::new(suffix)))
     }
 
     /// The end-of-word suffix.
@@ -356,7 +302,7 @@ impl PyBPEDecoder {
 ///     pad_token (str, default ``"<pad>"``), word_delimiter_token (str, default ``"|"``),
 ///     cleanup (bool, default True).
 #[pyclass(extends = PyDecoder, module = "tokenmill.decoders", name = "CTC")]
-pub struct PyCTC {}
+pub struct PyCTC;
 
 #[pymethods]
 impl PyCTC {
@@ -364,12 +310,8 @@ impl PyCTC {
     #[pyo3(signature = (
         pad_token = String::from("<pad>"), word_delimiter_token = String::from("|"), cleanup = true
     ))]
-    fn new(
-        pad_token: String,
-        word_delimiter_token: String,
-        cleanup: bool,
-    ) -> PyClassInitializer<Self> {
-        PyDecoder::init(CTC::new(pad_token, word_delimiter_token, cleanup)).add_subclass(PyCTC {})
+    fn new(pad_token: String, word_delimiter_token: String, cleanup: bool) -> (Self, PyDecoder) {
+        (PyCTC, PyDecoder::new(CTC::new(pad_token, word_delimiter_token, cleanup)))
     }
 
     /// The padding token (dropped).
@@ -398,50 +340,6 @@ impl PyCTC {
     #[setter]
     fn set_cleanup(self_: PyRef<'_, Self>, value: bool) -> PyResult<()> {
         setter!(self_, DecoderWrapper::CTC, |d| d.cleanup = value)
-    }
-}
-
-/// Decoders applied in order, each on the pieces the previous one produced.
-///
-/// Args:
-///     decoders (List[Decoder]): the decoders.
-#[pyclass(extends = PyDecoder, module = "tokenmill.decoders", name = "Sequence")]
-pub struct PySequence {}
-
-/// The value of a decoder object (a copy: a decoder Sequence copies its items, as in tokenizers).
-fn extract_decoder(item: &Bound<'_, PyAny>) -> PyResult<DecoderWrapper> {
-    let item = adopt::<PyDecoder>(item)?;
-    let d = item.downcast::<PyDecoder>().map_err(|_| {
-        PyTypeError::new_err(format!(
-            "expected a tokenmill.decoders.Decoder, got {}",
-            item.get_type().name().map(|n| n.to_string()).unwrap_or_default()
-        ))
-    })?;
-    Ok(d.borrow().inner.snapshot())
-}
-
-#[pymethods]
-impl PySequence {
-    #[new]
-    #[pyo3(signature = (decoders))]
-    fn new(decoders: &Bound<'_, PyList>) -> PyResult<PyClassInitializer<Self>> {
-        let decoders =
-            decoders.iter().map(|d| extract_decoder(&d)).collect::<PyResult<Vec<_>>>()?;
-        Ok(PyDecoder::init(Sequence::new(decoders)).add_subclass(PySequence {}))
-    }
-
-    fn __getnewargs__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
-        PyTuple::new(py, [PyList::empty(py)])
-    }
-
-    fn __len__(self_: PyRef<'_, Self>) -> usize {
-        self_.as_super().inner.len()
-    }
-
-    /// The item at ``index``, shared: changing it changes this Sequence.
-    fn __getitem__(self_: PyRef<'_, Self>, index: isize) -> PyResult<PyObject> {
-        let item = self_.as_super().inner.item(index)?;
-        shared_to_python(self_.py(), Node::Single(item))
     }
 }
 

@@ -1,44 +1,28 @@
-//! Thin PyO3 bindings over `tokenmill-core`. One file per pipeline stage; each registers a
-//! submodule of `tokenmill._native` that the matching `python/tokenmill/*.py` re-exports.
+//! Thin PyO3 bindings over `tokenmill-core`: the extension module `tokenmill._native`, whose
+//! submodules the matching `python/tokenmill/*.py` re-export. What lives where:
+//!
+//! - Pipeline stages, one file each: `normalizers.rs` (also `Regex`, `NormalizedString`),
+//!   `pre_tokenizers.rs`, `models.rs` (+ `unigram.rs`: `Unigram`, `UnigramTrainer`),
+//!   `processors.rs`, `decoders.rs` (+ `DecodeStream`), `trainers.rs`; `custom.rs`: components
+//!   written in Python (+ `PreTokenizedString`).
+//! - Shared by the stages: `shared.rs` (one component value shared by every Python object that
+//!   holds it, and the `getter!` / `setter!` accessors), `stage.rs` (the one definition of a
+//!   stage's base class and `Sequence`, and the Tokenizer's stage properties), `repr.rs`
+//!   (`tokenizers`' repr format), `foreign.rs` (accepting `tokenizers` objects), `errors.rs`.
+//! - The Tokenizer: `tokenizer.rs`, its state (`tokenizer_state.rs`, `snapshot_cell.rs`), its
+//!   inputs and outputs (`input_texts.rs`, `model_inputs.rs`, `encoding.rs`, `id_lists.rs`),
+//!   `gc_pause.rs`, `off_loop.rs` (asyncio).
+//! - Other front ends: `tiktoken.rs`, `sentencepiece.rs`, `words.rs` / `collocations.rs`.
+//! - `memory.rs`: the allocator's policy. Loading the module tunes only tokenmill's own
+//!   allocator (mimalloc, private to this extension); process-wide tuning (transparent huge
+//!   pages off while training) happens only with `TOKENMILL_TUNE_MEMORY=1` (see there).
 use pyo3::prelude::*;
 
 /// mimalloc instead of the system allocator: the pipeline allocates many short-lived small
-/// buffers per document, which glibc's malloc serves slowly (and with page-fault churn).
+/// buffers per document, which glibc's malloc serves slowly (and with page-fault churn). Its
+/// policy is set in `memory.rs`.
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
-extern "C" {
-    /// mimalloc's runtime option setter (part of the statically linked mimalloc library).
-    fn mi_option_set(option: std::os::raw::c_int, value: std::os::raw::c_long);
-}
-
-/// `mi_option_purge_delay` in mimalloc's `mi_option_t` (the same index in v2 and in v3, which the
-/// `mimalloc` crate builds).
-const MI_OPTION_PURGE_DELAY: std::os::raw::c_int = 15;
-
-/// The purge delay outside training: never (see [`tune_allocator`]; training sets its own,
-/// `memory.rs`).
-const ENCODING_PURGE_DELAY: std::os::raw::c_long = -1;
-
-/// `mi_option_allow_thp` in mimalloc v3's `mi_option_t`.
-const MI_OPTION_ALLOW_THP: std::os::raw::c_int = 43;
-
-/// Keeps freed pages for reuse instead of handing them back to the OS after 10 ms: batch
-/// encoding frees and re-allocates buffers constantly, and re-faulting purged pages (the kernel
-/// zeroing them) cost ~20% of the time. Freed memory stays with the process, to be reused.
-///
-/// Also stops mimalloc from asking for transparent huge pages on the memory it maps: its pages
-/// are spread over 2 MiB regions, and with huge pages the kernel zeroes each whole region on first
-/// touch. That zeroing was half the time of the first `encode_batch` in a process (about 800 MB
-/// zeroed for 5 MB of text, against 120 MB with normal pages). Only mimalloc's own mappings are
-/// affected (no process-wide setting changes).
-fn tune_allocator() {
-    // SAFETY: sets plain integer options; valid at any time.
-    unsafe {
-        mi_option_set(MI_OPTION_PURGE_DELAY, ENCODING_PURGE_DELAY);
-        mi_option_set(MI_OPTION_ALLOW_THP, 0);
-    }
-}
 
 mod collocations;
 mod custom;
@@ -60,6 +44,7 @@ mod repr;
 mod sentencepiece;
 mod shared;
 mod snapshot_cell;
+mod stage;
 mod tiktoken;
 mod tokenizer;
 mod tokenizer_state;
@@ -95,7 +80,7 @@ fn _parallelism() -> (bool, bool, usize) {
 
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    tune_allocator();
+    memory::tune_allocator();
     m.add("__version__", tokenmill_core::version())?;
     m.add_function(wrap_pyfunction!(_parallelism, m)?)?;
     errors::register(m)?;

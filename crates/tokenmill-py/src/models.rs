@@ -82,7 +82,6 @@ impl PyModel {
 }
 
 /// The Python object of the right subclass (`BPE`, ...) for a core model (a new component).
-#[allow(dead_code)]
 pub(crate) fn to_python(py: Python<'_>, wrapper: ModelWrapper) -> PyResult<PyObject> {
     shared_to_python(py, Shared::new(wrapper))
 }
@@ -92,15 +91,11 @@ pub(crate) fn shared_to_python(py: Python<'_>, model: Shared<ModelWrapper>) -> P
     let base = PyClassInitializer::from(PyModel { inner: model.clone() });
     model.with(|m| {
         Ok(match m {
-            ModelWrapper::BPE(_) => Py::new(py, base.add_subclass(PyBPE {}))?.into_any(),
-            ModelWrapper::WordPiece(_) => {
-                Py::new(py, base.add_subclass(PyWordPiece {}))?.into_any()
-            }
-            ModelWrapper::WordLevel(_) => {
-                Py::new(py, base.add_subclass(PyWordLevel {}))?.into_any()
-            }
+            ModelWrapper::BPE(_) => Py::new(py, base.add_subclass(PyBPE))?.into_any(),
+            ModelWrapper::WordPiece(_) => Py::new(py, base.add_subclass(PyWordPiece))?.into_any(),
+            ModelWrapper::WordLevel(_) => Py::new(py, base.add_subclass(PyWordLevel))?.into_any(),
             ModelWrapper::Unigram(_) => {
-                Py::new(py, base.add_subclass(crate::unigram::PyUnigram {}))?.into_any()
+                Py::new(py, base.add_subclass(crate::unigram::PyUnigram))?.into_any()
             }
         })
     })
@@ -206,7 +201,7 @@ impl PyModel {
 /// `merges.txt` (also `encoder.json` and `vocab.bpe`). `dropout_seed` (tokenmill only) makes
 /// dropout reproducible.
 #[pyclass(extends = PyModel, module = "tokenmill.models", name = "BPE")]
-pub struct PyBPE {}
+pub struct PyBPE;
 
 fn extract_merges(merges: &Bound<'_, PyAny>) -> PyResult<Merges> {
     let list = merges.downcast::<PyList>().map_err(|_| {
@@ -302,7 +297,7 @@ impl PyBPE {
             ignore_merges,
         };
         let model = build_bpe(py, vocab, merges, options)?;
-        Ok((PyBPE {}, PyModel::new(ModelWrapper::BPE(model))))
+        Ok((PyBPE, PyModel::new(ModelWrapper::BPE(model))))
     }
 
     /// Reads `vocab.json` + `merges.txt` (or `encoder.json` + `vocab.bpe`) and returns
@@ -414,6 +409,23 @@ impl PyBPE {
     }
 }
 
+/// A `vocab` argument: a dict token → id, or the path of a file.
+enum VocabArg {
+    Map(HashMap<String, u32>),
+    File(PathBuf),
+}
+
+/// Reads a `vocab` argument; `file` names the expected file in the error.
+fn vocab_arg(vocab: &Bound<'_, PyAny>, file: &str) -> PyResult<VocabArg> {
+    if vocab.is_instance_of::<PyDict>() {
+        return Ok(VocabArg::Map(vocab.extract()?));
+    }
+    let path = vocab.extract().map_err(|_| {
+        PyTypeError::new_err(format!("vocab must be a dict token → id or the path of a {file}"))
+    })?;
+    Ok(VocabArg::File(path))
+}
+
 /// WordPiece model (BERT's subwords), as `tokenizers.models.WordPiece`: each word becomes the
 /// longest vocabulary token it starts with, then the longest continuation token
 /// (`continuing_subword_prefix` + text) the rest starts with, and so on. A word longer than
@@ -422,7 +434,7 @@ impl PyBPE {
 ///
 /// `vocab` is a dict token → id or the path of a `vocab.txt` (one token per line).
 #[pyclass(extends = PyModel, module = "tokenmill.models", name = "WordPiece")]
-pub struct PyWordPiece {}
+pub struct PyWordPiece;
 
 #[pymethods]
 impl PyWordPiece {
@@ -447,20 +459,13 @@ impl PyWordPiece {
         if let Some(prefix) = continuing_subword_prefix {
             builder = builder.continuing_subword_prefix(prefix);
         }
-        match vocab {
+        match vocab.map(|v| vocab_arg(v, "vocab.txt")).transpose()? {
             None => {}
-            Some(v) if v.is_instance_of::<PyDict>() => builder = builder.vocab(v.extract()?),
-            Some(v) => {
-                let path: PathBuf = v.extract().map_err(|_| {
-                    PyTypeError::new_err(
-                        "vocab must be a dict token → id or the path of a vocab.txt",
-                    )
-                })?;
-                builder = builder.file(path);
-            }
+            Some(VocabArg::Map(vocab)) => builder = builder.vocab(vocab),
+            Some(VocabArg::File(path)) => builder = builder.file(path),
         }
         let model = py.allow_threads(|| builder.build()).py()?;
-        Ok((PyWordPiece {}, PyModel::new(ModelWrapper::WordPiece(model))))
+        Ok((PyWordPiece, PyModel::new(ModelWrapper::WordPiece(model))))
     }
 
     /// Reads `vocab.txt` and returns the dict token → id (the line number, from 0). A
@@ -519,7 +524,7 @@ impl PyWordPiece {
 ///
 /// `vocab` is a dict token → id or the path of a `vocab.json`.
 #[pyclass(extends = PyModel, module = "tokenmill.models", name = "WordLevel")]
-pub struct PyWordLevel {}
+pub struct PyWordLevel;
 
 #[pymethods]
 impl PyWordLevel {
@@ -534,20 +539,13 @@ impl PyWordLevel {
         if let Some(unk) = unk_token {
             builder = builder.unk_token(unk);
         }
-        match vocab {
+        match vocab.map(|v| vocab_arg(v, "vocab.json")).transpose()? {
             None => {}
-            Some(v) if v.is_instance_of::<PyDict>() => builder = builder.vocab(v.extract()?),
-            Some(v) => {
-                let path: PathBuf = v.extract().map_err(|_| {
-                    PyTypeError::new_err(
-                        "vocab must be a dict token → id or the path of a vocab.json",
-                    )
-                })?;
-                builder = builder.file(path);
-            }
+            Some(VocabArg::Map(vocab)) => builder = builder.vocab(vocab),
+            Some(VocabArg::File(path)) => builder = builder.file(path),
         }
         let model = py.allow_threads(|| builder.build()).py()?;
-        Ok((PyWordLevel {}, PyModel::new(ModelWrapper::WordLevel(model))))
+        Ok((PyWordLevel, PyModel::new(ModelWrapper::WordLevel(model))))
     }
 
     /// Reads `vocab.json` and returns the dict token → id. Malformed JSON or an id that is not

@@ -6,7 +6,7 @@
 //! `tokenmill.NormalizedString` (a string with its alignments, for exploring normalizers).
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyList, PySlice, PyTuple};
+use pyo3::types::{PyBytes, PySlice, PyTuple};
 
 use tokenmill_core::normalizers::{
     BertNormalizer, ByteLevel, Lowercase, Nmt, NormalizerWrapper, Precompiled, Prepend, Replace,
@@ -15,136 +15,72 @@ use tokenmill_core::normalizers::{
 use tokenmill_core::tokenizer::{NormalizedString, Normalizer, SplitDelimiterBehavior};
 use tokenmill_core::utils::offsets::ByteToCharOffsets;
 use tokenmill_core::utils::regex::Regex;
-use tokenmill_core::Error;
 
 use crate::errors::ToPyResult;
-use crate::foreign::{adopt, Adopted};
-use crate::shared::{getter, resolve_index, setter, Node};
+use crate::shared::{getter, resolve_index, setter};
+use crate::stage::stage_classes;
 
-/// Base class of all normalizers. Not meant to be built directly: build one of its
-/// subclasses (``NFC()``, ``BertNormalizer()``, ...).
-///
-/// The component is shared (see `shared.rs`): a normalizer assigned to a Tokenizer or put in a
-/// Sequence is the same object there, so changing its attributes changes them everywhere.
-#[pyclass(subclass, module = "tokenmill.normalizers", name = "Normalizer")]
-#[derive(Clone)]
-pub struct PyNormalizer {
-    pub(crate) inner: Node<NormalizerWrapper>,
-}
-
-impl PyNormalizer {
-    pub(crate) fn new(inner: impl Into<NormalizerWrapper>) -> Self {
-        PyNormalizer { inner: Node::new(inner.into()) }
+stage_classes! {
+    /// Base class of all normalizers. Not meant to be built directly: build one of its
+    /// subclasses (``NFC()``, ``BertNormalizer()``, ...).
+    ///
+    /// The component is shared (see `shared.rs`): a normalizer assigned to a Tokenizer or put in
+    /// a Sequence is the same object there, so changing its attributes changes them everywhere.
+    base PyNormalizer(NormalizerWrapper), "tokenmill.normalizers", "Normalizer", "normalizer",
+        restore SameKind;
+    /// Runs several normalizers one after the other. Nested sequences are flattened (as in
+    /// ``tokenizers``). Supports ``len``, indexing and item assignment.
+    ///
+    /// Args:
+    ///     normalizers (list of Normalizer): the normalizers, in order.
+    sequence PySequence(normalizers, "(self, normalizers)"), items Shared,
+        set_item PyTypeError("normalizer should not be a sequence");
+    subclasses {
+        BertNormalizer => PyBertNormalizer,
+        Strip => PyStrip,
+        StripAccents => PyStripAccents,
+        NFC => PyNFC,
+        NFD => PyNFD,
+        NFKC => PyNFKC,
+        NFKD => PyNFKD,
+        // A Sequence nested in a Sequence stays one item (as in tokenizers).
+        Sequence => PySequence,
+        Lowercase => PyLowercase,
+        Nmt => PyNmt,
+        Precompiled => PyPrecompiled,
+        Replace => PyReplace,
+        Prepend => PyPrepend,
+        ByteLevel => PyByteLevel,
     }
-}
-
-#[pymethods]
-impl PyNormalizer {
+    plain { Custom }
     /// A normalizer written in Python: ``normalizer`` is any object with a
     /// ``normalize(self, normalized: NormalizedString)`` method that edits it in place. It
     /// runs with the GIL; a tokenizer holding it cannot be saved or pickled.
-    #[staticmethod]
-    #[pyo3(text_signature = "(normalizer)")]
-    fn custom(normalizer: Py<PyAny>) -> Self {
-        PyNormalizer::new(crate::custom::custom_normalizer(normalizer))
-    }
-
-    /// Normalizes a ``tokenmill.NormalizedString`` in place, keeping its alignments.
-    #[pyo3(text_signature = "(self, normalized)")]
-    fn normalize(
-        &self,
-        py: Python<'_>,
-        mut normalized: PyRefMut<'_, PyNormalizedString>,
-    ) -> PyResult<()> {
-        let target = normalized.get_mut()?;
-        self.inner.with(|inner| py.allow_threads(move || inner.normalize(target))).py()
-    }
-
-    /// Normalizes a string and returns the result (no alignments; see ``normalize``).
-    #[pyo3(text_signature = "(self, sequence)")]
-    fn normalize_str(&self, py: Python<'_>, sequence: &str) -> PyResult<String> {
-        self.inner.with(|inner| py.allow_threads(move || inner.normalize_str(sequence))).py()
-    }
-
-    fn __getstate__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
-        let json = serde_json::to_string(&self.inner.snapshot()).map_err(Error::from).py()?;
-        Ok(PyBytes::new(py, json.as_bytes()))
-    }
-
-    fn __setstate__(&mut self, state: &Bound<'_, PyAny>) -> PyResult<()> {
-        let json: Vec<u8> = match state.extract::<String>() {
-            Ok(s) => s.into_bytes(),
-            Err(_) => state.extract::<Vec<u8>>()?,
-        };
-        let inner: NormalizerWrapper = serde_json::from_slice(&json).map_err(Error::from).py()?;
-        let current = self.inner.snapshot();
-        if std::mem::discriminant(&inner) != std::mem::discriminant(&current) {
-            return Err(PyTypeError::new_err(format!(
-                "cannot restore a {} normalizer into a {} object",
-                inner.type_name(),
-                current.type_name()
-            )));
+    custom(normalizer) => crate::custom::custom_normalizer;
+    methods {
+        /// Normalizes a ``tokenmill.NormalizedString`` in place, keeping its alignments.
+        #[pyo3(text_signature = "(self, normalized)")]
+        fn normalize(
+            &self,
+            py: Python<'_>,
+            mut normalized: PyRefMut<'_, PyNormalizedString>,
+        ) -> PyResult<()> {
+            let target = normalized.get_mut()?;
+            self.inner.with(|inner| py.allow_threads(move || inner.normalize(target))).py()
         }
-        self.inner.replace(inner);
-        Ok(())
-    }
 
-    fn __repr__(&self) -> PyResult<String> {
-        crate::repr::repr(&self.inner.snapshot()).map_err(|e| PyValueError::new_err(e.to_string()))
-    }
+        /// Normalizes a string and returns the result (no alignments; see ``normalize``).
+        #[pyo3(text_signature = "(self, sequence)")]
+        fn normalize_str(&self, py: Python<'_>, sequence: &str) -> PyResult<String> {
+            self.inner.with(|inner| py.allow_threads(move || inner.normalize_str(sequence))).py()
+        }
 
-    fn __str__(&self) -> PyResult<String> {
-        crate::repr::to_str(&self.inner.snapshot())
-            .map_err(|e| PyValueError::new_err(e.to_string()))
+        fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+            other
+                .extract::<PyRef<'_, PyNormalizer>>()
+                .is_ok_and(|o| o.inner.snapshot() == self.inner.snapshot())
+        }
     }
-
-    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
-        other
-            .extract::<PyRef<'_, PyNormalizer>>()
-            .is_ok_and(|o| o.inner.snapshot() == self.inner.snapshot())
-    }
-}
-
-/// Builds the Python object (of the right subclass) for a core normalizer (a new component).
-#[allow(dead_code)] // for bindings that build components from core values
-pub(crate) fn to_python(py: Python<'_>, wrapper: NormalizerWrapper) -> PyResult<PyObject> {
-    shared_to_python(py, Node::new(wrapper))
-}
-
-/// Builds the Python object (of the right subclass) that shares `node`.
-pub(crate) fn shared_to_python(
-    py: Python<'_>,
-    node: Node<NormalizerWrapper>,
-) -> PyResult<PyObject> {
-    let base = PyClassInitializer::from(PyNormalizer { inner: node.clone() });
-    macro_rules! build {
-        ($sub:expr) => {
-            Py::new(py, base.add_subclass($sub))?.into_any()
-        };
-    }
-    let Node::Single(cell) = &node else {
-        return Ok(build!(PySequence));
-    };
-    cell.with(|w| {
-        Ok(match w {
-            NormalizerWrapper::BertNormalizer(_) => build!(PyBertNormalizer),
-            NormalizerWrapper::Strip(_) => build!(PyStrip),
-            NormalizerWrapper::StripAccents(_) => build!(PyStripAccents),
-            NormalizerWrapper::NFC(_) => build!(PyNFC),
-            NormalizerWrapper::NFD(_) => build!(PyNFD),
-            NormalizerWrapper::NFKC(_) => build!(PyNFKC),
-            NormalizerWrapper::NFKD(_) => build!(PyNFKD),
-            // A Sequence nested in a Sequence stays one item (as in tokenizers).
-            NormalizerWrapper::Sequence(_) => build!(PySequence),
-            NormalizerWrapper::Lowercase(_) => build!(PyLowercase),
-            NormalizerWrapper::Nmt(_) => build!(PyNmt),
-            NormalizerWrapper::Precompiled(_) => build!(PyPrecompiled),
-            NormalizerWrapper::Replace(_) => build!(PyReplace),
-            NormalizerWrapper::Prepend(_) => build!(PyPrepend),
-            NormalizerWrapper::ByteLevel(_) => build!(PyByteLevel),
-            NormalizerWrapper::Custom(_) => Py::new(py, base)?.into_any(),
-        })
-    })
 }
 
 /// Declares a normalizer class without parameters.
@@ -428,64 +364,6 @@ impl PyPrecompiled {
 
     fn __getnewargs__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
         PyTuple::new(py, [PyBytes::new(py, b"")])
-    }
-}
-
-/// Runs several normalizers one after the other. Nested sequences are flattened (as in
-/// ``tokenizers``). Supports ``len``, indexing and item assignment.
-///
-/// Args:
-///     normalizers (list of Normalizer): the normalizers, in order.
-#[pyclass(extends = PyNormalizer, module = "tokenmill.normalizers", name = "Sequence")]
-pub struct PySequence;
-
-#[pymethods]
-impl PySequence {
-    #[new]
-    #[pyo3(text_signature = "(self, normalizers)")]
-    fn new(normalizers: &Bound<'_, PyList>) -> PyResult<(Self, PyNormalizer)> {
-        let mut items = Vec::with_capacity(normalizers.len());
-        for item in normalizers.iter() {
-            let normalizer = adopt::<PyNormalizer>(&item)?
-                .extract::<PyRef<'_, PyNormalizer>>()
-                .map_err(|_| {
-                    PyTypeError::new_err(
-                        "Sequence expects a list of tokenmill.normalizers.Normalizer",
-                    )
-                })?;
-            // The items are shared with the objects given (as in tokenizers); sequences are
-            // flattened.
-            items.extend(normalizer.inner.items());
-        }
-        Ok((PySequence, PyNormalizer { inner: Node::sequence(items) }))
-    }
-
-    fn __getnewargs__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
-        PyTuple::new(py, [PyList::empty(py)])
-    }
-
-    fn __len__(self_: PyRef<'_, Self>) -> usize {
-        self_.as_super().inner.len()
-    }
-
-    /// The item at ``index``, shared: changing it changes this Sequence.
-    fn __getitem__(self_: PyRef<'_, Self>, index: isize) -> PyResult<PyObject> {
-        let item = self_.as_super().inner.item(index)?;
-        shared_to_python(self_.py(), Node::Single(item))
-    }
-
-    /// Replaces the value of the item at ``index`` (objects holding that item see the change).
-    fn __setitem__(
-        self_: PyRef<'_, Self>,
-        index: isize,
-        value: Adopted<'_, PyNormalizer>,
-    ) -> PyResult<()> {
-        let Node::Single(new_value) = &value.inner else {
-            return Err(PyTypeError::new_err("normalizer should not be a sequence"));
-        };
-        let new_value = new_value.snapshot();
-        self_.as_super().inner.item(index)?.set(new_value);
-        Ok(())
     }
 }
 

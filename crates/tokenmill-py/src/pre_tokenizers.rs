@@ -1,9 +1,9 @@
 //! `tokenmill._native.pre_tokenizers`: the pre-tokenizer classes, with `tokenizers`' names,
 //! constructor signatures and properties. Each concrete class extends `PreTokenizer`, which
 //! holds the core `PreTokenizerWrapper` (what the Tokenizer binding takes and gives back).
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
+use pyo3::types::{PyDict, PyTuple};
 
 use tokenmill_core::pre_tokenizers::{
     BertPreTokenizer, ByteLevel, CharDelimiterSplit, Digits, FixedLength, Metaspace,
@@ -17,90 +17,66 @@ use tokenmill_core::tokenizer::{
 use tokenmill_core::Error;
 
 use crate::errors::ToPyResult;
-use crate::foreign::{adopt, Adopted};
 use crate::normalizers::PyRegex;
-use crate::shared::{getter, setter, Node};
+use crate::shared::{getter, setter};
+use crate::stage::stage_classes;
 
-/// Base class of all pre-tokenizers. Not meant to be built directly: build one of its
-/// subclasses (``ByteLevel()``, ``Whitespace()``, ...).
-#[pyclass(subclass, module = "tokenmill.pre_tokenizers", name = "PreTokenizer")]
-///
-/// The component is shared (see `shared.rs`): a pre-tokenizer assigned to a Tokenizer or put
-/// in a Sequence is the same object there, so changing its attributes changes them everywhere.
-#[derive(Clone)]
-pub struct PyPreTokenizer {
-    pub(crate) inner: Node<PreTokenizerWrapper>,
-}
-
-impl PyPreTokenizer {
-    pub(crate) fn new(inner: impl Into<PreTokenizerWrapper>) -> Self {
-        PyPreTokenizer { inner: Node::new(inner.into()) }
+stage_classes! {
+    /// Base class of all pre-tokenizers. Not meant to be built directly: build one of its
+    /// subclasses (``ByteLevel()``, ``Whitespace()``, ...).
+    ///
+    /// The component is shared (see `shared.rs`): a pre-tokenizer assigned to a Tokenizer or put
+    /// in a Sequence is the same object there, so changing its attributes changes them everywhere.
+    base PyPreTokenizer(PreTokenizerWrapper), "tokenmill.pre_tokenizers", "PreTokenizer",
+        "pre-tokenizer", restore SameKind;
+    /// Applies several pre-tokenizers in order, each to the pieces the previous one made.
+    /// Nested sequences are flattened. ``seq[i]`` gives the i-th one (shared: changing it changes
+    /// the Sequence); ``seq[i] = pre_tokenizer`` replaces it.
+    sequence PySequence(pretokenizers), items Shared,
+        set_item PyTypeError("pre_tokenizer should not be a sequence");
+    subclasses {
+        BertPreTokenizer => PyBertPreTokenizer,
+        ByteLevel => PyByteLevel,
+        Delimiter => PyCharDelimiterSplit,
+        Metaspace => PyMetaspace,
+        Whitespace => PyWhitespace,
+        Sequence => PySequence,
+        Split => PySplit,
+        Punctuation => PyPunctuation,
+        WhitespaceSplit => PyWhitespaceSplit,
+        Digits => PyDigits,
+        UnicodeScripts => PyUnicodeScripts,
+        FixedLength => PyFixedLength,
     }
-}
-
-#[pymethods]
-impl PyPreTokenizer {
+    plain { Custom }
     /// A pre-tokenizer written in Python: ``pre_tokenizer`` is any object with a
     /// ``pre_tokenize(self, pretok: PreTokenizedString)`` method that splits it in place
     /// (``pretok.split(func)``). It runs with the GIL; a tokenizer holding it cannot be saved
     /// or pickled.
-    #[staticmethod]
-    #[pyo3(text_signature = "(pre_tokenizer)")]
-    fn custom(pre_tokenizer: Py<PyAny>) -> Self {
-        PyPreTokenizer::new(crate::custom::custom_pre_tokenizer(pre_tokenizer))
-    }
-
-    /// Pre-tokenizes a ``tokenmill.PreTokenizedString`` in place.
-    #[pyo3(text_signature = "(self, pretok)")]
-    fn pre_tokenize(
-        &self,
-        mut pretok: PyRefMut<'_, crate::custom::PyPreTokenizedString>,
-    ) -> PyResult<()> {
-        let target = &mut pretok.inner;
-        self.inner.with(|inner| inner.pre_tokenize(target)).py()
-    }
-
-    /// Pre-tokenizes a string: a list of ``(piece, (start, end))`` with offsets as character
-    /// indexes into ``sequence``.
-    #[pyo3(text_signature = "(self, sequence)")]
-    fn pre_tokenize_str(
-        &self,
-        py: Python<'_>,
-        sequence: String,
-    ) -> PyResult<Vec<(String, Offsets)>> {
-        self.inner.with(|inner| py.allow_threads(move || pre_tokenize_str(inner, &sequence))).py()
-    }
-
-    fn __getstate__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
-        let json = serde_json::to_string(&self.inner.snapshot()).map_err(Error::from).py()?;
-        Ok(PyBytes::new(py, json.as_bytes()))
-    }
-
-    fn __setstate__(&mut self, state: &Bound<'_, PyAny>) -> PyResult<()> {
-        let json: Vec<u8> = match state.extract::<String>() {
-            Ok(s) => s.into_bytes(),
-            Err(_) => state.extract::<Vec<u8>>()?,
-        };
-        let inner: PreTokenizerWrapper = serde_json::from_slice(&json).map_err(Error::from).py()?;
-        let current = self.inner.snapshot();
-        if std::mem::discriminant(&inner) != std::mem::discriminant(&current) {
-            return Err(PyTypeError::new_err(format!(
-                "cannot restore a {} pre-tokenizer into a {} object",
-                type_name(&inner),
-                type_name(&current)
-            )));
+    custom(pre_tokenizer) => crate::custom::custom_pre_tokenizer;
+    methods {
+        /// Pre-tokenizes a ``tokenmill.PreTokenizedString`` in place.
+        #[pyo3(text_signature = "(self, pretok)")]
+        fn pre_tokenize(
+            &self,
+            mut pretok: PyRefMut<'_, crate::custom::PyPreTokenizedString>,
+        ) -> PyResult<()> {
+            let target = &mut pretok.inner;
+            self.inner.with(|inner| inner.pre_tokenize(target)).py()
         }
-        self.inner.replace(inner);
-        Ok(())
-    }
 
-    fn __repr__(&self) -> PyResult<String> {
-        crate::repr::repr(&self.inner.snapshot()).map_err(|e| PyValueError::new_err(e.to_string()))
-    }
-
-    fn __str__(&self) -> PyResult<String> {
-        crate::repr::to_str(&self.inner.snapshot())
-            .map_err(|e| PyValueError::new_err(e.to_string()))
+        /// Pre-tokenizes a string: a list of ``(piece, (start, end))`` with offsets as character
+        /// indexes into ``sequence``.
+        #[pyo3(text_signature = "(self, sequence)")]
+        fn pre_tokenize_str(
+            &self,
+            py: Python<'_>,
+            sequence: String,
+        ) -> PyResult<Vec<(String, Offsets)>> {
+            self.inner
+                .with(|inner| py.allow_threads(move || pre_tokenize_str(inner, &sequence)))
+                .py()
+        }
     }
 }
 
@@ -116,63 +92,6 @@ fn pre_tokenize_str(
         .into_iter()
         .map(|(piece, offsets, _)| (piece.to_string(), offsets))
         .collect())
-}
-
-fn type_name(w: &PreTokenizerWrapper) -> &'static str {
-    match w {
-        PreTokenizerWrapper::BertPreTokenizer(_) => "BertPreTokenizer",
-        PreTokenizerWrapper::ByteLevel(_) => "ByteLevel",
-        PreTokenizerWrapper::Delimiter(_) => "CharDelimiterSplit",
-        PreTokenizerWrapper::Metaspace(_) => "Metaspace",
-        PreTokenizerWrapper::Whitespace(_) => "Whitespace",
-        PreTokenizerWrapper::Sequence(_) => "Sequence",
-        PreTokenizerWrapper::Split(_) => "Split",
-        PreTokenizerWrapper::Punctuation(_) => "Punctuation",
-        PreTokenizerWrapper::WhitespaceSplit(_) => "WhitespaceSplit",
-        PreTokenizerWrapper::Digits(_) => "Digits",
-        PreTokenizerWrapper::UnicodeScripts(_) => "UnicodeScripts",
-        PreTokenizerWrapper::FixedLength(_) => "FixedLength",
-        PreTokenizerWrapper::Custom(_) => "Custom",
-    }
-}
-
-/// Builds the Python object (of the right subclass) for a core pre-tokenizer (a new component).
-#[allow(dead_code)] // for bindings that build components from core values
-pub(crate) fn to_python(py: Python<'_>, wrapper: PreTokenizerWrapper) -> PyResult<PyObject> {
-    shared_to_python(py, Node::new(wrapper))
-}
-
-/// Builds the Python object (of the right subclass) that shares `node`.
-pub(crate) fn shared_to_python(
-    py: Python<'_>,
-    node: Node<PreTokenizerWrapper>,
-) -> PyResult<PyObject> {
-    let base = PyClassInitializer::from(PyPreTokenizer { inner: node.clone() });
-    macro_rules! build {
-        ($sub:expr) => {
-            Py::new(py, base.add_subclass($sub))?.into_any()
-        };
-    }
-    let Node::Single(cell) = &node else {
-        return Ok(build!(PySequence));
-    };
-    cell.with(|w| {
-        Ok(match w {
-            PreTokenizerWrapper::BertPreTokenizer(_) => build!(PyBertPreTokenizer),
-            PreTokenizerWrapper::ByteLevel(_) => build!(PyByteLevel),
-            PreTokenizerWrapper::Delimiter(_) => build!(PyCharDelimiterSplit),
-            PreTokenizerWrapper::Metaspace(_) => build!(PyMetaspace),
-            PreTokenizerWrapper::Whitespace(_) => build!(PyWhitespace),
-            PreTokenizerWrapper::Sequence(_) => build!(PySequence),
-            PreTokenizerWrapper::Split(_) => build!(PySplit),
-            PreTokenizerWrapper::Punctuation(_) => build!(PyPunctuation),
-            PreTokenizerWrapper::WhitespaceSplit(_) => build!(PyWhitespaceSplit),
-            PreTokenizerWrapper::Digits(_) => build!(PyDigits),
-            PreTokenizerWrapper::UnicodeScripts(_) => build!(PyUnicodeScripts),
-            PreTokenizerWrapper::FixedLength(_) => build!(PyFixedLength),
-            PreTokenizerWrapper::Custom(_) => Py::new(py, base)?.into_any(),
-        })
-    })
 }
 
 /// Parses `"removed"`, `"isolated"`, `"merged_with_previous"`, `"merged_with_next"`,
@@ -543,55 +462,6 @@ impl PyFixedLength {
     #[setter]
     fn set_length(self_: PyRef<'_, Self>, length: usize) -> PyResult<()> {
         setter!(self_, PreTokenizerWrapper::FixedLength, |p| p.length = length)
-    }
-}
-
-/// Applies several pre-tokenizers in order, each to the pieces the previous one made.
-/// Nested sequences are flattened. ``seq[i]`` gives the i-th one (shared: changing it changes the
-/// Sequence); ``seq[i] = pre_tokenizer`` replaces it.
-#[pyclass(extends = PyPreTokenizer, module = "tokenmill.pre_tokenizers", name = "Sequence")]
-pub struct PySequence;
-
-#[pymethods]
-impl PySequence {
-    #[new]
-    fn new(pretokenizers: &Bound<'_, PyList>) -> PyResult<(Self, PyPreTokenizer)> {
-        let mut items = Vec::with_capacity(pretokenizers.len());
-        for item in pretokenizers.iter() {
-            let p: PyRef<'_, PyPreTokenizer> = adopt::<PyPreTokenizer>(&item)?.extract()?;
-            // The items are shared with the objects given (as in tokenizers); sequences are
-            // flattened.
-            items.extend(p.inner.items());
-        }
-        Ok((PySequence, PyPreTokenizer { inner: Node::sequence(items) }))
-    }
-
-    fn __getnewargs__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
-        PyTuple::new(py, [PyList::empty(py)])
-    }
-
-    fn __len__(self_: PyRef<'_, Self>) -> usize {
-        self_.as_super().inner.len()
-    }
-
-    /// The item at ``index``, shared: changing it changes this Sequence.
-    fn __getitem__(self_: PyRef<'_, Self>, index: isize) -> PyResult<PyObject> {
-        let item = self_.as_super().inner.item(index)?;
-        shared_to_python(self_.py(), Node::Single(item))
-    }
-
-    /// Replaces the value of the item at ``index`` (objects holding that item see the change).
-    fn __setitem__(
-        self_: PyRef<'_, Self>,
-        index: isize,
-        value: Adopted<'_, PyPreTokenizer>,
-    ) -> PyResult<()> {
-        let Node::Single(new_value) = &value.inner else {
-            return Err(PyTypeError::new_err("pre_tokenizer should not be a sequence"));
-        };
-        let new_value = new_value.snapshot();
-        self_.as_super().inner.item(index)?.set(new_value);
-        Ok(())
     }
 }
 

@@ -2,7 +2,7 @@
 //! constructors, attributes and methods of `tokenizers.processors`.
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
+use pyo3::types::{PyDict, PyTuple};
 use tokenmill_core::processors::{
     BertProcessing, ByteLevel, PostProcessorWrapper, RobertaProcessing, SpecialToken, Template,
     TemplateProcessing, Tokens,
@@ -11,105 +11,58 @@ use tokenmill_core::tokenizer::PostProcessor;
 
 use crate::encoding::PyEncoding;
 use crate::errors::ToPyResult;
-use crate::foreign::{adopt, Adopted};
-use crate::shared::{getter, setter, Node};
+use crate::shared::{getter, setter};
+use crate::stage::stage_classes;
 
-/// Base class of all post-processors. A post-processor adds the special tokens a model expects
-/// (e.g. ``[CLS]``/``[SEP]``) and joins the encodings of a pair of inputs into one.
-///
-/// Not built directly: use one of the subclasses.
-#[pyclass(subclass, module = "tokenmill.processors", name = "PostProcessor")]
-///
-/// The component is shared (see `shared.rs`): a post-processor assigned to a Tokenizer or put
-/// in a Sequence is the same object there, so changing its attributes changes them everywhere.
-#[derive(Clone)]
-pub struct PyPostProcessor {
-    pub(crate) inner: Node<PostProcessorWrapper>,
-}
-
-impl PyPostProcessor {
-    fn init(inner: impl Into<PostProcessorWrapper>) -> PyClassInitializer<PyPostProcessor> {
-        PyClassInitializer::from(PyPostProcessor { inner: Node::new(inner.into()) })
+stage_classes! {
+    /// Base class of all post-processors. A post-processor adds the special tokens a model
+    /// expects (e.g. ``[CLS]``/``[SEP]``) and joins the encodings of a pair of inputs into one.
+    ///
+    /// Not built directly: use one of the subclasses.
+    ///
+    /// The component is shared (see `shared.rs`): a post-processor assigned to a Tokenizer or put
+    /// in a Sequence is the same object there, so changing its attributes changes them everywhere.
+    base PyPostProcessor(PostProcessorWrapper), "tokenmill.processors", "PostProcessor",
+        "post-processor", restore AnyKind;
+    /// Post-processors applied in order, each on the output of the previous one.
+    ///
+    /// Args:
+    ///     processors (List[PostProcessor]): the post-processors (nested Sequences are flattened).
+    sequence PySequence(processors), items Shared,
+        set_item PyValueError("processor should not be a sequence");
+    subclasses {
+        Roberta => PyRobertaProcessing,
+        Bert => PyBertProcessing,
+        ByteLevel => PyByteLevel,
+        Template => PyTemplateProcessing,
+        Sequence => PySequence,
     }
-}
+    plain {}
+    methods {
+        /// The number of special tokens this post-processor adds to a single input
+        /// (``is_pair=False``) or to a pair.
+        #[pyo3(signature = (is_pair))]
+        fn num_special_tokens_to_add(&self, is_pair: bool) -> usize {
+            self.inner.with(|p| p.added_tokens(is_pair))
+        }
 
-/// The Python object of the right subclass for a core post-processor (a new component).
-#[allow(dead_code)] // for bindings that build components from core values
-pub(crate) fn to_python(py: Python<'_>, wrapper: PostProcessorWrapper) -> PyResult<PyObject> {
-    shared_to_python(py, Node::new(wrapper))
-}
-
-/// The Python object of the right subclass that shares `node` (for `tokenizer.post_processor`).
-pub(crate) fn shared_to_python(
-    py: Python<'_>,
-    node: Node<PostProcessorWrapper>,
-) -> PyResult<PyObject> {
-    let base = PyClassInitializer::from(PyPostProcessor { inner: node.clone() });
-    macro_rules! build {
-        ($sub:expr) => {
-            Py::new(py, base.add_subclass($sub))?.into_any()
-        };
-    }
-    let Node::Single(cell) = &node else {
-        return Ok(build!(PySequence {}));
-    };
-    cell.with(|w| {
-        Ok(match w {
-            PostProcessorWrapper::Roberta(_) => build!(PyRobertaProcessing {}),
-            PostProcessorWrapper::Bert(_) => build!(PyBertProcessing {}),
-            PostProcessorWrapper::ByteLevel(_) => build!(PyByteLevel {}),
-            PostProcessorWrapper::Template(_) => build!(PyTemplateProcessing {}),
-            PostProcessorWrapper::Sequence(_) => build!(PySequence {}),
-        })
-    })
-}
-
-#[pymethods]
-impl PyPostProcessor {
-    /// The number of special tokens this post-processor adds to a single input
-    /// (``is_pair=False``) or to a pair.
-    #[pyo3(signature = (is_pair))]
-    fn num_special_tokens_to_add(&self, is_pair: bool) -> usize {
-        self.inner.with(|p| p.added_tokens(is_pair))
-    }
-
-    /// Adds the special tokens to ``encoding`` (and joins ``pair`` after it), returning a new
-    /// :class:`~tokenmill.Encoding`; overflowing windows are processed too. Without
-    /// ``add_special_tokens`` only the joining (and offset trimming) happens.
-    #[pyo3(signature = (encoding, pair = None, add_special_tokens = true))]
-    fn process(
-        &self,
-        encoding: PyRef<'_, PyEncoding>,
-        pair: Option<PyRef<'_, PyEncoding>>,
-        add_special_tokens: bool,
-    ) -> PyResult<PyEncoding> {
-        let pair = pair.map(|p| p.to_encoding());
-        Ok(self
-            .inner
-            .with(|p| p.process(encoding.to_encoding(), pair, add_special_tokens))
-            .py()?
-            .into())
-    }
-
-    fn __getstate__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
-        Ok(PyBytes::new(py, self.inner.snapshot().to_json().py()?.as_bytes()))
-    }
-
-    fn __setstate__(&mut self, state: &[u8]) -> PyResult<()> {
-        let json = std::str::from_utf8(state).map_err(|e| {
-            PyValueError::new_err(format!("post-processor state is not UTF-8: {e}"))
-        })?;
-        self.inner.replace(PostProcessorWrapper::from_json(json).py()?);
-        Ok(())
-    }
-
-    fn __repr__(&self) -> PyResult<String> {
-        crate::repr::repr(&self.inner.snapshot()).map_err(|e| PyValueError::new_err(e.to_string()))
-    }
-
-    fn __str__(&self) -> PyResult<String> {
-        crate::repr::to_str(&self.inner.snapshot())
-            .map_err(|e| PyValueError::new_err(e.to_string()))
+        /// Adds the special tokens to ``encoding`` (and joins ``pair`` after it), returning a new
+        /// :class:`~tokenmill.Encoding`; overflowing windows are processed too. Without
+        /// ``add_special_tokens`` only the joining (and offset trimming) happens.
+        #[pyo3(signature = (encoding, pair = None, add_special_tokens = true))]
+        fn process(
+            &self,
+            encoding: PyRef<'_, PyEncoding>,
+            pair: Option<PyRef<'_, PyEncoding>>,
+            add_special_tokens: bool,
+        ) -> PyResult<PyEncoding> {
+            let pair = pair.map(|p| p.to_encoding());
+            Ok(self
+                .inner
+                .with(|p| p.process(encoding.to_encoding(), pair, add_special_tokens))
+                .py()?
+                .into())
+        }
     }
 }
 
@@ -120,14 +73,14 @@ impl PyPostProcessor {
 ///     sep (Tuple[str, int]): the separator token and its id.
 ///     cls (Tuple[str, int]): the classifier token and its id.
 #[pyclass(extends = PyPostProcessor, module = "tokenmill.processors", name = "BertProcessing")]
-pub struct PyBertProcessing {}
+pub struct PyBertProcessing;
 
 #[pymethods]
 impl PyBertProcessing {
     #[new]
     #[pyo3(signature = (sep, cls))]
-    fn new(sep: (String, u32), cls: (String, u32)) -> PyClassInitializer<Self> {
-        PyPostProcessor::init(BertProcessing::new(sep, cls)).add_subclass(PyBertProcessing {})
+    fn new(sep: (String, u32), cls: (String, u32)) -> (Self, PyPostProcessor) {
+        (PyBertProcessing, PyPostProcessor::new(BertProcessing::new(sep, cls)))
     }
 
     fn __getnewargs__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
@@ -165,7 +118,7 @@ impl PyBertProcessing {
 ///     add_prefix_space (bool, default True): whether the pre-tokenizer added a space in
 ///         front of the input (that space is then not trimmed off the first token).
 #[pyclass(extends = PyPostProcessor, module = "tokenmill.processors", name = "RobertaProcessing")]
-pub struct PyRobertaProcessing {}
+pub struct PyRobertaProcessing;
 
 #[pymethods]
 impl PyRobertaProcessing {
@@ -176,9 +129,9 @@ impl PyRobertaProcessing {
         cls: (String, u32),
         trim_offsets: bool,
         add_prefix_space: bool,
-    ) -> PyClassInitializer<Self> {
+    ) -> (Self, PyPostProcessor) {
         let p = RobertaProcessing { sep, cls, trim_offsets, add_prefix_space };
-        PyPostProcessor::init(p).add_subclass(PyRobertaProcessing {})
+        (PyRobertaProcessing, PyPostProcessor::new(p))
     }
 
     fn __getnewargs__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
@@ -233,7 +186,7 @@ impl PyRobertaProcessing {
 ///     use_regex (bool, default True): kept for tokenizer.json compatibility (the
 ///         pre-tokenizer's setting); no effect here.
 #[pyclass(extends = PyPostProcessor, module = "tokenmill.processors", name = "ByteLevel")]
-pub struct PyByteLevel {}
+pub struct PyByteLevel;
 
 #[pymethods]
 impl PyByteLevel {
@@ -244,14 +197,14 @@ impl PyByteLevel {
         trim_offsets: Option<bool>,
         use_regex: Option<bool>,
         _kwargs: Option<&Bound<'_, PyDict>>,
-    ) -> PyClassInitializer<Self> {
+    ) -> (Self, PyPostProcessor) {
         let d = ByteLevel::default();
         let p = ByteLevel::new(
             add_prefix_space.unwrap_or(d.add_prefix_space),
             trim_offsets.unwrap_or(d.trim_offsets),
             use_regex.unwrap_or(d.use_regex),
         );
-        PyPostProcessor::init(p).add_subclass(PyByteLevel {})
+        (PyByteLevel, PyPostProcessor::new(p))
     }
 
     /// Whether the pre-tokenizer added a space in front of the input.
@@ -341,7 +294,7 @@ fn extract_special_token(item: &Bound<'_, PyAny>) -> PyResult<SpecialToken> {
 /// Raises ``tokenmill.InvalidArgumentError`` for a malformed piece, a pair template that does
 /// not use both inputs, or a missing special token.
 #[pyclass(extends = PyPostProcessor, module = "tokenmill.processors", name = "TemplateProcessing")]
-pub struct PyTemplateProcessing {}
+pub struct PyTemplateProcessing;
 
 #[pymethods]
 impl PyTemplateProcessing {
@@ -351,7 +304,7 @@ impl PyTemplateProcessing {
         single: Option<&Bound<'_, PyAny>>,
         pair: Option<&Bound<'_, PyAny>>,
         special_tokens: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<PyClassInitializer<Self>> {
+    ) -> PyResult<(Self, PyPostProcessor)> {
         let single = single.map(extract_template).transpose()?;
         let pair = pair.map(extract_template).transpose()?;
         let special_tokens: Tokens = match special_tokens {
@@ -362,7 +315,7 @@ impl PyTemplateProcessing {
                 .collect::<PyResult<_>>()?,
         };
         let p = TemplateProcessing::new(single, pair, special_tokens).py()?;
-        Ok(PyPostProcessor::init(p).add_subclass(PyTemplateProcessing {}))
+        Ok((PyTemplateProcessing, PyPostProcessor::new(p)))
     }
 
     /// The single-input template, as ``tokenizers`` shows it (a debug string); assign a str or
@@ -375,64 +328,6 @@ impl PyTemplateProcessing {
     fn set_single(self_: PyRef<'_, Self>, single: &Bound<'_, PyAny>) -> PyResult<()> {
         let template = extract_template(single)?;
         setter!(self_, PostProcessorWrapper::Template, |p| p.set_single(template))
-    }
-}
-
-/// Post-processors applied in order, each on the output of the previous one.
-///
-/// Args:
-///     processors (List[PostProcessor]): the post-processors (nested Sequences are flattened).
-#[pyclass(extends = PyPostProcessor, module = "tokenmill.processors", name = "Sequence")]
-pub struct PySequence {}
-
-#[pymethods]
-impl PySequence {
-    #[new]
-    #[pyo3(signature = (processors))]
-    fn new(processors: &Bound<'_, PyList>) -> PyResult<PyClassInitializer<Self>> {
-        let mut items = Vec::with_capacity(processors.len());
-        for item in processors.iter() {
-            let item = adopt::<PyPostProcessor>(&item)?;
-            let p = item.downcast::<PyPostProcessor>().map_err(|_| {
-                PyTypeError::new_err(format!(
-                    "expected a tokenmill.processors.PostProcessor, got {}",
-                    item.get_type().name().map(|n| n.to_string()).unwrap_or_default()
-                ))
-            })?;
-            // The items are shared with the objects given (as in tokenizers); sequences are
-            // flattened.
-            items.extend(p.borrow().inner.items());
-        }
-        Ok(PyClassInitializer::from(PyPostProcessor { inner: Node::sequence(items) })
-            .add_subclass(PySequence {}))
-    }
-
-    fn __getnewargs__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
-        PyTuple::new(py, [PyList::empty(py)])
-    }
-
-    fn __len__(self_: PyRef<'_, Self>) -> usize {
-        self_.as_super().inner.len()
-    }
-
-    /// The item at ``index``, shared: changing it changes this Sequence.
-    fn __getitem__(self_: PyRef<'_, Self>, index: isize) -> PyResult<PyObject> {
-        let item = self_.as_super().inner.item(index)?;
-        shared_to_python(self_.py(), Node::Single(item))
-    }
-
-    /// Replaces the value of the item at ``index`` (objects holding that item see the change).
-    fn __setitem__(
-        self_: PyRef<'_, Self>,
-        index: isize,
-        value: Adopted<'_, PyPostProcessor>,
-    ) -> PyResult<()> {
-        let Node::Single(new_value) = &value.inner else {
-            return Err(PyValueError::new_err("processor should not be a sequence"));
-        };
-        let new_value = new_value.snapshot();
-        self_.as_super().inner.item(index)?.set(new_value);
-        Ok(())
     }
 }
 

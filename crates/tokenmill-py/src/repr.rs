@@ -117,6 +117,15 @@ impl Repr {
     }
 }
 
+/// Serializer methods that widen their value and call `$wide` (`serialize_i8` → `serialize_i64`).
+macro_rules! widen {
+    ($($($method:ident($narrow:ty)),* => $wide:ident;)*) => {$($(
+        fn $method(self, v: $narrow) -> Result<()> {
+            self.$wide(v.into())
+        }
+    )*)*};
+}
+
 impl ser::Serializer for &mut Repr {
     type Ok = ();
     type Error = ReprError;
@@ -132,34 +141,18 @@ impl ser::Serializer for &mut Repr {
         self.out.push_str(if v { "True" } else { "False" });
         Ok(())
     }
-    fn serialize_i8(self, v: i8) -> Result<()> {
-        self.serialize_i64(v.into())
-    }
-    fn serialize_i16(self, v: i16) -> Result<()> {
-        self.serialize_i64(v.into())
-    }
-    fn serialize_i32(self, v: i32) -> Result<()> {
-        self.serialize_i64(v.into())
+    widen! {
+        serialize_i8(i8), serialize_i16(i16), serialize_i32(i32) => serialize_i64;
+        serialize_u8(u8), serialize_u16(u16), serialize_u32(u32) => serialize_u64;
+        serialize_f32(f32) => serialize_f64;
     }
     fn serialize_i64(self, v: i64) -> Result<()> {
         self.out.push_str(&v.to_string());
         Ok(())
     }
-    fn serialize_u8(self, v: u8) -> Result<()> {
-        self.serialize_u64(v.into())
-    }
-    fn serialize_u16(self, v: u16) -> Result<()> {
-        self.serialize_u64(v.into())
-    }
-    fn serialize_u32(self, v: u32) -> Result<()> {
-        self.serialize_u64(v.into())
-    }
     fn serialize_u64(self, v: u64) -> Result<()> {
         self.out.push_str(&v.to_string());
         Ok(())
-    }
-    fn serialize_f32(self, v: f32) -> Result<()> {
-        self.serialize_f64(v.into())
     }
     fn serialize_f64(self, v: f64) -> Result<()> {
         self.out.push_str(&v.to_string());
@@ -275,52 +268,39 @@ impl ser::Serializer for &mut Repr {
     }
 }
 
-impl ser::SerializeSeq for &mut Repr {
-    type Ok = ();
-    type Error = ReprError;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<()> {
-        self.element(value)
-    }
-    fn end(self) -> Result<()> {
-        self.close(']');
-        Ok(())
-    }
+/// The containers whose elements are positional (shown by `element`) or named (`field`), each
+/// closed by its bracket.
+macro_rules! compounds {
+    ($($Trait:ident::$method:ident($($key:ident)?) => $close:literal;)*) => {$(
+        impl ser::$Trait for &mut Repr {
+            type Ok = ();
+            type Error = ReprError;
+            fn $method<T: Serialize + ?Sized>(
+                &mut self,
+                $($key: &'static str,)?
+                value: &T,
+            ) -> Result<()> {
+                let key: Option<&str> = None $(.or(Some($key)))?;
+                match key {
+                    Some(key) => self.field(key, value),
+                    None => self.element(value),
+                }
+            }
+            fn end(self) -> Result<()> {
+                self.close($close);
+                Ok(())
+            }
+        }
+    )*};
 }
 
-impl ser::SerializeTuple for &mut Repr {
-    type Ok = ();
-    type Error = ReprError;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<()> {
-        self.element(value)
-    }
-    fn end(self) -> Result<()> {
-        self.close(')');
-        Ok(())
-    }
-}
-
-impl ser::SerializeTupleStruct for &mut Repr {
-    type Ok = ();
-    type Error = ReprError;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<()> {
-        self.element(value)
-    }
-    fn end(self) -> Result<()> {
-        self.close(')');
-        Ok(())
-    }
-}
-
-impl ser::SerializeTupleVariant for &mut Repr {
-    type Ok = ();
-    type Error = ReprError;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<()> {
-        self.element(value)
-    }
-    fn end(self) -> Result<()> {
-        self.close(')');
-        Ok(())
-    }
+compounds! {
+    SerializeSeq::serialize_element() => ']';
+    SerializeTuple::serialize_element() => ')';
+    SerializeTupleStruct::serialize_field() => ')';
+    SerializeTupleVariant::serialize_field() => ')';
+    SerializeStruct::serialize_field(key) => ')';
+    SerializeStructVariant::serialize_field(key) => ')';
 }
 
 impl ser::SerializeMap for &mut Repr {
@@ -338,38 +318,6 @@ impl ser::SerializeMap for &mut Repr {
     }
     fn end(self) -> Result<()> {
         self.close('}');
-        Ok(())
-    }
-}
-
-impl ser::SerializeStruct for &mut Repr {
-    type Ok = ();
-    type Error = ReprError;
-    fn serialize_field<T: Serialize + ?Sized>(
-        &mut self,
-        key: &'static str,
-        value: &T,
-    ) -> Result<()> {
-        self.field(key, value)
-    }
-    fn end(self) -> Result<()> {
-        self.close(')');
-        Ok(())
-    }
-}
-
-impl ser::SerializeStructVariant for &mut Repr {
-    type Ok = ();
-    type Error = ReprError;
-    fn serialize_field<T: Serialize + ?Sized>(
-        &mut self,
-        key: &'static str,
-        value: &T,
-    ) -> Result<()> {
-        self.field(key, value)
-    }
-    fn end(self) -> Result<()> {
-        self.close(')');
         Ok(())
     }
 }

@@ -660,7 +660,7 @@ fn train<'py>(
     };
     let hook = pretokenizer.is_some().then_some(&hook);
     let trained = py.allow_threads(|| {
-        crate::memory::small_pages(|| -> tokenmill_core::Result<(Vec<u8>, String)> {
+        crate::memory::for_training(|| -> tokenmill_core::Result<(Vec<u8>, String)> {
             let mut spec = TrainerSpec::default();
             let mut normalizer = match &normalizer_spec {
                 Some(bytes) => NormalizerSpec::decode(bytes.as_slice())

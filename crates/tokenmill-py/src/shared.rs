@@ -29,11 +29,6 @@ use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use pyo3::exceptions::{PyIndexError, PyTypeError};
 use pyo3::prelude::*;
 
-use tokenmill_core::decoders::{self, DecoderWrapper};
-use tokenmill_core::normalizers::{self, NormalizerWrapper};
-use tokenmill_core::pre_tokenizers::{self, PreTokenizerWrapper};
-use tokenmill_core::processors::{self, PostProcessorWrapper};
-
 /// A value shared by every object that holds a clone of this handle.
 pub(crate) struct Shared<T> {
     cell: Arc<Cell<T>>,
@@ -97,60 +92,13 @@ impl<T: Clone> Shared<T> {
     }
 }
 
-/// A stage wrapper whose `Sequence` variant is kept as a list of shared items.
+/// A stage wrapper whose `Sequence` variant is kept as a list of shared items (implemented
+/// for the four stage wrappers in `stage.rs`).
 pub(crate) trait Sequenced: Sized + Clone {
     /// The items of a `Sequence` value, or the value back.
     fn into_items(self) -> Result<Vec<Self>, Self>;
     /// The `Sequence` value of these items.
     fn from_items(items: Vec<Self>) -> Self;
-}
-
-impl Sequenced for NormalizerWrapper {
-    fn into_items(self) -> Result<Vec<Self>, Self> {
-        match self {
-            NormalizerWrapper::Sequence(s) => Ok(s.normalizers),
-            other => Err(other),
-        }
-    }
-    fn from_items(items: Vec<Self>) -> Self {
-        NormalizerWrapper::Sequence(normalizers::Sequence::new(items))
-    }
-}
-
-impl Sequenced for PreTokenizerWrapper {
-    fn into_items(self) -> Result<Vec<Self>, Self> {
-        match self {
-            PreTokenizerWrapper::Sequence(s) => Ok(s.pretokenizers().to_vec()),
-            other => Err(other),
-        }
-    }
-    fn from_items(items: Vec<Self>) -> Self {
-        PreTokenizerWrapper::Sequence(pre_tokenizers::Sequence::new(items))
-    }
-}
-
-impl Sequenced for PostProcessorWrapper {
-    fn into_items(self) -> Result<Vec<Self>, Self> {
-        match self {
-            PostProcessorWrapper::Sequence(s) => Ok(s.processors),
-            other => Err(other),
-        }
-    }
-    fn from_items(items: Vec<Self>) -> Self {
-        PostProcessorWrapper::Sequence(processors::Sequence::new(items))
-    }
-}
-
-impl Sequenced for DecoderWrapper {
-    fn into_items(self) -> Result<Vec<Self>, Self> {
-        match self {
-            DecoderWrapper::Sequence(s) => Ok(s.decoders),
-            other => Err(other),
-        }
-    }
-    fn from_items(items: Vec<Self>) -> Self {
-        DecoderWrapper::Sequence(decoders::Sequence::new(items))
-    }
 }
 
 /// What a stage's base class holds: one shared component, or a `Sequence` as its shared items

@@ -18,6 +18,7 @@ use tokenmill_core::utils::truncation::{
     TruncationDirection, TruncationParams, TruncationStrategy,
 };
 
+use crate::decoders::PyDecoder;
 use crate::encoding::{PyEncoding, PyEncodingBatch};
 use crate::errors::{input_type_error, InvalidArgumentError, ToPyResult};
 use crate::foreign::{self, Adopted};
@@ -29,9 +30,12 @@ use crate::model_inputs::{
     check_fields, extract_ids, non_negative, padding_from_dict, stack, stack_values,
     stacked_into_arrays, truncation_from_dict,
 };
+use crate::normalizers::PyNormalizer;
 use crate::off_loop::run_in_executor;
-use crate::tokenizer_state::{attach_optional, Attached, Pipeline, State, TokenizerState};
-use crate::{decoders, models, normalizers, pre_tokenizers, processors, trainers};
+use crate::pre_tokenizers::PyPreTokenizer;
+use crate::processors::PyPostProcessor;
+use crate::tokenizer_state::{Attached, Pipeline, State, TokenizerState};
+use crate::{models, stage, trainers};
 
 /// A token added to a :class:`Tokenizer` on top of its model's vocabulary.
 ///
@@ -435,89 +439,53 @@ impl PyTokenizer {
     /// The :class:`tokenmill.normalizers.Normalizer`, or None.
     #[getter]
     fn get_normalizer(&self, py: Python<'_>) -> PyResult<PyObject> {
-        match &self.state.current(py).components.normalizer {
-            Some(n) => normalizers::shared_to_python(py, n.handle.clone()),
-            None => Ok(py.None()),
-        }
+        stage::get_component::<PyNormalizer>(py, &self.state)
     }
     #[setter]
     fn set_normalizer(
         &self,
         py: Python<'_>,
-        normalizer: Option<Adopted<'_, normalizers::PyNormalizer>>,
+        value: Option<Adopted<'_, PyNormalizer>>,
     ) -> PyResult<()> {
-        let (attached, value) = attach_optional(normalizer.map(|n| n.inner.clone()));
-        self.state.update(py, |state| {
-            state.components.normalizer = attached;
-            state.tokenizer.with_normalizer(value).py()?;
-            Ok(())
-        })
+        stage::set_component(py, &self.state, value)
     }
 
     /// The :class:`tokenmill.pre_tokenizers.PreTokenizer`, or None.
     #[getter]
     fn get_pre_tokenizer(&self, py: Python<'_>) -> PyResult<PyObject> {
-        match &self.state.current(py).components.pre_tokenizer {
-            Some(p) => pre_tokenizers::shared_to_python(py, p.handle.clone()),
-            None => Ok(py.None()),
-        }
+        stage::get_component::<PyPreTokenizer>(py, &self.state)
     }
     #[setter]
     fn set_pre_tokenizer(
         &self,
         py: Python<'_>,
-        pre_tokenizer: Option<Adopted<'_, pre_tokenizers::PyPreTokenizer>>,
+        value: Option<Adopted<'_, PyPreTokenizer>>,
     ) -> PyResult<()> {
-        let (attached, value) = attach_optional(pre_tokenizer.map(|p| p.inner.clone()));
-        self.state.update(py, |state| {
-            state.components.pre_tokenizer = attached;
-            state.tokenizer.with_pre_tokenizer(value);
-            Ok(())
-        })
+        stage::set_component(py, &self.state, value)
     }
 
     /// The :class:`tokenmill.processors.PostProcessor`, or None.
     #[getter]
     fn get_post_processor(&self, py: Python<'_>) -> PyResult<PyObject> {
-        match &self.state.current(py).components.post_processor {
-            Some(p) => processors::shared_to_python(py, p.handle.clone()),
-            None => Ok(py.None()),
-        }
+        stage::get_component::<PyPostProcessor>(py, &self.state)
     }
     #[setter]
     fn set_post_processor(
         &self,
         py: Python<'_>,
-        post_processor: Option<Adopted<'_, processors::PyPostProcessor>>,
+        value: Option<Adopted<'_, PyPostProcessor>>,
     ) -> PyResult<()> {
-        let (attached, value) = attach_optional(post_processor.map(|p| p.inner.clone()));
-        self.state.update(py, |state| {
-            state.components.post_processor = attached;
-            state.tokenizer.with_post_processor(value);
-            Ok(())
-        })
+        stage::set_component(py, &self.state, value)
     }
 
     /// The :class:`tokenmill.decoders.Decoder`, or None.
     #[getter]
     fn get_decoder(&self, py: Python<'_>) -> PyResult<PyObject> {
-        match &self.state.current(py).components.decoder {
-            Some(d) => decoders::shared_to_python(py, d.handle.clone()),
-            None => Ok(py.None()),
-        }
+        stage::get_component::<PyDecoder>(py, &self.state)
     }
     #[setter]
-    fn set_decoder(
-        &self,
-        py: Python<'_>,
-        decoder: Option<Adopted<'_, decoders::PyDecoder>>,
-    ) -> PyResult<()> {
-        let (attached, value) = attach_optional(decoder.map(|d| d.inner.clone()));
-        self.state.update(py, |state| {
-            state.components.decoder = attached;
-            state.tokenizer.with_decoder(value);
-            Ok(())
-        })
+    fn set_decoder(&self, py: Python<'_>, value: Option<Adopted<'_, PyDecoder>>) -> PyResult<()> {
+        stage::set_component(py, &self.state, value)
     }
 
     /// Enables truncation: encodings keep at most ``max_length`` tokens (special tokens
@@ -1115,7 +1083,7 @@ impl PyTokenizer {
                 None => TrainerWrapper::for_model(tokenizer.get_model()),
             };
             let result =
-                py.allow_threads(|| crate::memory::small_pages(|| run(tokenizer, &mut working)));
+                py.allow_threads(|| crate::memory::for_training(|| run(tokenizer, &mut working)));
             if let Some(t) = &trainer {
                 t.inner.set(working);
             }

@@ -1,6 +1,8 @@
 //! `tokenmill.trainers`: the base `Trainer`, `BpeTrainer`, `WordPieceTrainer` and
 //! `WordLevelTrainer` (tokenizers' constructors and attributes; `UnigramTrainer` is in
 //! `unigram.rs`), plus test/explain hooks that train straight from word counts.
+use std::collections::BTreeSet;
+
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
@@ -174,34 +176,40 @@ fn from_pickle_state(state: &[u8]) -> serde_json::Result<TrainerWrapper> {
 }
 
 /// Builds the Python object of the right subclass for a trainer.
-#[allow(dead_code)]
 pub(crate) fn to_python(py: Python<'_>, wrapper: TrainerWrapper) -> PyResult<PyObject> {
-    match wrapper {
-        TrainerWrapper::BpeTrainer(_) => {
-            Ok(Py::new(py, (PyBpeTrainer {}, PyTrainer { inner: Shared::new(wrapper) }))?
-                .into_any())
-        }
-        TrainerWrapper::WordPieceTrainer(_) => {
-            Ok(Py::new(py, (PyWordPieceTrainer {}, PyTrainer { inner: Shared::new(wrapper) }))?
-                .into_any())
-        }
-        TrainerWrapper::WordLevelTrainer(_) => {
-            Ok(Py::new(py, (PyWordLevelTrainer {}, PyTrainer { inner: Shared::new(wrapper) }))?
-                .into_any())
-        }
-        TrainerWrapper::UnigramTrainer(_) => Ok(Py::new(
-            py,
-            (crate::unigram::PyUnigramTrainer {}, PyTrainer { inner: Shared::new(wrapper) }),
-        )?
-        .into_any()),
-    }
+    let shared = Shared::new(wrapper);
+    let base = PyClassInitializer::from(PyTrainer { inner: shared.clone() });
+    shared.with(|w| {
+        Ok(match w {
+            TrainerWrapper::BpeTrainer(_) => {
+                Py::new(py, base.add_subclass(PyBpeTrainer))?.into_any()
+            }
+            TrainerWrapper::WordPieceTrainer(_) => {
+                Py::new(py, base.add_subclass(PyWordPieceTrainer))?.into_any()
+            }
+            TrainerWrapper::WordLevelTrainer(_) => {
+                Py::new(py, base.add_subclass(PyWordLevelTrainer))?.into_any()
+            }
+            TrainerWrapper::UnigramTrainer(_) => {
+                Py::new(py, base.add_subclass(crate::unigram::PyUnigramTrainer))?.into_any()
+            }
+        })
+    })
+}
+
+/// The base-class value of a new trainer object.
+pub(crate) fn new_trainer(trainer: impl Into<TrainerWrapper>) -> PyTrainer {
+    PyTrainer { inner: Shared::new(trainer.into()) }
 }
 
 /// Special tokens given as `str` or as objects with a `.content` (e.g. `AddedToken`). As in
 /// `tokenizers`, a given `AddedToken` is marked special (the caller's object changes too), so
-/// its `normalized`, unless set explicitly, becomes False.
-pub(crate) fn extract_special_tokens(tokens: &Bound<'_, PyAny>) -> PyResult<Vec<AddedToken>> {
+/// its `normalized`, unless set explicitly, becomes False. None gives no tokens.
+pub(crate) fn extract_special_tokens(
+    tokens: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Vec<AddedToken>> {
     let mut out = Vec::new();
+    let Some(tokens) = tokens else { return Ok(out) };
     for item in tokens.try_iter()? {
         let item = item?;
         if let Ok(s) = item.extract::<String>() {
@@ -233,9 +241,153 @@ pub(crate) fn special_tokens_to_python(tokens: &[AddedToken]) -> Vec<PyAddedToke
     tokens.iter().cloned().map(PyAddedToken::from).collect()
 }
 
-/// The first character of each string (as `tokenizers` takes them); empty strings are ignored.
-pub(crate) fn extract_alphabet(alphabet: Vec<String>) -> std::collections::BTreeSet<char> {
-    alphabet.iter().filter_map(|s| s.chars().next()).collect()
+/// How a trainer option is shown to Python (`P`) and read back: most options as they are;
+/// an alphabet as a list of one-character strings (from each string, its first character, as
+/// `tokenizers` takes them; empty strings are ignored).
+pub(crate) trait OptionValue<P>: Sized {
+    fn to_python(&self) -> P;
+    fn from_python(value: P) -> Self;
+}
+
+impl<T: Clone> OptionValue<T> for T {
+    fn to_python(&self) -> T {
+        self.clone()
+    }
+    fn from_python(value: T) -> T {
+        value
+    }
+}
+
+impl OptionValue<Vec<String>> for BTreeSet<char> {
+    fn to_python(&self) -> Vec<String> {
+        self.iter().map(char::to_string).collect()
+    }
+    fn from_python(value: Vec<String>) -> Self {
+        value.iter().filter_map(|s| s.chars().next()).collect()
+    }
+}
+
+/// Declares a trainer class's `#[pymethods]`: `methods` as written, the `special_tokens`
+/// property, and a getter and a setter (named `$get` / `$set`) for each listed option of the
+/// core trainer the object holds (`$options` of the `$Variant` value `$t` of its
+/// `TrainerWrapper`), shown to Python as `$ty` (see [`OptionValue`]).
+macro_rules! trainer_methods {
+    (
+        $Class:ident, $Variant:ident(|$t:ident| $options:expr),
+        options { $($field:ident($get:ident, $set:ident): $ty:ty),* $(,)? }
+        methods { $($methods:tt)* }
+    ) => {
+        #[pymethods]
+        impl $Class {
+            $($methods)*
+
+            /// The special tokens, as `AddedToken` objects.
+            #[getter]
+            fn get_special_tokens(self_: PyRef<'_, Self>) -> PyResult<Vec<PyAddedToken>> {
+                use $crate::trainers::special_tokens_to_python;
+                getter!(self_, TrainerWrapper::$Variant, |$t| {
+                    special_tokens_to_python(&$options.special_tokens)
+                })
+            }
+            #[setter]
+            fn set_special_tokens(
+                self_: PyRef<'_, Self>,
+                value: &Bound<'_, PyAny>,
+            ) -> PyResult<()> {
+                let tokens = $crate::trainers::extract_special_tokens(Some(value))?;
+                setter!(self_, TrainerWrapper::$Variant, |$t| $options.special_tokens = tokens)
+            }
+
+            $(
+                #[getter]
+                fn $get(self_: PyRef<'_, Self>) -> PyResult<$ty> {
+                    use $crate::trainers::OptionValue;
+                    getter!(self_, TrainerWrapper::$Variant, |$t| {
+                        OptionValue::<$ty>::to_python(&$options.$field)
+                    })
+                }
+                #[setter]
+                fn $set(self_: PyRef<'_, Self>, value: $ty) -> PyResult<()> {
+                    use $crate::trainers::OptionValue;
+                    setter!(self_, TrainerWrapper::$Variant, |$t| {
+                        $options.$field = OptionValue::from_python(value)
+                    })
+                }
+            )*
+        }
+    };
+}
+
+pub(crate) use trainer_methods;
+
+/// `trainer_methods!` with the options BpeTrainer and WordPieceTrainer share (a
+/// WordPieceTrainer keeps them in its `bpe_trainer`), declared once, then `$extra`; and the
+/// constructor, whose arguments are those options (with `continuing_subword_prefix` defaulting
+/// to `$prefix`) then `$arg`: it builds the shared options as `$bpe` and the trainer as
+/// `$build`.
+macro_rules! bpe_trainer_methods {
+    (
+        $Class:ident, $Variant:ident(|$t:ident| $options:expr),
+        new(prefix = ($($prefix:tt)*), $arg:ident: $arg_ty:ty = $arg_default:tt)
+            |$bpe:ident| $build:expr,
+        options { $($extra:tt)* }
+        methods { $($methods:tt)* }
+    ) => {
+        trainer_methods! {
+            $Class, $Variant(|$t| $options),
+            options {
+                vocab_size(get_vocab_size, set_vocab_size): usize,
+                min_frequency(get_min_frequency, set_min_frequency): u64,
+                show_progress(get_show_progress, set_show_progress): bool,
+                limit_alphabet(get_limit_alphabet, set_limit_alphabet): Option<usize>,
+                initial_alphabet(get_initial_alphabet, set_initial_alphabet): Vec<String>,
+                continuing_subword_prefix(
+                    get_continuing_subword_prefix,
+                    set_continuing_subword_prefix
+                ): Option<String>,
+                end_of_word_suffix(get_end_of_word_suffix, set_end_of_word_suffix): Option<String>,
+                $($extra)*
+            }
+            methods {
+                #[new]
+                #[pyo3(signature = (
+                    vocab_size=30000, min_frequency=0, show_progress=true, special_tokens=None,
+                    limit_alphabet=None, initial_alphabet=None,
+                    continuing_subword_prefix=$($prefix)*, end_of_word_suffix=None,
+                    $arg=$arg_default
+                ))]
+                #[allow(clippy::too_many_arguments)] // tokenizers' keyword arguments
+                fn new(
+                    vocab_size: usize,
+                    min_frequency: u64,
+                    show_progress: bool,
+                    special_tokens: Option<&Bound<'_, PyAny>>,
+                    limit_alphabet: Option<usize>,
+                    initial_alphabet: Option<Vec<String>>,
+                    continuing_subword_prefix: Option<String>,
+                    end_of_word_suffix: Option<String>,
+                    $arg: $arg_ty,
+                ) -> PyResult<(Self, PyTrainer)> {
+                    let $bpe = BpeTrainer {
+                        vocab_size,
+                        min_frequency,
+                        show_progress,
+                        special_tokens: extract_special_tokens(special_tokens)?,
+                        limit_alphabet,
+                        initial_alphabet: OptionValue::from_python(
+                            initial_alphabet.unwrap_or_default(),
+                        ),
+                        continuing_subword_prefix,
+                        end_of_word_suffix,
+                        ..Default::default()
+                    };
+                    Ok(($Class, new_trainer($build)))
+                }
+
+                $($methods)*
+            }
+        }
+    };
 }
 
 /// Trainer capable of training a BPE model.
@@ -254,134 +406,24 @@ pub(crate) fn extract_alphabet(alphabet: Vec<String>) -> std::collections::BTree
 /// Merges: the pair with the highest count wins; ties go to the lowest pair of ids. Ids go to
 /// the special tokens, then the alphabet in code-point order, then merges in order.
 #[pyclass(extends = PyTrainer, module = "tokenmill.trainers", name = "BpeTrainer")]
-pub struct PyBpeTrainer {}
+pub struct PyBpeTrainer;
 
-#[pymethods]
-impl PyBpeTrainer {
-    #[new]
-    #[pyo3(signature = (
-        vocab_size=30000, min_frequency=0, show_progress=true, special_tokens=None,
-        limit_alphabet=None, initial_alphabet=None, continuing_subword_prefix=None,
-        end_of_word_suffix=None, max_token_length=None
-    ))]
-    #[allow(clippy::too_many_arguments)]
-    fn new(
-        vocab_size: usize,
-        min_frequency: u64,
-        show_progress: bool,
-        special_tokens: Option<&Bound<'_, PyAny>>,
-        limit_alphabet: Option<usize>,
-        initial_alphabet: Option<Vec<String>>,
-        continuing_subword_prefix: Option<String>,
-        end_of_word_suffix: Option<String>,
-        max_token_length: Option<usize>,
-    ) -> PyResult<(Self, PyTrainer)> {
-        let trainer = BpeTrainer {
-            vocab_size,
-            min_frequency,
-            show_progress,
-            special_tokens: match special_tokens {
-                Some(t) => extract_special_tokens(t)?,
-                None => vec![],
-            },
-            limit_alphabet,
-            initial_alphabet: extract_alphabet(initial_alphabet.unwrap_or_default()),
-            continuing_subword_prefix,
-            end_of_word_suffix,
-            max_token_length,
-            ..Default::default()
-        };
-        Ok((PyBpeTrainer {}, PyTrainer { inner: Shared::new(TrainerWrapper::BpeTrainer(trainer)) }))
+bpe_trainer_methods! {
+    PyBpeTrainer, BpeTrainer(|t| t),
+    new(prefix = (None), max_token_length: Option<usize> = None) |options| {
+        TrainerWrapper::BpeTrainer(BpeTrainer { max_token_length, ..options })
+    },
+    options {
+        max_token_length(get_max_token_length, set_max_token_length): Option<usize>,
     }
-
-    #[getter]
-    fn get_vocab_size(self_: PyRef<'_, Self>) -> PyResult<usize> {
-        getter!(self_, TrainerWrapper::BpeTrainer, |t| t.vocab_size)
-    }
-    #[setter]
-    fn set_vocab_size(self_: PyRef<'_, Self>, value: usize) -> PyResult<()> {
-        setter!(self_, TrainerWrapper::BpeTrainer, |t| t.vocab_size = value)
-    }
-    #[getter]
-    fn get_min_frequency(self_: PyRef<'_, Self>) -> PyResult<u64> {
-        getter!(self_, TrainerWrapper::BpeTrainer, |t| t.min_frequency)
-    }
-    #[setter]
-    fn set_min_frequency(self_: PyRef<'_, Self>, value: u64) -> PyResult<()> {
-        setter!(self_, TrainerWrapper::BpeTrainer, |t| t.min_frequency = value)
-    }
-    #[getter]
-    fn get_show_progress(self_: PyRef<'_, Self>) -> PyResult<bool> {
-        getter!(self_, TrainerWrapper::BpeTrainer, |t| t.show_progress)
-    }
-    #[setter]
-    fn set_show_progress(self_: PyRef<'_, Self>, value: bool) -> PyResult<()> {
-        setter!(self_, TrainerWrapper::BpeTrainer, |t| t.show_progress = value)
-    }
-    /// The special tokens, as `AddedToken` objects.
-    #[getter]
-    fn get_special_tokens(self_: PyRef<'_, Self>) -> PyResult<Vec<PyAddedToken>> {
-        getter!(self_, TrainerWrapper::BpeTrainer, |t| special_tokens_to_python(&t.special_tokens))
-    }
-    #[setter]
-    fn set_special_tokens(self_: PyRef<'_, Self>, value: &Bound<'_, PyAny>) -> PyResult<()> {
-        let tokens = extract_special_tokens(value)?;
-        setter!(self_, TrainerWrapper::BpeTrainer, |t| t.special_tokens = tokens)
-    }
-    #[getter]
-    fn get_limit_alphabet(self_: PyRef<'_, Self>) -> PyResult<Option<usize>> {
-        getter!(self_, TrainerWrapper::BpeTrainer, |t| t.limit_alphabet)
-    }
-    #[setter]
-    fn set_limit_alphabet(self_: PyRef<'_, Self>, value: Option<usize>) -> PyResult<()> {
-        setter!(self_, TrainerWrapper::BpeTrainer, |t| t.limit_alphabet = value)
-    }
-    #[getter]
-    fn get_initial_alphabet(self_: PyRef<'_, Self>) -> PyResult<Vec<String>> {
-        getter!(self_, TrainerWrapper::BpeTrainer, |t| t
-            .initial_alphabet
-            .iter()
-            .map(|c| c.to_string())
-            .collect())
-    }
-    #[setter]
-    fn set_initial_alphabet(self_: PyRef<'_, Self>, value: Vec<String>) -> PyResult<()> {
-        setter!(self_, TrainerWrapper::BpeTrainer, |t| t.initial_alphabet = extract_alphabet(value))
-    }
-    #[getter]
-    fn get_continuing_subword_prefix(self_: PyRef<'_, Self>) -> PyResult<Option<String>> {
-        getter!(self_, TrainerWrapper::BpeTrainer, |t| t.continuing_subword_prefix.clone())
-    }
-    #[setter]
-    fn set_continuing_subword_prefix(
-        self_: PyRef<'_, Self>,
-        value: Option<String>,
-    ) -> PyResult<()> {
-        setter!(self_, TrainerWrapper::BpeTrainer, |t| t.continuing_subword_prefix = value)
-    }
-    #[getter]
-    fn get_end_of_word_suffix(self_: PyRef<'_, Self>) -> PyResult<Option<String>> {
-        getter!(self_, TrainerWrapper::BpeTrainer, |t| t.end_of_word_suffix.clone())
-    }
-    #[setter]
-    fn set_end_of_word_suffix(self_: PyRef<'_, Self>, value: Option<String>) -> PyResult<()> {
-        setter!(self_, TrainerWrapper::BpeTrainer, |t| t.end_of_word_suffix = value)
-    }
-    #[getter]
-    fn get_max_token_length(self_: PyRef<'_, Self>) -> PyResult<Option<usize>> {
-        getter!(self_, TrainerWrapper::BpeTrainer, |t| t.max_token_length)
-    }
-    #[setter]
-    fn set_max_token_length(self_: PyRef<'_, Self>, value: Option<usize>) -> PyResult<()> {
-        setter!(self_, TrainerWrapper::BpeTrainer, |t| t.max_token_length = value)
-    }
-
-    /// The merges learned by the last training run, in order, as `(left, right, count)`:
-    /// `count` is how often the pair occurred when it was merged (explains how the model was
-    /// trained). Empty before training.
-    #[getter]
-    fn get_merge_history(self_: PyRef<'_, Self>) -> PyResult<Vec<(String, String, u64)>> {
-        getter!(self_, TrainerWrapper::BpeTrainer, |t| t.merge_history.get())
+    methods {
+        /// The merges learned by the last training run, in order, as `(left, right, count)`:
+        /// `count` is how often the pair occurred when it was merged (explains how the model
+        /// was trained). Empty before training.
+        #[getter]
+        fn get_merge_history(self_: PyRef<'_, Self>) -> PyResult<Vec<(String, String, u64)>> {
+            getter!(self_, TrainerWrapper::BpeTrainer, |t| t.merge_history.get())
+        }
     }
 }
 
@@ -464,21 +506,7 @@ fn extract_word_counts(counts: &Bound<'_, PyDict>) -> PyResult<WordCounts> {
 /// After training, ``merge_history`` lists every merge as ``(left, right, count)`` (``"bpe"``)
 /// or ``(left, right, score)`` (``"likelihood"``).
 #[pyclass(extends = PyTrainer, module = "tokenmill.trainers", name = "WordPieceTrainer")]
-pub struct PyWordPieceTrainer {}
-
-/// Reads a WordPieceTrainer's options (see `getter!`).
-macro_rules! wp_get {
-    ($self_:ident, |$t:ident| $body:expr) => {
-        getter!($self_, TrainerWrapper::WordPieceTrainer, |$t| $body)
-    };
-}
-
-/// Changes a WordPieceTrainer's options (see `setter!`).
-macro_rules! wp_set {
-    ($self_:ident, |$t:ident| $body:expr) => {
-        setter!($self_, TrainerWrapper::WordPieceTrainer, |$t| $body)
-    };
-}
+pub struct PyWordPieceTrainer;
 
 fn merge_history_to_python(
     py: Python<'_>,
@@ -495,133 +523,37 @@ fn merge_history_to_python(
         .collect()
 }
 
-#[pymethods]
-impl PyWordPieceTrainer {
-    #[new]
-    #[pyo3(signature = (
-        vocab_size=30000, min_frequency=0, show_progress=true, special_tokens=None,
-        limit_alphabet=None, initial_alphabet=None,
-        continuing_subword_prefix=Some("##".to_string()), end_of_word_suffix=None, algorithm="bpe"
-    ))]
-    #[allow(clippy::too_many_arguments)]
-    fn new(
-        vocab_size: usize,
-        min_frequency: u64,
-        show_progress: bool,
-        special_tokens: Option<&Bound<'_, PyAny>>,
-        limit_alphabet: Option<usize>,
-        initial_alphabet: Option<Vec<String>>,
-        continuing_subword_prefix: Option<String>,
-        end_of_word_suffix: Option<String>,
-        algorithm: &str,
-    ) -> PyResult<(Self, PyTrainer)> {
-        let bpe_trainer = BpeTrainer {
-            vocab_size,
-            min_frequency,
-            show_progress,
-            special_tokens: match special_tokens {
-                Some(t) => extract_special_tokens(t)?,
-                None => vec![],
-            },
-            limit_alphabet,
-            initial_alphabet: extract_alphabet(initial_alphabet.unwrap_or_default()),
-            continuing_subword_prefix,
-            end_of_word_suffix,
-            ..Default::default()
-        };
+bpe_trainer_methods! {
+    PyWordPieceTrainer, WordPieceTrainer(|t| t.bpe_trainer),
+    new(prefix = (Some("##".to_string())), algorithm: &str = "bpe") |bpe_trainer| {
         let algorithm: WordPieceAlgorithm = algorithm.parse().py()?;
-        let trainer = WordPieceTrainer { bpe_trainer, algorithm, ..Default::default() };
-        Ok((
-            PyWordPieceTrainer {},
-            PyTrainer { inner: Shared::new(TrainerWrapper::WordPieceTrainer(trainer)) },
-        ))
-    }
-
-    #[getter]
-    fn get_vocab_size(self_: PyRef<'_, Self>) -> PyResult<usize> {
-        wp_get!(self_, |t| t.bpe_trainer.vocab_size)
-    }
-    #[setter]
-    fn set_vocab_size(self_: PyRef<'_, Self>, value: usize) -> PyResult<()> {
-        wp_set!(self_, |t| t.bpe_trainer.vocab_size = value)
-    }
-    #[getter]
-    fn get_min_frequency(self_: PyRef<'_, Self>) -> PyResult<u64> {
-        wp_get!(self_, |t| t.bpe_trainer.min_frequency)
-    }
-    #[setter]
-    fn set_min_frequency(self_: PyRef<'_, Self>, value: u64) -> PyResult<()> {
-        wp_set!(self_, |t| t.bpe_trainer.min_frequency = value)
-    }
-    #[getter]
-    fn get_show_progress(self_: PyRef<'_, Self>) -> PyResult<bool> {
-        wp_get!(self_, |t| t.bpe_trainer.show_progress)
-    }
-    #[setter]
-    fn set_show_progress(self_: PyRef<'_, Self>, value: bool) -> PyResult<()> {
-        wp_set!(self_, |t| t.bpe_trainer.show_progress = value)
-    }
-    /// The special tokens, as `AddedToken` objects.
-    #[getter]
-    fn get_special_tokens(self_: PyRef<'_, Self>) -> PyResult<Vec<PyAddedToken>> {
-        wp_get!(self_, |t| special_tokens_to_python(&t.bpe_trainer.special_tokens))
-    }
-    #[setter]
-    fn set_special_tokens(self_: PyRef<'_, Self>, value: &Bound<'_, PyAny>) -> PyResult<()> {
-        let tokens = extract_special_tokens(value)?;
-        wp_set!(self_, |t| t.bpe_trainer.special_tokens = tokens)
-    }
-    #[getter]
-    fn get_limit_alphabet(self_: PyRef<'_, Self>) -> PyResult<Option<usize>> {
-        wp_get!(self_, |t| t.bpe_trainer.limit_alphabet)
-    }
-    #[setter]
-    fn set_limit_alphabet(self_: PyRef<'_, Self>, value: Option<usize>) -> PyResult<()> {
-        wp_set!(self_, |t| t.bpe_trainer.limit_alphabet = value)
-    }
-    #[getter]
-    fn get_initial_alphabet(self_: PyRef<'_, Self>) -> PyResult<Vec<String>> {
-        wp_get!(self_, |t| t.bpe_trainer.initial_alphabet.iter().map(|c| c.to_string()).collect())
-    }
-    #[setter]
-    fn set_initial_alphabet(self_: PyRef<'_, Self>, value: Vec<String>) -> PyResult<()> {
-        let alphabet = extract_alphabet(value);
-        wp_set!(self_, |t| t.bpe_trainer.initial_alphabet = alphabet)
-    }
-    #[getter]
-    fn get_continuing_subword_prefix(self_: PyRef<'_, Self>) -> PyResult<Option<String>> {
-        wp_get!(self_, |t| t.bpe_trainer.continuing_subword_prefix.clone())
-    }
-    #[setter]
-    fn set_continuing_subword_prefix(
-        self_: PyRef<'_, Self>,
-        value: Option<String>,
-    ) -> PyResult<()> {
-        wp_set!(self_, |t| t.bpe_trainer.continuing_subword_prefix = value)
-    }
-    #[getter]
-    fn get_end_of_word_suffix(self_: PyRef<'_, Self>) -> PyResult<Option<String>> {
-        wp_get!(self_, |t| t.bpe_trainer.end_of_word_suffix.clone())
-    }
-    #[setter]
-    fn set_end_of_word_suffix(self_: PyRef<'_, Self>, value: Option<String>) -> PyResult<()> {
-        wp_set!(self_, |t| t.bpe_trainer.end_of_word_suffix = value)
-    }
-    /// ``"bpe"`` or ``"likelihood"`` (see the class docs).
-    #[getter]
-    fn get_algorithm(self_: PyRef<'_, Self>) -> PyResult<&'static str> {
-        wp_get!(self_, |t| t.algorithm.name())
-    }
-    #[setter]
-    fn set_algorithm(self_: PyRef<'_, Self>, value: &str) -> PyResult<()> {
-        let algorithm: WordPieceAlgorithm = value.parse().py()?;
-        wp_set!(self_, |t| t.algorithm = algorithm)
-    }
-    /// The merges of the last training: ``(left, right, count)`` or ``(left, right, score)``.
-    #[getter]
-    fn get_merge_history(self_: PyRef<'_, Self>) -> PyResult<Vec<PyObject>> {
-        let history = wp_get!(self_, |t| t.merge_history.get())?;
-        merge_history_to_python(self_.py(), history)
+        TrainerWrapper::WordPieceTrainer(WordPieceTrainer {
+            bpe_trainer,
+            algorithm,
+            ..Default::default()
+        })
+    },
+    options {}
+    methods {
+        /// ``"bpe"`` or ``"likelihood"`` (see the class docs).
+        #[getter]
+        fn get_algorithm(self_: PyRef<'_, Self>) -> PyResult<&'static str> {
+            getter!(self_, TrainerWrapper::WordPieceTrainer, |t| t.algorithm.name())
+        }
+        #[setter]
+        fn set_algorithm(self_: PyRef<'_, Self>, value: &str) -> PyResult<()> {
+            let algorithm: WordPieceAlgorithm = value.parse().py()?;
+            setter!(self_, TrainerWrapper::WordPieceTrainer, |t| t.algorithm = algorithm)
+        }
+        /// The merges of the last training: ``(left, right, count)`` or ``(left, right,
+        /// score)``.
+        #[getter]
+        fn get_merge_history(self_: PyRef<'_, Self>) -> PyResult<Vec<PyObject>> {
+            let history = getter!(self_, TrainerWrapper::WordPieceTrainer, |t| {
+                t.merge_history.get()
+            })?;
+            merge_history_to_python(self_.py(), history)
+        }
     }
 }
 
@@ -671,71 +603,35 @@ fn _train_wordpiece_from_word_counts<'py>(
 ///     >>> trainer = WordLevelTrainer(vocab_size=10000, special_tokens=["<unk>"])
 ///     >>> tokenizer.train(["corpus.txt"], trainer)
 #[pyclass(extends = PyTrainer, module = "tokenmill.trainers", name = "WordLevelTrainer")]
-pub struct PyWordLevelTrainer {}
+pub struct PyWordLevelTrainer;
 
-#[pymethods]
-impl PyWordLevelTrainer {
-    #[new]
-    #[pyo3(signature = (
-        vocab_size=30000, min_frequency=0, show_progress=true, special_tokens=None
-    ))]
-    fn new(
-        vocab_size: usize,
-        min_frequency: u64,
-        show_progress: bool,
-        special_tokens: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<(Self, PyTrainer)> {
-        let trainer = WordLevelTrainer {
-            vocab_size,
-            min_frequency,
-            show_progress,
-            special_tokens: match special_tokens {
-                Some(t) => extract_special_tokens(t)?,
-                None => vec![],
-            },
-            ..Default::default()
-        };
-        Ok((
-            PyWordLevelTrainer {},
-            PyTrainer { inner: Shared::new(TrainerWrapper::WordLevelTrainer(trainer)) },
-        ))
+trainer_methods! {
+    PyWordLevelTrainer, WordLevelTrainer(|t| t),
+    options {
+        vocab_size(get_vocab_size, set_vocab_size): usize,
+        min_frequency(get_min_frequency, set_min_frequency): u64,
+        show_progress(get_show_progress, set_show_progress): bool,
     }
-
-    #[getter]
-    fn get_vocab_size(self_: PyRef<'_, Self>) -> PyResult<usize> {
-        getter!(self_, TrainerWrapper::WordLevelTrainer, |t| t.vocab_size)
-    }
-    #[setter]
-    fn set_vocab_size(self_: PyRef<'_, Self>, value: usize) -> PyResult<()> {
-        setter!(self_, TrainerWrapper::WordLevelTrainer, |t| t.vocab_size = value)
-    }
-    #[getter]
-    fn get_min_frequency(self_: PyRef<'_, Self>) -> PyResult<u64> {
-        getter!(self_, TrainerWrapper::WordLevelTrainer, |t| t.min_frequency)
-    }
-    #[setter]
-    fn set_min_frequency(self_: PyRef<'_, Self>, value: u64) -> PyResult<()> {
-        setter!(self_, TrainerWrapper::WordLevelTrainer, |t| t.min_frequency = value)
-    }
-    #[getter]
-    fn get_show_progress(self_: PyRef<'_, Self>) -> PyResult<bool> {
-        getter!(self_, TrainerWrapper::WordLevelTrainer, |t| t.show_progress)
-    }
-    #[setter]
-    fn set_show_progress(self_: PyRef<'_, Self>, value: bool) -> PyResult<()> {
-        setter!(self_, TrainerWrapper::WordLevelTrainer, |t| t.show_progress = value)
-    }
-    /// The special tokens, as `AddedToken` objects.
-    #[getter]
-    fn get_special_tokens(self_: PyRef<'_, Self>) -> PyResult<Vec<PyAddedToken>> {
-        getter!(self_, TrainerWrapper::WordLevelTrainer, |t| special_tokens_to_python(
-            &t.special_tokens
-        ))
-    }
-    #[setter]
-    fn set_special_tokens(self_: PyRef<'_, Self>, value: &Bound<'_, PyAny>) -> PyResult<()> {
-        let tokens = extract_special_tokens(value)?;
-        setter!(self_, TrainerWrapper::WordLevelTrainer, |t| t.special_tokens = tokens)
+    methods {
+        #[new]
+        #[pyo3(signature = (
+            vocab_size=30000, min_frequency=0, show_progress=true, special_tokens=None
+        ))]
+        fn new(
+            vocab_size: usize,
+            min_frequency: u64,
+            show_progress: bool,
+            special_tokens: Option<&Bound<'_, PyAny>>,
+        ) -> PyResult<(Self, PyTrainer)> {
+            let trainer = WordLevelTrainer {
+                vocab_size,
+                min_frequency,
+                show_progress,
+                special_tokens: extract_special_tokens(special_tokens)?,
+                ..Default::default()
+            };
+            Ok((PyWordLevelTrainer, new_trainer(TrainerWrapper::WordLevelTrainer(trainer))))
+        }
     }
 }
 

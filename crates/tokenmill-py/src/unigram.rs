@@ -1,9 +1,6 @@
 //! `tokenmill.models.Unigram` and `tokenmill.trainers.UnigramTrainer` (registered into those
 //! submodules by `models::register` / `trainers::register`).
-//!
-//! All access to the wrapped core objects goes through `with_unigram` / `with_unigram_mut` and
-//! `with_trainer` / `with_trainer_mut`, so a change of the base classes' storage touches only them.
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -13,52 +10,14 @@ use tokenmill_core::trainers::{TrainerWrapper, UnigramTrainer};
 
 use crate::errors::ToPyResult;
 use crate::models::{PyModel, PyToken};
+use crate::shared::{getter, setter};
 use crate::tokenizer::PyAddedToken;
 use crate::trainers::{
-    extract_alphabet, extract_special_tokens, special_tokens_to_python, PyTrainer,
+    extract_special_tokens, new_trainer, trainer_methods, OptionValue, PyTrainer,
 };
 
 /// Texts longer than this are segmented with the GIL released.
 const RELEASE_GIL_BYTES: usize = 4096;
-
-fn not_unigram() -> PyErr {
-    PyTypeError::new_err("this model is not a Unigram model")
-}
-
-fn with_unigram<R>(model: &PyModel, f: impl FnOnce(&Unigram) -> R) -> PyResult<R> {
-    model.inner.with(|w| match w {
-        ModelWrapper::Unigram(m) => Ok(f(m)),
-        _ => Err(not_unigram()),
-    })
-}
-
-fn with_unigram_mut<R>(model: &PyModel, f: impl FnOnce(&mut Unigram) -> R) -> PyResult<R> {
-    model.inner.update(|w| match w {
-        ModelWrapper::Unigram(m) => Ok(f(m)),
-        _ => Err(not_unigram()),
-    })?
-}
-
-fn not_unigram_trainer() -> PyErr {
-    PyTypeError::new_err("this trainer is not a UnigramTrainer")
-}
-
-fn with_trainer<R>(trainer: &PyTrainer, f: impl FnOnce(&UnigramTrainer) -> R) -> PyResult<R> {
-    trainer.inner.with(|w| match w {
-        TrainerWrapper::UnigramTrainer(t) => Ok(f(t)),
-        _ => Err(not_unigram_trainer()),
-    })
-}
-
-fn with_trainer_mut<R>(
-    trainer: &PyTrainer,
-    f: impl FnOnce(&mut UnigramTrainer) -> R,
-) -> PyResult<R> {
-    trainer.inner.update(|w| match w {
-        TrainerWrapper::UnigramTrainer(t) => Ok(f(t)),
-        _ => Err(not_unigram_trainer()),
-    })?
-}
 
 /// Runs `f` with the GIL released when `text` is long.
 fn maybe_released<R: Send>(py: Python<'_>, text: &str, f: impl FnOnce() -> R + Send) -> R {
@@ -100,7 +59,7 @@ fn to_tokens(model: &Unigram, text: &str, segmentation: &Segmentation) -> Vec<Py
 /// The best segmentation is exactly `tokenizers`' (ties: the longest last piece wins).
 /// Sampling uses a ChaCha8 generator: :meth:`set_seed` makes it reproducible.
 #[pyclass(extends = PyModel, module = "tokenmill.models", name = "Unigram")]
-pub struct PyUnigram {}
+pub struct PyUnigram;
 
 #[pymethods]
 impl PyUnigram {
@@ -124,7 +83,7 @@ impl PyUnigram {
         };
         model.alpha = alpha;
         model.nbest_size = nbest_size;
-        Ok((PyUnigram {}, PyModel::new(ModelWrapper::Unigram(model))))
+        Ok((PyUnigram, PyModel::new(ModelWrapper::Unigram(model))))
     }
 
     /// A model with sentencepiece's scoring rules (``f32`` arithmetic, piece types) from
@@ -158,46 +117,46 @@ impl PyUnigram {
     /// The sampling temperature used by ``tokenize`` (None: no sampling).
     #[getter]
     fn get_alpha(self_: PyRef<'_, Self>) -> PyResult<Option<f64>> {
-        with_unigram(self_.as_super(), |m| m.alpha)
+        getter!(self_, ModelWrapper::Unigram, |m| m.alpha)
     }
     #[setter]
     fn set_alpha(self_: PyRef<'_, Self>, alpha: Option<f64>) -> PyResult<()> {
-        with_unigram_mut(self_.as_super(), |m| m.alpha = alpha)
+        setter!(self_, ModelWrapper::Unigram, |m| m.alpha = alpha)
     }
     /// How many best segmentations ``tokenize`` samples from (None: all).
     #[getter]
     fn get_nbest_size(self_: PyRef<'_, Self>) -> PyResult<Option<usize>> {
-        with_unigram(self_.as_super(), |m| m.nbest_size)
+        getter!(self_, ModelWrapper::Unigram, |m| m.nbest_size)
     }
     #[setter]
     fn set_nbest_size(self_: PyRef<'_, Self>, nbest_size: Option<usize>) -> PyResult<()> {
-        with_unigram_mut(self_.as_super(), |m| m.nbest_size = nbest_size)
+        setter!(self_, ModelWrapper::Unigram, |m| m.nbest_size = nbest_size)
     }
     /// Whether unknown characters fall back to byte pieces.
     #[getter]
     fn get_byte_fallback(self_: PyRef<'_, Self>) -> PyResult<bool> {
-        with_unigram(self_.as_super(), |m| m.byte_fallback())
+        getter!(self_, ModelWrapper::Unigram, |m| m.byte_fallback())
     }
     /// The id of the unknown piece (None when the model has none).
     #[getter]
     fn get_unk_id(self_: PyRef<'_, Self>) -> PyResult<Option<usize>> {
-        with_unigram(self_.as_super(), |m| m.unk_id())
+        getter!(self_, ModelWrapper::Unigram, |m| m.unk_id())
     }
 
     /// The vocabulary as a list of (piece, score), by id.
     fn get_pieces(self_: PyRef<'_, Self>) -> PyResult<Vec<(String, f64)>> {
-        with_unigram(self_.as_super(), |m| m.vocab().to_vec())
+        getter!(self_, ModelWrapper::Unigram, |m| m.vocab().to_vec())
     }
 
     /// The score (log-probability) of piece ``id``.
     fn get_score(self_: PyRef<'_, Self>, id: u32) -> PyResult<f64> {
-        with_unigram(self_.as_super(), |m| m.score(id))?
+        getter!(self_, ModelWrapper::Unigram, |m| m.score(id))?
             .ok_or_else(|| PyValueError::new_err(format!("id {id} is not in the vocabulary")))
     }
 
     /// Re-seeds the sampling generator: the same seed gives the same samples.
     fn set_seed(self_: PyRef<'_, Self>, seed: u64) -> PyResult<()> {
-        with_unigram(self_.as_super(), |m| m.set_seed(seed))
+        getter!(self_, ModelWrapper::Unigram, |m| m.set_seed(seed))
     }
 
     /// The ``nbest_size`` best segmentations of ``sequence`` (best first) as
@@ -210,7 +169,7 @@ impl PyUnigram {
         sequence: &str,
         nbest_size: usize,
     ) -> PyResult<Vec<(Vec<PyToken>, f64)>> {
-        with_unigram(self_.as_super(), |m| {
+        getter!(self_, ModelWrapper::Unigram, |m| {
             let nbest = maybe_released(py, sequence, || m.nbest(sequence, nbest_size)).py()?;
             Ok(nbest.iter().map(|(seg, score)| (to_tokens(m, sequence, seg), *score)).collect())
         })?
@@ -230,7 +189,7 @@ impl PyUnigram {
         nbest_size: i64,
         seed: Option<u64>,
     ) -> PyResult<Vec<PyToken>> {
-        with_unigram(self_.as_super(), |m| {
+        getter!(self_, ModelWrapper::Unigram, |m| {
             let seed = match seed {
                 Some(s) => s,
                 None => m.next_seed(),
@@ -252,7 +211,7 @@ impl PyUnigram {
         sequence: &str,
         alpha: f64,
     ) -> PyResult<f64> {
-        with_unigram(self_.as_super(), |m| {
+        getter!(self_, ModelWrapper::Unigram, |m| {
             maybe_released(py, sequence, || m.entropy(sequence, alpha)).py()
         })?
     }
@@ -260,7 +219,7 @@ impl PyUnigram {
     /// log P(sequence): the log of the summed probability of all its segmentations.
     #[pyo3(signature = (sequence))]
     fn log_likelihood(self_: PyRef<'_, Self>, py: Python<'_>, sequence: &str) -> PyResult<f64> {
-        with_unigram(self_.as_super(), |m| {
+        getter!(self_, ModelWrapper::Unigram, |m| {
             maybe_released(py, sequence, || m.log_likelihood(sequence)).py()
         })?
     }
@@ -296,126 +255,53 @@ impl PyUnigram {
 /// hash order; here k follows code point order, and equal scores keep the characters first (by
 /// code point), then the training order.
 #[pyclass(extends = PyTrainer, module = "tokenmill.trainers", name = "UnigramTrainer")]
-pub struct PyUnigramTrainer {}
+pub struct PyUnigramTrainer;
 
-#[pymethods]
-impl PyUnigramTrainer {
-    #[new]
-    #[pyo3(signature = (
-        vocab_size=8000, show_progress=true, special_tokens=None, initial_alphabet=None,
-        shrinking_factor=0.75, unk_token=None, max_piece_length=16, n_sub_iterations=2,
-        seed_size=1_000_000
-    ))]
-    #[allow(clippy::too_many_arguments)]
-    fn new(
-        vocab_size: u32,
-        show_progress: bool,
-        special_tokens: Option<&Bound<'_, PyAny>>,
-        initial_alphabet: Option<Vec<String>>,
-        shrinking_factor: f64,
-        unk_token: Option<String>,
-        max_piece_length: usize,
-        n_sub_iterations: u32,
-        seed_size: usize,
-    ) -> PyResult<(Self, PyTrainer)> {
-        let trainer = UnigramTrainer {
-            vocab_size,
-            show_progress,
-            special_tokens: match special_tokens {
-                Some(t) => extract_special_tokens(t)?,
-                None => vec![],
-            },
-            initial_alphabet: extract_alphabet(initial_alphabet.unwrap_or_default()),
-            shrinking_factor,
-            unk_token,
-            max_piece_length,
-            n_sub_iterations,
-            seed_size,
-            ..Default::default()
-        };
-        Ok((
-            PyUnigramTrainer {},
-            PyTrainer {
-                inner: crate::shared::Shared::new(TrainerWrapper::UnigramTrainer(trainer)),
-            },
-        ))
+trainer_methods! {
+    PyUnigramTrainer, UnigramTrainer(|t| t),
+    options {
+        vocab_size(get_vocab_size, set_vocab_size): u32,
+        show_progress(get_show_progress, set_show_progress): bool,
+        initial_alphabet(get_initial_alphabet, set_initial_alphabet): Vec<String>,
+        shrinking_factor(get_shrinking_factor, set_shrinking_factor): f64,
+        unk_token(get_unk_token, set_unk_token): Option<String>,
+        max_piece_length(get_max_piece_length, set_max_piece_length): usize,
+        n_sub_iterations(get_n_sub_iterations, set_n_sub_iterations): u32,
+        seed_size(get_seed_size, set_seed_size): usize,
     }
-
-    #[getter]
-    fn get_vocab_size(self_: PyRef<'_, Self>) -> PyResult<u32> {
-        with_trainer(self_.as_super(), |t| t.vocab_size)
-    }
-    #[setter]
-    fn set_vocab_size(self_: PyRef<'_, Self>, value: u32) -> PyResult<()> {
-        with_trainer_mut(self_.as_super(), |t| t.vocab_size = value)
-    }
-    #[getter]
-    fn get_show_progress(self_: PyRef<'_, Self>) -> PyResult<bool> {
-        with_trainer(self_.as_super(), |t| t.show_progress)
-    }
-    #[setter]
-    fn set_show_progress(self_: PyRef<'_, Self>, value: bool) -> PyResult<()> {
-        with_trainer_mut(self_.as_super(), |t| t.show_progress = value)
-    }
-    /// The special tokens, as `AddedToken` objects.
-    #[getter]
-    fn get_special_tokens(self_: PyRef<'_, Self>) -> PyResult<Vec<PyAddedToken>> {
-        with_trainer(self_.as_super(), |t| special_tokens_to_python(&t.special_tokens))
-    }
-    #[setter]
-    fn set_special_tokens(self_: PyRef<'_, Self>, value: &Bound<'_, PyAny>) -> PyResult<()> {
-        let tokens = extract_special_tokens(value)?;
-        with_trainer_mut(self_.as_super(), |t| t.special_tokens = tokens)
-    }
-    #[getter]
-    fn get_initial_alphabet(self_: PyRef<'_, Self>) -> PyResult<Vec<String>> {
-        with_trainer(self_.as_super(), |t| {
-            t.initial_alphabet.iter().map(|c| c.to_string()).collect()
-        })
-    }
-    #[setter]
-    fn set_initial_alphabet(self_: PyRef<'_, Self>, value: Vec<String>) -> PyResult<()> {
-        with_trainer_mut(self_.as_super(), |t| t.initial_alphabet = extract_alphabet(value))
-    }
-    #[getter]
-    fn get_shrinking_factor(self_: PyRef<'_, Self>) -> PyResult<f64> {
-        with_trainer(self_.as_super(), |t| t.shrinking_factor)
-    }
-    #[setter]
-    fn set_shrinking_factor(self_: PyRef<'_, Self>, value: f64) -> PyResult<()> {
-        with_trainer_mut(self_.as_super(), |t| t.shrinking_factor = value)
-    }
-    #[getter]
-    fn get_unk_token(self_: PyRef<'_, Self>) -> PyResult<Option<String>> {
-        with_trainer(self_.as_super(), |t| t.unk_token.clone())
-    }
-    #[setter]
-    fn set_unk_token(self_: PyRef<'_, Self>, value: Option<String>) -> PyResult<()> {
-        with_trainer_mut(self_.as_super(), |t| t.unk_token = value)
-    }
-    #[getter]
-    fn get_max_piece_length(self_: PyRef<'_, Self>) -> PyResult<usize> {
-        with_trainer(self_.as_super(), |t| t.max_piece_length)
-    }
-    #[setter]
-    fn set_max_piece_length(self_: PyRef<'_, Self>, value: usize) -> PyResult<()> {
-        with_trainer_mut(self_.as_super(), |t| t.max_piece_length = value)
-    }
-    #[getter]
-    fn get_n_sub_iterations(self_: PyRef<'_, Self>) -> PyResult<u32> {
-        with_trainer(self_.as_super(), |t| t.n_sub_iterations)
-    }
-    #[setter]
-    fn set_n_sub_iterations(self_: PyRef<'_, Self>, value: u32) -> PyResult<()> {
-        with_trainer_mut(self_.as_super(), |t| t.n_sub_iterations = value)
-    }
-    #[getter]
-    fn get_seed_size(self_: PyRef<'_, Self>) -> PyResult<usize> {
-        with_trainer(self_.as_super(), |t| t.seed_size)
-    }
-    #[setter]
-    fn set_seed_size(self_: PyRef<'_, Self>, value: usize) -> PyResult<()> {
-        with_trainer_mut(self_.as_super(), |t| t.seed_size = value)
+    methods {
+        #[new]
+        #[pyo3(signature = (
+            vocab_size=8000, show_progress=true, special_tokens=None, initial_alphabet=None,
+            shrinking_factor=0.75, unk_token=None, max_piece_length=16, n_sub_iterations=2,
+            seed_size=1_000_000
+        ))]
+        #[allow(clippy::too_many_arguments)] // tokenizers' keyword arguments
+        fn new(
+            vocab_size: u32,
+            show_progress: bool,
+            special_tokens: Option<&Bound<'_, PyAny>>,
+            initial_alphabet: Option<Vec<String>>,
+            shrinking_factor: f64,
+            unk_token: Option<String>,
+            max_piece_length: usize,
+            n_sub_iterations: u32,
+            seed_size: usize,
+        ) -> PyResult<(Self, PyTrainer)> {
+            let trainer = UnigramTrainer {
+                vocab_size,
+                show_progress,
+                special_tokens: extract_special_tokens(special_tokens)?,
+                initial_alphabet: OptionValue::from_python(initial_alphabet.unwrap_or_default()),
+                shrinking_factor,
+                unk_token,
+                max_piece_length,
+                n_sub_iterations,
+                seed_size,
+                ..Default::default()
+            };
+            Ok((PyUnigramTrainer, new_trainer(TrainerWrapper::UnigramTrainer(trainer))))
+        }
     }
 }
 

@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 
 use super::progress::Progress;
 use super::word_counts::{count_words, WordCounts};
-use super::AddedToken;
+use super::{AddedToken, History};
 use crate::error::Result;
 
 /// Options of BPE training (the same names and defaults as `tokenizers.trainers.BpeTrainer`).
@@ -69,34 +69,8 @@ impl Default for BpeTrainer {
     }
 }
 
-/// The merges of the last training run as (left, right, count). Behind a lock because the
-/// Tokenizer trains through `&self` (a trainer's options do not change by training).
-#[derive(Debug, Default)]
-pub struct MergeHistory(std::sync::Mutex<Vec<(String, String, u64)>>);
-
-impl MergeHistory {
-    pub fn get(&self) -> Vec<(String, String, u64)> {
-        self.0.lock().map(|h| h.clone()).unwrap_or_default()
-    }
-    pub fn set(&self, history: Vec<(String, String, u64)>) {
-        if let Ok(mut h) = self.0.lock() {
-            *h = history;
-        }
-    }
-}
-
-impl Clone for MergeHistory {
-    fn clone(&self) -> Self {
-        MergeHistory(std::sync::Mutex::new(self.get()))
-    }
-}
-
-/// The history is a record of the last run, not part of a trainer's identity.
-impl PartialEq for MergeHistory {
-    fn eq(&self, _: &Self) -> bool {
-        true
-    }
-}
+/// The merges of the last training run as (left, right, count).
+pub type MergeHistory = History<(String, String, u64)>;
 
 /// One step of training: the pair merged, the token it made, and the pair's count then.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

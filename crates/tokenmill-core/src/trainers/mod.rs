@@ -30,6 +30,7 @@
 pub mod bpe;
 pub mod corpus;
 pub mod direct;
+mod history;
 pub mod progress;
 pub mod unigram;
 pub mod word_counts;
@@ -39,6 +40,7 @@ pub mod wordpiece;
 use serde::{Deserialize, Serialize};
 
 pub use bpe::{BpeTrainResult, BpeTrainer, LearnedMerge};
+pub use history::History;
 pub use unigram::UnigramTrainer;
 pub use word_counts::WordCounts;
 pub use wordlevel::WordLevelTrainer;

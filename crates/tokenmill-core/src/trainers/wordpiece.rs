@@ -69,33 +69,8 @@ pub enum MergeScore {
     Likelihood(f64),
 }
 
-/// The merges of the last run, behind a lock (training goes through `&self`).
-#[derive(Debug, Default)]
-pub struct ScoreHistory(std::sync::Mutex<Vec<(String, String, MergeScore)>>);
-
-impl ScoreHistory {
-    pub fn get(&self) -> Vec<(String, String, MergeScore)> {
-        self.0.lock().map(|h| h.clone()).unwrap_or_default()
-    }
-    fn set(&self, history: Vec<(String, String, MergeScore)>) {
-        if let Ok(mut h) = self.0.lock() {
-            *h = history;
-        }
-    }
-}
-
-impl Clone for ScoreHistory {
-    fn clone(&self) -> Self {
-        ScoreHistory(std::sync::Mutex::new(self.get()))
-    }
-}
-
-/// A record of the last run, not part of a trainer's identity.
-impl PartialEq for ScoreHistory {
-    fn eq(&self, _: &Self) -> bool {
-        true
-    }
-}
+/// The merges of the last run as (left, right, score).
+pub type ScoreHistory = super::History<(String, String, MergeScore)>;
 
 /// Trains a WordPiece vocabulary. The options live in `bpe_trainer` (as in `tokenizers`, whose
 /// WordPieceTrainer wraps a BpeTrainer); the default prefix is `##`.
