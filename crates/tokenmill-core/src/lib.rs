@@ -6,7 +6,6 @@
 //! carries alignments (`NormalizedString`, `PreTokenizedString`, `Encoding`);
 //! `tiktoken` is the lean byte-level BPE engine behind the tiktoken-compatible API.
 
-pub mod collocations;
 pub mod decoders;
 pub mod error;
 pub mod models;
@@ -18,7 +17,6 @@ pub mod tiktoken;
 pub mod tokenizer;
 pub mod trainers;
 pub mod utils;
-pub mod words;
 
 pub use error::{Error, Result};
 

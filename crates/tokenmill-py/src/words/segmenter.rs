@@ -1,5 +1,5 @@
 //! `tokenmill._native.words.ChineseSegmenter`: dictionary + HMM word segmentation for Chinese
-//! and Japanese (core: `tokenmill_core::words::segmenter`).
+//! and Japanese (core: `tokenmill_words::segmenter`).
 //!
 //! The built-in dictionaries are built once per process and shared (`Arc`); a segmenter that
 //! changes its words (`load_dictionary`, `add_word`) gets its own copy first.
@@ -9,11 +9,11 @@ use std::sync::{Arc, Mutex, OnceLock};
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PySlice, PyString, PyTuple, PyType};
 use tokenmill_core::utils::parallel;
-use tokenmill_core::words::segmenter::{
+use tokenmill_core::Error;
+use tokenmill_words::segmenter::{
     Segmenter, SegmenterLanguage, SegmenterOptions, SegmenterTrainer,
 };
-use tokenmill_core::words::{CharOffsets, WordToken};
-use tokenmill_core::Error;
+use tokenmill_words::{CharOffsets, WordToken};
 
 use super::{cached_token_list, text_of, texts_of, StringCache, Text};
 use crate::errors::ToPyResult;
@@ -62,7 +62,7 @@ pub(crate) fn default_segmenter(
                     for (index, line) in
                         text.lines().map(str::trim).enumerate().filter(|(_, l)| !l.is_empty())
                     {
-                        let entry = tokenmill_core::words::segmenter::dictionary::parse_line(line)
+                        let entry = tokenmill_words::segmenter::dictionary::parse_line(line)
                             .map_err(|message| Error::Format {
                                 path: None,
                                 line: Some(index + 1),
@@ -439,7 +439,7 @@ impl PySegmenter {
                         if line.is_empty() {
                             continue;
                         }
-                        let entry = tokenmill_core::words::segmenter::dictionary::parse_line(line)
+                        let entry = tokenmill_words::segmenter::dictionary::parse_line(line)
                             .map_err(|message| Error::Format {
                                 path: None,
                                 line: Some(index + 1),

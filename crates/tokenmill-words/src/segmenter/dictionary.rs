@@ -13,7 +13,7 @@ use std::path::Path;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::codes::{CharCodes, CodedText};
-use crate::{Error, Result};
+use tokenmill_core::{Error, Result};
 
 /// One parsed dictionary line: `word [freq] [tag]`.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -41,7 +41,7 @@ use self::codes::CodedText;
 pub use self::dictionary::{Dictionary, DictionaryEntry};
 pub use self::hmm::{Hmm, HmmCounts};
 use super::tokenizer::{is_space, WordToken};
-use crate::{Error, Result};
+use tokenmill_core::{Error, Result};
 
 /// Which language's unknown-word model and defaults to use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -11,7 +11,7 @@ use std::sync::OnceLock;
 
 use rustc_hash::FxHashMap;
 
-use crate::{Error, Result};
+use tokenmill_core::{Error, Result};
 
 /// An interned word.
 pub type WordId = u32;

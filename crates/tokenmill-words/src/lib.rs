@@ -9,6 +9,7 @@
 //!
 //! - `segmenter`: Chinese and Japanese word segmentation (dictionary + maximum-probability path +
 //!   HMM for unknown words, jieba's method and dictionary format).
+pub mod collocations;
 pub mod ngrams;
 pub mod punkt;
 pub mod rules;

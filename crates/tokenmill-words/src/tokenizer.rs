@@ -8,7 +8,7 @@
 use unicode_segmentation::UnicodeSegmentation;
 
 use super::rules::{CompiledRules, LanguageRules};
-use crate::Result;
+use tokenmill_core::Result;
 
 /// One word token: byte offsets into the text, and the PTB spelling when it differs from the
 /// text (`` and '' for straight double quotes).

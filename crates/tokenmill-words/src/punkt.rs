@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 
 use super::rules::LanguageRules;
 use super::tokenizer::is_space;
-use crate::Result;
+use tokenmill_core::Result;
 
 // Orthographic context flags (NLTK's _ORTHO_*): where a type was seen and with which case.
 const BEG_UC: u32 = 1 << 1;

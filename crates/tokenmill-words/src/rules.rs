@@ -3,7 +3,7 @@
 use rustc_hash::FxHashSet;
 use serde::{Deserialize, Serialize};
 
-use crate::{Error, Result};
+use tokenmill_core::{Error, Result};
 
 /// The languages that have built-in rules. Any other language code gets the UAX #29 defaults.
 pub const LANGUAGES: &[&str] = &["en", "de", "fr", "pl", "es", "it", "nl", "pt", "ru"];
