@@ -418,7 +418,7 @@ impl PyNgramCounts {
         let mut key_bytes = Vec::new();
         let names: Vec<&str> = ["word_fd", "ngram_fd"]
             .into_iter()
-            .chain(core::counts::auxiliary_tables(order).iter().map(|(n, _)| *n))
+            .chain(core::auxiliary_tables(order).iter().map(|(n, _)| *n))
             .collect();
         for (name, items) in &tables {
             let Some(slot) = names.iter().position(|n| n == name) else {

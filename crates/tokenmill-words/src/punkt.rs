@@ -648,10 +648,6 @@ impl SentenceSplitter {
         }
     }
 
-    pub fn from_params(language: &str, params: PunktParameters) -> Self {
-        SentenceSplitter { language: language.to_string(), params }
-    }
-
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).unwrap_or_default()
     }

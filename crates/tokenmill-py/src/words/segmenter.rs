@@ -10,10 +10,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyList, PySlice, PyString, PyTuple, PyType};
 use tokenmill_core::utils::parallel;
 use tokenmill_core::Error;
-use tokenmill_words::segmenter::{
-    Segmenter, SegmenterLanguage, SegmenterOptions, SegmenterTrainer,
-};
 use tokenmill_words::{CharOffsets, WordToken};
+use tokenmill_words::{Segmenter, SegmenterLanguage, SegmenterOptions, SegmenterTrainer};
 
 use super::{cached_token_list, text_of, texts_of, StringCache, Text};
 use crate::errors::ToPyResult;
@@ -62,12 +60,14 @@ pub(crate) fn default_segmenter(
                     for (index, line) in
                         text.lines().map(str::trim).enumerate().filter(|(_, l)| !l.is_empty())
                     {
-                        let entry = tokenmill_words::segmenter::dictionary::parse_line(line)
-                            .map_err(|message| Error::Format {
-                                path: None,
-                                line: Some(index + 1),
-                                byte_offset: None,
-                                message,
+                        let entry =
+                            tokenmill_words::parse_dictionary_line(line).map_err(|message| {
+                                Error::Format {
+                                    path: None,
+                                    line: Some(index + 1),
+                                    byte_offset: None,
+                                    message,
+                                }
                             })?;
                         trainer.feed_word(&entry.word, entry.freq);
                     }
@@ -439,12 +439,14 @@ impl PySegmenter {
                         if line.is_empty() {
                             continue;
                         }
-                        let entry = tokenmill_words::segmenter::dictionary::parse_line(line)
-                            .map_err(|message| Error::Format {
-                                path: None,
-                                line: Some(index + 1),
-                                byte_offset: None,
-                                message,
+                        let entry =
+                            tokenmill_words::parse_dictionary_line(line).map_err(|message| {
+                                Error::Format {
+                                    path: None,
+                                    line: Some(index + 1),
+                                    byte_offset: None,
+                                    message,
+                                }
                             })?;
                         t.feed_word(&entry.word, entry.freq);
                     }

@@ -52,13 +52,13 @@ pub fn parse_line(line: &str) -> std::result::Result<DictionaryEntry, String> {
 }
 
 /// Reads a dictionary file line by line; errors name the file and the line.
-pub fn read_entries(path: &Path) -> Result<Vec<(usize, DictionaryEntry)>> {
+pub(crate) fn read_entries(path: &Path) -> Result<Vec<(usize, DictionaryEntry)>> {
     let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
     parse_lines(std::io::BufReader::new(file)).map_err(|e| e.in_file(path))
 }
 
 /// Parses dictionary lines from any reader: `(line number, entry)` per non-empty line.
-pub fn parse_lines(reader: impl BufRead) -> Result<Vec<(usize, DictionaryEntry)>> {
+pub(crate) fn parse_lines(reader: impl BufRead) -> Result<Vec<(usize, DictionaryEntry)>> {
     let mut entries = Vec::new();
     for (index, raw) in reader.split(b'\n').enumerate() {
         let number = index + 1;
@@ -147,7 +147,8 @@ impl PartialEq for Dictionary {
 impl Dictionary {
     /// A main dictionary from `(word, freq)` pairs: later duplicates replace the frequency,
     /// every pair adds to the total (as jieba's `gen_pfdict`).
-    pub fn from_pairs(pairs: impl IntoIterator<Item = (String, u64)>) -> Result<Self> {
+    #[cfg(test)]
+    pub(crate) fn from_pairs(pairs: impl IntoIterator<Item = (String, u64)>) -> Result<Self> {
         let mut dict = Dictionary::default();
         for (word, freq) in pairs {
             dict.set_word(word, freq);
@@ -157,7 +158,7 @@ impl Dictionary {
     }
 
     /// Restores a dictionary with a given total (a saved model).
-    pub fn with_total(freqs: FxHashMap<String, u64>, total: u64) -> Result<Self> {
+    pub(crate) fn with_total(freqs: FxHashMap<String, u64>, total: u64) -> Result<Self> {
         let mut dict = Dictionary { total, ..Default::default() };
         for word in freqs.keys() {
             dict.note_shape(word);
@@ -195,13 +196,13 @@ impl Dictionary {
 
     /// ln(total), the cost jieba gives a character that is no word (its frequency counts as 1).
     #[inline]
-    pub fn log_total(&self) -> f64 {
+    pub(crate) fn log_total(&self) -> f64 {
         self.log_total
     }
 
     /// Sets a word's frequency and adds it to the total (jieba's `add_word`); call `rebuild`
     /// after a batch of changes.
-    pub fn set_word(&mut self, word: String, freq: u64) {
+    pub(crate) fn set_word(&mut self, word: String, freq: u64) {
         self.total = self.total.saturating_add(freq);
         self.note_shape(&word);
         self.freqs.insert(word, freq);
@@ -218,7 +219,7 @@ impl Dictionary {
     /// The frequency jieba's `suggest_freq` uses for a piece of a cut: the word's frequency; for
     /// a character that is no word, 0 if some word starts with it (jieba keeps every word prefix
     /// in its table with frequency 0), else 1.
-    pub fn piece_freq(&self, piece: &str) -> u64 {
+    pub(crate) fn piece_freq(&self, piece: &str) -> u64 {
         if let Some(&f) = self.freqs.get(piece) {
             return f;
         }
@@ -232,7 +233,7 @@ impl Dictionary {
     /// As `prefixes`, but from the word table itself, with the current total: right after
     /// `set_word`, without a `rebuild`. Costs one hash lookup per char boundary up to the
     /// longest word, so it is meant for short texts (`Segmenter::suggest_freq`).
-    pub fn live_prefixes(&self, text: &str, mut f: impl FnMut(usize, f64)) {
+    pub(crate) fn live_prefixes(&self, text: &str, mut f: impl FnMut(usize, f64)) {
         let log_total = (self.total.max(1) as f64).ln();
         let limit = text.len().min(self.max_word_bytes);
         for (i, c) in text.char_indices() {
@@ -249,12 +250,12 @@ impl Dictionary {
     }
 
     /// ln(total) as it is now (`log_total` is as of the last `rebuild`).
-    pub fn live_log_total(&self) -> f64 {
+    pub(crate) fn live_log_total(&self) -> f64 {
         (self.total.max(1) as f64).ln()
     }
 
     /// Rebuilds the trie and the log probabilities after changes.
-    pub fn rebuild(&mut self) -> Result<()> {
+    pub(crate) fn rebuild(&mut self) -> Result<()> {
         // jieba: log(freq) - log(total), with total as a float; a total of 0 or 1 gives 0.
         let log_total = (self.total.max(1) as f64).ln();
         let mut sorted: Vec<(&String, &u64)> =
@@ -317,14 +318,14 @@ impl Dictionary {
     }
 
     /// Encodes a chunk of text for `words_at`.
-    pub fn encode(&self, chunk: &str, coded: &mut CodedText) {
+    pub(crate) fn encode(&self, chunk: &str, coded: &mut CodedText) {
         coded.encode(&self.codes, chunk);
     }
 
     /// Calls `f(end, log probability)` for each word that starts at byte `at` of the chunk
     /// that `coded` encodes (`end`: its end in the chunk), shortest first.
     #[inline]
-    pub fn words_at(&self, coded: &CodedText, at: usize, mut f: impl FnMut(usize, f64)) {
+    pub(crate) fn words_at(&self, coded: &CodedText, at: usize, mut f: impl FnMut(usize, f64)) {
         if let Some(trie) = &self.trie {
             let start = coded.coded_at[at] as usize;
             let code = &coded.bytes[start..];
@@ -352,7 +353,8 @@ impl Dictionary {
     }
 
     /// Calls `f(byte length, log probability)` for each word that starts `text`, shortest first.
-    pub fn prefixes(&self, text: &str, f: impl FnMut(usize, f64)) {
+    #[cfg(test)]
+    pub(crate) fn prefixes(&self, text: &str, f: impl FnMut(usize, f64)) {
         let mut coded = CodedText::default();
         self.encode(text, &mut coded);
         self.words_at(&coded, 0, f)
