@@ -28,7 +28,7 @@ mod tokenizer;
 pub use ngrams::char_ngrams;
 pub use punkt::{PunktParameters, PunktTrainer, SentenceSplitter};
 pub use rules::{Agglutination, LanguageRules, LANGUAGES};
-pub use segmenter::dictionary::parse_line as parse_dictionary_line;
+pub use segmenter::dictionary::parse_numbered_line as parse_dictionary_line;
 pub use segmenter::{
     Dictionary, DictionaryEntry, Hmm, Segmenter, SegmenterLanguage, SegmenterOptions,
     SegmenterTrainer,

@@ -60,15 +60,7 @@ pub(crate) fn default_segmenter(
                     for (index, line) in
                         text.lines().map(str::trim).enumerate().filter(|(_, l)| !l.is_empty())
                     {
-                        let entry =
-                            tokenmill_words::parse_dictionary_line(line).map_err(|message| {
-                                Error::Format {
-                                    path: None,
-                                    line: Some(index + 1),
-                                    byte_offset: None,
-                                    message,
-                                }
-                            })?;
+                        let entry = tokenmill_words::parse_dictionary_line(line, index + 1)?;
                         trainer.feed_word(&entry.word, entry.freq);
                     }
                     trainer.finish(language, options)
@@ -439,15 +431,7 @@ impl PySegmenter {
                         if line.is_empty() {
                             continue;
                         }
-                        let entry =
-                            tokenmill_words::parse_dictionary_line(line).map_err(|message| {
-                                Error::Format {
-                                    path: None,
-                                    line: Some(index + 1),
-                                    byte_offset: None,
-                                    message,
-                                }
-                            })?;
+                        let entry = tokenmill_words::parse_dictionary_line(line, index + 1)?;
                         t.feed_word(&entry.word, entry.freq);
                     }
                 }

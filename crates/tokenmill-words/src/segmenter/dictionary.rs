@@ -26,7 +26,7 @@ pub struct DictionaryEntry {
 /// Parses a jieba dictionary line (already trimmed, not empty): fields separated by spaces or
 /// tabs; the second field is the frequency when it is all digits, else a tag; at most three
 /// fields. Words with spaces inside are not supported (jieba's main loader rejects them too).
-pub fn parse_line(line: &str) -> std::result::Result<DictionaryEntry, String> {
+pub(crate) fn parse_line(line: &str) -> std::result::Result<DictionaryEntry, String> {
     let mut fields = line.split([' ', '\t']).filter(|f| !f.is_empty());
     let word = fields.next().ok_or("empty line")?.to_string();
     let (mut freq, mut tag) = (None, None);
@@ -51,6 +51,16 @@ pub fn parse_line(line: &str) -> std::result::Result<DictionaryEntry, String> {
     Ok(DictionaryEntry { word, freq, tag })
 }
 
+/// `parse_line` for line `number` (1-based) of a file or text: a format error names the line.
+pub fn parse_numbered_line(line: &str, number: usize) -> Result<DictionaryEntry> {
+    parse_line(line).map_err(|message| Error::Format {
+        path: None,
+        line: Some(number),
+        byte_offset: None,
+        message,
+    })
+}
+
 /// Reads a dictionary file line by line; errors name the file and the line.
 pub(crate) fn read_entries(path: &Path) -> Result<Vec<(usize, DictionaryEntry)>> {
     let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
@@ -73,13 +83,7 @@ pub(crate) fn parse_lines(reader: impl BufRead) -> Result<Vec<(usize, Dictionary
         if line.is_empty() {
             continue;
         }
-        let entry = parse_line(line).map_err(|message| Error::Format {
-            path: None,
-            line: Some(number),
-            byte_offset: None,
-            message,
-        })?;
-        entries.push((number, entry));
+        entries.push((number, parse_numbered_line(line, number)?));
     }
     Ok(entries)
 }
