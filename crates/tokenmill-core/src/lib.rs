@@ -4,9 +4,17 @@
 //! `normalizers` → `pre_tokenizers` → `models` → `processors` → `decoders`.
 //! `trainers` learn a model's vocabulary; `tokenizer` ties the stages together and
 //! carries alignments (`NormalizedString`, `PreTokenizedString`, `Encoding`);
-//! `tiktoken` is the lean byte-level BPE engine behind the tiktoken-compatible API.
+//! `tiktoken` is the lean byte-level BPE engine behind the tiktoken-compatible API;
+//! `sentencepiece` reads and writes `.model` files and holds sentencepiece's normalizer, encoders
+//! and trainer; `utils` what several of them share; `error` the one error type.
+//!
+//! Imports flow down the pipeline: `error` and `utils` import no stage (bar `utils`' regex fast
+//! path from `pre_tokenizers::scanners` and the `Encoding` that truncation and padding act on);
+//! a stage imports `tokenizer`'s traits and earlier stages, never a later one;
+//! `tokenizer`, `trainers`, `sentencepiece` and `tiktoken` assemble the stages. No Python types
+//! anywhere: the bindings (tokenmill-py) convert. Word-level tools (word tokenizer, sentence
+//! splitter, Chinese/Japanese segmenter, collocations) live in the `tokenmill-words` crate.
 
-pub mod collocations;
 pub mod decoders;
 pub mod error;
 pub mod models;
@@ -18,7 +26,6 @@ pub mod tiktoken;
 pub mod tokenizer;
 pub mod trainers;
 pub mod utils;
-pub mod words;
 
 pub use error::{Error, Result};
 

@@ -15,7 +15,7 @@ use pyo3::exceptions::{
 use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyFloat, PyList, PyString, PyTuple};
-use tokenmill_core::collocations::{
+use tokenmill_words::collocations::{
     self as core, lane, pack, BigramMarginals, Counts, IntMarginals, Marginals, MathError, Measure,
     NgramKey, SumMode, WindowCounter,
 };
@@ -197,7 +197,7 @@ fn measure_for(name: &str, order: usize) -> PyResult<Measure> {
     }
 }
 
-/// The counts of one collocation finder (see `tokenmill_core::collocations::Counts`).
+/// The counts of one collocation finder (see `tokenmill_words::collocations::Counts`).
 ///
 /// `rank` releases the GIL while a filter (`apply_freq_filter`, ...) may run in another thread:
 /// the counts are a [`SnapshotCell`] (a call works on the counts before or after a filter).
@@ -418,7 +418,7 @@ impl PyNgramCounts {
         let mut key_bytes = Vec::new();
         let names: Vec<&str> = ["word_fd", "ngram_fd"]
             .into_iter()
-            .chain(core::counts::auxiliary_tables(order).iter().map(|(n, _)| *n))
+            .chain(core::auxiliary_tables(order).iter().map(|(n, _)| *n))
             .collect();
         for (name, items) in &tables {
             let Some(slot) = names.iter().position(|n| n == name) else {

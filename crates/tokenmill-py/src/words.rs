@@ -11,10 +11,10 @@ use numpy::IntoPyArray;
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PySlice, PyString, PyTuple};
 use tokenmill_core::utils::parallel;
-use tokenmill_core::words::{
+use tokenmill_core::Error;
+use tokenmill_words::{
     self as core, CharOffsets, LanguageRules, PunktTrainer, WordToken, WordTokenizerOptions,
 };
-use tokenmill_core::Error;
 
 use crate::errors::ToPyResult;
 use crate::snapshot_cell::SnapshotCell;

@@ -3,6 +3,11 @@
 //! Each component mirrors its `tokenizers` namesake, including tokenizer.json (de)serialization.
 //! `decode_chain` maps the token list to a list of text pieces (components can be chained by
 //! `Sequence`); `decode` concatenates the pieces.
+//!
+//! One file per component. May import `tokenizer` (the `Decoder` trait), `error`, `utils` and
+//! the components that serve an earlier stage too (`ByteLevel` and `Metaspace` from
+//! `pre_tokenizers`, `Replace` from `normalizers`, `processors::strict_type_tag`); never
+//! `models`.
 use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::error::{Error, Result};

@@ -4,6 +4,10 @@
 //! exactly as `tokenizers`' tokenizer.json (`{"type": "NFC"}`, `{"type": "Sequence",
 //! "normalizers": [...]}`, ...) and also reads what older versions wrote (objects without a
 //! `type`, recognised by their fields; `"Bert"` for `"BertNormalizer"`).
+//!
+//! One file per component. May import `tokenizer` (the `Normalizer` trait, `NormalizedString`),
+//! `error` and `utils` (regex, byte-level alphabet, `Custom`, the `darts` double array inside a
+//! `Precompiled` charsmap); nothing from later stages.
 use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::error::{Error, Result};

@@ -4,6 +4,11 @@
 //! input with `NormalizedString::split`/`slice`, so its offsets point into the original text.
 //! Semantics, defaults and the JSON form follow Hugging Face `tokenizers` (tokenizer.json):
 //! `{"type": "<Name>", ...fields}`; `PreTokenizerWrapper` reads and writes that form.
+//!
+//! One file per component; `scanners/` holds the hand-compiled GPT-2 / cl100k / o200k split
+//! patterns and `unicode_scripts/` the script table of `UnicodeScripts`. May import `tokenizer`
+//! (the `PreTokenizer` trait, `PreTokenizedString`, `Pattern`), `error` and `utils`; nothing
+//! from `normalizers` or later stages.
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::tokenizer::normalized::Pattern;

@@ -4,6 +4,10 @@
 //! tokenizer.json. `process` follows `tokenizers`' default: every input encoding (and each of
 //! its overflowing windows) is tagged with its sequence index, the inputs get type ids 0 / 1,
 //! the component transforms the list (`process_encodings`), and the result is merged.
+//!
+//! One file per component. May import `tokenizer` (the `PostProcessor` trait, `Encoding`),
+//! `error`, `utils` and `pre_tokenizers::byte_level` (`ByteLevel` is one component serving
+//! three stages); never `models` or `decoders`.
 use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::error::{Error, Result};

@@ -1,4 +1,10 @@
 //! Shared helpers: regex engine wrapper, byte-level alphabet, offset conversion, parallelism.
+//!
+//! Also truncation and padding, vocabulary and id → token tables, user-defined components
+//! (`custom`), a CPU prefetch hint and the models' word caches: what several stages or model
+//! families share. May import `error`, `tokenizer` (truncation and padding act on `Encoding`)
+//! and `pre_tokenizers::scanners` (the regex wrapper's fast path); never a model, trainer or
+//! model-family folder.
 pub mod byte_level;
 pub mod custom;
 pub mod darts;

@@ -1,5 +1,5 @@
 //! `tokenmill._native.words.ChineseSegmenter`: dictionary + HMM word segmentation for Chinese
-//! and Japanese (core: `tokenmill_core::words::segmenter`).
+//! and Japanese (core: `tokenmill_words::segmenter`).
 //!
 //! The built-in dictionaries are built once per process and shared (`Arc`); a segmenter that
 //! changes its words (`load_dictionary`, `add_word`) gets its own copy first.
@@ -9,11 +9,9 @@ use std::sync::{Arc, Mutex, OnceLock};
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PySlice, PyString, PyTuple, PyType};
 use tokenmill_core::utils::parallel;
-use tokenmill_core::words::segmenter::{
-    Segmenter, SegmenterLanguage, SegmenterOptions, SegmenterTrainer,
-};
-use tokenmill_core::words::{CharOffsets, WordToken};
 use tokenmill_core::Error;
+use tokenmill_words::{CharOffsets, WordToken};
+use tokenmill_words::{Segmenter, SegmenterLanguage, SegmenterOptions, SegmenterTrainer};
 
 use super::{cached_token_list, text_of, texts_of, StringCache, Text};
 use crate::errors::ToPyResult;
@@ -62,13 +60,7 @@ pub(crate) fn default_segmenter(
                     for (index, line) in
                         text.lines().map(str::trim).enumerate().filter(|(_, l)| !l.is_empty())
                     {
-                        let entry = tokenmill_core::words::segmenter::dictionary::parse_line(line)
-                            .map_err(|message| Error::Format {
-                                path: None,
-                                line: Some(index + 1),
-                                byte_offset: None,
-                                message,
-                            })?;
+                        let entry = tokenmill_words::parse_dictionary_line(line, index + 1)?;
                         trainer.feed_word(&entry.word, entry.freq);
                     }
                     trainer.finish(language, options)
@@ -439,13 +431,7 @@ impl PySegmenter {
                         if line.is_empty() {
                             continue;
                         }
-                        let entry = tokenmill_core::words::segmenter::dictionary::parse_line(line)
-                            .map_err(|message| Error::Format {
-                                path: None,
-                                line: Some(index + 1),
-                                byte_offset: None,
-                                message,
-                            })?;
+                        let entry = tokenmill_words::parse_dictionary_line(line, index + 1)?;
                         t.feed_word(&entry.word, entry.freq);
                     }
                 }

@@ -8,6 +8,9 @@
 //!
 //! All supported patterns match every character, so their matches tile the text: the scanner
 //! only has to find where the match that starts at a given position ends.
+//!
+//! Imports nothing from the rest of the crate (`classes` is its own char-class table); the
+//! regex wrapper in `utils::regex` picks a scanner when a pattern is one of the known ones.
 pub mod classes;
 
 use classes::{class_at, LETTER, LOWERISH, NUMBER, OTHER, PREFIX, SPACE, UPPERISH};

@@ -21,16 +21,16 @@ pub enum MathError {
     Overflow,
 }
 
-pub type MathResult<T> = std::result::Result<T, MathError>;
+pub(super) type MathResult<T> = std::result::Result<T, MathError>;
 
 /// `float(i)`: Rust's int-to-float cast rounds to nearest, ties to even, as CPython does.
 #[inline]
-pub fn to_f64(i: i128) -> f64 {
+pub(super) fn to_f64(i: i128) -> f64 {
     i as f64
 }
 
 /// `a / b` for Python ints: the exact quotient correctly rounded to a double.
-pub fn int_div(a: i128, b: i128) -> MathResult<f64> {
+pub(super) fn int_div(a: i128, b: i128) -> MathResult<f64> {
     if b == 0 {
         return Err(MathError::ZeroDivision);
     }
@@ -79,18 +79,18 @@ fn rounded_quotient(a: u128, b: u128) -> f64 {
 }
 
 /// Exact product of Python ints.
-pub fn int_product(factors: &[i128]) -> MathResult<i128> {
+pub(super) fn int_product(factors: &[i128]) -> MathResult<i128> {
     factors.iter().try_fold(1i128, |acc, &f| acc.checked_mul(f)).ok_or(MathError::Overflow)
 }
 
 /// `base ** exp` for Python ints with a small non-negative exponent.
-pub fn int_pow(base: i128, exp: u32) -> MathResult<i128> {
+pub(super) fn int_pow(base: i128, exp: u32) -> MathResult<i128> {
     base.checked_pow(exp).ok_or(MathError::Overflow)
 }
 
 /// `x / y` for Python floats: raises on a zero divisor instead of returning inf/NaN.
 #[inline]
-pub fn div(x: f64, y: f64) -> MathResult<f64> {
+pub(super) fn div(x: f64, y: f64) -> MathResult<f64> {
     if y == 0.0 {
         Err(MathError::ZeroDivision)
     } else {
@@ -100,7 +100,7 @@ pub fn div(x: f64, y: f64) -> MathResult<f64> {
 
 /// `math.log(x)` for a float.
 #[inline]
-pub fn ln(x: f64) -> MathResult<f64> {
+pub(super) fn ln(x: f64) -> MathResult<f64> {
     if x > 0.0 || x.is_nan() || x == f64::INFINITY {
         Ok(x.ln())
     } else {
@@ -110,7 +110,7 @@ pub fn ln(x: f64) -> MathResult<f64> {
 
 /// `math.log2(x)` for a float (for an int, call it on `to_f64(i)`, as CPython does).
 #[inline]
-pub fn log2(x: f64) -> MathResult<f64> {
+pub(super) fn log2(x: f64) -> MathResult<f64> {
     if x > 0.0 || x.is_nan() || x == f64::INFINITY {
         Ok(x.log2())
     } else {
@@ -119,7 +119,7 @@ pub fn log2(x: f64) -> MathResult<f64> {
 }
 
 /// `x ** y` for Python floats: CPython's special cases, then the C library's `pow`.
-pub fn pow(x: f64, y: f64) -> MathResult<f64> {
+pub(super) fn pow(x: f64, y: f64) -> MathResult<f64> {
     if y == 0.0 {
         return Ok(1.0);
     }
@@ -163,7 +163,7 @@ pub enum SumMode {
     Compensated,
 }
 
-pub fn sum(values: impl IntoIterator<Item = f64>, mode: SumMode) -> f64 {
+pub(super) fn sum(values: impl IntoIterator<Item = f64>, mode: SumMode) -> f64 {
     let mut iter = values.into_iter();
     // `0 + first` is a float addition (int 0 converts to 0.0), which also turns -0.0 into 0.0.
     let mut total = match iter.next() {

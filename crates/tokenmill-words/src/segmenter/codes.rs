@@ -24,7 +24,7 @@ const FOUR_BYTE_LEAD: u8 = 255;
 
 /// The character → code table.
 #[derive(Clone, Default)]
-pub struct CharCodes {
+pub(crate) struct CharCodes {
     /// Rank + 1 of each BMP character (0: in no word); characters of higher rank than
     /// `u16::MAX - 1` and astral ones are in `other`.
     bmp: Vec<u16>,
@@ -34,7 +34,7 @@ pub struct CharCodes {
 impl CharCodes {
     /// Ranks the characters of `words` by the number of words that hold them (ties: the lower
     /// code point first, so that the table is deterministic).
-    pub fn new<'a>(words: impl IntoIterator<Item = &'a str>) -> Self {
+    pub(crate) fn new<'a>(words: impl IntoIterator<Item = &'a str>) -> Self {
         let mut counts: FxHashMap<char, u32> = FxHashMap::default();
         for word in words {
             for c in word.chars() {
@@ -61,7 +61,7 @@ impl CharCodes {
 
     /// The rank of `c`, if some word holds it.
     #[inline]
-    pub fn rank(&self, c: char) -> Option<u32> {
+    pub(crate) fn rank(&self, c: char) -> Option<u32> {
         match self.bmp.get(c as usize) {
             Some(0) => None,
             Some(&slot) if slot != u16::MAX => Some(slot as u32 - 1),
@@ -73,7 +73,7 @@ impl CharCodes {
 
     /// Appends the code of `c` to `out`.
     #[inline]
-    pub fn push(&self, c: char, out: &mut Vec<u8>) {
+    pub(crate) fn push(&self, c: char, out: &mut Vec<u8>) {
         match self.rank(c) {
             None => out.push(NO_WORD),
             Some(r) if r < ONE_BYTE_COUNT => out.push(ONE_BYTE_FIRST + r as u8),
@@ -96,7 +96,7 @@ impl CharCodes {
     /// The rank of the character whose code starts `code`, and the code's length; `None` for
     /// a character in no word, or when `code` is empty (`push`'s inverse).
     #[inline]
-    pub fn decode(code: &[u8]) -> (Option<u32>, usize) {
+    pub(crate) fn decode(code: &[u8]) -> (Option<u32>, usize) {
         match *code {
             [] => (None, 0),
             [NO_WORD, ..] => (None, 1),
@@ -114,7 +114,7 @@ impl CharCodes {
     }
 
     /// The code of a whole word.
-    pub fn encode(&self, word: &str) -> Vec<u8> {
+    pub(crate) fn encode(&self, word: &str) -> Vec<u8> {
         let mut out = Vec::with_capacity(word.len());
         for c in word.chars() {
             self.push(c, &mut out);
@@ -125,7 +125,7 @@ impl CharCodes {
 
 /// A chunk of text in codes, with the offsets that map between the two.
 #[derive(Default)]
-pub struct CodedText {
+pub(crate) struct CodedText {
     pub bytes: Vec<u8>,
     /// `text_at[k]`: the chunk byte offset of the character whose code starts at `bytes[k]`
     /// (and, at `bytes.len()`, the end of the chunk); other entries are unused.
@@ -137,7 +137,7 @@ pub struct CodedText {
 
 impl CodedText {
     /// Encodes `chunk`; offsets are relative to its start.
-    pub fn encode(&mut self, codes: &CharCodes, chunk: &str) {
+    pub(crate) fn encode(&mut self, codes: &CharCodes, chunk: &str) {
         self.bytes.clear();
         self.text_at.clear();
         self.coded_at.clear();

@@ -155,7 +155,7 @@ fn hypergeometric_cdf(x: f64, marked: f64, unmarked: f64, draws: f64) -> f64 {
 /// The one-sided (`alternative="less"`) p-value of Fisher's exact test for the table
 /// `[[a, b], [c, d]]`, as `scipy.stats.fisher_exact` returns it: 1.0 when a row or column is
 /// empty, never above 1.0. Cells must be non-negative.
-pub fn fisher_less(a: u64, b: u64, c: u64, d: u64) -> f64 {
+pub(super) fn fisher_less(a: u64, b: u64, c: u64, d: u64) -> f64 {
     let row1 = a + b;
     let row2 = c + d;
     let col1 = a + c;

@@ -44,7 +44,7 @@ pub struct Hmm {
 
 /// Counts from which an `Hmm` is estimated.
 #[derive(Debug, Clone, Default)]
-pub struct HmmCounts {
+pub(crate) struct HmmCounts {
     start: [f64; 4],
     trans: [[f64; 4]; 4],
     emit: FxHashMap<char, [f64; 4]>,
@@ -72,7 +72,7 @@ fn tags_of(word: &str, mut f: impl FnMut(char, usize)) {
 
 impl HmmCounts {
     /// Counts one line of a segmented corpus (its words in order).
-    pub fn add_sentence<'a>(&mut self, words: impl IntoIterator<Item = &'a str>) {
+    pub(crate) fn add_sentence<'a>(&mut self, words: impl IntoIterator<Item = &'a str>) {
         let mut previous: Option<usize> = None;
         for word in words {
             tags_of(word, |c, tag| {
@@ -87,7 +87,7 @@ impl HmmCounts {
     }
 
     /// Counts one word of a word list, `weight` times.
-    pub fn add_word(&mut self, word: &str, weight: f64) {
+    pub(crate) fn add_word(&mut self, word: &str, weight: f64) {
         self.from_word_list = true;
         let mut previous: Option<usize> = None;
         tags_of(word, |c, tag| {
@@ -103,12 +103,12 @@ impl HmmCounts {
         }
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.emit.is_empty()
     }
 
     /// The smoothed model.
-    pub fn finish(mut self) -> Hmm {
+    pub(crate) fn finish(mut self) -> Hmm {
         // Corpus sentences counted start tags; a model from word lists alone saw no sentence.
         let from_word_list = self.start.iter().all(|&c| c == 0.0);
         if self.from_word_list {
@@ -169,7 +169,7 @@ impl Hmm {
     /// Cuts `chars` into words: calls `f(start, end)` (char indices) for each word, in order.
     /// Viterbi over the BMES tags; the path must end in E or S. Ties: the first candidate wins,
     /// previous tags tried in the order of `PREVIOUS`, final tags in the order E, S.
-    pub fn cut(&self, chars: &[char], mut f: impl FnMut(usize, usize)) {
+    pub(crate) fn cut(&self, chars: &[char], mut f: impl FnMut(usize, usize)) {
         let n = chars.len();
         if n == 0 {
             return;

@@ -6,16 +6,21 @@
 //! [`Counts`] holds the tables and applies filters in place, and [`rank`] scores every candidate
 //! with a [`Measure`] and sorts them as NLTK's `score_ngrams` does: by decreasing score, ties by
 //! the n-gram's words in code-point order. Scores are computed with CPython's arithmetic
-//! (see [`pyfloat`]), so they equal NLTK's bit for bit, and so does the order.
+//! (see `pyfloat`), so they equal NLTK's bit for bit, and so does the order.
+//!
+//! Self-contained: imports nothing from the rest of this crate, and only `Error`/`Result` from
+//! tokenmill-core. The API is what this file re-exports; its submodules are private.
 
-pub mod counts;
-pub mod fisher;
-pub mod measures;
-pub mod pyfloat;
+mod counts;
+mod fisher;
+mod measures;
+mod pyfloat;
 
 use std::cmp::Ordering;
 
-pub use counts::{lane, pack, Counts, NgramKey, Table, Vocab, WindowCounter, WordId};
+pub use counts::{
+    auxiliary_tables, lane, pack, Counts, NgramKey, Table, Vocab, WindowCounter, WordId,
+};
 pub use measures::{score, BigramMarginals, IntMarginals, Marginals, Measure};
 pub use pyfloat::{MathError, SumMode};
 

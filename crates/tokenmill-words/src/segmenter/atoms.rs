@@ -10,7 +10,7 @@
 
 /// What an atom is made of.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum AtomKind {
+pub(super) enum AtomKind {
     Han,
     Hiragana,
     Katakana,
@@ -23,7 +23,7 @@ pub enum AtomKind {
 
 impl AtomKind {
     /// Han and kana: the atoms that dictionary words and the HMM are about.
-    pub fn is_cjk(self) -> bool {
+    pub(super) fn is_cjk(self) -> bool {
         matches!(self, AtomKind::Han | AtomKind::Hiragana | AtomKind::Katakana)
     }
 }
@@ -31,7 +31,7 @@ impl AtomKind {
 /// One atom: byte range in the text, its kind and its first character (kept so that the word
 /// graph and the HMM need not decode the text again).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Atom {
+pub(super) struct Atom {
     pub start: usize,
     pub end: usize,
     pub kind: AtomKind,
@@ -40,18 +40,18 @@ pub struct Atom {
 
 /// Han ideographs (unified, extensions, compatibility), the ideographic iteration mark 々 and
 /// zero 〇, and ○ (U+25CB), which Chinese text commonly uses as zero in numbers (二○○一年).
-pub fn is_han(c: char) -> bool {
+pub(super) fn is_han(c: char) -> bool {
     matches!(c as u32,
         0x4E00..=0x9FFF | 0x3400..=0x4DBF | 0x20000..=0x2FA1F | 0x30000..=0x323AF | 0xF900..=0xFAFF
         | 0x3005 | 0x3007 | 0x25CB)
 }
 
-pub fn is_hiragana(c: char) -> bool {
+pub(super) fn is_hiragana(c: char) -> bool {
     matches!(c as u32, 0x3041..=0x309F)
 }
 
 /// Katakana, including the prolonged sound mark ー, small katakana and halfwidth forms.
-pub fn is_katakana(c: char) -> bool {
+pub(super) fn is_katakana(c: char) -> bool {
     matches!(c as u32, 0x30A0..=0x30FF | 0x31F0..=0x31FF | 0xFF66..=0xFF9F)
 }
 
@@ -133,7 +133,7 @@ fn extends(c: char) -> bool {
 }
 
 /// Appends the atoms of `chunk` (no whitespace inside), offsets shifted by `base`.
-pub fn scan(chunk: &str, base: usize, atoms: &mut Vec<Atom>) {
+pub(super) fn scan(chunk: &str, base: usize, atoms: &mut Vec<Atom>) {
     let mut chars = chunk.char_indices().peekable();
     while let Some((start, c)) = chars.next() {
         let mut end = start + c.len_utf8();

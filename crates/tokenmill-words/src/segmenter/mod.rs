@@ -25,10 +25,13 @@
 //!
 //! Offsets are byte offsets into the text (the bindings turn them into character offsets).
 //! Work and memory are linear in the text length (times the longest word for the trie walks).
-pub mod atoms;
-pub mod codes;
-pub mod dictionary;
-pub mod hmm;
+//!
+//! May import `tokenizer` (`WordToken`, `is_space`) from this crate and `Error`/`Result` from
+//! tokenmill-core; nothing from the subword pipeline. The bindings see what `lib.rs` re-exports.
+mod atoms;
+mod codes;
+pub(crate) mod dictionary;
+mod hmm;
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -39,9 +42,10 @@ use serde::{Deserialize, Serialize};
 use self::atoms::{Atom, AtomKind};
 use self::codes::CodedText;
 pub use self::dictionary::{Dictionary, DictionaryEntry};
-pub use self::hmm::{Hmm, HmmCounts};
+pub use self::hmm::Hmm;
+pub(crate) use self::hmm::HmmCounts;
 use super::tokenizer::{is_space, WordToken};
-use crate::{Error, Result};
+use tokenmill_core::{Error, Result};
 
 /// Which language's unknown-word model and defaults to use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -251,7 +255,7 @@ const WORD_END_BITS: usize = 64;
 
 impl Segmenter {
     /// A segmenter with the given dictionary and HMM.
-    pub fn new(
+    pub(crate) fn new(
         language: SegmenterLanguage,
         options: SegmenterOptions,
         dict: Dictionary,
@@ -287,10 +291,6 @@ impl Segmenter {
         self.hmm.as_ref()
     }
 
-    pub fn set_hmm(&mut self, hmm: Option<Hmm>) {
-        self.hmm = hmm;
-    }
-
     /// Words with byte offsets.
     pub fn cut(&self, text: &str) -> Vec<WordToken> {
         let mut out = Vec::with_capacity(text.len() / 4 + 1);
@@ -299,7 +299,7 @@ impl Segmenter {
     }
 
     /// Appends the words of `text` to `out`; `hmm` overrides the option for this call.
-    pub fn cut_into(&self, text: &str, hmm: bool, out: &mut Vec<WordToken>) {
+    pub(crate) fn cut_into(&self, text: &str, hmm: bool, out: &mut Vec<WordToken>) {
         self.cut_with(&self.dict, text, hmm, out)
     }
 
@@ -347,11 +347,14 @@ impl Segmenter {
         }
     }
 
-    /// The words as strings (convenience for Rust callers and tests).
-    pub fn cut_strings<'a>(&self, text: &'a str) -> Vec<&'a str> {
+    /// The words as strings (for tests).
+    #[cfg(test)]
+    pub(crate) fn cut_strings<'a>(&self, text: &'a str) -> Vec<&'a str> {
         self.cut(text).iter().map(|t| &text[t.start..t.end]).collect()
     }
 
+    // The arguments are borrows from different owners (the word finder, the caller's text and
+    // output, reusable scratch): a struct would only regroup them for this one call.
     #[allow(clippy::too_many_arguments)]
     fn cut_chunk(
         &self,
@@ -506,6 +509,7 @@ impl Segmenter {
     /// from word lists only re-cuts runs holding a character that is not itself a dictionary
     /// word: it cannot tell how often one-character words follow each other, and on SIGHAN
     /// 2005 (trained from the word list) re-cutting every run costs 8 points of F1.
+    // As `cut_chunk`: borrows from different owners, regrouped by no other caller.
     #[allow(clippy::too_many_arguments)]
     fn cut_singles(
         &self,

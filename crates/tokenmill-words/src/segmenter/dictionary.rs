@@ -1,5 +1,6 @@
 //! The word dictionary of the segmenter: words with frequencies, in jieba's file format, and a
-//! double-array trie (`yada`) over them that finds every word starting at a text position.
+//! double-array trie (tokenmill-core's `utils::darts`) over them that finds every word starting
+//! at a text position.
 //!
 //! Frequencies follow jieba's conventions so that a dictionary means the same in both:
 //! - a word's log probability is `ln(freq) - ln(total)`, `total` the sum of the frequencies;
@@ -9,11 +10,12 @@
 //! - frequency 0 keeps the word out of the word graph (jieba's `del_word`).
 use std::io::BufRead;
 use std::path::Path;
+use tokenmill_core::utils::darts::DoubleArray;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::codes::{CharCodes, CodedText};
-use crate::{Error, Result};
+use tokenmill_core::{Error, Result};
 
 /// One parsed dictionary line: `word [freq] [tag]`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -26,7 +28,7 @@ pub struct DictionaryEntry {
 /// Parses a jieba dictionary line (already trimmed, not empty): fields separated by spaces or
 /// tabs; the second field is the frequency when it is all digits, else a tag; at most three
 /// fields. Words with spaces inside are not supported (jieba's main loader rejects them too).
-pub fn parse_line(line: &str) -> std::result::Result<DictionaryEntry, String> {
+pub(crate) fn parse_line(line: &str) -> std::result::Result<DictionaryEntry, String> {
     let mut fields = line.split([' ', '\t']).filter(|f| !f.is_empty());
     let word = fields.next().ok_or("empty line")?.to_string();
     let (mut freq, mut tag) = (None, None);
@@ -51,14 +53,24 @@ pub fn parse_line(line: &str) -> std::result::Result<DictionaryEntry, String> {
     Ok(DictionaryEntry { word, freq, tag })
 }
 
+/// `parse_line` for line `number` (1-based) of a file or text: a format error names the line.
+pub fn parse_numbered_line(line: &str, number: usize) -> Result<DictionaryEntry> {
+    parse_line(line).map_err(|message| Error::Format {
+        path: None,
+        line: Some(number),
+        byte_offset: None,
+        message,
+    })
+}
+
 /// Reads a dictionary file line by line; errors name the file and the line.
-pub fn read_entries(path: &Path) -> Result<Vec<(usize, DictionaryEntry)>> {
+pub(crate) fn read_entries(path: &Path) -> Result<Vec<(usize, DictionaryEntry)>> {
     let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
     parse_lines(std::io::BufReader::new(file)).map_err(|e| e.in_file(path))
 }
 
 /// Parses dictionary lines from any reader: `(line number, entry)` per non-empty line.
-pub fn parse_lines(reader: impl BufRead) -> Result<Vec<(usize, DictionaryEntry)>> {
+pub(crate) fn parse_lines(reader: impl BufRead) -> Result<Vec<(usize, DictionaryEntry)>> {
     let mut entries = Vec::new();
     for (index, raw) in reader.split(b'\n').enumerate() {
         let number = index + 1;
@@ -73,13 +85,7 @@ pub fn parse_lines(reader: impl BufRead) -> Result<Vec<(usize, DictionaryEntry)>
         if line.is_empty() {
             continue;
         }
-        let entry = parse_line(line).map_err(|message| Error::Format {
-            path: None,
-            line: Some(number),
-            byte_offset: None,
-            message,
-        })?;
-        entries.push((number, entry));
+        entries.push((number, parse_numbered_line(line, number)?));
     }
     Ok(entries)
 }
@@ -93,7 +99,7 @@ pub struct Dictionary {
     /// frequency: a small table that stays in cache, where one entry per word (in key order)
     /// cost a cache miss per word found.
     /// Keys are the words in `codes` (see `codes`), not in UTF-8.
-    trie: Option<yada::DoubleArray<Vec<u8>>>,
+    trie: Option<DoubleArray>,
     codes: CharCodes,
     /// Per character rank (see `StartFilter`): what the trie walk from it may find.
     starts: Vec<StartFilter>,
@@ -147,7 +153,8 @@ impl PartialEq for Dictionary {
 impl Dictionary {
     /// A main dictionary from `(word, freq)` pairs: later duplicates replace the frequency,
     /// every pair adds to the total (as jieba's `gen_pfdict`).
-    pub fn from_pairs(pairs: impl IntoIterator<Item = (String, u64)>) -> Result<Self> {
+    #[cfg(test)]
+    pub(crate) fn from_pairs(pairs: impl IntoIterator<Item = (String, u64)>) -> Result<Self> {
         let mut dict = Dictionary::default();
         for (word, freq) in pairs {
             dict.set_word(word, freq);
@@ -157,7 +164,7 @@ impl Dictionary {
     }
 
     /// Restores a dictionary with a given total (a saved model).
-    pub fn with_total(freqs: FxHashMap<String, u64>, total: u64) -> Result<Self> {
+    pub(crate) fn with_total(freqs: FxHashMap<String, u64>, total: u64) -> Result<Self> {
         let mut dict = Dictionary { total, ..Default::default() };
         for word in freqs.keys() {
             dict.note_shape(word);
@@ -195,13 +202,13 @@ impl Dictionary {
 
     /// ln(total), the cost jieba gives a character that is no word (its frequency counts as 1).
     #[inline]
-    pub fn log_total(&self) -> f64 {
+    pub(crate) fn log_total(&self) -> f64 {
         self.log_total
     }
 
     /// Sets a word's frequency and adds it to the total (jieba's `add_word`); call `rebuild`
     /// after a batch of changes.
-    pub fn set_word(&mut self, word: String, freq: u64) {
+    pub(crate) fn set_word(&mut self, word: String, freq: u64) {
         self.total = self.total.saturating_add(freq);
         self.note_shape(&word);
         self.freqs.insert(word, freq);
@@ -218,7 +225,7 @@ impl Dictionary {
     /// The frequency jieba's `suggest_freq` uses for a piece of a cut: the word's frequency; for
     /// a character that is no word, 0 if some word starts with it (jieba keeps every word prefix
     /// in its table with frequency 0), else 1.
-    pub fn piece_freq(&self, piece: &str) -> u64 {
+    pub(crate) fn piece_freq(&self, piece: &str) -> u64 {
         if let Some(&f) = self.freqs.get(piece) {
             return f;
         }
@@ -232,7 +239,7 @@ impl Dictionary {
     /// As `prefixes`, but from the word table itself, with the current total: right after
     /// `set_word`, without a `rebuild`. Costs one hash lookup per char boundary up to the
     /// longest word, so it is meant for short texts (`Segmenter::suggest_freq`).
-    pub fn live_prefixes(&self, text: &str, mut f: impl FnMut(usize, f64)) {
+    pub(crate) fn live_prefixes(&self, text: &str, mut f: impl FnMut(usize, f64)) {
         let log_total = (self.total.max(1) as f64).ln();
         let limit = text.len().min(self.max_word_bytes);
         for (i, c) in text.char_indices() {
@@ -249,12 +256,12 @@ impl Dictionary {
     }
 
     /// ln(total) as it is now (`log_total` is as of the last `rebuild`).
-    pub fn live_log_total(&self) -> f64 {
+    pub(crate) fn live_log_total(&self) -> f64 {
         (self.total.max(1) as f64).ln()
     }
 
     /// Rebuilds the trie and the log probabilities after changes.
-    pub fn rebuild(&mut self) -> Result<()> {
+    pub(crate) fn rebuild(&mut self) -> Result<()> {
         // jieba: log(freq) - log(total), with total as a float; a total of 0 or 1 gives 0.
         let log_total = (self.total.max(1) as f64).ln();
         let mut sorted: Vec<(&String, &u64)> =
@@ -302,12 +309,8 @@ impl Dictionary {
         self.trie = if keys.is_empty() {
             None
         } else {
-            let bytes = yada::builder::DoubleArrayBuilder::build(&keys)
-                .map_err(|e| Error::Other(format!("cannot build the dictionary trie: {e}")))?;
-            Some(
-                yada::DoubleArray::new(bytes)
-                    .map_err(|e| Error::Other(format!("cannot load the dictionary trie: {e}")))?,
-            )
+            let keys: Vec<(&[u8], u32)> = keys.iter().map(|(k, v)| (k.as_slice(), *v)).collect();
+            Some(DoubleArray::build(&keys)?)
         };
         self.codes = codes;
         self.starts = starts;
@@ -317,14 +320,14 @@ impl Dictionary {
     }
 
     /// Encodes a chunk of text for `words_at`.
-    pub fn encode(&self, chunk: &str, coded: &mut CodedText) {
+    pub(crate) fn encode(&self, chunk: &str, coded: &mut CodedText) {
         coded.encode(&self.codes, chunk);
     }
 
     /// Calls `f(end, log probability)` for each word that starts at byte `at` of the chunk
     /// that `coded` encodes (`end`: its end in the chunk), shortest first.
     #[inline]
-    pub fn words_at(&self, coded: &CodedText, at: usize, mut f: impl FnMut(usize, f64)) {
+    pub(crate) fn words_at(&self, coded: &CodedText, at: usize, mut f: impl FnMut(usize, f64)) {
         if let Some(trie) = &self.trie {
             let start = coded.coded_at[at] as usize;
             let code = &coded.bytes[start..];
@@ -345,14 +348,15 @@ impl Dictionary {
                     return;
                 }
             }
-            for (index, len) in trie.common_prefix_search(code) {
-                f(coded.text_at[start + len] as usize, self.log_probs[index as usize]);
-            }
+            trie.common_prefix_search(code, |index, len| {
+                f(coded.text_at[start + len] as usize, self.log_probs[index as usize])
+            });
         }
     }
 
     /// Calls `f(byte length, log probability)` for each word that starts `text`, shortest first.
-    pub fn prefixes(&self, text: &str, f: impl FnMut(usize, f64)) {
+    #[cfg(test)]
+    pub(crate) fn prefixes(&self, text: &str, f: impl FnMut(usize, f64)) {
         let mut coded = CodedText::default();
         self.encode(text, &mut coded);
         self.words_at(&coded, 0, f)

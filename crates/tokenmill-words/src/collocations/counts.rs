@@ -11,7 +11,7 @@ use std::sync::OnceLock;
 
 use rustc_hash::FxHashMap;
 
-use crate::{Error, Result};
+use tokenmill_core::{Error, Result};
 
 /// An interned word.
 pub type WordId = u32;
@@ -126,7 +126,7 @@ impl Vocab {
 
     /// `rank[id]`: position of the word in code-point (= bytewise) order, for sorting n-grams
     /// as Python sorts tuples of strings.
-    pub fn sort_ranks(&self) -> Vec<u32> {
+    pub(crate) fn sort_ranks(&self) -> Vec<u32> {
         let mut ids: Vec<u32> = (0..self.len() as u32).collect();
         ids.sort_unstable_by(|&a, &b| self.word(a).cmp(self.word(b)));
         let mut rank = vec![0u32; ids.len()];
@@ -161,13 +161,13 @@ impl Table {
 
     /// One more occurrence of `key` while streaming (see `settle`).
     #[inline]
-    pub fn bump(&mut self, key: NgramKey) {
+    pub(crate) fn bump(&mut self, key: NgramKey) {
         let next = self.pending.len() as u32;
         self.pending.entry(key).or_insert((0, next)).0 += 1;
     }
 
     /// Moves the streamed counts into the table, in first-seen order.
-    pub fn settle(&mut self) {
+    pub(crate) fn settle(&mut self) {
         if self.pending.is_empty() {
             return;
         }
@@ -248,11 +248,6 @@ impl Table {
     /// `(key, count)` in insertion order.
     pub fn iter(&self) -> impl ExactSizeIterator<Item = (NgramKey, u64)> + '_ {
         self.entries.iter().copied()
-    }
-
-    /// The entry at a position of the insertion order.
-    pub fn entry_at(&self, index: usize) -> Option<(NgramKey, u64)> {
-        self.entries.get(index).copied()
     }
 
     /// The word ids of a key of this table.

@@ -8,7 +8,7 @@
 use unicode_segmentation::UnicodeSegmentation;
 
 use super::rules::{CompiledRules, LanguageRules};
-use crate::Result;
+use tokenmill_core::Result;
 
 /// One word token: byte offsets into the text, and the PTB spelling when it differs from the
 /// text (`` and '' for straight double quotes).
@@ -47,7 +47,7 @@ pub struct WordTokenizer {
 /// U+001C..U+001F), so that "every non-whitespace character is covered" means the same on both
 /// sides.
 #[inline]
-pub fn is_space(c: char) -> bool {
+pub(crate) fn is_space(c: char) -> bool {
     c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
 }
 
@@ -79,20 +79,7 @@ impl WordTokenizer {
         out
     }
 
-    /// Tokens with char offsets `(token, start, end)`.
-    pub fn tokenize_with_char_offsets<'a>(&self, text: &'a str) -> Vec<(&'a str, usize, usize)> {
-        let tokens = self.tokenize(text);
-        let mut converter = CharOffsets::new(text);
-        tokens
-            .iter()
-            .map(|t| {
-                let (s, e) = converter.span(t.start, t.end);
-                (t.as_str(text), s, e)
-            })
-            .collect()
-    }
-
-    pub fn tokenize_into(&self, text: &str, out: &mut Vec<WordToken>) {
+    pub(crate) fn tokenize_into(&self, text: &str, out: &mut Vec<WordToken>) {
         self.tokenize_range_into(text, 0, text.len(), out);
     }
 

@@ -3,7 +3,7 @@
 use rustc_hash::FxHashSet;
 use serde::{Deserialize, Serialize};
 
-use crate::{Error, Result};
+use tokenmill_core::{Error, Result};
 
 /// The languages that have built-in rules. Any other language code gets the UAX #29 defaults.
 pub const LANGUAGES: &[&str] = &["en", "de", "fr", "pl", "es", "it", "nl", "pt", "ru"];
@@ -187,7 +187,7 @@ impl LanguageRules {
     }
 
     /// Rejects entries the engine could never match (empty, or containing whitespace).
-    pub fn validate(&self) -> Result<()> {
+    pub(crate) fn validate(&self) -> Result<()> {
         let lists = [
             ("abbreviations", &self.abbreviations),
             ("elisions", &self.elisions),
@@ -245,7 +245,7 @@ pub(crate) struct CompiledAgglutination {
 impl CompiledRules {
     /// Char lengths of the parts of a lowercased word ("chciałbym" → [6, 2, 1]); one part when
     /// no rule applies.
-    pub fn agglutination_parts(&self, word: &[char]) -> Vec<usize> {
+    pub(crate) fn agglutination_parts(&self, word: &[char]) -> Vec<usize> {
         let mut parts = Vec::new();
         let mut stem_len = word.len();
         'outer: for _ in 0..3 {
@@ -273,7 +273,7 @@ impl CompiledRules {
 }
 
 impl CompiledRules {
-    pub fn new(rules: &LanguageRules) -> Self {
+    pub(crate) fn new(rules: &LanguageRules) -> Self {
         let mut c = CompiledRules {
             keep_hyphenated: rules.keep_hyphenated,
             ordinal_period: rules.ordinal_period,
@@ -338,7 +338,7 @@ impl CompiledRules {
     }
 
     /// Is `word` (without its final period) a known abbreviation?
-    pub fn is_abbreviation(&self, word: &str) -> bool {
+    pub(crate) fn is_abbreviation(&self, word: &str) -> bool {
         if self.abbrev_exact.contains(word) {
             return true;
         }

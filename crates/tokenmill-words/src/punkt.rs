@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 
 use super::rules::LanguageRules;
 use super::tokenizer::is_space;
-use crate::Result;
+use tokenmill_core::Result;
 
 // Orthographic context flags (NLTK's _ORTHO_*): where a type was seen and with which case.
 const BEG_UC: u32 = 1 << 1;
@@ -646,10 +646,6 @@ impl SentenceSplitter {
             language: rules.language,
             params: PunktParameters { abbrev_types, ..Default::default() },
         }
-    }
-
-    pub fn from_params(language: &str, params: PunktParameters) -> Self {
-        SentenceSplitter { language: language.to_string(), params }
     }
 
     pub fn to_json(&self) -> String {
