@@ -16,6 +16,8 @@
 //! - `memory.rs`: the allocator's policy. Loading the module tunes only tokenmill's own
 //!   allocator (mimalloc, private to this extension); process-wide tuning (transparent huge
 //!   pages off while training) happens only with `TOKENMILL_TUNE_MEMORY=1` (see there).
+//!
+//! May import `tokenmill-core`, `tokenmill-words` and PyO3/NumPy; no algorithm lives here.
 use pyo3::prelude::*;
 
 /// mimalloc instead of the system allocator: the pipeline allocates many short-lived small

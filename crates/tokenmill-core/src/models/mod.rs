@@ -1,4 +1,8 @@
 //! Models: turn one pre-tokenized piece into tokens. One folder per model family.
+//!
+//! May import `tokenizer` (the `Model` trait, `Token`), `utils` and `error`; WordPiece and
+//! WordLevel reuse `bpe`'s vocabulary-file helpers (and WordPiece converts from a BPE). No model
+//! imports a later stage or a trainer.
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 

@@ -10,6 +10,9 @@
 //!
 //! The split pattern runs through `utils::regex::Regex`, which uses a hand-written scanner for
 //! the known patterns (r50k, cl100k, o200k, ...), where most of the time goes.
+//!
+//! May import `models::bpe` (the merge kernel its ranker drives), `pre_tokenizers::scanners`
+//! (the hand-compiled splitters), `utils` and `error`; nothing imports it but the bindings.
 pub mod bpe;
 pub mod core;
 pub mod ranks;

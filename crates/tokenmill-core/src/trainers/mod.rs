@@ -27,6 +27,10 @@
 //! * `tokenizers` gives the `##x` / `x</w>` tokens ids in hash order, so its tie-breaking there
 //!   varies from run to run; tokenmill uses the code-point order above and is deterministic
 //!   (the same set of tokens, the same merges wherever `tokenizers`' own result is unambiguous).
+//!
+//! May import the models they build (`models`), the pipeline stages that split a corpus
+//! (`normalizers`, `pre_tokenizers` through `tokenizer`), `utils` (thread pool, vocabulary) and
+//! `error`; no model imports a trainer.
 pub mod bpe;
 pub mod corpus;
 pub mod direct;

@@ -5,6 +5,9 @@
 //! - `serialization`: the tokenizer.json "model" section.
 //!
 //! Its trainer is `trainers::wordlevel::WordLevelTrainer`.
+//!
+//! May import `tokenizer`'s model contracts, `models::bpe` (vocabulary-file helpers), `utils`
+//! and `error`.
 pub mod files;
 mod model;
 mod serialization;

@@ -4,6 +4,9 @@
 //! - `trie`: the matching automaton (linear in the word length, LinMaxMatch);
 //! - `files`: `vocab.txt`;
 //! - `serialization`: the tokenizer.json "model" section.
+//!
+//! May import `tokenizer`'s model contracts, `models::bpe` (vocabulary-file helpers, the BPE it
+//! converts from), `utils` and `error`.
 pub mod files;
 mod model;
 mod serialization;

@@ -38,6 +38,9 @@
 //! the number of threads, so its scores vary in the last bits from run to run, and it orders its
 //! required characters by hash: equal-scored characters, and the scores it gives characters the
 //! model lost, vary from run to run. Here those characters go by code point.)
+//!
+//! May import `models::unigram` (the lattice it trains on), `trainers`' shared parts, `utils` and
+//! `error`.
 pub mod em;
 pub mod pieces;
 pub mod seeds;
