@@ -70,8 +70,9 @@ def parse_args(parser: argparse.ArgumentParser, argv=None) -> argparse.Namespace
 
 
 def versions(*names: str) -> str:
-    """ "name version" for each library, comma-separated: its module's ``__version__`` (or "?"),
-    else the version of the installed distribution of that name (``quicktok-v1``)."""
+    """The version of each library, as "name version" comma-separated: its module's
+    ``__version__`` (or "?"), else that of the installed distribution of that name
+    (``quicktok-v1``)."""
     parts = []
     for name in names:
         try:

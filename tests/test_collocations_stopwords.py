@@ -28,7 +28,9 @@ def test_every_language_has_a_list(code, name):
     assert sw.words(code) == sorted(words)
 
 
-@pytest.mark.parametrize("code,words", [(code, words) for code, _, words in LANGUAGES])
+@pytest.mark.parametrize(
+    "code,words", [pytest.param(code, words, id=code) for code, _, words in LANGUAGES]
+)
 def test_core_function_words_present(code, words):
     assert set(words) <= sw.stopwords(code), code
 

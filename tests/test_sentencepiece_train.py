@@ -121,7 +121,11 @@ def test_bpe_options_string_form_iterator_and_writer(tmp_path, corpus):
     assert from_iterator.encode(held_out) == from_file.encode(held_out)
 
 
-@pytest.mark.parametrize("rule, normalized", [("nmt_nfkc", "▁fi▁Hello"), ("nfkc_cf", "▁fi▁hello")])
+@pytest.mark.parametrize(
+    "rule, normalized",
+    [("nmt_nfkc", "▁fi▁Hello"), ("nfkc_cf", "▁fi▁hello")],
+    ids=["nmt_nfkc", "nfkc_cf"],
+)
 def test_builtin_rule_models_load_and_encode_in_tokenmill(tmp_path, corpus, rule, normalized):
     path, held_out = corpus
     trained = train_ours(
