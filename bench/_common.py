@@ -1,4 +1,6 @@
-"""What the bench scripts share for their ``--tokenmill-only --json OUT`` mode.
+"""What the bench scripts share: where the ../shared data is, their command line (the help is
+the script's docstring; ``--tokenmill-only --json OUT`` for compare_builds.py), timing, the
+versions and ratios their tables print, and the ``--tokenmill-only`` results file.
 
 ``compare_builds.py`` runs every bench script twice per round, once per build of tokenmill (the
 build is whatever ``tokenmill`` imports: PYTHONPATH picks it). In that mode a script times
@@ -17,7 +19,10 @@ instance) may be kept in ``cache_dir()``, which compare_builds.py keeps across r
 
 from __future__ import annotations
 
+import argparse
 import hashlib
+import importlib
+import importlib.metadata
 import json
 import os
 import resource
@@ -30,9 +35,23 @@ from typing import Any, Callable, Optional
 
 CACHE_ENV = "TOKENMILL_BENCH_CACHE"
 
+REPO = Path(__file__).resolve().parent.parent
+# The corpora and pretrained files: ../shared beside the repository, or $TOKENMILL_SHARED.
+SHARED = Path(os.environ.get("TOKENMILL_SHARED", REPO.parent / "shared"))
+if not SHARED.exists() and Path("/work/shared").exists():
+    SHARED = Path("/work/shared")
 
-def add_compare_options(parser) -> None:
-    """Adds ``--tokenmill-only`` and ``--json OUT`` to an argparse parser."""
+
+def bench_parser(doc: str) -> argparse.ArgumentParser:
+    """A parser whose ``--help`` prints the script's docstring `doc` as written."""
+    return argparse.ArgumentParser(
+        description=doc, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+
+
+def parse_args(parser: argparse.ArgumentParser, argv=None) -> argparse.Namespace:
+    """Adds ``--tokenmill-only`` and ``--json OUT`` to the script's parser, parses `argv` (the
+    command line by default) and stops with a usage error when one comes without the other."""
     group = parser.add_argument_group("old/new build comparison (used by compare_builds.py)")
     group.add_argument(
         "--tokenmill-only",
@@ -44,12 +63,35 @@ def add_compare_options(parser) -> None:
         metavar="OUT",
         help="with --tokenmill-only: the JSON file of {case: wall, cpu, peak_mb, digest}",
     )
-
-
-def check_compare_options(parser, args) -> None:
-    """Stops with a usage error when --tokenmill-only comes without --json (or the reverse)."""
+    args = parser.parse_args(argv)
     if bool(args.tokenmill_only) != bool(args.json):
         parser.error("--tokenmill-only and --json OUT go together")
+    return args
+
+
+def versions(*names: str) -> str:
+    """The version of each library, as "name version" comma-separated: its module's
+    ``__version__`` (or "?"), else that of the installed distribution of that name
+    (``quicktok-v1``)."""
+    parts = []
+    for name in names:
+        try:
+            version = getattr(importlib.import_module(name), "__version__", "?")
+        except ImportError:
+            try:
+                version = importlib.metadata.version(name)
+            except importlib.metadata.PackageNotFoundError:
+                version = "(not installed)"
+        parts.append(f"{name} {version}")
+    return ", ".join(parts)
+
+
+def ratios(run: dict, base: dict) -> tuple[float, float, float]:
+    """`run` over `base` (each a child's result): wall time, CPU time and peak RSS; NaN where
+    `base` lacks the figure (it failed)."""
+    keys = ("seconds", "cpu_seconds", "peak_rss_mb")
+    wall, cpu, memory = (run[k] / base[k] if k in base else float("nan") for k in keys)
+    return wall, cpu, memory
 
 
 class Results:

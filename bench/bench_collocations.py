@@ -18,17 +18,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
 import subprocess
 import sys
 import time
-from pathlib import Path
 
-from _common import Results, add_compare_options, check_compare_options, digest_of, fail
+from _common import SHARED, Results, bench_parser, digest_of, fail, parse_args
 
-REPO = Path(__file__).resolve().parent.parent
-SHARED = Path(os.environ.get("TOKENMILL_SHARED", REPO.parent / "shared"))
 BOOKS = SHARED / "corpora" / "gutenberg" / "en_novels"
 PIPELINES = [("filtered", "count + freq filter 3 + nbest"), ("all", "count + nbest (all bigrams)")]
 
@@ -125,9 +121,7 @@ def tokenmill_only(args):
 
 
 def main():
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    parser = bench_parser(__doc__)
     parser.add_argument("--books", type=int, default=9)
     parser.add_argument("--measure", default="likelihood_ratio")
     parser.add_argument("--top", type=int, default=100)
@@ -135,9 +129,7 @@ def main():
         "--repeat", type=int, default=3, help="runs per pipeline in each child; times are medians"
     )
     parser.add_argument("--side", choices=["nltk", "tokenmill"], help=argparse.SUPPRESS)
-    add_compare_options(parser)
-    args = parser.parse_args()
-    check_compare_options(parser, args)
+    args = parse_args(parser)
     if args.side:
         run_side(args.side, args.books, args.measure, args.top, args.repeat)
         return

@@ -38,7 +38,6 @@ an otherwise idle machine; "cpu/wall" shows how many cores a run kept busy.
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import os
@@ -50,10 +49,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from _common import Results, add_compare_options, check_compare_options, fail
+from _common import SHARED, Results, bench_parser, fail, parse_args
 
-REPO = Path(__file__).resolve().parent.parent
-SHARED = Path(os.environ.get("TOKENMILL_SHARED", REPO.parent / "shared"))
 CORPUS = SHARED / "corpora" / "english_large" / "gutenberg_en_large_part1.txt"
 GPT2 = SHARED / "pretrained" / "gpt2"
 BERT_VOCAB = SHARED / "pretrained" / "bert_base_uncased" / "vocab.txt"
@@ -237,9 +234,7 @@ def main() -> None:
         lib, path, tokenizer_json, mbytes, repeat = sys.argv[2:7]
         print(json.dumps(worker(lib, path, tokenizer_json, float(mbytes), int(repeat))))
         return
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    parser = bench_parser(__doc__)
     parser.add_argument(
         "--mbytes", type=float, default=20.0, help="MB of documents to encode (default 20)"
     )
@@ -265,9 +260,7 @@ def main() -> None:
         default="offsets,ids,padded",
         help="offsets, ids, padded (default all that apply)",
     )
-    add_compare_options(parser)
-    args = parser.parse_args()
-    check_compare_options(parser, args)
+    args = parse_args(parser)
     threads = [int(t) for t in comma_list(args.threads)]
     cases, paths = comma_list(args.cases), comma_list(args.paths)
     needed = {"gpt2": [GPT2 / "encoder.json", GPT2 / "vocab.bpe"], "bert": [BERT_VOCAB]}

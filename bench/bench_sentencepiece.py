@@ -24,7 +24,6 @@ identical ids and prints throughput and ratios.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import statistics
@@ -33,20 +32,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-from _common import (
-    Results,
-    add_compare_options,
-    cache_dir,
-    check_compare_options,
-    digest_of,
-    fail,
-)
+from _common import SHARED, Results, bench_parser, cache_dir, digest_of, fail, parse_args
 from spbpe_setup import run_spbpe_child, training_input
 
-REPO = Path(__file__).resolve().parent.parent
-SHARED = Path(os.environ.get("TOKENMILL_SHARED", REPO.parent / "shared"))
-if not SHARED.exists() and Path("/work/shared").exists():
-    SHARED = Path("/work/shared")
 MODELS = {
     "mistral_v1 (BPE)": "pretrained/mistral/tokenizer.model.v1",
     "botchan (Unigram)": "pretrained/sentencepiece_test/botchan_en_unigram_1000.model",
@@ -186,9 +174,7 @@ def tokenmill_only(args, data: bytes) -> None:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    ap = bench_parser(__doc__)
     ap.add_argument(
         "--mb",
         type=float,
@@ -213,9 +199,7 @@ def main() -> None:
         help="MB of english_large part 2 for the 32k Unigram model sentencepiece trains "
         "(0: leave it out)",
     )
-    add_compare_options(ap)
-    args = ap.parse_args()
-    check_compare_options(ap, args)
+    args = parse_args(ap)
     data = (SHARED / CORPUS).read_bytes()
     if args.tokenmill_only:
         tokenmill_only(args, data)

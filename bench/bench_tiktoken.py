@@ -17,24 +17,18 @@ quicktok ships its own copies of cl100k/o200k).
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import os
 import platform
 import subprocess
 import sys
-import sysconfig
 import tempfile
 import time
 from pathlib import Path
 
-from _common import Results, add_compare_options, check_compare_options, digest_of, fail
+from _common import SHARED, Results, bench_parser, digest_of, fail, parse_args, versions
 
-REPO = Path(__file__).resolve().parent.parent
-SHARED = Path(os.environ.get("TOKENMILL_SHARED", REPO.parent / "shared"))
-if not SHARED.exists() and Path("/work/shared").exists():
-    SHARED = Path("/work/shared")
 BLOB = "https://openaipublic.blob.core.windows.net/encodings/"
 RANK_FILES = {
     "cl100k_base": "cl100k_base/cl100k_base.tiktoken",
@@ -55,16 +49,11 @@ def build_inputs(
         : int(english_mb * 1e6)
     ]
     inputs["english"] = english[: english.rfind(b"\n") + 1]
-    root = sysconfig.get_paths()["stdlib"]
-    files = []
-    for d, dirs, fs in os.walk(root):
-        dirs[:] = sorted(
-            x for x in dirs if x not in ("site-packages", "dist-packages", "__pycache__")
-        )
-        files += [os.path.join(d, f) for f in fs if f.endswith(".py")]
-    files.sort(key=lambda p: os.path.relpath(p, root))
+    # The code input is the corpus `tokenmill train` trains on by default (its stdlib_files).
+    from tokenmill.cli import stdlib_files
+
     code, limit = [], int(code_mb * 1e6)
-    for p in files:
+    for p in stdlib_files():
         data = Path(p).read_bytes()
         try:
             data.decode("utf-8")
@@ -170,22 +159,8 @@ def tokenmill_only(args, inputs: dict[str, Path], tmp: Path, cache: Path) -> Non
     results.write(args.json)
 
 
-def versions() -> str:
-    from importlib.metadata import version
-
-    parts = []
-    for dist in ["tokenmill", "tiktoken", "quicktok-v1"]:
-        try:
-            parts.append(f"{dist} {version(dist)}")
-        except Exception:
-            parts.append(f"{dist} ?")
-    return ", ".join(parts)
-
-
 def main() -> None:
-    ap = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    ap = bench_parser(__doc__)
     ap.add_argument("--encodings", nargs="+", default=["cl100k_base", "o200k_base"])
     ap.add_argument("--english-mb", type=float, default=20)
     ap.add_argument("--code-mb", type=float, default=20)
@@ -194,9 +169,7 @@ def main() -> None:
     )
     ap.add_argument("--repeat", type=int, default=1, help="runs per input; the best time counts")
     ap.add_argument("--libraries", nargs="+", default=LIBRARIES)
-    add_compare_options(ap)
-    args = ap.parse_args()
-    check_compare_options(ap, args)
+    args = parse_args(ap)
     import numpy as np
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -214,7 +187,8 @@ def main() -> None:
             return
         print(
             f"machine: {platform.machine()} {platform.processor() or ''}, {os.cpu_count()} cpus, "
-            f"Python {platform.python_version()}, {time.strftime('%Y-%m-%d')}; {versions()}"
+            f"Python {platform.python_version()}, {time.strftime('%Y-%m-%d')}; "
+            f"{versions('tokenmill', 'tiktoken', 'quicktok-v1')}"
         )
         print(
             "inputs: "

@@ -35,7 +35,6 @@ fairer figure on a loaded machine) and its peak RSS.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import platform
@@ -46,11 +45,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from _common import Results, add_compare_options, check_compare_options, digest_of, fail
+from _common import SHARED, Results, bench_parser, digest_of, fail, parse_args, ratios, versions
 from spbpe_setup import run_spbpe_child, training_input
 
-REPO = Path(__file__).resolve().parent.parent
-SHARED = Path(os.environ.get("TOKENMILL_SHARED", REPO.parent / "shared"))
 DEFAULT_FILE = SHARED / "corpora" / "english_large" / "gutenberg_en_large_part1.txt"
 
 CHILD = r"""
@@ -178,21 +175,8 @@ def write_tokenmill_only(args, runs: list) -> None:
     results.write(args.json)
 
 
-def versions() -> str:
-    out = []
-    for name in ("tokenmill", "tokenizers", "sentencepiece"):
-        try:
-            mod = __import__(name)
-            out.append(f"{name} {getattr(mod, '__version__', '?')}")
-        except ImportError:
-            out.append(f"{name} (not installed)")
-    return ", ".join(out)
-
-
 def main() -> int:
-    p = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    p = bench_parser(__doc__)
     p.add_argument("--file", type=Path, default=DEFAULT_FILE)
     p.add_argument(
         "--mb", type=float, default=None, help="train on the first N MB only (cut at a line end)"
@@ -215,14 +199,9 @@ def main() -> int:
         help="leave a peer out",
     )
     p.add_argument(
-        "--repeat",
-        type=int,
-        default=1,
-        help="runs per library, interleaved; the table shows medians",
+        "--repeat", type=int, default=1, help="runs per library, interleaved; medians are shown"
     )
-    add_compare_options(p)
-    args = p.parse_args()
-    check_compare_options(p, args)
+    args = parse_args(p)
     if args.vocab_size is None:
         args.vocab_size = 30000 if args.model == "wordpiece" else 32000
     if args.model == "wordpiece":
@@ -262,7 +241,8 @@ def main() -> int:
     )
     print(
         f"# {platform.node()} {platform.machine()}, {os.cpu_count()} CPUs, "
-        f"Python {platform.python_version()}, {time.strftime('%Y-%m-%d %H:%M')}; {versions()}"
+        f"Python {platform.python_version()}, {time.strftime('%Y-%m-%d %H:%M')}; "
+        f"{versions('tokenmill', 'tokenizers', 'sentencepiece')}"
     )
     ours = results["tokenmill"]
     print(
@@ -292,9 +272,7 @@ def main() -> int:
                 if (r["merges"] == ours["merges"] and r["vocab"] == ours["vocab"])
                 else "DIFFERENT"
             )
-        t_ratio = r["seconds"] / ours["seconds"] if "seconds" in ours else float("nan")
-        m_ratio = r["peak_rss_mb"] / ours["peak_rss_mb"] if "peak_rss_mb" in ours else float("nan")
-        c_ratio = r["cpu_seconds"] / ours["cpu_seconds"] if "cpu_seconds" in ours else float("nan")
+        t_ratio, c_ratio, m_ratio = ratios(r, ours)
         print(
             f"{lib:<14} {r['seconds']:>8.2f} {r['cpu_seconds']:>7.2f} "
             f"{r['process_seconds']:>9.2f} {r['peak_rss_mb']:>8.0f} "

@@ -23,7 +23,6 @@ the ids are checked to be identical.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import platform
@@ -33,17 +32,8 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
-from _common import (
-    Results,
-    add_compare_options,
-    cache_dir,
-    check_compare_options,
-    digest_of,
-    fail,
-)
+from _common import SHARED, Results, bench_parser, cache_dir, digest_of, fail, parse_args, ratios
 
-REPO = Path(__file__).resolve().parent.parent
-SHARED = Path(os.environ.get("TOKENMILL_SHARED", REPO.parent / "shared"))
 TRAIN_FILE = SHARED / "corpora" / "english_large" / "gutenberg_en_large_part1.txt"
 HELD_OUT_FILE = SHARED / "corpora" / "english_large" / "gutenberg_en_large_part2.txt"
 
@@ -212,9 +202,7 @@ def tokenmill_only(args, work: str) -> None:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    ap = bench_parser(__doc__)
     ap.add_argument(
         "--mb", type=float, default=10.0, help="training megabytes (first MB of the file)"
     )
@@ -226,9 +214,7 @@ def main() -> None:
         default=[],
         help="tokenmill.sentencepiece, tokenmill, sentencepiece or tokenizers",
     )
-    add_compare_options(ap)
-    args = ap.parse_args()
-    check_compare_options(ap, args)
+    args = parse_args(ap)
     if args.tokenmill_only:
         with tempfile.TemporaryDirectory() as work:
             tokenmill_only(args, work)
@@ -275,9 +261,7 @@ def main() -> None:
             print(f"| {lib} | error: {r['error']} |||||")
             continue
         ours = results.get(baseline.get(lib, lib), {})
-        t_ratio = r["seconds"] / ours["seconds"] if "seconds" in ours else float("nan")
-        c_ratio = r["cpu_seconds"] / ours["cpu_seconds"] if "cpu_seconds" in ours else float("nan")
-        m_ratio = r["peak_rss_mb"] / ours["peak_rss_mb"] if "peak_rss_mb" in ours else float("nan")
+        t_ratio, c_ratio, m_ratio = ratios(r, ours)
         print(
             f"| {lib} | {r['seconds']:.1f} | {r['cpu_seconds']:.1f} | {r['peak_rss_mb']:.0f} "
             f"| {r['ll']:.4f} | {r['bpt']:.4f} | {t_ratio:.2f} | {c_ratio:.2f} | {m_ratio:.2f} |"

@@ -17,23 +17,10 @@ timed on the whole sample too.
 
 from __future__ import annotations
 
-import argparse
-import os
 import sys
-from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
-SHARED = Path(os.environ.get("TOKENMILL_SHARED", REPO.parent / "shared"))
-
-from _common import (  # noqa: E402
-    Results,
-    add_compare_options,
-    check_compare_options,
-    digest_of,
-    peak_rss_mb,
-    time_runs,
-)
-from tokenmill.words import WordTokenizer, evaluate  # noqa: E402
+from _common import SHARED, Results, bench_parser, digest_of, parse_args, peak_rss_mb, time_runs
+from tokenmill.words import WordTokenizer, evaluate
 
 UD = {
     "en": ["UD_English-EWT"],
@@ -220,9 +207,7 @@ def tokenmill_only(mb, out):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    ap = bench_parser(__doc__)
     ap.add_argument(
         "--langs",
         default=",".join(UD),
@@ -234,9 +219,7 @@ def main(argv=None):
     ap.add_argument("--skip-f1", action="store_true")
     ap.add_argument("--skip-speed", action="store_true")
     ap.add_argument("--repeat", type=int, default=3, help="runs per throughput row (median)")
-    add_compare_options(ap)
-    args = ap.parse_args(argv)
-    check_compare_options(ap, args)
+    args = parse_args(ap, argv)
     global REPEAT
     REPEAT = max(1, args.repeat)
     if not (SHARED / "corpora").exists():

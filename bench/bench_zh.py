@@ -18,25 +18,14 @@ CPU time (``time.process_time``, robust to a loaded machine), median of ``--roun
 
 from __future__ import annotations
 
-import argparse
 import logging
 import os
 import tempfile
-from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
-SHARED = Path(os.environ.get("TOKENMILL_SHARED", REPO.parent / "shared"))
+from _common import SHARED, Results, bench_parser, digest_of, parse_args, peak_rss_mb, time_runs
+from tokenmill.words import ChineseSegmenter, evaluate
+
 SIGHAN = SHARED / "corpora" / "sighan2005"
-
-from _common import (  # noqa: E402
-    Results,
-    add_compare_options,
-    check_compare_options,
-    digest_of,
-    peak_rss_mb,
-    time_runs,
-)
-from tokenmill.words import ChineseSegmenter, evaluate  # noqa: E402
 
 
 def median_cpu(fn, rounds):
@@ -74,18 +63,13 @@ def tokenmill_only(args):
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = bench_parser(__doc__)
     parser.add_argument("--corpora", default="pku,msr")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument(
-        "--jieba-freq",
-        type=int,
-        default=3,
-        help="frequency written for every word of jieba's dictionary",
+        "--jieba-freq", type=int, default=3, help="frequency of every word in jieba's dictionary"
     )
-    add_compare_options(parser)
-    args = parser.parse_args()
-    check_compare_options(parser, args)
+    args = parse_args(parser)
     if args.tokenmill_only:
         tokenmill_only(args)
         return

@@ -48,8 +48,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
+from _common import REPO, SHARED
+
 BENCH_DIR = Path(__file__).resolve().parent
-REPO = BENCH_DIR.parent
 SLOWER = 1.03
 
 # Bench name -> its invocations: (script, arguments of the full run, arguments of --quick).
@@ -389,10 +390,6 @@ def markdown(rows: list[Row], old: Side, new: Side, args, seconds: float) -> str
     return "\n".join(lines) + "\n"
 
 
-def shared_dir() -> Path:
-    return Path(os.environ.get("TOKENMILL_SHARED", REPO.parent / "shared"))
-
-
 def parse_args() -> argparse.Namespace:
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -430,8 +427,8 @@ def parse_args() -> argparse.Namespace:
 
 def main() -> int:
     args = parse_args()
-    if not (shared_dir() / "corpora").is_dir():
-        print(f"missing {shared_dir()}/corpora: set TOKENMILL_SHARED", file=sys.stderr)
+    if not (SHARED / "corpora").is_dir():
+        print(f"missing {SHARED}/corpora: set TOKENMILL_SHARED", file=sys.stderr)
         return 2
     build_dir = args.build_dir.resolve()
     build_dir.mkdir(parents=True, exist_ok=True)
@@ -452,7 +449,7 @@ def main() -> int:
     work.mkdir()
     env = dict(
         os.environ,
-        TOKENMILL_SHARED=str(shared_dir()),
+        TOKENMILL_SHARED=str(SHARED),
         TOKENMILL_BENCH_CACHE=str(build_dir / "bench-cache"),
     )
     start = time.perf_counter()

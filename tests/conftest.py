@@ -1,9 +1,12 @@
-"""Shared test fixtures: where ../shared is, and a clear skip when it is absent."""
+"""Shared test fixtures and helpers: where ../shared is (a clear skip when it is absent), samples
+of its corpora, pipelines and data built the same way in either library (GPT-2, BERT, tiktoken's
+cache), a hand-written protobuf reader, and split patterns and measures several tests share."""
 
 from __future__ import annotations
 
 import gzip
 import os
+import struct
 from pathlib import Path
 
 import pytest
@@ -83,9 +86,13 @@ def non_empty_lines(text: str) -> list[str]:
     return [line for line in text.splitlines() if line.strip()]
 
 
+# English novels that many tests sample for real prose (paragraphs, quotes, dialogue).
+SHERLOCK = "gutenberg/en_novels/pg1661_en_adventures_of_sherlock_holmes.txt"
+STUDY_IN_SCARLET = "gutenberg/pg244_en_a_study_in_scarlet.txt"
+
 # English, German, Japanese, Russian and Chinese: the conversion tests' sample.
 MIXED_LANGUAGES = (
-    "gutenberg/pg244_en_a_study_in_scarlet.txt",
+    STUDY_IN_SCARLET,
     "gutenberg/pg34811_de_buddenbrooks.txt",
     "multilingual/ja",
     "multilingual/ru",
@@ -137,6 +144,39 @@ def clip_merges() -> list[tuple[str, ...]]:
     return [tuple(line.split()) for line in lines[1 : 49152 - 256 - 2 + 1]]
 
 
+def protobuf_fields(data: bytes):
+    """(field number, value) of each field of a serialized protobuf message, read by hand (the
+    tests do not need the protobuf package): varints as ints, fixed64 / fixed32 as double /
+    float, length-delimited fields as bytes (a nested message: read it with this again)."""
+    pos = 0
+
+    def varint() -> int:
+        nonlocal pos
+        value = shift = 0
+        while True:
+            byte = data[pos]
+            pos += 1
+            value |= (byte & 0x7F) << shift
+            shift += 7
+            if byte < 0x80:
+                return value
+
+    while pos < len(data):
+        key = varint()
+        number, wire = key >> 3, key & 7
+        if wire == 0:
+            value = varint()
+        elif wire == 2:
+            size = varint()
+            value, pos = data[pos : pos + size], pos + size
+        elif wire in (1, 5):
+            size, layout = (8, "<d") if wire == 1 else (4, "<f")
+            value, pos = struct.unpack(layout, data[pos : pos + size])[0], pos + size
+        else:
+            raise ValueError(f"unexpected protobuf wire type {wire}")
+        yield number, value
+
+
 # The association measures nltk defines for bigrams, trigrams and quadgrams alike.
 COMMON_MEASURES = [
     "raw_freq",
@@ -173,15 +213,21 @@ def assert_spm_round_trip(model, ref, lines: list[str], tmp_path: Path):
     return again
 
 
-def gpt2(lib):
-    """GPT-2 as a pipeline of `lib` (tokenizers or tokenmill): BPE from encoder.json /
-    vocab.bpe, ByteLevel pre-tokenizer and decoder."""
-    model = lib.models.BPE.from_file(
+def gpt2_model(lib, **options):
+    """GPT-2's BPE model in `lib` (tokenizers or tokenmill), from encoder.json / vocab.bpe;
+    `options` go to ``BPE.from_file``."""
+    return lib.models.BPE.from_file(
         str(shared_path("pretrained", "gpt2", "encoder.json")),
         str(shared_path("pretrained", "gpt2", "vocab.bpe")),
+        **options,
     )
-    tok = lib.Tokenizer(model)
-    tok.pre_tokenizer = lib.pre_tokenizers.ByteLevel(add_prefix_space=False)
+
+
+def gpt2(lib, add_prefix_space: bool = False):
+    """GPT-2 as a pipeline of `lib` (tokenizers or tokenmill): its BPE model, ByteLevel
+    pre-tokenizer and decoder."""
+    tok = lib.Tokenizer(gpt2_model(lib))
+    tok.pre_tokenizer = lib.pre_tokenizers.ByteLevel(add_prefix_space=add_prefix_space)
     tok.decoder = lib.decoders.ByteLevel()
     return tok
 

@@ -10,7 +10,7 @@ import random
 import re
 
 import pytest
-from conftest import read_sample, shared_path
+from conftest import SHERLOCK, corpus_text, gpt2, non_empty_lines
 
 tokenizers = pytest.importorskip("tokenizers")
 import tokenmill  # noqa: E402
@@ -19,14 +19,7 @@ FLAGS = ["special", "single_word", "lstrip", "rstrip", "normalized"]
 
 
 def gpt2_json(normalizer):
-    hf = tokenizers.Tokenizer(
-        tokenizers.models.BPE.from_file(
-            str(shared_path("pretrained", "gpt2", "encoder.json")),
-            str(shared_path("pretrained", "gpt2", "vocab.bpe")),
-        )
-    )
-    hf.pre_tokenizer = tokenizers.pre_tokenizers.ByteLevel(add_prefix_space=False)
-    hf.decoder = tokenizers.decoders.ByteLevel()
+    hf = gpt2(tokenizers)
     if normalizer == "lowercase":
         hf.normalizer = tokenizers.normalizers.Lowercase()
     elif normalizer == "nfkc_lower":
@@ -38,14 +31,7 @@ def gpt2_json(normalizer):
 
 @pytest.fixture(scope="module")
 def corpus():
-    text = read_sample(
-        shared_path(
-            "corpora", "gutenberg", "en_novels", "pg1661_en_adventures_of_sherlock_holmes.txt"
-        ),
-        200_000,
-    )
-    lines = [line for line in text.splitlines() if line.strip()]
-    return lines
+    return non_empty_lines(corpus_text((SHERLOCK, 200_000)))
 
 
 def tokens_with_all_flags(contents):

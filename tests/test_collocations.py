@@ -384,12 +384,12 @@ def exact_fisher_less(a, b, c, d):
 @pytest.mark.parametrize(
     "n_ii,n_ix,n_xi,n_xx",
     [
-        (1, 1, 1, 100),
-        (3, 40, 12, 5000),
-        (20, 42, 20, 14000),
-        (5, 900, 700, 60000),
-        (1, 2000, 3000, 80000),
-        (7, 7, 7, 7000),
+        pytest.param(1, 1, 1, 100, id="hapax pair"),
+        pytest.param(3, 40, 12, 5000, id="rare pair"),
+        pytest.param(20, 42, 20, 14000, id="second word always after the first"),
+        pytest.param(5, 900, 700, 60000, id="frequent words, rare pair"),
+        pytest.param(1, 2000, 3000, 80000, id="very frequent words, one pair"),
+        pytest.param(7, 7, 7, 7000, id="words only ever together"),
     ],
 )
 def test_fisher_exact_against_rationals(n_ii, n_ix, n_xi, n_xx):

@@ -5,20 +5,21 @@ from __future__ import annotations
 import pytest
 from tokenmill import stopwords as sw
 
-LANGS = {
-    "en": "english",
-    "de": "german",
-    "fr": "french",
-    "pl": "polish",
-    "es": "spanish",
-    "it": "italian",
-    "nl": "dutch",
-    "pt": "portuguese",
-    "ru": "russian",
-}
+# Each language: its ISO 639-1 code, its NLTK-style name and function words its list must hold.
+LANGUAGES = [
+    ("en", "english", ["the", "and", "of", "which"]),
+    ("de", "german", ["der", "und", "nicht", "über"]),
+    ("fr", "french", ["le", "et", "être", "qu"]),
+    ("pl", "polish", ["się", "nie", "że", "który"]),
+    ("es", "spanish", ["el", "que", "también"]),
+    ("it", "italian", ["il", "che", "perché"]),
+    ("nl", "dutch", ["de", "het", "niet"]),
+    ("pt", "portuguese", ["não", "que", "também"]),
+    ("ru", "russian", ["и", "не", "что"]),
+]
 
 
-@pytest.mark.parametrize("code,name", sorted(LANGS.items()))
+@pytest.mark.parametrize("code,name", sorted((code, name) for code, name, _ in LANGUAGES))
 def test_every_language_has_a_list(code, name):
     words = sw.stopwords(code)
     assert len(words) >= 80
@@ -27,20 +28,11 @@ def test_every_language_has_a_list(code, name):
     assert sw.words(code) == sorted(words)
 
 
-def test_core_function_words_present():
-    checks = {
-        "en": ["the", "and", "of", "which"],
-        "de": ["der", "und", "nicht", "über"],
-        "fr": ["le", "et", "être", "qu"],
-        "pl": ["się", "nie", "że", "który"],
-        "es": ["el", "que", "también"],
-        "it": ["il", "che", "perché"],
-        "nl": ["de", "het", "niet"],
-        "pt": ["não", "que", "também"],
-        "ru": ["и", "не", "что"],
-    }
-    for code, words in checks.items():
-        assert set(words) <= sw.stopwords(code), code
+@pytest.mark.parametrize(
+    "code,words", [pytest.param(code, words, id=code) for code, _, words in LANGUAGES]
+)
+def test_core_function_words_present(code, words):
+    assert set(words) <= sw.stopwords(code), code
 
 
 def test_extending_and_new_languages():
@@ -56,7 +48,7 @@ def test_extending_and_new_languages():
     assert "xx" in sw.languages()
     with pytest.raises(LookupError, match="no stopword list"):
         sw.stopwords("klingon")
-    assert set(sw.fileids()) == set(LANGS.values())
+    assert set(sw.fileids()) == {name for _, name, _ in LANGUAGES}
     assert set(sw.words()) >= sw.stopwords("de") | sw.stopwords("ru")
 
 

@@ -11,31 +11,20 @@ import json
 import pytest
 import tokenizers
 import tokenmill
-from conftest import read_sample, shared_path
+from conftest import STUDY_IN_SCARLET, corpus_text, gpt2, non_empty_lines
 
 
 @pytest.fixture(scope="module")
 def lines():
-    texts = [
-        read_sample(shared_path("corpora", "gutenberg", "pg244_en_a_study_in_scarlet.txt"), 20_000)
-    ]
-    for lang in ["zh", "ja", "hi", "ar", "ru", "pl"]:
-        folder = shared_path("corpora", "multilingual", lang)
-        texts.append(read_sample(sorted(p for p in folder.iterdir() if p.is_file())[0], 8_000))
-    out = [line.strip() for text in texts for line in text.splitlines() if line.strip()]
+    samples = [(STUDY_IN_SCARLET, 20_000)]
+    samples += [(f"multilingual/{lang}", 8_000) for lang in ["zh", "ja", "hi", "ar", "ru", "pl"]]
+    out = [line.strip() for sample in samples for line in non_empty_lines(corpus_text(sample))]
     return out[::3][:150] + ["emoji 👩‍👩‍👧 and flags 🇵🇱🇯🇵, combining é and 한국어"]
 
 
 @pytest.fixture(scope="module")
 def gpt2_pair(tmp_path_factory):
-    tok = tokenizers.Tokenizer(
-        tokenizers.models.BPE.from_file(
-            str(shared_path("pretrained", "gpt2", "encoder.json")),
-            str(shared_path("pretrained", "gpt2", "vocab.bpe")),
-        )
-    )
-    tok.pre_tokenizer = tokenizers.pre_tokenizers.ByteLevel(add_prefix_space=False)
-    tok.decoder = tokenizers.decoders.ByteLevel()
+    tok = gpt2(tokenizers)
     tok.add_special_tokens(["<|endoftext|>"])
     path = tmp_path_factory.mktemp("gpt2") / "tokenizer.json"
     tok.save(str(path))
@@ -60,9 +49,7 @@ def byte_fallback_pair(tmp_path_factory):
         ]
     )
     byte_tokens = [f"<0x{i:02X}>" for i in range(256)]
-    english = read_sample(
-        shared_path("corpora", "gutenberg", "pg244_en_a_study_in_scarlet.txt"), 200_000
-    ).splitlines()
+    english = corpus_text((STUDY_IN_SCARLET, 200_000)).splitlines()
     trainer = lib.trainers.BpeTrainer(
         vocab_size=1200, special_tokens=["<unk>", "<s>", "</s>"] + byte_tokens, show_progress=False
     )

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pickle
 
 import pytest
-from conftest import read_sample, shared_path
+from conftest import gpt2_model, read_sample, shared_path
 
 tokenizers = pytest.importorskip("tokenizers")
 import tokenmill  # noqa: E402
@@ -46,12 +46,7 @@ NORMALIZERS = {
 
 @pytest.fixture(scope="module")
 def gpt2_json():
-    hf = tokenizers.Tokenizer(
-        tokenizers.models.BPE.from_file(
-            str(shared_path("pretrained", "gpt2", "encoder.json")),
-            str(shared_path("pretrained", "gpt2", "vocab.bpe")),
-        )
-    )
+    hf = tokenizers.Tokenizer(gpt2_model(tokenizers))
     hf.pre_tokenizer = tokenizers.pre_tokenizers.Sequence(
         [
             tokenizers.pre_tokenizers.Whitespace(),

@@ -20,7 +20,7 @@ import pytest
 import tokenizers
 import tokenizers.models
 import tokenmill
-from conftest import SHARED, read_sample, shared_path
+from conftest import SHARED, protobuf_fields, read_sample, shared_path
 from tokenizers import normalizers as tk_normalizers, pre_tokenizers as tk_pre_tokenizers
 from tokenizers.models import WordLevel
 from tokenmill import normalizers as tm_normalizers
@@ -71,39 +71,10 @@ def build(name):
 
 def spm_charsmap(path: Path) -> bytes:
     """The precompiled_charsmap of a SentencePiece model file (protobuf: ModelProto field 3 =
-    NormalizerSpec, its field 2 = the charsmap). Hand-parsed: protobuf is not installed."""
-
-    def fields(buf):
-        i = 0
-
-        def varint():
-            nonlocal i
-            shift = value = 0
-            while True:
-                b = buf[i]
-                i += 1
-                value |= (b & 0x7F) << shift
-                shift += 7
-                if b < 0x80:
-                    return value
-
-        while i < len(buf):
-            key = varint()
-            number, wire = key >> 3, key & 7
-            if wire == 0:
-                yield number, varint()
-            elif wire == 2:
-                n = varint()
-                yield number, buf[i : i + n]
-                i += n
-            elif wire in (1, 5):
-                i += 8 if wire == 1 else 4
-            else:
-                raise ValueError(f"unexpected protobuf wire type {wire} in {path}")
-
-    for number, value in fields(path.read_bytes()):
+    NormalizerSpec, its field 2 = the charsmap)."""
+    for number, value in protobuf_fields(path.read_bytes()):
         if number == 3:
-            for inner_number, inner_value in fields(value):
+            for inner_number, inner_value in protobuf_fields(value):
                 if inner_number == 2:
                     return bytes(inner_value)
     raise ValueError(f"{path} has no precompiled_charsmap")

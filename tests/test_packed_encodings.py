@@ -81,29 +81,22 @@ def _assert_same(expected, got, where):
         "n_sequences",
     ):
         assert getattr(got, name) == getattr(expected, name), (where, name)
+    # Each lookup on a sample of words, characters (per sequence) and tokens, out of range too.
+    per_sequence = [
+        ("word_to_tokens", range(8)),
+        ("word_to_chars", range(8)),
+        ("char_to_token", range(0, 60, 7)),
+        ("char_to_word", range(0, 60, 7)),
+    ]
     for sequence in range(expected.n_sequences):
-        for word in range(8):
-            assert got.word_to_tokens(word, sequence) == expected.word_to_tokens(word, sequence), (
-                where,
-                word,
-            )
-            assert got.word_to_chars(word, sequence) == expected.word_to_chars(word, sequence), (
-                where,
-                word,
-            )
-        for char in range(0, 60, 7):
-            assert got.char_to_token(char, sequence) == expected.char_to_token(char, sequence), (
-                where,
-                char,
-            )
-            assert got.char_to_word(char, sequence) == expected.char_to_word(char, sequence), (
-                where,
-                char,
-            )
-    for token in range(0, len(expected) + 2, 5):
-        assert got.token_to_sequence(token) == expected.token_to_sequence(token), (where, token)
-        assert got.token_to_chars(token) == expected.token_to_chars(token), (where, token)
-        assert got.token_to_word(token) == expected.token_to_word(token), (where, token)
+        for method, positions in per_sequence:
+            want, have = getattr(expected, method), getattr(got, method)
+            for i in positions:
+                assert have(i, sequence) == want(i, sequence), (where, method, i)
+    for method in ("token_to_sequence", "token_to_chars", "token_to_word"):
+        want, have = getattr(expected, method), getattr(got, method)
+        for token in range(0, len(expected) + 2, 5):
+            assert have(token) == want(token), (where, method, token)
     assert len(got.overflowing) == len(expected.overflowing), where
     for k, (e, g) in enumerate(zip(expected.overflowing, got.overflowing)):
         _assert_same(e, g, f"{where} window {k}")

@@ -12,20 +12,16 @@ from pathlib import Path
 import pytest
 import tokenizers
 import tokenmill
-from conftest import read_sample, shared_path
+from conftest import STUDY_IN_SCARLET, corpus_text, gpt2, non_empty_lines, shared_path
 
 transformers = pytest.importorskip("transformers")
 
 
 @pytest.fixture(scope="module")
 def lines():
-    texts = [
-        read_sample(shared_path("corpora", "gutenberg", "pg244_en_a_study_in_scarlet.txt"), 30_000)
-    ]
-    for lang in ["de", "zh", "ru"]:
-        folder = shared_path("corpora", "multilingual", lang)
-        texts.append(read_sample(sorted(p for p in folder.iterdir() if p.is_file())[0], 10_000))
-    return [line for text in texts for line in text.splitlines() if line.strip()][::4][:150]
+    samples = [(STUDY_IN_SCARLET, 30_000)]
+    samples += [(f"multilingual/{lang}", 10_000) for lang in ["de", "zh", "ru"]]
+    return [line for sample in samples for line in non_empty_lines(corpus_text(sample))][::4][:150]
 
 
 @pytest.fixture(scope="module")
@@ -34,11 +30,7 @@ def gpt2_dir(tmp_path_factory):
     merges.txt, tokenizer_config.json."""
     folder = tmp_path_factory.mktemp("gpt2")
     src = shared_path("pretrained", "gpt2")
-    tok = tokenizers.Tokenizer(
-        tokenizers.models.BPE.from_file(str(src / "encoder.json"), str(src / "vocab.bpe"))
-    )
-    tok.pre_tokenizer = tokenizers.pre_tokenizers.ByteLevel(add_prefix_space=False)
-    tok.decoder = tokenizers.decoders.ByteLevel()
+    tok = gpt2(tokenizers)
     tok.post_processor = tokenizers.processors.ByteLevel(trim_offsets=False)
     tok.add_special_tokens(["<|endoftext|>"])
     tok.save(str(folder / "tokenizer.json"))

@@ -139,16 +139,21 @@ def test_invalid_templates_raise_like_tokenizers(kwargs):
         processors.TemplateProcessing(**kwargs)
 
 
-def test_bad_json_raises_tokenmill_error():
-    p = processors.ByteLevel()
-    for bad in [
-        b'{"type":"RobertaProcessing","sep":["</s>",2]}',
-        b'{"add_prefix_space":true}',
-        b"[",
-        b'{"type":"Sequence","processors":[{}]}',
-    ]:
-        with pytest.raises(tokenmill.TokenmillError):
-            p.__setstate__(bad)
+@pytest.mark.parametrize(
+    "state",
+    [
+        pytest.param(b'{"type":"RobertaProcessing","sep":["</s>",2]}', id="missing cls"),
+        pytest.param(b'{"add_prefix_space":true}', id="no type"),
+        pytest.param(b"[", id="cut short"),
+        pytest.param(b'{"type":"Sequence","processors":[{}]}', id="bad item"),
+    ],
+)
+def test_bad_json_raises_tokenmill_error(state):
+    with pytest.raises(tokenmill.TokenmillError):
+        processors.ByteLevel().__setstate__(state)
+
+
+def test_bad_arguments_raise_type_error():
     with pytest.raises(TypeError):
         processors.TemplateProcessing(special_tokens=[3.5])
     with pytest.raises(TypeError):

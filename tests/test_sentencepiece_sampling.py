@@ -10,11 +10,10 @@ complete list of segmentations of short words, with their scores)."""
 from __future__ import annotations
 
 import math
-import struct
 from collections import Counter
 
 import pytest
-from conftest import read_sample, shared_path
+from conftest import protobuf_fields, read_sample, shared_path
 
 spm = pytest.importorskip("sentencepiece")
 import tokenmill  # noqa: E402
@@ -63,44 +62,16 @@ def sample_texts(limit_words: int = 150, limit_lines: int = 40) -> list[str]:
     return words + lines + ODD
 
 
-# ----------------------------------------------------------------------------- protobuf reading
-def _varint(data: bytes, pos: int) -> tuple[int, int]:
-    value = shift = 0
-    while True:
-        b = data[pos]
-        pos += 1
-        value |= (b & 0x7F) << shift
-        shift += 7
-        if b < 0x80:
-            return value, pos
-
-
-def _fields(data: bytes):
-    pos = 0
-    while pos < len(data):
-        key, pos = _varint(data, pos)
-        tag, wire = key >> 3, key & 7
-        if wire == 0:
-            value, pos = _varint(data, pos)
-        elif wire == 2:
-            n, pos = _varint(data, pos)
-            value, pos = data[pos : pos + n], pos + n
-        elif wire == 5:
-            value, pos = struct.unpack("<f", data[pos : pos + 4])[0], pos + 4
-        else:
-            raise ValueError(wire)
-        yield tag, value
-
-
 def nbest_with_scores(sp, text: str, n: int) -> list[tuple[tuple[str, ...], float]]:
     """(pieces, score) of each n-best result, from the serialized NBestSentencePieceText."""
     out = []
-    for tag, spt in _fields(sp.nbest_encode(text, nbest_size=n, out_type="serialized_proto")):
+    serialized = sp.nbest_encode(text, nbest_size=n, out_type="serialized_proto")
+    for tag, spt in protobuf_fields(serialized):
         assert tag == 1
         pieces, score = [], 0.0
-        for t, v in _fields(spt):
+        for t, v in protobuf_fields(spt):
             if t == 2:
-                pieces.append(dict(_fields(v))[1].decode())
+                pieces.append(dict(protobuf_fields(v))[1].decode())
             elif t == 3:
                 score = v
         out.append((tuple(pieces), score))

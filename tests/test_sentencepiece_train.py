@@ -29,9 +29,16 @@ def corpus(tmp_path_factory):
     ]
 
 
+def train_ours(corpus_path, prefix, **kwargs) -> str:
+    """Trains tokenmill's model on a file into `prefix`.model and .vocab; returns the .model's
+    path."""
+    tsp.SentencePieceTrainer.train(input=str(corpus_path), model_prefix=str(prefix), **kwargs)
+    return f"{prefix}.model"
+
+
 def train_both(tmp_path, corpus_path, **kwargs):
     ours_prefix, ref_prefix = tmp_path / "ours", tmp_path / "ref"
-    tsp.SentencePieceTrainer.train(input=str(corpus_path), model_prefix=str(ours_prefix), **kwargs)
+    train_ours(corpus_path, ours_prefix, **kwargs)
     spm.SentencePieceTrainer.train(
         input=str(corpus_path), model_prefix=str(ref_prefix), minloglevel=2, **kwargs
     )
@@ -105,58 +112,44 @@ def test_bpe_options_string_form_iterator_and_writer(tmp_path, corpus):
     assert ours.decode(ours.encode(tricky)) == model.decode(model.encode(tricky))
     lines = path.read_text(encoding="utf-8").splitlines()
     buffer = io.BytesIO()
-    tsp.SentencePieceTrainer.train(
-        sentence_iterator=iter(lines),
-        model_writer=buffer,
-        model_type="bpe",
-        vocab_size=600,
-        normalization_rule_name="identity",
-    )
+    options = dict(model_type="bpe", vocab_size=600, normalization_rule_name="identity")
+    tsp.SentencePieceTrainer.train(sentence_iterator=iter(lines), model_writer=buffer, **options)
     from_iterator = spm.SentencePieceProcessor(model_proto=buffer.getvalue())
-    tsp.SentencePieceTrainer.train(
-        input=str(path),
-        model_prefix=str(tmp_path / "same"),
-        model_type="bpe",
-        vocab_size=600,
-        normalization_rule_name="identity",
+    from_file = spm.SentencePieceProcessor(
+        model_file=train_ours(path, tmp_path / "same", **options)
     )
-    from_file = spm.SentencePieceProcessor(model_file=str(tmp_path / "same.model"))
     assert from_iterator.encode(held_out) == from_file.encode(held_out)
 
 
-def test_builtin_rule_models_load_and_encode_in_tokenmill(tmp_path, corpus):
+@pytest.mark.parametrize(
+    "rule, normalized",
+    [("nmt_nfkc", "▁fi▁Hello"), ("nfkc_cf", "▁fi▁hello")],
+    ids=["nmt_nfkc", "nfkc_cf"],
+)
+def test_builtin_rule_models_load_and_encode_in_tokenmill(tmp_path, corpus, rule, normalized):
     path, held_out = corpus
-    for rule in ("nmt_nfkc", "nfkc_cf"):
-        tsp.SentencePieceTrainer.train(
-            input=str(path),
-            model_prefix=str(tmp_path / rule),
-            model_type="bpe",
-            vocab_size=800,
-            normalization_rule_name=rule,
-        )
-        model = tsp.SentencePieceProcessor(model_file=str(tmp_path / f"{rule}.model"))
-        assert model.normalize("ﬁ Ｈｅｌｌｏ") == (
-            "▁fi▁hello" if rule == "nfkc_cf" else "▁fi▁Hello"
-        )
-        assert model.decode(model.encode(held_out)) == [
-            model.decode(model.encode(t)) for t in held_out
-        ]
+    trained = train_ours(
+        path, tmp_path / rule, model_type="bpe", vocab_size=800, normalization_rule_name=rule
+    )
+    model = tsp.SentencePieceProcessor(model_file=trained)
+    assert model.normalize("ﬁ Ｈｅｌｌｏ") == normalized
+    assert model.decode(model.encode(held_out)) == [model.decode(model.encode(t)) for t in held_out]
 
 
 def test_training_is_deterministic(tmp_path, corpus):
     path, _ = corpus
     out = []
     for name in ("a", "b"):
-        tsp.SentencePieceTrainer.train(
-            input=str(path),
-            model_prefix=str(tmp_path / name),
+        trained = train_ours(
+            path,
+            tmp_path / name,
             model_type="bpe",
             vocab_size=700,
             input_sentence_size=2000,
             shuffle_input_sentence=True,
             normalization_rule_name="identity",
         )
-        out.append(pieces_of(tmp_path / f"{name}.model"))
+        out.append(pieces_of(trained))
     assert out[0] == out[1]
 
 

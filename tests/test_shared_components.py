@@ -13,7 +13,7 @@ import pickle
 import pytest
 import tokenizers
 import tokenmill
-from conftest import corpus_text, gpt2, non_empty_lines, shared_path
+from conftest import STUDY_IN_SCARLET, corpus_text, gpt2, gpt2_model, non_empty_lines
 
 LIBS = {"tokenizers": tokenizers, "tokenmill": tokenmill}
 
@@ -23,7 +23,7 @@ def lines():
     """~400 lines of English, French, German, Russian, Chinese, Hindi and Arabic text (with
     digits)."""
     samples = [
-        ("gutenberg/pg244_en_a_study_in_scarlet.txt", 60_000),
+        (STUDY_IN_SCARLET, 60_000),
         ("gutenberg/pg13951_fr_les_trois_mousquetaires.txt", 60_000),
         ("gutenberg/pg34811_de_buddenbrooks.txt", 60_000),
     ]
@@ -64,140 +64,163 @@ def run_both(scenario, lines):
     return results["tokenmill"]
 
 
-def test_model_attribute_through_tok_model(lines):
-    def scenario(lib, record):
-        tok = gpt2(lib)
-        record(tok)
-        tok.model.dropout = 1.0  # every merge dropped: one token per byte-level char
-        record(tok)
-        tok.model.dropout = None
-        record(tok)
+# ---- scenarios run by `test_same_as_tokenizers`: `fn(lib, record)`, as `run_both` wants ----
 
-    records = run_both(scenario, lines)
+SCENARIOS = []
+
+
+def scenario(check=None):
+    """Registers the decorated scenario for `test_same_as_tokenizers`; `check(records)`, if
+    given, asserts what tokenmill's records must show besides being tokenizers'."""
+
+    def register(fn):
+        SCENARIOS.append(pytest.param(fn, check, id=fn.__name__))
+        return fn
+
+    return register
+
+
+def first_two_changes_show(records):
+    """Each of the first two changes changes the output."""
+    assert records[0] != records[1] != records[2]
+
+
+def dropout_undone(records):
+    """The change shows, and undoing it gives the first output back."""
     assert records[0] != records[1] and records[0] == records[2]
 
 
-def test_model_shared_by_two_tokenizers(lines):
-    def scenario(lib, record):
-        first = gpt2(lib)
-        second = lib.Tokenizer(first.model)
-        second.pre_tokenizer = lib.pre_tokenizers.ByteLevel(add_prefix_space=False)
-        model = second.model
-        model.dropout = 1.0
-        record(first)
-        record(second)
-
-    run_both(scenario, lines)
-
-
-def test_model_assigned_then_changed(lines):
-    def scenario(lib, record):
-        tok = gpt2(lib)
-        model = lib.models.BPE.from_file(
-            str(shared_path("pretrained", "gpt2", "encoder.json")),
-            str(shared_path("pretrained", "gpt2", "vocab.bpe")),
-        )
-        tok.model = model
-        record(tok)
-        model.dropout = 1.0
-        record(tok)
-
-    run_both(scenario, lines)
-
-
-def test_normalizer_changed_after_assignment(lines):
-    def scenario(lib, record):
-        tok = gpt2(lib)
-        normalizer = lib.normalizers.BertNormalizer(lowercase=True, strip_accents=False)
-        tok.normalizer = normalizer
-        record(tok)
-        normalizer.lowercase = False
-        record(tok)
-        tok.normalizer.handle_chinese_chars = False
-        normalizer.strip_accents = True
-        record(tok)
-
-    records = run_both(scenario, lines)
-    assert records[0] != records[1] != records[2]
-
-
-def test_normalizer_sequence_items(lines):
-    def scenario(lib, record):
-        tok = gpt2(lib)
-        prepend = lib.normalizers.Prepend("▁")
-        tok.normalizer = lib.normalizers.Sequence(
-            [lib.normalizers.Strip(), prepend, lib.normalizers.Lowercase()]
-        )
-        record(tok)
-        tok.normalizer[1].prepend = "<<"  # through indexing
-        record(tok)
-        prepend.prepend = ">>"  # through the object the Sequence was built from
-        record(tok)
-        tok.normalizer[0] = lib.normalizers.Prepend("%")  # item assignment
-        record(tok)
-        item = tok.normalizer[2]
-        tok.normalizer[2] = lib.normalizers.Replace(
-            "e", "E"
-        )  # an object held before sees the new value
-        assert repr(item) == repr(tok.normalizer[2])
-        record(tok)
-
-    records = run_both(scenario, lines)
+def all_differ(records):
+    """Every step gives a different output."""
     assert len({repr(r) for r in records}) == len(records)
 
 
-def test_pre_tokenizer_attribute_and_sequence(lines):
-    def scenario(lib, record):
-        tok = gpt2(lib)
-        tok.pre_tokenizer.add_prefix_space = True
-        record(tok)
-        digits = lib.pre_tokenizers.Digits(individual_digits=False)
-        tok.pre_tokenizer = lib.pre_tokenizers.Sequence(
-            [digits, lib.pre_tokenizers.ByteLevel(add_prefix_space=False)]
-        )
-        record(tok)
-        digits.individual_digits = True
-        record(tok)
-        tok.pre_tokenizer[1].use_regex = False
-        record(tok)
-        tok.pre_tokenizer[1] = lib.pre_tokenizers.ByteLevel(add_prefix_space=True)
-        record(tok)
-
-    records = run_both(scenario, lines)
-    assert records[0] != records[1] != records[2]
+@scenario(dropout_undone)
+def model_attribute_through_tok_model(lib, record):
+    tok = gpt2(lib)
+    record(tok)
+    tok.model.dropout = 1.0  # every merge dropped: one token per byte-level char
+    record(tok)
+    tok.model.dropout = None
+    record(tok)
 
 
-def test_post_processor_attribute(lines):
-    def scenario(lib, record):
-        tok = gpt2(lib)
-        tok.add_special_tokens(["<|endoftext|>"])
-        processor = lib.processors.RobertaProcessing(
-            ("<|endoftext|>", 50256), ("<|endoftext|>", 50256)
-        )
-        tok.post_processor = processor
-        record(tok)
-        processor.trim_offsets = False
-        record(tok)
-        tok.post_processor.sep = ("!", 0)
-        record(tok)
-
-    records = run_both(scenario, lines)
-    assert records[0] != records[1] != records[2]
+@scenario()
+def model_shared_by_two_tokenizers(lib, record):
+    first = gpt2(lib)
+    second = lib.Tokenizer(first.model)
+    second.pre_tokenizer = lib.pre_tokenizers.ByteLevel(add_prefix_space=False)
+    model = second.model
+    model.dropout = 1.0
+    record(first)
+    record(second)
 
 
-def test_decoder_attribute_and_sequence_copies(lines):
-    def scenario(lib, record):
-        tok = gpt2(lib)
-        strip = lib.decoders.Strip(content="Ġ", left=1, right=0)
-        tok.decoder = lib.decoders.Sequence([strip, lib.decoders.ByteLevel()])
-        record(tok)
-        strip.start = 0  # a decoder Sequence holds copies (as in tokenizers): no change
-        record(tok)
-        tok.decoder = strip
-        strip.start = 2
-        record(tok)
+@scenario()
+def model_assigned_then_changed(lib, record):
+    tok = gpt2(lib)
+    model = gpt2_model(lib)
+    tok.model = model
+    record(tok)
+    model.dropout = 1.0
+    record(tok)
 
-    run_both(scenario, lines)
+
+@scenario(first_two_changes_show)
+def normalizer_changed_after_assignment(lib, record):
+    tok = gpt2(lib)
+    normalizer = lib.normalizers.BertNormalizer(lowercase=True, strip_accents=False)
+    tok.normalizer = normalizer
+    record(tok)
+    normalizer.lowercase = False
+    record(tok)
+    tok.normalizer.handle_chinese_chars = False
+    normalizer.strip_accents = True
+    record(tok)
+
+
+@scenario(all_differ)
+def normalizer_sequence_items(lib, record):
+    tok = gpt2(lib)
+    prepend = lib.normalizers.Prepend("▁")
+    tok.normalizer = lib.normalizers.Sequence(
+        [lib.normalizers.Strip(), prepend, lib.normalizers.Lowercase()]
+    )
+    record(tok)
+    tok.normalizer[1].prepend = "<<"  # through indexing
+    record(tok)
+    prepend.prepend = ">>"  # through the object the Sequence was built from
+    record(tok)
+    tok.normalizer[0] = lib.normalizers.Prepend("%")  # item assignment
+    record(tok)
+    item = tok.normalizer[2]
+    # an object held before sees the new value
+    tok.normalizer[2] = lib.normalizers.Replace("e", "E")
+    assert repr(item) == repr(tok.normalizer[2])
+    record(tok)
+
+
+@scenario(first_two_changes_show)
+def pre_tokenizer_attribute_and_sequence(lib, record):
+    tok = gpt2(lib)
+    tok.pre_tokenizer.add_prefix_space = True
+    record(tok)
+    digits = lib.pre_tokenizers.Digits(individual_digits=False)
+    tok.pre_tokenizer = lib.pre_tokenizers.Sequence(
+        [digits, lib.pre_tokenizers.ByteLevel(add_prefix_space=False)]
+    )
+    record(tok)
+    digits.individual_digits = True
+    record(tok)
+    tok.pre_tokenizer[1].use_regex = False
+    record(tok)
+    tok.pre_tokenizer[1] = lib.pre_tokenizers.ByteLevel(add_prefix_space=True)
+    record(tok)
+
+
+@scenario(first_two_changes_show)
+def post_processor_attribute(lib, record):
+    tok = gpt2(lib)
+    tok.add_special_tokens(["<|endoftext|>"])
+    processor = lib.processors.RobertaProcessing(("<|endoftext|>", 50256), ("<|endoftext|>", 50256))
+    tok.post_processor = processor
+    record(tok)
+    processor.trim_offsets = False
+    record(tok)
+    tok.post_processor.sep = ("!", 0)
+    record(tok)
+
+
+@scenario()
+def decoder_attribute_and_sequence_copies(lib, record):
+    tok = gpt2(lib)
+    strip = lib.decoders.Strip(content="Ġ", left=1, right=0)
+    tok.decoder = lib.decoders.Sequence([strip, lib.decoders.ByteLevel()])
+    record(tok)
+    strip.start = 0  # a decoder Sequence holds copies (as in tokenizers): no change
+    record(tok)
+    tok.decoder = strip
+    strip.start = 2
+    record(tok)
+
+
+@scenario()
+def pickled_tokenizer_keeps_changes(lib, record):
+    tok = gpt2(lib)
+    tok.normalizer = lib.normalizers.Sequence(
+        [lib.normalizers.Lowercase(), lib.normalizers.Prepend("x")]
+    )
+    tok.normalizer[1].prepend = "y"
+    tok.model.dropout = 1.0
+    record(pickle.loads(pickle.dumps(tok)))
+    record(lib.Tokenizer.from_str(tok.to_str()))
+
+
+@pytest.mark.parametrize("scenario_fn, check", SCENARIOS)
+def test_same_as_tokenizers(scenario_fn, check, lines):
+    records = run_both(scenario_fn, lines)
+    if check is not None:
+        check(records)
 
 
 def test_trained_model_is_the_shared_one(lines):
@@ -217,20 +240,6 @@ def test_trained_model_is_the_shared_one(lines):
         assert model.token_to_id("Ġthe") == tok.token_to_id("Ġthe") is not None
         model.dropout = 1.0
         record(tok)
-
-    run_both(scenario, lines)
-
-
-def test_pickled_tokenizer_keeps_changes(lines):
-    def scenario(lib, record):
-        tok = gpt2(lib)
-        tok.normalizer = lib.normalizers.Sequence(
-            [lib.normalizers.Lowercase(), lib.normalizers.Prepend("x")]
-        )
-        tok.normalizer[1].prepend = "y"
-        tok.model.dropout = 1.0
-        record(pickle.loads(pickle.dumps(tok)))
-        record(lib.Tokenizer.from_str(tok.to_str()))
 
     run_both(scenario, lines)
 

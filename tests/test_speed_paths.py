@@ -22,7 +22,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import SHARED, documents, read_sample, shared_path
+from conftest import SHARED, documents, gpt2, gpt2_model, read_sample, shared_path
 
 tokenizers = pytest.importorskip("tokenizers")
 np = pytest.importorskip("numpy")
@@ -79,12 +79,7 @@ def _assert_same(ours, theirs, texts, what=""):
 
 @pytest.fixture(scope="module")
 def gpt2_json(tmp_path_factory):
-    gpt2 = shared_path("pretrained", "gpt2")
-    t = tokenizers.Tokenizer(
-        tokenizers.models.BPE.from_file(str(gpt2 / "encoder.json"), str(gpt2 / "vocab.bpe"))
-    )
-    t.pre_tokenizer = tokenizers.pre_tokenizers.ByteLevel(add_prefix_space=False)
-    t.decoder = tokenizers.decoders.ByteLevel()
+    t = gpt2(tokenizers)
     t.post_processor = tokenizers.processors.ByteLevel(trim_offsets=True)
     t.add_special_tokens(["<|endoftext|>"])
     path = tmp_path_factory.mktemp("gpt2") / "tokenizer.json"
@@ -95,13 +90,20 @@ def gpt2_json(tmp_path_factory):
 # ---- word caches ----
 
 
-def test_wordpiece_cached_and_fresh_answers_agree(bert_json):
-    texts = _english() + _multilingual() + ADVERSARIAL
-    theirs = tokenizers.Tokenizer.from_file(bert_json).encode_batch(texts)
-    ours = tokenmill.Tokenizer.from_file(bert_json)
-    # first pass fills this thread's cache, the second replays it; a fresh tokenizer starts empty
+def _cold_then_warm(tokenizer_json, texts):
+    """A fresh tokenmill tokenizer for `tokenizer_json` (its caches empty) after two batches of
+    `texts`, each checked against tokenizers' encodings (returned too): the first pass fills
+    this thread's cache, the second replays it."""
+    theirs = tokenizers.Tokenizer.from_file(tokenizer_json).encode_batch(texts)
+    ours = tokenmill.Tokenizer.from_file(tokenizer_json)
     _assert_same(ours.encode_batch(texts), theirs, texts, "cold")
     _assert_same(ours.encode_batch(texts), theirs, texts, "warm")
+    return ours, theirs
+
+
+def test_wordpiece_cached_and_fresh_answers_agree(bert_json):
+    texts = _english() + _multilingual() + ADVERSARIAL
+    ours, theirs = _cold_then_warm(bert_json, texts)
     _assert_same([ours.encode(t) for t in texts], theirs, texts, "single")
 
 
@@ -124,15 +126,9 @@ def test_wordpiece_cache_follows_option_changes(bert_json):
 
 def test_byte_level_bpe_cached_uncached_and_fresh(gpt2_json):
     texts = _english() + _multilingual() + ADVERSARIAL
-    theirs = tokenizers.Tokenizer.from_file(gpt2_json).encode_batch(texts)
-    ours = tokenmill.Tokenizer.from_file(gpt2_json)
-    _assert_same(ours.encode_batch(texts), theirs, texts, "cold")
-    _assert_same(ours.encode_batch(texts), theirs, texts, "warm")
+    _, theirs = _cold_then_warm(gpt2_json, texts)
     uncached = tokenmill.Tokenizer.from_file(gpt2_json)
-    gpt2 = shared_path("pretrained", "gpt2")
-    uncached.model = tokenmill.models.BPE.from_file(
-        str(gpt2 / "encoder.json"), str(gpt2 / "vocab.bpe"), cache_capacity=0
-    )
+    uncached.model = gpt2_model(tokenmill, cache_capacity=0)
     _assert_same(uncached.encode_batch(texts), theirs, texts, "no cache")
 
 

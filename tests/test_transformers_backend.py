@@ -23,7 +23,7 @@ import pickle
 import shutil
 
 import pytest
-from conftest import read_sample, shared_path
+from conftest import SHERLOCK, corpus_text, read_sample, shared_path
 from test_transformers_call import plain as values
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -222,12 +222,7 @@ def pair(request, pairs):
 
 @pytest.fixture(scope="module")
 def texts():
-    english = read_sample(
-        shared_path(
-            "corpora", "gutenberg", "en_novels", "pg1661_en_adventures_of_sherlock_holmes.txt"
-        ),
-        60_000,
-    )
+    english = corpus_text((SHERLOCK, 60_000))
     paragraphs = [" ".join(p.split()) for p in english.split("\n\n") if len(p.split()) > 5][20:30]
     others = []
     for lang, name in [

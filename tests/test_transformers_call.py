@@ -8,7 +8,7 @@ bert_base_uncased/vocab.txt (no network)."""
 from __future__ import annotations
 
 import pytest
-from conftest import read_sample, shared_path
+from conftest import SHERLOCK, corpus_text, gpt2, shared_path
 
 tokenizers = pytest.importorskip("tokenizers")
 transformers = pytest.importorskip("transformers")
@@ -77,19 +77,11 @@ def assert_same_call(reference, tm, args, kwargs):
 
 @pytest.fixture(scope="module")
 def texts():
-    novel = read_sample(
-        shared_path(
-            "corpora", "gutenberg", "en_novels", "pg1661_en_adventures_of_sherlock_holmes.txt"
-        ),
-        400_000,
-    )
+    novel = corpus_text((SHERLOCK, 400_000))
     paragraphs = [" ".join(p.split()) for p in novel.split("\n\n") if len(p.split()) > 5]
     questions = [p for p in paragraphs if 20 < len(p) < 120][:12]
     contexts = sorted((p for p in paragraphs if len(p) > 1500), key=len)[-6:]
-    french = read_sample(
-        shared_path("corpora", "multilingual", "fr", "fr_pg14155_flaubert_madame_bovary.txt"),
-        60_000,
-    )
+    french = corpus_text(("multilingual/fr/fr_pg14155_flaubert_madame_bovary.txt", 60_000))
     accented = [" ".join(p.split()) for p in french.split("\n\n") if 40 < len(p) < 600][:6]
     return {
         "questions": questions,
@@ -187,14 +179,7 @@ def run_squad(reference, tm, texts):
 
 @pytest.fixture(scope="module")
 def gpt2_pair():
-    hf = tokenizers.Tokenizer(
-        tokenizers.models.BPE.from_file(
-            str(shared_path("pretrained", "gpt2", "encoder.json")),
-            str(shared_path("pretrained", "gpt2", "vocab.bpe")),
-        )
-    )
-    hf.pre_tokenizer = tokenizers.pre_tokenizers.ByteLevel(add_prefix_space=True)
-    hf.decoder = tokenizers.decoders.ByteLevel()
+    hf = gpt2(tokenizers, add_prefix_space=True)
     hf.add_special_tokens(["<pad>", "<cls>", "<sep>"])
     cls, sep = hf.token_to_id("<cls>"), hf.token_to_id("<sep>")
     hf.post_processor = tokenizers.processors.Sequence(

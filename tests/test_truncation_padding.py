@@ -11,7 +11,7 @@ import pickle
 from functools import partial
 
 import pytest
-from conftest import read_sample, shared_path
+from conftest import STUDY_IN_SCARLET, corpus_text, gpt2
 
 tokenizers = pytest.importorskip("tokenizers")
 import tokenmill  # noqa: E402
@@ -59,15 +59,8 @@ def assert_same(hf_call, tm_call, context):
         assert got == expected, context
 
 
-def gpt2(template: bool):
-    hf = tokenizers.Tokenizer(
-        tokenizers.models.BPE.from_file(
-            str(shared_path("pretrained", "gpt2", "encoder.json")),
-            str(shared_path("pretrained", "gpt2", "vocab.bpe")),
-        )
-    )
-    hf.pre_tokenizer = tokenizers.pre_tokenizers.ByteLevel(add_prefix_space=False)
-    hf.decoder = tokenizers.decoders.ByteLevel()
+def gpt2_pair(template: bool):
+    hf = gpt2(tokenizers)
     if template:
         hf.post_processor = tokenizers.processors.TemplateProcessing(
             single="<|endoftext|> $A <|endoftext|>",
@@ -81,7 +74,7 @@ def gpt2(template: bool):
 
 def normalized_word_level():
     """A non-byte-level pipeline with a length-changing normalizer and BERT-style specials."""
-    hf, _ = gpt2(template=False)
+    hf, _ = gpt2_pair(template=False)
     hf.normalizer = tokenizers.normalizers.Sequence(
         [tokenizers.normalizers.NFKD(), tokenizers.normalizers.Lowercase()]
     )
@@ -99,21 +92,13 @@ def normalized_word_level():
 
 @pytest.fixture(scope="module")
 def paragraphs():
-    english = read_sample(
-        shared_path("corpora", "gutenberg", "pg244_en_a_study_in_scarlet.txt"), 120_000
-    )
-    french = read_sample(
-        shared_path("corpora", "multilingual", "fr", "fr_pg14155_flaubert_madame_bovary.txt"),
-        40_000,
-    )
-    russian = read_sample(
-        shared_path("corpora", "multilingual", "ru", "ru_ruslit_chekhov_drama_na_okhote.txt"),
-        30_000,
-    )
     chunks = []
-    for text in (english, french, russian):
-        chunks += [p.strip() for p in text.split("\n\n") if len(p.strip()) > 20]
-    # long and short paragraphs, from every language
+    for sample in (
+        (STUDY_IN_SCARLET, 120_000),
+        ("multilingual/fr/fr_pg14155_flaubert_madame_bovary.txt", 40_000),
+        ("multilingual/ru/ru_ruslit_chekhov_drama_na_okhote.txt", 30_000),
+    ):
+        chunks += [p.strip() for p in corpus_text(sample).split("\n\n") if len(p.strip()) > 20]
     # long and short paragraphs, from every language (capped: a pair truncated to a few tokens
     # has about len(first) * len(second) overflowing windows)
     chunks = sorted(c[:600] for c in chunks)
@@ -122,8 +107,8 @@ def paragraphs():
 
 
 BUILDERS = {
-    "gpt2_template": lambda: gpt2(True),
-    "gpt2_bytelevel": lambda: gpt2(False),
+    "gpt2_template": lambda: gpt2_pair(True),
+    "gpt2_bytelevel": lambda: gpt2_pair(False),
     "nfkd_lower_roberta": normalized_word_level,
 }
 _BUILT: dict = {}

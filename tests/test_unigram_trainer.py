@@ -205,22 +205,12 @@ def test_unk_token_outside_special_tokens_gets_id_zero():
 def test_trainer_options_and_pickle():
     import pickle
 
+    options = dict(shrinking_factor=0.5, max_piece_length=8, n_sub_iterations=3, seed_size=1000)
     t = trainers.UnigramTrainer(
-        vocab_size=123,
-        shrinking_factor=0.5,
-        max_piece_length=8,
-        n_sub_iterations=3,
-        seed_size=1000,
-        initial_alphabet=["xyz", "q"],
-        special_tokens=["<a>"],
+        vocab_size=123, initial_alphabet=["xyz", "q"], special_tokens=["<a>"], **options
     )
-    assert (
-        t.vocab_size,
-        t.shrinking_factor,
-        t.max_piece_length,
-        t.n_sub_iterations,
-        t.seed_size,
-    ) == (123, 0.5, 8, 3, 1000)
+    assert t.vocab_size == 123
+    assert {name: getattr(t, name) for name in options} == options
     assert sorted(t.initial_alphabet) == ["q", "x"] and [s.content for s in t.special_tokens] == [
         "<a>"
     ]
@@ -228,13 +218,7 @@ def test_trainer_options_and_pickle():
     back = pickle.loads(pickle.dumps(t))
     assert isinstance(back, trainers.UnigramTrainer) and back.vocab_size == 50
     reference = tk_trainers.UnigramTrainer(
-        vocab_size=50,
-        shrinking_factor=0.5,
-        max_piece_length=8,
-        n_sub_iterations=3,
-        seed_size=1000,
-        initial_alphabet=["q"],
-        special_tokens=["<a>"],
+        vocab_size=50, initial_alphabet=["q"], special_tokens=["<a>"], **options
     )
     back.initial_alphabet = ["q"]  # tokenizers prints its alphabet in hash order: compare one char
     assert repr(back) == repr(reference)

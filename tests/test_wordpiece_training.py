@@ -22,13 +22,14 @@ from tokenmill.implementations import BertWordPieceTokenizer  # noqa: E402
 
 train_from_counts = tokenmill._native.trainers._train_wordpiece_from_word_counts
 
-SPECIALS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+# The corpus of the Hugging Face course's WordPiece chapter, and BERT's special tokens.
 COURSE = [
     "This is the Hugging Face Course.",
     "This chapter is about tokenization.",
     "This section shows several tokenizer algorithms.",
     "Hopefully, you will be able to understand how they are trained and generate tokens.",
 ]
+SPECIALS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
 
 
 def sample_lines(*parts, max_bytes=300_000):
@@ -212,19 +213,16 @@ def test_trainer_attributes_pickle_and_errors():
         ref.show_progress,
         ref.continuing_subword_prefix,
     )
-    t.vocab_size, t.min_frequency, t.limit_alphabet, t.algorithm = 500, 3, 50, "likelihood"
+    changes = dict(vocab_size=500, min_frequency=3, limit_alphabet=50, algorithm="likelihood")
+    for name, value in changes.items():
+        setattr(t, name, value)
     t.special_tokens = ["[UNK]"]
     t.initial_alphabet = ["xyz", "q"]
     u = pickle.loads(pickle.dumps(t))
     assert isinstance(u, trainers.WordPieceTrainer)
-    assert (
-        u.vocab_size,
-        u.min_frequency,
-        u.limit_alphabet,
-        u.algorithm,
-        [s.content for s in u.special_tokens],
-        sorted(u.initial_alphabet),
-    ) == (500, 3, 50, "likelihood", ["[UNK]"], ["q", "x"])
+    assert {name: getattr(u, name) for name in changes} == changes
+    assert [s.content for s in u.special_tokens] == ["[UNK]"]
+    assert sorted(u.initial_alphabet) == ["q", "x"]
     assert "WordPieceTrainer" in repr(u)
     with pytest.raises(tokenmill.InvalidArgumentError, match="likelihood"):
         trainers.WordPieceTrainer(algorithm="unigram")
