@@ -42,6 +42,7 @@ mod normalizers;
 mod off_loop;
 mod pre_tokenizers;
 mod processors;
+mod properties;
 mod repr;
 mod sentencepiece;
 mod shared;

@@ -6,13 +6,14 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple, PyType};
 use tokenmill_core::models::bpe::{self, BpeBuilder, BpeOptions, Merges, BPE};
-use tokenmill_core::models::wordlevel::{self, WordLevel};
+use tokenmill_core::models::wordlevel::{self, WordLevel, WordLevelBuilder};
 use tokenmill_core::models::wordpiece::{self, WordPieceBuilder};
 use tokenmill_core::models::ModelWrapper;
 use tokenmill_core::tokenizer::{Model, Token};
 use tokenmill_core::trainers::TrainerWrapper;
 
 use crate::errors::ToPyResult;
+use crate::properties::component_properties;
 use crate::shared::{getter, setter, Shared};
 
 /// Sequences longer than this are tokenized with the GIL released.
@@ -253,15 +254,9 @@ fn build_bpe(
     }
 }
 
-/// Changes the BPE model a `BPE` object holds (see `setter!`) and forgets its cached words.
-macro_rules! bpe_setter {
-    ($self_:ident, |$m:ident| $body:expr) => {
-        setter!($self_, ModelWrapper::BPE, |$m| {
-            let result = $body;
-            $m.clear_cache();
-            result
-        })
-    };
+/// What a `BPE` object's setters do after a change: its cached words are forgotten.
+fn forget_words(model: &mut BPE) {
+    model.clear_cache();
 }
 
 #[pymethods]
@@ -330,74 +325,6 @@ impl PyBPE {
         cls.call(args, kwargs)
     }
 
-    #[getter]
-    fn get_dropout(self_: PyRef<'_, Self>) -> PyResult<Option<f32>> {
-        getter!(self_, ModelWrapper::BPE, |m| m.dropout)
-    }
-    #[setter]
-    fn set_dropout(self_: PyRef<'_, Self>, dropout: Option<f32>) -> PyResult<()> {
-        bpe_setter!(self_, |m| m.set_dropout(dropout))?.py()
-    }
-    #[getter]
-    fn get_dropout_seed(self_: PyRef<'_, Self>) -> PyResult<Option<u64>> {
-        getter!(self_, ModelWrapper::BPE, |m| m.dropout_seed())
-    }
-    #[setter]
-    fn set_dropout_seed(self_: PyRef<'_, Self>, seed: Option<u64>) -> PyResult<()> {
-        bpe_setter!(self_, |m| m.set_dropout_seed(seed))
-    }
-    #[getter]
-    fn get_unk_token(self_: PyRef<'_, Self>) -> PyResult<Option<String>> {
-        getter!(self_, ModelWrapper::BPE, |m| m.unk_token.clone())
-    }
-    #[setter]
-    fn set_unk_token(self_: PyRef<'_, Self>, unk_token: Option<String>) -> PyResult<()> {
-        bpe_setter!(self_, |m| m.unk_token = unk_token)
-    }
-    #[getter]
-    fn get_continuing_subword_prefix(self_: PyRef<'_, Self>) -> PyResult<Option<String>> {
-        getter!(self_, ModelWrapper::BPE, |m| m.continuing_subword_prefix.clone())
-    }
-    #[setter]
-    fn set_continuing_subword_prefix(
-        self_: PyRef<'_, Self>,
-        prefix: Option<String>,
-    ) -> PyResult<()> {
-        bpe_setter!(self_, |m| m.continuing_subword_prefix = prefix)
-    }
-    #[getter]
-    fn get_end_of_word_suffix(self_: PyRef<'_, Self>) -> PyResult<Option<String>> {
-        getter!(self_, ModelWrapper::BPE, |m| m.end_of_word_suffix.clone())
-    }
-    #[setter]
-    fn set_end_of_word_suffix(self_: PyRef<'_, Self>, suffix: Option<String>) -> PyResult<()> {
-        bpe_setter!(self_, |m| m.end_of_word_suffix = suffix)
-    }
-    #[getter]
-    fn get_fuse_unk(self_: PyRef<'_, Self>) -> PyResult<bool> {
-        getter!(self_, ModelWrapper::BPE, |m| m.fuse_unk)
-    }
-    #[setter]
-    fn set_fuse_unk(self_: PyRef<'_, Self>, fuse_unk: bool) -> PyResult<()> {
-        bpe_setter!(self_, |m| m.fuse_unk = fuse_unk)
-    }
-    #[getter]
-    fn get_byte_fallback(self_: PyRef<'_, Self>) -> PyResult<bool> {
-        getter!(self_, ModelWrapper::BPE, |m| m.byte_fallback)
-    }
-    #[setter]
-    fn set_byte_fallback(self_: PyRef<'_, Self>, byte_fallback: bool) -> PyResult<()> {
-        bpe_setter!(self_, |m| m.byte_fallback = byte_fallback)
-    }
-    #[getter]
-    fn get_ignore_merges(self_: PyRef<'_, Self>) -> PyResult<bool> {
-        getter!(self_, ModelWrapper::BPE, |m| m.ignore_merges)
-    }
-    #[setter]
-    fn set_ignore_merges(self_: PyRef<'_, Self>, ignore_merges: bool) -> PyResult<()> {
-        bpe_setter!(self_, |m| m.ignore_merges = ignore_merges)
-    }
-
     /// Forgets the cached words.
     fn _clear_cache(self_: PyRef<'_, Self>) -> PyResult<()> {
         getter!(self_, ModelWrapper::BPE, |m| m.clear_cache())
@@ -405,25 +332,60 @@ impl PyBPE {
 
     /// Changes how many words are cached (0 disables the cache).
     fn _resize_cache(self_: PyRef<'_, Self>, capacity: usize) -> PyResult<()> {
-        bpe_setter!(self_, |m| m.resize_cache(capacity))
+        setter!(self_, ModelWrapper::BPE, |m| {
+            m.resize_cache(capacity);
+            forget_words(m)
+        })
     }
 }
 
-/// A `vocab` argument: a dict token → id, or the path of a file.
-enum VocabArg {
-    Map(HashMap<String, u32>),
-    File(PathBuf),
+component_properties! {
+    PyBPE, ModelWrapper::BPE(|m| m), after_set(forget_words);
+    fields {
+        unk_token(get_unk_token, set_unk_token): Option<String>;
+        continuing_subword_prefix(
+            get_continuing_subword_prefix,
+            set_continuing_subword_prefix
+        ): Option<String>;
+        end_of_word_suffix(get_end_of_word_suffix, set_end_of_word_suffix): Option<String>;
+        fuse_unk(get_fuse_unk, set_fuse_unk): bool;
+        byte_fallback(get_byte_fallback, set_byte_fallback): bool;
+        ignore_merges(get_ignore_merges, set_ignore_merges): bool;
+    }
+    accessors {
+        (get_dropout, set_dropout): Option<f32> => m.dropout,
+            |dropout: Option<f32>| m.set_dropout(dropout);
+        (get_dropout_seed, set_dropout_seed): Option<u64> => m.dropout_seed(),
+            |seed: Option<u64>| m.set_dropout_seed(seed);
+    }
 }
 
-/// Reads a `vocab` argument; `file` names the expected file in the error.
-fn vocab_arg(vocab: &Bound<'_, PyAny>, file: &str) -> PyResult<VocabArg> {
-    if vocab.is_instance_of::<PyDict>() {
-        return Ok(VocabArg::Map(vocab.extract()?));
-    }
-    let path = vocab.extract().map_err(|_| {
-        PyTypeError::new_err(format!("vocab must be a dict token → id or the path of a {file}"))
-    })?;
-    Ok(VocabArg::File(path))
+/// How a model builder takes its vocabulary: from a dict token → id, or from a file.
+type GiveVocab<B> = (fn(B, HashMap<String, u32>) -> B, fn(B, PathBuf) -> B);
+
+/// The base class of a WordPiece or WordLevel model: `builder` given `vocab` (a dict token →
+/// id, or the path of a `file`, which names it in the error) and built without the GIL.
+fn vocab_model<B: Send, M: Into<ModelWrapper> + Send>(
+    py: Python<'_>,
+    builder: B,
+    vocab: Option<&Bound<'_, PyAny>>,
+    file: &str,
+    (from_map, from_file): GiveVocab<B>,
+    build: fn(B) -> tokenmill_core::Result<M>,
+) -> PyResult<PyModel> {
+    let builder = match vocab {
+        None => builder,
+        Some(vocab) if vocab.is_instance_of::<PyDict>() => from_map(builder, vocab.extract()?),
+        Some(vocab) => {
+            let path = vocab.extract().map_err(|_| {
+                let message = format!("vocab must be a dict token → id or the path of a {file}");
+                PyTypeError::new_err(message)
+            })?;
+            from_file(builder, path)
+        }
+    };
+    let model = py.allow_threads(|| build(builder)).py()?;
+    Ok(PyModel::new(model))
 }
 
 /// WordPiece model (BERT's subwords), as `tokenizers.models.WordPiece`: each word becomes the
@@ -449,23 +411,18 @@ impl PyWordPiece {
         max_input_chars_per_word: Option<usize>,
         continuing_subword_prefix: Option<String>,
     ) -> PyResult<(Self, PyModel)> {
-        let mut builder = WordPieceBuilder::new();
-        if let Some(unk) = unk_token {
-            builder = builder.unk_token(unk);
-        }
-        if let Some(max) = max_input_chars_per_word {
-            builder = builder.max_input_chars_per_word(max);
-        }
-        if let Some(prefix) = continuing_subword_prefix {
-            builder = builder.continuing_subword_prefix(prefix);
-        }
-        match vocab.map(|v| vocab_arg(v, "vocab.txt")).transpose()? {
-            None => {}
-            Some(VocabArg::Map(vocab)) => builder = builder.vocab(vocab),
-            Some(VocabArg::File(path)) => builder = builder.file(path),
-        }
-        let model = py.allow_threads(|| builder.build()).py()?;
-        Ok((PyWordPiece, PyModel::new(ModelWrapper::WordPiece(model))))
+        // Each option given sets the builder's (`fold` over an Option applies it when Some).
+        let builder =
+            unk_token.into_iter().fold(WordPieceBuilder::new(), WordPieceBuilder::unk_token);
+        let builder = max_input_chars_per_word
+            .into_iter()
+            .fold(builder, WordPieceBuilder::max_input_chars_per_word);
+        let builder = continuing_subword_prefix
+            .into_iter()
+            .fold(builder, WordPieceBuilder::continuing_subword_prefix);
+        let give: GiveVocab<WordPieceBuilder> = (|b, v| b.vocab(v), |b, p| b.file(p));
+        let model = vocab_model(py, builder, vocab, "vocab.txt", give, WordPieceBuilder::build)?;
+        Ok((PyWordPiece, model))
     }
 
     /// Reads `vocab.txt` and returns the dict token → id (the line number, from 0). A
@@ -489,30 +446,19 @@ impl PyWordPiece {
         let args = PyTuple::new(py, [vocab.into_pyobject(py)?.into_any()])?;
         cls.call(args, kwargs)
     }
+}
 
-    #[getter]
-    fn get_unk_token(self_: PyRef<'_, Self>) -> PyResult<String> {
-        getter!(self_, ModelWrapper::WordPiece, |m| m.unk_token.clone())
+component_properties! {
+    PyWordPiece, ModelWrapper::WordPiece(|m| m);
+    fields {
+        unk_token(get_unk_token, set_unk_token): String;
+        max_input_chars_per_word(get_max_input_chars_per_word, set_max_input_chars_per_word):
+            usize;
     }
-    #[setter]
-    fn set_unk_token(self_: PyRef<'_, Self>, unk_token: String) -> PyResult<()> {
-        setter!(self_, ModelWrapper::WordPiece, |m| m.unk_token = unk_token)
-    }
-    #[getter]
-    fn get_continuing_subword_prefix(self_: PyRef<'_, Self>) -> PyResult<String> {
-        getter!(self_, ModelWrapper::WordPiece, |m| m.continuing_subword_prefix().to_string())
-    }
-    #[setter]
-    fn set_continuing_subword_prefix(self_: PyRef<'_, Self>, prefix: String) -> PyResult<()> {
-        setter!(self_, ModelWrapper::WordPiece, |m| m.set_continuing_subword_prefix(prefix))
-    }
-    #[getter]
-    fn get_max_input_chars_per_word(self_: PyRef<'_, Self>) -> PyResult<usize> {
-        getter!(self_, ModelWrapper::WordPiece, |m| m.max_input_chars_per_word)
-    }
-    #[setter]
-    fn set_max_input_chars_per_word(self_: PyRef<'_, Self>, max: usize) -> PyResult<()> {
-        setter!(self_, ModelWrapper::WordPiece, |m| m.max_input_chars_per_word = max)
+    accessors {
+        (get_continuing_subword_prefix, set_continuing_subword_prefix): String =>
+            m.continuing_subword_prefix().to_string(),
+            |prefix: String| m.set_continuing_subword_prefix(prefix);
     }
 }
 
@@ -535,17 +481,10 @@ impl PyWordLevel {
         vocab: Option<&Bound<'_, PyAny>>,
         unk_token: Option<String>,
     ) -> PyResult<(Self, PyModel)> {
-        let mut builder = WordLevel::builder();
-        if let Some(unk) = unk_token {
-            builder = builder.unk_token(unk);
-        }
-        match vocab.map(|v| vocab_arg(v, "vocab.json")).transpose()? {
-            None => {}
-            Some(VocabArg::Map(vocab)) => builder = builder.vocab(vocab),
-            Some(VocabArg::File(path)) => builder = builder.file(path),
-        }
-        let model = py.allow_threads(|| builder.build()).py()?;
-        Ok((PyWordLevel, PyModel::new(ModelWrapper::WordLevel(model))))
+        let builder = unk_token.into_iter().fold(WordLevel::builder(), WordLevelBuilder::unk_token);
+        let give: GiveVocab<WordLevelBuilder> = (|b, v| b.vocab(v), |b, p| b.file(p));
+        let model = vocab_model(py, builder, vocab, "vocab.json", give, WordLevelBuilder::build)?;
+        Ok((PyWordLevel, model))
     }
 
     /// Reads `vocab.json` and returns the dict token → id. Malformed JSON or an id that is not
@@ -567,14 +506,12 @@ impl PyWordLevel {
     ) -> PyResult<Bound<'py, PyAny>> {
         cls.call1((vocab, unk_token))
     }
+}
 
-    #[getter]
-    fn get_unk_token(self_: PyRef<'_, Self>) -> PyResult<String> {
-        getter!(self_, ModelWrapper::WordLevel, |m| m.unk_token.clone())
-    }
-    #[setter]
-    fn set_unk_token(self_: PyRef<'_, Self>, unk_token: String) -> PyResult<()> {
-        setter!(self_, ModelWrapper::WordLevel, |m| m.unk_token = unk_token)
+component_properties! {
+    PyWordLevel, ModelWrapper::WordLevel(|m| m);
+    fields {
+        unk_token(get_unk_token, set_unk_token): String;
     }
 }
 

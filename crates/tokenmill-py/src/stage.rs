@@ -4,8 +4,8 @@
 //! Python object of the right subclass for a shared value. The generic parts are the functions
 //! below; the macro only lists what differs (names, subclasses, stage-specific methods).
 //!
-//! Also how the Tokenizer's `normalizer` / `pre_tokenizer` / `post_processor` / `decoder`
-//! properties read and set those classes ([`get_component`], [`set_component`]).
+//! Also the Tokenizer's `normalizer` / `pre_tokenizer` / `post_processor` / `decoder`
+//! properties, which read and set those classes ([`get_component`], [`set_component`]).
 //!
 //! May import `shared` (the shared values), `foreign` (adopting `tokenizers` objects) and
 //! `tokenizer_state` (where the Tokenizer keeps its components).
@@ -31,6 +31,7 @@ use crate::normalizers::PyNormalizer;
 use crate::pre_tokenizers::PyPreTokenizer;
 use crate::processors::PyPostProcessor;
 use crate::shared::{Node, Sequenced, Shared};
+use crate::tokenizer::PyTokenizer;
 use crate::tokenizer_state::{attach_optional, Attached, Components, TokenizerState};
 
 /// A stage's base class (`Normalizer`, ...): it holds a [`Node`] of the core wrapper.
@@ -149,6 +150,7 @@ pub(crate) fn set_item<W: Sequenced>(
 /// class for `$Plain` ones. `restore` is a [`Restore`] variant, `items` an [`Items`] variant;
 /// `set_item` (optional) gives `Sequence.__setitem__` and its error for a Sequence value;
 /// `custom` (optional) the `custom(obj)` static method wrapping a component written in Python.
+/// Also the stage module's `register`, which adds these classes and the `also` ones.
 macro_rules! stage_classes {
     (
         $(#[$base_doc:meta])*
@@ -159,6 +161,7 @@ macro_rules! stage_classes {
             $(, set_item $Nested:ident($nested:literal))?;
         subclasses { $($Variant:ident => $Sub:ident),* $(,)? }
         plain { $($Plain:ident),* }
+        $(also { $($Also:ident),* })?
         $($(#[$custom_doc:meta])* custom($custom:ident) => $make_custom:path;)?
         methods { $($methods:tt)* }
     ) => {
@@ -289,6 +292,14 @@ macro_rules! stage_classes {
                 }
             )?
         }
+
+        /// Adds the stage's classes to its submodule.
+        pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+            m.add_class::<$Base>()?;
+            $(m.add_class::<$Sub>()?;)*
+            $($(m.add_class::<$Also>()?;)*)?
+            Ok(())
+        }
     };
 }
 
@@ -327,9 +338,33 @@ pub(crate) trait TokenizerStage: StageClass {
     fn install(tokenizer: &mut Tokenizer, value: Option<Self::Wrapper>) -> CoreResult<()>;
 }
 
+/// What a core `Tokenizer::with_<stage>` returns: the tokenizer, or a result of it (a
+/// normalizer can be refused).
+trait Installed {
+    fn done(self) -> CoreResult<()>;
+}
+
+impl Installed for &mut Tokenizer {
+    fn done(self) -> CoreResult<()> {
+        Ok(())
+    }
+}
+
+impl Installed for CoreResult<&mut Tokenizer> {
+    fn done(self) -> CoreResult<()> {
+        self.map(|_| ())
+    }
+}
+
+/// Implements [`TokenizerStage`] for each stage class (its `$field` of the components, given to
+/// the core pipeline by `Tokenizer::$install`) and declares the Tokenizer's property for it
+/// (`$get` / `$set`, documented by the doc comments).
 macro_rules! tokenizer_stages {
-    ($($Class:ty => $field:ident, |$tokenizer:ident, $value:ident| $install:expr;)*) => {$(
-        impl TokenizerStage for $Class {
+    ($(
+        $(#[$doc:meta])*
+        $Class:ident => $field:ident($get:ident, $set:ident), $install:ident;
+    )*) => {
+        $(impl TokenizerStage for $Class {
             fn slot(components: &Components) -> &Option<Attached<Node<Self::Wrapper>>> {
                 &components.$field
             }
@@ -338,30 +373,37 @@ macro_rules! tokenizer_stages {
             ) -> &mut Option<Attached<Node<Self::Wrapper>>> {
                 &mut components.$field
             }
-            fn install(
-                $tokenizer: &mut Tokenizer,
-                $value: Option<Self::Wrapper>,
-            ) -> CoreResult<()> {
-                $install
+            fn install(tokenizer: &mut Tokenizer, value: Option<Self::Wrapper>) -> CoreResult<()> {
+                tokenizer.$install(value).done()
             }
-        }
-    )*};
+        })*
+
+        #[pymethods]
+        impl PyTokenizer {$(
+            $(#[$doc])*
+            #[getter]
+            fn $get(&self, py: Python<'_>) -> PyResult<PyObject> {
+                get_component::<$Class>(py, self.state())
+            }
+            #[setter]
+            fn $set(&self, py: Python<'_>, value: Option<Adopted<'_, $Class>>) -> PyResult<()> {
+                set_component(py, self.state(), value)
+            }
+        )*}
+    };
 }
 
+// The Tokenizer's stage properties (shared components: see `shared.rs`).
 tokenizer_stages! {
-    PyNormalizer => normalizer, |t, value| t.with_normalizer(value).map(|_| ());
-    PyPreTokenizer => pre_tokenizer, |t, value| {
-        t.with_pre_tokenizer(value);
-        Ok(())
-    };
-    PyPostProcessor => post_processor, |t, value| {
-        t.with_post_processor(value);
-        Ok(())
-    };
-    PyDecoder => decoder, |t, value| {
-        t.with_decoder(value);
-        Ok(())
-    };
+    /// The :class:`tokenmill.normalizers.Normalizer`, or None.
+    PyNormalizer => normalizer(get_normalizer, set_normalizer), with_normalizer;
+    /// The :class:`tokenmill.pre_tokenizers.PreTokenizer`, or None.
+    PyPreTokenizer => pre_tokenizer(get_pre_tokenizer, set_pre_tokenizer), with_pre_tokenizer;
+    /// The :class:`tokenmill.processors.PostProcessor`, or None.
+    PyPostProcessor => post_processor(get_post_processor, set_post_processor),
+        with_post_processor;
+    /// The :class:`tokenmill.decoders.Decoder`, or None.
+    PyDecoder => decoder(get_decoder, set_decoder), with_decoder;
 }
 
 /// `tokenizer.<stage>`: the Python object sharing the Tokenizer's component, or None.

@@ -56,6 +56,26 @@ fn texts_of<'a>(texts: &'a [Bound<'_, PyString>]) -> PyResult<Vec<Text<'a>>> {
     texts.iter().map(text_of).collect()
 }
 
+/// One Python list per text: `compute` runs on every text in parallel without the GIL, then
+/// `to_list` makes a text's list from the str, its UTF-8 and what was computed.
+fn batch_lists<'py, R: Send>(
+    py: Python<'py>,
+    texts: &[Bound<'py, PyString>],
+    compute: impl Fn(&str) -> R + Sync + Send,
+    to_list: impl Fn(&Bound<'py, PyString>, &Text<'_>, &R) -> PyResult<Bound<'py, PyList>>,
+) -> PyResult<Bound<'py, PyList>> {
+    let prepared = texts_of(texts)?;
+    let all: Vec<R> =
+        py.allow_threads(|| parallel::map_ref_collect(&prepared, |t| compute(&t.text)));
+    let lists: Vec<Bound<'py, PyList>> = texts
+        .iter()
+        .zip(&prepared)
+        .zip(&all)
+        .map(|((original, text), computed)| to_list(original, text, computed))
+        .collect::<PyResult<_>>()?;
+    PyList::new(py, lists)
+}
+
 /// Rule-based word tokenizer (see `tokenmill.words.WordTokenizer`).
 #[pyclass(module = "tokenmill.words", name = "WordTokenizer", frozen)]
 pub struct PyWordTokenizer {
@@ -76,6 +96,22 @@ impl WordTokenizerState {
         match &self.segmenter {
             Some(s) => s.cut(text),
             None => self.inner.tokenize(text),
+        }
+    }
+
+    /// `to_tuples` when `with_offsets`, else `to_strings`.
+    fn to_list<'py>(
+        &self,
+        py: Python<'py>,
+        original: &PyStr<'py>,
+        text: &Text<'_>,
+        tokens: &[WordToken],
+        with_offsets: bool,
+    ) -> ListResult<'py> {
+        if with_offsets {
+            self.to_tuples(py, original, text, tokens)
+        } else {
+            self.to_strings(py, original, text, tokens)
         }
     }
 
@@ -420,6 +456,43 @@ fn char_span_arrays(tokenizer: &core::WordTokenizer, text: &str) -> (Vec<i64>, V
     (starts, ends)
 }
 
+/// A Python str.
+type PyStr<'py> = Bound<'py, PyString>;
+/// A Python list, or the error that prevented it.
+type ListResult<'py> = PyResult<Bound<'py, PyList>>;
+
+impl PyWordTokenizer {
+    /// The tokens of `text` as strings, or (`with_offsets`) as `(token, start, end)` tuples.
+    fn token_list<'py>(
+        &self,
+        py: Python<'py>,
+        text: &PyStr<'py>,
+        with_offsets: bool,
+    ) -> ListResult<'py> {
+        let this = self.state.get(py);
+        let t = text_of(text)?;
+        if !t.lossy && this.segmenter.is_none() {
+            return stream_token_list(py, &this.inner, text, &t.text, with_offsets);
+        }
+        let tokens = py.allow_threads(|| this.tokens(&t.text));
+        this.to_list(py, text, &t, &tokens, with_offsets)
+    }
+
+    /// `token_list` of every text, tokenized in parallel.
+    fn token_lists<'py>(
+        &self,
+        py: Python<'py>,
+        texts: &[PyStr<'py>],
+        with_offsets: bool,
+    ) -> ListResult<'py> {
+        let this = self.state.get(py);
+        let to_list = |o: &PyStr<'py>, t: &Text<'_>, tokens: &Vec<WordToken>| {
+            this.to_list(py, o, t, tokens, with_offsets)
+        };
+        batch_lists(py, texts, |t| this.tokens(t), to_list)
+    }
+}
+
 #[pymethods]
 impl PyWordTokenizer {
     #[new]
@@ -480,32 +553,12 @@ impl PyWordTokenizer {
         })
     }
 
-    fn tokenize<'py>(
-        &self,
-        py: Python<'py>,
-        text: &Bound<'py, PyString>,
-    ) -> PyResult<Bound<'py, PyList>> {
-        let this = self.state.get(py);
-        let t = text_of(text)?;
-        if !t.lossy && this.segmenter.is_none() {
-            return stream_token_list(py, &this.inner, text, &t.text, false);
-        }
-        let tokens = py.allow_threads(|| this.tokens(&t.text));
-        this.to_strings(py, text, &t, &tokens)
+    fn tokenize<'py>(&self, py: Python<'py>, text: &PyStr<'py>) -> ListResult<'py> {
+        self.token_list(py, text, false)
     }
 
-    fn tokenize_with_offsets<'py>(
-        &self,
-        py: Python<'py>,
-        text: &Bound<'py, PyString>,
-    ) -> PyResult<Bound<'py, PyList>> {
-        let this = self.state.get(py);
-        let t = text_of(text)?;
-        if !t.lossy && this.segmenter.is_none() {
-            return stream_token_list(py, &this.inner, text, &t.text, true);
-        }
-        let tokens = py.allow_threads(|| this.tokens(&t.text));
-        this.to_tuples(py, text, &t, &tokens)
+    fn tokenize_with_offsets<'py>(&self, py: Python<'py>, text: &PyStr<'py>) -> ListResult<'py> {
+        self.token_list(py, text, true)
     }
 
     /// `(starts, ends)`: the tokens' character offsets as two NumPy int64 arrays, with no
@@ -533,48 +586,20 @@ impl PyWordTokenizer {
         Ok((starts.into_pyarray(py), ends.into_pyarray(py)))
     }
 
-    fn tokenize_batch<'py>(
-        &self,
-        py: Python<'py>,
-        texts: Vec<Bound<'py, PyString>>,
-    ) -> PyResult<Bound<'py, PyList>> {
-        let this = self.state.get(py);
-        let prepared = texts_of(&texts)?;
-        let all: Vec<Vec<WordToken>> =
-            py.allow_threads(|| parallel::map_ref_collect(&prepared, |t| this.tokens(&t.text)));
-        let lists: Vec<Bound<'py, PyList>> = texts
-            .iter()
-            .zip(&prepared)
-            .zip(&all)
-            .map(|((o, t), toks)| this.to_strings(py, o, t, toks))
-            .collect::<PyResult<_>>()?;
-        PyList::new(py, lists)
+    fn tokenize_batch<'py>(&self, py: Python<'py>, texts: Vec<PyStr<'py>>) -> ListResult<'py> {
+        self.token_lists(py, &texts, false)
     }
 
     fn tokenize_with_offsets_batch<'py>(
         &self,
         py: Python<'py>,
-        texts: Vec<Bound<'py, PyString>>,
-    ) -> PyResult<Bound<'py, PyList>> {
-        let this = self.state.get(py);
-        let prepared = texts_of(&texts)?;
-        let all: Vec<Vec<WordToken>> =
-            py.allow_threads(|| parallel::map_ref_collect(&prepared, |t| this.tokens(&t.text)));
-        let lists: Vec<Bound<'py, PyList>> = texts
-            .iter()
-            .zip(&prepared)
-            .zip(&all)
-            .map(|((o, t), toks)| this.to_tuples(py, o, t, toks))
-            .collect::<PyResult<_>>()?;
-        PyList::new(py, lists)
+        texts: Vec<PyStr<'py>>,
+    ) -> ListResult<'py> {
+        self.token_lists(py, &texts, true)
     }
 
-    fn __call__<'py>(
-        &self,
-        py: Python<'py>,
-        text: &Bound<'py, PyString>,
-    ) -> PyResult<Bound<'py, PyList>> {
-        self.tokenize(py, text)
+    fn __call__<'py>(&self, py: Python<'py>, text: &PyStr<'py>) -> ListResult<'py> {
+        self.token_list(py, text, false)
     }
 
     fn __repr__(&self, py: Python<'_>) -> String {
@@ -717,16 +742,7 @@ impl PySentenceSplitter {
         texts: Vec<Bound<'py, PyString>>,
     ) -> PyResult<Bound<'py, PyList>> {
         let this = self.state.get(py);
-        let prepared = texts_of(&texts)?;
-        let all: Vec<Vec<(usize, usize)>> = py
-            .allow_threads(|| parallel::map_ref_collect(&prepared, |t| this.inner.spans(&t.text)));
-        let lists: Vec<Bound<'py, PyList>> = texts
-            .iter()
-            .zip(&prepared)
-            .zip(&all)
-            .map(|((o, t), s)| slice_sentences(py, o, t, s))
-            .collect::<PyResult<_>>()?;
-        PyList::new(py, lists)
+        batch_lists(py, &texts, |t| this.inner.spans(t), |o, t, s| slice_sentences(py, o, t, s))
     }
 
     fn spans_batch(
