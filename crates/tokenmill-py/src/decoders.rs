@@ -33,16 +33,7 @@ stage_classes! {
     ///     decoders (List[Decoder]): the decoders (copied, as in tokenizers).
     sequence PySequence(decoders), items Copied;
     subclasses {
-        BPE => PyBPEDecoder,
-        ByteLevel => PyByteLevel,
-        WordPiece => PyWordPiece,
-        Metaspace => PyMetaspace,
-        CTC => PyCTC,
-        Sequence => PySequence,
-        Replace => PyReplace,
-        Fuse => PyFuse,
-        Strip => PyStrip,
-        ByteFallback => PyByteFallback,
+        BPE, ByteLevel, WordPiece, Metaspace, CTC, Sequence, Replace, Fuse, Strip, ByteFallback
     }
     plain { Custom }
     also { PyDecodeStream }
@@ -99,9 +90,9 @@ component_classes! {
             => WordPiece::new(prefix, cleanup);
         fields {
             /// The continuing-subword prefix.
-            prefix(get_prefix, set_prefix): String;
+            prefix: String;
             /// Whether tokenization spaces are cleaned up.
-            cleanup(get_cleanup, set_cleanup): bool;
+            cleanup: bool;
         }
     }
 
@@ -125,11 +116,11 @@ component_classes! {
             => Strip::new(content, left, right);
         fields {
             /// The character stripped.
-            content(get_content, set_content): char;
+            content: char;
             /// How many characters at most are stripped from the start.
-            start(get_start, set_start): usize;
+            start: usize;
             /// How many characters at most are stripped from the end.
-            stop(get_stop, set_stop): usize;
+            stop: usize;
         }
     }
 
@@ -149,13 +140,13 @@ component_classes! {
         ) => Metaspace::new(replacement, PyValue::from_python(prepend_scheme)?, split);
         fields {
             /// ``"always"``, ``"first"`` or ``"never"``.
-            prepend_scheme(get_prepend_scheme, set_prepend_scheme): String;
+            prepend_scheme: String;
             /// The pre-tokenizer's ``split`` setting.
-            split(get_split, set_split): bool;
+            split: bool;
         }
         accessors {
             /// The space stand-in.
-            (get_replacement, set_replacement): String => d.replacement().to_string(),
+            replacement: String => d.replacement().to_string(),
                 |replacement: char| d.set_replacement(replacement);
         }
     }
@@ -164,11 +155,11 @@ component_classes! {
     ///
     /// Args:
     ///     suffix (str, default ``"</w>"``): the end-of-word suffix of the model.
-    PyBPEDecoder("BPEDecoder"), BPE(|d| d) {
+    PyBPE("BPEDecoder"), BPE(|d| d) {
         new(suffix: String = (String::from("</w>"))) => BPEDecoder::new(suffix);
         fields {
             /// The end-of-word suffix.
-            suffix(get_suffix, set_suffix): String;
+            suffix: String;
         }
     }
 
@@ -187,11 +178,11 @@ component_classes! {
         ) => CTC::new(pad_token, word_delimiter_token, cleanup);
         fields {
             /// The padding token (dropped).
-            pad_token(get_pad_token, set_pad_token): String;
+            pad_token: String;
             /// The word delimiter token (becomes a space).
-            word_delimiter_token(get_word_delimiter_token, set_word_delimiter_token): String;
+            word_delimiter_token: String;
             /// Whether tokenization spaces are cleaned up.
-            cleanup(get_cleanup, set_cleanup): bool;
+            cleanup: bool;
         }
     }
 }

@@ -55,9 +55,24 @@ mod trainers;
 mod unigram;
 mod words;
 
+/// A Python str.
+pub(crate) type PyStr<'py> = Bound<'py, pyo3::types::PyString>;
+
+/// A new Python list, or the error that prevented it.
+pub(crate) type ListResult<'py> = PyResult<Bound<'py, pyo3::types::PyList>>;
+
 /// Two NumPy arrays returned together: flat values and where each item's values start.
 pub(crate) type ArrayPair<'py, A, B> =
     (Bound<'py, numpy::PyArray1<A>>, Bound<'py, numpy::PyArray1<B>>);
+
+/// Adds classes to a module: `add_classes!(m, PyA, PyB)` (in a function returning `PyResult`).
+macro_rules! add_classes {
+    ($m:expr, $($Class:ty),* $(,)?) => {
+        $($m.add_class::<$Class>()?;)*
+    };
+}
+
+pub(crate) use add_classes;
 
 /// Creates `tokenmill._native.<name>` and lets `fill` add its classes.
 pub(crate) fn add_submodule(

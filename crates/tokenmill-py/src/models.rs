@@ -342,20 +342,17 @@ impl PyBPE {
 component_properties! {
     PyBPE, ModelWrapper::BPE(|m| m), after_set(forget_words);
     fields {
-        unk_token(get_unk_token, set_unk_token): Option<String>;
-        continuing_subword_prefix(
-            get_continuing_subword_prefix,
-            set_continuing_subword_prefix
-        ): Option<String>;
-        end_of_word_suffix(get_end_of_word_suffix, set_end_of_word_suffix): Option<String>;
-        fuse_unk(get_fuse_unk, set_fuse_unk): bool;
-        byte_fallback(get_byte_fallback, set_byte_fallback): bool;
-        ignore_merges(get_ignore_merges, set_ignore_merges): bool;
+        unk_token: Option<String>;
+        continuing_subword_prefix: Option<String>;
+        end_of_word_suffix: Option<String>;
+        fuse_unk: bool;
+        byte_fallback: bool;
+        ignore_merges: bool;
     }
     accessors {
-        (get_dropout, set_dropout): Option<f32> => m.dropout,
+        dropout: Option<f32> => m.dropout,
             |dropout: Option<f32>| m.set_dropout(dropout);
-        (get_dropout_seed, set_dropout_seed): Option<u64> => m.dropout_seed(),
+        dropout_seed: Option<u64> => m.dropout_seed(),
             |seed: Option<u64>| m.set_dropout_seed(seed);
     }
 }
@@ -451,12 +448,11 @@ impl PyWordPiece {
 component_properties! {
     PyWordPiece, ModelWrapper::WordPiece(|m| m);
     fields {
-        unk_token(get_unk_token, set_unk_token): String;
-        max_input_chars_per_word(get_max_input_chars_per_word, set_max_input_chars_per_word):
-            usize;
+        unk_token: String;
+        max_input_chars_per_word: usize;
     }
     accessors {
-        (get_continuing_subword_prefix, set_continuing_subword_prefix): String =>
+        continuing_subword_prefix: String =>
             m.continuing_subword_prefix().to_string(),
             |prefix: String| m.set_continuing_subword_prefix(prefix);
     }
@@ -511,16 +507,12 @@ impl PyWordLevel {
 component_properties! {
     PyWordLevel, ModelWrapper::WordLevel(|m| m);
     fields {
-        unk_token(get_unk_token, set_unk_token): String;
+        unk_token: String;
     }
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_class::<PyModel>()?;
-    m.add_class::<PyBPE>()?;
-    m.add_class::<PyWordPiece>()?;
-    m.add_class::<PyWordLevel>()?;
-    crate::unigram::register_models(m)?;
-    m.add_class::<PyToken>()?;
+    use crate::unigram::PyUnigram;
+    crate::add_classes!(m, PyModel, PyBPE, PyWordPiece, PyWordLevel, PyUnigram, PyToken);
     Ok(())
 }

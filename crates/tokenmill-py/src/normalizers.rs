@@ -36,22 +36,10 @@ stage_classes! {
     ///     normalizers (list of Normalizer): the normalizers, in order.
     sequence PySequence(normalizers, "(self, normalizers)"), items Shared,
         set_item PyTypeError("normalizer should not be a sequence");
+    // (A Sequence nested in a Sequence stays one item, as in tokenizers.)
     subclasses {
-        BertNormalizer => PyBertNormalizer,
-        Strip => PyStrip,
-        StripAccents => PyStripAccents,
-        NFC => PyNFC,
-        NFD => PyNFD,
-        NFKC => PyNFKC,
-        NFKD => PyNFKD,
-        // A Sequence nested in a Sequence stays one item (as in tokenizers).
-        Sequence => PySequence,
-        Lowercase => PyLowercase,
-        Nmt => PyNmt,
-        Precompiled => PyPrecompiled,
-        Replace => PyReplace,
-        Prepend => PyPrepend,
-        ByteLevel => PyByteLevel,
+        BertNormalizer, Strip, StripAccents, NFC, NFD, NFKC, NFKD, Sequence, Lowercase, Nmt,
+        Precompiled, Replace, Prepend, ByteLevel
     }
     plain { Custom }
     /// A normalizer written in Python: ``normalizer`` is any object with a
@@ -134,10 +122,10 @@ component_classes! {
             lowercase: bool = true,
         ) => BertNormalizer::new(clean_text, handle_chinese_chars, strip_accents, lowercase);
         fields {
-            clean_text(get_clean_text, set_clean_text): bool;
-            handle_chinese_chars(get_handle_chinese_chars, set_handle_chinese_chars): bool;
-            strip_accents(get_strip_accents, set_strip_accents): Option<bool>;
-            lowercase(get_lowercase, set_lowercase): bool;
+            clean_text: bool;
+            handle_chinese_chars: bool;
+            strip_accents: Option<bool>;
+            lowercase: bool;
         }
     }
 
@@ -150,8 +138,8 @@ component_classes! {
         #[pyo3(text_signature = "(self, left=True, right=True)")]
         new(left: bool = true, right: bool = true) => Strip::new(left, right);
         fields {
-            strip_left(get_left, set_left): bool;
-            strip_right(get_right, set_right): bool;
+            strip_left as left: bool;
+            strip_right as right: bool;
         }
     }
 
@@ -163,7 +151,7 @@ component_classes! {
         #[pyo3(text_signature = "(self, prepend)")]
         new(prepend: String = ("▁".to_string())) => Prepend::new(prepend);
         fields {
-            prepend(get_prepend, set_prepend): String;
+            prepend: String;
         }
     }
 
@@ -179,7 +167,7 @@ component_classes! {
             => Replace::new(extract_replace_pattern(pattern)?, content).py()?;
         newargs(py) => ["", ""];
         fields {
-            content(get_content, set_content): String;
+            content: String;
         }
     }
 

@@ -33,18 +33,8 @@ stage_classes! {
     sequence PySequence(pretokenizers), items Shared,
         set_item PyTypeError("pre_tokenizer should not be a sequence");
     subclasses {
-        BertPreTokenizer => PyBertPreTokenizer,
-        ByteLevel => PyByteLevel,
-        Delimiter => PyCharDelimiterSplit,
-        Metaspace => PyMetaspace,
-        Whitespace => PyWhitespace,
-        Sequence => PySequence,
-        Split => PySplit,
-        Punctuation => PyPunctuation,
-        WhitespaceSplit => PyWhitespaceSplit,
-        Digits => PyDigits,
-        UnicodeScripts => PyUnicodeScripts,
-        FixedLength => PyFixedLength,
+        BertPreTokenizer, ByteLevel, Delimiter, Metaspace, Whitespace, Sequence, Split,
+        Punctuation, WhitespaceSplit, Digits, UnicodeScripts, FixedLength
     }
     plain { Custom }
     /// A pre-tokenizer written in Python: ``pre_tokenizer`` is any object with a
@@ -105,9 +95,9 @@ component_classes! {
     ///     use_regex (bool, default True): split with the GPT-2 regex.
     PyByteLevel("ByteLevel"), ByteLevel(|p| p) {
         fields {
-            add_prefix_space(get_add_prefix_space, set_add_prefix_space): bool;
-            trim_offsets(get_trim_offsets, set_trim_offsets): bool;
-            use_regex(get_use_regex, set_use_regex): bool;
+            add_prefix_space: bool;
+            trim_offsets: bool;
+            use_regex: bool;
         }
     }
 
@@ -137,8 +127,8 @@ component_classes! {
         };
         newargs(py) => [" ", "removed"];
         fields {
-            behavior(get_behavior, set_behavior): String;
-            invert(get_invert, set_invert): bool;
+            behavior: String;
+            invert: bool;
         }
     }
 
@@ -151,7 +141,7 @@ component_classes! {
         new(behavior: &str = "isolated")
             => Punctuation::new(PyValue::from_python(behavior.to_string())?);
         fields {
-            behavior(get_behavior, set_behavior): String;
+            behavior: String;
         }
     }
 
@@ -160,7 +150,7 @@ component_classes! {
     PyDigits("Digits"), Digits(|p| p) {
         new(individual_digits: bool = false) => Digits::new(individual_digits);
         fields {
-            individual_digits(get_individual_digits, set_individual_digits): bool;
+            individual_digits: bool;
         }
     }
 
@@ -178,11 +168,11 @@ component_classes! {
             Metaspace::new(replacement, scheme, split)
         };
         fields {
-            prepend_scheme(get_prepend_scheme, set_prepend_scheme): String;
-            split(get_split, set_split): bool;
+            prepend_scheme: String;
+            split: bool;
         }
         accessors {
-            (get_replacement, set_replacement): String => p.replacement().to_string(),
+            replacement: String => p.replacement().to_string(),
                 |replacement: char| p.set_replacement(replacement);
         }
     }
@@ -190,11 +180,11 @@ component_classes! {
     // (The line as a `#[doc]` attribute: as a comment it would pass 100 columns here.)
     #[doc = " Splits on one character, which is dropped (like ``str.split(delimiter)`` without \
         empty parts)."]
-    PyCharDelimiterSplit("CharDelimiterSplit"), Delimiter(|p| p) {
+    PyDelimiter("CharDelimiterSplit"), Delimiter(|p| p) {
         new(delimiter: char) => CharDelimiterSplit::new(delimiter);
         newargs(py) => [" "];
         accessors {
-            (get_delimiter, set_delimiter): String => p.delimiter.to_string(),
+            delimiter: String => p.delimiter.to_string(),
                 |delimiter: char| p.delimiter = delimiter;
         }
     }
@@ -211,7 +201,7 @@ component_classes! {
     PyFixedLength("FixedLength"), FixedLength(|p| p) {
         new(length: usize = 5) => FixedLength::new(length);
         fields {
-            length(get_length, set_length): usize;
+            length: usize;
         }
     }
 }

@@ -31,13 +31,7 @@ stage_classes! {
     ///     processors (List[PostProcessor]): the post-processors (nested Sequences are flattened).
     sequence PySequence(processors), items Shared,
         set_item PyValueError("processor should not be a sequence");
-    subclasses {
-        Roberta => PyRobertaProcessing,
-        Bert => PyBertProcessing,
-        ByteLevel => PyByteLevel,
-        Template => PyTemplateProcessing,
-        Sequence => PySequence,
-    }
+    subclasses { Roberta, Bert, ByteLevel, Template, Sequence }
     plain {}
     methods {
         /// The number of special tokens this post-processor adds to a single input
@@ -76,14 +70,14 @@ component_classes! {
     /// Args:
     ///     sep (Tuple[str, int]): the separator token and its id.
     ///     cls (Tuple[str, int]): the classifier token and its id.
-    PyBertProcessing("BertProcessing"), Bert(|p| p) {
+    PyBert("BertProcessing"), Bert(|p| p) {
         new(sep: (String, u32), cls: (String, u32)) => BertProcessing::new(sep, cls);
         newargs(py) => [("", 0), ("", 0)];
         fields {
             /// The separator token and its id.
-            sep(get_sep, set_sep): (String, u32);
+            sep: (String, u32);
             /// The classifier token and its id.
-            cls(get_cls, set_cls): (String, u32);
+            cls: (String, u32);
         }
     }
 
@@ -97,7 +91,7 @@ component_classes! {
     ///     trim_offsets (bool, default True): trim whitespace out of the offsets.
     ///     add_prefix_space (bool, default True): whether the pre-tokenizer added a space in
     ///         front of the input (that space is then not trimmed off the first token).
-    PyRobertaProcessing("RobertaProcessing"), Roberta(|p| p) {
+    PyRoberta("RobertaProcessing"), Roberta(|p| p) {
         new(
             sep: (String, u32),
             cls: (String, u32),
@@ -107,13 +101,13 @@ component_classes! {
         newargs(py) => [("", 0), ("", 0)];
         fields {
             /// The separator token and its id.
-            sep(get_sep, set_sep): (String, u32);
+            sep: (String, u32);
             /// The classifier token and its id.
-            cls(get_cls, set_cls): (String, u32);
+            cls: (String, u32);
             /// Whether offsets are trimmed of whitespace.
-            trim_offsets(get_trim_offsets, set_trim_offsets): bool;
+            trim_offsets: bool;
             /// Whether the pre-tokenizer added a space in front of the input.
-            add_prefix_space(get_add_prefix_space, set_add_prefix_space): bool;
+            add_prefix_space: bool;
         }
     }
 
@@ -129,11 +123,11 @@ component_classes! {
     PyByteLevel("ByteLevel"), ByteLevel(|p| p) {
         fields {
             /// Whether the pre-tokenizer added a space in front of the input.
-            add_prefix_space(get_add_prefix_space, set_add_prefix_space): bool;
+            add_prefix_space: bool;
             /// Whether offsets are trimmed of whitespace.
-            trim_offsets(get_trim_offsets, set_trim_offsets): bool;
+            trim_offsets: bool;
             /// The pre-tokenizer's ``use_regex`` setting (stored, unused here).
-            use_regex(get_use_regex, set_use_regex): bool;
+            use_regex: bool;
         }
     }
 }
@@ -218,10 +212,10 @@ fn extract_special_token(item: &Bound<'_, PyAny>) -> PyResult<SpecialToken> {
 /// Raises ``tokenmill.InvalidArgumentError`` for a malformed piece, a pair template that does
 /// not use both inputs, or a missing special token.
 #[pyclass(extends = PyPostProcessor, module = "tokenmill.processors", name = "TemplateProcessing")]
-pub struct PyTemplateProcessing;
+pub struct PyTemplate;
 
 #[pymethods]
-impl PyTemplateProcessing {
+impl PyTemplate {
     #[new]
     #[pyo3(signature = (single = None, pair = None, special_tokens = None))]
     fn new(
@@ -239,7 +233,7 @@ impl PyTemplateProcessing {
                 .collect::<PyResult<_>>()?,
         };
         let p = TemplateProcessing::new(single, pair, special_tokens).py()?;
-        Ok((PyTemplateProcessing, PyPostProcessor::new(p)))
+        Ok((PyTemplate, PyPostProcessor::new(p)))
     }
 
     /// The single-input template, as ``tokenizers`` shows it (a debug string); assign a str or

@@ -104,12 +104,13 @@ pub(crate) fn unchanged<T>(_: &mut T) {}
 
 /// Declares the properties of a concrete component class `$Class` whose base class holds a
 /// `$Wrapper::$Variant(c)` value (`$value` is where its fields are: `c` or a part of it), in a
-/// `#[pymethods]` block of their own: per property a getter `$get` and a setter `$set` (the
-/// Python name is theirs without `get_` / `set_`; doc comments go on the getter).
+/// `#[pymethods]` block of their own: per property a getter and a setter (doc comments go on
+/// the getter).
 ///
-/// - `fields { field(get_x, set_x): Ty; }`: `$value.field`, shown as `Ty` through [`PyValue`].
-/// - `accessors { (get_x, set_x): Ty => expr, |v: VTy| change; }`: the getter returns `expr`,
-///   the setter runs `change` (which returns nothing or a core result, see [`SetOutcome`]).
+/// - `fields { field: Ty; }`: `$value.field`, shown as `Ty` through [`PyValue`] (`field as x`:
+///   under the Python name `x`).
+/// - `accessors { x: Ty => expr, |v: VTy| change; }`: the getter returns `expr`, the setter
+///   runs `change` (which returns nothing or a core result, see [`SetOutcome`]).
 /// - `after_set(f)` (optional): every setter then calls `f(c)` (BPE forgets its cached words).
 macro_rules! component_properties {
     (
@@ -124,49 +125,52 @@ macro_rules! component_properties {
     (
         $Class:ident, $Wrapper:ident :: $Variant:ident(|$c:ident| $value:expr),
             after_set($after:expr);
-        fields { $($(#[$fdoc:meta])* $field:ident($fget:ident, $fset:ident): $fty:ty;)* }
+        fields { $($(#[$fdoc:meta])* $field:ident $(as $name:ident)?: $fty:ty;)* }
         $(accessors {
-            $($(#[$adoc:meta])* ($aget:ident, $aset:ident): $aty:ty => $aexpr:expr,
+            $($(#[$adoc:meta])* $aname:ident: $aty:ty => $aexpr:expr,
                 |$v:ident: $vty:ty| $change:expr;)*
         })?
     ) => {
-        #[pymethods]
-        impl $Class {
-            $(
-                $(#[$fdoc])*
-                #[getter]
-                fn $fget(self_: PyRef<'_, Self>) -> PyResult<$fty> {
-                    use $crate::properties::PyValue;
-                    $crate::shared::getter!(self_, $Wrapper::$Variant, |$c| {
-                        PyValue::<$fty>::to_python(&$value.$field)
-                    })
-                }
-                #[setter]
-                fn $fset(self_: PyRef<'_, Self>, value: $fty) -> PyResult<()> {
-                    let value = $crate::properties::PyValue::<$fty>::from_python(value)?;
-                    $crate::shared::setter!(self_, $Wrapper::$Variant, |$c| {
-                        $value.$field = value;
-                        $after($c)
-                    })
-                }
-            )*
+        // `paste!` makes the getters' and setters' names (`get_` / `set_` + the field's).
+        pastey::paste! {
+            #[pymethods]
+            impl $Class {
+                $(
+                    $(#[$fdoc])*
+                    #[getter $(($name))?]
+                    fn [<get_ $field>](self_: PyRef<'_, Self>) -> PyResult<$fty> {
+                        use $crate::properties::PyValue;
+                        $crate::shared::getter!(self_, $Wrapper::$Variant, |$c| {
+                            PyValue::<$fty>::to_python(&$value.$field)
+                        })
+                    }
+                    #[setter $(($name))?]
+                    fn [<set_ $field>](self_: PyRef<'_, Self>, value: $fty) -> PyResult<()> {
+                        let value = $crate::properties::PyValue::<$fty>::from_python(value)?;
+                        $crate::shared::setter!(self_, $Wrapper::$Variant, |$c| {
+                            $value.$field = value;
+                            $after($c)
+                        })
+                    }
+                )*
 
-            $($(
-                $(#[$adoc])*
-                #[getter]
-                fn $aget(self_: PyRef<'_, Self>) -> PyResult<$aty> {
-                    $crate::shared::getter!(self_, $Wrapper::$Variant, |$c| $aexpr)
-                }
-                #[setter]
-                fn $aset(self_: PyRef<'_, Self>, $v: $vty) -> PyResult<()> {
-                    let outcome = $crate::shared::setter!(self_, $Wrapper::$Variant, |$c| {
-                        let outcome = $change;
-                        $after($c);
-                        outcome
-                    })?;
-                    $crate::properties::SetOutcome::into_result(outcome)
-                }
-            )*)?
+                $($(
+                    $(#[$adoc])*
+                    #[getter]
+                    fn [<get_ $aname>](self_: PyRef<'_, Self>) -> PyResult<$aty> {
+                        $crate::shared::getter!(self_, $Wrapper::$Variant, |$c| $aexpr)
+                    }
+                    #[setter]
+                    fn [<set_ $aname>](self_: PyRef<'_, Self>, $v: $vty) -> PyResult<()> {
+                        let outcome = $crate::shared::setter!(self_, $Wrapper::$Variant, |$c| {
+                            let outcome = $change;
+                            $after($c);
+                            outcome
+                        })?;
+                        $crate::properties::SetOutcome::into_result(outcome)
+                    }
+                )*)?
+            }
         }
     };
 }

@@ -296,16 +296,13 @@ macro_rules! bpe_trainer_methods {
         trainer_methods! {
             $Class, $Variant(|$t| $options),
             options {
-                vocab_size(get_vocab_size, set_vocab_size): usize;
-                min_frequency(get_min_frequency, set_min_frequency): u64;
-                show_progress(get_show_progress, set_show_progress): bool;
-                limit_alphabet(get_limit_alphabet, set_limit_alphabet): Option<usize>;
-                initial_alphabet(get_initial_alphabet, set_initial_alphabet): Vec<String>;
-                continuing_subword_prefix(
-                    get_continuing_subword_prefix,
-                    set_continuing_subword_prefix
-                ): Option<String>;
-                end_of_word_suffix(get_end_of_word_suffix, set_end_of_word_suffix): Option<String>;
+                vocab_size: usize;
+                min_frequency: u64;
+                show_progress: bool;
+                limit_alphabet: Option<usize>;
+                initial_alphabet: Vec<String>;
+                continuing_subword_prefix: Option<String>;
+                end_of_word_suffix: Option<String>;
                 $($extra)*
             }
             methods {
@@ -374,7 +371,7 @@ bpe_trainer_methods! {
         TrainerWrapper::BpeTrainer(BpeTrainer { max_token_length, ..options })
     },
     options {
-        max_token_length(get_max_token_length, set_max_token_length): Option<usize>;
+        max_token_length: Option<usize>;
     }
     methods {
         /// The merges learned by the last training run, in order, as `(left, right, count)`:
@@ -402,20 +399,21 @@ fn result_to_dict<'py>(py: Python<'py>, r: &BpeTrainResult) -> PyResult<Bound<'p
     }
     d.set_item("merges", merges)?;
     d.set_item("history", r.history_texts())?;
-    d.set_item(
-        "special_tokens",
-        r.special_tokens.iter().map(|t| t.content.clone()).collect::<Vec<_>>(),
-    )?;
+    d.set_item("special_tokens", special_token_texts(&r.special_tokens))?;
     Ok(d)
 }
 
-/// Trains `trainer` (a BpeTrainer) directly from word counts `{word: count}` and returns the
-/// trained data (see `result_to_dict`). Used by tests and to explain training without a pipeline.
-/// `form_order` (tests only) gives the ids of `##x` / `x</w>` forms in that order instead of
-/// code-point order, to replay a `tokenizers` run.
+/// Trains `trainer` (a BpeTrainer or a WordPieceTrainer) directly from word counts
+/// `{word: count}` and returns the trained data. Used by tests and to explain training without
+/// a pipeline; registered as `_train_bpe_from_word_counts` and
+/// `_train_wordpiece_from_word_counts`. `form_order` (tests only) gives the ids of `##x` /
+/// `x</w>` forms in that order instead of code-point order, to replay a `tokenizers` run.
+///
+/// A BpeTrainer gives the dict of `result_to_dict` and keeps the merge history; a
+/// WordPieceTrainer gives `{"vocab": {token: id}, "special_tokens": [...]}`.
 #[pyfunction]
 #[pyo3(signature = (trainer, counts, form_order=None))]
-fn _train_bpe_from_word_counts<'py>(
+fn _train_from_word_counts<'py>(
     py: Python<'py>,
     trainer: PyRef<'py, PyTrainer>,
     counts: &Bound<'py, PyDict>,
@@ -423,17 +421,33 @@ fn _train_bpe_from_word_counts<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let words = extract_word_counts(counts)?;
     let form_order = form_order.unwrap_or_default();
-    let TrainerWrapper::BpeTrainer(bpe) = trainer.inner.snapshot() else {
-        return Err(PyTypeError::new_err("trainer must be a BpeTrainer"));
-    };
-    let result = py.allow_threads(|| bpe.train_with_form_order(&words, &form_order)).py()?;
-    let history = result.history_texts();
-    trainer.inner.update(|t| {
-        if let TrainerWrapper::BpeTrainer(t) = t {
-            t.merge_history.set(history)
+    match trainer.inner.snapshot() {
+        TrainerWrapper::BpeTrainer(bpe) => {
+            let result =
+                py.allow_threads(|| bpe.train_with_form_order(&words, &form_order)).py()?;
+            let history = result.history_texts();
+            trainer.inner.update(|t| {
+                if let TrainerWrapper::BpeTrainer(t) = t {
+                    t.merge_history.set(history)
+                }
+            })?;
+            result_to_dict(py, &result)
         }
-    })?;
-    result_to_dict(py, &result)
+        TrainerWrapper::WordPieceTrainer(wordpiece) => {
+            let result =
+                py.allow_threads(|| wordpiece.train_with_form_order(&words, &form_order)).py()?;
+            let d = PyDict::new(py);
+            d.set_item("vocab", result.vocab_map())?;
+            d.set_item("special_tokens", special_token_texts(&result.special_tokens))?;
+            Ok(d)
+        }
+        _ => Err(PyTypeError::new_err("trainer must be a BpeTrainer or a WordPieceTrainer")),
+    }
+}
+
+/// The text of each special token.
+fn special_token_texts(tokens: &[AddedToken]) -> Vec<String> {
+    tokens.iter().map(|t| t.content.clone()).collect()
 }
 
 /// `{word: count}` as word counts (repeated words add up).
@@ -517,32 +531,6 @@ bpe_trainer_methods! {
     }
 }
 
-/// Trains `trainer` (a WordPieceTrainer) directly from word counts `{word: count}` and returns
-/// `{"vocab": {token: id}, "special_tokens": [...]}`. For tests: `form_order` gives the `##x`
-/// forms ids in that order, to replay a `tokenizers` run.
-#[pyfunction]
-#[pyo3(signature = (trainer, counts, form_order=None))]
-fn _train_wordpiece_from_word_counts<'py>(
-    py: Python<'py>,
-    trainer: PyRef<'py, PyTrainer>,
-    counts: &Bound<'py, PyDict>,
-    form_order: Option<Vec<String>>,
-) -> PyResult<Bound<'py, PyDict>> {
-    let words = extract_word_counts(counts)?;
-    let form_order = form_order.unwrap_or_default();
-    let TrainerWrapper::WordPieceTrainer(wordpiece) = &*trainer.inner.read() else {
-        return Err(PyTypeError::new_err("trainer must be a WordPieceTrainer"));
-    };
-    let result = py.allow_threads(|| wordpiece.train_with_form_order(&words, &form_order)).py()?;
-    let d = PyDict::new(py);
-    d.set_item("vocab", result.vocab_map())?;
-    d.set_item(
-        "special_tokens",
-        result.special_tokens.iter().map(|t| t.content.clone()).collect::<Vec<_>>(),
-    )?;
-    Ok(d)
-}
-
 /// Trainer capable of training a WordLevel model (`tokenizers.trainers.WordLevelTrainer`).
 ///
 /// Args:
@@ -568,9 +556,9 @@ pub struct PyWordLevelTrainer;
 trainer_methods! {
     PyWordLevelTrainer, WordLevelTrainer(|t| t),
     options {
-        vocab_size(get_vocab_size, set_vocab_size): usize;
-        min_frequency(get_min_frequency, set_min_frequency): u64;
-        show_progress(get_show_progress, set_show_progress): bool;
+        vocab_size: usize;
+        min_frequency: u64;
+        show_progress: bool;
     }
     methods {
         #[new]
@@ -596,12 +584,11 @@ trainer_methods! {
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_class::<PyTrainer>()?;
-    m.add_class::<PyBpeTrainer>()?;
-    m.add_class::<PyWordPieceTrainer>()?;
-    m.add_class::<PyWordLevelTrainer>()?;
-    m.add_function(wrap_pyfunction!(_train_wordpiece_from_word_counts, m)?)?;
-    crate::unigram::register_trainers(m)?;
-    m.add_function(wrap_pyfunction!(_train_bpe_from_word_counts, m)?)?;
+    use crate::unigram::PyUnigramTrainer;
+    crate::add_classes!(m, PyTrainer, PyBpeTrainer, PyWordPieceTrainer, PyWordLevelTrainer);
+    m.add_class::<PyUnigramTrainer>()?;
+    let train_from_word_counts = wrap_pyfunction!(_train_from_word_counts, m)?;
+    m.add("_train_bpe_from_word_counts", &train_from_word_counts)?;
+    m.add("_train_wordpiece_from_word_counts", train_from_word_counts)?;
     Ok(())
 }

@@ -216,9 +216,9 @@ component_properties! {
     PyUnigram, ModelWrapper::Unigram(|m| m);
     fields {
         /// The sampling temperature used by ``tokenize`` (None: no sampling).
-        alpha(get_alpha, set_alpha): Option<f64>;
+        alpha: Option<f64>;
         /// How many best segmentations ``tokenize`` samples from (None: all).
-        nbest_size(get_nbest_size, set_nbest_size): Option<usize>;
+        nbest_size: Option<usize>;
     }
 }
 
@@ -251,14 +251,14 @@ pub struct PyUnigramTrainer;
 trainer_methods! {
     PyUnigramTrainer, UnigramTrainer(|t| t),
     options {
-        vocab_size(get_vocab_size, set_vocab_size): u32;
-        show_progress(get_show_progress, set_show_progress): bool;
-        initial_alphabet(get_initial_alphabet, set_initial_alphabet): Vec<String>;
-        shrinking_factor(get_shrinking_factor, set_shrinking_factor): f64;
-        unk_token(get_unk_token, set_unk_token): Option<String>;
-        max_piece_length(get_max_piece_length, set_max_piece_length): usize;
-        n_sub_iterations(get_n_sub_iterations, set_n_sub_iterations): u32;
-        seed_size(get_seed_size, set_seed_size): usize;
+        vocab_size: u32;
+        show_progress: bool;
+        initial_alphabet: Vec<String>;
+        shrinking_factor: f64;
+        unk_token: Option<String>;
+        max_piece_length: usize;
+        n_sub_iterations: u32;
+        seed_size: usize;
     }
     methods {
         #[new]
@@ -294,12 +294,4 @@ trainer_methods! {
             Ok((PyUnigramTrainer, new_trainer(TrainerWrapper::UnigramTrainer(trainer))))
         }
     }
-}
-
-pub fn register_models(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_class::<PyUnigram>()
-}
-
-pub fn register_trainers(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_class::<PyUnigramTrainer>()
 }

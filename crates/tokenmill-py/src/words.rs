@@ -18,6 +18,7 @@ use tokenmill_words::{
 
 use crate::errors::ToPyResult;
 use crate::snapshot_cell::SnapshotCell;
+use crate::{ListResult, PyStr};
 
 mod segmenter;
 
@@ -99,7 +100,8 @@ impl WordTokenizerState {
         }
     }
 
-    /// `to_tuples` when `with_offsets`, else `to_strings`.
+    /// The Python list of `tokens` (of `text`, read from `original`): their strings, or (with
+    /// `with_offsets`) `(token, start, end)` tuples with character offsets.
     fn to_list<'py>(
         &self,
         py: Python<'py>,
@@ -108,39 +110,11 @@ impl WordTokenizerState {
         tokens: &[WordToken],
         with_offsets: bool,
     ) -> ListResult<'py> {
-        if with_offsets {
-            self.to_tuples(py, original, text, tokens)
-        } else {
-            self.to_strings(py, original, text, tokens)
-        }
-    }
-
-    fn to_strings<'py>(
-        &self,
-        py: Python<'py>,
-        original: &Bound<'py, PyString>,
-        text: &Text<'_>,
-        tokens: &[WordToken],
-    ) -> PyResult<Bound<'py, PyList>> {
-        if text.lossy {
-            let with_offsets = self.to_tuples(py, original, text, tokens)?;
-            let items: Vec<Bound<'py, PyAny>> =
-                with_offsets.iter().map(|t| t.get_item(0)).collect::<PyResult<_>>()?;
-            return PyList::new(py, items);
-        }
-        fast_token_list(py, original, &text.text, tokens, false)
-    }
-
-    fn to_tuples<'py>(
-        &self,
-        py: Python<'py>,
-        original: &Bound<'py, PyString>,
-        text: &Text<'_>,
-        tokens: &[WordToken],
-    ) -> PyResult<Bound<'py, PyList>> {
         if !text.lossy {
-            return fast_token_list(py, original, &text.text, tokens, true);
+            return fast_token_list(py, original, &text.text, tokens, with_offsets);
         }
+        // Lone surrogates were replaced in `text`: a token is sliced from `original` by its
+        // character offsets (or is its PTB spelling).
         let mut offsets = CharOffsets::new(&text.text);
         let mut items = Vec::with_capacity(tokens.len());
         for t in tokens {
@@ -149,10 +123,12 @@ impl WordTokenizerState {
                 None => original.as_any().get_item(PySlice::new(py, s as isize, e as isize, 1))?,
                 Some(r) => PyString::new(py, r).into_any(),
             };
-            items.push(PyTuple::new(
-                py,
-                [token, s.into_pyobject(py)?.into_any(), e.into_pyobject(py)?.into_any()],
-            )?);
+            items.push(if with_offsets {
+                let (s, e) = (s.into_pyobject(py)?.into_any(), e.into_pyobject(py)?.into_any());
+                PyTuple::new(py, [token, s, e])?.into_any()
+            } else {
+                token
+            });
         }
         PyList::new(py, items)
     }
@@ -455,11 +431,6 @@ fn char_span_arrays(tokenizer: &core::WordTokenizer, text: &str) -> (Vec<i64>, V
     }
     (starts, ends)
 }
-
-/// A Python str.
-type PyStr<'py> = Bound<'py, PyString>;
-/// A Python list, or the error that prevented it.
-type ListResult<'py> = PyResult<Bound<'py, PyList>>;
 
 impl PyWordTokenizer {
     /// The tokens of `text` as strings, or (`with_offsets`) as `(token, start, end)` tuples.
