@@ -63,8 +63,8 @@ fn batch_lists<'py, R: Send>(
     py: Python<'py>,
     texts: &[Bound<'py, PyString>],
     compute: impl Fn(&str) -> R + Sync + Send,
-    to_list: impl Fn(&Bound<'py, PyString>, &Text<'_>, &R) -> PyResult<Bound<'py, PyList>>,
-) -> PyResult<Bound<'py, PyList>> {
+    mut to_list: impl FnMut(&PyStr<'py>, &Text<'_>, &R) -> ListResult<'py>,
+) -> ListResult<'py> {
     let prepared = texts_of(texts)?;
     let all: Vec<R> =
         py.allow_threads(|| parallel::map_ref_collect(&prepared, |t| compute(&t.text)));
@@ -111,7 +111,8 @@ impl WordTokenizerState {
         with_offsets: bool,
     ) -> ListResult<'py> {
         if !text.lossy {
-            return fast_token_list(py, original, &text.text, tokens, with_offsets);
+            let strings = &mut StringCache::new(tokens.len());
+            return cached_token_list(py, original, &text.text, tokens, with_offsets, strings);
         }
         // Lone surrogates were replaced in `text`: a token is sliced from `original` by its
         // character offsets (or is its PTB spelling).
@@ -345,19 +346,8 @@ impl<'py, 'a> TokenListBuilder<'py, 'a> {
     }
 }
 
-/// The list of `tokens` of `original` (whose UTF-8 is `text`), as `TokenListBuilder` builds it.
-fn fast_token_list<'py>(
-    py: Python<'py>,
-    original: &Bound<'py, PyString>,
-    text: &str,
-    tokens: &[WordToken],
-    with_offsets: bool,
-) -> PyResult<Bound<'py, PyList>> {
-    let mut strings = StringCache::new(tokens.len());
-    cached_token_list(py, original, text, tokens, with_offsets, &mut strings)
-}
-
-/// As `fast_token_list`, with token strings shared through `strings`.
+/// The list of `tokens` of `original` (whose UTF-8 is `text`), as `TokenListBuilder` builds it,
+/// with token strings shared through `strings`.
 fn cached_token_list<'py>(
     py: Python<'py>,
     original: &Bound<'py, PyString>,
