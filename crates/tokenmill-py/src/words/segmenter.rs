@@ -210,20 +210,6 @@ impl PySegmenter {
         })
     }
 
-    /// Changes the segmenter's options.
-    fn set_options(
-        &self,
-        py: Python<'_>,
-        change: impl FnOnce(&mut SegmenterOptions),
-    ) -> PyResult<()> {
-        self.inner.update(py, |s| {
-            let mut options = s.options();
-            change(&mut options);
-            s.set_options(options);
-            Ok(())
-        })
-    }
-
     fn trained(
         &self,
         py: Python<'_>,
@@ -239,6 +225,29 @@ impl PySegmenter {
         .py()
     }
 }
+
+/// Declares the segmenter's boolean options (`SegmenterOptions` fields) as properties.
+macro_rules! option_properties {
+    ($($option:ident),*) => {pastey::paste! {
+        #[pymethods]
+        impl PySegmenter {$(
+            #[getter]
+            fn [<get_ $option>](&self, py: Python<'_>) -> bool {
+                self.segmenter(py).options().$option
+            }
+
+            #[setter]
+            fn [<set_ $option>](&self, py: Python<'_>, value: bool) -> PyResult<()> {
+                self.inner.update(py, |s| {
+                    s.set_options(SegmenterOptions { $option: value, ..s.options() });
+                    Ok(())
+                })
+            }
+        )*}
+    }};
+}
+
+option_properties!(hmm, numbers);
 
 #[pymethods]
 impl PySegmenter {
@@ -286,26 +295,6 @@ impl PySegmenter {
     #[getter]
     fn language(&self, py: Python<'_>) -> &'static str {
         self.segmenter(py).language().code()
-    }
-
-    #[getter]
-    fn get_hmm(&self, py: Python<'_>) -> bool {
-        self.segmenter(py).options().hmm
-    }
-
-    #[setter]
-    fn set_hmm(&self, py: Python<'_>, value: bool) -> PyResult<()> {
-        self.set_options(py, |options| options.hmm = value)
-    }
-
-    #[getter]
-    fn get_numbers(&self, py: Python<'_>) -> bool {
-        self.segmenter(py).options().numbers
-    }
-
-    #[setter]
-    fn set_numbers(&self, py: Python<'_>, value: bool) -> PyResult<()> {
-        self.set_options(py, |options| options.numbers = value)
     }
 
     /// Whether an HMM for unknown words is present (trained or built in).
