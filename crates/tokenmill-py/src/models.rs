@@ -1,13 +1,13 @@
 //! `tokenmill.models`: the `Model` base class, `BPE`, `WordPiece`, `WordLevel`, and `Token`.
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple, PyType};
 use tokenmill_core::models::bpe::{self, BpeBuilder, BpeOptions, Merges, BPE};
 use tokenmill_core::models::wordlevel::{self, WordLevel, WordLevelBuilder};
-use tokenmill_core::models::wordpiece::{self, WordPieceBuilder};
+use tokenmill_core::models::wordpiece::{self, WordPiece, WordPieceBuilder};
 use tokenmill_core::models::ModelWrapper;
 use tokenmill_core::tokenizer::{Model, Token};
 use tokenmill_core::trainers::TrainerWrapper;
@@ -357,31 +357,64 @@ component_properties! {
     }
 }
 
-/// How a model builder takes its vocabulary: from a dict token → id, or from a file.
-type GiveVocab<B> = (fn(B, HashMap<String, u32>) -> B, fn(B, PathBuf) -> B);
+/// A builder of a model whose vocabulary is a dict token → id or one file: WordPiece, WordLevel.
+trait VocabBuilder: Sized + Send {
+    type Model: Into<ModelWrapper> + Send;
+    /// The vocabulary file, as errors name it ("vocab.txt").
+    const FILE: &'static str;
+    fn with_vocab(self, vocab: HashMap<String, u32>) -> Self;
+    fn with_file(self, path: PathBuf) -> Self;
+    fn build_model(self) -> tokenmill_core::Result<Self::Model>;
+    /// Reads the vocabulary file.
+    fn read_file(path: &Path) -> tokenmill_core::Result<HashMap<String, u32>>;
+}
+
+macro_rules! vocab_builders {
+    ($($Builder:ident => $Model:ident, $files:ident, $file:literal;)*) => {$(
+        impl VocabBuilder for $Builder {
+            type Model = $Model;
+            const FILE: &'static str = $file;
+            fn with_vocab(self, vocab: HashMap<String, u32>) -> Self {
+                self.vocab(vocab)
+            }
+            fn with_file(self, path: PathBuf) -> Self {
+                self.file(path)
+            }
+            fn build_model(self) -> tokenmill_core::Result<$Model> {
+                self.build()
+            }
+            fn read_file(path: &Path) -> tokenmill_core::Result<HashMap<String, u32>> {
+                $files::files::read_file(path)
+            }
+        }
+    )*};
+}
+
+vocab_builders! {
+    WordPieceBuilder => WordPiece, wordpiece, "vocab.txt";
+    WordLevelBuilder => WordLevel, wordlevel, "vocab.json";
+}
 
 /// The base class of a WordPiece or WordLevel model: `builder` given `vocab` (a dict token →
-/// id, or the path of a `file`, which names it in the error) and built without the GIL.
-fn vocab_model<B: Send, M: Into<ModelWrapper> + Send>(
+/// id, or the path of its file) and built without the GIL.
+fn vocab_model<B: VocabBuilder>(
     py: Python<'_>,
     builder: B,
     vocab: Option<&Bound<'_, PyAny>>,
-    file: &str,
-    (from_map, from_file): GiveVocab<B>,
-    build: fn(B) -> tokenmill_core::Result<M>,
 ) -> PyResult<PyModel> {
     let builder = match vocab {
         None => builder,
-        Some(vocab) if vocab.is_instance_of::<PyDict>() => from_map(builder, vocab.extract()?),
+        Some(vocab) if vocab.is_instance_of::<PyDict>() => builder.with_vocab(vocab.extract()?),
         Some(vocab) => {
             let path = vocab.extract().map_err(|_| {
+                let file = B::FILE;
                 let message = format!("vocab must be a dict token → id or the path of a {file}");
                 PyTypeError::new_err(message)
             })?;
-            from_file(builder, path)
+            builder.with_file(path)
         }
     };
-    let model = py.allow_threads(|| build(builder)).py()?;
+    let model = py.allow_threads(|| builder.build_model()).py()?;
     Ok(PyModel::new(model))
 }
 
@@ -417,17 +450,7 @@ impl PyWordPiece {
         let builder = continuing_subword_prefix
             .into_iter()
             .fold(builder, WordPieceBuilder::continuing_subword_prefix);
-        let give: GiveVocab<WordPieceBuilder> = (|b, v| b.vocab(v), |b, p| b.file(p));
-        let model = vocab_model(py, builder, vocab, "vocab.txt", give, WordPieceBuilder::build)?;
-        Ok((PyWordPiece, model))
-    }
-
-    /// Reads `vocab.txt` and returns the dict token → id (the line number, from 0). A
-    /// duplicated token or invalid UTF-8 raise `FormatError` naming the file and line.
-    #[staticmethod]
-    #[pyo3(signature = (vocab))]
-    fn read_file(py: Python<'_>, vocab: PathBuf) -> PyResult<HashMap<String, u32>> {
-        py.allow_threads(|| wordpiece::files::read_file(&vocab)).py()
+        Ok((PyWordPiece, vocab_model(py, builder, vocab)?))
     }
 
     /// A WordPiece model from `vocab.txt`, with the constructor's keyword options. The unk
@@ -478,17 +501,7 @@ impl PyWordLevel {
         unk_token: Option<String>,
     ) -> PyResult<(Self, PyModel)> {
         let builder = unk_token.into_iter().fold(WordLevel::builder(), WordLevelBuilder::unk_token);
-        let give: GiveVocab<WordLevelBuilder> = (|b, v| b.vocab(v), |b, p| b.file(p));
-        let model = vocab_model(py, builder, vocab, "vocab.json", give, WordLevelBuilder::build)?;
-        Ok((PyWordLevel, model))
-    }
-
-    /// Reads `vocab.json` and returns the dict token → id. Malformed JSON or an id that is not
-    /// a non-negative integer raise `FormatError` naming the file and line.
-    #[staticmethod]
-    #[pyo3(signature = (vocab))]
-    fn read_file(py: Python<'_>, vocab: PathBuf) -> PyResult<HashMap<String, u32>> {
-        py.allow_threads(|| wordlevel::files::read_file(&vocab)).py()
+        Ok((PyWordLevel, vocab_model(py, builder, vocab)?))
     }
 
     /// A WordLevel model from `vocab.json` (the unk token need not be in it, as in
@@ -509,6 +522,30 @@ component_properties! {
     fields {
         unk_token: String;
     }
+}
+
+/// `read_file` of the models whose vocabulary is one file.
+macro_rules! read_vocab_file {
+    ($($(#[$doc:meta])* $Class:ident: $Builder:ident;)*) => {$(
+        #[pymethods]
+        impl $Class {
+            $(#[$doc])*
+            #[staticmethod]
+            #[pyo3(signature = (vocab))]
+            fn read_file(py: Python<'_>, vocab: PathBuf) -> PyResult<HashMap<String, u32>> {
+                py.allow_threads(|| $Builder::read_file(&vocab)).py()
+            }
+        }
+    )*};
+}
+
+read_vocab_file! {
+    /// Reads `vocab.txt` and returns the dict token → id (the line number, from 0). A
+    /// duplicated token or invalid UTF-8 raise `FormatError` naming the file and line.
+    PyWordPiece: WordPieceBuilder;
+    /// Reads `vocab.json` and returns the dict token → id. Malformed JSON or an id that is not
+    /// a non-negative integer raise `FormatError` naming the file and line.
+    PyWordLevel: WordLevelBuilder;
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
