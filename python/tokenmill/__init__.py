@@ -25,6 +25,18 @@ the GIL.
   ``add_tokens``, ``tok.normalizer = ...``, ``train``, a segmenter's ``add_word``, a finder's
   filters): a call sees the object entirely before or entirely after the change, never a mix,
   and never raises "Already borrowed".
+
+What lives here: this file re-exports the public API. The stage modules (``normalizers``, ...,
+``decoders``, ``trainers``) and ``tokenizer`` re-export classes of the native extension
+``tokenmill._native`` (built from ``crates/tokenmill-py``) and add Python-only helpers;
+``batch_encoding``, ``pretrained``, ``transformers`` and ``cli`` are written in Python on top of
+them; ``sentencepiece``, ``words``, ``collocations`` and the ``tiktoken`` and
+``implementations`` packages are front ends in other libraries' styles. The ``.pyi`` files are
+their type stubs (``_stage.pyi`` is a stub-only base of the stage stubs).
+
+May import: the standard library, ``tokenmill._native`` and the package's own modules;
+third-party packages only inside the functions that need them, and optionally (NumPy for
+arrays, ``regex``, ``transformers``, ``huggingface_hub``, ``protobuf``).
 """
 
 # The order of these imports matters (submodules import the native names bound first).

@@ -193,6 +193,11 @@ def _items_of(table):
 # Association measures
 
 
+def _table_view(table: str, doc: str) -> property:
+    """A read-only property: the ``FreqDistView`` of the counts' table ``table``."""
+    return property(lambda self: FreqDistView(self._counts, table), doc=doc)
+
+
 class NgramAssocMeasures:
     """Association measures shared by all n-gram orders, with NLTK's signatures::
 
@@ -575,15 +580,11 @@ class AbstractCollocationFinder:
         """The total word count the measures use (``word_fd.N()``)."""
         return self._counts.n
 
-    @property
-    def word_fd(self):
-        """Word frequencies (a ``FreqDistView``)."""
-        return FreqDistView(self._counts, "word_fd")
+    word_fd = _table_view("word_fd", "Word frequencies (a ``FreqDistView``).")
 
-    @property
-    def ngram_fd(self):
-        """Frequencies of the candidate n-grams, after filters (a ``FreqDistView``)."""
-        return FreqDistView(self._counts, "ngram_fd")
+    ngram_fd = _table_view(
+        "ngram_fd", "Frequencies of the candidate n-grams, after filters (a ``FreqDistView``)."
+    )
 
     @property
     def counts(self):
@@ -748,15 +749,9 @@ class TrigramCollocationFinder(AbstractCollocationFinder):
         )
         self._counts = built._counts
 
-    @property
-    def bigram_fd(self):
-        """Frequencies of (w1, w2) pairs."""
-        return FreqDistView(self._counts, "bigram_fd")
+    bigram_fd = _table_view("bigram_fd", "Frequencies of (w1, w2) pairs.")
 
-    @property
-    def wildcard_fd(self):
-        """Frequencies of (w1, w3) pairs with any word between."""
-        return FreqDistView(self._counts, "wildcard_fd")
+    wildcard_fd = _table_view("wildcard_fd", "Frequencies of (w1, w3) pairs with any word between.")
 
     def bigram_finder(self):
         """A bigram finder over this finder's words and bigrams (filters are not carried

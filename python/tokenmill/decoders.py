@@ -15,22 +15,20 @@ Same classes and arguments as ``tokenizers.decoders``; every decoder has
 - :class:`Sequence`: decoders chained.
 """
 
-from tokenmill import _native
-
-_native_module = _native.decoders
-
-Decoder = _native_module.Decoder
-ByteLevel = _native_module.ByteLevel
-BPEDecoder = _native_module.BPEDecoder
-Metaspace = _native_module.Metaspace
-ByteFallback = _native_module.ByteFallback
-Fuse = _native_module.Fuse
-Strip = _native_module.Strip
-Replace = _native_module.Replace
-WordPiece = _native_module.WordPiece
-CTC = _native_module.CTC
-Sequence = _native_module.Sequence
-DecodeStream = _native_module.DecodeStream
+from tokenmill._native.decoders import (
+    CTC,
+    BPEDecoder,
+    ByteFallback,
+    ByteLevel,
+    Decoder,
+    DecodeStream,
+    Fuse,
+    Metaspace,
+    Replace,
+    Sequence,
+    Strip,
+    WordPiece,
+)
 
 __all__ = [
     "Decoder",

@@ -1,16 +1,15 @@
 from typing import TYPE_CHECKING, Any, List, Optional, Tuple, Union
 
 from tokenmill import Regex
+from tokenmill._stage import Items, Pickled
 
-class Decoder:
+class Decoder(Pickled):
     """Base class of all decoders."""
     def decode(self, tokens: List[str]) -> str: ...
     @staticmethod
     def custom(decoder: Any) -> Decoder:
         """A decoder written in Python: any object with ``decode_chain(self, tokens) -> list[str]``
         (decoding joins its pieces). A tokenizer holding it cannot be saved or pickled."""
-    def __getstate__(self) -> bytes: ...
-    def __setstate__(self, state: bytes) -> None: ...
 
 class ByteLevel(Decoder):
     """GPT-2 byte-level tokens back to text."""
@@ -32,11 +31,9 @@ class Metaspace(Decoder):
 
 class ByteFallback(Decoder):
     """``<0xNN>`` byte tokens back to text."""
-    def __init__(self) -> None: ...
 
 class Fuse(Decoder):
     """All tokens into one."""
-    def __init__(self) -> None: ...
 
 class Strip(Decoder):
     """Strips ``content`` from the ends of each token."""
@@ -64,11 +61,9 @@ class CTC(Decoder):
     word_delimiter_token: str
     cleanup: bool
 
-class Sequence(Decoder):
+class Sequence(Decoder, Items[Decoder]):
     """Decoders chained."""
     def __init__(self, decoders: List[Decoder]) -> None: ...
-    def __len__(self) -> int: ...
-    def __getitem__(self, index: int) -> Decoder: ...
 
 class DecodeStream:
     """Incremental decoding for generation: :meth:`step` returns the text the new ids complete,

@@ -3,11 +3,12 @@
 from typing import Any, List, Literal, Tuple, Union
 
 from tokenmill import PreTokenizedString
+from tokenmill._stage import MutableItems, Pickled
 
 Offsets = Tuple[int, int]
 Behavior = Literal["removed", "isolated", "merged_with_previous", "merged_with_next", "contiguous"]
 
-class PreTokenizer:
+class PreTokenizer(Pickled):
     """Base class of all pre-tokenizers."""
     def pre_tokenize_str(self, sequence: str) -> List[Tuple[str, Offsets]]:
         """The pieces of ``sequence`` with their (character) offsets."""
@@ -19,8 +20,6 @@ class PreTokenizer:
         PreTokenizedString)``
         splitting it in place (``pretok.split(func)``). A tokenizer holding it cannot be saved or
         pickled."""
-    def __getstate__(self) -> bytes: ...
-    def __setstate__(self, state: Union[bytes, str]) -> None: ...
 
 class ByteLevel(PreTokenizer):
     add_prefix_space: bool
@@ -37,14 +36,9 @@ class ByteLevel(PreTokenizer):
     def alphabet() -> List[str]:
         """The 256 characters bytes are mapped to, in byte order."""
 
-class Whitespace(PreTokenizer):
-    def __init__(self) -> None: ...
-
-class WhitespaceSplit(PreTokenizer):
-    def __init__(self) -> None: ...
-
-class BertPreTokenizer(PreTokenizer):
-    def __init__(self) -> None: ...
+class Whitespace(PreTokenizer): ...
+class WhitespaceSplit(PreTokenizer): ...
+class BertPreTokenizer(PreTokenizer): ...
 
 class Split(PreTokenizer):
     @property
@@ -89,8 +83,5 @@ class FixedLength(PreTokenizer):
     length: int
     def __init__(self, length: int = 5) -> None: ...
 
-class Sequence(PreTokenizer):
+class Sequence(PreTokenizer, MutableItems[PreTokenizer]):
     def __init__(self, pretokenizers: List[PreTokenizer]) -> None: ...
-    def __len__(self) -> int: ...
-    def __getitem__(self, index: int) -> PreTokenizer: ...
-    def __setitem__(self, index: int, value: PreTokenizer) -> None: ...

@@ -16,16 +16,14 @@ Added special tokens have no word (``word_ids`` gives ``None``), offsets ``(0, 0
 marked in ``special_tokens_mask``; overflowing windows (from truncation) are processed too.
 """
 
-from tokenmill import _native
-
-_native_module = _native.processors
-
-PostProcessor = _native_module.PostProcessor
-BertProcessing = _native_module.BertProcessing
-RobertaProcessing = _native_module.RobertaProcessing
-ByteLevel = _native_module.ByteLevel
-TemplateProcessing = _native_module.TemplateProcessing
-Sequence = _native_module.Sequence
+from tokenmill._native.processors import (
+    BertProcessing,
+    ByteLevel,
+    PostProcessor,
+    RobertaProcessing,
+    Sequence,
+    TemplateProcessing,
+)
 
 __all__ = [
     "PostProcessor",

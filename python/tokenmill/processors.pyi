@@ -1,18 +1,17 @@
 from typing import Any, Dict, List, Optional, Tuple, Union
 
 from tokenmill import Encoding
+from tokenmill._stage import MutableItems, Pickled
 
 Template = Union[str, List[str]]
 SpecialTokenSpec = Union[Tuple[str, int], Tuple[int, str], Dict[str, Any]]
 
-class PostProcessor:
+class PostProcessor(Pickled):
     """Base class of all post-processors."""
     def num_special_tokens_to_add(self, is_pair: bool) -> int: ...
     def process(
         self, encoding: Encoding, pair: Optional[Encoding] = None, add_special_tokens: bool = True
     ) -> Encoding: ...
-    def __getstate__(self) -> bytes: ...
-    def __setstate__(self, state: bytes) -> None: ...
 
 class BertProcessing(PostProcessor):
     """``[CLS] A [SEP] B [SEP]``, type ids 0 then 1."""
@@ -60,9 +59,6 @@ class TemplateProcessing(PostProcessor):
     @single.setter
     def single(self, value: Template) -> None: ...
 
-class Sequence(PostProcessor):
+class Sequence(PostProcessor, MutableItems[PostProcessor]):
     """Post-processors applied in order."""
     def __init__(self, processors: List[PostProcessor]) -> None: ...
-    def __len__(self) -> int: ...
-    def __getitem__(self, index: int) -> PostProcessor: ...
-    def __setitem__(self, index: int, value: PostProcessor) -> None: ...

@@ -230,6 +230,25 @@ impl PyNgramCounts {
         }
     }
 
+    /// The counts of `documents` (each an iterable of words, followed by `padding` empty
+    /// slots).
+    fn counted<'py>(
+        py: Python<'py>,
+        order: usize,
+        window_size: usize,
+        documents: impl IntoIterator<Item = PyResult<Bound<'py, PyAny>>>,
+        padding: usize,
+    ) -> PyResult<Self> {
+        let mut counter = WindowCounter::new(order, window_size).py()?;
+        let mut chunk = TokenChunk::default();
+        let mut objects = ObjectWords::default();
+        for document in documents {
+            count_iterable(py, &mut counter, &mut chunk, &mut objects, &document?, padding)?;
+        }
+        flush(py, &mut counter, &mut chunk)?;
+        Self::with_objects(py, py.allow_threads(|| counter.finish()), objects)
+    }
+
     /// Counts whose non-`str` words are `objects`.
     fn with_objects(py: Python<'_>, counts: Counts, objects: ObjectWords) -> PyResult<Self> {
         let resolved = objects.resolve(py, &counts.vocab)?;
@@ -369,12 +388,7 @@ impl PyNgramCounts {
         window_size: usize,
         words: &Bound<'_, PyAny>,
     ) -> PyResult<Self> {
-        let mut counter = WindowCounter::new(order, window_size).py()?;
-        let mut chunk = TokenChunk::default();
-        let mut objects = ObjectWords::default();
-        count_iterable(py, &mut counter, &mut chunk, &mut objects, words, 0)?;
-        flush(py, &mut counter, &mut chunk)?;
-        Self::with_objects(py, py.allow_threads(|| counter.finish()), objects)
+        Self::counted(py, order, window_size, [Ok(words.clone())], 0)
     }
 
     /// Counts each document (an iterable of words) followed by `window_size - 1` padding
@@ -386,21 +400,7 @@ impl PyNgramCounts {
         window_size: usize,
         documents: &Bound<'_, PyAny>,
     ) -> PyResult<Self> {
-        let mut counter = WindowCounter::new(order, window_size).py()?;
-        let mut chunk = TokenChunk::default();
-        let mut objects = ObjectWords::default();
-        for document in documents.try_iter()? {
-            count_iterable(
-                py,
-                &mut counter,
-                &mut chunk,
-                &mut objects,
-                &document?,
-                window_size - 1,
-            )?;
-        }
-        flush(py, &mut counter, &mut chunk)?;
-        Self::with_objects(py, py.allow_threads(|| counter.finish()), objects)
+        Self::counted(py, order, window_size, documents.try_iter()?, window_size - 1)
     }
 
     /// Counts given as tables, for NLTK's constructors (`BigramCollocationFinder(word_fd,

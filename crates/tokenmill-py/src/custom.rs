@@ -120,24 +120,28 @@ fn with_python_errors<R>(
     }
 }
 
-fn parse_referential(name: &str) -> PyResult<OffsetReferential> {
-    match name {
-        "original" => Ok(OffsetReferential::Original),
-        "normalized" => Ok(OffsetReferential::Normalized),
-        other => Err(PyValueError::new_err(format!(
-            "wrong value for offset_referential {other:?}: expected original or normalized"
-        ))),
+/// The value named `name` among `choices`; `what` names the argument in the error.
+fn parse_choice<T: Copy>(what: &str, name: &str, choices: &[(&str, T)]) -> PyResult<T> {
+    match choices.iter().find(|(choice, _)| *choice == name) {
+        Some(&(_, value)) => Ok(value),
+        None => {
+            let names: Vec<&str> = choices.iter().map(|(choice, _)| *choice).collect();
+            Err(PyValueError::new_err(format!(
+                "wrong value for {what} {name:?}: expected {}",
+                names.join(" or ")
+            )))
+        }
     }
 }
 
+fn parse_referential(name: &str) -> PyResult<OffsetReferential> {
+    let choices =
+        [("original", OffsetReferential::Original), ("normalized", OffsetReferential::Normalized)];
+    parse_choice("offset_referential", name, &choices)
+}
+
 fn parse_offset_type(name: &str) -> PyResult<OffsetType> {
-    match name {
-        "byte" => Ok(OffsetType::Byte),
-        "char" => Ok(OffsetType::Char),
-        other => Err(PyValueError::new_err(format!(
-            "wrong value for offset_type {other:?}: expected byte or char"
-        ))),
-    }
+    parse_choice("offset_type", name, &[("byte", OffsetType::Byte), ("char", OffsetType::Char)])
 }
 
 /// A string being pre-tokenized: the original text cut into pieces (each a

@@ -1,17 +1,17 @@
 //! `tokenmill.decoders`: the `Decoder` base class and its components, with the constructors,
 //! attributes and `decode` of `tokenizers.decoders`.
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyTuple};
+use pyo3::types::PyDict;
 use tokenmill_core::decoders::{
-    BPEDecoder, ByteFallback, ByteLevel, DecoderWrapper, Fuse, Metaspace, PrependScheme, Replace,
-    Strip, WordPiece, CTC,
+    BPEDecoder, ByteFallback, ByteLevel, DecoderWrapper, Fuse, Metaspace, Replace, Strip,
+    WordPiece, CTC,
 };
 use tokenmill_core::tokenizer::{DecodeStream, Decoder};
 
 use crate::errors::ToPyResult;
 use crate::normalizers::extract_replace_pattern;
-use crate::shared::{getter, setter};
+use crate::properties::{component_classes, PyValue};
 use crate::stage::stage_classes;
 use crate::tokenizer::PyTokenizer;
 
@@ -33,18 +33,10 @@ stage_classes! {
     ///     decoders (List[Decoder]): the decoders (copied, as in tokenizers).
     sequence PySequence(decoders), items Copied;
     subclasses {
-        BPE => PyBPEDecoder,
-        ByteLevel => PyByteLevel,
-        WordPiece => PyWordPiece,
-        Metaspace => PyMetaspace,
-        CTC => PyCTC,
-        Sequence => PySequence,
-        Replace => PyReplace,
-        Fuse => PyFuse,
-        Strip => PyStrip,
-        ByteFallback => PyByteFallback,
+        BPE, ByteLevel, WordPiece, Metaspace, CTC, Sequence, Replace, Fuse, Strip, ByteFallback
     }
     plain { Custom }
+    also { PyDecodeStream }
     /// A decoder written in Python: ``decoder`` is any object with ``decode_chain(self,
     /// tokens) -> list[str]``; decoding joins its pieces. It runs with the GIL; a tokenizer
     /// holding it cannot be saved or pickled.
@@ -66,280 +58,143 @@ stage_classes! {
     }
 }
 
-/// Decodes byte-level BPE tokens (GPT-2's alphabet, ``Ġ`` for a space) back to text; byte
-/// sequences that are not valid UTF-8 become U+FFFD. To be used with the ``ByteLevel``
-/// pre-tokenizer. Takes no arguments (keyword arguments are accepted and ignored).
-#[pyclass(extends = PyDecoder, module = "tokenmill.decoders", name = "ByteLevel")]
-pub struct PyByteLevel;
+component_classes! {
+    PyDecoder("tokenmill.decoders"), DecoderWrapper;
+
+    /// Decodes byte-level BPE tokens (GPT-2's alphabet, ``Ġ`` for a space) back to text; byte
+    /// sequences that are not valid UTF-8 become U+FFFD. To be used with the ``ByteLevel``
+    /// pre-tokenizer. Takes no arguments (keyword arguments are accepted and ignored).
+    PyByteLevel("ByteLevel"), ByteLevel(|d| d) {
+    }
+
+    /// Replaces every match of ``pattern`` in each token by ``content``.
+    ///
+    /// Args:
+    ///     pattern (str or tokenmill.Regex): a str is matched literally.
+    ///     content (str): the replacement.
+    PyReplace("Replace"), Replace(|d| d) {
+        new(pattern: &Bound<'_, PyAny>, content: String)
+            => Replace::new(extract_replace_pattern(pattern)?, content).py()?;
+        newargs(py) => ["", ""];
+    }
+
+    /// Decodes WordPiece tokens: tokens starting with ``prefix`` are glued to the previous one,
+    /// others are separated by a space; ``cleanup`` removes the spaces BERT's tokenization puts
+    /// before punctuation and in contractions (`` .`` → ``.``, `` n't`` → ``n't``, ...).
+    ///
+    /// Args:
+    ///     prefix (str, default ``"##"``): the continuing-subword prefix.
+    ///     cleanup (bool, default True): undo the tokenization spaces.
+    PyWordPiece("WordPiece"), WordPiece(|d| d) {
+        new(prefix: String = (String::from("##")), cleanup: bool = true)
+            => WordPiece::new(prefix, cleanup);
+        fields {
+            /// The continuing-subword prefix.
+            prefix: String;
+            /// Whether tokenization spaces are cleaned up.
+            cleanup: bool;
+        }
+    }
+
+    /// Turns runs of byte tokens ``<0x00>``..``<0xFF>`` (BPE ``byte_fallback``) back into the
+    /// text they encode; a run that is not valid UTF-8 gives one U+FFFD per byte token.
+    PyByteFallback("ByteFallback"), ByteFallback(|d| d) { new() => ByteFallback::new(); }
+
+    /// Joins all tokens into one (useful before ``Strip`` in a ``Sequence``).
+    PyFuse("Fuse"), Fuse(|d| d) { new() => Fuse::new(); }
+
+    // (The line as a `#[doc]` attribute: as a comment it would pass 100 columns here.)
+    #[doc = " Removes up to ``left`` leading and ``right`` trailing ``content`` characters from \
+        each token."]
+    ///
+    /// Args:
+    ///     content (str, default ``" "``): the character to strip (one character).
+    ///     left (int, default 0): at most this many from the start.
+    ///     right (int, default 0): at most this many from the end.
+    PyStrip("Strip"), Strip(|d| d) {
+        new(content: char = ' ', left: usize = 0, right: usize = 0)
+            => Strip::new(content, left, right);
+        fields {
+            /// The character stripped.
+            content: char;
+            /// How many characters at most are stripped from the start.
+            start: usize;
+            /// How many characters at most are stripped from the end.
+            stop: usize;
+        }
+    }
+
+    /// Decodes SentencePiece-style tokens: ``replacement`` (``▁``) becomes a space; in the first
+    /// token it is dropped instead unless ``prepend_scheme`` is ``"never"``.
+    ///
+    /// Args:
+    ///     replacement (str, default ``"▁"``): the space stand-in (one character).
+    ///     prepend_scheme (str, default ``"always"``): ``"always"``, ``"first"`` or ``"never"``,
+    ///         as given to the Metaspace pre-tokenizer.
+    ///     split (bool, default True): the pre-tokenizer's setting (stored, unused here).
+    PyMetaspace("Metaspace"), Metaspace(|d| d) {
+        new(
+            replacement: char = '▁',
+            prepend_scheme: String = (String::from("always")),
+            split: bool = true,
+        ) => Metaspace::new(replacement, PyValue::from_python(prepend_scheme)?, split);
+        fields {
+            /// ``"always"``, ``"first"`` or ``"never"``.
+            prepend_scheme: String;
+            /// The pre-tokenizer's ``split`` setting.
+            split: bool;
+        }
+        accessors {
+            /// The space stand-in.
+            replacement: String => d.replacement().to_string(),
+                |replacement: char| d.set_replacement(replacement);
+        }
+    }
+
+    /// Decodes classic BPE tokens: the end-of-word ``suffix`` becomes a space (nothing at the end).
+    ///
+    /// Args:
+    ///     suffix (str, default ``"</w>"``): the end-of-word suffix of the model.
+    PyBPE("BPEDecoder"), BPE(|d| d) {
+        new(suffix: String = (String::from("</w>"))) => BPEDecoder::new(suffix);
+        fields {
+            /// The end-of-word suffix.
+            suffix: String;
+        }
+    }
+
+    /// Decodes CTC (speech model) output: repeated tokens collapse to one, ``pad_token`` is
+    /// dropped, ``word_delimiter_token`` becomes a space (with ``cleanup``, which also undoes the
+    /// WordPiece-style tokenization spaces).
+    ///
+    /// Args:
+    ///     pad_token (str, default ``"<pad>"``), word_delimiter_token (str, default ``"|"``),
+    ///     cleanup (bool, default True).
+    PyCTC("CTC"), CTC(|d| d) {
+        new(
+            pad_token: String = (String::from("<pad>")),
+            word_delimiter_token: String = (String::from("|")),
+            cleanup: bool = true,
+        ) => CTC::new(pad_token, word_delimiter_token, cleanup);
+        fields {
+            /// The padding token (dropped).
+            pad_token: String;
+            /// The word delimiter token (becomes a space).
+            word_delimiter_token: String;
+            /// Whether tokenization spaces are cleaned up.
+            cleanup: bool;
+        }
+    }
+}
 
 #[pymethods]
 impl PyByteLevel {
+    // Written out: the `**kwargs` of a constructor declared by `component_classes!` would not
+    // resolve (PyO3 names it with the macro's hygiene).
     #[new]
     #[pyo3(signature = (**_kwargs))]
     fn new(_kwargs: Option<&Bound<'_, PyDict>>) -> (Self, PyDecoder) {
         (PyByteLevel, PyDecoder::new(ByteLevel::default()))
-    }
-}
-
-/// Replaces every match of ``pattern`` in each token by ``content``.
-///
-/// Args:
-///     pattern (str or tokenmill.Regex): a str is matched literally.
-///     content (str): the replacement.
-#[pyclass(extends = PyDecoder, module = "tokenmill.decoders", name = "Replace")]
-pub struct PyReplace;
-
-#[pymethods]
-impl PyReplace {
-    #[new]
-    #[pyo3(signature = (pattern, content))]
-    fn new(pattern: &Bound<'_, PyAny>, content: String) -> PyResult<(Self, PyDecoder)> {
-        let replace = Replace::new(extract_replace_pattern(pattern)?, content).py()?;
-        Ok((PyReplace, PyDecoder::new(replace)))
-    }
-
-    fn __getnewargs__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
-        PyTuple::new(py, ["", ""])
-    }
-}
-
-/// Decodes WordPiece tokens: tokens starting with ``prefix`` are glued to the previous one,
-/// others are separated by a space; ``cleanup`` removes the spaces BERT's tokenization puts
-/// before punctuation and in contractions (`` .`` → ``.``, `` n't`` → ``n't``, ...).
-///
-/// Args:
-///     prefix (str, default ``"##"``): the continuing-subword prefix.
-///     cleanup (bool, default True): undo the tokenization spaces.
-#[pyclass(extends = PyDecoder, module = "tokenmill.decoders", name = "WordPiece")]
-pub struct PyWordPiece;
-
-#[pymethods]
-impl PyWordPiece {
-    #[new]
-    #[pyo3(signature = (prefix = String::from("##"), cleanup = true))]
-    fn new(prefix: String, cleanup: bool) -> (Self, PyDecoder) {
-        (PyWordPiece, PyDecoder::new(WordPiece::new(prefix, cleanup)))
-    }
-
-    /// The continuing-subword prefix.
-    #[getter]
-    fn get_prefix(self_: PyRef<'_, Self>) -> PyResult<String> {
-        getter!(self_, DecoderWrapper::WordPiece, |d| d.prefix.clone())
-    }
-    #[setter]
-    fn set_prefix(self_: PyRef<'_, Self>, prefix: String) -> PyResult<()> {
-        setter!(self_, DecoderWrapper::WordPiece, |d| d.prefix = prefix)
-    }
-    /// Whether tokenization spaces are cleaned up.
-    #[getter]
-    fn get_cleanup(self_: PyRef<'_, Self>) -> PyResult<bool> {
-        getter!(self_, DecoderWrapper::WordPiece, |d| d.cleanup)
-    }
-    #[setter]
-    fn set_cleanup(self_: PyRef<'_, Self>, cleanup: bool) -> PyResult<()> {
-        setter!(self_, DecoderWrapper::WordPiece, |d| d.cleanup = cleanup)
-    }
-}
-
-/// Turns runs of byte tokens ``<0x00>``..``<0xFF>`` (BPE ``byte_fallback``) back into the
-/// text they encode; a run that is not valid UTF-8 gives one U+FFFD per byte token.
-#[pyclass(extends = PyDecoder, module = "tokenmill.decoders", name = "ByteFallback")]
-pub struct PyByteFallback;
-
-#[pymethods]
-impl PyByteFallback {
-    #[new]
-    #[pyo3(signature = ())]
-    fn new() -> (Self, PyDecoder) {
-        (PyByteFallback, PyDecoder::new(ByteFallback::new()))
-    }
-}
-
-/// Joins all tokens into one (useful before ``Strip`` in a ``Sequence``).
-#[pyclass(extends = PyDecoder, module = "tokenmill.decoders", name = "Fuse")]
-pub struct PyFuse;
-
-#[pymethods]
-impl PyFuse {
-    #[new]
-    #[pyo3(signature = ())]
-    fn new() -> (Self, PyDecoder) {
-        (PyFuse, PyDecoder::new(Fuse::new()))
-    }
-}
-
-/// Removes up to ``left`` leading and ``right`` trailing ``content`` characters from each token.
-///
-/// Args:
-///     content (str, default ``" "``): the character to strip (one character).
-///     left (int, default 0): at most this many from the start.
-///     right (int, default 0): at most this many from the end.
-#[pyclass(extends = PyDecoder, module = "tokenmill.decoders", name = "Strip")]
-pub struct PyStrip;
-
-#[pymethods]
-impl PyStrip {
-    #[new]
-    #[pyo3(signature = (content = ' ', left = 0, right = 0))]
-    fn new(content: char, left: usize, right: usize) -> (Self, PyDecoder) {
-        (PyStrip, PyDecoder::new(Strip::new(content, left, right)))
-    }
-
-    /// The character stripped.
-    #[getter]
-    fn get_content(self_: PyRef<'_, Self>) -> PyResult<char> {
-        getter!(self_, DecoderWrapper::Strip, |d| d.content)
-    }
-    #[setter]
-    fn set_content(self_: PyRef<'_, Self>, content: char) -> PyResult<()> {
-        setter!(self_, DecoderWrapper::Strip, |d| d.content = content)
-    }
-    /// How many characters at most are stripped from the start.
-    #[getter]
-    fn get_start(self_: PyRef<'_, Self>) -> PyResult<usize> {
-        getter!(self_, DecoderWrapper::Strip, |d| d.start)
-    }
-    #[setter]
-    fn set_start(self_: PyRef<'_, Self>, start: usize) -> PyResult<()> {
-        setter!(self_, DecoderWrapper::Strip, |d| d.start = start)
-    }
-    /// How many characters at most are stripped from the end.
-    #[getter]
-    fn get_stop(self_: PyRef<'_, Self>) -> PyResult<usize> {
-        getter!(self_, DecoderWrapper::Strip, |d| d.stop)
-    }
-    #[setter]
-    fn set_stop(self_: PyRef<'_, Self>, stop: usize) -> PyResult<()> {
-        setter!(self_, DecoderWrapper::Strip, |d| d.stop = stop)
-    }
-}
-
-fn parse_prepend_scheme(s: &str) -> PyResult<PrependScheme> {
-    s.parse::<PrependScheme>().map_err(|e| PyValueError::new_err(e.to_string()))
-}
-
-/// Decodes SentencePiece-style tokens: ``replacement`` (``▁``) becomes a space; in the first
-/// token it is dropped instead unless ``prepend_scheme`` is ``"never"``.
-///
-/// Args:
-///     replacement (str, default ``"▁"``): the space stand-in (one character).
-///     prepend_scheme (str, default ``"always"``): ``"always"``, ``"first"`` or ``"never"``,
-///         as given to the Metaspace pre-tokenizer.
-///     split (bool, default True): the pre-tokenizer's setting (stored, unused here).
-#[pyclass(extends = PyDecoder, module = "tokenmill.decoders", name = "Metaspace")]
-pub struct PyMetaspace;
-
-#[pymethods]
-impl PyMetaspace {
-    #[new]
-    #[pyo3(signature = (replacement = '▁', prepend_scheme = String::from("always"), split = true))]
-    fn new(replacement: char, prepend_scheme: String, split: bool) -> PyResult<(Self, PyDecoder)> {
-        let scheme = parse_prepend_scheme(&prepend_scheme)?;
-        Ok((PyMetaspace, PyDecoder::new(Metaspace::new(replacement, scheme, split))))
-    }
-
-    /// The space stand-in.
-    #[getter]
-    fn get_replacement(self_: PyRef<'_, Self>) -> PyResult<String> {
-        getter!(self_, DecoderWrapper::Metaspace, |d| d.replacement().to_string())
-    }
-    #[setter]
-    fn set_replacement(self_: PyRef<'_, Self>, replacement: char) -> PyResult<()> {
-        setter!(self_, DecoderWrapper::Metaspace, |d| d.set_replacement(replacement))
-    }
-    /// ``"always"``, ``"first"`` or ``"never"``.
-    #[getter]
-    fn get_prepend_scheme(self_: PyRef<'_, Self>) -> PyResult<String> {
-        getter!(self_, DecoderWrapper::Metaspace, |d| d.prepend_scheme.as_str().to_string())
-    }
-    #[setter]
-    fn set_prepend_scheme(self_: PyRef<'_, Self>, prepend_scheme: &str) -> PyResult<()> {
-        let scheme = parse_prepend_scheme(prepend_scheme)?;
-        setter!(self_, DecoderWrapper::Metaspace, |d| d.prepend_scheme = scheme)
-    }
-    /// The pre-tokenizer's ``split`` setting.
-    #[getter]
-    fn get_split(self_: PyRef<'_, Self>) -> PyResult<bool> {
-        getter!(self_, DecoderWrapper::Metaspace, |d| d.split)
-    }
-    #[setter]
-    fn set_split(self_: PyRef<'_, Self>, split: bool) -> PyResult<()> {
-        setter!(self_, DecoderWrapper::Metaspace, |d| d.split = split)
-    }
-}
-
-/// Decodes classic BPE tokens: the end-of-word ``suffix`` becomes a space (nothing at the end).
-///
-/// Args:
-///     suffix (str, default ``"</w>"``): the end-of-word suffix of the model.
-#[pyclass(extends = PyDecoder, module = "tokenmill.decoders", name = "BPEDecoder")]
-pub struct PyBPEDecoder;
-
-#[pymethods]
-impl PyBPEDecoder {
-    #[new]
-    #[pyo3(signature = (suffix = String::from("</w>")))]
-    fn new(suffix: String) -> (Self, PyDecoder) {
-        (PyBPEDecoder, PyDecoder::new(BPEDecoder::new(suffix)))
-    }
-
-    /// The end-of-word suffix.
-    #[getter]
-    fn get_suffix(self_: PyRef<'_, Self>) -> PyResult<String> {
-        getter!(self_, DecoderWrapper::BPE, |d| d.suffix.clone())
-    }
-    #[setter]
-    fn set_suffix(self_: PyRef<'_, Self>, suffix: String) -> PyResult<()> {
-        setter!(self_, DecoderWrapper::BPE, |d| d.suffix = suffix)
-    }
-}
-
-/// Decodes CTC (speech model) output: repeated tokens collapse to one, ``pad_token`` is
-/// dropped, ``word_delimiter_token`` becomes a space (with ``cleanup``, which also undoes the
-/// WordPiece-style tokenization spaces).
-///
-/// Args:
-///     pad_token (str, default ``"<pad>"``), word_delimiter_token (str, default ``"|"``),
-///     cleanup (bool, default True).
-#[pyclass(extends = PyDecoder, module = "tokenmill.decoders", name = "CTC")]
-pub struct PyCTC;
-
-#[pymethods]
-impl PyCTC {
-    #[new]
-    #[pyo3(signature = (
-        pad_token = String::from("<pad>"), word_delimiter_token = String::from("|"), cleanup = true
-    ))]
-    fn new(pad_token: String, word_delimiter_token: String, cleanup: bool) -> (Self, PyDecoder) {
-        (PyCTC, PyDecoder::new(CTC::new(pad_token, word_delimiter_token, cleanup)))
-    }
-
-    /// The padding token (dropped).
-    #[getter]
-    fn get_pad_token(self_: PyRef<'_, Self>) -> PyResult<String> {
-        getter!(self_, DecoderWrapper::CTC, |d| d.pad_token.clone())
-    }
-    #[setter]
-    fn set_pad_token(self_: PyRef<'_, Self>, value: String) -> PyResult<()> {
-        setter!(self_, DecoderWrapper::CTC, |d| d.pad_token = value)
-    }
-    /// The word delimiter token (becomes a space).
-    #[getter]
-    fn get_word_delimiter_token(self_: PyRef<'_, Self>) -> PyResult<String> {
-        getter!(self_, DecoderWrapper::CTC, |d| d.word_delimiter_token.clone())
-    }
-    #[setter]
-    fn set_word_delimiter_token(self_: PyRef<'_, Self>, value: String) -> PyResult<()> {
-        setter!(self_, DecoderWrapper::CTC, |d| d.word_delimiter_token = value)
-    }
-    /// Whether tokenization spaces are cleaned up.
-    #[getter]
-    fn get_cleanup(self_: PyRef<'_, Self>) -> PyResult<bool> {
-        getter!(self_, DecoderWrapper::CTC, |d| d.cleanup)
-    }
-    #[setter]
-    fn set_cleanup(self_: PyRef<'_, Self>, value: bool) -> PyResult<()> {
-        setter!(self_, DecoderWrapper::CTC, |d| d.cleanup = value)
     }
 }
 
@@ -416,20 +271,4 @@ impl PyDecodeStream {
         self.skip_special_tokens = skip_special_tokens;
         Ok(())
     }
-}
-
-pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_class::<PyDecoder>()?;
-    m.add_class::<PyDecodeStream>()?;
-    m.add_class::<PyByteLevel>()?;
-    m.add_class::<PyReplace>()?;
-    m.add_class::<PyWordPiece>()?;
-    m.add_class::<PyByteFallback>()?;
-    m.add_class::<PyFuse>()?;
-    m.add_class::<PyStrip>()?;
-    m.add_class::<PyMetaspace>()?;
-    m.add_class::<PyBPEDecoder>()?;
-    m.add_class::<PyCTC>()?;
-    m.add_class::<PySequence>()?;
-    Ok(())
 }

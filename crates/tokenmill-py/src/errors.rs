@@ -6,6 +6,7 @@ use pyo3::exceptions::{PyFileNotFoundError, PyOSError};
 use pyo3::prelude::*;
 use pyo3::sync::GILOnceCell;
 use pyo3::types::{PyDict, PyTuple, PyType};
+use pyo3::PyTypeInfo;
 use tokenmill_core::Error;
 
 create_exception!(tokenmill, TokenmillError, PyException, "Base class of all tokenmill errors.");
@@ -25,15 +26,14 @@ create_exception!(
 /// Exceptions that derive from `TokenmillError` and a builtin (so code written for
 /// `tokenizers`, which raises the builtin, keeps working). `create_exception!` allows one base
 /// only, so each class is made once with `type(name, bases, namespace)`.
-fn dual_exception_class<'py>(
+fn dual_exception_class<'py, Builtin: PyTypeInfo>(
     py: Python<'py>,
     cell: &'static GILOnceCell<Py<PyType>>,
     name: &str,
     doc: &str,
-    builtin: Bound<'py, PyType>,
 ) -> PyResult<&'py Bound<'py, PyType>> {
     derived_exception_class(py, cell, name, doc, || {
-        PyTuple::new(py, [py.get_type::<TokenmillError>(), builtin])
+        PyTuple::new(py, [py.get_type::<TokenmillError>(), py.get_type::<Builtin>()])
     })
 }
 
@@ -68,7 +68,7 @@ static INPUT_TYPE_ERROR: GILOnceCell<Py<PyType>> = GILOnceCell::new();
 
 fn input_type_error_class(py: Python<'_>) -> PyResult<&Bound<'_, PyType>> {
     let doc = "An input of the wrong type (e.g. text that is not a str); also a TypeError.";
-    dual_exception_class(py, &INPUT_TYPE_ERROR, "InputTypeError", doc, py.get_type::<PyTypeError>())
+    dual_exception_class::<PyTypeError>(py, &INPUT_TYPE_ERROR, "InputTypeError", doc)
 }
 
 /// `InvalidArgumentError`: arguments that do not make sense (together); also a `ValueError`
@@ -77,13 +77,7 @@ static INVALID_ARGUMENT_ERROR: GILOnceCell<Py<PyType>> = GILOnceCell::new();
 
 fn invalid_argument_error_class(py: Python<'_>) -> PyResult<&Bound<'_, PyType>> {
     let doc = "Arguments that do not make sense (together); also a ValueError.";
-    dual_exception_class(
-        py,
-        &INVALID_ARGUMENT_ERROR,
-        "InvalidArgumentError",
-        doc,
-        py.get_type::<PyValueError>(),
-    )
+    dual_exception_class::<PyValueError>(py, &INVALID_ARGUMENT_ERROR, "InvalidArgumentError", doc)
 }
 
 /// Builds `tokenmill.InvalidArgumentError`s: `InvalidArgumentError::new_err(message)`.
@@ -108,13 +102,7 @@ static ID_OUT_OF_RANGE_ERROR: GILOnceCell<Py<PyType>> = GILOnceCell::new();
 
 fn id_out_of_range_error_class(py: Python<'_>) -> PyResult<&Bound<'_, PyType>> {
     let doc = "A token id outside 0..2**32 (negative or too large); also an OverflowError.";
-    dual_exception_class(
-        py,
-        &ID_OUT_OF_RANGE_ERROR,
-        "IdOutOfRangeError",
-        doc,
-        py.get_type::<PyOverflowError>(),
-    )
+    dual_exception_class::<PyOverflowError>(py, &ID_OUT_OF_RANGE_ERROR, "IdOutOfRangeError", doc)
 }
 
 /// An `IdOutOfRangeError` with `message`.
@@ -148,7 +136,7 @@ static IO_ERROR: GILOnceCell<Py<PyType>> = GILOnceCell::new();
 fn io_error_class(py: Python<'_>) -> PyResult<&Bound<'_, PyType>> {
     let doc = "A file could not be read or written; also an OSError (errno, strerror and filename \
         are set when the system gave an error code).";
-    dual_exception_class(py, &IO_ERROR, "TokenmillIOError", doc, py.get_type::<PyOSError>())
+    dual_exception_class::<PyOSError>(py, &IO_ERROR, "TokenmillIOError", doc)
 }
 
 /// `TokenmillFileNotFoundError`: a file that does not exist; a `TokenmillIOError` and a

@@ -7,8 +7,10 @@
 //!   written in Python (+ `PreTokenizedString`).
 //! - Shared by the stages: `shared.rs` (one component value shared by every Python object that
 //!   holds it, and the `getter!` / `setter!` accessors), `stage.rs` (the one definition of a
-//!   stage's base class and `Sequence`, and the Tokenizer's stage properties), `repr.rs`
-//!   (`tokenizers`' repr format), `foreign.rs` (accepting `tokenizers` objects), `errors.rs`.
+//!   stage's base class and `Sequence`, and the Tokenizer's stage properties), `properties.rs`
+//!   (the concrete classes and their properties, each declared once as a list of fields),
+//!   `repr.rs` (`tokenizers`' repr format), `foreign.rs` (accepting `tokenizers` objects),
+//!   `errors.rs`.
 //! - The Tokenizer: `tokenizer.rs`, its state (`tokenizer_state.rs`, `snapshot_cell.rs`), its
 //!   inputs and outputs (`input_texts.rs`, `model_inputs.rs`, `encoding.rs`, `id_lists.rs`),
 //!   `gc_pause.rs`, `off_loop.rs` (asyncio).
@@ -42,6 +44,7 @@ mod normalizers;
 mod off_loop;
 mod pre_tokenizers;
 mod processors;
+mod properties;
 mod repr;
 mod sentencepiece;
 mod shared;
@@ -54,19 +57,38 @@ mod trainers;
 mod unigram;
 mod words;
 
+/// A Python str.
+pub(crate) type PyStr<'py> = Bound<'py, pyo3::types::PyString>;
+
+/// A new Python list, or the error that prevented it.
+pub(crate) type ListResult<'py> = PyResult<Bound<'py, pyo3::types::PyList>>;
+
 /// Two NumPy arrays returned together: flat values and where each item's values start.
 pub(crate) type ArrayPair<'py, A, B> =
     (Bound<'py, numpy::PyArray1<A>>, Bound<'py, numpy::PyArray1<B>>);
 
-/// Creates `tokenmill._native.<name>` and lets `fill` add its classes.
+/// Adds classes to a module: `add_classes!(m, PyA, PyB)` (in a function returning `PyResult`).
+macro_rules! add_classes {
+    ($m:expr, $($Class:ty),* $(,)?) => {
+        $($m.add_class::<$Class>()?;)*
+    };
+}
+
+pub(crate) use add_classes;
+
+/// Creates `tokenmill._native.<name>` and lets `fill` add its classes. The submodule is also
+/// put in `sys.modules`, so that `from tokenmill._native.<name> import X` works.
 pub(crate) fn add_submodule(
     parent: &Bound<'_, PyModule>,
     name: &str,
     fill: impl FnOnce(&Bound<'_, PyModule>) -> PyResult<()>,
 ) -> PyResult<()> {
-    let sub = PyModule::new(parent.py(), name)?;
+    let py = parent.py();
+    let sub = PyModule::new(py, name)?;
     fill(&sub)?;
     parent.add_submodule(&sub)?;
+    let modules = py.import("sys")?.getattr("modules")?;
+    modules.set_item(format!("tokenmill._native.{name}"), sub)?;
     Ok(())
 }
 

@@ -1,18 +1,19 @@
 //! `tokenmill.models`: the `Model` base class, `BPE`, `WordPiece`, `WordLevel`, and `Token`.
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple, PyType};
 use tokenmill_core::models::bpe::{self, BpeBuilder, BpeOptions, Merges, BPE};
-use tokenmill_core::models::wordlevel::{self, WordLevel};
-use tokenmill_core::models::wordpiece::{self, WordPieceBuilder};
+use tokenmill_core::models::wordlevel::{self, WordLevel, WordLevelBuilder};
+use tokenmill_core::models::wordpiece::{self, WordPiece, WordPieceBuilder};
 use tokenmill_core::models::ModelWrapper;
 use tokenmill_core::tokenizer::{Model, Token};
 use tokenmill_core::trainers::TrainerWrapper;
 
 use crate::errors::ToPyResult;
+use crate::properties::component_properties;
 use crate::shared::{getter, setter, Shared};
 
 /// Sequences longer than this are tokenized with the GIL released.
@@ -253,15 +254,9 @@ fn build_bpe(
     }
 }
 
-/// Changes the BPE model a `BPE` object holds (see `setter!`) and forgets its cached words.
-macro_rules! bpe_setter {
-    ($self_:ident, |$m:ident| $body:expr) => {
-        setter!($self_, ModelWrapper::BPE, |$m| {
-            let result = $body;
-            $m.clear_cache();
-            result
-        })
-    };
+/// What a `BPE` object's setters do after a change: its cached words are forgotten.
+fn forget_words(model: &mut BPE) {
+    model.clear_cache();
 }
 
 #[pymethods]
@@ -330,74 +325,6 @@ impl PyBPE {
         cls.call(args, kwargs)
     }
 
-    #[getter]
-    fn get_dropout(self_: PyRef<'_, Self>) -> PyResult<Option<f32>> {
-        getter!(self_, ModelWrapper::BPE, |m| m.dropout)
-    }
-    #[setter]
-    fn set_dropout(self_: PyRef<'_, Self>, dropout: Option<f32>) -> PyResult<()> {
-        bpe_setter!(self_, |m| m.set_dropout(dropout))?.py()
-    }
-    #[getter]
-    fn get_dropout_seed(self_: PyRef<'_, Self>) -> PyResult<Option<u64>> {
-        getter!(self_, ModelWrapper::BPE, |m| m.dropout_seed())
-    }
-    #[setter]
-    fn set_dropout_seed(self_: PyRef<'_, Self>, seed: Option<u64>) -> PyResult<()> {
-        bpe_setter!(self_, |m| m.set_dropout_seed(seed))
-    }
-    #[getter]
-    fn get_unk_token(self_: PyRef<'_, Self>) -> PyResult<Option<String>> {
-        getter!(self_, ModelWrapper::BPE, |m| m.unk_token.clone())
-    }
-    #[setter]
-    fn set_unk_token(self_: PyRef<'_, Self>, unk_token: Option<String>) -> PyResult<()> {
-        bpe_setter!(self_, |m| m.unk_token = unk_token)
-    }
-    #[getter]
-    fn get_continuing_subword_prefix(self_: PyRef<'_, Self>) -> PyResult<Option<String>> {
-        getter!(self_, ModelWrapper::BPE, |m| m.continuing_subword_prefix.clone())
-    }
-    #[setter]
-    fn set_continuing_subword_prefix(
-        self_: PyRef<'_, Self>,
-        prefix: Option<String>,
-    ) -> PyResult<()> {
-        bpe_setter!(self_, |m| m.continuing_subword_prefix = prefix)
-    }
-    #[getter]
-    fn get_end_of_word_suffix(self_: PyRef<'_, Self>) -> PyResult<Option<String>> {
-        getter!(self_, ModelWrapper::BPE, |m| m.end_of_word_suffix.clone())
-    }
-    #[setter]
-    fn set_end_of_word_suffix(self_: PyRef<'_, Self>, suffix: Option<String>) -> PyResult<()> {
-        bpe_setter!(self_, |m| m.end_of_word_suffix = suffix)
-    }
-    #[getter]
-    fn get_fuse_unk(self_: PyRef<'_, Self>) -> PyResult<bool> {
-        getter!(self_, ModelWrapper::BPE, |m| m.fuse_unk)
-    }
-    #[setter]
-    fn set_fuse_unk(self_: PyRef<'_, Self>, fuse_unk: bool) -> PyResult<()> {
-        bpe_setter!(self_, |m| m.fuse_unk = fuse_unk)
-    }
-    #[getter]
-    fn get_byte_fallback(self_: PyRef<'_, Self>) -> PyResult<bool> {
-        getter!(self_, ModelWrapper::BPE, |m| m.byte_fallback)
-    }
-    #[setter]
-    fn set_byte_fallback(self_: PyRef<'_, Self>, byte_fallback: bool) -> PyResult<()> {
-        bpe_setter!(self_, |m| m.byte_fallback = byte_fallback)
-    }
-    #[getter]
-    fn get_ignore_merges(self_: PyRef<'_, Self>) -> PyResult<bool> {
-        getter!(self_, ModelWrapper::BPE, |m| m.ignore_merges)
-    }
-    #[setter]
-    fn set_ignore_merges(self_: PyRef<'_, Self>, ignore_merges: bool) -> PyResult<()> {
-        bpe_setter!(self_, |m| m.ignore_merges = ignore_merges)
-    }
-
     /// Forgets the cached words.
     fn _clear_cache(self_: PyRef<'_, Self>) -> PyResult<()> {
         getter!(self_, ModelWrapper::BPE, |m| m.clear_cache())
@@ -405,25 +332,90 @@ impl PyBPE {
 
     /// Changes how many words are cached (0 disables the cache).
     fn _resize_cache(self_: PyRef<'_, Self>, capacity: usize) -> PyResult<()> {
-        bpe_setter!(self_, |m| m.resize_cache(capacity))
+        setter!(self_, ModelWrapper::BPE, |m| {
+            m.resize_cache(capacity);
+            forget_words(m)
+        })
     }
 }
 
-/// A `vocab` argument: a dict token → id, or the path of a file.
-enum VocabArg {
-    Map(HashMap<String, u32>),
-    File(PathBuf),
+component_properties! {
+    PyBPE, ModelWrapper::BPE(|m| m), after_set(forget_words);
+    fields {
+        unk_token: Option<String>;
+        continuing_subword_prefix: Option<String>;
+        end_of_word_suffix: Option<String>;
+        fuse_unk: bool;
+        byte_fallback: bool;
+        ignore_merges: bool;
+    }
+    accessors {
+        dropout: Option<f32> => m.dropout,
+            |dropout: Option<f32>| m.set_dropout(dropout);
+        dropout_seed: Option<u64> => m.dropout_seed(),
+            |seed: Option<u64>| m.set_dropout_seed(seed);
+    }
 }
 
-/// Reads a `vocab` argument; `file` names the expected file in the error.
-fn vocab_arg(vocab: &Bound<'_, PyAny>, file: &str) -> PyResult<VocabArg> {
-    if vocab.is_instance_of::<PyDict>() {
-        return Ok(VocabArg::Map(vocab.extract()?));
-    }
-    let path = vocab.extract().map_err(|_| {
-        PyTypeError::new_err(format!("vocab must be a dict token → id or the path of a {file}"))
-    })?;
-    Ok(VocabArg::File(path))
+/// A builder of a model whose vocabulary is a dict token → id or one file: WordPiece, WordLevel.
+trait VocabBuilder: Sized + Send {
+    type Model: Into<ModelWrapper> + Send;
+    /// The vocabulary file, as errors name it ("vocab.txt").
+    const FILE: &'static str;
+    fn with_vocab(self, vocab: HashMap<String, u32>) -> Self;
+    fn with_file(self, path: PathBuf) -> Self;
+    fn build_model(self) -> tokenmill_core::Result<Self::Model>;
+    /// Reads the vocabulary file.
+    fn read_file(path: &Path) -> tokenmill_core::Result<HashMap<String, u32>>;
+}
+
+macro_rules! vocab_builders {
+    ($($Builder:ident => $Model:ident, $files:ident, $file:literal;)*) => {$(
+        impl VocabBuilder for $Builder {
+            type Model = $Model;
+            const FILE: &'static str = $file;
+            fn with_vocab(self, vocab: HashMap<String, u32>) -> Self {
+                self.vocab(vocab)
+            }
+            fn with_file(self, path: PathBuf) -> Self {
+                self.file(path)
+            }
+            fn build_model(self) -> tokenmill_core::Result<$Model> {
+                self.build()
+            }
+            fn read_file(path: &Path) -> tokenmill_core::Result<HashMap<String, u32>> {
+                $files::files::read_file(path)
+            }
+        }
+    )*};
+}
+
+vocab_builders! {
+    WordPieceBuilder => WordPiece, wordpiece, "vocab.txt";
+    WordLevelBuilder => WordLevel, wordlevel, "vocab.json";
+}
+
+/// The base class of a WordPiece or WordLevel model: `builder` given `vocab` (a dict token →
+/// id, or the path of its file) and built without the GIL.
+fn vocab_model<B: VocabBuilder>(
+    py: Python<'_>,
+    builder: B,
+    vocab: Option<&Bound<'_, PyAny>>,
+) -> PyResult<PyModel> {
+    let builder = match vocab {
+        None => builder,
+        Some(vocab) if vocab.is_instance_of::<PyDict>() => builder.with_vocab(vocab.extract()?),
+        Some(vocab) => {
+            let path = vocab.extract().map_err(|_| {
+                let file = B::FILE;
+                let message = format!("vocab must be a dict token → id or the path of a {file}");
+                PyTypeError::new_err(message)
+            })?;
+            builder.with_file(path)
+        }
+    };
+    let model = py.allow_threads(|| builder.build_model()).py()?;
+    Ok(PyModel::new(model))
 }
 
 /// WordPiece model (BERT's subwords), as `tokenizers.models.WordPiece`: each word becomes the
@@ -449,31 +441,16 @@ impl PyWordPiece {
         max_input_chars_per_word: Option<usize>,
         continuing_subword_prefix: Option<String>,
     ) -> PyResult<(Self, PyModel)> {
-        let mut builder = WordPieceBuilder::new();
-        if let Some(unk) = unk_token {
-            builder = builder.unk_token(unk);
-        }
-        if let Some(max) = max_input_chars_per_word {
-            builder = builder.max_input_chars_per_word(max);
-        }
-        if let Some(prefix) = continuing_subword_prefix {
-            builder = builder.continuing_subword_prefix(prefix);
-        }
-        match vocab.map(|v| vocab_arg(v, "vocab.txt")).transpose()? {
-            None => {}
-            Some(VocabArg::Map(vocab)) => builder = builder.vocab(vocab),
-            Some(VocabArg::File(path)) => builder = builder.file(path),
-        }
-        let model = py.allow_threads(|| builder.build()).py()?;
-        Ok((PyWordPiece, PyModel::new(ModelWrapper::WordPiece(model))))
-    }
-
-    /// Reads `vocab.txt` and returns the dict token → id (the line number, from 0). A
-    /// duplicated token or invalid UTF-8 raise `FormatError` naming the file and line.
-    #[staticmethod]
-    #[pyo3(signature = (vocab))]
-    fn read_file(py: Python<'_>, vocab: PathBuf) -> PyResult<HashMap<String, u32>> {
-        py.allow_threads(|| wordpiece::files::read_file(&vocab)).py()
+        // Each option given sets the builder's (`fold` over an Option applies it when Some).
+        let builder =
+            unk_token.into_iter().fold(WordPieceBuilder::new(), WordPieceBuilder::unk_token);
+        let builder = max_input_chars_per_word
+            .into_iter()
+            .fold(builder, WordPieceBuilder::max_input_chars_per_word);
+        let builder = continuing_subword_prefix
+            .into_iter()
+            .fold(builder, WordPieceBuilder::continuing_subword_prefix);
+        Ok((PyWordPiece, vocab_model(py, builder, vocab)?))
     }
 
     /// A WordPiece model from `vocab.txt`, with the constructor's keyword options. The unk
@@ -489,30 +466,18 @@ impl PyWordPiece {
         let args = PyTuple::new(py, [vocab.into_pyobject(py)?.into_any()])?;
         cls.call(args, kwargs)
     }
+}
 
-    #[getter]
-    fn get_unk_token(self_: PyRef<'_, Self>) -> PyResult<String> {
-        getter!(self_, ModelWrapper::WordPiece, |m| m.unk_token.clone())
+component_properties! {
+    PyWordPiece, ModelWrapper::WordPiece(|m| m);
+    fields {
+        unk_token: String;
+        max_input_chars_per_word: usize;
     }
-    #[setter]
-    fn set_unk_token(self_: PyRef<'_, Self>, unk_token: String) -> PyResult<()> {
-        setter!(self_, ModelWrapper::WordPiece, |m| m.unk_token = unk_token)
-    }
-    #[getter]
-    fn get_continuing_subword_prefix(self_: PyRef<'_, Self>) -> PyResult<String> {
-        getter!(self_, ModelWrapper::WordPiece, |m| m.continuing_subword_prefix().to_string())
-    }
-    #[setter]
-    fn set_continuing_subword_prefix(self_: PyRef<'_, Self>, prefix: String) -> PyResult<()> {
-        setter!(self_, ModelWrapper::WordPiece, |m| m.set_continuing_subword_prefix(prefix))
-    }
-    #[getter]
-    fn get_max_input_chars_per_word(self_: PyRef<'_, Self>) -> PyResult<usize> {
-        getter!(self_, ModelWrapper::WordPiece, |m| m.max_input_chars_per_word)
-    }
-    #[setter]
-    fn set_max_input_chars_per_word(self_: PyRef<'_, Self>, max: usize) -> PyResult<()> {
-        setter!(self_, ModelWrapper::WordPiece, |m| m.max_input_chars_per_word = max)
+    accessors {
+        continuing_subword_prefix: String =>
+            m.continuing_subword_prefix().to_string(),
+            |prefix: String| m.set_continuing_subword_prefix(prefix);
     }
 }
 
@@ -535,25 +500,8 @@ impl PyWordLevel {
         vocab: Option<&Bound<'_, PyAny>>,
         unk_token: Option<String>,
     ) -> PyResult<(Self, PyModel)> {
-        let mut builder = WordLevel::builder();
-        if let Some(unk) = unk_token {
-            builder = builder.unk_token(unk);
-        }
-        match vocab.map(|v| vocab_arg(v, "vocab.json")).transpose()? {
-            None => {}
-            Some(VocabArg::Map(vocab)) => builder = builder.vocab(vocab),
-            Some(VocabArg::File(path)) => builder = builder.file(path),
-        }
-        let model = py.allow_threads(|| builder.build()).py()?;
-        Ok((PyWordLevel, PyModel::new(ModelWrapper::WordLevel(model))))
-    }
-
-    /// Reads `vocab.json` and returns the dict token → id. Malformed JSON or an id that is not
-    /// a non-negative integer raise `FormatError` naming the file and line.
-    #[staticmethod]
-    #[pyo3(signature = (vocab))]
-    fn read_file(py: Python<'_>, vocab: PathBuf) -> PyResult<HashMap<String, u32>> {
-        py.allow_threads(|| wordlevel::files::read_file(&vocab)).py()
+        let builder = unk_token.into_iter().fold(WordLevel::builder(), WordLevelBuilder::unk_token);
+        Ok((PyWordLevel, vocab_model(py, builder, vocab)?))
     }
 
     /// A WordLevel model from `vocab.json` (the unk token need not be in it, as in
@@ -567,23 +515,41 @@ impl PyWordLevel {
     ) -> PyResult<Bound<'py, PyAny>> {
         cls.call1((vocab, unk_token))
     }
+}
 
-    #[getter]
-    fn get_unk_token(self_: PyRef<'_, Self>) -> PyResult<String> {
-        getter!(self_, ModelWrapper::WordLevel, |m| m.unk_token.clone())
-    }
-    #[setter]
-    fn set_unk_token(self_: PyRef<'_, Self>, unk_token: String) -> PyResult<()> {
-        setter!(self_, ModelWrapper::WordLevel, |m| m.unk_token = unk_token)
+component_properties! {
+    PyWordLevel, ModelWrapper::WordLevel(|m| m);
+    fields {
+        unk_token: String;
     }
 }
 
+/// `read_file` of the models whose vocabulary is one file.
+macro_rules! read_vocab_file {
+    ($($(#[$doc:meta])* $Class:ident: $Builder:ident;)*) => {$(
+        #[pymethods]
+        impl $Class {
+            $(#[$doc])*
+            #[staticmethod]
+            #[pyo3(signature = (vocab))]
+            fn read_file(py: Python<'_>, vocab: PathBuf) -> PyResult<HashMap<String, u32>> {
+                py.allow_threads(|| $Builder::read_file(&vocab)).py()
+            }
+        }
+    )*};
+}
+
+read_vocab_file! {
+    /// Reads `vocab.txt` and returns the dict token → id (the line number, from 0). A
+    /// duplicated token or invalid UTF-8 raise `FormatError` naming the file and line.
+    PyWordPiece: WordPieceBuilder;
+    /// Reads `vocab.json` and returns the dict token → id. Malformed JSON or an id that is not
+    /// a non-negative integer raise `FormatError` naming the file and line.
+    PyWordLevel: WordLevelBuilder;
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_class::<PyModel>()?;
-    m.add_class::<PyBPE>()?;
-    m.add_class::<PyWordPiece>()?;
-    m.add_class::<PyWordLevel>()?;
-    crate::unigram::register_models(m)?;
-    m.add_class::<PyToken>()?;
+    use crate::unigram::PyUnigram;
+    crate::add_classes!(m, PyModel, PyBPE, PyWordPiece, PyWordLevel, PyUnigram, PyToken);
     Ok(())
 }

@@ -6,7 +6,7 @@
 //! `tokenmill.NormalizedString` (a string with its alignments, for exploring normalizers).
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PySlice, PyTuple};
+use pyo3::types::{PyBytes, PySlice};
 
 use tokenmill_core::normalizers::{
     BertNormalizer, ByteLevel, Lowercase, Nmt, NormalizerWrapper, Precompiled, Prepend, Replace,
@@ -17,6 +17,7 @@ use tokenmill_core::utils::offsets::ByteToCharOffsets;
 use tokenmill_core::utils::regex::Regex;
 
 use crate::errors::ToPyResult;
+use crate::properties::{component_classes, split_behavior};
 use crate::shared::{getter, resolve_index, setter};
 use crate::stage::stage_classes;
 
@@ -35,22 +36,10 @@ stage_classes! {
     ///     normalizers (list of Normalizer): the normalizers, in order.
     sequence PySequence(normalizers, "(self, normalizers)"), items Shared,
         set_item PyTypeError("normalizer should not be a sequence");
+    // (A Sequence nested in a Sequence stays one item, as in tokenizers.)
     subclasses {
-        BertNormalizer => PyBertNormalizer,
-        Strip => PyStrip,
-        StripAccents => PyStripAccents,
-        NFC => PyNFC,
-        NFD => PyNFD,
-        NFKC => PyNFKC,
-        NFKD => PyNFKD,
-        // A Sequence nested in a Sequence stays one item (as in tokenizers).
-        Sequence => PySequence,
-        Lowercase => PyLowercase,
-        Nmt => PyNmt,
-        Precompiled => PyPrecompiled,
-        Replace => PyReplace,
-        Prepend => PyPrepend,
-        ByteLevel => PyByteLevel,
+        BertNormalizer, Strip, StripAccents, NFC, NFD, NFKC, NFKD, Sequence, Lowercase, Nmt,
+        Precompiled, Replace, Prepend, ByteLevel
     }
     plain { Custom }
     /// A normalizer written in Python: ``normalizer`` is any object with a
@@ -83,222 +72,139 @@ stage_classes! {
     }
 }
 
-/// Declares a normalizer class without parameters.
-macro_rules! unit_class {
-    ($(#[$doc:meta])* $rust:ident, $name:literal, $core:expr) => {
-        $(#[$doc])*
-        #[pyclass(extends = PyNormalizer, module = "tokenmill.normalizers", name = $name)]
-        pub struct $rust;
+component_classes! {
+    PyNormalizer("tokenmill.normalizers"), NormalizerWrapper,
+        unit #[pyo3(text_signature = "(self)")];
 
-        #[pymethods]
-        impl $rust {
-            #[new]
-            #[pyo3(text_signature = "(self)")]
-            fn new() -> (Self, PyNormalizer) {
-                ($rust, PyNormalizer::new($core))
-            }
-        }
-    };
-}
-
-unit_class!(
     /// NFD Unicode normalizer: canonical decomposition (``é`` → ``e`` + combining acute).
-    PyNFD, "NFD", NFD
-);
-unit_class!(
+    PyNFD("NFD") = NFD;
+
     /// NFKD Unicode normalizer: compatibility decomposition (``ﬁ`` → ``fi``, ``é`` → ``e`` +
     /// accent).
-    PyNFKD, "NFKD", NFKD
-);
-unit_class!(
+    PyNFKD("NFKD") = NFKD;
+
     /// NFC Unicode normalizer: canonical decomposition then composition (``e`` + accent → ``é``).
-    PyNFC, "NFC", NFC
-);
-unit_class!(
+    PyNFC("NFC") = NFC;
+
     /// NFKC Unicode normalizer: compatibility decomposition then canonical composition
     /// (``ﬁ`` → ``fi``, ``½`` → ``1⁄2``).
-    PyNFKC, "NFKC", NFKC
-);
-unit_class!(
-    /// Lowercases with the full Unicode mapping (``İ`` becomes ``i`` + combining dot).
-    PyLowercase, "Lowercase", Lowercase
-);
-unit_class!(
-    /// Removes combining marks (accents); usually after ``NFD``.
-    PyStripAccents, "StripAccents", StripAccents
-);
-unit_class!(
-    /// SentencePiece's NMT cleanup: removes control chars, turns space-like chars into spaces.
-    PyNmt, "Nmt", Nmt
-);
+    PyNFKC("NFKC") = NFKC;
 
-/// Replaces each byte of the text by its GPT-2 byte-level char (``" "`` → ``"Ġ"``).
-#[pyclass(extends = PyNormalizer, module = "tokenmill.normalizers", name = "ByteLevel")]
-pub struct PyByteLevel;
+    /// Lowercases with the full Unicode mapping (``İ`` becomes ``i`` + combining dot).
+    PyLowercase("Lowercase") = Lowercase;
+
+    /// Removes combining marks (accents); usually after ``NFD``.
+    PyStripAccents("StripAccents") = StripAccents;
+
+    /// SentencePiece's NMT cleanup: removes control chars, turns space-like chars into spaces.
+    PyNmt("Nmt") = Nmt;
+
+    /// Replaces each byte of the text by its GPT-2 byte-level char (``" "`` → ``"Ġ"``).
+    PyByteLevel("ByteLevel") = ByteLevel;
+
+    /// The text cleanup of the original BERT.
+    ///
+    /// Args:
+    // (Two lines as `#[doc]` attributes: as comments they would pass 100 columns here.)
+    #[doc = "     clean_text (bool, default True): remove control chars and turn all whitespace \
+        into spaces."]
+    ///     handle_chinese_chars (bool, default True): put spaces around CJK ideographs.
+    #[doc = "     strip_accents (bool or None, default None): remove accents; None means \
+        \"when lowercasing\"."]
+    ///     lowercase (bool, default True): lowercase the text.
+    PyBertNormalizer("BertNormalizer"), BertNormalizer(|n| n) {
+        #[pyo3(text_signature = "(self, clean_text=True, handle_chinese_chars=True, \
+                strip_accents=None, lowercase=True)")]
+        new(
+            clean_text: bool = true,
+            handle_chinese_chars: bool = true,
+            strip_accents: Option<bool> = None,
+            lowercase: bool = true,
+        ) => BertNormalizer::new(clean_text, handle_chinese_chars, strip_accents, lowercase);
+        fields {
+            clean_text: bool;
+            handle_chinese_chars: bool;
+            strip_accents: Option<bool>;
+            lowercase: bool;
+        }
+    }
+
+    /// Removes whitespace on the left and/or right of the text.
+    ///
+    /// Args:
+    ///     left (bool, default True): strip leading whitespace.
+    ///     right (bool, default True): strip trailing whitespace.
+    PyStrip("Strip"), Strip(|n| n) {
+        #[pyo3(text_signature = "(self, left=True, right=True)")]
+        new(left: bool = true, right: bool = true) => Strip::new(left, right);
+        fields {
+            strip_left as left: bool;
+            strip_right as right: bool;
+        }
+    }
+
+    /// Adds a string in front of any non-empty text.
+    ///
+    /// Args:
+    ///     prepend (str, default "▁"): what to add.
+    PyPrepend("Prepend"), Prepend(|n| n) {
+        #[pyo3(text_signature = "(self, prepend)")]
+        new(prepend: String = ("▁".to_string())) => Prepend::new(prepend);
+        fields {
+            prepend: String;
+        }
+    }
+
+    /// Replaces every match of a pattern by a content.
+    ///
+    /// Args:
+    ///     pattern (str or tokenmill.Regex): a str is matched literally; a ``tokenmill.Regex`` as a
+    ///         regular expression.
+    ///     content (str): the replacement.
+    PyReplace("Replace"), Replace(|n| n) {
+        #[pyo3(text_signature = "(self, pattern, content)")]
+        new(pattern: &Bound<'_, PyAny>, content: String)
+            => Replace::new(extract_replace_pattern(pattern)?, content).py()?;
+        newargs(py) => ["", ""];
+        fields {
+            content: String;
+        }
+    }
+
+    /// SentencePiece's compiled normalization rules (the ``precompiled_charsmap`` of a
+    /// SentencePiece model, as in T5 / ALBERT / XLM-R tokenizer.json files).
+    ///
+    /// Args:
+    ///     precompiled_charsmap (bytes): the compiled rules.
+    PyPrecompiled("Precompiled"), Precompiled(|n| n) {
+        #[pyo3(text_signature = "(self, precompiled_charsmap)")]
+        new(precompiled_charsmap: Vec<u8>)
+            => Precompiled::from_charsmap(&precompiled_charsmap).py()?;
+        newargs(py) => [PyBytes::new(py, b"")];
+    }
+}
 
 #[pymethods]
 impl PyByteLevel {
-    #[new]
-    #[pyo3(text_signature = "(self)")]
-    fn new() -> (Self, PyNormalizer) {
-        (PyByteLevel, PyNormalizer::new(ByteLevel))
-    }
-
     /// The 256 chars of the byte-level alphabet.
     #[staticmethod]
     fn alphabet() -> Vec<String> {
-        ByteLevel::alphabet().into_iter().map(String::from).collect()
+        crate::pre_tokenizers::byte_level_alphabet()
     }
 }
 
-/// The text cleanup of the original BERT.
-///
-/// Args:
-///     clean_text (bool, default True): remove control chars and turn all whitespace into spaces.
-///     handle_chinese_chars (bool, default True): put spaces around CJK ideographs.
-///     strip_accents (bool or None, default None): remove accents; None means "when lowercasing".
-///     lowercase (bool, default True): lowercase the text.
-#[pyclass(extends = PyNormalizer, module = "tokenmill.normalizers", name = "BertNormalizer")]
-pub struct PyBertNormalizer;
-
-#[pymethods]
-impl PyBertNormalizer {
-    #[new]
-    #[pyo3(
-        signature = (
-            clean_text = true, handle_chinese_chars = true, strip_accents = None, lowercase = true
-        ),
-        text_signature = "(self, clean_text=True, handle_chinese_chars=True, strip_accents=None, \
-            lowercase=True)"
-    )]
-    fn new(
-        clean_text: bool,
-        handle_chinese_chars: bool,
-        strip_accents: Option<bool>,
-        lowercase: bool,
-    ) -> (Self, PyNormalizer) {
-        (
-            PyBertNormalizer,
-            PyNormalizer::new(BertNormalizer::new(
-                clean_text,
-                handle_chinese_chars,
-                strip_accents,
-                lowercase,
-            )),
-        )
-    }
-
-    #[getter]
-    fn get_clean_text(self_: PyRef<'_, Self>) -> PyResult<bool> {
-        getter!(self_, NormalizerWrapper::BertNormalizer, |n| n.clean_text)
-    }
-    #[setter]
-    fn set_clean_text(self_: PyRef<'_, Self>, value: bool) -> PyResult<()> {
-        setter!(self_, NormalizerWrapper::BertNormalizer, |n| n.clean_text = value)
-    }
-    #[getter]
-    fn get_handle_chinese_chars(self_: PyRef<'_, Self>) -> PyResult<bool> {
-        getter!(self_, NormalizerWrapper::BertNormalizer, |n| n.handle_chinese_chars)
-    }
-    #[setter]
-    fn set_handle_chinese_chars(self_: PyRef<'_, Self>, value: bool) -> PyResult<()> {
-        setter!(self_, NormalizerWrapper::BertNormalizer, |n| n.handle_chinese_chars = value)
-    }
-    #[getter]
-    fn get_strip_accents(self_: PyRef<'_, Self>) -> PyResult<Option<bool>> {
-        getter!(self_, NormalizerWrapper::BertNormalizer, |n| n.strip_accents)
-    }
-    #[setter]
-    fn set_strip_accents(self_: PyRef<'_, Self>, value: Option<bool>) -> PyResult<()> {
-        setter!(self_, NormalizerWrapper::BertNormalizer, |n| n.strip_accents = value)
-    }
-    #[getter]
-    fn get_lowercase(self_: PyRef<'_, Self>) -> PyResult<bool> {
-        getter!(self_, NormalizerWrapper::BertNormalizer, |n| n.lowercase)
-    }
-    #[setter]
-    fn set_lowercase(self_: PyRef<'_, Self>, value: bool) -> PyResult<()> {
-        setter!(self_, NormalizerWrapper::BertNormalizer, |n| n.lowercase = value)
-    }
-}
-
-/// Removes whitespace on the left and/or right of the text.
-///
-/// Args:
-///     left (bool, default True): strip leading whitespace.
-///     right (bool, default True): strip trailing whitespace.
-#[pyclass(extends = PyNormalizer, module = "tokenmill.normalizers", name = "Strip")]
-pub struct PyStrip;
-
-#[pymethods]
-impl PyStrip {
-    #[new]
-    #[pyo3(signature = (
-        left = true, right = true
-    ), text_signature = "(self, left=True, right=True)")]
-    fn new(left: bool, right: bool) -> (Self, PyNormalizer) {
-        (PyStrip, PyNormalizer::new(Strip::new(left, right)))
-    }
-
-    #[getter]
-    fn get_left(self_: PyRef<'_, Self>) -> PyResult<bool> {
-        getter!(self_, NormalizerWrapper::Strip, |n| n.strip_left)
-    }
-    #[setter]
-    fn set_left(self_: PyRef<'_, Self>, value: bool) -> PyResult<()> {
-        setter!(self_, NormalizerWrapper::Strip, |n| n.strip_left = value)
-    }
-    #[getter]
-    fn get_right(self_: PyRef<'_, Self>) -> PyResult<bool> {
-        getter!(self_, NormalizerWrapper::Strip, |n| n.strip_right)
-    }
-    #[setter]
-    fn set_right(self_: PyRef<'_, Self>, value: bool) -> PyResult<()> {
-        setter!(self_, NormalizerWrapper::Strip, |n| n.strip_right = value)
-    }
-}
-
-/// Adds a string in front of any non-empty text.
-///
-/// Args:
-///     prepend (str, default "▁"): what to add.
-#[pyclass(extends = PyNormalizer, module = "tokenmill.normalizers", name = "Prepend")]
-pub struct PyPrepend;
-
-#[pymethods]
-impl PyPrepend {
-    #[new]
-    #[pyo3(signature = (prepend = "▁".to_string()), text_signature = "(self, prepend)")]
-    fn new(prepend: String) -> (Self, PyNormalizer) {
-        (PyPrepend, PyNormalizer::new(Prepend::new(prepend)))
-    }
-
-    #[getter]
-    fn get_prepend(self_: PyRef<'_, Self>) -> PyResult<String> {
-        getter!(self_, NormalizerWrapper::Prepend, |n| n.prepend.clone())
-    }
-    #[setter]
-    fn set_prepend(self_: PyRef<'_, Self>, value: String) -> PyResult<()> {
-        setter!(self_, NormalizerWrapper::Prepend, |n| n.prepend = value)
-    }
-}
-
-/// Replaces every match of a pattern by a content.
-///
-/// Args:
-///     pattern (str or tokenmill.Regex): a str is matched literally; a ``tokenmill.Regex`` as a
-///         regular expression.
-///     content (str): the replacement.
-#[pyclass(extends = PyNormalizer, module = "tokenmill.normalizers", name = "Replace")]
-pub struct PyReplace;
-
-/// A `str` (literal) or a `tokenmill.Regex` from Python.
-pub(crate) fn extract_replace_pattern(pattern: &Bound<'_, PyAny>) -> PyResult<ReplacePattern> {
+/// A pattern from Python: a `str` (matched literally, as `literal(s)`) or a `tokenmill.Regex`
+/// (as `regex(its pattern)`).
+pub(crate) fn extract_pattern<P>(
+    pattern: &Bound<'_, PyAny>,
+    literal: impl FnOnce(String) -> P,
+    regex: impl FnOnce(String) -> P,
+) -> PyResult<P> {
     if let Ok(s) = pattern.extract::<String>() {
-        return Ok(ReplacePattern::String(s));
+        return Ok(literal(s));
     }
-    if let Ok(regex) = pattern.downcast::<PyRegex>() {
-        return Ok(ReplacePattern::Regex(regex.borrow().inner.as_str().to_string()));
+    if let Ok(compiled) = pattern.downcast::<PyRegex>() {
+        return Ok(regex(compiled.get().inner.as_str().to_string()));
     }
     Err(PyTypeError::new_err(format!(
         "pattern must be a str or a tokenmill.Regex, got {}",
@@ -306,19 +212,13 @@ pub(crate) fn extract_replace_pattern(pattern: &Bound<'_, PyAny>) -> PyResult<Re
     )))
 }
 
+/// A `Replace` pattern from Python (see [`extract_pattern`]).
+pub(crate) fn extract_replace_pattern(pattern: &Bound<'_, PyAny>) -> PyResult<ReplacePattern> {
+    extract_pattern(pattern, ReplacePattern::String, ReplacePattern::Regex)
+}
+
 #[pymethods]
 impl PyReplace {
-    #[new]
-    #[pyo3(text_signature = "(self, pattern, content)")]
-    fn new(pattern: &Bound<'_, PyAny>, content: String) -> PyResult<(Self, PyNormalizer)> {
-        let replace = Replace::new(extract_replace_pattern(pattern)?, content).py()?;
-        Ok((PyReplace, PyNormalizer::new(replace)))
-    }
-
-    fn __getnewargs__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
-        PyTuple::new(py, ["", ""])
-    }
-
     /// The pattern: a str for a literal, a ``tokenmill.Regex`` for a regex.
     #[getter]
     fn get_pattern(self_: PyRef<'_, Self>) -> PyResult<PyObject> {
@@ -334,36 +234,6 @@ impl PyReplace {
         let content = getter!(self_, NormalizerWrapper::Replace, |n| n.content.clone())?;
         let replace = Replace::new(pattern, content).py()?;
         setter!(self_, NormalizerWrapper::Replace, |n| *n = replace)
-    }
-    #[getter]
-    fn get_content(self_: PyRef<'_, Self>) -> PyResult<String> {
-        getter!(self_, NormalizerWrapper::Replace, |n| n.content.clone())
-    }
-    #[setter]
-    fn set_content(self_: PyRef<'_, Self>, value: String) -> PyResult<()> {
-        setter!(self_, NormalizerWrapper::Replace, |n| n.content = value)
-    }
-}
-
-/// SentencePiece's compiled normalization rules (the ``precompiled_charsmap`` of a
-/// SentencePiece model, as in T5 / ALBERT / XLM-R tokenizer.json files).
-///
-/// Args:
-///     precompiled_charsmap (bytes): the compiled rules.
-#[pyclass(extends = PyNormalizer, module = "tokenmill.normalizers", name = "Precompiled")]
-pub struct PyPrecompiled;
-
-#[pymethods]
-impl PyPrecompiled {
-    #[new]
-    #[pyo3(text_signature = "(self, precompiled_charsmap)")]
-    fn new(precompiled_charsmap: Vec<u8>) -> PyResult<(Self, PyNormalizer)> {
-        let precompiled = Precompiled::from_charsmap(&precompiled_charsmap).py()?;
-        Ok((PyPrecompiled, PyNormalizer::new(precompiled)))
-    }
-
-    fn __getnewargs__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
-        PyTuple::new(py, [PyBytes::new(py, b"")])
     }
 }
 
@@ -492,18 +362,11 @@ fn char_range(range: &Bound<'_, PyAny>, len: usize) -> PyResult<std::ops::Range<
 }
 
 fn parse_behavior(behavior: &str) -> PyResult<SplitDelimiterBehavior> {
-    Ok(match behavior {
-        "removed" => SplitDelimiterBehavior::Removed,
-        "isolated" => SplitDelimiterBehavior::Isolated,
-        "merged_with_previous" => SplitDelimiterBehavior::MergedWithPrevious,
-        "merged_with_next" => SplitDelimiterBehavior::MergedWithNext,
-        "contiguous" => SplitDelimiterBehavior::Contiguous,
-        other => {
-            return Err(PyValueError::new_err(format!(
-                "unknown split behavior {other:?}: expected removed, isolated, \
-                    merged_with_previous, merged_with_next or contiguous"
-            )))
-        }
+    split_behavior(behavior).ok_or_else(|| {
+        PyValueError::new_err(format!(
+            "unknown split behavior {behavior:?}: expected removed, isolated, \
+                merged_with_previous, merged_with_next or contiguous"
+        ))
     })
 }
 
@@ -518,6 +381,47 @@ fn with_callback<'py, R>(
     }
     let mut call = |c: char| func.call1((c.to_string(),));
     Ok(edit(&mut call))
+}
+
+/// Declares `NormalizedString` methods that run the core method of the same name in place.
+macro_rules! in_place_methods {
+    ($($(#[$doc:meta])* $name:ident($($arg:ident: $ty:ty),*);)*) => {
+        #[pymethods]
+        impl PyNormalizedString {$(
+            $(#[$doc])*
+            fn $name(&mut self, $($arg: $ty),*) -> PyResult<()> {
+                self.get_mut()?.$name($($arg),*);
+                Ok(())
+            }
+        )*}
+    };
+}
+
+in_place_methods! {
+    /// Unicode NFD, in place.
+    nfd();
+    /// Unicode NFKD, in place.
+    nfkd();
+    /// Unicode NFC, in place.
+    nfc();
+    /// Unicode NFKC, in place.
+    nfkc();
+    /// Lowercases, in place.
+    lowercase();
+    /// Uppercases, in place.
+    uppercase();
+    /// Adds ``s`` in front (nothing happens to an empty string).
+    prepend(s: &str);
+    /// Adds ``s`` at the end.
+    append(s: &str);
+    /// Removes leading whitespace.
+    lstrip();
+    /// Removes trailing whitespace.
+    rstrip();
+    /// Removes leading and trailing whitespace.
+    strip();
+    /// Removes the whole normalized string.
+    clear();
 }
 
 #[pymethods]
@@ -548,67 +452,6 @@ impl PyNormalizedString {
         let to_chars = ByteToCharOffsets::new(inner.get_original());
         let aligns = inner.alignments();
         Ok(inner.get().char_indices().map(|(i, _)| to_chars.convert_span(aligns[i])).collect())
-    }
-
-    /// Unicode NFD, in place.
-    fn nfd(&mut self) -> PyResult<()> {
-        self.get_mut()?.nfd();
-        Ok(())
-    }
-    /// Unicode NFKD, in place.
-    fn nfkd(&mut self) -> PyResult<()> {
-        self.get_mut()?.nfkd();
-        Ok(())
-    }
-    /// Unicode NFC, in place.
-    fn nfc(&mut self) -> PyResult<()> {
-        self.get_mut()?.nfc();
-        Ok(())
-    }
-    /// Unicode NFKC, in place.
-    fn nfkc(&mut self) -> PyResult<()> {
-        self.get_mut()?.nfkc();
-        Ok(())
-    }
-    /// Lowercases, in place.
-    fn lowercase(&mut self) -> PyResult<()> {
-        self.get_mut()?.lowercase();
-        Ok(())
-    }
-    /// Uppercases, in place.
-    fn uppercase(&mut self) -> PyResult<()> {
-        self.get_mut()?.uppercase();
-        Ok(())
-    }
-    /// Adds ``s`` in front (nothing happens to an empty string).
-    fn prepend(&mut self, s: &str) -> PyResult<()> {
-        self.get_mut()?.prepend(s);
-        Ok(())
-    }
-    /// Adds ``s`` at the end.
-    fn append(&mut self, s: &str) -> PyResult<()> {
-        self.get_mut()?.append(s);
-        Ok(())
-    }
-    /// Removes leading whitespace.
-    fn lstrip(&mut self) -> PyResult<()> {
-        self.get_mut()?.lstrip();
-        Ok(())
-    }
-    /// Removes trailing whitespace.
-    fn rstrip(&mut self) -> PyResult<()> {
-        self.get_mut()?.rstrip();
-        Ok(())
-    }
-    /// Removes leading and trailing whitespace.
-    fn strip(&mut self) -> PyResult<()> {
-        self.get_mut()?.strip();
-        Ok(())
-    }
-    /// Removes the whole normalized string.
-    fn clear(&mut self) -> PyResult<()> {
-        self.get_mut()?.clear();
-        Ok(())
     }
 
     /// A piece of this string by a character range of the normalized string (an int, a
@@ -728,25 +571,6 @@ impl PyNormalizedString {
     fn __len__(&self) -> PyResult<usize> {
         Ok(self.get()?.get().chars().count())
     }
-}
-
-pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_class::<PyNormalizer>()?;
-    m.add_class::<PyBertNormalizer>()?;
-    m.add_class::<PyNFD>()?;
-    m.add_class::<PyNFKD>()?;
-    m.add_class::<PyNFC>()?;
-    m.add_class::<PyNFKC>()?;
-    m.add_class::<PySequence>()?;
-    m.add_class::<PyLowercase>()?;
-    m.add_class::<PyPrepend>()?;
-    m.add_class::<PyStrip>()?;
-    m.add_class::<PyStripAccents>()?;
-    m.add_class::<PyNmt>()?;
-    m.add_class::<PyPrecompiled>()?;
-    m.add_class::<PyReplace>()?;
-    m.add_class::<PyByteLevel>()?;
-    Ok(())
 }
 
 /// The classes that live at the top level of `tokenmill`: `Regex` and `NormalizedString`.

@@ -2,7 +2,7 @@
 //! constructors, attributes and methods of `tokenizers.processors`.
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyTuple};
+use pyo3::types::PyDict;
 use tokenmill_core::processors::{
     BertProcessing, ByteLevel, PostProcessorWrapper, RobertaProcessing, SpecialToken, Template,
     TemplateProcessing, Tokens,
@@ -11,6 +11,7 @@ use tokenmill_core::tokenizer::PostProcessor;
 
 use crate::encoding::PyEncoding;
 use crate::errors::ToPyResult;
+use crate::properties::component_classes;
 use crate::shared::{getter, setter};
 use crate::stage::stage_classes;
 
@@ -30,13 +31,7 @@ stage_classes! {
     ///     processors (List[PostProcessor]): the post-processors (nested Sequences are flattened).
     sequence PySequence(processors), items Shared,
         set_item PyValueError("processor should not be a sequence");
-    subclasses {
-        Roberta => PyRobertaProcessing,
-        Bert => PyBertProcessing,
-        ByteLevel => PyByteLevel,
-        Template => PyTemplateProcessing,
-        Sequence => PySequence,
-    }
+    subclasses { Roberta, Bert, ByteLevel, Template, Sequence }
     plain {}
     methods {
         /// The number of special tokens this post-processor adds to a single input
@@ -66,130 +61,81 @@ stage_classes! {
     }
 }
 
-/// Adds ``[CLS]`` before and ``[SEP]`` after the first input, and ``[SEP]`` after the second:
-/// ``[CLS] A [SEP] B [SEP]``, type ids 0 for the first part, 1 for the second.
-///
-/// Args:
-///     sep (Tuple[str, int]): the separator token and its id.
-///     cls (Tuple[str, int]): the classifier token and its id.
-#[pyclass(extends = PyPostProcessor, module = "tokenmill.processors", name = "BertProcessing")]
-pub struct PyBertProcessing;
+component_classes! {
+    PyPostProcessor("tokenmill.processors"), PostProcessorWrapper;
 
-#[pymethods]
-impl PyBertProcessing {
-    #[new]
-    #[pyo3(signature = (sep, cls))]
-    fn new(sep: (String, u32), cls: (String, u32)) -> (Self, PyPostProcessor) {
-        (PyBertProcessing, PyPostProcessor::new(BertProcessing::new(sep, cls)))
+    /// Adds ``[CLS]`` before and ``[SEP]`` after the first input, and ``[SEP]`` after the second:
+    /// ``[CLS] A [SEP] B [SEP]``, type ids 0 for the first part, 1 for the second.
+    ///
+    /// Args:
+    ///     sep (Tuple[str, int]): the separator token and its id.
+    ///     cls (Tuple[str, int]): the classifier token and its id.
+    PyBert("BertProcessing"), Bert(|p| p) {
+        new(sep: (String, u32), cls: (String, u32)) => BertProcessing::new(sep, cls);
+        newargs(py) => [("", 0), ("", 0)];
+        fields {
+            /// The separator token and its id.
+            sep: (String, u32);
+            /// The classifier token and its id.
+            cls: (String, u32);
+        }
     }
 
-    fn __getnewargs__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
-        PyTuple::new(py, [("", 0), ("", 0)])
+    /// RoBERTa's layout: ``<s> A </s>`` and ``<s> A </s> </s> B </s>``, all type ids 0. With
+    /// ``trim_offsets``, token offsets exclude the leading/trailing spaces of byte-level tokens
+    /// (as the ``ByteLevel`` post-processor does).
+    ///
+    /// Args:
+    ///     sep (Tuple[str, int]): the separator token and its id.
+    ///     cls (Tuple[str, int]): the classifier token and its id.
+    ///     trim_offsets (bool, default True): trim whitespace out of the offsets.
+    ///     add_prefix_space (bool, default True): whether the pre-tokenizer added a space in
+    ///         front of the input (that space is then not trimmed off the first token).
+    PyRoberta("RobertaProcessing"), Roberta(|p| p) {
+        new(
+            sep: (String, u32),
+            cls: (String, u32),
+            trim_offsets: bool = true,
+            add_prefix_space: bool = true,
+        ) => RobertaProcessing { sep, cls, trim_offsets, add_prefix_space };
+        newargs(py) => [("", 0), ("", 0)];
+        fields {
+            /// The separator token and its id.
+            sep: (String, u32);
+            /// The classifier token and its id.
+            cls: (String, u32);
+            /// Whether offsets are trimmed of whitespace.
+            trim_offsets: bool;
+            /// Whether the pre-tokenizer added a space in front of the input.
+            add_prefix_space: bool;
+        }
     }
 
-    /// The separator token and its id.
-    #[getter]
-    fn get_sep(self_: PyRef<'_, Self>) -> PyResult<(String, u32)> {
-        getter!(self_, PostProcessorWrapper::Bert, |p| p.sep.clone())
-    }
-    #[setter]
-    fn set_sep(self_: PyRef<'_, Self>, sep: (String, u32)) -> PyResult<()> {
-        setter!(self_, PostProcessorWrapper::Bert, |p| p.sep = sep)
-    }
-    /// The classifier token and its id.
-    #[getter]
-    fn get_cls(self_: PyRef<'_, Self>) -> PyResult<(String, u32)> {
-        getter!(self_, PostProcessorWrapper::Bert, |p| p.cls.clone())
-    }
-    #[setter]
-    fn set_cls(self_: PyRef<'_, Self>, cls: (String, u32)) -> PyResult<()> {
-        setter!(self_, PostProcessorWrapper::Bert, |p| p.cls = cls)
+    /// Post-processing of byte-level BPE: trims the leading/trailing spaces (``Ġ``) of each
+    /// token out of its offsets. Adds no tokens.
+    ///
+    /// Args:
+    ///     add_prefix_space (bool, default True): whether the pre-tokenizer added a space in front
+    ///         of the input (that space is then not trimmed off the first token).
+    ///     trim_offsets (bool, default True): trim whitespace out of the offsets.
+    ///     use_regex (bool, default True): kept for tokenizer.json compatibility (the
+    ///         pre-tokenizer's setting); no effect here.
+    PyByteLevel("ByteLevel"), ByteLevel(|p| p) {
+        fields {
+            /// Whether the pre-tokenizer added a space in front of the input.
+            add_prefix_space: bool;
+            /// Whether offsets are trimmed of whitespace.
+            trim_offsets: bool;
+            /// The pre-tokenizer's ``use_regex`` setting (stored, unused here).
+            use_regex: bool;
+        }
     }
 }
-
-/// RoBERTa's layout: ``<s> A </s>`` and ``<s> A </s> </s> B </s>``, all type ids 0. With
-/// ``trim_offsets``, token offsets exclude the leading/trailing spaces of byte-level tokens
-/// (as the ``ByteLevel`` post-processor does).
-///
-/// Args:
-///     sep (Tuple[str, int]): the separator token and its id.
-///     cls (Tuple[str, int]): the classifier token and its id.
-///     trim_offsets (bool, default True): trim whitespace out of the offsets.
-///     add_prefix_space (bool, default True): whether the pre-tokenizer added a space in
-///         front of the input (that space is then not trimmed off the first token).
-#[pyclass(extends = PyPostProcessor, module = "tokenmill.processors", name = "RobertaProcessing")]
-pub struct PyRobertaProcessing;
-
-#[pymethods]
-impl PyRobertaProcessing {
-    #[new]
-    #[pyo3(signature = (sep, cls, trim_offsets = true, add_prefix_space = true))]
-    fn new(
-        sep: (String, u32),
-        cls: (String, u32),
-        trim_offsets: bool,
-        add_prefix_space: bool,
-    ) -> (Self, PyPostProcessor) {
-        let p = RobertaProcessing { sep, cls, trim_offsets, add_prefix_space };
-        (PyRobertaProcessing, PyPostProcessor::new(p))
-    }
-
-    fn __getnewargs__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
-        PyTuple::new(py, [("", 0), ("", 0)])
-    }
-
-    /// The separator token and its id.
-    #[getter]
-    fn get_sep(self_: PyRef<'_, Self>) -> PyResult<(String, u32)> {
-        getter!(self_, PostProcessorWrapper::Roberta, |p| p.sep.clone())
-    }
-    #[setter]
-    fn set_sep(self_: PyRef<'_, Self>, sep: (String, u32)) -> PyResult<()> {
-        setter!(self_, PostProcessorWrapper::Roberta, |p| p.sep = sep)
-    }
-    /// The classifier token and its id.
-    #[getter]
-    fn get_cls(self_: PyRef<'_, Self>) -> PyResult<(String, u32)> {
-        getter!(self_, PostProcessorWrapper::Roberta, |p| p.cls.clone())
-    }
-    #[setter]
-    fn set_cls(self_: PyRef<'_, Self>, cls: (String, u32)) -> PyResult<()> {
-        setter!(self_, PostProcessorWrapper::Roberta, |p| p.cls = cls)
-    }
-    /// Whether offsets are trimmed of whitespace.
-    #[getter]
-    fn get_trim_offsets(self_: PyRef<'_, Self>) -> PyResult<bool> {
-        getter!(self_, PostProcessorWrapper::Roberta, |p| p.trim_offsets)
-    }
-    #[setter]
-    fn set_trim_offsets(self_: PyRef<'_, Self>, value: bool) -> PyResult<()> {
-        setter!(self_, PostProcessorWrapper::Roberta, |p| p.trim_offsets = value)
-    }
-    /// Whether the pre-tokenizer added a space in front of the input.
-    #[getter]
-    fn get_add_prefix_space(self_: PyRef<'_, Self>) -> PyResult<bool> {
-        getter!(self_, PostProcessorWrapper::Roberta, |p| p.add_prefix_space)
-    }
-    #[setter]
-    fn set_add_prefix_space(self_: PyRef<'_, Self>, value: bool) -> PyResult<()> {
-        setter!(self_, PostProcessorWrapper::Roberta, |p| p.add_prefix_space = value)
-    }
-}
-
-/// Post-processing of byte-level BPE: trims the leading/trailing spaces (``Ġ``) of each
-/// token out of its offsets. Adds no tokens.
-///
-/// Args:
-///     add_prefix_space (bool, default True): whether the pre-tokenizer added a space in front
-///         of the input (that space is then not trimmed off the first token).
-///     trim_offsets (bool, default True): trim whitespace out of the offsets.
-///     use_regex (bool, default True): kept for tokenizer.json compatibility (the
-///         pre-tokenizer's setting); no effect here.
-#[pyclass(extends = PyPostProcessor, module = "tokenmill.processors", name = "ByteLevel")]
-pub struct PyByteLevel;
 
 #[pymethods]
 impl PyByteLevel {
+    // Written out: the `**kwargs` of a constructor declared by `component_classes!` would not
+    // resolve (PyO3 names it with the macro's hygiene).
     #[new]
     #[pyo3(signature = (add_prefix_space = None, trim_offsets = None, use_regex = None, **_kwargs))]
     fn new(
@@ -205,34 +151,6 @@ impl PyByteLevel {
             use_regex.unwrap_or(d.use_regex),
         );
         (PyByteLevel, PyPostProcessor::new(p))
-    }
-
-    /// Whether the pre-tokenizer added a space in front of the input.
-    #[getter]
-    fn get_add_prefix_space(self_: PyRef<'_, Self>) -> PyResult<bool> {
-        getter!(self_, PostProcessorWrapper::ByteLevel, |p| p.add_prefix_space)
-    }
-    #[setter]
-    fn set_add_prefix_space(self_: PyRef<'_, Self>, value: bool) -> PyResult<()> {
-        setter!(self_, PostProcessorWrapper::ByteLevel, |p| p.add_prefix_space = value)
-    }
-    /// Whether offsets are trimmed of whitespace.
-    #[getter]
-    fn get_trim_offsets(self_: PyRef<'_, Self>) -> PyResult<bool> {
-        getter!(self_, PostProcessorWrapper::ByteLevel, |p| p.trim_offsets)
-    }
-    #[setter]
-    fn set_trim_offsets(self_: PyRef<'_, Self>, value: bool) -> PyResult<()> {
-        setter!(self_, PostProcessorWrapper::ByteLevel, |p| p.trim_offsets = value)
-    }
-    /// The pre-tokenizer's ``use_regex`` setting (stored, unused here).
-    #[getter]
-    fn get_use_regex(self_: PyRef<'_, Self>) -> PyResult<bool> {
-        getter!(self_, PostProcessorWrapper::ByteLevel, |p| p.use_regex)
-    }
-    #[setter]
-    fn set_use_regex(self_: PyRef<'_, Self>, value: bool) -> PyResult<()> {
-        setter!(self_, PostProcessorWrapper::ByteLevel, |p| p.use_regex = value)
     }
 }
 
@@ -294,10 +212,10 @@ fn extract_special_token(item: &Bound<'_, PyAny>) -> PyResult<SpecialToken> {
 /// Raises ``tokenmill.InvalidArgumentError`` for a malformed piece, a pair template that does
 /// not use both inputs, or a missing special token.
 #[pyclass(extends = PyPostProcessor, module = "tokenmill.processors", name = "TemplateProcessing")]
-pub struct PyTemplateProcessing;
+pub struct PyTemplate;
 
 #[pymethods]
-impl PyTemplateProcessing {
+impl PyTemplate {
     #[new]
     #[pyo3(signature = (single = None, pair = None, special_tokens = None))]
     fn new(
@@ -315,7 +233,7 @@ impl PyTemplateProcessing {
                 .collect::<PyResult<_>>()?,
         };
         let p = TemplateProcessing::new(single, pair, special_tokens).py()?;
-        Ok((PyTemplateProcessing, PyPostProcessor::new(p)))
+        Ok((PyTemplate, PyPostProcessor::new(p)))
     }
 
     /// The single-input template, as ``tokenizers`` shows it (a debug string); assign a str or
@@ -329,14 +247,4 @@ impl PyTemplateProcessing {
         let template = extract_template(single)?;
         setter!(self_, PostProcessorWrapper::Template, |p| p.set_single(template))
     }
-}
-
-pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_class::<PyPostProcessor>()?;
-    m.add_class::<PyBertProcessing>()?;
-    m.add_class::<PyRobertaProcessing>()?;
-    m.add_class::<PyByteLevel>()?;
-    m.add_class::<PyTemplateProcessing>()?;
-    m.add_class::<PySequence>()?;
-    Ok(())
 }

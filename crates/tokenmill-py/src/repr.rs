@@ -126,6 +126,22 @@ macro_rules! widen {
     )*)*};
 }
 
+/// `Serializer` methods that open a tuple or struct variant: its name, then `(`.
+macro_rules! variant_openers {
+    ($($method:ident),*) => {$(
+        fn $method(
+            self,
+            _name: &'static str,
+            _index: u32,
+            variant: &'static str,
+            _len: usize,
+        ) -> Result<Self> {
+            self.open(variant, '(');
+            Ok(self)
+        }
+    )*};
+}
+
 impl ser::Serializer for &mut Repr {
     type Ok = ();
     type Error = ReprError;
@@ -238,16 +254,6 @@ impl ser::Serializer for &mut Repr {
         self.open("", '(');
         Ok(self)
     }
-    fn serialize_tuple_variant(
-        self,
-        _name: &'static str,
-        _index: u32,
-        variant: &'static str,
-        _len: usize,
-    ) -> Result<Self> {
-        self.open(variant, '(');
-        Ok(self)
-    }
     fn serialize_map(self, _len: Option<usize>) -> Result<Self> {
         self.open("", '{');
         Ok(self)
@@ -256,16 +262,7 @@ impl ser::Serializer for &mut Repr {
         self.open(name.strip_suffix("Helper").unwrap_or(name), '(');
         Ok(self)
     }
-    fn serialize_struct_variant(
-        self,
-        _name: &'static str,
-        _index: u32,
-        variant: &'static str,
-        _len: usize,
-    ) -> Result<Self> {
-        self.open(variant, '(');
-        Ok(self)
-    }
+    variant_openers!(serialize_tuple_variant, serialize_struct_variant);
 }
 
 /// The containers whose elements are positional (shown by `element`) or named (`field`), each

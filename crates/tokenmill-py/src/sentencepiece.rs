@@ -123,16 +123,10 @@ impl<'py> IntoPyObject<'py> for Out {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
-fn options(
-    add_bos: bool,
-    add_eos: bool,
-    reverse: bool,
-    emit_unk_piece: bool,
-    enable_sampling: bool,
-    nbest_size: i32,
-    alpha: f32,
-) -> EncodeOptions {
+/// The options of an encode call from the flags every call takes, without sampling (the calls
+/// that sample set `enable_sampling`, `nbest_size` and `alpha` on top).
+fn flags(add_bos: bool, add_eos: bool, reverse: bool, emit_unk_piece: bool) -> EncodeOptions {
+    let (enable_sampling, nbest_size, alpha) = (false, -1, 0.0);
     EncodeOptions { add_bos, add_eos, reverse, emit_unk_piece, enable_sampling, nbest_size, alpha }
 }
 
@@ -370,8 +364,8 @@ impl PyProcessor {
         num_threads: i32,
         char_offsets: bool,
     ) -> PyResult<Bound<'py, PyList>> {
-        let o =
-            options(add_bos, add_eos, reverse, emit_unk_piece, enable_sampling, nbest_size, alpha);
+        let o = flags(add_bos, add_eos, reverse, emit_unk_piece);
+        let o = EncodeOptions { enable_sampling, nbest_size, alpha, ..o };
         let kind = Kind::parse(kind, char_offsets)?;
         if let Kind::Ids = kind {
             return self.encode_ids(py, texts, &o, seed, num_threads);
@@ -406,7 +400,7 @@ impl PyProcessor {
         reverse: bool,
         emit_unk_piece: bool,
     ) -> PyResult<Out> {
-        let o = options(add_bos, add_eos, reverse, emit_unk_piece, false, -1, 0.0);
+        let o = flags(add_bos, add_eos, reverse, emit_unk_piece);
         let kind = Kind::parse(kind, false)?;
         let text = text_of(text)?;
         let text: &str = &text;
@@ -457,7 +451,7 @@ impl PyProcessor {
         reverse: bool,
         emit_unk_piece: bool,
     ) -> PyResult<Vec<Out>> {
-        let o = options(add_bos, add_eos, reverse, emit_unk_piece, false, nbest_size, 0.0);
+        let o = EncodeOptions { nbest_size, ..flags(add_bos, add_eos, reverse, emit_unk_piece) };
         let kind = Kind::parse(kind, true)?;
         py.allow_threads(|| {
             let results = self.inner.nbest_encode(&text, nbest_size, &o)?;
@@ -490,7 +484,8 @@ impl PyProcessor {
         emit_unk_piece: bool,
         seed: Option<u64>,
     ) -> PyResult<Vec<(Out, f32)>> {
-        let o = options(add_bos, add_eos, reverse, emit_unk_piece, true, -1, alpha);
+        let o = flags(add_bos, add_eos, reverse, emit_unk_piece);
+        let o = EncodeOptions { enable_sampling: true, alpha, ..o };
         let kind = Kind::parse(kind, true)?;
         py.allow_threads(|| {
             let results = self.inner.sample_encode_and_score(

@@ -8,20 +8,8 @@
 //! - The Tokenizer binding does not lock per token: it runs the core pipeline on a snapshot of
 //!   its components and refreshes the snapshot when a version changed (see `tokenizer.rs`).
 //!
-//! Accessor convention for concrete classes (the getters and setters of `BPE`, `Strip`, ...):
-//!
-//! ```ignore
-//! #[getter]
-//! fn get_left(self_: PyRef<'_, Self>) -> PyResult<bool> {
-//!     getter!(self_, NormalizerWrapper::Strip, |n| n.strip_left)
-//! }
-//! #[setter]
-//! fn set_left(self_: PyRef<'_, Self>, value: bool) -> PyResult<()> {
-//!     setter!(self_, NormalizerWrapper::Strip, |n| n.strip_left = value)
-//! }
-//! ```
-//!
-//! `getter!` reads under the read lock, `setter!` writes under the write lock (and bumps the
+//! The concrete classes (`BPE`, `Strip`, ...; see `properties.rs`) read and change their fields
+//! through `getter!` (under the read lock) and `setter!` (under the write lock, bumping the
 //! version); both raise `TypeError` if the object holds another kind of component.
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};

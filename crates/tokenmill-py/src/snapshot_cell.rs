@@ -16,6 +16,11 @@ use std::sync::{Arc, Mutex, MutexGuard, RwLock, RwLockWriteGuard, TryLockError};
 
 use pyo3::prelude::*;
 
+/// A change of a value, which may fail (then nothing is published).
+pub(crate) trait Change<T, R>: FnOnce(&mut T) -> PyResult<R> {}
+
+impl<T, R, F: FnOnce(&mut T) -> PyResult<R>> Change<T, R> for F {}
+
 pub(crate) struct SnapshotCell<T> {
     current: RwLock<Arc<T>>,
     /// Held by a writer for its whole change, so that changes apply one after the other.
@@ -77,11 +82,7 @@ impl<T: Clone + Send + Sync> SnapshotCell<T> {
     /// Changes the value with `change`: in place when no reader holds the current snapshot,
     /// else on a copy that is then published. An error leaves a copy unpublished (an in-place
     /// change is expected to fail before it changes anything).
-    pub(crate) fn update<R>(
-        &self,
-        py: Python<'_>,
-        change: impl FnOnce(&mut T) -> PyResult<R>,
-    ) -> PyResult<R> {
+    pub(crate) fn update<R>(&self, py: Python<'_>, change: impl Change<T, R>) -> PyResult<R> {
         let _writer = self.lock_writers(py);
         let mut current = self.write_current(py);
         if let Some(value) = Arc::get_mut(&mut current) {
@@ -95,11 +96,7 @@ impl<T: Clone + Send + Sync> SnapshotCell<T> {
     /// Changes a copy of the value with `change`, without holding the current snapshot (for
     /// long changes, e.g. training: readers go on with the old value meanwhile), and publishes
     /// it if `change` succeeds. Other writers wait.
-    pub(crate) fn update_copy<R>(
-        &self,
-        py: Python<'_>,
-        change: impl FnOnce(&mut T) -> PyResult<R>,
-    ) -> PyResult<R> {
+    pub(crate) fn update_copy<R>(&self, py: Python<'_>, change: impl Change<T, R>) -> PyResult<R> {
         let _writer = self.lock_writers(py);
         let copy = T::clone(&self.get(py));
         self.publish_changed(py, copy, change)
@@ -111,7 +108,7 @@ impl<T: Clone + Send + Sync> SnapshotCell<T> {
         &self,
         py: Python<'_>,
         mut next: T,
-        change: impl FnOnce(&mut T) -> PyResult<R>,
+        change: impl Change<T, R>,
     ) -> PyResult<R> {
         let result = change(&mut next)?;
         *self.write_current(py) = Arc::new(next);

@@ -4,8 +4,8 @@
 //! Python object of the right subclass for a shared value. The generic parts are the functions
 //! below; the macro only lists what differs (names, subclasses, stage-specific methods).
 //!
-//! Also how the Tokenizer's `normalizer` / `pre_tokenizer` / `post_processor` / `decoder`
-//! properties read and set those classes ([`get_component`], [`set_component`]).
+//! Also the Tokenizer's `normalizer` / `pre_tokenizer` / `post_processor` / `decoder`
+//! properties, which read and set those classes ([`get_component`], [`set_component`]).
 //!
 //! May import `shared` (the shared values), `foreign` (adopting `tokenizers` objects) and
 //! `tokenizer_state` (where the Tokenizer keeps its components).
@@ -31,6 +31,7 @@ use crate::normalizers::PyNormalizer;
 use crate::pre_tokenizers::PyPreTokenizer;
 use crate::processors::PyPostProcessor;
 use crate::shared::{Node, Sequenced, Shared};
+use crate::tokenizer::PyTokenizer;
 use crate::tokenizer_state::{attach_optional, Attached, Components, TokenizerState};
 
 /// A stage's base class (`Normalizer`, ...): it holds a [`Node`] of the core wrapper.
@@ -145,10 +146,12 @@ pub(crate) fn set_item<W: Sequenced>(
 
 /// Declares a stage's base class `$Base` (holding a `Node<$Wrapper>`, with `methods` and the
 /// shared pickling / repr methods), its `Sequence` class `$Seq`, and `$Base`'s [`StageClass`]
-/// impl, whose `to_object` builds `$Sub` for `$Wrapper::$Variant` values and the bare base
-/// class for `$Plain` ones. `restore` is a [`Restore`] variant, `items` an [`Items`] variant;
-/// `set_item` (optional) gives `Sequence.__setitem__` and its error for a Sequence value;
-/// `custom` (optional) the `custom(obj)` static method wrapping a component written in Python.
+/// impl, whose `to_object` builds the class `Py$Variant` for `$Wrapper::$Variant` values and
+/// the bare base class for `$Plain` ones. `restore` is a [`Restore`] variant, `items` an
+/// [`Items`] variant; `set_item` (optional) gives `Sequence.__setitem__` and its error for a
+/// Sequence value; `custom` (optional) the `custom(obj)` static method wrapping a component
+/// written in Python.
+/// Also the stage module's `register`, which adds these classes and the `also` ones.
 macro_rules! stage_classes {
     (
         $(#[$base_doc:meta])*
@@ -157,137 +160,150 @@ macro_rules! stage_classes {
         $(#[$seq_doc:meta])*
         sequence $Seq:ident($arg:ident $(, $text_signature:literal)?), items $items:ident
             $(, set_item $Nested:ident($nested:literal))?;
-        subclasses { $($Variant:ident => $Sub:ident),* $(,)? }
+        subclasses { $($Variant:ident),* $(,)? }
         plain { $($Plain:ident),* }
+        $(also { $($Also:ident),* })?
         $($(#[$custom_doc:meta])* custom($custom:ident) => $make_custom:path;)?
         methods { $($methods:tt)* }
     ) => {
-        $(#[$base_doc])*
-        #[pyclass(subclass, module = $module, name = $name)]
-        #[derive(Clone)]
-        pub struct $Base {
-            pub(crate) inner: $crate::shared::Node<$Wrapper>,
-        }
-
-        impl $Base {
-            pub(crate) fn new(inner: impl Into<$Wrapper>) -> Self {
-                $Base { inner: $crate::shared::Node::new(inner.into()) }
-            }
-        }
-
-        #[pymethods]
-        impl $Base {
-            $(
-                $(#[$custom_doc])*
-                #[staticmethod]
-                fn custom($custom: Py<PyAny>) -> Self {
-                    $Base::new($make_custom($custom))
-                }
-            )?
-
-            $($methods)*
-
-            fn __getstate__<'py>(
-                &self,
-                py: Python<'py>,
-            ) -> PyResult<Bound<'py, pyo3::types::PyBytes>> {
-                $crate::stage::get_state(py, &self.inner)
+        // `paste!` names each subclass: `Py` + its variant.
+        pastey::paste! {
+            $(#[$base_doc])*
+            #[pyclass(subclass, module = $module, name = $name)]
+            #[derive(Clone)]
+            pub struct $Base {
+                pub(crate) inner: $crate::shared::Node<$Wrapper>,
             }
 
-            fn __setstate__(&mut self, state: &Bound<'_, PyAny>) -> PyResult<()> {
-                $crate::stage::set_state::<$Base>(&mut self.inner, state)
-            }
-
-            fn __repr__(&self) -> PyResult<String> {
-                $crate::stage::repr(&self.inner, true)
-            }
-
-            fn __str__(&self) -> PyResult<String> {
-                $crate::stage::repr(&self.inner, false)
-            }
-        }
-
-        impl $crate::stage::StageClass for $Base {
-            type Wrapper = $Wrapper;
-            const WHAT: &'static str = $what;
-            const RESTORE: $crate::stage::Restore = $crate::stage::Restore::$Restore;
-
-            fn node(&self) -> &$crate::shared::Node<$Wrapper> {
-                &self.inner
-            }
-
-            fn class_name(value: &$Wrapper) -> &'static str {
-                match value {
-                    $($Wrapper::$Variant(_) => <$Sub as pyo3::PyTypeInfo>::NAME,)*
-                    $($Wrapper::$Plain(_) => stringify!($Plain),)*
+            impl $Base {
+                pub(crate) fn new(inner: impl Into<$Wrapper>) -> Self {
+                    $Base { inner: $crate::shared::Node::new(inner.into()) }
                 }
             }
 
-            fn to_object(
-                py: Python<'_>,
-                node: $crate::shared::Node<$Wrapper>,
-            ) -> PyResult<PyObject> {
-                let base = PyClassInitializer::from($Base { inner: node.clone() });
-                let $crate::shared::Node::Single(cell) = &node else {
-                    return Ok(Py::new(py, base.add_subclass($Seq))?.into_any());
-                };
-                cell.with(|value| {
-                    Ok(match value {
-                        $($Wrapper::$Variant(_) => {
-                            Py::new(py, base.add_subclass($Sub))?.into_any()
-                        })*
-                        $($Wrapper::$Plain(_) => Py::new(py, base)?.into_any(),)*
+            #[pymethods]
+            impl $Base {
+                $(
+                    $(#[$custom_doc])*
+                    #[staticmethod]
+                    fn custom($custom: Py<PyAny>) -> Self {
+                        $Base::new($make_custom($custom))
+                    }
+                )?
+
+                $($methods)*
+
+                fn __getstate__<'py>(
+                    &self,
+                    py: Python<'py>,
+                ) -> PyResult<Bound<'py, pyo3::types::PyBytes>> {
+                    $crate::stage::get_state(py, &self.inner)
+                }
+
+                fn __setstate__(&mut self, state: &Bound<'_, PyAny>) -> PyResult<()> {
+                    $crate::stage::set_state::<$Base>(&mut self.inner, state)
+                }
+
+                fn __repr__(&self) -> PyResult<String> {
+                    $crate::stage::repr(&self.inner, true)
+                }
+
+                fn __str__(&self) -> PyResult<String> {
+                    $crate::stage::repr(&self.inner, false)
+                }
+            }
+
+            impl $crate::stage::StageClass for $Base {
+                type Wrapper = $Wrapper;
+                const WHAT: &'static str = $what;
+                const RESTORE: $crate::stage::Restore = $crate::stage::Restore::$Restore;
+
+                fn node(&self) -> &$crate::shared::Node<$Wrapper> {
+                    &self.inner
+                }
+
+                fn class_name(value: &$Wrapper) -> &'static str {
+                    match value {
+                        $($Wrapper::$Variant(_) => <[<Py $Variant>] as pyo3::PyTypeInfo>::NAME,)*
+                        $($Wrapper::$Plain(_) => stringify!($Plain),)*
+                    }
+                }
+
+                fn to_object(
+                    py: Python<'_>,
+                    node: $crate::shared::Node<$Wrapper>,
+                ) -> PyResult<PyObject> {
+                    let base = PyClassInitializer::from($Base { inner: node.clone() });
+                    let $crate::shared::Node::Single(cell) = &node else {
+                        return Ok(Py::new(py, base.add_subclass($Seq))?.into_any());
+                    };
+                    cell.with(|value| {
+                        Ok(match value {
+                            $($Wrapper::$Variant(_) => {
+                                Py::new(py, base.add_subclass([<Py $Variant>]))?.into_any()
+                            })*
+                            $($Wrapper::$Plain(_) => Py::new(py, base)?.into_any(),)*
+                        })
                     })
-                })
-            }
-        }
-
-        $(#[$seq_doc])*
-        #[pyclass(extends = $Base, module = $module, name = "Sequence")]
-        pub struct $Seq;
-
-        #[pymethods]
-        impl $Seq {
-            #[new]
-            #[pyo3(signature = ($arg) $(, text_signature = $text_signature)?)]
-            fn new($arg: &Bound<'_, pyo3::types::PyList>) -> PyResult<(Self, $Base)> {
-                use $crate::stage::{sequence_items, Items};
-                let items = sequence_items::<$Base>($arg, Items::$items)?;
-                Ok(($Seq, $Base { inner: $crate::shared::Node::sequence(items) }))
-            }
-
-            fn __getnewargs__<'py>(
-                &self,
-                py: Python<'py>,
-            ) -> PyResult<Bound<'py, pyo3::types::PyTuple>> {
-                pyo3::types::PyTuple::new(py, [pyo3::types::PyList::empty(py)])
-            }
-
-            fn __len__(self_: PyRef<'_, Self>) -> usize {
-                self_.as_super().inner.len()
-            }
-
-            /// The item at ``index``, shared: changing it changes this Sequence.
-            fn __getitem__(self_: PyRef<'_, Self>, index: isize) -> PyResult<PyObject> {
-                let item = self_.as_super().inner.item(index)?;
-                <$Base as $crate::stage::StageClass>::to_object(
-                    self_.py(),
-                    $crate::shared::Node::Single(item),
-                )
-            }
-
-            $(
-                /// Replaces the value of the item at ``index`` (objects holding that item see
-                /// the change).
-                fn __setitem__(
-                    self_: PyRef<'_, Self>,
-                    index: isize,
-                    value: $crate::foreign::Adopted<'_, $Base>,
-                ) -> PyResult<()> {
-                    let nested = || pyo3::exceptions::$Nested::new_err($nested);
-                    $crate::stage::set_item(&self_.as_super().inner, index, &value.inner, nested)
                 }
-            )?
+            }
+
+            $(#[$seq_doc])*
+            #[pyclass(extends = $Base, module = $module, name = "Sequence")]
+            pub struct $Seq;
+
+            #[pymethods]
+            impl $Seq {
+                #[new]
+                #[pyo3(signature = ($arg) $(, text_signature = $text_signature)?)]
+                fn new($arg: &Bound<'_, pyo3::types::PyList>) -> PyResult<(Self, $Base)> {
+                    use $crate::stage::{sequence_items, Items};
+                    let items = sequence_items::<$Base>($arg, Items::$items)?;
+                    Ok(($Seq, $Base { inner: $crate::shared::Node::sequence(items) }))
+                }
+
+                fn __getnewargs__<'py>(
+                    &self,
+                    py: Python<'py>,
+                ) -> PyResult<Bound<'py, pyo3::types::PyTuple>> {
+                    pyo3::types::PyTuple::new(py, [pyo3::types::PyList::empty(py)])
+                }
+
+                fn __len__(self_: PyRef<'_, Self>) -> usize {
+                    self_.as_super().inner.len()
+                }
+
+                /// The item at ``index``, shared: changing it changes this Sequence.
+                fn __getitem__(self_: PyRef<'_, Self>, index: isize) -> PyResult<PyObject> {
+                    let item = self_.as_super().inner.item(index)?;
+                    <$Base as $crate::stage::StageClass>::to_object(
+                        self_.py(),
+                        $crate::shared::Node::Single(item),
+                    )
+                }
+
+                $(
+                    /// Replaces the value of the item at ``index`` (objects holding that item see
+                    /// the change).
+                    fn __setitem__(
+                        self_: PyRef<'_, Self>,
+                        index: isize,
+                        value: $crate::foreign::Adopted<'_, $Base>,
+                    ) -> PyResult<()> {
+                        let nested = || pyo3::exceptions::$Nested::new_err($nested);
+                        let sequence = &self_.as_super().inner;
+                        $crate::stage::set_item(sequence, index, &value.inner, nested)
+                    }
+                )?
+            }
+
+            /// Adds the stage's classes to its submodule.
+            pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+                m.add_class::<$Base>()?;
+                $(m.add_class::<[<Py $Variant>]>()?;)*
+                $($(m.add_class::<$Also>()?;)*)?
+                Ok(())
+            }
         }
     };
 }
@@ -327,9 +343,30 @@ pub(crate) trait TokenizerStage: StageClass {
     fn install(tokenizer: &mut Tokenizer, value: Option<Self::Wrapper>) -> CoreResult<()>;
 }
 
+/// What a core `Tokenizer::with_<stage>` returns: the tokenizer, or a result of it (a
+/// normalizer can be refused).
+trait Installed {
+    fn done(self) -> CoreResult<()>;
+}
+
+impl Installed for &mut Tokenizer {
+    fn done(self) -> CoreResult<()> {
+        Ok(())
+    }
+}
+
+impl Installed for CoreResult<&mut Tokenizer> {
+    fn done(self) -> CoreResult<()> {
+        self.map(|_| ())
+    }
+}
+
+/// Implements [`TokenizerStage`] for each stage class (its `$field` of the components, given to
+/// the core pipeline by `Tokenizer::with_$field`) and declares the Tokenizer's `$field` property
+/// (documented by the doc comments).
 macro_rules! tokenizer_stages {
-    ($($Class:ty => $field:ident, |$tokenizer:ident, $value:ident| $install:expr;)*) => {$(
-        impl TokenizerStage for $Class {
+    ($($(#[$doc:meta])* $Class:ident => $field:ident;)*) => {pastey::paste! {
+        $(impl TokenizerStage for $Class {
             fn slot(components: &Components) -> &Option<Attached<Node<Self::Wrapper>>> {
                 &components.$field
             }
@@ -338,30 +375,40 @@ macro_rules! tokenizer_stages {
             ) -> &mut Option<Attached<Node<Self::Wrapper>>> {
                 &mut components.$field
             }
-            fn install(
-                $tokenizer: &mut Tokenizer,
-                $value: Option<Self::Wrapper>,
-            ) -> CoreResult<()> {
-                $install
+            fn install(tokenizer: &mut Tokenizer, value: Option<Self::Wrapper>) -> CoreResult<()> {
+                tokenizer.[<with_ $field>](value).done()
             }
-        }
-    )*};
+        })*
+
+        #[pymethods]
+        impl PyTokenizer {$(
+            $(#[$doc])*
+            #[getter]
+            fn [<get_ $field>](&self, py: Python<'_>) -> PyResult<PyObject> {
+                get_component::<$Class>(py, self.state())
+            }
+            #[setter]
+            fn [<set_ $field>](
+                &self,
+                py: Python<'_>,
+                value: Option<Adopted<'_, $Class>>,
+            ) -> PyResult<()> {
+                set_component(py, self.state(), value)
+            }
+        )*}
+    }};
 }
 
+// The Tokenizer's stage properties (shared components: see `shared.rs`).
 tokenizer_stages! {
-    PyNormalizer => normalizer, |t, value| t.with_normalizer(value).map(|_| ());
-    PyPreTokenizer => pre_tokenizer, |t, value| {
-        t.with_pre_tokenizer(value);
-        Ok(())
-    };
-    PyPostProcessor => post_processor, |t, value| {
-        t.with_post_processor(value);
-        Ok(())
-    };
-    PyDecoder => decoder, |t, value| {
-        t.with_decoder(value);
-        Ok(())
-    };
+    /// The :class:`tokenmill.normalizers.Normalizer`, or None.
+    PyNormalizer => normalizer;
+    /// The :class:`tokenmill.pre_tokenizers.PreTokenizer`, or None.
+    PyPreTokenizer => pre_tokenizer;
+    /// The :class:`tokenmill.processors.PostProcessor`, or None.
+    PyPostProcessor => post_processor;
+    /// The :class:`tokenmill.decoders.Decoder`, or None.
+    PyDecoder => decoder;
 }
 
 /// `tokenizer.<stage>`: the Python object sharing the Tokenizer's component, or None.

@@ -16,6 +16,7 @@ use tokenmill_core::tiktoken::{self as core, CoreBpe, Rank, Ranks};
 
 use crate::errors::ToPyResult;
 use crate::id_lists::IdObjects;
+use crate::{ListResult, PyStr};
 
 /// Rank-based byte-level BPE: split pattern + mergeable ranks + special tokens.
 #[pyclass(module = "tokenmill.tiktoken", name = "CoreBPE", frozen)]
@@ -43,6 +44,19 @@ fn text_of<'a>(text: &'a Bound<'_, PyString>) -> PyResult<std::borrow::Cow<'a, s
 
 fn texts_of(texts: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
     texts.try_iter()?.map(|t| Ok(t?.downcast::<PyString>()?.to_cow()?.into_owned())).collect()
+}
+
+impl PyCoreBpe {
+    /// The ids of `text`, special tokens in `allowed_special` as their ids (without the GIL).
+    fn encode_ids(
+        &self,
+        py: Python<'_>,
+        text: &PyStr<'_>,
+        allowed_special: &HashSet<String>,
+    ) -> PyResult<Vec<Rank>> {
+        let text = text_of(text)?;
+        py.allow_threads(|| self.inner.encode(&text, |s| allowed_special.contains(s))).py()
+    }
 }
 
 #[pymethods]
@@ -86,11 +100,7 @@ impl PyCoreBpe {
     }
 
     /// Token ids of `text`, special-token text encoded as ordinary text.
-    fn encode_ordinary<'py>(
-        &self,
-        py: Python<'py>,
-        text: &Bound<'py, PyString>,
-    ) -> PyResult<Bound<'py, PyList>> {
+    fn encode_ordinary<'py>(&self, py: Python<'py>, text: &PyStr<'py>) -> ListResult<'py> {
         let text = text_of(text)?;
         let ids = py.allow_threads(|| self.inner.encode_ordinary(&text)).py()?;
         self.id_objects.list(py, &ids)
@@ -100,12 +110,10 @@ impl PyCoreBpe {
     fn encode<'py>(
         &self,
         py: Python<'py>,
-        text: &Bound<'py, PyString>,
+        text: &PyStr<'py>,
         allowed_special: HashSet<String>,
-    ) -> PyResult<Bound<'py, PyList>> {
-        let text = text_of(text)?;
-        let ids =
-            py.allow_threads(|| self.inner.encode(&text, |s| allowed_special.contains(s))).py()?;
+    ) -> ListResult<'py> {
+        let ids = self.encode_ids(py, text, &allowed_special)?;
         self.id_objects.list(py, &ids)
     }
 
@@ -113,13 +121,10 @@ impl PyCoreBpe {
     fn encode_to_numpy<'py>(
         &self,
         py: Python<'py>,
-        text: &Bound<'py, PyString>,
+        text: &PyStr<'py>,
         allowed_special: HashSet<String>,
     ) -> PyResult<Bound<'py, PyArray1<Rank>>> {
-        let text = text_of(text)?;
-        let ids =
-            py.allow_threads(|| self.inner.encode(&text, |s| allowed_special.contains(s))).py()?;
-        Ok(ids.into_pyarray(py))
+        Ok(self.encode_ids(py, text, &allowed_special)?.into_pyarray(py))
     }
 
     /// `encode_ordinary` of every text, in parallel.

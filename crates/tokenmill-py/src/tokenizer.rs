@@ -18,7 +18,6 @@ use tokenmill_core::utils::truncation::{
     TruncationDirection, TruncationParams, TruncationStrategy,
 };
 
-use crate::decoders::PyDecoder;
 use crate::encoding::{PyEncoding, PyEncodingBatch};
 use crate::errors::{input_type_error, InvalidArgumentError, ToPyResult};
 use crate::foreign::{self, Adopted};
@@ -30,12 +29,9 @@ use crate::model_inputs::{
     check_fields, extract_ids, non_negative, padding_from_dict, stack, stack_values,
     stacked_into_arrays, truncation_from_dict,
 };
-use crate::normalizers::PyNormalizer;
 use crate::off_loop::run_in_executor;
-use crate::pre_tokenizers::PyPreTokenizer;
-use crate::processors::PyPostProcessor;
 use crate::tokenizer_state::{Attached, Pipeline, State, TokenizerState};
-use crate::{models, stage, trainers};
+use crate::{models, trainers};
 
 /// A token added to a :class:`Tokenizer` on top of its model's vocabulary.
 ///
@@ -262,6 +258,11 @@ impl PyTokenizer {
         PyTokenizer { state: TokenizerState::new(State::new(tokenizer)) }
     }
 
+    /// Where the pipeline and its shared components are kept.
+    pub(crate) fn state(&self) -> &TokenizerState {
+        &self.state
+    }
+
     /// The up-to-date pipeline (a snapshot: later changes do not show in it).
     pub(crate) fn pipeline(&self, py: Python<'_>) -> PyResult<Pipeline> {
         self.state.read(py)
@@ -434,58 +435,6 @@ impl PyTokenizer {
             state.tokenizer.with_model(value);
             Ok(())
         })
-    }
-
-    /// The :class:`tokenmill.normalizers.Normalizer`, or None.
-    #[getter]
-    fn get_normalizer(&self, py: Python<'_>) -> PyResult<PyObject> {
-        stage::get_component::<PyNormalizer>(py, &self.state)
-    }
-    #[setter]
-    fn set_normalizer(
-        &self,
-        py: Python<'_>,
-        value: Option<Adopted<'_, PyNormalizer>>,
-    ) -> PyResult<()> {
-        stage::set_component(py, &self.state, value)
-    }
-
-    /// The :class:`tokenmill.pre_tokenizers.PreTokenizer`, or None.
-    #[getter]
-    fn get_pre_tokenizer(&self, py: Python<'_>) -> PyResult<PyObject> {
-        stage::get_component::<PyPreTokenizer>(py, &self.state)
-    }
-    #[setter]
-    fn set_pre_tokenizer(
-        &self,
-        py: Python<'_>,
-        value: Option<Adopted<'_, PyPreTokenizer>>,
-    ) -> PyResult<()> {
-        stage::set_component(py, &self.state, value)
-    }
-
-    /// The :class:`tokenmill.processors.PostProcessor`, or None.
-    #[getter]
-    fn get_post_processor(&self, py: Python<'_>) -> PyResult<PyObject> {
-        stage::get_component::<PyPostProcessor>(py, &self.state)
-    }
-    #[setter]
-    fn set_post_processor(
-        &self,
-        py: Python<'_>,
-        value: Option<Adopted<'_, PyPostProcessor>>,
-    ) -> PyResult<()> {
-        stage::set_component(py, &self.state, value)
-    }
-
-    /// The :class:`tokenmill.decoders.Decoder`, or None.
-    #[getter]
-    fn get_decoder(&self, py: Python<'_>) -> PyResult<PyObject> {
-        stage::get_component::<PyDecoder>(py, &self.state)
-    }
-    #[setter]
-    fn set_decoder(&self, py: Python<'_>, value: Option<Adopted<'_, PyDecoder>>) -> PyResult<()> {
-        stage::set_component(py, &self.state, value)
     }
 
     /// Enables truncation: encodings keep at most ``max_length`` tokens (special tokens

@@ -20,7 +20,7 @@ use tokenmill_core::tokenizer::Tokenizer;
 
 use crate::errors::ToPyResult;
 use crate::shared::{Node, Sequenced, Shared, Versioned};
-use crate::snapshot_cell::SnapshotCell;
+use crate::snapshot_cell::{Change, SnapshotCell};
 
 /// A snapshot: the pipeline encode / decode run on, and the shared components (the Python
 /// objects' values) it holds copies of.
@@ -193,9 +193,7 @@ impl Deref for Pipeline {
 }
 
 /// `change`, run once the state's copies of the shared components are up to date.
-fn after_refresh<R>(
-    change: impl FnOnce(&mut State) -> PyResult<R>,
-) -> impl FnOnce(&mut State) -> PyResult<R> {
+fn after_refresh<R>(change: impl Change<State, R>) -> impl Change<State, R> {
     move |state| {
         state.refresh().py()?;
         change(state)
@@ -230,11 +228,7 @@ impl TokenizerState {
 
     /// Changes the state with `change`, after bringing its components up to date (see
     /// `SnapshotCell::update`).
-    pub(crate) fn update<R>(
-        &self,
-        py: Python<'_>,
-        change: impl FnOnce(&mut State) -> PyResult<R>,
-    ) -> PyResult<R> {
+    pub(crate) fn update<R>(&self, py: Python<'_>, change: impl Change<State, R>) -> PyResult<R> {
         self.cell.update(py, after_refresh(change))
     }
 
@@ -242,7 +236,7 @@ impl TokenizerState {
     pub(crate) fn update_copy<R>(
         &self,
         py: Python<'_>,
-        change: impl FnOnce(&mut State) -> PyResult<R>,
+        change: impl Change<State, R>,
     ) -> PyResult<R> {
         self.cell.update_copy(py, after_refresh(change))
     }

@@ -1,8 +1,6 @@
 //! `tokenmill.trainers`: the base `Trainer`, `BpeTrainer`, `WordPieceTrainer` and
 //! `WordLevelTrainer` (tokenizers' constructors and attributes; `UnigramTrainer` is in
 //! `unigram.rs`), plus test/explain hooks that train straight from word counts.
-use std::collections::BTreeSet;
-
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
@@ -13,6 +11,7 @@ use tokenmill_core::trainers::{
 };
 
 use crate::errors::ToPyResult;
+use crate::properties::PyValue;
 use crate::shared::{getter, setter, Shared};
 use crate::tokenizer::PyAddedToken;
 
@@ -241,79 +240,40 @@ pub(crate) fn special_tokens_to_python(tokens: &[AddedToken]) -> Vec<PyAddedToke
     tokens.iter().cloned().map(PyAddedToken::from).collect()
 }
 
-/// How a trainer option is shown to Python (`P`) and read back: most options as they are;
-/// an alphabet as a list of one-character strings (from each string, its first character, as
-/// `tokenizers` takes them; empty strings are ignored).
-pub(crate) trait OptionValue<P>: Sized {
-    fn to_python(&self) -> P;
-    fn from_python(value: P) -> Self;
-}
-
-impl<T: Clone> OptionValue<T> for T {
-    fn to_python(&self) -> T {
-        self.clone()
-    }
-    fn from_python(value: T) -> T {
-        value
-    }
-}
-
-impl OptionValue<Vec<String>> for BTreeSet<char> {
-    fn to_python(&self) -> Vec<String> {
-        self.iter().map(char::to_string).collect()
-    }
-    fn from_python(value: Vec<String>) -> Self {
-        value.iter().filter_map(|s| s.chars().next()).collect()
-    }
-}
-
-/// Declares a trainer class's `#[pymethods]`: `methods` as written, the `special_tokens`
-/// property, and a getter and a setter (named `$get` / `$set`) for each listed option of the
-/// core trainer the object holds (`$options` of the `$Variant` value `$t` of its
-/// `TrainerWrapper`), shown to Python as `$ty` (see [`OptionValue`]).
+/// Declares a trainer class's `#[pymethods]` (and `component_properties!`): `methods` as written,
+/// the `special_tokens` property, and a getter and a setter for each listed option of the core
+/// trainer the object holds (`$options` of the `$Variant` value `$t` of its `TrainerWrapper`).
 macro_rules! trainer_methods {
     (
         $Class:ident, $Variant:ident(|$t:ident| $options:expr),
-        options { $($field:ident($get:ident, $set:ident): $ty:ty),* $(,)? }
+        options { $($fields:tt)* }
         methods { $($methods:tt)* }
     ) => {
+        $crate::properties::component_properties! {
+            $Class, TrainerWrapper::$Variant(|$t| $options);
+            fields { $($fields)* }
+        }
+
         #[pymethods]
         impl $Class {
             $($methods)*
 
-            /// The special tokens, as `AddedToken` objects.
-            #[getter]
-            fn get_special_tokens(self_: PyRef<'_, Self>) -> PyResult<Vec<PyAddedToken>> {
-                use $crate::trainers::special_tokens_to_python;
-                getter!(self_, TrainerWrapper::$Variant, |$t| {
-                    special_tokens_to_python(&$options.special_tokens)
-                })
-            }
-            #[setter]
-            fn set_special_tokens(
-                self_: PyRef<'_, Self>,
-                value: &Bound<'_, PyAny>,
-            ) -> PyResult<()> {
-                let tokens = $crate::trainers::extract_special_tokens(Some(value))?;
-                setter!(self_, TrainerWrapper::$Variant, |$t| $options.special_tokens = tokens)
-            }
-
-            $(
+                /// The special tokens, as `AddedToken` objects.
                 #[getter]
-                fn $get(self_: PyRef<'_, Self>) -> PyResult<$ty> {
-                    use $crate::trainers::OptionValue;
+                fn get_special_tokens(self_: PyRef<'_, Self>) -> PyResult<Vec<PyAddedToken>> {
+                    use $crate::trainers::special_tokens_to_python;
                     getter!(self_, TrainerWrapper::$Variant, |$t| {
-                        OptionValue::<$ty>::to_python(&$options.$field)
+                        special_tokens_to_python(&$options.special_tokens)
                     })
                 }
                 #[setter]
-                fn $set(self_: PyRef<'_, Self>, value: $ty) -> PyResult<()> {
-                    use $crate::trainers::OptionValue;
-                    setter!(self_, TrainerWrapper::$Variant, |$t| {
-                        $options.$field = OptionValue::from_python(value)
-                    })
+                fn set_special_tokens(
+                    self_: PyRef<'_, Self>,
+                    value: &Bound<'_, PyAny>,
+                ) -> PyResult<()> {
+                    let tokens = $crate::trainers::extract_special_tokens(Some(value))?;
+                    setter!(self_, TrainerWrapper::$Variant, |$t| $options.special_tokens = tokens)
                 }
-            )*
         }
     };
 }
@@ -336,16 +296,13 @@ macro_rules! bpe_trainer_methods {
         trainer_methods! {
             $Class, $Variant(|$t| $options),
             options {
-                vocab_size(get_vocab_size, set_vocab_size): usize,
-                min_frequency(get_min_frequency, set_min_frequency): u64,
-                show_progress(get_show_progress, set_show_progress): bool,
-                limit_alphabet(get_limit_alphabet, set_limit_alphabet): Option<usize>,
-                initial_alphabet(get_initial_alphabet, set_initial_alphabet): Vec<String>,
-                continuing_subword_prefix(
-                    get_continuing_subword_prefix,
-                    set_continuing_subword_prefix
-                ): Option<String>,
-                end_of_word_suffix(get_end_of_word_suffix, set_end_of_word_suffix): Option<String>,
+                vocab_size: usize;
+                min_frequency: u64;
+                show_progress: bool;
+                limit_alphabet: Option<usize>;
+                initial_alphabet: Vec<String>;
+                continuing_subword_prefix: Option<String>;
+                end_of_word_suffix: Option<String>;
                 $($extra)*
             }
             methods {
@@ -374,9 +331,9 @@ macro_rules! bpe_trainer_methods {
                         show_progress,
                         special_tokens: extract_special_tokens(special_tokens)?,
                         limit_alphabet,
-                        initial_alphabet: OptionValue::from_python(
+                        initial_alphabet: PyValue::from_python(
                             initial_alphabet.unwrap_or_default(),
-                        ),
+                        )?,
                         continuing_subword_prefix,
                         end_of_word_suffix,
                         ..Default::default()
@@ -414,7 +371,7 @@ bpe_trainer_methods! {
         TrainerWrapper::BpeTrainer(BpeTrainer { max_token_length, ..options })
     },
     options {
-        max_token_length(get_max_token_length, set_max_token_length): Option<usize>,
+        max_token_length: Option<usize>;
     }
     methods {
         /// The merges learned by the last training run, in order, as `(left, right, count)`:
@@ -442,20 +399,21 @@ fn result_to_dict<'py>(py: Python<'py>, r: &BpeTrainResult) -> PyResult<Bound<'p
     }
     d.set_item("merges", merges)?;
     d.set_item("history", r.history_texts())?;
-    d.set_item(
-        "special_tokens",
-        r.special_tokens.iter().map(|t| t.content.clone()).collect::<Vec<_>>(),
-    )?;
+    d.set_item("special_tokens", special_token_texts(&r.special_tokens))?;
     Ok(d)
 }
 
-/// Trains `trainer` (a BpeTrainer) directly from word counts `{word: count}` and returns the
-/// trained data (see `result_to_dict`). Used by tests and to explain training without a pipeline.
-/// `form_order` (tests only) gives the ids of `##x` / `x</w>` forms in that order instead of
-/// code-point order, to replay a `tokenizers` run.
+/// Trains `trainer` (a BpeTrainer or a WordPieceTrainer) directly from word counts
+/// `{word: count}` and returns the trained data. Used by tests and to explain training without
+/// a pipeline; registered as `_train_bpe_from_word_counts` and
+/// `_train_wordpiece_from_word_counts`. `form_order` (tests only) gives the ids of `##x` /
+/// `x</w>` forms in that order instead of code-point order, to replay a `tokenizers` run.
+///
+/// A BpeTrainer gives the dict of `result_to_dict` and keeps the merge history; a
+/// WordPieceTrainer gives `{"vocab": {token: id}, "special_tokens": [...]}`.
 #[pyfunction]
 #[pyo3(signature = (trainer, counts, form_order=None))]
-fn _train_bpe_from_word_counts<'py>(
+fn _train_from_word_counts<'py>(
     py: Python<'py>,
     trainer: PyRef<'py, PyTrainer>,
     counts: &Bound<'py, PyDict>,
@@ -463,8 +421,17 @@ fn _train_bpe_from_word_counts<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let words = extract_word_counts(counts)?;
     let form_order = form_order.unwrap_or_default();
+    // A WordPieceTrainer records its merge history itself: it trains as shared.
+    if let TrainerWrapper::WordPieceTrainer(wordpiece) = &*trainer.inner.read() {
+        let result =
+            py.allow_threads(|| wordpiece.train_with_form_order(&words, &form_order)).py()?;
+        let d = PyDict::new(py);
+        d.set_item("vocab", result.vocab_map())?;
+        d.set_item("special_tokens", special_token_texts(&result.special_tokens))?;
+        return Ok(d);
+    }
     let TrainerWrapper::BpeTrainer(bpe) = trainer.inner.snapshot() else {
-        return Err(PyTypeError::new_err("trainer must be a BpeTrainer"));
+        return Err(PyTypeError::new_err("trainer must be a BpeTrainer or a WordPieceTrainer"));
     };
     let result = py.allow_threads(|| bpe.train_with_form_order(&words, &form_order)).py()?;
     let history = result.history_texts();
@@ -474,6 +441,11 @@ fn _train_bpe_from_word_counts<'py>(
         }
     })?;
     result_to_dict(py, &result)
+}
+
+/// The text of each special token.
+fn special_token_texts(tokens: &[AddedToken]) -> Vec<String> {
+    tokens.iter().map(|t| t.content.clone()).collect()
 }
 
 /// `{word: count}` as word counts (repeated words add up).
@@ -557,32 +529,6 @@ bpe_trainer_methods! {
     }
 }
 
-/// Trains `trainer` (a WordPieceTrainer) directly from word counts `{word: count}` and returns
-/// `{"vocab": {token: id}, "special_tokens": [...]}`. For tests: `form_order` gives the `##x`
-/// forms ids in that order, to replay a `tokenizers` run.
-#[pyfunction]
-#[pyo3(signature = (trainer, counts, form_order=None))]
-fn _train_wordpiece_from_word_counts<'py>(
-    py: Python<'py>,
-    trainer: PyRef<'py, PyTrainer>,
-    counts: &Bound<'py, PyDict>,
-    form_order: Option<Vec<String>>,
-) -> PyResult<Bound<'py, PyDict>> {
-    let words = extract_word_counts(counts)?;
-    let form_order = form_order.unwrap_or_default();
-    let TrainerWrapper::WordPieceTrainer(wordpiece) = &*trainer.inner.read() else {
-        return Err(PyTypeError::new_err("trainer must be a WordPieceTrainer"));
-    };
-    let result = py.allow_threads(|| wordpiece.train_with_form_order(&words, &form_order)).py()?;
-    let d = PyDict::new(py);
-    d.set_item("vocab", result.vocab_map())?;
-    d.set_item(
-        "special_tokens",
-        result.special_tokens.iter().map(|t| t.content.clone()).collect::<Vec<_>>(),
-    )?;
-    Ok(d)
-}
-
 /// Trainer capable of training a WordLevel model (`tokenizers.trainers.WordLevelTrainer`).
 ///
 /// Args:
@@ -608,9 +554,9 @@ pub struct PyWordLevelTrainer;
 trainer_methods! {
     PyWordLevelTrainer, WordLevelTrainer(|t| t),
     options {
-        vocab_size(get_vocab_size, set_vocab_size): usize,
-        min_frequency(get_min_frequency, set_min_frequency): u64,
-        show_progress(get_show_progress, set_show_progress): bool,
+        vocab_size: usize;
+        min_frequency: u64;
+        show_progress: bool;
     }
     methods {
         #[new]
@@ -636,12 +582,11 @@ trainer_methods! {
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_class::<PyTrainer>()?;
-    m.add_class::<PyBpeTrainer>()?;
-    m.add_class::<PyWordPieceTrainer>()?;
-    m.add_class::<PyWordLevelTrainer>()?;
-    m.add_function(wrap_pyfunction!(_train_wordpiece_from_word_counts, m)?)?;
-    crate::unigram::register_trainers(m)?;
-    m.add_function(wrap_pyfunction!(_train_bpe_from_word_counts, m)?)?;
+    use crate::unigram::PyUnigramTrainer;
+    crate::add_classes!(m, PyTrainer, PyBpeTrainer, PyWordPieceTrainer, PyWordLevelTrainer);
+    m.add_class::<PyUnigramTrainer>()?;
+    let train_from_word_counts = wrap_pyfunction!(_train_from_word_counts, m)?;
+    m.add("_train_bpe_from_word_counts", &train_from_word_counts)?;
+    m.add("_train_wordpiece_from_word_counts", train_from_word_counts)?;
     Ok(())
 }

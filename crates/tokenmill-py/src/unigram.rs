@@ -10,11 +10,10 @@ use tokenmill_core::trainers::{TrainerWrapper, UnigramTrainer};
 
 use crate::errors::ToPyResult;
 use crate::models::{PyModel, PyToken};
+use crate::properties::{component_properties, PyValue};
 use crate::shared::{getter, setter};
 use crate::tokenizer::PyAddedToken;
-use crate::trainers::{
-    extract_special_tokens, new_trainer, trainer_methods, OptionValue, PyTrainer,
-};
+use crate::trainers::{extract_special_tokens, new_trainer, trainer_methods, PyTrainer};
 
 /// Texts longer than this are segmented with the GIL released.
 const RELEASE_GIL_BYTES: usize = 4096;
@@ -114,24 +113,6 @@ impl PyUnigram {
         crate::models::to_python(py, ModelWrapper::Unigram(model))
     }
 
-    /// The sampling temperature used by ``tokenize`` (None: no sampling).
-    #[getter]
-    fn get_alpha(self_: PyRef<'_, Self>) -> PyResult<Option<f64>> {
-        getter!(self_, ModelWrapper::Unigram, |m| m.alpha)
-    }
-    #[setter]
-    fn set_alpha(self_: PyRef<'_, Self>, alpha: Option<f64>) -> PyResult<()> {
-        setter!(self_, ModelWrapper::Unigram, |m| m.alpha = alpha)
-    }
-    /// How many best segmentations ``tokenize`` samples from (None: all).
-    #[getter]
-    fn get_nbest_size(self_: PyRef<'_, Self>) -> PyResult<Option<usize>> {
-        getter!(self_, ModelWrapper::Unigram, |m| m.nbest_size)
-    }
-    #[setter]
-    fn set_nbest_size(self_: PyRef<'_, Self>, nbest_size: Option<usize>) -> PyResult<()> {
-        setter!(self_, ModelWrapper::Unigram, |m| m.nbest_size = nbest_size)
-    }
     /// Whether unknown characters fall back to byte pieces.
     #[getter]
     fn get_byte_fallback(self_: PyRef<'_, Self>) -> PyResult<bool> {
@@ -231,6 +212,16 @@ impl PyUnigram {
     fn _resize_cache(_self_: PyRef<'_, Self>, _capacity: usize) {}
 }
 
+component_properties! {
+    PyUnigram, ModelWrapper::Unigram(|m| m);
+    fields {
+        /// The sampling temperature used by ``tokenize`` (None: no sampling).
+        alpha: Option<f64>;
+        /// How many best segmentations ``tokenize`` samples from (None: all).
+        nbest_size: Option<usize>;
+    }
+}
+
 /// Trainer capable of training a Unigram model: `tokenizers.trainers.UnigramTrainer`, whose
 /// vocabulary it learns (the same pieces, the same scores to ~1e-10; SentencePiece's algorithm
 /// as `tokenizers` ports it: suffix-array seeds counted once per distinct word, EM with digamma
@@ -260,14 +251,14 @@ pub struct PyUnigramTrainer;
 trainer_methods! {
     PyUnigramTrainer, UnigramTrainer(|t| t),
     options {
-        vocab_size(get_vocab_size, set_vocab_size): u32,
-        show_progress(get_show_progress, set_show_progress): bool,
-        initial_alphabet(get_initial_alphabet, set_initial_alphabet): Vec<String>,
-        shrinking_factor(get_shrinking_factor, set_shrinking_factor): f64,
-        unk_token(get_unk_token, set_unk_token): Option<String>,
-        max_piece_length(get_max_piece_length, set_max_piece_length): usize,
-        n_sub_iterations(get_n_sub_iterations, set_n_sub_iterations): u32,
-        seed_size(get_seed_size, set_seed_size): usize,
+        vocab_size: u32;
+        show_progress: bool;
+        initial_alphabet: Vec<String>;
+        shrinking_factor: f64;
+        unk_token: Option<String>;
+        max_piece_length: usize;
+        n_sub_iterations: u32;
+        seed_size: usize;
     }
     methods {
         #[new]
@@ -292,7 +283,7 @@ trainer_methods! {
                 vocab_size,
                 show_progress,
                 special_tokens: extract_special_tokens(special_tokens)?,
-                initial_alphabet: OptionValue::from_python(initial_alphabet.unwrap_or_default()),
+                initial_alphabet: PyValue::from_python(initial_alphabet.unwrap_or_default())?,
                 shrinking_factor,
                 unk_token,
                 max_piece_length,
@@ -303,12 +294,4 @@ trainer_methods! {
             Ok((PyUnigramTrainer, new_trainer(TrainerWrapper::UnigramTrainer(trainer))))
         }
     }
-}
-
-pub fn register_models(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_class::<PyUnigram>()
-}
-
-pub fn register_trainers(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_class::<PyUnigramTrainer>()
 }

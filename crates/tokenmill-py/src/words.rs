@@ -18,6 +18,7 @@ use tokenmill_words::{
 
 use crate::errors::ToPyResult;
 use crate::snapshot_cell::SnapshotCell;
+use crate::{ListResult, PyStr};
 
 mod segmenter;
 
@@ -56,6 +57,26 @@ fn texts_of<'a>(texts: &'a [Bound<'_, PyString>]) -> PyResult<Vec<Text<'a>>> {
     texts.iter().map(text_of).collect()
 }
 
+/// One Python list per text: `compute` runs on every text in parallel without the GIL, then
+/// `to_list` makes a text's list from the str, its UTF-8 and what was computed.
+fn batch_lists<'py, R: Send>(
+    py: Python<'py>,
+    texts: &[Bound<'py, PyString>],
+    compute: impl Fn(&str) -> R + Sync + Send,
+    mut to_list: impl FnMut(&PyStr<'py>, &Text<'_>, &R) -> ListResult<'py>,
+) -> ListResult<'py> {
+    let prepared = texts_of(texts)?;
+    let all: Vec<R> =
+        py.allow_threads(|| parallel::map_ref_collect(&prepared, |t| compute(&t.text)));
+    let lists: Vec<Bound<'py, PyList>> = texts
+        .iter()
+        .zip(&prepared)
+        .zip(&all)
+        .map(|((original, text), computed)| to_list(original, text, computed))
+        .collect::<PyResult<_>>()?;
+    PyList::new(py, lists)
+}
+
 /// Rule-based word tokenizer (see `tokenmill.words.WordTokenizer`).
 #[pyclass(module = "tokenmill.words", name = "WordTokenizer", frozen)]
 pub struct PyWordTokenizer {
@@ -79,32 +100,22 @@ impl WordTokenizerState {
         }
     }
 
-    fn to_strings<'py>(
+    /// The Python list of `tokens` (of `text`, read from `original`): their strings, or (with
+    /// `with_offsets`) `(token, start, end)` tuples with character offsets.
+    fn to_list<'py>(
         &self,
         py: Python<'py>,
-        original: &Bound<'py, PyString>,
+        original: &PyStr<'py>,
         text: &Text<'_>,
         tokens: &[WordToken],
-    ) -> PyResult<Bound<'py, PyList>> {
-        if text.lossy {
-            let with_offsets = self.to_tuples(py, original, text, tokens)?;
-            let items: Vec<Bound<'py, PyAny>> =
-                with_offsets.iter().map(|t| t.get_item(0)).collect::<PyResult<_>>()?;
-            return PyList::new(py, items);
-        }
-        fast_token_list(py, original, &text.text, tokens, false)
-    }
-
-    fn to_tuples<'py>(
-        &self,
-        py: Python<'py>,
-        original: &Bound<'py, PyString>,
-        text: &Text<'_>,
-        tokens: &[WordToken],
-    ) -> PyResult<Bound<'py, PyList>> {
+        with_offsets: bool,
+    ) -> ListResult<'py> {
         if !text.lossy {
-            return fast_token_list(py, original, &text.text, tokens, true);
+            let strings = &mut StringCache::new(tokens.len());
+            return cached_token_list(py, original, &text.text, tokens, with_offsets, strings);
         }
+        // Lone surrogates were replaced in `text`: a token is sliced from `original` by its
+        // character offsets (or is its PTB spelling).
         let mut offsets = CharOffsets::new(&text.text);
         let mut items = Vec::with_capacity(tokens.len());
         for t in tokens {
@@ -113,10 +124,12 @@ impl WordTokenizerState {
                 None => original.as_any().get_item(PySlice::new(py, s as isize, e as isize, 1))?,
                 Some(r) => PyString::new(py, r).into_any(),
             };
-            items.push(PyTuple::new(
-                py,
-                [token, s.into_pyobject(py)?.into_any(), e.into_pyobject(py)?.into_any()],
-            )?);
+            items.push(if with_offsets {
+                let (s, e) = (s.into_pyobject(py)?.into_any(), e.into_pyobject(py)?.into_any());
+                PyTuple::new(py, [token, s, e])?.into_any()
+            } else {
+                token
+            });
         }
         PyList::new(py, items)
     }
@@ -333,19 +346,8 @@ impl<'py, 'a> TokenListBuilder<'py, 'a> {
     }
 }
 
-/// The list of `tokens` of `original` (whose UTF-8 is `text`), as `TokenListBuilder` builds it.
-fn fast_token_list<'py>(
-    py: Python<'py>,
-    original: &Bound<'py, PyString>,
-    text: &str,
-    tokens: &[WordToken],
-    with_offsets: bool,
-) -> PyResult<Bound<'py, PyList>> {
-    let mut strings = StringCache::new(tokens.len());
-    cached_token_list(py, original, text, tokens, with_offsets, &mut strings)
-}
-
-/// As `fast_token_list`, with token strings shared through `strings`.
+/// The list of `tokens` of `original` (whose UTF-8 is `text`), as `TokenListBuilder` builds it,
+/// with token strings shared through `strings`.
 fn cached_token_list<'py>(
     py: Python<'py>,
     original: &Bound<'py, PyString>,
@@ -420,6 +422,38 @@ fn char_span_arrays(tokenizer: &core::WordTokenizer, text: &str) -> (Vec<i64>, V
     (starts, ends)
 }
 
+impl PyWordTokenizer {
+    /// The tokens of `text` as strings, or (`with_offsets`) as `(token, start, end)` tuples.
+    fn token_list<'py>(
+        &self,
+        py: Python<'py>,
+        text: &PyStr<'py>,
+        with_offsets: bool,
+    ) -> ListResult<'py> {
+        let this = self.state.get(py);
+        let t = text_of(text)?;
+        if !t.lossy && this.segmenter.is_none() {
+            return stream_token_list(py, &this.inner, text, &t.text, with_offsets);
+        }
+        let tokens = py.allow_threads(|| this.tokens(&t.text));
+        this.to_list(py, text, &t, &tokens, with_offsets)
+    }
+
+    /// `token_list` of every text, tokenized in parallel.
+    fn token_lists<'py>(
+        &self,
+        py: Python<'py>,
+        texts: &[PyStr<'py>],
+        with_offsets: bool,
+    ) -> ListResult<'py> {
+        let this = self.state.get(py);
+        let to_list = |o: &PyStr<'py>, t: &Text<'_>, tokens: &Vec<WordToken>| {
+            this.to_list(py, o, t, tokens, with_offsets)
+        };
+        batch_lists(py, texts, |t| this.tokens(t), to_list)
+    }
+}
+
 #[pymethods]
 impl PyWordTokenizer {
     #[new]
@@ -480,32 +514,12 @@ impl PyWordTokenizer {
         })
     }
 
-    fn tokenize<'py>(
-        &self,
-        py: Python<'py>,
-        text: &Bound<'py, PyString>,
-    ) -> PyResult<Bound<'py, PyList>> {
-        let this = self.state.get(py);
-        let t = text_of(text)?;
-        if !t.lossy && this.segmenter.is_none() {
-            return stream_token_list(py, &this.inner, text, &t.text, false);
-        }
-        let tokens = py.allow_threads(|| this.tokens(&t.text));
-        this.to_strings(py, text, &t, &tokens)
+    fn tokenize<'py>(&self, py: Python<'py>, text: &PyStr<'py>) -> ListResult<'py> {
+        self.token_list(py, text, false)
     }
 
-    fn tokenize_with_offsets<'py>(
-        &self,
-        py: Python<'py>,
-        text: &Bound<'py, PyString>,
-    ) -> PyResult<Bound<'py, PyList>> {
-        let this = self.state.get(py);
-        let t = text_of(text)?;
-        if !t.lossy && this.segmenter.is_none() {
-            return stream_token_list(py, &this.inner, text, &t.text, true);
-        }
-        let tokens = py.allow_threads(|| this.tokens(&t.text));
-        this.to_tuples(py, text, &t, &tokens)
+    fn tokenize_with_offsets<'py>(&self, py: Python<'py>, text: &PyStr<'py>) -> ListResult<'py> {
+        self.token_list(py, text, true)
     }
 
     /// `(starts, ends)`: the tokens' character offsets as two NumPy int64 arrays, with no
@@ -533,48 +547,20 @@ impl PyWordTokenizer {
         Ok((starts.into_pyarray(py), ends.into_pyarray(py)))
     }
 
-    fn tokenize_batch<'py>(
-        &self,
-        py: Python<'py>,
-        texts: Vec<Bound<'py, PyString>>,
-    ) -> PyResult<Bound<'py, PyList>> {
-        let this = self.state.get(py);
-        let prepared = texts_of(&texts)?;
-        let all: Vec<Vec<WordToken>> =
-            py.allow_threads(|| parallel::map_ref_collect(&prepared, |t| this.tokens(&t.text)));
-        let lists: Vec<Bound<'py, PyList>> = texts
-            .iter()
-            .zip(&prepared)
-            .zip(&all)
-            .map(|((o, t), toks)| this.to_strings(py, o, t, toks))
-            .collect::<PyResult<_>>()?;
-        PyList::new(py, lists)
+    fn tokenize_batch<'py>(&self, py: Python<'py>, texts: Vec<PyStr<'py>>) -> ListResult<'py> {
+        self.token_lists(py, &texts, false)
     }
 
     fn tokenize_with_offsets_batch<'py>(
         &self,
         py: Python<'py>,
-        texts: Vec<Bound<'py, PyString>>,
-    ) -> PyResult<Bound<'py, PyList>> {
-        let this = self.state.get(py);
-        let prepared = texts_of(&texts)?;
-        let all: Vec<Vec<WordToken>> =
-            py.allow_threads(|| parallel::map_ref_collect(&prepared, |t| this.tokens(&t.text)));
-        let lists: Vec<Bound<'py, PyList>> = texts
-            .iter()
-            .zip(&prepared)
-            .zip(&all)
-            .map(|((o, t), toks)| this.to_tuples(py, o, t, toks))
-            .collect::<PyResult<_>>()?;
-        PyList::new(py, lists)
+        texts: Vec<PyStr<'py>>,
+    ) -> ListResult<'py> {
+        self.token_lists(py, &texts, true)
     }
 
-    fn __call__<'py>(
-        &self,
-        py: Python<'py>,
-        text: &Bound<'py, PyString>,
-    ) -> PyResult<Bound<'py, PyList>> {
-        self.tokenize(py, text)
+    fn __call__<'py>(&self, py: Python<'py>, text: &PyStr<'py>) -> ListResult<'py> {
+        self.token_list(py, text, false)
     }
 
     fn __repr__(&self, py: Python<'_>) -> String {
@@ -717,16 +703,7 @@ impl PySentenceSplitter {
         texts: Vec<Bound<'py, PyString>>,
     ) -> PyResult<Bound<'py, PyList>> {
         let this = self.state.get(py);
-        let prepared = texts_of(&texts)?;
-        let all: Vec<Vec<(usize, usize)>> = py
-            .allow_threads(|| parallel::map_ref_collect(&prepared, |t| this.inner.spans(&t.text)));
-        let lists: Vec<Bound<'py, PyList>> = texts
-            .iter()
-            .zip(&prepared)
-            .zip(&all)
-            .map(|((o, t), s)| slice_sentences(py, o, t, s))
-            .collect::<PyResult<_>>()?;
-        PyList::new(py, lists)
+        batch_lists(py, &texts, |t| this.inner.spans(t), |o, t, s| slice_sentences(py, o, t, s))
     }
 
     fn spans_batch(

@@ -15,6 +15,11 @@ Each one can be built from its model files (``from_file``: ``vocab.json`` + ``me
 ``vocab.txt`` for WordPiece), trained
 (``train`` / ``train_from_iterator``) and saved (``save_model`` writes the model files, ``save``
 the whole tokenizer.json).
+
+What lives here: one module per tokenizer; ``base_tokenizer`` holds what they share (the
+forwarding base class, the BPE model and normalizer set-up, the training methods).
+May import: the standard library and ``tokenmill``'s public modules (never ``tokenmill._native``
+directly); a tokenizer module may import ``base_tokenizer``, not another tokenizer module.
 """
 
 from tokenmill.implementations.base_tokenizer import BaseTokenizer

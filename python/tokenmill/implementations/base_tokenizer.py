@@ -27,8 +27,13 @@ def unicode_normalizer_from_str(name: str):
     return getattr(_normalizers, name.upper())()
 
 
-def set_normalizers(tokenizer, parts: list) -> None:
-    """Gives ``tokenizer`` the normalizers ``parts``: none, the single one, or a ``Sequence``."""
+def set_normalizers(tokenizer, unicode_normalizer: Optional[str], lowercase: bool, *others) -> None:
+    """Gives ``tokenizer`` the Unicode normalizer named ``unicode_normalizer`` (if any), then
+    ``others``, then ``Lowercase`` (if ``lowercase``): none, the single one, or a ``Sequence``."""
+    parts = [unicode_normalizer_from_str(unicode_normalizer)] if unicode_normalizer else []
+    parts.extend(others)
+    if lowercase:
+        parts.append(_normalizers.Lowercase())
     if len(parts) == 1:
         tokenizer.normalizer = parts[0]
     elif parts:
@@ -122,6 +127,18 @@ class BPEFilesMixin:
 
         vocab, merges = BPE.read_file(str(vocab_filename), str(merges_filename))
         return cls(vocab, merges, **kwargs)
+
+
+def _forwarded(name: str) -> property:
+    """A property that reads and sets the wrapped tokenizer's ``name``."""
+
+    def read(self):
+        return getattr(self._tokenizer, name)
+
+    def write(self, value):
+        setattr(self._tokenizer, name, value)
+
+    return property(read, write)
 
 
 class BaseTokenizer:
@@ -292,42 +309,8 @@ class BaseTokenizer:
         """Truncation, post-processor and padding applied to encodings."""
         return self._tokenizer.post_process(encoding, pair, add_special_tokens)
 
-    @property
-    def model(self):
-        return self._tokenizer.model
-
-    @model.setter
-    def model(self, model):
-        self._tokenizer.model = model
-
-    @property
-    def normalizer(self):
-        return self._tokenizer.normalizer
-
-    @normalizer.setter
-    def normalizer(self, normalizer):
-        self._tokenizer.normalizer = normalizer
-
-    @property
-    def pre_tokenizer(self):
-        return self._tokenizer.pre_tokenizer
-
-    @pre_tokenizer.setter
-    def pre_tokenizer(self, pre_tokenizer):
-        self._tokenizer.pre_tokenizer = pre_tokenizer
-
-    @property
-    def post_processor(self):
-        return self._tokenizer.post_processor
-
-    @post_processor.setter
-    def post_processor(self, post_processor):
-        self._tokenizer.post_processor = post_processor
-
-    @property
-    def decoder(self):
-        return self._tokenizer.decoder
-
-    @decoder.setter
-    def decoder(self, decoder):
-        self._tokenizer.decoder = decoder
+    model = _forwarded("model")
+    normalizer = _forwarded("normalizer")
+    pre_tokenizer = _forwarded("pre_tokenizer")
+    post_processor = _forwarded("post_processor")
+    decoder = _forwarded("decoder")

@@ -5,13 +5,12 @@ from __future__ import annotations
 from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 import tokenmill
-from tokenmill import decoders, normalizers, pre_tokenizers, processors, trainers
+from tokenmill import decoders, pre_tokenizers, processors, trainers
 from tokenmill.implementations.base_tokenizer import (
     BaseTokenizer,
     BPEFilesMixin,
     set_normalizers,
     training_methods,
-    unicode_normalizer_from_str,
 )
 from tokenmill.models import BPE
 
@@ -65,12 +64,7 @@ class ByteLevelBPETokenizer(BPEFilesMixin, BaseTokenizer):
             model = BPE()
         tokenizer = tokenmill.Tokenizer(model)
 
-        parts = []
-        if unicode_normalizer:
-            parts.append(unicode_normalizer_from_str(unicode_normalizer))
-        if lowercase:
-            parts.append(normalizers.Lowercase())
-        set_normalizers(tokenizer, parts)
+        set_normalizers(tokenizer, unicode_normalizer, lowercase)
 
         tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=add_prefix_space)
         tokenizer.decoder = decoders.ByteLevel()

@@ -12,7 +12,6 @@ from tokenmill.implementations.base_tokenizer import (
     bpe_tokenizer,
     set_normalizers,
     training_methods,
-    unicode_normalizer_from_str,
 )
 
 
@@ -63,14 +62,8 @@ class CharBPETokenizer(BPEFilesMixin, BaseTokenizer):
             vocab, merges, unk_token, dropout=dropout, end_of_word_suffix=suffix
         )
 
-        parts = []
-        if unicode_normalizer:
-            parts.append(unicode_normalizer_from_str(unicode_normalizer))
-        if bert_normalizer:
-            parts.append(normalizers.BertNormalizer(lowercase=False))
-        if lowercase:
-            parts.append(normalizers.Lowercase())
-        set_normalizers(tokenizer, parts)
+        bert = [normalizers.BertNormalizer(lowercase=False)] if bert_normalizer else []
+        set_normalizers(tokenizer, unicode_normalizer, lowercase, *bert)
 
         if split_on_whitespace_only:
             tokenizer.pre_tokenizer = pre_tokenizers.WhitespaceSplit()

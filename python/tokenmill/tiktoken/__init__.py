@@ -13,6 +13,10 @@ The modules are tiktoken's: ``core`` (``Encoding``), ``registry`` (``get_encodin
 defines the encodings, as ``tiktoken_ext.openai_public``. Rank files are found in ``path=``,
 ``$TOKENMILL_TIKTOKEN_DIR`` or tiktoken's own cache folder (``$TIKTOKEN_CACHE_DIR``, see
 ``registry``); when one is missing, the error says which file to put where.
+
+What lives here: the re-exports of tiktoken's top-level names. May import: the standard library,
+``tokenmill._native`` (its ``tiktoken`` submodule: the rank files and the byte-level BPE core)
+and these modules; ``regex`` only inside the functions that need it (optional, as in tiktoken).
 """
 
 from __future__ import annotations

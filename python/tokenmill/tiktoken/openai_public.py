@@ -65,30 +65,23 @@ class DataGymFiles:
     names: tuple[tuple[str, str], ...]
 
 
-R50K = RankFile(
-    _BLOB + "encodings/r50k_base.tiktoken",
-    "306cd27f03c1a714eca7108e03d66b7dc042abe8c258b44c199a7ed9838dd930",
-    (
-        "r50k_base.tiktoken",
-        "r50k_base/r50k_base.tiktoken",
-        "gpt2.tiktoken",
-        "whisper/gpt2.tiktoken",
-    ),
+def _encoding_file(name: str, sha256: str, *more_names: str) -> RankFile:
+    """The rank file of encoding ``name`` (``encodings/<name>.tiktoken`` on OpenAI's blob store),
+    found locally as ``<name>.tiktoken``, ``<name>/<name>.tiktoken`` or ``more_names``."""
+    file = f"{name}.tiktoken"
+    return RankFile(_BLOB + "encodings/" + file, sha256, (file, f"{name}/{file}", *more_names))
+
+
+_R50K_SHA256 = "306cd27f03c1a714eca7108e03d66b7dc042abe8c258b44c199a7ed9838dd930"
+R50K = _encoding_file("r50k_base", _R50K_SHA256, "gpt2.tiktoken", "whisper/gpt2.tiktoken")
+P50K = _encoding_file(
+    "p50k_base", "94b5ca7dff4d00767bc256fdd1b27e5b17361d7b8a5f968547f9f23eb70d2069"
 )
-P50K = RankFile(
-    _BLOB + "encodings/p50k_base.tiktoken",
-    "94b5ca7dff4d00767bc256fdd1b27e5b17361d7b8a5f968547f9f23eb70d2069",
-    ("p50k_base.tiktoken", "p50k_base/p50k_base.tiktoken"),
+CL100K = _encoding_file(
+    "cl100k_base", "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7"
 )
-CL100K = RankFile(
-    _BLOB + "encodings/cl100k_base.tiktoken",
-    "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7",
-    ("cl100k_base.tiktoken", "cl100k_base/cl100k_base.tiktoken"),
-)
-O200K = RankFile(
-    _BLOB + "encodings/o200k_base.tiktoken",
-    "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
-    ("o200k_base.tiktoken", "o200k_base/o200k_base.tiktoken"),
+O200K = _encoding_file(
+    "o200k_base", "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d"
 )
 GPT2_DATA_GYM = DataGymFiles(
     _BLOB + "gpt-2/encodings/main/vocab.bpe",

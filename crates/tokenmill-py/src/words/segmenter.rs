@@ -8,15 +8,15 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PySlice, PyString, PyTuple, PyType};
-use tokenmill_core::utils::parallel;
 use tokenmill_core::Error;
 use tokenmill_words::{CharOffsets, WordToken};
 use tokenmill_words::{Segmenter, SegmenterLanguage, SegmenterOptions, SegmenterTrainer};
 
-use super::{cached_token_list, text_of, texts_of, StringCache, Text};
+use super::{batch_lists, cached_token_list, text_of, StringCache, Text};
 use crate::errors::ToPyResult;
 use crate::gc_pause::GcPause;
 use crate::snapshot_cell::SnapshotCell;
+use crate::{ListResult, PyStr};
 
 /// Texts shorter than this are cut without releasing the GIL (see `cut_list`).
 const SHORT_TEXT_BYTES: usize = 4096;
@@ -178,9 +178,9 @@ impl PySegmenter {
     fn cut_list<'py>(
         &self,
         py: Python<'py>,
-        text: &Bound<'py, PyString>,
+        text: &PyStr<'py>,
         with_offsets: bool,
-    ) -> PyResult<Bound<'py, PyList>> {
+    ) -> ListResult<'py> {
         let t = text_of(text)?;
         // A short text (a line, a sentence) is cut with the GIL held: releasing and taking it
         // back would cost more than the cut itself saves other threads.
@@ -198,21 +198,15 @@ impl PySegmenter {
     fn cut_lists<'py>(
         &self,
         py: Python<'py>,
-        texts: Vec<Bound<'py, PyString>>,
+        texts: Vec<PyStr<'py>>,
         with_offsets: bool,
-    ) -> PyResult<Bound<'py, PyList>> {
-        let prepared = texts_of(&texts)?;
+    ) -> ListResult<'py> {
         let segmenter = self.segmenter(py);
-        let all: Vec<Vec<WordToken>> =
-            py.allow_threads(|| parallel::map_ref_collect(&prepared, |t| segmenter.cut(&t.text)));
         self.build_lists(py, with_offsets, |strings| {
-            let lists: Vec<Bound<'py, PyList>> = texts
-                .iter()
-                .zip(&prepared)
-                .zip(&all)
-                .map(|((o, t), toks)| token_list(py, o, t, toks, with_offsets, strings))
-                .collect::<PyResult<_>>()?;
-            PyList::new(py, lists)
+            let to_list = |o: &PyStr<'py>, t: &Text<'_>, tokens: &Vec<WordToken>| {
+                token_list(py, o, t, tokens, with_offsets, strings)
+            };
+            batch_lists(py, &texts, |t| segmenter.cut(t), to_list)
         })
     }
 
@@ -231,6 +225,29 @@ impl PySegmenter {
         .py()
     }
 }
+
+/// Declares the segmenter's boolean options (`SegmenterOptions` fields) as properties.
+macro_rules! option_properties {
+    ($($option:ident),*) => {pastey::paste! {
+        #[pymethods]
+        impl PySegmenter {$(
+            #[getter]
+            fn [<get_ $option>](&self, py: Python<'_>) -> bool {
+                self.segmenter(py).options().$option
+            }
+
+            #[setter]
+            fn [<set_ $option>](&self, py: Python<'_>, value: bool) -> PyResult<()> {
+                self.inner.update(py, |s| {
+                    s.set_options(SegmenterOptions { $option: value, ..s.options() });
+                    Ok(())
+                })
+            }
+        )*}
+    }};
+}
+
+option_properties!(hmm, numbers);
 
 #[pymethods]
 impl PySegmenter {
@@ -280,32 +297,6 @@ impl PySegmenter {
         self.segmenter(py).language().code()
     }
 
-    #[getter]
-    fn get_hmm(&self, py: Python<'_>) -> bool {
-        self.segmenter(py).options().hmm
-    }
-
-    #[setter]
-    fn set_hmm(&self, py: Python<'_>, value: bool) -> PyResult<()> {
-        self.inner.update(py, |s| {
-            s.set_options(SegmenterOptions { hmm: value, ..s.options() });
-            Ok(())
-        })
-    }
-
-    #[getter]
-    fn get_numbers(&self, py: Python<'_>) -> bool {
-        self.segmenter(py).options().numbers
-    }
-
-    #[setter]
-    fn set_numbers(&self, py: Python<'_>, value: bool) -> PyResult<()> {
-        self.inner.update(py, |s| {
-            s.set_options(SegmenterOptions { numbers: value, ..s.options() });
-            Ok(())
-        })
-    }
-
     /// Whether an HMM for unknown words is present (trained or built in).
     #[getter]
     fn has_hmm_model(&self, py: Python<'_>) -> bool {
@@ -329,43 +320,27 @@ impl PySegmenter {
         self.segmenter(py).dictionary().freq(word)
     }
 
-    fn cut<'py>(
-        &self,
-        py: Python<'py>,
-        text: &Bound<'py, PyString>,
-    ) -> PyResult<Bound<'py, PyList>> {
+    fn cut<'py>(&self, py: Python<'py>, text: &PyStr<'py>) -> ListResult<'py> {
         self.cut_list(py, text, false)
     }
 
-    fn cut_with_offsets<'py>(
-        &self,
-        py: Python<'py>,
-        text: &Bound<'py, PyString>,
-    ) -> PyResult<Bound<'py, PyList>> {
+    fn cut_with_offsets<'py>(&self, py: Python<'py>, text: &PyStr<'py>) -> ListResult<'py> {
         self.cut_list(py, text, true)
     }
 
-    fn cut_batch<'py>(
-        &self,
-        py: Python<'py>,
-        texts: Vec<Bound<'py, PyString>>,
-    ) -> PyResult<Bound<'py, PyList>> {
+    fn cut_batch<'py>(&self, py: Python<'py>, texts: Vec<PyStr<'py>>) -> ListResult<'py> {
         self.cut_lists(py, texts, false)
     }
 
     fn cut_with_offsets_batch<'py>(
         &self,
         py: Python<'py>,
-        texts: Vec<Bound<'py, PyString>>,
-    ) -> PyResult<Bound<'py, PyList>> {
+        texts: Vec<PyStr<'py>>,
+    ) -> ListResult<'py> {
         self.cut_lists(py, texts, true)
     }
 
-    fn __call__<'py>(
-        &self,
-        py: Python<'py>,
-        text: &Bound<'py, PyString>,
-    ) -> PyResult<Bound<'py, PyList>> {
+    fn __call__<'py>(&self, py: Python<'py>, text: &PyStr<'py>) -> ListResult<'py> {
         self.cut_list(py, text, false)
     }
 
