@@ -166,27 +166,14 @@ impl Field {
         };
         let (head, out) = out.split_at_mut(left.min(out.len()));
         fill(head, std::iter::empty(), pad_value);
-        match (self, row) {
-            (Field::InputIds, _) => fill(out, widen(row.ids()), pad_value),
-            (Field::TokenTypeIds, _) => fill(out, widen(row.type_ids()), pad_value),
-            (Field::AttentionMask, StoredEncoding::Packed(p)) => {
-                fill(out, widen(p.attention_mask()), pad_value)
+        match self {
+            Field::InputIds => fill(out, widen(row.ids()), pad_value),
+            Field::TokenTypeIds => fill(out, widen(row.type_ids()), pad_value),
+            Field::AttentionMask => fill(out, row.attention_mask().map(i64::from), pad_value),
+            Field::SpecialTokensMask => {
+                fill(out, row.special_tokens_mask().map(i64::from), pad_value)
             }
-            (Field::AttentionMask, StoredEncoding::Full(e)) => {
-                fill(out, widen(&e.attention_mask), pad_value)
-            }
-            (Field::SpecialTokensMask, StoredEncoding::Packed(p)) => {
-                fill(out, widen(p.special_tokens_mask()), pad_value)
-            }
-            (Field::SpecialTokensMask, StoredEncoding::Full(e)) => {
-                fill(out, widen(&e.special_tokens_mask), pad_value)
-            }
-            (Field::OffsetMapping, StoredEncoding::Packed(p)) => {
-                fill(out, widen(p.offset_values()), pad_value)
-            }
-            (Field::OffsetMapping, StoredEncoding::Full(e)) => {
-                fill(out, e.offsets.iter().flat_map(|&(s, e)| [s as i64, e as i64]), pad_value)
-            }
+            Field::OffsetMapping => fill(out, row.offset_values().map(|v| v as i64), pad_value),
         }
     }
 }
@@ -196,10 +183,14 @@ fn widen<T: Copy + Into<i64>>(values: &[T]) -> impl Iterator<Item = i64> + '_ {
 }
 
 /// Writes `values` into `out`, then `rest` into the rest of `out` (so all of it is initialized).
+/// `values` drives the loop (`for_each`): a held encoding's values come from one of two
+/// representations, and so the choice is made once per row, not once per value.
 fn fill(out: &mut [MaybeUninit<i64>], values: impl Iterator<Item = i64>, rest: i64) {
     let mut out = out.iter_mut();
-    out.by_ref().zip(values).for_each(|(o, v)| {
-        o.write(v);
+    values.for_each(|v| {
+        if let Some(o) = out.next() {
+            o.write(v);
+        }
     });
     out.for_each(|o| {
         o.write(rest);

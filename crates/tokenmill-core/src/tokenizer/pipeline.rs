@@ -850,10 +850,7 @@ mod tests {
                     .collect();
                 assert_eq!(rows, expected, "{truncation:?} {padding:?}");
                 assert_eq!(stored.texts.is_some(), packs);
-                assert!(stored
-                    .rows
-                    .iter()
-                    .all(|r| matches!(r, StoredEncoding::Packed(_)) == packs));
+                assert!(stored.rows.iter().all(|r| r.is_packed() == packs));
             }
         }
     }

@@ -119,14 +119,7 @@ impl BatchPadding {
         if row.lengths().iter().all(|&len| len >= self.target) {
             return;
         }
-        match row {
-            StoredEncoding::Full(encoding) => self.apply(encoding),
-            StoredEncoding::Packed(packed) => {
-                let mut encoding = packed.unpack();
-                self.apply(&mut encoding);
-                *row = StoredEncoding::from(encoding);
-            }
-        }
+        row.edit(|encoding| self.apply(encoding));
     }
 
     /// How many pad tokens `apply` puts before and after an encoding of `len` tokens.
