@@ -14,6 +14,7 @@ use crate::tokenizer::{Model, Offsets, Token};
 use crate::utils::component_enum::component_enum;
 
 pub mod bpe;
+mod json;
 pub mod unigram;
 pub mod wordlevel;
 pub mod wordpiece;

@@ -2,9 +2,10 @@
 //!
 //! Also truncation and padding, vocabulary and id → token tables, user-defined components
 //! (`custom`), the enum over a stage's components (`component_enum!`), the `"type"` tags of
-//! tokenizer.json (`type_tag`), a CPU prefetch hint and the models' word caches: what several stages or model families share. May import `error`, `tokenizer` (truncation and padding act on `Encoding`)
-//! and `pre_tokenizers::scanners` (the regex wrapper's fast path); never a model, trainer or
-//! model-family folder.
+//! tokenizer.json (`type_tag`), a CPU prefetch hint, the models' random generator (`shared_rng`)
+//! and word caches: what several stages or model families share. May import `error`,
+//! `tokenizer` (truncation and padding act on `Encoding`) and `pre_tokenizers::scanners` (the
+//! regex wrapper's fast path); never a model, trainer or model-family folder.
 pub mod byte_level;
 pub(crate) mod component_enum;
 pub mod custom;
@@ -14,6 +15,7 @@ pub mod padding;
 pub mod parallel;
 pub mod prefetch;
 pub mod regex;
+pub mod shared_rng;
 pub(crate) mod shared_snapshot;
 pub mod tokens_by_id;
 pub mod truncation;

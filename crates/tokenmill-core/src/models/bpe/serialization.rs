@@ -3,39 +3,52 @@
 //! Merges are read both as pairs (current format) and as `"a b"` strings (older files).
 use std::fmt;
 
-use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
-use serde::ser::{SerializeMap, SerializeStruct, Serializer};
+use serde::de::{self, Deserializer, SeqAccess, Visitor};
+use serde::ser::Serializer;
 use serde::{Deserialize, Serialize};
 
-use super::model::{BpeBuilder, Merges, Vocab, BPE};
+use super::model::{BpeBuilder, BpeOptions, Merges, Vocab, BPE};
+use crate::models::json::{check_model_type, OrderedVocab};
 
-/// Serializes `(token, id)` entries (already in id order) as a JSON object.
-pub(crate) struct OrderedVocab<'a>(pub Vec<(&'a str, u32)>);
-
-impl Serialize for OrderedVocab<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(Some(self.0.len()))?;
-        for (token, id) in &self.0 {
-            map.serialize_entry(token, id)?;
-        }
-        map.end()
-    }
+/// tokenizer.json's BPE object: written from the model (`V`: its vocabulary in id order, `M`:
+/// its merges), read into owned values (`V`, `M`: `Option`s, so that a missing one gets the
+/// message below). The options' keys sit between "type" and "vocab", in `BpeOptions`' order.
+#[derive(Serialize, Deserialize)]
+struct BpeJson<V, M> {
+    #[serde(rename = "type")]
+    kind: Option<String>,
+    #[serde(flatten)]
+    options: BpeOptions,
+    #[serde(default)]
+    vocab: V,
+    #[serde(default)]
+    merges: M,
 }
 
 impl Serialize for BPE {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut model = serializer.serialize_struct("BPE", 10)?;
-        model.serialize_field("type", "BPE")?;
-        model.serialize_field("dropout", &self.dropout)?;
-        model.serialize_field("unk_token", &self.unk_token)?;
-        model.serialize_field("continuing_subword_prefix", &self.continuing_subword_prefix)?;
-        model.serialize_field("end_of_word_suffix", &self.end_of_word_suffix)?;
-        model.serialize_field("fuse_unk", &self.fuse_unk)?;
-        model.serialize_field("byte_fallback", &self.byte_fallback)?;
-        model.serialize_field("ignore_merges", &self.ignore_merges)?;
-        model.serialize_field("vocab", &OrderedVocab(self.vocab_in_id_order()))?;
-        model.serialize_field("merges", &self.merges())?;
-        model.end()
+        let json = BpeJson {
+            kind: Some("BPE".into()),
+            options: self.options(),
+            vocab: OrderedVocab(self.vocab_in_id_order()),
+            merges: self.merges(),
+        };
+        json.serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for BPE {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let json = BpeJson::<Option<Vocab>, Option<MergeList>>::deserialize(deserializer)?;
+        check_model_type(json.kind.as_deref(), "BPE")?;
+        let (Some(vocab), Some(MergeList(merges))) = (json.vocab, json.merges) else {
+            return Err(de::Error::custom("BPE model needs both \"vocab\" and \"merges\""));
+        };
+        BpeBuilder::new()
+            .vocab_and_merges(vocab, merges)
+            .options(json.options)
+            .build()
+            .map_err(|e| de::Error::custom(format!("BPE model: {e}")))
     }
 }
 
@@ -90,6 +103,7 @@ pub(crate) fn split_merge_line(line: &str) -> Option<(&str, &str)> {
     Some((a, b))
 }
 
+#[derive(Default)]
 struct MergeList(Merges);
 
 impl<'de> Deserialize<'de> for MergeList {
@@ -114,87 +128,6 @@ impl<'de> Deserialize<'de> for MergeList {
     }
 }
 
-impl<'de> Deserialize<'de> for BPE {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_map(BpeVisitor)
-    }
-}
-
-struct BpeVisitor;
-
-impl<'de> Visitor<'de> for BpeVisitor {
-    type Value = BPE;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a BPE model object")
-    }
-
-    fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<BPE, M::Error> {
-        let mut builder = BpeBuilder::new();
-        let mut vocab: Option<Vocab> = None;
-        let mut merges: Option<Merges> = None;
-        while let Some(key) = map.next_key::<String>()? {
-            match key.as_str() {
-                "type" => {
-                    let kind: String = map.next_value()?;
-                    if kind != "BPE" {
-                        return Err(de::Error::custom(format!(
-                            "model type {kind:?} is not \"BPE\""
-                        )));
-                    }
-                }
-                "dropout" => {
-                    if let Some(p) = map.next_value::<Option<f32>>()? {
-                        builder = builder.dropout(p);
-                    }
-                }
-                "unk_token" => {
-                    if let Some(t) = map.next_value::<Option<String>>()? {
-                        builder = builder.unk_token(t);
-                    }
-                }
-                "continuing_subword_prefix" => {
-                    if let Some(t) = map.next_value::<Option<String>>()? {
-                        builder = builder.continuing_subword_prefix(t);
-                    }
-                }
-                "end_of_word_suffix" => {
-                    if let Some(t) = map.next_value::<Option<String>>()? {
-                        builder = builder.end_of_word_suffix(t);
-                    }
-                }
-                "fuse_unk" => {
-                    if let Some(b) = map.next_value::<Option<bool>>()? {
-                        builder = builder.fuse_unk(b);
-                    }
-                }
-                "byte_fallback" => {
-                    if let Some(b) = map.next_value::<Option<bool>>()? {
-                        builder = builder.byte_fallback(b);
-                    }
-                }
-                "ignore_merges" => {
-                    if let Some(b) = map.next_value::<Option<bool>>()? {
-                        builder = builder.ignore_merges(b);
-                    }
-                }
-                "vocab" => vocab = Some(map.next_value()?),
-                "merges" => merges = Some(map.next_value::<MergeList>()?.0),
-                _ => {
-                    map.next_value::<de::IgnoredAny>()?;
-                }
-            }
-        }
-        let (Some(vocab), Some(merges)) = (vocab, merges) else {
-            return Err(de::Error::custom("BPE model needs both \"vocab\" and \"merges\""));
-        };
-        builder
-            .vocab_and_merges(vocab, merges)
-            .build()
-            .map_err(|e| de::Error::custom(format!("BPE model: {e}")))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -205,9 +138,10 @@ mod tests {
             .iter()
             .map(|&(t, i)| (t.to_string(), i))
             .collect();
+        let options = BpeOptions { unk_token: Some("<unk>".into()), ..Default::default() };
         BPE::builder()
             .vocab_and_merges(vocab, vec![("a".into(), "b".into())])
-            .unk_token("<unk>".into())
+            .options(options)
             .build()
             .unwrap()
     }

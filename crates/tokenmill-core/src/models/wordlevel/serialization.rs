@@ -9,7 +9,7 @@ use serde::ser::{SerializeStruct, Serializer};
 use serde::{Deserialize, Serialize};
 
 use super::model::{Vocab, WordLevel};
-use crate::models::bpe::serialization::OrderedVocab;
+use crate::models::json::OrderedVocab;
 
 impl Serialize for WordLevel {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {

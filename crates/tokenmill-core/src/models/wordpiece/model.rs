@@ -327,6 +327,7 @@ impl std::fmt::Debug for WordPiece {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::models::bpe::BpeOptions;
 
     fn model(tokens: &[&str]) -> WordPiece {
         let vocab = tokens.iter().enumerate().map(|(i, t)| (t.to_string(), i as u32)).collect();
@@ -384,12 +385,12 @@ mod tests {
     fn from_bpe_keeps_vocab_unk_and_prefix() {
         let vocab: Vocab =
             [("<unk>", 0), ("a", 1), ("@@b", 2)].iter().map(|&(t, i)| (t.to_string(), i)).collect();
-        let bpe = BPE::builder()
-            .vocab_and_merges(vocab.clone(), vec![])
-            .unk_token("<unk>".into())
-            .continuing_subword_prefix("@@".into())
-            .build()
-            .unwrap();
+        let options = BpeOptions {
+            unk_token: Some("<unk>".into()),
+            continuing_subword_prefix: Some("@@".into()),
+            ..Default::default()
+        };
+        let bpe = BPE::from_trained(vocab.clone(), vec![], options).unwrap();
         let wp = WordPiece::from_bpe(&bpe);
         assert_eq!(wp.get_vocab(), vocab);
         assert_eq!(wp.unk_token, "<unk>");
