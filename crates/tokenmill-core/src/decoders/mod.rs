@@ -12,8 +12,8 @@ use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::error::{Error, Result};
 use crate::tokenizer::Decoder;
-use crate::utils::component_enum::component_enum;
 pub use crate::utils::custom::Custom;
+use crate::utils::macros::component_enum;
 
 pub mod bpe;
 pub mod byte_fallback;

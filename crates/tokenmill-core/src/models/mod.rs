@@ -11,7 +11,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 use crate::error::Result;
 use crate::tokenizer::plan::tokenize_mapped_bytes;
 use crate::tokenizer::{Model, Offsets, Token};
-use crate::utils::component_enum::component_enum;
+use crate::utils::macros::component_enum;
 
 pub mod bpe;
 mod json;

@@ -12,8 +12,8 @@ use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::error::{Error, Result};
 use crate::tokenizer::{NormalizedString, Normalizer};
-use crate::utils::component_enum::component_enum;
 pub use crate::utils::custom::Custom;
+use crate::utils::macros::component_enum;
 
 pub mod bert;
 pub mod byte_level;

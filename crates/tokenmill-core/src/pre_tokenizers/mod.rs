@@ -13,8 +13,8 @@ use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::tokenizer::normalized::Pattern;
 use crate::tokenizer::{Offsets, PreTokenizedString, PreTokenizer};
-use crate::utils::component_enum::component_enum;
 pub use crate::utils::custom::Custom;
+use crate::utils::macros::component_enum;
 
 pub mod bert;
 pub mod byte_level;

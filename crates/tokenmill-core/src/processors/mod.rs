@@ -12,7 +12,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::error::{Error, Result};
 use crate::tokenizer::{Encoding, PostProcessor};
-use crate::utils::component_enum::component_enum;
+use crate::utils::macros::component_enum;
 
 pub mod bert;
 pub mod byte_level;

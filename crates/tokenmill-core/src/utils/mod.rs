@@ -1,15 +1,15 @@
 //! Shared helpers: regex engine wrapper, byte-level alphabet, offset conversion, parallelism.
 //!
 //! Also truncation and padding, vocabulary and id → token tables, user-defined components
-//! (`custom`), the enum over a stage's components (`component_enum!`), the `"type"` tags of
+//! (`custom`), the macros for repeated declarations (`macros`), the `"type"` tags of
 //! tokenizer.json (`type_tag`), a CPU prefetch hint, the models' random generator (`shared_rng`)
 //! and word caches: what several stages or model families share. May import `error`,
 //! `tokenizer` (truncation and padding act on `Encoding`) and `pre_tokenizers::scanners` (the
 //! regex wrapper's fast path); never a model, trainer or model-family folder.
 pub mod byte_level;
-pub(crate) mod component_enum;
 pub mod custom;
 pub mod darts;
+pub(crate) mod macros;
 pub mod offsets;
 pub mod padding;
 pub mod parallel;

@@ -14,6 +14,7 @@ use crate::error::{Error, Result};
 use crate::tokenizer::{Model, Token};
 use crate::utils::byte_level::map_bytes_with_origins;
 use crate::utils::shared_rng::SharedRng;
+use crate::utils::vocabulary::debug_size;
 use crate::utils::word_cache::{self as cache, new_cache_id};
 
 /// token → id
@@ -180,11 +181,11 @@ fn resolve_merges(
 #[derive(Educe)]
 #[educe(Clone, PartialEq, Debug)]
 pub struct BPE {
-    #[educe(Debug(method(debug_len)))]
+    #[educe(Debug(method(debug_size)))]
     pub(crate) vocab: FxHashMap<String, u32>,
     #[educe(PartialEq(ignore), Debug(ignore))]
     pub(crate) vocab_r: FxHashMap<u32, String>,
-    #[educe(Debug(method(debug_len)))]
+    #[educe(Debug(method(debug_size)))]
     pub(crate) merges: MergeMap,
     /// `<0xNN>` token id per byte, where the vocabulary has it.
     #[educe(PartialEq(ignore), Debug(ignore))]
@@ -574,14 +575,6 @@ impl Default for BPE {
 /// A clone's cache: a fresh one (the clone's options may change apart from the original's).
 fn fresh_cache_id(_: &AtomicU64) -> AtomicU64 {
     AtomicU64::new(new_cache_id())
-}
-
-/// A table shown by its size.
-fn debug_len<K, V, S>(
-    table: &HashMap<K, V, S>,
-    f: &mut std::fmt::Formatter<'_>,
-) -> std::fmt::Result {
-    std::fmt::Debug::fmt(&table.len(), f)
 }
 
 #[cfg(test)]

@@ -3,8 +3,11 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use educe::Educe;
+
 use crate::error::{Error, Result};
 use crate::tokenizer::{Model, Token};
+use crate::utils::macros::setters;
 use crate::utils::tokens_by_id::TokensById;
 use crate::utils::vocabulary::Vocabulary;
 
@@ -15,35 +18,27 @@ pub type Vocab = HashMap<String, u32>;
 pub const DEFAULT_UNK_TOKEN: &str = "<unk>";
 
 /// Builds a [`WordLevel`] (the options of `tokenizers`' `WordLevelBuilder`).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Educe)]
+#[educe(Default)]
 pub struct WordLevelBuilder {
     vocab: Vocab,
     file: Option<PathBuf>,
+    #[educe(Default = DEFAULT_UNK_TOKEN.to_owned())]
     unk_token: String,
-}
-
-impl Default for WordLevelBuilder {
-    fn default() -> Self {
-        WordLevelBuilder { vocab: Vocab::new(), file: None, unk_token: DEFAULT_UNK_TOKEN.into() }
-    }
 }
 
 impl WordLevelBuilder {
     pub fn new() -> Self {
         Self::default()
     }
-    pub fn vocab(mut self, vocab: Vocab) -> Self {
-        self.vocab = vocab;
-        self
+    setters! {
+        vocab: Vocab;
+        unk_token: String;
     }
     /// Reads the vocabulary from a `vocab.json` file at `build` (see [`super::files::read_file`]).
     /// As in `tokenizers`, the unknown token need not be in it.
     pub fn file(mut self, path: impl Into<PathBuf>) -> Self {
         self.file = Some(path.into());
-        self
-    }
-    pub fn unk_token(mut self, unk_token: String) -> Self {
-        self.unk_token = unk_token;
         self
     }
 
@@ -59,17 +54,13 @@ impl WordLevelBuilder {
 /// A WordLevel model: a word in the vocabulary is its own token; any other word is the unknown
 /// token, or an error when the vocabulary lacks the unknown token too (as `tokenizers`).
 /// The token's offsets cover the whole word.
-#[derive(Clone, PartialEq)]
+/// The default model has an empty vocabulary and `<unk>`.
+#[derive(Debug, Clone, PartialEq, Educe)]
+#[educe(Default)]
 pub struct WordLevel {
     vocab: Vocabulary,
+    #[educe(Default = DEFAULT_UNK_TOKEN.to_owned())]
     pub unk_token: String,
-}
-
-/// An empty vocabulary and `<unk>`.
-impl Default for WordLevel {
-    fn default() -> Self {
-        WordLevel { vocab: Vocabulary::default(), unk_token: DEFAULT_UNK_TOKEN.into() }
-    }
 }
 
 impl WordLevel {
@@ -152,15 +143,6 @@ impl Model for WordLevel {
     }
     fn save(&self, folder: &Path, prefix: Option<&str>) -> Result<Vec<PathBuf>> {
         super::files::save(self, folder, prefix)
-    }
-}
-
-impl std::fmt::Debug for WordLevel {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("WordLevel")
-            .field("unk_token", &self.unk_token)
-            .field("vocab", &self.vocab.len())
-            .finish()
     }
 }
 
