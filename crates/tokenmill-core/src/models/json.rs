@@ -29,3 +29,22 @@ impl Serialize for OrderedVocab<'_> {
         map.end()
     }
 }
+
+/// Checks that `json` (a model object with its `"type"`) reads as a `M` and as a `ModelWrapper`
+/// holding it, that both write `json` back, and that the object without its `"type"` (old
+/// files) reads as the same model. Returns the model.
+#[cfg(test)]
+pub(crate) fn assert_round_trip<M>(json: &str) -> M
+where
+    M: serde::de::DeserializeOwned + Serialize + Clone + Into<super::ModelWrapper>,
+{
+    let model: M = serde_json::from_str(json).unwrap();
+    assert_eq!(serde_json::to_string(&model).unwrap(), json);
+    let wrapped: super::ModelWrapper = serde_json::from_str(json).unwrap();
+    assert_eq!(wrapped, model.clone().into());
+    assert_eq!(serde_json::to_string(&wrapped).unwrap(), json);
+    let kind = format!(r#""type":"{}","#, wrapped.kind());
+    let untyped: super::ModelWrapper = serde_json::from_str(&json.replace(&kind, "")).unwrap();
+    assert_eq!(untyped, model.clone().into());
+    model
+}

@@ -10,7 +10,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::error::Result;
 use crate::tokenizer::plan::tokenize_mapped_bytes;
-use crate::tokenizer::{Model, Offsets, Token};
+use crate::tokenizer::{Model, Offsets, Token, TokenSink};
 use crate::utils::macros::component_enum;
 
 pub mod bpe;
@@ -52,11 +52,7 @@ macro_rules! with_model {
 impl ModelWrapper {
     /// Calls `emit(id, (start, end))` per token of `sequence` (byte offsets) without building
     /// token strings: the fast path for ids-only encoding.
-    pub fn tokenize_with(
-        &self,
-        sequence: &str,
-        emit: impl FnMut(u32, (usize, usize)),
-    ) -> Result<()> {
+    pub fn tokenize_with(&self, sequence: &str, emit: impl TokenSink) -> Result<()> {
         with_model!(self, m => m.tokenize_with(sequence, emit))
     }
 

@@ -60,6 +60,11 @@ impl Token {
     }
 }
 
+/// Where a model emits the tokens of a word: `emit(id, (start, end))`, byte offsets in the word.
+pub trait TokenSink: FnMut(u32, Offsets) {}
+
+impl<F: FnMut(u32, Offsets)> TokenSink for F {}
+
 pub trait Normalizer {
     fn normalize(&self, normalized: &mut NormalizedString) -> Result<()>;
 }

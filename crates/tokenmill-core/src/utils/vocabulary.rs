@@ -108,3 +108,23 @@ mod tests {
         assert!(Vocabulary::default().is_empty());
     }
 }
+
+/// The `Model` lookups (`token_to_id`, `id_to_token`, `get_vocab`, `get_vocab_size`) of a model
+/// whose vocabulary is the `Vocabulary` in its field `vocab`, for its `impl Model` block.
+macro_rules! vocabulary_lookups {
+    () => {
+        fn token_to_id(&self, token: &str) -> Option<u32> {
+            self.vocab.id(token)
+        }
+        fn id_to_token(&self, id: u32) -> Option<String> {
+            self.vocab.token(id).map(str::to_owned)
+        }
+        fn get_vocab(&self) -> std::collections::HashMap<String, u32> {
+            self.vocab.to_map()
+        }
+        fn get_vocab_size(&self) -> usize {
+            self.vocab.len()
+        }
+    };
+}
+pub(crate) use vocabulary_lookups;

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use super::merge::{Dropout, Merge, PairRanker, Symbol, Word, MAX_SYMBOLS};
 use crate::error::{Error, Result};
-use crate::tokenizer::{Model, Token};
+use crate::tokenizer::{Model, Token, TokenSink};
 use crate::utils::byte_level::map_bytes_with_origins;
 use crate::utils::shared_rng::SharedRng;
 use crate::utils::vocabulary::debug_size;
@@ -431,11 +431,7 @@ impl BPE {
 
     /// Calls `emit(id, (start, end))` for each token of `word` (byte offsets within `word`).
     /// This is the allocation-light core that `tokenize` and the ids-only paths share.
-    pub fn tokenize_with(
-        &self,
-        word: &str,
-        mut emit: impl FnMut(u32, (usize, usize)),
-    ) -> Result<()> {
+    pub fn tokenize_with(&self, word: &str, mut emit: impl TokenSink) -> Result<()> {
         if word.is_empty() {
             return Ok(());
         }
@@ -456,11 +452,7 @@ impl BPE {
 
     /// `tokenize_with` without the cache: the whole word if `ignore_merges` finds it in the
     /// vocabulary, else the merged word.
-    fn tokenize_uncached(
-        &self,
-        word: &str,
-        mut emit: impl FnMut(u32, (usize, usize)),
-    ) -> Result<()> {
+    fn tokenize_uncached(&self, word: &str, mut emit: impl TokenSink) -> Result<()> {
         // As `tokenizers`: with dropout on, every word goes through the (dropped-out) merges,
         // even one that is a whole token.
         if self.ignore_merges && !self.dropout_active() {
@@ -487,11 +479,7 @@ impl BPE {
     /// Same tokens as mapping the word and calling `tokenize_with`, but cached by the raw bytes
     /// (in a table of their own, and only there), so that a word is neither mapped nor looked up
     /// twice.
-    pub fn tokenize_byte_level(
-        &self,
-        raw: &str,
-        mut emit: impl FnMut(u32, (usize, usize)),
-    ) -> Result<()> {
+    pub fn tokenize_byte_level(&self, raw: &str, mut emit: impl TokenSink) -> Result<()> {
         if raw.is_empty() {
             return Ok(());
         }

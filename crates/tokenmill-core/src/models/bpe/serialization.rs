@@ -103,28 +103,18 @@ pub(crate) fn split_merge_line(line: &str) -> Option<(&str, &str)> {
     Some((a, b))
 }
 
-#[derive(Default)]
+/// The "merges" list, its `#version` lines dropped.
+#[derive(Default, Deserialize)]
+#[serde(from = "Vec<MergeEntry>")]
 struct MergeList(Merges);
 
-impl<'de> Deserialize<'de> for MergeList {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct ListVisitor;
-        impl<'de> Visitor<'de> for ListVisitor {
-            type Value = MergeList;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a list of merges")
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<MergeList, A::Error> {
-                let mut merges = Vec::with_capacity(seq.size_hint().unwrap_or(0));
-                while let Some(entry) = seq.next_element::<MergeEntry>()? {
-                    if let MergeEntry::Pair(a, b) = entry {
-                        merges.push((a, b));
-                    }
-                }
-                Ok(MergeList(merges))
-            }
-        }
-        deserializer.deserialize_seq(ListVisitor)
+impl From<Vec<MergeEntry>> for MergeList {
+    fn from(entries: Vec<MergeEntry>) -> Self {
+        let pairs = entries.into_iter().filter_map(|entry| match entry {
+            MergeEntry::Pair(a, b) => Some((a, b)),
+            MergeEntry::Skip => None,
+        });
+        MergeList(pairs.collect())
     }
 }
 

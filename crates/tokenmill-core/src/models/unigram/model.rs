@@ -25,7 +25,7 @@ use rustc_hash::FxHashMap;
 
 use super::lattice::{pick_weighted, Lattice, Real};
 use crate::error::{Error, Result};
-use crate::tokenizer::{Model, Token};
+use crate::tokenizer::{Model, Token, TokenSink};
 use crate::utils::darts::DoubleArray;
 use crate::utils::shared_rng::SharedRng;
 use crate::utils::vocabulary::debug_size;
@@ -56,6 +56,19 @@ struct SentencePieceRules {
 
 /// A segmentation: `(id, byte start, byte end)` per piece, left to right.
 pub type Segmentation = Vec<(u32, usize, usize)>;
+
+/// How `Unigram::sample_and_score` samples (sentencepiece's `SampleEncodeAndScore` arguments).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ScoredSampling {
+    /// The inverse temperature the piece scores are multiplied by.
+    pub inv_theta: f64,
+    /// How many segmentations to draw.
+    pub samples: usize,
+    /// Distinct segmentations (sentencepiece's `wor`), else independent draws.
+    pub without_replacement: bool,
+    /// The best segmentation first (only without replacement).
+    pub include_best: bool,
+}
 
 /// Finds every vocabulary piece that starts a string: the crate's double-array trie over the
 /// pieces' bytes, plus the rare pieces that contain a NUL byte, which a double array cannot store.
@@ -475,44 +488,34 @@ impl Unigram {
         }
     }
 
-    /// sentencepiece's `SampleEncodeAndScore`: `samples` segmentations of `text`, each with a
-    /// score. With replacement (`wor` false): independent draws from the whole lattice, each
-    /// scored by its log-probability `inv_theta × score − log Z`. Without replacement: distinct
-    /// paths by Gumbel top-k, each scored by the log of its inclusion probability; with
-    /// `include_best` the best path comes first, with score 0. Empty for an empty text, or for
-    /// `include_best` without `wor` (as sentencepiece).
-    #[allow(clippy::too_many_arguments)]
+    /// sentencepiece's `SampleEncodeAndScore`: `how.samples` segmentations of `text`, each with
+    /// a score. With replacement (`without_replacement` false): independent draws from the whole
+    /// lattice, each scored by its log-probability `inv_theta × score − log Z`. Without
+    /// replacement: distinct paths by Gumbel top-k, each scored by the log of its inclusion
+    /// probability; with `include_best` the best path comes first, with score 0. Empty for an
+    /// empty text, or for `include_best` with replacement (as sentencepiece).
     pub fn sample_and_score(
         &self,
         text: &str,
-        inv_theta: f64,
-        samples: usize,
-        wor: bool,
-        include_best: bool,
+        how: &ScoredSampling,
         rng: &mut impl rand::Rng,
     ) -> Result<Vec<(Segmentation, f64)>> {
-        if text.is_empty() || (include_best && !wor) {
+        if text.is_empty() || (how.include_best && !how.without_replacement) {
             return Ok(vec![]);
         }
         match self.spm {
-            Some(_) => {
-                self.sample_and_score_in::<f32>(text, inv_theta, samples, wor, include_best, rng)
-            }
-            None => {
-                self.sample_and_score_in::<f64>(text, inv_theta, samples, wor, include_best, rng)
-            }
+            Some(_) => self.sample_and_score_in::<f32>(text, how, rng),
+            None => self.sample_and_score_in::<f64>(text, how, rng),
         }
     }
 
     fn sample_and_score_in<T: Real>(
         &self,
         text: &str,
-        inv_theta: f64,
-        samples: usize,
-        wor: bool,
-        include_best: bool,
+        how: &ScoredSampling,
         rng: &mut impl rand::Rng,
     ) -> Result<Vec<(Segmentation, f64)>> {
+        let &ScoredSampling { inv_theta, samples, without_replacement, include_best } = how;
         let mut lattice = self.lattice::<T>(text)?;
         let inv_theta = T::from_f64(inv_theta);
         let log_z = lattice.forward(inv_theta)[1];
@@ -524,7 +527,7 @@ impl Unigram {
         let log_prob = |path: &[u32]| {
             path.iter().fold(T::ZERO, |sum, &n| sum + inv_theta * lattice.node(n).score) - log_z
         };
-        if wor {
+        if without_replacement {
             // k + 1 draws: the (k+1)-th perturbed score is the threshold of the inclusion
             // probabilities.
             let mut drawn = lattice.nbest_sampled(samples + 1, inv_theta, rng);
@@ -594,11 +597,7 @@ impl Unigram {
     /// unknown pieces are fused; a fused run found in the vocabulary gets that id; otherwise,
     /// with byte fallback and all its bytes in the vocabulary, one `<0xXX>` token per byte
     /// (each spanning the whole run); otherwise the unk id.
-    pub fn tokenize_with(
-        &self,
-        text: &str,
-        mut emit: impl FnMut(u32, (usize, usize)),
-    ) -> Result<()> {
+    pub fn tokenize_with(&self, text: &str, mut emit: impl TokenSink) -> Result<()> {
         if text.is_empty() {
             return Ok(());
         }

@@ -6,10 +6,10 @@ use std::sync::Arc;
 use educe::Educe;
 
 use crate::error::{Error, Result};
-use crate::tokenizer::{Model, Token};
+use crate::tokenizer::{Model, Token, TokenSink};
 use crate::utils::macros::setters;
 use crate::utils::tokens_by_id::TokensById;
-use crate::utils::vocabulary::Vocabulary;
+use crate::utils::vocabulary::{vocabulary_lookups, Vocabulary};
 
 /// token → id
 pub type Vocab = HashMap<String, u32>;
@@ -111,11 +111,7 @@ impl WordLevel {
     /// Calls `emit(id, (0, word.len()))`: the allocation-free core of `tokenize` and the
     /// ids-only paths.
     #[inline]
-    pub fn tokenize_with(
-        &self,
-        word: &str,
-        mut emit: impl FnMut(u32, (usize, usize)),
-    ) -> Result<()> {
+    pub fn tokenize_with(&self, word: &str, mut emit: impl TokenSink) -> Result<()> {
         emit(self.id_of(word)?, (0, word.len()));
         Ok(())
     }
@@ -129,18 +125,7 @@ impl Model for WordLevel {
         let value = if self.vocab.id(word).is_some() { word } else { &self.unk_token };
         Ok(vec![Token::new(id, value.to_owned(), (0, word.len()))])
     }
-    fn token_to_id(&self, token: &str) -> Option<u32> {
-        self.vocab.id(token)
-    }
-    fn id_to_token(&self, id: u32) -> Option<String> {
-        self.vocab.token(id).map(str::to_owned)
-    }
-    fn get_vocab(&self) -> HashMap<String, u32> {
-        self.vocab.to_map()
-    }
-    fn get_vocab_size(&self) -> usize {
-        self.vocab.len()
-    }
+    vocabulary_lookups!();
     fn save(&self, folder: &Path, prefix: Option<&str>) -> Result<Vec<PathBuf>> {
         super::files::save(self, folder, prefix)
     }

@@ -44,20 +44,14 @@ impl<'de> Deserialize<'de> for WordLevel {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::models::ModelWrapper;
+    use crate::models::json::assert_round_trip;
 
     #[test]
     fn writes_and_reads_the_tokenizers_layout() {
-        let json = r#"{"type":"WordLevel","vocab":{"<unk>":0,"b":2},"unk_token":"<unk>"}"#;
-        let wl: WordLevel = serde_json::from_str(json).unwrap();
-        assert_eq!(serde_json::to_string(&wl).unwrap(), json);
-        let wrapped: ModelWrapper = serde_json::from_str(json).unwrap();
-        assert_eq!(wrapped, ModelWrapper::WordLevel(wl.clone()));
-        assert_eq!(serde_json::to_string(&wrapped).unwrap(), json);
-        // Old files without "type": WordPiece is tried first (it needs more fields).
-        let untyped: ModelWrapper =
-            serde_json::from_str(&json.replace(r#""type":"WordLevel","#, "")).unwrap();
-        assert_eq!(untyped, ModelWrapper::WordLevel(wl));
+        // Untyped, as in old files: WordPiece is tried first (it needs more fields).
+        assert_round_trip::<WordLevel>(
+            r#"{"type":"WordLevel","vocab":{"<unk>":0,"b":2},"unk_token":"<unk>"}"#,
+        );
         assert_eq!(
             serde_json::to_string(&WordLevel::default()).unwrap(),
             r#"{"type":"WordLevel","vocab":{},"unk_token":"<unk>"}"#

@@ -10,10 +10,10 @@ use super::trie::{Automaton, Pop};
 use crate::error::{Error, Result};
 use crate::models::bpe::BPE;
 use crate::models::bpe::DEFAULT_CACHE_CAPACITY;
-use crate::tokenizer::{Model, Token};
+use crate::tokenizer::{Model, Token, TokenSink};
 use crate::utils::macros::setters;
 use crate::utils::tokens_by_id::TokensById;
-use crate::utils::vocabulary::Vocabulary;
+use crate::utils::vocabulary::{vocabulary_lookups, Vocabulary};
 use crate::utils::word_cache::{self, new_cache_id};
 
 /// token → id
@@ -208,11 +208,7 @@ impl WordPiece {
 
     /// Calls `emit(id, (start, end))` for each token of `word` (byte offsets within `word`).
     /// The allocation-free core of `tokenize` and the ids-only paths.
-    pub fn tokenize_with(
-        &self,
-        word: &str,
-        mut emit: impl FnMut(u32, (usize, usize)),
-    ) -> Result<()> {
+    pub fn tokenize_with(&self, word: &str, mut emit: impl TokenSink) -> Result<()> {
         if word.is_empty() {
             return Ok(());
         }
@@ -276,18 +272,7 @@ impl Model for WordPiece {
         })?;
         Ok(tokens)
     }
-    fn token_to_id(&self, token: &str) -> Option<u32> {
-        self.vocab.id(token)
-    }
-    fn id_to_token(&self, id: u32) -> Option<String> {
-        self.vocab.token(id).map(str::to_owned)
-    }
-    fn get_vocab(&self) -> HashMap<String, u32> {
-        self.vocab.to_map()
-    }
-    fn get_vocab_size(&self) -> usize {
-        self.vocab.len()
-    }
+    vocabulary_lookups!();
     fn save(&self, folder: &Path, prefix: Option<&str>) -> Result<Vec<PathBuf>> {
         super::files::save(self, folder, prefix)
     }
