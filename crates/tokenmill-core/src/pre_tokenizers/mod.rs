@@ -218,18 +218,25 @@ mod tests {
     }
 }
 
+/// The pieces `pre` cuts `s` into, with their char offsets in `s` (for the tests).
+#[cfg(test)]
+pub(crate) fn pieces(pre: &impl PreTokenizer, s: &str) -> Vec<(String, Offsets)> {
+    use crate::tokenizer::{OffsetReferential, OffsetType};
+    let mut p = PreTokenizedString::from(s);
+    pre.pre_tokenize(&mut p).unwrap();
+    p.get_splits(OffsetReferential::Original, OffsetType::Char)
+        .into_iter()
+        .map(|(s, o, _)| (s.to_string(), o))
+        .collect()
+}
+
 #[cfg(test)]
 mod examples {
     use super::*;
-    use crate::tokenizer::{OffsetReferential, OffsetType, SplitDelimiterBehavior};
+    use crate::tokenizer::SplitDelimiterBehavior;
 
     fn run(pre: impl Into<PreTokenizerWrapper>, s: &str) -> Vec<(String, Offsets)> {
-        let mut p = PreTokenizedString::from(s);
-        pre.into().pre_tokenize(&mut p).unwrap();
-        p.get_splits(OffsetReferential::Original, OffsetType::Char)
-            .into_iter()
-            .map(|(s, o, _)| (s.to_string(), o))
-            .collect()
+        pieces(&pre.into(), s)
     }
 
     fn words(pre: impl Into<PreTokenizerWrapper>, s: &str) -> Vec<String> {
