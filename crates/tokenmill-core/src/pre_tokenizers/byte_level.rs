@@ -135,7 +135,6 @@ mod tests {
     use super::*;
     use crate::pre_tokenizers::pieces;
 
-
     #[test]
     fn splits_and_maps_bytes() {
         let got = pieces(&ByteLevel::default(), "Hello my friend, how's it going?");

@@ -311,7 +311,6 @@ mod tests {
     use super::*;
     use crate::pre_tokenizers::pieces;
 
-
     fn words(split: &Split, s: &str) -> Vec<String> {
         pieces(split, s).into_iter().map(|(w, _)| w).collect()
     }

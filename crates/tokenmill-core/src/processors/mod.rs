@@ -90,16 +90,26 @@ impl PostProcessor for PostProcessorWrapper {
     }
 }
 
-/// Wraps `encoding` and each of its overflowing windows with `f`, the windows becoming the
-/// overflowing list of the result (how Bert/Roberta treat truncated inputs).
-pub(crate) fn wrap_with_overflowing(
-    mut encoding: Encoding,
-    f: &impl Fn(Encoding) -> Encoding,
-) -> Encoding {
-    let overflowing: Vec<Encoding> = encoding.take_overflowing().into_iter().map(f).collect();
-    let mut wrapped = f(encoding);
-    wrapped.overflowing = overflowing;
-    wrapped
+/// What Bert and Roberta put around the encoding of input `i` (see `surround`): `(before,
+/// after, special_type_id, content_type_id)`.
+pub(crate) type Around<'a> = (Option<&'a SpecialPair>, Option<&'a SpecialPair>, u32, Option<u32>);
+
+/// Surrounds the encoding of each input `i` (its sequence id) and each of its overflowing
+/// windows as `around(i)` says, the windows becoming the overflowing list of the result (how
+/// Bert/Roberta treat truncated inputs).
+pub(crate) fn surround_each<'a>(
+    encodings: Vec<Encoding>,
+    around: impl Fn(usize) -> Around<'a>,
+) -> Vec<Encoding> {
+    let wrap = |(i, mut encoding): (usize, Encoding)| {
+        let (before, after, special_type_id, content_type_id) = around(i);
+        let f = |e| surround(e, before, after, special_type_id, content_type_id, i);
+        let overflowing: Vec<Encoding> = encoding.take_overflowing().into_iter().map(f).collect();
+        let mut wrapped = f(encoding);
+        wrapped.overflowing = overflowing;
+        wrapped
+    };
+    encodings.into_iter().enumerate().map(wrap).collect()
 }
 
 impl<'de> Deserialize<'de> for PostProcessorWrapper {

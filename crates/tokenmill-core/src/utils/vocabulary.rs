@@ -91,24 +91,6 @@ impl PartialEq for Vocabulary {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn both_directions_and_holes() {
-        let vocab = Vocabulary::new(
-            [("a", 0), ("b", 2), ("c", 2)].iter().map(|&(t, i)| (t.to_string(), i)).collect(),
-        );
-        assert_eq!((vocab.id("a"), vocab.id("c"), vocab.id("z")), (Some(0), Some(2), None));
-        assert_eq!((vocab.token(0), vocab.token(1), vocab.token(2)), (Some("a"), None, Some("b")));
-        assert_eq!(vocab.len(), 3);
-        assert_eq!(vocab.in_id_order(), vec![("a", 0), ("b", 2)]);
-        assert_eq!(vocab.to_map().len(), 3);
-        assert!(Vocabulary::default().is_empty());
-    }
-}
-
 /// The `Model` lookups (`token_to_id`, `id_to_token`, `get_vocab`, `get_vocab_size`) of a model
 /// whose vocabulary is the `Vocabulary` in its field `vocab`, for its `impl Model` block.
 macro_rules! vocabulary_lookups {
@@ -128,3 +110,21 @@ macro_rules! vocabulary_lookups {
     };
 }
 pub(crate) use vocabulary_lookups;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn both_directions_and_holes() {
+        let vocab = Vocabulary::new(
+            [("a", 0), ("b", 2), ("c", 2)].iter().map(|&(t, i)| (t.to_string(), i)).collect(),
+        );
+        assert_eq!((vocab.id("a"), vocab.id("c"), vocab.id("z")), (Some(0), Some(2), None));
+        assert_eq!((vocab.token(0), vocab.token(1), vocab.token(2)), (Some("a"), None, Some("b")));
+        assert_eq!(vocab.len(), 3);
+        assert_eq!(vocab.in_id_order(), vec![("a", 0), ("b", 2)]);
+        assert_eq!(vocab.to_map().len(), 3);
+        assert!(Vocabulary::default().is_empty());
+    }
+}
