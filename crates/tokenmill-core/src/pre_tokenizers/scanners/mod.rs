@@ -47,38 +47,31 @@ pub const O200K_PATTERN: &str = concat!(
     r"|\s+(?!\S)",
     r"|\s+",
 );
+/// Llama-3's split pattern with `$digits` for the digit run: Llama-3 and Qwen2 differ only
+/// there.
+macro_rules! llama3_like_pattern {
+    ($digits:literal) => {
+        concat!(
+            r"(?i:'s",
+            r"|'t",
+            r"|'re",
+            r"|'ve",
+            r"|'m",
+            r"|'ll",
+            r"|'d)",
+            r"|[^\r\n\p{L}\p{N}]?\p{L}+",
+            $digits,
+            r"| ?[^\s\p{L}\p{N}]+[\r\n]*",
+            r"|\s*[\r\n]+",
+            r"|\s+(?!\S)",
+            r"|\s+",
+        )
+    };
+}
 /// Llama-3's split pattern (as in its tokenizer.json).
-pub const LLAMA3_PATTERN: &str = concat!(
-    r"(?i:'s",
-    r"|'t",
-    r"|'re",
-    r"|'ve",
-    r"|'m",
-    r"|'ll",
-    r"|'d)",
-    r"|[^\r\n\p{L}\p{N}]?\p{L}+",
-    r"|\p{N}{1,3}",
-    r"| ?[^\s\p{L}\p{N}]+[\r\n]*",
-    r"|\s*[\r\n]+",
-    r"|\s+(?!\S)",
-    r"|\s+",
-);
+pub const LLAMA3_PATTERN: &str = llama3_like_pattern!(r"|\p{N}{1,3}");
 /// Qwen2's split pattern (Llama-3's with single digits).
-pub const QWEN2_PATTERN: &str = concat!(
-    r"(?i:'s",
-    r"|'t",
-    r"|'re",
-    r"|'ve",
-    r"|'m",
-    r"|'ll",
-    r"|'d)",
-    r"|[^\r\n\p{L}\p{N}]?\p{L}+",
-    r"|\p{N}",
-    r"| ?[^\s\p{L}\p{N}]+[\r\n]*",
-    r"|\s*[\r\n]+",
-    r"|\s+(?!\S)",
-    r"|\s+",
-);
+pub const QWEN2_PATTERN: &str = llama3_like_pattern!(r"|\p{N}");
 
 /// Which pattern a scanner implements.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
