@@ -187,26 +187,13 @@ impl<T: Real> Lattice<T> {
     /// Builds the begin/end lists (counting sort by position, stable in insertion order).
     pub fn finish(&mut self) {
         let len = self.len();
-        fill_offsets(
-            &mut self.begin_offsets,
-            len,
-            self.nodes.iter().enumerate().map(|(i, n)| begin_pos(i, n)),
-        );
-        fill_list(
-            &mut self.begin_list,
-            &self.begin_offsets,
-            self.nodes.iter().enumerate().map(|(i, n)| begin_pos(i, n)),
-        );
-        fill_offsets(
-            &mut self.end_offsets,
-            len,
-            self.nodes.iter().enumerate().map(|(i, n)| end_pos(i, n)),
-        );
-        fill_list(
-            &mut self.end_list,
-            &self.end_offsets,
-            self.nodes.iter().enumerate().map(|(i, n)| end_pos(i, n)),
-        );
+        let nodes = || self.nodes.iter().enumerate();
+        let begins = || nodes().map(|(i, n)| begin_pos(i, n));
+        fill_offsets(&mut self.begin_offsets, len, begins());
+        fill_list(&mut self.begin_list, &self.begin_offsets, begins());
+        let ends = || nodes().map(|(i, n)| end_pos(i, n));
+        fill_offsets(&mut self.end_offsets, len, ends());
+        fill_list(&mut self.end_list, &self.end_offsets, ends());
     }
 
     pub fn node(&self, index: u32) -> &Node<T> {
