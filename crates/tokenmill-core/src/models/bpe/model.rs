@@ -7,7 +7,7 @@ use educe::Educe;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rustc_hash::FxHashMap;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 
 use super::merge::{Dropout, Merge, PairRanker, Symbol, Word, MAX_SYMBOLS};
 use crate::error::{Error, Result};
@@ -50,10 +50,10 @@ const NO_ID: u32 = u32::MAX;
 /// cache of words given as text.
 const RAW_BYTES_CACHE: u64 = 1 << 63;
 
-/// The options of a BPE model beside its vocabulary and merges. In tokenizer.json (see
-/// `serialization`) as `tokenizers` writes them, in this order; the cache and the seed are not
-/// written, and a missing or null option reads as its default.
-#[derive(Debug, Clone, PartialEq, Educe, Serialize, Deserialize)]
+/// The options of a BPE model beside its vocabulary and merges. Read from tokenizer.json (see
+/// `serialization`): a missing or null option takes its default; the cache and the seed are
+/// not part of it.
+#[derive(Debug, Clone, PartialEq, Educe, Deserialize)]
 #[educe(Default)]
 #[serde(default)]
 pub struct BpeOptions {

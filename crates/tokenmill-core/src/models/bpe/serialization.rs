@@ -4,42 +4,46 @@
 use std::fmt;
 
 use serde::de::{self, Deserializer, SeqAccess, Visitor};
-use serde::ser::Serializer;
+use serde::ser::{SerializeStruct, Serializer};
 use serde::{Deserialize, Serialize};
 
 use super::model::{BpeBuilder, BpeOptions, Merges, Vocab, BPE};
 use crate::models::json::{check_model_type, OrderedVocab};
 
-/// tokenizer.json's BPE object: written from the model (`V`: its vocabulary in id order, `M`:
-/// its merges), read into owned values (`V`, `M`: `Option`s, so that a missing one gets the
-/// message below). The options' keys sit between "type" and "vocab", in `BpeOptions`' order.
-#[derive(Serialize, Deserialize)]
-struct BpeJson<V, M> {
+impl Serialize for BPE {
+    /// A struct named "BPE" (the bindings' `repr` prints it as `BPE(dropout=None, ...)`).
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut model = serializer.serialize_struct("BPE", 10)?;
+        model.serialize_field("type", "BPE")?;
+        model.serialize_field("dropout", &self.dropout)?;
+        model.serialize_field("unk_token", &self.unk_token)?;
+        model.serialize_field("continuing_subword_prefix", &self.continuing_subword_prefix)?;
+        model.serialize_field("end_of_word_suffix", &self.end_of_word_suffix)?;
+        model.serialize_field("fuse_unk", &self.fuse_unk)?;
+        model.serialize_field("byte_fallback", &self.byte_fallback)?;
+        model.serialize_field("ignore_merges", &self.ignore_merges)?;
+        model.serialize_field("vocab", &OrderedVocab(self.vocab_in_id_order()))?;
+        model.serialize_field("merges", &self.merges())?;
+        model.end()
+    }
+}
+
+/// tokenizer.json's BPE object as it is read: the options (missing or null ones take their
+/// defaults), and "vocab" and "merges" (`Option`s, so that a missing one gets the message
+/// below).
+#[derive(Deserialize)]
+struct BpeJson {
     #[serde(rename = "type")]
     kind: Option<String>,
     #[serde(flatten)]
     options: BpeOptions,
-    #[serde(default)]
-    vocab: V,
-    #[serde(default)]
-    merges: M,
-}
-
-impl Serialize for BPE {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let json = BpeJson {
-            kind: Some("BPE".into()),
-            options: self.options(),
-            vocab: OrderedVocab(self.vocab_in_id_order()),
-            merges: self.merges(),
-        };
-        json.serialize(serializer)
-    }
+    vocab: Option<Vocab>,
+    merges: Option<MergeList>,
 }
 
 impl<'de> Deserialize<'de> for BPE {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let json = BpeJson::<Option<Vocab>, Option<MergeList>>::deserialize(deserializer)?;
+        let json = BpeJson::deserialize(deserializer)?;
         check_model_type(json.kind.as_deref(), "BPE")?;
         let (Some(vocab), Some(MergeList(merges))) = (json.vocab, json.merges) else {
             return Err(de::Error::custom("BPE model needs both \"vocab\" and \"merges\""));
@@ -104,7 +108,7 @@ pub(crate) fn split_merge_line(line: &str) -> Option<(&str, &str)> {
 }
 
 /// The "merges" list, its `#version` lines dropped.
-#[derive(Default, Deserialize)]
+#[derive(Deserialize)]
 #[serde(from = "Vec<MergeEntry>")]
 struct MergeList(Merges);
 

@@ -8,9 +8,10 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use super::model::{Vocab, WordLevel};
 use crate::models::json::{check_model_type, OrderedVocab};
 
-/// tokenizer.json's WordLevel object: written from the model (`V`: its vocabulary in id order),
-/// read with `V` a `Vocab`.
+/// tokenizer.json's WordLevel object, written from the model (`V`: its vocabulary in id order) and
+/// read with `V` a `Vocab`. Named "WordLevel": the bindings' `repr` prints the struct's name.
 #[derive(Serialize, Deserialize)]
+#[serde(rename = "WordLevel")]
 struct WordLevelJson<V> {
     #[serde(rename = "type")]
     kind: Option<String>,

@@ -7,9 +7,10 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use super::model::{Vocab, WordPiece};
 use crate::models::json::{check_model_type, OrderedVocab};
 
-/// tokenizer.json's WordPiece object: written from the model (`V`: its vocabulary in id order),
-/// read with `V` a `Vocab`.
+/// tokenizer.json's WordPiece object, written from the model (`V`: its vocabulary in id order) and
+/// read with `V` a `Vocab`. Named "WordPiece": the bindings' `repr` prints the struct's name.
 #[derive(Serialize, Deserialize)]
+#[serde(rename = "WordPiece")]
 struct WordPieceJson<V> {
     #[serde(rename = "type")]
     kind: Option<String>,
