@@ -7,7 +7,7 @@ use std::mem::MaybeUninit;
 use numpy::{PyArray1, PyArrayMethods};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use tokenmill_core::tokenizer::StoredEncoding;
+use tokenmill_core::tokenizer::{StoredEncoding, Values};
 use tokenmill_core::utils::padding::{
     BatchPadding, PaddingDirection, PaddingParams, PaddingStrategy,
 };
@@ -169,11 +169,11 @@ impl Field {
         match self {
             Field::InputIds => fill(out, widen(row.ids()), pad_value),
             Field::TokenTypeIds => fill(out, widen(row.type_ids()), pad_value),
-            Field::AttentionMask => fill(out, row.attention_mask().map(i64::from), pad_value),
+            Field::AttentionMask => fill_values(out, row.attention_mask(), i64::from, pad_value),
             Field::SpecialTokensMask => {
-                fill(out, row.special_tokens_mask().map(i64::from), pad_value)
+                fill_values(out, row.special_tokens_mask(), i64::from, pad_value)
             }
-            Field::OffsetMapping => fill(out, row.offset_values().map(|v| v as i64), pad_value),
+            Field::OffsetMapping => fill_values(out, row.offset_values(), |v| v as i64, pad_value),
         }
     }
 }
@@ -183,18 +183,31 @@ fn widen<T: Copy + Into<i64>>(values: &[T]) -> impl Iterator<Item = i64> + '_ {
 }
 
 /// Writes `values` into `out`, then `rest` into the rest of `out` (so all of it is initialized).
-/// `values` drives the loop (`for_each`): a held encoding's values come from one of two
-/// representations, and so the choice is made once per row, not once per value.
 fn fill(out: &mut [MaybeUninit<i64>], values: impl Iterator<Item = i64>, rest: i64) {
     let mut out = out.iter_mut();
-    values.for_each(|v| {
-        if let Some(o) = out.next() {
-            o.write(v);
-        }
+    out.by_ref().zip(values).for_each(|(o, v)| {
+        o.write(v);
     });
     out.for_each(|o| {
         o.write(rest);
     });
+}
+
+/// `fill` with the values of a held encoding's field, `convert`ed: the way the encoding is held
+/// is looked at once for the row, so each side's loop is a plain loop over its values.
+fn fill_values<T, L, R>(
+    out: &mut [MaybeUninit<i64>],
+    values: Values<L, R>,
+    convert: fn(T) -> i64,
+    rest: i64,
+) where
+    L: Iterator<Item = T>,
+    R: Iterator<Item = T>,
+{
+    match values {
+        Values::Left(values) => fill(out, values.map(convert), rest),
+        Values::Right(values) => fill(out, values.map(convert), rest),
+    }
 }
 
 /// `fields` of `encodings` stacked, without the GIL: per field its name and the values of every

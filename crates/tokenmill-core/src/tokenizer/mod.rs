@@ -43,7 +43,7 @@ pub use plan::{Capabilities, Capability, EncodePlan};
 pub use decode_stream::DecodeStream;
 pub use encoding::Encoding;
 pub use normalized::{NormalizedString, Offsets, Pattern, SplitDelimiterBehavior};
-pub use packed::StoredEncoding;
+pub use packed::{StoredEncoding, Values};
 pub use pretokenized::{OffsetReferential, OffsetType, PreTokenizedString, Split};
 
 /// One token produced by a model: its id, its text, and its byte span in the piece it came from.

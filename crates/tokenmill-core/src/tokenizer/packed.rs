@@ -267,6 +267,11 @@ fn widen(values: &[u8]) -> impl Iterator<Item = u32> + '_ {
     values.iter().map(|&v| u32::from(v))
 }
 
+/// The values of one field of a `StoredEncoding`, read in place: an iterator, whose two sides
+/// are the two ways an encoding may be held. A loop over many values can dispatch once
+/// (`either::for_both!`, or a match) instead of once per value.
+pub type Values<L, R> = Either<L, R>;
+
 /// A finished encoding as it is held (the encodings of a batch handed to Python): packed when
 /// it fits (see the module docs), else whole. How it is stored is private: it is read through
 /// per-field accessors, which read a packed encoding in place, and turned into an `Encoding`
@@ -361,26 +366,37 @@ impl StoredEncoding {
     pub fn type_ids(&self) -> &[u32] {
         self.read(PackedEncoding::type_ids, |e| &e.type_ids)
     }
-    pub fn word_ids(&self) -> impl Iterator<Item = Option<u32>> + '_ {
+    pub fn word_ids(
+        &self,
+    ) -> Values<impl Iterator<Item = Option<u32>> + '_, impl Iterator<Item = Option<u32>> + '_>
+    {
         self.read(|p| Either::Left(p.word_ids()), |e| Either::Right(e.words.iter().copied()))
     }
     /// `start, end` of every token, one after the other.
-    pub fn offset_values(&self) -> impl Iterator<Item = usize> + '_ {
+    pub fn offset_values(
+        &self,
+    ) -> Values<impl Iterator<Item = usize> + '_, impl Iterator<Item = usize> + '_> {
         self.read(
             |p| Either::Left(p.offset_values().iter().map(|&v| v as usize)),
             |e| Either::Right(e.offsets.iter().flat_map(|&(start, end)| [start, end])),
         )
     }
-    pub fn offsets(&self) -> impl Iterator<Item = Offsets> + '_ {
+    pub fn offsets(
+        &self,
+    ) -> Values<impl Iterator<Item = Offsets> + '_, impl Iterator<Item = Offsets> + '_> {
         self.read(|p| Either::Left(p.offsets()), |e| Either::Right(e.offsets.iter().copied()))
     }
-    pub fn special_tokens_mask(&self) -> impl Iterator<Item = u32> + '_ {
+    pub fn special_tokens_mask(
+        &self,
+    ) -> Values<impl Iterator<Item = u32> + '_, impl Iterator<Item = u32> + '_> {
         self.read(
             |p| Either::Left(widen(p.special_tokens_mask())),
             |e| Either::Right(e.special_tokens_mask.iter().copied()),
         )
     }
-    pub fn attention_mask(&self) -> impl Iterator<Item = u32> + '_ {
+    pub fn attention_mask(
+        &self,
+    ) -> Values<impl Iterator<Item = u32> + '_, impl Iterator<Item = u32> + '_> {
         self.read(
             |p| Either::Left(widen(p.attention_mask())),
             |e| Either::Right(e.attention_mask.iter().copied()),
