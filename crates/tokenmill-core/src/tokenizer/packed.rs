@@ -302,6 +302,13 @@ impl From<Encoding> for StoredEncoding {
     }
 }
 
+/// A mask's values (0 or 1 per token), widened where it is packed as bytes.
+fn mask<'a>(
+    values: Either<&'a [u8], &'a Vec<u32>>,
+) -> Values<impl Iterator<Item = u32> + 'a, impl Iterator<Item = u32> + 'a> {
+    values.map_left(widen).map_right(|m| m.iter().copied())
+}
+
 impl StoredEncoding {
     /// Reads the encoding with `packed` or `full`, whichever fits how it is held.
     fn read<'a, T>(
@@ -389,18 +396,15 @@ impl StoredEncoding {
     pub fn special_tokens_mask(
         &self,
     ) -> Values<impl Iterator<Item = u32> + '_, impl Iterator<Item = u32> + '_> {
-        self.read(
-            |p| Either::Left(widen(p.special_tokens_mask())),
-            |e| Either::Right(e.special_tokens_mask.iter().copied()),
-        )
+        mask(self.read(
+            |p| Either::Left(p.special_tokens_mask()),
+            |e| Either::Right(&e.special_tokens_mask),
+        ))
     }
     pub fn attention_mask(
         &self,
     ) -> Values<impl Iterator<Item = u32> + '_, impl Iterator<Item = u32> + '_> {
-        self.read(
-            |p| Either::Left(widen(p.attention_mask())),
-            |e| Either::Right(e.attention_mask.iter().copied()),
-        )
+        mask(self.read(|p| Either::Left(p.attention_mask()), |e| Either::Right(&e.attention_mask)))
     }
     /// The token texts, the deferred ones read from `table` (see `PackedEncoding::tokens`).
     pub fn tokens(&self, table: Option<&TokensById>) -> Vec<String> {
