@@ -173,7 +173,11 @@ impl BpeTrainer {
         form_order: &[String],
     ) -> Result<BpeTrainResult> {
         let (vocab, words) = self.initial_words(counts, form_order, self.max_token_length);
-        let (mut seen, order) = words.count_pairs(|_| CountAndWords::default());
+        let mut order = Vec::new();
+        let mut seen = words.count_pairs(|pair| {
+            order.push(pair);
+            CountAndWords::default()
+        });
         let (pair_counts, entries) = CountRule::start(&mut seen, &order);
         drop((seen, order));
         let mut rule = CountRule::new(self, vocab);

@@ -117,28 +117,18 @@ impl Words {
     }
 
     /// Counts every pair of neighbours (each occurrence adds the word's count, seen in that
-    /// word) into a table whose new values come from `new_pair`; also returns the pairs in the
-    /// order first seen.
-    pub fn count_pairs<P: PairCount>(
-        &self,
-        mut new_pair: impl FnMut(u64) -> P,
-    ) -> (PairTable<P>, Vec<u64>) {
+    /// word) into a table whose new values come from `new_pair` (called in the order the pairs
+    /// are first seen).
+    pub fn count_pairs<P: PairCount>(&self, mut new_pair: impl FnMut(u64) -> P) -> PairTable<P> {
         let mut table: PairTable<P> = FxHashMap::default();
-        let mut order = Vec::new();
         for w in 0..self.len() {
             let n = self.count[w] as i64;
             for pair in self.word(w).windows(2) {
                 let pair = pack(pair[0], pair[1]);
-                table
-                    .entry(pair)
-                    .or_insert_with(|| {
-                        order.push(pair);
-                        new_pair(pair)
-                    })
-                    .add(n, w as u32);
+                table.entry(pair).or_insert_with(|| new_pair(pair)).add(n, w as u32);
             }
         }
-        (table, order)
+        table
     }
 
     /// Merges every `left right` of word `w`, left to right, into `new_id` and records the
@@ -173,23 +163,22 @@ impl Words {
         let lens: &mut [u32] = if LENS { &mut self.lens[start..start + n] } else { &mut [] };
         let max_len = self.max_len;
         let fits = |a: u32, b: u32| !LENS || (a as usize).saturating_add(b as usize) < max_len;
-        let count = self.count[w as usize] as i64;
         let (mut read, mut write, mut merged) = (0usize, 0usize, 0u64);
         while read < n {
             if read + 1 < n && syms[read] == left && syms[read + 1] == right {
                 let new_len = if LENS { lens[read] + lens[read + 1] } else { 0 };
                 if write > 0 {
                     let prev = syms[write - 1];
-                    changes.push(pack(prev, left), -count, w);
+                    changes.push(pack(prev, left), REMOVED, w);
                     if fits(if LENS { lens[write - 1] } else { 0 }, new_len) {
-                        changes.push(pack(prev, new_id), count, w);
+                        changes.push(pack(prev, new_id), ADDED, w);
                     }
                 }
                 if read + 2 < n {
                     let next = syms[read + 2];
-                    changes.push(pack(right, next), -count, w);
+                    changes.push(pack(right, next), REMOVED, w);
                     if fits(if LENS { lens[read + 2] } else { 0 }, new_len) {
-                        changes.push(pack(new_id, next), count, w);
+                        changes.push(pack(new_id, next), ADDED, w);
                     }
                 }
                 syms[write] = new_id;
@@ -212,26 +201,44 @@ impl Words {
     }
 }
 
-/// The pair count deltas of one merge step (pair, delta, word), applied once every word of the
-/// merge is done.
+/// The pair changes of one merge step, applied once every word of the merge is done: each a
+/// pair and the word where it was removed or added (the word's count is the delta), packed in
+/// 12 bytes as `(pair, word << 1 | added)` (so at most 2³¹ words).
 #[derive(Debug, Default)]
-pub(crate) struct Changes(Vec<(u64, i64, u32)>);
+pub(crate) struct Changes(Vec<(u64, u32)>);
+
+const REMOVED: u32 = 0;
+const ADDED: u32 = 1;
 
 impl Changes {
-    fn push(&mut self, pair: u64, delta: i64, word: u32) {
-        self.0.push((pair, delta, word));
+    fn push(&mut self, pair: u64, kind: u32, word: u32) {
+        self.0.push((pair, word << 1 | kind));
     }
 
-    /// Applies the deltas in order (one table lookup each; a pair seen for the first time gets
+    /// The changes as (pair, delta, word), in order.
+    fn deltas<'a>(&'a self, counts: &'a [u64]) -> impl Iterator<Item = (u64, i64, u32)> + 'a {
+        self.0.iter().map(|&(pair, packed)| {
+            let (word, count) = (packed >> 1, counts[(packed >> 1) as usize] as i64);
+            (pair, if packed & ADDED != 0 { count } else { -count }, word)
+        })
+    }
+
+    /// Applies the changes in order (one table lookup each; a pair seen for the first time gets
     /// `rule.new_pair`), tells the rule of each, and drops the pairs it says to drop.
-    fn apply<R: MergeRule>(&mut self, rule: &mut R, pairs: &mut PairTable<R::Pair>) {
-        for (pair, delta, word) in self.0.drain(..) {
+    fn apply<R: MergeRule>(
+        &mut self,
+        counts: &[u64],
+        rule: &mut R,
+        pairs: &mut PairTable<R::Pair>,
+    ) {
+        for (pair, delta, word) in self.deltas(counts) {
             let stats = pairs.entry(pair).or_insert_with(|| rule.new_pair(pair));
             stats.add(delta, word);
             if !rule.changed(pair, stats, delta, word) {
                 pairs.remove(&pair);
             }
         }
+        self.0.clear();
     }
 }
 
@@ -388,7 +395,7 @@ impl<R: MergeRule> MergeLoop<R> {
                 self.words.merge(w, merge.left, merge.right, merge.new_id, &mut self.changes);
             occurrences += merged * self.words.count(w as usize);
         }
-        self.changes.apply(rule, &mut self.pairs);
+        self.changes.apply(&self.words.count, rule, &mut self.pairs);
         rule.merged(&merge, occurrences, &mut self.pairs, &mut self.heap);
     }
 }
@@ -408,7 +415,7 @@ mod tests {
         // The merged pair's own count is the rule's: it lost one occurrence per merge.
         let mut net: FxHashMap<(u32, u32), i64> = FxHashMap::default();
         net.insert((1, 2), -(merged as i64));
-        for &(p, delta, word) in &changes.0 {
+        for (p, delta, word) in changes.deltas(&words.count) {
             assert_eq!(word, 0);
             *net.entry(unpack(p)).or_default() += delta;
         }
@@ -427,11 +434,13 @@ mod tests {
         let mut changes = Changes::default();
         words.merge(0, 1, 2, 9, &mut changes);
         // "12" + "3" would have 3 characters: only the removal of (2, 3) is recorded.
-        assert_eq!(changes.0, [(pack(2, 3), -5, 0)]);
+        let deltas: Vec<_> = changes.deltas(&words.count).collect();
+        assert_eq!(deltas, [(pack(2, 3), -5, 0)]);
         let mut changes = Changes::default();
         let mut words = Words::new(1, Some(4));
         words.push([1, 2, 3], 5);
         words.merge(0, 1, 2, 9, &mut changes);
-        assert_eq!(changes.0, [(pack(2, 3), -5, 0), (pack(9, 3), 5, 0)]);
+        let deltas: Vec<_> = changes.deltas(&words.count).collect();
+        assert_eq!(deltas, [(pack(2, 3), -5, 0), (pack(9, 3), 5, 0)]);
     }
 }

@@ -169,7 +169,7 @@ fn likelihood_training(
     form_order: &[String],
 ) -> (Vec<String>, History) {
     let (vocab, words) = options.initial_words(counts, form_order, None);
-    let (pairs, _) = words.count_pairs(|_| CountAndWords::default());
+    let pairs = words.count_pairs(|_| CountAndWords::default());
     let mut rule = LikelihoodRule::new(options, vocab, &words, &pairs);
     let candidates = pairs.keys().filter_map(|&p| rule.candidate(&pairs, p)).collect();
     MergeLoop::new(words, pairs, candidates).run(&mut rule);

@@ -34,10 +34,10 @@ pub(super) fn train_bpe(
     // Word order does not matter: the best pair is found by a total order.
     let arena = rule.initial_words(&words);
     drop(words);
-    let (pairs, _) = arena.count_pairs(|pair| rule.new_pair(pair));
+    let pairs = arena.count_pairs(|pair| rule.new_pair(pair));
     let candidates = pairs
         .iter()
-        .filter(|(_, stats)| stats.valid)
+        .filter(|(_, stats)| stats.is_counted())
         .map(|(&pair, stats)| rule.candidate(pair, stats.count as u64))
         .collect();
     MergeLoop::new(arena, pairs, candidates).run(&mut rule);
@@ -49,22 +49,29 @@ pub(super) fn train_bpe(
 }
 
 /// What the pair table keeps of a pair: how often it occurs and the words it occurs in
-/// (ascending; may hold words that lost it since), if it may become a piece. A pair of existing
-/// symbols never becomes adjacent later (merges only fuse neighbours into new symbols), so each
-/// list is filled in one pass over ascending words: it stays sorted without duplicates.
+/// (ascending; may hold words that lost it since), or [`NOT_COUNTED`] when it may not become a
+/// piece. A pair of existing symbols never becomes adjacent later (merges only fuse neighbours
+/// into new symbols), so each list is filled in one pass over ascending words: it stays sorted
+/// without duplicates.
 #[derive(Debug)]
 struct SpPair {
     count: i64,
     words: Vec<u32>,
-    /// The merge that last pushed this pair as created (see [`SentencePieceRule::changed`]).
-    pushed_at: u32,
-    /// `is_valid_piece` said yes, and its text was not already a piece: it is counted.
-    valid: bool,
+}
+
+/// The count of a pair that is not counted: `is_valid_piece` said no, or its text was already
+/// a piece (made of other parts).
+const NOT_COUNTED: i64 = -1;
+
+impl SpPair {
+    fn is_counted(&self) -> bool {
+        self.count != NOT_COUNTED
+    }
 }
 
 impl PairCount for SpPair {
     fn add(&mut self, delta: i64, word: u32) {
-        if !self.valid {
+        if !self.is_counted() {
             return;
         }
         self.count = (self.count + delta).max(0);
@@ -75,23 +82,24 @@ impl PairCount for SpPair {
 }
 
 /// A candidate merge in the heap, best first: higher count, then fewer characters, then the
-/// smaller text (SentencePiece's order). The text is compared here by its first 16 bytes;
-/// candidates equal on all three are settled on their full text when popped
-/// ([`SentencePieceRule::settle`]). Keeping no string in the heap keeps pushes and pops cheap.
+/// smaller text (SentencePiece's order). `key` holds the length in characters (top 16 bits)
+/// and the text's first 14 bytes (zero-padded; no piece holds a NUL), so that one comparison
+/// of keys is the order on length then text prefix. Candidates equal on count and key are
+/// settled on their full text when popped ([`SentencePieceRule::settle`]): the smallest text
+/// has the smallest prefix, so the choice is the true best whatever the prefix's length.
+/// Keeping no string in the heap (32 bytes an entry) keeps pushes and pops cheap.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Candidate {
     count: u64,
-    chars: u32,
     pair: u64,
-    prefix: u128,
+    key: u128,
 }
 
 impl Ord for Candidate {
     fn cmp(&self, other: &Self) -> std::cmp::Ordering {
         self.count
             .cmp(&other.count)
-            .then_with(|| Reverse(self.chars).cmp(&Reverse(other.chars)))
-            .then_with(|| Reverse(self.prefix).cmp(&Reverse(other.prefix)))
+            .then_with(|| Reverse(self.key).cmp(&Reverse(other.key)))
             .then_with(|| self.pair.cmp(&other.pair))
     }
 }
@@ -113,8 +121,6 @@ struct SentencePieceRule<'a> {
     texts: Vec<String>,
     chars: Vec<u32>,
     unk_symbol: Option<u32>,
-    /// How many merges were made (stamps [`SpPair::pushed_at`]).
-    merges: u32,
     /// The pairs the current merge created.
     created: Vec<u64>,
     /// How many pieces to learn.
@@ -130,7 +136,6 @@ impl<'a> SentencePieceRule<'a> {
             texts: Vec::new(),
             chars: Vec::new(),
             unk_symbol: None,
-            merges: 0,
             created: Vec::new(),
             budget,
             pieces: Vec::with_capacity(budget),
@@ -173,17 +178,14 @@ impl<'a> SentencePieceRule<'a> {
     /// The heap entry of `pair` with `count`.
     fn candidate(&self, pair: u64, count: u64) -> Candidate {
         let (a, b) = unpack(pair);
-        let mut prefix = [0u8; 16];
+        let mut key = [0u8; 16];
+        let chars = (self.chars[a as usize] + self.chars[b as usize]).min(u16::MAX as u32) as u16;
+        key[..2].copy_from_slice(&chars.to_be_bytes());
         let bytes = self.texts[a as usize].bytes().chain(self.texts[b as usize].bytes());
-        for (slot, byte) in prefix.iter_mut().zip(bytes) {
+        for (slot, byte) in key[2..].iter_mut().zip(bytes) {
             *slot = byte;
         }
-        Candidate {
-            count,
-            chars: self.chars[a as usize] + self.chars[b as usize],
-            pair,
-            prefix: u128::from_be_bytes(prefix),
-        }
+        Candidate { count, pair, key: u128::from_be_bytes(key) }
     }
 }
 
@@ -197,7 +199,7 @@ impl MergeRule for SentencePieceRule<'_> {
     }
 
     fn new_pair(&self, pair: u64) -> SpPair {
-        SpPair { count: 0, words: Vec::new(), pushed_at: u32::MAX, valid: self.is_valid(pair) }
+        SpPair { count: if self.is_valid(pair) { 0 } else { NOT_COUNTED }, words: Vec::new() }
     }
 
     /// A stale entry is pushed back with the current count, or dropped when its pair is gone.
@@ -213,7 +215,7 @@ impl MergeRule for SentencePieceRule<'_> {
     }
 
     fn same_rank(&self, a: &Candidate, b: &Candidate) -> bool {
-        (a.count, a.chars, a.prefix) == (b.count, b.chars, b.prefix)
+        (a.count, a.key) == (b.count, b.key)
     }
 
     /// The smallest text, then (one text made in two ways) the largest pair of ids.
@@ -233,26 +235,25 @@ impl MergeRule for SentencePieceRule<'_> {
     fn choose(&mut self, best: Candidate, pairs: &mut PairTable<SpPair>) -> Step {
         let text = self.pair_text(best.pair);
         let Some(stats) = pairs.get_mut(&best.pair) else { return Step::Skip };
-        stats.count = 0;
         if !self.seen_texts.insert(text.clone()) {
-            stats.words = Vec::new();
-            stats.valid = false;
+            *stats = SpPair { count: NOT_COUNTED, words: Vec::new() };
             return Step::Skip;
         }
+        stats.count = 0;
         let words = std::mem::take(&mut stats.words);
         self.pieces.push((text.clone(), -(self.pieces.len() as f32)));
         let (left, right) = unpack(best.pair);
         let new_id = self.texts.len() as u32;
         self.chars.push(self.chars[left as usize] + self.chars[right as usize]);
         self.texts.push(text);
-        self.merges += 1;
         Step::Merge(Merge { left, right, new_id, words })
     }
 
-    /// Notes the pairs this merge created (each once), to push them when it is done.
+    /// Notes the pairs this merge created, to push them when it is done. Only pairs with the
+    /// new symbol gain occurrences, and they start at zero: a pair is noted when its count
+    /// leaves zero (again, rarely: deduplicated when pushed).
     fn changed(&mut self, pair: u64, stats: &mut SpPair, delta: i64, _word: u32) -> bool {
-        if delta > 0 && stats.valid && stats.pushed_at != self.merges {
-            stats.pushed_at = self.merges;
+        if delta > 0 && stats.count == delta {
             self.created.push(pair);
         }
         true
@@ -265,7 +266,9 @@ impl MergeRule for SentencePieceRule<'_> {
         pairs: &mut PairTable<SpPair>,
         heap: &mut BinaryHeap<Candidate>,
     ) {
-        let created = std::mem::take(&mut self.created);
+        let mut created = std::mem::take(&mut self.created);
+        created.sort_unstable();
+        created.dedup();
         for &pair in &created {
             let count = pairs.get(&pair).map_or(0, |p| p.count);
             if count > 0 {
