@@ -5,7 +5,7 @@
 //! What every rule does the same way lives here:
 //! * [`Words`]: every word as a run of `u32` symbol ids in one flat arena, with its count,
 //!   merged in place; merging a pair in a word records the neighbour pairs it removes and
-//!   creates as count deltas ([`Changes`]), batched until every word of the merge is done;
+//!   creates as count deltas ([`Changes`]), applied when the word is done;
 //! * the pair table ([`PairTable`]): pair → the rule's [`PairCount`] value, i.e. its count and
 //!   whatever else the rule keeps per pair, so that a delta costs one hash lookup, in place;
 //! * the lazy max-heap loop ([`MergeLoop::run`]): pop the best candidate, check it against the
@@ -163,22 +163,23 @@ impl Words {
         let lens: &mut [u32] = if LENS { &mut self.lens[start..start + n] } else { &mut [] };
         let max_len = self.max_len;
         let fits = |a: u32, b: u32| !LENS || (a as usize).saturating_add(b as usize) < max_len;
+        let count = self.count[w as usize] as i64;
         let (mut read, mut write, mut merged) = (0usize, 0usize, 0u64);
         while read < n {
             if read + 1 < n && syms[read] == left && syms[read + 1] == right {
                 let new_len = if LENS { lens[read] + lens[read + 1] } else { 0 };
                 if write > 0 {
                     let prev = syms[write - 1];
-                    changes.push(pack(prev, left), REMOVED, w);
+                    changes.push(pack(prev, left), -count);
                     if fits(if LENS { lens[write - 1] } else { 0 }, new_len) {
-                        changes.push(pack(prev, new_id), ADDED, w);
+                        changes.push(pack(prev, new_id), count);
                     }
                 }
                 if read + 2 < n {
                     let next = syms[read + 2];
-                    changes.push(pack(right, next), REMOVED, w);
+                    changes.push(pack(right, next), -count);
                     if fits(if LENS { lens[read + 2] } else { 0 }, new_len) {
-                        changes.push(pack(new_id, next), ADDED, w);
+                        changes.push(pack(new_id, next), count);
                     }
                 }
                 syms[write] = new_id;
@@ -201,44 +202,26 @@ impl Words {
     }
 }
 
-/// The pair changes of one merge step, applied once every word of the merge is done: each a
-/// pair and the word where it was removed or added (the word's count is the delta), packed in
-/// 12 bytes as `(pair, word << 1 | added)` (so at most 2³¹ words).
+/// The pair count changes of merging one word, applied when the word is done (a short buffer,
+/// reused).
 #[derive(Debug, Default)]
-pub(crate) struct Changes(Vec<(u64, u32)>);
-
-const REMOVED: u32 = 0;
-const ADDED: u32 = 1;
+pub(crate) struct Changes(Vec<(u64, i64)>);
 
 impl Changes {
-    fn push(&mut self, pair: u64, kind: u32, word: u32) {
-        self.0.push((pair, word << 1 | kind));
+    fn push(&mut self, pair: u64, delta: i64) {
+        self.0.push((pair, delta));
     }
 
-    /// The changes as (pair, delta, word), in order.
-    fn deltas<'a>(&'a self, counts: &'a [u64]) -> impl Iterator<Item = (u64, i64, u32)> + 'a {
-        self.0.iter().map(|&(pair, packed)| {
-            let (word, count) = (packed >> 1, counts[(packed >> 1) as usize] as i64);
-            (pair, if packed & ADDED != 0 { count } else { -count }, word)
-        })
-    }
-
-    /// Applies the changes in order (one table lookup each; a pair seen for the first time gets
-    /// `rule.new_pair`), tells the rule of each, and drops the pairs it says to drop.
-    fn apply<R: MergeRule>(
-        &mut self,
-        counts: &[u64],
-        rule: &mut R,
-        pairs: &mut PairTable<R::Pair>,
-    ) {
-        for (pair, delta, word) in self.deltas(counts) {
+    /// Applies the changes of `word` in order (one table lookup each; a pair seen for the first
+    /// time gets `rule.new_pair`), tells the rule of each, and drops the pairs it says to drop.
+    fn apply<R: MergeRule>(&mut self, word: u32, rule: &mut R, pairs: &mut PairTable<R::Pair>) {
+        for (pair, delta) in self.0.drain(..) {
             let stats = pairs.entry(pair).or_insert_with(|| rule.new_pair(pair));
             stats.add(delta, word);
             if !rule.changed(pair, stats, delta, word) {
                 pairs.remove(&pair);
             }
         }
-        self.0.clear();
     }
 }
 
@@ -394,8 +377,8 @@ impl<R: MergeRule> MergeLoop<R> {
             let merged =
                 self.words.merge(w, merge.left, merge.right, merge.new_id, &mut self.changes);
             occurrences += merged * self.words.count(w as usize);
+            self.changes.apply(w, rule, &mut self.pairs);
         }
-        self.changes.apply(&self.words.count, rule, &mut self.pairs);
         rule.merged(&merge, occurrences, &mut self.pairs, &mut self.heap);
     }
 }
@@ -415,8 +398,7 @@ mod tests {
         // The merged pair's own count is the rule's: it lost one occurrence per merge.
         let mut net: FxHashMap<(u32, u32), i64> = FxHashMap::default();
         net.insert((1, 2), -(merged as i64));
-        for (p, delta, word) in changes.deltas(&words.count) {
-            assert_eq!(word, 0);
+        for &(p, delta) in &changes.0 {
             *net.entry(unpack(p)).or_default() += delta;
         }
         net.retain(|_, v| *v != 0);
@@ -434,13 +416,11 @@ mod tests {
         let mut changes = Changes::default();
         words.merge(0, 1, 2, 9, &mut changes);
         // "12" + "3" would have 3 characters: only the removal of (2, 3) is recorded.
-        let deltas: Vec<_> = changes.deltas(&words.count).collect();
-        assert_eq!(deltas, [(pack(2, 3), -5, 0)]);
+        assert_eq!(changes.0, [(pack(2, 3), -5)]);
         let mut changes = Changes::default();
         let mut words = Words::new(1, Some(4));
         words.push([1, 2, 3], 5);
         words.merge(0, 1, 2, 9, &mut changes);
-        let deltas: Vec<_> = changes.deltas(&words.count).collect();
-        assert_eq!(deltas, [(pack(2, 3), -5, 0), (pack(9, 3), 5, 0)]);
+        assert_eq!(changes.0, [(pack(2, 3), -5), (pack(9, 3), 5)]);
     }
 }
