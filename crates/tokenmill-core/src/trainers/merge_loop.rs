@@ -69,9 +69,7 @@ impl PairCount for CountAndWords {
 #[derive(Debug, Default)]
 pub(crate) struct Words {
     symbols: Vec<u32>,
-    start: Vec<usize>,
-    len: Vec<u32>,
-    count: Vec<u64>,
+    spans: Vec<Span>,
     /// The length in characters of the symbol at each position, kept only under a length
     /// limit: a new pair counts only when its two symbols' lengths add up to less than
     /// `max_len` (`tokenizers`' `max_token_length`).
@@ -83,9 +81,7 @@ impl Words {
     /// No words yet; with `max_len`, new pairs longer than that (in characters) never count.
     pub fn new(capacity: usize, max_len: Option<usize>) -> Self {
         Words {
-            start: Vec::with_capacity(capacity),
-            len: Vec::with_capacity(capacity),
-            count: Vec::with_capacity(capacity),
+            spans: Vec::with_capacity(capacity),
             max_len: max_len.unwrap_or(usize::MAX),
             ..Default::default()
         }
@@ -98,22 +94,21 @@ impl Words {
         if self.max_len != usize::MAX {
             self.lens.resize(self.symbols.len(), 1);
         }
-        self.start.push(start);
-        self.len.push((self.symbols.len() - start) as u32);
-        self.count.push(count);
+        self.spans.push(Span { start, len: (self.symbols.len() - start) as u32, count });
     }
 
     /// How many words there are.
     pub fn len(&self) -> usize {
-        self.start.len()
+        self.spans.len()
     }
 
     pub fn word(&self, w: usize) -> &[u32] {
-        &self.symbols[self.start[w]..self.start[w] + self.len[w] as usize]
+        let span = &self.spans[w];
+        &self.symbols[span.start..span.start + span.len as usize]
     }
 
     pub fn count(&self, w: usize) -> u64 {
-        self.count[w]
+        self.spans[w].count
     }
 
     /// Counts every pair of neighbours (each occurrence adds the word's count, seen in that
@@ -122,7 +117,7 @@ impl Words {
     pub fn count_pairs<P: PairCount>(&self, mut new_pair: impl FnMut(u64) -> P) -> PairTable<P> {
         let mut table: PairTable<P> = FxHashMap::default();
         for w in 0..self.len() {
-            let n = self.count[w] as i64;
+            let n = self.count(w) as i64;
             for pair in self.word(w).windows(2) {
                 let pair = pack(pair[0], pair[1]);
                 table.entry(pair).or_insert_with(|| new_pair(pair)).add(n, w as u32);
@@ -158,12 +153,12 @@ impl Words {
         new_id: u32,
         changes: &mut Changes,
     ) -> u64 {
-        let (start, n) = (self.start[w as usize], self.len[w as usize] as usize);
+        let Span { start, len, count } = self.spans[w as usize];
+        let (n, count) = (len as usize, count as i64);
         let syms = &mut self.symbols[start..start + n];
         let lens: &mut [u32] = if LENS { &mut self.lens[start..start + n] } else { &mut [] };
         let max_len = self.max_len;
         let fits = |a: u32, b: u32| !LENS || (a as usize).saturating_add(b as usize) < max_len;
-        let count = self.count[w as usize] as i64;
         let (mut read, mut write, mut merged) = (0usize, 0usize, 0u64);
         while read < n {
             if read + 1 < n && syms[read] == left && syms[read + 1] == right {
@@ -197,9 +192,18 @@ impl Words {
             }
             write += 1;
         }
-        self.len[w as usize] = write as u32;
+        self.spans[w as usize].len = write as u32;
         merged
     }
+}
+
+/// Where a word lies in the arena, and its count (together: visiting a word costs one cache
+/// line, not three).
+#[derive(Debug, Clone, Copy)]
+struct Span {
+    start: usize,
+    len: u32,
+    count: u64,
 }
 
 /// The pair count changes of merging one word, applied when the word is done (a short buffer,
