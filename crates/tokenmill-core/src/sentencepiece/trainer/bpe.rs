@@ -10,6 +10,7 @@
 //!
 //! May import the trainer interface (`super`: the piece validity rule), `sentencepiece::proto`
 //! and `trainers::merge_loop`.
+use std::cell::RefCell;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -121,6 +122,8 @@ struct SentencePieceRule<'a> {
     texts: Vec<String>,
     chars: Vec<u32>,
     unk_symbol: Option<u32>,
+    /// A buffer for the characters of a pair's text (no allocation per new pair).
+    joined: RefCell<Vec<char>>,
     /// The pairs the current merge created.
     created: Vec<u64>,
     /// How many pieces to learn.
@@ -136,6 +139,7 @@ impl<'a> SentencePieceRule<'a> {
             texts: Vec::new(),
             chars: Vec::new(),
             unk_symbol: None,
+            joined: RefCell::new(Vec::new()),
             created: Vec::new(),
             budget,
             pieces: Vec::with_capacity(budget),
@@ -161,13 +165,21 @@ impl<'a> SentencePieceRule<'a> {
         arena
     }
 
+    /// Whether the text of `pair` may be a piece (`is_valid_piece`, whose length test is made
+    /// first, before the text is built).
     fn is_valid(&self, pair: u64) -> bool {
         let (a, b) = unpack(pair);
-        Some(a) != self.unk_symbol && Some(b) != self.unk_symbol && {
-            let joined: Vec<char> =
-                self.texts[a as usize].chars().chain(self.texts[b as usize].chars()).collect();
-            is_valid_piece(self.spec, &joined)
+        if Some(a) == self.unk_symbol || Some(b) == self.unk_symbol {
+            return false;
         }
+        let len = (self.chars[a as usize] + self.chars[b as usize]) as usize;
+        if len > self.spec.max_sentencepiece_length().max(0) as usize {
+            return false;
+        }
+        let mut joined = self.joined.borrow_mut();
+        joined.clear();
+        joined.extend(self.texts[a as usize].chars().chain(self.texts[b as usize].chars()));
+        is_valid_piece(self.spec, &joined)
     }
 
     fn pair_text(&self, pair: u64) -> String {
