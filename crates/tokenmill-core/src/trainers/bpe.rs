@@ -12,13 +12,14 @@
 //! merges the words it carries, and the merged pair's count is not reset), so that the learned
 //! merges are the same even when a merged token can be formed in more than one way.
 use std::cmp::Ordering;
-use std::collections::{BTreeSet, BinaryHeap, HashMap};
+use std::collections::{BTreeSet, HashMap};
 
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde::{Deserialize, Serialize};
 
 use super::merge_loop::{
-    unpack, CountAndWords, Merge, MergeLoop, MergeRule, PairTable, Refresh, Step, Words,
+    unpack, CountAndWords, Heap, Merge, MergeLoop, MergeRule, PairTable, Pairs, Refresh, Step,
+    Words,
 };
 use super::progress::Progress;
 use super::word_counts::{count_words, WordCounts};
@@ -408,10 +409,6 @@ impl MergeRule for CountRule<'_> {
         self.vocab.len() >= self.trainer.vocab_size
     }
 
-    fn new_pair(&self, _pair: u64) -> i64 {
-        0
-    }
-
     /// A stale entry goes back with the current count (`as u64` like `tokenizers`: a never
     /// expected negative count compares as huge).
     fn refresh(&self, mut top: Entry, pairs: &PairTable<i64>) -> Refresh<Entry> {
@@ -431,7 +428,7 @@ impl MergeRule for CountRule<'_> {
         let text = self.trainer.merged_text(&self.vocab, left, right);
         let new_id = self.vocab.get_or_add(&text);
         self.history.push(LearnedMerge { left, right, new_id, count: top.count });
-        Step::Merge(Merge { left, right, new_id, words: top.pos })
+        Step::Merge(Merge::new(left, right, new_id, top.pos))
     }
 
     fn changed(&mut self, pair: u64, _count: &mut i64, delta: i64, word: u32) -> bool {
@@ -442,13 +439,7 @@ impl MergeRule for CountRule<'_> {
     }
 
     /// Pushes one heap entry per pair that appeared, with the words where it did.
-    fn merged(
-        &mut self,
-        _: &Merge,
-        _: u64,
-        pairs: &mut PairTable<i64>,
-        heap: &mut BinaryHeap<Entry>,
-    ) {
+    fn merged(&mut self, _: &Merge, pairs: &mut Pairs<Self>, heap: &mut Heap<Self>) {
         self.appeared.sort_unstable();
         self.appeared.dedup();
         let mut rest = &self.appeared[..];

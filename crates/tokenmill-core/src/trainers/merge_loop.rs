@@ -126,37 +126,24 @@ impl Words {
         table
     }
 
-    /// Merges every `left right` of word `w`, left to right, into `new_id` and records the
+    /// Makes `merge` in word `w`: every `left right`, left to right, becomes `new_id`; records the
     /// changes of the neighbour pairs (weighted by the word's count); the merged pair's own
     /// count is the rule's business. Returns how many pairs were merged.
     // Always inlined into the loop: called once per visited word, an out-of-line call (and the
     // reloads after it) cost sentencepiece's rule several percent.
     #[inline(always)]
-    pub fn merge(
-        &mut self,
-        w: u32,
-        left: u32,
-        right: u32,
-        new_id: u32,
-        changes: &mut Changes,
-    ) -> u64 {
+    pub fn merge(&mut self, w: u32, merge: &Merge, changes: &mut Changes) -> u64 {
         if self.lens.is_empty() {
-            self.merge_in::<false>(w, left, right, new_id, changes)
+            self.merge_in::<false>(w, merge, changes)
         } else {
-            self.merge_in::<true>(w, left, right, new_id, changes)
+            self.merge_in::<true>(w, merge, changes)
         }
     }
 
     /// [`merge`](Self::merge), with the symbol lengths kept and checked when `LENS`.
     #[inline(always)]
-    fn merge_in<const LENS: bool>(
-        &mut self,
-        w: u32,
-        left: u32,
-        right: u32,
-        new_id: u32,
-        changes: &mut Changes,
-    ) -> u64 {
+    fn merge_in<const LENS: bool>(&mut self, w: u32, merge: &Merge, changes: &mut Changes) -> u64 {
+        let (left, right, new_id) = (merge.left, merge.right, merge.new_id);
         let Span { start, len, count } = self.spans[w as usize];
         let (n, count) = (len as usize, count as i64);
         let syms = &mut self.symbols[start..start + n];
@@ -256,12 +243,24 @@ pub(crate) struct Merge {
     pub right: u32,
     pub new_id: u32,
     pub words: Vec<u32>,
+    /// How many pairs were merged, weighted by word counts (once made).
+    pub occurrences: u64,
 }
+
+impl Merge {
+    pub fn new(left: u32, right: u32, new_id: u32, words: Vec<u32>) -> Self {
+        Merge { left, right, new_id, words, occurrences: 0 }
+    }
+}
+
+/// A rule's pair table and heap.
+pub(crate) type Pairs<R> = PairTable<<R as MergeRule>::Pair>;
+pub(crate) type Heap<R> = BinaryHeap<<R as MergeRule>::Candidate>;
 
 /// What differs between the merge rules (see the module docs).
 pub(crate) trait MergeRule {
     /// What the pair table keeps per pair.
-    type Pair: PairCount;
+    type Pair: PairCount + Default;
     /// A heap entry; the greatest is merged first.
     type Candidate: Ord;
     /// Whether candidates of equal rank ([`same_rank`](Self::same_rank)) are gathered and
@@ -272,7 +271,9 @@ pub(crate) trait MergeRule {
     fn done(&self) -> bool;
 
     /// The table value of a pair seen for the first time (counted or not, as the rule says).
-    fn new_pair(&self, pair: u64) -> Self::Pair;
+    fn new_pair(&self, _pair: u64) -> Self::Pair {
+        Self::Pair::default()
+    }
 
     /// Checks a popped candidate against the table.
     fn refresh(
@@ -301,15 +302,8 @@ pub(crate) trait MergeRule {
         true
     }
 
-    /// After a merge's deltas are applied: push the new candidates. `occurrences` is how
-    /// many pairs were merged, weighted by word counts.
-    fn merged(
-        &mut self,
-        merge: &Merge,
-        occurrences: u64,
-        pairs: &mut PairTable<Self::Pair>,
-        heap: &mut BinaryHeap<Self::Candidate>,
-    );
+    /// After a merge's deltas are applied: push the new candidates.
+    fn merged(&mut self, merge: &Merge, pairs: &mut Pairs<Self>, heap: &mut Heap<Self>);
 }
 
 /// The state of one training run: words, pair table, heap.
@@ -379,15 +373,13 @@ impl<R: MergeRule> MergeLoop<R> {
         chosen
     }
 
-    fn merge(&mut self, rule: &mut R, merge: Merge) {
-        let mut occurrences = 0u64;
+    fn merge(&mut self, rule: &mut R, mut merge: Merge) {
         for &w in &merge.words {
-            let merged =
-                self.words.merge(w, merge.left, merge.right, merge.new_id, &mut self.changes);
-            occurrences += merged * self.words.count(w as usize);
+            let merged = self.words.merge(w, &merge, &mut self.changes);
+            merge.occurrences += merged * self.words.count(w as usize);
             self.changes.apply(w, rule, &mut self.pairs);
         }
-        rule.merged(&merge, occurrences, &mut self.pairs, &mut self.heap);
+        rule.merged(&merge, &mut self.pairs, &mut self.heap);
     }
 }
 
@@ -400,7 +392,7 @@ mod tests {
         let mut words = Words::new(1, None);
         words.push([1, 2, 1, 2, 3], 1);
         let mut changes = Changes::default();
-        let merged = words.merge(0, 1, 2, 9, &mut changes);
+        let merged = words.merge(0, &Merge::new(1, 2, 9, vec![0]), &mut changes);
         assert_eq!(merged, 2);
         assert_eq!(words.word(0), [9, 9, 3]);
         // The merged pair's own count is the rule's: it lost one occurrence per merge.
@@ -422,13 +414,13 @@ mod tests {
         let mut words = Words::new(1, Some(3));
         words.push([1, 2, 3], 5);
         let mut changes = Changes::default();
-        words.merge(0, 1, 2, 9, &mut changes);
+        words.merge(0, &Merge::new(1, 2, 9, vec![0]), &mut changes);
         // "12" + "3" would have 3 characters: only the removal of (2, 3) is recorded.
         assert_eq!(changes.0, [(pack(2, 3), -5)]);
         let mut changes = Changes::default();
         let mut words = Words::new(1, Some(4));
         words.push([1, 2, 3], 5);
-        words.merge(0, 1, 2, 9, &mut changes);
+        words.merge(0, &Merge::new(1, 2, 9, vec![0]), &mut changes);
         assert_eq!(changes.0, [(pack(2, 3), -5), (pack(9, 3), 5)]);
     }
 }

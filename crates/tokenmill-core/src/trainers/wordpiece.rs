@@ -17,14 +17,15 @@
 //! Both record the merges of the last run (`merge_history`): the pair and its count (BPE) or
 //! its score (likelihood).
 use std::cmp::Ordering;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::HashMap;
 
 use rustc_hash::FxHashSet;
 use serde::{Deserialize, Serialize};
 
 use super::bpe::{BpeTrainer, Vocab};
 use super::merge_loop::{
-    unpack, CountAndWords, Merge, MergeLoop, MergeRule, PairTable, Refresh, Step, Words,
+    unpack, CountAndWords, Heap, Merge, MergeLoop, MergeRule, PairTable, Pairs, Refresh, Step,
+    Words,
 };
 use super::progress::Progress;
 use super::word_counts::WordCounts;
@@ -262,10 +263,6 @@ impl MergeRule for LikelihoodRule<'_> {
         self.vocab.len() >= self.options.vocab_size
     }
 
-    fn new_pair(&self, _pair: u64) -> CountAndWords {
-        CountAndWords::default()
-    }
-
     fn refresh(&self, top: Candidate, pairs: &PairTable<CountAndWords>) -> Refresh<Candidate> {
         if self.candidate(pairs, top.pair).as_ref() == Some(&top) {
             Refresh::Current(top)
@@ -287,7 +284,7 @@ impl MergeRule for LikelihoodRule<'_> {
         self.forget(best.pair);
         words.sort_unstable();
         words.dedup();
-        Step::Merge(Merge { left, right, new_id, words })
+        Step::Merge(Merge::new(left, right, new_id, words))
     }
 
     fn changed(&mut self, pair: u64, stats: &mut CountAndWords, _: i64, _: u32) -> bool {
@@ -304,13 +301,8 @@ impl MergeRule for LikelihoodRule<'_> {
 
     /// The counts of `left`, `right` and the new token changed: so did the scores of every
     /// pair they take part in, besides the pairs whose counts changed.
-    fn merged(
-        &mut self,
-        merge: &Merge,
-        occurrences: u64,
-        pairs: &mut PairTable<CountAndWords>,
-        heap: &mut BinaryHeap<Candidate>,
-    ) {
+    fn merged(&mut self, merge: &Merge, pairs: &mut Pairs<Self>, heap: &mut Heap<Self>) {
+        let occurrences = merge.occurrences;
         self.symbol_counts[merge.left as usize] -= occurrences;
         self.symbol_counts[merge.right as usize] -= occurrences;
         self.symbol_counts[merge.new_id as usize] += occurrences;

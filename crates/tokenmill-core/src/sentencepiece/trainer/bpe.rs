@@ -12,14 +12,13 @@
 //! and `trainers::merge_loop`.
 use std::cell::RefCell;
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::{is_valid_piece, UNK_CHAR};
 use crate::sentencepiece::proto::TrainerSpec;
 use crate::trainers::merge_loop::{
-    unpack, Merge, MergeLoop, MergeRule, PairCount, PairTable, Refresh, Step, Words,
+    unpack, Heap, Merge, MergeLoop, MergeRule, PairCount, PairTable, Pairs, Refresh, Step, Words,
 };
 
 /// SentencePiece's BPE training on words (sentences split at whitespace, see
@@ -54,7 +53,7 @@ pub(super) fn train_bpe(
 /// piece. A pair of existing symbols never becomes adjacent later (merges only fuse neighbours
 /// into new symbols), so each list is filled in one pass over ascending words: it stays sorted
 /// without duplicates.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 struct SpPair {
     count: i64,
     words: Vec<u32>,
@@ -258,7 +257,7 @@ impl MergeRule for SentencePieceRule<'_> {
         let new_id = self.texts.len() as u32;
         self.chars.push(self.chars[left as usize] + self.chars[right as usize]);
         self.texts.push(text);
-        Step::Merge(Merge { left, right, new_id, words })
+        Step::Merge(Merge::new(left, right, new_id, words))
     }
 
     /// Notes the pairs this merge created, to push them when it is done. Only pairs with the
@@ -271,13 +270,7 @@ impl MergeRule for SentencePieceRule<'_> {
         true
     }
 
-    fn merged(
-        &mut self,
-        _merge: &Merge,
-        _occurrences: u64,
-        pairs: &mut PairTable<SpPair>,
-        heap: &mut BinaryHeap<Candidate>,
-    ) {
+    fn merged(&mut self, _: &Merge, pairs: &mut Pairs<Self>, heap: &mut Heap<Self>) {
         let mut created = std::mem::take(&mut self.created);
         created.sort_unstable();
         created.dedup();
