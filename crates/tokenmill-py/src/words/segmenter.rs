@@ -6,6 +6,7 @@
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, OnceLock};
 
+use macro_rules_attribute::apply;
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PySlice, PyString, PyTuple, PyType};
 use tokenmill_core::Error;
@@ -226,29 +227,40 @@ impl PySegmenter {
     }
 }
 
-/// Declares the segmenter's boolean options (`SegmenterOptions` fields) as properties.
+/// Applied to the segmenter's `#[pymethods]` block (`#[apply(option_properties!)]`: PyO3 takes
+/// one block per class), adds a property for each boolean option listed here (a
+/// `SegmenterOptions` field).
 macro_rules! option_properties {
-    ($($option:ident),*) => {pastey::paste! {
-        #[pymethods]
-        impl PySegmenter {$(
-            #[getter]
-            fn [<get_ $option>](&self, py: Python<'_>) -> bool {
-                self.segmenter(py).options().$option
-            }
+    ($pound:tt $pymethods:tt impl $Class:ident { $($methods:tt)* }) => {
+        option_properties! { @options hmm, numbers; $pound $pymethods impl $Class { $($methods)* } }
+    };
+    (
+        @options $($option:ident),*;
+        $pound:tt $pymethods:tt impl $Class:ident { $($methods:tt)* }
+    ) => {pastey::paste! {
+        $pound $pymethods
+        impl $Class {
+            $($methods)*
 
-            #[setter]
-            fn [<set_ $option>](&self, py: Python<'_>, value: bool) -> PyResult<()> {
-                self.inner.update(py, |s| {
-                    s.set_options(SegmenterOptions { $option: value, ..s.options() });
-                    Ok(())
-                })
-            }
-        )*}
+            $(
+                #[getter]
+                fn [<get_ $option>](&self, py: Python<'_>) -> bool {
+                    self.segmenter(py).options().$option
+                }
+
+                #[setter]
+                fn [<set_ $option>](&self, py: Python<'_>, value: bool) -> PyResult<()> {
+                    self.inner.update(py, |s| {
+                        s.set_options(SegmenterOptions { $option: value, ..s.options() });
+                        Ok(())
+                    })
+                }
+            )*
+        }
     }};
 }
 
-option_properties!(hmm, numbers);
-
+#[apply(option_properties!)]
 #[pymethods]
 impl PySegmenter {
     #[new]
