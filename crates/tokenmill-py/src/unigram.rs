@@ -152,9 +152,11 @@ component_properties! {
         }
 
         /// The ``nbest_size`` best segmentations of ``sequence`` (best first) as
-        /// ``(tokens, score)`` pairs, as sentencepiece's ``nbest_encode`` (``nbest_size`` is
-        /// clamped to 1..1024; for 1, the best segmentation with score 0). Unknown characters are
-        /// not fused.
+        // (Two lines as `#[doc]` attributes: as comments they would pass 100 columns here.)
+        #[doc = " ``(tokens, score)`` pairs, as sentencepiece's ``nbest_encode`` (``nbest_size`` \
+            is clamped"]
+        #[doc = " to 1..1024; for 1, the best segmentation with score 0). Unknown characters \
+            are not fused."]
         #[pyo3(signature = (sequence, nbest_size))]
         fn nbest(
             self_: PyRef<'_, Self>,

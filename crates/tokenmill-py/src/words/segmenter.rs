@@ -176,12 +176,8 @@ impl PySegmenter {
         }
     }
 
-    fn cut_list<'py>(
-        &self,
-        py: Python<'py>,
-        text: &PyStr<'py>,
-        with_offsets: bool,
-    ) -> ListResult<'py> {
+    fn cut_list<'py>(&self, text: &PyStr<'py>, with_offsets: bool) -> ListResult<'py> {
+        let py = text.py();
         let t = text_of(text)?;
         // A short text (a line, a sentence) is cut with the GIL held: releasing and taking it
         // back would cost more than the cut itself saves other threads.
@@ -332,12 +328,12 @@ impl PySegmenter {
         self.segmenter(py).dictionary().freq(word)
     }
 
-    fn cut<'py>(&self, py: Python<'py>, text: &PyStr<'py>) -> ListResult<'py> {
-        self.cut_list(py, text, false)
+    fn cut<'py>(&self, text: &PyStr<'py>) -> ListResult<'py> {
+        self.cut_list(text, false)
     }
 
-    fn cut_with_offsets<'py>(&self, py: Python<'py>, text: &PyStr<'py>) -> ListResult<'py> {
-        self.cut_list(py, text, true)
+    fn cut_with_offsets<'py>(&self, text: &PyStr<'py>) -> ListResult<'py> {
+        self.cut_list(text, true)
     }
 
     fn cut_batch<'py>(&self, py: Python<'py>, texts: Vec<PyStr<'py>>) -> ListResult<'py> {
@@ -352,8 +348,8 @@ impl PySegmenter {
         self.cut_lists(py, texts, true)
     }
 
-    fn __call__<'py>(&self, py: Python<'py>, text: &PyStr<'py>) -> ListResult<'py> {
-        self.cut_list(py, text, false)
+    fn __call__<'py>(&self, text: &PyStr<'py>) -> ListResult<'py> {
+        self.cut_list(text, false)
     }
 
     /// Adds a user dictionary in jieba's format on top of the current words; returns the
