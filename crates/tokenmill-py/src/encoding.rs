@@ -18,7 +18,7 @@ use crate::errors::{FormatError, InvalidArgumentError, ToPyResult};
 ///
 /// The token texts of an encoding from a batch call may be made on first use (see
 /// ``EncodePlan.deferred_texts`` in the core): ``tokens`` always gives them. An encoding
-/// from a batch call is held packed (see ``PackedEncoding`` in the core: ~22 bytes per token);
+/// from a batch call is held packed (see ``StoredEncoding`` in the core: ~22 bytes per token);
 /// the getters read it as is, and the first lookup or edit unpacks it.
 #[pyclass(module = "tokenmill", name = "Encoding")]
 #[derive(Clone, Default)]
@@ -138,13 +138,13 @@ impl PyEncoding {
             c"Encoding.words is deprecated, please use Encoding.word_ids instead.",
             1,
         )?;
-        Ok(self.encoding.word_ids())
+        Ok(self.encoding.word_ids().collect())
     }
 
     /// The word index of each token (``None`` for special tokens added by the post-processor).
     #[getter]
     fn word_ids(&self) -> Vec<Option<u32>> {
-        self.encoding.word_ids()
+        self.encoding.word_ids().collect()
     }
 
     /// The sequence index of each token (``None`` for special tokens added around sequences).
@@ -162,19 +162,19 @@ impl PyEncoding {
     /// ``(start, end)`` character offsets of each token in its input string.
     #[getter]
     fn offsets(&self) -> Vec<Offsets> {
-        self.encoding.offsets()
+        self.encoding.offsets().collect()
     }
 
     /// 1 for special tokens added by the post-processor, else 0.
     #[getter]
     fn special_tokens_mask(&self) -> Vec<u32> {
-        self.encoding.special_tokens_mask()
+        self.encoding.special_tokens_mask().collect()
     }
 
     /// 1 for real tokens, 0 for padding.
     #[getter]
     fn attention_mask(&self) -> Vec<u32> {
-        self.encoding.attention_mask()
+        self.encoding.attention_mask().collect()
     }
 
     /// The windows cut off by truncation, each an :class:`Encoding`.

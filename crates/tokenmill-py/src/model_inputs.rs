@@ -7,7 +7,7 @@ use std::mem::MaybeUninit;
 use numpy::{PyArray1, PyArrayMethods};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use tokenmill_core::tokenizer::StoredEncoding;
+use tokenmill_core::tokenizer::{StoredEncoding, Values};
 use tokenmill_core::utils::padding::{
     BatchPadding, PaddingDirection, PaddingParams, PaddingStrategy,
 };
@@ -166,27 +166,14 @@ impl Field {
         };
         let (head, out) = out.split_at_mut(left.min(out.len()));
         fill(head, std::iter::empty(), pad_value);
-        match (self, row) {
-            (Field::InputIds, _) => fill(out, widen(row.ids()), pad_value),
-            (Field::TokenTypeIds, _) => fill(out, widen(row.type_ids()), pad_value),
-            (Field::AttentionMask, StoredEncoding::Packed(p)) => {
-                fill(out, widen(p.attention_mask()), pad_value)
+        match self {
+            Field::InputIds => fill(out, widen(row.ids()), pad_value),
+            Field::TokenTypeIds => fill(out, widen(row.type_ids()), pad_value),
+            Field::AttentionMask => fill_values(out, row.attention_mask(), i64::from, pad_value),
+            Field::SpecialTokensMask => {
+                fill_values(out, row.special_tokens_mask(), i64::from, pad_value)
             }
-            (Field::AttentionMask, StoredEncoding::Full(e)) => {
-                fill(out, widen(&e.attention_mask), pad_value)
-            }
-            (Field::SpecialTokensMask, StoredEncoding::Packed(p)) => {
-                fill(out, widen(p.special_tokens_mask()), pad_value)
-            }
-            (Field::SpecialTokensMask, StoredEncoding::Full(e)) => {
-                fill(out, widen(&e.special_tokens_mask), pad_value)
-            }
-            (Field::OffsetMapping, StoredEncoding::Packed(p)) => {
-                fill(out, widen(p.offset_values()), pad_value)
-            }
-            (Field::OffsetMapping, StoredEncoding::Full(e)) => {
-                fill(out, e.offsets.iter().flat_map(|&(s, e)| [s as i64, e as i64]), pad_value)
-            }
+            Field::OffsetMapping => fill_values(out, row.offset_values(), |v| v as i64, pad_value),
         }
     }
 }
@@ -204,6 +191,23 @@ fn fill(out: &mut [MaybeUninit<i64>], values: impl Iterator<Item = i64>, rest: i
     out.for_each(|o| {
         o.write(rest);
     });
+}
+
+/// `fill` with the values of a held encoding's field, `convert`ed: the way the encoding is held
+/// is looked at once for the row, so each side's loop is a plain loop over its values.
+fn fill_values<T, L, R>(
+    out: &mut [MaybeUninit<i64>],
+    values: Values<L, R>,
+    convert: fn(T) -> i64,
+    rest: i64,
+) where
+    L: Iterator<Item = T>,
+    R: Iterator<Item = T>,
+{
+    match values {
+        Values::Left(values) => fill(out, values.map(convert), rest),
+        Values::Right(values) => fill(out, values.map(convert), rest),
+    }
 }
 
 /// `fields` of `encodings` stacked, without the GIL: per field its name and the values of every

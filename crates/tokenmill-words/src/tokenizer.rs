@@ -176,19 +176,13 @@ impl WordTokenizer {
         }
         let mut k = 0;
         while k < segs.len() {
-            k = self.emit_from(text, segs, k, end, out);
+            k = self.emit_from(Segments { text, spans: segs, end }, k, out);
         }
     }
 
     /// Emits the token(s) starting at segment `k`; returns the next unconsumed segment index.
-    fn emit_from(
-        &self,
-        text: &str,
-        segs: &[(usize, usize)],
-        k: usize,
-        chunk_end: usize,
-        out: &mut Vec<WordToken>,
-    ) -> usize {
+    fn emit_from(&self, chunk: Segments<'_>, k: usize, out: &mut Vec<WordToken>) -> usize {
+        let Segments { text, spans: segs, end: chunk_end } = chunk;
         let seg = |j: usize| &text[segs[j].0..segs[j].1];
         let (s, e) = segs[k];
         let first = seg(k);
@@ -198,7 +192,7 @@ impl WordTokenizer {
                 out.push(WordToken { start: s, end: segs[next - 1].1, replacement: None });
                 return next;
             }
-            return self.emit_word_group(text, segs, k, chunk_end, out);
+            return self.emit_word_group(chunk, k, out);
         }
         if let Some(next) = emoticon_end(text, segs, k, chunk_end) {
             out.push(WordToken { start: s, end: segs[next - 1].1, replacement: None });
@@ -270,14 +264,8 @@ impl WordTokenizer {
     }
 
     /// A word segment, possibly followed by "-word" parts and a period.
-    fn emit_word_group(
-        &self,
-        text: &str,
-        segs: &[(usize, usize)],
-        k: usize,
-        chunk_end: usize,
-        out: &mut Vec<WordToken>,
-    ) -> usize {
+    fn emit_word_group(&self, chunk: Segments<'_>, k: usize, out: &mut Vec<WordToken>) -> usize {
+        let Segments { text, spans: segs, end: chunk_end } = chunk;
         let seg = |j: usize| &text[segs[j].0..segs[j].1];
         // Hyphen chain: word (-word)*
         let mut j = k + 1;
@@ -621,6 +609,14 @@ const EMOTICONS: &[&str] = &[
 ];
 
 /// Index after the segments forming an emoticon at segment `k`, if one ends the chunk there.
+/// The word-bound segments of one chunk of `text`: byte spans, in order, all before `end`.
+#[derive(Clone, Copy)]
+struct Segments<'a> {
+    text: &'a str,
+    spans: &'a [(usize, usize)],
+    end: usize,
+}
+
 fn emoticon_end(text: &str, segs: &[(usize, usize)], k: usize, chunk_end: usize) -> Option<usize> {
     let s = segs[k].0;
     let rest = &text[s..chunk_end];

@@ -1,7 +1,7 @@
 //! `ByteFallback` decoder: runs of `<0xNN>` tokens back to the bytes they stand for.
 use serde::{Deserialize, Serialize};
 
-use crate::processors::strict_type_tag;
+use crate::utils::type_tag::strict_type_tag;
 
 strict_type_tag!(ByteFallbackType, "ByteFallback");
 

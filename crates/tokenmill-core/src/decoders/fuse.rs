@@ -1,7 +1,7 @@
 //! `Fuse` decoder: all tokens into one piece.
 use serde::{Deserialize, Serialize};
 
-use crate::processors::strict_type_tag;
+use crate::utils::type_tag::strict_type_tag;
 
 strict_type_tag!(FuseType, "Fuse");
 

@@ -6,13 +6,14 @@
 //!
 //! One file per component. May import `tokenizer` (the `Decoder` trait), `error`, `utils` and
 //! the components that serve an earlier stage too (`ByteLevel` and `Metaspace` from
-//! `pre_tokenizers`, `Replace` from `normalizers`, `processors::strict_type_tag`); never
+//! `pre_tokenizers`, `Replace` from `normalizers`); never
 //! `models`.
 use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::error::{Error, Result};
 use crate::tokenizer::Decoder;
 pub use crate::utils::custom::Custom;
+use crate::utils::macros::component_enum;
 
 pub mod bpe;
 pub mod byte_fallback;
@@ -35,22 +36,24 @@ pub use sequence::Sequence;
 pub use strip::Strip;
 pub use wordpiece::WordPiece;
 
-/// Every decoder. Serialized untagged: each component writes its own `"type"`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(untagged)]
-pub enum DecoderWrapper {
-    BPE(BPEDecoder),
-    ByteLevel(ByteLevel),
-    WordPiece(WordPiece),
-    Metaspace(Metaspace),
-    CTC(CTC),
-    Sequence(Sequence),
-    Replace(Replace),
-    Fuse(Fuse),
-    Strip(Strip),
-    ByteFallback(ByteFallback),
-    /// A decoder from outside the crate (a Python object); never serialized.
-    Custom(Custom<dyn Decoder + Send + Sync>),
+component_enum! {
+    /// Every decoder. Serialized untagged: each component writes its own `"type"`.
+    #[derive(Debug, Clone, PartialEq, Serialize)]
+    #[serde(untagged)]
+    pub enum DecoderWrapper {
+        BPE(BPEDecoder),
+        ByteLevel(ByteLevel),
+        WordPiece(WordPiece),
+        Metaspace(Metaspace),
+        CTC(CTC),
+        Sequence(Sequence),
+        Replace(Replace),
+        Fuse(Fuse),
+        Strip(Strip),
+        ByteFallback(ByteFallback),
+        /// A decoder from outside the crate (a Python object); never serialized.
+        Custom(Custom<dyn Decoder + Send + Sync>),
+    }
 }
 
 impl Decoder for DecoderWrapper {
@@ -124,17 +127,6 @@ impl DecoderWrapper {
         serde_json::to_string(self).map_err(|e| Error::Other(format!("decoder to JSON: {e}")))
     }
 }
-
-macro_rules! impl_from_component {
-    ($($component:ty => $variant:ident),*) => {$(
-        impl From<$component> for DecoderWrapper {
-            fn from(d: $component) -> Self { Self::$variant(d) }
-        }
-    )*};
-}
-impl_from_component!(BPEDecoder => BPE, ByteLevel => ByteLevel, WordPiece => WordPiece,
-    Metaspace => Metaspace, CTC => CTC, Sequence => Sequence, Replace => Replace, Fuse => Fuse,
-    Strip => Strip, ByteFallback => ByteFallback);
 
 #[cfg(test)]
 mod tests {

@@ -3,8 +3,8 @@ use serde::{Deserialize, Serialize};
 
 use super::DecoderWrapper;
 use crate::error::Result;
-use crate::processors::strict_type_tag;
 use crate::tokenizer::Decoder;
+use crate::utils::type_tag::strict_type_tag;
 
 strict_type_tag!(SequenceType, "Sequence");
 

@@ -6,13 +6,15 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::error::Result;
 use crate::tokenizer::plan::tokenize_mapped_bytes;
-use crate::tokenizer::{Model, Offsets, Token};
+use crate::tokenizer::{Model, Offsets, Token, TokenSink};
+use crate::utils::macros::component_enum;
 
 pub mod bpe;
+mod json;
 pub mod unigram;
 pub mod wordlevel;
 pub mod wordpiece;
@@ -22,54 +24,36 @@ pub use unigram::Unigram;
 pub use wordlevel::WordLevel;
 pub use wordpiece::WordPiece;
 
-/// Every model family, as the Tokenizer holds its model. Serialized exactly like the "model"
-/// section of `tokenizers`' tokenizer.json: the family's own object, with its `"type"`.
-#[derive(Debug, Clone, PartialEq)]
-pub enum ModelWrapper {
-    BPE(BPE),
-    WordPiece(WordPiece),
-    WordLevel(WordLevel),
-    Unigram(Unigram),
-}
-
-impl From<BPE> for ModelWrapper {
-    fn from(bpe: BPE) -> Self {
-        ModelWrapper::BPE(bpe)
+component_enum! {
+    /// Every model family, as the Tokenizer holds its model. Serialized exactly like the "model"
+    /// section of `tokenizers`' tokenizer.json: the family's own object, with its `"type"`.
+    #[derive(Debug, Clone, PartialEq, Serialize)]
+    #[serde(untagged)]
+    pub enum ModelWrapper {
+        BPE(BPE),
+        WordPiece(WordPiece),
+        WordLevel(WordLevel),
+        Unigram(Unigram),
     }
 }
 
-impl From<WordPiece> for ModelWrapper {
-    fn from(wordpiece: WordPiece) -> Self {
-        ModelWrapper::WordPiece(wordpiece)
-    }
-}
-
-impl From<WordLevel> for ModelWrapper {
-    fn from(m: WordLevel) -> Self {
-        ModelWrapper::WordLevel(m)
-    }
-}
-
-impl From<Unigram> for ModelWrapper {
-    fn from(m: Unigram) -> Self {
-        ModelWrapper::Unigram(m)
-    }
+/// `$body` with `$model` bound to the model inside `$wrapper`, whatever its family.
+macro_rules! with_model {
+    ($wrapper:expr, $model:ident => $body:expr) => {
+        match $wrapper {
+            ModelWrapper::BPE($model) => $body,
+            ModelWrapper::WordPiece($model) => $body,
+            ModelWrapper::WordLevel($model) => $body,
+            ModelWrapper::Unigram($model) => $body,
+        }
+    };
 }
 
 impl ModelWrapper {
     /// Calls `emit(id, (start, end))` per token of `sequence` (byte offsets) without building
     /// token strings: the fast path for ids-only encoding.
-    pub fn tokenize_with(
-        &self,
-        sequence: &str,
-        emit: impl FnMut(u32, (usize, usize)),
-    ) -> Result<()> {
-        match self {
-            ModelWrapper::BPE(m) => m.tokenize_with(sequence, emit),
-            ModelWrapper::WordPiece(m) => m.tokenize_with(sequence, emit),
-            ModelWrapper::WordLevel(m) => m.tokenize_with(sequence, emit),
-            ModelWrapper::Unigram(m) => m.tokenize_with(sequence, emit),
-        }
+    pub fn tokenize_with(&self, sequence: &str, emit: impl TokenSink) -> Result<()> {
+        with_model!(self, m => m.tokenize_with(sequence, emit))
     }
 
     /// Appends the ids of `sequence`'s tokens to `ids`.
@@ -90,12 +74,7 @@ impl ModelWrapper {
 
 impl Model for ModelWrapper {
     fn tokenize(&self, sequence: &str) -> Result<Vec<Token>> {
-        match self {
-            ModelWrapper::BPE(m) => m.tokenize(sequence),
-            ModelWrapper::WordPiece(m) => m.tokenize(sequence),
-            ModelWrapper::WordLevel(m) => m.tokenize(sequence),
-            ModelWrapper::Unigram(m) => m.tokenize(sequence),
-        }
+        with_model!(self, m => m.tokenize(sequence))
     }
     fn tokenize_ids_offsets(&self, word: &str, emit: &mut dyn FnMut(u32, Offsets)) -> Result<()> {
         self.tokenize_with(word, emit)
@@ -108,55 +87,19 @@ impl Model for ModelWrapper {
         }
     }
     fn token_to_id(&self, token: &str) -> Option<u32> {
-        match self {
-            ModelWrapper::BPE(m) => m.token_to_id(token),
-            ModelWrapper::WordPiece(m) => m.token_to_id(token),
-            ModelWrapper::WordLevel(m) => m.token_to_id(token),
-            ModelWrapper::Unigram(m) => m.token_to_id(token),
-        }
+        with_model!(self, m => m.token_to_id(token))
     }
     fn id_to_token(&self, id: u32) -> Option<String> {
-        match self {
-            ModelWrapper::BPE(m) => m.id_to_token(id),
-            ModelWrapper::WordPiece(m) => m.id_to_token(id),
-            ModelWrapper::WordLevel(m) => m.id_to_token(id),
-            ModelWrapper::Unigram(m) => m.id_to_token(id),
-        }
+        with_model!(self, m => m.id_to_token(id))
     }
     fn get_vocab(&self) -> HashMap<String, u32> {
-        match self {
-            ModelWrapper::BPE(m) => m.get_vocab(),
-            ModelWrapper::WordPiece(m) => m.get_vocab(),
-            ModelWrapper::WordLevel(m) => m.get_vocab(),
-            ModelWrapper::Unigram(m) => m.get_vocab(),
-        }
+        with_model!(self, m => m.get_vocab())
     }
     fn get_vocab_size(&self) -> usize {
-        match self {
-            ModelWrapper::BPE(m) => m.get_vocab_size(),
-            ModelWrapper::WordPiece(m) => m.get_vocab_size(),
-            ModelWrapper::WordLevel(m) => m.get_vocab_size(),
-            ModelWrapper::Unigram(m) => m.get_vocab_size(),
-        }
+        with_model!(self, m => m.get_vocab_size())
     }
     fn save(&self, folder: &Path, prefix: Option<&str>) -> Result<Vec<PathBuf>> {
-        match self {
-            ModelWrapper::BPE(m) => m.save(folder, prefix),
-            ModelWrapper::WordPiece(m) => m.save(folder, prefix),
-            ModelWrapper::WordLevel(m) => m.save(folder, prefix),
-            ModelWrapper::Unigram(m) => m.save(folder, prefix),
-        }
-    }
-}
-
-impl Serialize for ModelWrapper {
-    fn serialize<S: Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
-        match self {
-            ModelWrapper::BPE(m) => m.serialize(serializer),
-            ModelWrapper::WordPiece(m) => m.serialize(serializer),
-            ModelWrapper::WordLevel(m) => m.serialize(serializer),
-            ModelWrapper::Unigram(m) => m.serialize(serializer),
-        }
+        with_model!(self, m => m.save(folder, prefix))
     }
 }
 

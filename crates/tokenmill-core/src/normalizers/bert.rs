@@ -1,6 +1,7 @@
 //! BertNormalizer: the text cleanup of the original BERT tokenizer.
 use std::sync::LazyLock;
 
+use educe::Educe;
 use serde::{Deserialize, Serialize};
 use unicode_categories::UnicodeCategories;
 
@@ -10,24 +11,17 @@ use crate::tokenizer::{NormalizedString, Normalizer};
 /// Cleans text (drops NUL, U+FFFD and control chars, turns whitespace into ' '), puts spaces
 /// around CJK ideographs, strips accents (NFD then drop nonspacing marks) and lowercases.
 /// `strip_accents: None` means "strip when lowercasing", as in the original BERT.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Educe)]
+#[educe(Default)]
 #[serde(tag = "type", default)]
 pub struct BertNormalizer {
+    #[educe(Default = true)]
     pub clean_text: bool,
+    #[educe(Default = true)]
     pub handle_chinese_chars: bool,
     pub strip_accents: Option<bool>,
+    #[educe(Default = true)]
     pub lowercase: bool,
-}
-
-impl Default for BertNormalizer {
-    fn default() -> Self {
-        BertNormalizer {
-            clean_text: true,
-            handle_chinese_chars: true,
-            strip_accents: None,
-            lowercase: true,
-        }
-    }
 }
 
 /// BERT's notion of whitespace: tab, newline, carriage return, and Unicode whitespace.

@@ -13,6 +13,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 use crate::error::{Error, Result};
 use crate::tokenizer::{NormalizedString, Normalizer};
 pub use crate::utils::custom::Custom;
+use crate::utils::macros::component_enum;
 
 pub mod bert;
 pub mod byte_level;
@@ -32,25 +33,27 @@ pub use sequence::Sequence;
 pub use strip::{Strip, StripAccents};
 pub use unicode::{Lowercase, Nmt, NFC, NFD, NFKC, NFKD};
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(untagged)]
-pub enum NormalizerWrapper {
-    BertNormalizer(BertNormalizer),
-    Strip(Strip),
-    StripAccents(StripAccents),
-    NFC(NFC),
-    NFD(NFD),
-    NFKC(NFKC),
-    NFKD(NFKD),
-    Sequence(Sequence),
-    Lowercase(Lowercase),
-    Nmt(Nmt),
-    Precompiled(Precompiled),
-    Replace(Replace),
-    Prepend(Prepend),
-    ByteLevel(ByteLevel),
-    /// A normalizer from outside the crate (a Python object); never serialized.
-    Custom(Custom<dyn Normalizer + Send + Sync>),
+component_enum! {
+    #[derive(Debug, Clone, PartialEq, Serialize)]
+    #[serde(untagged)]
+    pub enum NormalizerWrapper {
+        BertNormalizer(BertNormalizer),
+        Strip(Strip),
+        StripAccents(StripAccents),
+        NFC(NFC),
+        NFD(NFD),
+        NFKC(NFKC),
+        NFKD(NFKD),
+        Sequence(Sequence),
+        Lowercase(Lowercase),
+        Nmt(Nmt),
+        Precompiled(Precompiled),
+        Replace(Replace),
+        Prepend(Prepend),
+        ByteLevel(ByteLevel),
+        /// A normalizer from outside the crate (a Python object); never serialized.
+        Custom(Custom<dyn Normalizer + Send + Sync>),
+    }
 }
 
 impl Normalizer for NormalizerWrapper {
@@ -190,51 +193,6 @@ impl<'de> Deserialize<'de> for NormalizerWrapper {
         NormalizerWrapper::from_json(value).map_err(serde::de::Error::custom)
     }
 }
-
-/// Deserializes `{"type": name}` (other fields ignored) for the stateless normalizers.
-pub(crate) fn expect_type<'de, D: Deserializer<'de>>(
-    deserializer: D,
-    name: &str,
-) -> std::result::Result<(), D::Error> {
-    #[derive(Deserialize)]
-    struct TypeOnly {
-        #[serde(rename = "type")]
-        kind: Option<String>,
-    }
-    let found = TypeOnly::deserialize(deserializer)?;
-    match found.kind {
-        Some(kind) if kind != name => {
-            Err(serde::de::Error::custom(format!("expected type {name:?}, found {kind:?}")))
-        }
-        _ => Ok(()),
-    }
-}
-
-macro_rules! impl_from_component {
-    ($($variant:ident),*) => {
-        $(impl From<$variant> for NormalizerWrapper {
-            fn from(n: $variant) -> Self {
-                NormalizerWrapper::$variant(n)
-            }
-        })*
-    };
-}
-impl_from_component!(
-    BertNormalizer,
-    Strip,
-    StripAccents,
-    NFC,
-    NFD,
-    NFKC,
-    NFKD,
-    Sequence,
-    Lowercase,
-    Nmt,
-    Precompiled,
-    Replace,
-    Prepend,
-    ByteLevel
-);
 
 #[cfg(test)]
 mod tests;

@@ -3,26 +3,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::Result;
 use crate::tokenizer::{NormalizedString, Normalizer, Pattern};
-use crate::utils::regex::Regex;
+use crate::utils::regex::{LiteralOrRegex, Regex};
 
-/// What `Replace` looks for; serialized as `{"String": "..."}` or `{"Regex": "..."}`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub enum ReplacePattern {
-    String(String),
-    Regex(String),
-}
-
-impl From<&str> for ReplacePattern {
-    fn from(s: &str) -> Self {
-        ReplacePattern::String(s.to_string())
-    }
-}
-
-impl From<String> for ReplacePattern {
-    fn from(s: String) -> Self {
-        ReplacePattern::String(s)
-    }
-}
+/// What `Replace` looks for (the name `tokenizers` gives it).
+pub type ReplacePattern = LiteralOrRegex;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "type", try_from = "ReplaceFields")]

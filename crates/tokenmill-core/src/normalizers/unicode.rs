@@ -20,25 +20,7 @@ macro_rules! unit_normalizer {
             }
         }
 
-        impl serde::Serialize for $name {
-            fn serialize<S: serde::Serializer>(
-                &self,
-                serializer: S,
-            ) -> std::result::Result<S::Ok, S::Error> {
-                use serde::ser::SerializeStruct;
-                let mut s = serializer.serialize_struct(stringify!($name), 1)?;
-                s.serialize_field("type", stringify!($name))?;
-                s.end()
-            }
-        }
-
-        impl<'de> serde::Deserialize<'de> for $name {
-            fn deserialize<D: serde::Deserializer<'de>>(
-                deserializer: D,
-            ) -> std::result::Result<Self, D::Error> {
-                crate::normalizers::expect_type(deserializer, stringify!($name)).map(|_| $name)
-            }
-        }
+        $crate::utils::type_tag::impl_type_only_serde!($name);
     };
 }
 pub(crate) use unit_normalizer;

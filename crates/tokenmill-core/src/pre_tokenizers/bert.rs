@@ -1,11 +1,11 @@
 //! BertPreTokenizer: split on whitespace (dropped), then isolate every punctuation char.
-use super::impl_unit_serde;
 use super::punctuation::is_punctuation;
 use crate::tokenizer::{PreTokenizedString, PreTokenizer, SplitDelimiterBehavior};
+use crate::utils::type_tag::impl_type_only_serde;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct BertPreTokenizer;
-impl_unit_serde!(BertPreTokenizer);
+impl_type_only_serde!(BertPreTokenizer);
 
 impl PreTokenizer for BertPreTokenizer {
     fn pre_tokenize(&self, pretokenized: &mut PreTokenizedString) -> crate::Result<()> {

@@ -133,20 +133,11 @@ pub fn trimmed_offsets(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tokenizer::{OffsetReferential, OffsetType};
-
-    fn run(pre: &ByteLevel, s: &str) -> Vec<(String, Offsets)> {
-        let mut p = PreTokenizedString::from(s);
-        pre.pre_tokenize(&mut p).unwrap();
-        p.get_splits(OffsetReferential::Original, OffsetType::Char)
-            .into_iter()
-            .map(|(s, o, _)| (s.to_string(), o))
-            .collect()
-    }
+    use crate::pre_tokenizers::pieces;
 
     #[test]
     fn splits_and_maps_bytes() {
-        let got = run(&ByteLevel::default(), "Hello my friend, how's it going?");
+        let got = pieces(&ByteLevel::default(), "Hello my friend, how's it going?");
         let words: Vec<&str> = got.iter().map(|(s, _)| s.as_str()).collect();
         assert_eq!(words, ["ĠHello", "Ġmy", "Ġfriend", ",", "Ġhow", "'s", "Ġit", "Ġgoing", "?"]);
         assert_eq!(got[0].1, (0, 5));
@@ -155,7 +146,7 @@ mod tests {
 
     #[test]
     fn multibyte_chars_align_to_the_whole_char() {
-        let got = run(&ByteLevel::new(false, true, true), "é");
+        let got = pieces(&ByteLevel::new(false, true, true), "é");
         assert_eq!(got, vec![("Ã©".to_string(), (0, 1))]);
         let mut p = PreTokenizedString::from("aé");
         ByteLevel::new(false, true, false).pre_tokenize(&mut p).unwrap();

@@ -1,24 +1,17 @@
 //! FixedLength: cut each piece into chunks of `length` chars.
+use educe::Educe;
 use serde::{Deserialize, Serialize};
 
 use crate::error::Error;
 use crate::tokenizer::{PreTokenizedString, PreTokenizer};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "type")]
+/// Chunks of 5 chars by default (also when tokenizer.json omits `length`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Educe)]
+#[educe(Default)]
+#[serde(tag = "type", default)]
 pub struct FixedLength {
-    #[serde(default = "default_length")]
+    #[educe(Default = 5)]
     pub length: usize,
-}
-
-fn default_length() -> usize {
-    5
-}
-
-impl Default for FixedLength {
-    fn default() -> Self {
-        FixedLength { length: default_length() }
-    }
 }
 
 impl FixedLength {

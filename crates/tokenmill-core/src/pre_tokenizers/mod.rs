@@ -9,11 +9,12 @@
 //! patterns and `unicode_scripts/` the script table of `UnicodeScripts`. May import `tokenizer`
 //! (the `PreTokenizer` trait, `PreTokenizedString`, `Pattern`), `error` and `utils`; nothing
 //! from `normalizers` or later stages.
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::tokenizer::normalized::Pattern;
 use crate::tokenizer::{Offsets, PreTokenizedString, PreTokenizer};
 pub use crate::utils::custom::Custom;
+use crate::utils::macros::component_enum;
 
 pub mod bert;
 pub mod byte_level;
@@ -40,23 +41,27 @@ pub use split::{Split, SplitPattern};
 pub use unicode_scripts::UnicodeScripts;
 pub use whitespace::{Whitespace, WhitespaceSplit};
 
-/// Every pre-tokenizer of this stage, as the `Tokenizer` holds it.
-#[derive(Debug, Clone, PartialEq)]
-pub enum PreTokenizerWrapper {
-    BertPreTokenizer(BertPreTokenizer),
-    ByteLevel(ByteLevel),
-    Delimiter(CharDelimiterSplit),
-    Metaspace(Metaspace),
-    Whitespace(Whitespace),
-    Sequence(Sequence),
-    Split(Split),
-    Punctuation(Punctuation),
-    WhitespaceSplit(WhitespaceSplit),
-    Digits(Digits),
-    UnicodeScripts(UnicodeScripts),
-    FixedLength(FixedLength),
-    /// A pre-tokenizer from outside the crate (a Python object); never serialized.
-    Custom(Custom<dyn PreTokenizer + Send + Sync>),
+component_enum! {
+    /// Every pre-tokenizer of this stage, as the `Tokenizer` holds it. Serialized untagged: each
+    /// component writes its own `"type"`.
+    #[derive(Debug, Clone, PartialEq, Serialize)]
+    #[serde(untagged)]
+    pub enum PreTokenizerWrapper {
+        BertPreTokenizer(BertPreTokenizer),
+        ByteLevel(ByteLevel),
+        Delimiter(CharDelimiterSplit),
+        Metaspace(Metaspace),
+        Whitespace(Whitespace),
+        Sequence(Sequence),
+        Split(Split),
+        Punctuation(Punctuation),
+        WhitespaceSplit(WhitespaceSplit),
+        Digits(Digits),
+        UnicodeScripts(UnicodeScripts),
+        FixedLength(FixedLength),
+        /// A pre-tokenizer from outside the crate (a Python object); never serialized.
+        Custom(Custom<dyn PreTokenizer + Send + Sync>),
+    }
 }
 
 impl PreTokenizer for PreTokenizerWrapper {
@@ -75,26 +80,6 @@ impl PreTokenizer for PreTokenizerWrapper {
             Self::UnicodeScripts(t) => t.pre_tokenize(p),
             Self::FixedLength(t) => t.pre_tokenize(p),
             Self::Custom(t) => t.pre_tokenize(p),
-        }
-    }
-}
-
-impl Serialize for PreTokenizerWrapper {
-    fn serialize<S: Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::BertPreTokenizer(t) => t.serialize(serializer),
-            Self::ByteLevel(t) => t.serialize(serializer),
-            Self::Delimiter(t) => t.serialize(serializer),
-            Self::Metaspace(t) => t.serialize(serializer),
-            Self::Whitespace(t) => t.serialize(serializer),
-            Self::Sequence(t) => t.serialize(serializer),
-            Self::Split(t) => t.serialize(serializer),
-            Self::Punctuation(t) => t.serialize(serializer),
-            Self::WhitespaceSplit(t) => t.serialize(serializer),
-            Self::Digits(t) => t.serialize(serializer),
-            Self::UnicodeScripts(t) => t.serialize(serializer),
-            Self::FixedLength(t) => t.serialize(serializer),
-            Self::Custom(t) => t.serialize(serializer),
         }
     }
 }
@@ -143,30 +128,6 @@ impl<'de> Deserialize<'de> for PreTokenizerWrapper {
     }
 }
 
-macro_rules! impl_from {
-    ($($variant:ident($ty:ty)),* $(,)?) => {$(
-        impl From<$ty> for PreTokenizerWrapper {
-            fn from(t: $ty) -> Self {
-                PreTokenizerWrapper::$variant(t)
-            }
-        }
-    )*};
-}
-impl_from!(
-    BertPreTokenizer(BertPreTokenizer),
-    ByteLevel(ByteLevel),
-    Delimiter(CharDelimiterSplit),
-    Metaspace(Metaspace),
-    Whitespace(Whitespace),
-    Sequence(Sequence),
-    Split(Split),
-    Punctuation(Punctuation),
-    WhitespaceSplit(WhitespaceSplit),
-    Digits(Digits),
-    UnicodeScripts(UnicodeScripts),
-    FixedLength(FixedLength),
-);
-
 /// Flips the `is_match` flag of every span of the wrapped pattern: a pattern that matches
 /// words then splits on what lies between them.
 pub struct Invert<P: Pattern>(pub P);
@@ -178,45 +139,6 @@ impl<P: Pattern> Pattern for Invert<P> {
         Ok(spans)
     }
 }
-
-/// `serde` support for components whose JSON is only `{"type": "<Name>"}` (other fields are
-/// ignored on reading, like `tokenizers` does).
-macro_rules! impl_unit_serde {
-    ($ty:ident) => {
-        impl serde::Serialize for $ty {
-            fn serialize<S: serde::Serializer>(
-                &self,
-                serializer: S,
-            ) -> std::result::Result<S::Ok, S::Error> {
-                use serde::ser::SerializeStruct;
-                let mut s = serializer.serialize_struct(stringify!($ty), 1)?;
-                s.serialize_field("type", stringify!($ty))?;
-                s.end()
-            }
-        }
-        impl<'de> serde::Deserialize<'de> for $ty {
-            fn deserialize<D: serde::Deserializer<'de>>(
-                deserializer: D,
-            ) -> std::result::Result<Self, D::Error> {
-                #[derive(serde::Deserialize)]
-                struct Helper {
-                    #[serde(rename = "type")]
-                    kind: String,
-                }
-                let helper = Helper::deserialize(deserializer)?;
-                if helper.kind != stringify!($ty) {
-                    return Err(serde::de::Error::custom(format!(
-                        "expected type {:?}, got {:?}",
-                        stringify!($ty),
-                        helper.kind
-                    )));
-                }
-                Ok($ty)
-            }
-        }
-    };
-}
-pub(crate) use impl_unit_serde;
 
 #[cfg(test)]
 mod tests {
@@ -296,18 +218,25 @@ mod tests {
     }
 }
 
+/// The pieces `pre` cuts `s` into, with their char offsets in `s` (for the tests).
+#[cfg(test)]
+pub(crate) fn pieces(pre: &impl PreTokenizer, s: &str) -> Vec<(String, Offsets)> {
+    use crate::tokenizer::{OffsetReferential, OffsetType};
+    let mut p = PreTokenizedString::from(s);
+    pre.pre_tokenize(&mut p).unwrap();
+    p.get_splits(OffsetReferential::Original, OffsetType::Char)
+        .into_iter()
+        .map(|(s, o, _)| (s.to_string(), o))
+        .collect()
+}
+
 #[cfg(test)]
 mod examples {
     use super::*;
-    use crate::tokenizer::{OffsetReferential, OffsetType, SplitDelimiterBehavior};
+    use crate::tokenizer::SplitDelimiterBehavior;
 
     fn run(pre: impl Into<PreTokenizerWrapper>, s: &str) -> Vec<(String, Offsets)> {
-        let mut p = PreTokenizedString::from(s);
-        pre.into().pre_tokenize(&mut p).unwrap();
-        p.get_splits(OffsetReferential::Original, OffsetType::Char)
-            .into_iter()
-            .map(|(s, o, _)| (s.to_string(), o))
-            .collect()
+        pieces(&pre.into(), s)
     }
 
     fn words(pre: impl Into<PreTokenizerWrapper>, s: &str) -> Vec<String> {

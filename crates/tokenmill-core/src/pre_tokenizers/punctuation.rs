@@ -1,4 +1,5 @@
 //! Punctuation: split on every punctuation char, handled as `behavior` says.
+use educe::Educe;
 use serde::{Deserialize, Serialize};
 use unicode_categories::UnicodeCategories;
 
@@ -11,21 +12,13 @@ pub fn is_punctuation(c: char) -> bool {
     c.is_ascii_punctuation() || c.is_punctuation()
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "type")]
+/// Punctuation isolated by default (also when tokenizer.json omits `behavior`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Educe)]
+#[educe(Default)]
+#[serde(tag = "type", default)]
 pub struct Punctuation {
-    #[serde(default = "default_behavior")]
+    #[educe(Default = SplitDelimiterBehavior::Isolated)]
     pub behavior: SplitDelimiterBehavior,
-}
-
-fn default_behavior() -> SplitDelimiterBehavior {
-    SplitDelimiterBehavior::Isolated
-}
-
-impl Default for Punctuation {
-    fn default() -> Self {
-        Punctuation { behavior: default_behavior() }
-    }
 }
 
 impl Punctuation {

@@ -11,26 +11,10 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use super::Invert;
 use crate::error::{Error, Result};
 use crate::tokenizer::{PreTokenizedString, PreTokenizer, SplitDelimiterBehavior};
-use crate::utils::regex::Regex;
+use crate::utils::regex::{LiteralOrRegex, Regex};
 
-/// What `Split` looks for: a literal string, or a regex.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub enum SplitPattern {
-    String(String),
-    Regex(String),
-}
-
-impl From<&str> for SplitPattern {
-    fn from(s: &str) -> Self {
-        SplitPattern::String(s.to_string())
-    }
-}
-
-impl From<String> for SplitPattern {
-    fn from(s: String) -> Self {
-        SplitPattern::String(s)
-    }
-}
+/// What `Split` looks for (the name `tokenizers` gives it).
+pub type SplitPattern = LiteralOrRegex;
 
 #[derive(Debug, Clone)]
 pub struct Split {
@@ -325,26 +309,17 @@ fn interval_end(chars: &[char], i: usize) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tokenizer::{OffsetReferential, OffsetType, Offsets};
-
-    fn run(split: &Split, s: &str) -> Vec<(String, Offsets)> {
-        let mut p = PreTokenizedString::from(s);
-        split.pre_tokenize(&mut p).unwrap();
-        p.get_splits(OffsetReferential::Original, OffsetType::Char)
-            .into_iter()
-            .map(|(s, o, _)| (s.to_string(), o))
-            .collect()
-    }
+    use crate::pre_tokenizers::pieces;
 
     fn words(split: &Split, s: &str) -> Vec<String> {
-        run(split, s).into_iter().map(|(w, _)| w).collect()
+        pieces(split, s).into_iter().map(|(w, _)| w).collect()
     }
 
     #[test]
     fn string_and_regex_patterns() {
         let s = Split::new(",", SplitDelimiterBehavior::Removed, false).unwrap();
         assert_eq!(
-            run(&s, "one,two,three"),
+            pieces(&s, "one,two,three"),
             vec![("one".into(), (0, 3)), ("two".into(), (4, 7)), ("three".into(), (8, 13))]
         );
         let s =
@@ -377,7 +352,7 @@ mod tests {
             let split =
                 Split::new(SplitPattern::Regex(p.into()), SplitDelimiterBehavior::Removed, true)
                     .unwrap();
-            run(&split, s).into_iter().map(|(w, _)| w).collect::<Vec<_>>()
+            pieces(&split, s).into_iter().map(|(w, _)| w).collect::<Vec<_>>()
         };
         assert_eq!(words("a.b", "a\nb axb"), ["axb"]);
         assert_eq!(words("(?m)a.b", "a\nb"), ["a\nb"]);

@@ -2,15 +2,16 @@
 //! WhitespaceSplit (cut on whitespace only, like `str.split()`).
 use std::sync::LazyLock;
 
-use super::{impl_unit_serde, Invert};
+use super::Invert;
 use crate::tokenizer::{PreTokenizedString, PreTokenizer, SplitDelimiterBehavior};
 use crate::utils::regex::Regex;
+use crate::utils::type_tag::impl_type_only_serde;
 
 /// Splits into runs of word chars and runs of punctuation/symbols; whitespace is dropped.
 /// `\w` and `\s` are Unicode (`tokenizers` runs this pattern with the `regex` crate, as we do).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Whitespace;
-impl_unit_serde!(Whitespace);
+impl_type_only_serde!(Whitespace);
 
 static WORDS_OR_SYMBOLS: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"\w+|[^\w\s]+").expect("a valid pattern"));
@@ -25,7 +26,7 @@ impl PreTokenizer for Whitespace {
 /// Splits on Unicode whitespace (`char::is_whitespace`) and drops it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct WhitespaceSplit;
-impl_unit_serde!(WhitespaceSplit);
+impl_type_only_serde!(WhitespaceSplit);
 
 impl PreTokenizer for WhitespaceSplit {
     fn pre_tokenize(&self, pretokenized: &mut PreTokenizedString) -> crate::Result<()> {

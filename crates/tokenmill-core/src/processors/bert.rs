@@ -1,7 +1,7 @@
 //! `BertProcessing`: `[CLS] A [SEP]` and `[CLS] A [SEP] B [SEP]`, type ids 0 for A, 1 for B.
 use serde::{Deserialize, Serialize};
 
-use super::{surround, wrap_with_overflowing, SpecialPair};
+use super::{surround_each, SpecialPair};
 use crate::tokenizer::Encoding;
 
 /// Serialized `{"type":"BertProcessing","sep":["[SEP]",102],"cls":["[CLS]",101]}`. Like
@@ -43,20 +43,9 @@ impl BertProcessing {
         if !add_special_tokens {
             return encodings;
         }
-        encodings
-            .into_iter()
-            .enumerate()
-            .map(|(i, encoding)| {
-                if i == 0 {
-                    wrap_with_overflowing(encoding, &|e| {
-                        surround(e, Some(&self.cls), Some(&self.sep), 0, None, 0)
-                    })
-                } else {
-                    wrap_with_overflowing(encoding, &|e| {
-                        surround(e, None, Some(&self.sep), 1, None, 1)
-                    })
-                }
-            })
-            .collect()
+        surround_each(encodings, |i| match i {
+            0 => (Some(&self.cls), Some(&self.sep), 0, None),
+            _ => (None, Some(&self.sep), 1, None),
+        })
     }
 }

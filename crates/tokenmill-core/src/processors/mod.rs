@@ -12,6 +12,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::error::{Error, Result};
 use crate::tokenizer::{Encoding, PostProcessor};
+use crate::utils::macros::component_enum;
 
 pub mod bert;
 pub mod byte_level;
@@ -25,15 +26,17 @@ pub use roberta::RobertaProcessing;
 pub use sequence::Sequence;
 pub use template::{Piece, SpecialToken, Template, TemplateProcessing, Tokens};
 
-/// Every post-processor. Serialized untagged: each component writes its own `"type"`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(untagged)]
-pub enum PostProcessorWrapper {
-    Roberta(RobertaProcessing),
-    Bert(BertProcessing),
-    ByteLevel(ByteLevel),
-    Template(TemplateProcessing),
-    Sequence(Sequence),
+component_enum! {
+    /// Every post-processor. Serialized untagged: each component writes its own `"type"`.
+    #[derive(Debug, Clone, PartialEq, Serialize)]
+    #[serde(untagged)]
+    pub enum PostProcessorWrapper {
+        Roberta(RobertaProcessing),
+        Bert(BertProcessing),
+        ByteLevel(ByteLevel),
+        Template(TemplateProcessing),
+        Sequence(Sequence),
+    }
 }
 
 impl PostProcessorWrapper {
@@ -87,16 +90,26 @@ impl PostProcessor for PostProcessorWrapper {
     }
 }
 
-/// Wraps `encoding` and each of its overflowing windows with `f`, the windows becoming the
-/// overflowing list of the result (how Bert/Roberta treat truncated inputs).
-pub(crate) fn wrap_with_overflowing(
-    mut encoding: Encoding,
-    f: &impl Fn(Encoding) -> Encoding,
-) -> Encoding {
-    let overflowing: Vec<Encoding> = encoding.take_overflowing().into_iter().map(f).collect();
-    let mut wrapped = f(encoding);
-    wrapped.overflowing = overflowing;
-    wrapped
+/// What Bert and Roberta put around the encoding of input `i` (see `surround`): `(before,
+/// after, special_type_id, content_type_id)`.
+pub(crate) type Around<'a> = (Option<&'a SpecialPair>, Option<&'a SpecialPair>, u32, Option<u32>);
+
+/// Surrounds the encoding of each input `i` (its sequence id) and each of its overflowing
+/// windows as `around(i)` says, the windows becoming the overflowing list of the result (how
+/// Bert/Roberta treat truncated inputs).
+pub(crate) fn surround_each<'a>(
+    encodings: Vec<Encoding>,
+    around: impl Fn(usize) -> Around<'a>,
+) -> Vec<Encoding> {
+    let wrap = |(i, mut encoding): (usize, Encoding)| {
+        let (before, after, special_type_id, content_type_id) = around(i);
+        let f = |e| surround(e, before, after, special_type_id, content_type_id, i);
+        let overflowing: Vec<Encoding> = encoding.take_overflowing().into_iter().map(f).collect();
+        let mut wrapped = f(encoding);
+        wrapped.overflowing = overflowing;
+        wrapped
+    };
+    encodings.into_iter().enumerate().map(wrap).collect()
 }
 
 impl<'de> Deserialize<'de> for PostProcessorWrapper {
@@ -141,36 +154,6 @@ impl<'de> Deserialize<'de> for PostProcessorWrapper {
     }
 }
 
-/// Deserializes `"type": "<Name>"` only when it is exactly `Name` (for components whose tag
-/// `tokenizers` checks, e.g. Sequence). Serializes as that string.
-macro_rules! strict_type_tag {
-    ($tag:ident, $name:literal) => {
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-        pub struct $tag;
-        impl serde::Serialize for $tag {
-            fn serialize<S: serde::Serializer>(
-                &self,
-                s: S,
-            ) -> std::result::Result<S::Ok, S::Error> {
-                s.serialize_str($name)
-            }
-        }
-        impl<'de> serde::Deserialize<'de> for $tag {
-            fn deserialize<D: serde::Deserializer<'de>>(
-                d: D,
-            ) -> std::result::Result<Self, D::Error> {
-                let s = String::deserialize(d)?;
-                if s == $name {
-                    Ok($tag)
-                } else {
-                    Err(serde::de::Error::custom(format!("expected type {:?}, got {:?}", $name, s)))
-                }
-            }
-        }
-    };
-}
-pub(crate) use strict_type_tag;
-
 impl PostProcessorWrapper {
     pub fn from_json(json: &str) -> Result<Self> {
         serde_json::from_str(json).map_err(|e| Error::format(format!("post-processor JSON: {e}")))
@@ -180,16 +163,6 @@ impl PostProcessorWrapper {
             .map_err(|e| Error::Other(format!("post-processor to JSON: {e}")))
     }
 }
-
-macro_rules! impl_from_component {
-    ($($component:ty => $variant:ident),*) => {$(
-        impl From<$component> for PostProcessorWrapper {
-            fn from(p: $component) -> Self { Self::$variant(p) }
-        }
-    )*};
-}
-impl_from_component!(RobertaProcessing => Roberta, BertProcessing => Bert, ByteLevel => ByteLevel,
-    TemplateProcessing => Template, Sequence => Sequence);
 
 /// A special token as Bert/Roberta configure it: `(token, id)`.
 pub type SpecialPair = (String, u32);

@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::byte_level::trim_offsets;
-use super::{surround, wrap_with_overflowing, SpecialPair};
+use super::{surround_each, SpecialPair};
 use crate::tokenizer::Encoding;
 
 /// Serialized `{"type":"RobertaProcessing","sep":["</s>",2],"cls":["<s>",0],"trim_offsets":true,
@@ -61,16 +61,9 @@ impl RobertaProcessing {
         if !add_special_tokens {
             return encodings;
         }
-        encodings
-            .into_iter()
-            .enumerate()
-            .map(|(i, encoding)| {
-                let first = if i == 0 { &self.cls } else { &self.sep };
-                let sequence_id = usize::from(i != 0);
-                wrap_with_overflowing(encoding, &|e| {
-                    surround(e, Some(first), Some(&self.sep), 0, Some(0), sequence_id)
-                })
-            })
-            .collect()
+        surround_each(encodings, |i| {
+            let first = if i == 0 { &self.cls } else { &self.sep };
+            (Some(first), Some(&self.sep), 0, Some(0))
+        })
     }
 }

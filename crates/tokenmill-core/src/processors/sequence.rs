@@ -1,9 +1,10 @@
 //! `Sequence`: post-processors applied one after the other.
 use serde::{Deserialize, Serialize};
 
-use super::{strict_type_tag, PostProcessorWrapper};
+use super::PostProcessorWrapper;
 use crate::error::Result;
 use crate::tokenizer::{Encoding, PostProcessor};
+use crate::utils::type_tag::strict_type_tag;
 
 strict_type_tag!(SequenceType, "Sequence");
 

@@ -13,7 +13,7 @@ use super::proto::{ModelProto, ModelType, PieceType, SentencePieceText, Sentence
 use super::unigram::{self, to_spans};
 use super::unigram_cache::{LongWordMaps, WordCache};
 use crate::error::{Error, Result};
-use crate::models::unigram::Unigram;
+use crate::models::unigram::{ScoredSampling, Unigram};
 
 const DEFAULT_UNK_SURFACE: &str = " \u{2047} ";
 
@@ -668,14 +668,13 @@ impl Processor {
         }
         let normalized = self.normalizer.normalize(text);
         let mut rng = make_rng(seed);
-        let results = model.sample_and_score(
-            &normalized.text,
-            alpha as f64,
-            num_samples as usize,
-            wor,
+        let how = ScoredSampling {
+            inv_theta: alpha as f64,
+            samples: num_samples as usize,
+            without_replacement: wor,
             include_best,
-            &mut rng,
-        )?;
+        };
+        let results = model.sample_and_score(&normalized.text, &how, &mut rng)?;
         if results.is_empty() {
             return Err(Error::InvalidArgument(
                 "SampleEncodeAndScore returns empty result.".into(),

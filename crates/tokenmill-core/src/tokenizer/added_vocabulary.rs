@@ -13,13 +13,16 @@
 use std::collections::{HashMap, HashSet};
 
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+use educe::Educe;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::tokenizer::{Model, NormalizedString, Normalizer, Offsets, PreTokenizedString, Token};
+use crate::utils::macros::setters;
 
 /// A token added on top of the model's vocabulary, with its matching options.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, Educe)]
+#[educe(Default)]
 pub struct AddedToken {
     /// The text of the token, as the user gave it.
     pub content: String,
@@ -34,6 +37,7 @@ pub struct AddedToken {
     pub rstrip: bool,
     /// Match against the normalized text (and normalize the token's content the same way).
     #[serde(default = "default_true")]
+    #[educe(Default = true)]
     pub normalized: bool,
     /// A special token: skipped by `decode(skip_special_tokens=True)`.
     #[serde(default)]
@@ -44,43 +48,17 @@ fn default_true() -> bool {
     true
 }
 
-impl Default for AddedToken {
-    fn default() -> Self {
-        AddedToken {
-            content: String::new(),
-            single_word: false,
-            lstrip: false,
-            rstrip: false,
-            normalized: true,
-            special: false,
-        }
-    }
-}
-
 impl AddedToken {
     /// A token with default options; special tokens are not normalized by default.
     pub fn from(content: impl Into<String>, special: bool) -> Self {
         AddedToken { content: content.into(), normalized: !special, special, ..Default::default() }
     }
-    pub fn single_word(mut self, value: bool) -> Self {
-        self.single_word = value;
-        self
-    }
-    pub fn lstrip(mut self, value: bool) -> Self {
-        self.lstrip = value;
-        self
-    }
-    pub fn rstrip(mut self, value: bool) -> Self {
-        self.rstrip = value;
-        self
-    }
-    pub fn normalized(mut self, value: bool) -> Self {
-        self.normalized = value;
-        self
-    }
-    pub fn special(mut self, value: bool) -> Self {
-        self.special = value;
-        self
+    setters! {
+        single_word: bool;
+        lstrip: bool;
+        rstrip: bool;
+        normalized: bool;
+        special: bool;
     }
 }
 

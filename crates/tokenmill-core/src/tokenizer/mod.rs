@@ -8,7 +8,8 @@
 //! Here: the stage traits (this file), `pipeline.rs` (`TokenizerImpl`: the stages tied
 //! together, its encode entry, decode and training), `plan/` (how encode walks a text, chosen
 //! when the components change), `output.rs` (the output kinds of the encode entry),
-//! `encoding.rs` (the `Encoding` users get) and `packed.rs` (its compact storage while held),
+//! `encoding.rs` (the `Encoding` users get) and `packed.rs` (`StoredEncoding`: an `Encoding` as
+//! a batch holds it, packed where it fits),
 //! the carriers (`normalized.rs`, `pretokenized.rs`), `added_vocabulary.rs`,
 //! `serialization.rs` (tokenizer.json) and `decode_stream.rs`.
 //! May import: the component wrappers (`models`, `normalizers`, `pre_tokenizers`, `processors`,
@@ -26,7 +27,7 @@ pub mod decode_stream;
 pub mod encoding;
 pub mod normalized;
 pub mod output;
-pub mod packed;
+mod packed;
 pub mod pipeline;
 pub mod plan;
 pub mod pretokenized;
@@ -42,7 +43,7 @@ pub use plan::{Capabilities, Capability, EncodePlan};
 pub use decode_stream::DecodeStream;
 pub use encoding::Encoding;
 pub use normalized::{NormalizedString, Offsets, Pattern, SplitDelimiterBehavior};
-pub use packed::{PackedEncoding, StoredEncoding};
+pub use packed::{StoredEncoding, Values};
 pub use pretokenized::{OffsetReferential, OffsetType, PreTokenizedString, Split};
 
 /// One token produced by a model: its id, its text, and its byte span in the piece it came from.
@@ -58,6 +59,11 @@ impl Token {
         Token { id, value, offsets }
     }
 }
+
+/// Where a model emits the tokens of a word: `emit(id, (start, end))`, byte offsets in the word.
+pub trait TokenSink: FnMut(u32, Offsets) {}
+
+impl<F: FnMut(u32, Offsets)> TokenSink for F {}
 
 pub trait Normalizer {
     fn normalize(&self, normalized: &mut NormalizedString) -> Result<()>;

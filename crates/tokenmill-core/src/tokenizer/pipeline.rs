@@ -754,7 +754,7 @@ mod tests {
     /// A BPE tokenizer with BERT's normalizer and pre-tokenizer; `fast: false` wraps the
     /// normalizer in a Sequence, which takes the general path.
     fn bert_like(fast: bool, lowercase: bool) -> Tokenizer {
-        use crate::models::bpe::BPE;
+        use crate::models::bpe::{BpeOptions, BPE};
         use crate::normalizers::{BertNormalizer, Sequence};
         use crate::pre_tokenizers::BertPreTokenizer;
         let mut tokens: Vec<String> = ["[UNK]", "[SEP]", "th", "the", "he", "in", "ing", "é"]
@@ -767,11 +767,8 @@ mod tests {
             .iter()
             .map(|(a, b)| (a.to_string(), b.to_string()))
             .collect();
-        let bpe = BPE::builder()
-            .vocab_and_merges(vocab, merges)
-            .unk_token("[UNK]".into())
-            .build()
-            .unwrap();
+        let options = BpeOptions { unk_token: Some("[UNK]".into()), ..Default::default() };
+        let bpe = BPE::from_trained(vocab, merges, options).unwrap();
         let mut t = Tokenizer::new(bpe.into());
         let bert =
             NormalizerWrapper::BertNormalizer(BertNormalizer::new(true, true, None, lowercase));
@@ -850,10 +847,7 @@ mod tests {
                     .collect();
                 assert_eq!(rows, expected, "{truncation:?} {padding:?}");
                 assert_eq!(stored.texts.is_some(), packs);
-                assert!(stored
-                    .rows
-                    .iter()
-                    .all(|r| matches!(r, StoredEncoding::Packed(_)) == packs));
+                assert!(stored.rows.iter().all(|r| r.is_packed() == packs));
             }
         }
     }

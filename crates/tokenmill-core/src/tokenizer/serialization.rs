@@ -22,17 +22,8 @@ use crate::tokenizer::{Capabilities, Decoder, Model, Normalizer, PostProcessor, 
 
 const SERIALIZATION_VERSION: &str = "1.0";
 
-const FIELDS: &[&str] = &[
-    "version",
-    "truncation",
-    "padding",
-    "added_tokens",
-    "normalizer",
-    "pre_tokenizer",
-    "post_processor",
-    "decoder",
-    "model",
-];
+/// The number of keys a tokenizer.json has (see the module docs for their order).
+const KEYS: usize = 9;
 
 impl<M, N, PT, PP, D> Serialize for TokenizerImpl<M, N, PT, PP, D>
 where
@@ -43,7 +34,7 @@ where
     D: Serialize,
 {
     fn serialize<S: Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
-        let mut s = serializer.serialize_struct("Tokenizer", FIELDS.len())?;
+        let mut s = serializer.serialize_struct("Tokenizer", KEYS)?;
         s.serialize_field("version", SERIALIZATION_VERSION)?;
         s.serialize_field("truncation", &self.truncation)?;
         s.serialize_field("padding", &self.padding)?;
@@ -68,7 +59,7 @@ where
     fn deserialize<De: Deserializer<'de>>(
         deserializer: De,
     ) -> std::result::Result<Self, De::Error> {
-        deserializer.deserialize_struct("Tokenizer", FIELDS, TokenizerVisitor(PhantomData))
+        deserializer.deserialize_map(TokenizerVisitor(PhantomData))
     }
 }
 

@@ -1,20 +1,24 @@
 //! Shared helpers: regex engine wrapper, byte-level alphabet, offset conversion, parallelism.
 //!
 //! Also truncation and padding, vocabulary and id → token tables, user-defined components
-//! (`custom`), a CPU prefetch hint and the models' word caches: what several stages or model
-//! families share. May import `error`, `tokenizer` (truncation and padding act on `Encoding`)
-//! and `pre_tokenizers::scanners` (the regex wrapper's fast path); never a model, trainer or
-//! model-family folder.
+//! (`custom`), the macros for repeated declarations (`macros`), the `"type"` tags of
+//! tokenizer.json (`type_tag`), a CPU prefetch hint, the models' random generator (`shared_rng`)
+//! and word caches: what several stages or model families share. May import `error`,
+//! `tokenizer` (truncation and padding act on `Encoding`) and `pre_tokenizers::scanners` (the
+//! regex wrapper's fast path); never a model, trainer or model-family folder.
 pub mod byte_level;
 pub mod custom;
 pub mod darts;
+pub(crate) mod macros;
 pub mod offsets;
 pub mod padding;
 pub mod parallel;
 pub mod prefetch;
 pub mod regex;
+pub mod shared_rng;
 pub(crate) mod shared_snapshot;
 pub mod tokens_by_id;
 pub mod truncation;
+pub(crate) mod type_tag;
 pub mod vocabulary;
 pub(crate) mod word_cache;

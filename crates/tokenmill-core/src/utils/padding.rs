@@ -3,6 +3,7 @@
 //! The parameters are read from and written to tokenizer.json's `padding` field with
 //! `tokenizers`' schema: `{"strategy": "BatchLongest" | {"Fixed": n}, "direction": "Right",
 //! "pad_to_multiple_of": null, "pad_id": 0, "pad_type_id": 0, "pad_token": "[PAD]"}`.
+use educe::Educe;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
@@ -39,8 +40,10 @@ impl PaddingDirection {
     }
 }
 
-/// Padding settings of a tokenizer. Field order is the tokenizer.json key order.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// Padding settings of a tokenizer. Field order is the tokenizer.json key order. By default:
+/// to the longest of the batch, on the right, with `[PAD]` (id 0, type id 0).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Educe)]
+#[educe(Default)]
 pub struct PaddingParams {
     pub strategy: PaddingStrategy,
     pub direction: PaddingDirection,
@@ -48,20 +51,8 @@ pub struct PaddingParams {
     pub pad_to_multiple_of: Option<usize>,
     pub pad_id: u32,
     pub pad_type_id: u32,
+    #[educe(Default = "[PAD]")]
     pub pad_token: String,
-}
-
-impl Default for PaddingParams {
-    fn default() -> Self {
-        PaddingParams {
-            strategy: PaddingStrategy::BatchLongest,
-            direction: PaddingDirection::Right,
-            pad_to_multiple_of: None,
-            pad_id: 0,
-            pad_type_id: 0,
-            pad_token: "[PAD]".to_string(),
-        }
-    }
 }
 
 impl PaddingParams {
@@ -119,14 +110,7 @@ impl BatchPadding {
         if row.lengths().iter().all(|&len| len >= self.target) {
             return;
         }
-        match row {
-            StoredEncoding::Full(encoding) => self.apply(encoding),
-            StoredEncoding::Packed(packed) => {
-                let mut encoding = packed.unpack();
-                self.apply(&mut encoding);
-                *row = StoredEncoding::from(encoding);
-            }
-        }
+        row.edit(|encoding| self.apply(encoding));
     }
 
     /// How many pad tokens `apply` puts before and after an encoding of `len` tokens.

@@ -219,10 +219,11 @@ extern "C" fn after_fork_in_child() {
     }
 }
 
-/// `f` over `items`, in order, collected (e.g. into `Result<Vec<_>>`).
-pub fn map_collect<T, R, C>(items: Vec<T>, f: impl Fn(T) -> R + Sync + Send) -> C
+/// `f` over `items` (a vector, a slice, ...), in order, collected (e.g. into
+/// `Result<Vec<_>>`).
+pub fn map_collect<I, R, C>(items: I, f: impl Fn(<I as IntoIterator>::Item) -> R + Sync + Send) -> C
 where
-    T: Send,
+    I: IntoIterator + IntoParallelIterator<Item = <I as IntoIterator>::Item> + Send,
     R: Send,
     C: FromIterator<R> + FromParallelIterator<R> + Send,
 {
@@ -257,18 +258,14 @@ where
     )
 }
 
-/// `f` over `items` by reference, in order, collected.
+/// `f` over `items` by reference, in order, collected (`map_collect` of the slice).
 pub fn map_ref_collect<'a, T, R, C>(items: &'a [T], f: impl Fn(&'a T) -> R + Sync + Send) -> C
 where
     T: Sync,
     R: Send,
     C: FromIterator<R> + FromParallelIterator<R> + Send,
 {
-    either(
-        items,
-        |items| items.iter().map(&f).collect(),
-        |items| items.par_iter().map(&f).collect(),
-    )
+    map_collect(items, f)
 }
 
 /// `f` on every item of `items`, in place.
@@ -491,7 +488,7 @@ mod tests {
 
     #[test]
     fn results_keep_order_and_errors_stop() {
-        let doubled: Vec<u32> = map_collect((0..1000u32).collect(), |x| 2 * x);
+        let doubled: Vec<u32> = map_collect((0..1000u32).collect::<Vec<_>>(), |x| 2 * x);
         assert_eq!(doubled, (0..1000u32).map(|x| 2 * x).collect::<Vec<_>>());
         let failed: Result<Vec<u32>, String> =
             map_ref_collect(

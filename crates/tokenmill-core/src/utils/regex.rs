@@ -4,8 +4,31 @@
 //! patterns (GPT-2, cl100k, o200k, Llama-3, Qwen2; see `pre_tokenizers::scanners`) when the
 //! pattern is exactly one of them, otherwise `fancy-regex` (backtracking, needed for look-around
 //! and possessive quantifiers). Callers only see byte spans; both engines give the same spans.
+//! `LiteralOrRegex` is a pattern as tokenizer.json gives it (`Replace`, `Split`).
+use serde::{Deserialize, Serialize};
+
 use crate::error::{Error, Result};
 use crate::pre_tokenizers::scanners::Scanner;
+
+/// What `Replace` and `Split` look for: a literal string or a regex; serialized as
+/// `{"String": "..."}` or `{"Regex": "..."}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum LiteralOrRegex {
+    String(String),
+    Regex(String),
+}
+
+impl From<&str> for LiteralOrRegex {
+    fn from(s: &str) -> Self {
+        LiteralOrRegex::String(s.to_string())
+    }
+}
+
+impl From<String> for LiteralOrRegex {
+    fn from(s: String) -> Self {
+        LiteralOrRegex::String(s)
+    }
+}
 
 #[derive(Debug, Clone)]
 pub struct Regex {

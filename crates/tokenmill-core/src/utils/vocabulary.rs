@@ -8,13 +8,29 @@ use rustc_hash::FxHashMap;
 use super::tokens_by_id::TokensById;
 
 /// token → id, and id → token text (see [`TokensById`]: where two tokens share an id, the
-/// smaller text is that id's text).
-#[derive(Debug, Clone, Default)]
+/// smaller text is that id's text). Debug-formatted as its size.
+#[derive(Clone, Default)]
 pub struct Vocabulary {
     ids: FxHashMap<String, u32>,
     /// Shared (an `Arc`) so that encodings can take their token texts from it later (see
     /// [`Vocabulary::table`]).
     tokens: Arc<TokensById>,
+}
+
+/// Formats a table (a model's vocabulary, merges, ...) as its number of entries: a model's
+/// `Debug` output stays short.
+pub(crate) fn debug_size<'a, T>(table: &'a T, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result
+where
+    &'a T: IntoIterator,
+    <&'a T as IntoIterator>::IntoIter: ExactSizeIterator,
+{
+    std::fmt::Debug::fmt(&table.into_iter().len(), f)
+}
+
+impl std::fmt::Debug for Vocabulary {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        debug_size(&self.ids, f)
+    }
 }
 
 impl Vocabulary {
@@ -74,6 +90,26 @@ impl PartialEq for Vocabulary {
         self.ids == other.ids
     }
 }
+
+/// The `Model` lookups (`token_to_id`, `id_to_token`, `get_vocab`, `get_vocab_size`) of a model
+/// whose vocabulary is the `Vocabulary` in its field `vocab`, for its `impl Model` block.
+macro_rules! vocabulary_lookups {
+    () => {
+        fn token_to_id(&self, token: &str) -> Option<u32> {
+            self.vocab.id(token)
+        }
+        fn id_to_token(&self, id: u32) -> Option<String> {
+            self.vocab.token(id).map(str::to_owned)
+        }
+        fn get_vocab(&self) -> std::collections::HashMap<String, u32> {
+            self.vocab.to_map()
+        }
+        fn get_vocab_size(&self) -> usize {
+            self.vocab.len()
+        }
+    };
+}
+pub(crate) use vocabulary_lookups;
 
 #[cfg(test)]
 mod tests {

@@ -98,24 +98,27 @@ pub(super) fn div(x: f64, y: f64) -> MathResult<f64> {
     }
 }
 
-/// `math.log(x)` for a float.
+/// The logarithm `log` of `x` with Python's domain check: a "math domain error" for `x <= 0`
+/// (and for -inf), where Rust gives NaN or -inf.
 #[inline]
-pub(super) fn ln(x: f64) -> MathResult<f64> {
+fn checked_log(x: f64, log: fn(f64) -> f64) -> MathResult<f64> {
     if x > 0.0 || x.is_nan() || x == f64::INFINITY {
-        Ok(x.ln())
+        Ok(log(x))
     } else {
         Err(MathError::Domain)
     }
 }
 
+/// `math.log(x)` for a float.
+#[inline]
+pub(super) fn ln(x: f64) -> MathResult<f64> {
+    checked_log(x, f64::ln)
+}
+
 /// `math.log2(x)` for a float (for an int, call it on `to_f64(i)`, as CPython does).
 #[inline]
 pub(super) fn log2(x: f64) -> MathResult<f64> {
-    if x > 0.0 || x.is_nan() || x == f64::INFINITY {
-        Ok(x.log2())
-    } else {
-        Err(MathError::Domain)
-    }
+    checked_log(x, f64::log2)
 }
 
 /// `x ** y` for Python floats: CPython's special cases, then the C library's `pow`.

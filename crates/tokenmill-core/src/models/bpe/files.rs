@@ -7,8 +7,9 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use super::model::{BpeBuilder, BpeOptions, Merges, Vocab, BPE};
-use super::serialization::{split_merge_line, OrderedVocab};
+use super::serialization::split_merge_line;
 use crate::error::{Error, Result};
+use crate::models::json::OrderedVocab;
 
 /// The merges of a merges file with the 1-based line each came from (for error messages).
 struct MergesFile {

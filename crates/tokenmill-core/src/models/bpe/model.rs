@@ -2,16 +2,19 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Mutex;
 
-use rand::{Rng, RngCore, SeedableRng};
+use educe::Educe;
+use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rustc_hash::FxHashMap;
+use serde::Deserialize;
 
 use super::merge::{Dropout, Merge, PairRanker, Symbol, Word, MAX_SYMBOLS};
 use crate::error::{Error, Result};
-use crate::tokenizer::{Model, Token};
+use crate::tokenizer::{Model, Token, TokenSink};
 use crate::utils::byte_level::map_bytes_with_origins;
+use crate::utils::shared_rng::SharedRng;
+use crate::utils::vocabulary::debug_size;
 use crate::utils::word_cache::{self as cache, new_cache_id};
 
 /// token → id
@@ -47,37 +50,38 @@ const NO_ID: u32 = u32::MAX;
 /// cache of words given as text.
 const RAW_BYTES_CACHE: u64 = 1 << 63;
 
-/// The options of a BPE model beside its vocabulary and merges.
-#[derive(Debug, Clone, PartialEq)]
+/// The options of a BPE model beside its vocabulary and merges. Read from tokenizer.json (see
+/// `serialization`): a missing or null option takes its default; the cache and the seed are
+/// not part of it.
+#[derive(Debug, Clone, PartialEq, Educe, Deserialize)]
+#[educe(Default)]
+#[serde(default)]
 pub struct BpeOptions {
     /// Words cached (per model, shared by the threads); 0 disables the cache.
+    #[educe(Default = DEFAULT_CACHE_CAPACITY)]
+    #[serde(skip)]
     pub cache_capacity: usize,
     /// Probability of skipping each merge (BPE-dropout). `None` or 0 means deterministic.
     pub dropout: Option<f32>,
     /// Seed of the dropout random generator; `None` seeds from the operating system.
+    #[serde(skip)]
     pub dropout_seed: Option<u64>,
     pub unk_token: Option<String>,
     pub continuing_subword_prefix: Option<String>,
     pub end_of_word_suffix: Option<String>,
+    #[serde(deserialize_with = "null_as_false")]
     pub fuse_unk: bool,
+    #[serde(deserialize_with = "null_as_false")]
     pub byte_fallback: bool,
+    #[serde(deserialize_with = "null_as_false")]
     pub ignore_merges: bool,
 }
 
-impl Default for BpeOptions {
-    fn default() -> Self {
-        BpeOptions {
-            cache_capacity: DEFAULT_CACHE_CAPACITY,
-            dropout: None,
-            dropout_seed: None,
-            unk_token: None,
-            continuing_subword_prefix: None,
-            end_of_word_suffix: None,
-            fuse_unk: false,
-            byte_fallback: false,
-            ignore_merges: false,
-        }
-    }
+/// A flag of tokenizer.json that may be null (read as false, as `tokenizers` does).
+fn null_as_false<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> std::result::Result<bool, D::Error> {
+    Ok(Option::<bool>::deserialize(deserializer)?.unwrap_or(false))
 }
 
 /// Builds a [`BPE`] from a vocabulary, merges and options.
@@ -99,42 +103,6 @@ impl BpeBuilder {
     }
     pub fn options(mut self, options: BpeOptions) -> Self {
         self.options = options;
-        self
-    }
-    pub fn cache_capacity(mut self, capacity: usize) -> Self {
-        self.options.cache_capacity = capacity;
-        self
-    }
-    pub fn dropout(mut self, dropout: f32) -> Self {
-        self.options.dropout = Some(dropout);
-        self
-    }
-    pub fn dropout_seed(mut self, seed: u64) -> Self {
-        self.options.dropout_seed = Some(seed);
-        self
-    }
-    pub fn unk_token(mut self, unk_token: String) -> Self {
-        self.options.unk_token = Some(unk_token);
-        self
-    }
-    pub fn continuing_subword_prefix(mut self, prefix: String) -> Self {
-        self.options.continuing_subword_prefix = Some(prefix);
-        self
-    }
-    pub fn end_of_word_suffix(mut self, suffix: String) -> Self {
-        self.options.end_of_word_suffix = Some(suffix);
-        self
-    }
-    pub fn fuse_unk(mut self, fuse_unk: bool) -> Self {
-        self.options.fuse_unk = fuse_unk;
-        self
-    }
-    pub fn byte_fallback(mut self, byte_fallback: bool) -> Self {
-        self.options.byte_fallback = byte_fallback;
-        self
-    }
-    pub fn ignore_merges(mut self, ignore_merges: bool) -> Self {
-        self.options.ignore_merges = ignore_merges;
         self
     }
 
@@ -201,55 +169,38 @@ fn resolve_merges(
     Ok(map)
 }
 
-/// The dropout random generator, shared by the threads using one model. Each word draws a seed
-/// from it under the lock and then merges with its own generator, so the lock is held briefly.
-#[derive(Debug)]
-struct DropoutRng(Mutex<ChaCha8Rng>);
-
-impl DropoutRng {
-    fn new(seed: Option<u64>) -> Self {
-        let rng = match seed {
-            Some(s) => ChaCha8Rng::seed_from_u64(s),
-            None => ChaCha8Rng::from_entropy(),
-        };
-        DropoutRng(Mutex::new(rng))
-    }
-    fn word_rng(&self) -> ChaCha8Rng {
-        let seed = match self.0.lock() {
-            Ok(mut rng) => rng.next_u64(),
-            Err(poisoned) => poisoned.into_inner().next_u64(),
-        };
-        ChaCha8Rng::seed_from_u64(seed)
-    }
-}
-
-impl Clone for DropoutRng {
-    fn clone(&self) -> Self {
-        let state = match self.0.lock() {
-            Ok(rng) => rng.clone(),
-            Err(poisoned) => poisoned.into_inner().clone(),
-        };
-        DropoutRng(Mutex::new(state))
-    }
-}
-
 /// A byte-pair-encoding model, classic (characters, optional `</w>` suffix / `##` prefix) or
 /// byte-level (GPT-2 byte alphabet, done by the pre-tokenizer).
 ///
 /// Fields other than the vocabulary and merges may be changed in place; call
 /// [`BPE::clear_cache`] afterwards.
+///
+/// Two models are equal when their vocabulary, merges and tokenization options are; caches and
+/// random state do not count. A clone gets its own (empty) cache and a copy of the dropout
+/// generator's state.
+#[derive(Educe)]
+#[educe(Clone, PartialEq, Debug)]
 pub struct BPE {
+    #[educe(Debug(method(debug_size)))]
     pub(crate) vocab: FxHashMap<String, u32>,
+    #[educe(PartialEq(ignore), Debug(ignore))]
     pub(crate) vocab_r: FxHashMap<u32, String>,
+    #[educe(Debug(method(debug_size)))]
     pub(crate) merges: MergeMap,
     /// `<0xNN>` token id per byte, where the vocabulary has it.
+    #[educe(PartialEq(ignore), Debug(ignore))]
     byte_tokens: Box<[Option<u32>; 256]>,
     /// Id of each one-character token for code points below `CHAR_TABLE_SIZE` (`NO_ID` if
     /// absent): the initial symbols of most words are found by indexing instead of hashing.
+    #[educe(PartialEq(ignore), Debug(ignore))]
     char_ids: Box<[u32]>,
+    #[educe(PartialEq(ignore), Debug(ignore))]
     cache_capacity: usize,
+    #[educe(Clone(method(fresh_cache_id)), PartialEq(ignore), Debug(ignore))]
     cache_id: AtomicU64,
-    rng: DropoutRng,
+    #[educe(PartialEq(ignore), Debug(ignore))]
+    rng: SharedRng,
+    #[educe(PartialEq(ignore), Debug(ignore))]
     dropout_seed: Option<u64>,
     pub dropout: Option<f32>,
     pub unk_token: Option<String>,
@@ -294,7 +245,7 @@ impl BPE {
             char_ids,
             cache_capacity: options.cache_capacity,
             cache_id: AtomicU64::new(new_cache_id()),
-            rng: DropoutRng::new(options.dropout_seed),
+            rng: SharedRng::new(options.dropout_seed),
             dropout_seed: options.dropout_seed,
             dropout: options.dropout,
             unk_token: options.unk_token,
@@ -339,7 +290,7 @@ impl BPE {
     /// Reseeds the dropout generator (`None`: from the operating system).
     pub fn set_dropout_seed(&mut self, seed: Option<u64>) {
         self.dropout_seed = seed;
-        self.rng = DropoutRng::new(seed);
+        self.rng = SharedRng::new(seed);
     }
 
     pub fn dropout_seed(&self) -> Option<u64> {
@@ -469,7 +420,7 @@ impl BPE {
         match self.dropout {
             Some(p) if p > 0.0 => {
                 // As `tokenizers`: a skipped merge is tried again after the next one.
-                let mut rng = self.rng.word_rng();
+                let mut rng = ChaCha8Rng::seed_from_u64(self.rng.next_seed());
                 let skip = || rng.gen::<f32>() < p;
                 symbols.merge_with_dropout(&mut ranks, Dropout::Retry(skip));
             }
@@ -480,11 +431,7 @@ impl BPE {
 
     /// Calls `emit(id, (start, end))` for each token of `word` (byte offsets within `word`).
     /// This is the allocation-light core that `tokenize` and the ids-only paths share.
-    pub fn tokenize_with(
-        &self,
-        word: &str,
-        mut emit: impl FnMut(u32, (usize, usize)),
-    ) -> Result<()> {
+    pub fn tokenize_with(&self, word: &str, mut emit: impl TokenSink) -> Result<()> {
         if word.is_empty() {
             return Ok(());
         }
@@ -505,11 +452,7 @@ impl BPE {
 
     /// `tokenize_with` without the cache: the whole word if `ignore_merges` finds it in the
     /// vocabulary, else the merged word.
-    fn tokenize_uncached(
-        &self,
-        word: &str,
-        mut emit: impl FnMut(u32, (usize, usize)),
-    ) -> Result<()> {
+    fn tokenize_uncached(&self, word: &str, mut emit: impl TokenSink) -> Result<()> {
         // As `tokenizers`: with dropout on, every word goes through the (dropped-out) merges,
         // even one that is a whole token.
         if self.ignore_merges && !self.dropout_active() {
@@ -536,11 +479,7 @@ impl BPE {
     /// Same tokens as mapping the word and calling `tokenize_with`, but cached by the raw bytes
     /// (in a table of their own, and only there), so that a word is neither mapped nor looked up
     /// twice.
-    pub fn tokenize_byte_level(
-        &self,
-        raw: &str,
-        mut emit: impl FnMut(u32, (usize, usize)),
-    ) -> Result<()> {
+    pub fn tokenize_byte_level(&self, raw: &str, mut emit: impl TokenSink) -> Result<()> {
         if raw.is_empty() {
             return Ok(());
         }
@@ -621,60 +560,9 @@ impl Default for BPE {
     }
 }
 
-impl Clone for BPE {
-    /// A clone gets its own (empty) cache and a copy of the dropout generator's state.
-    fn clone(&self) -> Self {
-        BPE {
-            vocab: self.vocab.clone(),
-            vocab_r: self.vocab_r.clone(),
-            merges: self.merges.clone(),
-            byte_tokens: self.byte_tokens.clone(),
-            char_ids: self.char_ids.clone(),
-            cache_capacity: self.cache_capacity,
-            cache_id: AtomicU64::new(new_cache_id()),
-            rng: self.rng.clone(),
-            dropout_seed: self.dropout_seed,
-            dropout: self.dropout,
-            unk_token: self.unk_token.clone(),
-            continuing_subword_prefix: self.continuing_subword_prefix.clone(),
-            end_of_word_suffix: self.end_of_word_suffix.clone(),
-            fuse_unk: self.fuse_unk,
-            byte_fallback: self.byte_fallback,
-            ignore_merges: self.ignore_merges,
-        }
-    }
-}
-
-/// Equal when the vocabulary, merges and tokenization options are; caches and random state
-/// do not count.
-impl PartialEq for BPE {
-    fn eq(&self, other: &Self) -> bool {
-        self.vocab == other.vocab
-            && self.merges == other.merges
-            && self.dropout == other.dropout
-            && self.unk_token == other.unk_token
-            && self.continuing_subword_prefix == other.continuing_subword_prefix
-            && self.end_of_word_suffix == other.end_of_word_suffix
-            && self.fuse_unk == other.fuse_unk
-            && self.byte_fallback == other.byte_fallback
-            && self.ignore_merges == other.ignore_merges
-    }
-}
-
-impl std::fmt::Debug for BPE {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("BPE")
-            .field("dropout", &self.dropout)
-            .field("unk_token", &self.unk_token)
-            .field("continuing_subword_prefix", &self.continuing_subword_prefix)
-            .field("end_of_word_suffix", &self.end_of_word_suffix)
-            .field("fuse_unk", &self.fuse_unk)
-            .field("byte_fallback", &self.byte_fallback)
-            .field("ignore_merges", &self.ignore_merges)
-            .field("vocab", &self.vocab.len())
-            .field("merges", &self.merges.len())
-            .finish()
-    }
+/// A clone's cache: a fresh one (the clone's options may change apart from the original's).
+fn fresh_cache_id(_: &AtomicU64) -> AtomicU64 {
+    AtomicU64::new(new_cache_id())
 }
 
 #[cfg(test)]
@@ -697,25 +585,25 @@ mod tests {
         list.iter().map(|(v, o)| (v.to_string(), *o)).collect()
     }
 
+    fn build(v: Vocab, m: Merges, options: BpeOptions) -> Result<BPE> {
+        BPE::builder().vocab_and_merges(v, m).options(options).build()
+    }
+
+    fn unk(token: &str) -> BpeOptions {
+        BpeOptions { unk_token: Some(token.into()), ..Default::default() }
+    }
+
     #[test]
     fn unknown_chars_fused_or_not() {
         let v = vocab(&["<unk>", "a", "b", "ab"]);
         let m = merges(&[("a", "b")]);
-        let plain = BPE::builder()
-            .vocab_and_merges(v.clone(), m.clone())
-            .unk_token("<unk>".into())
-            .build()
-            .unwrap();
+        let plain = build(v.clone(), m.clone(), unk("<unk>")).unwrap();
         assert_eq!(
             tokens(&plain, "abxyab"),
             owned(&[("ab", (0, 2)), ("<unk>", (2, 3)), ("<unk>", (3, 4)), ("ab", (4, 6))])
         );
-        let fused = BPE::builder()
-            .vocab_and_merges(v.clone(), m.clone())
-            .unk_token("<unk>".into())
-            .fuse_unk(true)
-            .build()
-            .unwrap();
+        let fused =
+            build(v.clone(), m.clone(), BpeOptions { fuse_unk: true, ..unk("<unk>") }).unwrap();
         assert_eq!(
             tokens(&fused, "abxyab"),
             owned(&[("ab", (0, 2)), ("<unk>", (2, 4)), ("ab", (4, 6))])
@@ -732,12 +620,7 @@ mod tests {
         for b in 0..=255u8 {
             v.insert(byte_fallback_token(b), 2 + b as u32);
         }
-        let bpe = BPE::builder()
-            .vocab_and_merges(v, vec![])
-            .unk_token("<unk>".into())
-            .byte_fallback(true)
-            .build()
-            .unwrap();
+        let bpe = build(v, vec![], BpeOptions { byte_fallback: true, ..unk("<unk>") }).unwrap();
         assert_eq!(
             tokens(&bpe, "aé"),
             owned(&[("a", (0, 1)), ("<0xC3>", (1, 2)), ("<0xA9>", (2, 3))])
@@ -748,19 +631,16 @@ mod tests {
     fn prefix_and_suffix_decorate_symbols() {
         let v = vocab(&["h", "##e", "##y", "he", "hey"]);
         let m = merges(&[("h", "##e"), ("he", "##y")]);
-        let bpe = BPE::builder()
-            .vocab_and_merges(v, m)
-            .continuing_subword_prefix("##".into())
-            .build()
-            .unwrap();
+        let prefix = Some("##".into());
+        let bpe =
+            build(v, m, BpeOptions { continuing_subword_prefix: prefix, ..Default::default() })
+                .unwrap();
         assert_eq!(tokens(&bpe, "hey"), owned(&[("hey", (0, 3))]));
         let v = vocab(&["h", "e", "y</w>", "he", "hey</w>"]);
         let m = merges(&[("h", "e"), ("he", "y</w>")]);
-        let bpe = BPE::builder()
-            .vocab_and_merges(v, m)
-            .end_of_word_suffix("</w>".into())
-            .build()
-            .unwrap();
+        let suffix = Some("</w>".into());
+        let bpe =
+            build(v, m, BpeOptions { end_of_word_suffix: suffix, ..Default::default() }).unwrap();
         assert_eq!(tokens(&bpe, "hey"), owned(&[("hey</w>", (0, 3))]));
         // "e</w>" is not in the vocabulary: dropped.
         assert_eq!(tokens(&bpe, "hehe"), owned(&[("he", (0, 2)), ("h", (2, 3))]));
@@ -802,19 +682,17 @@ mod tests {
         let v = vocab(&["a", "aa", "aaaa"]);
         let m = merges(&[("a", "a"), ("aa", "aa")]);
         let make = |seed| {
-            BPE::builder()
-                .vocab_and_merges(v.clone(), m.clone())
-                .dropout(0.5)
-                .dropout_seed(seed)
-                .build()
-                .unwrap()
+            let options =
+                BpeOptions { dropout: Some(0.5), dropout_seed: Some(seed), ..Default::default() };
+            build(v.clone(), m.clone(), options).unwrap()
         };
         let word = "a".repeat(64);
         let (one, two) = (make(7), make(7));
         let runs: Vec<_> = (0..5).map(|_| tokens(&one, &word)).collect();
         assert_eq!(runs, (0..5).map(|_| tokens(&two, &word)).collect::<Vec<_>>());
         assert!(runs.windows(2).any(|w| w[0] != w[1]), "dropout varies from call to call");
-        assert!(BPE::builder().dropout(1.5).build().is_err());
+        let too_high = BpeOptions { dropout: Some(1.5), ..Default::default() };
+        assert!(build(Vocab::new(), vec![], too_high).is_err());
     }
 
     #[test]
@@ -823,11 +701,9 @@ mod tests {
         let err =
             BPE::builder().vocab_and_merges(v.clone(), merges(&[("a", "b")])).build().unwrap_err();
         assert!(err.to_string().contains("\"ab\""), "{err}");
-        let err = BPE::builder()
-            .vocab_and_merges(v, merges(&[("a", "b")]))
-            .continuing_subword_prefix("###".into())
-            .build()
-            .unwrap_err();
+        let prefix =
+            BpeOptions { continuing_subword_prefix: Some("###".into()), ..Default::default() };
+        let err = build(v, merges(&[("a", "b")]), prefix).unwrap_err();
         assert!(err.to_string().contains("shorter"), "{err}");
     }
 }

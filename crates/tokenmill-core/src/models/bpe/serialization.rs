@@ -3,26 +3,15 @@
 //! Merges are read both as pairs (current format) and as `"a b"` strings (older files).
 use std::fmt;
 
-use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
-use serde::ser::{SerializeMap, SerializeStruct, Serializer};
+use serde::de::{self, Deserializer, SeqAccess, Visitor};
+use serde::ser::{SerializeStruct, Serializer};
 use serde::{Deserialize, Serialize};
 
-use super::model::{BpeBuilder, Merges, Vocab, BPE};
-
-/// Serializes `(token, id)` entries (already in id order) as a JSON object.
-pub(crate) struct OrderedVocab<'a>(pub Vec<(&'a str, u32)>);
-
-impl Serialize for OrderedVocab<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(Some(self.0.len()))?;
-        for (token, id) in &self.0 {
-            map.serialize_entry(token, id)?;
-        }
-        map.end()
-    }
-}
+use super::model::{BpeBuilder, BpeOptions, Merges, Vocab, BPE};
+use crate::models::json::{check_model_type, OrderedVocab};
 
 impl Serialize for BPE {
+    /// A struct named "BPE" (the bindings' `repr` prints it as `BPE(dropout=None, ...)`).
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut model = serializer.serialize_struct("BPE", 10)?;
         model.serialize_field("type", "BPE")?;
@@ -36,6 +25,34 @@ impl Serialize for BPE {
         model.serialize_field("vocab", &OrderedVocab(self.vocab_in_id_order()))?;
         model.serialize_field("merges", &self.merges())?;
         model.end()
+    }
+}
+
+/// tokenizer.json's BPE object as it is read: the options (missing or null ones take their
+/// defaults), and "vocab" and "merges" (`Option`s, so that a missing one gets the message
+/// below).
+#[derive(Deserialize)]
+struct BpeJson {
+    #[serde(rename = "type")]
+    kind: Option<String>,
+    #[serde(flatten)]
+    options: BpeOptions,
+    vocab: Option<Vocab>,
+    merges: Option<MergeList>,
+}
+
+impl<'de> Deserialize<'de> for BPE {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let json = BpeJson::deserialize(deserializer)?;
+        check_model_type(json.kind.as_deref(), "BPE")?;
+        let (Some(vocab), Some(MergeList(merges))) = (json.vocab, json.merges) else {
+            return Err(de::Error::custom("BPE model needs both \"vocab\" and \"merges\""));
+        };
+        BpeBuilder::new()
+            .vocab_and_merges(vocab, merges)
+            .options(json.options)
+            .build()
+            .map_err(|e| de::Error::custom(format!("BPE model: {e}")))
     }
 }
 
@@ -90,108 +107,18 @@ pub(crate) fn split_merge_line(line: &str) -> Option<(&str, &str)> {
     Some((a, b))
 }
 
+/// The "merges" list, its `#version` lines dropped.
+#[derive(Deserialize)]
+#[serde(from = "Vec<MergeEntry>")]
 struct MergeList(Merges);
 
-impl<'de> Deserialize<'de> for MergeList {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct ListVisitor;
-        impl<'de> Visitor<'de> for ListVisitor {
-            type Value = MergeList;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a list of merges")
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<MergeList, A::Error> {
-                let mut merges = Vec::with_capacity(seq.size_hint().unwrap_or(0));
-                while let Some(entry) = seq.next_element::<MergeEntry>()? {
-                    if let MergeEntry::Pair(a, b) = entry {
-                        merges.push((a, b));
-                    }
-                }
-                Ok(MergeList(merges))
-            }
-        }
-        deserializer.deserialize_seq(ListVisitor)
-    }
-}
-
-impl<'de> Deserialize<'de> for BPE {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_map(BpeVisitor)
-    }
-}
-
-struct BpeVisitor;
-
-impl<'de> Visitor<'de> for BpeVisitor {
-    type Value = BPE;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a BPE model object")
-    }
-
-    fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<BPE, M::Error> {
-        let mut builder = BpeBuilder::new();
-        let mut vocab: Option<Vocab> = None;
-        let mut merges: Option<Merges> = None;
-        while let Some(key) = map.next_key::<String>()? {
-            match key.as_str() {
-                "type" => {
-                    let kind: String = map.next_value()?;
-                    if kind != "BPE" {
-                        return Err(de::Error::custom(format!(
-                            "model type {kind:?} is not \"BPE\""
-                        )));
-                    }
-                }
-                "dropout" => {
-                    if let Some(p) = map.next_value::<Option<f32>>()? {
-                        builder = builder.dropout(p);
-                    }
-                }
-                "unk_token" => {
-                    if let Some(t) = map.next_value::<Option<String>>()? {
-                        builder = builder.unk_token(t);
-                    }
-                }
-                "continuing_subword_prefix" => {
-                    if let Some(t) = map.next_value::<Option<String>>()? {
-                        builder = builder.continuing_subword_prefix(t);
-                    }
-                }
-                "end_of_word_suffix" => {
-                    if let Some(t) = map.next_value::<Option<String>>()? {
-                        builder = builder.end_of_word_suffix(t);
-                    }
-                }
-                "fuse_unk" => {
-                    if let Some(b) = map.next_value::<Option<bool>>()? {
-                        builder = builder.fuse_unk(b);
-                    }
-                }
-                "byte_fallback" => {
-                    if let Some(b) = map.next_value::<Option<bool>>()? {
-                        builder = builder.byte_fallback(b);
-                    }
-                }
-                "ignore_merges" => {
-                    if let Some(b) = map.next_value::<Option<bool>>()? {
-                        builder = builder.ignore_merges(b);
-                    }
-                }
-                "vocab" => vocab = Some(map.next_value()?),
-                "merges" => merges = Some(map.next_value::<MergeList>()?.0),
-                _ => {
-                    map.next_value::<de::IgnoredAny>()?;
-                }
-            }
-        }
-        let (Some(vocab), Some(merges)) = (vocab, merges) else {
-            return Err(de::Error::custom("BPE model needs both \"vocab\" and \"merges\""));
-        };
-        builder
-            .vocab_and_merges(vocab, merges)
-            .build()
-            .map_err(|e| de::Error::custom(format!("BPE model: {e}")))
+impl From<Vec<MergeEntry>> for MergeList {
+    fn from(entries: Vec<MergeEntry>) -> Self {
+        let pairs = entries.into_iter().filter_map(|entry| match entry {
+            MergeEntry::Pair(a, b) => Some((a, b)),
+            MergeEntry::Skip => None,
+        });
+        MergeList(pairs.collect())
     }
 }
 
@@ -205,9 +132,10 @@ mod tests {
             .iter()
             .map(|&(t, i)| (t.to_string(), i))
             .collect();
+        let options = BpeOptions { unk_token: Some("<unk>".into()), ..Default::default() };
         BPE::builder()
             .vocab_and_merges(vocab, vec![("a".into(), "b".into())])
-            .unk_token("<unk>".into())
+            .options(options)
             .build()
             .unwrap()
     }

@@ -45,49 +45,34 @@ pub trait Real:
     fn select<'a>(f32s: &'a [f32], f64s: &'a [f64]) -> &'a [Self];
 }
 
-impl Real for f32 {
-    const ZERO: f32 = 0.0;
-    fn from_f64(x: f64) -> f32 {
-        x as f32
-    }
-    fn to_f64(self) -> f64 {
-        self as f64
-    }
-    fn exp(self) -> f32 {
-        f32::exp(self)
-    }
-    fn ln_1p(self) -> f32 {
-        f32::ln_1p(self)
-    }
-    fn is_finite(self) -> bool {
-        f32::is_finite(self)
-    }
-    fn select<'a>(f32s: &'a [f32], _: &'a [f64]) -> &'a [f32] {
-        f32s
-    }
+/// `Real` for a float type, whose table `select` returns (`0` for the f32 one, `1` for f64).
+macro_rules! impl_real {
+    ($float:ident, $table:tt) => {
+        impl Real for $float {
+            const ZERO: $float = 0.0;
+            fn from_f64(x: f64) -> $float {
+                x as $float
+            }
+            fn to_f64(self) -> f64 {
+                self as f64
+            }
+            fn exp(self) -> $float {
+                $float::exp(self)
+            }
+            fn ln_1p(self) -> $float {
+                $float::ln_1p(self)
+            }
+            fn is_finite(self) -> bool {
+                $float::is_finite(self)
+            }
+            fn select<'a>(f32s: &'a [f32], f64s: &'a [f64]) -> &'a [$float] {
+                (f32s, f64s).$table
+            }
+        }
+    };
 }
-
-impl Real for f64 {
-    const ZERO: f64 = 0.0;
-    fn from_f64(x: f64) -> f64 {
-        x
-    }
-    fn to_f64(self) -> f64 {
-        self
-    }
-    fn exp(self) -> f64 {
-        f64::exp(self)
-    }
-    fn ln_1p(self) -> f64 {
-        f64::ln_1p(self)
-    }
-    fn is_finite(self) -> bool {
-        f64::is_finite(self)
-    }
-    fn select<'a>(_: &'a [f32], f64s: &'a [f64]) -> &'a [f64] {
-        f64s
-    }
-}
+impl_real!(f32, 0);
+impl_real!(f64, 1);
 
 /// log(exp(x) + exp(y)), computed as sentencepiece does (differences beyond 50 are dropped);
 /// with `init` it is `y` (the first term of a sum).
@@ -202,26 +187,13 @@ impl<T: Real> Lattice<T> {
     /// Builds the begin/end lists (counting sort by position, stable in insertion order).
     pub fn finish(&mut self) {
         let len = self.len();
-        fill_offsets(
-            &mut self.begin_offsets,
-            len,
-            self.nodes.iter().enumerate().map(|(i, n)| begin_pos(i, n)),
-        );
-        fill_list(
-            &mut self.begin_list,
-            &self.begin_offsets,
-            self.nodes.iter().enumerate().map(|(i, n)| begin_pos(i, n)),
-        );
-        fill_offsets(
-            &mut self.end_offsets,
-            len,
-            self.nodes.iter().enumerate().map(|(i, n)| end_pos(i, n)),
-        );
-        fill_list(
-            &mut self.end_list,
-            &self.end_offsets,
-            self.nodes.iter().enumerate().map(|(i, n)| end_pos(i, n)),
-        );
+        let nodes = || self.nodes.iter().enumerate();
+        let begins = || nodes().map(|(i, n)| begin_pos(i, n));
+        fill_offsets(&mut self.begin_offsets, len, begins());
+        fill_list(&mut self.begin_list, &self.begin_offsets, begins());
+        let ends = || nodes().map(|(i, n)| end_pos(i, n));
+        fill_offsets(&mut self.end_offsets, len, ends());
+        fill_list(&mut self.end_list, &self.end_offsets, ends());
     }
 
     pub fn node(&self, index: u32) -> &Node<T> {

@@ -18,7 +18,7 @@ mod serialization;
 mod viterbi;
 
 pub use lattice::{Lattice, Real};
-pub use model::{PieceType, Segmentation, Unigram, UNK_PENALTY};
+pub use model::{PieceType, ScoredSampling, Segmentation, Unigram, UNK_PENALTY};
 pub use viterbi::{exact_prefix_limit, Cell, Decisions};
 
 #[cfg(test)]

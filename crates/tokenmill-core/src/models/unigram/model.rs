@@ -19,16 +19,16 @@
 //! longest last piece) wins, at every position — the rule of both libraries.
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 
-use rand::SeedableRng;
-use rand_chacha::ChaCha8Rng;
+use educe::Educe;
 use rustc_hash::FxHashMap;
 
 use super::lattice::{pick_weighted, Lattice, Real};
 use crate::error::{Error, Result};
-use crate::tokenizer::{Model, Token};
+use crate::tokenizer::{Model, Token, TokenSink};
 use crate::utils::darts::DoubleArray;
+use crate::utils::shared_rng::SharedRng;
+use crate::utils::vocabulary::debug_size;
 
 /// The cost of an unknown character below the lowest piece score (both libraries).
 pub const UNK_PENALTY: f64 = 10.0;
@@ -56,6 +56,19 @@ struct SentencePieceRules {
 
 /// A segmentation: `(id, byte start, byte end)` per piece, left to right.
 pub type Segmentation = Vec<(u32, usize, usize)>;
+
+/// How `Unigram::sample_and_score` samples (sentencepiece's `SampleEncodeAndScore` arguments).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ScoredSampling {
+    /// The inverse temperature the piece scores are multiplied by.
+    pub inv_theta: f64,
+    /// How many segmentations to draw.
+    pub samples: usize,
+    /// Distinct segmentations (sentencepiece's `wor`), else independent draws.
+    pub without_replacement: bool,
+    /// The best segmentation first (only without replacement).
+    pub include_best: bool,
+}
 
 /// Finds every vocabulary piece that starts a string: the crate's double-array trie over the
 /// pieces' bytes, plus the rare pieces that contain a NUL byte, which a double array cannot store.
@@ -103,69 +116,43 @@ impl PieceTrie {
 }
 
 /// A Unigram model (see the module docs).
+///
+/// Equal vocabulary and options make equal models (as `tokenizers`: vocab, unk_id, alpha,
+/// nbest_size); the tables built from the vocabulary and the generator's state do not count. A
+/// clone gets a copy of the sampling generator's state.
+#[derive(Clone, Educe)]
+#[educe(PartialEq, Debug)]
 pub struct Unigram {
+    #[educe(Debug(method(debug_size)))]
     vocab: Vec<(String, f64)>,
+    #[educe(PartialEq(ignore), Debug(ignore))]
     token_to_ids: FxHashMap<String, u32>,
+    #[educe(PartialEq(ignore), Debug(ignore))]
     pub(super) trie: PieceTrie,
     /// Per id, the score the Viterbi adds for a match, in each arithmetic: the piece's score,
     /// or NaN (unused: never matches) or +inf (user-defined: scored by its length) with
     /// sentencepiece's rules. A non-finite value sends the Viterbi to
     /// [`Unigram::viterbi_piece_score`], so the hot loop reads one dense number per match.
+    #[educe(PartialEq(ignore), Debug(ignore))]
     pub(super) match_scores_f32: Vec<f32>,
+    #[educe(PartialEq(ignore), Debug(ignore))]
     pub(super) match_scores_f64: Vec<f64>,
+    #[educe(PartialEq(ignore), Debug(ignore))]
     min_score: f64,
     unk_id: Option<usize>,
     byte_fallback: bool,
+    #[educe(PartialEq(ignore), Debug(ignore))]
     byte_ids: Box<[Option<u32>; 256]>,
+    #[educe(Debug(ignore))]
     spm: Option<SentencePieceRules>,
     /// Sampling in `tokenize` (not serialized, as in `tokenizers`): temperature.
+    #[educe(Debug(ignore))]
     pub alpha: Option<f64>,
     /// Sampling in `tokenize`: draw from the n best (`Some(n)`, n > 0) or from the whole lattice.
+    #[educe(Debug(ignore))]
     pub nbest_size: Option<usize>,
-    rng: Mutex<ChaCha8Rng>,
-}
-
-impl Clone for Unigram {
-    fn clone(&self) -> Self {
-        let rng = self.rng.lock().map(|r| r.clone()).unwrap_or_else(|_| ChaCha8Rng::from_entropy());
-        Unigram {
-            vocab: self.vocab.clone(),
-            token_to_ids: self.token_to_ids.clone(),
-            trie: self.trie.clone(),
-            match_scores_f32: self.match_scores_f32.clone(),
-            match_scores_f64: self.match_scores_f64.clone(),
-            min_score: self.min_score,
-            unk_id: self.unk_id,
-            byte_fallback: self.byte_fallback,
-            byte_ids: self.byte_ids.clone(),
-            spm: self.spm.clone(),
-            alpha: self.alpha,
-            nbest_size: self.nbest_size,
-            rng: Mutex::new(rng),
-        }
-    }
-}
-
-/// Equal vocabulary and options (as `tokenizers`: vocab, unk_id, alpha, nbest_size).
-impl PartialEq for Unigram {
-    fn eq(&self, other: &Self) -> bool {
-        self.unk_id == other.unk_id
-            && self.vocab == other.vocab
-            && self.byte_fallback == other.byte_fallback
-            && self.alpha == other.alpha
-            && self.nbest_size == other.nbest_size
-            && self.spm == other.spm
-    }
-}
-
-impl std::fmt::Debug for Unigram {
-    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.debug_struct("Unigram")
-            .field("vocab", &self.vocab.len())
-            .field("unk_id", &self.unk_id)
-            .field("byte_fallback", &self.byte_fallback)
-            .finish()
-    }
+    #[educe(PartialEq(ignore), Debug(ignore))]
+    rng: SharedRng,
 }
 
 impl Default for Unigram {
@@ -279,7 +266,7 @@ impl Unigram {
             spm,
             alpha: None,
             nbest_size: None,
-            rng: Mutex::new(ChaCha8Rng::from_entropy()),
+            rng: SharedRng::new(None),
         })
     }
 
@@ -302,15 +289,12 @@ impl Unigram {
 
     /// Re-seeds the sampling generator (ChaCha8): the same seed gives the same samples.
     pub fn set_seed(&self, seed: u64) {
-        if let Ok(mut rng) = self.rng.lock() {
-            *rng = ChaCha8Rng::seed_from_u64(seed);
-        }
+        self.rng.reseed(seed)
     }
 
     /// A seed drawn from the model's generator (for one-off reproducible generators).
     pub fn next_seed(&self) -> u64 {
-        use rand::RngCore;
-        self.rng.lock().map(|mut r| r.next_u64()).unwrap_or(0)
+        self.rng.next_seed()
     }
 
     pub(super) fn unk_score(&self) -> f64 {
@@ -504,44 +488,34 @@ impl Unigram {
         }
     }
 
-    /// sentencepiece's `SampleEncodeAndScore`: `samples` segmentations of `text`, each with a
-    /// score. With replacement (`wor` false): independent draws from the whole lattice, each
-    /// scored by its log-probability `inv_theta × score − log Z`. Without replacement: distinct
-    /// paths by Gumbel top-k, each scored by the log of its inclusion probability; with
-    /// `include_best` the best path comes first, with score 0. Empty for an empty text, or for
-    /// `include_best` without `wor` (as sentencepiece).
-    #[allow(clippy::too_many_arguments)]
+    /// sentencepiece's `SampleEncodeAndScore`: `how.samples` segmentations of `text`, each with
+    /// a score. With replacement (`without_replacement` false): independent draws from the whole
+    /// lattice, each scored by its log-probability `inv_theta × score − log Z`. Without
+    /// replacement: distinct paths by Gumbel top-k, each scored by the log of its inclusion
+    /// probability; with `include_best` the best path comes first, with score 0. Empty for an
+    /// empty text, or for `include_best` with replacement (as sentencepiece).
     pub fn sample_and_score(
         &self,
         text: &str,
-        inv_theta: f64,
-        samples: usize,
-        wor: bool,
-        include_best: bool,
+        how: &ScoredSampling,
         rng: &mut impl rand::Rng,
     ) -> Result<Vec<(Segmentation, f64)>> {
-        if text.is_empty() || (include_best && !wor) {
+        if text.is_empty() || (how.include_best && !how.without_replacement) {
             return Ok(vec![]);
         }
         match self.spm {
-            Some(_) => {
-                self.sample_and_score_in::<f32>(text, inv_theta, samples, wor, include_best, rng)
-            }
-            None => {
-                self.sample_and_score_in::<f64>(text, inv_theta, samples, wor, include_best, rng)
-            }
+            Some(_) => self.sample_and_score_in::<f32>(text, how, rng),
+            None => self.sample_and_score_in::<f64>(text, how, rng),
         }
     }
 
     fn sample_and_score_in<T: Real>(
         &self,
         text: &str,
-        inv_theta: f64,
-        samples: usize,
-        wor: bool,
-        include_best: bool,
+        how: &ScoredSampling,
         rng: &mut impl rand::Rng,
     ) -> Result<Vec<(Segmentation, f64)>> {
+        let &ScoredSampling { inv_theta, samples, without_replacement, include_best } = how;
         let mut lattice = self.lattice::<T>(text)?;
         let inv_theta = T::from_f64(inv_theta);
         let log_z = lattice.forward(inv_theta)[1];
@@ -553,7 +527,7 @@ impl Unigram {
         let log_prob = |path: &[u32]| {
             path.iter().fold(T::ZERO, |sum, &n| sum + inv_theta * lattice.node(n).score) - log_z
         };
-        if wor {
+        if without_replacement {
             // k + 1 draws: the (k+1)-th perturbed score is the threshold of the inclusion
             // probabilities.
             let mut drawn = lattice.nbest_sampled(samples + 1, inv_theta, rng);
@@ -609,9 +583,7 @@ impl Unigram {
     fn segmentation_for_tokenize(&self, text: &str) -> Result<Segmentation> {
         match self.alpha {
             Some(alpha) if alpha != 0.0 => {
-                let mut rng = self.rng.lock().map_err(|_| {
-                    Error::Other("Unigram: the sampling generator is poisoned".into())
-                })?;
+                let mut rng = self.rng.lock();
                 match self.nbest_size {
                     Some(n) if n > 0 => self.sample_nbest(text, n, alpha, &mut *rng),
                     _ => self.sample(text, alpha, &mut *rng),
@@ -625,11 +597,7 @@ impl Unigram {
     /// unknown pieces are fused; a fused run found in the vocabulary gets that id; otherwise,
     /// with byte fallback and all its bytes in the vocabulary, one `<0xXX>` token per byte
     /// (each spanning the whole run); otherwise the unk id.
-    pub fn tokenize_with(
-        &self,
-        text: &str,
-        mut emit: impl FnMut(u32, (usize, usize)),
-    ) -> Result<()> {
+    pub fn tokenize_with(&self, text: &str, mut emit: impl TokenSink) -> Result<()> {
         if text.is_empty() {
             return Ok(());
         }

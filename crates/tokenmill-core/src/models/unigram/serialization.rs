@@ -5,6 +5,7 @@ use serde::ser::SerializeStruct;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::model::Unigram;
+use crate::models::json::check_model_type;
 
 impl Serialize for Unigram {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -31,13 +32,7 @@ struct UnigramData {
 impl<'de> Deserialize<'de> for Unigram {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let data = UnigramData::deserialize(deserializer)?;
-        if let Some(kind) = data.kind.as_deref() {
-            if kind != "Unigram" {
-                return Err(D::Error::custom(format!(
-                    "expected a model of type \"Unigram\", found {kind:?}"
-                )));
-            }
-        }
+        check_model_type(data.kind.as_deref(), "Unigram")?;
         let vocab =
             data.vocab.ok_or_else(|| D::Error::custom("Unigram model: missing \"vocab\""))?;
         Unigram::from(vocab, data.unk_id, data.byte_fallback)

@@ -3,10 +3,13 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use educe::Educe;
+
 use crate::error::{Error, Result};
-use crate::tokenizer::{Model, Token};
+use crate::tokenizer::{Model, Token, TokenSink};
+use crate::utils::macros::setters;
 use crate::utils::tokens_by_id::TokensById;
-use crate::utils::vocabulary::Vocabulary;
+use crate::utils::vocabulary::{vocabulary_lookups, Vocabulary};
 
 /// token → id
 pub type Vocab = HashMap<String, u32>;
@@ -15,35 +18,27 @@ pub type Vocab = HashMap<String, u32>;
 pub const DEFAULT_UNK_TOKEN: &str = "<unk>";
 
 /// Builds a [`WordLevel`] (the options of `tokenizers`' `WordLevelBuilder`).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Educe)]
+#[educe(Default)]
 pub struct WordLevelBuilder {
     vocab: Vocab,
     file: Option<PathBuf>,
+    #[educe(Default = DEFAULT_UNK_TOKEN.to_owned())]
     unk_token: String,
-}
-
-impl Default for WordLevelBuilder {
-    fn default() -> Self {
-        WordLevelBuilder { vocab: Vocab::new(), file: None, unk_token: DEFAULT_UNK_TOKEN.into() }
-    }
 }
 
 impl WordLevelBuilder {
     pub fn new() -> Self {
         Self::default()
     }
-    pub fn vocab(mut self, vocab: Vocab) -> Self {
-        self.vocab = vocab;
-        self
+    setters! {
+        vocab: Vocab;
+        unk_token: String;
     }
     /// Reads the vocabulary from a `vocab.json` file at `build` (see [`super::files::read_file`]).
     /// As in `tokenizers`, the unknown token need not be in it.
     pub fn file(mut self, path: impl Into<PathBuf>) -> Self {
         self.file = Some(path.into());
-        self
-    }
-    pub fn unk_token(mut self, unk_token: String) -> Self {
-        self.unk_token = unk_token;
         self
     }
 
@@ -59,17 +54,13 @@ impl WordLevelBuilder {
 /// A WordLevel model: a word in the vocabulary is its own token; any other word is the unknown
 /// token, or an error when the vocabulary lacks the unknown token too (as `tokenizers`).
 /// The token's offsets cover the whole word.
-#[derive(Clone, PartialEq)]
+/// The default model has an empty vocabulary and `<unk>`.
+#[derive(Debug, Clone, PartialEq, Educe)]
+#[educe(Default)]
 pub struct WordLevel {
     vocab: Vocabulary,
+    #[educe(Default = DEFAULT_UNK_TOKEN.to_owned())]
     pub unk_token: String,
-}
-
-/// An empty vocabulary and `<unk>`.
-impl Default for WordLevel {
-    fn default() -> Self {
-        WordLevel { vocab: Vocabulary::default(), unk_token: DEFAULT_UNK_TOKEN.into() }
-    }
 }
 
 impl WordLevel {
@@ -120,11 +111,7 @@ impl WordLevel {
     /// Calls `emit(id, (0, word.len()))`: the allocation-free core of `tokenize` and the
     /// ids-only paths.
     #[inline]
-    pub fn tokenize_with(
-        &self,
-        word: &str,
-        mut emit: impl FnMut(u32, (usize, usize)),
-    ) -> Result<()> {
+    pub fn tokenize_with(&self, word: &str, mut emit: impl TokenSink) -> Result<()> {
         emit(self.id_of(word)?, (0, word.len()));
         Ok(())
     }
@@ -138,29 +125,9 @@ impl Model for WordLevel {
         let value = if self.vocab.id(word).is_some() { word } else { &self.unk_token };
         Ok(vec![Token::new(id, value.to_owned(), (0, word.len()))])
     }
-    fn token_to_id(&self, token: &str) -> Option<u32> {
-        self.vocab.id(token)
-    }
-    fn id_to_token(&self, id: u32) -> Option<String> {
-        self.vocab.token(id).map(str::to_owned)
-    }
-    fn get_vocab(&self) -> HashMap<String, u32> {
-        self.vocab.to_map()
-    }
-    fn get_vocab_size(&self) -> usize {
-        self.vocab.len()
-    }
+    vocabulary_lookups!();
     fn save(&self, folder: &Path, prefix: Option<&str>) -> Result<Vec<PathBuf>> {
         super::files::save(self, folder, prefix)
-    }
-}
-
-impl std::fmt::Debug for WordLevel {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("WordLevel")
-            .field("unk_token", &self.unk_token)
-            .field("vocab", &self.vocab.len())
-            .finish()
     }
 }
 

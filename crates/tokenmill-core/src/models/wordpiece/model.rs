@@ -4,13 +4,16 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use educe::Educe;
+
 use super::trie::{Automaton, Pop};
 use crate::error::{Error, Result};
 use crate::models::bpe::BPE;
 use crate::models::bpe::DEFAULT_CACHE_CAPACITY;
-use crate::tokenizer::{Model, Token};
+use crate::tokenizer::{Model, Token, TokenSink};
+use crate::utils::macros::setters;
 use crate::utils::tokens_by_id::TokensById;
-use crate::utils::vocabulary::Vocabulary;
+use crate::utils::vocabulary::{vocabulary_lookups, Vocabulary};
 use crate::utils::word_cache::{self, new_cache_id};
 
 /// token → id
@@ -26,51 +29,33 @@ thread_local! {
 }
 
 /// Builds a [`WordPiece`] (the options of `tokenizers`' `WordPieceBuilder`).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Educe)]
+#[educe(Default)]
 pub struct WordPieceBuilder {
     vocab: Vocab,
     file: Option<PathBuf>,
+    #[educe(Default = DEFAULT_UNK_TOKEN.to_owned())]
     unk_token: String,
+    #[educe(Default = DEFAULT_CONTINUING_SUBWORD_PREFIX.to_owned())]
     continuing_subword_prefix: String,
+    #[educe(Default = DEFAULT_MAX_INPUT_CHARS_PER_WORD)]
     max_input_chars_per_word: usize,
-}
-
-impl Default for WordPieceBuilder {
-    fn default() -> Self {
-        WordPieceBuilder {
-            vocab: Vocab::new(),
-            file: None,
-            unk_token: DEFAULT_UNK_TOKEN.into(),
-            continuing_subword_prefix: DEFAULT_CONTINUING_SUBWORD_PREFIX.into(),
-            max_input_chars_per_word: DEFAULT_MAX_INPUT_CHARS_PER_WORD,
-        }
-    }
 }
 
 impl WordPieceBuilder {
     pub fn new() -> Self {
         Self::default()
     }
-    pub fn vocab(mut self, vocab: Vocab) -> Self {
-        self.vocab = vocab;
-        self
+    setters! {
+        vocab: Vocab;
+        unk_token: String;
+        continuing_subword_prefix: String;
+        max_input_chars_per_word: usize;
     }
     /// Reads the vocabulary from a `vocab.txt` file at `build` (see [`super::files::read_file`]);
     /// the unknown token must then be in it.
     pub fn file(mut self, path: impl Into<PathBuf>) -> Self {
         self.file = Some(path.into());
-        self
-    }
-    pub fn unk_token(mut self, unk_token: String) -> Self {
-        self.unk_token = unk_token;
-        self
-    }
-    pub fn continuing_subword_prefix(mut self, prefix: String) -> Self {
-        self.continuing_subword_prefix = prefix;
-        self
-    }
-    pub fn max_input_chars_per_word(mut self, max: usize) -> Self {
-        self.max_input_chars_per_word = max;
         self
     }
 
@@ -112,14 +97,19 @@ impl WordPieceBuilder {
 /// most `DEFAULT_CACHE_CAPACITY` words): a cached word costs one lookup instead of a walk
 /// of the automaton. Only matched words are cached, so the cache depends on nothing but the
 /// vocabulary and the prefix (the unk token and the length limit are applied before it).
-#[derive(Clone)]
+///
+/// Equal vocabularies and options make equal models.
+#[derive(Clone, Educe)]
+#[educe(PartialEq, Debug)]
 pub struct WordPiece {
     vocab: Vocabulary,
     pub unk_token: String,
     continuing_subword_prefix: String,
     pub max_input_chars_per_word: usize,
+    #[educe(PartialEq(ignore), Debug(ignore))]
     automaton: Automaton,
     /// This vocabulary and prefix's word cache (a clone shares it: same answers).
+    #[educe(PartialEq(ignore), Debug(ignore))]
     cache_id: u64,
 }
 
@@ -218,11 +208,7 @@ impl WordPiece {
 
     /// Calls `emit(id, (start, end))` for each token of `word` (byte offsets within `word`).
     /// The allocation-free core of `tokenize` and the ids-only paths.
-    pub fn tokenize_with(
-        &self,
-        word: &str,
-        mut emit: impl FnMut(u32, (usize, usize)),
-    ) -> Result<()> {
+    pub fn tokenize_with(&self, word: &str, mut emit: impl TokenSink) -> Result<()> {
         if word.is_empty() {
             return Ok(());
         }
@@ -286,47 +272,16 @@ impl Model for WordPiece {
         })?;
         Ok(tokens)
     }
-    fn token_to_id(&self, token: &str) -> Option<u32> {
-        self.vocab.id(token)
-    }
-    fn id_to_token(&self, id: u32) -> Option<String> {
-        self.vocab.token(id).map(str::to_owned)
-    }
-    fn get_vocab(&self) -> HashMap<String, u32> {
-        self.vocab.to_map()
-    }
-    fn get_vocab_size(&self) -> usize {
-        self.vocab.len()
-    }
+    vocabulary_lookups!();
     fn save(&self, folder: &Path, prefix: Option<&str>) -> Result<Vec<PathBuf>> {
         super::files::save(self, folder, prefix)
-    }
-}
-
-/// Equal when the vocabulary and options are.
-impl PartialEq for WordPiece {
-    fn eq(&self, other: &Self) -> bool {
-        self.vocab == other.vocab
-            && self.unk_token == other.unk_token
-            && self.continuing_subword_prefix == other.continuing_subword_prefix
-            && self.max_input_chars_per_word == other.max_input_chars_per_word
-    }
-}
-
-impl std::fmt::Debug for WordPiece {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("WordPiece")
-            .field("unk_token", &self.unk_token)
-            .field("continuing_subword_prefix", &self.continuing_subword_prefix)
-            .field("max_input_chars_per_word", &self.max_input_chars_per_word)
-            .field("vocab", &self.vocab.len())
-            .finish()
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::models::bpe::BpeOptions;
 
     fn model(tokens: &[&str]) -> WordPiece {
         let vocab = tokens.iter().enumerate().map(|(i, t)| (t.to_string(), i as u32)).collect();
@@ -384,12 +339,12 @@ mod tests {
     fn from_bpe_keeps_vocab_unk_and_prefix() {
         let vocab: Vocab =
             [("<unk>", 0), ("a", 1), ("@@b", 2)].iter().map(|&(t, i)| (t.to_string(), i)).collect();
-        let bpe = BPE::builder()
-            .vocab_and_merges(vocab.clone(), vec![])
-            .unk_token("<unk>".into())
-            .continuing_subword_prefix("@@".into())
-            .build()
-            .unwrap();
+        let options = BpeOptions {
+            unk_token: Some("<unk>".into()),
+            continuing_subword_prefix: Some("@@".into()),
+            ..Default::default()
+        };
+        let bpe = BPE::from_trained(vocab.clone(), vec![], options).unwrap();
         let wp = WordPiece::from_bpe(&bpe);
         assert_eq!(wp.get_vocab(), vocab);
         assert_eq!(wp.unk_token, "<unk>");

@@ -2,79 +2,51 @@
 //! `{"type":"WordPiece","unk_token":…,"continuing_subword_prefix":…,"max_input_chars_per_word":…,
 //! "vocab":{token:id, in id order}}`. Reading requires the four fields (the "type" is optional,
 //! for old files) and ignores unknown ones, as `tokenizers` does.
-use std::fmt;
-
-use serde::de::{self, Deserializer, MapAccess, Visitor};
-use serde::ser::{SerializeStruct, Serializer};
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::model::{Vocab, WordPiece};
-use crate::models::bpe::serialization::OrderedVocab;
+use crate::models::json::{check_model_type, OrderedVocab};
+
+/// tokenizer.json's WordPiece object, written from the model (`V`: its vocabulary in id order) and
+/// read with `V` a `Vocab`. Named "WordPiece": the bindings' `repr` prints the struct's name.
+#[derive(Serialize, Deserialize)]
+#[serde(rename = "WordPiece")]
+struct WordPieceJson<V> {
+    #[serde(rename = "type")]
+    kind: Option<String>,
+    unk_token: String,
+    continuing_subword_prefix: String,
+    max_input_chars_per_word: usize,
+    vocab: V,
+}
 
 impl Serialize for WordPiece {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut model = serializer.serialize_struct("WordPiece", 5)?;
-        model.serialize_field("type", "WordPiece")?;
-        model.serialize_field("unk_token", &self.unk_token)?;
-        model.serialize_field("continuing_subword_prefix", self.continuing_subword_prefix())?;
-        model.serialize_field("max_input_chars_per_word", &self.max_input_chars_per_word)?;
-        model.serialize_field("vocab", &OrderedVocab(self.vocab_in_id_order()))?;
-        model.end()
+        let json = WordPieceJson {
+            kind: Some("WordPiece".into()),
+            unk_token: self.unk_token.clone(),
+            continuing_subword_prefix: self.continuing_subword_prefix().to_owned(),
+            max_input_chars_per_word: self.max_input_chars_per_word,
+            vocab: OrderedVocab(self.vocab_in_id_order()),
+        };
+        json.serialize(serializer)
     }
 }
 
 impl<'de> Deserialize<'de> for WordPiece {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_map(WordPieceVisitor)
-    }
-}
-
-struct WordPieceVisitor;
-
-impl<'de> Visitor<'de> for WordPieceVisitor {
-    type Value = WordPiece;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a WordPiece model object")
-    }
-
-    fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<WordPiece, M::Error> {
-        let mut unk_token: Option<String> = None;
-        let mut prefix: Option<String> = None;
-        let mut max_chars: Option<usize> = None;
-        let mut vocab: Option<Vocab> = None;
-        while let Some(key) = map.next_key::<String>()? {
-            match key.as_str() {
-                "type" => {
-                    let kind: String = map.next_value()?;
-                    if kind != "WordPiece" {
-                        return Err(de::Error::custom(format!(
-                            "model type {kind:?} is not \"WordPiece\""
-                        )));
-                    }
-                }
-                "unk_token" => unk_token = Some(map.next_value()?),
-                "continuing_subword_prefix" => prefix = Some(map.next_value()?),
-                "max_input_chars_per_word" => max_chars = Some(map.next_value()?),
-                "vocab" => vocab = Some(map.next_value()?),
-                _ => {
-                    map.next_value::<de::IgnoredAny>()?;
-                }
-            }
-        }
-        let unk_token = unk_token.ok_or_else(|| de::Error::missing_field("unk_token"))?;
-        let prefix = prefix.ok_or_else(|| de::Error::missing_field("continuing_subword_prefix"))?;
-        let max_chars =
-            max_chars.ok_or_else(|| de::Error::missing_field("max_input_chars_per_word"))?;
-        let vocab = vocab.ok_or_else(|| de::Error::missing_field("vocab"))?;
-        Ok(WordPiece::assemble(vocab, unk_token, prefix, max_chars))
+        let json = WordPieceJson::<Vocab>::deserialize(deserializer)?;
+        check_model_type(json.kind.as_deref(), "WordPiece")?;
+        let (unk, prefix, max_chars) =
+            (json.unk_token, json.continuing_subword_prefix, json.max_input_chars_per_word);
+        Ok(WordPiece::assemble(json.vocab, unk, prefix, max_chars))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::models::ModelWrapper;
+    use crate::models::json::assert_round_trip;
 
     #[test]
     fn writes_and_reads_the_tokenizers_layout() {
@@ -83,15 +55,8 @@ mod tests {
             r###""continuing_subword_prefix":"##","max_input_chars_per_word":100,"###,
             r###""vocab":{"[UNK]":0,"a":1,"##b":2}}"###
         );
-        let wp: WordPiece = serde_json::from_str(json).unwrap();
-        assert_eq!(serde_json::to_string(&wp).unwrap(), json);
-        let wrapped: ModelWrapper = serde_json::from_str(json).unwrap();
-        assert_eq!(wrapped, ModelWrapper::WordPiece(wp.clone()));
-        assert_eq!(serde_json::to_string(&wrapped).unwrap(), json);
         // Old files without "type" are recognised by their fields.
-        let untyped: ModelWrapper =
-            serde_json::from_str(&json.replace(r#""type":"WordPiece","#, "")).unwrap();
-        assert_eq!(untyped, ModelWrapper::WordPiece(wp));
+        assert_round_trip::<WordPiece>(json);
     }
 
     #[test]

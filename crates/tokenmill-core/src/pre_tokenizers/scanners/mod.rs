@@ -47,38 +47,31 @@ pub const O200K_PATTERN: &str = concat!(
     r"|\s+(?!\S)",
     r"|\s+",
 );
+/// Llama-3's split pattern with `$digits` for the digit run: Llama-3 and Qwen2 differ only
+/// there.
+macro_rules! llama3_like_pattern {
+    ($digits:literal) => {
+        concat!(
+            r"(?i:'s",
+            r"|'t",
+            r"|'re",
+            r"|'ve",
+            r"|'m",
+            r"|'ll",
+            r"|'d)",
+            r"|[^\r\n\p{L}\p{N}]?\p{L}+",
+            $digits,
+            r"| ?[^\s\p{L}\p{N}]+[\r\n]*",
+            r"|\s*[\r\n]+",
+            r"|\s+(?!\S)",
+            r"|\s+",
+        )
+    };
+}
 /// Llama-3's split pattern (as in its tokenizer.json).
-pub const LLAMA3_PATTERN: &str = concat!(
-    r"(?i:'s",
-    r"|'t",
-    r"|'re",
-    r"|'ve",
-    r"|'m",
-    r"|'ll",
-    r"|'d)",
-    r"|[^\r\n\p{L}\p{N}]?\p{L}+",
-    r"|\p{N}{1,3}",
-    r"| ?[^\s\p{L}\p{N}]+[\r\n]*",
-    r"|\s*[\r\n]+",
-    r"|\s+(?!\S)",
-    r"|\s+",
-);
+pub const LLAMA3_PATTERN: &str = llama3_like_pattern!(r"|\p{N}{1,3}");
 /// Qwen2's split pattern (Llama-3's with single digits).
-pub const QWEN2_PATTERN: &str = concat!(
-    r"(?i:'s",
-    r"|'t",
-    r"|'re",
-    r"|'ve",
-    r"|'m",
-    r"|'ll",
-    r"|'d)",
-    r"|[^\r\n\p{L}\p{N}]?\p{L}+",
-    r"|\p{N}",
-    r"| ?[^\s\p{L}\p{N}]+[\r\n]*",
-    r"|\s*[\r\n]+",
-    r"|\s+(?!\S)",
-    r"|\s+",
-);
+pub const QWEN2_PATTERN: &str = llama3_like_pattern!(r"|\p{N}");
 
 /// Which pattern a scanner implements.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -330,15 +323,8 @@ impl Cursor<'_> {
         if c & NUMBER != 0 {
             return self.run_at_most(i, NUMBER, max_digits);
         }
-        let punct_start = if self.b[i] == b' ' && self.flags_or_end(i + 1) & OTHER != 0 {
-            Some(i + 1)
-        } else if c & OTHER != 0 {
-            Some(i)
-        } else {
-            None
-        };
-        if let Some(s) = punct_start {
-            return self.run_bytes(self.run(s, OTHER), b"\r\n");
+        if let Some(end) = self.punctuation(i, c, b"\r\n") {
+            return end;
         }
         self.whitespace(i, whole_at_end, true)
     }
@@ -360,17 +346,24 @@ impl Cursor<'_> {
         if c & NUMBER != 0 {
             return self.run_at_most(i, NUMBER, 3);
         }
-        let punct_start = if self.b[i] == b' ' && self.flags_or_end(i + 1) & OTHER != 0 {
-            Some(i + 1)
-        } else if c & OTHER != 0 {
-            Some(i)
-        } else {
-            None
-        };
-        if let Some(s) = punct_start {
-            return self.run_bytes(self.run(s, OTHER), b"\r\n/");
+        if let Some(end) = self.punctuation(i, c, b"\r\n/") {
+            return end;
         }
         self.whitespace(i, false, true)
+    }
+
+    /// ` ?[^\s\p{L}\p{N}]++` then any run of the bytes `tail` (cl100k: `[\r\n]*+`, o200k:
+    /// `[\r\n/]*`) at `i`, whose class is `c`: the end, or None when no punctuation starts here.
+    #[inline(always)]
+    fn punctuation(&self, i: usize, c: u8, tail: &[u8]) -> Option<usize> {
+        let start = if self.b[i] == b' ' && self.flags_or_end(i + 1) & OTHER != 0 {
+            i + 1
+        } else if c & OTHER != 0 {
+            i
+        } else {
+            return None;
+        };
+        Some(self.run_bytes(self.run(start, OTHER), tail))
     }
 
     /// `[^\r\n\p{L}\p{N}]?` followed by `word`: the optional prefix is tried taken first, then

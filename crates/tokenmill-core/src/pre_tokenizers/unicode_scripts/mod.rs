@@ -13,8 +13,8 @@ use std::cmp::Ordering;
 
 use unicode_script::Script;
 
-use super::impl_unit_serde;
 use crate::tokenizer::{PreTokenizedString, PreTokenizer};
+use crate::utils::type_tag::impl_type_only_serde;
 
 /// `tokenizers`' script of every code point (with its fixups), generated from its behaviour
 /// by `tools/gen_unicode_scripts_table.py` (run it again, should `tokenizers` change its table).
@@ -24,7 +24,7 @@ mod table;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct UnicodeScripts;
-impl_unit_serde!(UnicodeScripts);
+impl_type_only_serde!(UnicodeScripts);
 
 /// The scripts of ASCII chars, read off [`table::SCRIPT_RANGES`] at compile time.
 const ASCII_SCRIPTS: [Option<Script>; 128] = {
