@@ -32,7 +32,9 @@ What lives here: this file re-exports the public API. The stage modules (``norma
 ``batch_encoding``, ``pretrained``, ``transformers`` and ``cli`` are written in Python on top of
 them; ``sentencepiece``, ``words``, ``collocations`` and the ``tiktoken`` and
 ``implementations`` packages are front ends in other libraries' styles. The ``.pyi`` files are
-their type stubs (``_stage.pyi`` is a stub-only base of the stage stubs).
+their type stubs (``_stage.pyi`` is a stub-only base of the stage stubs); ``words`` and
+``tiktoken.core`` have none: they carry their own annotations, and the native classes they
+re-export are typed by stub-only modules (``_native_words.pyi``, ``tiktoken/_native_bpe.pyi``).
 
 May import: the standard library, ``tokenmill._native`` and the package's own modules;
 third-party packages only inside the functions that need them, and optionally (NumPy for

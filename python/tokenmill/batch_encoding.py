@@ -32,9 +32,10 @@ from __future__ import annotations
 
 from collections import UserDict
 from collections.abc import Sequence
-from typing import Any, NamedTuple, Optional
+from typing import Any, NamedTuple, Optional, Union
 
 from tokenmill import _native
+from tokenmill._input_types import InputSequence
 
 __all__ = ["BatchEncoding", "CharSpan", "TokenSpan", "tokenizer_call"]
 
@@ -355,11 +356,11 @@ def _uses_segments(tokenizer) -> bool:
 
 def tokenizer_call(
     tokenizer,
-    text=None,
-    text_pair=None,
+    text: Optional[Union[InputSequence, Sequence[InputSequence]]] = None,
+    text_pair: Optional[Union[InputSequence, Sequence[InputSequence]]] = None,
     add_special_tokens: bool = True,
-    padding=False,
-    truncation=None,
+    padding: Union[bool, str] = False,
+    truncation: Optional[Union[bool, str]] = None,
     max_length: Optional[int] = None,
     stride: int = 0,
     is_split_into_words: bool = False,
@@ -374,7 +375,8 @@ def tokenizer_call(
     return_length: bool = False,
     verbose: bool = True,
 ) -> BatchEncoding:
-    """``tokenizer(text, text_pair=None, ...)``: see the module documentation."""
+    """``tokenizer(text, text_pair=None, ...)``: see the module documentation. (The stub of
+    ``Tokenizer.__call__`` is this function.)"""
     if text is None:
         raise _native.InvalidArgumentError(
             "no text given: pass a str, a list of str, or (with is_split_into_words) lists of words"
@@ -401,7 +403,7 @@ def tokenizer_call(
             raise _native.InvalidArgumentError(
                 f"text has {len(text)} items but text_pair has {len(text_pair)}"
             )
-        batch = list(zip(text, text_pair)) if text_pair is not None else list(text)
+        batch: list[Any] = list(zip(text, text_pair)) if text_pair is not None else list(text)
     else:
         # as transformers: an empty pair counts as no pair
         batch = [(text, text_pair)] if text_pair else [text]

@@ -273,12 +273,11 @@ def parser() -> argparse.ArgumentParser:
     t.add_argument(
         "--field", default="text", help="the string field of .jsonl records (default: text)"
     )
-    t.add_argument(
-        "--whole-file",
-        action="store_true",
-        help="each file (or stdin) is one document instead of one per line",
+    _add_flags(
+        t,
+        ("--whole-file", "each file (or stdin) is one document instead of one per line"),
+        ("--no-progress", "no progress bar"),
     )
-    t.add_argument("--no-progress", action="store_true", help="no progress bar")
     t.set_defaults(run=cmd_train)
 
     e = sub.add_parser(
@@ -287,13 +286,10 @@ def parser() -> argparse.ArgumentParser:
     e.add_argument("-t", "--tokenizer", default="tokenizer.json")
     e.add_argument("text", nargs="?", help="the text (default: each line of stdin)")
     e.add_argument("--file", help="encode each line of this file")
-    e.add_argument(
-        "--json", action="store_true", help='print {"ids": [...], "tokens": [...]} per line'
-    )
-    e.add_argument(
-        "--no-special-tokens",
-        action="store_true",
-        help="do not add the post-processor's special tokens",
+    _add_flags(
+        e,
+        ("--json", 'print {"ids": [...], "tokens": [...]} per line'),
+        ("--no-special-tokens", "do not add the post-processor's special tokens"),
     )
     e.set_defaults(run=cmd_encode)
 
@@ -302,9 +298,15 @@ def parser() -> argparse.ArgumentParser:
     d.add_argument(
         "ids", nargs="*", help="ids (default: one sequence per line of stdin, as text or JSON)"
     )
-    d.add_argument("--skip-special-tokens", action="store_true")
+    _add_flags(d, ("--skip-special-tokens", None))
     d.set_defaults(run=cmd_decode)
     return p
+
+
+def _add_flags(parser: argparse.ArgumentParser, *flags: Tuple[str, Optional[str]]) -> None:
+    """Adds on/off options to ``parser``: each flag with its help text (or None)."""
+    for flag, help_text in flags:
+        parser.add_argument(flag, action="store_true", help=help_text)
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:

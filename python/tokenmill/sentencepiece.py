@@ -242,6 +242,14 @@ def _native_call(fn, *args, **kwargs):
         ) from None
 
 
+def _refuse_flags_in_proto(flags) -> None:
+    """As sentencepiece, a proto result takes none of the four encode flags."""
+    if any(flags.values()):
+        raise NotImplementedError(
+            "add_bos, add_eos, reverse, and emit_unk_piece is not supported in proto API"
+        )
+
+
 def _varint(n: int) -> bytes:
     out = bytearray()
     while True:
@@ -358,13 +366,16 @@ class SentencePieceProcessor:
         return return_type
 
     def _encode_flags(self, add_bos, add_eos, reverse, emit_unk_piece):
-        """The four encode flags, each None one replaced by the processor's own setting."""
-        return (
-            self._add_bos if add_bos is None else add_bos,
-            self._add_eos if add_eos is None else add_eos,
-            self._reverse if reverse is None else reverse,
-            self._emit_unk_piece if emit_unk_piece is None else emit_unk_piece,
-        )
+        """The four encode flags, each None one replaced by the processor's own setting, as the
+        one dict the native encoders take."""
+        return {
+            "add_bos": bool(self._add_bos if add_bos is None else add_bos),
+            "add_eos": bool(self._add_eos if add_eos is None else add_eos),
+            "reverse": bool(self._reverse if reverse is None else reverse),
+            "emit_unk_piece": bool(
+                self._emit_unk_piece if emit_unk_piece is None else emit_unk_piece
+            ),
+        }
 
     # ----------------------------------------------------------------------------- loading
     @classmethod
@@ -465,9 +476,7 @@ class SentencePieceProcessor:
         return_type = self._resolve_return_type(return_type, out_type)
         if return_bytes is not None and return_type != "offset_mapping":
             raise ArgumentError("return_bytes is only supported when return_type='offset_mapping'")
-        add_bos, add_eos, reverse, emit_unk_piece = self._encode_flags(
-            add_bos, add_eos, reverse, emit_unk_piece
-        )
+        flags = self._encode_flags(add_bos, add_eos, reverse, emit_unk_piece)
         enable_sampling = self._enable_sampling if enable_sampling is None else enable_sampling
         nbest_size = self._nbest_size if nbest_size is None else nbest_size
         alpha = self._alpha if alpha is None else alpha
@@ -488,11 +497,8 @@ class SentencePieceProcessor:
             raise TypeError("num_threads must be int")
         is_batch = isinstance(input, list)
         texts = input if is_batch else [input]  # the native side decodes bytes
-        proto_like = return_type in ("proto", "serialized_proto", "offset_mapping")
-        if proto_like and (add_bos or add_eos or reverse or emit_unk_piece):
-            raise NotImplementedError(
-                "add_bos, add_eos, reverse, and emit_unk_piece is not supported in proto API"
-            )
+        if return_type in ("proto", "serialized_proto", "offset_mapping"):
+            _refuse_flags_in_proto(flags)
         kind = _ENCODE_KINDS.get(return_type, "full")
         if return_type == "offset_mapping" and return_bytes is None:
             # sentencepiece: byte offsets and pieces for bytes input, characters for str
@@ -503,10 +509,7 @@ class SentencePieceProcessor:
             self._model.encode,
             texts,
             kind,
-            add_bos=bool(add_bos),
-            add_eos=bool(add_eos),
-            reverse=bool(reverse),
-            emit_unk_piece=bool(emit_unk_piece),
+            flags,
             enable_sampling=bool(enable_sampling),
             nbest_size=int(nbest_size),
             alpha=float(alpha),
@@ -560,31 +563,18 @@ class SentencePieceProcessor:
     ):
         """The ``nbest_size`` best segmentations of a text (Unigram models), best first."""
         return_type = self._resolve_return_type(return_type, out_type)
-        add_bos, add_eos, reverse, emit_unk_piece = self._encode_flags(
-            add_bos, add_eos, reverse, emit_unk_piece
-        )
+        flags = self._encode_flags(add_bos, add_eos, reverse, emit_unk_piece)
         nbest_size = self._nbest_size if nbest_size is None else nbest_size
         if nbest_size <= 0:
             nbest_size = 1
         kind = _ENCODE_KINDS.get(return_type, "full")
-        if kind == "serialized" and (add_bos or add_eos or reverse or emit_unk_piece):
-            raise NotImplementedError(
-                "add_bos, add_eos, reverse, and emit_unk_piece is not supported in proto API"
-            )
+        if kind == "serialized":
+            _refuse_flags_in_proto(flags)
         if return_type == "offset_mapping":
             raise ArgumentError("unknown return_type=offset_mapping")
 
         def _encode(text):
-            results = _native_call(
-                self._model.nbest,
-                _as_text(text),
-                int(nbest_size),
-                kind,
-                add_bos=bool(add_bos),
-                add_eos=bool(add_eos),
-                reverse=bool(reverse),
-                emit_unk_piece=bool(emit_unk_piece),
-            )
+            results = _native_call(self._model.nbest, _as_text(text), int(nbest_size), kind, flags)
             if return_type is bytes:
                 return [[p.encode("utf-8") for p in r] for r in results]
             if return_type == "numpy":
@@ -628,9 +618,7 @@ class SentencePieceProcessor:
         ``(ids or pieces, score)``. ``wor`` samples without replacement; ``include_best`` (needs
         ``wor``) puts the best segmentation first. (``sentencepiece`` 0.2.0's API.)"""
         return_type = self._resolve_return_type(return_type, out_type)
-        add_bos, add_eos, reverse, emit_unk_piece = self._encode_flags(
-            add_bos, add_eos, reverse, emit_unk_piece
-        )
+        flags = self._encode_flags(add_bos, add_eos, reverse, emit_unk_piece)
         num_samples = 1 if num_samples is None else num_samples
         alpha = 1.0 if alpha is None else alpha
         wor = False if wor is None else wor
@@ -654,10 +642,7 @@ class SentencePieceProcessor:
                 bool(wor),
                 bool(include_best),
                 kind,
-                add_bos=bool(add_bos),
-                add_eos=bool(add_eos),
-                reverse=bool(reverse),
-                emit_unk_piece=bool(emit_unk_piece),
+                flags,
                 seed=_next_seed(self._seed_source),
             )
             return results
@@ -701,9 +686,7 @@ class SentencePieceProcessor:
         whole text's path score, so chunks could change it). ``return_type`` int, str, bytes,
         ``'numpy'``, ``'serialized_proto'`` or ``'proto'``."""
         return_type = self._resolve_return_type(return_type, out_type)
-        add_bos, add_eos, reverse, emit_unk_piece = self._encode_flags(
-            add_bos, add_eos, reverse, emit_unk_piece
-        )
+        flags = self._encode_flags(add_bos, add_eos, reverse, emit_unk_piece)
         num_threads = _threads(
             self._num_threads if num_threads is None else num_threads, thread_pool
         )
@@ -714,22 +697,12 @@ class SentencePieceProcessor:
         kind = _ENCODE_KINDS.get(return_type)
         if kind is None:
             raise ArgumentError(f"unknown return_type={return_type}")
-        if kind == "serialized" and (add_bos or add_eos or reverse or emit_unk_piece):
-            raise NotImplementedError(
-                "add_bos, add_eos, reverse, and emit_unk_piece is not supported in proto API"
-            )
+        if kind == "serialized":
+            _refuse_flags_in_proto(flags)
 
         def _encode(text):
             result = _native_call(
-                self._model.parallel_encode,
-                text,
-                kind,
-                chunk_len,
-                num_threads,
-                bool(add_bos),
-                bool(add_eos),
-                bool(reverse),
-                bool(emit_unk_piece),
+                self._model.parallel_encode, text, kind, chunk_len, num_threads, flags
             )
             if return_type is bytes:
                 return [p.encode("utf-8") for p in result]

@@ -1,6 +1,6 @@
 import os
 from collections.abc import Sequence
-from typing import Any, List, Optional, Tuple, Union
+from typing import Any, List, Optional, Protocol, Tuple, Union
 
 from tokenmill import FormatError, InvalidArgumentError, Tokenizer, TokenmillIOError, UnknownIdError
 
@@ -33,6 +33,24 @@ sentencepiece_model_pb2: Any
 
 _Text = Union[str, bytes]
 _Input = Union[_Text, List[_Text]]
+
+# The methods that ``sentencepiece.py`` makes with factories: a method with its ``return_type``
+# fixed (``EncodeAsIds``, ``SampleEncodeAsPieces``, ``NBestEncodeAsProto``, ...), typed once per
+# kind as a callable attribute.
+class _EncodeAs(Protocol):
+    def __call__(self, input: _Input, **kwargs: Any) -> Any: ...
+
+class _SampleEncodeAs(Protocol):
+    def __call__(
+        self,
+        input: _Input,
+        nbest_size: Optional[int] = ...,
+        alpha: Optional[float] = ...,
+        **kwargs: Any,
+    ) -> Any: ...
+
+class _NBestEncodeAs(Protocol):
+    def __call__(self, input: _Input, nbest_size: Optional[int] = ..., **kwargs: Any) -> Any: ...
 
 class SentencePieceProcessor:
     def __init__(
@@ -79,39 +97,15 @@ class SentencePieceProcessor:
         out_type: Any = ...,
         return_bytes: Optional[bool] = ...,
     ) -> Any: ...
-    def EncodeAsPieces(self, input: _Input, **kwargs: Any) -> Any: ...
-    def EncodeAsIds(self, input: _Input, **kwargs: Any) -> Any: ...
-    def EncodeAsNumpy(self, input: _Input, **kwargs: Any) -> Any: ...
-    def EncodeAsProto(self, input: _Input, **kwargs: Any) -> Any: ...
-    def EncodeAsOffsetMapping(self, input: _Input, **kwargs: Any) -> Any: ...
-    def SampleEncodeAsPieces(
-        self,
-        input: _Input,
-        nbest_size: Optional[int] = ...,
-        alpha: Optional[float] = ...,
-        **kwargs: Any,
-    ) -> Any: ...
-    def SampleEncodeAsIds(
-        self,
-        input: _Input,
-        nbest_size: Optional[int] = ...,
-        alpha: Optional[float] = ...,
-        **kwargs: Any,
-    ) -> Any: ...
-    def SampleEncodeAsNumpy(
-        self,
-        input: _Input,
-        nbest_size: Optional[int] = ...,
-        alpha: Optional[float] = ...,
-        **kwargs: Any,
-    ) -> Any: ...
-    def SampleEncodeAsProto(
-        self,
-        input: _Input,
-        nbest_size: Optional[int] = ...,
-        alpha: Optional[float] = ...,
-        **kwargs: Any,
-    ) -> Any: ...
+    EncodeAsPieces: _EncodeAs
+    EncodeAsIds: _EncodeAs
+    EncodeAsNumpy: _EncodeAs
+    EncodeAsProto: _EncodeAs
+    EncodeAsOffsetMapping: _EncodeAs
+    SampleEncodeAsPieces: _SampleEncodeAs
+    SampleEncodeAsIds: _SampleEncodeAs
+    SampleEncodeAsNumpy: _SampleEncodeAs
+    SampleEncodeAsProto: _SampleEncodeAs
     def NBestEncode(
         self,
         input: _Input,
@@ -123,18 +117,10 @@ class SentencePieceProcessor:
         return_type: Any = ...,
         out_type: Any = ...,
     ) -> Any: ...
-    def NBestEncodeAsPieces(
-        self, input: _Input, nbest_size: Optional[int] = ..., **kwargs: Any
-    ) -> Any: ...
-    def NBestEncodeAsIds(
-        self, input: _Input, nbest_size: Optional[int] = ..., **kwargs: Any
-    ) -> Any: ...
-    def NBestEncodeAsNumpy(
-        self, input: _Input, nbest_size: Optional[int] = ..., **kwargs: Any
-    ) -> Any: ...
-    def NBestEncodeAsProto(
-        self, input: _Input, nbest_size: Optional[int] = ..., **kwargs: Any
-    ) -> Any: ...
+    NBestEncodeAsPieces: _NBestEncodeAs
+    NBestEncodeAsIds: _NBestEncodeAs
+    NBestEncodeAsNumpy: _NBestEncodeAs
+    NBestEncodeAsProto: _NBestEncodeAs
     def SampleEncodeAndScore(
         self,
         input: _Input,
@@ -150,7 +136,7 @@ class SentencePieceProcessor:
         out_type: Any = ...,
     ) -> Any: ...
     def CalculateEntropy(
-        self, input: Union[_Text, List[_Text]], alpha: float, num_threads: Optional[int] = ...
+        self, input: _Input, alpha: float, num_threads: Optional[int] = ...
     ) -> Any: ...
     def SetRandomGeneratorSeed(self, seed: Optional[int]) -> None: ...
     def ParallelEncode(
@@ -166,10 +152,10 @@ class SentencePieceProcessor:
         return_type: Any = ...,
         out_type: Any = ...,
     ) -> Any: ...
-    def ParallelEncodeAsPieces(self, input: _Input, **kwargs: Any) -> Any: ...
-    def ParallelEncodeAsIds(self, input: _Input, **kwargs: Any) -> Any: ...
-    def ParallelEncodeAsNumpy(self, input: _Input, **kwargs: Any) -> Any: ...
-    def ParallelEncodeAsProto(self, input: _Input, **kwargs: Any) -> Any: ...
+    ParallelEncodeAsPieces: _EncodeAs
+    ParallelEncodeAsIds: _EncodeAs
+    ParallelEncodeAsNumpy: _EncodeAs
+    ParallelEncodeAsProto: _EncodeAs
     def Decode(
         self,
         input: Any,
@@ -183,9 +169,7 @@ class SentencePieceProcessor:
     def DecodeIds(self, input: Any, return_type: Any = ..., **kwargs: Any) -> Any: ...
     def DecodePiecesAsProto(self, input: Any, **kwargs: Any) -> Any: ...
     def DecodeIdsAsProto(self, input: Any, **kwargs: Any) -> Any: ...
-    def Normalize(
-        self, input: Union[_Text, List[_Text]], with_offsets: Optional[bool] = ...
-    ) -> Any: ...
+    def Normalize(self, input: _Input, with_offsets: Optional[bool] = ...) -> Any: ...
     def GetPieceSize(self) -> int: ...
     def piece_size(self) -> int: ...
     def vocab_size(self) -> int: ...
@@ -262,9 +246,7 @@ class SentencePieceNormalizer:
         escape_whitespaces: Optional[bool] = ...,
         remove_extra_whitespaces: Optional[bool] = ...,
     ) -> None: ...
-    def Normalize(
-        self, input: Union[_Text, List[_Text]], with_offsets: Optional[bool] = ...
-    ) -> Any: ...
+    def Normalize(self, input: _Input, with_offsets: Optional[bool] = ...) -> Any: ...
     def Decompile(self) -> List[Tuple[str, str]]: ...
     def serialized_normalizer_spec(self) -> bytes: ...
     def serialized_model_proto(self) -> bytes: ...

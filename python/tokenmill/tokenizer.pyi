@@ -23,7 +23,7 @@ from tokenmill._input_types import (
     TextEncodeInput as TextEncodeInput,
     TextInputSequence as TextInputSequence,
 )
-from tokenmill.batch_encoding import BatchEncoding
+from tokenmill.batch_encoding import tokenizer_call
 from tokenmill.decoders import Decoder
 from tokenmill.models import Model
 from tokenmill.normalizers import Normalizer
@@ -188,27 +188,7 @@ class Tokenizer:
         max_length: Optional[int] = None,
     ) -> None: ...
     def no_padding(self) -> None: ...
-    def __call__(
-        self,
-        text: Union[InputSequence, Sequence[InputSequence]],
-        text_pair: Optional[Union[InputSequence, Sequence[InputSequence]]] = None,
-        add_special_tokens: bool = True,
-        padding: Union[bool, str] = False,
-        truncation: Optional[Union[bool, str]] = None,
-        max_length: Optional[int] = None,
-        stride: int = 0,
-        is_split_into_words: bool = False,
-        pad_to_multiple_of: Optional[int] = None,
-        padding_side: Optional[str] = None,
-        return_tensors: Optional[str] = None,
-        return_token_type_ids: Optional[bool] = None,
-        return_attention_mask: Optional[bool] = None,
-        return_overflowing_tokens: bool = False,
-        return_special_tokens_mask: bool = False,
-        return_offsets_mapping: bool = False,
-        return_length: bool = False,
-        verbose: bool = True,
-    ) -> BatchEncoding: ...
+    __call__ = tokenizer_call
     def encode_batch_with(
         self,
         input: Iterable[EncodeInput],

@@ -30,7 +30,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Callable, List, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Callable, List, Optional, Tuple, Union
 
 from tokenmill._native import (
     FormatError,
@@ -39,7 +39,19 @@ from tokenmill._native import (
     words as _native_module,
 )
 
-WordTokenizer = _native_module.WordTokenizer
+if TYPE_CHECKING:
+    from tokenmill._native_words import (
+        ChineseSegmenter,
+        SentenceSplitter,
+        WordTokenizer,
+        char_ngrams,
+    )
+else:
+    WordTokenizer = _native_module.WordTokenizer
+    SentenceSplitter = _native_module.SentenceSplitter
+    ChineseSegmenter = _native_module.ChineseSegmenter
+    char_ngrams = _native_module.char_ngrams
+
 WordTokenizer.__doc__ = """\
 WordTokenizer(language="en", penn_treebank=False, split_clitics=True, abbreviations=None,
 rules=None)
@@ -68,7 +80,6 @@ Treebank spellings `` and '' are not applied). A long text given to any single-t
 tokenized in blocks of about 64 kB cut at spaces, with results identical to one pass.
 """
 
-SentenceSplitter = _native_module.SentenceSplitter
 SentenceSplitter.__doc__ = """SentenceSplitter(language="en")
 
 Punkt sentence splitter. ``language`` seeds the abbreviation list (``None``: start empty, as a
@@ -83,7 +94,6 @@ fresh NLTK ``PunktTrainer``).
 - ``save(path)`` / ``SentenceSplitter.load(path)``, ``to_json()`` / ``from_json(s)``.
 """
 
-ChineseSegmenter = _native_module.ChineseSegmenter
 ChineseSegmenter.__doc__ = """\
 ChineseSegmenter(dictionary=None, hmm=None, numbers=True, language="zh")
 
@@ -137,7 +147,12 @@ class JapaneseSegmenter(ChineseSegmenter):
     character type.
     """
 
-    def __new__(cls, dictionary=None, hmm=False, numbers=True):
+    def __new__(
+        cls,
+        dictionary: Optional[Union[str, os.PathLike]] = None,
+        hmm: bool = False,
+        numbers: bool = True,
+    ) -> JapaneseSegmenter:
         return super().__new__(cls, dictionary, hmm, numbers, "ja")
 
 
@@ -157,7 +172,6 @@ def _default_word_list(language: str) -> Optional[str]:
         return gzip.decompress(f.read()).decode("utf-8")
 
 
-char_ngrams = _native_module.char_ngrams
 LANGUAGES: Tuple[str, ...] = tuple(_native_module.LANGUAGES)
 
 __all__ = [
@@ -391,7 +405,7 @@ def _gold_sentences(path: str, format: str) -> Iterator[Tuple[str, List[_GoldUni
 
 
 def evaluate(
-    tokenizer: Union[Callable[[str], Sequence], WordTokenizer],
+    tokenizer: Union[Callable[[str], Sequence], WordTokenizer, ChineseSegmenter],
     gold: Union[str, os.PathLike, Iterable[Union[str, os.PathLike]]],
     format: str = "auto",
     max_sentences: Optional[int] = None,
@@ -420,7 +434,7 @@ def evaluate(
             sentences.append(sentence)
     texts = [s[0] for s in sentences]
     if isinstance(tokenizer, WordTokenizer):
-        predictions: List[Sequence] = tokenizer.tokenize_with_offsets_batch(texts)
+        predictions: Sequence[Sequence] = tokenizer.tokenize_with_offsets_batch(texts)
     elif isinstance(tokenizer, ChineseSegmenter):
         predictions = tokenizer.cut_with_offsets_batch(texts)
     else:

@@ -382,24 +382,19 @@ impl PyNgramCounts {
     /// Counts the n-grams of `order` (2, 3, 4) in windows of `window_size` over `words`
     /// (an iterable of `str`; `None` items are padding, as in NLTK).
     #[staticmethod]
-    fn from_words(
-        py: Python<'_>,
-        order: usize,
-        window_size: usize,
-        words: &Bound<'_, PyAny>,
-    ) -> PyResult<Self> {
-        Self::counted(py, order, window_size, [Ok(words.clone())], 0)
+    fn from_words(order: usize, window_size: usize, words: &Bound<'_, PyAny>) -> PyResult<Self> {
+        Self::counted(words.py(), order, window_size, [Ok(words.clone())], 0)
     }
 
     /// Counts each document (an iterable of words) followed by `window_size - 1` padding
     /// slots, so that no window spans two documents (NLTK's `from_documents`).
     #[staticmethod]
     fn from_documents(
-        py: Python<'_>,
         order: usize,
         window_size: usize,
         documents: &Bound<'_, PyAny>,
     ) -> PyResult<Self> {
+        let py = documents.py();
         Self::counted(py, order, window_size, documents.try_iter()?, window_size - 1)
     }
 

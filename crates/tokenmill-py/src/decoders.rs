@@ -2,7 +2,6 @@
 //! attributes and `decode` of `tokenizers.decoders`.
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
 use tokenmill_core::decoders::{
     BPEDecoder, ByteFallback, ByteLevel, DecoderWrapper, Fuse, Metaspace, Replace, Strip,
     WordPiece, CTC,
@@ -59,12 +58,13 @@ stage_classes! {
 }
 
 component_classes! {
-    PyDecoder("tokenmill.decoders"), DecoderWrapper;
+    #[pymethods] PyDecoder("tokenmill.decoders"), DecoderWrapper;
 
     /// Decodes byte-level BPE tokens (GPT-2's alphabet, ``Ġ`` for a space) back to text; byte
     /// sequences that are not valid UTF-8 become U+FFFD. To be used with the ``ByteLevel``
     /// pre-tokenizer. Takes no arguments (keyword arguments are accepted and ignored).
     PyByteLevel("ByteLevel"), ByteLevel(|d| d) {
+        new(; **_kwargs) => ByteLevel::default();
     }
 
     /// Replaces every match of ``pattern`` in each token by ``content``.
@@ -86,7 +86,7 @@ component_classes! {
     ///     prefix (str, default ``"##"``): the continuing-subword prefix.
     ///     cleanup (bool, default True): undo the tokenization spaces.
     PyWordPiece("WordPiece"), WordPiece(|d| d) {
-        new(prefix: String = (String::from("##")), cleanup: bool = true)
+        new(prefix: String = { String::from("##") }, cleanup: bool = true)
             => WordPiece::new(prefix, cleanup);
         fields {
             /// The continuing-subword prefix.
@@ -135,7 +135,7 @@ component_classes! {
     PyMetaspace("Metaspace"), Metaspace(|d| d) {
         new(
             replacement: char = '▁',
-            prepend_scheme: String = (String::from("always")),
+            prepend_scheme: String = { String::from("always") },
             split: bool = true,
         ) => Metaspace::new(replacement, PyValue::from_python(prepend_scheme)?, split);
         fields {
@@ -156,7 +156,7 @@ component_classes! {
     /// Args:
     ///     suffix (str, default ``"</w>"``): the end-of-word suffix of the model.
     PyBPE("BPEDecoder"), BPE(|d| d) {
-        new(suffix: String = (String::from("</w>"))) => BPEDecoder::new(suffix);
+        new(suffix: String = { String::from("</w>") }) => BPEDecoder::new(suffix);
         fields {
             /// The end-of-word suffix.
             suffix: String;
@@ -172,8 +172,8 @@ component_classes! {
     ///     cleanup (bool, default True).
     PyCTC("CTC"), CTC(|d| d) {
         new(
-            pad_token: String = (String::from("<pad>")),
-            word_delimiter_token: String = (String::from("|")),
+            pad_token: String = { String::from("<pad>") },
+            word_delimiter_token: String = { String::from("|") },
             cleanup: bool = true,
         ) => CTC::new(pad_token, word_delimiter_token, cleanup);
         fields {
@@ -184,17 +184,6 @@ component_classes! {
             /// Whether tokenization spaces are cleaned up.
             cleanup: bool;
         }
-    }
-}
-
-#[pymethods]
-impl PyByteLevel {
-    // Written out: the `**kwargs` of a constructor declared by `component_classes!` would not
-    // resolve (PyO3 names it with the macro's hygiene).
-    #[new]
-    #[pyo3(signature = (**_kwargs))]
-    fn new(_kwargs: Option<&Bound<'_, PyDict>>) -> (Self, PyDecoder) {
-        (PyByteLevel, PyDecoder::new(ByteLevel::default()))
     }
 }
 

@@ -19,7 +19,9 @@
 //!   allocator (mimalloc, private to this extension); process-wide tuning (transparent huge
 //!   pages off while training) happens only with `TOKENMILL_TUNE_MEMORY=1` (see there).
 //!
-//! May import `tokenmill-core`, `tokenmill-words` and PyO3/NumPy; no algorithm lives here.
+//! May import `tokenmill-core`, `tokenmill-words`, PyO3/NumPy and two macro helpers (`pastey`
+//! for generated names, `macro_rules_attribute` to apply a macro to a class's one `#[pymethods]`
+//! block); no algorithm lives here.
 use pyo3::prelude::*;
 
 /// mimalloc instead of the system allocator: the pipeline allocates many short-lived small

@@ -259,88 +259,8 @@ fn forget_words(model: &mut BPE) {
     model.clear_cache();
 }
 
-#[pymethods]
-impl PyBPE {
-    #[new]
-    #[pyo3(signature = (vocab=None, merges=None, cache_capacity=None, dropout=None, unk_token=None,
-        continuing_subword_prefix=None, end_of_word_suffix=None, fuse_unk=None, byte_fallback=false,
-        ignore_merges=false, dropout_seed=None))]
-    #[allow(clippy::too_many_arguments)]
-    fn new(
-        py: Python<'_>,
-        vocab: Option<&Bound<'_, PyAny>>,
-        merges: Option<&Bound<'_, PyAny>>,
-        cache_capacity: Option<usize>,
-        dropout: Option<f32>,
-        unk_token: Option<String>,
-        continuing_subword_prefix: Option<String>,
-        end_of_word_suffix: Option<String>,
-        fuse_unk: Option<bool>,
-        byte_fallback: bool,
-        ignore_merges: bool,
-        dropout_seed: Option<u64>,
-    ) -> PyResult<(Self, PyModel)> {
-        let options = BpeOptions {
-            cache_capacity: cache_capacity.unwrap_or(bpe::DEFAULT_CACHE_CAPACITY),
-            dropout,
-            dropout_seed,
-            unk_token,
-            continuing_subword_prefix,
-            end_of_word_suffix,
-            fuse_unk: fuse_unk.unwrap_or(false),
-            byte_fallback,
-            ignore_merges,
-        };
-        let model = build_bpe(py, vocab, merges, options)?;
-        Ok((PyBPE, PyModel::new(ModelWrapper::BPE(model))))
-    }
-
-    /// Reads `vocab.json` + `merges.txt` (or `encoder.json` + `vocab.bpe`) and returns
-    /// `(vocab, merges)`: a dict and a list of pairs.
-    #[staticmethod]
-    #[pyo3(signature = (vocab, merges))]
-    fn read_file(
-        py: Python<'_>,
-        vocab: PathBuf,
-        merges: PathBuf,
-    ) -> PyResult<(HashMap<String, u32>, Merges)> {
-        py.allow_threads(|| bpe::files::read_file(&vocab, &merges)).py()
-    }
-
-    /// A BPE model from `vocab.json` + `merges.txt` (or `encoder.json` + `vocab.bpe`), with the
-    /// constructor's keyword options.
-    #[classmethod]
-    #[pyo3(signature = (vocab, merges, **kwargs))]
-    fn from_file<'py>(
-        cls: &Bound<'py, PyType>,
-        vocab: PathBuf,
-        merges: PathBuf,
-        kwargs: Option<&Bound<'py, PyDict>>,
-    ) -> PyResult<Bound<'py, PyAny>> {
-        let py = cls.py();
-        let args = PyTuple::new(
-            py,
-            [vocab.into_pyobject(py)?.into_any(), merges.into_pyobject(py)?.into_any()],
-        )?;
-        cls.call(args, kwargs)
-    }
-
-    /// Forgets the cached words.
-    fn _clear_cache(self_: PyRef<'_, Self>) -> PyResult<()> {
-        getter!(self_, ModelWrapper::BPE, |m| m.clear_cache())
-    }
-
-    /// Changes how many words are cached (0 disables the cache).
-    fn _resize_cache(self_: PyRef<'_, Self>, capacity: usize) -> PyResult<()> {
-        setter!(self_, ModelWrapper::BPE, |m| {
-            m.resize_cache(capacity);
-            forget_words(m)
-        })
-    }
-}
-
 component_properties! {
-    PyBPE, ModelWrapper::BPE(|m| m), after_set(forget_words);
+    #[pymethods] PyBPE, ModelWrapper::BPE(|m| m), after_set(forget_words);
     fields {
         unk_token: Option<String>;
         continuing_subword_prefix: Option<String>;
@@ -354,6 +274,86 @@ component_properties! {
             |dropout: Option<f32>| m.set_dropout(dropout);
         dropout_seed: Option<u64> => m.dropout_seed(),
             |seed: Option<u64>| m.set_dropout_seed(seed);
+    }
+    methods {
+        #[new]
+        #[pyo3(signature = (
+            vocab=None, merges=None, cache_capacity=None, dropout=None, unk_token=None,
+            continuing_subword_prefix=None, end_of_word_suffix=None, fuse_unk=None,
+            byte_fallback=false, ignore_merges=false, dropout_seed=None
+        ))]
+        #[allow(clippy::too_many_arguments)]
+        fn new(
+            py: Python<'_>,
+            vocab: Option<&Bound<'_, PyAny>>,
+            merges: Option<&Bound<'_, PyAny>>,
+            cache_capacity: Option<usize>,
+            dropout: Option<f32>,
+            unk_token: Option<String>,
+            continuing_subword_prefix: Option<String>,
+            end_of_word_suffix: Option<String>,
+            fuse_unk: Option<bool>,
+            byte_fallback: bool,
+            ignore_merges: bool,
+            dropout_seed: Option<u64>,
+        ) -> PyResult<(Self, PyModel)> {
+            let options = BpeOptions {
+                cache_capacity: cache_capacity.unwrap_or(bpe::DEFAULT_CACHE_CAPACITY),
+                dropout,
+                dropout_seed,
+                unk_token,
+                continuing_subword_prefix,
+                end_of_word_suffix,
+                fuse_unk: fuse_unk.unwrap_or(false),
+                byte_fallback,
+                ignore_merges,
+            };
+            let model = build_bpe(py, vocab, merges, options)?;
+            Ok((PyBPE, PyModel::new(ModelWrapper::BPE(model))))
+        }
+
+        /// Reads `vocab.json` + `merges.txt` (or `encoder.json` + `vocab.bpe`) and returns
+        /// `(vocab, merges)`: a dict and a list of pairs.
+        #[staticmethod]
+        #[pyo3(signature = (vocab, merges))]
+        fn read_file(
+            py: Python<'_>,
+            vocab: PathBuf,
+            merges: PathBuf,
+        ) -> PyResult<(HashMap<String, u32>, Merges)> {
+            py.allow_threads(|| bpe::files::read_file(&vocab, &merges)).py()
+        }
+
+        /// A BPE model from `vocab.json` + `merges.txt` (or `encoder.json` + `vocab.bpe`), with the
+        /// constructor's keyword options.
+        #[classmethod]
+        #[pyo3(signature = (vocab, merges, **kwargs))]
+        fn from_file<'py>(
+            cls: &Bound<'py, PyType>,
+            vocab: PathBuf,
+            merges: PathBuf,
+            kwargs: Option<&Bound<'py, PyDict>>,
+        ) -> PyResult<Bound<'py, PyAny>> {
+            let py = cls.py();
+            let args = PyTuple::new(
+                py,
+                [vocab.into_pyobject(py)?.into_any(), merges.into_pyobject(py)?.into_any()],
+            )?;
+            cls.call(args, kwargs)
+        }
+
+        /// Forgets the cached words.
+        fn _clear_cache(self_: PyRef<'_, Self>) -> PyResult<()> {
+            getter!(self_, ModelWrapper::BPE, |m| m.clear_cache())
+        }
+
+        /// Changes how many words are cached (0 disables the cache).
+        fn _resize_cache(self_: PyRef<'_, Self>, capacity: usize) -> PyResult<()> {
+            setter!(self_, ModelWrapper::BPE, |m| {
+                m.resize_cache(capacity);
+                forget_words(m)
+            })
+        }
     }
 }
 
@@ -418,6 +418,14 @@ fn vocab_model<B: VocabBuilder>(
     Ok(PyModel::new(model))
 }
 
+/// `read_file` of a model whose vocabulary is one file: the dict token → id it holds.
+fn read_vocab_file<B: VocabBuilder>(
+    py: Python<'_>,
+    vocab: PathBuf,
+) -> PyResult<HashMap<String, u32>> {
+    py.allow_threads(|| B::read_file(&vocab)).py()
+}
+
 /// WordPiece model (BERT's subwords), as `tokenizers.models.WordPiece`: each word becomes the
 /// longest vocabulary token it starts with, then the longest continuation token
 /// (`continuing_subword_prefix` + text) the rest starts with, and so on. A word longer than
@@ -428,48 +436,8 @@ fn vocab_model<B: VocabBuilder>(
 #[pyclass(extends = PyModel, module = "tokenmill.models", name = "WordPiece")]
 pub struct PyWordPiece;
 
-#[pymethods]
-impl PyWordPiece {
-    #[new]
-    #[pyo3(signature = (
-        vocab=None, unk_token=None, max_input_chars_per_word=None, continuing_subword_prefix=None
-    ))]
-    fn new(
-        py: Python<'_>,
-        vocab: Option<&Bound<'_, PyAny>>,
-        unk_token: Option<String>,
-        max_input_chars_per_word: Option<usize>,
-        continuing_subword_prefix: Option<String>,
-    ) -> PyResult<(Self, PyModel)> {
-        // Each option given sets the builder's (`fold` over an Option applies it when Some).
-        let builder =
-            unk_token.into_iter().fold(WordPieceBuilder::new(), WordPieceBuilder::unk_token);
-        let builder = max_input_chars_per_word
-            .into_iter()
-            .fold(builder, WordPieceBuilder::max_input_chars_per_word);
-        let builder = continuing_subword_prefix
-            .into_iter()
-            .fold(builder, WordPieceBuilder::continuing_subword_prefix);
-        Ok((PyWordPiece, vocab_model(py, builder, vocab)?))
-    }
-
-    /// A WordPiece model from `vocab.txt`, with the constructor's keyword options. The unk
-    /// token must be in the file (`FormatError` otherwise).
-    #[classmethod]
-    #[pyo3(signature = (vocab, **kwargs))]
-    fn from_file<'py>(
-        cls: &Bound<'py, PyType>,
-        vocab: PathBuf,
-        kwargs: Option<&Bound<'py, PyDict>>,
-    ) -> PyResult<Bound<'py, PyAny>> {
-        let py = cls.py();
-        let args = PyTuple::new(py, [vocab.into_pyobject(py)?.into_any()])?;
-        cls.call(args, kwargs)
-    }
-}
-
 component_properties! {
-    PyWordPiece, ModelWrapper::WordPiece(|m| m);
+    #[pymethods] PyWordPiece, ModelWrapper::WordPiece(|m| m);
     fields {
         unk_token: String;
         max_input_chars_per_word: usize;
@@ -478,6 +446,53 @@ component_properties! {
         continuing_subword_prefix: String =>
             m.continuing_subword_prefix().to_string(),
             |prefix: String| m.set_continuing_subword_prefix(prefix);
+    }
+    methods {
+        #[new]
+        #[pyo3(signature = (
+            vocab=None, unk_token=None, max_input_chars_per_word=None,
+            continuing_subword_prefix=None
+        ))]
+        fn new(
+            py: Python<'_>,
+            vocab: Option<&Bound<'_, PyAny>>,
+            unk_token: Option<String>,
+            max_input_chars_per_word: Option<usize>,
+            continuing_subword_prefix: Option<String>,
+        ) -> PyResult<(Self, PyModel)> {
+            // Each option given sets the builder's (`fold` over an Option applies it when Some).
+            let builder =
+                unk_token.into_iter().fold(WordPieceBuilder::new(), WordPieceBuilder::unk_token);
+            let builder = max_input_chars_per_word
+                .into_iter()
+                .fold(builder, WordPieceBuilder::max_input_chars_per_word);
+            let builder = continuing_subword_prefix
+                .into_iter()
+                .fold(builder, WordPieceBuilder::continuing_subword_prefix);
+            Ok((PyWordPiece, vocab_model(py, builder, vocab)?))
+        }
+
+        /// A WordPiece model from `vocab.txt`, with the constructor's keyword options. The unk
+        /// token must be in the file (`FormatError` otherwise).
+        #[classmethod]
+        #[pyo3(signature = (vocab, **kwargs))]
+        fn from_file<'py>(
+            cls: &Bound<'py, PyType>,
+            vocab: PathBuf,
+            kwargs: Option<&Bound<'py, PyDict>>,
+        ) -> PyResult<Bound<'py, PyAny>> {
+            let py = cls.py();
+            let args = PyTuple::new(py, [vocab.into_pyobject(py)?.into_any()])?;
+            cls.call(args, kwargs)
+        }
+
+        /// Reads `vocab.txt` and returns the dict token → id (the line number, from 0). A
+        /// duplicated token or invalid UTF-8 raise `FormatError` naming the file and line.
+        #[staticmethod]
+        #[pyo3(signature = (vocab))]
+        fn read_file(py: Python<'_>, vocab: PathBuf) -> PyResult<HashMap<String, u32>> {
+            read_vocab_file::<WordPieceBuilder>(py, vocab)
+        }
     }
 }
 
@@ -491,61 +506,44 @@ component_properties! {
 #[pyclass(extends = PyModel, module = "tokenmill.models", name = "WordLevel")]
 pub struct PyWordLevel;
 
-#[pymethods]
-impl PyWordLevel {
-    #[new]
-    #[pyo3(signature = (vocab=None, unk_token=None))]
-    fn new(
-        py: Python<'_>,
-        vocab: Option<&Bound<'_, PyAny>>,
-        unk_token: Option<String>,
-    ) -> PyResult<(Self, PyModel)> {
-        let builder = unk_token.into_iter().fold(WordLevel::builder(), WordLevelBuilder::unk_token);
-        Ok((PyWordLevel, vocab_model(py, builder, vocab)?))
-    }
-
-    /// A WordLevel model from `vocab.json` (the unk token need not be in it, as in
-    /// `tokenizers`).
-    #[classmethod]
-    #[pyo3(signature = (vocab, unk_token=None))]
-    fn from_file<'py>(
-        cls: &Bound<'py, PyType>,
-        vocab: PathBuf,
-        unk_token: Option<String>,
-    ) -> PyResult<Bound<'py, PyAny>> {
-        cls.call1((vocab, unk_token))
-    }
-}
-
 component_properties! {
-    PyWordLevel, ModelWrapper::WordLevel(|m| m);
+    #[pymethods] PyWordLevel, ModelWrapper::WordLevel(|m| m);
     fields {
         unk_token: String;
     }
-}
-
-/// `read_file` of the models whose vocabulary is one file.
-macro_rules! read_vocab_file {
-    ($($(#[$doc:meta])* $Class:ident: $Builder:ident;)*) => {$(
-        #[pymethods]
-        impl $Class {
-            $(#[$doc])*
-            #[staticmethod]
-            #[pyo3(signature = (vocab))]
-            fn read_file(py: Python<'_>, vocab: PathBuf) -> PyResult<HashMap<String, u32>> {
-                py.allow_threads(|| $Builder::read_file(&vocab)).py()
-            }
+    methods {
+        #[new]
+        #[pyo3(signature = (vocab=None, unk_token=None))]
+        fn new(
+            py: Python<'_>,
+            vocab: Option<&Bound<'_, PyAny>>,
+            unk_token: Option<String>,
+        ) -> PyResult<(Self, PyModel)> {
+            let builder =
+                unk_token.into_iter().fold(WordLevel::builder(), WordLevelBuilder::unk_token);
+            Ok((PyWordLevel, vocab_model(py, builder, vocab)?))
         }
-    )*};
-}
 
-read_vocab_file! {
-    /// Reads `vocab.txt` and returns the dict token → id (the line number, from 0). A
-    /// duplicated token or invalid UTF-8 raise `FormatError` naming the file and line.
-    PyWordPiece: WordPieceBuilder;
-    /// Reads `vocab.json` and returns the dict token → id. Malformed JSON or an id that is not
-    /// a non-negative integer raise `FormatError` naming the file and line.
-    PyWordLevel: WordLevelBuilder;
+        /// A WordLevel model from `vocab.json` (the unk token need not be in it, as in
+        /// `tokenizers`).
+        #[classmethod]
+        #[pyo3(signature = (vocab, unk_token=None))]
+        fn from_file<'py>(
+            cls: &Bound<'py, PyType>,
+            vocab: PathBuf,
+            unk_token: Option<String>,
+        ) -> PyResult<Bound<'py, PyAny>> {
+            cls.call1((vocab, unk_token))
+        }
+
+        /// Reads `vocab.json` and returns the dict token → id. Malformed JSON or an id that is
+        /// not a non-negative integer raise `FormatError` naming the file and line.
+        #[staticmethod]
+        #[pyo3(signature = (vocab))]
+        fn read_file(py: Python<'_>, vocab: PathBuf) -> PyResult<HashMap<String, u32>> {
+            read_vocab_file::<WordLevelBuilder>(py, vocab)
+        }
+    }
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

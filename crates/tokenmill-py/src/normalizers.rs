@@ -4,6 +4,7 @@
 //!
 //! Also the top-level `tokenmill.Regex` (a compiled pattern for `Replace` and `Split`) and
 //! `tokenmill.NormalizedString` (a string with its alignments, for exploring normalizers).
+use macro_rules_attribute::apply;
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PySlice};
@@ -73,7 +74,7 @@ stage_classes! {
 }
 
 component_classes! {
-    PyNormalizer("tokenmill.normalizers"), NormalizerWrapper,
+    #[pymethods] PyNormalizer("tokenmill.normalizers"), NormalizerWrapper,
         unit #[pyo3(text_signature = "(self)")];
 
     /// NFD Unicode normalizer: canonical decomposition (``é`` → ``e`` + combining acute).
@@ -100,7 +101,17 @@ component_classes! {
     PyNmt("Nmt") = Nmt;
 
     /// Replaces each byte of the text by its GPT-2 byte-level char (``" "`` → ``"Ġ"``).
-    PyByteLevel("ByteLevel") = ByteLevel;
+    PyByteLevel("ByteLevel"), ByteLevel(|n| n) {
+        #[pyo3(text_signature = "(self)")]
+        new() => ByteLevel;
+        methods {
+            /// The 256 chars of the byte-level alphabet.
+            #[staticmethod]
+            fn alphabet() -> Vec<String> {
+                crate::pre_tokenizers::byte_level_alphabet()
+            }
+        }
+    }
 
     /// The text cleanup of the original BERT.
     ///
@@ -149,7 +160,7 @@ component_classes! {
     ///     prepend (str, default "▁"): what to add.
     PyPrepend("Prepend"), Prepend(|n| n) {
         #[pyo3(text_signature = "(self, prepend)")]
-        new(prepend: String = ("▁".to_string())) => Prepend::new(prepend);
+        new(prepend: String = { "▁".to_string() }) => Prepend::new(prepend);
         fields {
             prepend: String;
         }
@@ -169,6 +180,24 @@ component_classes! {
         fields {
             content: String;
         }
+        methods {
+            /// The pattern: a str for a literal, a ``tokenmill.Regex`` for a regex.
+            #[getter]
+            fn get_pattern(self_: PyRef<'_, Self>) -> PyResult<PyObject> {
+                let py = self_.py();
+                match getter!(self_, NormalizerWrapper::Replace, |n| n.pattern().clone())? {
+                    ReplacePattern::String(s) => Ok(s.into_pyobject(py)?.into_any().unbind()),
+                    ReplacePattern::Regex(r) => Ok(Py::new(py, PyRegex::new(&r)?)?.into_any()),
+                }
+            }
+            #[setter]
+            fn set_pattern(self_: PyRef<'_, Self>, pattern: &Bound<'_, PyAny>) -> PyResult<()> {
+                let pattern = extract_replace_pattern(pattern)?;
+                let content = getter!(self_, NormalizerWrapper::Replace, |n| n.content.clone())?;
+                let replace = Replace::new(pattern, content).py()?;
+                setter!(self_, NormalizerWrapper::Replace, |n| *n = replace)
+            }
+        }
     }
 
     /// SentencePiece's compiled normalization rules (the ``precompiled_charsmap`` of a
@@ -181,15 +210,6 @@ component_classes! {
         new(precompiled_charsmap: Vec<u8>)
             => Precompiled::from_charsmap(&precompiled_charsmap).py()?;
         newargs(py) => [PyBytes::new(py, b"")];
-    }
-}
-
-#[pymethods]
-impl PyByteLevel {
-    /// The 256 chars of the byte-level alphabet.
-    #[staticmethod]
-    fn alphabet() -> Vec<String> {
-        crate::pre_tokenizers::byte_level_alphabet()
     }
 }
 
@@ -215,26 +235,6 @@ pub(crate) fn extract_pattern<P>(
 /// A `Replace` pattern from Python (see [`extract_pattern`]).
 pub(crate) fn extract_replace_pattern(pattern: &Bound<'_, PyAny>) -> PyResult<ReplacePattern> {
     extract_pattern(pattern, ReplacePattern::String, ReplacePattern::Regex)
-}
-
-#[pymethods]
-impl PyReplace {
-    /// The pattern: a str for a literal, a ``tokenmill.Regex`` for a regex.
-    #[getter]
-    fn get_pattern(self_: PyRef<'_, Self>) -> PyResult<PyObject> {
-        let py = self_.py();
-        match getter!(self_, NormalizerWrapper::Replace, |n| n.pattern().clone())? {
-            ReplacePattern::String(s) => Ok(s.into_pyobject(py)?.into_any().unbind()),
-            ReplacePattern::Regex(r) => Ok(Py::new(py, PyRegex::new(&r)?)?.into_any()),
-        }
-    }
-    #[setter]
-    fn set_pattern(self_: PyRef<'_, Self>, pattern: &Bound<'_, PyAny>) -> PyResult<()> {
-        let pattern = extract_replace_pattern(pattern)?;
-        let content = getter!(self_, NormalizerWrapper::Replace, |n| n.content.clone())?;
-        let replace = Replace::new(pattern, content).py()?;
-        setter!(self_, NormalizerWrapper::Replace, |n| *n = replace)
-    }
 }
 
 /// A compiled regular expression, to give ``Replace`` and ``Split`` a regex pattern instead of
@@ -383,47 +383,59 @@ fn with_callback<'py, R>(
     Ok(edit(&mut call))
 }
 
-/// Declares `NormalizedString` methods that run the core method of the same name in place.
+/// Applied to `NormalizedString`'s `#[pymethods]` block (`#[apply(in_place_methods!)]`: PyO3
+/// takes one block per class), adds the methods listed here, which run the core method of the
+/// same name in place.
 macro_rules! in_place_methods {
-    ($($(#[$doc:meta])* $name:ident($($arg:ident: $ty:ty),*);)*) => {
-        #[pymethods]
-        impl PyNormalizedString {$(
-            $(#[$doc])*
-            fn $name(&mut self, $($arg: $ty),*) -> PyResult<()> {
-                self.get_mut()?.$name($($arg),*);
-                Ok(())
-            }
-        )*}
+    ($pound:tt $pymethods:tt impl $Class:ident { $($methods:tt)* }) => {
+        in_place_methods! {
+            @list $pound $pymethods impl $Class { $($methods)* }
+            /// Unicode NFD, in place.
+            nfd();
+            /// Unicode NFKD, in place.
+            nfkd();
+            /// Unicode NFC, in place.
+            nfc();
+            /// Unicode NFKC, in place.
+            nfkc();
+            /// Lowercases, in place.
+            lowercase();
+            /// Uppercases, in place.
+            uppercase();
+            /// Adds ``s`` in front (nothing happens to an empty string).
+            prepend(s: &str);
+            /// Adds ``s`` at the end.
+            append(s: &str);
+            /// Removes leading whitespace.
+            lstrip();
+            /// Removes trailing whitespace.
+            rstrip();
+            /// Removes leading and trailing whitespace.
+            strip();
+            /// Removes the whole normalized string.
+            clear();
+        }
+    };
+    (
+        @list $pound:tt $pymethods:tt impl $Class:ident { $($methods:tt)* }
+        $($(#[$doc:meta])* $name:ident($($arg:ident: $ty:ty),*);)*
+    ) => {
+        $pound $pymethods
+        impl $Class {
+            $($methods)*
+
+            $(
+                $(#[$doc])*
+                fn $name(&mut self, $($arg: $ty),*) -> PyResult<()> {
+                    self.get_mut()?.$name($($arg),*);
+                    Ok(())
+                }
+            )*
+        }
     };
 }
 
-in_place_methods! {
-    /// Unicode NFD, in place.
-    nfd();
-    /// Unicode NFKD, in place.
-    nfkd();
-    /// Unicode NFC, in place.
-    nfc();
-    /// Unicode NFKC, in place.
-    nfkc();
-    /// Lowercases, in place.
-    lowercase();
-    /// Uppercases, in place.
-    uppercase();
-    /// Adds ``s`` in front (nothing happens to an empty string).
-    prepend(s: &str);
-    /// Adds ``s`` at the end.
-    append(s: &str);
-    /// Removes leading whitespace.
-    lstrip();
-    /// Removes trailing whitespace.
-    rstrip();
-    /// Removes leading and trailing whitespace.
-    strip();
-    /// Removes the whole normalized string.
-    clear();
-}
-
+#[apply(in_place_methods!)]
 #[pymethods]
 impl PyNormalizedString {
     #[new]

@@ -2,7 +2,6 @@
 //! constructor signatures and properties. Each concrete class extends `PreTokenizer`, which
 //! holds the core `PreTokenizerWrapper` (what the Tokenizer binding takes and gives back).
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
 
 use tokenmill_core::pre_tokenizers::{
     BertPreTokenizer, ByteLevel, CharDelimiterSplit, Digits, FixedLength, Metaspace,
@@ -83,7 +82,7 @@ fn pre_tokenize_str(
 }
 
 component_classes! {
-    PyPreTokenizer("tokenmill.pre_tokenizers"), PreTokenizerWrapper;
+    #[pymethods] PyPreTokenizer("tokenmill.pre_tokenizers"), PreTokenizerWrapper;
 
     /// ByteLevel pre-tokenizer: optionally adds a space in front, splits with the GPT-2 regex, and
     /// maps every byte to a visible char (``ByteLevel.alphabet()``; a space becomes ``Ġ``).
@@ -94,10 +93,19 @@ component_classes! {
     ///     trim_offsets (bool, default True): used by the ByteLevel post-processor.
     ///     use_regex (bool, default True): split with the GPT-2 regex.
     PyByteLevel("ByteLevel"), ByteLevel(|p| p) {
+        new(add_prefix_space: bool = true, trim_offsets: bool = true, use_regex: bool = true;
+            **_kwargs) => ByteLevel::new(add_prefix_space, trim_offsets, use_regex);
         fields {
             add_prefix_space: bool;
             trim_offsets: bool;
             use_regex: bool;
+        }
+        methods {
+            /// The 256 characters bytes are mapped to (as one-character strings, in byte order).
+            #[staticmethod]
+            fn alphabet() -> Vec<String> {
+                byte_level_alphabet()
+            }
         }
     }
 
@@ -129,6 +137,23 @@ component_classes! {
         fields {
             behavior: String;
             invert: bool;
+        }
+        methods {
+            /// The pattern: a str for a literal, a ``tokenmill.Regex`` for a regex.
+            #[getter]
+            fn get_pattern(self_: PyRef<'_, Self>) -> PyResult<PyObject> {
+                let py = self_.py();
+                let pattern = getter!(self_, PreTokenizerWrapper::Split, |p| p.pattern.clone())?;
+                match pattern {
+                    SplitPattern::String(s) => Ok(s.into_pyobject(py)?.into_any().unbind()),
+                    // A pattern only our Oniguruma rewriting accepts (`\p{^L}`, `\h`) cannot be
+                    // a `Regex` object; it is then returned as its string.
+                    SplitPattern::Regex(r) => match PyRegex::new(&r) {
+                        Ok(regex) => Ok(Py::new(py, regex)?.into_any()),
+                        Err(_) => Ok(r.into_pyobject(py)?.into_any().unbind()),
+                    },
+                }
+            }
         }
     }
 
@@ -210,48 +235,4 @@ component_classes! {
 /// one-character strings, in byte order).
 pub(crate) fn byte_level_alphabet() -> Vec<String> {
     ByteLevel::alphabet().into_iter().map(String::from).collect()
-}
-
-#[pymethods]
-impl PyByteLevel {
-    // Written out: the `**kwargs` of a constructor declared by `component_classes!` would not
-    // resolve (PyO3 names it with the macro's hygiene).
-    #[new]
-    #[pyo3(signature = (
-        add_prefix_space = true, trim_offsets = true, use_regex = true, **_kwargs
-    ))]
-    fn new(
-        add_prefix_space: bool,
-        trim_offsets: bool,
-        use_regex: bool,
-        _kwargs: Option<&Bound<'_, PyDict>>,
-    ) -> (Self, PyPreTokenizer) {
-        let pre_tokenizer = ByteLevel::new(add_prefix_space, trim_offsets, use_regex);
-        (PyByteLevel, PyPreTokenizer::new(pre_tokenizer))
-    }
-
-    /// The 256 characters bytes are mapped to (as one-character strings, in byte order).
-    #[staticmethod]
-    fn alphabet() -> Vec<String> {
-        byte_level_alphabet()
-    }
-}
-
-#[pymethods]
-impl PySplit {
-    /// The pattern: a str for a literal, a ``tokenmill.Regex`` for a regex.
-    #[getter]
-    fn get_pattern(self_: PyRef<'_, Self>) -> PyResult<PyObject> {
-        let py = self_.py();
-        let pattern = getter!(self_, PreTokenizerWrapper::Split, |p| p.pattern.clone())?;
-        match pattern {
-            SplitPattern::String(s) => Ok(s.into_pyobject(py)?.into_any().unbind()),
-            // A pattern only our Oniguruma rewriting accepts (`\p{^L}`, `\h`) cannot be a
-            // `Regex` object; it is then returned as its string.
-            SplitPattern::Regex(r) => match PyRegex::new(&r) {
-                Ok(regex) => Ok(Py::new(py, regex)?.into_any()),
-                Err(_) => Ok(r.into_pyobject(py)?.into_any().unbind()),
-            },
-        }
-    }
 }

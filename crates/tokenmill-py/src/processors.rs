@@ -62,7 +62,7 @@ stage_classes! {
 }
 
 component_classes! {
-    PyPostProcessor("tokenmill.processors"), PostProcessorWrapper;
+    #[pymethods] PyPostProcessor("tokenmill.processors"), PostProcessorWrapper;
 
     /// Adds ``[CLS]`` before and ``[SEP]`` after the first input, and ``[SEP]`` after the second:
     /// ``[CLS] A [SEP] B [SEP]``, type ids 0 for the first part, 1 for the second.
@@ -121,6 +121,19 @@ component_classes! {
     ///     use_regex (bool, default True): kept for tokenizer.json compatibility (the
     ///         pre-tokenizer's setting); no effect here.
     PyByteLevel("ByteLevel"), ByteLevel(|p| p) {
+        new(
+            add_prefix_space: Option<bool> = None,
+            trim_offsets: Option<bool> = None,
+            use_regex: Option<bool> = None;
+            **_kwargs
+        ) => {
+            let d = ByteLevel::default();
+            ByteLevel::new(
+                add_prefix_space.unwrap_or(d.add_prefix_space),
+                trim_offsets.unwrap_or(d.trim_offsets),
+                use_regex.unwrap_or(d.use_regex),
+            )
+        };
         fields {
             /// Whether the pre-tokenizer added a space in front of the input.
             add_prefix_space: bool;
@@ -129,28 +142,6 @@ component_classes! {
             /// The pre-tokenizer's ``use_regex`` setting (stored, unused here).
             use_regex: bool;
         }
-    }
-}
-
-#[pymethods]
-impl PyByteLevel {
-    // Written out: the `**kwargs` of a constructor declared by `component_classes!` would not
-    // resolve (PyO3 names it with the macro's hygiene).
-    #[new]
-    #[pyo3(signature = (add_prefix_space = None, trim_offsets = None, use_regex = None, **_kwargs))]
-    fn new(
-        add_prefix_space: Option<bool>,
-        trim_offsets: Option<bool>,
-        use_regex: Option<bool>,
-        _kwargs: Option<&Bound<'_, PyDict>>,
-    ) -> (Self, PyPostProcessor) {
-        let d = ByteLevel::default();
-        let p = ByteLevel::new(
-            add_prefix_space.unwrap_or(d.add_prefix_space),
-            trim_offsets.unwrap_or(d.trim_offsets),
-            use_regex.unwrap_or(d.use_regex),
-        );
-        (PyByteLevel, PyPostProcessor::new(p))
     }
 }
 

@@ -1,8 +1,9 @@
 //! The concrete component classes (`Strip`, `BPE`, `BpeTrainer`, ...) and their Python
-//! properties: [`component_classes!`] declares the classes of a pipeline stage (constructors
-//! and properties), [`component_properties!`] a getter and a setter for each listed field of the
-//! core value an object holds (read and changed in place, through `shared.rs`'s `getter!` /
-//! `setter!`), and [`PyValue`] says how a field is shown to Python.
+//! properties: [`component_classes!`] declares the classes of a pipeline stage (constructors,
+//! properties and other methods), [`component_properties!`] a class's one `#[pymethods]` block,
+//! with a getter and a setter for each listed field of the core value an object holds (read and
+//! changed in place, through `shared.rs`'s `getter!` / `setter!`), and [`PyValue`] says how a
+//! field is shown to Python.
 //!
 //! May import `shared` (the accessors) and `errors`; the classes themselves live in their stage's
 //! file.
@@ -102,40 +103,53 @@ impl SetOutcome for tokenmill_core::Result<()> {
 /// The `after_set` of a class whose value needs nothing after a change.
 pub(crate) fn unchanged<T>(_: &mut T) {}
 
-/// Declares the properties of a concrete component class `$Class` whose base class holds a
-/// `$Wrapper::$Variant(c)` value (`$value` is where its fields are: `c` or a part of it), in a
-/// `#[pymethods]` block of their own: per property a getter and a setter (doc comments go on
-/// the getter).
+/// Declares the `#[pymethods]` block of a concrete component class `$Class` whose base class
+/// holds a `$Wrapper::$Variant(c)` value (`$value` is where its fields are: `c` or a part of
+/// it): the class's own `methods` as written, then per property a getter and a setter (doc
+/// comments go on the getter). PyO3 takes one `#[pymethods]` block per class, so all of a
+/// class's methods are listed here.
+///
+/// The call starts with `#[pymethods]`, which the block gets token for token (`$pound
+/// $pymethods`): PyO3 names the `**kwargs` it extracts with the hygiene of that attribute, which
+/// must be the caller's, whose code names the parameter (the same holds for the other macros
+/// that write a class's one block: `component_classes!`, `stage_properties!`, ...).
 ///
 /// - `fields { field: Ty; }`: `$value.field`, shown as `Ty` through [`PyValue`] (`field as x`:
 ///   under the Python name `x`).
 /// - `accessors { x: Ty => expr, |v: VTy| change; }`: the getter returns `expr`, the setter
 ///   runs `change` (which returns nothing or a core result, see [`SetOutcome`]).
+/// - `methods { ... }`: the class's other methods (several `methods` sections add up).
 /// - `after_set(f)` (optional): every setter then calls `f(c)` (BPE forgets its cached words).
 macro_rules! component_properties {
     (
+        $pound:tt $pymethods:tt
         $Class:ident, $Wrapper:ident :: $Variant:ident(|$c:ident| $value:expr);
         $($rest:tt)*
     ) => {
         $crate::properties::component_properties! {
-            $Class, $Wrapper::$Variant(|$c| $value), after_set($crate::properties::unchanged);
+            $pound $pymethods $Class, $Wrapper::$Variant(|$c| $value),
+                after_set($crate::properties::unchanged);
             $($rest)*
         }
     };
     (
+        $pound:tt $pymethods:tt
         $Class:ident, $Wrapper:ident :: $Variant:ident(|$c:ident| $value:expr),
             after_set($after:expr);
-        fields { $($(#[$fdoc:meta])* $field:ident $(as $name:ident)?: $fty:ty;)* }
+        $(fields { $($(#[$fdoc:meta])* $field:ident $(as $name:ident)?: $fty:ty;)* })?
         $(accessors {
             $($(#[$adoc:meta])* $aname:ident: $aty:ty => $aexpr:expr,
                 |$v:ident: $vty:ty| $change:expr;)*
         })?
+        $(methods { $($methods:tt)* })*
     ) => {
         // `paste!` makes the getters' and setters' names (`get_` / `set_` + the field's).
         pastey::paste! {
-            #[pymethods]
+            $pound $pymethods
             impl $Class {
-                $(
+                $($($methods)*)*
+
+                $($(
                     $(#[$fdoc])*
                     #[getter $(($name))?]
                     fn [<get_ $field>](self_: PyRef<'_, Self>) -> PyResult<$fty> {
@@ -152,7 +166,7 @@ macro_rules! component_properties {
                             $after($c)
                         })
                     }
-                )*
+                )*)?
 
                 $($(
                     $(#[$adoc])*
@@ -184,32 +198,40 @@ pub(crate) use component_properties;
 /// `$Wrapper::$Variant(c)` (its fields are in `value`: `c` or a part of it); in the braces, all
 /// optional and in this order:
 ///
-/// - `new(arg: Ty = default, ...) => made;` (after further `#[pyo3(...)]` attributes): the
-///   constructor, with those defaults; its base class holds `made` (which may use `?`);
+/// - `new(arg: Ty = default, ...; **kwargs) => made;` (after further `#[pyo3(...)]`
+///   attributes): the constructor, with those defaults (one token each: a longer one goes in
+///   braces, `{ String::from("##") }`, and shows as `...` in the text signature; `; **kwargs`,
+///   optional: keyword arguments it accepts and ignores); its base class holds `made` (which
+///   may use `?`);
 /// - `newargs(py) => [args];`: `__getnewargs__`, the constructor arguments pickling calls it
 ///   with before it restores the state;
-/// - `fields { ... }`, `accessors { ... }`: its properties, as in [`component_properties!`]
-///   (`after_set(f)` may follow the `$Variant(...)`).
+/// - `fields { ... }`, `accessors { ... }`, `methods { ... }`: its properties and other
+///   methods, as in [`component_properties!`] (`after_set(f)` may follow the `$Variant(...)`).
 ///
-/// Other methods go in a `#[pymethods]` block of their own.
+/// The call starts with `#[pymethods]` (see [`component_properties!`]).
 macro_rules! component_classes {
     (
-        $Base:ident($module:literal), $Wrapper:ident $(, unit #[$unit:meta])?;
+        $pound:tt $pymethods:tt $Base:ident($module:literal), $Wrapper:ident
+            $(, unit #[$unit:meta])?;
         $($classes:tt)*
     ) => {
         $crate::properties::component_classes! {
-            @each $Base($module), $Wrapper, [$(#[$unit])?]; $($classes)*
+            @each $pound $pymethods $Base($module), $Wrapper, [$(#[$unit])?]; $($classes)*
         }
     };
-    (@each $Base:ident($module:literal), $Wrapper:ident, [$($unit:tt)*];) => {};
     (
-        @each $Base:ident($module:literal), $Wrapper:ident, [$($unit:tt)*];
+        @each $pound:tt $pymethods:tt $Base:ident($module:literal), $Wrapper:ident,
+            [$($unit:tt)*];
+    ) => {};
+    (
+        @each $pound:tt $pymethods:tt $Base:ident($module:literal), $Wrapper:ident,
+            [$($unit:tt)*];
         $(#[$doc:meta])*
         $Class:ident($name:literal) = $Variant:ident;
         $($rest:tt)*
     ) => {
         $crate::properties::component_classes! {
-            @each $Base($module), $Wrapper, [$($unit)*];
+            @each $pound $pymethods $Base($module), $Wrapper, [$($unit)*];
             $(#[$doc])*
             $Class($name), $Variant(|c| c) {
                 $($unit)*
@@ -219,17 +241,20 @@ macro_rules! component_classes {
         }
     };
     (
-        @each $Base:ident($module:literal), $Wrapper:ident, [$($unit:tt)*];
+        @each $pound:tt $pymethods:tt $Base:ident($module:literal), $Wrapper:ident,
+            [$($unit:tt)*];
         $(#[$doc:meta])*
         $Class:ident($name:literal), $Variant:ident(|$c:ident| $value:expr)
             $(, after_set($after:expr))? {
             $(
                 $(#[$new_attr:meta])*
-                new($($arg:ident: $ty:ty $(= $default:tt)?),* $(,)?) => $made:expr;
+                new($($arg:ident: $ty:ty $(= $default:tt)?),* $(,)? $(; **$kwargs:ident)?)
+                    => $made:expr;
             )?
             $(newargs($py:ident) => [$($newarg:expr),* $(,)?];)?
             $(fields { $($fields:tt)* })?
             $(accessors { $($accessors:tt)* })?
+            $(methods { $($methods:tt)* })?
         }
         $($rest:tt)*
     ) => {
@@ -237,35 +262,37 @@ macro_rules! component_classes {
         #[pyclass(extends = $Base, module = $module, name = $name)]
         pub struct $Class;
 
-        #[pymethods]
-        impl $Class {
-            $(
-                #[new]
-                #[pyo3(signature = ($($arg $(= $default)?),*))]
-                $(#[$new_attr])*
-                fn new($($arg: $ty),*) -> PyResult<(Self, $Base)> {
-                    Ok(($Class, $Base::new($made)))
-                }
-            )?
-
-            $(
-                fn __getnewargs__<'py>(
-                    &self,
-                    $py: Python<'py>,
-                ) -> PyResult<Bound<'py, pyo3::types::PyTuple>> {
-                    pyo3::types::PyTuple::new($py, [$($newarg),*])
-                }
-            )?
-        }
-
         $crate::properties::component_properties! {
-            $Class, $Wrapper::$Variant(|$c| $value) $(, after_set($after))?;
-            fields { $($($fields)*)? }
+            $pound $pymethods $Class, $Wrapper::$Variant(|$c| $value) $(, after_set($after))?;
+            $(fields { $($fields)* })?
             $(accessors { $($accessors)* })?
+            $(methods { $($methods)* })?
+            methods {
+                $(
+                    #[new]
+                    #[pyo3(signature = ($($arg $(= $default)?,)* $(**$kwargs)?))]
+                    $(#[$new_attr])*
+                    fn new(
+                        $($arg: $ty,)*
+                        $($kwargs: Option<&Bound<'_, pyo3::types::PyDict>>,)?
+                    ) -> PyResult<(Self, $Base)> {
+                        Ok(($Class, $Base::new($made)))
+                    }
+                )?
+
+                $(
+                    fn __getnewargs__<'py>(
+                        &self,
+                        $py: Python<'py>,
+                    ) -> PyResult<Bound<'py, pyo3::types::PyTuple>> {
+                        pyo3::types::PyTuple::new($py, [$($newarg),*])
+                    }
+                )?
+            }
         }
 
         $crate::properties::component_classes! {
-            @each $Base($module), $Wrapper, [$($unit)*]; $($rest)*
+            @each $pound $pymethods $Base($module), $Wrapper, [$($unit)*]; $($rest)*
         }
     };
 }

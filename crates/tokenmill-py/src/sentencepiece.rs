@@ -123,11 +123,32 @@ impl<'py> IntoPyObject<'py> for Out {
     }
 }
 
-/// The options of an encode call from the flags every call takes, without sampling (the calls
-/// that sample set `enable_sampling`, `nbest_size` and `alpha` on top).
-fn flags(add_bos: bool, add_eos: bool, reverse: bool, emit_unk_piece: bool) -> EncodeOptions {
-    let (enable_sampling, nbest_size, alpha) = (false, -1, 0.0);
-    EncodeOptions { add_bos, add_eos, reverse, emit_unk_piece, enable_sampling, nbest_size, alpha }
+/// The four flags every encode call takes, as one dict (`sentencepiece.py`'s `_encode_flags`).
+#[derive(FromPyObject)]
+#[pyo3(from_item_all)]
+struct Flags {
+    add_bos: bool,
+    add_eos: bool,
+    reverse: bool,
+    emit_unk_piece: bool,
+}
+
+impl Flags {
+    /// The options of an encode call with these flags, without sampling (the calls that sample
+    /// set `enable_sampling`, `nbest_size` and `alpha` on top).
+    fn options(self) -> EncodeOptions {
+        let Flags { add_bos, add_eos, reverse, emit_unk_piece } = self;
+        let (enable_sampling, nbest_size, alpha) = (false, -1, 0.0);
+        EncodeOptions {
+            add_bos,
+            add_eos,
+            reverse,
+            emit_unk_piece,
+            enable_sampling,
+            nbest_size,
+            alpha,
+        }
+    }
 }
 
 /// Runs `f` over `items`, in parallel (on tokenmill's pool, see `utils::parallel`) unless
@@ -343,9 +364,8 @@ impl PyProcessor {
     /// Encodes each text (`str` or UTF-8 `bytes`); `kind` is "ids", "pieces", "full" (tuples)
     /// or "serialized" (`SentencePieceText` protobuf bytes).
     #[pyo3(signature = (
-        texts, kind, add_bos=false, add_eos=false, reverse=false, emit_unk_piece=false,
-        enable_sampling=false, nbest_size=-1, alpha=0.1, seed=None, num_threads=-1,
-        char_offsets=true
+        texts, kind, flags, enable_sampling=false, nbest_size=-1, alpha=0.1, seed=None,
+        num_threads=-1, char_offsets=true
     ))]
     #[allow(clippy::too_many_arguments)]
     fn encode<'py>(
@@ -353,10 +373,7 @@ impl PyProcessor {
         py: Python<'py>,
         texts: &Bound<'py, PyAny>,
         kind: &str,
-        add_bos: bool,
-        add_eos: bool,
-        reverse: bool,
-        emit_unk_piece: bool,
+        flags: Flags,
         enable_sampling: bool,
         nbest_size: i32,
         alpha: f32,
@@ -364,8 +381,7 @@ impl PyProcessor {
         num_threads: i32,
         char_offsets: bool,
     ) -> PyResult<Bound<'py, PyList>> {
-        let o = flags(add_bos, add_eos, reverse, emit_unk_piece);
-        let o = EncodeOptions { enable_sampling, nbest_size, alpha, ..o };
+        let o = EncodeOptions { enable_sampling, nbest_size, alpha, ..flags.options() };
         let kind = Kind::parse(kind, char_offsets)?;
         if let Kind::Ids = kind {
             return self.encode_ids(py, texts, &o, seed, num_threads);
@@ -383,24 +399,17 @@ impl PyProcessor {
     /// One long text (`str` or UTF-8 `bytes`) encoded in chunks on several threads
     /// (`ParallelEncode`; see `Processor::encode_full_chunked`); `kind` "ids", "pieces" or
     /// "serialized". `num_threads` 1: on this thread.
-    #[pyo3(signature = (
-        text, kind, chunk_len, num_threads=-1, add_bos=false, add_eos=false, reverse=false,
-        emit_unk_piece=false
-    ))]
-    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (text, kind, chunk_len, num_threads, flags))]
     fn parallel_encode(
         &self,
-        py: Python<'_>,
         text: &Bound<'_, PyAny>,
         kind: &str,
         chunk_len: usize,
         num_threads: i32,
-        add_bos: bool,
-        add_eos: bool,
-        reverse: bool,
-        emit_unk_piece: bool,
+        flags: Flags,
     ) -> PyResult<Out> {
-        let o = flags(add_bos, add_eos, reverse, emit_unk_piece);
+        let py = text.py();
+        let o = flags.options();
         let kind = Kind::parse(kind, false)?;
         let text = text_of(text)?;
         let text: &str = &text;
@@ -436,22 +445,16 @@ impl PyProcessor {
     }
 
     /// The n best segmentations of one text, in the form `kind`.
-    #[pyo3(signature = (
-        text, nbest_size, kind, add_bos=false, add_eos=false, reverse=false, emit_unk_piece=false
-    ))]
-    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (text, nbest_size, kind, flags))]
     fn nbest(
         &self,
         py: Python<'_>,
         text: String,
         nbest_size: i32,
         kind: &str,
-        add_bos: bool,
-        add_eos: bool,
-        reverse: bool,
-        emit_unk_piece: bool,
+        flags: Flags,
     ) -> PyResult<Vec<Out>> {
-        let o = EncodeOptions { nbest_size, ..flags(add_bos, add_eos, reverse, emit_unk_piece) };
+        let o = EncodeOptions { nbest_size, ..flags.options() };
         let kind = Kind::parse(kind, true)?;
         py.allow_threads(|| {
             let results = self.inner.nbest_encode(&text, nbest_size, &o)?;
@@ -464,10 +467,7 @@ impl PyProcessor {
     }
 
     /// `num_samples` sampled segmentations with their scores: [(result, score)].
-    #[pyo3(signature = (
-        text, num_samples, alpha, wor, include_best, kind, add_bos=false, add_eos=false,
-        reverse=false, emit_unk_piece=false, seed=None
-    ))]
+    #[pyo3(signature = (text, num_samples, alpha, wor, include_best, kind, flags, seed=None))]
     #[allow(clippy::too_many_arguments)]
     fn sample_and_score(
         &self,
@@ -478,14 +478,10 @@ impl PyProcessor {
         wor: bool,
         include_best: bool,
         kind: &str,
-        add_bos: bool,
-        add_eos: bool,
-        reverse: bool,
-        emit_unk_piece: bool,
+        flags: Flags,
         seed: Option<u64>,
     ) -> PyResult<Vec<(Out, f32)>> {
-        let o = flags(add_bos, add_eos, reverse, emit_unk_piece);
-        let o = EncodeOptions { enable_sampling: true, alpha, ..o };
+        let o = EncodeOptions { enable_sampling: true, alpha, ..flags.options() };
         let kind = Kind::parse(kind, true)?;
         py.allow_threads(|| {
             let results = self.inner.sample_encode_and_score(

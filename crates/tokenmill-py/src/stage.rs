@@ -5,10 +5,12 @@
 //! below; the macro only lists what differs (names, subclasses, stage-specific methods).
 //!
 //! Also the Tokenizer's `normalizer` / `pre_tokenizer` / `post_processor` / `decoder`
-//! properties, which read and set those classes ([`get_component`], [`set_component`]).
+//! properties, which read and set those classes ([`get_component`], [`set_component`]):
+//! [`stage_properties!`], applied to the Tokenizer's `#[pymethods]` block, lists them.
 //!
 //! May import `shared` (the shared values), `foreign` (adopting `tokenizers` objects) and
-//! `tokenizer_state` (where the Tokenizer keeps its components).
+//! `tokenizer_state` (where the Tokenizer keeps its components); `stage_properties!` names the
+//! four stage modules' base classes where it is applied.
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList};
@@ -25,13 +27,8 @@ use crate::errors::ToPyResult;
 use tokenmill_core::tokenizer::Tokenizer;
 use tokenmill_core::Result as CoreResult;
 
-use crate::decoders::PyDecoder;
 use crate::foreign::{adopt, Adopted, Role};
-use crate::normalizers::PyNormalizer;
-use crate::pre_tokenizers::PyPreTokenizer;
-use crate::processors::PyPostProcessor;
 use crate::shared::{Node, Sequenced, Shared};
-use crate::tokenizer::PyTokenizer;
 use crate::tokenizer_state::{attach_optional, Attached, Components, TokenizerState};
 
 /// A stage's base class (`Normalizer`, ...): it holds a [`Node`] of the core wrapper.
@@ -335,17 +332,20 @@ sequenced! {
     DecoderWrapper: decoders::Sequence, |s| s.decoders;
 }
 
+/// Where the Tokenizer's state keeps a stage's component.
+pub(crate) type Slot<S> = Attached<Node<<S as StageClass>::Wrapper>>;
+
 /// A stage the Tokenizer holds as an optional shared component: where it sits in the state,
-/// and how the core pipeline takes its value.
+/// and how the core pipeline takes its value (see [`stage_properties!`]).
 pub(crate) trait TokenizerStage: StageClass {
-    fn slot(components: &Components) -> &Option<Attached<Node<Self::Wrapper>>>;
-    fn slot_mut(components: &mut Components) -> &mut Option<Attached<Node<Self::Wrapper>>>;
+    fn slot(components: &Components) -> &Option<Slot<Self>>;
+    fn slot_mut(components: &mut Components) -> &mut Option<Slot<Self>>;
     fn install(tokenizer: &mut Tokenizer, value: Option<Self::Wrapper>) -> CoreResult<()>;
 }
 
 /// What a core `Tokenizer::with_<stage>` returns: the tokenizer, or a result of it (a
 /// normalizer can be refused).
-trait Installed {
+pub(crate) trait Installed {
     fn done(self) -> CoreResult<()>;
 }
 
@@ -361,55 +361,72 @@ impl Installed for CoreResult<&mut Tokenizer> {
     }
 }
 
-/// Implements [`TokenizerStage`] for each stage class (its `$field` of the components, given to
-/// the core pipeline by `Tokenizer::with_$field`) and declares the Tokenizer's `$field` property
-/// (documented by the doc comments).
-macro_rules! tokenizer_stages {
-    ($($(#[$doc:meta])* $Class:ident => $field:ident;)*) => {pastey::paste! {
-        $(impl TokenizerStage for $Class {
-            fn slot(components: &Components) -> &Option<Attached<Node<Self::Wrapper>>> {
+/// The Tokenizer's `normalizer` / `pre_tokenizer` / `post_processor` / `decoder` properties,
+/// applied to its `#[pymethods]` block (`#[apply(stage_properties!)]`: PyO3 takes one block per
+/// class): a getter and a setter for each stage listed here (documented by the doc comments),
+/// and each stage class's [`TokenizerStage`] impl (its `$field` of the components, given to the
+/// core pipeline by `Tokenizer::with_$field`).
+macro_rules! stage_properties {
+    ($pound:tt $pymethods:tt impl $Tokenizer:ident { $($methods:tt)* }) => {
+        $crate::stage::stage_properties! {
+            @stages $pound $pymethods impl $Tokenizer { $($methods)* }
+            /// The :class:`tokenmill.normalizers.Normalizer`, or None.
+            normalizers::PyNormalizer => normalizer;
+            /// The :class:`tokenmill.pre_tokenizers.PreTokenizer`, or None.
+            pre_tokenizers::PyPreTokenizer => pre_tokenizer;
+            /// The :class:`tokenmill.processors.PostProcessor`, or None.
+            processors::PyPostProcessor => post_processor;
+            /// The :class:`tokenmill.decoders.Decoder`, or None.
+            decoders::PyDecoder => decoder;
+        }
+    };
+    (
+        @stages $pound:tt $pymethods:tt impl $Tokenizer:ident { $($methods:tt)* }
+        $($(#[$doc:meta])* $module:ident::$Class:ident => $field:ident;)*
+    ) => {pastey::paste! {
+        $(impl $crate::stage::TokenizerStage for $crate::$module::$Class {
+            fn slot(
+                components: &$crate::tokenizer_state::Components,
+            ) -> &Option<$crate::stage::Slot<Self>> {
                 &components.$field
             }
             fn slot_mut(
-                components: &mut Components,
-            ) -> &mut Option<Attached<Node<Self::Wrapper>>> {
+                components: &mut $crate::tokenizer_state::Components,
+            ) -> &mut Option<$crate::stage::Slot<Self>> {
                 &mut components.$field
             }
-            fn install(tokenizer: &mut Tokenizer, value: Option<Self::Wrapper>) -> CoreResult<()> {
-                tokenizer.[<with_ $field>](value).done()
+            fn install(
+                tokenizer: &mut tokenmill_core::tokenizer::Tokenizer,
+                value: Option<Self::Wrapper>,
+            ) -> tokenmill_core::Result<()> {
+                $crate::stage::Installed::done(tokenizer.[<with_ $field>](value))
             }
         })*
 
-        #[pymethods]
-        impl PyTokenizer {$(
-            $(#[$doc])*
-            #[getter]
-            fn [<get_ $field>](&self, py: Python<'_>) -> PyResult<PyObject> {
-                get_component::<$Class>(py, self.state())
-            }
-            #[setter]
-            fn [<set_ $field>](
-                &self,
-                py: Python<'_>,
-                value: Option<Adopted<'_, $Class>>,
-            ) -> PyResult<()> {
-                set_component(py, self.state(), value)
-            }
-        )*}
+        $pound $pymethods
+        impl $Tokenizer {
+            $($methods)*
+
+            $(
+                $(#[$doc])*
+                #[getter]
+                fn [<get_ $field>](&self, py: Python<'_>) -> PyResult<PyObject> {
+                    $crate::stage::get_component::<$crate::$module::$Class>(py, self.state())
+                }
+                #[setter]
+                fn [<set_ $field>](
+                    &self,
+                    py: Python<'_>,
+                    value: Option<$crate::foreign::Adopted<'_, $crate::$module::$Class>>,
+                ) -> PyResult<()> {
+                    $crate::stage::set_component(py, self.state(), value)
+                }
+            )*
+        }
     }};
 }
 
-// The Tokenizer's stage properties (shared components: see `shared.rs`).
-tokenizer_stages! {
-    /// The :class:`tokenmill.normalizers.Normalizer`, or None.
-    PyNormalizer => normalizer;
-    /// The :class:`tokenmill.pre_tokenizers.PreTokenizer`, or None.
-    PyPreTokenizer => pre_tokenizer;
-    /// The :class:`tokenmill.processors.PostProcessor`, or None.
-    PyPostProcessor => post_processor;
-    /// The :class:`tokenmill.decoders.Decoder`, or None.
-    PyDecoder => decoder;
-}
+pub(crate) use stage_properties;
 
 /// `tokenizer.<stage>`: the Python object sharing the Tokenizer's component, or None.
 pub(crate) fn get_component<S: TokenizerStage>(

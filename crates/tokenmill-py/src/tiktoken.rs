@@ -50,10 +50,10 @@ impl PyCoreBpe {
     /// The ids of `text`, special tokens in `allowed_special` as their ids (without the GIL).
     fn encode_ids(
         &self,
-        py: Python<'_>,
         text: &PyStr<'_>,
         allowed_special: &HashSet<String>,
     ) -> PyResult<Vec<Rank>> {
+        let py = text.py();
         let text = text_of(text)?;
         py.allow_threads(|| self.inner.encode(&text, |s| allowed_special.contains(s))).py()
     }
@@ -107,24 +107,18 @@ impl PyCoreBpe {
     }
 
     /// Token ids of `text`; special tokens in `allowed_special` become their ids.
-    fn encode<'py>(
-        &self,
-        py: Python<'py>,
-        text: &PyStr<'py>,
-        allowed_special: HashSet<String>,
-    ) -> ListResult<'py> {
-        let ids = self.encode_ids(py, text, &allowed_special)?;
-        self.id_objects.list(py, &ids)
+    fn encode<'py>(&self, text: &PyStr<'py>, allowed_special: HashSet<String>) -> ListResult<'py> {
+        let ids = self.encode_ids(text, &allowed_special)?;
+        self.id_objects.list(text.py(), &ids)
     }
 
     /// `encode` with the ids in a NumPy uint32 array.
     fn encode_to_numpy<'py>(
         &self,
-        py: Python<'py>,
         text: &PyStr<'py>,
         allowed_special: HashSet<String>,
     ) -> PyResult<Bound<'py, PyArray1<Rank>>> {
-        Ok(self.encode_ids(py, text, &allowed_special)?.into_pyarray(py))
+        Ok(self.encode_ids(text, &allowed_special)?.into_pyarray(text.py()))
     }
 
     /// `encode_ordinary` of every text, in parallel.

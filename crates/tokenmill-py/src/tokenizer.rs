@@ -2,6 +2,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 
+use macro_rules_attribute::apply;
 use numpy::IntoPyArray;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -30,6 +31,7 @@ use crate::model_inputs::{
     stacked_into_arrays, truncation_from_dict,
 };
 use crate::off_loop::run_in_executor;
+use crate::stage::stage_properties;
 use crate::tokenizer_state::{Attached, Pipeline, State, TokenizerState};
 use crate::{models, trainers};
 
@@ -289,6 +291,7 @@ impl PyTokenizer {
     }
 }
 
+#[apply(stage_properties!)]
 #[pymethods]
 impl PyTokenizer {
     #[new]

@@ -240,9 +240,10 @@ pub(crate) fn special_tokens_to_python(tokens: &[AddedToken]) -> Vec<PyAddedToke
     tokens.iter().cloned().map(PyAddedToken::from).collect()
 }
 
-/// Declares a trainer class's `#[pymethods]` (and `component_properties!`): `methods` as written,
-/// the `special_tokens` property, and a getter and a setter for each listed option of the core
-/// trainer the object holds (`$options` of the `$Variant` value `$t` of its `TrainerWrapper`).
+/// Declares a trainer class's `#[pymethods]` (through `component_properties!`): `methods` as
+/// written, the `special_tokens` property, and a getter and a setter for each listed option of
+/// the core trainer the object holds (`$options` of the `$Variant` value `$t` of its
+/// `TrainerWrapper`).
 macro_rules! trainer_methods {
     (
         $Class:ident, $Variant:ident(|$t:ident| $options:expr),
@@ -250,13 +251,10 @@ macro_rules! trainer_methods {
         methods { $($methods:tt)* }
     ) => {
         $crate::properties::component_properties! {
-            $Class, TrainerWrapper::$Variant(|$t| $options);
+            #[pymethods] $Class, TrainerWrapper::$Variant(|$t| $options);
             fields { $($fields)* }
-        }
-
-        #[pymethods]
-        impl $Class {
-            $($methods)*
+            methods {
+                $($methods)*
 
                 /// The special tokens, as `AddedToken` objects.
                 #[getter]
@@ -274,6 +272,7 @@ macro_rules! trainer_methods {
                     let tokens = $crate::trainers::extract_special_tokens(Some(value))?;
                     setter!(self_, TrainerWrapper::$Variant, |$t| $options.special_tokens = tokens)
                 }
+            }
         }
     };
 }

@@ -60,165 +60,170 @@ fn to_tokens(model: &Unigram, text: &str, segmentation: &Segmentation) -> Vec<Py
 #[pyclass(extends = PyModel, module = "tokenmill.models", name = "Unigram")]
 pub struct PyUnigram;
 
-#[pymethods]
-impl PyUnigram {
-    #[new]
-    #[pyo3(signature = (vocab=None, unk_id=None, byte_fallback=None, alpha=None, nbest_size=None))]
-    fn new(
-        vocab: Option<Vec<(String, f64)>>,
-        unk_id: Option<usize>,
-        byte_fallback: Option<bool>,
-        alpha: Option<f64>,
-        nbest_size: Option<usize>,
-    ) -> PyResult<(Self, PyModel)> {
-        let mut model = match (vocab, unk_id) {
-            (Some(vocab), unk_id) => {
-                Unigram::from(vocab, unk_id, byte_fallback.unwrap_or(false)).py()?
-            }
-            (None, None) => Unigram::default(),
-            (None, Some(_)) => {
-                return Err(PyValueError::new_err("`vocab` and `unk_id` must be both specified"))
-            }
-        };
-        model.alpha = alpha;
-        model.nbest_size = nbest_size;
-        Ok((PyUnigram, PyModel::new(ModelWrapper::Unigram(model))))
-    }
-
-    /// A model with sentencepiece's scoring rules (``f32`` arithmetic, piece types) from
-    /// ``(piece, score, type)`` triples by id, ``type`` as in sentencepiece's model proto
-    /// (1 normal, 2 unknown, 3 control, 4 user-defined, 5 unused, 6 byte). Used to reproduce
-    /// sentencepiece's segmentations exactly.
-    #[staticmethod]
-    #[pyo3(signature = (pieces, unk_id, byte_fallback=false))]
-    fn _from_sentencepiece(
-        py: Python<'_>,
-        pieces: Vec<(String, f32, u8)>,
-        unk_id: usize,
-        byte_fallback: bool,
-    ) -> PyResult<PyObject> {
-        let pieces = pieces
-            .into_iter()
-            .enumerate()
-            .map(|(i, (p, s, t))| {
-                let kind = PieceType::try_from(i32::from(t)).map_err(|_| {
-                    PyValueError::new_err(format!(
-                        "piece {i} ({p:?}): unknown piece type {t} (1..=6)"
-                    ))
-                })?;
-                Ok((p, s, kind))
-            })
-            .collect::<PyResult<Vec<_>>>()?;
-        let model = Unigram::from_sentencepiece(pieces, unk_id, byte_fallback).py()?;
-        crate::models::to_python(py, ModelWrapper::Unigram(model))
-    }
-
-    /// Whether unknown characters fall back to byte pieces.
-    #[getter]
-    fn get_byte_fallback(self_: PyRef<'_, Self>) -> PyResult<bool> {
-        getter!(self_, ModelWrapper::Unigram, |m| m.byte_fallback())
-    }
-    /// The id of the unknown piece (None when the model has none).
-    #[getter]
-    fn get_unk_id(self_: PyRef<'_, Self>) -> PyResult<Option<usize>> {
-        getter!(self_, ModelWrapper::Unigram, |m| m.unk_id())
-    }
-
-    /// The vocabulary as a list of (piece, score), by id.
-    fn get_pieces(self_: PyRef<'_, Self>) -> PyResult<Vec<(String, f64)>> {
-        getter!(self_, ModelWrapper::Unigram, |m| m.vocab().to_vec())
-    }
-
-    /// The score (log-probability) of piece ``id``.
-    fn get_score(self_: PyRef<'_, Self>, id: u32) -> PyResult<f64> {
-        getter!(self_, ModelWrapper::Unigram, |m| m.score(id))?
-            .ok_or_else(|| PyValueError::new_err(format!("id {id} is not in the vocabulary")))
-    }
-
-    /// Re-seeds the sampling generator: the same seed gives the same samples.
-    fn set_seed(self_: PyRef<'_, Self>, seed: u64) -> PyResult<()> {
-        getter!(self_, ModelWrapper::Unigram, |m| m.set_seed(seed))
-    }
-
-    /// The ``nbest_size`` best segmentations of ``sequence`` (best first) as
-    /// ``(tokens, score)`` pairs, as sentencepiece's ``nbest_encode`` (``nbest_size`` is clamped
-    /// to 1..1024; for 1, the best segmentation with score 0). Unknown characters are not fused.
-    #[pyo3(signature = (sequence, nbest_size))]
-    fn nbest(
-        self_: PyRef<'_, Self>,
-        py: Python<'_>,
-        sequence: &str,
-        nbest_size: usize,
-    ) -> PyResult<Vec<(Vec<PyToken>, f64)>> {
-        getter!(self_, ModelWrapper::Unigram, |m| {
-            let nbest = maybe_released(py, sequence, || m.nbest(sequence, nbest_size)).py()?;
-            Ok(nbest.iter().map(|(seg, score)| (to_tokens(m, sequence, seg), *score)).collect())
-        })?
-    }
-
-    /// A sampled segmentation of ``sequence`` (sentencepiece's rule): ``nbest_size`` 1 or
-    /// ``alpha`` 0 gives the best one; ``nbest_size`` > 1 samples among the n best with
-    /// P ∝ exp(alpha × score); ``nbest_size`` < 1 samples from all segmentations (forward
-    /// filtering, backward sampling). ``seed`` makes this call reproducible; without it the
-    /// model's generator is used (see :meth:`set_seed`).
-    #[pyo3(signature = (sequence, alpha=0.1, nbest_size=-1, seed=None))]
-    fn sample(
-        self_: PyRef<'_, Self>,
-        py: Python<'_>,
-        sequence: &str,
-        alpha: f64,
-        nbest_size: i64,
-        seed: Option<u64>,
-    ) -> PyResult<Vec<PyToken>> {
-        getter!(self_, ModelWrapper::Unigram, |m| {
-            let seed = match seed {
-                Some(s) => s,
-                None => m.next_seed(),
-            };
-            let mut rng = ChaCha8Rng::seed_from_u64(seed);
-            let seg = maybe_released(py, sequence, || {
-                m.sample_encode(sequence, nbest_size, alpha, &mut rng)
-            })
-            .py()?;
-            Ok(to_tokens(m, sequence, &seg))
-        })?
-    }
-
-    /// Entropy of the segmentation distribution of ``sequence`` at temperature ``alpha``.
-    #[pyo3(signature = (sequence, alpha=1.0))]
-    fn entropy(
-        self_: PyRef<'_, Self>,
-        py: Python<'_>,
-        sequence: &str,
-        alpha: f64,
-    ) -> PyResult<f64> {
-        getter!(self_, ModelWrapper::Unigram, |m| {
-            maybe_released(py, sequence, || m.entropy(sequence, alpha)).py()
-        })?
-    }
-
-    /// log P(sequence): the log of the summed probability of all its segmentations.
-    #[pyo3(signature = (sequence))]
-    fn log_likelihood(self_: PyRef<'_, Self>, py: Python<'_>, sequence: &str) -> PyResult<f64> {
-        getter!(self_, ModelWrapper::Unigram, |m| {
-            maybe_released(py, sequence, || m.log_likelihood(sequence)).py()
-        })?
-    }
-
-    /// Does nothing (the model keeps no cache); kept for `tokenizers` compatibility.
-    fn _clear_cache(_self_: PyRef<'_, Self>) {}
-
-    /// Does nothing (the model keeps no cache); kept for `tokenizers` compatibility.
-    fn _resize_cache(_self_: PyRef<'_, Self>, _capacity: usize) {}
-}
-
 component_properties! {
-    PyUnigram, ModelWrapper::Unigram(|m| m);
+    #[pymethods] PyUnigram, ModelWrapper::Unigram(|m| m);
     fields {
         /// The sampling temperature used by ``tokenize`` (None: no sampling).
         alpha: Option<f64>;
         /// How many best segmentations ``tokenize`` samples from (None: all).
         nbest_size: Option<usize>;
+    }
+    methods {
+        #[new]
+        #[pyo3(signature = (
+            vocab=None, unk_id=None, byte_fallback=None, alpha=None, nbest_size=None
+        ))]
+        fn new(
+            vocab: Option<Vec<(String, f64)>>,
+            unk_id: Option<usize>,
+            byte_fallback: Option<bool>,
+            alpha: Option<f64>,
+            nbest_size: Option<usize>,
+        ) -> PyResult<(Self, PyModel)> {
+            let mut model = match (vocab, unk_id) {
+                (Some(vocab), unk_id) => {
+                    Unigram::from(vocab, unk_id, byte_fallback.unwrap_or(false)).py()?
+                }
+                (None, None) => Unigram::default(),
+                (None, Some(_)) => {
+                    return Err(PyValueError::new_err(
+                        "`vocab` and `unk_id` must be both specified",
+                    ))
+                }
+            };
+            model.alpha = alpha;
+            model.nbest_size = nbest_size;
+            Ok((PyUnigram, PyModel::new(ModelWrapper::Unigram(model))))
+        }
+
+        /// A model with sentencepiece's scoring rules (``f32`` arithmetic, piece types) from
+        /// ``(piece, score, type)`` triples by id, ``type`` as in sentencepiece's model proto
+        /// (1 normal, 2 unknown, 3 control, 4 user-defined, 5 unused, 6 byte). Used to reproduce
+        /// sentencepiece's segmentations exactly.
+        #[staticmethod]
+        #[pyo3(signature = (pieces, unk_id, byte_fallback=false))]
+        fn _from_sentencepiece(
+            py: Python<'_>,
+            pieces: Vec<(String, f32, u8)>,
+            unk_id: usize,
+            byte_fallback: bool,
+        ) -> PyResult<PyObject> {
+            let pieces = pieces
+                .into_iter()
+                .enumerate()
+                .map(|(i, (p, s, t))| {
+                    let kind = PieceType::try_from(i32::from(t)).map_err(|_| {
+                        PyValueError::new_err(format!(
+                            "piece {i} ({p:?}): unknown piece type {t} (1..=6)"
+                        ))
+                    })?;
+                    Ok((p, s, kind))
+                })
+                .collect::<PyResult<Vec<_>>>()?;
+            let model = Unigram::from_sentencepiece(pieces, unk_id, byte_fallback).py()?;
+            crate::models::to_python(py, ModelWrapper::Unigram(model))
+        }
+
+        /// Whether unknown characters fall back to byte pieces.
+        #[getter]
+        fn get_byte_fallback(self_: PyRef<'_, Self>) -> PyResult<bool> {
+            getter!(self_, ModelWrapper::Unigram, |m| m.byte_fallback())
+        }
+        /// The id of the unknown piece (None when the model has none).
+        #[getter]
+        fn get_unk_id(self_: PyRef<'_, Self>) -> PyResult<Option<usize>> {
+            getter!(self_, ModelWrapper::Unigram, |m| m.unk_id())
+        }
+
+        /// The vocabulary as a list of (piece, score), by id.
+        fn get_pieces(self_: PyRef<'_, Self>) -> PyResult<Vec<(String, f64)>> {
+            getter!(self_, ModelWrapper::Unigram, |m| m.vocab().to_vec())
+        }
+
+        /// The score (log-probability) of piece ``id``.
+        fn get_score(self_: PyRef<'_, Self>, id: u32) -> PyResult<f64> {
+            getter!(self_, ModelWrapper::Unigram, |m| m.score(id))?
+                .ok_or_else(|| PyValueError::new_err(format!("id {id} is not in the vocabulary")))
+        }
+
+        /// Re-seeds the sampling generator: the same seed gives the same samples.
+        fn set_seed(self_: PyRef<'_, Self>, seed: u64) -> PyResult<()> {
+            getter!(self_, ModelWrapper::Unigram, |m| m.set_seed(seed))
+        }
+
+        /// The ``nbest_size`` best segmentations of ``sequence`` (best first) as
+        // (Two lines as `#[doc]` attributes: as comments they would pass 100 columns here.)
+        #[doc = " ``(tokens, score)`` pairs, as sentencepiece's ``nbest_encode`` (``nbest_size`` \
+            is clamped"]
+        #[doc = " to 1..1024; for 1, the best segmentation with score 0). Unknown characters \
+            are not fused."]
+        #[pyo3(signature = (sequence, nbest_size))]
+        fn nbest(
+            self_: PyRef<'_, Self>,
+            py: Python<'_>,
+            sequence: &str,
+            nbest_size: usize,
+        ) -> PyResult<Vec<(Vec<PyToken>, f64)>> {
+            getter!(self_, ModelWrapper::Unigram, |m| {
+                let nbest = maybe_released(py, sequence, || m.nbest(sequence, nbest_size)).py()?;
+                Ok(nbest.iter().map(|(seg, score)| (to_tokens(m, sequence, seg), *score)).collect())
+            })?
+        }
+
+        /// A sampled segmentation of ``sequence`` (sentencepiece's rule): ``nbest_size`` 1 or
+        /// ``alpha`` 0 gives the best one; ``nbest_size`` > 1 samples among the n best with
+        /// P ∝ exp(alpha × score); ``nbest_size`` < 1 samples from all segmentations (forward
+        /// filtering, backward sampling). ``seed`` makes this call reproducible; without it the
+        /// model's generator is used (see :meth:`set_seed`).
+        #[pyo3(signature = (sequence, alpha=0.1, nbest_size=-1, seed=None))]
+        fn sample(
+            self_: PyRef<'_, Self>,
+            py: Python<'_>,
+            sequence: &str,
+            alpha: f64,
+            nbest_size: i64,
+            seed: Option<u64>,
+        ) -> PyResult<Vec<PyToken>> {
+            getter!(self_, ModelWrapper::Unigram, |m| {
+                let seed = match seed {
+                    Some(s) => s,
+                    None => m.next_seed(),
+                };
+                let mut rng = ChaCha8Rng::seed_from_u64(seed);
+                let seg = maybe_released(py, sequence, || {
+                    m.sample_encode(sequence, nbest_size, alpha, &mut rng)
+                })
+                .py()?;
+                Ok(to_tokens(m, sequence, &seg))
+            })?
+        }
+
+        /// Entropy of the segmentation distribution of ``sequence`` at temperature ``alpha``.
+        #[pyo3(signature = (sequence, alpha=1.0))]
+        fn entropy(
+            self_: PyRef<'_, Self>,
+            py: Python<'_>,
+            sequence: &str,
+            alpha: f64,
+        ) -> PyResult<f64> {
+            getter!(self_, ModelWrapper::Unigram, |m| {
+                maybe_released(py, sequence, || m.entropy(sequence, alpha)).py()
+            })?
+        }
+
+        /// log P(sequence): the log of the summed probability of all its segmentations.
+        #[pyo3(signature = (sequence))]
+        fn log_likelihood(self_: PyRef<'_, Self>, py: Python<'_>, sequence: &str) -> PyResult<f64> {
+            getter!(self_, ModelWrapper::Unigram, |m| {
+                maybe_released(py, sequence, || m.log_likelihood(sequence)).py()
+            })?
+        }
+
+        /// Does nothing (the model keeps no cache); kept for `tokenizers` compatibility.
+        fn _clear_cache(_self_: PyRef<'_, Self>) {}
+
+        /// Does nothing (the model keeps no cache); kept for `tokenizers` compatibility.
+        fn _resize_cache(_self_: PyRef<'_, Self>, _capacity: usize) {}
     }
 }
 

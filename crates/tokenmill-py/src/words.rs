@@ -424,12 +424,8 @@ fn char_span_arrays(tokenizer: &core::WordTokenizer, text: &str) -> (Vec<i64>, V
 
 impl PyWordTokenizer {
     /// The tokens of `text` as strings, or (`with_offsets`) as `(token, start, end)` tuples.
-    fn token_list<'py>(
-        &self,
-        py: Python<'py>,
-        text: &PyStr<'py>,
-        with_offsets: bool,
-    ) -> ListResult<'py> {
+    fn token_list<'py>(&self, text: &PyStr<'py>, with_offsets: bool) -> ListResult<'py> {
+        let py = text.py();
         let this = self.state.get(py);
         let t = text_of(text)?;
         if !t.lossy && this.segmenter.is_none() {
@@ -514,12 +510,12 @@ impl PyWordTokenizer {
         })
     }
 
-    fn tokenize<'py>(&self, py: Python<'py>, text: &PyStr<'py>) -> ListResult<'py> {
-        self.token_list(py, text, false)
+    fn tokenize<'py>(&self, text: &PyStr<'py>) -> ListResult<'py> {
+        self.token_list(text, false)
     }
 
-    fn tokenize_with_offsets<'py>(&self, py: Python<'py>, text: &PyStr<'py>) -> ListResult<'py> {
-        self.token_list(py, text, true)
+    fn tokenize_with_offsets<'py>(&self, text: &PyStr<'py>) -> ListResult<'py> {
+        self.token_list(text, true)
     }
 
     /// `(starts, ends)`: the tokens' character offsets as two NumPy int64 arrays, with no
@@ -559,8 +555,8 @@ impl PyWordTokenizer {
         self.token_lists(py, &texts, true)
     }
 
-    fn __call__<'py>(&self, py: Python<'py>, text: &PyStr<'py>) -> ListResult<'py> {
-        self.token_list(py, text, false)
+    fn __call__<'py>(&self, text: &PyStr<'py>) -> ListResult<'py> {
+        self.token_list(text, false)
     }
 
     fn __repr__(&self, py: Python<'_>) -> String {

@@ -17,7 +17,8 @@ Each one can be built from its model files (``from_file``: ``vocab.json`` + ``me
 the whole tokenizer.json).
 
 What lives here: one module per tokenizer; ``base_tokenizer`` holds what they share (the
-forwarding base class, the BPE model and normalizer set-up, the training methods).
+forwarding base class, the BPE model and normalizer set-up, the character BPE trainer, the
+training methods, the parameters each records).
 May import: the standard library and ``tokenmill``'s public modules (never ``tokenmill._native``
 directly); a tokenizer module may import ``base_tokenizer``, not another tokenizer module.
 """

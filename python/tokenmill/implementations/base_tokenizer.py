@@ -1,16 +1,19 @@
-"""BaseTokenizer: a thin wrapper that forwards everything to a :class:`tokenmill.Tokenizer`."""
+"""What the ready-made tokenizers share: BaseTokenizer (a thin wrapper that forwards everything to
+a :class:`tokenmill.Tokenizer`), their model, normalizer and trainer set-ups, their training
+methods and the parameters they record."""
 
 from __future__ import annotations
 
 import inspect
 import os
-from typing import Any, Callable, Dict, List, Optional, Tuple, Union
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import tokenmill
 from tokenmill import (
     decoders as _decoders,
     normalizers as _normalizers,
     pre_tokenizers as _pre_tokenizers,
+    trainers as _trainers,
 )
 
 Offsets = Tuple[int, int]
@@ -67,17 +70,57 @@ def set_metaspace(tokenizer, replacement: str, add_prefix_space: bool) -> None:
     tokenizer.decoder = _decoders.Metaspace(replacement=replacement, prepend_scheme=prepend_scheme)
 
 
+def described(model: str, arguments: Dict[str, Any], *left_out: str) -> Dict[str, Any]:
+    """The ``parameters`` a ready-made tokenizer records, as ``tokenizers`` does: the ``model``
+    name, then the constructor's ``arguments`` (its ``locals()`` on entry) in their order, but
+    for ``self``, the model files (``vocab``, ``merges``) and the ``left_out`` ones."""
+    skipped = {"self", "__class__", "vocab", "merges", *left_out}
+    return {"model": model, **{k: v for k, v in arguments.items() if k not in skipped}}
+
+
+def bpe_trainer(
+    vocab_size: int = 30000,
+    min_frequency: int = 2,
+    special_tokens: Sequence[Union[str, tokenmill.AddedToken]] = ("<unk>",),
+    limit_alphabet: int = 1000,
+    initial_alphabet: Sequence[str] = (),
+    suffix: Optional[str] = "</w>",
+    show_progress: bool = True,
+) -> _trainers.BpeTrainer:
+    """The trainer of the character BPE implementations' ``train``: BPE whose words end with
+    ``suffix``."""
+    return _trainers.BpeTrainer(
+        vocab_size=vocab_size,
+        min_frequency=min_frequency,
+        special_tokens=list(special_tokens),
+        limit_alphabet=limit_alphabet,
+        initial_alphabet=list(initial_alphabet),
+        end_of_word_suffix=suffix,
+        show_progress=show_progress,
+    )
+
+
 _ARGUMENT = inspect.Parameter.POSITIONAL_OR_KEYWORD
 
 
-def training_methods(make_trainer: Callable[..., Any], length_before: Optional[str] = None):
+def training_methods(
+    make_trainer: Callable[..., Any],
+    length_before: Optional[str] = None,
+    fixed: Optional[Dict[str, Any]] = None,
+):
     """The ``train`` and ``train_from_iterator`` methods of a ready-made tokenizer whose trainer
     ``make_trainer`` builds from its parameters. Both methods take those parameters, by keyword or
     in order and with ``make_trainer``'s defaults, as ``tokenizers``' methods do;
-    ``train_from_iterator`` also takes ``length``, last or just before ``length_before``. Written
+    ``train_from_iterator`` also takes ``length``, last or just before ``length_before``. The
+    ``fixed`` parameters are not taken: ``make_trainer`` always gets their given values. Written
     once here so the training methods of every implementation share one code path, while
     ``help()`` and ``inspect.signature`` still show each one's real parameters."""
-    settings = list(inspect.signature(make_trainer).parameters.values())
+    fixed = fixed or {}
+    settings = [
+        parameter
+        for parameter in inspect.signature(make_trainer).parameters.values()
+        if parameter.name not in fixed
+    ]
     names = [parameter.name for parameter in settings]
     at = len(settings) if length_before is None else names.index(length_before)
     this = inspect.Parameter("self", _ARGUMENT)
@@ -98,13 +141,14 @@ def training_methods(make_trainer: Callable[..., Any], length_before: Optional[s
         """Trains the model on the given files."""
         given = arguments(files_signature, args, kwargs)
         self, files = given.pop("self"), given.pop("files")
-        self._train_files(files, make_trainer(**given))
+        self._train_files(files, make_trainer(**given, **fixed))
 
     def train_from_iterator(*args, **kwargs):
         """Trains the model on strings (or batches of strings) from an iterator."""
         given = arguments(iterator_signature, args, kwargs)
         self, iterator, length = given.pop("self"), given.pop("iterator"), given.pop("length")
-        self._tokenizer.train_from_iterator(iterator, trainer=make_trainer(**given), length=length)
+        trainer = make_trainer(**given, **fixed)
+        self._tokenizer.train_from_iterator(iterator, trainer=trainer, length=length)
 
     train.__signature__ = files_signature
     train_from_iterator.__signature__ = iterator_signature

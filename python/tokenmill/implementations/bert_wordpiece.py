@@ -8,7 +8,7 @@ from typing import Dict, Optional, Sequence, Union
 
 import tokenmill
 from tokenmill import decoders, trainers
-from tokenmill.implementations.base_tokenizer import BaseTokenizer, training_methods
+from tokenmill.implementations.base_tokenizer import BaseTokenizer, described, training_methods
 from tokenmill.models import WordPiece
 from tokenmill.normalizers import BertNormalizer
 from tokenmill.pre_tokenizers import BertPreTokenizer
@@ -70,6 +70,7 @@ class BertWordPieceTokenizer(BaseTokenizer):
         lowercase: bool = True,
         wordpieces_prefix: str = "##",
     ):
+        parameters = described("BertWordPiece", locals())
         if isinstance(vocab, (str, os.PathLike)):
             model = WordPiece.from_file(
                 vocab, unk_token=str(unk_token), continuing_subword_prefix=wordpieces_prefix
@@ -107,19 +108,6 @@ class BertWordPieceTokenizer(BaseTokenizer):
             )
         tokenizer.decoder = decoders.WordPiece(prefix=wordpieces_prefix)
 
-        parameters = {
-            "model": "BertWordPiece",
-            "unk_token": unk_token,
-            "sep_token": sep_token,
-            "cls_token": cls_token,
-            "pad_token": pad_token,
-            "mask_token": mask_token,
-            "clean_text": clean_text,
-            "handle_chinese_chars": handle_chinese_chars,
-            "strip_accents": strip_accents,
-            "lowercase": lowercase,
-            "wordpieces_prefix": wordpieces_prefix,
-        }
         super().__init__(tokenizer, parameters)
 
     @staticmethod

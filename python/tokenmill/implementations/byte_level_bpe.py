@@ -9,6 +9,7 @@ from tokenmill import decoders, pre_tokenizers, processors, trainers
 from tokenmill.implementations.base_tokenizer import (
     BaseTokenizer,
     BPEFilesMixin,
+    described,
     set_normalizers,
     training_methods,
 )
@@ -52,6 +53,7 @@ class ByteLevelBPETokenizer(BPEFilesMixin, BaseTokenizer):
         end_of_word_suffix: Optional[str] = None,
         trim_offsets: bool = False,
     ):
+        parameters = described("ByteLevelBPE", locals())
         if vocab is not None and merges is not None:
             model = BPE(
                 vocab,
@@ -70,16 +72,6 @@ class ByteLevelBPETokenizer(BPEFilesMixin, BaseTokenizer):
         tokenizer.decoder = decoders.ByteLevel()
         tokenizer.post_processor = processors.ByteLevel(trim_offsets=trim_offsets)
 
-        parameters = {
-            "model": "ByteLevelBPE",
-            "add_prefix_space": add_prefix_space,
-            "lowercase": lowercase,
-            "dropout": dropout,
-            "unicode_normalizer": unicode_normalizer,
-            "continuing_subword_prefix": continuing_subword_prefix,
-            "end_of_word_suffix": end_of_word_suffix,
-            "trim_offsets": trim_offsets,
-        }
         super().__init__(tokenizer, parameters)
 
     train, train_from_iterator = training_methods(_trainer)

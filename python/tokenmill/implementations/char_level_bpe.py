@@ -2,38 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Sequence, Tuple, Union
+from typing import Dict, List, Optional, Tuple, Union
 
 import tokenmill
-from tokenmill import decoders, normalizers, pre_tokenizers, trainers
+from tokenmill import decoders, normalizers, pre_tokenizers
 from tokenmill.implementations.base_tokenizer import (
     BaseTokenizer,
     BPEFilesMixin,
     bpe_tokenizer,
+    bpe_trainer,
+    described,
     set_normalizers,
     training_methods,
 )
-
-
-def _trainer(
-    vocab_size: int = 30000,
-    min_frequency: int = 2,
-    special_tokens: Sequence[Union[str, tokenmill.AddedToken]] = ("<unk>",),
-    limit_alphabet: int = 1000,
-    initial_alphabet: Sequence[str] = (),
-    suffix: Optional[str] = "</w>",
-    show_progress: bool = True,
-) -> trainers.BpeTrainer:
-    """The trainer of :meth:`CharBPETokenizer.train`: BPE whose words end with ``suffix``."""
-    return trainers.BpeTrainer(
-        vocab_size=vocab_size,
-        min_frequency=min_frequency,
-        special_tokens=list(special_tokens),
-        limit_alphabet=limit_alphabet,
-        initial_alphabet=list(initial_alphabet),
-        end_of_word_suffix=suffix,
-        show_progress=show_progress,
-    )
 
 
 class CharBPETokenizer(BPEFilesMixin, BaseTokenizer):
@@ -58,6 +39,7 @@ class CharBPETokenizer(BPEFilesMixin, BaseTokenizer):
         bert_normalizer: bool = True,
         split_on_whitespace_only: bool = False,
     ):
+        parameters = described("BPE", locals())
         tokenizer = bpe_tokenizer(
             vocab, merges, unk_token, dropout=dropout, end_of_word_suffix=suffix
         )
@@ -71,16 +53,6 @@ class CharBPETokenizer(BPEFilesMixin, BaseTokenizer):
             tokenizer.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
         tokenizer.decoder = decoders.BPEDecoder(suffix=suffix)
 
-        parameters = {
-            "model": "BPE",
-            "unk_token": unk_token,
-            "suffix": suffix,
-            "dropout": dropout,
-            "lowercase": lowercase,
-            "unicode_normalizer": unicode_normalizer,
-            "bert_normalizer": bert_normalizer,
-            "split_on_whitespace_only": split_on_whitespace_only,
-        }
         super().__init__(tokenizer, parameters)
 
-    train, train_from_iterator = training_methods(_trainer)
+    train, train_from_iterator = training_methods(bpe_trainer)

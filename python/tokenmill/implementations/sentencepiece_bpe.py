@@ -3,37 +3,19 @@
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Sequence, Tuple, Union
+from typing import Dict, List, Optional, Tuple, Union
 
 import tokenmill
-from tokenmill import trainers
 from tokenmill.implementations.base_tokenizer import (
     BaseTokenizer,
     BPEFilesMixin,
     bpe_tokenizer,
+    bpe_trainer,
+    described,
     set_metaspace,
     training_methods,
 )
 from tokenmill.normalizers import NFKC
-
-
-def _trainer(
-    vocab_size: int = 30000,
-    min_frequency: int = 2,
-    special_tokens: Sequence[Union[str, tokenmill.AddedToken]] = ("<unk>",),
-    limit_alphabet: int = 1000,
-    initial_alphabet: Sequence[str] = (),
-    show_progress: bool = True,
-) -> trainers.BpeTrainer:
-    """The trainer of :meth:`SentencePieceBPETokenizer.train`."""
-    return trainers.BpeTrainer(
-        vocab_size=vocab_size,
-        min_frequency=min_frequency,
-        special_tokens=list(special_tokens),
-        limit_alphabet=limit_alphabet,
-        initial_alphabet=list(initial_alphabet),
-        show_progress=show_progress,
-    )
 
 
 class SentencePieceBPETokenizer(BPEFilesMixin, BaseTokenizer):
@@ -52,16 +34,10 @@ class SentencePieceBPETokenizer(BPEFilesMixin, BaseTokenizer):
         dropout: Optional[float] = None,
         fuse_unk: Optional[bool] = False,
     ):
+        parameters = described("SentencePieceBPE", locals(), "fuse_unk")
         tokenizer = bpe_tokenizer(vocab, merges, unk_token, dropout=dropout, fuse_unk=fuse_unk)
         tokenizer.normalizer = NFKC()
         set_metaspace(tokenizer, replacement, add_prefix_space)
-        parameters = {
-            "model": "SentencePieceBPE",
-            "unk_token": unk_token,
-            "replacement": replacement,
-            "add_prefix_space": add_prefix_space,
-            "dropout": dropout,
-        }
         super().__init__(tokenizer, parameters)
 
     @staticmethod
@@ -76,4 +52,4 @@ class SentencePieceBPETokenizer(BPEFilesMixin, BaseTokenizer):
         BaseTokenizer.__init__(obj, to_tokenizer(filename), {"model": "SentencePieceBPE"})
         return obj
 
-    train, train_from_iterator = training_methods(_trainer)
+    train, train_from_iterator = training_methods(bpe_trainer, fixed={"suffix": None})

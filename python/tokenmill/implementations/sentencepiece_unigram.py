@@ -9,6 +9,7 @@ import tokenmill
 from tokenmill import Regex, normalizers, trainers
 from tokenmill.implementations.base_tokenizer import (
     BaseTokenizer,
+    described,
     set_metaspace,
     training_methods,
 )
@@ -48,16 +49,12 @@ class SentencePieceUnigramTokenizer(BaseTokenizer):
         replacement: str = "▁",
         add_prefix_space: bool = True,
     ):
+        parameters = described("SentencePieceUnigram", locals())
         tokenizer = tokenmill.Tokenizer(Unigram(vocab) if vocab is not None else Unigram())
         tokenizer.normalizer = normalizers.Sequence(
             [normalizers.Nmt(), normalizers.NFKC(), normalizers.Replace(Regex(" {2,}"), " ")]
         )
         set_metaspace(tokenizer, replacement, add_prefix_space)
-        parameters = {
-            "model": "SentencePieceUnigram",
-            "replacement": replacement,
-            "add_prefix_space": add_prefix_space,
-        }
         super().__init__(tokenizer, parameters)
 
     train, train_from_iterator = training_methods(_trainer)

@@ -11,11 +11,17 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Collection, Sequence
-from typing import AbstractSet, Literal
+from typing import TYPE_CHECKING, AbstractSet, Literal, NoReturn
 
 from tokenmill._native import InvalidArgumentError, UnknownIdError, tiktoken as _native_module
 
-CoreBPE = _native_module.CoreBPE
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    from tokenmill.tiktoken._native_bpe import CoreBPE
+else:
+    CoreBPE = _native_module.CoreBPE
 
 __all__ = ["Encoding", "CoreBPE", "UnknownTokenError", "raise_disallowed_special_token"]
 
@@ -172,7 +178,7 @@ class Encoding:
         *,
         allowed_special: Literal["all"] | AbstractSet[str] = set(),  # noqa: B006
         disallowed_special: Literal["all"] | Collection[str] = "all",
-    ):
+    ) -> npt.NDArray[np.uint32]:
         """``encode`` returning a NumPy uint32 array."""
         return self._encode_allowing(
             self._core_bpe.encode_to_numpy, text, allowed_special, disallowed_special
@@ -206,7 +212,7 @@ class Encoding:
 
     def encode_ordinary_batch_to_numpy(
         self, texts: Sequence[str], *, num_threads: int | None = None
-    ):
+    ) -> tuple[npt.NDArray[np.uint32], npt.NDArray[np.int64]]:
         """The lean path: ``(ids, offsets)`` as NumPy arrays (uint32, int64) with no Python object
         per token; the ids of ``texts[i]`` are ``ids[offsets[i]:offsets[i + 1]]``. Uses all cores
         unless ``num_threads`` is given."""
@@ -352,7 +358,7 @@ def _special_token_regex(tokens: frozenset[str]):
     return re.compile(f"({inner})")
 
 
-def raise_disallowed_special_token(token: str):
+def raise_disallowed_special_token(token: str) -> NoReturn:
     """Raises tiktoken's ValueError for disallowed special-token text."""
     raise ValueError(
         f"Encountered text corresponding to disallowed special token {token!r}.\n"

@@ -6,6 +6,7 @@
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, OnceLock};
 
+use macro_rules_attribute::apply;
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PySlice, PyString, PyTuple, PyType};
 use tokenmill_core::Error;
@@ -175,12 +176,8 @@ impl PySegmenter {
         }
     }
 
-    fn cut_list<'py>(
-        &self,
-        py: Python<'py>,
-        text: &PyStr<'py>,
-        with_offsets: bool,
-    ) -> ListResult<'py> {
+    fn cut_list<'py>(&self, text: &PyStr<'py>, with_offsets: bool) -> ListResult<'py> {
+        let py = text.py();
         let t = text_of(text)?;
         // A short text (a line, a sentence) is cut with the GIL held: releasing and taking it
         // back would cost more than the cut itself saves other threads.
@@ -226,29 +223,40 @@ impl PySegmenter {
     }
 }
 
-/// Declares the segmenter's boolean options (`SegmenterOptions` fields) as properties.
+/// Applied to the segmenter's `#[pymethods]` block (`#[apply(option_properties!)]`: PyO3 takes
+/// one block per class), adds a property for each boolean option listed here (a
+/// `SegmenterOptions` field).
 macro_rules! option_properties {
-    ($($option:ident),*) => {pastey::paste! {
-        #[pymethods]
-        impl PySegmenter {$(
-            #[getter]
-            fn [<get_ $option>](&self, py: Python<'_>) -> bool {
-                self.segmenter(py).options().$option
-            }
+    ($pound:tt $pymethods:tt impl $Class:ident { $($methods:tt)* }) => {
+        option_properties! { @options hmm, numbers; $pound $pymethods impl $Class { $($methods)* } }
+    };
+    (
+        @options $($option:ident),*;
+        $pound:tt $pymethods:tt impl $Class:ident { $($methods:tt)* }
+    ) => {pastey::paste! {
+        $pound $pymethods
+        impl $Class {
+            $($methods)*
 
-            #[setter]
-            fn [<set_ $option>](&self, py: Python<'_>, value: bool) -> PyResult<()> {
-                self.inner.update(py, |s| {
-                    s.set_options(SegmenterOptions { $option: value, ..s.options() });
-                    Ok(())
-                })
-            }
-        )*}
+            $(
+                #[getter]
+                fn [<get_ $option>](&self, py: Python<'_>) -> bool {
+                    self.segmenter(py).options().$option
+                }
+
+                #[setter]
+                fn [<set_ $option>](&self, py: Python<'_>, value: bool) -> PyResult<()> {
+                    self.inner.update(py, |s| {
+                        s.set_options(SegmenterOptions { $option: value, ..s.options() });
+                        Ok(())
+                    })
+                }
+            )*
+        }
     }};
 }
 
-option_properties!(hmm, numbers);
-
+#[apply(option_properties!)]
 #[pymethods]
 impl PySegmenter {
     #[new]
@@ -320,12 +328,12 @@ impl PySegmenter {
         self.segmenter(py).dictionary().freq(word)
     }
 
-    fn cut<'py>(&self, py: Python<'py>, text: &PyStr<'py>) -> ListResult<'py> {
-        self.cut_list(py, text, false)
+    fn cut<'py>(&self, text: &PyStr<'py>) -> ListResult<'py> {
+        self.cut_list(text, false)
     }
 
-    fn cut_with_offsets<'py>(&self, py: Python<'py>, text: &PyStr<'py>) -> ListResult<'py> {
-        self.cut_list(py, text, true)
+    fn cut_with_offsets<'py>(&self, text: &PyStr<'py>) -> ListResult<'py> {
+        self.cut_list(text, true)
     }
 
     fn cut_batch<'py>(&self, py: Python<'py>, texts: Vec<PyStr<'py>>) -> ListResult<'py> {
@@ -340,8 +348,8 @@ impl PySegmenter {
         self.cut_lists(py, texts, true)
     }
 
-    fn __call__<'py>(&self, py: Python<'py>, text: &PyStr<'py>) -> ListResult<'py> {
-        self.cut_list(py, text, false)
+    fn __call__<'py>(&self, text: &PyStr<'py>) -> ListResult<'py> {
+        self.cut_list(text, false)
     }
 
     /// Adds a user dictionary in jieba's format on top of the current words; returns the

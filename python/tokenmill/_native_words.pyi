@@ -1,11 +1,13 @@
+"""Stub-only module (no module ``tokenmill._native_words`` exists at run time): the native
+word-level classes that ``tokenmill.words`` re-exports, as type checkers see them.
+
+May import only the standard library, ``typing`` and NumPy's types."""
+
 import os
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-from typing import Callable, List, Optional, Tuple, Type, TypeVar, Union
+from typing import List, Optional, Tuple, Type, TypeVar, Union
 
 import numpy
-
-LANGUAGES: Tuple[str, ...]
 
 _S = TypeVar("_S", bound="ChineseSegmenter")
 
@@ -60,19 +62,21 @@ class SentenceSplitter:
     def load(path: Union[str, os.PathLike]) -> SentenceSplitter: ...
 
 class ChineseSegmenter:
-    def __init__(
-        self,
+    def __new__(
+        cls: Type[_S],
         dictionary: Optional[Union[str, os.PathLike]] = None,
         hmm: Optional[bool] = None,
         numbers: bool = True,
         language: str = "zh",
-    ) -> None: ...
+    ) -> _S: ...
     @staticmethod
     def empty(language: str = "zh") -> ChineseSegmenter: ...
     @property
     def language(self) -> str: ...
+
     hmm: bool
     numbers: bool
+
     @property
     def has_hmm_model(self) -> bool: ...
     @property
@@ -102,29 +106,4 @@ class ChineseSegmenter:
     @classmethod
     def load(cls: Type[_S], path: Union[str, os.PathLike]) -> _S: ...
 
-class JapaneseSegmenter(ChineseSegmenter):
-    def __init__(
-        self,
-        dictionary: Optional[Union[str, os.PathLike]] = None,
-        hmm: bool = False,
-        numbers: bool = True,
-    ) -> None: ...
-
 def char_ngrams(text: str, k: int, mark: str = "#") -> List[str]: ...
-
-@dataclass(frozen=True)
-class Scores:
-    precision: float
-    recall: float
-    f1: float
-    correct: int
-    predicted: int
-    gold: int
-    sentences: int
-
-def evaluate(
-    tokenizer: Union[Callable[[str], Sequence], WordTokenizer, ChineseSegmenter],
-    gold: Union[str, os.PathLike, Iterable[Union[str, os.PathLike]]],
-    format: str = "auto",
-    max_sentences: Optional[int] = None,
-) -> Scores: ...
