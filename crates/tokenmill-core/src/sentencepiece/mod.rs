@@ -11,7 +11,10 @@
 //! - per-model adapters over the shared engines: `unigram` (over `models::unigram`, with its
 //!   word cache in `unigram_cache`) and `bpe` (over `models::bpe`'s merge kernel);
 //! - `processor`: `SentencePieceProcessor` (encode, decode, n-best, sampling, entropy);
-//! - training: `trainer` and `unigram_trainer` (over `trainers`).
+//! - training: `trainer/`, laid out as sentencepiece's trainers: the shared trainer interface
+//!   (sentence loading and normalization, character coverage, meta pieces, the `.model` it
+//!   writes, options, input files) and one file per model type (bpe, char, word, unigram), over
+//!   the engines in `trainers`.
 //!
 //! May import the engines (`models`, `trainers`, `utils`, `normalizers`); nothing outside this
 //! folder but the Python bindings imports it.
@@ -25,12 +28,7 @@ pub mod rules;
 pub mod trainer;
 pub mod unigram;
 pub mod unigram_cache;
-mod unigram_trainer;
 
 pub use normalizer::{Normalized, SpNormalizer, SPACE_SYMBOL};
 pub use processor::{EncodeOptions, EncodedPiece, EncodedText, Processor};
 pub use proto::{ModelProto, ModelType, NormalizerSpec, PieceType, SentencePiece, TrainerSpec};
-
-// The trie moved to `utils::darts` (one double array for the crate); `trainer.rs` still reads
-// it through this path.
-pub(crate) use crate::utils::darts;

@@ -1,9 +1,9 @@
 //! The BPE trainer: learns merges from word counts, exactly as `tokenizers`' BpeTrainer does
-//! (see the rules in the [module docs](super)), but with compact data structures:
+//! (see the rules in the [module docs](super)). The words, the pair table and the lazy max-heap
+//! loop are the shared [`merge_loop`](super::merge_loop); this file is the trainer's setup
+//! (alphabet, initial symbols), its output, and its rule ([`CountRule`]):
 //!
-//! * every word is a run of `u32` symbol ids in one flat arena (plus a parallel arena of symbol
-//!   lengths in characters, for `max_token_length`), merged in place;
-//! * pair counts (`i64`) live in one hash map; a max-heap orders candidate merges by
+//! * pair counts are bare `i64`s in the table; the heap orders candidate merges by
 //!   (count, lowest pair) and is updated lazily: a popped entry whose count is stale is pushed
 //!   back with the current count;
 //! * each heap entry carries the words where its pair was seen, so a merge only visits those.
@@ -12,11 +12,15 @@
 //! merges the words it carries, and the merged pair's count is not reset), so that the learned
 //! merges are the same even when a merged token can be formed in more than one way.
 use std::cmp::Ordering;
-use std::collections::{BTreeSet, BinaryHeap, HashMap};
+use std::collections::{BTreeSet, HashMap};
 
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde::{Deserialize, Serialize};
 
+use super::merge_loop::{
+    unpack, CountAndWords, Heap, Merge, MergeLoop, MergeRule, PairTable, Pairs, Refresh, Step,
+    Words,
+};
 use super::progress::Progress;
 use super::word_counts::{count_words, WordCounts};
 use super::{AddedToken, History};
@@ -169,15 +173,29 @@ impl BpeTrainer {
         counts: &WordCounts,
         form_order: &[String],
     ) -> Result<BpeTrainResult> {
-        let (vocab, symbols) = self.initial_vocab(counts, form_order);
-        let mut words = Words::new(counts, &symbols);
-        let (history, vocab) = self.merge_loop(&mut words, vocab);
-        Ok(self.result(vocab, history))
+        let (vocab, words) = self.initial_words(counts, form_order, self.max_token_length);
+        let mut order = Vec::new();
+        let mut seen = words.count_pairs(|pair| {
+            order.push(pair);
+            CountAndWords::default()
+        });
+        let (pair_counts, entries) = CountRule::start(&mut seen, &order);
+        drop((seen, order));
+        let mut rule = CountRule::new(self, vocab);
+        MergeLoop::new(words, pair_counts, entries).run(&mut rule);
+        rule.progress.finish();
+        Ok(self.result(rule.vocab, rule.history))
     }
 
-    /// The vocabulary before any merge (special tokens, alphabet, prefixed / suffixed forms)
-    /// and the initial symbol ids of each alphabet character.
-    fn initial_vocab(&self, counts: &WordCounts, form_order: &[String]) -> (Vocab, CharSymbols) {
+    /// The starting point of training, shared with the WordPiece likelihood rule: the
+    /// vocabulary before any merge (special tokens, alphabet, prefixed / suffixed forms) and
+    /// every word as its initial symbols, with `max_len` as the words' length limit.
+    pub(crate) fn initial_words(
+        &self,
+        counts: &WordCounts,
+        form_order: &[String],
+        max_len: Option<usize>,
+    ) -> (Vocab, Words) {
         let mut vocab = Vocab::default();
         for token in &self.special_tokens {
             vocab.get_or_add(&token.content);
@@ -185,23 +203,13 @@ impl BpeTrainer {
         for c in self.alphabet(counts) {
             vocab.get_or_add(c.encode_utf8(&mut [0; 4]));
         }
-        let symbols = CharSymbols::new(self, counts, form_order, &mut vocab);
-        (vocab, symbols)
-    }
-
-    /// The starting point of training, for other merge rules (the WordPiece likelihood
-    /// trainer): the tokens by id before any merge, and each word as its initial symbol ids
-    /// with its count, exactly as this trainer starts.
-    pub(crate) fn initial_words(
-        &self,
-        counts: &WordCounts,
-        form_order: &[String],
-    ) -> (Vec<String>, Vec<(Vec<u32>, u64)>) {
-        let (vocab, symbols) = self.initial_vocab(counts, form_order);
-        let words = Words::new(counts, &symbols);
-        let list =
-            (0..words.start.len()).map(|i| (words.word(i).to_vec(), words.count[i])).collect();
-        (vocab.tokens, list)
+        let chars = CharSymbols::new(self, counts, form_order, &mut vocab);
+        let mut words = Words::new(counts.len(), max_len);
+        for (word, &n) in counts {
+            let symbols = positions(word).filter_map(|(c, kind)| Some(chars.ids.get(&c)?[kind]));
+            words.push(symbols, n);
+        }
+        (vocab, words)
     }
 
     /// The text of merging tokens `a` and `b` (the right one loses the continuing-subword prefix).
@@ -239,39 +247,6 @@ impl BpeTrainer {
         alphabet
     }
 
-    fn merge_loop(&self, words: &mut Words, mut vocab: Vocab) -> (Vec<LearnedMerge>, Vocab) {
-        let max_len = self.max_token_length.unwrap_or(usize::MAX);
-        let (mut pair_counts, entries) = words.count_pairs();
-        let mut heap: BinaryHeap<Entry> = entries.into();
-        let mut history = Vec::new();
-        let todo = self.vocab_size.saturating_sub(vocab.len()) as u64;
-        let progress = Progress::new(self.show_progress, todo, "Compute merges");
-        let mut changes = Changes::default();
-        while vocab.len() < self.vocab_size {
-            let Some(mut top) = heap.pop() else { break };
-            // `as u64` like `tokenizers`: a (never expected) negative count compares as huge.
-            let current = pair_counts.get(&top.pair).copied().unwrap_or(0) as u64;
-            if top.count != current {
-                top.count = current;
-                heap.push(top);
-                continue;
-            }
-            if top.count < 1 || self.min_frequency > top.count {
-                break;
-            }
-            let (left, right) = unpack(top.pair);
-            let new_id = vocab.get_or_add(&self.merged_text(&vocab, left, right));
-            history.push(LearnedMerge { left, right, new_id, count: top.count });
-            for &w in &top.pos {
-                words.merge(w as usize, left, right, new_id, max_len, &mut changes);
-            }
-            changes.apply(&mut pair_counts, &mut heap);
-            progress.set_position(history.len() as u64);
-        }
-        progress.finish();
-        (history, vocab)
-    }
-
     /// The text of the token made by merging `left` and `right` (the right one loses its
     /// continuing-subword prefix).
     fn merged_text(&self, vocab: &Vocab, left: u32, right: u32) -> String {
@@ -305,13 +280,13 @@ impl BpeTrainer {
 
 /// Token ↔ id as training grows it.
 #[derive(Default)]
-struct Vocab {
+pub(crate) struct Vocab {
     ids: FxHashMap<String, u32>,
-    tokens: Vec<String>,
+    pub tokens: Vec<String>,
 }
 
 impl Vocab {
-    fn get_or_add(&mut self, token: &str) -> u32 {
+    pub fn get_or_add(&mut self, token: &str) -> u32 {
         if let Some(&id) = self.ids.get(token) {
             return id;
         }
@@ -321,7 +296,7 @@ impl Vocab {
         id
     }
 
-    fn len(&self) -> usize {
+    pub fn len(&self) -> usize {
         self.tokens.len()
     }
 }
@@ -384,148 +359,93 @@ fn positions(word: &str) -> impl Iterator<Item = (char, usize)> + '_ {
         .map(move |(i, c)| (c, if i == 0 { FIRST } else { 0 } | if i + 1 == n { LAST } else { 0 }))
 }
 
-/// All words as runs of symbol ids in one arena, merged in place.
-struct Words {
-    symbols: Vec<u32>,
-    /// Length of each symbol in characters (merged lengths add up).
-    lens: Vec<u32>,
-    start: Vec<usize>,
-    len: Vec<u32>,
-    count: Vec<u64>,
-}
-
-impl Words {
-    fn new(counts: &WordCounts, chars: &CharSymbols) -> Self {
-        let mut w = Words {
-            symbols: Vec::new(),
-            lens: Vec::new(),
-            start: Vec::with_capacity(counts.len()),
-            len: Vec::with_capacity(counts.len()),
-            count: Vec::with_capacity(counts.len()),
-        };
-        for (word, &n) in counts {
-            let start = w.symbols.len();
-            for (c, kind) in positions(word) {
-                if let Some(ids) = chars.ids.get(&c) {
-                    w.symbols.push(ids[kind]);
-                    w.lens.push(1);
-                }
-            }
-            w.start.push(start);
-            w.len.push((w.symbols.len() - start) as u32);
-            w.count.push(n);
-        }
-        w
-    }
-
-    fn word(&self, i: usize) -> &[u32] {
-        &self.symbols[self.start[i]..self.start[i] + self.len[i] as usize]
-    }
-
-    /// Initial pair counts, and one heap entry per pair with the words it occurs in.
-    fn count_pairs(&self) -> (FxHashMap<u64, i64>, Vec<Entry>) {
-        let mut index: FxHashMap<u64, usize> = FxHashMap::default();
-        let mut entries: Vec<Entry> = Vec::new();
-        let mut counts: Vec<i64> = Vec::new();
-        for i in 0..self.start.len() {
-            let n = self.count[i] as i64;
-            for w in self.word(i).windows(2) {
-                let pair = pack(w[0], w[1]);
-                let slot = *index.entry(pair).or_insert_with(|| {
-                    entries.push(Entry { count: 0, pair, pos: Vec::new() });
-                    counts.push(0);
-                    entries.len() - 1
-                });
-                counts[slot] += n;
-                let pos = &mut entries[slot].pos;
-                if pos.last() != Some(&(i as u32)) {
-                    pos.push(i as u32);
-                }
-            }
-        }
-        let mut pair_counts: FxHashMap<u64, i64> = FxHashMap::default();
-        pair_counts.reserve(entries.len());
-        for (e, &c) in entries.iter_mut().zip(&counts) {
-            e.count = c as u64;
-            pair_counts.insert(e.pair, c);
-        }
-        entries.retain(|e| e.count > 0);
-        (pair_counts, entries)
-    }
-
-    /// Merges every (left, right) in word `w`, left to right, recording the pair changes.
-    fn merge(
-        &mut self,
-        w: usize,
-        left: u32,
-        right: u32,
-        new_id: u32,
-        max_len: usize,
-        changes: &mut Changes,
-    ) {
-        let start = self.start[w];
-        let n = self.len[w] as usize;
-        let syms = &mut self.symbols[start..start + n];
-        let lens = &mut self.lens[start..start + n];
-        let count = self.count[w] as i64;
-        let (mut read, mut write) = (0usize, 0usize);
-        while read < n {
-            if read + 1 < n && syms[read] == left && syms[read + 1] == right {
-                let new_len = lens[read] + lens[read + 1];
-                if write > 0 {
-                    let prev = syms[write - 1];
-                    changes.add(pack(prev, left), -count, w);
-                    if (lens[write - 1] as usize).saturating_add(new_len as usize) < max_len {
-                        changes.add(pack(prev, new_id), count, w);
-                    }
-                }
-                if read + 2 < n {
-                    let next = syms[read + 2];
-                    changes.add(pack(right, next), -count, w);
-                    if (lens[read + 2] as usize).saturating_add(new_len as usize) < max_len {
-                        changes.add(pack(new_id, next), count, w);
-                    }
-                }
-                syms[write] = new_id;
-                lens[write] = new_len;
-                read += 2;
-            } else {
-                syms[write] = syms[read];
-                lens[write] = lens[read];
-                read += 1;
-            }
-            write += 1;
-        }
-        self.len[w] = write as u32;
-    }
-}
-
-/// Pair count changes of one merge step, and the words where pairs appeared.
-#[derive(Default)]
-struct Changes {
-    deltas: Vec<(u64, i64)>,
+/// `tokenizers`' rule: the highest count first, ties to the lowest pair of ids; each heap entry
+/// carries the words where its pair appeared and a merge visits only those; the merged pair's
+/// count is not reset; training stops at a count below `min_frequency` (or zero).
+struct CountRule<'a> {
+    trainer: &'a BpeTrainer,
+    vocab: Vocab,
+    history: Vec<LearnedMerge>,
+    /// The pairs that gained occurrences in this merge, with the words where they did.
     appeared: Vec<(u64, u32)>,
+    progress: Progress,
 }
 
-impl Changes {
-    fn add(&mut self, pair: u64, delta: i64, word: usize) {
-        self.deltas.push((pair, delta));
-        if delta > 0 {
-            self.appeared.push((pair, word as u32));
+impl<'a> CountRule<'a> {
+    fn new(trainer: &'a BpeTrainer, vocab: Vocab) -> Self {
+        let todo = trainer.vocab_size.saturating_sub(vocab.len()) as u64;
+        CountRule {
+            trainer,
+            vocab,
+            history: Vec::new(),
+            appeared: Vec::new(),
+            progress: Progress::new(trainer.show_progress, todo, "Compute merges"),
         }
     }
 
-    /// Applies the counts, then pushes one heap entry per appeared pair (with its words).
-    fn apply(&mut self, pair_counts: &mut FxHashMap<u64, i64>, heap: &mut BinaryHeap<Entry>) {
-        for (pair, delta) in self.deltas.drain(..) {
-            *pair_counts.entry(pair).or_insert(0) += delta;
+    /// The table of bare counts and one heap entry per counted pair, with the words it occurs
+    /// in, in the order the pairs were first seen (the order `tokenizers` heapifies them in).
+    fn start(seen: &mut PairTable<CountAndWords>, order: &[u64]) -> (PairTable<i64>, Vec<Entry>) {
+        let mut counts: PairTable<i64> = PairTable::default();
+        counts.reserve(order.len());
+        let mut entries = Vec::with_capacity(order.len());
+        for &pair in order {
+            let Some(stats) = seen.get_mut(&pair) else { continue };
+            counts.insert(pair, stats.count);
+            if stats.count > 0 {
+                let pos = std::mem::take(&mut stats.words);
+                entries.push(Entry { count: stats.count as u64, pair, pos });
+            }
         }
+        (counts, entries)
+    }
+}
+
+impl MergeRule for CountRule<'_> {
+    type Pair = i64;
+    type Candidate = Entry;
+
+    fn done(&self) -> bool {
+        self.vocab.len() >= self.trainer.vocab_size
+    }
+
+    /// A stale entry goes back with the current count (`as u64` like `tokenizers`: a never
+    /// expected negative count compares as huge).
+    fn refresh(&self, mut top: Entry, pairs: &PairTable<i64>) -> Refresh<Entry> {
+        let current = pairs.get(&top.pair).copied().unwrap_or(0) as u64;
+        if top.count == current {
+            return Refresh::Current(top);
+        }
+        top.count = current;
+        Refresh::Stale(Some(top))
+    }
+
+    fn choose(&mut self, top: Entry, _pairs: &mut PairTable<i64>) -> Step {
+        if top.count < 1 || self.trainer.min_frequency > top.count {
+            return Step::Stop;
+        }
+        let (left, right) = unpack(top.pair);
+        let text = self.trainer.merged_text(&self.vocab, left, right);
+        let new_id = self.vocab.get_or_add(&text);
+        self.history.push(LearnedMerge { left, right, new_id, count: top.count });
+        Step::Merge(Merge::new(left, right, new_id, top.pos))
+    }
+
+    fn changed(&mut self, pair: u64, _count: &mut i64, delta: i64, word: u32) -> bool {
+        if delta > 0 {
+            self.appeared.push((pair, word));
+        }
+        true
+    }
+
+    /// Pushes one heap entry per pair that appeared, with the words where it did.
+    fn merged(&mut self, _: &Merge, pairs: &mut Pairs<Self>, heap: &mut Heap<Self>) {
         self.appeared.sort_unstable();
         self.appeared.dedup();
         let mut rest = &self.appeared[..];
         while let Some(&(pair, _)) = rest.first() {
             let same = rest.iter().take_while(|(p, _)| *p == pair).count();
-            let count = pair_counts.get(&pair).copied().unwrap_or(0);
+            let count = pairs.get(&pair).copied().unwrap_or(0);
             if count > 0 {
                 heap.push(Entry {
                     count: count as u64,
@@ -536,6 +456,7 @@ impl Changes {
             rest = &rest[same..];
         }
         self.appeared.clear();
+        self.progress.set_position(self.history.len() as u64);
     }
 }
 
@@ -557,15 +478,6 @@ impl PartialOrd for Entry {
     fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
         Some(self.cmp(other))
     }
-}
-
-/// A pair of ids as one `u64` whose order is the pair's lexicographic order.
-fn pack(a: u32, b: u32) -> u64 {
-    ((a as u64) << 32) | b as u64
-}
-
-fn unpack(p: u64) -> (u32, u32) {
-    ((p >> 32) as u32, p as u32)
 }
 
 #[cfg(test)]

@@ -10,6 +10,10 @@
 //!    [`unigram::UnigramTrainer`]). A trainer only trains its own kind of model; another kind
 //!    is an error before anything is read (`tokenizers` raises the same error after reading).
 //!
+//! Every trainer that learns merges (BPE, WordPiece's likelihood rule, and sentencepiece's BPE
+//! in `sentencepiece::trainer`) runs the one merge loop of [`merge_loop`]: the words, the pair
+//! table and the lazy max-heap are shared; a trainer is a merge rule plus its setup and output.
+//!
 //! [`TrainerWrapper`] is the enum the Tokenizer drives: `feed(iterator, process)` then `train`.
 //!
 //! # BPE: the exact rules (the same merges and vocabulary as `tokenizers`' BpeTrainer)
@@ -35,6 +39,7 @@ pub mod bpe;
 pub mod corpus;
 pub mod direct;
 mod history;
+pub(crate) mod merge_loop;
 pub mod progress;
 pub mod unigram;
 pub mod word_counts;

@@ -17,12 +17,16 @@
 //! Both record the merges of the last run (`merge_history`): the pair and its count (BPE) or
 //! its score (likelihood).
 use std::cmp::Ordering;
-use std::collections::{BTreeSet, BinaryHeap, HashMap};
+use std::collections::HashMap;
 
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashSet;
 use serde::{Deserialize, Serialize};
 
-use super::bpe::BpeTrainer;
+use super::bpe::{BpeTrainer, Vocab};
+use super::merge_loop::{
+    unpack, CountAndWords, Heap, Merge, MergeLoop, MergeRule, PairTable, Pairs, Refresh, Step,
+    Words,
+};
 use super::progress::Progress;
 use super::word_counts::WordCounts;
 use super::AddedToken;
@@ -159,95 +163,72 @@ impl WordPieceTrainer {
 
 type History = Vec<(String, String, MergeScore)>;
 
-/// The likelihood algorithm (see the module docs).
+/// The likelihood algorithm (see the module docs), on the shared merge loop.
 fn likelihood_training(
     options: &BpeTrainer,
     counts: &WordCounts,
     form_order: &[String],
 ) -> (Vec<String>, History) {
-    let (tokens, words) = options.initial_words(counts, form_order);
-    let mut state = LikelihoodState::new(tokens, words, options.min_frequency);
-    let mut history = Vec::new();
-    let todo = options.vocab_size.saturating_sub(state.tokens.len()) as u64;
-    let progress = Progress::new(options.show_progress, todo, "Compute merges");
-    while state.tokens.len() < options.vocab_size {
-        let Some((pair, score)) = state.best_pair() else { break };
-        let (left, right) = unpack(pair);
-        let text =
-            options.merged_token(&state.tokens[left as usize], &state.tokens[right as usize]);
-        history.push((
-            state.tokens[left as usize].clone(),
-            state.tokens[right as usize].clone(),
-            MergeScore::Likelihood(score),
-        ));
-        state.merge(pair, text);
-        progress.set_position(history.len() as u64);
-    }
-    progress.finish();
-    (state.tokens, history)
+    let (vocab, words) = options.initial_words(counts, form_order, None);
+    let pairs = words.count_pairs(|_| CountAndWords::default());
+    let mut rule = LikelihoodRule::new(options, vocab, &words, &pairs);
+    let candidates = pairs.keys().filter_map(|&p| rule.candidate(&pairs, p)).collect();
+    MergeLoop::new(words, pairs, candidates).run(&mut rule);
+    rule.progress.finish();
+    (rule.vocab.tokens, rule.history)
 }
 
-/// Words as symbol ids, pair and symbol counts, and a heap of candidate scores. A heap entry is
-/// valid while the pair count and both symbol counts are those it was scored with; every
-/// change pushes a fresh entry, stale ones are dropped when popped.
-struct LikelihoodState {
-    tokens: Vec<String>,
-    ids: FxHashMap<String, u32>,
-    words: Vec<Vec<u32>>,
-    word_counts: Vec<u64>,
+/// The likelihood rule: symbol counts beside the pair counts, and a heap of scored candidates.
+/// A heap entry is valid while the pair count and both symbol counts are those it was scored
+/// with; every change pushes a fresh entry, stale ones are dropped when popped. A pair whose
+/// count falls to zero leaves the table.
+struct LikelihoodRule<'a> {
+    options: &'a BpeTrainer,
+    vocab: Vocab,
     symbol_counts: Vec<u64>,
-    pair_counts: FxHashMap<u64, u64>,
-    /// Words where each pair has occurred (may hold stale entries).
-    pair_words: FxHashMap<u64, Vec<u32>>,
     /// The pairs each symbol takes part in (left or right) with a positive count.
     symbol_pairs: Vec<FxHashSet<u64>>,
-    heap: BinaryHeap<Candidate>,
-    min_frequency: u64,
+    /// The pairs whose counts changed in this merge.
+    touched: Vec<u64>,
+    history: History,
+    progress: Progress,
 }
 
-impl LikelihoodState {
-    fn new(tokens: Vec<String>, words: Vec<(Vec<u32>, u64)>, min_frequency: u64) -> Self {
-        let ids = tokens.iter().enumerate().map(|(i, t)| (t.clone(), i as u32)).collect();
-        let mut state = LikelihoodState {
-            symbol_counts: vec![0; tokens.len()],
-            symbol_pairs: vec![FxHashSet::default(); tokens.len()],
-            tokens,
-            ids,
-            words: Vec::with_capacity(words.len()),
-            word_counts: Vec::with_capacity(words.len()),
-            pair_counts: FxHashMap::default(),
-            pair_words: FxHashMap::default(),
-            heap: BinaryHeap::new(),
-            min_frequency,
-        };
-        for (w, (symbols, n)) in words.into_iter().enumerate() {
-            for &s in &symbols {
-                state.symbol_counts[s as usize] += n;
+impl<'a> LikelihoodRule<'a> {
+    fn new(
+        options: &'a BpeTrainer,
+        vocab: Vocab,
+        words: &Words,
+        pairs: &PairTable<CountAndWords>,
+    ) -> Self {
+        let mut symbol_counts = vec![0; vocab.len()];
+        for w in 0..words.len() {
+            for &s in words.word(w) {
+                symbol_counts[s as usize] += words.count(w);
             }
-            for pair in symbols.windows(2) {
-                let p = pack(pair[0], pair[1]);
-                *state.pair_counts.entry(p).or_insert(0) += n;
-                let list = state.pair_words.entry(p).or_default();
-                if list.last() != Some(&(w as u32)) {
-                    list.push(w as u32);
-                }
-            }
-            state.words.push(symbols);
-            state.word_counts.push(n);
         }
-        let pairs: Vec<u64> = state.pair_counts.keys().copied().collect();
-        for &p in &pairs {
+        let mut symbol_pairs = vec![FxHashSet::default(); vocab.len()];
+        for &p in pairs.keys() {
             let (a, b) = unpack(p);
-            state.symbol_pairs[a as usize].insert(p);
-            state.symbol_pairs[b as usize].insert(p);
+            symbol_pairs[a as usize].insert(p);
+            symbol_pairs[b as usize].insert(p);
         }
-        state.push_all(pairs.into_iter());
-        state
+        let todo = options.vocab_size.saturating_sub(vocab.len()) as u64;
+        LikelihoodRule {
+            options,
+            vocab,
+            symbol_counts,
+            symbol_pairs,
+            touched: Vec::new(),
+            history: Vec::new(),
+            progress: Progress::new(options.show_progress, todo, "Compute merges"),
+        }
     }
 
-    fn candidate(&self, pair: u64) -> Option<Candidate> {
-        let count = self.pair_counts.get(&pair).copied().unwrap_or(0);
-        if count == 0 || count < self.min_frequency {
+    /// The heap entry of `pair` as its counts are now, if it may be merged.
+    fn candidate(&self, pairs: &PairTable<CountAndWords>, pair: u64) -> Option<Candidate> {
+        let count = pairs.get(&pair).map_or(0, |p| p.count.max(0) as u64);
+        if count == 0 || count < self.options.min_frequency {
             return None;
         }
         let (a, b) = unpack(pair);
@@ -256,127 +237,90 @@ impl LikelihoodState {
         Some(Candidate { count, denominator, pair })
     }
 
-    fn push_all(&mut self, pairs: impl Iterator<Item = u64>) {
-        for p in pairs {
-            if let Some(c) = self.candidate(p) {
-                self.heap.push(c);
-            }
+    /// The id of token `text`, added (with no occurrences yet) if new.
+    fn token_id(&mut self, text: &str) -> u32 {
+        let id = self.vocab.get_or_add(text);
+        if id as usize == self.symbol_counts.len() {
+            self.symbol_counts.push(0);
+            self.symbol_pairs.push(FxHashSet::default());
         }
+        id
     }
 
-    /// The best valid pair and its score, or None when no pair is left.
-    fn best_pair(&mut self) -> Option<(u64, f64)> {
-        while let Some(top) = self.heap.pop() {
-            if self.candidate(top.pair).as_ref() == Some(&top) {
-                return Some((top.pair, top.count as f64 / top.denominator as f64));
-            }
-        }
-        None
-    }
-
-    /// Merges `pair` everywhere into the token `text` and updates counts and candidates.
-    fn merge(&mut self, pair: u64, text: String) {
-        let (left, right) = unpack(pair);
-        let new_id = match self.ids.get(&text) {
-            Some(&id) => id,
-            None => {
-                let id = self.tokens.len() as u32;
-                self.ids.insert(text.clone(), id);
-                self.tokens.push(text);
-                self.symbol_counts.push(0);
-                self.symbol_pairs.push(FxHashSet::default());
-                id
-            }
-        };
-        let mut words = self.pair_words.remove(&pair).unwrap_or_default();
-        words.sort_unstable();
-        words.dedup();
-        let mut deltas: Vec<(u64, i64, u32)> = Vec::new();
-        for &w in &words {
-            let n = self.word_counts[w as usize];
-            let merged = merge_word(&mut self.words[w as usize], left, right, new_id, |p, sign| {
-                deltas.push((p, sign * n as i64, w))
-            });
-            let merged = merged as u64 * n;
-            self.symbol_counts[left as usize] -= merged;
-            self.symbol_counts[right as usize] -= merged;
-            self.symbol_counts[new_id as usize] += merged;
-        }
-        let mut touched: BTreeSet<u64> = BTreeSet::new();
-        for (p, delta, w) in deltas {
-            let count = self.pair_counts.entry(p).or_insert(0);
-            *count = (*count as i64 + delta).max(0) as u64;
-            let (a, b) = unpack(p);
-            if *count == 0 {
-                self.pair_counts.remove(&p);
-                self.symbol_pairs[a as usize].remove(&p);
-                self.symbol_pairs[b as usize].remove(&p);
-            } else {
-                self.symbol_pairs[a as usize].insert(p);
-                self.symbol_pairs[b as usize].insert(p);
-            }
-            if delta > 0 {
-                let list = self.pair_words.entry(p).or_default();
-                if list.last() != Some(&w) {
-                    list.push(w);
-                }
-            }
-            touched.insert(p);
-        }
-        // The counts of `left`, `right` and the new token changed: so did the scores of every
-        // pair they take part in.
-        for s in [left, right, new_id] {
-            touched.extend(self.symbol_pairs[s as usize].iter().copied());
-        }
-        self.push_all(touched.into_iter());
-        self.compact_heap();
-    }
-
-    /// Rebuilds the heap from the live pairs when stale entries dominate it.
-    fn compact_heap(&mut self) {
-        if self.heap.len() > 4 * self.pair_counts.len() + (1 << 16) {
-            let pairs: Vec<u64> = self.pair_counts.keys().copied().collect();
-            self.heap.clear();
-            self.push_all(pairs.into_iter());
-        }
+    /// `pair` no longer occurs.
+    fn forget(&mut self, pair: u64) {
+        let (a, b) = unpack(pair);
+        self.symbol_pairs[a as usize].remove(&pair);
+        self.symbol_pairs[b as usize].remove(&pair);
     }
 }
 
-/// Replaces every non-overlapping `left right` (left to right) in `word` by `new_id`; reports
-/// pair count changes to `delta(pair, ±1)` and returns how many pairs were merged.
-fn merge_word(
-    word: &mut Vec<u32>,
-    left: u32,
-    right: u32,
-    new_id: u32,
-    mut delta: impl FnMut(u64, i64),
-) -> usize {
-    let n = word.len();
-    let (mut read, mut write, mut merged) = (0, 0, 0);
-    while read < n {
-        if read + 1 < n && word[read] == left && word[read + 1] == right {
-            delta(pack(left, right), -1);
-            if write > 0 {
-                let prev = word[write - 1];
-                delta(pack(prev, left), -1);
-                delta(pack(prev, new_id), 1);
-            }
-            if read + 2 < n {
-                let next = word[read + 2];
-                delta(pack(right, next), -1);
-                delta(pack(new_id, next), 1);
-            }
-            word[write] = new_id;
-            read += 2;
-            merged += 1;
-        } else {
-            word[write] = word[read];
-            read += 1;
-        }
-        write += 1;
+impl MergeRule for LikelihoodRule<'_> {
+    type Pair = CountAndWords;
+    type Candidate = Candidate;
+
+    fn done(&self) -> bool {
+        self.vocab.len() >= self.options.vocab_size
     }
-    word.truncate(write);
-    merged
+
+    fn refresh(&self, top: Candidate, pairs: &PairTable<CountAndWords>) -> Refresh<Candidate> {
+        if self.candidate(pairs, top.pair).as_ref() == Some(&top) {
+            Refresh::Current(top)
+        } else {
+            Refresh::Stale(None)
+        }
+    }
+
+    /// Merges `best` everywhere: its pair leaves the table at once (every word it occurs in
+    /// is visited, so no occurrence is left).
+    fn choose(&mut self, best: Candidate, pairs: &mut PairTable<CountAndWords>) -> Step {
+        let (left, right) = unpack(best.pair);
+        let (a, b) = (&self.vocab.tokens[left as usize], &self.vocab.tokens[right as usize]);
+        let score = best.count as f64 / best.denominator as f64;
+        self.history.push((a.clone(), b.clone(), MergeScore::Likelihood(score)));
+        let text = self.options.merged_token(a, b);
+        let new_id = self.token_id(&text);
+        let mut words = pairs.remove(&best.pair).map(|p| p.words).unwrap_or_default();
+        self.forget(best.pair);
+        words.sort_unstable();
+        words.dedup();
+        Step::Merge(Merge::new(left, right, new_id, words))
+    }
+
+    fn changed(&mut self, pair: u64, stats: &mut CountAndWords, _: i64, _: u32) -> bool {
+        self.touched.push(pair);
+        if stats.count <= 0 {
+            self.forget(pair);
+            return false;
+        }
+        let (a, b) = unpack(pair);
+        self.symbol_pairs[a as usize].insert(pair);
+        self.symbol_pairs[b as usize].insert(pair);
+        true
+    }
+
+    /// The counts of `left`, `right` and the new token changed: so did the scores of every
+    /// pair they take part in, besides the pairs whose counts changed.
+    fn merged(&mut self, merge: &Merge, pairs: &mut Pairs<Self>, heap: &mut Heap<Self>) {
+        let occurrences = merge.occurrences;
+        self.symbol_counts[merge.left as usize] -= occurrences;
+        self.symbol_counts[merge.right as usize] -= occurrences;
+        self.symbol_counts[merge.new_id as usize] += occurrences;
+        let mut touched = std::mem::take(&mut self.touched);
+        for s in [merge.left, merge.right, merge.new_id] {
+            touched.extend(self.symbol_pairs[s as usize].iter().copied());
+        }
+        touched.sort_unstable();
+        touched.dedup();
+        heap.extend(touched.drain(..).filter_map(|p| self.candidate(pairs, p)));
+        self.touched = touched;
+        // Rebuilds the heap from the live pairs when stale entries dominate it.
+        if heap.len() > 4 * pairs.len() + (1 << 16) {
+            heap.clear();
+            heap.extend(pairs.keys().filter_map(|&p| self.candidate(pairs, p)));
+        }
+        self.progress.set_position(self.history.len() as u64);
+    }
 }
 
 /// A scored pair: `count / denominator`, highest first, ties to the lowest pair.
@@ -406,14 +350,6 @@ fn compare_fractions(a: u64, b: u128, c: u64, d: u128) -> Ordering {
         (Some(x), Some(y)) => x.cmp(&y),
         _ => (a as f64 / b as f64).total_cmp(&(c as f64 / d as f64)),
     }
-}
-
-fn pack(a: u32, b: u32) -> u64 {
-    ((a as u64) << 32) | b as u64
-}
-
-fn unpack(p: u64) -> (u32, u32) {
-    ((p >> 32) as u32, p as u32)
 }
 
 #[cfg(test)]
@@ -470,23 +406,5 @@ mod tests {
         let counts: Vec<MergeScore> =
             bpe.history.iter().map(|m| MergeScore::Count(m.count)).collect();
         assert_eq!(t.merge_history.get().into_iter().map(|h| h.2).collect::<Vec<_>>(), counts);
-    }
-
-    #[test]
-    fn merge_word_counts_pairs() {
-        let mut w = vec![1, 2, 1, 2, 3];
-        let mut d = Vec::new();
-        assert_eq!(merge_word(&mut w, 1, 2, 9, |p, s| d.push((unpack(p), s))), 2);
-        assert_eq!(w, vec![9, 9, 3]);
-        let mut net: FxHashMap<(u32, u32), i64> = FxHashMap::default();
-        for (p, s) in d {
-            *net.entry(p).or_default() += s;
-        }
-        net.retain(|_, v| *v != 0);
-        let expected: FxHashMap<(u32, u32), i64> =
-            [((1, 2), -2), ((2, 1), -1), ((2, 3), -1), ((9, 9), 1), ((9, 3), 1)]
-                .into_iter()
-                .collect();
-        assert_eq!(net, expected);
     }
 }

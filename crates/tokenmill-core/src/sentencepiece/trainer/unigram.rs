@@ -13,10 +13,12 @@
 //! their words; here both run on the words with counts. No piece may cross a word (the
 //! whitespace rules forbid ▁ inside a piece), so every candidate's frequency is the same, and
 //! the suffix array is over the distinct words only (about a tenth of the text).
+//!
+//! May import the trainer interface (`super`), `sentencepiece::proto` and `trainers::unigram`.
 use rustc_hash::FxHashMap;
 
-use super::proto::TrainerSpec;
 use crate::error::Result;
+use crate::sentencepiece::proto::TrainerSpec;
 use crate::trainers::unigram::{train_pieces, Flavor, PieceRules, UnigramConfig};
 
 /// The learned pieces (meta pieces excluded) with their scores, best first.

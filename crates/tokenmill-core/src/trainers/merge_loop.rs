@@ -1,0 +1,426 @@
+//! BPE training's one merge loop, shared by every trainer that learns merges from word counts:
+//! `tokenizers`' BpeTrainer ([`super::bpe`]), WordPiece's likelihood rule ([`super::wordpiece`])
+//! and sentencepiece's BPE trainer (`sentencepiece::trainer::bpe`).
+//!
+//! What every rule does the same way lives here:
+//! * [`Words`]: every word as a run of `u32` symbol ids in one flat arena, with its count,
+//!   merged in place; merging a pair in a word records the neighbour pairs it removes and
+//!   creates as count deltas ([`Changes`]), applied when the word is done;
+//! * the pair table ([`PairTable`]): pair → the rule's [`PairCount`] value, i.e. its count and
+//!   whatever else the rule keeps per pair, so that a delta costs one hash lookup, in place;
+//! * the lazy max-heap loop ([`MergeLoop::run`]): pop the best candidate, check it against the
+//!   table (a stale one is pushed back or dropped, as the rule says), settle ties if the rule
+//!   asks, merge, apply the deltas.
+//!
+//! A [`MergeRule`] supplies what differs: the candidates and their order, when a popped one is
+//! current and how ties are settled, which pairs may count at all, what a merge makes (the new
+//! id, the history) and which words it visits, and the bookkeeping after it (new candidates,
+//! symbol counts). Everything is monomorphized: no virtual call per update.
+//!
+//! May import `rustc_hash` and std only; the trainers import it, it imports no trainer.
+use std::collections::binary_heap::{BinaryHeap, PeekMut};
+
+use rustc_hash::FxHashMap;
+
+/// A pair of symbol ids as one `u64` whose order is the pair's lexicographic order.
+pub(crate) fn pack(a: u32, b: u32) -> u64 {
+    ((a as u64) << 32) | b as u64
+}
+
+pub(crate) fn unpack(pair: u64) -> (u32, u32) {
+    ((pair >> 32) as u32, pair as u32)
+}
+
+/// Pair → what the rule keeps about it.
+pub(crate) type PairTable<P> = FxHashMap<u64, P>;
+
+/// A pair table value: the pair's count (and what else the rule keeps), changed by deltas as
+/// words are merged.
+pub(crate) trait PairCount {
+    /// `delta` more occurrences (fewer when negative), seen in `word`.
+    fn add(&mut self, delta: i64, word: u32);
+}
+
+/// A bare count (`tokenizers`' rule keeps the words in its heap entries instead).
+impl PairCount for i64 {
+    fn add(&mut self, delta: i64, _word: u32) {
+        *self += delta;
+    }
+}
+
+/// A count and the words the pair was seen in: each word once per run of additions, in the
+/// order seen (a word may since have lost the pair).
+#[derive(Debug, Default)]
+pub(crate) struct CountAndWords {
+    pub count: i64,
+    pub words: Vec<u32>,
+}
+
+impl PairCount for CountAndWords {
+    fn add(&mut self, delta: i64, word: u32) {
+        self.count += delta;
+        if delta > 0 && self.words.last() != Some(&word) {
+            self.words.push(word);
+        }
+    }
+}
+
+/// All words as runs of symbol ids in one arena, each with its count, merged in place.
+#[derive(Debug, Default)]
+pub(crate) struct Words {
+    symbols: Vec<u32>,
+    spans: Vec<Span>,
+    /// The length in characters of the symbol at each position, kept only under a length
+    /// limit: a new pair counts only when its two symbols' lengths add up to less than
+    /// `max_len` (`tokenizers`' `max_token_length`).
+    lens: Vec<u32>,
+    max_len: usize,
+}
+
+impl Words {
+    /// No words yet; with `max_len`, new pairs longer than that (in characters) never count.
+    pub fn new(capacity: usize, max_len: Option<usize>) -> Self {
+        Words {
+            spans: Vec::with_capacity(capacity),
+            max_len: max_len.unwrap_or(usize::MAX),
+            ..Default::default()
+        }
+    }
+
+    /// Adds a word: its symbols (one character each) and its count.
+    pub fn push(&mut self, symbols: impl IntoIterator<Item = u32>, count: u64) {
+        let start = self.symbols.len();
+        self.symbols.extend(symbols);
+        if self.max_len != usize::MAX {
+            self.lens.resize(self.symbols.len(), 1);
+        }
+        self.spans.push(Span { start, len: (self.symbols.len() - start) as u32, count });
+    }
+
+    /// How many words there are.
+    pub fn len(&self) -> usize {
+        self.spans.len()
+    }
+
+    pub fn word(&self, w: usize) -> &[u32] {
+        let span = &self.spans[w];
+        &self.symbols[span.start..span.start + span.len as usize]
+    }
+
+    pub fn count(&self, w: usize) -> u64 {
+        self.spans[w].count
+    }
+
+    /// Counts every pair of neighbours (each occurrence adds the word's count, seen in that
+    /// word) into a table whose new values come from `new_pair` (called in the order the pairs
+    /// are first seen).
+    pub fn count_pairs<P: PairCount>(&self, mut new_pair: impl FnMut(u64) -> P) -> PairTable<P> {
+        let mut table: PairTable<P> = FxHashMap::default();
+        for w in 0..self.len() {
+            let n = self.count(w) as i64;
+            for pair in self.word(w).windows(2) {
+                let pair = pack(pair[0], pair[1]);
+                table.entry(pair).or_insert_with(|| new_pair(pair)).add(n, w as u32);
+            }
+        }
+        table
+    }
+
+    /// Makes `merge` in word `w`: every `left right`, left to right, becomes `new_id`; records the
+    /// changes of the neighbour pairs (weighted by the word's count); the merged pair's own
+    /// count is the rule's business. Returns how many pairs were merged.
+    // Always inlined into the loop: called once per visited word, an out-of-line call (and the
+    // reloads after it) cost sentencepiece's rule several percent.
+    #[inline(always)]
+    pub fn merge(&mut self, w: u32, merge: &Merge, changes: &mut Changes) -> u64 {
+        if self.lens.is_empty() {
+            self.merge_in::<false>(w, merge, changes)
+        } else {
+            self.merge_in::<true>(w, merge, changes)
+        }
+    }
+
+    /// [`merge`](Self::merge), with the symbol lengths kept and checked when `LENS`.
+    #[inline(always)]
+    fn merge_in<const LENS: bool>(&mut self, w: u32, merge: &Merge, changes: &mut Changes) -> u64 {
+        let (left, right, new_id) = (merge.left, merge.right, merge.new_id);
+        let Span { start, len, count } = self.spans[w as usize];
+        let (n, count) = (len as usize, count as i64);
+        let syms = &mut self.symbols[start..start + n];
+        let lens: &mut [u32] = if LENS { &mut self.lens[start..start + n] } else { &mut [] };
+        let max_len = self.max_len;
+        let fits = |a: u32, b: u32| !LENS || (a as usize).saturating_add(b as usize) < max_len;
+        let (mut read, mut write, mut merged) = (0usize, 0usize, 0u64);
+        while read < n {
+            if read + 1 < n && syms[read] == left && syms[read + 1] == right {
+                let new_len = if LENS { lens[read] + lens[read + 1] } else { 0 };
+                if write > 0 {
+                    let prev = syms[write - 1];
+                    changes.push(pack(prev, left), -count);
+                    if fits(if LENS { lens[write - 1] } else { 0 }, new_len) {
+                        changes.push(pack(prev, new_id), count);
+                    }
+                }
+                if read + 2 < n {
+                    let next = syms[read + 2];
+                    changes.push(pack(right, next), -count);
+                    if fits(if LENS { lens[read + 2] } else { 0 }, new_len) {
+                        changes.push(pack(new_id, next), count);
+                    }
+                }
+                syms[write] = new_id;
+                if LENS {
+                    lens[write] = new_len;
+                }
+                read += 2;
+                merged += 1;
+            } else {
+                syms[write] = syms[read];
+                if LENS {
+                    lens[write] = lens[read];
+                }
+                read += 1;
+            }
+            write += 1;
+        }
+        self.spans[w as usize].len = write as u32;
+        merged
+    }
+}
+
+/// Where a word lies in the arena, and its count (together: visiting a word costs one cache
+/// line, not three).
+#[derive(Debug, Clone, Copy)]
+struct Span {
+    start: usize,
+    len: u32,
+    count: u64,
+}
+
+/// The pair count changes of merging one word, applied when the word is done (a short buffer,
+/// reused).
+#[derive(Debug, Default)]
+pub(crate) struct Changes(Vec<(u64, i64)>);
+
+impl Changes {
+    fn push(&mut self, pair: u64, delta: i64) {
+        self.0.push((pair, delta));
+    }
+
+    /// Applies the changes of `word` in order (one table lookup each; a pair seen for the first
+    /// time gets `rule.new_pair`), tells the rule of each, and drops the pairs it says to drop.
+    fn apply<R: MergeRule>(&mut self, word: u32, rule: &mut R, pairs: &mut PairTable<R::Pair>) {
+        for (pair, delta) in self.0.drain(..) {
+            let stats = pairs.entry(pair).or_insert_with(|| rule.new_pair(pair));
+            stats.add(delta, word);
+            if !rule.changed(pair, stats, delta, word) {
+                pairs.remove(&pair);
+            }
+        }
+    }
+}
+
+/// What a popped candidate turned out to be.
+pub(crate) enum Refresh<C> {
+    /// Up to date: it may be merged.
+    Current(C),
+    /// Out of date: drop it, or push back the given fresh one.
+    Stale(Option<C>),
+}
+
+/// What the rule makes of the best candidate.
+pub(crate) enum Step {
+    Merge(Merge),
+    /// Nothing merged this time (the rule dropped the candidate); go on.
+    Skip,
+    /// Training ends.
+    Stop,
+}
+
+/// A merge to make: `left right` becomes `new_id` in `words` (the words the rule visits).
+pub(crate) struct Merge {
+    pub left: u32,
+    pub right: u32,
+    pub new_id: u32,
+    pub words: Vec<u32>,
+    /// How many pairs were merged, weighted by word counts (once made).
+    pub occurrences: u64,
+}
+
+impl Merge {
+    pub fn new(left: u32, right: u32, new_id: u32, words: Vec<u32>) -> Self {
+        Merge { left, right, new_id, words, occurrences: 0 }
+    }
+}
+
+/// A rule's pair table and heap.
+pub(crate) type Pairs<R> = PairTable<<R as MergeRule>::Pair>;
+pub(crate) type Heap<R> = BinaryHeap<<R as MergeRule>::Candidate>;
+
+/// What differs between the merge rules (see the module docs).
+pub(crate) trait MergeRule {
+    /// What the pair table keeps per pair.
+    type Pair: PairCount + Default;
+    /// A heap entry; the greatest is merged first.
+    type Candidate: Ord;
+    /// Whether candidates of equal rank ([`same_rank`](Self::same_rank)) are gathered and
+    /// settled by [`settle`](Self::settle).
+    const SETTLES_TIES: bool = false;
+
+    /// Whether training has made all it should.
+    fn done(&self) -> bool;
+
+    /// The table value of a pair seen for the first time (counted or not, as the rule says).
+    fn new_pair(&self, _pair: u64) -> Self::Pair {
+        Self::Pair::default()
+    }
+
+    /// Checks a popped candidate against the table.
+    fn refresh(
+        &self,
+        candidate: Self::Candidate,
+        pairs: &PairTable<Self::Pair>,
+    ) -> Refresh<Self::Candidate>;
+
+    /// Whether `a` and `b` tie in the heap's order and need [`settle`](Self::settle).
+    fn same_rank(&self, _a: &Self::Candidate, _b: &Self::Candidate) -> bool {
+        false
+    }
+
+    /// Which of `tied` (current candidates of one rank, the first popped first) wins.
+    fn settle(&self, _tied: &[Self::Candidate]) -> usize {
+        0
+    }
+
+    /// Decides on the best current candidate: what to merge (and which words to visit), or
+    /// to skip it, or to stop.
+    fn choose(&mut self, best: Self::Candidate, pairs: &mut PairTable<Self::Pair>) -> Step;
+
+    /// Told of every applied delta (after [`PairCount::add`]); returns whether the pair stays
+    /// in the table.
+    fn changed(&mut self, _pair: u64, _stats: &mut Self::Pair, _delta: i64, _word: u32) -> bool {
+        true
+    }
+
+    /// After a merge's deltas are applied: push the new candidates.
+    fn merged(&mut self, merge: &Merge, pairs: &mut Pairs<Self>, heap: &mut Heap<Self>);
+}
+
+/// The state of one training run: words, pair table, heap.
+pub(crate) struct MergeLoop<R: MergeRule> {
+    words: Words,
+    pairs: PairTable<R::Pair>,
+    heap: BinaryHeap<R::Candidate>,
+    changes: Changes,
+    tied: Vec<R::Candidate>,
+}
+
+impl<R: MergeRule> MergeLoop<R> {
+    /// Starts from the words, their counted pairs and the initial candidates (heapified in
+    /// this order).
+    pub fn new(words: Words, pairs: PairTable<R::Pair>, candidates: Vec<R::Candidate>) -> Self {
+        MergeLoop {
+            words,
+            pairs,
+            heap: candidates.into(),
+            changes: Changes::default(),
+            tied: Vec::new(),
+        }
+    }
+
+    /// Merges until the rule is done or stops, or no candidate is left.
+    pub fn run(mut self, rule: &mut R) {
+        while !rule.done() {
+            let Some(best) = self.pop_best(rule) else { break };
+            match rule.choose(best, &mut self.pairs) {
+                Step::Merge(merge) => self.merge(rule, merge),
+                Step::Skip => continue,
+                Step::Stop => break,
+            }
+        }
+    }
+
+    /// The best current candidate (stale ones pushed back or dropped on the way).
+    fn pop_best(&mut self, rule: &R) -> Option<R::Candidate> {
+        loop {
+            let top = self.heap.pop()?;
+            match rule.refresh(top, &self.pairs) {
+                Refresh::Current(top) if R::SETTLES_TIES => return Some(self.settle(rule, top)),
+                Refresh::Current(top) => return Some(top),
+                Refresh::Stale(fresh) => self.heap.extend(fresh),
+            }
+        }
+    }
+
+    /// Gathers the current candidates of `top`'s rank and returns the one the rule picks;
+    /// the others go back to the heap.
+    fn settle(&mut self, rule: &R, top: R::Candidate) -> R::Candidate {
+        self.tied.clear();
+        self.tied.push(top);
+        loop {
+            let Some(next) = self.heap.peek_mut() else { break };
+            if !rule.same_rank(&next, &self.tied[0]) {
+                break;
+            }
+            let next = PeekMut::pop(next);
+            match rule.refresh(next, &self.pairs) {
+                Refresh::Current(next) => self.tied.push(next),
+                Refresh::Stale(fresh) => self.heap.extend(fresh),
+            }
+        }
+        let chosen = self.tied.swap_remove(rule.settle(&self.tied));
+        self.heap.extend(self.tied.drain(..));
+        chosen
+    }
+
+    fn merge(&mut self, rule: &mut R, mut merge: Merge) {
+        for &w in &merge.words {
+            let merged = self.words.merge(w, &merge, &mut self.changes);
+            merge.occurrences += merged * self.words.count(w as usize);
+            self.changes.apply(w, rule, &mut self.pairs);
+        }
+        rule.merged(&merge, &mut self.pairs, &mut self.heap);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn merging_a_word_reports_the_neighbour_pairs() {
+        let mut words = Words::new(1, None);
+        words.push([1, 2, 1, 2, 3], 1);
+        let mut changes = Changes::default();
+        let merged = words.merge(0, &Merge::new(1, 2, 9, vec![0]), &mut changes);
+        assert_eq!(merged, 2);
+        assert_eq!(words.word(0), [9, 9, 3]);
+        // The merged pair's own count is the rule's: it lost one occurrence per merge.
+        let mut net: FxHashMap<(u32, u32), i64> = FxHashMap::default();
+        net.insert((1, 2), -(merged as i64));
+        for &(p, delta) in &changes.0 {
+            *net.entry(unpack(p)).or_default() += delta;
+        }
+        net.retain(|_, v| *v != 0);
+        let expected: FxHashMap<(u32, u32), i64> =
+            [((1, 2), -2), ((2, 1), -1), ((2, 3), -1), ((9, 9), 1), ((9, 3), 1)]
+                .into_iter()
+                .collect();
+        assert_eq!(net, expected);
+    }
+
+    #[test]
+    fn a_length_limit_keeps_long_new_pairs_uncounted() {
+        let mut words = Words::new(1, Some(3));
+        words.push([1, 2, 3], 5);
+        let mut changes = Changes::default();
+        words.merge(0, &Merge::new(1, 2, 9, vec![0]), &mut changes);
+        // "12" + "3" would have 3 characters: only the removal of (2, 3) is recorded.
+        assert_eq!(changes.0, [(pack(2, 3), -5)]);
+        let mut changes = Changes::default();
+        let mut words = Words::new(1, Some(4));
+        words.push([1, 2, 3], 5);
+        words.merge(0, &Merge::new(1, 2, 9, vec![0]), &mut changes);
+        assert_eq!(changes.0, [(pack(2, 3), -5), (pack(9, 3), 5)]);
+    }
+}
