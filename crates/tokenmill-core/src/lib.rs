@@ -14,6 +14,10 @@
 //! `tokenizer`, `trainers`, `sentencepiece` and `tiktoken` assemble the stages. No Python types
 //! anywhere: the bindings (tokenmill-py) convert. Word-level tools (word tokenizer, sentence
 //! splitter, Chinese/Japanese segmenter, collocations) live in the `tokenmill-words` crate.
+//!
+//! The API is what is reachable from here through `pub` modules: the stage modules, and inside
+//! them the modules that the bindings, the word-level crate, the examples and the benches use;
+//! every other module is `pub(crate)`, so its items are internals whatever their own visibility.
 
 pub mod decoders;
 pub mod error;

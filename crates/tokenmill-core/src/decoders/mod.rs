@@ -15,15 +15,15 @@ use crate::tokenizer::Decoder;
 pub use crate::utils::custom::Custom;
 use crate::utils::macros::component_enum;
 
-pub mod bpe;
-pub mod byte_fallback;
-pub mod byte_level;
-pub mod ctc;
-pub mod fuse;
-pub mod metaspace;
-pub mod sequence;
-pub mod strip;
-pub mod wordpiece;
+pub(crate) mod bpe;
+pub(crate) mod byte_fallback;
+pub(crate) mod byte_level;
+pub(crate) mod ctc;
+pub(crate) mod fuse;
+pub(crate) mod metaspace;
+pub(crate) mod sequence;
+pub(crate) mod strip;
+pub(crate) mod wordpiece;
 
 pub use crate::normalizers::{Replace, ReplacePattern};
 pub use bpe::BPEDecoder;

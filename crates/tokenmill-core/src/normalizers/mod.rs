@@ -15,14 +15,14 @@ use crate::tokenizer::{NormalizedString, Normalizer};
 pub use crate::utils::custom::Custom;
 use crate::utils::macros::component_enum;
 
-pub mod bert;
-pub mod byte_level;
-pub mod precompiled;
-pub mod prepend;
-pub mod replace;
-pub mod sequence;
-pub mod strip;
-pub mod unicode;
+pub(crate) mod bert;
+pub(crate) mod byte_level;
+pub(crate) mod precompiled;
+pub(crate) mod prepend;
+pub(crate) mod replace;
+pub(crate) mod sequence;
+pub(crate) mod strip;
+pub(crate) mod unicode;
 
 pub use bert::BertNormalizer;
 pub use byte_level::ByteLevel;

@@ -14,11 +14,11 @@ use crate::error::{Error, Result};
 use crate::tokenizer::{Encoding, PostProcessor};
 use crate::utils::macros::component_enum;
 
-pub mod bert;
-pub mod byte_level;
-pub mod roberta;
-pub mod sequence;
-pub mod template;
+pub(crate) mod bert;
+pub(crate) mod byte_level;
+pub(crate) mod roberta;
+pub(crate) mod sequence;
+pub(crate) mod template;
 
 pub use bert::BertProcessing;
 pub use byte_level::ByteLevel;

@@ -18,16 +18,16 @@
 //!
 //! May import the engines (`models`, `trainers`, `utils`, `normalizers`); nothing outside this
 //! folder but the Python bindings imports it.
-pub mod bpe;
+pub(crate) mod bpe;
 pub mod flatbuffer;
-pub mod model;
-pub mod normalizer;
+pub(crate) mod model;
+pub(crate) mod normalizer;
 pub mod processor;
-pub mod proto;
+pub(crate) mod proto;
 pub mod rules;
 pub mod trainer;
-pub mod unigram;
-pub mod unigram_cache;
+pub(crate) mod unigram;
+pub(crate) mod unigram_cache;
 
 pub use normalizer::{Normalized, SpNormalizer, SPACE_SYMBOL};
 pub use processor::{EncodeOptions, EncodedPiece, EncodedText, Processor};

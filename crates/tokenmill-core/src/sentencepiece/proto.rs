@@ -227,10 +227,3 @@ pub struct SentencePieceText {
     #[prost(float, optional, tag = "3")]
     pub score: Option<f32>,
 }
-
-/// sentencepiece.proto's `NBestSentencePieceText`.
-#[derive(Clone, PartialEq, Message)]
-pub struct NBestSentencePieceText {
-    #[prost(message, repeated, tag = "1")]
-    pub nbests: Vec<SentencePieceText>,
-}

@@ -13,11 +13,11 @@
 //!
 //! May import `models::bpe` (the merge kernel its ranker drives), `pre_tokenizers::scanners`
 //! (the hand-compiled splitters), `utils` and `error`; nothing imports it but the bindings.
-pub mod bpe;
-pub mod core;
-pub mod ranks;
-pub mod token_map;
-pub mod unstable;
+pub(crate) mod bpe;
+pub(crate) mod core;
+pub(crate) mod ranks;
+pub(crate) mod token_map;
+pub(crate) mod unstable;
 
 pub use self::bpe::{encode_piece, Rank};
 pub use self::core::CoreBpe;

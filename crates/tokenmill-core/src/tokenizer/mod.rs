@@ -22,16 +22,16 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::Result;
 
-pub mod added_vocabulary;
-pub mod decode_stream;
+pub(crate) mod added_vocabulary;
+pub(crate) mod decode_stream;
 pub mod encoding;
-pub mod normalized;
-pub mod output;
+pub(crate) mod normalized;
+pub(crate) mod output;
 mod packed;
-pub mod pipeline;
-pub mod plan;
-pub mod pretokenized;
-pub mod serialization;
+pub(crate) mod pipeline;
+pub(crate) mod plan;
+pub(crate) mod pretokenized;
+pub(crate) mod serialization;
 #[cfg(test)]
 pub(crate) mod test_support;
 

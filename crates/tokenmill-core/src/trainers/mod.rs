@@ -35,16 +35,16 @@
 //! May import the models they build (`models`), the pipeline stages that split a corpus
 //! (`normalizers`, `pre_tokenizers` through `tokenizer`), `utils` (thread pool, vocabulary) and
 //! `error`; no model imports a trainer.
-pub mod bpe;
+pub(crate) mod bpe;
 pub mod corpus;
-pub mod direct;
+pub(crate) mod direct;
 mod history;
 pub(crate) mod merge_loop;
 pub mod progress;
 pub mod unigram;
-pub mod word_counts;
-pub mod wordlevel;
-pub mod wordpiece;
+pub(crate) mod word_counts;
+pub(crate) mod wordlevel;
+pub(crate) mod wordpiece;
 
 use serde::{Deserialize, Serialize};
 

@@ -384,7 +384,7 @@ impl Builder {
 /// the first free unit that fits wins, and the blocks that leave the ring are closed by giving
 /// their unused units dummy labels. With `values`, keys go through Darts-clone's DAWG (equal
 /// subtrees stored once); without, each key's value is its index and no subtree is shared.
-pub mod darts_clone {
+pub(crate) mod darts_clone {
     use crate::error::{Error, Result};
 
     const BLOCK_SIZE: usize = 256;

@@ -57,10 +57,6 @@ impl Vocabulary {
         self.ids.len()
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.ids.is_empty()
-    }
-
     /// (token, id) in no particular order.
     pub fn iter(&self) -> impl Iterator<Item = (&str, u32)> {
         self.ids.iter().map(|(t, &id)| (t.as_str(), id))
@@ -125,6 +121,6 @@ mod tests {
         assert_eq!(vocab.len(), 3);
         assert_eq!(vocab.in_id_order(), vec![("a", 0), ("b", 2)]);
         assert_eq!(vocab.to_map().len(), 3);
-        assert!(Vocabulary::default().is_empty());
+        assert_eq!(Vocabulary::default().len(), 0);
     }
 }

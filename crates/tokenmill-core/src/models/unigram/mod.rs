@@ -12,7 +12,7 @@
 //!
 //! Imports only `crate::utils` (the double-array trie), `crate::tokenizer` (the `Model` trait) and
 //! `crate::error`; never an adapter (`sentencepiece`, `tiktoken`).
-pub mod lattice;
+pub(crate) mod lattice;
 mod model;
 mod serialization;
 mod viterbi;

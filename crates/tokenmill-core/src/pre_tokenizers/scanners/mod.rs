@@ -11,7 +11,7 @@
 //!
 //! Imports nothing from the rest of the crate (`classes` is its own char-class table); the
 //! regex wrapper in `utils::regex` picks a scanner when a pattern is one of the known ones.
-pub mod classes;
+pub(crate) mod classes;
 
 use classes::{class_at, LETTER, LOWERISH, NUMBER, OTHER, PREFIX, SPACE, UPPERISH};
 
@@ -120,6 +120,7 @@ impl Scanner {
         Scanner { kind, table: classes::table() }
     }
 
+    #[cfg(test)]
     pub fn kind(&self) -> ScannerKind {
         self.kind
     }
@@ -138,6 +139,7 @@ impl Scanner {
     }
 
     /// All matches as byte spans.
+    #[cfg(test)]
     pub fn find_spans(&self, text: &str) -> Vec<(usize, usize)> {
         let mut spans = Vec::new();
         self.for_each_span(text, |s, e| spans.push((s, e)));

@@ -41,9 +41,9 @@
 //!
 //! May import `models::unigram` (the lattice it trains on), `trainers`' shared parts, `utils` and
 //! `error`.
-pub mod em;
-pub mod pieces;
-pub mod seeds;
+pub(crate) mod em;
+pub(crate) mod pieces;
+pub(crate) mod seeds;
 
 use std::collections::BTreeSet;
 
