@@ -263,20 +263,6 @@ def test_json_round_trip_both_ways(build):
     assert back.decoder.__getstate__() == hf.__getstate__()
 
 
-@pytest.mark.parametrize(
-    "state",
-    [
-        pytest.param(b'{"type":"BPEDecoder"}', id="missing suffix"),
-        pytest.param(b'{"type":"Replace","pattern":{"Regex":"("},"content":""}', id="bad regex"),
-        pytest.param(b"{", id="cut short"),
-        pytest.param(b'{"type":"Nope"}', id="unknown type"),
-    ],
-)
-def test_bad_decoder_json_raises_tokenmill_error(state):
-    with pytest.raises(tokenmill.TokenmillError):
-        decoders.Fuse().__setstate__(state)
-
-
 def test_bad_decoder_arguments_raise():
     with pytest.raises(ValueError):
         decoders.Metaspace(prepend_scheme="sometimes")

@@ -139,20 +139,6 @@ def test_invalid_templates_raise_like_tokenizers(kwargs):
         processors.TemplateProcessing(**kwargs)
 
 
-@pytest.mark.parametrize(
-    "state",
-    [
-        pytest.param(b'{"type":"RobertaProcessing","sep":["</s>",2]}', id="missing cls"),
-        pytest.param(b'{"add_prefix_space":true}', id="no type"),
-        pytest.param(b"[", id="cut short"),
-        pytest.param(b'{"type":"Sequence","processors":[{}]}', id="bad item"),
-    ],
-)
-def test_bad_json_raises_tokenmill_error(state):
-    with pytest.raises(tokenmill.TokenmillError):
-        processors.ByteLevel().__setstate__(state)
-
-
 def test_bad_arguments_raise_type_error():
     with pytest.raises(TypeError):
         processors.TemplateProcessing(special_tokens=[3.5])

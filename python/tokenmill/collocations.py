@@ -766,6 +766,13 @@ class QuadgramCollocationFinder(AbstractCollocationFinder):
     default_ws = 4
     _order = 4
 
+    ii = _table_view("ii", "Frequencies of (w1, w2).")
+    iii = _table_view("iii", "Frequencies of (w1, w2, w3).")
+    ixi = _table_view("ixi", "Frequencies of (w1, w3), any word between.")
+    ixxi = _table_view("ixxi", "Frequencies of (w1, w4), any two words between.")
+    iixi = _table_view("iixi", "Frequencies of (w1, w2, w4).")
+    ixii = _table_view("ixii", "Frequencies of (w1, w3, w4).")
+
     def __init__(self, word_fd, quadgram_fd, ii, iii, ixi, ixxi, iixi, ixii):
         """From frequency tables, in NLTK's argument order."""
         built = self._from_tables(
@@ -782,21 +789,6 @@ class QuadgramCollocationFinder(AbstractCollocationFinder):
             ],
         )
         self._counts = built._counts
-
-
-def _table_property(name, doc):
-    return property(lambda self: FreqDistView(self._counts, name), doc=doc)
-
-
-for _name, _doc in {
-    "ii": "Frequencies of (w1, w2).",
-    "iii": "Frequencies of (w1, w2, w3).",
-    "ixi": "Frequencies of (w1, w3), any word between.",
-    "ixxi": "Frequencies of (w1, w4), any two words between.",
-    "iixi": "Frequencies of (w1, w2, w4).",
-    "ixii": "Frequencies of (w1, w3, w4).",
-}.items():
-    setattr(QuadgramCollocationFinder, _name, _table_property(_name, _doc))
 
 
 # --------------------------------------------------------------------------------------------

@@ -184,15 +184,10 @@ def added_token(value: Any, special: bool = True) -> Any:
 # ---- from_pretrained ----
 
 
-def from_pretrained(
-    identifier: PathLike,
-    revision: Optional[str] = None,
-    cache_dir: Optional[PathLike] = None,
-    download: bool = False,
-    token: Optional[str] = None,
-):
-    """Loads the tokenizer of a Hugging Face model from disk (see the module docs)."""
-    folder = resolve_model_dir(identifier, revision, cache_dir, download, token)
+def from_pretrained(*where: Any, **options: Any):
+    """Loads the tokenizer of a Hugging Face model from disk (see the module docs); the
+    arguments say where, as :func:`resolve_model_dir`'s do."""
+    folder = resolve_model_dir(*where, **options)
     config = read_json(folder / CONFIG_FILE)
     special_map = read_json(folder / SPECIAL_TOKENS_FILE)
     if (folder / TOKENIZER_FILE).is_file():

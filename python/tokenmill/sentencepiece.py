@@ -210,6 +210,11 @@ def _as_text(x) -> str:
     return x.decode("utf-8") if isinstance(x, bytes) else x
 
 
+def _for_each_text(fn, input):
+    """``fn`` of a text, or the list of ``fn`` of each text of a list."""
+    return [fn(t) for t in input] if isinstance(input, list) else fn(input)
+
+
 def _native_call(fn, *args, **kwargs):
     """Calls the native core, turning its errors into this module's (see the module
     docstring): out-of-range ids into ``OutOfRangeError`` (IndexError) and so on."""
@@ -279,13 +284,16 @@ def _alias(name: str, doc: str, method):
     return method
 
 
-def _encode_as(name: str, return_type, doc: str):
-    """``SentencePieceProcessor.<name>``: ``Encode`` with ``return_type`` fixed."""
+def _encode_as(name: str, return_type, encoder: str = "Encode"):
+    """``SentencePieceProcessor.<name>``: the method ``encoder`` (``Encode`` or
+    ``ParallelEncode``) with ``return_type`` fixed."""
 
     def encode_as(self, input, **kwargs):
-        return self.Encode(input=input, return_type=return_type, **kwargs)
+        return getattr(self, encoder)(input=input, return_type=return_type, **kwargs)
 
-    return _alias(name, doc, encode_as)
+    snake = _re.sub(r"(?<!^)(?=[A-Z])", "_", encoder).lower()
+    shown = getattr(return_type, "__name__", repr(return_type))
+    return _alias(name, f"``{snake}(input, return_type={shown})``.", encode_as)
 
 
 def _sample_encode_as(name: str, return_type, doc: str):
@@ -527,15 +535,11 @@ class SentencePieceProcessor:
             results = [_to_proto(r) for r in results]
         return results if is_batch else results[0]
 
-    EncodeAsPieces = _encode_as("EncodeAsPieces", str, "``encode(input, return_type=str)``.")
-    EncodeAsIds = _encode_as("EncodeAsIds", int, "``encode(input, return_type=int)``.")
-    EncodeAsNumpy = _encode_as("EncodeAsNumpy", "numpy", "``encode(input, return_type='numpy')``.")
-    EncodeAsProto = _encode_as("EncodeAsProto", "proto", "``encode(input, return_type='proto')``.")
-    EncodeAsOffsetMapping = _encode_as(
-        "EncodeAsOffsetMapping",
-        "offset_mapping",
-        "``encode(input, return_type='offset_mapping')``.",
-    )
+    EncodeAsPieces = _encode_as("EncodeAsPieces", str)
+    EncodeAsIds = _encode_as("EncodeAsIds", int)
+    EncodeAsNumpy = _encode_as("EncodeAsNumpy", "numpy")
+    EncodeAsProto = _encode_as("EncodeAsProto", "proto")
+    EncodeAsOffsetMapping = _encode_as("EncodeAsOffsetMapping", "offset_mapping")
 
     SampleEncodeAsPieces = _sample_encode_as(
         "SampleEncodeAsPieces", str, "A sampled segmentation as pieces."
@@ -587,7 +591,7 @@ class SentencePieceProcessor:
                 )
             return results
 
-        return [_encode(t) for t in input] if isinstance(input, list) else _encode(input)
+        return _for_each_text(_encode, input)
 
     NBestEncodeAsPieces = _nbest_encode_as(
         "NBestEncodeAsPieces", str, "n-best segmentations as pieces."
@@ -647,7 +651,7 @@ class SentencePieceProcessor:
             )
             return results
 
-        return [_encode(t) for t in input] if isinstance(input, list) else _encode(input)
+        return _for_each_text(_encode, input)
 
     def CalculateEntropy(self, input, alpha, num_threads=None):
         """The entropy of the segmentation distribution of a text (or of each text of a list)
@@ -712,23 +716,12 @@ class SentencePieceProcessor:
                 return _to_proto(result)
             return result
 
-        return [_encode(t) for t in input] if isinstance(input, list) else _encode(input)
+        return _for_each_text(_encode, input)
 
-    def ParallelEncodeAsPieces(self, input, **kwargs):
-        """``parallel_encode(input, return_type=str)``."""
-        return self.ParallelEncode(input=input, return_type=str, **kwargs)
-
-    def ParallelEncodeAsIds(self, input, **kwargs):
-        """``parallel_encode(input, return_type=int)``."""
-        return self.ParallelEncode(input=input, return_type=int, **kwargs)
-
-    def ParallelEncodeAsNumpy(self, input, **kwargs):
-        """``parallel_encode(input, return_type='numpy')``."""
-        return self.ParallelEncode(input=input, return_type="numpy", **kwargs)
-
-    def ParallelEncodeAsProto(self, input, **kwargs):
-        """``parallel_encode(input, return_type='proto')``."""
-        return self.ParallelEncode(input=input, return_type="proto", **kwargs)
+    ParallelEncodeAsPieces = _encode_as("ParallelEncodeAsPieces", str, "ParallelEncode")
+    ParallelEncodeAsIds = _encode_as("ParallelEncodeAsIds", int, "ParallelEncode")
+    ParallelEncodeAsNumpy = _encode_as("ParallelEncodeAsNumpy", "numpy", "ParallelEncode")
+    ParallelEncodeAsProto = _encode_as("ParallelEncodeAsProto", "proto", "ParallelEncode")
 
     # ----------------------------------------------------------------------------- decoding
     def Decode(
@@ -953,7 +946,7 @@ def _normalize(native, input, with_offsets):
         normalized, offsets = _native_call(native.normalize, text)
         return (normalized, offsets) if with_offsets else normalized
 
-    return [one(t) for t in input] if isinstance(input, list) else one(input)
+    return _for_each_text(one, input)
 
 
 class SentencePieceNormalizer:

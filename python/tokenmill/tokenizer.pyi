@@ -238,12 +238,8 @@ class Tokenizer:
         is_pretokenized: bool = False,
         add_special_tokens: bool = True,
     ) -> list[Encoding]: ...
-    def encode_batch_fast(
-        self,
-        input: Iterable[EncodeInput],
-        is_pretokenized: bool = False,
-        add_special_tokens: bool = True,
-    ) -> list[Encoding]: ...
+    # encode_batch with offsets in bytes of the UTF-8 input (tokenizers' name); the same call.
+    encode_batch_fast = encode_batch
     def encode_batch_ids(
         self, texts: Iterable[str], add_special_tokens: bool = True
     ) -> Tuple[npt.NDArray[np.uint32], npt.NDArray[np.int64]]: ...
@@ -264,12 +260,7 @@ class Tokenizer:
         is_pretokenized: bool = False,
         add_special_tokens: bool = True,
     ) -> asyncio.Future[list[Encoding]]: ...
-    def async_encode_batch_fast(
-        self,
-        input: Iterable[EncodeInput],
-        is_pretokenized: bool = False,
-        add_special_tokens: bool = True,
-    ) -> asyncio.Future[list[Encoding]]: ...
+    async_encode_batch_fast = async_encode_batch  # encode_batch_fast as an awaitable
     def async_decode_batch(
         self, sequences: Sequence[Sequence[int]], skip_special_tokens: bool = True
     ) -> asyncio.Future[list[str]]: ...
