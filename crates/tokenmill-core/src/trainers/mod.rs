@@ -60,16 +60,19 @@ use crate::models::bpe::{BpeOptions, BPE};
 use crate::models::{ModelWrapper, WordPiece};
 pub use crate::tokenizer::AddedToken;
 use crate::tokenizer::Trainer;
+use crate::utils::macros::component_enum;
 
-/// Every trainer the Tokenizer can drive. Serialized like `tokenizers` (`{"type": "BpeTrainer",
-/// ...}`) so trainers can be pickled.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type")]
-pub enum TrainerWrapper {
-    BpeTrainer(BpeTrainer),
-    WordPieceTrainer(WordPieceTrainer),
-    WordLevelTrainer(WordLevelTrainer),
-    UnigramTrainer(UnigramTrainer),
+component_enum! {
+    /// Every trainer the Tokenizer can drive. Serialized like `tokenizers` (`{"type":
+    /// "BpeTrainer", ...}`) so trainers can be pickled.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[serde(tag = "type")]
+    pub enum TrainerWrapper {
+        BpeTrainer(BpeTrainer),
+        WordPieceTrainer(WordPieceTrainer),
+        WordLevelTrainer(WordLevelTrainer),
+        UnigramTrainer(UnigramTrainer),
+    }
 }
 
 impl TrainerWrapper {
@@ -127,15 +130,7 @@ impl TrainerWrapper {
         S: AsRef<str> + Send,
         F: Fn(&str) -> Result<Vec<String>> + Sync,
     {
-        match self {
-            TrainerWrapper::BpeTrainer(t) => t.feed(sequences, process),
-            TrainerWrapper::WordPieceTrainer(t) => t.bpe_trainer.feed(sequences, process),
-            TrainerWrapper::WordLevelTrainer(_) | TrainerWrapper::UnigramTrainer(_) => self
-                .feed_with(sequences.map(Ok), |s: &str, emit: &mut dyn FnMut(&str)| {
-                    process(s)?.iter().for_each(|w| emit(w));
-                    Ok(())
-                }),
-        }
+        self.feed_with(sequences.map(Ok), word_counts::emit_words(process))
     }
 
     /// Like [`feed`](Self::feed) with a callback that hands each word to `emit` without allocating;
@@ -287,30 +282,6 @@ impl TrainerWrapper {
                 .map_err(|e| Error::Other(format!("trained BPE model: {e}")))?,
         );
         Ok(special_tokens)
-    }
-}
-
-impl From<UnigramTrainer> for TrainerWrapper {
-    fn from(t: UnigramTrainer) -> Self {
-        TrainerWrapper::UnigramTrainer(t)
-    }
-}
-
-impl From<BpeTrainer> for TrainerWrapper {
-    fn from(t: BpeTrainer) -> Self {
-        TrainerWrapper::BpeTrainer(t)
-    }
-}
-
-impl From<WordLevelTrainer> for TrainerWrapper {
-    fn from(t: WordLevelTrainer) -> Self {
-        TrainerWrapper::WordLevelTrainer(t)
-    }
-}
-
-impl From<WordPieceTrainer> for TrainerWrapper {
-    fn from(t: WordPieceTrainer) -> Self {
-        TrainerWrapper::WordPieceTrainer(t)
     }
 }
 

@@ -39,6 +39,18 @@ pub fn merge_counts(mut into: WordCounts, mut from: WordCounts) -> WordCounts {
     into
 }
 
+/// `process`, which returns a sequence's words (`tokenizers`' `feed` API), as the callback that
+/// [`count_words`] takes: each word handed to `emit`.
+pub fn emit_words<F>(process: F) -> impl Fn(&str, &mut dyn FnMut(&str)) -> Result<()> + Sync
+where
+    F: Fn(&str) -> Result<Vec<String>> + Sync,
+{
+    move |sequence, emit| {
+        process(sequence)?.iter().for_each(|word| emit(word));
+        Ok(())
+    }
+}
+
 /// Counts the words of every sequence. `process(sequence, emit)` cuts a sequence into words and
 /// calls `emit` for each. The first error (from the iterator or from `process`) stops counting.
 /// `on_chunk` is told how many bytes each counted chunk had (for progress bars).
