@@ -39,9 +39,12 @@ pub fn merge_counts(mut into: WordCounts, mut from: WordCounts) -> WordCounts {
     into
 }
 
+/// Where a word splitter hands each word of a sequence.
+pub type Emit<'a> = &'a mut dyn FnMut(&str);
+
 /// `process`, which returns a sequence's words (`tokenizers`' `feed` API), as the callback that
 /// [`count_words`] takes: each word handed to `emit`.
-pub fn emit_words<F>(process: F) -> impl Fn(&str, &mut dyn FnMut(&str)) -> Result<()> + Sync
+pub fn emit_words<F>(process: F) -> impl Fn(&str, Emit<'_>) -> Result<()> + Sync
 where
     F: Fn(&str) -> Result<Vec<String>> + Sync,
 {
