@@ -291,14 +291,16 @@ mod tests {
     use crate::pre_tokenizers::{byte_level::ByteLevel, PreTokenizerWrapper};
     use crate::tokenizer::{Model, Tokenizer};
 
+    /// The Hugging Face course's training example.
+    const COURSE_CORPUS: [&str; 4] = [
+        "This is the Hugging Face Course.",
+        "This chapter is about tokenization.",
+        "This section shows several tokenizer algorithms.",
+        "Hopefully, you will be able to understand how they are trained and generate tokens.",
+    ];
+
     #[test]
     fn tokenizer_trains_byte_level_bpe_on_the_course_corpus() {
-        let corpus = [
-            "This is the Hugging Face Course.",
-            "This chapter is about tokenization.",
-            "This section shows several tokenizer algorithms.",
-            "Hopefully, you will be able to understand how they are trained and generate tokens.",
-        ];
         let mut tokenizer = Tokenizer::new(ModelWrapper::BPE(BPE::default()));
         tokenizer.with_pre_tokenizer(Some(PreTokenizerWrapper::ByteLevel(ByteLevel::new(
             false, true, true,
@@ -309,7 +311,7 @@ mod tests {
             special_tokens: vec![AddedToken::from("<|endoftext|>", true)],
             ..Default::default()
         });
-        tokenizer.train(&mut trainer, corpus.iter()).unwrap();
+        tokenizer.train(&mut trainer, COURSE_CORPUS.iter()).unwrap();
         let TrainerWrapper::BpeTrainer(bpe) = &trainer else { unreachable!() };
         assert_eq!(bpe.merge_history.get()[0], ("Ġ".to_string(), "t".to_string(), 7));
         assert_eq!(tokenizer.get_model().get_vocab_size(), 60);
@@ -320,12 +322,6 @@ mod tests {
     #[test]
     fn likelihood_wordpiece_on_the_course_corpus_with_bert_pre_tokenization() {
         use crate::pre_tokenizers::bert::BertPreTokenizer;
-        let corpus = [
-            "This is the Hugging Face Course.",
-            "This chapter is about tokenization.",
-            "This section shows several tokenizer algorithms.",
-            "Hopefully, you will be able to understand how they are trained and generate tokens.",
-        ];
         let mut tokenizer = Tokenizer::new(ModelWrapper::WordPiece(WordPiece::default()));
         tokenizer.with_pre_tokenizer(Some(PreTokenizerWrapper::BertPreTokenizer(BertPreTokenizer)));
         let mut wordpiece =
@@ -337,7 +333,7 @@ mod tests {
             .map(|t| AddedToken::from(*t, true))
             .collect();
         let mut trainer = TrainerWrapper::WordPieceTrainer(wordpiece);
-        tokenizer.train(&mut trainer, corpus.iter()).unwrap();
+        tokenizer.train(&mut trainer, COURSE_CORPUS.iter()).unwrap();
         let TrainerWrapper::WordPieceTrainer(wordpiece) = &trainer else {
             panic!("a WordPieceTrainer")
         };
@@ -349,6 +345,6 @@ mod tests {
         assert!(tokenizer.token_to_id("ab").is_some());
         // A trainer only trains its own kind of model.
         let mut bpe_tokenizer = Tokenizer::new(ModelWrapper::BPE(BPE::default()));
-        assert!(bpe_tokenizer.train(&mut trainer, corpus.iter()).is_err());
+        assert!(bpe_tokenizer.train(&mut trainer, COURSE_CORPUS.iter()).is_err());
     }
 }
