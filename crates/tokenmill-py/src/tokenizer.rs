@@ -49,7 +49,11 @@ use crate::{models, trainers};
 #[pyclass(module = "tokenmill", name = "AddedToken")]
 #[derive(Clone)]
 pub struct PyAddedToken {
+    /// The text of the token.
+    #[pyo3(get, set)]
     content: String,
+    /// Whether the token is special.
+    #[pyo3(get, set)]
     special: bool,
     single_word: Option<bool>,
     lstrip: Option<bool>,
@@ -123,15 +127,6 @@ impl PyAddedToken {
         }
     }
 
-    /// The text of the token.
-    #[getter]
-    fn content(&self) -> &str {
-        &self.content
-    }
-    #[setter]
-    fn set_content(&mut self, content: String) {
-        self.content = content;
-    }
     /// Whether the token only matches outside words.
     #[getter]
     fn single_word(&self) -> bool {
@@ -151,15 +146,6 @@ impl PyAddedToken {
     #[getter]
     fn normalized(&self) -> bool {
         self.to_core().normalized
-    }
-    /// Whether the token is special.
-    #[getter]
-    fn special(&self) -> bool {
-        self.special
-    }
-    #[setter]
-    fn set_special(&mut self, special: bool) {
-        self.special = special;
     }
 
     fn __getstate__(&self) -> (String, bool, bool, bool, bool, bool) {
@@ -698,31 +684,6 @@ impl PyTokenizer {
         self.encode_held(py, &first, second.as_ref(), add_special_tokens)
     }
 
-    /// :meth:`encode` as an awaitable, for asyncio code: the input is read now, the encoding
-    /// runs on a thread of the running loop's default executor (the GIL released while it
-    /// encodes), and the returned ``asyncio.Future`` gives the :class:`Encoding`. Raises
-    /// ``RuntimeError`` outside a running event loop.
-    #[pyo3(signature = (sequence, pair = None, is_pretokenized = false, add_special_tokens = true))]
-    fn async_encode<'py>(
-        slf: &Bound<'py, Self>,
-        sequence: &Bound<'py, PyAny>,
-        pair: Option<&Bound<'py, PyAny>>,
-        is_pretokenized: bool,
-        add_special_tokens: bool,
-    ) -> PyResult<Bound<'py, PyAny>> {
-        let first = HeldSequence::hold(sequence, is_pretokenized)?.unbind();
-        let second = pair.map(|p| HeldSequence::hold(p, is_pretokenized)).transpose()?;
-        let second = second.map(HeldSequence::unbind);
-        let tokenizer = slf.clone().unbind();
-        run_in_executor(slf.py(), move |py| {
-            let (first, second) = (first.bind(py), second.as_ref().map(|s| s.bind(py)));
-            let tokenizer = tokenizer.borrow(py);
-            let encoding =
-                tokenizer.encode_held(py, &first, second.as_ref(), add_special_tokens)?;
-            Ok(Py::new(py, encoding)?.into_any())
-        })
-    }
-
     /// Encodes a batch in parallel, without the GIL. Items are sequences or ``(sequence, pair)``
     /// tuples (lists of str when ``is_pretokenized``).
     #[pyo3(signature = (input, is_pretokenized = false, add_special_tokens = true))]
@@ -734,31 +695,6 @@ impl PyTokenizer {
         add_special_tokens: bool,
     ) -> PyResult<Bound<'py, PyList>> {
         self.encode_many(py, input, is_pretokenized, add_special_tokens, OffsetType::Char)
-    }
-
-    /// :meth:`encode_batch` as an awaitable (see :meth:`async_encode`): the returned
-    /// ``asyncio.Future`` gives the list of :class:`Encoding`. Items are read as
-    /// :meth:`encode_batch` reads them: a pre-tokenized item of two words is one sequence
-    /// (``tokenizers``' async variant takes it for a pair and raises).
-    #[pyo3(signature = (input, is_pretokenized = false, add_special_tokens = true))]
-    fn async_encode_batch<'py>(
-        slf: &Bound<'py, Self>,
-        input: &Bound<'py, PyAny>,
-        is_pretokenized: bool,
-        add_special_tokens: bool,
-    ) -> PyResult<Bound<'py, PyAny>> {
-        Self::encode_many_async(slf, input, is_pretokenized, add_special_tokens, OffsetType::Char)
-    }
-
-    /// :meth:`encode_batch_fast` as an awaitable (see :meth:`async_encode`).
-    #[pyo3(signature = (input, is_pretokenized = false, add_special_tokens = true))]
-    fn async_encode_batch_fast<'py>(
-        slf: &Bound<'py, Self>,
-        input: &Bound<'py, PyAny>,
-        is_pretokenized: bool,
-        add_special_tokens: bool,
-    ) -> PyResult<Bound<'py, PyAny>> {
-        Self::encode_many_async(slf, input, is_pretokenized, add_special_tokens, OffsetType::Byte)
     }
 
     /// Like :meth:`encode_batch` (kept for ``tokenizers`` compatibility); offsets are in bytes
@@ -825,6 +761,58 @@ impl PyTokenizer {
     ) -> PyResult<Vec<String>> {
         let sequences = extract_id_lists(sequences)?;
         self.with_pipeline(py, |t| t.decode_batch(&sequences, skip_special_tokens))?.py()
+    }
+
+    // ---- the same as awaitables (asyncio) ----
+
+    /// :meth:`encode` as an awaitable, for asyncio code: the input is read now, the encoding
+    /// runs on a thread of the running loop's default executor (the GIL released while it
+    /// encodes), and the returned ``asyncio.Future`` gives the :class:`Encoding`. Raises
+    /// ``RuntimeError`` outside a running event loop.
+    #[pyo3(signature = (sequence, pair = None, is_pretokenized = false, add_special_tokens = true))]
+    fn async_encode<'py>(
+        slf: &Bound<'py, Self>,
+        sequence: &Bound<'py, PyAny>,
+        pair: Option<&Bound<'py, PyAny>>,
+        is_pretokenized: bool,
+        add_special_tokens: bool,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let first = HeldSequence::hold(sequence, is_pretokenized)?.unbind();
+        let second = pair.map(|p| HeldSequence::hold(p, is_pretokenized)).transpose()?;
+        let second = second.map(HeldSequence::unbind);
+        let tokenizer = slf.clone().unbind();
+        run_in_executor(slf.py(), move |py| {
+            let (first, second) = (first.bind(py), second.as_ref().map(|s| s.bind(py)));
+            let tokenizer = tokenizer.borrow(py);
+            let encoding =
+                tokenizer.encode_held(py, &first, second.as_ref(), add_special_tokens)?;
+            Ok(Py::new(py, encoding)?.into_any())
+        })
+    }
+
+    /// :meth:`encode_batch` as an awaitable (see :meth:`async_encode`): the returned
+    /// ``asyncio.Future`` gives the list of :class:`Encoding`. Items are read as
+    /// :meth:`encode_batch` reads them: a pre-tokenized item of two words is one sequence
+    /// (``tokenizers``' async variant takes it for a pair and raises).
+    #[pyo3(signature = (input, is_pretokenized = false, add_special_tokens = true))]
+    fn async_encode_batch<'py>(
+        slf: &Bound<'py, Self>,
+        input: &Bound<'py, PyAny>,
+        is_pretokenized: bool,
+        add_special_tokens: bool,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        Self::encode_many_async(slf, input, is_pretokenized, add_special_tokens, OffsetType::Char)
+    }
+
+    /// :meth:`encode_batch_fast` as an awaitable (see :meth:`async_encode`).
+    #[pyo3(signature = (input, is_pretokenized = false, add_special_tokens = true))]
+    fn async_encode_batch_fast<'py>(
+        slf: &Bound<'py, Self>,
+        input: &Bound<'py, PyAny>,
+        is_pretokenized: bool,
+        add_special_tokens: bool,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        Self::encode_many_async(slf, input, is_pretokenized, add_special_tokens, OffsetType::Byte)
     }
 
     /// :meth:`decode_batch` as an awaitable (see :meth:`async_encode`): the ids are read now,

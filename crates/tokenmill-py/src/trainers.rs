@@ -422,8 +422,7 @@ fn _train_from_word_counts<'py>(
     let form_order = form_order.unwrap_or_default();
     // A WordPieceTrainer records its merge history itself: it trains as shared.
     if let TrainerWrapper::WordPieceTrainer(wordpiece) = &*trainer.inner.read() {
-        let result =
-            py.allow_threads(|| wordpiece.train_with_form_order(&words, &form_order)).py()?;
+        let result = py.allow_threads(|| wordpiece.train_from_counts(&words, &form_order)).py()?;
         let d = PyDict::new(py);
         d.set_item("vocab", result.vocab_map())?;
         d.set_item("special_tokens", special_token_texts(&result.special_tokens))?;
@@ -432,7 +431,7 @@ fn _train_from_word_counts<'py>(
     let TrainerWrapper::BpeTrainer(bpe) = trainer.inner.snapshot() else {
         return Err(PyTypeError::new_err("trainer must be a BpeTrainer or a WordPieceTrainer"));
     };
-    let result = py.allow_threads(|| bpe.train_with_form_order(&words, &form_order)).py()?;
+    let result = py.allow_threads(|| bpe.train_from_counts(&words, &form_order)).py()?;
     let history = result.history_texts();
     trainer.inner.update(|t| {
         if let TrainerWrapper::BpeTrainer(t) = t {

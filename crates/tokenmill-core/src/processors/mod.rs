@@ -394,22 +394,10 @@ mod tests {
 
     #[test]
     fn template_parsing_and_validation() {
-        assert_eq!(
-            Piece::parse("$").unwrap(),
-            Piece::Sequence { id: template::Sequence::A, type_id: 0 }
-        );
-        assert_eq!(
-            Piece::parse("$B:2").unwrap(),
-            Piece::Sequence { id: template::Sequence::B, type_id: 2 }
-        );
-        assert_eq!(
-            Piece::parse("$1").unwrap(),
-            Piece::Sequence { id: template::Sequence::A, type_id: 1 }
-        );
-        assert_eq!(
-            Piece::parse("$:1").unwrap(),
-            Piece::Sequence { id: template::Sequence::A, type_id: 1 }
-        );
+        use template::Sequence::{A, B};
+        for (text, id, type_id) in [("$", A, 0), ("$B:2", B, 2), ("$1", A, 1), ("$:1", A, 1)] {
+            assert_eq!(Piece::parse(text).unwrap(), Piece::Sequence { id, type_id }, "{text}");
+        }
         assert!(Piece::parse("$C:1").is_err());
         assert!(Piece::parse("$A:").is_err());
         assert!(Piece::parse("a:b:c").is_err());

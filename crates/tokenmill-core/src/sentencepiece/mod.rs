@@ -3,7 +3,8 @@
 //! second engine.
 //!
 //! - `.model` I/O and flags: `proto` (the `ModelProto` protobuf: pieces, trainer and normalizer
-//!   specs), `flatbuffer` (the flatbuffer model format);
+//!   specs; generated at build time from the crate's `proto/*.proto`), `flatbuffer` (the
+//!   flatbuffer model format);
 //! - the normalizer: `normalizer` (sentencepiece's normalization, offsets included); its charsmap
 //!   builder apart in `rules`, the built-in charsmaps in `charsmaps/`;
 //! - `model` (model_interface.cc): the vocabulary with sentencepiece's lookup rules, the

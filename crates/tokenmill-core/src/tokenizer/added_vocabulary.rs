@@ -413,6 +413,16 @@ mod tests {
             .collect()
     }
 
+    /// An added vocabulary of `tokens` over a model with no vocabulary of its own.
+    fn vocab_of<const K: usize>(
+        tokens: [AddedToken; K],
+        normalizer: Option<&Lowercase>,
+    ) -> AddedVocabulary {
+        let mut vocab = AddedVocabulary::new();
+        vocab.add_tokens(tokens, &WordModel::new(&[]), normalizer).unwrap();
+        vocab
+    }
+
     #[test]
     fn ids_follow_the_model_vocabulary() {
         let model = WordModel::new(&["a", "b", "c"]);
@@ -438,18 +448,13 @@ mod tests {
 
     #[test]
     fn strip_and_single_word() {
-        let model = WordModel::new(&[]);
-        let mut vocab = AddedVocabulary::new();
-        vocab
-            .add_tokens(
-                [
-                    AddedToken::from("[M]", true).lstrip(true).rstrip(true),
-                    AddedToken::from("ing", false).single_word(true),
-                ],
-                &model,
-                None::<&Lowercase>,
-            )
-            .unwrap();
+        let vocab = vocab_of(
+            [
+                AddedToken::from("[M]", true).lstrip(true).rstrip(true),
+                AddedToken::from("ing", false).single_word(true),
+            ],
+            None,
+        );
         let got = pieces(&vocab, "a  [M]  b ing sing", None);
         assert_eq!(
             got,
@@ -465,16 +470,9 @@ mod tests {
 
     #[test]
     fn normalized_tokens_match_normalized_text() {
-        let model = WordModel::new(&[]);
-        let mut vocab = AddedVocabulary::new();
         let lower = Lowercase::Lowercase;
-        vocab
-            .add_tokens(
-                [AddedToken::from("Day", false), AddedToken::from("[X]", true)],
-                &model,
-                Some(&lower),
-            )
-            .unwrap();
+        let tokens = [AddedToken::from("Day", false), AddedToken::from("[X]", true)];
+        let vocab = vocab_of(tokens, Some(&lower));
         let got = pieces(&vocab, "A DAY[X]", Some(&lower));
         assert_eq!(
             got,
@@ -485,15 +483,8 @@ mod tests {
 
     #[test]
     fn leftmost_longest() {
-        let model = WordModel::new(&[]);
-        let mut vocab = AddedVocabulary::new();
-        vocab
-            .add_tokens(
-                [AddedToken::from("<a>", true), AddedToken::from("<a><b>", true)],
-                &model,
-                None::<&Lowercase>,
-            )
-            .unwrap();
+        let vocab =
+            vocab_of([AddedToken::from("<a>", true), AddedToken::from("<a><b>", true)], None);
         assert_eq!(
             pieces(&vocab, "x<a><b><a>", None),
             vec![("x".into(), None), ("<a><b>".into(), Some(1)), ("<a>".into(), Some(0))]

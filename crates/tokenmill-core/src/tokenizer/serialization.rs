@@ -48,13 +48,10 @@ where
     }
 }
 
+/// Readable whenever its visitor is (the bounds on the components are the visitor's).
 impl<'de, M, N, PT, PP, D> Deserialize<'de> for TokenizerImpl<M, N, PT, PP, D>
 where
-    M: Deserialize<'de> + Model + Capabilities + Send + Sync,
-    N: Deserialize<'de> + Normalizer + Capabilities + Send + Sync,
-    PT: Deserialize<'de> + PreTokenizer + Capabilities + Send + Sync,
-    PP: Deserialize<'de> + PostProcessor + Capabilities + Send + Sync,
-    D: Deserialize<'de> + Decoder + Send + Sync,
+    TokenizerVisitor<M, N, PT, PP, D>: Visitor<'de, Value = Self>,
 {
     fn deserialize<De: Deserializer<'de>>(
         deserializer: De,
@@ -178,11 +175,7 @@ where
 
 impl<M, N, PT, PP, D> TokenizerImpl<M, N, PT, PP, D>
 where
-    M: Serialize,
-    N: Serialize,
-    PT: Serialize,
-    PP: Serialize,
-    D: Serialize,
+    Self: Serialize,
 {
     /// The tokenizer.json text, indented (as `tokenizers` saves it) or on one line.
     pub fn to_json_string(&self, pretty: bool) -> Result<String> {

@@ -22,7 +22,7 @@ use super::merge_loop::{
     Words,
 };
 use super::progress::Progress;
-use super::word_counts::{count_words, WordCounts};
+use super::word_counts::{count_words, emit_words, WordCounts};
 use super::{AddedToken, History};
 use crate::error::Result;
 
@@ -130,10 +130,7 @@ impl BpeTrainer {
         S: AsRef<str> + Send,
         F: Fn(&str) -> Result<Vec<String>> + Sync,
     {
-        self.feed_with(sequences.map(Ok), |s: &str, emit: &mut dyn FnMut(&str)| {
-            process(s)?.iter().for_each(|w| emit(w));
-            Ok(())
-        })
+        self.feed_with(sequences.map(Ok), emit_words(process))
     }
 
     /// Like [`feed`](Self::feed), but `process` hands words to `emit` (no allocation per word)
@@ -150,7 +147,7 @@ impl BpeTrainer {
 
     /// Learns the vocabulary and merges from the fed word counts.
     pub fn train(&self) -> Result<BpeTrainResult> {
-        self.train_from_counts(&self.words)
+        self.train_from_counts(&self.words, &[])
     }
 
     /// Like [`train`](Self::train), and keeps the merge history (for "explain" APIs).
@@ -160,15 +157,10 @@ impl BpeTrainer {
         Ok(result)
     }
 
-    /// Learns the vocabulary and merges from `counts`.
-    pub fn train_from_counts(&self, counts: &WordCounts) -> Result<BpeTrainResult> {
-        self.train_with_form_order(counts, &[])
-    }
-
-    /// Like [`train_from_counts`](Self::train_from_counts), but the prefixed / suffixed character
-    /// forms listed in `form_order` get their ids in that order (before the others). This lets
-    /// tests replay the (hash) order a `tokenizers` run happened to use and compare exactly.
-    pub fn train_with_form_order(
+    /// Learns the vocabulary and merges from `counts`. The prefixed / suffixed character forms
+    /// listed in `form_order` (usually none) get their ids in that order, before the others: this
+    /// lets tests replay the (hash) order a `tokenizers` run happened to use and compare exactly.
+    pub fn train_from_counts(
         &self,
         counts: &WordCounts,
         form_order: &[String],
@@ -491,7 +483,8 @@ mod tests {
     #[test]
     fn merges_highest_count_then_lowest_pair() {
         let trainer = BpeTrainer { vocab_size: 100, show_progress: false, ..Default::default() };
-        let r = trainer.train_from_counts(&counts(&[("abab", 2), ("cd", 4), ("ab", 1)])).unwrap();
+        let r =
+            trainer.train_from_counts(&counts(&[("abab", 2), ("cd", 4), ("ab", 1)]), &[]).unwrap();
         // alphabet a b c d; "ab" seen 5 times, "cd" 4, "ba" 2
         assert_eq!(&r.vocab[..4], &["a", "b", "c", "d"]);
         assert_eq!(r.merges[0], ("a".to_string(), "b".to_string()));
@@ -509,7 +502,7 @@ mod tests {
             continuing_subword_prefix: Some("##".into()),
             ..Default::default()
         };
-        let r = trainer.train_from_counts(&counts(&[("ba", 3), ("ab", 1)])).unwrap();
+        let r = trainer.train_from_counts(&counts(&[("ba", 3), ("ab", 1)]), &[]).unwrap();
         assert_eq!(&r.vocab[..5], &["<s>", "a", "b", "##a", "##b"]);
         assert_eq!(r.merges[0], ("b".to_string(), "##a".to_string()));
         assert!(r.vocab.contains(&"ba".to_string()));
@@ -523,10 +516,10 @@ mod tests {
             show_progress: false,
             ..Default::default()
         };
-        let r = trainer.train_from_counts(&counts(&[("xy", 3), ("yz", 2)])).unwrap();
+        let r = trainer.train_from_counts(&counts(&[("xy", 3), ("yz", 2)]), &[]).unwrap();
         assert_eq!(r.merges.len(), 1);
         let trainer = BpeTrainer { vocab_size: 4, show_progress: false, ..Default::default() };
-        let r = trainer.train_from_counts(&counts(&[("xy", 3), ("yz", 2)])).unwrap();
+        let r = trainer.train_from_counts(&counts(&[("xy", 3), ("yz", 2)]), &[]).unwrap();
         assert_eq!(r.vocab.len(), 4);
     }
 }

@@ -60,16 +60,19 @@ use crate::models::bpe::{BpeOptions, BPE};
 use crate::models::{ModelWrapper, WordPiece};
 pub use crate::tokenizer::AddedToken;
 use crate::tokenizer::Trainer;
+use crate::utils::macros::component_enum;
 
-/// Every trainer the Tokenizer can drive. Serialized like `tokenizers` (`{"type": "BpeTrainer",
-/// ...}`) so trainers can be pickled.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type")]
-pub enum TrainerWrapper {
-    BpeTrainer(BpeTrainer),
-    WordPieceTrainer(WordPieceTrainer),
-    WordLevelTrainer(WordLevelTrainer),
-    UnigramTrainer(UnigramTrainer),
+component_enum! {
+    /// Every trainer the Tokenizer can drive. Serialized like `tokenizers` (`{"type":
+    /// "BpeTrainer", ...}`) so trainers can be pickled.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[serde(tag = "type")]
+    pub enum TrainerWrapper {
+        BpeTrainer(BpeTrainer),
+        WordPieceTrainer(WordPieceTrainer),
+        WordLevelTrainer(WordLevelTrainer),
+        UnigramTrainer(UnigramTrainer),
+    }
 }
 
 impl TrainerWrapper {
@@ -127,15 +130,7 @@ impl TrainerWrapper {
         S: AsRef<str> + Send,
         F: Fn(&str) -> Result<Vec<String>> + Sync,
     {
-        match self {
-            TrainerWrapper::BpeTrainer(t) => t.feed(sequences, process),
-            TrainerWrapper::WordPieceTrainer(t) => t.bpe_trainer.feed(sequences, process),
-            TrainerWrapper::WordLevelTrainer(_) | TrainerWrapper::UnigramTrainer(_) => self
-                .feed_with(sequences.map(Ok), |s: &str, emit: &mut dyn FnMut(&str)| {
-                    process(s)?.iter().for_each(|w| emit(w));
-                    Ok(())
-                }),
-        }
+        self.feed_with(sequences.map(Ok), word_counts::emit_words(process))
     }
 
     /// Like [`feed`](Self::feed) with a callback that hands each word to `emit` without allocating;
@@ -290,44 +285,22 @@ impl TrainerWrapper {
     }
 }
 
-impl From<UnigramTrainer> for TrainerWrapper {
-    fn from(t: UnigramTrainer) -> Self {
-        TrainerWrapper::UnigramTrainer(t)
-    }
-}
-
-impl From<BpeTrainer> for TrainerWrapper {
-    fn from(t: BpeTrainer) -> Self {
-        TrainerWrapper::BpeTrainer(t)
-    }
-}
-
-impl From<WordLevelTrainer> for TrainerWrapper {
-    fn from(t: WordLevelTrainer) -> Self {
-        TrainerWrapper::WordLevelTrainer(t)
-    }
-}
-
-impl From<WordPieceTrainer> for TrainerWrapper {
-    fn from(t: WordPieceTrainer) -> Self {
-        TrainerWrapper::WordPieceTrainer(t)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::pre_tokenizers::{byte_level::ByteLevel, PreTokenizerWrapper};
     use crate::tokenizer::{Model, Tokenizer};
 
+    /// The Hugging Face course's training example.
+    const COURSE_CORPUS: [&str; 4] = [
+        "This is the Hugging Face Course.",
+        "This chapter is about tokenization.",
+        "This section shows several tokenizer algorithms.",
+        "Hopefully, you will be able to understand how they are trained and generate tokens.",
+    ];
+
     #[test]
     fn tokenizer_trains_byte_level_bpe_on_the_course_corpus() {
-        let corpus = [
-            "This is the Hugging Face Course.",
-            "This chapter is about tokenization.",
-            "This section shows several tokenizer algorithms.",
-            "Hopefully, you will be able to understand how they are trained and generate tokens.",
-        ];
         let mut tokenizer = Tokenizer::new(ModelWrapper::BPE(BPE::default()));
         tokenizer.with_pre_tokenizer(Some(PreTokenizerWrapper::ByteLevel(ByteLevel::new(
             false, true, true,
@@ -338,7 +311,7 @@ mod tests {
             special_tokens: vec![AddedToken::from("<|endoftext|>", true)],
             ..Default::default()
         });
-        tokenizer.train(&mut trainer, corpus.iter()).unwrap();
+        tokenizer.train(&mut trainer, COURSE_CORPUS.iter()).unwrap();
         let TrainerWrapper::BpeTrainer(bpe) = &trainer else { unreachable!() };
         assert_eq!(bpe.merge_history.get()[0], ("Ġ".to_string(), "t".to_string(), 7));
         assert_eq!(tokenizer.get_model().get_vocab_size(), 60);
@@ -349,12 +322,6 @@ mod tests {
     #[test]
     fn likelihood_wordpiece_on_the_course_corpus_with_bert_pre_tokenization() {
         use crate::pre_tokenizers::bert::BertPreTokenizer;
-        let corpus = [
-            "This is the Hugging Face Course.",
-            "This chapter is about tokenization.",
-            "This section shows several tokenizer algorithms.",
-            "Hopefully, you will be able to understand how they are trained and generate tokens.",
-        ];
         let mut tokenizer = Tokenizer::new(ModelWrapper::WordPiece(WordPiece::default()));
         tokenizer.with_pre_tokenizer(Some(PreTokenizerWrapper::BertPreTokenizer(BertPreTokenizer)));
         let mut wordpiece =
@@ -366,7 +333,7 @@ mod tests {
             .map(|t| AddedToken::from(*t, true))
             .collect();
         let mut trainer = TrainerWrapper::WordPieceTrainer(wordpiece);
-        tokenizer.train(&mut trainer, corpus.iter()).unwrap();
+        tokenizer.train(&mut trainer, COURSE_CORPUS.iter()).unwrap();
         let TrainerWrapper::WordPieceTrainer(wordpiece) = &trainer else {
             panic!("a WordPieceTrainer")
         };
@@ -378,6 +345,6 @@ mod tests {
         assert!(tokenizer.token_to_id("ab").is_some());
         // A trainer only trains its own kind of model.
         let mut bpe_tokenizer = Tokenizer::new(ModelWrapper::BPE(BPE::default()));
-        assert!(bpe_tokenizer.train(&mut trainer, corpus.iter()).is_err());
+        assert!(bpe_tokenizer.train(&mut trainer, COURSE_CORPUS.iter()).is_err());
     }
 }

@@ -39,6 +39,21 @@ pub fn merge_counts(mut into: WordCounts, mut from: WordCounts) -> WordCounts {
     into
 }
 
+/// Where a word splitter hands each word of a sequence.
+pub type Emit<'a> = &'a mut dyn FnMut(&str);
+
+/// `process`, which returns a sequence's words (`tokenizers`' `feed` API), as the callback that
+/// [`count_words`] takes: each word handed to `emit`.
+pub fn emit_words<F>(process: F) -> impl Fn(&str, Emit<'_>) -> Result<()> + Sync
+where
+    F: Fn(&str) -> Result<Vec<String>> + Sync,
+{
+    move |sequence, emit| {
+        process(sequence)?.iter().for_each(|word| emit(word));
+        Ok(())
+    }
+}
+
 /// Counts the words of every sequence. `process(sequence, emit)` cuts a sequence into words and
 /// calls `emit` for each. The first error (from the iterator or from `process`) stops counting.
 /// `on_chunk` is told how many bytes each counted chunk had (for progress bars).

@@ -122,25 +122,20 @@ impl WordPieceTrainer {
 
     /// Learns the vocabulary from the fed word counts and records the merge history.
     pub fn train_and_record(&self) -> Result<WordPieceTrainResult> {
-        self.train_from_counts(&self.bpe_trainer.words)
+        self.train_from_counts(&self.bpe_trainer.words, &[])
     }
 
-    /// Learns the vocabulary from `counts` and records the merge history.
-    pub fn train_from_counts(&self, counts: &WordCounts) -> Result<WordPieceTrainResult> {
-        self.train_with_form_order(counts, &[])
-    }
-
-    /// Like [`train_from_counts`](Self::train_from_counts), with the `##x` forms given ids in
-    /// the order of `form_order` first (see [`BpeTrainer::train_with_form_order`]; lets tests
-    /// replay the hash order of a `tokenizers` run).
-    pub fn train_with_form_order(
+    /// Learns the vocabulary from `counts` and records the merge history; the `##x` forms listed
+    /// in `form_order` (usually none) get their ids first, in that order (see
+    /// [`BpeTrainer::train_from_counts`]; lets tests replay the hash order of a `tokenizers` run).
+    pub fn train_from_counts(
         &self,
         counts: &WordCounts,
         form_order: &[String],
     ) -> Result<WordPieceTrainResult> {
         let (vocab, history) = match self.algorithm {
             WordPieceAlgorithm::Bpe => {
-                let result = self.bpe_trainer.train_with_form_order(counts, form_order)?;
+                let result = self.bpe_trainer.train_from_counts(counts, form_order)?;
                 let history = result
                     .history_texts()
                     .into_iter()
@@ -371,8 +366,9 @@ mod tests {
     fn likelihood_prefers_rare_symbols_that_always_go_together() {
         // "x" and "##q" only occur together; "a" "##b" is more frequent but less exclusive.
         let t = trainer(WordPieceAlgorithm::Likelihood, 100);
-        let r =
-            t.train_from_counts(&counts(&[("xq", 1), ("ab", 5), ("ac", 5), ("cb", 5)])).unwrap();
+        let r = t
+            .train_from_counts(&counts(&[("xq", 1), ("ab", 5), ("ac", 5), ("cb", 5)]), &[])
+            .unwrap();
         let history = t.merge_history.get();
         assert_eq!((history[0].0.as_str(), history[0].1.as_str()), ("x", "##q"));
         assert_eq!(history[0].2, MergeScore::Likelihood(1.0));
@@ -384,7 +380,7 @@ mod tests {
         // a=3 (two words), ##b=2, ##c=1: score(a,##b)=2/(3·2)=1/3, score(a,##c)=1/3: a tie, the
         // lowest pair of ids (##b < ##c) wins.
         let t = trainer(WordPieceAlgorithm::Likelihood, 100);
-        t.train_from_counts(&counts(&[("ab", 2), ("ac", 1)])).unwrap();
+        t.train_from_counts(&counts(&[("ab", 2), ("ac", 1)]), &[]).unwrap();
         let h = t.merge_history.get();
         assert_eq!((h[0].0.as_str(), h[0].1.as_str()), ("a", "##b"));
         assert_eq!(h[0].2, MergeScore::Likelihood(1.0 / 3.0));
@@ -399,8 +395,8 @@ mod tests {
     fn bpe_algorithm_is_the_bpe_trainer_with_prefix() {
         let t = trainer(WordPieceAlgorithm::Bpe, 100);
         let words = counts(&[("abab", 2), ("cd", 4), ("ab", 1)]);
-        let r = t.train_from_counts(&words).unwrap();
-        let bpe = t.bpe_trainer.train_from_counts(&words).unwrap();
+        let r = t.train_from_counts(&words, &[]).unwrap();
+        let bpe = t.bpe_trainer.train_from_counts(&words, &[]).unwrap();
         assert_eq!(r.vocab, bpe.vocab);
         assert!(r.vocab.contains(&"##b".to_string()));
         let counts: Vec<MergeScore> =

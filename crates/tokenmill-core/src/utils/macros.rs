@@ -26,17 +26,26 @@ macro_rules! component_enum {
 pub(crate) use component_enum;
 
 /// Builder methods that each set the field of their name and return the builder:
-/// `setters! { field: Type; ... }` declares `pub fn field(mut self, value: Type) -> Self`
-/// (doc comments kept).
+/// `setters! { field: Type; ... }` declares `pub fn field(mut self, value: Type) -> Self`, and
+/// `field: Some(Type);` (for an `Option<Type>` field) `pub fn field(mut self, value: impl
+/// Into<Type>) -> Self`, which stores `Some(value.into())` (doc comments kept).
 macro_rules! setters {
-    ($($(#[$doc:meta])* $field:ident: $ty:ty;)*) => {
-        $(
-            $(#[$doc])*
-            pub fn $field(mut self, value: $ty) -> Self {
-                self.$field = value;
-                self
-            }
-        )*
+    () => {};
+    ($(#[$doc:meta])* $field:ident: Some($ty:ty); $($rest:tt)*) => {
+        $(#[$doc])*
+        pub fn $field(mut self, value: impl Into<$ty>) -> Self {
+            self.$field = Some(value.into());
+            self
+        }
+        $crate::utils::macros::setters! { $($rest)* }
+    };
+    ($(#[$doc:meta])* $field:ident: $ty:ty; $($rest:tt)*) => {
+        $(#[$doc])*
+        pub fn $field(mut self, value: $ty) -> Self {
+            self.$field = value;
+            self
+        }
+        $crate::utils::macros::setters! { $($rest)* }
     };
 }
 pub(crate) use setters;

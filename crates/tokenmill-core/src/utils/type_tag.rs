@@ -1,7 +1,8 @@
 //! The `"type"` tag of a component in tokenizer.json, checked where `tokenizers` checks it:
 //! `strict_type_tag!` declares a tag field's type (`{"type": "Sequence", ...}`),
 //! `impl_type_only_serde!` the (de)serialization of a component that is only its tag
-//! (`{"type": "NFC"}`, other fields ignored on reading).
+//! (`{"type": "NFC"}`, other fields ignored on reading), `tagged_sequence!` the `Sequence` of a
+//! stage whose tag is checked (decoders, post-processors).
 use serde::ser::SerializeStruct;
 use serde::{Deserialize, Deserializer, Serializer};
 
@@ -87,3 +88,27 @@ macro_rules! strict_type_tag {
     };
 }
 pub(crate) use strict_type_tag;
+
+/// Declares `pub struct Sequence { pub $field: Vec<$item> }` (doc comments kept) with its
+/// `new`: the chain of a stage, serialized as `{"type": "Sequence", "$field": [...]}` with the
+/// tag checked, as `tokenizers` checks it for decoders and post-processors.
+macro_rules! tagged_sequence {
+    ($(#[$doc:meta])* $field:ident: Vec<$item:ty>) => {
+        $crate::utils::type_tag::strict_type_tag!(SequenceType, "Sequence");
+
+        $(#[$doc])*
+        #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+        pub struct Sequence {
+            #[serde(rename = "type")]
+            type_: SequenceType,
+            pub $field: Vec<$item>,
+        }
+
+        impl Sequence {
+            pub fn new($field: Vec<$item>) -> Self {
+                Sequence { type_: SequenceType, $field }
+            }
+        }
+    };
+}
+pub(crate) use tagged_sequence;

@@ -247,6 +247,15 @@ struct Scratch {
     coded: CodedText,
 }
 
+/// A chunk after `best_route`: the text its atoms' offsets point into, the atoms and their
+/// dictionary word ends (see [`Scratch::word_ends`]).
+#[derive(Clone, Copy)]
+struct Routed<'a> {
+    text: &'a str,
+    atoms: &'a [Atom],
+    word_ends: &'a [u64],
+}
+
 /// Chunks up to this many bytes leave their buffers for the next `cut` on the thread.
 const SCRATCH_KEPT_BYTES: usize = 1 << 16;
 
@@ -369,7 +378,8 @@ impl Segmenter {
         scratch.atoms.clear();
         atoms::scan(&text[start..end], start, &mut scratch.atoms);
         self.best_route(words, &text[start..end], start, scratch);
-        let (atoms, word_ends) = (&scratch.atoms, &scratch.word_ends);
+        let chunk = Routed { text, atoms: &scratch.atoms, word_ends: &scratch.word_ends };
+        let atoms = chunk.atoms;
         let use_hmm = hmm && self.hmm.is_some();
         let mut singles_from: Option<usize> = None;
         let mut i = 0;
@@ -379,7 +389,7 @@ impl Segmenter {
                 singles_from.get_or_insert(i);
             } else {
                 if let Some(s) = singles_from.take() {
-                    self.cut_singles(text, atoms, word_ends, s, i, &mut scratch.chars, out);
+                    self.cut_singles(&chunk, s, i, &mut scratch.chars, out);
                 }
                 out.push(WordToken {
                     start: atoms[i].start,
@@ -390,7 +400,7 @@ impl Segmenter {
             i = next;
         }
         if let Some(s) = singles_from {
-            self.cut_singles(text, atoms, word_ends, s, atoms.len(), &mut scratch.chars, out);
+            self.cut_singles(&chunk, s, atoms.len(), &mut scratch.chars, out);
         }
     }
 
@@ -489,18 +499,11 @@ impl Segmenter {
     }
 
     /// Whether a dictionary word covers exactly atoms `from..to` (from the route's word ends).
-    fn is_word(
-        &self,
-        text: &str,
-        atoms: &[Atom],
-        word_ends: &[u64],
-        from: usize,
-        to: usize,
-    ) -> bool {
+    fn is_word(&self, chunk: &Routed<'_>, from: usize, to: usize) -> bool {
         match to - from {
             0 => false,
-            len if len <= WORD_END_BITS => word_ends[from] >> (len - 1) & 1 == 1,
-            _ => self.dict.contains(&text[atoms[from].start..atoms[to - 1].end]),
+            len if len <= WORD_END_BITS => chunk.word_ends[from] >> (len - 1) & 1 == 1,
+            _ => self.dict.contains(&chunk.text[chunk.atoms[from].start..chunk.atoms[to - 1].end]),
         }
     }
 
@@ -509,18 +512,15 @@ impl Segmenter {
     /// from word lists only re-cuts runs holding a character that is not itself a dictionary
     /// word: it cannot tell how often one-character words follow each other, and on SIGHAN
     /// 2005 (trained from the word list) re-cutting every run costs 8 points of F1.
-    // As `cut_chunk`: borrows from different owners, regrouped by no other caller.
-    #[allow(clippy::too_many_arguments)]
     fn cut_singles(
         &self,
-        text: &str,
-        atoms: &[Atom],
-        word_ends: &[u64],
+        chunk: &Routed<'_>,
         from: usize,
         to: usize,
         chars: &mut Vec<char>,
         out: &mut Vec<WordToken>,
     ) {
+        let Routed { atoms, word_ends, .. } = *chunk;
         let one_by_one = |out: &mut Vec<WordToken>| {
             out.extend(atoms[from..to].iter().map(|a| WordToken {
                 start: a.start,
@@ -529,7 +529,7 @@ impl Segmenter {
             }));
         };
         let hmm = match &self.hmm {
-            Some(h) if to - from > 1 && !self.is_word(text, atoms, word_ends, from, to) => h,
+            Some(h) if to - from > 1 && !self.is_word(chunk, from, to) => h,
             _ => return one_by_one(out),
         };
         if hmm.from_word_list && (from..to).all(|k| word_ends[k] & 1 == 1) {

@@ -34,12 +34,9 @@ impl WordLevelBuilder {
     setters! {
         vocab: Vocab;
         unk_token: String;
-    }
-    /// Reads the vocabulary from a `vocab.json` file at `build` (see [`super::files::read_file`]).
-    /// As in `tokenizers`, the unknown token need not be in it.
-    pub fn file(mut self, path: impl Into<PathBuf>) -> Self {
-        self.file = Some(path.into());
-        self
+        /// Reads the vocabulary from a `vocab.json` file at `build` (see
+        /// [`super::files::read_file`]). As in `tokenizers`, the unknown token need not be in it.
+        file: Some(PathBuf);
     }
 
     pub fn build(self) -> Result<WordLevel> {

@@ -51,12 +51,9 @@ impl WordPieceBuilder {
         unk_token: String;
         continuing_subword_prefix: String;
         max_input_chars_per_word: usize;
-    }
-    /// Reads the vocabulary from a `vocab.txt` file at `build` (see [`super::files::read_file`]);
-    /// the unknown token must then be in it.
-    pub fn file(mut self, path: impl Into<PathBuf>) -> Self {
-        self.file = Some(path.into());
-        self
+        /// Reads the vocabulary from a `vocab.txt` file at `build` (see
+        /// [`super::files::read_file`]); the unknown token must then be in it.
+        file: Some(PathBuf);
     }
 
     pub fn build(self) -> Result<WordPiece> {

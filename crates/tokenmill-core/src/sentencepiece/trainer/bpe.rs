@@ -325,7 +325,7 @@ mod tests {
         let counts = corpus.iter().map(|&(w, n)| (w.to_string(), n)).collect();
         // Counts: ug 20, un 16, then hug 15; the same for tokenizers' and sentencepiece's rule.
         let bpe = BpeTrainer { vocab_size: 10, show_progress: false, ..Default::default() };
-        let merges = bpe.train_from_counts(&counts).unwrap().merges;
+        let merges = bpe.train_from_counts(&counts, &[]).unwrap().merges;
         let texts = |pairs: &[(&str, &str)]| -> Vec<(String, String)> {
             pairs.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect()
         };
@@ -337,7 +337,7 @@ mod tests {
             WordPieceTrainer { algorithm: WordPieceAlgorithm::Likelihood, ..Default::default() };
         wordpiece.bpe_trainer.vocab_size = 13;
         wordpiece.bpe_trainer.show_progress = false;
-        wordpiece.train_from_counts(&counts).unwrap();
+        wordpiece.train_from_counts(&counts, &[]).unwrap();
         let history = wordpiece.merge_history.get();
         let first: Vec<(&str, &str, MergeScore)> =
             history.iter().map(|(a, b, s)| (a.as_str(), b.as_str(), *s)).collect();

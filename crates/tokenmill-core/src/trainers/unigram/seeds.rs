@@ -337,28 +337,39 @@ mod tests {
             .collect()
     }
 
-    #[test]
-    fn tokenizers_substrings_match_brute_force() {
+    /// `frequent_substrings` over `words` (weighted 1, 2, ... in order) under `flavor`, with
+    /// each seed's text owned, and what [`brute_force`] finds on the same sentences.
+    fn seeds_and_brute_force(
+        words: &[&str],
+        flavor: Flavor,
+    ) -> (Vec<(String, u64)>, FxHashMap<String, u64>) {
         let sentences: Vec<(String, u64)> =
-            ["abracadabra", "ab", "cadab", "ébréé ébr", "ﬀéab", "abab", "qz", "wqz"]
-                .iter()
-                .enumerate()
-                .map(|(i, s)| (s.to_string(), i as u64 + 1))
-                .collect();
+            words.iter().enumerate().map(|(i, s)| (s.to_string(), i as u64 + 1)).collect();
         let text: String = sentences.iter().map(|s| format!("{}\0", s.0)).collect();
         let ends: Vec<usize> = text.match_indices('\0').map(|(i, _)| i + 1).collect();
-        let got =
-            frequent_substrings(&text, &ends, &sentences, Flavor::Tokenizers, 1000, 5, &|_| true);
-        let expected = brute_force(&sentences, 5, Flavor::Tokenizers);
-        // Score descending, then text descending.
-        assert!(got.windows(2).all(|w| w[0].1 > w[1].1 || (w[0].1 == w[1].1 && w[0].0 > w[1].0)));
-        let got: FxHashMap<String, u64> = got
+        let got = frequent_substrings(&text, &ends, &sentences, flavor, 1000, 5, &|_| true);
+        let got = got.into_iter().map(|(s, score)| (s.to_string(), score)).collect();
+        (got, brute_force(&sentences, 5, flavor))
+    }
+
+    /// The seeds' scores divided by their length in characters: their counts.
+    fn counts_of(seeds: Vec<(String, u64)>) -> FxHashMap<String, u64> {
+        seeds
             .into_iter()
             .map(|(s, score)| {
                 let n = s.chars().count() as u64;
-                (s.to_string(), score / n)
+                (s, score / n)
             })
-            .collect();
+            .collect()
+    }
+
+    #[test]
+    fn tokenizers_substrings_match_brute_force() {
+        let words = ["abracadabra", "ab", "cadab", "ébréé ébr", "ﬀéab", "abab", "qz", "wqz"];
+        let (got, expected) = seeds_and_brute_force(&words, Flavor::Tokenizers);
+        // Score descending, then text descending.
+        assert!(got.windows(2).all(|w| w[0].1 > w[1].1 || (w[0].1 == w[1].1 && w[0].0 > w[1].0)));
+        let got = counts_of(got);
         assert_eq!(got, expected);
         // "qz" only ever ends a sentence: with distinct ends it is a node, not with one.
         assert!(!got.contains_key("qz"));
@@ -366,26 +377,8 @@ mod tests {
 
     #[test]
     fn substrings_match_brute_force() {
-        let sentences: Vec<(String, u64)> =
-            ["abracadabra", "ab", "cadab", "ébréé ébr", "ﬀéab", "abab"]
-                .iter()
-                .enumerate()
-                .map(|(i, s)| (s.to_string(), i as u64 + 1))
-                .collect();
-        let text: String = sentences.iter().map(|s| format!("{}\0", s.0)).collect();
-        let ends: Vec<usize> = text.match_indices('\0').map(|(i, _)| i + 1).collect();
-        let got =
-            frequent_substrings(&text, &ends, &sentences, Flavor::SentencePiece, 1000, 5, &|_| {
-                true
-            });
-        let expected = brute_force(&sentences, 5, Flavor::SentencePiece);
-        let got: FxHashMap<String, u64> = got
-            .into_iter()
-            .map(|(s, score)| {
-                let n = s.chars().count() as u64;
-                (s.to_string(), score / n)
-            })
-            .collect();
-        assert_eq!(got, expected);
+        let words = ["abracadabra", "ab", "cadab", "ébréé ébr", "ﬀéab", "abab"];
+        let (got, expected) = seeds_and_brute_force(&words, Flavor::SentencePiece);
+        assert_eq!(counts_of(got), expected);
     }
 }
