@@ -1,6 +1,7 @@
 //! `tokenmill.Encoding`: the result of `Tokenizer.encode`, as in `tokenizers`.
 use std::sync::Arc;
 
+use macro_rules_attribute::apply;
 use pyo3::exceptions::PyDeprecationWarning;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
@@ -62,6 +63,51 @@ impl PyEncoding {
     }
 }
 
+/// Applied to `Encoding`'s `#[pymethods]` block (`#[apply(column_getters!)]`: PyO3 takes one
+/// block per class), adds the getters of the per-token columns listed here, each the core
+/// encoding's method of the same name turned into a Python list.
+macro_rules! column_getters {
+    ($pound:tt $pymethods:tt impl $Class:ident { $($methods:tt)* }) => {
+        column_getters! {
+            @list $pound $pymethods impl $Class { $($methods)* }
+            /// The token ids.
+            ids() -> Vec<u32>, to_vec;
+            /// The word index of each token (``None`` for special tokens added by the
+            /// post-processor).
+            word_ids() -> Vec<Option<u32>>, collect;
+            /// The sequence index of each token (``None`` for special tokens added around
+            /// sequences).
+            sequence_ids() -> Vec<Option<usize>>, into;
+            /// The type id of each token (0 for the first sequence, 1 for the pair, by default).
+            type_ids() -> Vec<u32>, to_vec;
+            /// ``(start, end)`` character offsets of each token in its input string.
+            offsets() -> Vec<Offsets>, collect;
+            /// 1 for special tokens added by the post-processor, else 0.
+            special_tokens_mask() -> Vec<u32>, collect;
+            /// 1 for real tokens, 0 for padding.
+            attention_mask() -> Vec<u32>, collect;
+        }
+    };
+    (
+        @list $pound:tt $pymethods:tt impl $Class:ident { $($methods:tt)* }
+        $($(#[$doc:meta])* $name:ident() -> $ty:ty, $convert:ident;)*
+    ) => {
+        $pound $pymethods
+        impl $Class {
+            $($methods)*
+
+            $(
+                $(#[$doc])*
+                #[getter]
+                fn $name(&self) -> $ty {
+                    self.encoding.$name().$convert()
+                }
+            )*
+        }
+    };
+}
+
+#[apply(column_getters!)]
 #[pymethods]
 impl PyEncoding {
     #[new]
@@ -116,12 +162,6 @@ impl PyEncoding {
         self.encoding.set_sequence_id(sequence_id)
     }
 
-    /// The token ids.
-    #[getter]
-    fn ids(&self) -> Vec<u32> {
-        self.encoding.ids().to_vec()
-    }
-
     /// The tokens (their text in the model's vocabulary).
     #[getter]
     fn tokens(&self) -> Vec<String> {
@@ -139,42 +179,6 @@ impl PyEncoding {
             1,
         )?;
         Ok(self.encoding.word_ids().collect())
-    }
-
-    /// The word index of each token (``None`` for special tokens added by the post-processor).
-    #[getter]
-    fn word_ids(&self) -> Vec<Option<u32>> {
-        self.encoding.word_ids().collect()
-    }
-
-    /// The sequence index of each token (``None`` for special tokens added around sequences).
-    #[getter]
-    fn sequence_ids(&self) -> Vec<Option<usize>> {
-        self.encoding.sequence_ids()
-    }
-
-    /// The type id of each token (0 for the first sequence, 1 for the pair, by default).
-    #[getter]
-    fn type_ids(&self) -> Vec<u32> {
-        self.encoding.type_ids().to_vec()
-    }
-
-    /// ``(start, end)`` character offsets of each token in its input string.
-    #[getter]
-    fn offsets(&self) -> Vec<Offsets> {
-        self.encoding.offsets().collect()
-    }
-
-    /// 1 for special tokens added by the post-processor, else 0.
-    #[getter]
-    fn special_tokens_mask(&self) -> Vec<u32> {
-        self.encoding.special_tokens_mask().collect()
-    }
-
-    /// 1 for real tokens, 0 for padding.
-    #[getter]
-    fn attention_mask(&self) -> Vec<u32> {
-        self.encoding.attention_mask().collect()
     }
 
     /// The windows cut off by truncation, each an :class:`Encoding`.
