@@ -215,31 +215,31 @@ impl LanguageRules {
 pub(crate) struct CompiledRules {
     abbrev_exact: FxHashSet<String>,
     abbrev_any_case: FxHashSet<String>,
-    pub elisions: FxHashSet<String>,
+    pub(crate) elisions: FxHashSet<String>,
     /// Lowercased suffixes, longest first (so "n't" is tried before "'t" if both exist).
-    pub clitic_suffixes: Vec<String>,
-    pub apostrophe_words: FxHashSet<String>,
-    pub hyphenated_words: FxHashSet<String>,
-    pub hyphen_suffixes: Vec<String>,
-    pub keep_hyphenated: bool,
-    pub ordinal_period: bool,
-    pub hyphen_prefixes: FxHashSet<String>,
-    pub attach_abbreviation_period: bool,
-    pub merge_punct_runs: bool,
-    pub merge_ellipsis: bool,
-    pub agglutination: Vec<CompiledAgglutination>,
-    pub split_number_ranges: bool,
-    pub keep_coded_compounds: bool,
+    pub(crate) clitic_suffixes: Vec<String>,
+    pub(crate) apostrophe_words: FxHashSet<String>,
+    pub(crate) hyphenated_words: FxHashSet<String>,
+    pub(crate) hyphen_suffixes: Vec<String>,
+    pub(crate) keep_hyphenated: bool,
+    pub(crate) ordinal_period: bool,
+    pub(crate) hyphen_prefixes: FxHashSet<String>,
+    pub(crate) attach_abbreviation_period: bool,
+    pub(crate) merge_punct_runs: bool,
+    pub(crate) merge_ellipsis: bool,
+    pub(crate) agglutination: Vec<CompiledAgglutination>,
+    pub(crate) split_number_ranges: bool,
+    pub(crate) keep_coded_compounds: bool,
 }
 
 /// `Agglutination` as lowercase char vectors, matched against a lowercased word.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct CompiledAgglutination {
-    pub suffix: Vec<char>,
-    pub stem_endings: Vec<Vec<char>>,
-    pub stem_words: Vec<Vec<char>>,
-    pub min_stem_chars: usize,
-    pub exceptions: Vec<Vec<char>>,
+    pub(crate) suffix: Vec<char>,
+    pub(crate) stem_endings: Vec<Vec<char>>,
+    pub(crate) stem_words: Vec<Vec<char>>,
+    pub(crate) min_stem_chars: usize,
+    pub(crate) exceptions: Vec<Vec<char>>,
 }
 
 impl CompiledRules {
