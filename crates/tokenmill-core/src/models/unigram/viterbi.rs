@@ -8,6 +8,10 @@
 //! then the shorter piece), the rule of both libraries. With `TRACK` the search also records how
 //! close its decisions were ([`Decisions`]), which is what lets a word's path be cached and reused
 //! exactly under f32 arithmetic ([`exact_prefix_limit`]).
+//!
+//! The forward pass ([`best_path`]) takes its candidates from a [`Candidates`] source
+//! (monomorphized): the model's trie walk here, the Unigram trainer's precomputed edges in
+//! `trainers::unigram`, so both keep the same tie rule ([`relax`]).
 use super::lattice::Real;
 use super::model::{Segmentation, Unigram};
 use crate::error::Result;

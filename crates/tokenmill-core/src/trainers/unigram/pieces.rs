@@ -348,9 +348,10 @@ impl Scratch {
     }
 
     /// The best segmentation's pieces (left to right) into `out`; empty when none covers the
-    /// word. Ties keep the first edge found (earliest start, then shortest), as the model's
-    /// Viterbi does. Edges of piece `skip` are left out (pruning's second-best segmentation of
-    /// a piece excludes the piece itself; a skipped character leaves its position uncovered).
+    /// word. Runs the model's forward pass ([`best_path`]), so ties keep the first edge found
+    /// (earliest start, then shortest), as the model does. Edges of piece `skip` are left out
+    /// (pruning's second-best segmentation of a piece excludes the piece itself; a skipped
+    /// character leaves its position uncovered).
     pub fn viterbi(
         &mut self,
         index: &PieceIndex,
