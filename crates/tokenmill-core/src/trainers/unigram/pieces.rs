@@ -7,9 +7,10 @@
 //!   kills pieces and changes scores, so the sub-iterations of a round reuse the trie;
 //! * [`find_edges`] lists one word's piece occurrences (edges between character positions)
 //!   with the trie; forward-backward and Viterbi run over positions, not over pairs of
-//!   nodes, and forward-backward runs on probabilities (one multiply-add per edge, no `exp` /
-//!   `ln` in the inner loops), falling back to log space when a word is so long that its
-//!   probability could underflow.
+//!   nodes (Viterbi is the model's forward pass, `models::unigram::best_path`, over the edges),
+//!   and forward-backward runs on probabilities (one multiply-add per edge, no `exp` / `ln` in
+//!   the inner loops), falling back to log space when a word is so long that its probability
+//!   could underflow.
 use crate::error::Result;
 use crate::models::unigram::{backtrack, best_path, Candidates, Cell, Decisions};
 use crate::utils::darts::DoubleArray;
