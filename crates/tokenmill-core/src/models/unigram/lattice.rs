@@ -221,6 +221,11 @@ impl<T: Real> Lattice<T> {
     }
 
     /// The best path (empty when a position cannot be reached) and its score.
+    ///
+    /// Not [`super::viterbi`]'s forward pass: sentencepiece's lattice picks a predecessor per
+    /// *node*, comparing `backtrace + node score` after rounding, where the forward pass keeps
+    /// one best per *position* before the score is added. Rounding can make two predecessors
+    /// tie here that differ there, so sharing the pass would change paths at near-ties.
     pub fn viterbi(&mut self) -> Path<T> {
         let len = self.len();
         for pos in 0..=len {

@@ -5,7 +5,8 @@
 //! - `model`: the [`Unigram`] model (vocabulary, piece types, the trie, n-best, sampling;
 //!   `tokenizers`' and sentencepiece's scoring rules) and [`PieceType`], the one piece-type enum;
 //! - `viterbi`: the one Viterbi, generic over the score arithmetic (`f32` as sentencepiece,
-//!   `f64` as `tokenizers`), with the near-tie tracking that lets a word's path be cached;
+//!   `f64` as `tokenizers`), with the near-tie tracking that lets a word's path be cached; its
+//!   forward pass ([`best_path`] over a [`Candidates`] source) also runs the trainer's edges;
 //! - `lattice`: the segmentation lattice and its algorithms (n-best A*, forward / backward,
 //!   marginals, forward-filtering backward-sampling, entropy);
 //! - `serialization`: the tokenizer.json "model" section.
@@ -19,6 +20,7 @@ mod viterbi;
 
 pub use lattice::{Lattice, Real};
 pub use model::{PieceType, ScoredSampling, Segmentation, Unigram, UNK_PENALTY};
+pub(crate) use viterbi::{backtrack, best_path, Candidates};
 pub use viterbi::{exact_prefix_limit, Cell, Decisions};
 
 #[cfg(test)]

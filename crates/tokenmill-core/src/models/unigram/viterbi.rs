@@ -8,6 +8,10 @@
 //! then the shorter piece), the rule of both libraries. With `TRACK` the search also records how
 //! close its decisions were ([`Decisions`]), which is what lets a word's path be cached and reused
 //! exactly under f32 arithmetic ([`exact_prefix_limit`]).
+//!
+//! The forward pass ([`best_path`]) takes its candidates from a [`Candidates`] source
+//! (monomorphized): the model's trie walk here, the Unigram trainer's precomputed edges in
+//! `trainers::unigram`, so both keep the same tie rule ([`relax`]).
 use super::lattice::Real;
 use super::model::{Segmentation, Unigram};
 use crate::error::Result;
@@ -16,9 +20,9 @@ use crate::utils::offsets::utf8_len;
 /// The best path ending at one byte position: its last piece and where that starts.
 #[derive(Clone, Copy)]
 pub struct Cell<T> {
-    id: u32,
+    pub(crate) id: u32,
     score: T,
-    start: usize,
+    pub(crate) start: usize,
 }
 
 const UNSET: usize = usize::MAX;
@@ -78,48 +82,17 @@ impl Unigram {
         if size == 0 {
             return Ok(start_score);
         }
-        let unk_score = T::from_f64(self.unk_score());
-        let unk_id = self.unk_id().map(|u| u as u32);
-        let scores = T::select(&self.match_scores_f32, &self.match_scores_f64);
-        best.clear();
-        best.resize(size + 1, Cell { id: u32::MAX, score: T::ZERO, start: UNSET });
-        best[0].score = start_score;
-        let mut start = 0;
-        while start < size {
-            let till_here = best[start].score;
-            let char_len = utf8_len(bytes[start]).min(size - start);
-            let mut has_single_node = false;
-            self.trie.prefixes(&bytes[start..], |id, length| {
-                let mut score = scores.get(id as usize).copied().unwrap_or(T::ZERO);
-                if !score.is_finite() {
-                    // A sentinel (unused, user-defined) or a real non-finite score.
-                    match self.viterbi_piece_score(id, length) {
-                        Some(s) => score = s,
-                        None => return,
-                    }
-                }
-                let candidate = Cell { id, score: score + till_here, start };
-                relax::<T, TRACK>(&mut best[start + length], candidate, decisions);
-                has_single_node |= length == char_len;
-            });
-            if !has_single_node {
-                let unk = unk_id.ok_or_else(Unigram::missing_unk)?;
-                let candidate = Cell { id: unk, score: unk_score + till_here, start };
-                relax::<T, TRACK>(&mut best[start + char_len], candidate, decisions);
-            }
-            decisions.chars += 1;
-            start += char_len;
-        }
+        let source = TrieCandidates {
+            model: self,
+            bytes,
+            scores: T::select(&self.match_scores_f32, &self.match_scores_f64),
+            unk_score: T::from_f64(self.unk_score()),
+            unk_id: self.unk_id().map(|u| u as u32),
+        };
+        best_path::<T, TRACK, _>(source, size, start_score, best, decisions)?;
         let first = out.len();
-        let mut end = size;
-        while end > 0 {
-            let node = best[end];
-            if node.start == UNSET {
-                break; // unreachable: every character is covered by a piece or an unk node
-            }
-            out.push((node.id, node.start, end));
-            end = node.start;
-        }
+        // Always reached: every character is covered by a piece or an unk node.
+        backtrack(best, size, |cell, end| out.push((cell.id, cell.start, end)));
         out[first..].reverse();
         Ok(best[size].score)
     }
@@ -153,6 +126,107 @@ impl Unigram {
             Some(&s) if s.is_finite() => Some(s),
             _ => self.viterbi_piece_score(id, length),
         }
+    }
+}
+
+/// Where the best-path search finds its candidate pieces: the model's trie walk over bytes, the
+/// trainer's precomputed edges over characters. Each source offers the pieces starting at a
+/// position in the order ties should favour (the shorter piece first), so the one tie rule of
+/// [`relax`] gives every caller the same path.
+pub(crate) trait Candidates<T: Real> {
+    /// Whether every start the search visits is reached by some path, so that the search need
+    /// not check (the model's: each character has a piece or an unk node).
+    const REACHES_EVERY_START: bool;
+
+    /// Calls `offer(id, end, score)` for every piece starting at position `start`, and returns
+    /// the next start.
+    fn offer(&mut self, start: usize, offer: impl FnMut(u32, usize, T)) -> Result<usize>;
+}
+
+/// The forward pass shared by every Unigram Viterbi: fills `best[end]` with the best path
+/// ending at each position of `0..=len` (positions in the source's unit), left to right, from
+/// the path score `start_score`. Candidates from unreached starts are left out. With `TRACK`,
+/// records its decisions in `decisions`.
+#[inline(always)]
+pub(crate) fn best_path<T: Real, const TRACK: bool, S: Candidates<T>>(
+    mut source: S,
+    len: usize,
+    start_score: T,
+    best: &mut Vec<Cell<T>>,
+    decisions: &mut Decisions,
+) -> Result<()> {
+    best.clear();
+    best.resize(len + 1, Cell { id: u32::MAX, score: T::ZERO, start: UNSET });
+    best[0].score = start_score;
+    let mut start = 0;
+    while start < len {
+        let here = best[start];
+        let reached = S::REACHES_EVERY_START || start == 0 || here.start != UNSET;
+        start = source.offer(start, |id, end, score| {
+            if reached {
+                let candidate = Cell { id, score: score + here.score, start };
+                relax::<T, TRACK>(&mut best[end], candidate, decisions);
+            }
+        })?;
+        decisions.chars += 1;
+    }
+    Ok(())
+}
+
+/// Walks the best path back from position `end`, calling `visit(cell, cell_end)` for each of its
+/// pieces right to left; false when the path does not reach position 0.
+#[inline]
+pub(crate) fn backtrack<T: Real>(
+    best: &[Cell<T>],
+    mut end: usize,
+    mut visit: impl FnMut(Cell<T>, usize),
+) -> bool {
+    while end > 0 {
+        let cell = best[end];
+        if cell.start == UNSET {
+            return false;
+        }
+        visit(cell, end);
+        end = cell.start;
+    }
+    true
+}
+
+/// The model's candidates: the pieces the trie matches at each character start of `bytes`, then
+/// an unk node over the character when no piece covers exactly it.
+struct TrieCandidates<'a, T> {
+    model: &'a Unigram,
+    bytes: &'a [u8],
+    scores: &'a [T],
+    unk_score: T,
+    unk_id: Option<u32>,
+}
+
+impl<T: Real> Candidates<T> for TrieCandidates<'_, T> {
+    const REACHES_EVERY_START: bool = true;
+
+    #[inline(always)]
+    fn offer(&mut self, start: usize, mut offer: impl FnMut(u32, usize, T)) -> Result<usize> {
+        let size = self.bytes.len();
+        let char_len = utf8_len(self.bytes[start]).min(size - start);
+        let mut has_single_node = false;
+        self.model.trie.prefixes(&self.bytes[start..], |id, length| {
+            let mut score = self.scores.get(id as usize).copied().unwrap_or(T::ZERO);
+            if !score.is_finite() {
+                // A sentinel (unused, user-defined) or a real non-finite score.
+                match self.model.viterbi_piece_score(id, length) {
+                    Some(s) => score = s,
+                    None => return,
+                }
+            }
+            offer(id, start + length, score);
+            has_single_node |= length == char_len;
+        });
+        if !has_single_node {
+            let unk = self.unk_id.ok_or_else(Unigram::missing_unk)?;
+            offer(unk, start + char_len, self.unk_score);
+        }
+        Ok(start + char_len)
     }
 }
 

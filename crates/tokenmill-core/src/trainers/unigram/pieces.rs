@@ -7,10 +7,12 @@
 //!   kills pieces and changes scores, so the sub-iterations of a round reuse the trie;
 //! * [`find_edges`] lists one word's piece occurrences (edges between character positions)
 //!   with the trie; forward-backward and Viterbi run over positions, not over pairs of
-//!   nodes, and forward-backward runs on probabilities (one multiply-add per edge, no `exp` /
-//!   `ln` in the inner loops), falling back to log space when a word is so long that its
-//!   probability could underflow.
+//!   nodes (Viterbi is the model's forward pass, `models::unigram::best_path`, over the edges),
+//!   and forward-backward runs on probabilities (one multiply-add per edge, no `exp` / `ln` in
+//!   the inner loops), falling back to log space when a word is so long that its probability
+//!   could underflow.
 use crate::error::Result;
+use crate::models::unigram::{backtrack, best_path, Candidates, Cell, Decisions};
 use crate::utils::darts::DoubleArray;
 
 /// Pieces with scores (log-probabilities), in one text arena.
@@ -162,8 +164,6 @@ pub struct Edge {
     pub piece: u32,
 }
 
-const NO_EDGE: u32 = u32::MAX;
-
 /// Appends to `edges` every live piece occurring in `word`, plus an unknown edge at each
 /// position no single-character piece covers; returns the word's length in characters.
 /// `starts` is scratch space.
@@ -208,7 +208,7 @@ pub struct Scratch {
     pub starts: Vec<usize>,
     alpha: Vec<f64>,
     beta: Vec<f64>,
-    best: Vec<(f64, u32)>,
+    best: Vec<Cell<f64>>,
 }
 
 impl Scratch {
@@ -349,9 +349,10 @@ impl Scratch {
     }
 
     /// The best segmentation's pieces (left to right) into `out`; empty when none covers the
-    /// word. Ties keep the first edge found (earliest start, then shortest), as the model's
-    /// Viterbi does. Edges of piece `skip` are left out (pruning's second-best segmentation of
-    /// a piece excludes the piece itself; a skipped character leaves its position uncovered).
+    /// word. Runs the model's forward pass ([`best_path`]), so ties keep the first edge found
+    /// (earliest start, then shortest), as the model does. Edges of piece `skip` are left out
+    /// (pruning's second-best segmentation of a piece excludes the piece itself; a skipped
+    /// character leaves its position uncovered).
     pub fn viterbi(
         &mut self,
         index: &PieceIndex,
@@ -361,35 +362,42 @@ impl Scratch {
         out: &mut Vec<u32>,
     ) {
         out.clear();
-        let n = len;
-        self.best.clear();
-        self.best.resize(n + 1, (f64::NEG_INFINITY, NO_EDGE));
-        self.best[0].0 = 0.0;
-        let unk = unk_index(index);
-        for (k, e) in edges.iter().enumerate() {
-            let here = self.best[e.from as usize];
-            let dead = e.piece != unk && !index.alive[e.piece as usize];
-            if (e.from != 0 && here.1 == NO_EDGE) || Some(e.piece) == skip || dead {
-                continue;
-            }
-            let candidate = here.0 + index.score(e);
-            let target = &mut self.best[e.to as usize];
-            if target.1 == NO_EDGE || candidate > target.0 {
-                *target = (candidate, k as u32);
-            }
-        }
-        let mut pos = n;
-        while pos > 0 {
-            let k = self.best[pos].1;
-            if k == NO_EDGE {
-                out.clear();
-                return;
-            }
-            let e = edges[k as usize];
-            out.push(e.piece);
-            pos = e.from as usize;
+        let source = EdgeCandidates { index, edges, skip, next: 0 };
+        let decisions = &mut Decisions::default();
+        // The edges' source never fails.
+        let searched = best_path::<f64, false, _>(source, len, 0.0, &mut self.best, decisions);
+        if searched.is_err() || !backtrack(&self.best, len, |cell, _| out.push(cell.id)) {
+            out.clear();
+            return;
         }
         out.reverse();
+    }
+}
+
+/// The trainer's candidates for [`best_path`]: a word's edges (grouped by start, in the order
+/// [`find_edges`] found them), less those of dead pieces and of piece `skip`.
+struct EdgeCandidates<'a> {
+    index: &'a PieceIndex,
+    edges: &'a [Edge],
+    skip: Option<u32>,
+    /// The first edge not offered yet.
+    next: usize,
+}
+
+impl Candidates<f64> for EdgeCandidates<'_> {
+    const REACHES_EVERY_START: bool = false;
+
+    #[inline(always)]
+    fn offer(&mut self, start: usize, mut offer: impl FnMut(u32, usize, f64)) -> Result<usize> {
+        let unk = unk_index(self.index);
+        while let Some(e) = self.edges.get(self.next).filter(|e| e.from as usize == start) {
+            self.next += 1;
+            let dead = e.piece != unk && !self.index.alive[e.piece as usize];
+            if Some(e.piece) != self.skip && !dead {
+                offer(e.piece, e.to as usize, self.index.score(e));
+            }
+        }
+        Ok(start + 1)
     }
 }
 
