@@ -94,13 +94,30 @@ def _load_ranks(name: str, path: str | os.PathLike | None):
 
 
 def _missing_message(name: str, dirs: list[Path]) -> str:
+    """Where the rank file of ``name`` was looked for, its official URL, and where to put it."""
     source = openai_public.ENCODING_SOURCES[name][0]
-    searched = ", ".join(str(d) for d in dirs) or "no folder"
-    alternative = (
-        f"pass path= to the file or to a folder holding {' or '.join(source.names)} (or set "
-        f"TOKENMILL_TIKTOKEN_DIR to such a folder; searched: {searched})"
+    file = source.names[0]
+    env = os.environ.get("TOKENMILL_TIKTOKEN_DIR")
+    folders = ", ".join(str(d) for d in dirs) or "none given"
+    cache = load.cache_dir()
+    cache_var = next(
+        (v for v in ("TIKTOKEN_CACHE_DIR", "DATA_GYM_CACHE_DIR") if v in os.environ), None
     )
-    message = load.missing_file_message(f"no rank file for {name}", source.url, alternative)
+    cache_origin = f"${cache_var}" if cache_var else "the default <tempdir>/data-gym-cache"
+    looked = (
+        f"looked for {' or '.join(source.names)} in path= and $TOKENMILL_TIKTOKEN_DIR "
+        f"(folders: {folders}{'' if env else '; $TOKENMILL_TIKTOKEN_DIR is unset'})"
+    )
+    if cache is None:
+        looked += " (tiktoken's cache is off: $TIKTOKEN_CACHE_DIR is empty)"
+    else:
+        cached = load.cache_path(source.url)
+        looked += f", and in tiktoken's cache {cache} (from {cache_origin}) as {cached}"
+    message = (
+        f"no rank file for {name} (tokenmill never downloads): {looked}. Download {source.url} "
+        f"and put it in a folder as {file}, then set TOKENMILL_TIKTOKEN_DIR to that folder or "
+        f"call get_encoding({name!r}, path='/that/folder/{file}')"
+    )
     if name == "gpt2":
         message += ". GPT-2's vocab.bpe and encoder.json (tiktoken's source for gpt2) also work"
     return message
