@@ -1,8 +1,11 @@
-"""The `tokenmill` command line, run in a subprocess on small real corpora: the saved tokenizer
-loads in `tokenizers.Tokenizer.from_file` and gives the same ids."""
+"""The `tokenmill` command line, mostly in-process through `tokenmill.cli.main(argv)` (plus two
+real subprocess runs): every model type trains on a small corpus and round-trips, the peers load
+what it writes, conversions give the original ids, and every error is one line with the right
+exit status (2: usage, 1: failure) and no traceback."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
@@ -10,21 +13,45 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import read_sample, shared_path
-
-tokenizers = pytest.importorskip("tokenizers")
-import tokenmill  # noqa: E402
+import tokenmill
+from conftest import SHARED, read_sample
+from tokenmill.cli import main, stdlib_files
 
 # The subprocess must import the same tokenmill as this process (an installed wheel in CI, a
 # `maturin develop` tree in development), so put that package's parent first on its path.
 TOKENMILL_ROOT = Path(tokenmill.__file__).resolve().parent.parent
+MODELS = [
+    "bytelevel-bpe",
+    "bpe",
+    "wordpiece",
+    "unigram",
+    "sentencepiece-bpe",
+    "sentencepiece-unigram",
+]
+SENTENCE = "the value of this is not what you think it is"
 
 
-def cli(*args: str, stdin: str | None = None, check: bool = True) -> subprocess.CompletedProcess:
+def run(capsys, *argv: str, stdin: str | None = None, monkeypatch=None):
+    """(exit status, stdout, stderr) of `tokenmill argv` run in this process."""
+    if stdin is not None:
+        monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
+    capsys.readouterr()
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def ok(capsys, *argv: str, **kw) -> str:
+    code, out, err = run(capsys, *argv, **kw)
+    assert code == 0, err
+    return out
+
+
+def cli(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
     env = dict(
         os.environ, PYTHONPATH=str(TOKENMILL_ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")
     )
-    proc = subprocess.run(
+    return subprocess.run(
         [sys.executable, "-m", "tokenmill", *args],
         input=stdin,
         capture_output=True,
@@ -32,153 +59,419 @@ def cli(*args: str, stdin: str | None = None, check: bool = True) -> subprocess.
         env=env,
         timeout=300,
     )
-    if check:
-        assert proc.returncode == 0, proc.stderr
-    return proc
 
 
 @pytest.fixture(scope="module")
-def english(tmp_path_factory) -> Path:
-    text = read_sample(
-        shared_path("corpora", "gutenberg", "pg244_en_a_study_in_scarlet.txt"), 300_000
-    )
-    path = tmp_path_factory.mktemp("corpus") / "scarlet.txt"
+def corpus(tmp_path_factory) -> Path:
+    """About 300 kB of English: a Gutenberg novel from ../shared when present, else the
+    docstrings and comments of standard-library sources (so the tests run without ../shared)."""
+    novel = SHARED / "corpora" / "gutenberg" / "pg244_en_a_study_in_scarlet.txt"
+    if novel.exists():
+        text = read_sample(novel, 300_000)
+    else:
+        lines = []
+        for path in stdlib_files()[:400]:
+            try:
+                lines += Path(path).read_text(encoding="utf-8").splitlines()
+            except UnicodeDecodeError:
+                continue
+        text = "\n".join(line.strip(" #") for line in lines if line.strip())[:300_000] + "\n"
+    path = tmp_path_factory.mktemp("corpus") / "corpus.txt"
     path.write_text(text, encoding="utf-8")
     return path
 
 
-def reference_train(files, **options):
-    tk = tokenizers.Tokenizer(tokenizers.models.BPE())
-    tk.pre_tokenizer = tokenizers.pre_tokenizers.ByteLevel(add_prefix_space=False)
-    tk.train(
-        [str(f) for f in files],
-        tokenizers.trainers.BpeTrainer(
-            show_progress=False,
-            initial_alphabet=tokenizers.pre_tokenizers.ByteLevel.alphabet(),
-            **options,
-        ),
-    )
-    return tk
+@pytest.fixture(scope="module")
+def lines(corpus) -> list:
+    """Corpus lines whose every character is in the corpus's 100 most frequent ones."""
+    text = corpus.read_text(encoding="utf-8")
+    common = {c for c, _ in __import__("collections").Counter(text).most_common(100)}
+    return [line for line in text.splitlines() if line.strip() and set(line) <= common][:200]
 
 
-def test_train_bytelevel_matches_tokenizers_and_loads_there(english, tmp_path):
+@pytest.fixture(scope="module")
+def trained(corpus, tmp_path_factory) -> dict:
+    """model type → (its file, the report printed), each trained on `corpus` with vocab 600."""
+    folder = tmp_path_factory.mktemp("trained")
+    out = {}
+    for model in MODELS:
+        path = folder / (model + (".model" if model.startswith("sentencepiece") else ".json"))
+        capture = io.StringIO()
+        stdout, sys.stdout = sys.stdout, capture
+        try:
+            code = main(
+                ["train", str(corpus), "--model", model, "--vocab-size", "600", "-o", str(path)]
+            )
+        finally:
+            sys.stdout = stdout
+        assert code == 0
+        out[model] = (path, capture.getvalue())
+    return out
+
+
+def ids_of(capsys, tokenizer: Path, texts: list, *options: str, **kw) -> list:
+    out = ok(capsys, "encode", "-t", tokenizer, "--no-special-tokens", *options, *texts, **kw)
+    return [[int(i) for i in line.split()] for line in out.splitlines()]
+
+
+# ---- train ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_each_model_type_trains_reports_and_round_trips(model, trained, capsys, lines, monkeypatch):
+    path, report = trained[model]
+    assert path.is_file()
+    assert "vocabulary size: 600" in report
+    assert "held-out compression (" in report and "this tokenizer" in report
+    assert f"saved {path.resolve()}" in report
+    assert f"next: tokenmill encode --tokenizer {path.resolve()}" in report
+    ids = ids_of(capsys, path, [SENTENCE])[0]
+    assert ok(capsys, "decode", "-t", path, *map(str, ids)) == SENTENCE + "\n"
+    if model in ("bytelevel-bpe", "bpe", "unigram"):  # every space and character comes back
+        batch = ids_of(capsys, path, lines[:50])
+        decoded = ok(
+            capsys,
+            "decode",
+            "-t",
+            path,
+            stdin="\n".join(" ".join(map(str, i)) for i in batch),
+            monkeypatch=monkeypatch,
+        )
+        assert decoded.splitlines() == lines[:50]
+
+
+def test_peers_load_what_train_writes(trained, lines):
+    tokenizers = pytest.importorskip("tokenizers")
+    spm = pytest.importorskip("sentencepiece")
+    for model, (path, _) in trained.items():
+        ours = tokenmill.cli.formats.load(str(path))
+        want = ours.encode(lines, add_special_tokens=False)
+        if model.startswith("sentencepiece"):
+            theirs = spm.SentencePieceProcessor(model_file=str(path)).encode(lines)
+        else:
+            peer = tokenizers.Tokenizer.from_file(str(path))
+            theirs = [e.ids for e in peer.encode_batch(lines, add_special_tokens=False)]
+        assert theirs == want, model
+
+
+def test_bytelevel_matches_tokenizers_training(corpus, tmp_path, capsys):
+    tokenizers = pytest.importorskip("tokenizers")
     out = tmp_path / "tok.json"
-    proc = cli(
+    ok(
+        capsys,
         "train",
-        str(english),
+        corpus,
         "-o",
-        str(out),
+        out,
         "--vocab-size",
-        "2000",
-        "--min-frequency",
-        "2",
+        "700",
         "--special-tokens",
         "<|endoftext|>",
-        "--no-progress",
-    )
-    assert "vocabulary size: 2000" in proc.stdout
-    loaded = tokenizers.Tokenizer.from_file(str(out))
-    reference = reference_train(
-        [english], vocab_size=2000, min_frequency=2, special_tokens=["<|endoftext|>"]
-    )
-    assert json.loads(loaded.to_str())["model"] == json.loads(reference.to_str())["model"]
-    text = english.read_text(encoding="utf-8")[:20_000]
-    assert loaded.encode(text).ids == reference.encode(text).ids
-    assert loaded.decode(loaded.encode(text).ids) == text
-
-
-def test_encode_and_decode_commands(english, tmp_path):
-    out = tmp_path / "tok.json"
-    cli("train", str(english), "-o", str(out), "--vocab-size", "1000", "--no-progress")
-    reference = tokenizers.Tokenizer.from_file(str(out))
-    line = "It was a bright and cloudy morning, said Holmes."
-    ids = reference.encode(line).ids
-    assert cli("encode", "-t", str(out), line).stdout.split() == [str(i) for i in ids]
-    record = json.loads(cli("encode", "-t", str(out), line, "--json").stdout)
-    assert record == {"ids": ids, "tokens": reference.encode(line).tokens}
-    assert cli("decode", "-t", str(out), *map(str, ids)).stdout.rstrip("\n") == line
-    lines_file = tmp_path / "lines.txt"
-    lines_file.write_text("first line\nsecond one\n", encoding="utf-8")
-    got = cli("encode", "-t", str(out), "--file", str(lines_file)).stdout.splitlines()
-    assert got == [
-        " ".join(map(str, reference.encode(t).ids)) for t in ("first line", "second one")
-    ]
-
-
-def test_jsonl_stdin_and_classic_bpe(english, tmp_path):
-    docs = [line for line in english.read_text(encoding="utf-8").splitlines() if line.strip()][
-        :3000
-    ]
-    jsonl = tmp_path / "docs.jsonl"
-    jsonl.write_text("".join(json.dumps({"body": d}) + "\n" for d in docs), encoding="utf-8")
-    out1, out2 = tmp_path / "a.json", tmp_path / "b.json"
-    cli(
-        "train",
-        str(jsonl),
-        "--field",
-        "body",
-        "-o",
-        str(out1),
-        "--vocab-size",
-        "800",
-        "--no-progress",
-    )
-    cli(
-        "train",
-        "-",
-        "-o",
-        str(out2),
-        "--vocab-size",
-        "800",
-        "--no-progress",
-        stdin="".join(d + "\n" for d in docs),
+        "--held-out-every",
+        "0",
     )
     reference = tokenizers.Tokenizer(tokenizers.models.BPE())
     reference.pre_tokenizer = tokenizers.pre_tokenizers.ByteLevel(add_prefix_space=False)
-    reference.train_from_iterator(
-        docs,
+    reference.train(
+        [str(corpus)],
         tokenizers.trainers.BpeTrainer(
-            vocab_size=800,
+            vocab_size=700,
             min_frequency=2,
             show_progress=False,
+            special_tokens=["<|endoftext|>"],
             initial_alphabet=tokenizers.pre_tokenizers.ByteLevel.alphabet(),
         ),
     )
-    assert (
-        json.loads(tokenizers.Tokenizer.from_file(str(out1)).to_str())["model"]
-        == json.loads(reference.to_str())["model"]
-    )
-    # stdin lines keep their "\n", which ByteLevel turns into "Ċ" tokens: same vocab size, loads
-    # fine
-    assert tokenizers.Tokenizer.from_file(str(out2)).get_vocab_size() == 800
-    out3 = tmp_path / "c.json"
-    cli(
+    assert json.loads(out.read_text())["model"] == json.loads(reference.to_str())["model"]
+
+
+def test_options_reach_the_trainer_and_pipeline(corpus, tmp_path, capsys):
+    wp = tmp_path / "wp.json"
+    ok(
+        capsys,
         "train",
-        str(english),
+        corpus,
+        "--model",
+        "wordpiece",
+        "--vocab-size",
+        "500",
+        "--prefix",
+        "@@",
+        "--lowercase",
+        "-o",
+        wp,
+    )
+    info = ok(capsys, "info", wp)
+    assert "model:" in info and "WordPiece" in info and "@@" in info and "[CLS]=2" in info
+    assert "post-processor:  TemplateProcessing" in info.replace("  ", " ").replace(" :", ":") or (
+        "TemplateProcessing" in info
+    )
+    config = json.loads(wp.read_text())
+    assert config["normalizer"]["lowercase"] is True
+    assert config["decoder"] == {**config["decoder"], "type": "WordPiece", "prefix": "@@"}
+    bpe = tmp_path / "bpe.json"
+    ok(
+        capsys,
+        "train",
+        corpus,
         "--model",
         "bpe",
+        "--vocab-size",
+        "500",
         "--suffix",
         "</w>",
+        "--unk-token",
+        "[?]",
+        "--special-tokens",
+        "<s>,</s>",
         "-o",
-        str(out3),
+        bpe,
+    )
+    config = json.loads(bpe.read_text())
+    assert config["model"]["end_of_word_suffix"] == "</w>"
+    assert [t["content"] for t in config["added_tokens"]] == ["[?]", "<s>", "</s>"]
+    ids = ids_of(capsys, bpe, [SENTENCE])[0]
+    assert ok(capsys, "decode", "-t", bpe, *map(str, ids)) == SENTENCE + "\n"
+    sp = tmp_path / "sp.model"
+    ok(
+        capsys,
+        "train",
+        corpus,
+        "--model",
+        "sentencepiece-unigram",
         "--vocab-size",
-        "900",
-        "--no-progress",
+        "500",
+        "--byte-fallback",
+        "--character-coverage",
+        "0.99",
+        "--sp-option",
+        "split_digits=true",
+        "-o",
+        sp,
     )
-    classic = tokenizers.Tokenizer.from_file(str(out3))
-    assert classic.token_to_id("<unk>") == 0
+    info = ok(capsys, "info", sp)
+    assert "byte fallback:   yes" in info and "Unigram" in info
+
+
+def test_compare_puts_references_beside_the_new_tokenizer(trained, corpus, tmp_path, capsys):
+    references = [trained["sentencepiece-bpe"][0], trained["bytelevel-bpe"][0]]
+    cl100k = SHARED / "pretrained" / "cl100k_base" / "cl100k_base.tiktoken"
+    if cl100k.exists():
+        references.append(cl100k)
+    out = ok(
+        capsys,
+        "train",
+        corpus,
+        "--model",
+        "unigram",
+        "--vocab-size",
+        "500",
+        "-o",
+        tmp_path / "u.json",
+        "--compare",
+        *references,
+    )
+    table = out[out.index("held-out compression") :].splitlines()
+    assert table[1].split()[:2] == ["tokenizer", "vocab"]
+    assert table[2].startswith("  this tokenizer")
+    for i, reference in enumerate(references):
+        row = table[3 + i].split()
+        assert row[0] == str(reference) and float(row[-1]) > 1.0
+
+
+# ---- encode, decode ------------------------------------------------------------------------
+
+
+def test_encode_and_decode_inputs(trained, tmp_path, capsys, monkeypatch):
+    path = trained["bytelevel-bpe"][0]
+    texts = ["first line", "second, line"]
+    want = ids_of(capsys, path, texts)
+    file = tmp_path / "texts.txt"
+    file.write_text("\n".join(texts) + "\n", encoding="utf-8")
+    assert ids_of(capsys, path, [], "--file", file) == want
     assert (
-        classic.encode("Holmes said nothing").tokens
-        == tokenmill.Tokenizer.from_file(str(out3)).encode("Holmes said nothing").tokens
+        ids_of(capsys, path, [], stdin="first line\nsecond, line\n", monkeypatch=monkeypatch)
+        == want
+    )
+    jsonl = "".join(json.dumps({"text": t}) + "\n" for t in texts)
+    out = ok(capsys, "encode", "-t", path, "--jsonl", stdin=jsonl, monkeypatch=monkeypatch)
+    records = [json.loads(line) for line in out.splitlines()]
+    assert [r["ids"] for r in records] == want and len(records[0]["tokens"]) == len(want[0])
+    decoded = ok(capsys, "decode", "-t", path, "--jsonl", stdin=out, monkeypatch=monkeypatch)
+    assert [json.loads(line)["text"] for line in decoded.splitlines()] == texts
+    assert ok(capsys, "decode", "-t", path, json.dumps(want[1])) == texts[1] + "\n"
+    tokens = ok(capsys, "encode", "-t", path, "--tokens", texts[0])
+    assert tokens == " ".join(records[0]["tokens"]) + "\n"
+
+
+# ---- convert, info -------------------------------------------------------------------------
+
+
+def converted_ids(capsys, source, target, lines, *options):
+    ok(capsys, "convert", source, target, *options)
+    return (
+        tokenmill.cli.formats.load(str(source)).encode(lines, add_special_tokens=False),
+        tokenmill.cli.formats.load(str(target)).encode(lines, add_special_tokens=False),
     )
 
 
-def test_bad_inputs_fail_with_a_clear_message(tmp_path):
+def test_convert_round_trips_keep_the_ids(trained, tmp_path, capsys, lines):
+    bytelevel = trained["bytelevel-bpe"][0]
+    for target in ("bl.tiktoken", "vocab.json"):
+        want, got = converted_ids(capsys, bytelevel, tmp_path / target, lines)
+        assert got == want, target
+    back = tmp_path / "back.json"
+    want, got = converted_ids(capsys, tmp_path / "bl.tiktoken", back, lines)
+    assert got == want
+    unigram = trained["sentencepiece-unigram"][0]
+    want, got = converted_ids(capsys, unigram, tmp_path / "u.json", lines)
+    assert got == want
+    want, got = converted_ids(capsys, tmp_path / "u.json", tmp_path / "u.model", lines)
+    assert got == want
+    sub = tmp_path / "bert"
+    sub.mkdir()
+    want, got = converted_ids(capsys, trained["wordpiece"][0], sub / "vocab.txt", lines)
+    assert got == want
+
+
+def test_convert_pretrained_files(tmp_path, capsys, lines):
+    mistral = SHARED / "pretrained" / "mistral" / "tokenizer.model.v1"
+    if not mistral.exists():
+        pytest.skip(f"needs {mistral} (the ../shared data beside the repo), which is absent")
+    want, got = converted_ids(capsys, mistral, tmp_path / "mistral.json", lines)
+    assert got == want
+    info = ok(capsys, "info", mistral)
+    assert "vocabulary size: 32000" in info and "BPE" in info
+
+
+def test_info_names_model_vocabulary_specials_and_pipeline(trained, capsys):
+    info = ok(capsys, "info", trained["bytelevel-bpe"][0])
+    for line in (
+        "model:           BPE",
+        "vocabulary size: 600",
+        "pre-tokenizer:   ByteLevel",
+        "decoder:         ByteLevel",
+        "post-processor:  ByteLevel",
+        "normalizer:      none",
+    ):
+        assert line in info
+
+
+# ---- errors --------------------------------------------------------------------------------
+
+
+def error_cases(tmp_path, trained, corpus):
     bad = tmp_path / "bad.txt"
     bad.write_bytes(b"good line\nbad \xff byte\n")
-    proc = cli("train", str(bad), "-o", str(tmp_path / "x.json"), "--no-progress", check=False)
-    assert proc.returncode == 1
-    assert "FormatError" in proc.stderr and "bad.txt" in proc.stderr and "line 2" in proc.stderr
+    tok = trained["bpe"][0]
+    out = str(tmp_path / "out.json")
+    return [
+        (
+            ["train", corpus, "--vocab-size", "-5", "-o", out],
+            2,
+            "--vocab-size: expected a positive",
+        ),
+        (["train", corpus, "--vocab-size", "99999999999", "-o", out], 2, "below 2**32"),
+        (
+            ["train", corpus, "--prefix", "##", "-o", out],
+            2,
+            "--prefix does not apply to bytelevel-bpe",
+        ),
+        (["train", corpus, "--model", "unigram", "--min-frequency", "3", "-o", out], 2, "unigram"),
+        (["train", corpus, "--model", "sentencepiece-bpe", "-o", out], 2, "*.model"),
+        (["train", corpus, "-o", tmp_path / "missing" / "x.json"], 1, "does not exist"),
+        (["train", tmp_path / "absent.txt", "-o", out], 1, "absent.txt: No such file"),
+        (["train", tmp_path / "nothing*.txt", "-o", out], 1, "no file matches"),
+        (["train", bad, "-o", out], 1, "bad.txt: line 2 is not UTF-8"),
+        (["train", corpus, "-o", out, "--compare", tmp_path / "ref.xyz"], 1, "ref.xyz"),
+        (["decode", "-t", tok, "5", "99999999"], 1, "id 99999999 is not in the vocabulary"),
+        (["decode", "-t", tok, "5", "x"], 1, "ids must be integers"),
+        (["encode", "-t", tmp_path / "none.json", "hi"], 1, "none.json: no such file"),
+        (
+            ["convert", trained["sentencepiece-bpe"][0], tmp_path / "x.tiktoken"],
+            1,
+            "text, not byte",
+        ),
+        (["convert", trained["wordpiece"][0], tmp_path / "x.model"], 1, "BPE and Unigram"),
+        (["trian"], 2, "did you mean train?"),
+    ]
+
+
+def test_every_error_is_one_line_with_its_exit_status(trained, corpus, tmp_path, capsys):
+    for argv, status, fragment in error_cases(tmp_path, trained, corpus):
+        code, out, err = run(capsys, *argv)
+        assert code == status, (argv, err)
+        lines = err.splitlines()
+        assert len(lines) == 1, (argv, err)
+        assert lines[0].startswith(f"tokenmill {argv[0]}: error: ".replace(" trian", "")), err
+        assert fragment in lines[0], (argv, err)
+    assert not (tmp_path / "out.json").exists()  # nothing was trained
+
+
+def test_misspelled_option_shows_the_commands_usage_and_a_suggestion(capsys):
+    code, _, err = run(capsys, "train", "--vocab-sise", "100")
+    assert code == 2
+    assert err.startswith("usage: tokenmill train ")
+    assert err.splitlines()[-1] == (
+        "tokenmill train: error: unrecognized arguments: --vocab-sise (did you mean --vocab-size?)"
+    )
+
+
+def test_unreadable_input_is_refused_before_training(corpus, tmp_path, capsys):
+    if os.geteuid() == 0:
+        pytest.skip("root reads any file")
+    locked = tmp_path / "locked.txt"
+    locked.write_text("text\n")
+    locked.chmod(0)
+    code, _, err = run(capsys, "train", corpus, locked, "-o", tmp_path / "t.json")
+    assert code == 1 and "Permission denied" in err and len(err.splitlines()) == 1
+
+
+def test_version_and_help_with_defaults(capsys):
+    assert ok(capsys, "--version") == f"tokenmill {tokenmill.__version__}\n"
+    text = " ".join(ok(capsys, "train", "--help").split())
+    for default in (
+        "(default: 32000)",
+        "(default: bytelevel-bpe)",
+        "(default: 20)",
+        "default: 2; BPE and WordPiece",
+        "default: 0.9995",
+    ):
+        assert default in text
+    assert "(default: tokenizer.json)" in " ".join(ok(capsys, "encode", "--help").split())
+
+
+def test_missing_tiktoken_rank_file_says_where_to_get_and_put_it(tmp_path, monkeypatch):
+    from tokenmill.tiktoken import registry
+
+    monkeypatch.setattr(registry, "ENCODINGS", {})
+    monkeypatch.delenv("TOKENMILL_TIKTOKEN_DIR", raising=False)
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path))
+    with pytest.raises(tokenmill.TokenmillIOError) as error:
+        tokenmill.tiktoken.get_encoding("cl100k_base")
+    message = str(error.value)
+    for part in (
+        "https://openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken",
+        "TOKENMILL_TIKTOKEN_DIR",
+        "$TIKTOKEN_CACHE_DIR",
+        str(tmp_path),
+        "cl100k_base.tiktoken",
+        "path=",
+    ):
+        assert part in message
+
+
+# ---- real processes ------------------------------------------------------------------------
+
+
+def test_subprocess_train_encode_and_a_usage_error(corpus, tmp_path):
+    out = tmp_path / "tok.json"
+    proc = cli("train", str(corpus), "-o", str(out), "--vocab-size", "400")
+    assert proc.returncode == 0, proc.stderr
+    assert f"saved {out}" in proc.stdout and "Traceback" not in proc.stderr
+    proc = cli("encode", "-t", str(out), stdin="hello there\n")
+    assert proc.returncode == 0 and proc.stdout.strip()
+    proc = cli("decode", "-t", str(out), "99999999")
+    assert proc.returncode == 1 and proc.stdout == ""
+    assert proc.stderr.startswith("tokenmill decode: error: id 99999999")
     assert "Traceback" not in proc.stderr
-    proc = cli("train", str(tmp_path / "nothing*.txt"), check=False)
-    assert proc.returncode != 0 and "no file matches" in proc.stderr

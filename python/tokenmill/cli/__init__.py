@@ -23,8 +23,9 @@ from typing import List, NoReturn, Optional, Sequence
 
 from tokenmill.cli import convert, encode, train
 from tokenmill.cli.formats import Failure
+from tokenmill.cli.train import stdlib_files
 
-__all__ = ["main", "parser"]
+__all__ = ["main", "parser", "stdlib_files"]
 
 
 class UsageError(Exception):

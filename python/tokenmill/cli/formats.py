@@ -35,6 +35,13 @@ CHECK_TEXT = (
 )
 
 TIKTOKEN_DEFAULT = "r50k_base"
+FORMAT_NAMES = {
+    "json": "tokenizer.json",
+    "model": "SentencePiece .model",
+    "tiktoken": ".tiktoken",
+    "vocab.txt": "vocab.txt",
+    "vocab.json": "vocab.json + merges.txt",
+}
 
 
 def kind_of(path: str) -> str:
@@ -94,6 +101,10 @@ class Loaded:
 
     def info(self) -> List[Tuple[str, str]]:
         raise NotImplementedError
+
+    def pipeline(self) -> str:
+        """`` (normalizer ..., pre-tokenizer ...)`` where the file has such a pipeline."""
+        return ""
 
     def check_ids(self, ids: Sequence[int]) -> None:
         for i in ids:
@@ -162,6 +173,13 @@ class HfLoaded(Loaded):
 
     def to_tokenizer(self):
         return self.tokenizer
+
+    def pipeline(self):
+        c = self.config
+        return (
+            f" (normalizer {describe(c.get('normalizer'))}, pre-tokenizer "
+            f"{describe(c.get('pre_tokenizer'))})"
+        )
 
     def to_tiktoken(self):
         """The ranks of a byte-level BPE (rank = id) and the tiktoken encoding whose split
@@ -484,8 +502,9 @@ def write_converted(source: Loaded, output: str, encoding: Optional[str] = None)
                 (k for k, (a, b) in enumerate(zip(want, got)) if a != b), min(len(want), len(got))
             )
             raise Failure(
-                f"{source.path} has no exact {kind} form: the converted tokenizer gives other "
-                f"ids (first difference at token {at}: {want[at : at + 3]} vs {got[at : at + 3]})"
+                f"{source.path} has no exact {FORMAT_NAMES[kind]} form{source.pipeline()}: "
+                f"converted, it encodes a test text otherwise (token {at}: "
+                f"{source.tokens(want[at : at + 3])} vs {again.tokens(got[at : at + 3])})"
             )
         paths = []
         for file in written:

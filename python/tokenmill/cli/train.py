@@ -18,7 +18,7 @@ import sys
 import sysconfig
 import time
 from collections.abc import Iterator, Sequence
-from typing import Any, Dict, List, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 from tokenmill.cli import formats
 from tokenmill.cli.formats import Failure
@@ -277,7 +277,7 @@ def check(args: argparse.Namespace, usage) -> None:
 
 def stdlib_files() -> List[str]:
     """The standard library's ``.py`` files in a deterministic order (corpora MANIFEST, section
-    5), UTF-8 ones only."""
+    5)."""
     root = sysconfig.get_paths()["stdlib"]
     files = []
     for d, dirs, names in os.walk(root):
@@ -286,7 +286,7 @@ def stdlib_files() -> List[str]:
         )
         files += [os.path.join(d, f) for f in names if f.endswith(".py")]
     files.sort(key=lambda p: os.path.relpath(p, root))
-    return [f for f in files if _is_utf8(f)]
+    return files
 
 
 def _is_utf8(path: str) -> bool:
@@ -331,7 +331,7 @@ class Corpus:
             files = expand_inputs(args.files)
             self.description = ", ".join(files) if len(files) <= 3 else f"{len(files)} files"
         else:
-            files = stdlib_files()
+            files = [f for f in stdlib_files() if _is_utf8(f)]
             self.description = f"the Python standard library ({len(files)} .py files)"
         self.by_file = bool(every) and len(files) >= every and "-" not in files
         if self.by_file:
@@ -367,11 +367,20 @@ def documents(inputs: Sequence[str], field: str, whole_file: bool) -> Iterator[s
         elif path.endswith(".jsonl"):
             yield from jsonl_field(path, field)
         else:
-            with open(path, encoding="utf-8", newline="") as f:
+            with open(path, "rb") as f:
                 if whole_file:
-                    yield f.read()
+                    yield utf8(path, f.read())
                 else:
-                    yield from f
+                    yield from (utf8(path, line, n) for n, line in enumerate(f, 1))
+
+
+def utf8(path: str, data: bytes, line: Optional[int] = None) -> str:
+    """``data`` (read from ``path``, at ``line`` if given) decoded; an error names the line."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = line if line is not None else data[: e.start].count(b"\n") + 1
+        raise Failure(f"{path}: line {line} is not UTF-8 ({e.reason})") from None
 
 
 def jsonl_field(path: str, field: str) -> Iterator[str]:
@@ -391,22 +400,49 @@ def jsonl_field(path: str, field: str) -> Iterator[str]:
 # ---- the pipelines ------------------------------------------------------------------------
 
 
-def hf_normalizer(name: str, lowercase: bool):
+def hf_normalizers(name: str, lowercase: bool) -> list:
+    """The normalizer steps of ``--normalizer`` and ``--lowercase``."""
     from tokenmill import normalizers
 
     if name == "bert":
-        return normalizers.BertNormalizer(lowercase=lowercase, strip_accents=False)
+        return [normalizers.BertNormalizer(lowercase=lowercase, strip_accents=False)]
     steps = [] if name == "none" else [getattr(normalizers, name.upper())()]
-    if lowercase:
-        steps.append(normalizers.Lowercase())
-    return None if not steps else steps[0] if len(steps) == 1 else normalizers.Sequence(steps)
+    return steps + [normalizers.Lowercase()] if lowercase else steps
+
+
+def spaces_as_metaspace(tok, normalizer_steps: list, decoder_steps: list) -> None:
+    """Spaces become ▁ and start the words, as in SentencePiece. One ▁ is always prepended (a
+    normalizer step) and exactly one leading space is stripped when decoding, so decode gives
+    back every space (Metaspace's own prepending skips a text that starts with a space)."""
+    from tokenmill import decoders, normalizers, pre_tokenizers
+
+    normalizer_steps.append(normalizers.Prepend("▁"))
+    tok.pre_tokenizer = pre_tokenizers.Metaspace(prepend_scheme="never")
+    tok.decoder = decoders.Sequence(
+        [
+            *decoder_steps,
+            decoders.Replace("▁", " "),
+            decoders.Fuse(),
+            decoders.Strip(content=" ", left=1, right=0),
+        ]
+    )
 
 
 def hf_tokenizer(args: argparse.Namespace) -> Tuple[Any, Any]:
     """An untrained Tokenizer with the pipeline matched to ``args.model``, and its trainer."""
-    from tokenmill import Regex, Tokenizer, decoders, models, pre_tokenizers, processors, trainers
+    from tokenmill import (
+        Regex,
+        Tokenizer,
+        decoders,
+        models,
+        normalizers,
+        pre_tokenizers,
+        processors,
+        trainers,
+    )
 
     model, special = args.model, list(args.special_tokens)
+    normalizer = hf_normalizers(args.normalizer, args.lowercase)
     if args.unk_token is not None and args.unk_token not in special:
         special.insert(0, args.unk_token)
     common: Dict[str, Any] = dict(
@@ -433,15 +469,12 @@ def hf_tokenizer(args: argparse.Namespace) -> Tuple[Any, Any]:
                 end_of_word_suffix=args.suffix,
             )
         )
-        # Words keep their leading space as ▁, so decoding restores every space.
-        tok.pre_tokenizer = pre_tokenizers.Metaspace()
         steps = []
         if args.prefix:
             steps.append(decoders.Replace(Regex("^" + re.escape(args.prefix)), ""))
         if args.suffix:
             steps.append(decoders.Replace(Regex(re.escape(args.suffix) + "$"), ""))
-        metaspace = decoders.Metaspace()
-        tok.decoder = decoders.Sequence([*steps, metaspace]) if steps else metaspace
+        spaces_as_metaspace(tok, normalizer, steps)
         trainer = trainers.BpeTrainer(
             initial_alphabet=alphabet,
             continuing_subword_prefix=args.prefix,
@@ -460,8 +493,7 @@ def hf_tokenizer(args: argparse.Namespace) -> Tuple[Any, Any]:
         )
     else:  # unigram
         tok = Tokenizer(models.Unigram())
-        tok.pre_tokenizer = pre_tokenizers.Metaspace()
-        tok.decoder = decoders.Metaspace()
+        spaces_as_metaspace(tok, normalizer, [])
         options = dict(
             unk_token=args.unk_token,
             initial_alphabet=alphabet,
@@ -473,9 +505,8 @@ def hf_tokenizer(args: argparse.Namespace) -> Tuple[Any, Any]:
         trainer = trainers.UnigramTrainer(
             **common, **{k: v for k, v in options.items() if v is not None}
         )
-    normalizer = hf_normalizer(args.normalizer, args.lowercase)
-    if normalizer is not None:
-        tok.normalizer = normalizer
+    if normalizer:
+        tok.normalizer = normalizer[0] if len(normalizer) == 1 else normalizers.Sequence(normalizer)
     return tok, trainer
 
 
@@ -567,7 +598,6 @@ def run(args: argparse.Namespace) -> int:
     corpus = Corpus(args)
     print(
         f"Training {args.model} (vocab_size={args.vocab_size}) on {corpus.description}",
-        file=sys.stderr,
         flush=True,
     )
     start = time.perf_counter()
