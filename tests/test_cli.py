@@ -16,18 +16,11 @@ import pytest
 import tokenmill
 from conftest import SHARED, read_sample
 from tokenmill.cli import main, stdlib_files
+from tokenmill.cli.train import MODELS
 
 # The subprocess must import the same tokenmill as this process (an installed wheel in CI, a
 # `maturin develop` tree in development), so put that package's parent first on its path.
 TOKENMILL_ROOT = Path(tokenmill.__file__).resolve().parent.parent
-MODELS = [
-    "bytelevel-bpe",
-    "bpe",
-    "wordpiece",
-    "unigram",
-    "sentencepiece-bpe",
-    "sentencepiece-unigram",
-]
 SENTENCE = "the value of this is not what you think it is"
 
 

@@ -50,7 +50,7 @@ def run_convert(args: argparse.Namespace) -> int:
     loader = f"tokenmill encode --tokenizer {shlex.quote(written[0])}"
     if written[0].endswith(".tiktoken"):
         name = source.to_tiktoken()[1]
-        if os.path.basename(written[0]) != f"{name}.tiktoken":
+        if name != formats.TIKTOKEN_DEFAULT and os.path.basename(written[0]) != f"{name}.tiktoken":
             loader += f" --encoding {name}"
     print(f"next: {loader} 'Hello world'")
     return 0

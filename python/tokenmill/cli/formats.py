@@ -7,8 +7,8 @@
   exactly sentencepiece's.
 - ``.tiktoken`` (OpenAI's rank files): a :mod:`tokenmill.tiktoken` ``Encoding``. The file holds
   only the ranks; the split pattern and special tokens are those of the encoding named by
-  ``--encoding``, else by the file name (``cl100k_base.tiktoken``), else r50k_base's (GPT-2's,
-  which is also byte-level BPE's).
+  ``--encoding``, else by the file name (``cl100k_base.tiktoken``), else r50k_base's split
+  pattern (GPT-2's, which is also byte-level BPE's) and no special tokens.
 """
 
 from __future__ import annotations
@@ -19,7 +19,19 @@ import tempfile
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
+from tokenmill import (
+    Regex,
+    Tokenizer,
+    decoders,
+    models,
+    pre_tokenizers,
+    pretrained as hf,
+    processors,
+    sentencepiece as spm,
+)
 from tokenmill._atomic import atomic_open
+from tokenmill.tiktoken import load as tiktoken_load, openai_public
+from tokenmill.tiktoken.core import Encoding
 
 
 class Failure(Exception):
@@ -119,9 +131,7 @@ class Loaded:
         raise NotImplementedError
 
     def to_sentencepiece(self) -> bytes:
-        from tokenmill.sentencepiece import from_tokenizer
-
-        return from_tokenizer(self.to_tokenizer())
+        return spm.from_tokenizer(self.to_tokenizer())
 
     def to_tiktoken(self) -> Tuple[Dict[bytes, int], str]:
         raise NotImplementedError
@@ -184,15 +194,13 @@ class HfLoaded(Loaded):
     def to_tiktoken(self):
         """The ranks of a byte-level BPE (rank = id) and the tiktoken encoding whose split
         pattern the pre-tokenizer uses."""
-        from tokenmill.tiktoken import load, openai_public
-
         model = self.config.get("model") or {}
         if model.get("type") != "BPE" or not _is_byte_level(self.config.get("decoder")):
             raise Failure(
                 f"{self.path} is not a byte-level BPE (model {model.get('type')}, decoder "
                 f"{describe(self.config.get('decoder'))}): a .tiktoken file holds byte ranks"
             )
-        byte_of = load._data_gym_byte_table()
+        byte_of = tiktoken_load._data_gym_byte_table()
         pattern = _split_pattern(self.config.get("pre_tokenizer"))
         names = [n for n, p in openai_public.ENCODING_PATTERNS.items() if _same(p, pattern)]
         if not names:
@@ -218,8 +226,6 @@ def hf_pattern(tiktoken_pattern: str) -> str:
     """A tiktoken split pattern as tokenizer.json's Split writes it (Oniguruma syntax): GPT-2's
     own for r50k's; ``{1,3}+`` (possessive in tiktoken's regex crate, a repeated group in
     Oniguruma) loses its ``+``."""
-    from tokenmill.tiktoken import openai_public
-
     if tiktoken_pattern == openai_public.R50K_PAT_STR:
         return GPT2_PATTERN
     return tiktoken_pattern.replace("{1,3}+", "{1,3}")
@@ -274,7 +280,6 @@ class SentencePieceLoaded(Loaded):
         return 0 <= i < self.sp.get_piece_size()
 
     def info(self):
-        from tokenmill.sentencepiece import _native
 
         sp = self.sp
         n = sp.get_piece_size()
@@ -283,7 +288,9 @@ class SentencePieceLoaded(Loaded):
             for i in range(n)
             if sp.is_control(i) or sp.is_unknown(i) or _native_user_defined(sp, i)
         ]
-        charsmap, dummy, remove_extra, _ = _native.normalizer_settings(sp.serialized_model_proto())
+        charsmap, dummy, remove_extra, _ = spm._native.normalizer_settings(
+            sp.serialized_model_proto()
+        )
         normalizer = ("precompiled charsmap" if charsmap else "identity") + (
             ", collapse extra spaces" if remove_extra else ""
         )
@@ -301,9 +308,8 @@ class SentencePieceLoaded(Loaded):
         ]
 
     def to_tokenizer(self):
-        from tokenmill.sentencepiece import to_tokenizer
 
-        return to_tokenizer(self.sp)
+        return spm.to_tokenizer(self.sp)
 
     def to_sentencepiece(self):
         return self.sp.serialized_model_proto()
@@ -320,8 +326,9 @@ def _native_user_defined(sp, i: int) -> bool:
 
 
 class TiktokenLoaded(Loaded):
-    def __init__(self, path: str, encoding, ranks: Dict[bytes, int]) -> None:
+    def __init__(self, path: str, encoding, ranks: Dict[bytes, int], assumed: bool) -> None:
         self.path, self.kind, self.enc, self.ranks = path, "tiktoken rank file", encoding, ranks
+        self.assumed = assumed
         self.by_id = {i: t for t, i in ranks.items()}
         self.by_id.update({i: t.encode() for t, i in encoding._special_tokens.items()})
 
@@ -348,7 +355,15 @@ class TiktokenLoaded(Loaded):
         return [
             ("format", self.kind),
             ("model", "byte-level BPE (tiktoken)"),
-            ("encoding", self.enc.name + " (its split pattern and special tokens)"),
+            (
+                "encoding",
+                self.enc.name
+                + (
+                    " split pattern, assumed (name the file <encoding>.tiktoken or pass --encoding)"
+                    if self.assumed
+                    else " (its split pattern and special tokens)"
+                ),
+            ),
             ("vocabulary size", str(self.vocab_size())),
             ("special tokens", specials or "none"),
             ("unknown token", "none (byte-level: every text encodes)"),
@@ -366,10 +381,7 @@ class TiktokenLoaded(Loaded):
         the ranks (each token of two or more bytes from its splits into two ranked tokens, in
         rank order), whole pieces in the vocabulary are taken as is (``ignore_merges``), as
         tiktoken does, and the special tokens keep their ids."""
-        from tokenmill import Regex, Tokenizer, decoders, models, pre_tokenizers, processors
-        from tokenmill.tiktoken import load
-
-        char_of = {b: ch for ch, b in load._data_gym_byte_table().items()}
+        char_of = {b: ch for ch, b in tiktoken_load._data_gym_byte_table().items()}
 
         def text(token: bytes) -> str:
             return "".join(char_of[b] for b in token)
@@ -424,13 +436,9 @@ def load(path: str, encoding: Optional[str] = None) -> Loaded:
     if encoding is not None and kind != "tiktoken":
         raise Failure(f"--encoding applies to .tiktoken files, not to {path}")
     if kind == "model":
-        from tokenmill.sentencepiece import SentencePieceProcessor
-
-        return SentencePieceLoaded(path, SentencePieceProcessor(model_file=path))
+        return SentencePieceLoaded(path, spm.SentencePieceProcessor(model_file=path))
     if kind == "tiktoken":
         return load_tiktoken(path, encoding)
-    from tokenmill import Tokenizer, pretrained as hf
-
     if kind == "json":
         return HfLoaded(path, "tokenizer.json", Tokenizer.from_file(path))
     if kind == "folder":
@@ -451,9 +459,8 @@ def load(path: str, encoding: Optional[str] = None) -> Loaded:
 
 
 def load_tiktoken(path: str, encoding: Optional[str]) -> TiktokenLoaded:
-    from tokenmill.tiktoken import load as tload, openai_public
-    from tokenmill.tiktoken.core import Encoding
-
+    """A rank file with the split pattern and special tokens of ``encoding``, else of the
+    encoding the file is named after; else r50k_base's pattern and no special tokens."""
     name = encoding or Path(path).name[: -len(".tiktoken")]
     if name not in openai_public.ENCODING_PATTERNS:
         if encoding is not None:
@@ -462,16 +469,19 @@ def load_tiktoken(path: str, encoding: Optional[str]) -> TiktokenLoaded:
                 f"(one of {', '.join(openai_public.ENCODING_PATTERNS)})"
             )
         name = TIKTOKEN_DEFAULT
-    ranks = tload.load_tiktoken_bpe(path)
-    specials = openai_public.special_tokens(name)
-    specials = {t: i for t, i in specials.items() if i not in set(ranks.values())}
+        specials = {}
+    else:
+        specials = openai_public.special_tokens(name)
+    ranks = tiktoken_load.load_tiktoken_bpe(path)
+    taken = set(ranks.values())
+    specials = {t: i for t, i in specials.items() if i not in taken}
     enc = Encoding(
         name,
         pat_str=openai_public.ENCODING_PATTERNS[name],
         mergeable_ranks=ranks,
         special_tokens=specials,
     )
-    return TiktokenLoaded(path, enc, ranks)
+    return TiktokenLoaded(path, enc, ranks, assumed=not specials and encoding is None)
 
 
 # ---- writing ----------------------------------------------------------------------------
@@ -528,10 +538,8 @@ def _write(source: Loaded, kind: str, path: str) -> List[str]:
             f.write(source.to_sentencepiece())
         return [name]
     if kind == "tiktoken":
-        from tokenmill.tiktoken import load as tload
-
         ranks, _ = source.to_tiktoken()
-        tload.dump_tiktoken_bpe(ranks, path)
+        tiktoken_load.dump_tiktoken_bpe(ranks, path)
         _honour_umask(path)
         return [name]
     config = json.loads(source.to_tokenizer().to_str())

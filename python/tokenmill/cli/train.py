@@ -20,8 +20,20 @@ import time
 from collections.abc import Iterator, Sequence
 from typing import Any, Dict, List, Optional, Tuple
 
+from tokenmill import (
+    Regex,
+    Tokenizer,
+    decoders,
+    models,
+    normalizers,
+    pre_tokenizers,
+    processors,
+    trainers,
+)
+from tokenmill._atomic import atomic_open
 from tokenmill.cli import formats
 from tokenmill.cli.formats import Failure
+from tokenmill.sentencepiece import SentencePieceTrainer
 
 MODELS = [
     "bytelevel-bpe",
@@ -228,11 +240,11 @@ def check(args: argparse.Namespace, usage) -> None:
     """Rejects options the model type does not take and fills in the per-type defaults;
     ``usage(message)`` reports a usage error."""
     model = args.model
-    for dest, models in APPLIES_TO.items():
+    for dest, types in APPLIES_TO.items():
         value = getattr(args, dest)
-        if value not in (None, False) and model not in models:
+        if value not in (None, False) and model not in types:
             option = "--" + dest.replace("_", "-")
-            usage(f"{option} does not apply to {model} (only to {', '.join(sorted(models))})")
+            usage(f"{option} does not apply to {model} (only to {', '.join(sorted(types))})")
     normalizers = NORMALIZERS[model]
     if args.normalizer is None:
         args.normalizer = normalizers[0]
@@ -402,8 +414,6 @@ def jsonl_field(path: str, field: str) -> Iterator[str]:
 
 def hf_normalizers(name: str, lowercase: bool) -> list:
     """The normalizer steps of ``--normalizer`` and ``--lowercase``."""
-    from tokenmill import normalizers
-
     if name == "bert":
         return [normalizers.BertNormalizer(lowercase=lowercase, strip_accents=False)]
     steps = [] if name == "none" else [getattr(normalizers, name.upper())()]
@@ -414,8 +424,6 @@ def spaces_as_metaspace(tok, normalizer_steps: list, decoder_steps: list) -> Non
     """Spaces become ▁ and start the words, as in SentencePiece. One ▁ is always prepended (a
     normalizer step) and exactly one leading space is stripped when decoding, so decode gives
     back every space (Metaspace's own prepending skips a text that starts with a space)."""
-    from tokenmill import decoders, normalizers, pre_tokenizers
-
     normalizer_steps.append(normalizers.Prepend("▁"))
     tok.pre_tokenizer = pre_tokenizers.Metaspace(prepend_scheme="never")
     tok.decoder = decoders.Sequence(
@@ -430,16 +438,6 @@ def spaces_as_metaspace(tok, normalizer_steps: list, decoder_steps: list) -> Non
 
 def hf_tokenizer(args: argparse.Namespace) -> Tuple[Any, Any]:
     """An untrained Tokenizer with the pipeline matched to ``args.model``, and its trainer."""
-    from tokenmill import (
-        Regex,
-        Tokenizer,
-        decoders,
-        models,
-        normalizers,
-        pre_tokenizers,
-        processors,
-        trainers,
-    )
 
     model, special = args.model, list(args.special_tokens)
     normalizer = hf_normalizers(args.normalizer, args.lowercase)
@@ -512,8 +510,6 @@ def hf_tokenizer(args: argparse.Namespace) -> Tuple[Any, Any]:
 
 def bert_post_processor(tok) -> None:
     """[CLS] A [SEP] (and B [SEP]) when both tokens are in the trained vocabulary."""
-    from tokenmill import processors
-
     cls, sep = tok.token_to_id("[CLS]"), tok.token_to_id("[SEP]")
     if cls is not None and sep is not None:
         tok.post_processor = processors.TemplateProcessing(
@@ -531,16 +527,12 @@ def train_hf(args: argparse.Namespace, corpus: Corpus) -> None:
         tok.train_from_iterator(corpus.documents(), trainer)
     if args.model == "wordpiece":
         bert_post_processor(tok)
-    from tokenmill._atomic import atomic_open
-
     text = tok.to_str(pretty=True)
     with atomic_open(args.output, "w", encoding="utf-8") as f:
         f.write(text)
 
 
 def train_sentencepiece(args: argparse.Namespace, corpus: Corpus) -> None:
-    from tokenmill.sentencepiece import SentencePieceTrainer
-
     rule = args.normalizer if args.normalizer != "none" else "identity"
     if args.lowercase:
         rule += "_cf"
