@@ -94,6 +94,18 @@ class Checks:
             raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
 
 
+EXAMPLES = {
+    "train": "examples: tokenmill train; tokenmill train 'corpus/*.txt' --model unigram "
+    "--vocab-size 8000 -o unigram.json --compare cl100k_base.tiktoken",
+    "encode": "examples: tokenmill encode -t tokenizer.json 'Hello world'; "
+    "tokenmill encode -t m.model --jsonl < docs.jsonl",
+    "decode": "example: tokenmill encode -t tokenizer.json 'Hi' | tokenmill decode -t "
+    "tokenizer.json",
+    "convert": "examples: tokenmill convert tokenizer.model tokenizer.json; "
+    "tokenmill convert tokenizer.json out/vocab.json",
+}
+
+
 def parser() -> Parser:
     """The ``tokenmill`` argument parser."""
     from tokenmill import __version__
@@ -117,6 +129,7 @@ def parser() -> Parser:
             name,
             help=summary,
             description=summary[0].upper() + summary[1:] + ".",
+            epilog=EXAMPLES.get(name),
             formatter_class=HelpFormatter,
         )
         if name == "train":

@@ -2,8 +2,8 @@
 
 With no corpus, a byte-level BPE (GPT-2 style) is trained on the Python standard library's own
 ``.py`` sources, every 20th file held out to measure compression; with files, every 20th file
-is held out when there are at least 20, else every 20th document (line, JSON record, or file
-with ``--whole-file``).
+is held out when there are at least 100 (``BY_FILE`` times 20), else every 20th document (line,
+JSON record, or file with ``--whole-file``).
 """
 
 from __future__ import annotations
@@ -56,6 +56,7 @@ APPLIES_TO: Dict[str, set] = {
     "prefix": {"bpe", "wordpiece"},
     "suffix": {"bpe"},
     "unk_token": WITH_UNK,
+    "max_token_length": set(MODELS) - {"wordpiece"},
     "shrinking_factor": UNIGRAMS,
     "n_sub_iterations": UNIGRAMS,
     "seed_size": UNIGRAMS,
@@ -79,6 +80,7 @@ NORMALIZERS = {
 DEFAULT_UNK = {"wordpiece": "[UNK]"}
 DEFAULT_SPECIALS = {"wordpiece": "[PAD],[UNK],[CLS],[SEP],[MASK]"}
 HELD_OUT_EVERY = 20
+BY_FILE = 5  # hold out whole files when there are at least BY_FILE * HELD_OUT_EVERY of them
 
 
 def add_arguments(t: argparse.ArgumentParser, checks) -> None:
@@ -148,7 +150,8 @@ def add_arguments(t: argparse.ArgumentParser, checks) -> None:
         "--normalizer",
         choices=sorted({n for names in NORMALIZERS.values() for n in names}),
         metavar="NAME",
-        help="text normalization (default: none for bytelevel-bpe, nfc for bpe, bert for "
+        help="text normalization: none, nfc, nfd, nfkc, nfkd or bert; for sentencepiece-*: "
+        "nmt_nfkc, nfkc or none (default: none for bytelevel-bpe, nfc for bpe, bert for "
         "wordpiece, nfkc for unigram, nmt_nfkc for sentencepiece-*)",
     )
     t.add_argument("--lowercase", action="store_true", help="lowercase the text first")
@@ -218,8 +221,8 @@ def add_arguments(t: argparse.ArgumentParser, checks) -> None:
         type=non_negative,
         default=HELD_OUT_EVERY,
         metavar="N",
-        help="hold out every N-th file (with N files or more) or document to measure "
-        "compression; 0: train on everything",
+        help="hold out every N-th file (with 5N files or more; else every N-th document) to "
+        "measure compression; 0: train on everything",
     )
     t.add_argument(
         "--compare",
@@ -345,7 +348,7 @@ class Corpus:
         else:
             files = [f for f in stdlib_files() if _is_utf8(f)]
             self.description = f"the Python standard library ({len(files)} .py files)"
-        self.by_file = bool(every) and len(files) >= every and "-" not in files
+        self.by_file = bool(every) and len(files) >= BY_FILE * every and "-" not in files
         if self.by_file:
             self.files = [f for i, f in enumerate(files) if i % every != every - 1]
             held = [f for i, f in enumerate(files) if i % every == every - 1]
