@@ -51,6 +51,8 @@ class Parser(argparse.ArgumentParser):
             choices = [c.strip(" '") for c in found.group(3).split(",")]
             message = f"argument {found.group(1)}: invalid choice: {found.group(2)!r}"
             message += suggestion(found.group(2), choices) or f" (choose from {', '.join(choices)})"
+        if message.endswith("required: COMMAND"):
+            message += f" (run {self.prog} --help)"
         raise UsageError(f"{self.prog}: error: {message}")
 
 
