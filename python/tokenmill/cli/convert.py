@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import os
 import shlex
+import sys
 
 from tokenmill.cli import formats
 from tokenmill.cli.encode import add_tokenizer_arguments
@@ -50,6 +51,13 @@ def run_convert(args: argparse.Namespace) -> int:
     loader = f"tokenmill encode --tokenizer {shlex.quote(written[0])}"
     if written[0].endswith(".tiktoken"):
         name = source.to_tiktoken()[1]
+        specials = [t["content"] for t in getattr(source, "config", {}).get("added_tokens", [])]
+        if specials:
+            print(
+                f"note: a .tiktoken file stores no special tokens: {' '.join(specials)} "
+                "became plain ranks",
+                file=sys.stderr,
+            )
         if name != formats.TIKTOKEN_DEFAULT and os.path.basename(written[0]) != f"{name}.tiktoken":
             loader += f" --encoding {name}"
     print(f"next: {loader} 'Hello world'")
