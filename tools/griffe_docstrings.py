@@ -3,7 +3,7 @@ tokenmill's docstrings into Markdown for mkdocstrings, leaving the source unchan
 
 - Sphinx roles (``:class:`Encoding```, ``:meth:`~Tokenizer.encode```) become code spans.
 - A paragraph ending in ``::`` (reST's literal-block marker) ends in ``:`` (the indented block
-  after it is already a Markdown code block).
+  after it is already a Markdown code block); a doctest paragraph (``>>>``) becomes a code block.
 - Notes for the package's developers (paragraphs starting "What lives here" or "May import")
   are left out of the user reference.
 
@@ -26,6 +26,7 @@ def markdown_docstring(text: str) -> str:
     """The docstring ``text`` with the reST habits above rewritten."""
     text = ROLE.sub(r"`\1`", text)
     paragraphs = [p for p in text.split("\n\n") if not DEVELOPER_NOTE.match(p.lstrip())]
+    paragraphs = [f"```pycon\n{p}\n```" if p.startswith(">>>") else p for p in paragraphs]
     text = "\n\n".join(paragraphs)
     text = re.sub(r"^[ \t]*::$", "", text, flags=re.M)
     return re.sub(r"(\S)::$", r"\1:", text, flags=re.M)
