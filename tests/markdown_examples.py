@@ -14,6 +14,7 @@ files it writes go nowhere else.
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -31,6 +32,23 @@ PRETRAINED_FILES = {
     "cl100k_base.tiktoken": "cl100k_base/cl100k_base.tiktoken",
     "o200k_base.tiktoken": "o200k_base/o200k_base.tiktoken",
 }
+
+
+# A docs/ fence with options in the plain syntax (```python continuation): MkDocs would render it
+# as inline text, so the options must be written in braces there.
+PLAIN_OPTIONS = re.compile(r"^[ \t]*```[ \t]*(?:python|py|python3)[ \t]+\S", re.M)
+
+
+def pytest_collection_finish(session):
+    """Fails the run when a page of docs/ writes fence options MkDocs cannot render."""
+    for page in sorted((REPO / "docs").rglob("*.md")):
+        text = page.read_text(encoding="utf-8")
+        for match in PLAIN_OPTIONS.finditer(text):
+            line = text.count("\n", 0, match.start()) + 1
+            raise pytest.UsageError(
+                f"{page}:{line}: write fence options as ```{{.python OPTION}} in docs/ "
+                "(MkDocs renders ```python OPTION as text)"
+            )
 
 
 @pytest.fixture(autouse=True)
