@@ -4,8 +4,8 @@
 collocations with only their imports (and local data paths) swapped to tokenmill; no assertion
 was changed. Its ``run_all.sh`` runs each suite in a scratch copy and writes junit XML. Each test
 here runs one suite and fails on any peer test that does not pass, except the few listed in
-``KNOWN_EXCEPTIONS`` (tests of a peer's private internals or of a peer's limitation; the README's
-compatibility section lists them with the same reasons), and on any test skipped for a reason
+``KNOWN_EXCEPTIONS`` (tests of a peer's private internals or of a peer's limitation;
+docs/compatibility.md lists them with the same reasons), and on any test skipped for a reason
 other than the suites' own (network access, pytest-benchmark, free-threaded builds).
 """
 
@@ -27,7 +27,7 @@ PEER_SUITES = SHARED / "peer-suites"
 # How many tests the real libraries pass on the same harness (BASELINE.md, "runnable").
 RUNNABLE = {"tokenizers": 165, "tiktoken": 33, "sentencepiece": 72, "nltk": 8}
 
-# Peer tests that may fail on tokenmill, with the reason (the README lists the same).
+# Peer tests that may fail on tokenmill, with the reason (docs/compatibility.md lists the same).
 KNOWN_EXCEPTIONS: dict[str, dict[str, str]] = {
     "tokenizers": {
         "tests.bindings.test_normalizers.TestSequence::test_item_getters_and_setters": (
