@@ -1060,9 +1060,9 @@ _add_snake_case(SentencePieceProcessor)
 
 
 class SentencePieceTrainer:
-    """Trains SentencePiece models (``model_type`` bpe, char or word; ``sentencepiece``'s
-    options and defaults) and writes ``<model_prefix>.model`` / ``.vocab`` files that both
-    ``sentencepiece`` and tokenmill load. Options come as keyword arguments
+    """Trains SentencePiece models (``model_type`` unigram, the default, bpe, char or word;
+    ``sentencepiece``'s options and defaults) and writes ``<model_prefix>.model`` / ``.vocab``
+    files that both ``sentencepiece`` and tokenmill load. Options come as keyword arguments
     (``Train(input='corpus.txt', model_prefix='m', vocab_size=8000)``) or as the
     ``"--input=corpus.txt --model_prefix=m"`` string; the corpus is ``input`` files or a
     ``sentence_iterator``; with ``model_writer`` the model bytes go to ``model_writer.write``
