@@ -500,14 +500,7 @@ def test_accelerate_refuses_custom_components():
 
 
 def test_tokenizers_components_are_converted(tmp_path):
-    from tokenizers import (
-        decoders,
-        models,
-        normalizers,
-        pre_tokenizers,
-        processors,
-        trainers,
-    )
+    from tokenizers import decoders, models, normalizers, pre_tokenizers, processors, trainers
 
     tok = tokenmill.Tokenizer(
         models.WordPiece({"[UNK]": 0, "[CLS]": 1, "[SEP]": 2, "hello": 3}, unk_token="[UNK]")

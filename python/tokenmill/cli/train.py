@@ -495,20 +495,29 @@ def hf_tokenizer(args: argparse.Namespace) -> Tuple[Any, Any]:
     else:  # unigram
         tok = Tokenizer(models.Unigram())
         spaces_as_metaspace(tok, normalizer, [])
-        options = dict(
-            unk_token=args.unk_token,
-            initial_alphabet=alphabet,
-            shrinking_factor=args.shrinking_factor,
-            max_piece_length=args.max_token_length,
-            n_sub_iterations=args.n_sub_iterations,
-            seed_size=args.seed_size,
-        )
+        options = dict(unk_token=args.unk_token, initial_alphabet=alphabet)
+        options.update(unigram_options(args, "tokenizers"))
         trainer = trainers.UnigramTrainer(
             **common, **{k: v for k, v in options.items() if v is not None}
         )
     if normalizer:
         tok.normalizer = normalizer[0] if len(normalizer) == 1 else normalizers.Sequence(normalizer)
     return tok, trainer
+
+
+# The Unigram options both trainers take: the CLI's name, then tokenizers' and sentencepiece's.
+UNIGRAM_OPTIONS = [
+    ("shrinking_factor", "shrinking_factor", "shrinking_factor"),
+    ("max_token_length", "max_piece_length", "max_sentencepiece_length"),
+    ("n_sub_iterations", "n_sub_iterations", "num_sub_iterations"),
+    ("seed_size", "seed_size", "seed_sentencepiece_size"),
+]
+
+
+def unigram_options(args: argparse.Namespace, library: str) -> Dict[str, Any]:
+    """The Unigram options given on the command line, under ``library``'s names."""
+    column = 1 if library == "tokenizers" else 2
+    return {names[column]: getattr(args, names[0]) for names in UNIGRAM_OPTIONS}
 
 
 def bert_post_processor(tok) -> None:
@@ -550,11 +559,8 @@ def train_sentencepiece(args: argparse.Namespace, corpus: Corpus) -> None:
         character_coverage=args.character_coverage,
         max_sentence_length=args.max_sentence_length,
         input_sentence_size=args.input_sentence_size,
-        max_sentencepiece_length=args.max_token_length,
-        shrinking_factor=args.shrinking_factor,
-        num_sub_iterations=args.n_sub_iterations,
-        seed_sentencepiece_size=args.seed_size,
         num_threads=args.threads,
+        **unigram_options(args, "sentencepiece"),
     )
     if args.special_tokens:
         options["user_defined_symbols"] = args.special_tokens
