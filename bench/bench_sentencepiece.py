@@ -270,7 +270,7 @@ def main() -> None:
                 print(f"{name}: {mb:.1f} MB, ids identical to sentencepiece: {same}")
                 times = {lib: r["times"] for lib, r in results.items()}
                 for lib, r in results.items():
-                    check = "ids identical to sentencepiece" if same[lib] else "ids DIFFERENT"
+                    check = f"ids {'identical to' if same[lib] else 'differ from'} sentencepiece's"
                     for threads, t in r["times"].items():
                         case, peak = f"{name} encode {threads} thr", r.get("peak_rss_mb")
                         peer_results.add(case, lib, t["wall"], t["cpu"], peak, mb, check)
