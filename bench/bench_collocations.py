@@ -23,7 +23,7 @@ import subprocess
 import sys
 import time
 
-from _common import SHARED, Results, bench_parser, digest_of, fail, parse_args
+from _common import SHARED, PeerResults, Results, bench_parser, digest_of, fail, parse_args
 
 BOOKS = SHARED / "corpora" / "gutenberg" / "en_novels"
 PIPELINES = [("filtered", "count + freq filter 3 + nbest"), ("all", "count + nbest (all bigrams)")]
@@ -142,10 +142,19 @@ def main():
         f"bigram collocations, {ours['tokens']:,} tokens, measure {args.measure}, nbest {args.top}"
     )
     print(f"{'pipeline':<34}{'NLTK s':>9}{'tokenmill s':>13}{'speed-up':>10}")
+    peer_results = PeerResults("nltk")
+    peer_results.note(
+        f"{ours['tokens']:,} tokens ({args.books} books), measure {args.measure}, nbest"
+        f" {args.top}; medians of {args.repeat} runs in one process per library; peak memory is"
+        " the process's peak above its tokens"
+    )
     for label, title in PIPELINES:
         t, o = theirs[label], ours[label]
         assert t["best"] == o["best"], f"{label}: different results"
         assert t["candidates"] == o["candidates"]
+        for lib, r in (("tokenmill", ours), ("nltk", theirs)):
+            peak, check = r["peak_mib"], "n best and candidates identical"
+            peer_results.add(title, lib, r[label]["total_s"], r[label]["cpu_s"], peak, None, check)
         for name, key in (
             (title, "total_s"),
             ("  of which counting", "count_s"),
@@ -157,6 +166,7 @@ def main():
         f"{theirs['peak_mib'] / max(ours['peak_mib'], 1e-9):>9.1f}x"
     )
     print("results identical: yes")
+    peer_results.write(args.json)
 
 
 if __name__ == "__main__":

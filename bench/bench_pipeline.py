@@ -49,7 +49,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _common import SHARED, Results, bench_parser, fail, parse_args
+from _common import SHARED, PeerResults, Results, bench_parser, fail, parse_args
 
 CORPUS = SHARED / "corpora" / "english_large" / "gutenberg_en_large_part1.txt"
 GPT2 = SHARED / "pretrained" / "gpt2"
@@ -301,14 +301,30 @@ def main() -> None:
                                 file=sys.stderr,
                             )
 
+    def ratio_of(
+        numerators: list[dict] | None, denominators: list[dict], field: str = "wall"
+    ) -> float | None:
+        """The median over the rounds of numerator / denominator (None if a run is missing)."""
+        if not numerators or not denominators:
+            return None
+        if any("error" in x for x in numerators + denominators):
+            return None
+        pairs = zip(numerators, denominators)
+        return statistics.median(a[field] / b[field] for a, b in pairs)
+
     def median_ratio(
         numerators: list[dict] | None, denominators: list[dict], field: str = "wall"
     ) -> str:
-        """The median over the rounds of numerator / denominator, or "-" if a run is missing."""
-        if not numerators or any("error" in x for x in numerators + denominators):
-            return "-"
-        pairs = zip(numerators, denominators)
-        return f"{statistics.median(a[field] / b[field] for a, b in pairs):.2f}x"
+        """``ratio_of`` printed, or "-" if a run is missing."""
+        value = ratio_of(numerators, denominators, field)
+        return "-" if value is None else f"{value:.2f}x"
+
+    peer_results = PeerResults("tokenizers", "numpy")
+    peer_results.note(
+        f"{args.mbytes:g} MB of ~1 kB documents from {CORPUS.name}; median of {args.repeat} runs"
+        f" per subprocess after a cold one, {args.rounds} interleaved round(s); ratios are medians"
+        " of the rounds' own ratios; the ids row of tokenizers is its encode_batch"
+    )
 
     print(
         f"tokenmill {tokenmill.__version__} vs tokenizers {tokenizers.__version__}; "
@@ -328,14 +344,19 @@ def main() -> None:
         failed = [x["error"] for x in rounds if "error" in x]
         if failed:
             print(f"{case:<6}{lib:<12}{path:<9}{n:>4}  failed: {failed[0]}")
+            peer_results.add(f"{case} {path} {n} thr", lib, check=f"failed: {failed[0]}")
             continue
         reference = runs.get(("tokenizers", case, "offsets" if path == "ids" else path, n))
         one_thread = runs.get((lib, case, path, min(threads)))
+        check = None
         if reference and lib == "tokenmill":
             pairs = [(x, r) for x, r in zip(reference, rounds) if "error" not in x]
             compared += len(pairs)
             if any(x["digest"] != r["digest"] for x, r in pairs):
                 mismatches.append((case, path, n))
+                check = "DIFFERENT from tokenizers"
+            else:
+                check = f"identical to tokenizers ({len(pairs)} runs)"
         med = {
             field: statistics.median(x[field] for x in rounds)
             for field in ("wall", "cpu", "first_wall")
@@ -356,9 +377,27 @@ def main() -> None:
             f"{median_ratio(reference, rounds, 'cpu'):>12}{scaling:>11}"
             f"{med['cpu'] / med['wall']:>9.2f}"
         )
+        labels = [path]
+        if lib == "tokenizers" and path == "offsets" and "ids" in paths:
+            labels.append("ids")  # the ids row of tokenizers is its offsets row
+        for label in labels:
+            ours = runs.get(("tokenmill", case, label, n))
+            peer_results.add(
+                f"{case} {label} {n} thr",
+                lib,
+                med["wall"],
+                med["cpu"],
+                max(x["peak_rss_mb"] for x in rounds),
+                rounds[0]["bytes"] / 1e6,
+                check,
+                None
+                if lib == "tokenmill"
+                else {field: ratio_of(rounds, ours, field) for field in ("wall", "cpu")},
+            )
     if scaling_lines:
         print("thread scaling, per round:")
         print("\n".join(scaling_lines))
+    peer_results.write(args.json)
     if mismatches:
         sys.exit(f"tokenmill output differs from tokenizers in: {mismatches}")
     if compared:

@@ -32,7 +32,16 @@ import sys
 import tempfile
 from pathlib import Path
 
-from _common import SHARED, Results, bench_parser, cache_dir, digest_of, fail, parse_args
+from _common import (
+    SHARED,
+    PeerResults,
+    Results,
+    bench_parser,
+    cache_dir,
+    digest_of,
+    fail,
+    parse_args,
+)
 from spbpe_setup import run_spbpe_child, training_input
 
 MODELS = {
@@ -204,6 +213,12 @@ def main() -> None:
     if args.tokenmill_only:
         tokenmill_only(args, data)
         return
+    peer_results = PeerResults("sentencepiece", "tokenizers")
+    peer_results.note(
+        f"encoding: {args.mb:g} MB of {Path(CORPUS).name} as lines; medians of {args.repeat}"
+        " interleaved rounds per library (one process each); tokenizers runs the equivalent"
+        " tokenizer.json. Training: timed once."
+    )
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         if not args.skip_encode:
@@ -254,6 +269,11 @@ def main() -> None:
                 }
                 print(f"{name}: {mb:.1f} MB, ids identical to sentencepiece: {same}")
                 times = {lib: r["times"] for lib, r in results.items()}
+                for lib, r in results.items():
+                    check = f"ids {'identical to' if same[lib] else 'differ from'} sentencepiece's"
+                    for threads, t in r["times"].items():
+                        case, peak = f"{name} encode {threads} thr", r.get("peak_rss_mb")
+                        peer_results.add(case, lib, t["wall"], t["cpu"], peak, mb, check)
                 for threads, kind in (("1", "cpu"), ("1", "wall"), ("2", "wall")):
                     t, r = times["tokenmill"][threads][kind], times["sentencepiece"][threads][kind]
                     line = (
@@ -286,8 +306,22 @@ def main() -> None:
                     "SentencePiece-BPE training failed:",
                     {lib: x.get("error") for lib, x in r.items()},
                 )
+                peer_results.note(f"SentencePiece-BPE training failed: {r}")
+                peer_results.write(args.json)
                 return
             t, s = r["tokenmill"], r["sentencepiece"]
+            common = len(set(s["vocab"]) & set(t["vocab"]))
+            check = f"{100 * common / len(s['vocab']):.2f}% of sentencepiece's pieces learned"
+            for lib, x in r.items():
+                peer_results.add(
+                    f"SentencePiece-BPE train {args.train_mb:g} MB, vocab {args.vocab}",
+                    lib,
+                    x["seconds"],
+                    x["cpu_seconds"],
+                    x["peak_rss_mb"],
+                    args.train_mb,
+                    check if lib == "tokenmill" else None,
+                )
             print(
                 f"SentencePiece-BPE training, {args.train_mb:g} MB, vocab {args.vocab}: "
                 f"tokenmill {t['seconds']:.1f} s ({t['cpu_seconds']:.1f} s CPU, "
@@ -296,6 +330,7 @@ def main() -> None:
                 f"{s['seconds'] / t['seconds']:.2f}x wall, "
                 f"{s['cpu_seconds'] / t['cpu_seconds']:.2f}x CPU"
             )
+    peer_results.write(args.json)
 
 
 if __name__ == "__main__":

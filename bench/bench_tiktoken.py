@@ -27,7 +27,16 @@ import tempfile
 import time
 from pathlib import Path
 
-from _common import SHARED, Results, bench_parser, digest_of, fail, parse_args, versions
+from _common import (
+    SHARED,
+    PeerResults,
+    Results,
+    bench_parser,
+    digest_of,
+    fail,
+    parse_args,
+    versions,
+)
 
 BLOB = "https://openaipublic.blob.core.windows.net/encodings/"
 RANK_FILES = {
@@ -203,6 +212,13 @@ def main() -> None:
         )
         header += "  " + " ".join(f"{'vs ' + lib:>12}" for lib in args.libraries[1:]) + "  ids"
         rows, loads, rss = [], {}, {}
+        peer_results = PeerResults("tiktoken", "quicktok-v1", "numpy")
+        peer_results.note(
+            "encode_ordinary, one thread, in one process per library and encoding; times are the"
+            f" best of {args.repeat} runs (CPU and wall taken apart); the load is CPU time;"
+            " inputs: "
+            + ", ".join(f"{k} {v.stat().st_size / 1e6:.1f} MB" for k, v in inputs.items())
+        )
         for encoding in args.encodings:
             results = {
                 lib: run_library(lib, encoding, inputs, args.repeat, tmp, cache)
@@ -211,6 +227,7 @@ def main() -> None:
             for lib, r in results.items():
                 loads[(encoding, lib)] = r["load_s"]
                 rss[(encoding, lib)] = r["peak_rss_mb"]
+                peer_results.add(f"{encoding} load", lib, None, r["load_s"], r["peak_rss_mb"])
             for name in inputs:
                 speeds = {
                     lib: results[lib]["runs"][name]["bytes"]
@@ -230,6 +247,17 @@ def main() -> None:
                 )
                 row += "  " + ("identical" if same else "DIFFERENT")
                 rows.append(row)
+                for lib in args.libraries:
+                    run = results[lib]["runs"][name]
+                    peer_results.add(
+                        f"{encoding} {name}",
+                        lib,
+                        run["wall_seconds"],
+                        run["seconds"],
+                        results[lib]["peak_rss_mb"],
+                        run["bytes"] / 1e6,
+                        "ids identical in all libraries" if same else "ids DIFFERENT",
+                    )
         print(header)
         print("\n".join(rows))
         print()
@@ -247,6 +275,8 @@ def main() -> None:
                 + " ".join(f"{rss[(encoding, lib)]:>22.0f}" for lib in args.libraries)
             )
         print("(peak RSS includes reading the inputs and the Python list of ids)")
+        peer_results.note("peak RSS includes reading the inputs and the Python list of ids")
+        peer_results.write(args.json)
 
 
 if __name__ == "__main__":

@@ -45,7 +45,17 @@ import tempfile
 import time
 from pathlib import Path
 
-from _common import SHARED, Results, bench_parser, digest_of, fail, parse_args, ratios, versions
+from _common import (
+    SHARED,
+    PeerResults,
+    Results,
+    bench_parser,
+    digest_of,
+    fail,
+    parse_args,
+    ratios,
+    versions,
+)
 from spbpe_setup import run_spbpe_child, training_input
 
 DEFAULT_FILE = SHARED / "corpora" / "english_large" / "gutenberg_en_large_part1.txt"
@@ -245,6 +255,13 @@ def main() -> int:
         f"{versions('tokenmill', 'tokenizers', 'sentencepiece')}"
     )
     ours = results["tokenmill"]
+    peer_results = PeerResults("tokenizers", "sentencepiece")
+    peer_results.note(
+        f"{kind} training, {size_mb:.1f} MB of {args.file.name}, {detail},"
+        f" vocab_size={args.vocab_size}, min_frequency={args.min_frequency}; one process per"
+        f" trainer, medians of {max(1, args.repeat)} interleaved run(s)"
+    )
+    case = f"{args.model} train {size_mb:.1f} MB, vocab {args.vocab_size}"
     print(
         f"{'library':<14} {'train s':>8} {'cpu s':>7} {'process s':>9} {'peak MB':>8} "
         f"{'time vs tokenmill':>17} {'cpu vs tokenmill':>16} {'mem vs tokenmill':>16}  result"
@@ -252,6 +269,7 @@ def main() -> int:
     for lib, r in results.items():
         if "error" in r:
             print(f"{lib:<14} failed: {r['error']}")
+            peer_results.add(case, lib, check=f"failed: {r['error']}")
             continue
         same = ""
         if lib == "sentencepiece" and "error" not in ours and args.model == "spbpe":
@@ -278,6 +296,9 @@ def main() -> int:
             f"{r['process_seconds']:>9.2f} {r['peak_rss_mb']:>8.0f} "
             f"{t_ratio:>16.2f}x {c_ratio:>15.2f}x {m_ratio:>15.2f}x  {same}"
         )
+        peak = r["peak_rss_mb"]
+        peer_results.add(case, lib, r["seconds"], r["cpu_seconds"], peak, size_mb, same or None)
+    peer_results.write(args.json)
     return 0
 
 

@@ -32,7 +32,17 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
-from _common import SHARED, Results, bench_parser, cache_dir, digest_of, fail, parse_args, ratios
+from _common import (
+    SHARED,
+    PeerResults,
+    Results,
+    bench_parser,
+    cache_dir,
+    digest_of,
+    fail,
+    parse_args,
+    ratios,
+)
 
 TRAIN_FILE = SHARED / "corpora" / "english_large" / "gutenberg_en_large_part1.txt"
 HELD_OUT_FILE = SHARED / "corpora" / "english_large" / "gutenberg_en_large_part2.txt"
@@ -228,6 +238,11 @@ def main() -> None:
         f"held out: {args.held_out_mb:g} MB of {HELD_OUT_FILE.name}"
     )
     print(f"# {platform.platform()}, {os.cpu_count()} cpus, python {platform.python_version()}")
+    peer_results = PeerResults("sentencepiece", "tokenizers")
+    peer_results.note(
+        f"training: {args.mb:g} MB of {TRAIN_FILE.name}, vocab {args.vocab_size}, one process per"
+        f" trainer, timed once; held out: {args.held_out_mb:g} MB of {HELD_OUT_FILE.name}"
+    )
     results = {}
     for lib in ("tokenmill.sentencepiece", "sentencepiece", "tokenmill", "tokenizers"):
         if lib in args.skip:
@@ -256,19 +271,36 @@ def main() -> None:
         "| time ÷ tokenmill | CPU ÷ tokenmill | memory ÷ tokenmill |"
     )
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    cases = {
+        "tokenmill.sentencepiece": "train (SentencePieceTrainer, its options)",
+        "sentencepiece": "train (SentencePieceTrainer, its options)",
+        "tokenmill": "train (UnigramTrainer, tokenizers' options)",
+        "tokenizers": "train (UnigramTrainer, tokenizers' options)",
+    }
+    quality_rows = []
     for lib, r in results.items():
         if "error" in r:
             print(f"| {lib} | error: {r['error']} |||||")
+            peer_results.add(cases[lib], lib, check=f"failed: {r['error']}")
             continue
         ours = results.get(baseline.get(lib, lib), {})
+        peak = r["peak_rss_mb"]
+        peer_results.add(cases[lib], lib, r["seconds"], r["cpu_seconds"], peak, args.mb)
+        quality_rows.append([lib, f"{r['ll']:.4f}", f"{r['bpt']:.4f}"])
         t_ratio, c_ratio, m_ratio = ratios(r, ours)
         print(
             f"| {lib} | {r['seconds']:.1f} | {r['cpu_seconds']:.1f} | {r['peak_rss_mb']:.0f} "
             f"| {r['ll']:.4f} | {r['bpt']:.4f} | {t_ratio:.2f} | {c_ratio:.2f} | {m_ratio:.2f} |"
         )
 
+    peer_results.table(
+        "Vocabulary quality on the held-out text (scored by tokenmill's Unigram model)",
+        ["trainer", "log-likelihood per word", "bytes per token"],
+        quality_rows,
+    )
     sp = results.get("sentencepiece", {})
     if "model_file" not in sp or "tokenmill" in args.skip:
+        peer_results.write(args.json)
         return
     lines_path, lines = write_held_out_lines(work, held_text)
     pieces_path = os.path.join(work, "pieces.json")
@@ -286,9 +318,20 @@ def main() -> None:
     }
     if any("error" in r for r in enc.values()):
         print("encoding:", {k: v.get("error") for k, v in enc.items()})
+        peer_results.note(f"encoding failed: { ({k: v.get('error') for k, v in enc.items()}) }")
+        peer_results.write(args.json)
         return
     same = sum(a == b for a, b in zip(enc["sentencepiece"]["ids"], enc["tokenmill"]["ids"]))
     mb = len(held_text.encode()) / 1e6
+    for lib, r in enc.items():
+        check = f"identical ids on {same}/{len(lines)} lines" if lib == "tokenmill" else None
+        case = "encode 1 thr (sentencepiece's vocabulary, held-out lines)"
+        peer_results.add(case, lib, r["seconds"], r["cpu_seconds"], r["peak_rss_mb"], mb, check)
+    peer_results.note(
+        "encoding: the lines that differ are where sentencepiece's NFKC normalization or its"
+        " whole-line float sums break a tie differently"
+    )
+    peer_results.write(args.json)
     s, t = enc["sentencepiece"]["seconds"], enc["tokenmill"]["seconds"]
     print(f"\n| encoding, 1 thread ({mb:.1f} MB, {len(lines)} lines) | seconds | MB/s |")
     print("|---|---:|---:|")

@@ -19,7 +19,17 @@ from __future__ import annotations
 
 import sys
 
-from _common import SHARED, Results, bench_parser, digest_of, parse_args, peak_rss_mb, time_runs
+from _common import (
+    SHARED,
+    PeerResults,
+    Results,
+    bench_parser,
+    digest_of,
+    mb_of,
+    parse_args,
+    peak_rss_mb,
+    time_runs,
+)
 from tokenmill.words import WordTokenizer, evaluate
 
 UD = {
@@ -66,8 +76,10 @@ def spacy_tokenizer(lang):
     ), None
 
 
-def f1_table(langs):
+def f1_table(langs, peer_results):
     print("## UD word-boundary F1 (test sets)\n")
+    header = ["treebank", "tokenmill", "nltk-treebank", "nltk-word", "spacy-blank"]
+    rows = []
     print(
         "| treebank | tokenmill | nltk-treebank | nltk-word | spacy-blank "
         "| tokenmill - best other |"
@@ -89,7 +101,10 @@ def f1_table(langs):
                 for k in ("nltk-treebank", "nltk-word", "spacy")
             ]
             print(f"| {tb} | {ours:.4f} | {' | '.join(cells)} | {ours - best:+.4f} |")
+            rows.append([tb, f"{ours:.4f}", *cells, f"{ours - best:+.4f}"])
     print()
+    title = "UD word-boundary F1 (test sets)"
+    peer_results.table(title, [*header, "tokenmill - best other"], rows)
 
 
 def paragraphs(mb):
@@ -102,21 +117,16 @@ def paragraphs(mb):
 REPEAT = 3
 
 
-def median_time(run):
-    """Median CPU time of REPEAT runs of ``run()``, and its last result."""
-    _, cpu, result = time_runs(run, REPEAT)
-    return cpu, result
-
-
 def throughput(fn, paras):
-    nbytes = sum(len(p.encode("utf-8")) + 2 for p in paras)
-    elapsed, n = median_time(lambda: sum(len(fn(p)) for p in paras))
-    return nbytes / elapsed / 1e6, n
+    """MB, median wall and CPU seconds of REPEAT runs of `fn` on every paragraph, and the
+    number of tokens."""
+    mb = sum(len(p.encode("utf-8")) + 2 for p in paras) / 1e6
+    return (mb, *time_runs(lambda: sum(len(fn(p)) for p in paras), REPEAT))
 
 
 def whole_text(fn, text):
-    elapsed, n = median_time(lambda: len(fn(text)))
-    return len(text.encode()) / elapsed / 1e6, n
+    """As ``throughput``, with one call on the whole text."""
+    return (mb_of(text), *time_runs(lambda: len(fn(text)), REPEAT))
 
 
 def python_floor(tokenizer, text):
@@ -139,7 +149,7 @@ def python_floor(tokenizer, text):
     return build
 
 
-def speed_table(mb):
+def speed_table(mb, peer_results):
     text, paras = paragraphs(mb)
     small = paras[: max(1, len(paras) * 1 // max(1, int(mb)))]  # ~1 MB for the slow tokenizers
     print("## English throughput (one thread, tokens with character offsets)\n")
@@ -179,12 +189,29 @@ def speed_table(mb):
         rows.append(("spacy blank('en') tokenizer", *throughput(spacy_tok, small)))
     else:
         print(f"spaCy unavailable: {err}\n")
-    ref = rows[1][1]
+    ref = rows[1][1] / rows[1][3]
     print("| tokenizer | MB/s | tokens | tokenmill (per paragraph) speed-up |")
     print("|---|---:|---:|---:|")
-    for name, mbs, n in rows:
-        print(f"| {name} | {mbs:.2f} | {n} | {ref / mbs:.1f}x |")
+    for name, size, _, cpu, n in rows:
+        print(f"| {name} | {size / cpu:.2f} | {n} | {ref / (size / cpu):.1f}x |")
     print()
+    # Recorded as cases: the per-paragraph rows against each other (throughput on their own
+    # samples), the whole-sample rows against the CPython floor.
+    cases = [
+        ("whole sample, one call", "tokenmill"),
+        ("per paragraph", "tokenmill"),
+        ("tokenize_spans (NumPy offsets), whole sample", "tokenmill"),
+        ("whole sample, one call", "CPython list-building floor"),
+        ("PTB per paragraph", "tokenmill"),
+    ] + [("per paragraph", name.split(" ")[0]) for name, *_ in rows[5:]]
+    for (case, library), (_, size, wall, cpu, _) in zip(cases, rows):
+        peer_results.add(case, library, wall, cpu, None, size)
+    peer_results.note(
+        f"English throughput, one thread, tokens with character offsets: {mb_of(text):.1f} MB of"
+        " english_large part 1 for tokenmill, the first ~1 MB of it for NLTK and spaCy; medians"
+        f" of {REPEAT} runs, all in one process (no per-library peak memory); the tokenizers"
+        " differ by design (see the F1 table)"
+    )
 
 
 def tokenmill_only(mb, out):
@@ -227,10 +254,12 @@ def main(argv=None):
     if args.tokenmill_only:
         tokenmill_only(args.mb, args.json)
         return
+    peer_results = PeerResults("nltk", "spacy")
     if not args.skip_f1:
-        f1_table([lang for lang in args.langs.split(",") if lang])
+        f1_table([lang for lang in args.langs.split(",") if lang], peer_results)
     if not args.skip_speed:
-        speed_table(args.mb)
+        speed_table(args.mb, peer_results)
+    peer_results.write(args.json)
 
 
 if __name__ == "__main__":

@@ -22,14 +22,19 @@ import logging
 import os
 import tempfile
 
-from _common import SHARED, Results, bench_parser, digest_of, parse_args, peak_rss_mb, time_runs
+from _common import (
+    SHARED,
+    PeerResults,
+    Results,
+    bench_parser,
+    digest_of,
+    parse_args,
+    peak_rss_mb,
+    time_runs,
+)
 from tokenmill.words import ChineseSegmenter, evaluate
 
 SIGHAN = SHARED / "corpora" / "sighan2005"
-
-
-def median_cpu(fn, rounds):
-    return time_runs(fn, rounds)[1]
 
 
 def over_lines(seg, lines, as_list=False):
@@ -77,7 +82,8 @@ def main() -> None:
 
     jieba.setLogLevel(logging.WARNING)
     print(f"{'corpus':6} {'segmenter':28} {'F1':>7} {'P':>7} {'R':>7}")
-    speed_rows = []
+    speed_rows, f1_rows = [], []
+    peer_results = PeerResults("jieba")
     for corpus in args.corpora.split(","):
         words_file = SIGHAN / f"{corpus}_training_words.utf8"
         gold = SIGHAN / f"{corpus}_test_gold.utf8"
@@ -109,13 +115,22 @@ def main() -> None:
                 f"{corpus:6} {name:28} {scores.f1:7.4f} {scores.precision:7.4f} "
                 f"{scores.recall:7.4f}"
             )
+            f1 = (scores.f1, scores.precision, scores.recall)
+            f1_rows.append([corpus, name, *(f"{x:.4f}" for x in f1)])
         ours.hmm = True
 
-        t_ours = median_cpu(over_lines(ours.cut_with_offsets, lines), args.rounds)
-        t_ours_cut = median_cpu(over_lines(ours.cut, lines), args.rounds)
-        t_jieba_tok = median_cpu(over_lines(theirs.tokenize, lines, True), args.rounds)
-        t_jieba_cut = median_cpu(over_lines(theirs.cut, lines, True), args.rounds)
-        speed_rows.append((corpus, mb, t_ours, t_ours_cut, t_jieba_tok, t_jieba_cut))
+        timed = [
+            ("words with offsets", "tokenmill", over_lines(ours.cut_with_offsets, lines)),
+            ("cut", "tokenmill", over_lines(ours.cut, lines)),
+            ("words with offsets", "jieba", over_lines(theirs.tokenize, lines, True)),
+            ("cut", "jieba", over_lines(theirs.cut, lines, True)),
+        ]
+        times = []
+        for case, library, run in timed:
+            wall, cpu, _ = time_runs(run, args.rounds)
+            peer_results.add(f"{corpus} {case}", library, wall, cpu, None, mb)
+            times.append(cpu)
+        speed_rows.append((corpus, mb, *times))
         os.unlink(jieba_dict)
 
     print()
@@ -128,6 +143,14 @@ def main() -> None:
             f"{corpus:6} {mb:5.2f} {mb / a:13.2f} MB/s {mb / b:9.2f} MB/s {mb / c:10.2f} MB/s "
             f"{mb / d:5.2f} MB/s {c / a:11.1f}× {d / b:7.1f}×"
         )
+    title = "SIGHAN 2005 closed-track word-boundary F1"
+    peer_results.table(title, ["corpus", "segmenter", "F1", "P", "R"], f1_rows)
+    peer_results.note(
+        "one call per test line, one thread, all in one process; medians of"
+        f" {args.rounds} runs; words with offsets: tokenmill cut_with_offsets, jieba tokenize;"
+        " the segmenters differ by design (see the F1 table)"
+    )
+    peer_results.write(args.json)
 
 
 if __name__ == "__main__":

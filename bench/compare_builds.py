@@ -23,10 +23,12 @@ over the rounds of each side's time, new/old of those medians (wall time, or CPU
 whose ratio is above 1.03 or whose output (a digest the script reports) differs between the
 builds. The command reports and does not judge: it exits 0 when everything ran, and non-zero
 with a message when a build fails or a bench crashes (the other benches still run and print).
+``--markdown FILE`` rewrites the old/new comparison section of FILE (``bench/RESULTS.md``) with
+this run, leaving the rest of the file (run.py's section against the peers) as it is.
 
-Input sizes are chosen so that ``--rounds 5`` benchmarks for about 15 minutes on a 2-core
-machine with a release build; ``--quick`` uses tiny inputs (a smoke run of the machinery, its
-ratios mean nothing).
+Input sizes (``BENCHES`` in ``_common.py``) are chosen so that ``--rounds 5`` benchmarks for
+about 15 minutes on a 2-core machine with a release build; ``--quick`` uses tiny inputs (a smoke
+run of the machinery, its ratios mean nothing).
 """
 
 from __future__ import annotations
@@ -36,7 +38,6 @@ import datetime
 import hashlib
 import json
 import os
-import platform
 import resource
 import shlex
 import shutil
@@ -48,72 +49,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
-from _common import REPO, SHARED
+from _common import (
+    BENCHES,
+    COMPARE_SECTION,
+    REPO,
+    SHARED,
+    LoadSampler,
+    load_line,
+    machine,
+    machine_line,
+    selected_benches,
+    write_results_section,
+)
 
 BENCH_DIR = Path(__file__).resolve().parent
 SLOWER = 1.03
-
-# Bench name -> its invocations: (script, arguments of the full run, arguments of --quick).
-# The full sizes give each timed call a few tenths of a second to a few seconds.
-BENCHES: dict[str, list[tuple[str, list[str], list[str]]]] = {
-    "pipeline": [
-        (
-            "bench_pipeline.py",
-            ["--mbytes", "8", "--repeat", "3", "--threads", "1,2"],
-            ["--mbytes", "0.05", "--repeat", "1", "--threads", "1"],
-        )
-    ],
-    "tiktoken": [
-        (
-            "bench_tiktoken.py",
-            ["--english-mb", "8", "--code-mb", "8", "--multilingual-mb", "8", "--repeat", "5"],
-            ["--english-mb", "0.05", "--code-mb", "0.05", "--multilingual-mb", "0.05"],
-        )
-    ],
-    "sentencepiece": [
-        (
-            "bench_sentencepiece.py",
-            ["--mb", "8", "--repeat", "5", "--unigram-mb", "5", "--train-mb", "8"]
-            + ["--vocab", "16000"],
-            ["--mb", "0.05", "--repeat", "1", "--unigram-mb", "0", "--train-mb", "0.2"]
-            + ["--vocab", "1000"],
-        )
-    ],
-    "unigram": [
-        (
-            "bench_unigram.py",
-            ["--mb", "5", "--vocab-size", "16000", "--held-out-mb", "3"],
-            ["--mb", "0.2", "--vocab-size", "1000", "--held-out-mb", "0.05"],
-        )
-    ],
-    "train": [
-        (
-            "bench_train.py",
-            ["--model", "bpe", "--mb", "10", "--vocab-size", "32000", "--repeat", "3"],
-            ["--model", "bpe", "--mb", "0.2", "--vocab-size", "2000"],
-        ),
-        (
-            "bench_train.py",
-            ["--model", "wordpiece", "--mb", "10", "--vocab-size", "30000", "--repeat", "3"],
-            ["--model", "wordpiece", "--mb", "0.2", "--vocab-size", "2000"],
-        ),
-    ],
-    "words": [
-        (
-            "bench_words.py",
-            ["--skip-f1", "--mb", "8", "--repeat", "3"],
-            ["--skip-f1", "--mb", "0.1", "--repeat", "1"],
-        )
-    ],
-    "collocations": [
-        (
-            "bench_collocations.py",
-            ["--books", "9", "--repeat", "5"],
-            ["--books", "1", "--repeat", "1"],
-        )
-    ],
-    "zh": [("bench_zh.py", ["--rounds", "15"], ["--corpora", "pku", "--rounds", "1"])],
-}
 
 
 class Failure(Exception):
@@ -259,7 +209,9 @@ def run_rounds(
     for round_number in range(1, rounds + 1):
         order = sides if round_number % 2 else sides[::-1]
         for bench in benches:
-            for index, (script, full, small) in enumerate(BENCHES[bench]):
+            for index, invocation in enumerate(BENCHES[bench]):
+                script = invocation.script
+                full, small = invocation.compare, invocation.quick
                 for side in order:
                     if bench in failed:
                         continue
@@ -351,27 +303,22 @@ def print_table(rows: list[Row], metric: str) -> None:
         )
 
 
-def cpu_model() -> str:
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
-
-
-def markdown(rows: list[Row], old: Side, new: Side, args, seconds: float) -> str:
-    rustc = subprocess.run(["rustc", "--version"], capture_output=True, text=True).stdout.strip()
+def markdown(rows: list[Row], old: Side, new: Side, args, seconds: float, load: dict) -> str:
+    """The compare-builds section of RESULTS.md: how it is made, then this run."""
     other = "cpu" if args.metric == "wall" else "wall"
     command = shlex.join(["python", *sys.argv])
     now = datetime.datetime.now(datetime.timezone.utc)
+    host = machine()
     lines = [
-        f"### Old/new build comparison, {now:%Y-%m-%d %H:%M} UTC",
+        "## Old/new build comparison",
         "",
-        f"- machine: {cpu_model()}, {os.cpu_count()} cores, Python {platform.python_version()},"
-        f" {rustc}, profile `{args.profile}`",
+        "Written by `compare_builds.py --markdown bench/RESULTS.md` (bench/README.md), which"
+        " replaces this section with its latest run. The bar for a change that should not cost"
+        " speed: every row within 3% of the old build, or faster, medians of at least 5 rounds.",
+        "",
+        f"- date: {now:%Y-%m-%d %H:%M} UTC",
+        f"- machine: {machine_line(host)}; profile `{args.profile}`",
+        f"- {load_line(load, host['cores'])}",
         f"- old: `{old.spec}` = {old.revision} (`{old.describe}`)",
         f"- new: `{new.spec}` = {new.revision} (`{new.describe}`)",
         f"- {args.rounds} interleaved rounds{' (--quick)' if args.quick else ''},"
@@ -405,7 +352,11 @@ def parse_args() -> argparse.Namespace:
     ap.add_argument(
         "--metric", choices=["wall", "cpu"], default="wall", help="the ratio flagged (default wall)"
     )
-    ap.add_argument("--markdown", type=Path, help="append the table, with its header, to FILE")
+    ap.add_argument(
+        "--markdown",
+        type=Path,
+        help="rewrite the old/new comparison section of FILE (bench/RESULTS.md) with this run",
+    )
     ap.add_argument(
         "--build-dir",
         type=Path,
@@ -418,10 +369,7 @@ def parse_args() -> argparse.Namespace:
     args = ap.parse_args()
     if args.rounds < 1:
         ap.error("--rounds must be at least 1")
-    args.benches = [b for b in (args.only or ",".join(BENCHES)).split(",") if b]
-    unknown = [b for b in args.benches if b not in BENCHES]
-    if unknown:
-        ap.error(f"unknown bench {', '.join(unknown)}; known: {', '.join(BENCHES)}")
+    args.benches = selected_benches(ap, args.only)
     return args
 
 
@@ -453,7 +401,8 @@ def main() -> int:
         TOKENMILL_BENCH_CACHE=str(build_dir / "bench-cache"),
     )
     start = time.perf_counter()
-    failures = run_rounds([old, new], args.benches, args.rounds, args.quick, work, env)
+    with LoadSampler() as load:
+        failures = run_rounds([old, new], args.benches, args.rounds, args.quick, work, env)
     seconds = time.perf_counter() - start
     rows = table_rows(old, new, args.metric)
     print()
@@ -464,9 +413,9 @@ def main() -> int:
     flagged = [r for r in rows if r.flags]
     print(f"{len(flagged)} of {len(rows)} rows flagged (new/old > {SLOWER} or output differs)")
     if args.markdown:
-        with open(args.markdown, "a") as f:
-            f.write(markdown(rows, old, new, args, seconds))
-        print(f"table appended to {args.markdown}")
+        section = markdown(rows, old, new, args, seconds, load.summary())
+        write_results_section(COMPARE_SECTION, section, args.markdown)
+        print(f"section {COMPARE_SECTION!r} of {args.markdown} rewritten")
     if failures:
         print(f"\n{len(failures)} failure(s):", file=sys.stderr)
         for failure in failures:
