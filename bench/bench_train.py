@@ -45,20 +45,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from _common import (
-    SHARED,
-    PeerResults,
-    Results,
-    bench_parser,
-    digest_of,
-    fail,
-    parse_args,
-    ratios,
-    versions,
-)
+import _common as common
 from spbpe_setup import run_spbpe_child, training_input
 
-DEFAULT_FILE = SHARED / "corpora" / "english_large" / "gutenberg_en_large_part1.txt"
+DEFAULT_FILE = common.SHARED / "corpora" / "english_large" / "gutenberg_en_large_part1.txt"
 
 CHILD = r"""
 import json, resource, sys, time
@@ -175,18 +165,22 @@ def write_tokenmill_only(args, runs: list) -> None:
     """--tokenmill-only: tokenmill's training (medians of --repeat runs) to --json."""
     for r in runs:
         if "error" in r:
-            fail(f"{args.model} training: {r['error']}")
+            common.fail(f"{args.model} training: {r['error']}")
     r = median_run(runs)
-    results = Results()
+    results = common.Results()
     output = {key: r[key] for key in ("vocab", "merges") if key in r}
     results.add(
-        f"{args.model} train", r["seconds"], r["cpu_seconds"], r["peak_rss_mb"], digest_of(output)
+        f"{args.model} train",
+        r["seconds"],
+        r["cpu_seconds"],
+        r["peak_rss_mb"],
+        common.digest_of(output),
     )
     results.write(args.json)
 
 
 def main() -> int:
-    p = bench_parser(__doc__)
+    p = common.bench_parser(__doc__)
     p.add_argument("--file", type=Path, default=DEFAULT_FILE)
     p.add_argument(
         "--mb", type=float, default=None, help="train on the first N MB only (cut at a line end)"
@@ -211,7 +205,7 @@ def main() -> int:
     p.add_argument(
         "--repeat", type=int, default=1, help="runs per library, interleaved; medians are shown"
     )
-    args = parse_args(p)
+    args = common.parse_args(p)
     if args.vocab_size is None:
         args.vocab_size = 30000 if args.model == "wordpiece" else 32000
     if args.model == "wordpiece":
@@ -252,10 +246,10 @@ def main() -> int:
     print(
         f"# {platform.node()} {platform.machine()}, {os.cpu_count()} CPUs, "
         f"Python {platform.python_version()}, {time.strftime('%Y-%m-%d %H:%M')}; "
-        f"{versions('tokenmill', 'tokenizers', 'sentencepiece')}"
+        f"{common.versions('tokenmill', 'tokenizers', 'sentencepiece')}"
     )
     ours = results["tokenmill"]
-    peer_results = PeerResults("tokenizers", "sentencepiece")
+    peer_results = common.PeerResults("tokenizers", "sentencepiece")
     peer_results.note(
         f"{kind} training, {size_mb:.1f} MB of {args.file.name}, {detail},"
         f" vocab_size={args.vocab_size}, min_frequency={args.min_frequency}; one process per"
@@ -273,16 +267,16 @@ def main() -> int:
             continue
         same = ""
         if lib == "sentencepiece" and "error" not in ours and args.model == "spbpe":
-            common = len(set(r["vocab"]) & set(ours["vocab"]))
+            shared = len(set(r["vocab"]) & set(ours["vocab"]))
             same = (
-                f"{common} of sentencepiece's {len(r['vocab'])} pieces in tokenmill's "
-                f"{len(ours['vocab'])} ({100 * common / len(r['vocab']):.2f}%)"
+                f"{shared} of sentencepiece's {len(r['vocab'])} pieces in tokenmill's "
+                f"{len(ours['vocab'])} ({100 * shared / len(r['vocab']):.2f}%)"
             )
         elif lib == "tokenizers" and "error" not in ours and args.model == "wordpiece":
-            common = len(set(r["vocab"]) & set(ours["vocab"]))
+            shared = len(set(r["vocab"]) & set(ours["vocab"]))
             same = (
-                f"vocab sizes {len(ours['vocab'])} / {len(r['vocab'])}, {common} tokens in common "
-                f"({100 * common / len(r['vocab']):.2f}%)"
+                f"vocab sizes {len(ours['vocab'])} / {len(r['vocab'])}, {shared} tokens in common "
+                f"({100 * shared / len(r['vocab']):.2f}%)"
             )
         elif lib == "tokenizers" and "error" not in ours:
             same = (
@@ -290,7 +284,7 @@ def main() -> int:
                 if (r["merges"] == ours["merges"] and r["vocab"] == ours["vocab"])
                 else "DIFFERENT"
             )
-        t_ratio, c_ratio, m_ratio = ratios(r, ours)
+        t_ratio, c_ratio, m_ratio = common.ratios(r, ours)
         print(
             f"{lib:<14} {r['seconds']:>8.2f} {r['cpu_seconds']:>7.2f} "
             f"{r['process_seconds']:>9.2f} {r['peak_rss_mb']:>8.0f} "

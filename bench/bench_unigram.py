@@ -32,20 +32,10 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
-from _common import (
-    SHARED,
-    PeerResults,
-    Results,
-    bench_parser,
-    cache_dir,
-    digest_of,
-    fail,
-    parse_args,
-    ratios,
-)
+import _common as common
 
-TRAIN_FILE = SHARED / "corpora" / "english_large" / "gutenberg_en_large_part1.txt"
-HELD_OUT_FILE = SHARED / "corpora" / "english_large" / "gutenberg_en_large_part2.txt"
+TRAIN_FILE = common.SHARED / "corpora" / "english_large" / "gutenberg_en_large_part1.txt"
+HELD_OUT_FILE = common.SHARED / "corpora" / "english_large" / "gutenberg_en_large_part2.txt"
 
 TRAIN_CHILD = r"""
 import json, resource, sys, time
@@ -182,7 +172,7 @@ def write_held_out_lines(work: str, held_text: str) -> tuple[str, list[str]]:
 def tokenmill_only(args, work: str) -> None:
     """--tokenmill-only: both tokenmill trainers and the encoding of the held-out lines with
     sentencepiece's vocabulary (trained once, kept in the cache), to --json."""
-    results = Results()
+    results = common.Results()
     train_path = write_training_file(work, args.mb)
     for lib, case in (
         ("tokenmill.sentencepiece", "train SentencePieceTrainer"),
@@ -190,13 +180,15 @@ def tokenmill_only(args, work: str) -> None:
     ):
         r = run(TRAIN_CHILD, [lib, train_path, str(args.vocab_size)], f"{work}/{lib}.json")
         if "error" in r:
-            fail(f"{case}: {r['error']}")
-        results.add(case, r["seconds"], r["cpu_seconds"], r["peak_rss_mb"], digest_of(r["pieces"]))
-    pieces_path = cache_dir() / f"unigram_sp_pieces_{args.mb:g}mb_{args.vocab_size}.json"
+            common.fail(f"{case}: {r['error']}")
+        results.add(
+            case, r["seconds"], r["cpu_seconds"], r["peak_rss_mb"], common.digest_of(r["pieces"])
+        )
+    pieces_path = common.cache_dir() / f"unigram_sp_pieces_{args.mb:g}mb_{args.vocab_size}.json"
     if not pieces_path.exists():
         r = run(TRAIN_CHILD, ["sentencepiece", train_path, str(args.vocab_size)], f"{work}/sp.json")
         if "error" in r:
-            fail(f"sentencepiece's training (the encoding's vocabulary): {r['error']}")
+            common.fail(f"sentencepiece's training (the encoding's vocabulary): {r['error']}")
         with open(f"{pieces_path}.tmp", "w") as f:
             json.dump(r["pieces"], f)
         os.replace(f"{pieces_path}.tmp", pieces_path)
@@ -204,15 +196,15 @@ def tokenmill_only(args, work: str) -> None:
     env = dict(os.environ, RAYON_NUM_THREADS="1")
     r = run(ENCODE_CHILD, ["tokenmill", "-", str(pieces_path), lines_path], f"{work}/enc.json", env)
     if "error" in r:
-        fail(f"encoding: {r['error']}")
+        common.fail(f"encoding: {r['error']}")
     results.add(
-        "encode 1 thr", r["seconds"], r["cpu_seconds"], r["peak_rss_mb"], digest_of(r["ids"])
+        "encode 1 thr", r["seconds"], r["cpu_seconds"], r["peak_rss_mb"], common.digest_of(r["ids"])
     )
     results.write(args.json)
 
 
 def main() -> None:
-    ap = bench_parser(__doc__)
+    ap = common.bench_parser(__doc__)
     ap.add_argument(
         "--mb", type=float, default=10.0, help="training megabytes (first MB of the file)"
     )
@@ -224,7 +216,7 @@ def main() -> None:
         default=[],
         help="tokenmill.sentencepiece, tokenmill, sentencepiece or tokenizers",
     )
-    args = parse_args(ap)
+    args = common.parse_args(ap)
     if args.tokenmill_only:
         with tempfile.TemporaryDirectory() as work:
             tokenmill_only(args, work)
@@ -238,7 +230,7 @@ def main() -> None:
         f"held out: {args.held_out_mb:g} MB of {HELD_OUT_FILE.name}"
     )
     print(f"# {platform.platform()}, {os.cpu_count()} cpus, python {platform.python_version()}")
-    peer_results = PeerResults("sentencepiece", "tokenizers")
+    peer_results = common.PeerResults("sentencepiece", "tokenizers")
     peer_results.note(
         f"training: {args.mb:g} MB of {TRAIN_FILE.name}, vocab {args.vocab_size}, one process per"
         f" trainer, timed once; held out: {args.held_out_mb:g} MB of {HELD_OUT_FILE.name}"
@@ -287,7 +279,7 @@ def main() -> None:
         peak = r["peak_rss_mb"]
         peer_results.add(cases[lib], lib, r["seconds"], r["cpu_seconds"], peak, args.mb)
         quality_rows.append([lib, f"{r['ll']:.4f}", f"{r['bpt']:.4f}"])
-        t_ratio, c_ratio, m_ratio = ratios(r, ours)
+        t_ratio, c_ratio, m_ratio = common.ratios(r, ours)
         print(
             f"| {lib} | {r['seconds']:.1f} | {r['cpu_seconds']:.1f} | {r['peak_rss_mb']:.0f} "
             f"| {r['ll']:.4f} | {r['bpt']:.4f} | {t_ratio:.2f} | {c_ratio:.2f} | {m_ratio:.2f} |"
