@@ -453,7 +453,7 @@ impl Unigram {
         }
     }
 
-    /// A segmentation drawn from the `n` best with P ∝ exp(`alpha` × score).
+    /// A segmentation drawn from the `n` best with P ∝ exp(`alpha` × score) ([`pick_scored`]).
     pub fn sample_nbest(
         &self,
         text: &str,
@@ -465,9 +465,7 @@ impl Unigram {
         if nbest.len() <= 1 {
             return Ok(nbest.pop().map(|p| p.0).unwrap_or_default());
         }
-        let weights: Vec<f64> = nbest.iter().map(|(_, s)| (alpha * s).exp()).collect();
-        let pick = pick_weighted(&weights, rng);
-        Ok(nbest.swap_remove(pick).0)
+        Ok(pick_scored(nbest, alpha, rng).unwrap_or_default())
     }
 
     /// sentencepiece's SampleEncode rule: `nbest_size` 1 or `alpha` 0 → the best path;
