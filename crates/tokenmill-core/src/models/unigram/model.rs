@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 use educe::Educe;
 use rustc_hash::FxHashMap;
 
-use super::lattice::{pick_weighted, Lattice, Real};
+use super::lattice::{pick_scored, Lattice, Real};
 use crate::error::{Error, Result};
 use crate::tokenizer::{Model, Token, TokenSink};
 use crate::utils::darts::DoubleArray;
