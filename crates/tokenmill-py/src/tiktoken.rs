@@ -121,33 +121,22 @@ impl PyCoreBpe {
         Ok(self.encode_ids(text, &allowed_special)?.into_pyarray(text.py()))
     }
 
-    /// `encode_ordinary` of every text, in parallel.
-    #[pyo3(signature = (texts, num_threads=None))]
-    fn encode_ordinary_batch<'py>(
-        &self,
-        py: Python<'py>,
-        texts: &Bound<'py, PyAny>,
-        num_threads: Option<usize>,
-    ) -> PyResult<Bound<'py, PyList>> {
-        let texts = texts_of(texts)?;
-        let batches =
-            py.allow_threads(|| self.inner.encode_ordinary_batch(&texts, num_threads)).py()?;
-        self.id_objects.lists(py, &batches)
-    }
-
-    /// `encode` of every text, in parallel.
+    /// `encode` of every text, in parallel; with `allowed_special` None, `encode_ordinary`.
     #[pyo3(signature = (texts, allowed_special, num_threads=None))]
     fn encode_batch<'py>(
         &self,
         py: Python<'py>,
         texts: &Bound<'py, PyAny>,
-        allowed_special: HashSet<String>,
+        allowed_special: Option<HashSet<String>>,
         num_threads: Option<usize>,
     ) -> PyResult<Bound<'py, PyList>> {
         let texts = texts_of(texts)?;
         let batches = py
-            .allow_threads(|| {
-                self.inner.encode_batch(&texts, |s| allowed_special.contains(s), num_threads)
+            .allow_threads(|| match &allowed_special {
+                None => self.inner.encode_ordinary_batch(&texts, num_threads),
+                Some(allowed) => {
+                    self.inner.encode_batch(&texts, |s| allowed.contains(s), num_threads)
+                }
             })
             .py()?;
         self.id_objects.lists(py, &batches)

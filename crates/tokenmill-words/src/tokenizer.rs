@@ -96,7 +96,7 @@ impl WordTokenizer {
         out: &mut Vec<WordToken>,
     ) {
         let bytes = &text.as_bytes()[..end];
-        let mut segments = Vec::new();
+        let mut pass = Pass { text, segments: Vec::new(), out };
         let mut i = start;
         while i < bytes.len() {
             i = skip_space(text, i);
@@ -121,47 +121,33 @@ impl WordTokenizer {
                     i += c.len_utf8();
                 }
             }
-            self.tokenize_chunk(text, start, i, ascii, &mut segments, out);
+            self.tokenize_chunk(&mut pass, start, i, ascii);
         }
     }
 
     /// A whitespace-free chunk `text[start..end]`.
-    fn tokenize_chunk(
-        &self,
-        text: &str,
-        start: usize,
-        end: usize,
-        ascii: bool,
-        segs: &mut Vec<(usize, usize)>,
-        out: &mut Vec<WordToken>,
-    ) {
-        let chunk = &text[start..end];
+    fn tokenize_chunk(&self, pass: &mut Pass<'_, '_>, start: usize, end: usize, ascii: bool) {
+        let chunk = &pass.text[start..end];
         if let Some((core_start, core_end)) = special_core(chunk) {
             if core_start > 0 {
-                self.tokenize_segments(text, start, start + core_start, ascii, segs, out);
+                self.tokenize_segments(pass, start, start + core_start, ascii);
             }
-            out.push(WordToken {
+            pass.out.push(WordToken {
                 start: start + core_start,
                 end: start + core_end,
                 replacement: None,
             });
             if core_end < chunk.len() {
-                self.tokenize_segments(text, start + core_end, end, ascii, segs, out);
+                self.tokenize_segments(pass, start + core_end, end, ascii);
             }
             return;
         }
-        self.tokenize_segments(text, start, end, ascii, segs, out);
+        self.tokenize_segments(pass, start, end, ascii);
     }
 
-    fn tokenize_segments(
-        &self,
-        text: &str,
-        start: usize,
-        end: usize,
-        ascii: bool,
-        segs: &mut Vec<(usize, usize)>,
-        out: &mut Vec<WordToken>,
-    ) {
+    fn tokenize_segments(&self, pass: &mut Pass<'_, '_>, start: usize, end: usize, ascii: bool) {
+        let Pass { text, segments: segs, out } = pass;
+        let text: &str = text;
         segs.clear();
         if ascii {
             ascii_word_bounds(text.as_bytes(), start, end, segs);
@@ -607,6 +593,14 @@ const EMOTICONS: &[&str] = &[
     ":-)", ":-(", ";-)", ":-D", ":-P", ":-/", ":'(", "^_^", ":)", ":(", ";)", ":D", ":P", ":p",
     ":/", "(:", "):", "^^", "<3", "=)", ":]", ":[", ":O", ":o",
 ];
+
+/// One tokenize call's working state: the text, the UAX #29 segments of the chunk at hand (one
+/// list reused from chunk to chunk) and the tokens produced so far.
+struct Pass<'t, 'o> {
+    text: &'t str,
+    segments: Vec<(usize, usize)>,
+    out: &'o mut Vec<WordToken>,
+}
 
 /// Index after the segments forming an emoticon at segment `k`, if one ends the chunk there.
 /// The word-bound segments of one chunk of `text`: byte spans, in order, all before `end`.

@@ -48,6 +48,15 @@ def _without_surrogates(text: str) -> str:
     return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
+def _batch_without_surrogates(native, texts, *args):
+    """``native(texts, *args)``, retried with tiktoken's surrogate fix-up of every text when one
+    of them is not valid Unicode."""
+    try:
+        return native(texts, *args)
+    except UnicodeEncodeError:
+        return native([_without_surrogates(t) for t in texts], *args)
+
+
 class Encoding:
     """A tiktoken encoding: split pattern, mergeable ranks and special tokens."""
 
@@ -186,12 +195,7 @@ class Encoding:
 
     def encode_ordinary_batch(self, text: list[str], *, num_threads: int = 8) -> list[list[int]]:
         """``encode_ordinary`` of every text, in parallel on ``num_threads`` threads."""
-        try:
-            return self._core_bpe.encode_ordinary_batch(text, num_threads)
-        except UnicodeEncodeError:
-            return self._core_bpe.encode_ordinary_batch(
-                [_without_surrogates(t) for t in text], num_threads
-            )
+        return _batch_without_surrogates(self._core_bpe.encode_batch, text, None, num_threads)
 
     def encode_batch(
         self,
@@ -203,12 +207,9 @@ class Encoding:
     ) -> list[list[int]]:
         """``encode`` of every text, in parallel on ``num_threads`` threads."""
         allowed = self._allowed_special(text, allowed_special, disallowed_special, many=True)
-        try:
-            return self._core_bpe.encode_batch(text, set(allowed), num_threads)
-        except UnicodeEncodeError:
-            return self._core_bpe.encode_batch(
-                [_without_surrogates(t) for t in text], set(allowed), num_threads
-            )
+        return _batch_without_surrogates(
+            self._core_bpe.encode_batch, text, set(allowed), num_threads
+        )
 
     def encode_ordinary_batch_to_numpy(
         self, texts: Sequence[str], *, num_threads: int | None = None
@@ -216,12 +217,9 @@ class Encoding:
         """The lean path: ``(ids, offsets)`` as NumPy arrays (uint32, int64) with no Python object
         per token; the ids of ``texts[i]`` are ``ids[offsets[i]:offsets[i + 1]]``. Uses all cores
         unless ``num_threads`` is given."""
-        try:
-            return self._core_bpe.encode_ordinary_batch_to_numpy(texts, num_threads)
-        except UnicodeEncodeError:
-            return self._core_bpe.encode_ordinary_batch_to_numpy(
-                [_without_surrogates(t) for t in texts], num_threads
-            )
+        return _batch_without_surrogates(
+            self._core_bpe.encode_ordinary_batch_to_numpy, texts, num_threads
+        )
 
     def encode_single_token(self, text_or_bytes: str | bytes) -> int:
         """The id of text or bytes that are exactly one token (special tokens included);

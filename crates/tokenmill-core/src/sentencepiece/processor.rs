@@ -584,13 +584,8 @@ impl Processor {
                 if nbest.is_empty() {
                     return Err(Error::Other("NBestEncode returns empty result.".into()));
                 }
-                // sentencepiece normalizes in double: P_i = exp(alpha s_i - log Σ exp(alpha s_j)).
-                let log_probs: Vec<f64> =
-                    nbest.iter().map(|(_, score)| alpha as f64 * score).collect();
-                let max = log_probs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-                let weights: Vec<f64> = log_probs.iter().map(|lp| (lp - max).exp()).collect();
-                let pick = crate::models::unigram::lattice::pick_weighted(&weights, rng);
-                nbest.into_iter().nth(pick).map(|(seg, _)| seg).unwrap_or_default()
+                crate::models::unigram::lattice::pick_scored(nbest, alpha as f64, rng)
+                    .unwrap_or_default()
             }
         };
         Ok(to_spans(segmentation))

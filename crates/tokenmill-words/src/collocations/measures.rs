@@ -190,61 +190,46 @@ fn log_likelihood_sum(observed: &[f64], expected: &[f64], mode: SumMode) -> Math
     Ok(2.0 * pf::sum(terms[..observed.len()].iter().copied(), mode))
 }
 
-/// NLTK's trigram contingency cube (n_iii, n_oii, n_ioi, n_ooi, n_iio, n_oio, n_ioo, n_ooo).
-fn trigram_contingency(m: &IntMarginals) -> Vec<i128> {
-    let [n_iix, n_ixi, n_xii, ..] = m.pairs;
-    let [n_ixx, n_xix, n_xxi, _] = m.unigrams;
-    let n_iii = m.ngram;
-    let n_oii = n_xii - n_iii;
-    let n_ioi = n_ixi - n_iii;
-    let n_iio = n_iix - n_iii;
-    let n_ooi = n_xxi - n_iii - n_oii - n_ioi;
-    let n_oio = n_xix - n_iii - n_oii - n_iio;
-    let n_ioo = n_ixx - n_iii - n_ioi - n_iio;
-    let n_ooo = m.total - n_iii - n_oii - n_ioi - n_iio - n_ooi - n_oio - n_ioo;
-    vec![n_iii, n_oii, n_ioi, n_ooi, n_iio, n_oio, n_ioo, n_ooo]
+/// Which words (bit k: word k+1) each marginal of [`IntMarginals`] counts as present, in NLTK's
+/// order: trigram pairs (n_iix, n_ixi, n_xii); quadgram triples (n_iiix, n_iixi, n_ixii, n_xiii)
+/// and pairs (n_iixx, n_ixix, n_ixxi, n_xixi, n_xxii, n_xiix). Unigram k is word k+1 alone.
+const TRIGRAM_PAIRS: [usize; 3] = [0b011, 0b101, 0b110];
+const QUADGRAM_TRIPLES: [usize; 4] = [0b0111, 0b1011, 0b1101, 0b1110];
+const QUADGRAM_PAIRS: [usize; 6] = [0b0011, 0b0101, 0b1001, 0b1010, 0b1100, 0b0110];
+
+/// The marginal count of the n-grams that have the scored n-gram's words where `present` (a bit
+/// mask) says, and any words elsewhere.
+fn marginal(m: &IntMarginals, present: usize) -> i128 {
+    let full = (1 << m.order) - 1;
+    let find = |masks: &[usize], counts: &[i128]| {
+        let slot = masks.iter().position(|&mask| mask == present);
+        counts[slot.expect("every subset of the n-gram's words has its marginal")]
+    };
+    match present.count_ones() {
+        0 => m.total,
+        1 => m.unigrams[present.trailing_zeros() as usize],
+        _ if present == full => m.ngram,
+        2 if m.order == 3 => find(&TRIGRAM_PAIRS, &m.pairs),
+        2 => find(&QUADGRAM_PAIRS, &m.pairs),
+        _ => find(&QUADGRAM_TRIPLES, &m.triples),
+    }
 }
 
-/// NLTK's quadgram contingency table: cell `i` has word k+1 absent ("o") where bit k of i is set.
-fn quadgram_contingency(m: &IntMarginals) -> Vec<i128> {
-    let [n_iiix, n_iixi, n_ixii, n_xiii] = m.triples;
-    let [n_iixx, n_ixix, n_ixxi, n_xixi, n_xxii, n_xiix] = m.pairs;
-    let [n_ixxx, n_xixx, n_xxix, n_xxxi] = m.unigrams;
-    let n_iiii = m.ngram;
-    let n_oiii = n_xiii - n_iiii;
-    let n_ioii = n_ixii - n_iiii;
-    let n_iioi = n_iixi - n_iiii;
-    let n_ooii = n_xxii - n_iiii - n_oiii - n_ioii;
-    let n_oioi = n_xixi - n_iiii - n_oiii - n_iioi;
-    let n_iooi = n_ixxi - n_iiii - n_ioii - n_iioi;
-    let n_oooi = n_xxxi - n_iiii - n_oiii - n_ioii - n_iioi - n_ooii - n_iooi - n_oioi;
-    let n_iiio = n_iiix - n_iiii;
-    let n_oiio = n_xiix - n_iiii - n_oiii - n_iiio;
-    let n_ioio = n_ixix - n_iiii - n_ioii - n_iiio;
-    let n_ooio = n_xxix - n_iiii - n_oiii - n_ioii - n_iiio - n_ooii - n_ioio - n_oiio;
-    let n_iioo = n_iixx - n_iiii - n_iioi - n_iiio;
-    let n_oioo = n_xixx - n_iiii - n_oiii - n_iioi - n_iiio - n_oioi - n_oiio - n_iioo;
-    let n_iooo = n_ixxx - n_iiii - n_ioii - n_iioi - n_iiio - n_iooi - n_iioo - n_ioio;
-    let n_oooo = m.total
-        - n_iiii
-        - n_oiii
-        - n_ioii
-        - n_iioi
-        - n_ooii
-        - n_oioi
-        - n_iooi
-        - n_oooi
-        - n_iiio
-        - n_oiio
-        - n_ioio
-        - n_ooio
-        - n_iioo
-        - n_oioo
-        - n_iooo;
-    vec![
-        n_iiii, n_oiii, n_ioii, n_ooii, n_iioi, n_oioi, n_iooi, n_oooi, n_iiio, n_oiio, n_ioio,
-        n_ooio, n_iioo, n_oioo, n_iooo, n_oooo,
-    ]
+/// NLTK's trigram and quadgram contingency tables: cell `i` counts the n-grams in which word k+1
+/// is absent ("o") where bit k of `i` is set and present ("i") elsewhere (trigrams: n_iii, n_oii,
+/// n_ioi, n_ooi, n_iio, n_oio, n_ioo, n_ooo). Each cell is its marginal minus the cells with more
+/// words present: NLTK's subtractions, in exact integers, so the same values.
+fn contingency(m: &IntMarginals) -> Vec<i128> {
+    let full = (1usize << m.order) - 1;
+    let mut cells: Vec<i128> = Vec::with_capacity(full + 1);
+    for absent in 0..=full {
+        // The cells with more words present are those whose absent words are a proper subset
+        // of `absent`: all have smaller indices, so they are already computed.
+        let more_present: i128 =
+            (0..absent).filter(|&other| other & absent == other).map(|other| cells[other]).sum();
+        cells.push(marginal(m, full ^ absent) - more_present);
+    }
+    cells
 }
 
 /// Expected cell values under independence (`NgramAssocMeasures._expected_values`): for each
@@ -269,7 +254,7 @@ fn ngram_expected(order: usize, cont: &[i128]) -> MathResult<Vec<f64>> {
 fn score_ngram(measure: Measure, m: &IntMarginals, mode: SumMode) -> MathResult<f64> {
     let n = m.order;
     let unigrams = &m.unigrams[..n];
-    let contingency = || if n == 3 { trigram_contingency(m) } else { quadgram_contingency(m) };
+    let contingency = || contingency(m);
     let independent = || -> MathResult<f64> {
         pf::int_div(pf::int_product(unigrams)?, pf::int_pow(m.total, n as u32 - 1)?)
     };
@@ -324,7 +309,7 @@ mod tests {
             total: 2000,
             ..Default::default()
         };
-        assert_eq!(trigram_contingency(&m), vec![1, 0, 0, 0, 0, 72, 0, 1927]);
+        assert_eq!(contingency(&m), vec![1, 0, 0, 0, 0, 72, 0, 1927]);
     }
 
     #[test]
@@ -341,7 +326,7 @@ mod tests {
             total: 440540,
         };
         assert_eq!(
-            quadgram_contingency(&m),
+            contingency(&m),
             vec![1, 0, 2, 46, 552, 825, 2577, 34967, 1, 0, 2, 48, 7250, 9031, 28585, 356653]
         );
     }

@@ -513,6 +513,21 @@ fn fill_list(list: &mut Vec<u32>, offsets: &[u32], positions: impl Iterator<Item
     }
 }
 
+/// One of the `nbest` (segmentation, score) pairs, drawn with P ∝ exp(`alpha` × score): the terms
+/// are normalized in double by the largest first, as sentencepiece's n-best sampling does, so
+/// that the very negative scores of long texts do not all underflow to zero. `None` when empty;
+/// a single pair is returned without a draw.
+pub fn pick_scored<S>(mut nbest: Vec<(S, f64)>, alpha: f64, rng: &mut impl Rng) -> Option<S> {
+    if nbest.len() <= 1 {
+        return nbest.pop().map(|(segmentation, _)| segmentation);
+    }
+    let terms: Vec<f64> = nbest.iter().map(|(_, score)| alpha * score).collect();
+    let max = terms.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let weights: Vec<f64> = terms.iter().map(|term| (term - max).exp()).collect();
+    let pick = pick_weighted(&weights, rng);
+    Some(nbest.swap_remove(pick).0)
+}
+
 /// Index drawn with probability proportional to `weights` (the first index when all are zero).
 pub fn pick_weighted(weights: &[f64], rng: &mut impl Rng) -> usize {
     let total: f64 = weights.iter().sum();

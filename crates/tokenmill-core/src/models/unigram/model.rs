@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 use educe::Educe;
 use rustc_hash::FxHashMap;
 
-use super::lattice::{pick_weighted, Lattice, Real};
+use super::lattice::{pick_scored, Lattice, Real};
 use crate::error::{Error, Result};
 use crate::tokenizer::{Model, Token, TokenSink};
 use crate::utils::darts::DoubleArray;
@@ -453,23 +453,6 @@ impl Unigram {
         }
     }
 
-    /// A segmentation drawn from the `n` best with P ∝ exp(`alpha` × score).
-    pub fn sample_nbest(
-        &self,
-        text: &str,
-        n: usize,
-        alpha: f64,
-        rng: &mut impl rand::Rng,
-    ) -> Result<Segmentation> {
-        let mut nbest = self.nbest(text, n)?;
-        if nbest.len() <= 1 {
-            return Ok(nbest.pop().map(|p| p.0).unwrap_or_default());
-        }
-        let weights: Vec<f64> = nbest.iter().map(|(_, s)| (alpha * s).exp()).collect();
-        let pick = pick_weighted(&weights, rng);
-        Ok(nbest.swap_remove(pick).0)
-    }
-
     /// sentencepiece's SampleEncode rule: `nbest_size` 1 or `alpha` 0 → the best path;
     /// `nbest_size` > 1 → from the n best; `nbest_size` < 0 (or 0) → from the whole lattice.
     pub fn sample_encode(
@@ -482,7 +465,8 @@ impl Unigram {
         if nbest_size == 1 || alpha == 0.0 {
             self.best_segmentation(text)
         } else if nbest_size > 1 {
-            self.sample_nbest(text, nbest_size.min(1024) as usize, alpha, rng)
+            let nbest = self.nbest(text, nbest_size.min(1024) as usize)?;
+            Ok(pick_scored(nbest, alpha, rng).unwrap_or_default())
         } else {
             self.sample(text, alpha, rng)
         }
@@ -585,7 +569,9 @@ impl Unigram {
             Some(alpha) if alpha != 0.0 => {
                 let mut rng = self.rng.lock();
                 match self.nbest_size {
-                    Some(n) if n > 0 => self.sample_nbest(text, n, alpha, &mut *rng),
+                    Some(n) if n > 0 => {
+                        Ok(pick_scored(self.nbest(text, n)?, alpha, &mut *rng).unwrap_or_default())
+                    }
                     _ => self.sample(text, alpha, &mut *rng),
                 }
             }

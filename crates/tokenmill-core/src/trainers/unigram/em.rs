@@ -64,18 +64,16 @@ fn sum_over_words(
 
 /// Expected count of every piece of the round (0 for dead ones) and the corpus log-likelihood
 /// (Σ count × log P(word)). With `tokenizers`' rules, each word's counts are computed as it does
-/// (see [`Scratch::expected_counts_tokenizers`]).
+/// (see [`Scratch::add_expected_tokenizers`]).
 pub fn e_step(index: &PieceIndex, words: &[(String, u64)], flavor: Flavor) -> (Vec<f64>, f64) {
     let (mut expected, ll) = sum_over_words(words, index.pieces.len() + 1, |chunk, expected| {
         let mut scratch = Scratch::default();
         let mut ll = 0.0;
         for (word, count) in chunk {
             let count = *count as f64;
-            ll += scratch.with_edges(index, word, |s, edges, len| match flavor {
-                Flavor::SentencePiece => s.expected_counts(index, edges, len, count, expected),
-                Flavor::Tokenizers => {
-                    s.expected_counts_tokenizers(index, edges, len, count, expected)
-                }
+            ll += scratch.with_edges(index, word, |s, lattice| match flavor {
+                Flavor::SentencePiece => s.add_expected(lattice, count, expected),
+                Flavor::Tokenizers => s.add_expected_tokenizers(lattice, count, expected),
             });
         }
         ll
@@ -110,12 +108,12 @@ fn alternative(
     scratch: &mut Scratch,
     path: &mut Vec<u32>,
 ) -> Option<Vec<u32>> {
-    scratch.with_edges(index, index.pieces.get(i), |s, edges, len| {
-        s.viterbi(index, edges, len, None, path);
+    scratch.with_edges(index, index.pieces.get(i), |s, lattice| {
+        s.viterbi(lattice, None, path);
         if path.len() >= 2 {
             return None;
         }
-        s.viterbi(index, edges, len, Some(i as u32), path);
+        s.viterbi(lattice, Some(i as u32), path);
         Some(path.clone())
     })
 }
@@ -156,9 +154,7 @@ pub fn prune(
         let mut scratch = Scratch::default();
         let mut path = vec![];
         for (word, count) in chunk {
-            scratch.with_edges(index, word, |s, edges, len| {
-                s.viterbi(index, edges, len, None, &mut path)
-            });
+            scratch.with_edges(index, word, |s, lattice| s.viterbi(lattice, None, &mut path));
             for &id in &path {
                 freq[id as usize] += *count as f64;
             }

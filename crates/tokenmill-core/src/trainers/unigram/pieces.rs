@@ -201,6 +201,15 @@ pub fn find_edges(
     len
 }
 
+/// One word's lattice over the current pieces: its edges (grouped by start, in the order
+/// [`find_edges`] found them), its length in characters, and the pieces' scores.
+#[derive(Clone, Copy)]
+pub struct WordEdges<'a> {
+    pub index: &'a PieceIndex,
+    pub edges: &'a [Edge],
+    pub len: usize,
+}
+
 /// Per-thread scratch space for the per-word algorithms.
 #[derive(Default)]
 pub struct Scratch {
@@ -212,17 +221,17 @@ pub struct Scratch {
 }
 
 impl Scratch {
-    /// Finds the edges of `word` into [`Scratch::edges`] and runs `then` on them with the length.
+    /// Finds the edges of `word` into [`Scratch::edges`] and runs `then` on its lattice.
     pub fn with_edges<R>(
         &mut self,
         index: &PieceIndex,
         word: &str,
-        then: impl FnOnce(&mut Scratch, &[Edge], usize) -> R,
+        then: impl FnOnce(&mut Scratch, WordEdges<'_>) -> R,
     ) -> R {
         let mut edges = std::mem::take(&mut self.edges);
         edges.clear();
         let len = find_edges(index, word, &mut self.starts, &mut edges);
-        let result = then(self, &edges, len);
+        let result = then(self, WordEdges { index, edges: &edges, len });
         self.edges = edges;
         result
     }
@@ -239,14 +248,8 @@ impl Scratch {
 
     /// Adds `count` × the posterior probability of every edge of a word (`len` characters) to
     /// `expected[piece]` (index [`unk_index`] for unknown edges); returns `count` × log P(word).
-    pub fn expected_counts(
-        &mut self,
-        index: &PieceIndex,
-        edges: &[Edge],
-        len: usize,
-        count: f64,
-        expected: &mut [f64],
-    ) -> f64 {
+    pub fn add_expected(&mut self, word: WordEdges<'_>, count: f64, expected: &mut [f64]) -> f64 {
+        let WordEdges { index, edges, len } = word;
         let n = len;
         self.reset_sums(n, 0.0, 1.0);
         // Edges are sorted by start: when an edge is reached, every edge into its start is done.
@@ -256,7 +259,7 @@ impl Scratch {
         let z = self.alpha[n];
         // Far below any probability that matters: long words go to log space instead.
         if !z.is_finite() || z <= 1e-250 {
-            return self.expected_counts_log(index, edges, len, count, expected);
+            return self.add_expected_log(word, count, expected);
         }
         self.beta[n] = 1.0;
         for e in edges.iter().rev() {
@@ -270,15 +273,9 @@ impl Scratch {
         count * z.ln()
     }
 
-    /// [`expected_counts`](Self::expected_counts) in log space.
-    fn expected_counts_log(
-        &mut self,
-        index: &PieceIndex,
-        edges: &[Edge],
-        len: usize,
-        count: f64,
-        expected: &mut [f64],
-    ) -> f64 {
+    /// [`add_expected`](Self::add_expected) in log space.
+    fn add_expected_log(&mut self, word: WordEdges<'_>, count: f64, expected: &mut [f64]) -> f64 {
+        let WordEdges { index, edges, len } = word;
         let n = len;
         let neg = f64::NEG_INFINITY;
         self.reset_sums(n, neg, 0.0);
@@ -304,21 +301,20 @@ impl Scratch {
         count * z
     }
 
-    /// [`expected_counts`](Self::expected_counts) as `tokenizers` computes it (its lattice's
+    /// [`add_expected`](Self::add_expected) as `tokenizers` computes it (its lattice's
     /// `populate_marginal`), operation for operation, so that a word's expected counts are the
     /// same to the bit: log space, forward sums over the edges into a position by start, backward
     /// sums over the edges out of a position in trie order, [`tokenizers_log_add`], and each
     /// edge's share as `count × exp(α + score + β − log Z)`. A piece that a word certainly holds
     /// then gets exactly its count, which matters: the digamma approximation jumps by ~4e-11
     /// where its argument crosses an integer.
-    pub fn expected_counts_tokenizers(
+    pub fn add_expected_tokenizers(
         &mut self,
-        index: &PieceIndex,
-        edges: &[Edge],
-        len: usize,
+        word: WordEdges<'_>,
         count: f64,
         expected: &mut [f64],
     ) -> f64 {
+        let WordEdges { index, edges, len } = word;
         let n = len;
         // NaN marks a position no edge reached yet (the first term initializes the sum).
         self.reset_sums(n, f64::NAN, 0.0);
@@ -353,14 +349,8 @@ impl Scratch {
     /// (earliest start, then shortest), as the model does. Edges of piece `skip` are left out
     /// (pruning's second-best segmentation of a piece excludes the piece itself; a skipped
     /// character leaves its position uncovered).
-    pub fn viterbi(
-        &mut self,
-        index: &PieceIndex,
-        edges: &[Edge],
-        len: usize,
-        skip: Option<u32>,
-        out: &mut Vec<u32>,
-    ) {
+    pub fn viterbi(&mut self, word: WordEdges<'_>, skip: Option<u32>, out: &mut Vec<u32>) {
+        let WordEdges { index, edges, len } = word;
         out.clear();
         let source = EdgeCandidates { index, edges, skip, next: 0 };
         let decisions = &mut Decisions::default();
