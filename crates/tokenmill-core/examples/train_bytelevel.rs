@@ -1,7 +1,7 @@
 //! Trains a byte-level BPE on text files and prints timings (a profiling aid for the trainer).
 //! `cargo run --profile fast --example train_bytelevel -- FILE [VOCAB] [MIN_FREQ]`
 //! (`OUT=path.json` saves the vocab and merges; `SLOW=1` feeds through the full pipeline)
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use tokenmill_core::models::{ModelWrapper, BPE};
@@ -10,6 +10,7 @@ use tokenmill_core::tokenizer::{Model, Tokenizer};
 use tokenmill_core::tokenizer::{OffsetReferential, OffsetType, Trainer};
 use tokenmill_core::trainers::corpus::file_lines;
 use tokenmill_core::trainers::{BpeTrainer, TrainerWrapper};
+use tokenmill_core::utils::atomic::write_atomic;
 use tokenmill_core::utils::byte_level::alphabet;
 
 fn main() -> tokenmill_core::Result<()> {
@@ -48,7 +49,7 @@ fn main() -> tokenmill_core::Result<()> {
             return Err(tokenmill_core::Error::Other("the trained model is not BPE".into()));
         };
         let json = serde_json::json!({"vocab": bpe.get_vocab(), "merges": bpe.merges()});
-        std::fs::write(&out, json.to_string()).map_err(|e| tokenmill_core::Error::io(&out, e))?;
+        write_atomic(Path::new(&out), json.to_string().as_bytes())?;
     }
     eprintln!(
         "trained {} tokens: feed {:.2}s, merges {:.2}s",

@@ -1231,7 +1231,11 @@ impl Iterator for PySequences {
                 return None;
             }
             match Python::with_gil(|py| self.pull(py)) {
-                Ok(chunk) if chunk.is_empty() => self.done = true,
+                Ok(chunk) if chunk.is_empty() => {
+                    // Read to the end: this bar ends here, before the trainer's own bars.
+                    self.progress.finish();
+                    self.done = true;
+                }
                 Ok(chunk) => self.chunk = chunk.into_iter(),
                 Err(e) => {
                     self.done = true;

@@ -10,6 +10,7 @@ use std::path::PathBuf;
 use numpy::IntoPyArray;
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PySlice, PyString, PyTuple};
+use tokenmill_core::utils::atomic::write_atomic;
 use tokenmill_core::utils::parallel;
 use tokenmill_core::Error;
 use tokenmill_words::{
@@ -766,7 +767,7 @@ impl PySentenceSplitter {
 
     fn save(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
         let this = self.state.get(py);
-        std::fs::write(&path, this.inner.to_json()).map_err(|e| Error::io(&path, e)).py()
+        write_atomic(&path, this.inner.to_json().as_bytes()).py()
     }
 
     #[staticmethod]

@@ -8,6 +8,7 @@ use rustc_hash::FxHashMap;
 
 use super::bpe::Rank;
 use crate::error::{Error, Result};
+use crate::utils::atomic::write_atomic_with;
 
 /// Token bytes → rank.
 pub type Ranks = FxHashMap<Vec<u8>, Rank>;
@@ -79,18 +80,9 @@ pub fn write_tiktoken_bpe(ranks: &Ranks, out: &mut impl Write) -> std::io::Resul
     w.flush()
 }
 
-/// Writes a `.tiktoken` file atomically: a temporary file beside `path`, then a rename.
+/// Writes a `.tiktoken` file atomically, with the umask's permissions ([`write_atomic_with`]).
 pub fn dump_tiktoken_bpe(ranks: &Ranks, path: impl AsRef<Path>) -> Result<()> {
-    let path = path.as_ref();
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(|e| Error::io(dir, e))?;
-    write_tiktoken_bpe(ranks, tmp.as_file_mut()).map_err(|e| Error::io(tmp.path(), e))?;
-    tmp.as_file().sync_all().map_err(|e| Error::io(tmp.path(), e))?;
-    tmp.persist(path).map_err(|e| Error::io(path, e.error))?;
-    Ok(())
+    write_atomic_with(path.as_ref(), |f| write_tiktoken_bpe(ranks, f))
 }
 
 #[cfg(test)]

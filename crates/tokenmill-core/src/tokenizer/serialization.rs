@@ -7,7 +7,6 @@
 //! model knows keeps the model's id, others get ids after the vocabulary.
 //! Errors name the line and the JSON path of the problem (`model.merges[3]`, ...).
 use std::fmt;
-use std::io::Write;
 use std::marker::PhantomData;
 use std::path::Path;
 
@@ -19,6 +18,7 @@ use crate::error::{Error, Result};
 use crate::tokenizer::added_vocabulary::AddedTokenWithId;
 use crate::tokenizer::pipeline::TokenizerImpl;
 use crate::tokenizer::{Capabilities, Decoder, Model, Normalizer, PostProcessor, PreTokenizer};
+use crate::utils::atomic::write_atomic;
 
 const SERIALIZATION_VERSION: &str = "1.0";
 
@@ -184,24 +184,11 @@ where
         text.map_err(|e| Error::Other(format!("cannot serialize the tokenizer: {e}")))
     }
 
-    /// Writes tokenizer.json atomically: to a temporary file beside `path`, then renamed over
-    /// it, so readers never see a half-written file.
+    /// Writes tokenizer.json atomically, with the umask's permissions ([`write_atomic`]).
     pub fn save(&self, path: impl AsRef<Path>, pretty: bool) -> Result<()> {
         let path = path.as_ref();
         let text = self.to_json_string(pretty)?;
-        let dir = match path.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p,
-            _ => Path::new("."),
-        };
-        let mut temp = tempfile::Builder::new()
-            .prefix(".tokenizer-")
-            .suffix(".json.tmp")
-            .tempfile_in(dir)
-            .map_err(|e| Error::io(dir, e))?;
-        temp.write_all(text.as_bytes()).map_err(|e| Error::io(temp.path().to_path_buf(), e))?;
-        temp.as_file().sync_all().map_err(|e| Error::io(temp.path().to_path_buf(), e))?;
-        temp.persist(path).map_err(|e| Error::io(path, e.error))?;
-        Ok(())
+        write_atomic(path, text.as_bytes())
     }
 }
 

@@ -9,6 +9,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use macro_rules_attribute::apply;
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PySlice, PyString, PyTuple, PyType};
+use tokenmill_core::utils::atomic::write_atomic;
 use tokenmill_core::Error;
 use tokenmill_words::{CharOffsets, WordToken};
 use tokenmill_words::{Segmenter, SegmenterLanguage, SegmenterOptions, SegmenterTrainer};
@@ -440,7 +441,7 @@ impl PySegmenter {
 
     fn save(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
         let json = self.to_json(py);
-        std::fs::write(&path, json).map_err(|e| Error::io(&path, e)).py()
+        write_atomic(&path, json.as_bytes()).py()
     }
 
     /// A saved segmenter, as an instance of the class it was saved from: `JapaneseSegmenter`

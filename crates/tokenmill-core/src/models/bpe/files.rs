@@ -3,13 +3,13 @@
 //! lines starting with `#version` are skipped (as `tokenizers` does). Writes are atomic: each file
 //! is written to a temporary file in the target folder, then renamed over the target.
 use std::collections::HashMap;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use super::model::{BpeBuilder, BpeOptions, Merges, Vocab, BPE};
 use super::serialization::split_merge_line;
 use crate::error::{Error, Result};
 use crate::models::json::OrderedVocab;
+use crate::utils::atomic::write_atomic;
 
 /// The merges of a merges file with the 1-based line each came from (for error messages).
 struct MergesFile {
@@ -86,19 +86,6 @@ pub fn from_files(vocab_path: &Path, merges_path: &Path, options: BpeOptions) ->
             message: format!("{message} (vocabulary {})", vocab_path.display()),
         },
     )
-}
-
-/// Writes `contents` to `path` atomically: a temporary file in the same folder, then a rename.
-pub fn write_atomic(path: &Path, contents: &[u8]) -> Result<()> {
-    let folder = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    let mut temp = tempfile::NamedTempFile::new_in(folder).map_err(|e| Error::io(folder, e))?;
-    temp.write_all(contents).map_err(|e| Error::io(temp.path(), e))?;
-    temp.as_file().sync_all().map_err(|e| Error::io(temp.path(), e))?;
-    temp.persist(path).map_err(|e| Error::io(path, e.error))?;
-    Ok(())
 }
 
 /// Writes `vocab.json` (a JSON object token → id, in id order) to `path` atomically: the

@@ -26,6 +26,7 @@ use rustc_hash::FxHashMap;
 use super::lattice::{pick_scored, Lattice, Real};
 use crate::error::{Error, Result};
 use crate::tokenizer::{Model, Token, TokenSink};
+use crate::utils::atomic::write_atomic;
 use crate::utils::darts::DoubleArray;
 use crate::utils::shared_rng::SharedRng;
 use crate::utils::vocabulary::debug_size;
@@ -680,7 +681,7 @@ impl Model for Unigram {
             None => "unigram.json".to_string(),
         };
         let path = folder.join(name);
-        std::fs::write(&path, self.to_json()?).map_err(|e| Error::io(&path, e))?;
+        write_atomic(&path, self.to_json()?.as_bytes())?;
         Ok(vec![path])
     }
 }

@@ -11,7 +11,8 @@ use rustc_hash::FxHashMap;
 
 use super::model::{Vocab, WordPiece};
 use crate::error::{Error, Result};
-use crate::models::bpe::files::{prefixed_name, text_lines, write_atomic};
+use crate::models::bpe::files::{prefixed_name, text_lines};
+use crate::utils::atomic::write_atomic;
 
 /// Reads `vocab.txt` into token → id.
 pub fn read_file(path: &Path) -> Result<Vocab> {
