@@ -316,6 +316,13 @@ def test_sampling_is_reproducible_with_a_seed():
     a = [[t.id for t in model.tokenize(text)] for _ in range(10)]
     model.set_seed(3)
     assert a == [[t.id for t in model.tokenize(text)] for _ in range(10)]
+    # A tokenizer holding the model is re-seeded with it.
+    tok = tokenmill.Tokenizer(model)
+    model.set_seed(3)
+    b = [tok.encode(text).ids for _ in range(10)]
+    model.set_seed(3)
+    assert b == [tok.encode(text).ids for _ in range(10)]
+    assert len({tuple(ids) for ids in b}) > 1
     model.alpha = None
     best = [t.id for t in model.tokenize(text)]
     assert all(best == [t.id for t in model.tokenize(text)] for _ in range(3))

@@ -148,7 +148,8 @@ component_properties! {
 
         /// Re-seeds the sampling generator: the same seed gives the same samples.
         fn set_seed(self_: PyRef<'_, Self>, seed: u64) -> PyResult<()> {
-            getter!(self_, ModelWrapper::Unigram, |m| m.set_seed(seed))
+            // A change (not a read), so that the tokenizers holding this model re-seed too.
+            setter!(self_, ModelWrapper::Unigram, |m| m.set_seed(seed))
         }
 
         /// The ``nbest_size`` best segmentations of ``sequence`` (best first) as
