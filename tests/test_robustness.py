@@ -1,15 +1,19 @@
-"""Hostile or unlucky input never crashes the process: a huge vocabulary piece, impossible
-padding lengths, inconsistent pickled states, oversized training input and a custom component
-that re-enters its tokenizer each give a clear Python exception (or just work), never a
-segfault, an abort or a `PanicException`."""
+"""Hostile or unlucky input never crashes the process: a huge vocabulary piece just works and
+impossible padding lengths give a clear Python exception, never a segfault, an abort or a
+`PanicException`."""
 
 from __future__ import annotations
 
 import io
+import os
 import random
 import string
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
+import tokenmill
 from tokenmill import Tokenizer, models
 from tokenmill.sentencepiece import SentencePieceProcessor, SentencePieceTrainer
 
@@ -56,3 +60,50 @@ def test_a_100_kb_user_defined_symbol_in_training(model_type):
     assert processor.id_to_piece(3) == LONG_PIECE
     if model_type != "word":  # (whose pieces are whole words, which the symbol is not)
         assert 3 in processor.encode("x " + LONG_PIECE)
+
+
+# Each of these padding settings once aborted the process on allocation (or raised
+# `PanicException('capacity overflow')`, which `except Exception` misses). They run in a child
+# process whose address space is capped, so that an allocation the check let through fails
+# there (and shows as a crash of the child) instead of filling this machine's memory.
+PADDING_CASES = {
+    "enable_padding": "t.enable_padding(length=10**9); t.encode('a')",
+    "enable_padding_batch": "t.enable_padding(length=10**9); t.encode_batch(['a', 'a a'])",
+    "encoding_pad": "t.encode('a').pad(10**8)",
+    "fixed_10_12": "Tokenizer.from_str(with_padding({'Fixed': 10**12})).encode('a')",
+    "fixed_max": "Tokenizer.from_str(with_padding({'Fixed': 2**64 - 1})).encode('a')",
+    "multiple_of": "Tokenizer.from_str(with_padding('BatchLongest', 2**63)).encode('a')",
+}
+
+PADDING_CHILD = """
+import json, resource, sys
+resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
+from tokenmill import InvalidArgumentError, Tokenizer, models
+t = Tokenizer(models.WordLevel({"a": 0, "[PAD]": 1, "[UNK]": 2}, unk_token="[UNK]"))
+def with_padding(strategy, multiple=None):
+    t.enable_padding(length=5)
+    data = json.loads(t.to_str())
+    data["padding"].update(strategy=strategy, pad_to_multiple_of=multiple)
+    t.no_padding()
+    return json.dumps(data)
+try:
+    exec(sys.argv[1])
+except InvalidArgumentError as e:
+    print("InvalidArgumentError:", e)
+"""
+
+
+@pytest.mark.parametrize("case", sorted(PADDING_CASES))
+def test_impossible_padding_lengths_raise_a_clear_error(case):
+    pytest.importorskip("resource")
+    child = subprocess.run(
+        [sys.executable, "-c", PADDING_CHILD, PADDING_CASES[case]],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        # The same tokenmill as this process's (a wheel in CI, a development tree here).
+        env={**os.environ, "PYTHONPATH": str(Path(tokenmill.__file__).resolve().parent.parent)},
+    )
+    assert child.returncode == 0, child.stderr[-2000:]
+    assert child.stdout.startswith("InvalidArgumentError: padding"), child.stdout
+    assert "too large" in child.stdout
