@@ -7,7 +7,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use tokenmill_core::tokenizer::encoding::{PaddingDirection, TruncationDirection};
 use tokenmill_core::tokenizer::{Encoding, Offsets, StoredEncoding};
-use tokenmill_core::utils::padding::BatchPadding;
+use tokenmill_core::utils::padding::{check_padded_size, BatchPadding};
 use tokenmill_core::utils::tokens_by_id::TokensById;
 
 use crate::errors::{FormatError, InvalidArgumentError, ToPyResult};
@@ -238,6 +238,9 @@ impl PyEncoding {
     ///     length (int): the length to reach (longer encodings are left as they are).
     ///     direction (str): ``"right"`` or ``"left"``.
     ///     pad_id (int), pad_type_id (int), pad_token (str): what the pad tokens hold.
+    ///
+    /// Raises:
+    ///     InvalidArgumentError: a length too large to allocate (checked before any of it is).
     #[pyo3(signature = (
         length, direction = "right", pad_id = 0, pad_type_id = 0, pad_token = "[PAD]"
     ))]
@@ -250,7 +253,9 @@ impl PyEncoding {
         pad_token: &str,
     ) -> PyResult<()> {
         let direction = PaddingDirection::from_name(direction).py()?;
-        self.full().pad(length, pad_id, pad_type_id, pad_token, direction);
+        let encoding = self.full();
+        check_padded_size(1 + encoding.overflowing.len(), length, pad_token).py()?;
+        encoding.pad(length, pad_id, pad_type_id, pad_token, direction);
         Ok(())
     }
 

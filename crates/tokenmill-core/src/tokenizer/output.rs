@@ -60,7 +60,11 @@ pub trait Output: Sized + Send {
         input: EncodeInput<'_>,
         o: &EncodeOptions<'_>,
     ) -> Result<Self>;
-    fn gather(rows: Vec<Self>, options: &EncodeOptions<'_>, plan: &EncodePlan) -> Self::Batch;
+    fn gather(
+        rows: Vec<Self>,
+        options: &EncodeOptions<'_>,
+        plan: &EncodePlan,
+    ) -> Result<Self::Batch>;
 }
 
 /// Encodes `inputs` in parallel (tokenmill's pool; `TOKENMILL_NUM_THREADS` sets its size and
@@ -73,7 +77,7 @@ pub(crate) fn encode_batch<'s, O: Output, E: Into<EncodeInput<'s>> + Send>(
 ) -> Result<O::Batch> {
     let encode = |input: E| O::encode(tokenizer, input.into(), options);
     let rows: Vec<O> = parallel::try_map_collect(inputs, encode)?;
-    Ok(O::gather(rows, options, tokenizer.plan))
+    O::gather(rows, options, tokenizer.plan)
 }
 
 /// Full encodings; a batch is padded together (`BatchLongest`: to its longest).
@@ -82,11 +86,15 @@ impl Output for Encoding {
     fn encode(t: &RowEncoder, input: EncodeInput<'_>, o: &EncodeOptions<'_>) -> Result<Self> {
         (t.encoding)(input, o, false, true)
     }
-    fn gather(mut rows: Vec<Self>, options: &EncodeOptions<'_>, _: &EncodePlan) -> Vec<Encoding> {
+    fn gather(
+        mut rows: Vec<Self>,
+        options: &EncodeOptions<'_>,
+        _: &EncodePlan,
+    ) -> Result<Vec<Encoding>> {
         if let Some(p) = options.padding {
-            pad_encodings(&mut rows, p);
+            pad_encodings(&mut rows, p)?;
         }
-        rows
+        Ok(rows)
     }
 }
 
@@ -101,11 +109,16 @@ impl Output for StoredEncoding {
         let encoding = (t.encoding)(input, o, defer, false)?;
         Ok(if defer { StoredEncoding::from(encoding) } else { StoredEncoding::whole(encoding) })
     }
-    fn gather(rows: Vec<Self>, options: &EncodeOptions<'_>, plan: &EncodePlan) -> StoredBatch {
-        let padding = options
-            .padding
-            .and_then(|p| BatchPadding::new(rows.iter().map(StoredEncoding::len), p));
-        StoredBatch { rows, texts: plan.deferred_texts().cloned(), padding }
+    fn gather(
+        rows: Vec<Self>,
+        options: &EncodeOptions<'_>,
+        plan: &EncodePlan,
+    ) -> Result<StoredBatch> {
+        let padding = match options.padding {
+            Some(p) => BatchPadding::new(rows.iter().map(StoredEncoding::len), p)?,
+            None => None,
+        };
+        Ok(StoredBatch { rows, texts: plan.deferred_texts().cloned(), padding })
     }
 }
 
@@ -121,8 +134,8 @@ impl Output for Ids {
     fn encode(t: &RowEncoder, input: EncodeInput<'_>, o: &EncodeOptions<'_>) -> Result<Self> {
         (t.ids)(input, o).map(Ids)
     }
-    fn gather(rows: Vec<Self>, _: &EncodeOptions<'_>, _: &EncodePlan) -> Vec<Vec<u32>> {
-        rows.into_iter().map(|Ids(ids)| ids).collect()
+    fn gather(rows: Vec<Self>, _: &EncodeOptions<'_>, _: &EncodePlan) -> Result<Vec<Vec<u32>>> {
+        Ok(rows.into_iter().map(|Ids(ids)| ids).collect())
     }
 }
 

@@ -516,7 +516,7 @@ where
             None => join_sequences(encoding, pair),
         };
         if let Some(p) = padding {
-            pad_encodings(std::slice::from_mut(&mut encoding), p);
+            pad_encodings(std::slice::from_mut(&mut encoding), p)?;
         }
         Ok(encoding)
     }

@@ -160,7 +160,7 @@ impl DoubleArray {
             )));
         }
         let mut graph = Graph { share: share_suffixes, ..Default::default() };
-        let root = graph.add_node(&sorted, 0);
+        let root = graph.add_root(&sorted);
         let mut builder = Builder {
             units: vec![0; 256],
             used: vec![false; 256],
@@ -174,7 +174,7 @@ impl DoubleArray {
         // sentencepiece's charsmap validation ("precompiled_charsmap is invalid") rejects such
         // arrays, and Darts-clone never builds them.
         builder.used_base[0] = true;
-        builder.place(&graph, root, 0)?;
+        builder.place_all(&graph, root)?;
         // Whole 256-unit blocks: Darts-clone (SentencePiece's reader) requires it.
         Ok(DoubleArray { units: builder.units })
     }
@@ -219,21 +219,30 @@ struct Node {
 }
 
 impl Graph {
-    /// The node of `keys` (sorted, sharing their first `depth` bytes), its subtree built first.
-    /// Depth-first, so the recursion depth is the longest key's length.
-    fn add_node(&mut self, keys: &[(&[u8], u32)], depth: usize) -> u32 {
-        let (value, rest) = match keys.first() {
-            Some(&(key, value)) if key.len() == depth => (Some(value), &keys[1..]),
-            _ => (None, keys),
-        };
-        let mut children: Vec<(u8, u32)> = Vec::new();
-        let mut start = 0;
-        while start < rest.len() {
-            let label = rest[start].0[depth];
-            let end = start + rest[start..].partition_point(|(k, _)| k[depth] == label);
-            children.push((label, self.add_node(&rest[start..end], depth + 1)));
-            start = end;
+    /// The root node of `keys` (sorted), every subtree built (and numbered) before its parent.
+    /// Iterative, with one frame per key byte on an explicit stack: a key of any length (a
+    /// 100 kB piece) cannot overflow the call stack.
+    fn add_root(&mut self, keys: &[(&[u8], u32)]) -> u32 {
+        let mut stack = vec![Frame::new(keys, 0, keys.len(), 0)];
+        loop {
+            let top = stack.last_mut().expect("the root frame is popped last");
+            if let Some((start, end, label)) = top.next_group(keys) {
+                let depth = top.depth + 1;
+                stack.push(Frame::new(keys, start, end, depth).with_label(label));
+                continue;
+            }
+            let frame = stack.pop().expect("checked above");
+            let id = self.intern(frame.value, frame.children);
+            match stack.last_mut() {
+                Some(parent) => parent.children.push((frame.label, id)),
+                None => return id,
+            }
         }
+    }
+
+    /// The id of a node with this value and children: a new one, or with `share` an equal one
+    /// already built.
+    fn intern(&mut self, value: Option<u32>, children: Vec<(u8, u32)>) -> u32 {
         if self.share {
             if let Some(&id) = self.interned.get(&(value, children.clone())) {
                 return id;
@@ -257,6 +266,45 @@ impl Graph {
     }
 }
 
+/// A node of [`Graph::add_root`]'s walk: the keys `keys[next..end]` that share their first
+/// `depth` bytes (the node's value already taken off), the label from its parent and the
+/// children built so far.
+struct Frame {
+    next: usize,
+    end: usize,
+    depth: usize,
+    label: u8,
+    value: Option<u32>,
+    children: Vec<(u8, u32)>,
+}
+
+impl Frame {
+    fn new(keys: &[(&[u8], u32)], start: usize, end: usize, depth: usize) -> Frame {
+        let (value, next) = match keys.get(start) {
+            Some(&(key, value)) if start < end && key.len() == depth => (Some(value), start + 1),
+            _ => (None, start),
+        };
+        Frame { next, end, depth, label: 0, value, children: Vec::new() }
+    }
+
+    fn with_label(self, label: u8) -> Frame {
+        Frame { label, ..self }
+    }
+
+    /// The next child's keys (`start..end`) and label, consumed.
+    fn next_group(&mut self, keys: &[(&[u8], u32)]) -> Option<(usize, usize, u8)> {
+        let start = self.next;
+        if start >= self.end {
+            return None;
+        }
+        let depth = self.depth;
+        let label = keys[start].0[depth];
+        let end = start + keys[start..self.end].partition_point(|(k, _)| k[depth] == label);
+        self.next = end;
+        Some((start, end, label))
+    }
+}
+
 struct Builder {
     units: Vec<u32>,
     used: Vec<bool>,
@@ -271,17 +319,41 @@ struct Builder {
 }
 
 impl Builder {
-    /// Places the children of graph node `id`, which sits at `position`, then recurses into
-    /// each child. A node already placed elsewhere is pointed at its children again when the
-    /// offset allows.
-    fn place(&mut self, graph: &Graph, id: u32, position: usize) -> Result<()> {
+    /// Places the graph below `root` (which sits at unit 0), depth first, children in label
+    /// order. An explicit stack instead of recursion, so that a key of any length (a 100 kB
+    /// piece) cannot overflow the call stack; the order, hence every unit, is the recursive
+    /// walk's.
+    fn place_all(&mut self, graph: &Graph, root: u32) -> Result<()> {
+        // (graph node, its unit, its label; None for the root, whose unit keeps label 0)
+        let mut stack: Vec<(u32, usize, Option<u8>)> = vec![(root, 0, None)];
+        while let Some((id, position, label)) = stack.pop() {
+            if let Some(label) = label {
+                self.units[position] = label as u32;
+            }
+            if let Some(base) = self.place(graph, id, position)? {
+                let children = graph.children(&graph.nodes[id as usize]);
+                stack.extend(
+                    children
+                        .iter()
+                        .rev()
+                        .map(|&(label, child)| (child, base ^ label as usize, Some(label))),
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// Places the children of graph node `id`, which sits at `position`, and returns their
+    /// base, or `None` when the node was placed before (a shared subtree, pointed at again
+    /// when the offset allows) and its children need no placing.
+    fn place(&mut self, graph: &Graph, id: u32, position: usize) -> Result<Option<usize>> {
         let node = graph.nodes[id as usize];
         let has_leaf = if node.value.is_some() { HAS_LEAF } else { 0 };
         if let Some(base) =
             self.node_base[id as usize].filter(|&base| Self::encodable(position, base))
         {
             self.units[position] |= Self::offset_bits(position ^ base) | has_leaf;
-            return Ok(());
+            return Ok(None);
         }
         let children = graph.children(&node);
         // The labels of the children: 0 for the value (a key that ends here), then the bytes.
@@ -301,12 +373,7 @@ impl Builder {
         if let Some(value) = node.value {
             self.units[base] = value | VALUE_FLAG;
         }
-        for &(label, child) in children {
-            let at = base ^ label as usize;
-            self.units[at] = label as u32;
-            self.place(graph, child, at)?;
-        }
-        Ok(())
+        Ok(Some(base))
     }
 
     /// The offset field of a unit (plain, or shifted when it is too large).
@@ -416,12 +483,12 @@ pub(crate) mod darts_clone {
                 let dawg = Dawg::build(keys, values);
                 builder.table = vec![0; dawg.num_intersections()];
                 if dawg.child(0) != 0 {
-                    builder.build_from_dawg(&dawg, 0, 0)?;
+                    builder.build_from_dawg(&dawg)?;
                 }
             }
             None => {
                 if !keys.is_empty() {
-                    builder.build_from_keyset(keys, 0, keys.len(), 0, 0)?;
+                    builder.build_from_keyset(keys)?;
                 }
             }
         }
@@ -478,73 +545,86 @@ pub(crate) mod darts_clone {
             self.units.len() / BLOCK_SIZE
         }
 
-        fn build_from_keyset(
-            &mut self,
-            keys: &[&[u8]],
-            mut begin: usize,
-            end: usize,
-            depth: usize,
-            dic_id: usize,
-        ) -> Result<()> {
-            let label_at = |i: usize| keys[i].get(depth).copied().unwrap_or(0);
-            self.labels.clear();
-            let mut value = None;
-            for i in begin..end {
-                let label = label_at(i);
-                if label == 0 && value.is_none() {
-                    value = Some(i as u32);
+        /// Places the nodes of `keys` depth first, children in label order, as Darts-clone's
+        /// recursive `build_from_keyset` does; an explicit stack of `(begin, end, depth,
+        /// dic_id)` instead of recursion, so that a key of any length cannot overflow the call
+        /// stack.
+        fn build_from_keyset(&mut self, keys: &[&[u8]]) -> Result<()> {
+            let mut stack = vec![(0, keys.len(), 0, 0)];
+            let mut groups = Vec::new();
+            while let Some((mut begin, end, depth, dic_id)) = stack.pop() {
+                let label_at = |i: usize| keys[i].get(depth).copied().unwrap_or(0);
+                self.labels.clear();
+                let mut value = None;
+                for i in begin..end {
+                    let label = label_at(i);
+                    if label == 0 && value.is_none() {
+                        value = Some(i as u32);
+                    }
+                    if self.labels.last() != Some(&label) {
+                        self.labels.push(label);
+                    }
                 }
-                if self.labels.last() != Some(&label) {
-                    self.labels.push(label);
+                let offset = self.arrange(dic_id, value.unwrap_or(0))?;
+                while begin < end && label_at(begin) == 0 {
+                    begin += 1;
                 }
-            }
-            let offset = self.arrange(dic_id, value.unwrap_or(0))?;
-            while begin < end && label_at(begin) == 0 {
-                begin += 1;
-            }
-            while begin < end {
-                let label = label_at(begin);
-                let group_end = begin
-                    + keys[begin..end]
-                        .partition_point(|k| k.get(depth).copied().unwrap_or(0) == label);
-                self.build_from_keyset(keys, begin, group_end, depth + 1, offset ^ label as usize)?;
-                begin = group_end;
+                groups.clear();
+                while begin < end {
+                    let label = label_at(begin);
+                    let group_end = begin
+                        + keys[begin..end]
+                            .partition_point(|k| k.get(depth).copied().unwrap_or(0) == label);
+                    groups.push((begin, group_end, depth + 1, offset ^ label as usize));
+                    begin = group_end;
+                }
+                stack.extend(groups.drain(..).rev());
             }
             Ok(())
         }
 
-        fn build_from_dawg(&mut self, dawg: &Dawg, dawg_id: usize, dic_id: usize) -> Result<()> {
-            let first_child = dawg.child(dawg_id);
-            if dawg.is_intersection[first_child] {
-                let known = self.table[dawg.intersection_id(first_child)];
-                if known != 0 {
-                    let offset = known ^ dic_id;
-                    if offset & UPPER_MASK == 0 || offset & LOWER_MASK == 0 {
-                        if dawg.labels[first_child] == 0 {
-                            self.units[dic_id] |= 1 << 8;
+        /// Places the DAWG's nodes depth first, children in label order, as Darts-clone's
+        /// recursive `build_from_dawg` does; an explicit stack of `(dawg_id, dic_id)` instead
+        /// of recursion, so that a key of any length cannot overflow the call stack.
+        fn build_from_dawg(&mut self, dawg: &Dawg) -> Result<()> {
+            let mut stack = vec![(0, 0)];
+            let mut children = Vec::new();
+            while let Some((dawg_id, dic_id)) = stack.pop() {
+                let first_child = dawg.child(dawg_id);
+                if dawg.is_intersection[first_child] {
+                    let known = self.table[dawg.intersection_id(first_child)];
+                    if known != 0 {
+                        let offset = known ^ dic_id;
+                        if offset & UPPER_MASK == 0 || offset & LOWER_MASK == 0 {
+                            if dawg.labels[first_child] == 0 {
+                                self.units[dic_id] |= 1 << 8;
+                            }
+                            set_offset(&mut self.units[dic_id], offset)?;
+                            continue;
                         }
-                        return set_offset(&mut self.units[dic_id], offset);
                     }
                 }
-            }
-            self.labels.clear();
-            let mut child = first_child;
-            while child != 0 {
-                self.labels.push(dawg.labels[child]);
-                child = dawg.sibling(child);
-            }
-            // A terminal (label 0) sorts first among its siblings.
-            let offset = self.arrange(dic_id, dawg.value(first_child))?;
-            if dawg.is_intersection[first_child] {
-                self.table[dawg.intersection_id(first_child)] = offset;
-            }
-            let mut child = first_child;
-            while child != 0 {
-                let label = dawg.labels[child];
-                if label != 0 {
-                    self.build_from_dawg(dawg, child, offset ^ label as usize)?;
+                self.labels.clear();
+                let mut child = first_child;
+                while child != 0 {
+                    self.labels.push(dawg.labels[child]);
+                    child = dawg.sibling(child);
                 }
-                child = dawg.sibling(child);
+                // A terminal (label 0) sorts first among its siblings.
+                let offset = self.arrange(dic_id, dawg.value(first_child))?;
+                if dawg.is_intersection[first_child] {
+                    self.table[dawg.intersection_id(first_child)] = offset;
+                }
+                children.clear();
+                let mut child = first_child;
+                while child != 0 {
+                    let label = dawg.labels[child];
+                    if label != 0 {
+                        children.push((child, offset ^ label as usize));
+                    }
+                    child = dawg.sibling(child);
+                }
+                stack.extend(children.drain(..).rev());
             }
             Ok(())
         }
@@ -1044,6 +1124,32 @@ mod tests {
         assert!(darts_clone::build(&[&b"b"[..], &b"a"[..]], None).is_err());
         assert!(darts_clone::build(&[&b"a\0"[..]], None).is_err());
         assert_eq!(darts_clone::build(&[], None).unwrap().len(), 256);
+    }
+
+    #[test]
+    fn a_100_kb_key_builds_without_deep_recursion() {
+        // Each builder once walked the trie recursively, one call per key byte: a key of
+        // ~28 kB overflowed the stack (a segfault, not a panic).
+        let long: Vec<u8> = (0..100_000).map(|i| b'a' + (i % 7) as u8).collect();
+        let mut keys: Vec<&[u8]> = vec![&long[..1], &long[..50_000], &long, b"b", b"ba"];
+        keys.sort();
+        let values: Vec<u32> = (0..keys.len() as u32).collect();
+        let pairs: Vec<(&[u8], u32)> = keys.iter().copied().zip(values.iter().copied()).collect();
+        let arrays = [
+            DoubleArray::build(&pairs).unwrap().units,
+            DoubleArray::build_sharing_suffixes(&pairs).unwrap().units,
+            darts_clone::build(&keys, None).unwrap(),
+            darts_clone::build(&keys, Some(&values)).unwrap(),
+        ];
+        let mut probe = long.clone();
+        probe.push(b'z');
+        for units in &arrays {
+            let mut found = Vec::new();
+            common_prefix_search(units, &probe, |value, len| found.push((value, len)));
+            // Sorted, the keys are `a`, 50 kB of it, 100 kB of it, `b`, `ba`: values 0-4.
+            assert_eq!(found, [(0, 1), (1, 50_000), (2, 100_000)]);
+            assert_eq!(longest_prefix(units, b"bab"), Some((4, 2)));
+        }
     }
 
     #[test]

@@ -56,26 +56,68 @@ pub struct PaddingParams {
 }
 
 impl PaddingParams {
-    /// The length encodings of `longest` tokens (the longest of the batch) are padded to.
-    pub fn target_length(&self, longest: usize) -> usize {
+    /// The length encodings of `longest` tokens (the longest of the batch) are padded to; an
+    /// error when rounding up to `pad_to_multiple_of` overflows.
+    pub fn target_length(&self, longest: usize) -> Result<usize> {
         let length = match self.strategy {
             PaddingStrategy::Fixed(n) => n,
             PaddingStrategy::BatchLongest => longest,
         };
         match self.pad_to_multiple_of {
-            Some(m) if m > 0 && length % m > 0 => length + (m - length % m),
-            _ => length,
+            Some(m) if m > 0 && length % m > 0 => {
+                length.checked_add(m - length % m).ok_or_else(|| {
+                    Error::InvalidArgument(format!(
+                        "padding: length {length} rounded up to a multiple of pad_to_multiple_of \
+                        ({m}) is too large"
+                    ))
+                })
+            }
+            _ => Ok(length),
         }
     }
 }
 
+/// Bytes a token takes in an `Encoding` (id, type id, masks, text, word, offsets), not counting
+/// its text's characters.
+const TOKEN_BYTES: usize = 4 * size_of::<u32>()
+    + size_of::<String>()
+    + size_of::<Option<u32>>()
+    + size_of::<(usize, usize)>();
+/// Padded sizes below this are not probed (always allocatable in practice).
+const PROBE_BYTES: usize = 1 << 26;
+
+/// Checks that `rows` encodings padded to `length` tokens of `pad_token` can be held, before
+/// any of it is allocated: a length whose size overflows or that the system refuses is an
+/// error naming it (where the allocation would abort the process). A large size is probed
+/// with a trial reservation, released at once and never written (so no page is touched).
+pub fn check_padded_size(rows: usize, length: usize, pad_token: &str) -> Result<()> {
+    let bytes = rows
+        .checked_mul(length)
+        .and_then(|tokens| tokens.checked_mul(TOKEN_BYTES + pad_token.len()));
+    let fits = match bytes {
+        Some(bytes) if bytes < PROBE_BYTES => true,
+        Some(bytes) => Vec::<u8>::new().try_reserve_exact(bytes).is_ok(),
+        None => false,
+    };
+    if fits {
+        Ok(())
+    } else {
+        Err(Error::InvalidArgument(format!(
+            "padding length {length} is too large: {rows} encoding(s) of {length} tokens need more \
+                memory than can be allocated"
+        )))
+    }
+}
+
 /// Pads every encoding (and its overflowing windows) to the length `params` gives for the
-/// batch; never shortens anything.
-pub fn pad_encodings(encodings: &mut [Encoding], params: &PaddingParams) {
-    let Some(padding) = BatchPadding::new(encodings.iter().map(Encoding::len), params) else {
-        return;
+/// batch; never shortens anything. An error (before any padding) when that length is too large
+/// to allocate.
+pub fn pad_encodings(encodings: &mut [Encoding], params: &PaddingParams) -> Result<()> {
+    let Some(padding) = BatchPadding::new(encodings.iter().map(Encoding::len), params)? else {
+        return Ok(());
     };
     crate::utils::parallel::for_each_mut(encodings, |e| padding.apply(e));
+    Ok(())
 }
 
 /// The padding of one batch: the length its encodings are padded to, and how. Lets a batch be
@@ -89,13 +131,22 @@ pub struct BatchPadding {
 
 impl BatchPadding {
     /// The padding of a batch whose encodings (not counting their overflowing windows) have
-    /// these lengths; None for an empty batch.
+    /// these lengths; None for an empty batch, an error when the padded batch is too large to
+    /// allocate (see `check_padded_size`).
     pub fn new(
         lengths: impl Iterator<Item = usize>,
         params: &PaddingParams,
-    ) -> Option<BatchPadding> {
-        let longest = lengths.max()?;
-        Some(BatchPadding { target: params.target_length(longest), params: params.clone() })
+    ) -> Result<Option<BatchPadding>> {
+        let (mut longest, mut rows) = (0, 0usize);
+        for length in lengths {
+            (longest, rows) = (longest.max(length), rows + 1);
+        }
+        if rows == 0 {
+            return Ok(None);
+        }
+        let target = params.target_length(longest)?;
+        check_padded_size(rows, target, &params.pad_token)?;
+        Ok(Some(BatchPadding { target, params: params.clone() }))
     }
 
     /// Pads `encoding` and its overflowing windows (never cuts).
@@ -136,17 +187,38 @@ mod tests {
     }
 
     #[test]
+    fn impossible_lengths_are_errors_before_any_allocation() {
+        // Each once aborted the process on allocation or panicked with "capacity overflow".
+        for (strategy, multiple) in [
+            (PaddingStrategy::Fixed(usize::MAX), None),
+            (PaddingStrategy::Fixed(1 << 50), None),
+            (PaddingStrategy::Fixed(usize::MAX - 3), Some(8)),
+            (PaddingStrategy::BatchLongest, Some(1 << 63)),
+        ] {
+            let params =
+                PaddingParams { strategy, pad_to_multiple_of: multiple, ..Default::default() };
+            let mut batch = vec![enc(2)];
+            let error = pad_encodings(&mut batch, &params).unwrap_err().to_string();
+            assert!(error.contains("too large"), "{error}");
+            assert_eq!(batch[0].len(), 2);
+        }
+        assert!(check_padded_size(1 << 20, 1 << 40, "[PAD]").is_err());
+        assert!(check_padded_size(32, 512, "[PAD]").is_ok());
+    }
+
+    #[test]
     fn batch_longest_and_multiple() {
         let mut batch = vec![enc(5), enc(3)];
         let params = PaddingParams { pad_to_multiple_of: Some(4), ..Default::default() };
-        pad_encodings(&mut batch, &params);
+        pad_encodings(&mut batch, &params).unwrap();
         assert_eq!(batch[0].len(), 8);
         assert_eq!(batch[1].ids, vec![1, 2, 3, 0, 0, 0, 0, 0]);
         let mut fixed = vec![enc(5)];
         pad_encodings(
             &mut fixed,
             &PaddingParams { strategy: PaddingStrategy::Fixed(3), ..Default::default() },
-        );
+        )
+        .unwrap();
         assert_eq!(fixed[0].len(), 5);
     }
 

@@ -1,0 +1,109 @@
+"""Hostile or unlucky input never crashes the process: a huge vocabulary piece just works and
+impossible padding lengths give a clear Python exception, never a segfault, an abort or a
+`PanicException`."""
+
+from __future__ import annotations
+
+import io
+import os
+import random
+import string
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import tokenmill
+from tokenmill import Tokenizer, models
+from tokenmill.sentencepiece import SentencePieceProcessor, SentencePieceTrainer
+
+# A vocabulary piece far beyond the ~28 kB at which the recursive double-array builders
+# overflowed the stack (a segfault). Random letters, so that matching it inside a text costs
+# one long walk, not one per position as a periodic piece would.
+LONG_PIECE = "".join(random.Random(18).choices(string.ascii_lowercase, k=100_000))
+
+
+def test_a_100_kb_piece_in_a_unigram_model_and_its_tokenizer_json():
+    model = models.Unigram([("<unk>", 0.0), ("a", -1.0), (LONG_PIECE, -2.0)], unk_id=0)
+    tokenizer = Tokenizer(model)
+    assert tokenizer.encode("a" + LONG_PIECE).ids == [1, 2]
+    assert Tokenizer.from_str(tokenizer.to_str()).encode(LONG_PIECE + "a").ids == [2, 1]
+
+
+@pytest.mark.parametrize("model_type", [1, 2])  # Unigram, BPE
+def test_a_100_kb_piece_in_a_model_file(model_type):
+    pytest.importorskip("google.protobuf")
+    from tokenmill.sentencepiece import sentencepiece_model_pb2
+
+    proto = sentencepiece_model_pb2.ModelProto()
+    proto.trainer_spec.model_type = model_type
+    pieces = [("<unk>", 2), ("<s>", 3), ("</s>", 3), ("▁", 1), ("a", 1), (LONG_PIECE, 4)]
+    for score, (piece, kind) in enumerate(pieces):
+        entry = proto.pieces.add()
+        entry.piece, entry.score, entry.type = piece, -score, kind
+    processor = SentencePieceProcessor(model_proto=proto.SerializeToString())
+    assert processor.encode("a" + LONG_PIECE) == [3, 4, 5]
+
+
+@pytest.mark.parametrize("model_type", ["unigram", "bpe", "char", "word"])
+def test_a_100_kb_user_defined_symbol_in_training(model_type):
+    out = io.BytesIO()
+    SentencePieceTrainer.train(
+        sentence_iterator=iter(["abc def abd"] * 50),
+        model_writer=out,
+        vocab_size=30,
+        model_type=model_type,
+        user_defined_symbols=[LONG_PIECE],
+        hard_vocab_limit=False,
+    )
+    processor = SentencePieceProcessor(model_proto=out.getvalue())
+    assert processor.id_to_piece(3) == LONG_PIECE
+    if model_type != "word":  # (whose pieces are whole words, which the symbol is not)
+        assert 3 in processor.encode("x " + LONG_PIECE)
+
+
+# Each of these padding settings once aborted the process on allocation (or raised
+# `PanicException('capacity overflow')`, which `except Exception` misses). They run in a child
+# process whose address space is capped, so that an allocation the check let through fails
+# there (and shows as a crash of the child) instead of filling this machine's memory.
+PADDING_CASES = {
+    "enable_padding": "t.enable_padding(length=10**9); t.encode('a')",
+    "enable_padding_batch": "t.enable_padding(length=10**9); t.encode_batch(['a', 'a a'])",
+    "encoding_pad": "t.encode('a').pad(10**8)",
+    "fixed_10_12": "Tokenizer.from_str(with_padding({'Fixed': 10**12})).encode('a')",
+    "fixed_max": "Tokenizer.from_str(with_padding({'Fixed': 2**64 - 1})).encode('a')",
+    "multiple_of": "Tokenizer.from_str(with_padding('BatchLongest', 2**63)).encode('a')",
+}
+
+PADDING_CHILD = """
+import json, resource, sys
+resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
+from tokenmill import InvalidArgumentError, Tokenizer, models
+t = Tokenizer(models.WordLevel({"a": 0, "[PAD]": 1, "[UNK]": 2}, unk_token="[UNK]"))
+def with_padding(strategy, multiple=None):
+    t.enable_padding(length=5)
+    data = json.loads(t.to_str())
+    data["padding"].update(strategy=strategy, pad_to_multiple_of=multiple)
+    t.no_padding()
+    return json.dumps(data)
+try:
+    exec(sys.argv[1])
+except InvalidArgumentError as e:
+    print("InvalidArgumentError:", e)
+"""
+
+
+@pytest.mark.parametrize("case", sorted(PADDING_CASES))
+def test_impossible_padding_lengths_raise_a_clear_error(case):
+    pytest.importorskip("resource")
+    child = subprocess.run(
+        [sys.executable, "-c", PADDING_CHILD, PADDING_CASES[case]],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        # The same tokenmill as this process's (a wheel in CI, a development tree here).
+        env={**os.environ, "PYTHONPATH": str(Path(tokenmill.__file__).resolve().parent.parent)},
+    )
+    assert child.returncode == 0, child.stderr[-2000:]
+    assert child.stdout.startswith("InvalidArgumentError: padding"), child.stdout
+    assert "too large" in child.stdout
