@@ -151,22 +151,22 @@ impl Flags {
     }
 }
 
-/// Runs `f` over `items`, in parallel (on tokenmill's pool, see `utils::parallel`) unless
-/// `num_threads` is 1.
+/// Runs `f` over `items`, on the calling thread when `num_threads` is 1, else in parallel: on
+/// tokenmill's pool when `num_threads` is 0 or less (sentencepiece's "all cores"), on at most
+/// `num_threads` threads otherwise (see `parallel::pool_for`).
 fn batch<T: Sync, R: Send>(
     items: &[T],
     num_threads: i32,
     seed: Option<u64>,
     f: impl Fn(&T, Option<u64>) -> tokenmill_core::Result<R> + Sync,
 ) -> tokenmill_core::Result<Vec<R>> {
-    let serial =
-        |items: &[T]| items.iter().enumerate().map(|(i, t)| f(t, item_seed(seed, i))).collect();
-    if num_threads == 1 || items.len() < 2 {
-        return serial(items);
+    let requested = usize::try_from(num_threads).unwrap_or(0);
+    match parallel::pool_for(requested, items.len()) {
+        None => items.iter().enumerate().map(|(i, t)| f(t, item_seed(seed, i))).collect(),
+        Some(pool) => pool.install(|| {
+            items.par_iter().enumerate().map(|(i, t)| f(t, item_seed(seed, i))).collect()
+        }),
     }
-    parallel::either(items, serial, |items| {
-        items.par_iter().enumerate().map(|(i, t)| f(t, item_seed(seed, i))).collect()
-    })
 }
 
 /// Each item of a batch gets its own seed so that a seeded batch is reproducible in any thread

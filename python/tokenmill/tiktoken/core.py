@@ -194,7 +194,8 @@ class Encoding:
         )
 
     def encode_ordinary_batch(self, text: list[str], *, num_threads: int = 8) -> list[list[int]]:
-        """``encode_ordinary`` of every text, in parallel on ``num_threads`` threads."""
+        """``encode_ordinary`` of every text, in parallel on at most ``num_threads`` threads
+        (capped at the number of texts and of cores, from pools kept for the process)."""
         return _batch_without_surrogates(self._core_bpe.encode_batch, text, None, num_threads)
 
     def encode_batch(
@@ -205,7 +206,8 @@ class Encoding:
         allowed_special: Literal["all"] | AbstractSet[str] = set(),  # noqa: B006
         disallowed_special: Literal["all"] | Collection[str] = "all",
     ) -> list[list[int]]:
-        """``encode`` of every text, in parallel on ``num_threads`` threads."""
+        """``encode`` of every text, in parallel on at most ``num_threads`` threads (capped at
+        the number of texts and of cores, from pools kept for the process)."""
         allowed = self._allowed_special(text, allowed_special, disallowed_special, many=True)
         return _batch_without_surrogates(
             self._core_bpe.encode_batch, text, set(allowed), num_threads

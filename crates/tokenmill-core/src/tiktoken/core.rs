@@ -304,8 +304,8 @@ impl CoreBpe {
         None
     }
 
-    /// Encodes many texts in parallel (tokenmill's pool, see `utils::parallel`, or a pool of
-    /// `num_threads` threads made for this call if given).
+    /// Encodes many texts in parallel (tokenmill's pool, see `utils::parallel`, or at most
+    /// `num_threads` threads if given: see `parallel::pool_for`).
     pub fn encode_ordinary_batch<S: AsRef<str> + Sync>(
         &self,
         texts: &[S],
@@ -382,23 +382,16 @@ impl CoreBpe {
     }
 }
 
-/// `encode` of every text, on tokenmill's pool (`None` or 0) or on a pool of `num_threads`
-/// threads made for this call (started in this process, so a forked child makes its own too).
+/// `encode` of every text, on tokenmill's pool (`None` or 0) or on `num_threads` threads at
+/// most (see `parallel::pool_for`: capped, from pools kept for the process).
 fn in_pool<S: Sync>(
     num_threads: Option<usize>,
     texts: &[S],
     encode: impl Fn(&S) -> Result<Vec<Rank>> + Sync + Send,
 ) -> Result<Vec<Vec<Rank>>> {
-    match num_threads {
-        None | Some(0) => parallel::map_ref_collect(texts, encode),
-        Some(1) => texts.iter().map(encode).collect(),
-        Some(n) => {
-            let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(n)
-                .build()
-                .map_err(|e| Error::Other(format!("cannot start {n} threads: {e}")))?;
-            pool.install(|| texts.par_iter().map(encode).collect())
-        }
+    match parallel::pool_for(num_threads.unwrap_or(0), texts.len()) {
+        None => texts.iter().map(encode).collect(),
+        Some(pool) => pool.install(|| texts.par_iter().map(encode).collect()),
     }
 }
 

@@ -22,8 +22,13 @@
 //! warning and runs with parallelism off; set the variable to keep it on (with a new pool) or
 //! off without the warning.
 //!
-//! Every thread-spawning place of tokenmill goes through here, except tiktoken's explicit
-//! `num_threads` (a pool made for that call, so fork-safe as well). Nothing uses rayon's global
+//! An explicit `num_threads` (tiktoken's batch calls, sentencepiece's) goes through
+//! [`pool_for`]: the request is capped at the number of items and at the number of cores, a
+//! request that reaches the core count runs on the process's pool, and a smaller one on a pool
+//! of that size made once per process and kept (forgotten in a forked child like the main
+//! pool). A call never starts threads of its own, whatever it asks for.
+//!
+//! Every thread-spawning place of tokenmill goes through here. Nothing uses rayon's global
 //! pool: it cannot be replaced after a fork.
 use std::ffi::{c_char, c_int, c_void};
 use std::ptr;
@@ -53,6 +58,12 @@ static RUNS_PARALLEL: AtomicBool = AtomicBool::new(false);
 /// null until the first parallel batch, and again in a forked child.
 static POOL: AtomicPtr<ThreadPool> = AtomicPtr::new(ptr::null_mut());
 static FORK_HANDLER: Once = Once::new();
+/// Pools of an explicitly requested size below the core count, by size (see [`pool_for`]);
+/// null until first asked for. Larger requests share the process's pool.
+static SIZED: [AtomicPtr<ThreadPool>; SIZED_MAX + 1] =
+    [const { AtomicPtr::new(ptr::null_mut()) }; SIZED_MAX + 1];
+/// The largest size of a pool in `SIZED`.
+const SIZED_MAX: usize = 64;
 
 /// Whether batch work may run on several threads: [`set_parallelism`] if called, else
 /// `TOKENIZERS_PARALLELISM` (see the module docs).
@@ -133,14 +144,65 @@ fn parallel_pool() -> Option<&'static ThreadPool> {
 /// The process's pool, made on first use (None if no thread can be started: work then runs on
 /// the calling thread).
 fn pool() -> Option<&'static ThreadPool> {
-    let current = POOL.load(Ordering::Acquire);
+    published(&POOL, build_pool)
+}
+
+/// The pool for a batch of `items` items run with an explicit request of `requested` threads
+/// (0: tokenmill's setting, as every other batch). None (always for fewer than two items): run
+/// it on the calling thread. The
+/// request is capped at `items` and at the number of cores (more threads than cores only add
+/// switches); a capped request of the core count or more gets the process's pool, a smaller one
+/// a pool of that size kept for the process. So repeated calls never start threads.
+pub fn pool_for(requested: usize, items: usize) -> Option<&'static ThreadPool> {
+    if items < 2 {
+        return None;
+    }
+    if requested == 0 {
+        return parallel_pool();
+    }
+    let cores = cores();
+    let n = requested.min(items).min(cores);
+    if n <= 1 {
+        None
+    } else if n >= cores || n > SIZED_MAX {
+        pool().filter(|p| p.current_num_threads() > 1)
+    } else {
+        published(&SIZED[n], || {
+            ThreadPoolBuilder::new()
+                .num_threads(n)
+                .thread_name(move |i| format!("tokenmill-{n}-{i}"))
+                .build()
+                .ok()
+        })
+    }
+}
+
+/// The number of cores this process may use (read once).
+fn cores() -> usize {
+    static CORES: AtomicUsize = AtomicUsize::new(0);
+    match CORES.load(Ordering::Relaxed) {
+        0 => {
+            let n = std::thread::available_parallelism().map_or(1, |n| n.get());
+            CORES.store(n, Ordering::Relaxed);
+            n
+        }
+        n => n,
+    }
+}
+
+/// The pool published in `slot`, made by `build` and published if there is none yet.
+fn published(
+    slot: &AtomicPtr<ThreadPool>,
+    build: impl FnOnce() -> Option<ThreadPool>,
+) -> Option<&'static ThreadPool> {
+    let current = slot.load(Ordering::Acquire);
     if !current.is_null() {
         // SAFETY: a published pool is leaked, never freed.
         return Some(unsafe { &*current });
     }
     FORK_HANDLER.call_once(register_fork_handler);
-    let built = Box::into_raw(Box::new(build_pool()?));
-    match POOL.compare_exchange(ptr::null_mut(), built, Ordering::AcqRel, Ordering::Acquire) {
+    let built = Box::into_raw(Box::new(build()?));
+    match slot.compare_exchange(ptr::null_mut(), built, Ordering::AcqRel, Ordering::Acquire) {
         // SAFETY: just published, never freed from now on.
         Ok(_) => Some(unsafe { &*built }),
         Err(other) => {
@@ -201,11 +263,14 @@ Disabling parallelism to avoid deadlocks...\nTo disable this warning, you can ei
 \t- Avoid using `tokenizers` before the fork if possible\n\
 \t- Explicitly set the environment variable TOKENIZERS_PARALLELISM=(true | false)\n";
 
-/// Runs in the child right after a fork, with a single thread: forgets the pool (its threads
+/// Runs in the child right after a fork, with a single thread: forgets the pools (their threads
 /// stayed in the parent), and turns parallelism off with `tokenizers`' warning when it was used
 /// and is not configured. Only async-signal-safe calls: atomics, `getenv`, `write`.
 extern "C" fn after_fork_in_child() {
     POOL.store(ptr::null_mut(), Ordering::SeqCst);
+    for slot in &SIZED {
+        slot.store(ptr::null_mut(), Ordering::SeqCst);
+    }
     RUNS_PARALLEL.store(false, Ordering::Relaxed);
     // SAFETY: a NUL-terminated name; the result is only compared with null.
     let configured = !unsafe { getenv(c"TOKENIZERS_PARALLELISM".as_ptr()) }.is_null()
@@ -485,6 +550,27 @@ impl<T> Drop for EndOfFeed<'_, T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn explicit_thread_counts_are_capped_and_pooled() {
+        let size =
+            |requested, items| pool_for(requested, items).map(ThreadPool::current_num_threads);
+        assert_eq!(size(usize::MAX, 1), None, "one item runs on the calling thread");
+        assert_eq!(size(1, 1000), None);
+        let cores = cores();
+        if cores > 2 {
+            assert_eq!(size(2, 1000), Some(2));
+            assert_eq!(size(1000, 2), Some(2), "never more threads than items");
+        }
+        // A huge request is capped at the core count (the process's pool, whatever its size).
+        let huge = pool_for(1 << 40, 1 << 40);
+        assert_eq!(huge.map(|p| p as *const ThreadPool), pool().map(|p| p as *const ThreadPool));
+        // The same request gets the same pool again: nothing is started per call.
+        for requested in [2, 3, 64, 1 << 20] {
+            let first = pool_for(requested, 100).map(|p| p as *const ThreadPool);
+            assert_eq!(pool_for(requested, 100).map(|p| p as *const ThreadPool), first);
+        }
+    }
 
     #[test]
     fn results_keep_order_and_errors_stop() {

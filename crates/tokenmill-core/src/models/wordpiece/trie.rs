@@ -14,6 +14,12 @@
 //! algorithm gets stuck (the whole word becomes the unknown token). Every byte of the word is
 //! read once and each failure emits at least one token, so matching is linear in the word.
 //!
+//! `F(v)` extends the pops of `v`'s parent, so written out in full the pops of a long token's
+//! path would take memory quadratic in its length. They are kept as *ropes* instead: a node's
+//! pops are its parent's rope followed by the ropes of the failure chain walked to reach `f(v)`
+//! (the same walk as Aho-Corasick's, linear in the vocabulary size overall). Pops of at most
+//! `FLAT_MAX` tokens, nearly all of them, are also written out flat for the matching loop.
+//!
 //! Hand-written rather than taken from a crate: the automata crates (aho-corasick, daachorse)
 //! find all or leftmost matches, not the greedy tokenization with its "stuck" state.
 use std::collections::VecDeque;
@@ -26,6 +32,11 @@ pub(crate) const START_ROOT: u32 = 0;
 const CONTINUATION_ROOT: u32 = 1;
 /// Nodes with more children than this are searched by binary search instead of a linear scan.
 const LINEAR_SCAN_MAX: usize = 8;
+
+/// Pops of at most this many tokens are stored flat; longer ones are read from their rope.
+const FLAT_MAX: u32 = 32;
+/// `Node::pops_len` of a node whose pops are read from the rope `pops_start`.
+const IN_ROPE: u32 = u32::MAX;
 
 /// One token emitted by a failure: its id and how many bytes of the word it covers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,9 +51,68 @@ struct Node {
     edges_start: u32,
     edges_len: u32,
     fail: u32,
-    /// `F(v)` is `pops[pops_start .. pops_start + pops_len]`.
+    /// `F(v)` is `pops[pops_start .. pops_start + pops_len]`, or the rope `pops_start` when
+    /// `pops_len` is `IN_ROPE`.
     pops_start: u32,
     pops_len: u32,
+}
+
+/// A node of the pops' rope: one pop, or the concatenation of the ropes
+/// `rope_children[start .. start + count]` (at least two, none empty).
+#[derive(Debug, Clone, Copy)]
+enum Rope {
+    Leaf(Pop),
+    Concat { start: u32, count: u32 },
+}
+
+/// The ropes while the automaton is built, with the number of pops of each.
+#[derive(Default)]
+struct Ropes {
+    nodes: Vec<Rope>,
+    children: Vec<u32>,
+    /// Pops per rope, saturating (only compared with `FLAT_MAX`).
+    lens: Vec<u32>,
+}
+
+impl Ropes {
+    fn leaf(&mut self, pop: Pop) -> u32 {
+        self.nodes.push(Rope::Leaf(pop));
+        self.lens.push(1);
+        (self.nodes.len() - 1) as u32
+    }
+
+    /// The rope of `parts` one after the other (`NONE` parts are empty): `NONE`, the only
+    /// part, or a new concatenation.
+    fn concat(&mut self, parts: &[u32]) -> u32 {
+        let start = self.children.len();
+        self.children.extend(parts.iter().copied().filter(|&p| p != NONE));
+        match self.children.len() - start {
+            0 => NONE,
+            1 => self.children.pop().unwrap_or(NONE),
+            count => {
+                let len = self.children[start..]
+                    .iter()
+                    .fold(0u32, |sum, &c| sum.saturating_add(self.lens[c as usize]));
+                self.nodes.push(Rope::Concat { start: start as u32, count: count as u32 });
+                self.lens.push(len);
+                (self.nodes.len() - 1) as u32
+            }
+        }
+    }
+}
+
+/// Appends the pops of `rope` to `out` (time linear in the pops: every concatenation has two
+/// parts or more, none empty).
+fn expand(nodes: &[Rope], children: &[u32], rope: u32, out: &mut Vec<Pop>) {
+    let mut stack = vec![rope];
+    while let Some(r) = stack.pop() {
+        match nodes[r as usize] {
+            Rope::Leaf(pop) => out.push(pop),
+            Rope::Concat { start, count } => {
+                stack.extend(children[start as usize..(start + count) as usize].iter().rev())
+            }
+        }
+    }
 }
 
 /// The compiled automaton of one vocabulary and prefix.
@@ -52,6 +122,9 @@ pub(crate) struct Automaton {
     edge_bytes: Vec<u8>,
     edge_targets: Vec<u32>,
     pops: Vec<Pop>,
+    /// The ropes of the pops longer than `FLAT_MAX` (see `Rope`).
+    ropes: Vec<Rope>,
+    rope_children: Vec<u32>,
     /// Direct child tables of the two roots (they have the most children).
     start_table: Box<[u32; 256]>,
     continuation_table: Box<[u32; 256]>,
@@ -119,41 +192,46 @@ impl Automaton {
     fn link(builder: Builder) -> Self {
         let n = builder.children.len();
         let mut fail = vec![NONE; n];
+        let mut rope = vec![NONE; n];
+        let mut ropes = Ropes::default();
         let mut pops_range = vec![(0u32, 0u32); n];
         let mut pops: Vec<Pop> = Vec::new();
         let mut queue: VecDeque<u32> = VecDeque::from([START_ROOT, CONTINUATION_ROOT]);
+        let mut parts: Vec<u32> = Vec::new();
         let mut scratch: Vec<Pop> = Vec::new();
         while let Some(u) = queue.pop_front() {
             for &(byte, v) in &builder.children[u as usize] {
                 queue.push_back(v);
-                scratch.clear();
-                let target = match builder.token[v as usize] {
-                    Some(pop) => {
-                        scratch.push(pop);
-                        CONTINUATION_ROOT
-                    }
+                let (target, r) = match builder.token[v as usize] {
+                    Some(pop) => (CONTINUATION_ROOT, ropes.leaf(pop)),
                     None => {
-                        let (start, len) = pops_range[u as usize];
-                        scratch.extend_from_slice(&pops[start as usize..(start + len) as usize]);
+                        parts.clear();
+                        parts.push(rope[u as usize]);
                         let mut z = fail[u as usize];
                         loop {
                             if z == NONE {
-                                break NONE;
+                                break (NONE, NONE);
                             }
                             if let Some(next) = builder.child(z, byte) {
-                                break next;
+                                break (next, ropes.concat(&parts));
                             }
-                            let (start, len) = pops_range[z as usize];
-                            scratch
-                                .extend_from_slice(&pops[start as usize..(start + len) as usize]);
+                            parts.push(rope[z as usize]);
                             z = fail[z as usize];
                         }
                     }
                 };
                 fail[v as usize] = target;
-                if target != NONE {
-                    pops_range[v as usize] = (pops.len() as u32, scratch.len() as u32);
-                    pops.extend_from_slice(&scratch);
+                rope[v as usize] = r;
+                if r != NONE {
+                    pops_range[v as usize] = if ropes.lens[r as usize] <= FLAT_MAX {
+                        scratch.clear();
+                        expand(&ropes.nodes, &ropes.children, r, &mut scratch);
+                        let start = pops.len() as u32;
+                        pops.extend_from_slice(&scratch);
+                        (start, scratch.len() as u32)
+                    } else {
+                        (r, IN_ROPE)
+                    };
                 }
             }
         }
@@ -185,6 +263,8 @@ impl Automaton {
             edge_bytes,
             edge_targets,
             pops,
+            ropes: ropes.nodes,
+            rope_children: ropes.children,
             start_table: table(START_ROOT),
             continuation_table: table(CONTINUATION_ROOT),
         }
@@ -209,10 +289,17 @@ impl Automaton {
         }
     }
 
+    /// Appends `F(node)` to `out`.
     #[inline]
-    fn pops_of(&self, node: u32) -> &[Pop] {
+    fn push_pops(&self, node: u32, out: &mut Vec<Pop>) {
         let n = &self.nodes[node as usize];
-        &self.pops[n.pops_start as usize..(n.pops_start + n.pops_len) as usize]
+        if n.pops_len == IN_ROPE {
+            expand(&self.ropes, &self.rope_children, n.pops_start, out);
+        } else {
+            out.extend_from_slice(
+                &self.pops[n.pops_start as usize..(n.pops_start + n.pops_len) as usize],
+            );
+        }
     }
 
     /// Appends the greedy longest-match-first tokens of `word` to `out`; false when the
@@ -246,7 +333,7 @@ impl Automaton {
         if fail == NONE {
             return false;
         }
-        out.extend_from_slice(self.pops_of(*node));
+        self.push_pops(*node, out);
         *node = fail;
         true
     }
@@ -257,6 +344,8 @@ impl Automaton {
         self.nodes.len() * std::mem::size_of::<Node>()
             + self.edge_bytes.len() * 5
             + self.pops.len() * 8
+            + self.ropes.len() * std::mem::size_of::<Rope>()
+            + self.rope_children.len() * 4
             + 2 * 256 * 4
     }
 }
@@ -350,6 +439,40 @@ mod tests {
         assert_eq!(run(&a, "##a"), Some(vec![Pop { id: 2, len: 3 }]));
         assert_eq!(run(&a, "x##a"), None);
         assert_eq!(run(&a, "#"), Some(vec![Pop { id: 0, len: 1 }]));
+    }
+
+    /// A token of `n` letters ("abab…"), with the single letters as the other tokens.
+    fn long_token(n: usize) -> (Automaton, FxHashMap<String, u32>, String) {
+        let long: String = "ab".repeat(n / 2 + 1)[..n].to_string();
+        let (a, vocab) = automaton(&["a", "b", "##a", "##b", &long], "##");
+        (a, vocab, long)
+    }
+
+    #[test]
+    fn long_tokens_take_linear_memory() {
+        // Written out, the pops of the long token's path would be n²/2 tokens (80 GB here).
+        let n = 100_000;
+        let (a, _, long) = long_token(n);
+        assert!(a.heap_bytes() < 200 * n, "{} bytes", a.heap_bytes());
+        assert_eq!(run(&a, &long), Some(vec![Pop { id: 4, len: n as u32 }]));
+        // Stopping one letter short pops the whole path: "a", then "##b", "##a", ... .
+        let tokens = run(&a, &long[..n - 1]).unwrap();
+        assert_eq!(tokens.len(), n - 1);
+        assert_eq!(
+            tokens[..3],
+            [Pop { id: 0, len: 1 }, Pop { id: 3, len: 1 }, Pop { id: 2, len: 1 }]
+        );
+    }
+
+    #[test]
+    fn long_token_paths_match_the_greedy_reference() {
+        let (a, vocab, long) = long_token(150);
+        for end in 1..long.len() {
+            for tail in ["", "a", "b", "x"] {
+                let word = format!("{}{tail}", &long[..end]);
+                assert_eq!(run(&a, &word), greedy_reference(&vocab, "##", &word), "{word}");
+            }
+        }
     }
 
     #[test]

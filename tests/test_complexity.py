@@ -1,0 +1,139 @@
+"""Costs that must not grow faster than the input: a long WordPiece vocabulary entry, a long
+added token, and explicit thread counts (capped and pooled, never threads per call).
+
+The long inputs run in a child process with a generous timeout: a quadratic path takes minutes
+or aborts on allocation there (100,000² / 2 pops of 8 bytes is 40 GB), and the test then fails
+instead of taking the test run down with it."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+import tokenmill
+from conftest import shared_path
+from tokenmill import tiktoken
+
+# The child must import the same tokenmill as this process.
+TOKENMILL_ROOT = Path(tokenmill.__file__).resolve().parent.parent
+LONG = 100_000
+# Seconds: the linear paths take well under one; the quadratic ones never finish in this time.
+TIMEOUT = 120
+
+
+def run_isolated(code: str) -> str:
+    """stdout of `code` run by a fresh Python (this tokenmill); fails on an error or a timeout."""
+    path = os.pathsep.join([str(TOKENMILL_ROOT), str(Path(__file__).parent)])
+    env = dict(os.environ, PYTHONPATH=path)
+    proc = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        env=env,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return proc.stdout
+
+
+def test_a_long_wordpiece_vocabulary_entry_loads_and_encodes():
+    out = run_isolated(
+        f"""
+        from tokenmill import Tokenizer, models, pre_tokenizers
+        long = "ab" * ({LONG} // 2)
+        vocab = {{"[UNK]": 0, "a": 1, "##a": 2, "b": 3, "##b": 4, long: 5}}
+        model = models.WordPiece(vocab, unk_token="[UNK]", max_input_chars_per_word=10**6)
+        tok = Tokenizer(model)
+        tok.pre_tokenizer = pre_tokenizers.Whitespace()
+        expected = [5, 1, 4] + [1] + [4, 2] * ({LONG} // 2 - 1)
+        print(tok.encode(long + " ab " + long[:-1]).ids == expected)
+        """
+    )
+    assert out.split() == ["True"]
+
+
+def test_a_long_added_token_loads_and_encodes():
+    out = run_isolated(
+        f"""
+        from tokenmill import AddedToken, Tokenizer, models, normalizers, pre_tokenizers
+        long = "<" + "xy " * ({LONG} // 3) + ">"
+        tok = Tokenizer(models.WordLevel({{"[UNK]": 0, "x": 1}}, unk_token="[UNK]"))
+        tok.normalizer = normalizers.Lowercase()
+        tok.pre_tokenizer = pre_tokenizers.Whitespace()
+        tok.add_special_tokens([long])
+        tok.add_tokens([AddedToken(long.upper() + "!", normalized=True)])
+        tok = Tokenizer.from_str(tok.to_str())
+        print(tok.encode("x " + long + " X" + long.upper() + "! x").ids)
+        """
+    )
+    assert out.strip() == "[1, 2, 1, 3, 1]"
+
+
+def encoding() -> tiktoken.Encoding:
+    """Bytes as tokens, plus "ab": enough to check ids without rank files."""
+    ranks = {bytes([b]): b for b in range(256)}
+    ranks[b"ab"] = 256
+    return tiktoken.Encoding("bytes", pat_str=r"\S+|\s+", mergeable_ranks=ranks, special_tokens={})
+
+
+def threads() -> int:
+    """The number of threads of this process (Linux)."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("Threads:"):
+            return int(line.split()[1])
+    raise AssertionError("no Threads line in /proc/self/status")
+
+
+TEXTS = ["ab c", "", "cab ab"]
+IDS = [[256, 32, 99], [], [99, 256, 32, 256]]
+
+
+def test_a_huge_num_threads_is_capped():
+    # One OS thread per requested thread would take minutes, or fail, here.
+    out = run_isolated(
+        """
+        import test_complexity as t
+        enc = t.encoding()
+        print(enc.encode_ordinary_batch(t.TEXTS, num_threads=10**6) == t.IDS)
+        print(enc.encode_batch(t.TEXTS, num_threads=10**6) == t.IDS)
+        print(enc.encode_ordinary_batch(t.TEXTS, num_threads=1) == t.IDS)
+        """
+    )
+    assert out.split() == ["True"] * 3
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="needs Linux's /proc")
+def test_repeated_batches_start_no_threads():
+    enc = encoding()
+    texts = TEXTS * 50
+    enc.encode_ordinary_batch(texts, num_threads=64)
+    enc.encode_batch(texts, num_threads=3)
+    before = threads()
+    for _ in range(20):
+        assert enc.encode_ordinary_batch(texts, num_threads=64) == IDS * 50
+        assert enc.encode_batch(texts, num_threads=3) == IDS * 50
+    assert threads() == before
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="needs Linux's /proc")
+def test_sentencepiece_num_threads_starts_no_threads():
+    from tokenmill import sentencepiece as spm
+
+    sp = spm.SentencePieceProcessor(
+        model_file=str(shared_path("pretrained", "sentencepiece_test", "botchan_en_bpe_1000.model"))
+    )
+    texts = ["I saw a girl with a telescope.", "hello world"] * 20
+    expected = [sp.encode(t) for t in texts]
+    assert sp.encode(texts, num_threads=10**6) == expected
+    # Pools are made once per size: the first call of each size may start them.
+    sp.encode(texts, num_threads=64)
+    sp.encode(texts, num_threads=3)
+    before = threads()
+    for _ in range(20):
+        assert sp.encode(texts, num_threads=64) == expected
+        assert sp.encode(texts, num_threads=3) == expected
+    assert threads() == before
