@@ -257,3 +257,12 @@ def test_errors_of_the_python_helper_name_the_destination(tmp_path):
     assert info.value.filename == str(tmp_path / "folder.json")
     assert info.value.filename2 is None
     assert temporaries(tmp_path) == []
+
+
+@SAVES
+def test_errors_name_the_destination_not_the_temporary_file(tmp_path, save):
+    target = tmp_path / "no-such-folder" / "tokenizer.json"
+    with pytest.raises(OSError, match="No such file") as info:
+        save(target)
+    assert str(target) in str(info.value)
+    assert TEMPORARY_MARK not in str(info.value)
