@@ -475,7 +475,9 @@ def save_pretrained(
     """Writes tokenizer.json, tokenizer_config.json and special_tokens_map.json into
     ``save_directory`` (created if needed) and returns their paths. ``special_tokens_map``
     gives roles (``{"eos_token": "</s>", ...}``); the others are those recorded by
-    :func:`from_pretrained`, or derived from the pipeline (:func:`special_token_roles`)."""
+    :func:`from_pretrained`, or derived from the pipeline (:func:`special_token_roles`).
+    Each file is saved atomically, in that order: a save killed between two files leaves the
+    first ones new and the rest old."""
     folder = Path(save_directory)
     if folder.exists() and not folder.is_dir():
         raise NotADirectoryError(f"{folder} exists and is not a directory")

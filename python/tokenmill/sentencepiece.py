@@ -1044,6 +1044,18 @@ def _open_model_file(path):
         raise ModelFileError(e.errno, f"{e.filename!r}: {e.strerror}") from None
 
 
+def _save(path: str, data: bytes) -> None:
+    """Saves ``data`` to ``path`` atomically; an ``OSError`` as ``sentencepiece`` gives it: a
+    :class:`ModelFileError` (also a ``RuntimeError``) naming ``path``, never a temporary file."""
+    try:
+        with _atomic_open(path, "wb") as f:
+            f.write(data)
+    except FileNotFoundError as e:
+        raise ModelFileNotFoundError(e.errno, f"NOT_FOUND: {path!r}: {e.strerror}") from None
+    except OSError as e:
+        raise ModelFileError(e.errno, f"{path!r}: {e.strerror}") from None
+
+
 def _add_snake_case(cls) -> None:
     """``EncodeAsIds`` → ``encode_as_ids`` etc., as ``sentencepiece`` names them."""
     snake = {}
@@ -1066,7 +1078,9 @@ class SentencePieceTrainer:
     (``Train(input='corpus.txt', model_prefix='m', vocab_size=8000)``) or as the
     ``"--input=corpus.txt --model_prefix=m"`` string; the corpus is ``input`` files or a
     ``sentence_iterator``; with ``model_writer`` the model bytes go to ``model_writer.write``
-    instead of files.
+    instead of files. Each file is saved atomically, the ``.model`` first: a training killed
+    between the two leaves the new ``.model`` beside the old ``.vocab``. A failed save raises a
+    ``ModelFileError`` (``OSError`` and ``RuntimeError``) naming the file.
 
     As in sentencepiece 0.2.3: ``pretokenizer`` is a callable that gets each normalized
     sentence (whitespace already ``▁``) and returns its chunks; no piece is learnt across two
@@ -1129,10 +1143,10 @@ class SentencePieceTrainer:
         if model_writer is not None:
             model_writer.write(model)
             return None
-        with _atomic_open(prefix + ".model", "wb") as f:
-            f.write(model)
-        with _atomic_open(prefix + ".vocab", "w", encoding="utf-8", newline="\n") as f:
-            f.write(vocab)
+        # Each file is saved atomically; a kill between the two leaves a new .model beside the
+        # old .vocab (docs/design/saving.md). The .model goes first: it is what loads.
+        _save(prefix + ".model", model)
+        _save(prefix + ".vocab", vocab.encode("utf-8"))
         return None
 
     train = Train
@@ -1417,13 +1431,7 @@ def convert_to_flatbuffer(
         raise ArgumentError(f"INVALID_ARGUMENT: {e}") from None
     if out_path is None:
         return flatbuffer
-    try:
-        with _atomic_open(out_path, "wb") as f:
-            f.write(flatbuffer)
-    except FileNotFoundError as e:
-        raise ModelFileNotFoundError(e.errno, f"NOT_FOUND: {out_path!r}: {e.strerror}") from None
-    except OSError as e:
-        raise ModelFileError(e.errno, f"{out_path!r}: {e.strerror}") from None
+    _save(out_path, flatbuffer)
     return None
 
 
