@@ -8,10 +8,8 @@ use libfuzzer_sys::fuzz_target;
 use tokenmill_core::sentencepiece::EncodeOptions;
 
 fuzz_target!(|data: &[u8]| {
-    let Some((kind, rest)) = tokenmill_fuzz::selector(data) else { return };
-    let Some(text) = tokenmill_fuzz::text(rest) else { return };
     let models = tokenmill_fuzz::sentencepiece_models();
-    let model = &models[kind as usize % models.len()];
+    let Some((model, _, text)) = tokenmill_fuzz::pick(data, models) else { return };
     let (what, processor) = (model.name, &model.processor);
     let options = EncodeOptions::default();
     let ids = processor

@@ -6,10 +6,8 @@
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let Some((kind, rest)) = tokenmill_fuzz::selector(data) else { return };
-    let Some(text) = tokenmill_fuzz::text(rest) else { return };
     let encodings = tokenmill_fuzz::tiktoken_encodings();
-    let encoding = &encodings[kind as usize % encodings.len()];
+    let Some((encoding, kind, text)) = tokenmill_fuzz::pick(data, encodings) else { return };
     let what = encoding.name;
     let ids = if kind & 0x80 == 0 {
         encoding.core.encode_ordinary(text)

@@ -8,10 +8,8 @@ use libfuzzer_sys::fuzz_target;
 use tokenmill_core::tokenizer::OffsetType;
 
 fuzz_target!(|data: &[u8]| {
-    let Some((kind, rest)) = tokenmill_fuzz::selector(data) else { return };
-    let Some(text) = tokenmill_fuzz::text(rest) else { return };
     let tokenizers = tokenmill_fuzz::pretrained_tokenizers();
-    let pretrained = &tokenizers[kind as usize % tokenizers.len()];
+    let Some((pretrained, kind, text)) = tokenmill_fuzz::pick(data, tokenizers) else { return };
     let (what, tokenizer) = (pretrained.name, &pretrained.tokenizer);
     let add_special_tokens = kind & 0x80 != 0;
     let encoding = tokenizer

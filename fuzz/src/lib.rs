@@ -65,6 +65,13 @@ pub fn selector(data: &[u8]) -> Option<(u8, &[u8])> {
     data.split_first().map(|(&b, rest)| (b, rest))
 }
 
+/// The variant of a target the first byte picks among `choices`, the byte itself (whose other
+/// bits may pick options) and the rest of the input as text; `None` when it is not UTF-8.
+pub fn pick<'a, T>(data: &'a [u8], choices: &'a [T]) -> Option<(&'a T, u8, &'a str)> {
+    let (kind, rest) = selector(data)?;
+    Some((&choices[kind as usize % choices.len()], kind, text(rest)?))
+}
+
 /// A tiktoken-style encoding with its vocabulary size (ranks plus special tokens).
 pub struct TiktokenEncoding {
     pub name: &'static str,
