@@ -1,8 +1,8 @@
 //! Tokenizer pipelines built from pretrained files as tokenizer.json documents (GPT-2 byte-level
 //! BPE, BERT WordPiece, a sentencepiece Unigram) on any text: no panic, every id in the
-//! vocabulary, byte and char offsets in order, inside the text and on char boundaries, the
-//! batch equal to one-by-one encoding, and for byte-level BPE decode(encode(x)) == x. The first
-//! byte picks the pipeline.
+//! vocabulary, byte and char offsets in order, inside the text and on char boundaries, a batch
+//! equal to one-by-one encoding, and for byte-level BPE decode(encode(x)) == x. The first byte
+//! picks the pipeline and the options.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use tokenmill_core::tokenizer::OffsetType;
@@ -28,10 +28,14 @@ fuzz_target!(|data: &[u8]| {
         assert!(start <= end && end <= chars, "{what}: char offsets ({start}, {end}) > {chars}");
     }
 
-    let batch = tokenizer.encode_batch(vec![text, text], add_special_tokens, OffsetType::Byte);
-    for other in batch.expect("the batch encodes") {
-        assert_eq!(other.ids, encoding.ids, "{what}: encode_batch != encode");
-        assert_eq!(other.offsets, encoding.offsets, "{what}: encode_batch != encode");
+    // A batch hands work to the thread pool; waiting for it is slow on a busy machine, so only
+    // a quarter of the inputs (picked by the first byte) check it.
+    if kind & 0x60 == 0x60 {
+        let batch = tokenizer.encode_batch(vec![text, text], add_special_tokens, OffsetType::Byte);
+        for other in batch.expect("the batch encodes") {
+            assert_eq!(other.ids, encoding.ids, "{what}: encode_batch != encode");
+            assert_eq!(other.offsets, encoding.offsets, "{what}: encode_batch != encode");
+        }
     }
 
     let decoded = tokenizer.decode(&encoding.ids, false).expect("the ids decode");
