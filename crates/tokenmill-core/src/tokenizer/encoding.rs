@@ -157,6 +157,56 @@ impl Encoding {
         self.type_ids.iter_mut().for_each(|t| *t = type_id);
     }
 
+    /// This encoding and all its overflowing windows, nested ones included.
+    pub fn n_encodings(&self) -> usize {
+        1 + self.overflowing.iter().map(Encoding::n_encodings).sum::<usize>()
+    }
+
+    /// Checks that the encoding is one the operations can work on (for one read from a pickled
+    /// state): every per-token column as long as `ids`, offsets `(start, end)` with
+    /// `start <= end`, sequence ranges inside the tokens, and the same of each overflowing
+    /// window. The error names the field (and the window: `overflowing[1]: ...`).
+    pub fn validate(&self) -> Result<()> {
+        let len = self.len();
+        let columns = [
+            ("type_ids", self.type_ids.len()),
+            ("tokens", self.tokens.len()),
+            ("words", self.words.len()),
+            ("offsets", self.offsets.len()),
+            ("special_tokens_mask", self.special_tokens_mask.len()),
+            ("attention_mask", self.attention_mask.len()),
+        ];
+        for (name, n) in columns {
+            if n != len {
+                return Err(Error::InvalidArgument(format!(
+                    "'{name}' has {n} entries, 'ids' has {len}: every per-token field must have \
+                     one entry per token"
+                )));
+            }
+        }
+        if let Some((i, (start, end))) = self.offsets.iter().enumerate().find(|(_, o)| o.0 > o.1) {
+            return Err(Error::InvalidArgument(format!(
+                "'offsets'[{i}] is ({start}, {end}): a start after its end"
+            )));
+        }
+        let mut ranges: Vec<_> = self.sequence_ranges.iter().collect();
+        ranges.sort_by_key(|(sequence, _)| **sequence);
+        if let Some((sequence, range)) = ranges.iter().find(|(_, r)| r.start > r.end || r.end > len)
+        {
+            return Err(Error::InvalidArgument(format!(
+                "'sequence_ranges' of sequence {sequence} is {}..{}, not a range of the {len} \
+                 tokens",
+                range.start, range.end
+            )));
+        }
+        for (i, window) in self.overflowing.iter().enumerate() {
+            window
+                .validate()
+                .map_err(|e| Error::InvalidArgument(format!("overflowing[{i}]: {e}")))?;
+        }
+        Ok(())
+    }
+
     /// Takes the overflowing windows out, leaving none.
     pub fn take_overflowing(&mut self) -> Vec<Encoding> {
         std::mem::take(&mut self.overflowing)
@@ -375,7 +425,10 @@ impl Encoding {
         self.type_ids.extend(other.type_ids);
         self.tokens.extend(other.tokens);
         self.words.extend(other.words);
-        self.offsets.extend(other.offsets.into_iter().map(|(s, e)| (s + shift, e + shift)));
+        // Saturating: offsets read from a pickled state may be anything (never past usize::MAX).
+        let shifted = other.offsets.into_iter();
+        self.offsets
+            .extend(shifted.map(|(s, e)| (s.saturating_add(shift), e.saturating_add(shift))));
         self.special_tokens_mask.extend(other.special_tokens_mask);
         self.attention_mask.extend(other.attention_mask);
         self.overflowing = overflowings;
