@@ -680,3 +680,41 @@ def test_a_killed_convert_leaves_nothing_the_next_one_keeps(tmp_path):
     finished = subprocess.run(command, env=CHILD_ENV, capture_output=True, timeout=120)
     assert finished.returncode == 0, finished.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.json", "source.json"]
+
+
+# --- Sizes from arguments: a clean error where the allocation would abort ---------------------
+
+# Each once aborted the process or may allocate from an argument; run in a child whose address
+# space is capped (~2 GB), so that an allocation no check stopped shows as a crash there.
+ALLOCATION_CASES = {
+    # The windows of merged encodings multiply: 18 encodings of 2 windows asked for ~10^9.
+    "merge": "e = t.encode('a a a'); e.truncate(1); Encoding.merge([e] * 18)",
+    "truncate": "t.encode('a a a').truncate(2**62, 2**61)",
+    "truncation": "t.enable_truncation(2**62, stride=2**61); t.encode('a a a')",
+    "char_ngrams": "words.char_ngrams('abc def', 2**62)",
+    "fixed_length": "pre_tokenizers.FixedLength(length=2**62).pre_tokenize_str('abc')",
+    "strip": "decoders.Strip(content=' ', left=2**62, right=2**62).decode(['a', 'b'])",
+    "id_to_token": "t.id_to_token(2**32 - 1)",
+}
+
+ALLOCATION_CHILD = """
+import resource, sys
+resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
+from tokenmill import Encoding, Tokenizer, decoders, models, pre_tokenizers, words
+t = Tokenizer(models.WordLevel({"a": 0, "[PAD]": 1, "[UNK]": 2}, unk_token="[UNK]"))
+t.pre_tokenizer = pre_tokenizers.Whitespace()
+try:
+    exec(sys.argv[1])
+except Exception as e:
+    print(f"{type(e).__name__}: {e}")
+else:
+    print("ok")
+"""
+
+
+@pytest.mark.parametrize("case", sorted(ALLOCATION_CASES))
+def test_sizes_from_arguments_never_abort(case):
+    pytest.importorskip("resource")
+    child = run_child(ALLOCATION_CHILD, ALLOCATION_CASES[case])
+    if case == "merge":
+        assert child.stdout.startswith("InvalidArgumentError: merging these 18"), child.stdout

@@ -152,11 +152,17 @@ impl PyEncoding {
 
     /// Concatenates encodings; with ``growing_offsets`` the offsets of each one continue
     /// after the previous one's last offset.
+    ///
+    /// Raises:
+    ///     InvalidArgumentError: the merge would need more memory than can be allocated (the
+    ///         overflowing windows of the encodings multiply), checked before any of it is.
     #[staticmethod]
     #[pyo3(signature = (encodings, growing_offsets = true))]
-    fn merge(encodings: Vec<PyRef<PyEncoding>>, growing_offsets: bool) -> PyEncoding {
+    fn merge(encodings: Vec<PyRef<PyEncoding>>, growing_offsets: bool) -> PyResult<PyEncoding> {
         // Filled first: the encodings may come from different vocabularies.
-        Encoding::merge(encodings.iter().map(|e| e.to_encoding()), growing_offsets).into()
+        let encodings: Vec<Encoding> = encodings.iter().map(|e| e.to_encoding()).collect();
+        Encoding::check_merge(&encodings).py()?;
+        Ok(Encoding::merge(encodings, growing_offsets).into())
     }
 
     /// The number of sequences (1, or 2 for a pair).

@@ -434,6 +434,31 @@ impl Encoding {
         self.overflowing = overflowings;
     }
 
+    /// Checks that [`Encoding::merge`] of `encodings` can be held before it is made: its
+    /// overflowing windows multiply (each window of one with each of the next), so a few
+    /// encodings with windows can ask for more than any memory. An error then, where the merge
+    /// would abort the process.
+    pub fn check_merge(encodings: &[Encoding]) -> Result<()> {
+        /// Encodings (windows included) worked out before giving up: a merge of more is
+        /// refused whatever their sizes.
+        const BUDGET: usize = 1 << 22;
+        let mut budget = BUDGET;
+        let mut acc = Some(Shape { len: 0, windows: Vec::new() });
+        for e in encodings {
+            acc = acc.and_then(|a| a.merged(&Shape::of(e), &mut budget));
+        }
+        let tokens = acc.as_ref().map(Shape::tokens);
+        let text = encodings.iter().flat_map(|e| &e.tokens).map(String::len).max().unwrap_or(0);
+        if tokens.is_some_and(|t| crate::utils::padding::tokens_fit(t, text)) {
+            return Ok(());
+        }
+        Err(Error::InvalidArgument(format!(
+            "merging these {} encodings would make more overflowing windows than memory can \
+             hold (each window of an encoding is joined with each window of the next)",
+            encodings.len()
+        )))
+    }
+
     /// Concatenates encodings in order.
     pub fn merge(encodings: impl IntoIterator<Item = Encoding>, growing_offsets: bool) -> Encoding {
         let mut out = Encoding::default();
@@ -441,6 +466,40 @@ impl Encoding {
             out.merge_with(e, growing_offsets);
         }
         out
+    }
+}
+
+/// The number of tokens of an encoding and the shapes of its windows: what
+/// [`Encoding::check_merge`] works out a merge's size on.
+struct Shape {
+    len: usize,
+    windows: Vec<Shape>,
+}
+
+impl Shape {
+    fn of(e: &Encoding) -> Shape {
+        Shape { len: e.len(), windows: e.overflowing.iter().map(Shape::of).collect() }
+    }
+
+    /// The shape of `merge_with` of encodings of these shapes (the same windows, in the same
+    /// way); None once more than `budget` shapes were made.
+    fn merged(&self, other: &Shape, budget: &mut usize) -> Option<Shape> {
+        *budget = budget.checked_sub(1)?;
+        let mut windows = Vec::new();
+        for mine in &self.windows {
+            windows.push(mine.merged(other, budget)?);
+            for theirs in &other.windows {
+                windows.push(mine.merged(theirs, budget)?);
+            }
+        }
+        for theirs in &other.windows {
+            windows.push(self.merged(theirs, budget)?);
+        }
+        Some(Shape { len: self.len.saturating_add(other.len), windows })
+    }
+
+    fn tokens(&self) -> usize {
+        self.windows.iter().fold(self.len, |sum, w| sum.saturating_add(w.tokens()))
     }
 }
 
