@@ -697,24 +697,27 @@ ALLOCATION_CASES = {
     "id_to_token": "t.id_to_token(2**32 - 1)",
 }
 
-ALLOCATION_CHILD = """
-import resource, sys
-resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
-from tokenmill import Encoding, Tokenizer, decoders, models, pre_tokenizers, words
-t = Tokenizer(models.WordLevel({"a": 0, "[PAD]": 1, "[UNK]": 2}, unk_token="[UNK]"))
-t.pre_tokenizer = pre_tokenizers.Whitespace()
-try:
-    exec(sys.argv[1])
-except Exception as e:
-    print(f"{type(e).__name__}: {e}")
-else:
-    print("ok")
-"""
+
+def allocation_case(case: str) -> None:
+    """Runs `ALLOCATION_CASES[case]` (in a child process, its address space capped); prints the
+    exception it raises, if any."""
+    import resource
+
+    from tokenmill import decoders, pre_tokenizers, words
+
+    resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
+    t = Tokenizer(models.WordLevel({"a": 0, "[PAD]": 1, "[UNK]": 2}, unk_token="[UNK]"))
+    t.pre_tokenizer = pre_tokenizers.Whitespace()
+    names = {"t": t, "Encoding": Encoding, "decoders": decoders, "words": words}
+    try:
+        exec(ALLOCATION_CASES[case], {**names, "pre_tokenizers": pre_tokenizers})
+    except Exception as e:
+        print(f"{type(e).__name__}: {e}")
 
 
 @pytest.mark.parametrize("case", sorted(ALLOCATION_CASES))
 def test_sizes_from_arguments_never_abort(case):
     pytest.importorskip("resource")
-    child = run_child(ALLOCATION_CHILD, ALLOCATION_CASES[case])
+    child = run_child("import test_bad_states as t; t.allocation_case(sys.argv[1])", case)
     if case == "merge":
         assert child.stdout.startswith("InvalidArgumentError: merging these 18"), child.stdout
