@@ -38,6 +38,7 @@ import contextlib
 import errno
 import os
 import secrets
+import shutil
 import stat
 from collections.abc import Iterator
 from typing import IO, Any, Optional, Union
@@ -115,8 +116,9 @@ def is_temporary_of(file_name: str, name: str) -> bool:
 
 
 def remove_stale_temporaries(folder: str, name: str) -> None:
-    """Removes the temporary files that killed saves of ``folder/name`` left (module docstring);
-    errors are ignored: a leftover stays until a later save."""
+    """Removes the temporary files (and folders, see :func:`temporary_folder`) that killed saves
+    of ``folder/name`` left (module docstring); errors are ignored: a leftover stays until a
+    later save."""
     if fcntl is None:
         return
     try:
@@ -125,18 +127,53 @@ def remove_stale_temporaries(folder: str, name: str) -> None:
         return
     for entry in entries:
         try:
-            if not is_temporary_of(entry.name, name) or not entry.is_file(follow_symlinks=False):
+            if not is_temporary_of(entry.name, name):
+                continue
+            is_folder = entry.is_dir(follow_symlinks=False)
+            if not is_folder and not entry.is_file(follow_symlinks=False):
                 continue
             fd = os.open(entry.path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
         except OSError:
             continue
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # held by a live save: OSError
-            os.unlink(entry.path)
+            if is_folder:
+                shutil.rmtree(entry.path)
+            else:
+                os.unlink(entry.path)
         except OSError:
             pass
         finally:
             os.close(fd)
+
+
+@contextlib.contextmanager
+def temporary_folder(path: PathLike) -> Iterator[str]:
+    """A new empty folder ``.{NAME}.tokenmill-tmp-XXXXXXXXXXXX`` beside ``path``, for files to
+    write (and check) before they replace ``path`` and its companions; removed on exit. It is
+    locked as a temporary file is: one that a killed process left is removed by the next save
+    of ``path`` (:func:`remove_stale_temporaries`), never one a live save holds."""
+    path = os.fspath(path)
+    folder = os.path.dirname(os.path.abspath(path))
+    name = os.path.basename(path)
+    remove_stale_temporaries(folder, name)
+    for _ in range(100):
+        temporary = os.path.join(folder, f".{name}.{TEMPORARY_MARK}{secrets.token_hex(6)}")
+        try:
+            os.mkdir(temporary)
+        except FileExistsError:
+            continue
+        fd = os.open(temporary, os.O_RDONLY)
+        if _lock(fd):
+            break
+        os.close(fd)  # removed, or being removed, by another save's cleanup: start over
+    else:
+        raise FileExistsError(errno.EEXIST, "no free temporary folder name", path)
+    try:
+        yield temporary
+    finally:
+        shutil.rmtree(temporary, ignore_errors=True)
+        os.close(fd)
 
 
 def _create_temporary(folder: str, name: str) -> tuple[int, str]:
@@ -156,8 +193,8 @@ def _create_temporary(folder: str, name: str) -> tuple[int, str]:
 
 
 def _lock(fd: int) -> bool:
-    """Locks the new temporary file ``fd``; False if another save's cleanup removed it (or is
-    removing it) in the instant since its creation."""
+    """Locks the new temporary file (or folder) ``fd``; False if another save's cleanup removed
+    it (or is removing it) in the instant since its creation."""
     if fcntl is None:
         return True
     try:

@@ -18,6 +18,7 @@ use tokenmill_core::tokenizer::{
     PreTokenizedString, PreTokenizer, Token,
 };
 use tokenmill_core::utils::custom::Custom;
+use tokenmill_core::utils::parallel::callback;
 use tokenmill_core::Error;
 
 use crate::encoding::PyEncoding;
@@ -56,8 +57,12 @@ struct PyCustomNormalizer(Py<PyAny>);
 
 impl Normalizer for PyCustomNormalizer {
     fn normalize(&self, normalized: &mut NormalizedString) -> tokenmill_core::Result<()> {
-        Python::with_gil(|py| call_with_normalized(py, self.0.bind(py), "normalize", normalized))
+        callback("the custom normalizer", || {
+            Python::with_gil(|py| {
+                call_with_normalized(py, self.0.bind(py), "normalize", normalized)
+            })
             .map_err(|e| callback_error("the custom normalizer", e))
+        })
     }
 }
 
@@ -66,6 +71,12 @@ struct PyCustomPreTokenizer(Py<PyAny>);
 
 impl PreTokenizer for PyCustomPreTokenizer {
     fn pre_tokenize(&self, pretokenized: &mut PreTokenizedString) -> tokenmill_core::Result<()> {
+        callback("the custom pre-tokenizer", || self.call(pretokenized))
+    }
+}
+
+impl PyCustomPreTokenizer {
+    fn call(&self, pretokenized: &mut PreTokenizedString) -> tokenmill_core::Result<()> {
         Python::with_gil(|py| {
             let taken = std::mem::replace(pretokenized, PreTokenizedString::from(""));
             let arg = Py::new(py, PyPreTokenizedString { inner: taken })?;
@@ -84,10 +95,12 @@ struct PyCustomDecoder(Py<PyAny>);
 
 impl Decoder for PyCustomDecoder {
     fn decode_chain(&self, tokens: Vec<String>) -> tokenmill_core::Result<Vec<String>> {
-        Python::with_gil(|py| {
-            self.0.bind(py).call_method1("decode_chain", (tokens,))?.extract::<Vec<String>>()
+        callback("the custom decoder", || {
+            Python::with_gil(|py| {
+                self.0.bind(py).call_method1("decode_chain", (tokens,))?.extract::<Vec<String>>()
+            })
+            .map_err(|e| callback_error("the custom decoder", e))
         })
-        .map_err(|e| callback_error("the custom decoder", e))
     }
 }
 

@@ -121,11 +121,19 @@ impl PyEncoding {
         Ok(PyBytes::new(py, &json))
     }
 
+    /// Restores a pickled state (JSON).
+    ///
+    /// Raises:
+    ///     FormatError: the state is not an Encoding's JSON.
+    ///     InvalidArgumentError: its fields do not fit together (columns of different lengths,
+    ///         an offset or sequence range that is not a range); the message names the field.
     fn __setstate__(&mut self, state: &Bound<'_, PyBytes>) -> PyResult<()> {
-        self.encoding = StoredEncoding::whole(
-            serde_json::from_slice(state.as_bytes())
-                .map_err(|e| FormatError::new_err(format!("cannot unpickle the Encoding: {e}")))?,
-        );
+        let encoding: Encoding = serde_json::from_slice(state.as_bytes())
+            .map_err(|e| FormatError::new_err(format!("cannot unpickle the Encoding: {e}")))?;
+        encoding.validate().map_err(|e| {
+            InvalidArgumentError::new_err(format!("cannot unpickle the Encoding: {e}"))
+        })?;
+        self.encoding = StoredEncoding::whole(encoding);
         self.texts = None;
         Ok(())
     }
@@ -144,11 +152,17 @@ impl PyEncoding {
 
     /// Concatenates encodings; with ``growing_offsets`` the offsets of each one continue
     /// after the previous one's last offset.
+    ///
+    /// Raises:
+    ///     InvalidArgumentError: the merge would need more memory than can be allocated (the
+    ///         overflowing windows of the encodings multiply), checked before any of it is.
     #[staticmethod]
     #[pyo3(signature = (encodings, growing_offsets = true))]
-    fn merge(encodings: Vec<PyRef<PyEncoding>>, growing_offsets: bool) -> PyEncoding {
+    fn merge(encodings: Vec<PyRef<PyEncoding>>, growing_offsets: bool) -> PyResult<PyEncoding> {
         // Filled first: the encodings may come from different vocabularies.
-        Encoding::merge(encodings.iter().map(|e| e.to_encoding()), growing_offsets).into()
+        let encodings: Vec<Encoding> = encodings.iter().map(|e| e.to_encoding()).collect();
+        Encoding::check_merge(&encodings).py()?;
+        Ok(Encoding::merge(encodings, growing_offsets).into())
     }
 
     /// The number of sequences (1, or 2 for a pair).
@@ -254,7 +268,7 @@ impl PyEncoding {
     ) -> PyResult<()> {
         let direction = PaddingDirection::from_name(direction).py()?;
         let encoding = self.full();
-        check_padded_size(1 + encoding.overflowing.len(), length, pad_token).py()?;
+        check_padded_size(encoding.n_encodings(), length, pad_token).py()?;
         encoding.pad(length, pad_id, pad_type_id, pad_token, direction);
         Ok(())
     }

@@ -433,7 +433,7 @@ pub(crate) fn get_component<S: TokenizerStage>(
     py: Python<'_>,
     state: &TokenizerState,
 ) -> PyResult<PyObject> {
-    match S::slot(&state.current(py).components) {
+    match S::slot(&state.current(py)?.components) {
         Some(component) => S::to_object(py, component.handle.clone()),
         None => Ok(py.None()),
     }

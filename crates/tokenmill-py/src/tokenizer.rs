@@ -385,8 +385,7 @@ impl PyTokenizer {
     }
 
     fn __setstate__(&self, py: Python<'_>, state: &Bound<'_, PyBytes>) -> PyResult<()> {
-        self.state.replace(py, State::new(Tokenizer::from_json_bytes(state.as_bytes()).py()?));
-        Ok(())
+        self.state.replace(py, State::new(Tokenizer::from_json_bytes(state.as_bytes()).py()?))
     }
 
     /// Pickling goes through tokenizer.json: ``Tokenizer.from_buffer(state)``.
@@ -414,7 +413,7 @@ impl PyTokenizer {
     /// The :class:`tokenmill.models.Model`.
     #[getter]
     fn get_model(&self, py: Python<'_>) -> PyResult<PyObject> {
-        models::shared_to_python(py, self.state.current(py).components.model.handle.clone())
+        models::shared_to_python(py, self.state.current(py)?.components.model.handle.clone())
     }
     #[setter]
     fn set_model(&self, py: Python<'_>, model: Adopted<'_, models::PyModel>) -> PyResult<()> {

@@ -211,19 +211,19 @@ impl TokenizerState {
     }
 
     /// The current snapshot as it is (components maybe stale): for the component handles.
-    pub(crate) fn current(&self, py: Python<'_>) -> Arc<State> {
-        self.cell.get(py)
+    pub(crate) fn current(&self, py: Python<'_>) -> PyResult<Arc<State>> {
+        self.cell.try_get(py)
     }
 
     /// The current snapshot, its copies of the shared components up to date.
     pub(crate) fn read(&self, py: Python<'_>) -> PyResult<Pipeline> {
-        let state = self.current(py);
+        let state = self.current(py)?;
         if !state.components.stale() {
             return Ok(Pipeline(state));
         }
         drop(state);
         self.update(py, |_| Ok(()))?;
-        Ok(Pipeline(self.current(py)))
+        Ok(Pipeline(self.current(py)?))
     }
 
     /// Changes the state with `change`, after bringing its components up to date (see
@@ -242,7 +242,7 @@ impl TokenizerState {
     }
 
     /// Replaces the whole state.
-    pub(crate) fn replace(&self, py: Python<'_>, state: State) {
-        self.cell.set(py, state);
+    pub(crate) fn replace(&self, py: Python<'_>, state: State) -> PyResult<()> {
+        self.cell.set(py, state)
     }
 }

@@ -585,8 +585,7 @@ impl PyWordTokenizer {
             WordTokenizerOptions { penn_treebank: state.1, keep_clitics: state.2 },
         )
         .py()?;
-        self.state.set(py, WordTokenizerState { inner, segmenter });
-        Ok(())
+        self.state.set(py, WordTokenizerState { inner, segmenter })
     }
 }
 
@@ -796,8 +795,7 @@ impl PySentenceSplitter {
 
     fn __setstate__(&self, py: Python<'_>, state: &str) -> PyResult<()> {
         let inner = core::SentenceSplitter::from_json(state).py()?;
-        self.state.set(py, SentenceSplitterState { inner, trainer: None });
-        Ok(())
+        self.state.set(py, SentenceSplitterState { inner, trainer: None })
     }
 }
 

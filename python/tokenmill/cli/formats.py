@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
@@ -29,7 +28,7 @@ from tokenmill import (
     processors,
     sentencepiece as spm,
 )
-from tokenmill._atomic import atomic_open
+from tokenmill._atomic import atomic_open, temporary_folder
 from tokenmill.tiktoken import load as tiktoken_load, openai_public
 from tokenmill.tiktoken.core import Encoding
 
@@ -501,7 +500,9 @@ def write_converted(source: Loaded, output: str, encoding: Optional[str] = None)
     if kind == "tiktoken" and encoding is None:
         encoding = source.to_tiktoken()[1]
     folder = os.path.dirname(os.path.abspath(output))
-    with tempfile.TemporaryDirectory(dir=folder, prefix=".tokenmill-") as tmp:
+    # Beside the output, named and locked as the temporary files of saves: what a killed
+    # conversion leaves is removed by the next one (a TemporaryDirectory would stay forever).
+    with temporary_folder(output) as tmp:
         name = os.path.basename(output)
         written = _write(source, kind, os.path.join(tmp, name))
         again = load(os.path.join(tmp, name), encoding if kind == "tiktoken" else None)

@@ -157,6 +157,56 @@ impl Encoding {
         self.type_ids.iter_mut().for_each(|t| *t = type_id);
     }
 
+    /// This encoding and all its overflowing windows, nested ones included.
+    pub fn n_encodings(&self) -> usize {
+        1 + self.overflowing.iter().map(Encoding::n_encodings).sum::<usize>()
+    }
+
+    /// Checks that the encoding is one the operations can work on (for one read from a pickled
+    /// state): every per-token column as long as `ids`, offsets `(start, end)` with
+    /// `start <= end`, sequence ranges inside the tokens, and the same of each overflowing
+    /// window. The error names the field (and the window: `overflowing[1]: ...`).
+    pub fn validate(&self) -> Result<()> {
+        let len = self.len();
+        let columns = [
+            ("type_ids", self.type_ids.len()),
+            ("tokens", self.tokens.len()),
+            ("words", self.words.len()),
+            ("offsets", self.offsets.len()),
+            ("special_tokens_mask", self.special_tokens_mask.len()),
+            ("attention_mask", self.attention_mask.len()),
+        ];
+        for (name, n) in columns {
+            if n != len {
+                return Err(Error::InvalidArgument(format!(
+                    "'{name}' has {n} entries, 'ids' has {len}: every per-token field must have \
+                     one entry per token"
+                )));
+            }
+        }
+        if let Some((i, (start, end))) = self.offsets.iter().enumerate().find(|(_, o)| o.0 > o.1) {
+            return Err(Error::InvalidArgument(format!(
+                "'offsets'[{i}] is ({start}, {end}): a start after its end"
+            )));
+        }
+        let mut ranges: Vec<_> = self.sequence_ranges.iter().collect();
+        ranges.sort_by_key(|(sequence, _)| **sequence);
+        if let Some((sequence, range)) = ranges.iter().find(|(_, r)| r.start > r.end || r.end > len)
+        {
+            return Err(Error::InvalidArgument(format!(
+                "'sequence_ranges' of sequence {sequence} is {}..{}, not a range of the {len} \
+                 tokens",
+                range.start, range.end
+            )));
+        }
+        for (i, window) in self.overflowing.iter().enumerate() {
+            window
+                .validate()
+                .map_err(|e| Error::InvalidArgument(format!("overflowing[{i}]: {e}")))?;
+        }
+        Ok(())
+    }
+
     /// Takes the overflowing windows out, leaving none.
     pub fn take_overflowing(&mut self) -> Vec<Encoding> {
         std::mem::take(&mut self.overflowing)
@@ -375,10 +425,38 @@ impl Encoding {
         self.type_ids.extend(other.type_ids);
         self.tokens.extend(other.tokens);
         self.words.extend(other.words);
-        self.offsets.extend(other.offsets.into_iter().map(|(s, e)| (s + shift, e + shift)));
+        // Saturating: offsets read from a pickled state may be anything (never past usize::MAX).
+        let shifted = other.offsets.into_iter();
+        self.offsets
+            .extend(shifted.map(|(s, e)| (s.saturating_add(shift), e.saturating_add(shift))));
         self.special_tokens_mask.extend(other.special_tokens_mask);
         self.attention_mask.extend(other.attention_mask);
         self.overflowing = overflowings;
+    }
+
+    /// Checks that [`Encoding::merge`] of `encodings` can be held before it is made: its
+    /// overflowing windows multiply (each window of one with each of the next), so a few
+    /// encodings with windows can ask for more than any memory. An error then, where the merge
+    /// would abort the process.
+    pub fn check_merge(encodings: &[Encoding]) -> Result<()> {
+        /// Encodings (windows included) worked out before giving up: a merge of more is
+        /// refused whatever their sizes.
+        const BUDGET: usize = 1 << 22;
+        let mut budget = BUDGET;
+        let mut acc = Some(Shape { len: 0, windows: Vec::new() });
+        for e in encodings {
+            acc = acc.and_then(|a| a.merged(&Shape::of(e), &mut budget));
+        }
+        let tokens = acc.as_ref().map(Shape::tokens);
+        let text = encodings.iter().flat_map(|e| &e.tokens).map(String::len).max().unwrap_or(0);
+        if tokens.is_some_and(|t| crate::utils::padding::tokens_fit(t, text)) {
+            return Ok(());
+        }
+        Err(Error::InvalidArgument(format!(
+            "merging these {} encodings would make more overflowing windows than memory can \
+             hold (each window of an encoding is joined with each window of the next)",
+            encodings.len()
+        )))
     }
 
     /// Concatenates encodings in order.
@@ -388,6 +466,40 @@ impl Encoding {
             out.merge_with(e, growing_offsets);
         }
         out
+    }
+}
+
+/// The number of tokens of an encoding and the shapes of its windows: what
+/// [`Encoding::check_merge`] works out a merge's size on.
+struct Shape {
+    len: usize,
+    windows: Vec<Shape>,
+}
+
+impl Shape {
+    fn of(e: &Encoding) -> Shape {
+        Shape { len: e.len(), windows: e.overflowing.iter().map(Shape::of).collect() }
+    }
+
+    /// The shape of `merge_with` of encodings of these shapes (the same windows, in the same
+    /// way); None once more than `budget` shapes were made.
+    fn merged(&self, other: &Shape, budget: &mut usize) -> Option<Shape> {
+        *budget = budget.checked_sub(1)?;
+        let mut windows = Vec::new();
+        for mine in &self.windows {
+            windows.push(mine.merged(other, budget)?);
+            for theirs in &other.windows {
+                windows.push(mine.merged(theirs, budget)?);
+            }
+        }
+        for theirs in &other.windows {
+            windows.push(self.merged(theirs, budget)?);
+        }
+        Some(Shape { len: self.len.saturating_add(other.len), windows })
+    }
+
+    fn tokens(&self) -> usize {
+        self.windows.iter().fold(self.len, |sum, w| sum.saturating_add(w.tokens()))
     }
 }
 

@@ -91,21 +91,23 @@ const PROBE_BYTES: usize = 1 << 26;
 /// error naming it (where the allocation would abort the process). A large size is probed
 /// with a trial reservation, released at once and never written (so no page is touched).
 pub fn check_padded_size(rows: usize, length: usize, pad_token: &str) -> Result<()> {
-    let bytes = rows
-        .checked_mul(length)
-        .and_then(|tokens| tokens.checked_mul(TOKEN_BYTES + pad_token.len()));
-    let fits = match bytes {
-        Some(bytes) if bytes < PROBE_BYTES => true,
-        Some(bytes) => Vec::<u8>::new().try_reserve_exact(bytes).is_ok(),
-        None => false,
-    };
-    if fits {
+    if rows.checked_mul(length).is_some_and(|tokens| tokens_fit(tokens, pad_token.len())) {
         Ok(())
     } else {
         Err(Error::InvalidArgument(format!(
             "padding length {length} is too large: {rows} encoding(s) of {length} tokens need more \
                 memory than can be allocated"
         )))
+    }
+}
+
+/// Whether `tokens` tokens, each with `text_bytes` bytes of text, can be held in encodings:
+/// a size that overflows or that the system refuses (probed as by [`check_padded_size`]) cannot.
+pub fn tokens_fit(tokens: usize, text_bytes: usize) -> bool {
+    match tokens.checked_mul(TOKEN_BYTES + text_bytes) {
+        Some(bytes) if bytes < PROBE_BYTES => true,
+        Some(bytes) => Vec::<u8>::new().try_reserve_exact(bytes).is_ok(),
+        None => false,
     }
 }
 

@@ -30,6 +30,7 @@
 //!
 //! Every thread-spawning place of tokenmill goes through here. Nothing uses rayon's global
 //! pool: it cannot be replaced after a fork.
+use std::cell::Cell;
 use std::ffi::{c_char, c_int, c_void};
 use std::ptr;
 use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU8, AtomicUsize, Ordering};
@@ -64,6 +65,48 @@ static SIZED: [AtomicPtr<ThreadPool>; SIZED_MAX + 1] =
     [const { AtomicPtr::new(ptr::null_mut()) }; SIZED_MAX + 1];
 /// The largest size of a pool in `SIZED`.
 const SIZED_MAX: usize = 64;
+
+thread_local! {
+    /// How many [`callback`]s the calling thread is inside.
+    static CALLBACK_DEPTH: Cell<usize> = const { Cell::new(0) };
+}
+
+/// How deeply [`callback`]s may nest on one thread: far more than any real use (a custom
+/// component that encodes with its own tokenizer nests 1 deep), far less than what a pool
+/// thread's stack holds (a level takes ~10 kB of it).
+pub const MAX_CALLBACK_DEPTH: usize = 32;
+
+/// Runs `call`, a call into user code (a custom component written in Python) that may call
+/// tokenmill again, even the very tokenizer running it. Batch work started inside it runs on
+/// the calling thread: a pool thread waiting inside a callback for nested work would take
+/// other items of the outer batch meanwhile, each one callbacks deeper on its small stack.
+/// Nested more than [`MAX_CALLBACK_DEPTH`] deep, `call` is not run and the result is an error
+/// (a component that calls its own tokenizer without end would overflow the stack first on a
+/// pool thread, before Python's recursion limit stops it).
+pub fn callback<R>(what: &str, call: impl FnOnce() -> crate::Result<R>) -> crate::Result<R> {
+    let depth = CALLBACK_DEPTH.with(Cell::get);
+    if depth >= MAX_CALLBACK_DEPTH {
+        return Err(crate::Error::Other(format!(
+            "{what} was called {depth} levels deep inside custom components: a custom \
+             component that calls its own tokenizer without end?"
+        )));
+    }
+    /// Leaves the level however `call` returns (even by a panic).
+    struct Level;
+    impl Drop for Level {
+        fn drop(&mut self) {
+            CALLBACK_DEPTH.with(|d| d.set(d.get() - 1));
+        }
+    }
+    CALLBACK_DEPTH.with(|d| d.set(depth + 1));
+    let _level = Level;
+    call()
+}
+
+/// Whether the calling thread is inside a [`callback`] (batch work then runs on it).
+fn in_callback() -> bool {
+    CALLBACK_DEPTH.with(Cell::get) > 0
+}
 
 /// Whether batch work may run on several threads: [`set_parallelism`] if called, else
 /// `TOKENIZERS_PARALLELISM` (see the module docs).
@@ -133,6 +176,9 @@ pub fn either<I: Send, R: Send>(
 
 /// The pool, when this batch is to run on several threads.
 fn parallel_pool() -> Option<&'static ThreadPool> {
+    if in_callback() {
+        return None;
+    }
     let pool = if parallelism() { pool().filter(|p| p.current_num_threads() > 1) } else { None };
     RUNS_PARALLEL.store(pool.is_some(), Ordering::Relaxed);
     if pool.is_some() && !USED.load(Ordering::Relaxed) {
@@ -154,7 +200,7 @@ fn pool() -> Option<&'static ThreadPool> {
 /// switches); a capped request of the core count or more gets the process's pool, a smaller one
 /// a pool of that size kept for the process. So repeated calls never start threads.
 pub fn pool_for(requested: usize, items: usize) -> Option<&'static ThreadPool> {
-    if items < 2 {
+    if items < 2 || in_callback() {
         return None;
     }
     if requested == 0 {

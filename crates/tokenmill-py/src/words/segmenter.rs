@@ -389,8 +389,7 @@ impl PySegmenter {
             }
             Ok(())
         })?;
-        self.inner.set(py, trained);
-        Ok(())
+        self.inner.set(py, trained)
     }
 
     /// Replaces words and HMM by those learned from lines (an iterable of str).
@@ -422,8 +421,7 @@ impl PySegmenter {
             }
             Ok(())
         })?;
-        self.inner.set(py, trained);
-        Ok(())
+        self.inner.set(py, trained)
     }
 
     fn to_json(&self, py: Python<'_>) -> String {
@@ -460,8 +458,7 @@ impl PySegmenter {
     }
 
     fn __setstate__(&self, py: Python<'_>, state: &str) -> PyResult<()> {
-        self.inner.set(py, py.allow_threads(|| Segmenter::from_json(state)).py()?);
-        Ok(())
+        self.inner.set(py, py.allow_threads(|| Segmenter::from_json(state)).py()?)
     }
 
     fn __repr__(&self, py: Python<'_>) -> String {
@@ -493,7 +490,7 @@ fn instance_of<'py>(cls: &Bound<'py, PyType>, segmenter: Segmenter) -> PyResult<
         return Ok(Bound::new(py, PySegmenter::with_segmenter(Arc::new(segmenter)))?.into_any());
     }
     let object = target.call0()?;
-    object.downcast::<PySegmenter>()?.get().inner.set(py, segmenter);
+    object.downcast::<PySegmenter>()?.get().inner.set(py, segmenter)?;
     Ok(object)
 }
 
