@@ -344,7 +344,7 @@ pub fn train_pieces(config: &UnigramConfig, words: Vec<(String, u64)>) -> Result
     let mut log_likelihood = 0.0;
     loop {
         for _ in 0..config.n_sub_iterations {
-            let (expected, ll) = em::e_step(&index, &words, config.flavor);
+            let (expected, ll) = em::e_step(&index, &words, config.flavor)?;
             log_likelihood = ll;
             em::m_step(&mut index, &expected);
             progress.inc(1);
@@ -353,7 +353,7 @@ pub fn train_pieces(config: &UnigramConfig, words: Vec<(String, u64)>) -> Result
         if live + extra <= desired {
             break;
         }
-        let pruned = em::prune(&index, &words, config, desired);
+        let pruned = em::prune(&index, &words, config, desired)?;
         if pruned.len() >= live {
             // Nothing left to prune (tiny corpora; `tokenizers` would loop for ever).
             break;
