@@ -199,7 +199,7 @@ fn check_sentence_memory(spec: &TrainerSpec, bytes: usize) -> Result<()> {
     let kind = ModelType::try_from(spec.model_type.unwrap_or(ModelType::Unigram as i32))
         .unwrap_or(ModelType::Unigram);
     let need = bytes.saturating_mul(memory_per_byte(kind));
-    if Vec::<u8>::new().try_reserve_exact(need).is_ok() {
+    if crate::trainers::can_allocate(need) {
         return Ok(());
     }
     Err(invalid(format!(
