@@ -384,9 +384,8 @@ const MEMORY_PER_WORD_BYTE: usize = 24;
 fn check_memory(words: &[(String, u64)]) -> Result<()> {
     let text: usize = words.iter().map(|w| w.0.len() + 1).sum();
     let longest = words.iter().map(|w| w.0.len()).max().unwrap_or(0);
-    let need = text
-        .saturating_mul(MEMORY_PER_TEXT_BYTE)
-        .max(longest.saturating_mul(MEMORY_PER_WORD_BYTE));
+    let need =
+        text.saturating_mul(MEMORY_PER_TEXT_BYTE).max(longest.saturating_mul(MEMORY_PER_WORD_BYTE));
     if need < 1 << 26 || crate::trainers::can_allocate(need) {
         return Ok(());
     }
