@@ -3,6 +3,7 @@ thread).
 
     python bench/bench_unigram.py      # first 10 MB of english_large part1, vocab 32000
     python bench/bench_unigram.py --mb 2 --vocab-size 8000 --skip tokenizers
+    python bench/bench_unigram.py --long-input   # one long line: time and peak memory
 
 Training: each trainer runs in its own subprocess, one after the other, on the same file with the
 same options (vocab_size, character_coverage 1.0, max piece length 16, shrinking factor 0.75, two EM
@@ -15,6 +16,12 @@ any substring may be a piece), compared with ``tokenizers``. Reported: wall and 
 peak RSS of the training process, and the quality of each vocabulary on held-out text (the
 first 2 MB of english_large part2), scored the same way for all by tokenmill's Unigram model:
 log-likelihood per word (all segmentations) and bytes per token (best segmentation).
+
+Long input (``--long-input``): ``SentencePieceTrainer.train`` (tokenmill and sentencepiece,
+``max_sentence_length`` 10**9) on a file of one line — a run of one letter, or random letters —
+for Unigram and BPE at the sizes of ``--long-chars`` (sentencepiece's Unigram on one long run
+takes minutes from 100,000 characters on: its rows stop at ``--long-spm-unigram-max``); prints
+wall time and peak RSS per character of each.
 
 Encoding: sentencepiece's model (trained above) against tokenmill running the same vocabulary
 (Metaspace + Unigram with sentencepiece's piece types), one thread each, on the held-out lines;
@@ -203,6 +210,65 @@ def tokenmill_only(args, work: str) -> None:
     results.write(args.json)
 
 
+LONG_CHILD = r"""
+import json, resource, sys, time
+lib, model_type, path, vocab_size, prefix = sys.argv[1:6]
+if lib == "sentencepiece":
+    import sentencepiece as spm
+    extra = {"minloglevel": 2}
+else:
+    import tokenmill.sentencepiece as spm
+    extra = {}
+start = time.perf_counter()
+spm.SentencePieceTrainer.train(input=path, model_prefix=prefix, vocab_size=int(vocab_size),
+                               model_type=model_type, max_sentence_length=10**9,
+                               hard_vocab_limit=False, **extra)
+seconds = time.perf_counter() - start
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+json.dump({"seconds": seconds, "peak_bytes": peak, "vocab": open(prefix + ".vocab").read()},
+          open(sys.argv[6], "w"))
+"""
+
+
+def long_input(args, work: str) -> None:
+    """--long-input: one-line corpora, tokenmill against sentencepiece (see the docstring)."""
+    import random
+
+    print("# SentencePieceTrainer on one long line: seconds, peak RSS bytes per character")
+    print(f"{'model':8} {'input':8} {'chars':>10}  {'tokenmill':>18}  {'sentencepiece':>18}  same")
+    for model_type, vocab_size in (("unigram", 1000), ("bpe", 1000)):
+        for kind in ("repeated", "random"):
+            for chars in args.long_chars:
+                rng = random.Random(0)
+                text = (
+                    "a" * chars
+                    if kind == "repeated"
+                    else "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(chars))
+                )
+                path = os.path.join(work, "line.txt")
+                with open(path, "w") as f:
+                    f.write(text + "\n")
+                cells, vocabs = [], []
+                for lib in ("tokenmill", "sentencepiece"):
+                    if (
+                        lib == "sentencepiece"
+                        and model_type == "unigram"
+                        and chars > args.long_spm_unigram_max
+                    ):
+                        cells.append(f"{'(skipped)':>18}")
+                        continue
+                    out = os.path.join(work, f"{lib}.json")
+                    args_ = [lib, model_type, path, str(vocab_size), os.path.join(work, lib)]
+                    r = run(LONG_CHILD, args_, out)
+                    if "error" in r:
+                        cells.append(f"{'error':>18}")
+                        continue
+                    vocabs.append(r["vocab"])
+                    cells.append(f"{r['seconds']:7.2f} s {r['peak_bytes'] / chars:6.0f} B/c")
+                same = "-" if len(vocabs) < 2 else "yes" if vocabs[0] == vocabs[1] else "no"
+                print(f"{model_type:8} {kind:8} {chars:>10}  {cells[0]}  {cells[1]}  {same}")
+
+
 def main() -> None:
     ap = common.bench_parser(__doc__)
     ap.add_argument(
@@ -216,7 +282,21 @@ def main() -> None:
         default=[],
         help="tokenmill.sentencepiece, tokenmill, sentencepiece or tokenizers",
     )
+    ap.add_argument(
+        "--long-input", action="store_true", help="only the one-long-line rows (see above)"
+    )
+    ap.add_argument(
+        "--long-chars",
+        type=lambda v: [int(x) for x in v.split(",")],
+        default=[100_000, 1_000_000],
+        help="comma-separated line lengths for --long-input (default 100000,1000000)",
+    )
+    ap.add_argument("--long-spm-unigram-max", type=int, default=100_000)
     args = common.parse_args(ap)
+    if args.long_input:
+        with tempfile.TemporaryDirectory() as work:
+            long_input(args, work)
+        return
     if args.tokenmill_only:
         with tempfile.TemporaryDirectory() as work:
             tokenmill_only(args, work)

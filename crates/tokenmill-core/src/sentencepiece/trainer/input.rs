@@ -1,9 +1,10 @@
 //! The input files of a training (`spec.input`): text one sentence per line, or tsv
 //! `sentence<TAB>count`, read as a stream of sentences.
 //!
-//! May import `sentencepiece::proto` and `error`.
+//! May import the trainer interface (`super`), `sentencepiece::proto` and `error`.
 use std::io::BufRead;
 
+use super::check_sentence_memory;
 use crate::error::{Error, Result};
 use crate::sentencepiece::proto::TrainerSpec;
 
@@ -24,6 +25,8 @@ pub fn read_inputs(spec: &TrainerSpec) -> impl Iterator<Item = Result<String>> +
             }
             let line = String::from_utf8(line)
                 .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+            check_sentence_memory(spec, line.len())
+                .map_err(|e| Error::InvalidArgument(format!("{path}, line {}: {e}", n + 1)))?;
             Ok((n + 1, line))
         });
         if !tsv {

@@ -183,6 +183,43 @@ fn is_valid_piece(spec: &TrainerSpec, chars: &[char]) -> bool {
     true
 }
 
+/// Sentences shorter than this (in bytes) are not checked by [`check_sentence_memory`].
+const CHECKED_SENTENCE_BYTES: usize = 1 << 20;
+
+/// Checks, before anything is built from it, that a training sentence of `bytes` bytes (within
+/// `max_sentence_length`) can be trained on: a sentence is one word for the trainer when it has
+/// no whitespace, and its tables take memory in proportion to its length — at least
+/// [`memory_per_byte`] bytes a byte. A size the system refuses (a trial reservation, released
+/// at once and never written) is an error saying so, where an allocation during training
+/// would abort the process.
+fn check_sentence_memory(spec: &TrainerSpec, bytes: usize) -> Result<()> {
+    if bytes < CHECKED_SENTENCE_BYTES || bytes > spec.max_sentence_length().max(0) as usize {
+        return Ok(());
+    }
+    let kind = ModelType::try_from(spec.model_type.unwrap_or(ModelType::Unigram as i32))
+        .unwrap_or(ModelType::Unigram);
+    let need = bytes.saturating_mul(memory_per_byte(kind));
+    if crate::trainers::can_allocate(need) {
+        return Ok(());
+    }
+    Err(invalid(format!(
+        "a training sentence of {bytes} bytes needs about {need} bytes of memory to train a \
+            {kind:?} model on, more than can be allocated: split it into shorter lines or lower \
+            max_sentence_length (now {})",
+        spec.max_sentence_length()
+    )))
+}
+
+/// The least memory training takes per byte of one long word (measured on runs of one letter
+/// and of random letters): Unigram its suffix array (~12 bytes) and EM tables (16–24 bytes),
+/// BPE its symbols and pairs, word and char models a copy or two of the text.
+fn memory_per_byte(kind: ModelType) -> usize {
+    match kind {
+        ModelType::Unigram | ModelType::Bpe => 24,
+        ModelType::Word | ModelType::Char => 4,
+    }
+}
+
 /// Sorts by count (descending), then key (ascending): SentencePiece's `Sorted`.
 fn sorted_by_count<K: Ord + Clone>(map: impl IntoIterator<Item = (K, u64)>) -> Vec<(K, u64)> {
     let mut v: Vec<(K, u64)> = map.into_iter().collect();

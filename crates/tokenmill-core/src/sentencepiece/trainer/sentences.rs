@@ -8,7 +8,7 @@
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 
-use super::{invalid, MetaPieces, BOUNDARY_CHAR, UNK_CHAR};
+use super::{check_sentence_memory, invalid, MetaPieces, BOUNDARY_CHAR, UNK_CHAR};
 use crate::error::{Error, Result};
 use crate::sentencepiece::model::split_into_words;
 use crate::sentencepiece::normalizer::SpNormalizer;
@@ -122,6 +122,7 @@ pub(super) fn load_words(
     };
     let process = |sentence: &str, emit: &mut dyn FnMut(&str)| -> Result<()> {
         if accept(sentence) {
+            check_sentence_memory(spec, sentence.len())?;
             // Text only (no alignment), into this worker's buffer: no allocation per sentence.
             return NORMALIZED.with_borrow_mut(|buffer| {
                 normalizer.normalize_into(sentence, buffer);

@@ -10,6 +10,7 @@
 //!
 //! Parallel over words (rayon) with a fixed split into [`CHUNKS`] parts summed in order, so the
 //! floating-point sums — and the vocabulary — do not depend on the number of threads.
+use crate::error::Result;
 use crate::utils::parallel;
 
 use super::pieces::{PieceIndex, PieceList, Scratch};
@@ -38,34 +39,40 @@ pub fn digamma(mut x: f64) -> f64 {
 
 /// Runs `work` over the words in [`CHUNKS`] fixed parts and adds the parts' vectors (of length
 /// `len`) and log-likelihoods in part order. Only as many parts as there are threads are in
-/// flight at once, so a million-piece vector is held a few times, not [`CHUNKS`] times.
+/// flight at once, so a million-piece vector is held a few times, not [`CHUNKS`] times. The
+/// first error of a part (a word too long for the memory) is the result.
 fn sum_over_words(
     words: &[(String, u64)],
     len: usize,
-    work: impl Fn(&[(String, u64)], &mut [f64]) -> f64 + Sync,
-) -> (Vec<f64>, f64) {
+    work: impl Fn(&[(String, u64)], &mut [f64]) -> Result<f64> + Sync,
+) -> Result<(Vec<f64>, f64)> {
     let chunks: Vec<&[(String, u64)]> = words.chunks(words.len().div_ceil(CHUNKS).max(1)).collect();
     let in_flight = parallel::num_threads().clamp(1, CHUNKS);
     let mut total = vec![0.0; len];
     let mut log_likelihood = 0.0;
     for group in chunks.chunks(in_flight) {
-        let parts: Vec<(Vec<f64>, f64)> = parallel::map_ref_collect(group, |chunk| {
+        let parts: Vec<Result<(Vec<f64>, f64)>> = parallel::map_ref_collect(group, |chunk| {
             let mut part = vec![0.0; len];
-            let ll = work(chunk, &mut part);
-            (part, ll)
+            let ll = work(chunk, &mut part)?;
+            Ok((part, ll))
         });
-        for (part, ll) in parts {
+        for part in parts {
+            let (part, ll) = part?;
             total.iter_mut().zip(part).for_each(|(t, p)| *t += p);
             log_likelihood += ll;
         }
     }
-    (total, log_likelihood)
+    Ok((total, log_likelihood))
 }
 
 /// Expected count of every piece of the round (0 for dead ones) and the corpus log-likelihood
 /// (Σ count × log P(word)). With `tokenizers`' rules, each word's counts are computed as it does
 /// (see [`Scratch::add_expected_tokenizers`]).
-pub fn e_step(index: &PieceIndex, words: &[(String, u64)], flavor: Flavor) -> (Vec<f64>, f64) {
+pub fn e_step(
+    index: &PieceIndex,
+    words: &[(String, u64)],
+    flavor: Flavor,
+) -> Result<(Vec<f64>, f64)> {
     let (mut expected, ll) = sum_over_words(words, index.pieces.len() + 1, |chunk, expected| {
         let mut scratch = Scratch::default();
         let mut ll = 0.0;
@@ -74,12 +81,12 @@ pub fn e_step(index: &PieceIndex, words: &[(String, u64)], flavor: Flavor) -> (V
             ll += scratch.with_edges(index, word, |s, lattice| match flavor {
                 Flavor::SentencePiece => s.add_expected(lattice, count, expected),
                 Flavor::Tokenizers => s.add_expected_tokenizers(lattice, count, expected),
-            });
+            })?;
         }
-        ll
-    });
+        Ok(ll)
+    })?;
     expected.truncate(index.pieces.len());
-    (expected, ll)
+    Ok((expected, ll))
 }
 
 /// The M-step (see the module docs): pieces expected less than 0.5 times die, the others get
@@ -107,7 +114,7 @@ fn alternative(
     i: usize,
     scratch: &mut Scratch,
     path: &mut Vec<u32>,
-) -> Option<Vec<u32>> {
+) -> Result<Option<Vec<u32>>> {
     scratch.with_edges(index, index.pieces.get(i), |s, lattice| {
         s.viterbi(lattice, None, path);
         if path.len() >= 2 {
@@ -134,17 +141,19 @@ pub fn prune(
     words: &[(String, u64)],
     config: &UnigramConfig,
     desired: usize,
-) -> PieceList {
+) -> Result<PieceList> {
     let tokenizers = config.flavor == Flavor::Tokenizers;
     let n = index.pieces.len();
     let live: Vec<usize> = (0..n).filter(|&i| index.alive[i]).collect();
     let chunks: Vec<&[usize]> = live.chunks(live.len().div_ceil(CHUNKS * 4).max(1)).collect();
     let alternatives: Vec<Option<Vec<u32>>> =
-        parallel::map_ref_collect::<_, _, Vec<Vec<_>>>(&chunks, |chunk| {
+        parallel::map_ref_collect::<_, _, Vec<Result<Vec<_>>>>(&chunks, |chunk| {
             let mut scratch = Scratch::default();
             let mut path = vec![];
             chunk.iter().map(|&i| alternative(index, i, &mut scratch, &mut path)).collect()
         })
+        .into_iter()
+        .collect::<Result<Vec<Vec<_>>>>()?
         .into_iter()
         .flatten()
         .collect();
@@ -154,13 +163,13 @@ pub fn prune(
         let mut scratch = Scratch::default();
         let mut path = vec![];
         for (word, count) in chunk {
-            scratch.with_edges(index, word, |s, lattice| s.viterbi(lattice, None, &mut path));
+            scratch.with_edges(index, word, |s, lattice| s.viterbi(lattice, None, &mut path))?;
             for &id in &path {
                 freq[id as usize] += *count as f64;
             }
         }
-        0.0
-    });
+        Ok(0.0)
+    })?;
     let vsum: f64 = words.iter().map(|w| w.1 as f64).sum();
     // Sums of whole counts: exact, whatever the order.
     let sum: f64 = if tokenizers { freq.iter().sum() } else { freq[..n].iter().sum() };
@@ -217,7 +226,7 @@ pub fn prune(
         pruned_size.saturating_sub(kept.len())
     };
     kept.extend(candidates.into_iter().take(room).map(|c| c.0));
-    index.pieces.select(kept, |i| index.pieces.scores[i])
+    Ok(index.pieces.select(kept, |i| index.pieces.scores[i]))
 }
 
 /// Every required character (in the given order) with its score or, when the model lost it,

@@ -296,6 +296,7 @@ pub fn train_pieces(config: &UnigramConfig, words: Vec<(String, u64)>) -> Result
             "Unigram training: max_piece_length must be at least 1".into(),
         ));
     }
+    check_memory(&sentences)?;
     seeds::sort_by_count(&mut sentences);
     let required = required_chars(&sentences, config);
     let size = config.vocab_size.saturating_sub(config.num_meta_pieces);
@@ -344,7 +345,7 @@ pub fn train_pieces(config: &UnigramConfig, words: Vec<(String, u64)>) -> Result
     let mut log_likelihood = 0.0;
     loop {
         for _ in 0..config.n_sub_iterations {
-            let (expected, ll) = em::e_step(&index, &words, config.flavor);
+            let (expected, ll) = em::e_step(&index, &words, config.flavor)?;
             log_likelihood = ll;
             em::m_step(&mut index, &expected);
             progress.inc(1);
@@ -353,7 +354,7 @@ pub fn train_pieces(config: &UnigramConfig, words: Vec<(String, u64)>) -> Result
         if live + extra <= desired {
             break;
         }
-        let pruned = em::prune(&index, &words, config, desired);
+        let pruned = em::prune(&index, &words, config, desired)?;
         if pruned.len() >= live {
             // Nothing left to prune (tiny corpora; `tokenizers` would loop for ever).
             break;
@@ -370,6 +371,29 @@ pub fn train_pieces(config: &UnigramConfig, words: Vec<(String, u64)>) -> Result
         Flavor::Tokenizers => em::finalize_tokenizers(&pieces, &required, size),
     };
     Ok(TrainedPieces { pieces, required_chars: required, log_likelihood })
+}
+
+/// The least memory training takes per byte of its text (the suffix array of the seeds).
+const MEMORY_PER_TEXT_BYTE: usize = 12;
+/// The least memory training takes per byte of its longest word (the EM tables: 16–24 bytes a
+/// character).
+const MEMORY_PER_WORD_BYTE: usize = 24;
+
+/// Checks that the memory training takes can be had before anything is built (an error naming
+/// the size of the input, where a refused allocation would abort).
+fn check_memory(words: &[(String, u64)]) -> Result<()> {
+    let text: usize = words.iter().map(|w| w.0.len() + 1).sum();
+    let longest = words.iter().map(|w| w.0.len()).max().unwrap_or(0);
+    let need =
+        text.saturating_mul(MEMORY_PER_TEXT_BYTE).max(longest.saturating_mul(MEMORY_PER_WORD_BYTE));
+    if need < 1 << 26 || crate::trainers::can_allocate(need) {
+        return Ok(());
+    }
+    Err(Error::InvalidArgument(format!(
+        "Unigram training: {} distinct words of {text} bytes (the longest {longest} bytes) need \
+            about {need} bytes of memory, more than can be allocated",
+        words.len()
+    )))
 }
 
 /// Words with counts, equal words merged, in a fixed order (count descending, then text).

@@ -11,9 +11,10 @@
 //!   and forward-backward runs on probabilities (one multiply-add per edge, no `exp` / `ln` in
 //!   the inner loops), falling back to log space when a word is so long that its probability
 //!   could underflow.
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::models::unigram::{backtrack, best_path, Candidates, Cell, Decisions};
 use crate::utils::darts::DoubleArray;
+use crate::utils::offsets::utf8_len;
 
 /// Pieces with scores (log-probabilities), in one text arena.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -164,76 +165,175 @@ pub struct Edge {
     pub piece: u32,
 }
 
-/// Appends to `edges` every live piece occurring in `word`, plus an unknown edge at each
-/// position no single-character piece covers; returns the word's length in characters.
-/// `starts` is scratch space.
-pub fn find_edges(
-    index: &PieceIndex,
-    word: &str,
-    starts: &mut Vec<usize>,
-    edges: &mut Vec<Edge>,
-) -> usize {
-    starts.clear();
-    starts.extend(word.char_indices().map(|(i, _)| i));
-    starts.push(word.len());
-    let len = starts.len() - 1;
-    let bytes = word.as_bytes();
-    for pos in 0..len {
-        let begin = starts[pos];
-        let mut has_single = false;
-        let mut chars = 0;
-        if let Some(trie) = &index.trie {
-            trie.common_prefix_search(&bytes[begin..], |piece, bytes_len| {
-                while starts[pos + chars] < begin + bytes_len {
-                    chars += 1;
-                }
-                if !index.alive[piece as usize] {
-                    return;
-                }
-                edges.push(Edge { from: pos as u32, to: (pos + chars) as u32, piece });
-                has_single |= chars == 1;
-            });
-        }
-        if !has_single {
-            edges.push(Edge { from: pos as u32, to: pos as u32 + 1, piece: unk_index(index) });
-        }
+/// Words longer than this (in characters) get no edge list: each pass finds their edges again
+/// with the trie. An edge list holds up to `max_piece_length` + 1 edges of 12 bytes per
+/// character (~200 bytes a character for a run of one letter); without it a long word costs
+/// its forward and backward sums (16 bytes a character), or the Viterbi cells (24 bytes), for
+/// two to four trie searches per character instead of one.
+const LONG_WORD: usize = 1 << 16;
+
+/// Appends to `edges` every live piece starting at character `pos` (byte `begin`) of `bytes`,
+/// in trie order (shortest first), then an unknown edge when no single-character piece is
+/// there.
+fn edges_at(index: &PieceIndex, bytes: &[u8], pos: usize, begin: usize, edges: &mut Vec<Edge>) {
+    let mut has_single = false;
+    if let Some(trie) = &index.trie {
+        let (mut chars, mut end) = (0, begin);
+        trie.common_prefix_search(&bytes[begin..], |piece, bytes_len| {
+            // Matches come shortest first and end on character boundaries.
+            while end < begin + bytes_len {
+                end += utf8_len(bytes[end]);
+                chars += 1;
+            }
+            if !index.alive[piece as usize] {
+                return;
+            }
+            edges.push(Edge { from: pos as u32, to: (pos + chars) as u32, piece });
+            has_single |= chars == 1;
+        });
     }
-    len
+    if !has_single {
+        edges.push(Edge { from: pos as u32, to: pos as u32 + 1, piece: unk_index(index) });
+    }
 }
 
-/// One word's lattice over the current pieces: its edges (grouped by start, in the order
-/// [`find_edges`] found them), its length in characters, and the pieces' scores.
+/// Appends to `edges` every live piece occurring in `word`, plus an unknown edge at each
+/// position no single-character piece covers; returns the word's length in characters.
+pub fn find_edges(index: &PieceIndex, word: &str, edges: &mut Vec<Edge>) -> usize {
+    let bytes = word.as_bytes();
+    let (mut pos, mut begin) = (0, 0);
+    while begin < bytes.len() {
+        edges_at(index, bytes, pos, begin, edges);
+        begin += utf8_len(bytes[begin]);
+        pos += 1;
+    }
+    pos
+}
+
+/// One word's lattice over the current pieces: its edges grouped by start, in the order
+/// [`find_edges`] finds them — listed (`edges`), or found again by each pass for a long word —
+/// and its length in characters.
 #[derive(Clone, Copy)]
 pub struct WordEdges<'a> {
     pub index: &'a PieceIndex,
-    pub edges: &'a [Edge],
+    word: &'a str,
+    /// `None` for a long word ([`LONG_WORD`]).
+    edges: Option<&'a [Edge]>,
     pub len: usize,
+}
+
+impl WordEdges<'_> {
+    /// Calls `f` on every edge, in order.
+    #[inline]
+    fn for_each(&self, group: &mut Vec<Edge>, mut f: impl FnMut(&Edge)) {
+        match self.edges {
+            Some(edges) => edges.iter().for_each(f),
+            None => self.for_each_group(false, group, |g| g.iter().for_each(&mut f)),
+        }
+    }
+
+    /// Calls `f` on every edge, in reverse order.
+    #[inline]
+    fn for_each_rev(&self, group: &mut Vec<Edge>, mut f: impl FnMut(&Edge)) {
+        match self.edges {
+            Some(edges) => edges.iter().rev().for_each(f),
+            None => self.for_each_group(true, group, |g| g.iter().rev().for_each(&mut f)),
+        }
+    }
+
+    /// Calls `f` on the edges of each start position (in order), positions in order or, with
+    /// `reverse`, from the end. `group` is scratch space for a long word's edges.
+    fn for_each_group(&self, reverse: bool, group: &mut Vec<Edge>, mut f: impl FnMut(&[Edge])) {
+        if let Some(edges) = self.edges {
+            let groups = edges.chunk_by(|a, b| a.from == b.from);
+            if reverse {
+                groups.rev().for_each(f);
+            } else {
+                groups.for_each(f);
+            }
+            return;
+        }
+        let bytes = self.word.as_bytes();
+        let mut visit = |pos: usize, begin: usize| {
+            group.clear();
+            edges_at(self.index, bytes, pos, begin, group);
+            f(group);
+        };
+        if reverse {
+            let mut begin = bytes.len();
+            for pos in (0..self.len).rev() {
+                begin -= 1;
+                while !self.word.is_char_boundary(begin) {
+                    begin -= 1;
+                }
+                visit(pos, begin);
+            }
+        } else {
+            let mut begin = 0;
+            for pos in 0..self.len {
+                visit(pos, begin);
+                begin += utf8_len(bytes[begin]);
+            }
+        }
+    }
 }
 
 /// Per-thread scratch space for the per-word algorithms.
 #[derive(Default)]
 pub struct Scratch {
     pub edges: Vec<Edge>,
-    pub starts: Vec<usize>,
+    /// One start position's edges (a long word's, found again by each pass).
+    group: Vec<Edge>,
     alpha: Vec<f64>,
     beta: Vec<f64>,
     best: Vec<Cell<f64>>,
 }
 
+/// Makes room for `len` items in `v` (emptied) without aborting: a size the system refuses is
+/// an error naming the word's length.
+fn reserve<T>(v: &mut Vec<T>, len: usize, word_chars: usize) -> Result<()> {
+    v.clear();
+    v.try_reserve(len).map_err(|_| {
+        Error::InvalidArgument(format!(
+            "Unigram training: a word of {word_chars} characters needs more memory than can be \
+                allocated ({} bytes for one of its tables); split the text into shorter words \
+                or sentences",
+            len.saturating_mul(size_of::<T>())
+        ))
+    })
+}
+
 impl Scratch {
-    /// Finds the edges of `word` into [`Scratch::edges`] and runs `then` on its lattice.
+    /// Finds the edges of `word` (listed unless the word is long) and runs `then` on its
+    /// lattice, with room made for the per-position tables of its length: an error when that
+    /// memory cannot be had.
     pub fn with_edges<R>(
         &mut self,
         index: &PieceIndex,
         word: &str,
         then: impl FnOnce(&mut Scratch, WordEdges<'_>) -> R,
-    ) -> R {
+    ) -> Result<R> {
+        let chars = if word.len() > LONG_WORD { word.chars().count() } else { 0 };
+        let long = chars > LONG_WORD;
         let mut edges = std::mem::take(&mut self.edges);
         edges.clear();
-        let len = find_edges(index, word, &mut self.starts, &mut edges);
-        let result = then(self, WordEdges { index, edges: &edges, len });
+        let len = if long { chars } else { find_edges(index, word, &mut edges) };
+        if long || self.alpha.capacity() <= len {
+            reserve(&mut self.alpha, len + 1, len)?;
+            reserve(&mut self.beta, len + 1, len)?;
+            reserve(&mut self.best, len + 1, len)?;
+        }
+        let lattice = WordEdges { index, word, edges: (!long).then_some(&edges[..]), len };
+        let result = then(self, lattice);
         self.edges = edges;
-        result
+        if long {
+            // A long word's tables are not kept for the next (short) words.
+            for table in [&mut self.alpha, &mut self.beta] {
+                *table = Vec::new();
+            }
+            self.best = Vec::new();
+        }
+        Ok(result)
     }
 
     /// Forward and backward sums for a word of `len` characters, all `empty`, the forward sum at
@@ -249,55 +349,55 @@ impl Scratch {
     /// Adds `count` × the posterior probability of every edge of a word (`len` characters) to
     /// `expected[piece]` (index [`unk_index`] for unknown edges); returns `count` × log P(word).
     pub fn add_expected(&mut self, word: WordEdges<'_>, count: f64, expected: &mut [f64]) -> f64 {
-        let WordEdges { index, edges, len } = word;
-        let n = len;
+        let index = word.index;
+        let n = word.len;
         self.reset_sums(n, 0.0, 1.0);
+        let (alpha, beta, group) = (&mut self.alpha, &mut self.beta, &mut self.group);
         // Edges are sorted by start: when an edge is reached, every edge into its start is done.
-        for e in edges {
-            self.alpha[e.to as usize] += self.alpha[e.from as usize] * index.prob(e);
-        }
-        let z = self.alpha[n];
+        word.for_each(group, |e| alpha[e.to as usize] += alpha[e.from as usize] * index.prob(e));
+        let z = alpha[n];
         // Far below any probability that matters: long words go to log space instead.
         if !z.is_finite() || z <= 1e-250 {
             return self.add_expected_log(word, count, expected);
         }
-        self.beta[n] = 1.0;
-        for e in edges.iter().rev() {
-            self.beta[e.from as usize] += index.prob(e) * self.beta[e.to as usize];
-        }
+        beta[n] = 1.0;
+        word.for_each_rev(group, |e| {
+            beta[e.from as usize] += index.prob(e) * beta[e.to as usize];
+        });
         let scale = count / z;
-        for e in edges {
+        word.for_each(group, |e| {
             expected[e.piece as usize] +=
-                scale * self.alpha[e.from as usize] * index.prob(e) * self.beta[e.to as usize];
-        }
+                scale * alpha[e.from as usize] * index.prob(e) * beta[e.to as usize];
+        });
         count * z.ln()
     }
 
     /// [`add_expected`](Self::add_expected) in log space.
     fn add_expected_log(&mut self, word: WordEdges<'_>, count: f64, expected: &mut [f64]) -> f64 {
-        let WordEdges { index, edges, len } = word;
-        let n = len;
+        let index = word.index;
+        let n = word.len;
         let neg = f64::NEG_INFINITY;
         self.reset_sums(n, neg, 0.0);
-        for e in edges {
-            let term = self.alpha[e.from as usize] + index.score(e);
-            self.alpha[e.to as usize] = log_add(self.alpha[e.to as usize], term);
-        }
-        self.beta[n] = 0.0;
-        for e in edges.iter().rev() {
-            let term = index.score(e) + self.beta[e.to as usize];
-            self.beta[e.from as usize] = log_add(self.beta[e.from as usize], term);
-        }
-        let z = self.alpha[n];
+        let (alpha, beta, group) = (&mut self.alpha, &mut self.beta, &mut self.group);
+        word.for_each(group, |e| {
+            let term = alpha[e.from as usize] + index.score(e);
+            alpha[e.to as usize] = log_add(alpha[e.to as usize], term);
+        });
+        beta[n] = 0.0;
+        word.for_each_rev(group, |e| {
+            let term = index.score(e) + beta[e.to as usize];
+            beta[e.from as usize] = log_add(beta[e.from as usize], term);
+        });
+        let z = alpha[n];
         if z == neg {
             return 0.0;
         }
-        for e in edges {
-            let logp = self.alpha[e.from as usize] + index.score(e) + self.beta[e.to as usize] - z;
+        word.for_each(group, |e| {
+            let logp = alpha[e.from as usize] + index.score(e) + beta[e.to as usize] - z;
             if logp > neg {
                 expected[e.piece as usize] += count * logp.exp();
             }
-        }
+        });
         count * z
     }
 
@@ -314,33 +414,30 @@ impl Scratch {
         count: f64,
         expected: &mut [f64],
     ) -> f64 {
-        let WordEdges { index, edges, len } = word;
-        let n = len;
+        let index = word.index;
+        let n = word.len;
         // NaN marks a position no edge reached yet (the first term initializes the sum).
         self.reset_sums(n, f64::NAN, 0.0);
-        for e in edges {
-            let term = index.score(e) + self.alpha[e.from as usize];
-            let slot = &mut self.alpha[e.to as usize];
+        let (alpha, beta, group) = (&mut self.alpha, &mut self.beta, &mut self.group);
+        word.for_each(group, |e| {
+            let term = index.score(e) + alpha[e.from as usize];
+            let slot = &mut alpha[e.to as usize];
             *slot = if slot.is_nan() { term } else { tokenizers_log_add(*slot, term) };
-        }
-        self.beta[n] = 0.0;
+        });
+        beta[n] = 0.0;
         // Positions from the end; the edges out of one position in their (trie) order.
-        let mut end = edges.len();
-        while end > 0 {
-            let from = edges[end - 1].from;
-            let start = edges[..end].iter().rposition(|e| e.from != from).map_or(0, |i| i + 1);
-            for e in &edges[start..end] {
-                let term = index.score(e) + self.beta[e.to as usize];
-                let slot = &mut self.beta[from as usize];
+        word.for_each_group(true, group, |edges| {
+            for e in edges {
+                let term = index.score(e) + beta[e.to as usize];
+                let slot = &mut beta[e.from as usize];
                 *slot = if slot.is_nan() { term } else { tokenizers_log_add(*slot, term) };
             }
-            end = start;
-        }
-        let z = self.alpha[n];
-        for e in edges {
-            let total = self.alpha[e.from as usize] + index.score(e) + self.beta[e.to as usize] - z;
+        });
+        let z = alpha[n];
+        word.for_each(group, |e| {
+            let total = alpha[e.from as usize] + index.score(e) + beta[e.to as usize] - z;
             expected[e.piece as usize] += count * total.exp();
-        }
+        });
         count * z
     }
 
@@ -350,13 +447,12 @@ impl Scratch {
     /// (pruning's second-best segmentation of a piece excludes the piece itself; a skipped
     /// character leaves its position uncovered).
     pub fn viterbi(&mut self, word: WordEdges<'_>, skip: Option<u32>, out: &mut Vec<u32>) {
-        let WordEdges { index, edges, len } = word;
         out.clear();
-        let source = EdgeCandidates { index, edges, skip, next: 0 };
+        let source = EdgeCandidates { word, skip, next: 0, group: &mut self.group };
         let decisions = &mut Decisions::default();
         // The edges' source never fails.
-        let searched = best_path::<f64, false, _>(source, len, 0.0, &mut self.best, decisions);
-        if searched.is_err() || !backtrack(&self.best, len, |cell, _| out.push(cell.id)) {
+        let searched = best_path::<f64, false, _>(source, word.len, 0.0, &mut self.best, decisions);
+        if searched.is_err() || !backtrack(&self.best, word.len, |cell, _| out.push(cell.id)) {
             out.clear();
             return;
         }
@@ -365,13 +461,14 @@ impl Scratch {
 }
 
 /// The trainer's candidates for [`best_path`]: a word's edges (grouped by start, in the order
-/// [`find_edges`] found them), less those of dead pieces and of piece `skip`.
+/// [`find_edges`] finds them), less those of dead pieces and of piece `skip`.
 struct EdgeCandidates<'a> {
-    index: &'a PieceIndex,
-    edges: &'a [Edge],
+    word: WordEdges<'a>,
     skip: Option<u32>,
-    /// The first edge not offered yet.
+    /// The first edge not offered yet (listed edges), or the byte where the next start's
+    /// characters begin (a long word's).
     next: usize,
+    group: &'a mut Vec<Edge>,
 }
 
 impl Candidates<f64> for EdgeCandidates<'_> {
@@ -379,12 +476,27 @@ impl Candidates<f64> for EdgeCandidates<'_> {
 
     #[inline(always)]
     fn offer(&mut self, start: usize, mut offer: impl FnMut(u32, usize, f64)) -> Result<usize> {
-        let unk = unk_index(self.index);
-        while let Some(e) = self.edges.get(self.next).filter(|e| e.from as usize == start) {
-            self.next += 1;
-            let dead = e.piece != unk && !self.index.alive[e.piece as usize];
+        let index = self.word.index;
+        let unk = unk_index(index);
+        let mut offer_edge = |e: &Edge| {
+            let dead = e.piece != unk && !index.alive[e.piece as usize];
             if Some(e.piece) != self.skip && !dead {
-                offer(e.piece, e.to as usize, self.index.score(e));
+                offer(e.piece, e.to as usize, index.score(e));
+            }
+        };
+        match self.word.edges {
+            Some(edges) => {
+                while let Some(e) = edges.get(self.next).filter(|e| e.from as usize == start) {
+                    self.next += 1;
+                    offer_edge(e);
+                }
+            }
+            None => {
+                let bytes = self.word.word.as_bytes();
+                self.group.clear();
+                edges_at(index, bytes, start, self.next, self.group);
+                self.next += utf8_len(bytes[self.next]);
+                self.group.iter().for_each(offer_edge);
             }
         }
         Ok(start + 1)
