@@ -129,6 +129,18 @@ def make_text(kind: str, size_mb: float) -> str:
     return KINDS[kind](random.Random(seed), n)
 
 
+def cached_text(kind: str, size_mb: float, workdir: Path) -> str:
+    """`make_text`, made once per run: the workers of both libraries read the same file."""
+    path = workdir / ("text-" + hashlib.sha1(f"{kind} {size_mb}".encode()).hexdigest())
+    if path.exists():
+        return path.read_bytes().decode("utf-8")
+    text = make_text(kind, size_mb)
+    tmp = path.with_suffix(f".{os.getpid()}.tmp")
+    tmp.write_bytes(text.encode("utf-8"))
+    os.replace(tmp, path)
+    return text
+
+
 # --- encoders -----------------------------------------------------------------------------------
 
 TIKTOKEN_NAMES = {"gpt2 (tiktoken)": "r50k_base", "cl100k (tiktoken)": "cl100k_base"}
@@ -308,7 +320,7 @@ def worker(lib: str, encoder: str, workdir: str) -> None:
             if "loader" in cell:
                 held = (key, loader_input(cell["loader"], cell["chars"]))
             else:
-                held = (key, make_text(cell["kind"], cell["mb"]))
+                held = (key, cached_text(cell["kind"], cell["mb"], Path(workdir)))
         name = cell.get("loader", encoder)
         if name not in calls:
             if "loader" in cell:
