@@ -438,10 +438,11 @@ def run_rows(
     args: Any,
     workdir: Path,
     env: dict[str, str],
-) -> list[dict]:
-    """Runs each (worker name, row) at every size, libraries interleaved; one record per row and
-    library: its results per size."""
-    records = []
+    records: list[dict],
+    on_row: Callable[[], None],
+) -> None:
+    """Runs each (worker name, row) at every size, libraries interleaved; appends one record per
+    row and library to `records` (its results per size), calling `on_row` after each row."""
     workers: dict[tuple[str, str], Worker] = {}
     current = None
     for group, row in rows:
@@ -479,9 +480,9 @@ def run_rows(
             record.update(mbs=mbs, same=same, growth=growth(per_lib[lib], mbs))
             records.append(record)
             print(line_of(record, args.timeout), flush=True)
+        on_row()
     for w in workers.values():
         w.close()
-    return records
 
 
 def line_of(record: dict, timeout: float) -> str:
@@ -553,7 +554,16 @@ def main() -> None:
         env = dict(os.environ, RAYON_NUM_THREADS="1", TOKENMILL_NUM_THREADS="1")
         env["PYTHONPATH"] = os.pathsep.join([str(Path(__file__).parent), env.get("PYTHONPATH", "")])
         print(" | ".join(["encoder", "input", "library", *map(size_label, sizes)]) + " | growth")
-        records = run_rows(
+        records: list[dict] = []
+        loader_records: list[dict] = []
+        chars = [int(c) for c in args.loader_chars.split(",")]
+
+        def save() -> None:
+            """The results so far (a run cut short keeps its finished rows)."""
+            summary = (sizes, chars, command, started, load.summary())
+            write_outputs(args, records, loader_records, *summary, final=False)
+
+        run_rows(
             [(e, k) for e in encoders for k in kinds],
             lambda e: ["tokenmill"] + ([ENCODERS[e]] if peers and ENCODERS[e] else []),
             lambda e, k, s: {"kind": k, "mb": s},
@@ -562,11 +572,11 @@ def main() -> None:
             args,
             workdir,
             env,
+            records,
+            save,
         )
-        loader_records: list[dict] = []
-        chars = [int(c) for c in args.loader_chars.split(",")]
         if not args.skip_loaders:
-            loader_records = run_rows(
+            run_rows(
                 [(name, "one long entry") for name in LOADERS],
                 lambda n: ["tokenmill"] + ([LOADER_PEERS[n]] if peers else []),
                 lambda n, _, c: {"loader": n, "chars": int(c)},
@@ -575,11 +585,15 @@ def main() -> None:
                 args,
                 workdir,
                 env,
+                loader_records,
+                save,
             )
     write_outputs(args, records, loader_records, sizes, chars, command, started, load.summary())
 
 
-def write_outputs(args, records, loader_records, sizes, chars, command, started, load) -> None:
+def write_outputs(
+    args, records, loader_records, sizes, chars, command, started, load, final=True
+) -> None:
     size_labels = list(map(size_label, sizes))
     chars_labels = list(map(chars_label, chars))
     if args.tokenmill_only:
@@ -611,9 +625,10 @@ def write_outputs(args, records, loader_records, sizes, chars, command, started,
     over = [
         r for r in records + loader_records if r["lib"] == "tokenmill" and (r["growth"] or 0) > 1.5
     ]
-    print(f"\ntokenmill rows whose cost per MB grows over 1.5x: {len(over)}")
-    for r in over:
-        print(f"  {r['group']} · {r['row']}: {r['growth']:.2f}x")
+    if final:
+        print(f"\ntokenmill rows whose cost per MB grows over 1.5x: {len(over)}")
+        for r in over:
+            print(f"  {r['group']} · {r['row']}: {r['growth']:.2f}x")
     if not args.markdown:
         return
     m = machine()
