@@ -367,8 +367,17 @@ class Worker:
         assert self.proc.stdin and self.proc.stdout
         self.proc.stdin.write(json.dumps(cell) + "\n")
         self.proc.stdin.flush()
-        # The text is made before the clock starts: its making does not count against the time.
-        ready, _, _ = select.select([self.proc.stdout], [], [], timeout + 5 + 2 * cell.get("mb", 0))
+        # The limit is on CPU seconds (the worker's, from /proc; wall time where that is
+        # missing), which a loaded machine does not inflate; making the text is allowed for.
+        limit = timeout + 5 + 2 * cell.get("mb", 0)
+        start_cpu, start_wall = self.cpu_seconds(), time.monotonic()
+        ready: list = []
+        while not ready:
+            ready, _, _ = select.select([self.proc.stdout], [], [], 1.0)
+            cpu = self.cpu_seconds()
+            used = time.monotonic() - start_wall if cpu is None else cpu - (start_cpu or 0)
+            if not ready and (used > limit or time.monotonic() - start_wall > 20 * limit):
+                break
         line = self.proc.stdout.readline() if ready else ""
         if line:
             result = json.loads(line)
@@ -380,6 +389,16 @@ class Worker:
         if timed_out:
             return {"timeout": True}
         return {"error": "worker died"}
+
+    def cpu_seconds(self) -> Optional[float]:
+        """The worker's CPU seconds so far (user + system, Linux), or None."""
+        try:
+            assert self.proc is not None
+            with open(f"/proc/{self.proc.pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        except (OSError, AssertionError, IndexError, ValueError):
+            return None
 
     def close(self) -> None:
         if self.proc is not None:
