@@ -153,6 +153,15 @@ BENCHES: dict[str, list[Invocation]] = {
             ["--corpora", "pku", "--rounds", "1"],
         )
     ],
+    "adversarial": [
+        Invocation(
+            "bench_adversarial.py",
+            ["--quick", "--rounds", "1", "--skip-loaders"],
+            ["--quick", "--rounds", "1", "--timeout", "20"],
+            ["--sizes", "0.01,0.02", "--rounds", "1", "--kinds", "one letter,digits"]
+            + ["--loader-chars", "1000,2000"],
+        )
+    ],
 }
 
 

@@ -25,7 +25,7 @@ LONG = 100_000
 TIMEOUT = 120
 
 
-def run_isolated(code: str) -> str:
+def run_isolated(code: str, timeout: float = TIMEOUT) -> str:
     """stdout of `code` run by a fresh Python (this tokenmill); fails on an error or a timeout."""
     path = os.pathsep.join([str(TOKENMILL_ROOT), str(Path(__file__).parent)])
     env = dict(os.environ, PYTHONPATH=path)
@@ -33,7 +33,7 @@ def run_isolated(code: str) -> str:
         [sys.executable, "-c", textwrap.dedent(code)],
         capture_output=True,
         text=True,
-        timeout=TIMEOUT,
+        timeout=timeout,
         env=env,
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
@@ -137,3 +137,89 @@ def test_sentencepiece_num_threads_starts_no_threads():
         assert sp.encode(texts, num_threads=64) == expected
         assert sp.encode(texts, num_threads=3) == expected
     assert threads() == before
+
+
+# --- Long pieces: one pre-token of a megabyte (the BPE merge kernel's queued path) ---
+
+# Hostile text whose pattern pieces are as long as the text (one piece each for GPT-2's, cl100k's
+# and o200k's patterns but where noted): a repeated letter, runs of whitespace, one random word,
+# digits (one piece for GPT-2 only), punctuation, CJK without spaces.
+LONG_PIECES = {
+    "one letter": lambda n, rng: "a" * n,
+    "spaces": lambda n, rng: " " * n,
+    "random word": lambda n, rng: "".join(rng.choices("abcdefghijklmnopqrstuvwxyz", k=n)),
+    "digits": lambda n, rng: "".join(rng.choices("0123456789", k=n)),
+    "punctuation": lambda n, rng: "".join(rng.choices("!#$%&()*+,-./:;<=>?@[]^_{|}~", k=n)),
+    "CJK": lambda n, rng: "".join(chr(c) for c in rng.choices(range(0x4E00, 0xA000), k=n // 3)),
+}
+
+
+def long_piece(kind: str, n: int) -> str:
+    import random
+
+    return LONG_PIECES[kind](n, random.Random(n))
+
+
+@pytest.fixture(scope="module")
+def tiktoken_pairs(tiktoken_cache):
+    """(tokenmill, tiktoken) for each pretrained pattern."""
+    reference = pytest.importorskip("tiktoken")
+    old = os.environ.get("TIKTOKEN_CACHE_DIR")
+    os.environ["TIKTOKEN_CACHE_DIR"] = str(tiktoken_cache)
+    try:
+        names = ["r50k_base", "cl100k_base", "o200k_base"]
+        pretrained = shared_path("pretrained")
+        return {
+            n: (tiktoken.get_encoding(n, path=pretrained), reference.get_encoding(n)) for n in names
+        }
+    finally:
+        if old is None:
+            del os.environ["TIKTOKEN_CACHE_DIR"]
+        else:
+            os.environ["TIKTOKEN_CACHE_DIR"] = old
+
+
+@pytest.mark.parametrize("kind", sorted(LONG_PIECES))
+def test_long_pieces_encode_as_tiktoken_does(tiktoken_pairs, kind):
+    # Long enough for the queued merge path, short enough for tiktoken's quadratic one.
+    for n in (200, 3_000, 10_000):
+        text = long_piece(kind, n)
+        for name, (ours, reference) in tiktoken_pairs.items():
+            assert ours.encode_ordinary(text) == reference.encode_ordinary(text), (name, kind, n)
+
+
+def test_long_pieces_encode_in_quasi_linear_time():
+    # Half a megabyte per piece: the queued merge path takes a few seconds for all of these
+    # together; a quadratic one (or a scanner restarting per character) would take hours.
+    pretrained = shared_path("pretrained")
+    out = run_isolated(
+        f"""
+        import test_complexity as t
+        from tokenmill import tiktoken
+        for name in ["r50k_base", "cl100k_base", "o200k_base"]:
+            enc = tiktoken.get_encoding(name, path={str(pretrained)!r})
+            for kind in sorted(t.LONG_PIECES):
+                text = t.long_piece(kind, 500_000)
+                ids = enc.encode_ordinary(text)
+                print(enc.decode(ids) == text and len(ids) <= len(text.encode()))
+        """
+    )
+    assert out.split() == ["True"] * 3 * len(LONG_PIECES)
+
+
+def test_word_tokenizer_on_long_runs_of_spaces_is_linear():
+    # The text is tokenized in blocks of 64 kB cut at spaces; skipping the spaces of a block
+    # once ran to the end of the text, so 128 MB of spaces scanned ~128 GB (minutes). Linear
+    # takes well under a second.
+    out = run_isolated(
+        """
+        from tokenmill.words import WordTokenizer
+        tok = WordTokenizer("en")
+        n = 128 * 10**6
+        for text in [" " * n, "\\n" * n, " \\n" * (n // 2), " " * n + "end"]:
+            starts, ends = tok.tokenize_spans(text)
+            print(len(starts), ends[-1:].tolist())
+        """,
+        timeout=30,
+    )
+    assert out.splitlines() == ["0 []"] * 3 + [f"1 [{128 * 10**6 + 3}]"]

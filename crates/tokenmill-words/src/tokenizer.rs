@@ -99,7 +99,9 @@ impl WordTokenizer {
         let mut pass = Pass { text, segments: Vec::new(), out };
         let mut i = start;
         while i < bytes.len() {
-            i = skip_space(text, i);
+            // Spaces are skipped up to `end` only: a block of a long run of spaces must not
+            // scan the rest of the text (every block would, which is quadratic).
+            i = skip_space(&text[..end], i);
             if i >= bytes.len() {
                 break;
             }

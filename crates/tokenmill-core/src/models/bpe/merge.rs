@@ -129,6 +129,121 @@ impl PartialOrd for Queued {
     }
 }
 
+/// The queue of pending merges: pops the entry with the smallest key (any one of equal keys).
+trait MergeQueue {
+    fn push(&mut self, entry: Queued);
+    fn pop(&mut self) -> Option<Queued>;
+}
+
+impl MergeQueue for QuaternaryHeap<Queued> {
+    #[inline]
+    fn push(&mut self, entry: Queued) {
+        QuaternaryHeap::push(self, entry);
+    }
+
+    #[inline]
+    fn pop(&mut self) -> Option<Queued> {
+        QuaternaryHeap::pop(self)
+    }
+}
+
+/// Radix heap buckets: one for keys equal to the last minimum, one per highest differing bit.
+const RADIX_BUCKETS: usize = 65;
+
+/// A radix heap (Ahuja, Mehlhorn, Orlin and Tarjan) with a side heap for the few keys that come
+/// below the last minimum, so that it pops the smallest key exactly as a heap does.
+///
+/// A radix heap keeps the entries in buckets by the highest bit in which their key differs from
+/// the last minimum taken out; only the lowest nonempty bucket is ever sorted out again, and an
+/// entry only moves to lower buckets, each move a sequential append. A megabyte-long word
+/// queues a million entries: a binary or 4-ary heap then misses the cache on nearly every level
+/// of every pop (most of the time of a long piece), which makes the cost per byte grow with the
+/// length; here it stays flat. A radix heap needs keys that never go below the last minimum; a
+/// merge usually makes pairs of higher priority than its own (a longer token comes later in
+/// training), and the others wait in `below`, a small heap, and are popped first when smaller.
+struct RadixQueue {
+    /// The last minimum found: every entry of `buckets` has a key at least this.
+    last: u64,
+    /// `buckets[0]`: keys equal to `last`; `buckets[i]`: keys whose highest bit differing from
+    /// `last` is bit `i - 1`.
+    buckets: [Vec<Queued>; RADIX_BUCKETS],
+    /// Bit `i` set when `buckets[i]` is not empty.
+    nonempty: u128,
+    /// Entries whose key was below `last` when pushed.
+    below: QuaternaryHeap<Queued>,
+}
+
+impl Default for RadixQueue {
+    fn default() -> Self {
+        RadixQueue {
+            last: 0,
+            buckets: std::array::from_fn(|_| Vec::new()),
+            nonempty: 0,
+            below: QuaternaryHeap::new(),
+        }
+    }
+}
+
+impl RadixQueue {
+    #[inline(always)]
+    fn bucket(&self, key: u64) -> usize {
+        (u64::BITS - (key ^ self.last).leading_zeros()) as usize
+    }
+
+    /// Makes `buckets[0]` hold the smallest keys, if any entry is left.
+    fn refill(&mut self) {
+        let lowest = (self.nonempty & !1).trailing_zeros() as usize;
+        if lowest >= RADIX_BUCKETS {
+            return;
+        }
+        let mut moving = std::mem::take(&mut self.buckets[lowest]);
+        self.nonempty &= !(1 << lowest);
+        self.last = moving.iter().map(|e| e.key).min().unwrap_or(self.last);
+        for &entry in &moving {
+            let b = self.bucket(entry.key);
+            self.buckets[b].push(entry);
+            self.nonempty |= 1 << b;
+        }
+        moving.clear();
+        if self.buckets[lowest].capacity() == 0 {
+            self.buckets[lowest] = moving; // keeps the allocation
+        }
+    }
+}
+
+impl MergeQueue for RadixQueue {
+    #[inline]
+    fn push(&mut self, entry: Queued) {
+        if entry.key < self.last {
+            self.below.push(entry);
+            return;
+        }
+        let b = self.bucket(entry.key);
+        self.buckets[b].push(entry);
+        self.nonempty |= 1 << b;
+    }
+
+    #[inline]
+    fn pop(&mut self) -> Option<Queued> {
+        if self.nonempty & 1 == 0 {
+            self.refill();
+        }
+        let from_below = match (self.buckets[0].last(), self.below.peek()) {
+            (Some(top), Some(below)) => below.key < top.key,
+            (None, _) => true,
+            (Some(_), None) => false,
+        };
+        if from_below {
+            return self.below.pop();
+        }
+        let entry = self.buckets[0].pop();
+        if self.buckets[0].is_empty() {
+            self.nonempty &= !1;
+        }
+        entry
+    }
+}
+
 /// One word being merged (reusable: [`Word::clear`] keeps the allocation).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Word {
@@ -258,14 +373,39 @@ impl Word {
     fn merge_queued<R: PairRanker, D: FnMut() -> bool>(
         &mut self,
         ranker: &mut R,
-        mut dropout: Option<Dropout<D>>,
+        dropout: Option<Dropout<D>>,
     ) {
         let n = self.slots.len();
         // links[k] = (previous, next) slot of slot k
         let mut links: Vec<(u32, u32)> =
             (0..n as u32).map(|k| (k.wrapping_sub(1), k + 1)).collect();
         links[n - 1].1 = NONE;
-        let mut queue = QuaternaryHeap::with_capacity(n);
+        // Without dropout the order of pops among equal keys cannot matter (see `RadixQueue`);
+        // with dropout every pop draws, so the heap's order is kept exactly.
+        if dropout.is_none() {
+            self.run_queue(ranker, &mut links, RadixQueue::default(), None::<Dropout<D>>);
+        } else {
+            self.run_queue(ranker, &mut links, QuaternaryHeap::with_capacity(n), dropout);
+        }
+        // Survivors in list order, which is index order: compact them in place.
+        let (mut k, mut out) = (0, 0);
+        while k != NONE as usize {
+            self.slots[out] = self.slots[k];
+            out += 1;
+            k = links[k].1 as usize;
+        }
+        self.slots.truncate(out);
+    }
+
+    /// Queues every pair, then pops and applies merges until the queue is empty.
+    fn run_queue<R: PairRanker, D: FnMut() -> bool, Q: MergeQueue>(
+        &mut self,
+        ranker: &mut R,
+        links: &mut [(u32, u32)],
+        mut queue: Q,
+        mut dropout: Option<Dropout<D>>,
+    ) {
+        let n = self.slots.len();
         for k in 0..n - 1 {
             self.rank_pair(ranker, k, k + 1);
             if let Some(entry) = self.queued(k) {
@@ -279,7 +419,7 @@ impl Word {
                     skipped.push(top);
                     continue;
                 }
-                queue.extend(skipped.drain(..));
+                skipped.drain(..).for_each(|entry| queue.push(entry));
             }
             let pos = top.pos();
             let slot = self.slots[pos];
@@ -291,16 +431,8 @@ impl Word {
                     continue;
                 }
             }
-            self.apply(ranker, pos, &mut links, &mut queue);
+            self.apply(ranker, pos, links, &mut queue);
         }
-        // Survivors in list order, which is index order: compact them in place.
-        let (mut k, mut out) = (0, 0);
-        while k != NONE as usize {
-            self.slots[out] = self.slots[k];
-            out += 1;
-            k = links[k].1 as usize;
-        }
-        self.slots.truncate(out);
     }
 
     /// The queue entry of slot `k`'s pair, if it merges.
@@ -313,12 +445,12 @@ impl Word {
 
     /// Merges slot `pos` with its right neighbour, then re-ranks and queues the pairs on its
     /// left and on its right (in that order).
-    fn apply<R: PairRanker>(
+    fn apply<R: PairRanker, Q: MergeQueue>(
         &mut self,
         ranker: &mut R,
         pos: usize,
         links: &mut [(u32, u32)],
-        queue: &mut QuaternaryHeap<Queued>,
+        queue: &mut Q,
     ) {
         let right = links[pos].1 as usize;
         let end = self.slots[right].symbol.end;
@@ -332,11 +464,15 @@ impl Word {
         }
         if before != NONE {
             self.rank_pair(ranker, before as usize, pos);
-            queue.extend(self.queued(before as usize));
+            if let Some(entry) = self.queued(before as usize) {
+                queue.push(entry);
+            }
         }
         if after != NONE {
             self.rank_pair(ranker, pos, after as usize);
-            queue.extend(self.queued(pos));
+            if let Some(entry) = self.queued(pos) {
+                queue.push(entry);
+            }
         } else {
             self.slots[pos].pair = NO_PAIR;
         }
@@ -431,6 +567,36 @@ mod tests {
                 let small = MergeRanks::SMALL_WORD_SYMBOLS;
                 let ids: Vec<u32> =
                     (0..rng.gen_range(2..=small)).map(|_| rng.gen_range(0..4)).collect();
+                let mut w = word(&ids);
+                w.merge(&mut MergeRanks(&m));
+                assert_eq!(ids_and_offsets(&w), merged_by_heap(&ids, &m), "{ids:?} {list:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn long_words_merge_as_the_heap_does() {
+        // The radix queue (long words without dropout) against the 4-ary heap (dropout that
+        // never skips), on random merge tables where merges often make pairs of lower priority
+        // than their own (the radix queue's side heap).
+        use rand::SeedableRng;
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+        for _ in 0..200 {
+            let mut list = Vec::new();
+            for next in 4..rng.gen_range(5..40u32) {
+                let pair = (rng.gen_range(0..next), rng.gen_range(0..next));
+                if !list.iter().any(|&(p, _)| p == pair) {
+                    list.push((pair, next));
+                }
+            }
+            // Shuffled ranks: a merged pair's rank is as often below its parts' as above.
+            for k in (1..list.len()).rev() {
+                list.swap(k, rng.gen_range(0..=k));
+            }
+            let m = merges(&list);
+            for len in [MergeRanks::SMALL_WORD_SYMBOLS + 1, 100, 1000] {
+                let alphabet = rng.gen_range(1..=4);
+                let ids: Vec<u32> = (0..len).map(|_| rng.gen_range(0..alphabet)).collect();
                 let mut w = word(&ids);
                 w.merge(&mut MergeRanks(&m));
                 assert_eq!(ids_and_offsets(&w), merged_by_heap(&ids, &m), "{ids:?} {list:?}");
