@@ -21,9 +21,14 @@
 //! is identical (the segmentation of a word is deterministic) and lookups find the first.
 //! The table has its final size from the start (its pages are taken from the system as words
 //! land in them), which is what makes adding without locks simple: nothing is ever moved.
-use std::cell::UnsafeCell;
-use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
+//!
+//! The publication protocol is model-checked with loom: `RUSTFLAGS="--cfg loom" cargo test
+//! -p tokenmill-core --lib loom_` runs the tests at the end of this file over every
+//! interleaving of their threads (see `sync` below and docs/design/robustness.md).
+use std::sync::atomic::Ordering;
 use std::sync::OnceLock;
+
+use sync::{AtomicU8, AtomicUsize, Field};
 
 use rustc_hash::FxHashMap;
 
@@ -33,10 +38,20 @@ use crate::utils::word_cache::{short_key, ThreadTables};
 /// Tokens stored inline per entry.
 const INLINE_TOKENS: usize = 9;
 /// Slots of a table (16 MB of address space; memory is committed page by page as words land).
+#[cfg(not(loom))]
 const SLOTS: usize = 1 << 18;
 /// Words a table takes at most (three quarters of its slots; the frequent words of a text
-/// come first, and a table that full still ends most probes within a few lines).
+/// come first, and a table that full still ends most probes within a few lines). Threads that
+/// add words at once may overshoot it by one word each, far below the quarter kept free: a
+/// table always has a free slot, which is what ends every probe.
+#[cfg(not(loom))]
 const MAX_WORDS: usize = SLOTS * 3 / 4;
+/// The model checks' table: small enough for loom to try every interleaving, with one slot
+/// free however their two writers race.
+#[cfg(loom)]
+const SLOTS: usize = 4;
+#[cfg(loom)]
+const MAX_WORDS: usize = 2;
 /// Words in a thread's map of long words at most.
 const MAX_LONG_WORDS: usize = 65_536;
 /// A packed token: the id in the low 24 bits (vocabularies that use this cache have fewer ids),
@@ -53,12 +68,55 @@ const WRITING: u8 = u8::MAX;
 #[repr(C, align(64))]
 struct Slot {
     /// [`short_key`] of the word.
-    key: UnsafeCell<[u64; 3]>,
+    key: Field<[u64; 3]>,
     /// [`FREE`], [`WRITING`], or the number of tokens of a word that may be read.
     count: AtomicU8,
-    limit_code: UnsafeCell<u8>,
-    has_unk: UnsafeCell<bool>,
-    tokens: UnsafeCell<[u32; INLINE_TOKENS]>,
+    limit_code: Field<u8>,
+    has_unk: Field<bool>,
+    tokens: Field<[u32; INLINE_TOKENS]>,
+}
+
+/// The slots' atomics and once-written fields: std's, or loom's when the crate is built with
+/// `--cfg loom` for the model checks (loom's cells record each access, so that it can report
+/// a read that races with the write of the same field).
+mod sync {
+    #[cfg(loom)]
+    pub use loom::sync::atomic::{AtomicU8, AtomicUsize};
+    #[cfg(not(loom))]
+    pub use std::sync::atomic::{AtomicU8, AtomicUsize};
+
+    /// A field of a slot, written once by the thread that claimed the slot.
+    #[derive(Default)]
+    pub struct Field<T>(
+        #[cfg(not(loom))] std::cell::UnsafeCell<T>,
+        #[cfg(loom)] loom::cell::UnsafeCell<T>,
+    );
+
+    impl<T> Field<T> {
+        /// The field's value.
+        ///
+        /// # Safety
+        /// No thread writes the field while the reference lives.
+        #[inline(always)]
+        pub unsafe fn read(&self) -> &T {
+            #[cfg(not(loom))]
+            return &*self.0.get();
+            #[cfg(loom)]
+            return self.0.with(|value| &*value);
+        }
+
+        /// Sets the field through `write`.
+        ///
+        /// # Safety
+        /// No other thread reads or writes the field meanwhile.
+        #[inline(always)]
+        pub unsafe fn write(&self, write: impl FnOnce(&mut T)) {
+            #[cfg(not(loom))]
+            write(&mut *self.0.get());
+            #[cfg(loom)]
+            self.0.with_mut(|value| write(&mut *value));
+        }
+    }
 }
 
 // SAFETY: the non-atomic fields of a slot are written only by the one thread that moved its
@@ -125,6 +183,7 @@ fn home(key: &[u64; 3], mask: usize) -> usize {
 
 /// `SLOTS` free slots, as zeroed memory: the system hands out zeroed pages lazily, so only the
 /// pages that words land in are ever committed.
+#[cfg(not(loom))]
 fn free_slots() -> Box<[Slot]> {
     let layout = std::alloc::Layout::array::<Slot>(SLOTS).expect("a 16 MB layout");
     // SAFETY: the layout has a non-zero size; all zeros is a valid `Slot` (a free one: atomics
@@ -137,6 +196,20 @@ fn free_slots() -> Box<[Slot]> {
         }
         Box::from_raw(std::ptr::slice_from_raw_parts_mut(memory, SLOTS))
     }
+}
+
+/// Loom's atomics and cells are not plain memory: its free slots are built one by one.
+#[cfg(loom)]
+fn free_slots() -> Box<[Slot]> {
+    (0..SLOTS)
+        .map(|_| Slot {
+            key: Field::default(),
+            count: AtomicU8::new(FREE),
+            limit_code: Field::default(),
+            has_unk: Field::default(),
+            tokens: Field::default(),
+        })
+        .collect()
 }
 
 impl WordCache {
@@ -171,10 +244,10 @@ impl CacheView<'_> {
                     // never change again (see `Slot`).
                     let (slot_key, tokens, limit_code, has_unk) = unsafe {
                         (
-                            &*slot.key.get(),
-                            &*slot.tokens.get(),
-                            *slot.limit_code.get(),
-                            *slot.has_unk.get(),
+                            slot.key.read(),
+                            slot.tokens.read(),
+                            *slot.limit_code.read(),
+                            *slot.has_unk.read(),
                         )
                     };
                     if *slot_key == key {
@@ -244,10 +317,10 @@ impl CacheView<'_> {
                     // SAFETY: this thread claimed the slot (FREE → WRITING): no other thread
                     // writes it, and none reads its fields before the count below (see `Slot`).
                     unsafe {
-                        *slot.key.get() = key;
-                        *slot.limit_code.get() = limit_code;
-                        *slot.has_unk.get() = has_unk;
-                        (&mut *slot.tokens.get())[..tokens.len()].copy_from_slice(tokens);
+                        slot.key.write(|field| *field = key);
+                        slot.limit_code.write(|field| *field = limit_code);
+                        slot.has_unk.write(|field| *field = has_unk);
+                        slot.tokens.write(|field| field[..tokens.len()].copy_from_slice(tokens));
                     }
                     slot.count.store(tokens.len() as u8, Ordering::Release);
                     self.len.fetch_add(1, Ordering::Relaxed);
@@ -255,7 +328,7 @@ impl CacheView<'_> {
                 }
                 Err(WRITING) => {}
                 // SAFETY: a published slot, read after the acquire load of its count.
-                Err(_) if unsafe { *slot.key.get() } == key => return,
+                Err(_) if unsafe { *slot.key.read() } == key => return,
                 Err(_) => {}
             }
             index = (index + 1) & mask;
@@ -263,7 +336,7 @@ impl CacheView<'_> {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, not(loom)))]
 mod tests {
     use super::*;
 
@@ -356,5 +429,115 @@ mod tests {
         let added = cache.len.load(Ordering::Relaxed);
         let short = (0..words.len()).filter(|&i| tokens_of(i).len() <= INLINE_TOKENS).count();
         assert!((short..=2 * short).contains(&added), "{added} words added for {short}");
+    }
+}
+
+/// Model checks of the publication protocol with loom: every interleaving (up to a bound on
+/// preemptions) of two writers and a reader, each checking that a word is either absent or
+/// found whole, that loom sees no read of a field racing with its write, and that every probe
+/// ends.
+#[cfg(all(test, loom))]
+mod loom_tests {
+    use super::*;
+    use loom::sync::Arc;
+    use loom::thread;
+
+    fn check(model: impl Fn() + Sync + Send + 'static) {
+        let mut builder = loom::model::Builder::new();
+        builder.preemption_bound = Some(3);
+        builder.check(model);
+    }
+
+    /// A cache whose table exists before the threads start (its `OnceLock` is std's).
+    fn started_cache() -> Arc<WordCache> {
+        let cache = Arc::new(WordCache::default());
+        cache.view(&mut LongWords::default());
+        cache
+    }
+
+    fn insert(cache: &WordCache, word: &[u8], tokens: &[u32]) {
+        cache.view(&mut LongWords::default()).insert(word, tokens, 7, false);
+    }
+
+    /// The word's cached tokens, after checking that the entry is whole.
+    fn lookup(cache: &WordCache, word: &[u8]) -> Option<Vec<u32>> {
+        let mut long = LongWords::default();
+        let view = cache.view(&mut long);
+        let found = view.get(word)?;
+        assert_eq!((found.limit_code, found.has_unk), (7, false));
+        Some(found.tokens.to_vec())
+    }
+
+    /// A word whose key has the same first slot as `word`'s.
+    fn colliding_with(word: &[u8]) -> Vec<u8> {
+        let home_of = |word: &[u8]| home(&short_key(word).unwrap(), SLOTS - 1);
+        (0..=u8::MAX)
+            .map(|byte| vec![b'x', byte])
+            .find(|other| home_of(other) == home_of(word))
+            .unwrap()
+    }
+
+    #[test]
+    fn loom_racing_inserts_of_one_word_and_a_reader() {
+        check(|| {
+            let cache = started_cache();
+            let writers: Vec<_> = (0..2)
+                .map(|_| {
+                    let cache = cache.clone();
+                    thread::spawn(move || insert(&cache, b"word", &[1, 2, 3]))
+                })
+                .collect();
+            if let Some(tokens) = lookup(&cache, b"word") {
+                assert_eq!(tokens, [1, 2, 3]);
+            }
+            writers.into_iter().for_each(|writer| writer.join().unwrap());
+            assert_eq!(lookup(&cache, b"word"), Some(vec![1, 2, 3]));
+            assert!((1..=2).contains(&cache.len.load(Ordering::Relaxed)));
+        });
+    }
+
+    #[test]
+    fn loom_colliding_words_and_a_reader_never_see_a_torn_entry() {
+        check(|| {
+            let cache = started_cache();
+            let other = colliding_with(b"a");
+            let words: [(Vec<u8>, Vec<u32>); 2] = [(b"a".to_vec(), vec![1, 2]), (other, vec![3])];
+            let writers: Vec<_> = words
+                .iter()
+                .cloned()
+                .map(|(word, tokens)| {
+                    let cache = cache.clone();
+                    thread::spawn(move || insert(&cache, &word, &tokens))
+                })
+                .collect();
+            for (word, tokens) in &words {
+                if let Some(found) = lookup(&cache, word) {
+                    assert_eq!(&found, tokens);
+                }
+            }
+            writers.into_iter().for_each(|writer| writer.join().unwrap());
+            for (word, tokens) in &words {
+                assert_eq!(lookup(&cache, word).as_ref(), Some(tokens));
+            }
+        });
+    }
+
+    #[test]
+    fn loom_racing_writers_leave_a_free_slot_so_every_probe_ends() {
+        check(|| {
+            let cache = started_cache();
+            insert(&cache, b"first", &[1]);
+            let writers: Vec<_> = [b"second", b"third!"]
+                .into_iter()
+                .map(|word| {
+                    let cache = cache.clone();
+                    thread::spawn(move || insert(&cache, word, &[2]))
+                })
+                .collect();
+            writers.into_iter().for_each(|writer| writer.join().unwrap());
+            assert!(cache.len.load(Ordering::Relaxed) < SLOTS);
+            // A word that is not there: the probe must reach a free slot.
+            assert_eq!(lookup(&cache, b"absent"), None);
+        });
     }
 }
