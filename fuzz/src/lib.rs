@@ -16,19 +16,7 @@ use tokenmill_core::tiktoken::{load_tiktoken_bpe, CoreBpe};
 use tokenmill_core::tokenizer::{Offsets, Tokenizer};
 
 /// The split patterns of the OpenAI encodings (as `tiktoken_ext/openai_public.py` gives them).
-pub const R50K_PATTERN: &str =
-    r"'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s";
-pub const CL100K_PATTERN: &str = concat!(
-    r"'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+",
-    r"| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s",
-);
-pub const O200K_PATTERN: &str = concat!(
-    r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+",
-    r"(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
-    r"|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*",
-    r"(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
-    r"|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+",
-);
+pub use tokenmill_core::pre_tokenizers::{CL100K_PATTERN, O200K_PATTERN, R50K_PATTERN};
 
 /// The shared data folder (`$TOKENMILL_SHARED`, else `../shared` beside the repository).
 pub fn shared_dir() -> PathBuf {

@@ -36,6 +36,10 @@ pub use digits::Digits;
 pub use fixed_length::FixedLength;
 pub use metaspace::{Metaspace, PrependScheme};
 pub use punctuation::Punctuation;
+/// The split patterns of the pretrained encodings that have hand-compiled scanners.
+pub use scanners::{
+    CL100K_PATTERN, GPT2_PATTERN, LLAMA3_PATTERN, O200K_PATTERN, QWEN2_PATTERN, R50K_PATTERN,
+};
 pub use sequence::Sequence;
 pub use split::{Split, SplitPattern};
 pub use unicode_scripts::UnicodeScripts;

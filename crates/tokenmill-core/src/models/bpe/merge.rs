@@ -549,19 +549,25 @@ mod tests {
         ids_and_offsets(&w)
     }
 
+    /// Random merges over 4 base symbols and the merged ids (ids 4.. in creation order, fewer
+    /// than `max_id`), in creation order.
+    fn random_merge_list(rng: &mut impl rand::Rng, max_id: u32) -> Vec<((u32, u32), u32)> {
+        let mut list = Vec::new();
+        for next in 4..rng.gen_range(5..max_id) {
+            let pair = (rng.gen_range(0..next), rng.gen_range(0..next));
+            if !list.iter().any(|&(p, _)| p == pair) {
+                list.push((pair, next));
+            }
+        }
+        list
+    }
+
     #[test]
     fn small_words_merge_as_the_heap_does() {
         use rand::SeedableRng;
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
         for _ in 0..400 {
-            // 4 base symbols, random merges over base and merged ids (ids 4.. in creation order)
-            let mut list = Vec::new();
-            for next in 4..rng.gen_range(5..16u32) {
-                let pair = (rng.gen_range(0..next), rng.gen_range(0..next));
-                if !list.iter().any(|&(p, _)| p == pair) {
-                    list.push((pair, next));
-                }
-            }
+            let list = random_merge_list(&mut rng, 16);
             let m = merges(&list);
             for _ in 0..20 {
                 let small = MergeRanks::SMALL_WORD_SYMBOLS;
@@ -582,13 +588,7 @@ mod tests {
         use rand::SeedableRng;
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
         for _ in 0..200 {
-            let mut list = Vec::new();
-            for next in 4..rng.gen_range(5..40u32) {
-                let pair = (rng.gen_range(0..next), rng.gen_range(0..next));
-                if !list.iter().any(|&(p, _)| p == pair) {
-                    list.push((pair, next));
-                }
-            }
+            let mut list = random_merge_list(&mut rng, 40);
             // Shuffled ranks: a merged pair's rank is as often below its parts' as above.
             for k in (1..list.len()).rev() {
                 list.swap(k, rng.gen_range(0..=k));
