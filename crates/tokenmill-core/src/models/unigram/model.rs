@@ -6,7 +6,8 @@
 //! * **tokenizers** ([`Unigram::from`]): `f64` scores; an unknown character costs
 //!   `min(all scores) - 10`; runs of unknown characters are fused into one unk token; with
 //!   `byte_fallback` an unknown run becomes `<0xXX>` byte tokens when all exist.
-//! * **sentencepiece** ([`Unigram::from_sentencepiece`]): `f32` arithmetic; piece types as in a
+//! * **sentencepiece** ([`Unigram::from_sentencepiece`]): `f32` scores (the Viterbi sums them in
+//!   `f64`, as sentencepiece 0.2.3 does; n-best and sampling in `f32`); piece types as in a
 //!   `.model` file: only normal, user-defined and unused pieces without a NUL byte are in the trie
 //!   (as in sentencepiece's C-string keyed one), unused pieces never match, a user-defined piece
 //!   scores `length × max_score - 0.1` (length in bytes for Viterbi, in characters for n-best and
@@ -298,13 +299,13 @@ impl Unigram {
         self.rng.next_seed()
     }
 
+    /// The score of an unknown character (sentencepiece's rules: a float, `min_score - 10`
+    /// rounded to `f32` as sentencepiece computes it).
     pub(super) fn unk_score(&self) -> f64 {
-        self.min_score - UNK_PENALTY
-    }
-
-    /// Whether the model follows sentencepiece's rules (f32 arithmetic, piece types).
-    pub(super) fn is_sentencepiece(&self) -> bool {
-        self.spm.is_some()
+        match self.spm {
+            Some(_) => (self.min_score as f32 - UNK_PENALTY as f32) as f64,
+            None => self.min_score - UNK_PENALTY,
+        }
     }
 
     /// The score a piece matched over `length` bytes gets in the Viterbi, `None` when it must
@@ -547,10 +548,10 @@ impl Unigram {
 
     /// Entropy of the segmentation distribution of `text` at inverse temperature `inv_theta`.
     pub fn entropy(&self, text: &str, inv_theta: f64) -> Result<f64> {
-        match self.spm {
-            Some(_) => Ok(self.lattice::<f32>(text)?.entropy(inv_theta as f32)),
-            None => Ok(self.lattice::<f64>(text)?.entropy(inv_theta)),
-        }
+        // sentencepiece takes θ as a float. The forward sums are in f64 under both rules: in
+        // f32 their rounding swamps long texts (see `Lattice::entropy`).
+        let inv_theta = if self.spm.is_some() { inv_theta as f32 as f64 } else { inv_theta };
+        Ok(self.lattice::<f64>(text)?.entropy(inv_theta))
     }
 
     /// log P(text) under the model: the log-sum over all segmentations (what training maximizes).
