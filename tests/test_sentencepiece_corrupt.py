@@ -8,6 +8,7 @@ files, duplicate, empty, NUL-holding and over-long pieces, a missing or second u
 unknown model types and a toggled byte fallback. Each is loaded by both libraries (one
 ``sentencepiece`` load per variant; the whole file runs in a few seconds)."""
 
+import contextlib
 import random
 import struct
 from pathlib import Path
@@ -99,7 +100,10 @@ class Model:
         self.pieces = [_fields(v) for n, w, v in self.top if n == 1]
 
     def copy(self) -> "Model":
-        return Model(self.to_bytes())
+        other = Model.__new__(Model)
+        other.top = [list(f) for f in self.top]
+        other.pieces = [[list(f) for f in piece] for piece in self.pieces]
+        return other
 
     def to_bytes(self) -> bytes:
         rest = [f for f in self.top if f[0] != 1]
@@ -322,14 +326,14 @@ STRICTER = {
 
 def _known_id_difference(name: str, label: str, model: "Model"):
     """Why the ids of an accepted variant are not compared, or None. Open differences, not
-    deliberate ones: sentencepiece 0.2.3's Unigram segments differently from a Viterbi over the
-    piece scores (summed in float or in double) when some score is huge (|score| >= 1e15, where
-    the double sums no longer hold the other scores), and when a BPE model (scores -rank,
+    deliberate ones: sentencepiece 0.2.3's Unigram segments differently from a float Viterbi
+    over the piece scores when some score is huge (|score| >= 1e4, where float sums no longer
+    hold the other scores exactly; it keeps them apart), and when a BPE model (scores -rank,
     pieces scored -1e9) is read as a Unigram one (a model_type it does not know): there it
     picks "▁the" (-13) over "▁t" (-2) + "he" (-6). BPE models compare the order of the scores
     only, and are always compared."""
     if name in ("unigram", "kyoto") and any(
-        abs(struct.unpack("<f", struct.pack("<I", model.score_bits(i)))[0]) >= 1e15
+        abs(struct.unpack("<f", struct.pack("<I", model.score_bits(i)))[0]) >= 1e4
         for i in range(len(model.pieces))
     ):
         return "a huge score"
@@ -350,7 +354,8 @@ def test_corrupt_models_are_rejected_exactly_as_sentencepiece_does(name, sample)
     if not path.is_file():
         pytest.skip(f"{path} is absent")
     rng = random.Random(f"{SEED}-{name}")
-    count = 24 if name == "mistral" else 60
+    # a few hundred variants in all; the large models take longer to load
+    count = {"mistral": 8, "kyoto": 30}.get(name, 60)
     variants = _variants(name, path.read_bytes(), rng, count)
     mismatches, stricter, skipped = [], [], []
     for label, data in variants:
@@ -369,10 +374,11 @@ def test_corrupt_models_are_rejected_exactly_as_sentencepiece_does(name, sample)
             continue
         if ours is None:
             continue
-        try:
-            known = _known_id_difference(name, label, Model(data))
-        except (ValueError, IndexError, struct.error):
-            known = None  # not a well-formed message at the wire level
+        known = None
+        if name in ("unigram", "kyoto") or "model_type" in label:
+            # (not parsed when not a well-formed message at the wire level)
+            with contextlib.suppress(ValueError, IndexError, struct.error):
+                known = _known_id_difference(name, label, Model(data))
         if known is not None:
             skipped.append(known)
             continue

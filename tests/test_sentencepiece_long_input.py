@@ -1,6 +1,7 @@
 """Unigram on long inputs in one call: tokenmill.sentencepiece gives sentencepiece 0.2.3's ids
-(its Viterbi sums the path scores in double: summed in float, as earlier releases did, the
-segmentation of an English text drifts from sentencepiece's after some 10^5 characters), the
+(its float path sums start from 0 again at word starts in a long text: summed along the whole
+text, the segmentation of an English text drifts from sentencepiece's after some 10^5
+characters), the
 ``tokenizers``-compatible ``models.Unigram`` gives ``tokenizers``' ids, and ``calculate_entropy``
 stays finite and exact however long the text (it grew to 1e36 and ``inf`` past ~100 kB).
 

@@ -296,7 +296,7 @@ impl Processor {
                         &mut rng,
                     );
                 }
-                unigram::encode_unigram(self.unigram()?, normalized)?
+                unigram::encode_unigram(&self.vocab, self.unigram()?, normalized)?
             }
             ModelType::Char => model::encode_char(&self.vocab, normalized),
             ModelType::Word => model::encode_word(&self.vocab, normalized),
@@ -880,7 +880,7 @@ impl Processor {
 
 /// Byte ranges covering `normalized`, each a run of whole words of
 /// [`model::independent_words`] at least `min_bytes` long (the last may be shorter).
-fn chunk_at_word_starts(normalized: &[u8], min_bytes: usize) -> Vec<(usize, usize)> {
+pub(super) fn chunk_at_word_starts(normalized: &[u8], min_bytes: usize) -> Vec<(usize, usize)> {
     let mut chunks = Vec::new();
     let mut start = 0;
     for (_, end) in model::independent_words(normalized) {

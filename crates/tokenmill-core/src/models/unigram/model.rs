@@ -6,8 +6,7 @@
 //! * **tokenizers** ([`Unigram::from`]): `f64` scores; an unknown character costs
 //!   `min(all scores) - 10`; runs of unknown characters are fused into one unk token; with
 //!   `byte_fallback` an unknown run becomes `<0xXX>` byte tokens when all exist.
-//! * **sentencepiece** ([`Unigram::from_sentencepiece`]): `f32` scores (the Viterbi sums them in
-//!   `f64`, as sentencepiece 0.2.3 does; n-best and sampling in `f32`); piece types as in a
+//! * **sentencepiece** ([`Unigram::from_sentencepiece`]): `f32` arithmetic; piece types as in a
 //!   `.model` file: only normal, user-defined and unused pieces without a NUL byte are in the trie
 //!   (as in sentencepiece's C-string keyed one), unused pieces never match, a user-defined piece
 //!   scores `length × max_score - 0.1` (length in bytes for Viterbi, in characters for n-best and
@@ -306,6 +305,11 @@ impl Unigram {
             Some(_) => (self.min_score as f32 - UNK_PENALTY as f32) as f64,
             None => self.min_score - UNK_PENALTY,
         }
+    }
+
+    /// Whether the model follows sentencepiece's rules (f32 arithmetic, piece types).
+    pub(super) fn is_sentencepiece(&self) -> bool {
+        self.spm.is_some()
     }
 
     /// The score a piece matched over `length` bytes gets in the Viterbi, `None` when it must

@@ -2,9 +2,9 @@
 //! the best path ending at each position (sentencepiece's `EncodeOptimized`; the same search as
 //! `tokenizers`' `encode_optimized`), without building a lattice.
 //!
-//! The score arithmetic is the type parameter `T` ([`Real`], monomorphized): `f64` sums the
-//! path scores in double along the whole text, as `tokenizers` and `sentencepiece` (0.2.3) do;
-//! `f32` in single precision, as earlier `sentencepiece` releases did. Ties keep the
+//! The score arithmetic is the type parameter `T` ([`Real`], monomorphized): `f32` sums the
+//! path scores in single precision, as `sentencepiece` does (from 0 again at the chunk starts of
+//! a long text, see `sentencepiece::unigram`); `f64` in double, as `tokenizers`. Ties keep the
 //! earlier-found candidate (the leftmost start, then the shorter piece), the rule of both
 //! libraries. With `TRACK` the search also records how close its decisions were
 //! ([`Decisions`]), which is what lets a word's path be cached and reused exactly, although the
@@ -98,13 +98,13 @@ impl Unigram {
         Ok(best[size].score)
     }
 
-    /// The best segmentation of `text`; unknown characters are single unk pieces (not fused).
-    /// Path scores are summed in `f64` under both rules: as `tokenizers` does, and as the
-    /// `sentencepiece` releases since 0.2.3 do (their pieces and unk score are `f32` values,
-    /// the sums along the path double; earlier releases summed in `f32`, which loses the piece
-    /// scores' low bits after some 10⁵ characters in one call).
+    /// The best segmentation of `text` in the model's arithmetic (`f32` with sentencepiece's
+    /// rules, `f64` with `tokenizers`'); unknown characters are single unk pieces (not fused).
     pub fn best_segmentation(&self, text: &str) -> Result<Segmentation> {
-        self.best_path::<f64>(text)
+        match self.is_sentencepiece() {
+            true => self.best_path::<f32>(text),
+            false => self.best_path::<f64>(text),
+        }
     }
 
     fn best_path<T: Real>(&self, text: &str) -> Result<Segmentation> {
