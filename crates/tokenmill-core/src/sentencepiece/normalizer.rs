@@ -341,7 +341,7 @@ pub(crate) fn check_charsmap(blob: &[u8]) -> Result<()> {
             blob.len() - 4
         )));
     }
-    if size < 1024 || size % 1024 != 0 {
+    if size < 1024 || !size.is_multiple_of(1024) {
         return Err(bad(format!("the trie size {size} is not a positive multiple of 1024")));
     }
     let strings = &blob[4 + size..];
