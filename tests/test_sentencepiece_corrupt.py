@@ -6,7 +6,7 @@ The variants are generated with a fixed seed from the pretrained ``.model`` file
 scores and in the piece types, NaN / infinite / huge scores, truncated and randomly bit-flipped
 files, duplicate, empty, NUL-holding and over-long pieces, a missing or second unknown piece,
 unknown model types and a toggled byte fallback. Each is loaded by both libraries (one
-``sentencepiece`` load per variant; the whole file runs in a few seconds)."""
+``sentencepiece`` load per variant; under 20 s of CPU in all)."""
 
 import contextlib
 import random
