@@ -61,10 +61,11 @@ def _piece(piece: str, piece_type: int) -> bytes:
 
 
 @pytest.mark.parametrize("piece_type", [0, 7, 100])
-def test_wrong_piece_types_are_format_errors(piece_type):
+def test_unknown_piece_types_are_normal_as_in_sentencepiece(piece_type):
+    # protobuf gives sentencepiece the field's default (NORMAL) for a value the enum lacks
     model = _piece("<unk>", 2) + _piece("a", 1) + _piece("b", piece_type)
-    assert tsp.SentencePieceProcessor(model_proto=_piece("<unk>", 2) + _piece("a", 1)).encode(
-        "ab", out_type=str
-    )
-    with pytest.raises(tokenmill.FormatError, match="piece type"):
-        tsp.SentencePieceProcessor(model_proto=model)
+    normal = _piece("<unk>", 2) + _piece("a", 1) + _piece("b", 1)
+    ours = tsp.SentencePieceProcessor(model_proto=model)
+    assert ours.encode("ab") == tsp.SentencePieceProcessor(model_proto=normal).encode("ab")
+    spm = pytest.importorskip("sentencepiece")
+    assert ours.encode("ab") == spm.SentencePieceProcessor(model_proto=model).encode("ab")

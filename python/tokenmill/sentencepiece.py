@@ -1177,9 +1177,9 @@ def to_tokenizer(model):
     unknown characters fuse into one ``<unk>`` as sentencepiece's do.
 
     Not expressible in tokenizer.json: control and byte pieces stay ordinary vocabulary entries,
-    so a text that literally contains ``<s>`` or ``<0x41>`` can encode differently; Unigram
-    scores are summed in double precision there (sentencepiece: single), which can flip exact
-    ties."""
+    so a text that literally contains ``<s>`` or ``<0x41>`` can encode differently; the Unigram
+    score of an unknown character is the lowest score minus 10 in double precision there
+    (sentencepiece rounds it to a float), which can flip exact ties."""
     from tokenmill import AddedToken, Regex, Tokenizer, decoders, models, normalizers
 
     sp = _as_processor(model)

@@ -95,7 +95,8 @@ fn resegment(
     out: &mut Vec<Span>,
 ) {
     let piece = &text[start..end];
-    let id = vocab.piece_to_id(piece);
+    // Only ordinary pieces: a symbol that spells a control, unknown or byte piece is unknown.
+    let id = vocab.normal_id(piece).unwrap_or(vocab.unk_id);
     if vocab.types[id as usize] == PieceType::Unused {
         if let Some(&left_len) = unmerge.get(piece) {
             resegment(vocab, text, start, start + left_len, unmerge, out);

@@ -9,6 +9,9 @@ use super::unigram_cache;
 use crate::error::{Error, Result};
 use crate::utils::darts::DoubleArray;
 
+/// A piece of this many bytes or more is refused (sentencepiece's `kMaxPieceSize`).
+const MAX_PIECE_BYTES: usize = 8000;
+
 /// One piece of a segmentation: `text[start..end]` of the normalized text, and its id.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Span {
@@ -55,8 +58,13 @@ pub fn byte_to_piece(byte: u8) -> String {
 
 impl Vocab {
     /// Checks the pieces as SentencePiece's `InitializePieces` does; every problem is an error.
+    /// As there, a piece type the enum does not know is NORMAL (protobuf's default), a piece
+    /// that is a lone NUL byte is UNUSED when byte fallback is on (anything else holding a NUL
+    /// is an error), and only BPE models refuse a piece that is both a reserved piece (control,
+    /// unknown, byte) and an ordinary one.
     pub fn from_proto(proto: &ModelProto) -> Result<Self> {
         let byte_fallback = proto.trainer_spec.as_ref().is_some_and(|t| t.byte_fallback());
+        let one_map = model_type(proto)? == ModelType::Bpe;
         let n = proto.pieces.len();
         let bad = |i: usize, what: String| {
             Error::format(format!("SentencePiece model: piece {i}: {what}"))
@@ -83,13 +91,32 @@ impl Vocab {
             if piece.is_empty() {
                 return Err(bad(i, "piece must not be empty".into()));
             }
-            let kind = match sp.r#type {
-                None => PieceType::Normal,
-                Some(t) => PieceType::try_from(t)
-                    .map_err(|_| bad(i, format!("{piece:?} has unknown piece type {t}")))?,
-            };
+            if piece.len() >= MAX_PIECE_BYTES {
+                return Err(bad(
+                    i,
+                    format!(
+                        "piece is too long ({} bytes, at most {})",
+                        piece.len(),
+                        MAX_PIECE_BYTES - 1
+                    ),
+                ));
+            }
+            let mut kind =
+                sp.r#type.and_then(|t| PieceType::try_from(t).ok()).unwrap_or(PieceType::Normal);
+            if piece.contains('\0') {
+                if piece != "\0" || !byte_fallback {
+                    return Err(bad(i, format!("{piece:?} must not include a NUL character")));
+                }
+                kind = PieceType::Unused;
+            }
             let is_normal =
                 matches!(kind, PieceType::Normal | PieceType::UserDefined | PieceType::Unused);
+            if one_map {
+                let other = if is_normal { &vocab.reserved } else { &vocab.normal };
+                if other.contains_key(&piece) {
+                    return Err(bad(i, format!("{piece:?} is already defined")));
+                }
+            }
             let map = if is_normal { &mut vocab.normal } else { &mut vocab.reserved };
             if map.insert(piece.clone(), i as u32).is_some() {
                 return Err(bad(i, format!("{piece:?} is already defined")));
@@ -352,10 +379,9 @@ fn next_space(bytes: &[u8], mut from: usize) -> usize {
     bytes.len()
 }
 
-/// The model type of a proto, as an enum (unknown values are an error).
+/// The model type of a proto, as an enum: a value the enum does not know is UNIGRAM, the
+/// field's default, as protobuf's parser gives it to sentencepiece.
 pub fn model_type(proto: &ModelProto) -> Result<ModelType> {
-    let raw =
-        proto.trainer_spec.as_ref().and_then(|t| t.model_type).unwrap_or(ModelType::Unigram as i32);
-    ModelType::try_from(raw)
-        .map_err(|_| Error::format(format!("SentencePiece model: unknown model_type {raw}")))
+    let raw = proto.trainer_spec.as_ref().and_then(|t| t.model_type);
+    Ok(raw.and_then(|raw| ModelType::try_from(raw).ok()).unwrap_or(ModelType::Unigram))
 }

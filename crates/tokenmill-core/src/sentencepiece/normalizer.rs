@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 
 use super::proto::{NormalizerSpec, TrainerSpec};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::normalizers::Precompiled;
 use crate::utils::darts::DoubleArray;
 
@@ -157,7 +157,10 @@ impl SpNormalizer {
         user_defined: Option<DoubleArray>,
     ) -> Result<Self> {
         let charsmap = match spec.precompiled_charsmap.as_deref() {
-            Some(bytes) if !bytes.is_empty() => Some(Precompiled::from_charsmap(bytes)?),
+            Some(bytes) if !bytes.is_empty() => {
+                check_charsmap(bytes)?;
+                Some(Precompiled::from_charsmap(bytes)?)
+            }
             _ => None,
         };
         let plain = user_defined.is_none().then(|| Box::new(PlainAscii::new(charsmap.as_ref())));
@@ -314,6 +317,65 @@ impl SpNormalizer {
         }
         Some(consumed)
     }
+}
+
+/// Checks a precompiled charsmap as sentencepiece does on load (normalizer.cc's
+/// `DecodePrecompiledCharsMap`, then darts' `validate` in `Normalizer::Init`): a 4-byte trie size
+/// that leaves room for the replacement strings and is a positive multiple of 1024 (whole blocks
+/// of 256 double-array units), replacement strings ending with a NUL, a root unit that is an
+/// inner node whose children lie inside the array, every inner unit's children inside the array,
+/// its leaf (when it has one) a value unit, and every value (an offset into the replacement
+/// strings) inside the strings. The lookups never
+/// read out of bounds anyway; this is so that tokenmill rejects exactly the files sentencepiece
+/// rejects, each with what is wrong.
+pub(crate) fn check_charsmap(blob: &[u8]) -> Result<()> {
+    let bad =
+        |what: String| Error::format(format!("SentencePiece model: precompiled_charsmap: {what}"));
+    if blob.len() <= 4 {
+        return Err(bad(format!("{} bytes, too short to hold a trie", blob.len())));
+    }
+    let size = u32::from_le_bytes([blob[0], blob[1], blob[2], blob[3]]) as usize;
+    if size >= blob.len() - 4 {
+        return Err(bad(format!(
+            "the trie size {size} exceeds the {} bytes after it",
+            blob.len() - 4
+        )));
+    }
+    if size < 1024 || !size.is_multiple_of(1024) {
+        return Err(bad(format!("the trie size {size} is not a positive multiple of 1024")));
+    }
+    let strings = &blob[4 + size..];
+    if strings.last() != Some(&0) {
+        return Err(bad("the replacement strings do not end with a NUL byte".into()));
+    }
+    let units: Vec<u32> = blob[4..4 + size]
+        .chunks_exact(4)
+        .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .collect();
+    // The fields of a double-array unit (darts-clone's layout).
+    let label = |unit: u32| unit & (1 << 31 | 0xFF);
+    let offset = |unit: u32| ((unit >> 10) << ((unit & (1 << 9)) >> 6)) as usize;
+    let root = units[0];
+    if label(root) != 0
+        || (root >> 8) & 1 == 1
+        || offset(root) == 0
+        || offset(root) | 0xFF >= units.len()
+    {
+        return Err(bad("the trie's root unit is invalid".into()));
+    }
+    for (i, &unit) in units.iter().enumerate() {
+        if label(unit) > 0xFF {
+            // A value unit: an offset into the replacement strings.
+            if (unit & !(1 << 31)) as usize >= strings.len() {
+                return Err(bad(format!("trie unit {i} points past the replacement strings")));
+            }
+        } else if offset(unit) != 0 && (i ^ offset(unit)) | 0xFF >= units.len() {
+            return Err(bad(format!("trie unit {i} points outside the trie")));
+        } else if (unit >> 8) & 1 == 1 && units[i ^ offset(unit)] >> 31 == 0 {
+            return Err(bad(format!("trie unit {i} has a leaf that holds no value")));
+        }
+    }
+    Ok(())
 }
 
 /// The length of the valid UTF-8 character at the start of `bytes`, or `None`.

@@ -296,7 +296,7 @@ impl Processor {
                         &mut rng,
                     );
                 }
-                unigram::encode_unigram(self.unigram()?, normalized)?
+                unigram::encode_unigram(&self.vocab, self.unigram()?, normalized)?
             }
             ModelType::Char => model::encode_char(&self.vocab, normalized),
             ModelType::Word => model::encode_word(&self.vocab, normalized),
@@ -485,7 +485,7 @@ impl Processor {
     /// crosses (a BPE vocabulary whose words are independent, see
     /// [`Vocab::words_are_independent`]), and the chunks are segmented in parallel on
     /// tokenmill's fork-safe pool (`utils::parallel`). Other models are segmented on this
-    /// thread: Unigram sums path scores in f32 along the whole text, so a chunk's segmentation can
+    /// thread: Unigram sums path scores along the whole text, so a chunk's segmentation can
     /// depend on the score reached before it (sentencepiece's own chunked result can then differ
     /// from its `Encode`); char and word models are cheap. Sampling is not supported here (as in
     /// sentencepiece).
@@ -683,7 +683,8 @@ impl Processor {
     }
 
     /// The entropy of the segmentation distribution P ∝ exp(`alpha` × score) of `text`
-    /// (Unigram only; sentencepiece's `CalculateEntropy`, in its float arithmetic).
+    /// (Unigram only; sentencepiece's `CalculateEntropy`, finite on texts of any length, see
+    /// `Lattice::entropy`).
     pub fn calculate_entropy(&self, text: &str, alpha: f32) -> Result<f32> {
         let model = self.require_unigram("CalculateEntropy")?;
         let normalized = self.normalizer.normalize(text);
@@ -879,7 +880,7 @@ impl Processor {
 
 /// Byte ranges covering `normalized`, each a run of whole words of
 /// [`model::independent_words`] at least `min_bytes` long (the last may be shorter).
-fn chunk_at_word_starts(normalized: &[u8], min_bytes: usize) -> Vec<(usize, usize)> {
+pub(super) fn chunk_at_word_starts(normalized: &[u8], min_bytes: usize) -> Vec<(usize, usize)> {
     let mut chunks = Vec::new();
     let mut start = 0;
     for (_, end) in model::independent_words(normalized) {

@@ -1,6 +1,6 @@
 //! sentencepiece's Unigram (unigram_model.cc) as a thin adapter over the one Unigram engine
 //! ([`crate::models::unigram`]): the model built from a `.model` vocabulary with sentencepiece's
-//! rules (f32 arithmetic, piece types), its Viterbi on the normalized text, and the word-by-word
+//! rules (float scores, piece types), its Viterbi on the normalized text, and the word-by-word
 //! encoder that caches each word's path ([`super::unigram_cache`]) and stays exact at near-ties.
 use super::model::{independent_words, IdWriter, Span, Vocab};
 use super::proto::PieceType;
@@ -13,6 +13,13 @@ use crate::utils::word_cache::{short_key, MAX_CACHED_WORD_BYTES};
 /// are not fused and bytes not expanded there: the processor's `populate` and [`IdWriter`] do
 /// both, as sentencepiece's `PopulateSentencePieceText`.
 pub fn unigram_model(vocab: &Vocab) -> Result<Unigram> {
+    // sentencepiece refuses a Unigram model with any non-finite score (BPE models keep theirs).
+    if let Some(i) = vocab.scores.iter().position(|s| !s.is_finite()) {
+        return Err(Error::format(format!(
+            "SentencePiece model: piece {i} ({:?}): score is NaN or Inf ({})",
+            vocab.pieces[i], vocab.scores[i]
+        )));
+    }
     let matchable = |i: usize| {
         matches!(vocab.types[i], PieceType::Normal | PieceType::UserDefined | PieceType::Unused)
             && !vocab.pieces[i].contains('\0')
@@ -29,10 +36,22 @@ pub fn unigram_model(vocab: &Vocab) -> Result<Unigram> {
 }
 
 /// unigram_model.cc's `EncodeOptimized` (the default encoder): the Viterbi of the normalized
-/// `text`, summed in single precision as the `sentencepiece` releases do, so that ties and
-/// near-ties resolve the same way.
-pub fn encode_unigram(model: &Unigram, text: &str) -> Result<Vec<Span>> {
-    Ok(to_spans(model.best_segmentation(text)?))
+/// `text`, in sentencepiece's arithmetic (float sums, restarted at the chunk starts of a long
+/// text: [`CHUNK_BYTES`]), so that ties and near-ties resolve the same way.
+pub fn encode_unigram(vocab: &Vocab, model: &Unigram, text: &str) -> Result<Vec<Span>> {
+    if !vocab.pieces_stay_in_words || text.len() <= CHUNK_BYTES {
+        return Ok(to_spans(model.best_segmentation(text)?));
+    }
+    let mut spans = Vec::new();
+    for (start, end) in super::processor::chunk_at_word_starts(text.as_bytes(), CHUNK_BYTES) {
+        let chunk = model.best_segmentation(&text[start..end])?;
+        spans.extend(chunk.into_iter().map(|(id, s, e)| Span {
+            start: s + start,
+            end: e + start,
+            id,
+        }));
+    }
+    Ok(spans)
 }
 
 /// A core segmentation as spans.
@@ -40,24 +59,35 @@ pub fn to_spans(segmentation: Segmentation) -> Vec<Span> {
     segmentation.into_iter().map(|(id, start, end)| Span { start, end, id }).collect()
 }
 
+/// The path-score arithmetic of sentencepiece's Viterbi: float sums.
+type Score = f32;
+
+/// sentencepiece 0.2.3 sums a long text's path scores in float from 0 again at word starts
+/// (where its segmentation is unaffected, as no piece crosses a word start): its ids on texts
+/// of some 10^5 bytes in one call match a float Viterbi restarted at word starts, and not one
+/// summed along the whole text, which loses the scores' low bits (nor one summed in double,
+/// whose near-ties of short texts resolve otherwise). The interval is inferred from its results,
+/// not read from its source: every chunk of 8 to 64 KiB of words gives its ids on the corpus.
+pub const CHUNK_BYTES: usize = 1 << 16;
+
 /// A word's [`exact_prefix_limit`] rounded down to a power of two, as a byte: 0 for none,
-/// else the limit is 2^(code − 128) (what the word cache stores per word).
-fn limit_code(limit: f32) -> u8 {
-    if limit.is_nan() || limit < f32::MIN_POSITIVE {
+/// else the limit is 2^(code − 128) (what the word cache stores per word; limits above 2^127
+/// are stored as 2^127).
+fn limit_code(limit: f64) -> u8 {
+    if limit.is_nan() || limit < f64::MIN_POSITIVE {
         return 0;
     }
-    // floor(log2(limit)) for a normal positive float is its unbiased exponent.
-    let exponent = ((limit.to_bits() >> 23) & 0xFF) as i32 - 127;
+    // floor(log2(limit)) for a normal positive double is its unbiased exponent.
+    let exponent = ((limit.to_bits() >> 52) & 0x7FF) as i32 - 1023;
     (exponent + 128).clamp(1, 255) as u8
 }
 
 /// The bound a [`limit_code`] stands for (exact: a power of two).
-fn limit_of_code(code: u8) -> f32 {
+fn limit_of_code(code: u8) -> f64 {
     match code {
-        // 2^-127 is subnormal: treated as no limit at all.
+        // 2^-127 and below: treated as no limit at all.
         0 | 1 => -1.0,
-        // 2^(code − 128) as a float: biased exponent code − 1, zero mantissa.
-        _ => f32::from_bits(u32::from(code - 1) << 23),
+        _ => 2f64.powi(i32::from(code) - 128),
     }
 }
 
@@ -69,11 +99,11 @@ pub fn unigram_words_cacheable(vocab: &Vocab) -> bool {
 
 /// The score a cached word's path (packed tokens) adds to `score`, in the Viterbi's arithmetic.
 #[inline]
-fn path_score(model: &Unigram, mut score: f32, tokens: &[u32]) -> f32 {
+fn path_score(model: &Unigram, mut score: Score, tokens: &[u32]) -> Score {
     for &token in tokens {
         let id = token & unigram_cache::ID_MASK;
         let length = (token >> unigram_cache::ID_BITS) as usize;
-        score += model.match_score::<f32>(id, length).unwrap_or(f32::NAN);
+        score += model.match_score::<Score>(id, length).unwrap_or(Score::NAN);
     }
     score
 }
@@ -81,7 +111,7 @@ fn path_score(model: &Unigram, mut score: f32, tokens: &[u32]) -> f32 {
 /// Reusable buffers of [`encode_unigram_words`].
 #[derive(Default)]
 pub struct UnigramBuffers {
-    best: Vec<Cell<f32>>,
+    best: Vec<Cell<Score>>,
     spans: Segmentation,
     packed: Vec<u32>,
 }
@@ -105,7 +135,8 @@ pub fn encode_unigram_words(
     /// Words whose cache lines are prefetched together before any of them is looked up
     /// ([`CacheView::prefetch`]; a sliding window 8 words ahead was no faster).
     const BATCH: usize = 16;
-    let mut line = LineEncoder { vocab, model, buffers, ids: IdWriter::new(vocab), score: 0.0 };
+    let ids = IdWriter::new(vocab);
+    let mut line = LineEncoder { vocab, model, buffers, ids, score: 0.0, since_start: 0 };
     let mut words = independent_words(text);
     let mut batch = [(0usize, 0usize, None); BATCH];
     loop {
@@ -134,7 +165,9 @@ struct LineEncoder<'a> {
     buffers: &'a mut UnigramBuffers,
     ids: IdWriter<'a>,
     /// The score of the best path up to the current word, as the whole-text Viterbi has it.
-    score: f32,
+    score: Score,
+    /// Bytes since the score last started from 0 ([`CHUNK_BYTES`]).
+    since_start: usize,
 }
 
 impl LineEncoder<'_> {
@@ -147,6 +180,11 @@ impl LineEncoder<'_> {
         key: Option<[u64; 3]>,
         out: &mut Vec<u32>,
     ) -> Result<()> {
+        if self.since_start >= CHUNK_BYTES {
+            self.score = 0.0;
+            self.since_start = 0;
+        }
+        self.since_start += word.len();
         if word.len() >= MAX_CACHED_WORD_BYTES {
             return self.viterbi_from_score(word, out);
         }
@@ -156,7 +194,7 @@ impl LineEncoder<'_> {
         let UnigramBuffers { best, spans, packed } = &mut *self.buffers;
         spans.clear();
         let mut decisions = Decisions::default();
-        self.model.viterbi::<f32, true>(word, 0.0, best, &mut decisions, spans)?;
+        self.model.viterbi::<Score, true>(word, 0.0, best, &mut decisions, spans)?;
         packed.clear();
         packed.extend(
             spans
@@ -164,7 +202,7 @@ impl LineEncoder<'_> {
                 .map(|&(id, start, end)| id | ((end - start) as u32) << unigram_cache::ID_BITS),
         );
         let has_unk = spans.iter().any(|s| s.0 == self.vocab.unk_id);
-        let code = limit_code(exact_prefix_limit(&decisions));
+        let code = limit_code(exact_prefix_limit::<Score>(&decisions));
         cache.insert(word, packed, code, has_unk);
         let packed = std::mem::take(&mut self.buffers.packed);
         let result = self.cached(word, &packed, code, has_unk, out);
@@ -183,7 +221,7 @@ impl LineEncoder<'_> {
         has_unk: bool,
         out: &mut Vec<u32>,
     ) -> Result<()> {
-        if self.score.abs() < limit_of_code(limit_code) {
+        if f64::from(self.score.abs()) < limit_of_code(limit_code) {
             self.ids.push_packed(out, word, tokens, has_unk);
             self.score = path_score(self.model, self.score, tokens);
             Ok(())
@@ -198,7 +236,8 @@ impl LineEncoder<'_> {
         let UnigramBuffers { best, spans, .. } = &mut *self.buffers;
         spans.clear();
         let decisions = &mut Decisions::default();
-        self.score = self.model.viterbi::<f32, false>(word, self.score, best, decisions, spans)?;
+        self.score =
+            self.model.viterbi::<Score, false>(word, self.score, best, decisions, spans)?;
         for &(id, start, end) in spans.iter() {
             self.ids.push(out, id, &word[start..end]);
         }
@@ -225,6 +264,7 @@ mod tests {
             scores.insert(unit.to_string(), score);
             pieces.push(SentencePiece::new(unit, score, PieceType::Normal));
         }
+
         for piece in ["ab", "bc", "ca", "abc", "▁a", "▁ab", "bca", "aa", "▁▁"] {
             let mut chars: Vec<String> = piece.chars().map(String::from).collect();
             let last = chars.pop().unwrap_or_default();
@@ -265,7 +305,7 @@ mod tests {
                     .collect();
                 let sep = if round % 5 == 0 { "▁▁" } else { "▁" };
                 let text = format!("{sep}{}", words.join(sep));
-                let whole = encode_unigram(&model, &text).expect("encode");
+                let whole = encode_unigram(&vocab, &model, &text).expect("encode");
                 let mut whole_ids = Vec::new();
                 let mut writer = IdWriter::new(&vocab);
                 whole.iter().for_each(|s| {
@@ -288,7 +328,7 @@ mod tests {
                 }
                 let naive: Vec<Span> = independent_words(text.as_bytes())
                     .flat_map(|(s, e)| {
-                        encode_unigram(&model, &text[s..e])
+                        encode_unigram(&vocab, &model, &text[s..e])
                             .expect("encode")
                             .into_iter()
                             .map(move |sp| Span { start: sp.start + s, end: sp.end + s, id: sp.id })
@@ -303,12 +343,12 @@ mod tests {
 
     #[test]
     fn limit_codes_round_down_to_powers_of_two() {
-        for limit in [f32::MIN_POSITIVE, 1e-30, 0.75, 1.0, 3.0, 1e6, 3e38, f32::INFINITY] {
+        for limit in [1e-37, 1e-30, 0.75, 1.0, 3.0, 1e6, 1e38, 3e38, f64::INFINITY] {
             let bound = limit_of_code(limit_code(limit));
             assert!(bound <= limit && bound > 0.0, "{limit} -> {bound}");
-            assert!(bound * 2.0 > limit || limit == f32::INFINITY, "{limit} -> {bound}");
+            assert!(bound * 2.0 > limit || limit > 1.7e38, "{limit} -> {bound}");
         }
-        for limit in [-1.0, 0.0, f32::NAN, 1e-40] {
+        for limit in [-1.0, 0.0, f64::NAN, 1e-40] {
             assert!(limit_of_code(limit_code(limit)) < 0.0);
         }
     }

@@ -14,7 +14,7 @@
 //!   sentencepiece's order.
 //!
 //! Scores are generic ([`Real`]): `f32` reproduces sentencepiece's float arithmetic, `f64`
-//! `tokenizers`' (the trainer uses `f64`).
+//! `tokenizers`' (the trainer and the entropy use `f64`).
 use std::fmt::Debug;
 use std::ops::{Add, Mul, Sub};
 
@@ -33,6 +33,10 @@ pub trait Real:
     + 'static
 {
     const ZERO: Self;
+    /// The unit roundoff of a sum in this precision (half an ulp of 1).
+    const UNIT_ROUNDOFF: f64;
+    /// A bound on the absolute rounding error of a sum of subnormal numbers.
+    const SUBNORMAL_SLACK: f64;
     fn from_f64(x: f64) -> Self;
     fn to_f64(self) -> f64;
     /// `exp` in this precision (sentencepiece's `std::exp(float)` for `f32`).
@@ -47,9 +51,11 @@ pub trait Real:
 
 /// `Real` for a float type, whose table `select` returns (`0` for the f32 one, `1` for f64).
 macro_rules! impl_real {
-    ($float:ident, $table:tt) => {
+    ($float:ident, $table:tt, $mantissa:expr, $slack:expr) => {
         impl Real for $float {
             const ZERO: $float = 0.0;
+            const UNIT_ROUNDOFF: f64 = 1.0 / (1u64 << $mantissa) as f64;
+            const SUBNORMAL_SLACK: f64 = $slack;
             fn from_f64(x: f64) -> $float {
                 x as $float
             }
@@ -71,8 +77,8 @@ macro_rules! impl_real {
         }
     };
 }
-impl_real!(f32, 0);
-impl_real!(f64, 1);
+impl_real!(f32, 0, 24, 7.174648137343064e-43); // 2^-140
+impl_real!(f64, 1, 53, 1e-320);
 
 /// log(exp(x) + exp(y)), computed as sentencepiece does (differences beyond 50 are dropped);
 /// with `init` it is `y` (the first term of a sum).
@@ -305,21 +311,43 @@ impl<T: Real> Lattice<T> {
         freq * z.to_f64()
     }
 
-    /// Entropy of the segmentation distribution at inverse temperature `inv_theta`, summed in
-    /// the lattice's precision (`f32`: sentencepiece's `CalculateEntropy` operation for operation).
+    /// Entropy of the segmentation distribution at inverse temperature `inv_theta`
+    /// (sentencepiece's `CalculateEntropy`): H = −h(EOS), where h(r) sums, over the nodes l
+    /// ending where r begins, P(l | r) · (h(l) + log P(l | r)), with
+    /// log P(l | r) = θ·score(l) + α(l) − α(r). The forward sums α are in the lattice's
+    /// precision, the rest in f64, and each node's conditional probabilities are renormalized
+    /// in log space: they sum to one in exact arithmetic (α(r) is their log-sum), and on long
+    /// inputs the rounding of α would otherwise compound along the text (sentencepiece's float
+    /// recursion grows without bound past ~100 kB). Renormalized, each h(r) is a convex
+    /// combination and H stays finite and accurate however long the text.
     pub fn entropy(&self, inv_theta: T) -> f64 {
         let alpha = self.forward(inv_theta);
-        let mut h = vec![T::ZERO; self.nodes.len()];
+        let mut h = vec![0f64; self.nodes.len()];
+        let mut terms: Vec<(u32, f64)> = vec![];
         for pos in 0..=self.len() {
             for &r in self.begin_nodes(pos) {
-                for &l in self.end_nodes(pos) {
-                    let logp = inv_theta * self.nodes[l as usize].score + alpha[l as usize]
-                        - alpha[r as usize];
-                    h[r as usize] = h[r as usize] + logp.exp() * (h[l as usize] + logp);
+                terms.clear();
+                terms.extend(self.end_nodes(pos).iter().map(|&l| {
+                    let score = inv_theta * self.nodes[l as usize].score;
+                    (l, (score + alpha[l as usize] - alpha[r as usize]).to_f64())
+                }));
+                let max = terms.iter().map(|t| t.1).fold(f64::NEG_INFINITY, f64::max);
+                if !max.is_finite() {
+                    continue;
                 }
+                let log_z = max + terms.iter().map(|t| (t.1 - max).exp()).sum::<f64>().ln();
+                let mut sum = 0.0;
+                for &(l, logp) in &terms {
+                    let logp = logp - log_z;
+                    let p = logp.exp();
+                    if p > 0.0 {
+                        sum += p * (h[l as usize] + logp);
+                    }
+                }
+                h[r as usize] = sum;
             }
         }
-        -h[EOS as usize].to_f64()
+        -h[EOS as usize]
     }
 
     /// One segmentation drawn from P(path) ∝ exp(inv_theta × score(path)) over the whole lattice

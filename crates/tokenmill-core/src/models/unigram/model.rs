@@ -298,8 +298,13 @@ impl Unigram {
         self.rng.next_seed()
     }
 
+    /// The score of an unknown character (sentencepiece's rules: a float, `min_score - 10`
+    /// rounded to `f32` as sentencepiece computes it).
     pub(super) fn unk_score(&self) -> f64 {
-        self.min_score - UNK_PENALTY
+        match self.spm {
+            Some(_) => (self.min_score as f32 - UNK_PENALTY as f32) as f64,
+            None => self.min_score - UNK_PENALTY,
+        }
     }
 
     /// Whether the model follows sentencepiece's rules (f32 arithmetic, piece types).
@@ -547,10 +552,10 @@ impl Unigram {
 
     /// Entropy of the segmentation distribution of `text` at inverse temperature `inv_theta`.
     pub fn entropy(&self, text: &str, inv_theta: f64) -> Result<f64> {
-        match self.spm {
-            Some(_) => Ok(self.lattice::<f32>(text)?.entropy(inv_theta as f32)),
-            None => Ok(self.lattice::<f64>(text)?.entropy(inv_theta)),
-        }
+        // sentencepiece takes θ as a float. The forward sums are in f64 under both rules: in
+        // f32 their rounding swamps long texts (see `Lattice::entropy`).
+        let inv_theta = if self.spm.is_some() { inv_theta as f32 as f64 } else { inv_theta };
+        Ok(self.lattice::<f64>(text)?.entropy(inv_theta))
     }
 
     /// log P(text) under the model: the log-sum over all segmentations (what training maximizes).

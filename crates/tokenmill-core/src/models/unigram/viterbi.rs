@@ -3,11 +3,12 @@
 //! `tokenizers`' `encode_optimized`), without building a lattice.
 //!
 //! The score arithmetic is the type parameter `T` ([`Real`], monomorphized): `f32` sums the
-//! path scores in single precision along the whole text, as the `sentencepiece` releases do;
-//! `f64` in double, as `tokenizers`. Ties keep the earlier-found candidate (the leftmost start,
-//! then the shorter piece), the rule of both libraries. With `TRACK` the search also records how
-//! close its decisions were ([`Decisions`]), which is what lets a word's path be cached and reused
-//! exactly under f32 arithmetic ([`exact_prefix_limit`]).
+//! path scores in single precision, as `sentencepiece` does (from 0 again at the chunk starts of
+//! a long text, see `sentencepiece::unigram`); `f64` in double, as `tokenizers`. Ties keep the
+//! earlier-found candidate (the leftmost start, then the shorter piece), the rule of both
+//! libraries. With `TRACK` the search also records how close its decisions were
+//! ([`Decisions`]), which is what lets a word's path be cached and reused exactly, although the
+//! rounding of the sums depends on the score the word is reached with ([`exact_prefix_limit`]).
 //!
 //! The forward pass ([`best_path`]) takes its candidates from a [`Candidates`] source
 //! (monomorphized): the model's trie walk here, the Unigram trainer's precomputed edges in
@@ -247,29 +248,29 @@ fn relax<T: Real, const TRACK: bool>(
     }
 }
 
-/// The largest |prefix score| P for which a word's f32 Viterbi taken from score 0
+/// The largest |prefix score| P for which a word's Viterbi taken from score 0 in arithmetic `T`
 /// (`decisions`) decides exactly as the Viterbi of the whole text does when it reaches the word
 /// with score P; negative when there is none (a tie, a non-finite score).
 ///
 /// Why it holds: a cell's score is its path's piece scores summed left to right, each sum
-/// rounded to f32 (unit roundoff u = 2⁻²⁴). Along a path of k pieces the whole-text scores
-/// differ from P + the word's own scores by at most k·u·(|P| + 2M), M bounding the word's
-/// scores; a comparison involves two paths of at most `chars` pieces plus the candidate's
-/// rounding, so its two sides move by less than (2·chars + 4)·u·(|P| + 2M) together. When
+/// rounded to `T` (unit roundoff u: 2⁻²⁴ for f32, 2⁻⁵³ for f64). Along a path of k pieces the
+/// whole-text scores differ from P + the word's own scores by at most k·u·(|P| + 2M), M bounding
+/// the word's scores; a comparison involves two paths of at most `chars` pieces plus the
+/// candidate's rounding, so its two sides move by less than (2·chars + 4)·u·(|P| + 2M). When
 /// every comparison of the word was decided by more than that, all decide the same way (and
 /// none is a tie), so the best path is the same. The factor (1 + 2⁻¹⁰) covers the second-order
 /// terms and the f64 arithmetic here; subnormal scores get an absolute slack.
-pub fn exact_prefix_limit(decisions: &Decisions) -> f32 {
-    const UNIT_ROUNDOFF: f64 = 1.0 / (1u64 << 24) as f64;
+pub fn exact_prefix_limit<T: Real>(decisions: &Decisions) -> f64 {
     if decisions.chars > 4096 || !decisions.max_abs.is_finite() {
         return -1.0;
     }
     let steps = (2 * decisions.chars + 4) as f64;
-    let margin = decisions.min_margin - steps * 2f64.powi(-140);
-    let limit = margin / (steps * UNIT_ROUNDOFF * (1.0 + 1.0 / 1024.0)) - 2.0 * decisions.max_abs;
+    let margin = decisions.min_margin - steps * T::SUBNORMAL_SLACK;
+    let limit =
+        margin / (steps * T::UNIT_ROUNDOFF * (1.0 + 1.0 / 1024.0)) - 2.0 * decisions.max_abs;
     if limit > 0.0 {
-        // Shrunk so that rounding to f32 cannot enlarge it.
-        (limit * (1.0 - 1e-6)) as f32
+        // Shrunk so that the f64 arithmetic here cannot enlarge it.
+        limit * (1.0 - 1e-6)
     } else {
         -1.0
     }
