@@ -144,36 +144,46 @@ def clip_merges() -> list[tuple[str, ...]]:
     return [tuple(line.split()) for line in lines[1 : 49152 - 256 - 2 + 1]]
 
 
-def protobuf_fields(data: bytes):
-    """(field number, value) of each field of a serialized protobuf message, read by hand (the
-    tests do not need the protobuf package): varints as ints, fixed64 / fixed32 as double /
-    float, length-delimited fields as bytes (a nested message: read it with this again)."""
+def read_varint(data: bytes, pos: int) -> tuple[int, int]:
+    """The protobuf varint at `pos` of `data`, and the position after it."""
+    value = shift = 0
+    while True:
+        byte = data[pos]
+        pos += 1
+        value |= (byte & 0x7F) << shift
+        shift += 7
+        if byte < 0x80:
+            return value, pos
+
+
+def protobuf_raw_fields(data: bytes):
+    """(field number, wire type, value) of each field of a serialized protobuf message, read by
+    hand (the tests do not need the protobuf package): varints as ints, every other field as
+    its bytes."""
     pos = 0
-
-    def varint() -> int:
-        nonlocal pos
-        value = shift = 0
-        while True:
-            byte = data[pos]
-            pos += 1
-            value |= (byte & 0x7F) << shift
-            shift += 7
-            if byte < 0x80:
-                return value
-
     while pos < len(data):
-        key = varint()
+        key, pos = read_varint(data, pos)
         number, wire = key >> 3, key & 7
         if wire == 0:
-            value = varint()
-        elif wire == 2:
-            size = varint()
-            value, pos = data[pos : pos + size], pos + size
-        elif wire in (1, 5):
-            size, layout = (8, "<d") if wire == 1 else (4, "<f")
-            value, pos = struct.unpack(layout, data[pos : pos + size])[0], pos + size
+            value, pos = read_varint(data, pos)
         else:
-            raise ValueError(f"unexpected protobuf wire type {wire}")
+            if wire == 2:
+                size, pos = read_varint(data, pos)
+            elif wire in (1, 5):
+                size = 8 if wire == 1 else 4
+            else:
+                raise ValueError(f"unexpected protobuf wire type {wire}")
+            value, pos = data[pos : pos + size], pos + size
+        yield number, wire, value
+
+
+def protobuf_fields(data: bytes):
+    """(field number, value) of each field of a serialized protobuf message: varints as ints,
+    fixed64 / fixed32 as double / float, length-delimited fields as bytes (a nested message:
+    read it with this again)."""
+    for number, wire, value in protobuf_raw_fields(data):
+        if wire in (1, 5):
+            value = struct.unpack("<d" if wire == 1 else "<f", value)[0]
         yield number, value
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 import tokenmill
+from conftest import protobuf_raw_fields
 from tokenmill import sentencepiece as tm
 
 spm = pytest.importorskip("sentencepiece")
@@ -47,36 +48,9 @@ def _varint(n: int) -> bytes:
             return bytes(out)
 
 
-def _read_varint(data: bytes, pos: int):
-    value = shift = 0
-    while True:
-        byte = data[pos]
-        pos += 1
-        value |= (byte & 0x7F) << shift
-        shift += 7
-        if byte < 0x80:
-            return value, pos
-
-
 def _fields(data: bytes):
-    """(field number, wire type, raw value bytes or int) of a well-formed message."""
-    pos, out = 0, []
-    while pos < len(data):
-        key, pos = _read_varint(data, pos)
-        number, wire = key >> 3, key & 7
-        if wire == 0:
-            value, pos = _read_varint(data, pos)
-        elif wire == 1:
-            value, pos = data[pos : pos + 8], pos + 8
-        elif wire == 2:
-            length, pos = _read_varint(data, pos)
-            value, pos = data[pos : pos + length], pos + length
-        elif wire == 5:
-            value, pos = data[pos : pos + 4], pos + 4
-        else:
-            raise ValueError(f"wire type {wire}")
-        out.append([number, wire, value])
-    return out
+    """[field number, wire type, raw value bytes or int] of a well-formed message."""
+    return [list(field) for field in protobuf_raw_fields(data)]
 
 
 def _serialize(fields) -> bytes:
