@@ -62,13 +62,6 @@ pub use crate::tokenizer::AddedToken;
 use crate::tokenizer::Trainer;
 use crate::utils::macros::component_enum;
 
-/// Whether `bytes` of memory can be had now: a trial reservation, released at once and never
-/// written (no page is touched). Trainers check the memory a long input will take with it
-/// before building anything from the input, where a refused allocation would abort.
-pub(crate) fn can_allocate(bytes: usize) -> bool {
-    Vec::<u8>::new().try_reserve_exact(bytes).is_ok()
-}
-
 component_enum! {
     /// Every trainer the Tokenizer can drive. Serialized like `tokenizers` (`{"type":
     /// "BpeTrainer", ...}`) so trainers can be pickled.

@@ -24,3 +24,14 @@ pub mod truncation;
 pub(crate) mod type_tag;
 pub(crate) mod vocabulary;
 pub(crate) mod word_cache;
+
+/// Sizes below this are taken to be allocatable without asking (64 MB).
+const PROBED_BYTES: usize = 1 << 26;
+
+/// Whether `bytes` of memory can be had now. A large size is probed with a trial reservation,
+/// released at once and never written (no page is touched): code that sizes tables from its
+/// input asks first, and turns a refusal into an error naming the input where the allocation
+/// itself would abort the process.
+pub(crate) fn can_allocate(bytes: usize) -> bool {
+    bytes < PROBED_BYTES || Vec::<u8>::new().try_reserve_exact(bytes).is_ok()
+}

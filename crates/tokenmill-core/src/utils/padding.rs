@@ -83,8 +83,6 @@ const TOKEN_BYTES: usize = 4 * size_of::<u32>()
     + size_of::<String>()
     + size_of::<Option<u32>>()
     + size_of::<(usize, usize)>();
-/// Padded sizes below this are not probed (always allocatable in practice).
-const PROBE_BYTES: usize = 1 << 26;
 
 /// Checks that `rows` encodings padded to `length` tokens of `pad_token` can be held, before
 /// any of it is allocated: a length whose size overflows or that the system refuses is an
@@ -104,11 +102,7 @@ pub fn check_padded_size(rows: usize, length: usize, pad_token: &str) -> Result<
 /// Whether `tokens` tokens, each with `text_bytes` bytes of text, can be held in encodings:
 /// a size that overflows or that the system refuses (probed as by [`check_padded_size`]) cannot.
 pub fn tokens_fit(tokens: usize, text_bytes: usize) -> bool {
-    match tokens.checked_mul(TOKEN_BYTES + text_bytes) {
-        Some(bytes) if bytes < PROBE_BYTES => true,
-        Some(bytes) => Vec::<u8>::new().try_reserve_exact(bytes).is_ok(),
-        None => false,
-    }
+    tokens.checked_mul(TOKEN_BYTES + text_bytes).is_some_and(crate::utils::can_allocate)
 }
 
 /// Pads every encoding (and its overflowing windows) to the length `params` gives for the

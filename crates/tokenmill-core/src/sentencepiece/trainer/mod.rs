@@ -199,7 +199,7 @@ fn check_sentence_memory(spec: &TrainerSpec, bytes: usize) -> Result<()> {
     let kind = ModelType::try_from(spec.model_type.unwrap_or(ModelType::Unigram as i32))
         .unwrap_or(ModelType::Unigram);
     let need = bytes.saturating_mul(memory_per_byte(kind));
-    if crate::trainers::can_allocate(need) {
+    if crate::utils::can_allocate(need) {
         return Ok(());
     }
     Err(invalid(format!(

@@ -386,7 +386,7 @@ fn check_memory(words: &[(String, u64)]) -> Result<()> {
     let longest = words.iter().map(|w| w.0.len()).max().unwrap_or(0);
     let need =
         text.saturating_mul(MEMORY_PER_TEXT_BYTE).max(longest.saturating_mul(MEMORY_PER_WORD_BYTE));
-    if need < 1 << 26 || crate::trainers::can_allocate(need) {
+    if crate::utils::can_allocate(need) {
         return Ok(());
     }
     Err(Error::InvalidArgument(format!(
