@@ -15,6 +15,16 @@ REPO = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("TOKENMILL_SHARED", REPO.parent / "shared"))
 
 
+def child_env(**extra: str) -> dict[str, str]:
+    """The environment of a child Python that imports the same tokenmill as this process (a
+    wheel in CI, a development tree here) and these tests' helpers, with `extra` set."""
+    import tokenmill
+
+    package_root = Path(tokenmill.__file__).resolve().parent.parent
+    path = os.pathsep.join([str(package_root), str(Path(__file__).resolve().parent)])
+    return {**os.environ, "PYTHONPATH": path, **extra}
+
+
 def shared_path(*parts: str) -> Path:
     """Path of a file under ../shared; skips the test (with the reason) if it is not there."""
     path = SHARED.joinpath(*parts)

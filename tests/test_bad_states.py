@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import copy
 import json
-import os
 import pickle
 import random
 import subprocess
@@ -20,11 +19,12 @@ from pathlib import Path
 
 import pytest
 import tokenmill
+from conftest import child_env
 from tokenmill import Encoding, Tokenizer, models
 
 TESTS = Path(__file__).resolve().parent
 # The same tokenmill as this process's (a wheel in CI, a development tree here).
-CHILD_ENV = {**os.environ, "PYTHONPATH": str(Path(tokenmill.__file__).resolve().parent.parent)}
+CHILD_ENV = child_env()
 
 TEXT = "Hello wörld, it's 2024! Naïve café — 東京 are 12,345 tokens.\nNew line  here"
 LINES = [TEXT, "the quick brown fox jumps over the lazy dog", "a b c d e f", "lorem ipsum"] * 5

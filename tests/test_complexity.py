@@ -14,12 +14,9 @@ import textwrap
 from pathlib import Path
 
 import pytest
-import tokenmill
-from conftest import shared_path
+from conftest import child_env, shared_path
 from tokenmill import tiktoken
 
-# The child must import the same tokenmill as this process.
-TOKENMILL_ROOT = Path(tokenmill.__file__).resolve().parent.parent
 LONG = 100_000
 # Seconds: the linear paths take well under one; the quadratic ones never finish in this time.
 TIMEOUT = 120
@@ -27,8 +24,7 @@ TIMEOUT = 120
 
 def run_isolated(code: str, timeout: float = TIMEOUT) -> str:
     """stdout of `code` run by a fresh Python (this tokenmill); fails on an error or a timeout."""
-    path = os.pathsep.join([str(TOKENMILL_ROOT), str(Path(__file__).parent)])
-    env = dict(os.environ, PYTHONPATH=path)
+    env = child_env()
     proc = subprocess.run(
         [sys.executable, "-c", textwrap.dedent(code)],
         capture_output=True,

@@ -6,15 +6,14 @@ impossible padding lengths give a clear Python exception, never a segfault, an a
 from __future__ import annotations
 
 import io
-import os
 import random
 import string
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 import tokenmill
+from conftest import child_env
 from tokenmill import Tokenizer, models
 from tokenmill.sentencepiece import SentencePieceProcessor, SentencePieceTrainer
 
@@ -109,8 +108,7 @@ def test_impossible_padding_lengths_raise_a_clear_error(case):
         capture_output=True,
         text=True,
         timeout=120,
-        # The same tokenmill as this process's (a wheel in CI, a development tree here).
-        env={**os.environ, "PYTHONPATH": str(Path(tokenmill.__file__).resolve().parent.parent)},
+        env=child_env(),
     )
     assert child.returncode == 0, child.stderr[-2000:]
     assert child.stdout.startswith("InvalidArgumentError: padding"), child.stdout

@@ -16,10 +16,9 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from conftest import child_env
 
 resource = pytest.importorskip("resource")  # POSIX only
-
-PYTHON_DIR = str(Path(__file__).resolve().parent.parent / "python")
 
 # The child: warms up (threads, allocator) on a tiny corpus, then limits its address space to
 # what it maps plus HEADROOM_MB and trains on the long line.
@@ -60,11 +59,7 @@ CHILD = textwrap.dedent(
 def run_child(kind: str, corpus: Path, tmp_path: Path, headroom_mb: int = 0) -> dict:
     small = tmp_path / "small.txt"
     small.write_text("aab abab aaab\n" * 20)
-    env = dict(
-        os.environ,
-        PYTHONPATH=PYTHON_DIR + os.pathsep + os.environ.get("PYTHONPATH", ""),
-        MIMALLOC_ARENA_RESERVE="4MiB",
-    )
+    env = child_env(MIMALLOC_ARENA_RESERVE="4MiB")
     args = [kind, str(corpus), str(small), str(tmp_path / "m"), str(headroom_mb)]
     done = subprocess.run(
         [sys.executable, "-c", CHILD, *args],
@@ -85,18 +80,23 @@ def one_line(tmp_path: Path, name: str, chars: int) -> Path:
     return path
 
 
+LINE_BYTES = 32 << 20
+
+
 @pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="needs /proc (Linux)")
 @pytest.mark.parametrize("kind", ["unigram", "bpe"])
 def test_too_long_a_sentence_for_the_memory_is_an_error_naming_the_file(tmp_path, kind):
     """The reproducer (issue 18): one 50 MB line with max_sentence_length=10**8 aborted with
-    "memory allocation of 1610612736 bytes failed". Here an 8 MB line under a 64 MB headroom."""
-    corpus = one_line(tmp_path, "one_line.txt", 8 << 20)
-    result = run_child(kind, corpus, tmp_path, headroom_mb=64)
+    "memory allocation of 1610612736 bytes failed". Here a 32 MB line under a 256 MB headroom:
+    reading the line fits in it with room to spare, training on it (about 24 bytes a byte)
+    does not."""
+    corpus = one_line(tmp_path, "one_line.txt", LINE_BYTES)
+    result = run_child(kind, corpus, tmp_path, headroom_mb=256)
     assert result.get("error") == "ArgumentError", result
     message = result["message"]
     assert str(corpus) in message and "line 1" in message, message
-    assert f"{(8 << 20) + 1}" not in message  # the line, not the line with its end
-    assert f"sentence of {8 << 20} bytes" in message and "more than can be allocated" in message
+    assert f"{LINE_BYTES + 1}" not in message  # the line, not the line with its end
+    assert f"sentence of {LINE_BYTES} bytes" in message and "more than can be allocated" in message
 
 
 @pytest.mark.parametrize("kind", ["unigram", "unigram_trainer"])
