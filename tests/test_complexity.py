@@ -175,13 +175,48 @@ def tiktoken_pairs(tiktoken_cache):
             os.environ["TIKTOKEN_CACHE_DIR"] = old
 
 
+# Long enough for the merge kernel's windowed path (65,536 symbols and more; about nine windows).
+WINDOWED = 150_000
+
+
 @pytest.mark.parametrize("kind", sorted(LONG_PIECES))
 def test_long_pieces_encode_as_tiktoken_does(tiktoken_pairs, kind):
-    # Long enough for the queued merge path, short enough for tiktoken's quadratic one.
-    for n in (200, 3_000, 10_000):
+    # The small-word, queued and windowed merge paths.
+    for n in (200, 3_000, 10_000, WINDOWED):
         text = long_piece(kind, n)
         for name, (ours, reference) in tiktoken_pairs.items():
             assert ours.encode_ordinary(text) == reference.encode_ordinary(text), (name, kind, n)
+
+
+@pytest.mark.parametrize("kind", sorted(LONG_PIECES))
+def test_long_words_encode_as_tokenizers_does(kind):
+    # A Tokenizer's BPE (merges.txt ranks) on words of the windowed path, byte-level GPT-2.
+    reference = pytest.importorskip("tokenizers")
+    import tokenmill
+
+    gpt2 = shared_path("pretrained") / "gpt2"
+    files = str(gpt2 / "encoder.json"), str(gpt2 / "vocab.bpe")
+    pair = []
+    for module in (tokenmill, reference):
+        tok = module.Tokenizer(module.models.BPE.from_file(*files))
+        tok.pre_tokenizer = module.pre_tokenizers.ByteLevel(add_prefix_space=False)
+        pair.append(tok)
+    text = long_piece(kind, WINDOWED)
+    ours, theirs = (tok.encode(text) for tok in pair)
+    assert ours.ids == theirs.ids
+    assert ours.offsets == theirs.offsets
+
+
+@pytest.mark.parametrize("kind", sorted(LONG_PIECES))
+def test_long_words_encode_as_sentencepiece_does(kind):
+    # SentencePiece BPE (scores) on words of the windowed path: the text is one word.
+    reference = pytest.importorskip("sentencepiece")
+    import tokenmill.sentencepiece as spm
+
+    model = str(shared_path("pretrained") / "mistral" / "tokenizer.model.v1")
+    text = long_piece(kind, WINDOWED)
+    ours = spm.SentencePieceProcessor(model_file=model).encode(text)
+    assert ours == reference.SentencePieceProcessor(model_file=model).encode(text)
 
 
 def test_long_pieces_encode_in_quasi_linear_time():

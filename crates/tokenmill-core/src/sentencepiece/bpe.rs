@@ -36,6 +36,11 @@ impl PairRanker for ScoreRanks<'_> {
         }
         Some(Merge { priority: descending(self.vocab.scores[id as usize]), id })
     }
+
+    /// Not with unused pieces: how they split back depends on every pair ranked, in order.
+    fn windows_allowed(&self) -> bool {
+        !self.vocab.types.contains(&PieceType::Unused)
+    }
 }
 
 /// A priority that orders scores from the highest down, as `f32::total_cmp` orders them

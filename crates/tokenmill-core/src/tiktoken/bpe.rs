@@ -182,6 +182,61 @@ mod tests {
     }
 
     #[test]
+    fn hostile_pieces_are_merged_in_windows() {
+        // Every kind of long piece of the adversarial bench, with the real vocabularies: the
+        // windows always find a shared symbol (no fallback to merging the whole piece at
+        // once), and the result is the whole piece's.
+        use crate::models::bpe::merge::{Dropout, WINDOW_OVERLAP, WINDOW_SYMBOLS};
+        let Some(shared) = crate::utils::test_data::shared_dir() else {
+            eprintln!("skipping: the shared data folder is absent");
+            return;
+        };
+        let mut seed = 7u64;
+        let mut pick = |alphabet: &[&str], chars: usize| -> Vec<u8> {
+            (0..chars)
+                .flat_map(|_| {
+                    seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                    alphabet[(seed >> 33) as usize % alphabet.len()].bytes()
+                })
+                .collect()
+        };
+        let letters: Vec<String> = ('a'..='z').map(String::from).collect();
+        let letters: Vec<&str> = letters.iter().map(String::as_str).collect();
+        let cjk: Vec<String> =
+            (0x4E00..0x4F00).filter_map(char::from_u32).map(String::from).collect();
+        let cjk: Vec<&str> = cjk.iter().map(String::as_str).collect();
+        let n = 200_000;
+        let pieces = [
+            b"a".repeat(n),
+            b"\t".repeat(n),
+            " \u{a0}".repeat(n / 3).into_bytes(),
+            pick(&letters, n),
+            pick(&["0", "1", "2", "3", "4", "5", "6", "7", "8", "9"], n),
+            pick(&["!", "#", "$", "%", "&", "(", ")", "*", "+", ",", "-", ".", "/", ":", "?"], n),
+            pick(&cjk, n / 3),
+            pick(&["\u{1f468}\u{200d}\u{1f469}", "\u{200d}", "\u{1f467}", "\u{fe0f}"], n / 8),
+            pick(&["a", "1", "!", " ", "\u{e9}", "\u{301}"], n),
+        ];
+        for name in ["whisper/gpt2", "cl100k_base/cl100k_base", "o200k_base/o200k_base"] {
+            let path = shared.join("pretrained").join(format!("{name}.tiktoken"));
+            let ranks = crate::tiktoken::ranks::load_tiktoken_bpe(&path).unwrap();
+            let map = map_of(&ranks);
+            for piece in &pieces {
+                let mut windowed = Word::new();
+                windowed.push_bytes(piece.len(), NO_RANK);
+                let mut whole = windowed.clone();
+                let ranker = &mut ByteRanks { ranks: &map, piece };
+                assert!(
+                    windowed.merge_in_windows(ranker, WINDOW_SYMBOLS, WINDOW_OVERLAP),
+                    "{name}"
+                );
+                whole.merge_with_dropout(ranker, Dropout::Discard(|| false));
+                assert!(windowed.symbols().eq(whole.symbols()), "{name}");
+            }
+        }
+    }
+
+    #[test]
     fn missing_single_bytes_are_an_error_not_a_panic() {
         let ranks: Ranks = [(b"a".to_vec(), 0)].into_iter().collect();
         let mut out = Vec::new();

@@ -19,6 +19,8 @@ pub mod prefetch;
 pub mod regex;
 pub(crate) mod shared_rng;
 pub(crate) mod shared_snapshot;
+#[cfg(test)]
+pub(crate) mod test_data;
 pub mod tokens_by_id;
 pub mod truncation;
 pub(crate) mod type_tag;

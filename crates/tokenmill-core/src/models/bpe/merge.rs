@@ -22,8 +22,9 @@
 //! - **Long words** (and any word with dropout): the symbols live in a vector and are linked
 //!   to their neighbours by index (a doubly linked list over a vector: merging rewrites two
 //!   links, nothing moves). Each slot remembers the merge its pair with its right neighbour
-//!   would make (or none). Every pair that may merge is queued in a 4-ary min-heap keyed by
-//!   (priority, position), packed into one `u64` so one integer comparison orders the queue;
+//!   would make (or none). Every pair that may merge is queued in a min-heap (4-ary with
+//!   dropout, else the radix heap `RadixQueue`) keyed by (priority, position), packed into
+//!   one `u64` so one integer comparison orders the queue;
 //!   the position of a pair is the index of its left symbol, which keeps text order because a
 //!   merged symbol stays in its left symbol's slot. A merge re-ranks the two pairs it changes
 //!   and queues them. Entries made stale by earlier merges are not removed: when one surfaces
@@ -31,6 +32,15 @@
 //!   invalidation). At most n - 1 merges and O(n) entries: O(n log n) for n symbols. A 4-ary
 //!   heap of 16-byte entries is shallower than `std`'s binary heap and misses the cache far
 //!   less when a megabyte-long word queues a million entries.
+//! - **Very long words** without dropout (a megabyte of digits or of one letter can be one
+//!   piece): the heap path above touches the whole word in the order of the merges, a cache
+//!   miss per merge once the word outgrows the core's caches, so the cost per byte would grow
+//!   with the length. Such a word is merged in windows of `WINDOW_SYMBOLS` symbols instead,
+//!   each starting where a merged symbol of the previous one starts, `WINDOW_OVERLAP` or
+//!   more symbols before its end; the two are joined at the first merged symbol they share
+//!   (same bytes, same id), which is exact (see `join_at_shared_symbol`). Should a window
+//!   share no symbol with the previous one, the whole word is merged at once. (Not for a
+//!   ranker that records what it ranks and reads it back: sentencepiece with unused pieces.)
 //! - **Small words** without dropout (at most [`PairRanker::SMALL_WORD_SYMBOLS`] symbols, which
 //!   is most words of real text): the same order by a linear scan for the lowest priority
 //!   (leftmost among equals) over the slots, merging by shifting the tail left by one. O(n²),
@@ -74,6 +84,13 @@ pub trait PairRanker {
 
     /// The merge of `left` and the symbol right after it, or `None` if they never merge.
     fn rank(&mut self, left: &Symbol, right: &Symbol) -> Option<Merge>;
+
+    /// Whether long words may be merged in windows (see the module doc): true when `rank`
+    /// depends on the two symbols alone and what it records (if anything) is never read.
+    /// Asked once per long word.
+    fn windows_allowed(&self) -> bool {
+        true
+    }
 }
 
 /// BPE-dropout: `skip()` draws whether the merge at hand is skipped (see the module doc).
@@ -244,6 +261,55 @@ impl MergeQueue for RadixQueue {
     }
 }
 
+/// Words of at least this many symbols are merged in windows (when the ranker allows it).
+const WINDOWED_WORD_SYMBOLS: usize = 4 * WINDOW_SYMBOLS;
+/// The symbols of one window: its slots, links and queue stay in the core's own caches.
+pub(crate) const WINDOW_SYMBOLS: usize = 16 * 1024;
+/// How many symbols of the previous window a window re-reads, at least: where the two are
+/// compared for a merged symbol they share.
+pub(crate) const WINDOW_OVERLAP: usize = 1024;
+
+/// Appends `window` (the merged symbols of a window, which starts where a symbol of `merged`
+/// starts) to `merged` (the merged symbols of everything before the window's end) through the
+/// first symbol the two share in their overlap: same bytes, same id. Returns false if they
+/// share none. With `merged` empty (the first window) it appends the window.
+///
+/// Why this is exact: any stretch of a word's merged symbols is what merging that stretch
+/// alone gives (no merge crossed its ends, and every other merge happens as before, in the
+/// same order). So `merged` up to the shared symbol is the merge of the text up to that
+/// symbol's end, and the window from the shared symbol on is the merge of the text from that
+/// symbol's start. Merging the whole text cannot merge across either end of the shared symbol:
+/// the first merge that did would be the first merge across it in one of the two shorter
+/// texts, each of which merges exactly as the whole text does on its side until then. This is
+/// Corollary III of the rust-gems `bpe` crate's README, and holds for any ranker whose merge of
+/// a pair depends on the pair alone, with ties to the leftmost.
+fn join_at_shared_symbol(merged: &mut Vec<Slot>, window: &[Slot]) -> bool {
+    let Some(first) = window.first() else { return true };
+    if merged.is_empty() {
+        merged.extend_from_slice(window);
+        return true;
+    }
+    let mut i = merged.partition_point(|s| s.symbol.start < first.symbol.start);
+    let mut j = 0;
+    while i < merged.len() && j < window.len() {
+        let (a, b) = (merged[i].symbol, window[j].symbol);
+        if a.start == b.start {
+            if a == b {
+                merged.truncate(i + 1);
+                merged.extend_from_slice(&window[j + 1..]);
+                return true;
+            }
+            i += 1;
+            j += 1;
+        } else if a.start < b.start {
+            i += 1;
+        } else {
+            j += 1;
+        }
+    }
+    false
+}
+
 /// One word being merged (reusable: [`Word::clear`] keeps the allocation).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Word {
@@ -305,8 +371,10 @@ impl Word {
         }
         if self.slots.len() <= R::SMALL_WORD_SYMBOLS {
             self.merge_small(ranker);
-        } else {
+        } else if self.slots.len() < WINDOWED_WORD_SYMBOLS || !ranker.windows_allowed() {
             self.merge_queued(ranker, None::<Dropout<fn() -> bool>>);
+        } else {
+            self.merge_in_windows(ranker, WINDOW_SYMBOLS, WINDOW_OVERLAP);
         }
     }
 
@@ -367,6 +435,62 @@ impl Word {
                 break;
             }
         }
+    }
+
+    /// The windowed path (very long words without dropout; see the module doc): windows of
+    /// `size` symbols, each overlapping the previous one by `overlap` or more. Returns false if
+    /// it fell back to merging the whole word at once (the result is the same).
+    pub(crate) fn merge_in_windows<R: PairRanker>(
+        &mut self,
+        ranker: &mut R,
+        size: usize,
+        overlap: usize,
+    ) -> bool {
+        let initial = std::mem::take(&mut self.slots);
+        let n = initial.len();
+        // The merged symbols of `initial[..to]` for the `to` of the last window: what merging
+        // that prefix alone gives.
+        let mut merged: Vec<Slot> = Vec::with_capacity(n / 2);
+        let mut window = Word::with_capacity(size + overlap);
+        let mut from = 0;
+        let joined_all = loop {
+            let mut to = (from + size).min(n);
+            if n - to < overlap {
+                to = n; // no sliver of a last window
+            }
+            window.slots.clear();
+            window.slots.extend_from_slice(&initial[from..to]);
+            if to - from <= R::SMALL_WORD_SYMBOLS {
+                window.merge_small(ranker);
+            } else {
+                window.merge_queued(ranker, None::<Dropout<fn() -> bool>>);
+            }
+            if !join_at_shared_symbol(&mut merged, &window.slots) {
+                break false;
+            }
+            if to == n {
+                break true;
+            }
+            // The next window starts where a merged symbol starts, `overlap` symbols or more
+            // before this window's end, and must make progress.
+            let before = initial[to - overlap].symbol.start;
+            let last = merged.partition_point(|s| s.symbol.start <= before) - 1;
+            let start = merged[last].symbol.start;
+            let next = initial.partition_point(|s| s.symbol.start < start);
+            if next <= from {
+                break false;
+            }
+            from = next;
+        };
+        if joined_all {
+            self.slots = merged;
+        } else {
+            // No shared symbol, or one merged symbol spans a whole window (never seen on real
+            // or generated text): merge the whole word at once.
+            self.slots = initial;
+            self.merge_queued(ranker, None::<Dropout<fn() -> bool>>);
+        }
+        joined_all
     }
 
     /// The heap path (long words, dropout); see the module doc.
@@ -601,6 +725,56 @@ mod tests {
                 w.merge(&mut MergeRanks(&m));
                 assert_eq!(ids_and_offsets(&w), merged_by_heap(&ids, &m), "{ids:?} {list:?}");
             }
+        }
+    }
+
+    /// A merge list as `random_merge_list` makes it: ((left, right), merged id) in rank order.
+    type MergeList = Vec<((u32, u32), u32)>;
+
+    /// A random merge table with shuffled ranks, and a word of `len` symbols over at most four
+    /// base symbols.
+    fn shuffled_table_and_word(rng: &mut impl rand::Rng, len: usize) -> (MergeList, Vec<u32>) {
+        let mut list = random_merge_list(rng, 40);
+        for k in (1..list.len()).rev() {
+            list.swap(k, rng.gen_range(0..=k));
+        }
+        let alphabet = rng.gen_range(1..=4);
+        (list, (0..len).map(|_| rng.gen_range(0..alphabet)).collect())
+    }
+
+    #[test]
+    fn windows_merge_as_the_heap_does() {
+        // Small windows, so that a word of a few thousand symbols crosses many joins, on random
+        // tables (shuffled ranks) and words of few distinct symbols (long runs, periodic
+        // merges: the hardest case for finding a shared symbol).
+        use rand::SeedableRng;
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
+        let (mut windowed, mut words) = (0, 0);
+        for _ in 0..300 {
+            let (list, ids) = shuffled_table_and_word(&mut rng, 3000);
+            let m = merges(&list);
+            for (size, overlap) in [(64, 8), (100, 16), (333, 40)] {
+                let mut w = word(&ids);
+                windowed += usize::from(w.merge_in_windows(&mut MergeRanks(&m), size, overlap));
+                words += 1;
+                assert_eq!(ids_and_offsets(&w), merged_by_heap(&ids, &m), "{ids:?} {list:?}");
+            }
+        }
+        // Most words are joined window by window (the rest fell back, with the same result).
+        assert!(windowed * 2 > words, "{windowed} of {words} words merged in windows");
+    }
+
+    #[test]
+    fn long_words_are_merged_in_windows() {
+        // The real window sizes, on words long enough to take the windowed path.
+        use rand::SeedableRng;
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+        for _ in 0..4 {
+            let (list, ids) = shuffled_table_and_word(&mut rng, WINDOWED_WORD_SYMBOLS + 777);
+            let m = merges(&list);
+            let mut w = word(&ids);
+            w.merge(&mut MergeRanks(&m));
+            assert_eq!(ids_and_offsets(&w), merged_by_heap(&ids, &m), "{list:?}");
         }
     }
 

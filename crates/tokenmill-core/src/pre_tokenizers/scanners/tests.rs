@@ -223,20 +223,10 @@ fn adversarial_strings_match_fancy_regex() {
 
 #[test]
 fn corpus_samples_match_fancy_regex() {
-    // ../shared beside the repository (or beside the worktree folder), or $TOKENMILL_SHARED.
-    let manifest = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let candidates = [manifest.join("../../../shared"), manifest.join("../../../../shared")];
-    let root = match std::env::var("TOKENMILL_SHARED") {
-        Ok(dir) => std::path::PathBuf::from(dir),
-        Err(_) => {
-            candidates.iter().find(|p| p.exists()).cloned().unwrap_or_else(|| candidates[0].clone())
-        }
-    }
-    .join("corpora");
-    if !root.exists() {
-        eprintln!("skipping corpus samples: {} is absent", root.display());
+    let Some(root) = crate::utils::test_data::shared_dir().map(|d| d.join("corpora")) else {
+        eprintln!("skipping corpus samples: the shared data folder is absent");
         return;
-    }
+    };
     let files = [
         "english_large/gutenberg_en_large_part1.txt",
         "multilingual/ar/ar_ud_pud_test_text.txt",
