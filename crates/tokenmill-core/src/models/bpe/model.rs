@@ -310,15 +310,61 @@ impl BPE {
         let mut ranked: Vec<(&(u32, u32), u32)> =
             self.merges.iter().map(|(pair, &(rank, _))| (pair, rank)).collect();
         ranked.sort_unstable_by_key(|&(_, rank)| rank);
-        ranked.into_iter().map(|(&(a, b), _)| (self.token_of(a), self.token_of(b))).collect()
+        let sharing = self.tokens_sharing_an_id();
+        ranked
+            .into_iter()
+            .map(|(&(a, b), _)| {
+                if sharing.is_empty() {
+                    (self.token_of(a), self.token_of(b))
+                } else {
+                    self.spell_merge(a, b, &sharing)
+                }
+            })
+            .collect()
     }
 
-    /// (token, id) in increasing id order.
+    /// Every (token, id), in increasing id order (tokens that share an id by their text).
+    /// `tokenizers` writes one token per id, so that a vocabulary giving two tokens one id (which
+    /// it loads) saves a file it cannot load again; this one loads.
     pub fn vocab_in_id_order(&self) -> Vec<(&str, u32)> {
         let mut entries: Vec<(&str, u32)> =
-            self.vocab_r.iter().map(|(&id, t)| (t.as_str(), id)).collect();
-        entries.sort_unstable_by_key(|&(_, id)| id);
+            self.vocab.iter().map(|(t, &id)| (t.as_str(), id)).collect();
+        entries.sort_unstable_by_key(|&(token, id)| (id, token));
         entries
+    }
+
+    /// The tokens of each id that more than one token has (none in real vocabularies).
+    fn tokens_sharing_an_id(&self) -> FxHashMap<u32, Vec<&str>> {
+        if self.vocab.len() == self.vocab_r.len() {
+            return FxHashMap::default();
+        }
+        let mut by_id: FxHashMap<u32, Vec<&str>> = FxHashMap::default();
+        for (token, &id) in &self.vocab {
+            by_id.entry(id).or_default().push(token);
+        }
+        by_id.retain(|_, tokens| tokens.len() > 1);
+        by_id.values_mut().for_each(|tokens| tokens.sort_unstable());
+        by_id
+    }
+
+    /// The merge of ids `a` and `b` as two tokens whose merge is in the vocabulary with the id
+    /// it merges into, where `a` or `b` names several tokens.
+    fn spell_merge(&self, a: u32, b: u32, sharing: &FxHashMap<u32, Vec<&str>>) -> (String, String) {
+        let merged_id = self.merges[&(a, b)].1;
+        let skip = self.continuing_subword_prefix.as_deref().map_or(0, str::len);
+        let spellings = |id: u32| match sharing.get(&id) {
+            Some(tokens) => tokens.clone(),
+            None => vec![self.vocab_r.get(&id).map_or("", String::as_str)],
+        };
+        for left in spellings(a) {
+            for right in spellings(b) {
+                let Some(rest) = right.get(skip..) else { continue };
+                if self.vocab.get(&format!("{left}{rest}")) == Some(&merged_id) {
+                    return (left.to_string(), right.to_string());
+                }
+            }
+        }
+        (self.token_of(a), self.token_of(b))
     }
 
     fn token_of(&self, id: u32) -> String {
