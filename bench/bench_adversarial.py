@@ -20,8 +20,10 @@ and the segmenter); the ids are compared (``same``, ``DIFF``).
 Each library runs in a worker process per encoder, which builds the text and times the call (CPU
 seconds, ``time.process_time``; the machine may be shared); rounds are interleaved (tokenmill,
 peer, then peer, tokenmill...) and the median of ``--rounds`` counts (one round for a cell whose
-first call takes over 10 s). A call that takes longer than ``--timeout`` seconds is killed and
-shown as ``> Ns``, and the library's larger sizes of that input are then not tried (also ``>``).
+first call takes over 10 s). Every call is made on a freshly built encoder (outside the timing),
+so that no word cache holds the text from an earlier round. A call that takes longer than
+``--timeout`` seconds is killed and shown as ``> Ns``, and the library's larger sizes of that
+input are then not tried (also ``>``).
 Peak memory is the growth of the worker's peak resident set during the call (``VmHWM`` reset
 before it through ``/proc/self/clear_refs``; Linux), beyond the text itself.
 
@@ -196,6 +198,13 @@ def build_encoder(lib: str, encoder: str, workdir: Path) -> Callable[[str], Any]
             import tiktoken as module
 
             enc = module.get_encoding(TIKTOKEN_NAMES[encoder])
+        # A new object (get_encoding returns the same one): its piece cache starts empty.
+        enc = module.Encoding(
+            name=enc.name,
+            pat_str=enc._pat_str,
+            mergeable_ranks=enc._mergeable_ranks,
+            special_tokens=enc._special_tokens,
+        )
         return enc.encode_ordinary
     if encoder in SP_MODELS:
         if lib == "tokenmill":
@@ -322,12 +331,15 @@ def worker(lib: str, encoder: str, workdir: str) -> None:
             else:
                 held = (key, cached_text(cell["kind"], cell["mb"], Path(workdir)))
         name = cell.get("loader", encoder)
-        if name not in calls:
-            if "loader" in cell:
+        if "loader" in cell:
+            if name not in calls:
                 calls[name] = build_loader(lib, name)
-            else:
-                calls[name] = build_encoder(lib, name, Path(workdir))
-                calls[name]("warm up")
+        else:
+            # A fresh encoder for every call: a word cache that kept the 100 kB text of the
+            # previous round would make the small sizes look cheaper than they are.
+            calls.pop(name, None)
+            calls[name] = build_encoder(lib, name, Path(workdir))
+            calls[name]("warm up")
         data = held[1]
         before = clear_peak()
         cpu, wall = time.process_time(), time.perf_counter()
@@ -534,6 +546,18 @@ def chars_label(chars: int) -> str:
     return f"{chars // 1000}k" if chars < 10**6 else f"{chars // 10**6}M"
 
 
+def split_names(arg: str, known) -> list[str]:
+    """`arg` split at commas, keeping together a known name that has commas ("CJK, no spaces")."""
+    names: list[str] = []
+    for part in arg.split(","):
+        joined = f"{names[-1]},{part}" if names else None
+        if names and names[-1] not in known and any(k.startswith(joined) for k in known):
+            names[-1] = joined
+        else:
+            names.append(part)
+    return names
+
+
 def main() -> None:
     if len(sys.argv) > 1 and sys.argv[1] == "--worker":
         worker(*sys.argv[2:5])
@@ -551,8 +575,8 @@ def main() -> None:
     ap.add_argument("--markdown", metavar="FILE", help="rewrite FILE's adversarial section")
     args = parse_args(ap)
     sizes = [float(s) for s in (args.sizes or ("0.1,1" if args.quick else "0.1,1,10")).split(",")]
-    encoders = args.encoders.split(",") if args.encoders else list(ENCODERS)
-    kinds = args.kinds.split(",") if args.kinds else list(KINDS)
+    encoders = split_names(args.encoders, ENCODERS) if args.encoders else list(ENCODERS)
+    kinds = split_names(args.kinds, KINDS) if args.kinds else list(KINDS)
     for name, known in ((encoders, ENCODERS), (kinds, KINDS)):
         unknown = [n for n in name if n not in known]
         if unknown:
@@ -659,7 +683,8 @@ def write_outputs(
         f"- tokenmill {git_revision()}; {versions('tiktoken', 'tokenizers', 'sentencepiece')}",
         f"- command: `{command}`",
         "- CPU milliseconds per MB of UTF-8 input (median of interleaved rounds), one call on the"
-        " whole text; growth = cost per MB at the largest size over the smallest (1.0: linear;"
+        " whole text by a freshly built encoder (no word cached); growth = cost per MB at the"
+        " largest size over the smallest (1.0: linear;"
         f" ` !` over 1.5); `> {args.timeout:.0f}s`: killed at the timeout (larger sizes then not"
         " tried); extra MB: growth of the peak RSS during the call at the largest size; ids:"
         " tokenmill's ids equal to the peer's at every size.",
