@@ -20,9 +20,23 @@ from conftest import child_env
 
 resource = pytest.importorskip("resource")  # POSIX only
 
+# Both children's limit: what the process maps now plus `headroom_mb` (none when 0).
+LIMIT_ADDRESS_SPACE = textwrap.dedent(
+    """
+    import resource
+
+    def limit_address_space(headroom_mb):
+        if headroom_mb > 0:
+            status = open("/proc/self/status").read()
+            limit = int(status.split("VmSize:")[1].split()[0]) * 1024 + (headroom_mb << 20)
+            hard = resource.getrlimit(resource.RLIMIT_AS)[1]
+            resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+    """
+)
+
 # The child: warms up (threads, allocator) on a tiny corpus, then limits its address space to
 # what it maps plus HEADROOM_MB and trains on the long line.
-CHILD = textwrap.dedent(
+CHILD = LIMIT_ADDRESS_SPACE + textwrap.dedent(
     """
     import json, resource, sys
     kind, path, small, prefix, headroom_mb = sys.argv[1:6]
@@ -40,11 +54,7 @@ CHILD = textwrap.dedent(
             )
 
     train(small)
-    if int(headroom_mb) > 0:
-        status = open("/proc/self/status").read()
-        vm_kb = int(status.split("VmSize:")[1].split()[0])
-        limit = vm_kb * 1024 + (int(headroom_mb) << 20)
-        resource.setrlimit(resource.RLIMIT_AS, (limit, resource.getrlimit(resource.RLIMIT_AS)[1]))
+    limit_address_space(int(headroom_mb))
     try:
         train(path)
     except (MemoryError, ValueError) as e:
@@ -116,7 +126,7 @@ def test_unigram_training_memory_per_character_is_bounded(tmp_path, kind):
 # The Tokenizer pipeline's child: builds a tokenizer (model, pre-tokenizer), warms it up on a
 # tiny corpus, limits its address space as above, then trains on the long text (a file of one
 # line, or an iterator of one str) or encodes it.
-PIPELINE_CHILD = textwrap.dedent(
+PIPELINE_CHILD = LIMIT_ADDRESS_SPACE + textwrap.dedent(
     """
     import json, resource, sys
     import numpy  # before the limit: it maps its libraries when first imported
@@ -154,11 +164,7 @@ PIPELINE_CHILD = textwrap.dedent(
     run("iterator", "aab abab aaab\\n" * 20, None)
     run("encode_batch_ids", "aab abab aaab\\n" * 20, None)
     text = open(path).read() if op != "file" else None
-    if int(headroom_mb) > 0:
-        status = open("/proc/self/status").read()
-        vm_kb = int(status.split("VmSize:")[1].split()[0])
-        limit = vm_kb * 1024 + (int(headroom_mb) << 20)
-        resource.setrlimit(resource.RLIMIT_AS, (limit, resource.getrlimit(resource.RLIMIT_AS)[1]))
+    limit_address_space(int(headroom_mb))
     try:
         tok = run(op, text, path)
     except (MemoryError, ValueError) as e:
