@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use macro_rules_attribute::apply;
 use numpy::IntoPyArray;
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyMemoryError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyIterator, PyList, PyString, PyTuple};
 use tokenmill_core::tokenizer::{
@@ -190,8 +190,18 @@ impl PyAddedToken {
 }
 
 /// A Python str as a Rust String (see `input_texts::str_text` for the errors).
+/// The copy is made fallibly: a str too long to copy is a `MemoryError` (not an abort).
 pub(crate) fn extract_text(ob: &Bound<'_, PyAny>) -> PyResult<String> {
-    Ok(str_text(as_str(ob)?)?.to_owned())
+    let text = str_text(as_str(ob)?)?;
+    let mut owned = String::new();
+    owned.try_reserve_exact(text.len()).map_err(|_| {
+        PyMemoryError::new_err(format!(
+            "a text of {} bytes cannot be copied: more than can be allocated",
+            text.len()
+        ))
+    })?;
+    owned.push_str(text);
+    Ok(owned)
 }
 
 /// A list of str or AddedToken; `special` is what plain strings get. Adding special tokens marks

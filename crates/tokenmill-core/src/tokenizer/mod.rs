@@ -11,7 +11,8 @@
 //! `encoding.rs` (the `Encoding` users get) and `packed.rs` (`StoredEncoding`: an `Encoding` as
 //! a batch holds it, packed where it fits),
 //! the carriers (`normalized.rs`, `pretokenized.rs`), `added_vocabulary.rs`,
-//! `serialization.rs` (tokenizer.json) and `decode_stream.rs`.
+//! `serialization.rs` (tokenizer.json), `decode_stream.rs` and `memory.rs` (what a text needs in
+//! memory, checked before it is built).
 //! May import: the component wrappers (`models`, `normalizers`, `pre_tokenizers`, `processors`,
 //! `decoders`), `trainers` (for `train`) and `utils`. The components import only the contracts
 //! and carriers from here.
@@ -25,6 +26,7 @@ use crate::error::Result;
 pub(crate) mod added_vocabulary;
 pub(crate) mod decode_stream;
 pub mod encoding;
+pub(crate) mod memory;
 pub(crate) mod normalized;
 pub(crate) mod output;
 mod packed;

@@ -25,6 +25,7 @@ use crate::normalizers::NormalizerWrapper;
 use crate::pre_tokenizers::PreTokenizerWrapper;
 use crate::processors::PostProcessorWrapper;
 use crate::tokenizer::added_vocabulary::{AddedToken, AddedVocabulary};
+use crate::tokenizer::memory;
 use crate::tokenizer::output::{self, EncodeOptions, Output, RowEncoder};
 use crate::tokenizer::plan::{self, Capabilities, EncodePlan, Stages};
 use crate::tokenizer::{
@@ -573,7 +574,8 @@ impl Tokenizer {
         trainer.check_model(&self.model)?;
         let total = corpus::total_size(files)?;
         let progress = Progress::bytes(trainer.should_show_progress(), total, "Reading files");
-        let lines = corpus::file_lines(files.to_vec()).inspect(|line| {
+        let per_byte = crate::trainers::feed_bytes_per_byte(self);
+        let lines = corpus::file_lines_within(files.to_vec(), per_byte).inspect(|line| {
             if let Ok(line) = line {
                 progress.inc(line.len() as u64)
             }
@@ -583,7 +585,9 @@ impl Tokenizer {
         self.finish_training(trainer)
     }
 
-    /// Trains the model on sequences (an error item stops training and is returned).
+    /// Trains the model on sequences (an error item stops training and is returned). A sequence
+    /// too long for the memory there is stops training with an error naming it (`text N of the
+    /// iterator`, from 1).
     pub fn train_from_sequences<I, S>(
         &mut self,
         trainer: &mut TrainerWrapper,
@@ -594,6 +598,13 @@ impl Tokenizer {
         S: AsRef<str> + Send + Sync,
     {
         trainer.check_model(&self.model)?;
+        let per_byte = crate::trainers::feed_bytes_per_byte(self);
+        let sequences = sequences.enumerate().map(|(i, sequence)| {
+            let sequence = sequence?;
+            memory::check_text(sequence.as_ref().len(), per_byte, "cut it into words")
+                .map_err(|e| memory::locate(e, format_args!("text {} of the iterator", i + 1)))?;
+            Ok(sequence)
+        });
         self.feed_trainer(trainer, sequences)?;
         self.finish_training(trainer)
     }

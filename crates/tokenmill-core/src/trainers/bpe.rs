@@ -117,6 +117,18 @@ impl BpeTrainResult {
     }
 }
 
+/// The least memory BPE training (and WordPiece's, on the same words) takes per byte of its
+/// distinct words: the address space it grows by on one long word (110–125 bytes a byte; 54
+/// resident: its symbols, pairs and their positions; vectors grow by doubling and copying).
+const MEMORY_PER_WORD_BYTE: usize = 128;
+
+/// Checks that BPE or WordPiece (`trainer`) training on `counts` fits in memory before anything
+/// is built.
+pub(crate) fn check_memory(trainer: &str, counts: &WordCounts) -> Result<()> {
+    let words = counts.keys().map(String::as_str);
+    super::check_words_memory(trainer, words, MEMORY_PER_WORD_BYTE, MEMORY_PER_WORD_BYTE)
+}
+
 impl BpeTrainer {
     pub fn new(min_frequency: u64, vocab_size: usize) -> Self {
         BpeTrainer { min_frequency, vocab_size, ..Default::default() }
@@ -165,6 +177,7 @@ impl BpeTrainer {
         counts: &WordCounts,
         form_order: &[String],
     ) -> Result<BpeTrainResult> {
+        check_memory("BPE", counts)?;
         let (vocab, words) = self.initial_words(counts, form_order, self.max_token_length);
         let mut order = Vec::new();
         let mut seen = words.count_pairs(|pair| {

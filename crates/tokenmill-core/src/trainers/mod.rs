@@ -211,6 +211,39 @@ impl TrainerWrapper {
     }
 }
 
+/// The memory a sequence fed through `tokenizer` takes per byte at the peak: the words of the
+/// byte-level direct cut (see [`direct`]), or the `NormalizedString` machinery (the BERT cut
+/// runs its distinct pieces through it).
+pub fn feed_bytes_per_byte(tokenizer: &crate::tokenizer::Tokenizer) -> usize {
+    use crate::tokenizer::memory::{DIRECT_FEED_BYTES_PER_BYTE, PIPELINE_BYTES_PER_BYTE};
+    match direct::DirectWords::for_tokenizer(tokenizer) {
+        Some(direct::DirectWords::ByteLevel(_)) => DIRECT_FEED_BYTES_PER_BYTE,
+        _ => PIPELINE_BYTES_PER_BYTE,
+    }
+}
+
+/// Checks, before a trainer builds its tables, that the memory they take can be had: at least
+/// `per_text_byte` bytes a byte of the distinct words and `per_word_byte` a byte of the longest.
+/// An error naming the words' size where a refused allocation would abort the process.
+pub(crate) fn check_words_memory<'w>(
+    trainer: &str,
+    words: impl ExactSizeIterator<Item = &'w str>,
+    per_text_byte: usize,
+    per_word_byte: usize,
+) -> Result<()> {
+    let distinct = words.len();
+    let (text, longest) = words
+        .fold((0usize, 0usize), |(text, longest), w| (text + w.len() + 1, longest.max(w.len())));
+    let need = text.saturating_mul(per_text_byte).max(longest.saturating_mul(per_word_byte));
+    if crate::utils::can_allocate(need) {
+        return Ok(());
+    }
+    Err(Error::InvalidArgument(format!(
+        "{trainer} training: {distinct} distinct words of {text} bytes (the longest {longest} \
+            bytes) need about {need} bytes of memory, more than can be allocated"
+    )))
+}
+
 /// The Tokenizer's training protocol: `feed` then `train(model)`.
 impl Trainer for TrainerWrapper {
     type Model = ModelWrapper;

@@ -133,6 +133,7 @@ impl WordPieceTrainer {
         counts: &WordCounts,
         form_order: &[String],
     ) -> Result<WordPieceTrainResult> {
+        super::bpe::check_memory("WordPiece", counts)?;
         let (vocab, history) = match self.algorithm {
             WordPieceAlgorithm::Bpe => {
                 let result = self.bpe_trainer.train_from_counts(counts, form_order)?;

@@ -2,6 +2,7 @@
 //! normalized text (see `Capability::BertNormalizer`).
 use super::{Stages, TokenText};
 use crate::error::Result;
+use crate::tokenizer::memory::check_word;
 use crate::tokenizer::PreTokenizer;
 use crate::tokenizer::{Model, NormalizedString, Normalizer, Offsets, PreTokenizedString};
 
@@ -66,6 +67,7 @@ where
                     piece = &lowered;
                 }
                 let piece_start = shift + i;
+                check_word(piece)?;
                 stages.model.tokenize_ids_offsets(piece, &mut |id, (ts, te)| {
                     emit(id, (piece_start + ts, piece_start + te), word, TokenText::Vocabulary)
                 })?;
@@ -101,6 +103,7 @@ where
     }
     for split in pretokenized.splits() {
         let piece = &split.normalized;
+        check_word(piece.get())?;
         stages.model.tokenize_ids_offsets(piece.get(), &mut |id, (ts, te)| {
             let (s, e) =
                 piece.convert_offsets_to_input(ts..te).unwrap_or_else(|| piece.offsets_original());

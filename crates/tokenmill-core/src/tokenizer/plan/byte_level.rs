@@ -3,6 +3,7 @@
 use super::{Stages, TokenText};
 use crate::error::Result;
 use crate::pre_tokenizers::byte_level::gpt2_regex;
+use crate::tokenizer::memory::check_word;
 use crate::tokenizer::{Model, Offsets};
 use crate::utils::byte_level::map_bytes_with_origins;
 
@@ -46,6 +47,7 @@ pub(super) fn walk<M: Model, N, PT>(
         }
         for &(ws, we) in words.iter().filter(|(s, e)| s < e) {
             let word_start = start + ws;
+            check_word(&piece[ws..we])?;
             stages.model.tokenize_byte_level(&piece[ws..we], &mut |id, (ts, te)| {
                 let (ts, te) = (word_start + ts, word_start + te);
                 let span = (floor_char_boundary(text, ts), ceil_char_boundary(text, te));

@@ -2,9 +2,11 @@
 //! the fast plans match).
 use super::Stages;
 use crate::error::Result;
+use crate::tokenizer::memory::{self, check_word, PIPELINE_BYTES_PER_BYTE};
 use crate::tokenizer::{Encoding, Model, Normalizer, OffsetType, PreTokenizedString, PreTokenizer};
 
-/// Added tokens extracted, the rest normalized and cut into words (not yet tokenized).
+/// Added tokens extracted, the rest normalized and cut into words (not yet tokenized). An error
+/// before anything is built when the text is too long for the memory there is.
 pub(crate) fn normalize_and_pre_tokenize<M, N, PT>(
     stages: &Stages<'_, M, N, PT>,
     text: &str,
@@ -13,6 +15,7 @@ where
     N: Normalizer,
     PT: PreTokenizer,
 {
+    memory::check_text(text.len(), PIPELINE_BYTES_PER_BYTE, "normalize and pre-tokenize it")?;
     let mut pretokenized =
         stages.added_vocabulary.extract_and_normalize(stages.normalizer, text)?;
     if let Some(p) = stages.pre_tokenizer {
@@ -34,8 +37,12 @@ where
     N: Normalizer,
     PT: PreTokenizer,
 {
+    memory::check_text(text.len(), PIPELINE_BYTES_PER_BYTE, "normalize and pre-tokenize it")?;
     let mut pretokenized = normalize_and_pre_tokenize(stages, text)?;
-    pretokenized.tokenize(|word| stages.model.tokenize(word.get()))?;
+    pretokenized.tokenize(|word| {
+        check_word(word.get())?;
+        stages.model.tokenize(word.get())
+    })?;
     pretokenized.into_encoding(word_idx, type_id, offset_type)
 }
 
@@ -54,9 +61,11 @@ where
     for split in pretokenized.splits() {
         match &split.tokens {
             Some(tokens) => ids.extend(tokens.iter().map(|t| t.id)),
-            None => stages
-                .model
-                .tokenize_ids_offsets(split.normalized.get(), &mut |id, _| ids.push(id))?,
+            None => {
+                let word = split.normalized.get();
+                check_word(word)?;
+                stages.model.tokenize_ids_offsets(word, &mut |id, _| ids.push(id))?
+            }
         }
     }
     Ok(())

@@ -21,6 +21,8 @@ use crate::normalizers::NormalizerWrapper;
 use crate::pre_tokenizers::PreTokenizerWrapper;
 use crate::processors::PostProcessorWrapper;
 use crate::tokenizer::added_vocabulary::AddedVocabulary;
+use crate::tokenizer::memory::PIPELINE_BYTES_PER_BYTE;
+use crate::tokenizer::memory::{self, ENCODING_BYTES_PER_BYTE, IDS_BYTES_PER_BYTE};
 use crate::tokenizer::{Encoding, Model, Normalizer, OffsetType, Offsets, PreTokenizer};
 use crate::utils::byte_level::BYTES_TO_CHARS;
 use crate::utils::offsets::ByteToCharOffsets;
@@ -252,6 +254,8 @@ impl EncodePlan {
     /// The `Encoding` of `text` before post-processing, offsets in `offset_type`, each token's
     /// word its own index in the text (or `word_idx`). With `defer_texts`, the tokens whose
     /// text is the vocabulary's get an empty one (see `deferred_texts`).
+    /// An error before anything is built when the text is too long for the memory there is
+    /// (every plan may take a stretch of it through the `NormalizedString` machinery).
     pub(crate) fn encode<M, N, PT>(
         &self,
         stages: &Stages<'_, M, N, PT>,
@@ -266,6 +270,8 @@ impl EncodePlan {
         N: Normalizer,
         PT: PreTokenizer,
     {
+        let per_byte = PIPELINE_BYTES_PER_BYTE + ENCODING_BYTES_PER_BYTE;
+        memory::check_text(text.len(), per_byte, "encode it")?;
         let fast = match self.walk {
             Walk::General => return general::encode(stages, text, type_id, word_idx, offset_type),
             Walk::Fast(fast) => fast,
@@ -294,7 +300,7 @@ impl EncodePlan {
     }
 
     /// The ids of `text` (added tokens included) before post-processing: no token strings or
-    /// offsets are built.
+    /// offsets are built. An error first when the text is too long for the memory there is.
     pub(crate) fn ids<M, N, PT>(
         &self,
         stages: &Stages<'_, M, N, PT>,
@@ -305,6 +311,8 @@ impl EncodePlan {
         N: Normalizer,
         PT: PreTokenizer,
     {
+        let per_byte = PIPELINE_BYTES_PER_BYTE + IDS_BYTES_PER_BYTE;
+        memory::check_text(text.len(), per_byte, "encode it")?;
         let mut ids = Vec::with_capacity(text.len() / 3 + 1);
         match self.walk {
             Walk::General => general::ids(stages, text, &mut ids)?,

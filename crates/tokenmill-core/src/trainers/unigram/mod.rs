@@ -382,18 +382,8 @@ const MEMORY_PER_WORD_BYTE: usize = 24;
 /// Checks that the memory training takes can be had before anything is built (an error naming
 /// the size of the input, where a refused allocation would abort).
 fn check_memory(words: &[(String, u64)]) -> Result<()> {
-    let text: usize = words.iter().map(|w| w.0.len() + 1).sum();
-    let longest = words.iter().map(|w| w.0.len()).max().unwrap_or(0);
-    let need =
-        text.saturating_mul(MEMORY_PER_TEXT_BYTE).max(longest.saturating_mul(MEMORY_PER_WORD_BYTE));
-    if crate::utils::can_allocate(need) {
-        return Ok(());
-    }
-    Err(Error::InvalidArgument(format!(
-        "Unigram training: {} distinct words of {text} bytes (the longest {longest} bytes) need \
-            about {need} bytes of memory, more than can be allocated",
-        words.len()
-    )))
+    let words = words.iter().map(|w| w.0.as_str());
+    super::check_words_memory("Unigram", words, MEMORY_PER_TEXT_BYTE, MEMORY_PER_WORD_BYTE)
 }
 
 /// Words with counts, equal words merged, in a fixed order (count descending, then text).
