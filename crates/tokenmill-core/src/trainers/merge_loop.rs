@@ -620,7 +620,7 @@ mod tests {
         for &(left, right, new_id) in merges {
             let (mut changes, mut expected) = (Changes::default(), Changes::default());
             let mut flushed = Vec::new();
-            let flush = |c: &mut Changes| flushed.extend(c.0.drain(..));
+            let flush = |c: &mut Changes| flushed.append(&mut c.0);
             let merged =
                 long.merge(0, &Merge::new(left, right, new_id, vec![0]), &mut changes, flush);
             flushed.append(&mut changes.0);
@@ -674,13 +674,11 @@ mod tests {
         let mut words = Words::new(1, None);
         words.push(word.iter().copied(), 1);
         let mut changes = Changes::default();
-        let mut new_id = 5000;
         for i in 0..2000 {
             let (left, right) = (word[i * 97], word[i * 97 + 1]);
-            let merge = Merge::new(left, right, new_id, vec![0]);
+            let merge = Merge::new(left, right, 5000 + i as u32, vec![0]);
             words.merge(0, &merge, &mut changes, |c| c.0.clear());
             changes.0.clear();
-            new_id += 1;
         }
         assert!(words.visited < 2 * n as usize, "{} positions visited", words.visited);
     }
