@@ -201,17 +201,13 @@ impl Words {
                 let new_len = if LENS { lens[read] + lens[read + 1] } else { 0 };
                 if write > 0 {
                     let prev = syms[write - 1];
-                    changes.push(pack(prev, left), -count);
-                    if fits(if LENS { lens[write - 1] } else { 0 }, new_len) {
-                        changes.push(pack(prev, new_id), count);
-                    }
+                    let counts = fits(if LENS { lens[write - 1] } else { 0 }, new_len);
+                    changes.replace(pack(prev, left), pack(prev, new_id), counts, count);
                 }
                 if read + 2 < n {
                     let next = syms[read + 2];
-                    changes.push(pack(right, next), -count);
-                    if fits(if LENS { lens[read + 2] } else { 0 }, new_len) {
-                        changes.push(pack(new_id, next), count);
-                    }
+                    let counts = fits(if LENS { lens[read + 2] } else { 0 }, new_len);
+                    changes.replace(pack(right, next), pack(new_id, next), counts, count);
                 }
                 syms[write] = new_id;
                 if LENS {
@@ -284,20 +280,16 @@ impl Words {
             if prev != NONE {
                 let prev = prev as usize;
                 let before = syms[prev];
-                changes.push(pack(before, left), -count);
-                if fits(if LENS { lens[prev] } else { 0 }, new_len) {
-                    changes.push(pack(before, new_id), count);
-                }
+                let counts = fits(if LENS { lens[prev] } else { 0 }, new_len);
+                changes.replace(pack(before, left), pack(before, new_id), counts, count);
                 link.add(pack(before, new_id), prev as u32);
             }
             let after = link.next[next];
             if after != NONE {
                 let after = after as usize;
                 let following = syms[after];
-                changes.push(pack(right, following), -count);
-                if fits(if LENS { lens[after] } else { 0 }, new_len) {
-                    changes.push(pack(new_id, following), count);
-                }
+                let counts = fits(if LENS { lens[after] } else { 0 }, new_len);
+                changes.replace(pack(right, following), pack(new_id, following), counts, count);
                 link.add(pack(new_id, following), at as u32);
                 link.prev[after] = at as u32;
             }
@@ -385,6 +377,16 @@ pub(crate) struct Changes(Vec<(u64, i64)>);
 impl Changes {
     fn push(&mut self, pair: u64, delta: i64) {
         self.0.push((pair, delta));
+    }
+
+    /// The neighbour pair `old` replaced by `new` in a word counted `count` times (`new` not
+    /// counted unless `counts`: see the length limit of [`Words`]).
+    #[inline(always)]
+    fn replace(&mut self, old: u64, new: u64, counts: bool, count: i64) {
+        self.push(old, -count);
+        if counts {
+            self.push(new, count);
+        }
     }
 
     /// Applies the changes of `word` in order (one table lookup each; a pair seen for the first
