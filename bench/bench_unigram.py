@@ -4,6 +4,7 @@ thread).
     python bench/bench_unigram.py      # first 10 MB of english_large part1, vocab 32000
     python bench/bench_unigram.py --mb 2 --vocab-size 8000 --skip tokenizers
     python bench/bench_unigram.py --long-input   # one long line: time and peak memory
+    python bench/bench_unigram.py --long-input --long-models bpe --long-chars 1000000,10000000
 
 Training: each trainer runs in its own subprocess, one after the other, on the same file with the
 same options (vocab_size, character_coverage 1.0, max piece length 16, shrinking factor 0.75, two EM
@@ -20,8 +21,9 @@ log-likelihood per word (all segmentations) and bytes per token (best segmentati
 Long input (``--long-input``): ``SentencePieceTrainer.train`` (tokenmill and sentencepiece,
 ``max_sentence_length`` 10**9) on a file of one line — a run of one letter, or random letters —
 for Unigram and BPE at the sizes of ``--long-chars`` (sentencepiece's Unigram on one long run
-takes minutes from 100,000 characters on: its rows stop at ``--long-spm-unigram-max``); prints
-wall time and peak RSS per character of each.
+takes minutes from 100,000 characters on: its rows stop at ``--long-spm-unigram-max``;
+``--long-models`` picks the model types); prints wall time and peak RSS per character of each,
+and whether the two vocabularies are the same.
 
 Encoding: sentencepiece's model (trained above) against tokenmill running the same vocabulary
 (Metaspace + Unigram with sentencepiece's piece types), one thread each, on the held-out lines;
@@ -236,7 +238,8 @@ def long_input(args, work: str) -> None:
 
     print("# SentencePieceTrainer on one long line: seconds, peak RSS bytes per character")
     print(f"{'model':8} {'input':8} {'chars':>10}  {'tokenmill':>18}  {'sentencepiece':>18}  same")
-    for model_type, vocab_size in (("unigram", 1000), ("bpe", 1000)):
+    vocab_size = 1000
+    for model_type in args.long_models:
         for kind in ("repeated", "random"):
             for chars in args.long_chars:
                 rng = random.Random(0)
@@ -292,6 +295,12 @@ def main() -> None:
         help="comma-separated line lengths for --long-input (default 100000,1000000)",
     )
     ap.add_argument("--long-spm-unigram-max", type=int, default=100_000)
+    ap.add_argument(
+        "--long-models",
+        type=lambda v: v.split(","),
+        default=["unigram", "bpe"],
+        help="comma-separated model types for --long-input (default unigram,bpe)",
+    )
     args = common.parse_args(ap)
     if args.long_input:
         with tempfile.TemporaryDirectory() as work:

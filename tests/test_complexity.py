@@ -254,3 +254,33 @@ def test_word_tokenizer_on_long_runs_of_spaces_is_linear():
         timeout=30,
     )
     assert out.splitlines() == ["0 []"] * 3 + [f"1 [{128 * 10**6 + 3}]"]
+
+
+# --- BPE training on one huge word (the shared merge loop's long-word path) ---
+
+
+def test_bpe_training_on_one_huge_word_is_not_quadratic(tmp_path):
+    # One word of 3 M characters from 1,000 letters, 80,000 merges of pairs seen a few times
+    # each. Rewriting the word per merge visits 3 M × 80,000 symbols: about four minutes of CPU
+    # on a 2-core Xeon. Visiting only where each merged pair is takes seconds (mostly making
+    # the text). The pieces are checked against the corpus.
+    corpus = tmp_path / "word.txt"
+    out = run_isolated(
+        f"""
+        import random
+        import tokenmill.sentencepiece as tsp
+        rng = random.Random(0)
+        letters = [chr(c) for c in range(0x4E00, 0x4E00 + 1000)]
+        text = "".join(rng.choices(letters, k=3_000_000))
+        open({str(corpus)!r}, "w", encoding="utf-8").write(text + "\\n")
+        prefix = {str(tmp_path / "m")!r}
+        tsp.SentencePieceTrainer.train(
+            input={str(corpus)!r}, model_prefix=prefix, model_type="bpe", vocab_size=80_000,
+            max_sentence_length=10**9, character_coverage=1.0, minloglevel=2,
+        )
+        pieces = [line.split("\\t")[0] for line in open(prefix + ".vocab", encoding="utf-8")]
+        merged = [p for p in pieces[3:] if len(p) > 1 and not p.startswith("\\u2581")]
+        print(len(pieces), len(merged) > 70_000, all(p in text for p in merged[:1000]))
+        """
+    )
+    assert out.split() == ["80000", "True", "True"]

@@ -191,3 +191,37 @@ def test_bad_settings_and_corpora_raise(tmp_path, corpus):
         < spm.SentencePieceProcessor(model_file=str(tmp_path / "soft.model")).get_piece_size()
         < 200_000
     )
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        ["a" * 10],
+        ["a" * 17],
+        ["a" * 100_000],
+        ["a", "a" * 29, "aa"],
+        ["babbb", "aababbcacbbcacabaaaccabca", "bccabbcbcbcabacbbcabccccbabccaacb"],
+    ],
+    ids=["run10", "run17", "run100k", "runs", "abc"],
+)
+@pytest.mark.parametrize("split", [True, False])
+def test_bpe_goes_on_with_gone_pairs_as_sentencepiece(tmp_path, lines, split):
+    # When no pair occurs any more, sentencepiece learns the pairs that occurred once and are
+    # gone ("aaa", "▁aa" on a run of "a"), by length then text, until the vocabulary is full.
+    path = tmp_path / "runs.txt"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    for vocab_size in (20, 40, 80):
+        options = dict(
+            model_type="bpe",
+            vocab_size=vocab_size,
+            hard_vocab_limit=False,
+            character_coverage=1.0,
+            max_sentence_length=10**6,
+            split_by_whitespace=split,
+        )
+        ours, ref = train_both(tmp_path, path, **options)
+        assert pieces_of(f"{ours}.model") == pieces_of(f"{ref}.model"), vocab_size
+    # With the hard limit, both fill the same vocabulary or refuse the same size.
+    options.update(hard_vocab_limit=True, vocab_size=len(pieces_of(f"{ref}.model")))
+    ours, ref = train_both(tmp_path, path, **options)
+    assert pieces_of(f"{ours}.model") == pieces_of(f"{ref}.model")

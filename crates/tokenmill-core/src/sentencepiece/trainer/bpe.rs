@@ -8,6 +8,11 @@
 //! tokenmill always takes the true best (highest frequency, then fewer characters, then the
 //! smaller string — SentencePiece's tie-breaking), with a lazily-updated max-heap.
 //!
+//! When no pair occurs any more and pieces are still wanted, SentencePiece goes on with the
+//! pairs that occurred once and are gone (their count is zero), in its usual order: fewer
+//! characters, then the smaller text ([`SentencePieceRule::learn_gone`]). On one long run of a
+//! letter, for example, the pieces of powers of two come first, then "aaa", "▁aa" and the like.
+//!
 //! May import the trainer interface (`super`: the piece validity rule), `sentencepiece::proto`
 //! and `trainers::merge_loop`.
 use std::cell::RefCell;
@@ -40,7 +45,8 @@ pub(super) fn train_bpe(
         .filter(|(_, stats)| stats.is_counted())
         .map(|(&pair, stats)| rule.candidate(pair, stats.count as u64))
         .collect();
-    MergeLoop::new(arena, pairs, candidates).run(&mut rule);
+    let pairs = MergeLoop::new(arena, pairs, candidates).run(&mut rule);
+    rule.learn_gone(pairs);
     let mut pieces = rule.pieces;
     for (c, _) in required {
         pieces.push((c.to_string(), -(pieces.len() as f32)));
@@ -50,9 +56,9 @@ pub(super) fn train_bpe(
 
 /// What the pair table keeps of a pair: how often it occurs and the words it occurs in
 /// (ascending; may hold words that lost it since), or [`NOT_COUNTED`] when it may not become a
-/// piece. A pair of existing symbols never becomes adjacent later (merges only fuse neighbours
-/// into new symbols), so each list is filled in one pass over ascending words: it stays sorted
-/// without duplicates.
+/// piece (any more, once learned). A pair of existing symbols never becomes adjacent later
+/// (merges only fuse neighbours into new symbols), so each list is filled in one pass over
+/// ascending words: it stays sorted without duplicates.
 #[derive(Debug, Default)]
 struct SpPair {
     count: i64,
@@ -60,7 +66,7 @@ struct SpPair {
 }
 
 /// The count of a pair that is not counted: `is_valid_piece` said no, or its text was already
-/// a piece (made of other parts).
+/// a piece (made of other parts), or it was learned.
 const NOT_COUNTED: i64 = -1;
 
 impl SpPair {
@@ -186,6 +192,34 @@ impl<'a> SentencePieceRule<'a> {
         [self.texts[a as usize].as_str(), self.texts[b as usize].as_str()].concat()
     }
 
+    /// SentencePiece's last step when no pair occurs and pieces are still wanted: every pair
+    /// that occurred (at the start, or made by a merge) and is gone, not learned, becomes a piece
+    /// (merging it changes nothing), by fewer characters, then the smaller text, a text learned
+    /// once only, until the budget is spent. (SentencePiece finds these in its queue: a pair's
+    /// entry whose count went down is pushed back with the count it has now, zero included.)
+    fn learn_gone(&mut self, pairs: PairTable<SpPair>) {
+        if self.done() {
+            return;
+        }
+        let mut gone: Vec<(u32, String)> = pairs
+            .into_iter()
+            .filter(|(_, stats)| stats.count == 0)
+            .map(|(pair, _)| {
+                let (a, b) = unpack(pair);
+                (self.chars[a as usize] + self.chars[b as usize], self.pair_text(pair))
+            })
+            .collect();
+        gone.sort_unstable();
+        for (_, text) in gone {
+            if self.done() {
+                break;
+            }
+            if self.seen_texts.insert(text.clone()) {
+                self.pieces.push((text, -(self.pieces.len() as f32)));
+            }
+        }
+    }
+
     /// The heap entry of `pair` with `count`.
     fn candidate(&self, pair: u64, count: u64) -> Candidate {
         let (a, b) = unpack(pair);
@@ -250,7 +284,7 @@ impl MergeRule for SentencePieceRule<'_> {
             *stats = SpPair { count: NOT_COUNTED, words: Vec::new() };
             return Step::Skip;
         }
-        stats.count = 0;
+        stats.count = NOT_COUNTED;
         let words = std::mem::take(&mut stats.words);
         self.pieces.push((text.clone(), -(self.pieces.len() as f32)));
         let (left, right) = unpack(best.pair);
