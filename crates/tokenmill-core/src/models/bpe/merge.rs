@@ -483,7 +483,12 @@ impl Word {
             from = next;
         };
         if joined_all {
-            self.slots = merged;
+            // Into the larger buffer, which the caller may keep for its next word: a new one
+            // of a megabyte-long word's size costs a page fault per 4 KB on every call.
+            let mut slots = initial;
+            slots.clear();
+            slots.extend_from_slice(&merged);
+            self.slots = slots;
         } else {
             // No shared symbol, or one merged symbol spans a whole window (never seen on real
             // or generated text): merge the whole word at once.
