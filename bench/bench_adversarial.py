@@ -21,7 +21,8 @@ Each library runs in a worker process per encoder, which builds the text and tim
 seconds, ``time.process_time``; the machine may be shared); rounds are interleaved (tokenmill,
 peer, then peer, tokenmill...) and the median of ``--rounds`` counts (one round for a cell whose
 first call takes over 10 s). Every call is made on a freshly built encoder (outside the timing),
-so that no word cache holds the text from an earlier round. A call that takes longer than
+so that no word cache holds the text from an earlier round; a call faster than 20 ms is repeated
+(on the same encoder) until 20 ms add up, and averaged. A call that takes longer than
 ``--timeout`` seconds is killed and shown as ``> Ns``, and the library's larger sizes of that
 input are then not tried (also ``>``).
 Peak memory is the growth of the worker's peak resident set during the call (``VmHWM`` reset
@@ -187,6 +188,10 @@ def unigram_tokenizer_json(workdir: Path) -> Path:
     return path
 
 
+# CPU seconds a timed cell adds up at least (by repeating a faster call).
+MIN_TIMED_SECONDS = 0.02
+
+
 def build_encoder(lib: str, encoder: str, workdir: Path) -> Callable[[str], Any]:
     """The timed call of `lib` (tokenmill or the peer) for `encoder`: text -> ids (or spans)."""
     if encoder in TIKTOKEN_NAMES:
@@ -346,6 +351,16 @@ def worker(lib: str, encoder: str, workdir: str) -> None:
         out = calls[name](data)
         cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
         peak = status_mb("VmHWM")
+        # A call of a few milliseconds is below the clock's resolution for a ratio: repeated
+        # until 20 ms add up, and averaged.
+        repeats = 1
+        while cpu < MIN_TIMED_SECONDS and repeats < 1000:
+            start_cpu, start_wall = time.process_time(), time.perf_counter()
+            calls[name](data)
+            cpu += time.process_time() - start_cpu
+            wall += time.perf_counter() - start_wall
+            repeats += 1
+        cpu, wall = cpu / repeats, wall / repeats
         result = {
             "cpu": cpu,
             "wall": wall,
@@ -435,7 +450,8 @@ def fmt_cell(result: Optional[dict], mb: float, timeout: float) -> str:
         return f"> {timeout:.0f}s"
     if "error" in result:
         return "error"
-    return f"{per_mb_ms(result, mb):.0f}"
+    ms = per_mb_ms(result, mb)
+    return f"{ms:.1f}" if ms < 10 else f"{ms:.0f}"
 
 
 def growth(results: list[Optional[dict]], mbs: list[float]) -> Optional[float]:

@@ -431,3 +431,13 @@ def test_offsets_through_a_whole_tokenizer(name, mixed_text):
         assert got.offsets == expected.offsets, f"{name} on {line[:40]!r}"
     from_json = tokenmill.Tokenizer.from_str(tk.to_str())
     assert from_json.encode(text).offsets == tk.encode(text).offsets
+
+
+def test_replace_regex_anchors_match_at_lines_as_in_tokenizers():
+    # tokenizers compiles Replace's regex with Oniguruma (Ruby syntax): `^` and `$` match at
+    # every line, `\A` and `\z` at the ends of the text.
+    text = "a\n b \n  c\n d"
+    for pattern in ["^ +| +$", " +$", "^ +", r"\A +| +\z", "(?m:^ +)"]:
+        ours = tm_normalizers.Replace(tokenmill.Regex(pattern), "_").normalize_str(text)
+        theirs = tk_normalizers.Replace(tokenizers.Regex(pattern), "_").normalize_str(text)
+        assert ours == theirs, pattern

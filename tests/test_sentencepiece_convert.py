@@ -87,6 +87,16 @@ def test_unigram_model_to_tokenizer_json_and_back(name, byte_fallback_model, tmp
     ]
 
 
+def test_unigram_tokenizer_strips_spaces_at_the_ends_only():
+    # sentencepiece strips spaces at the ends of the text, not after every newline (a `^ +`
+    # in the normalizer, a line anchor in tokenizers' Oniguruma, did).
+    path = shared_path("pretrained", "sentencepiece_test", "botchan_en_unigram_1000.model")
+    ref = spm.SentencePieceProcessor(model_file=str(path))
+    tok = tsp.to_tokenizer(str(path))
+    texts = ["a\n b", "a \n b \n", "\n\n  x  \n  y  ", " lead\n trail ", "#\n\xa0îï7è"]
+    assert [e.ids for e in tok.encode_batch(texts)] == ref.encode(texts)
+
+
 def test_from_spm_implementations(tmp_path, byte_fallback_model):
     lines = sample_lines(20_000, UNIGRAM_CASES)[:400]
     path = shared_path("pretrained", "sentencepiece_test", "botchan_en_unigram_1000.model")

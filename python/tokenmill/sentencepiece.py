@@ -1235,9 +1235,11 @@ def to_tokenizer(model):
     if charsmap:
         steps.append(normalizers.Precompiled(charsmap))
     if remove_extra:
-        # sentencepiece strips and collapses spaces only (after the charsmap), not other whitespace
+        # sentencepiece strips and collapses spaces only (after the charsmap), not other
+        # whitespace, and strips at the ends of the text only: `^`/`$` would match at every line
+        # (tokenizers' Oniguruma reads them as line anchors).
         steps += [
-            normalizers.Replace(Regex("^ +| +$"), ""),
+            normalizers.Replace(Regex(r"\A +| +\z"), ""),
             normalizers.Replace(Regex(" {2,}"), " "),
         ]
     if dummy_prefix:

@@ -2,6 +2,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::Result;
+use crate::pre_tokenizers::split::oniguruma_compatible;
 use crate::tokenizer::{NormalizedString, Normalizer, Pattern};
 use crate::utils::regex::{LiteralOrRegex, Regex};
 
@@ -45,7 +46,8 @@ impl Replace {
         let pattern = pattern.into();
         let regex = match &pattern {
             ReplacePattern::String(s) => Regex::new(&fancy_regex::escape(s))?,
-            ReplacePattern::Regex(r) => Regex::new(r)?,
+            // tokenizers compiles it with Oniguruma (Ruby syntax: `^` and `$` match at lines).
+            ReplacePattern::Regex(r) => Regex::new(&oniguruma_compatible(r))?,
         };
         Ok(Replace { pattern, content: content.into(), regex })
     }
