@@ -192,7 +192,8 @@ impl LineEncoder<'_> {
         // (which rebases them as sentencepiece does); the others never rebase, so their cached
         // paths hold.
         let reach = f64::from(self.score.abs()) + word.len() as f64 * self.per_byte + 1.0;
-        if word.len() >= MAX_CACHED_WORD_BYTES || !(reach < SENTENCEPIECE_SCORE_RESET) {
+        let may_rebase = reach.is_nan() || reach >= SENTENCEPIECE_SCORE_RESET;
+        if word.len() >= MAX_CACHED_WORD_BYTES || may_rebase {
             return self.viterbi_from_score(word, out);
         }
         if let Some(cached) = cache.get_keyed(word, key) {
