@@ -1,13 +1,14 @@
 """Unigram on long inputs in one call: tokenmill.sentencepiece gives sentencepiece 0.2.3's ids
-(its float path sums start from 0 again at word starts in a long text: summed along the whole
-text, the segmentation of an English text drifts from sentencepiece's after some 10^5
+(its float path sums are rebased to 0 wherever the best score passes ±1e5, mid-word or not:
+summed along the whole text, the segmentation drifts from sentencepiece's after some 10^5
 characters), the
 ``tokenizers``-compatible ``models.Unigram`` gives ``tokenizers``' ids, and ``calculate_entropy``
 stays finite and exact however long the text (it grew to 1e36 and ``inf`` past ~100 kB).
 
-Inputs: an 18,000-letter word (random letters, seeded, and the letters of a novel run together)
-and 104 kB / 300 kB of English in one call, with the pretrained Unigram ``.model`` files of
-``../shared/pretrained`` and text from ``../shared/corpora``."""
+Inputs: an 18,000-letter word (random letters, seeded, and the letters of a novel run together),
+a 100,000-letter random word (alone and between words), and 104 kB / 300 kB of English in one
+call, with the pretrained Unigram ``.model`` files of ``../shared/pretrained`` and text from
+``../shared/corpora``."""
 
 import math
 import random
@@ -52,6 +53,22 @@ def test_long_inputs_encode_as_sentencepiece(name, texts):
     for label, text in texts.items():
         assert ours.encode(text) == ref.encode(text), label
         # the same through the path with surfaces and offsets
+        assert ours.encode(text, out_type=str) == ref.encode(text, out_type=str), label
+
+
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_scores_rebase_mid_word_as_sentencepiece(name):
+    """sentencepiece rebases its float path scores to 0 at the first character whose best score
+    is beyond ±1e5, inside a word too: a 100,000-letter word crosses that several times (and
+    its ids differed from token 27,276 on when the sums were only restarted at word starts), as
+    does the same word between ordinary words (the word-cache path, and the chunked spans
+    path of ``out_type=str``)."""
+    ref, ours = _pair(name)
+    rng = random.Random(18)
+    word = "".join(rng.choices("abcdefghijklmnopqrstuvwxyz", k=100_000))
+    inputs = {"word": word, "words": f"The {word} end. {word[:50_000]} and so on"}
+    for label, text in inputs.items():
+        assert ours.encode(text) == ref.encode(text), label
         assert ours.encode(text, out_type=str) == ref.encode(text, out_type=str), label
 
 

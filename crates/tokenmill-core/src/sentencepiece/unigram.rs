@@ -6,7 +6,9 @@ use super::model::{independent_words, IdWriter, Span, Vocab};
 use super::proto::PieceType;
 use super::unigram_cache::{self, CacheView};
 use crate::error::{Error, Result};
-use crate::models::unigram::{exact_prefix_limit, Cell, Decisions, Segmentation, Unigram};
+use crate::models::unigram::{
+    exact_prefix_limit, Cell, Decisions, Segmentation, Unigram, SENTENCEPIECE_SCORE_RESET,
+};
 use crate::utils::word_cache::{short_key, MAX_CACHED_WORD_BYTES};
 
 /// The Unigram model of a `.model` vocabulary, with sentencepiece's scoring rules. Unknown runs
@@ -36,20 +38,23 @@ pub fn unigram_model(vocab: &Vocab) -> Result<Unigram> {
 }
 
 /// unigram_model.cc's `EncodeOptimized` (the default encoder): the Viterbi of the normalized
-/// `text`, in sentencepiece's arithmetic (float sums, restarted at the chunk starts of a long
-/// text: [`CHUNK_BYTES`]), so that ties and near-ties resolve the same way.
+/// `text`, in sentencepiece's arithmetic (float sums, rebased when they pass
+/// ±[`SENTENCEPIECE_SCORE_RESET`]), so that ties and near-ties resolve the same way. A long text
+/// whose pieces stay in words runs in chunks of whole words ([`CHUNK_BYTES`]), each from the
+/// score the previous one ended with: the best path passes through every word start, so this
+/// is the whole text's search, in bounded memory.
 pub fn encode_unigram(vocab: &Vocab, model: &Unigram, text: &str) -> Result<Vec<Span>> {
     if !vocab.pieces_stay_in_words || text.len() <= CHUNK_BYTES {
         return Ok(to_spans(model.best_segmentation(text)?));
     }
-    let mut spans = Vec::new();
+    let (mut best, mut chunk, mut spans) = (Vec::new(), Vec::new(), Vec::new());
+    let mut score: Score = 0.0;
     for (start, end) in super::processor::chunk_at_word_starts(text.as_bytes(), CHUNK_BYTES) {
-        let chunk = model.best_segmentation(&text[start..end])?;
-        spans.extend(chunk.into_iter().map(|(id, s, e)| Span {
-            start: s + start,
-            end: e + start,
-            id,
-        }));
+        chunk.clear();
+        let decisions = &mut Decisions::default();
+        let bytes = &text.as_bytes()[start..end];
+        score = model.viterbi::<Score, false>(bytes, score, &mut best, decisions, &mut chunk)?;
+        spans.extend(chunk.iter().map(|&(id, s, e)| Span { start: s + start, end: e + start, id }));
     }
     Ok(spans)
 }
@@ -62,12 +67,13 @@ pub fn to_spans(segmentation: Segmentation) -> Vec<Span> {
 /// The path-score arithmetic of sentencepiece's Viterbi: float sums.
 type Score = f32;
 
-/// sentencepiece 0.2.3 sums a long text's path scores in float from 0 again at word starts
-/// (where its segmentation is unaffected, as no piece crosses a word start): its ids on texts
-/// of some 10^5 bytes in one call match a float Viterbi restarted at word starts, and not one
-/// summed along the whole text, which loses the scores' low bits (nor one summed in double,
-/// whose near-ties of short texts resolve otherwise). The interval is inferred from its results,
-/// not read from its source: every chunk of 8 to 64 KiB of words gives its ids on the corpus.
+/// The bytes of whole words [`encode_unigram`] searches at a time in a long text (a memory
+/// bound only: the chunks carry the score on, so the result is the whole text's search).
+///
+/// sentencepiece 0.2.3 (unigram_model.cc, `EncodeOptimized`) sums the path scores in float
+/// and, at any character whose best score is beyond ±`kScoreResetThreshold` (1e5), subtracts
+/// that score from the positions reached so far and goes on from 0, mid-word or not; the Viterbi
+/// does the same ([`SENTENCEPIECE_SCORE_RESET`]).
 pub const CHUNK_BYTES: usize = 1 << 16;
 
 /// A word's [`exact_prefix_limit`] rounded down to a power of two, as a byte: 0 for none,
@@ -136,7 +142,9 @@ pub fn encode_unigram_words(
     /// ([`CacheView::prefetch`]; a sliding window 8 words ahead was no faster).
     const BATCH: usize = 16;
     let ids = IdWriter::new(vocab);
-    let mut line = LineEncoder { vocab, model, buffers, ids, score: 0.0, since_start: 0 };
+    // A word of n bytes moves the scores by at most n × this (the slack covers the roundings).
+    let per_byte = model.score_per_byte_bound().unwrap_or(f64::INFINITY) * (1.0 + 1.0 / 1024.0);
+    let mut line = LineEncoder { vocab, model, buffers, ids, score: 0.0, per_byte };
     let mut words = independent_words(text);
     let mut batch = [(0usize, 0usize, None); BATCH];
     loop {
@@ -166,8 +174,8 @@ struct LineEncoder<'a> {
     ids: IdWriter<'a>,
     /// The score of the best path up to the current word, as the whole-text Viterbi has it.
     score: Score,
-    /// Bytes since the score last started from 0 ([`CHUNK_BYTES`]).
-    since_start: usize,
+    /// A bound on the |score| a match adds per byte ([`Unigram::score_per_byte_bound`]).
+    per_byte: f64,
 }
 
 impl LineEncoder<'_> {
@@ -180,12 +188,12 @@ impl LineEncoder<'_> {
         key: Option<[u64; 3]>,
         out: &mut Vec<u32>,
     ) -> Result<()> {
-        if self.since_start >= CHUNK_BYTES {
-            self.score = 0.0;
-            self.since_start = 0;
-        }
-        self.since_start += word.len();
-        if word.len() >= MAX_CACHED_WORD_BYTES {
+        // A word whose scores may pass the reset threshold is searched from the score reached
+        // (which rebases them as sentencepiece does); the others never rebase, so their cached
+        // paths hold.
+        let reach = f64::from(self.score.abs()) + word.len() as f64 * self.per_byte + 1.0;
+        let may_rebase = reach.is_nan() || reach >= SENTENCEPIECE_SCORE_RESET;
+        if word.len() >= MAX_CACHED_WORD_BYTES || may_rebase {
             return self.viterbi_from_score(word, out);
         }
         if let Some(cached) = cache.get_keyed(word, key) {

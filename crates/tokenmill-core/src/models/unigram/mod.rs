@@ -21,7 +21,7 @@ mod viterbi;
 pub use lattice::{Lattice, Real};
 pub use model::{PieceType, ScoredSampling, Segmentation, Unigram, UNK_PENALTY};
 pub(crate) use viterbi::{backtrack, best_path, Candidates};
-pub use viterbi::{exact_prefix_limit, Cell, Decisions};
+pub use viterbi::{exact_prefix_limit, Cell, Decisions, SENTENCEPIECE_SCORE_RESET};
 
 #[cfg(test)]
 mod tests;

@@ -307,6 +307,16 @@ impl Unigram {
         }
     }
 
+    /// With sentencepiece's rules, a bound on the |score| a match adds per byte it covers (a
+    /// normal piece's score, the unk score, a user-defined piece's length-scaled score): what
+    /// the path scores of a stretch of text can move by ([`super::SENTENCEPIECE_SCORE_RESET`]).
+    /// `None` with `tokenizers`' rules.
+    pub fn score_per_byte_bound(&self) -> Option<f64> {
+        let rules = self.spm.as_ref()?;
+        let normal = f64::from(rules.min_score.abs().max(rules.max_score.abs()));
+        Some((normal + 0.1).max(self.unk_score().abs()))
+    }
+
     /// Whether the model follows sentencepiece's rules (f32 arithmetic, piece types).
     pub(super) fn is_sentencepiece(&self) -> bool {
         self.spm.is_some()

@@ -3,8 +3,8 @@
 //! `tokenizers`' `encode_optimized`), without building a lattice.
 //!
 //! The score arithmetic is the type parameter `T` ([`Real`], monomorphized): `f32` sums the
-//! path scores in single precision, as `sentencepiece` does (from 0 again at the chunk starts of
-//! a long text, see `sentencepiece::unigram`); `f64` in double, as `tokenizers`. Ties keep the
+//! path scores in single precision, as `sentencepiece` does (rebased to 0 when they pass
+//! ±[`SENTENCEPIECE_SCORE_RESET`]); `f64` in double, as `tokenizers`. Ties keep the
 //! earlier-found candidate (the leftmost start, then the shorter piece), the rule of both
 //! libraries. With `TRACK` the search also records how close its decisions were
 //! ([`Decisions`]), which is what lets a word's path be cached and reused exactly, although the
@@ -27,6 +27,12 @@ pub struct Cell<T> {
 }
 
 const UNSET: usize = usize::MAX;
+
+/// sentencepiece's `kScoreResetThreshold` (unigram_model.cc, `EncodeOptimized`, 0.2.3): when the
+/// best score at the start of the next character is beyond ±this, it is subtracted (in float)
+/// from every reached position from there to the farthest end found so far, and the search
+/// goes on from 0 ([`rebase`]). Only with sentencepiece's rules; `tokenizers` never rebases.
+pub const SENTENCEPIECE_SCORE_RESET: f64 = 100_000.0;
 
 /// What a Viterbi run records about its decisions (when asked to), for the word cache's
 /// exactness test ([`exact_prefix_limit`]).
@@ -89,6 +95,10 @@ impl Unigram {
             scores: T::select(&self.match_scores_f32, &self.match_scores_f64),
             unk_score: T::from_f64(self.unk_score()),
             unk_id: self.unk_id().map(|u| u as u32),
+            reset: T::from_f64(match self.is_sentencepiece() {
+                true => SENTENCEPIECE_SCORE_RESET,
+                false => f64::INFINITY,
+            }),
         };
         best_path::<T, TRACK, _>(source, size, start_score, best, decisions)?;
         let first = out.len();
@@ -142,12 +152,19 @@ pub(crate) trait Candidates<T: Real> {
     /// Calls `offer(id, end, score)` for every piece starting at position `start`, and returns
     /// the next start.
     fn offer(&mut self, start: usize, offer: impl FnMut(u32, usize, T)) -> Result<usize>;
+
+    /// The |score| beyond which the search rebases the scores ([`SENTENCEPIECE_SCORE_RESET`]);
+    /// infinite (never) unless the source says otherwise.
+    fn reset(&self) -> T {
+        T::from_f64(f64::INFINITY)
+    }
 }
 
 /// The forward pass shared by every Unigram Viterbi: fills `best[end]` with the best path
 /// ending at each position of `0..=len` (positions in the source's unit), left to right, from
-/// the path score `start_score`. Candidates from unreached starts are left out. With `TRACK`,
-/// records its decisions in `decisions`.
+/// the path score `start_score`. Candidates from unreached starts are left out. When the score
+/// at a start is beyond ± the source's [`Candidates::reset`], the scores are [`rebase`]d there
+/// first, as sentencepiece does. With `TRACK`, records its decisions in `decisions`.
 #[inline(always)]
 pub(crate) fn best_path<T: Real, const TRACK: bool, S: Candidates<T>>(
     mut source: S,
@@ -159,12 +176,17 @@ pub(crate) fn best_path<T: Real, const TRACK: bool, S: Candidates<T>>(
     best.clear();
     best.resize(len + 1, Cell { id: u32::MAX, score: T::ZERO, start: UNSET });
     best[0].score = start_score;
-    let mut start = 0;
+    let (mut start, mut frontier, reset) = (0, 0, source.reset());
     while start < len {
-        let here = best[start];
+        let mut here = best[start];
+        if here.score > reset || here.score < T::ZERO - reset {
+            rebase(best, start, frontier);
+            here.score = T::ZERO;
+        }
         let reached = S::REACHES_EVERY_START || start == 0 || here.start != UNSET;
         start = source.offer(start, |id, end, score| {
             if reached {
+                frontier = frontier.max(end);
                 let candidate = Cell { id, score: score + here.score, start };
                 relax::<T, TRACK>(&mut best[end], candidate, decisions);
             }
@@ -172,6 +194,19 @@ pub(crate) fn best_path<T: Real, const TRACK: bool, S: Candidates<T>>(
         decisions.chars += 1;
     }
     Ok(())
+}
+
+/// sentencepiece's score reset: subtracts the score at `start` from it and from every reached
+/// position after it up to `frontier` (the farthest end of a piece found so far), each a
+/// rounded subtraction in `T`. Positions not reached yet keep their placeholder score.
+#[cold]
+fn rebase<T: Real>(best: &mut [Cell<T>], start: usize, frontier: usize) {
+    let offset = best[start].score;
+    for (i, cell) in best[start..=frontier.max(start)].iter_mut().enumerate() {
+        if i == 0 || cell.start != UNSET {
+            cell.score = cell.score - offset;
+        }
+    }
 }
 
 /// Walks the best path back from position `end`, calling `visit(cell, cell_end)` for each of its
@@ -201,10 +236,16 @@ struct TrieCandidates<'a, T> {
     scores: &'a [T],
     unk_score: T,
     unk_id: Option<u32>,
+    /// [`Candidates::reset`]: sentencepiece's threshold with its rules.
+    reset: T,
 }
 
 impl<T: Real> Candidates<T> for TrieCandidates<'_, T> {
     const REACHES_EVERY_START: bool = true;
+
+    fn reset(&self) -> T {
+        self.reset
+    }
 
     #[inline(always)]
     fn offer(&mut self, start: usize, mut offer: impl FnMut(u32, usize, T)) -> Result<usize> {
