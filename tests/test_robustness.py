@@ -1,6 +1,6 @@
 """Hostile or unlucky input never crashes the process: a huge vocabulary piece just works (or,
-in a `.model`, is refused as sentencepiece refuses it) and
-impossible padding lengths give a clear Python exception, never a segfault, an abort or a
+in a `.model`, is refused as sentencepiece refuses it), and impossible padding lengths and a
+NumPy that cannot be imported give a clear Python exception, never a segfault, an abort or a
 `PanicException`."""
 
 from __future__ import annotations
@@ -113,3 +113,46 @@ def test_impossible_padding_lengths_raise_a_clear_error(case):
     assert child.returncode == 0, child.stderr[-2000:]
     assert child.stdout.startswith("InvalidArgumentError: padding"), child.stdout
     assert "too large" in child.stdout
+
+
+# Every call that returns NumPy arrays, in a child where importing NumPy fails (as it does
+# under an address-space limit, or with a broken install): NumPy is imported on the first array.
+ARRAY_CALLS = {
+    "encode_batch_ids": "t.encode_batch_ids(['a', 'a a'])",
+    "encode_batch_arrays": "t.encode_batch_arrays(['a', 'a a'])",
+    "tiktoken_encode_to_numpy": "enc.encode_to_numpy('a a')",
+    "tiktoken_batch_to_numpy": "enc._core_bpe.encode_ordinary_batch_to_numpy(['a', 'a a'])",
+    "words_tokenize_spans": "WordTokenizer().tokenize_spans('a a')",
+}
+
+ARRAY_CHILD = """
+import sys
+from tokenmill import Tokenizer, models, pre_tokenizers
+from tokenmill.tiktoken import Encoding
+from tokenmill.words import WordTokenizer
+t = Tokenizer(models.WordLevel({"a": 0, "[UNK]": 1}, unk_token="[UNK]"))
+t.pre_tokenizer = pre_tokenizers.Whitespace()
+ranks = {bytes([b]): b for b in range(256)}
+enc = Encoding("bytes", pat_str=r"\\S+|\\s+", mergeable_ranks=ranks, special_tokens={})
+sys.modules["numpy"] = None  # `import numpy` now raises ImportError
+try:
+    exec(sys.argv[1])
+except ImportError as e:
+    print("ImportError:", e)
+"""
+
+
+@pytest.mark.parametrize("case", sorted(ARRAY_CALLS))
+def test_arrays_when_numpy_cannot_be_imported_raise_its_import_error(case):
+    """The import failed inside rust-numpy, which panicked (`PanicException`, which `except
+    Exception` does not catch; under a memory limit the panic's backtrace then aborted)."""
+    child = subprocess.run(
+        [sys.executable, "-c", ARRAY_CHILD, ARRAY_CALLS[case]],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=child_env(),
+    )
+    assert child.returncode == 0, child.stderr[-2000:]
+    assert child.stdout.startswith("ImportError:") and "numpy" in child.stdout, child.stdout
+    assert "panicked" not in child.stderr, child.stderr[-2000:]

@@ -15,6 +15,7 @@
 //!   inputs and outputs (`input_texts.rs`, `model_inputs.rs`, `encoding.rs`, `id_lists.rs`),
 //!   `gc_pause.rs`, `off_loop.rs` (asyncio).
 //! - Other front ends: `tiktoken.rs`, `sentencepiece.rs`, `words.rs` / `collocations.rs`.
+//! - `arrays.rs`: NumPy arrays out (NumPy imported fallibly first).
 //! - `memory.rs`: the allocator's policy. Loading the module tunes only tokenmill's own
 //!   allocator (mimalloc, private to this extension); process-wide tuning (transparent huge
 //!   pages off while training) happens only with `TOKENMILL_TUNE_MEMORY=1` (see there).
@@ -30,6 +31,7 @@ use pyo3::prelude::*;
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+mod arrays;
 mod collocations;
 mod custom;
 mod decoders;

@@ -4,7 +4,7 @@
 use std::borrow::Borrow;
 use std::mem::MaybeUninit;
 
-use numpy::{PyArray1, PyArrayMethods};
+use numpy::PyArrayMethods;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use tokenmill_core::tokenizer::{StoredEncoding, Values};
@@ -269,7 +269,7 @@ pub(crate) fn stack_values<E: Borrow<StoredEncoding> + Sync>(
 pub(crate) fn stacked_into_arrays(py: Python<'_>, stacked: Stacked) -> PyResult<Bound<'_, PyDict>> {
     let out = PyDict::new(py);
     for (name, field, values) in stacked.fields {
-        let array = PyArray1::from_vec(py, values);
+        let array = crate::arrays::array(py, values)?;
         let array = if field.width() == 2 {
             array.reshape([stacked.rows, stacked.length, 2])?.into_any()
         } else {

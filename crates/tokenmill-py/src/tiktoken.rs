@@ -7,7 +7,7 @@ use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use numpy::{IntoPyArray, PyArray1};
+use numpy::PyArray1;
 use pyo3::exceptions::PyKeyError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString};
@@ -118,7 +118,7 @@ impl PyCoreBpe {
         text: &PyStr<'py>,
         allowed_special: HashSet<String>,
     ) -> PyResult<Bound<'py, PyArray1<Rank>>> {
-        Ok(self.encode_ids(text, &allowed_special)?.into_pyarray(text.py()))
+        crate::arrays::array(text.py(), self.encode_ids(text, &allowed_special)?)
     }
 
     /// `encode` of every text, in parallel; with `allowed_special` None, `encode_ordinary`.
@@ -155,7 +155,7 @@ impl PyCoreBpe {
         let (ids, offsets) =
             py.allow_threads(|| self.inner.encode_ordinary_batch_flat(&texts, num_threads)).py()?;
         let offsets: Vec<i64> = offsets.into_iter().map(|o| o as i64).collect();
-        Ok((ids.into_pyarray(py), offsets.into_pyarray(py)))
+        crate::arrays::array_pair(py, ids, offsets)
     }
 
     /// Encodes bytes that may not be valid UTF-8, as tiktoken's `_encode_bytes`: the valid

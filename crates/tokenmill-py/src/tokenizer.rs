@@ -3,7 +3,6 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 
 use macro_rules_attribute::apply;
-use numpy::IntoPyArray;
 use pyo3::exceptions::{PyMemoryError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyIterator, PyList, PyString, PyTuple};
@@ -745,7 +744,7 @@ impl PyTokenizer {
         };
         let call = Call { add_special_tokens, offset_type: OffsetType::Byte, limits: Limits::Own };
         let (ids, boundaries) = self.encode_as::<Ids, _, _>(py, texts, call, flatten)?;
-        Ok((ids.into_pyarray(py), boundaries.into_pyarray(py)))
+        crate::arrays::array_pair(py, ids, boundaries)
     }
 
     /// Decodes ids to text. Ids not in the vocabulary are skipped (as ``tokenizers`` does).

@@ -7,7 +7,6 @@
 use std::borrow::Cow;
 use std::path::PathBuf;
 
-use numpy::IntoPyArray;
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PySlice, PyString, PyTuple};
 use tokenmill_core::utils::atomic::write_atomic;
@@ -541,7 +540,7 @@ impl PyWordTokenizer {
             }
             None => char_span_arrays(&this.inner, &t.text),
         });
-        Ok((starts.into_pyarray(py), ends.into_pyarray(py)))
+        crate::arrays::array_pair(py, starts, ends)
     }
 
     fn tokenize_batch<'py>(&self, py: Python<'py>, texts: Vec<PyStr<'py>>) -> ListResult<'py> {
