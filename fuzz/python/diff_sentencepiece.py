@@ -1,3 +1,4 @@
+#!/usr/bin/env python3
 """tokenmill.sentencepiece against sentencepiece on the same `.model` files (BPE and Unigram
 test models, Mistral's byte-fallback BPE): the same ids and pieces on generated text, and the
 same decoded text."""

@@ -1,3 +1,4 @@
+#!/usr/bin/env python3
 """tokenmill.tiktoken against tiktoken (r50k_base, cl100k_base, o200k_base): the same ids for
 ``encode_ordinary`` and for ``encode`` with every special token allowed, on generated text, and
 decoding gives the text back."""

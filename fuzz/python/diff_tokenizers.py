@@ -1,3 +1,4 @@
+#!/usr/bin/env python3
 """tokenmill.Tokenizer against tokenizers on the same tokenizer.json (GPT-2 byte-level BPE,
 BERT uncased WordPiece): the same ids and offsets, with and without special tokens, on
 generated text."""
