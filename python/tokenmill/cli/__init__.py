@@ -6,6 +6,8 @@
 - ``tokenmill encode`` / ``decode``: texts to ids and back (:mod:`tokenmill.cli.encode`).
 - ``tokenmill convert`` / ``info``: between tokenizer.json, SentencePiece ``.model``,
   ``.tiktoken`` and vocab files, and what a file holds (:mod:`tokenmill.cli.convert`).
+- ``tokenmill eval``: compares tokenizers on corpora and across languages, with a table, JSON
+  and an HTML report (:mod:`tokenmill.cli.evaluate`).
 
 Errors are one line, ``tokenmill <command>: error: ...``: exit status 2 for a usage error (an
 unknown option also shows the command's usage and the nearest option), 1 for a failure. Built
@@ -21,7 +23,7 @@ import re
 import sys
 from typing import List, NoReturn, Optional, Sequence
 
-from tokenmill.cli import convert, encode, train
+from tokenmill.cli import convert, encode, evaluate, train
 from tokenmill.cli.formats import Failure
 from tokenmill.cli.train import stdlib_files
 
@@ -105,6 +107,8 @@ EXAMPLES = {
     "tokenizer.json",
     "convert": "examples: tokenmill convert tokenizer.model tokenizer.json; "
     "tokenmill convert tokenizer.json out/vocab.json",
+    "eval": "examples: tokenmill eval tokenizer.json cl100k_base --corpus 'texts/*.txt'; "
+    "tokenmill eval gpt2.json m.model --udhr --html report.html",
 }
 
 
@@ -125,6 +129,7 @@ def parser() -> Parser:
         ("decode", "decode ids to text", encode.add_decode_arguments),
         ("convert", "convert a tokenizer to another file format", convert.add_convert_arguments),
         ("info", "model type, vocabulary, special tokens and pipeline", convert.add_info_arguments),
+        ("eval", "evaluate and compare tokenizers", evaluate.add_arguments),
     ]
     for name, summary, add in commands:
         command = sub.add_parser(
