@@ -245,7 +245,7 @@ def _parity_chart(ev: Evaluation, name: str, script_colors: Dict[str, str], top:
     p = ev.parity
     assert p is not None
     rows = sorted(p.rows, key=lambda r: (-(r.premium[name] or 0), r.language))
-    bar, left, w, head = 7, 62, 330, 30
+    bar, left, w, head = 7, 56, 262, 30
     h = head + bar * len(rows) + 24
     scale = (w - left - 10) / top
     body = [_text(w / 2, 14, name, 12, "middle", ' font-weight="bold"')]
@@ -333,13 +333,7 @@ def to_html(ev: Evaluation) -> str:
                 parts.append(
                     f"<p><b>{escape(r.tokenizer)}</b> rare, longest first: {escape(listed)}</p>"
                 )
-        hist = {
-            r.tokenizer: [
-                (x + (r.lengths.histogram[1][0] if len(r.lengths.histogram) > 1 else 1) / 2, n)
-                for x, n in r.lengths.histogram
-            ]
-            for r in results
-        }
+        hist = {r.tokenizer: [(x, n) for x, n in r.lengths.histogram] for r in results}
         ranks = {r.tokenizer: [(float(a), float(b)) for a, b in r.rank_frequency] for r in results}
         parts.append('<div class="charts">')
         parts.append(
