@@ -150,15 +150,6 @@ def _model_only(config: dict):
     return Tokenizer.from_str(json.dumps(bare))
 
 
-def _is_byte_level(component) -> bool:
-    if not component:
-        return False
-    if component.get("type") == "ByteLevel":
-        return True
-    children = component.get("pretokenizers") or component.get("decoders") or []
-    return any(_is_byte_level(c) for c in children)
-
-
 def _has_type(component, kind: str) -> bool:
     if not component:
         return False
@@ -190,8 +181,8 @@ class _Hf(Evaluated):
         self.config = json.loads(tokenizer.to_str())
         model = self.config.get("model") or {}
         self.model_type = model.get("type", "?")
-        self.byte_level = _is_byte_level(self.config.get("pre_tokenizer")) or _is_byte_level(
-            self.config.get("decoder")
+        self.byte_level = _has_type(self.config.get("pre_tokenizer"), "ByteLevel") or _has_type(
+            self.config.get("decoder"), "ByteLevel"
         )
         self.metaspace = (
             _has_type(self.config.get("pre_tokenizer"), "Metaspace")
@@ -297,6 +288,7 @@ class _SentencePiece(_Hf):
 
         super().__init__(name, spm.to_tokenizer(processor))
         self.kind, self.sp = "sentencepiece", processor
+        self._special: Optional[np.ndarray] = None
         self.metaspace = True
 
     def encode_flat(self, texts):
@@ -307,19 +299,12 @@ class _SentencePiece(_Hf):
         return self.sp.get_piece_size()
 
     def special_ids(self):
-        sp = self.sp
-        return np.array(
-            [
-                i
-                for i in range(sp.get_piece_size())
-                if sp.is_control(i)
-                or sp.is_unknown(i)
-                or sp.is_byte(i)
-                or sp.is_unused(i)
-                or sp._model.piece_type(i) == 4  # USER_DEFINED in sentencepiece's ModelProto
-            ],
-            dtype=np.int64,
-        )
+        if self._special is None:
+            # every piece type but NORMAL (1): UNKNOWN, CONTROL, USER_DEFINED, UNUSED, BYTE
+            kinds = self.sp._model.piece_type
+            n = self.sp.get_piece_size()
+            self._special = np.array([i for i in range(n) if kinds(i) != 1], dtype=np.int64)
+        return self._special
 
     def spellings(self):
         if self._spellings is None:
@@ -614,15 +599,28 @@ def _words(corpus: Corpus) -> _Words:
     from tokenmill.words import WordTokenizer
 
     wt = WordTokenizer(_word_language(corpus.language))
-    counts: Counter = Counter()
-    for doc, spans in zip(corpus.documents, wt.tokenize_with_offsets_batch(corpus.documents)):
-        for word, start, _ in spans:
-            if _WORDLIKE.search(word):
-                spaced = start > 0 and doc[start - 1].isspace()
-                counts[" " + word if spaced else word] += 1
-    distinct = list(counts)
-    weights = np.fromiter(counts.values(), dtype=np.int64, count=len(distinct))
+    # One text, cut into spans as NumPy arrays (no Python object per word but its slice).
+    # Each word is counted with the character before it when that is whitespace (a line end
+    # between documents too); words are never cut across a line end.
+    text = "\n".join(corpus.documents)
+    starts, ends = wt.tokenize_spans(text)
+    if len(starts) == 0:
+        return _Words(0, [], np.zeros(0, dtype=np.int64))
+    chars = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
+    before = chars[np.maximum(starts - 1, 0)]
+    spaced = (starts > 0) & np.isin(before, _WHITESPACE)
+    counts = Counter(map(text.__getitem__, map(slice, starts - spaced, ends)))
+    merged: Counter = Counter()
+    for key, n in counts.items():  # distinct words only
+        word = key.lstrip()
+        if _WORDLIKE.search(word):
+            merged[" " + word if len(word) < len(key) else word] += n
+    distinct = list(merged)
+    weights = np.fromiter(merged.values(), dtype=np.int64, count=len(distinct))
     return _Words(int(weights.sum()), distinct, weights)
+
+
+_WHITESPACE = np.array([ord(c) for c in map(chr, range(0x3001)) if c.isspace()], dtype=np.uint32)
 
 
 # ---- results -------------------------------------------------------------------------------
