@@ -382,10 +382,18 @@ class _Tiktoken(Evaluated):
         return [core.encode_single_piece(surfaces[i]) for i in ids]
 
 
+_GENERIC_NAMES = {"tokenizer.json", "tokenizer.model", "vocab.json", "merges.txt", "vocab.txt"}
+
+
 def _name_of(x: Any, default: str) -> str:
-    return (
-        os.path.basename(os.path.normpath(str(x))) if isinstance(x, (str, os.PathLike)) else default
-    )
+    """A short name for a tokenizer file: its name, with its folder's for generic names
+    (``gpt2/vocab.json``, ``mistral/tokenizer.model``)."""
+    if not isinstance(x, (str, os.PathLike)):
+        return default
+    path = Path(os.path.normpath(os.fspath(x)))
+    if path.name in _GENERIC_NAMES and path.parent.name:
+        return f"{path.parent.name}/{path.name}"
+    return path.name
 
 
 def as_evaluated(tokenizer: Any, name: Optional[str] = None) -> Evaluated:
@@ -557,7 +565,8 @@ class Corpus:
         docs = [d.rstrip("\r\n") for d in documents(files, "text", whole_file=False)]
         if name is None:
             first = os.fspath(paths[0])
-            name = first if len(paths) == 1 and _glob.has_magic(first) else _name_of(first, first)
+            name = first if _glob.has_magic(first) else _name_of(first, first)
+            name += f" and {len(paths) - 1} more" if len(paths) > 1 else ""
         return cls(name, [d for d in docs if d.strip()], language)
 
 
