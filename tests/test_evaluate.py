@@ -138,16 +138,17 @@ def test_unreachable_byte_level_and_sentencepiece_spellings():
 UDHR_LANGUAGES = ["eng", "deu", "rus", "hin", "amh", "cmn_hans", "tha"]
 
 
+def udhr_eval_tokenizers() -> dict:
+    gpt2 = shared_path("pretrained", "whisper", "gpt2.tiktoken")
+    cl100k = shared_path("pretrained", "cl100k_base", "cl100k_base.tiktoken")
+    return {"gpt2": str(gpt2), "cl100k": str(cl100k), "toy": toy_bpe()}
+
+
 @pytest.fixture(scope="module")
 def udhr_eval():
     folder = shared_path("corpora", "udhr")
-    gpt2 = shared_path("pretrained", "whisper", "gpt2.tiktoken")
-    cl100k = shared_path("pretrained", "cl100k_base", "cl100k_base.tiktoken")
     return evaluate(
-        {"gpt2": str(gpt2), "cl100k": str(cl100k), "toy": toy_bpe()},
-        {"cats": CATS},
-        parallel=folder,
-        languages=UDHR_LANGUAGES,
+        udhr_eval_tokenizers(), {"cats": CATS}, parallel=folder, languages=UDHR_LANGUAGES
     )
 
 
@@ -166,6 +167,16 @@ def test_udhr_parity(udhr_eval):
     assert by["hin"].premium["gpt2"] > by["hin"].premium["cl100k"]
     premiums = [r.premium["gpt2"] for r in p.rows]
     assert premiums == sorted(premiums, reverse=True)
+    # the token view: a character split over several byte-level tokens is one piece
+    hindi = next(s for s in udhr_eval.samples if s.label == "hin")
+    for name in ("gpt2", "cl100k"):
+        pieces = hindi.tokens[name]
+        assert "".join(text for _, text in pieces) == hindi.text
+        assert any(len(ids) > 1 for ids, _ in pieces)
+        ids = [i for group, _ in pieces for i in group]
+        assert (
+            ids == as_evaluated(udhr_eval_tokenizers()[name]).encode_flat([hindi.text])[0].tolist()
+        )
     table = udhr_eval.table()
     assert "Parity on 7 languages" in table and "Devanagari" in table
 

@@ -150,6 +150,7 @@ th { background: #f3f3f3; } td.l, th.l { text-align: left; }
 .tokens { white-space: pre-wrap; font-family: ui-monospace, monospace; line-height: 1.9; }
 .tokens span { border-radius: 2px; padding: 1px 0; }
 .sample td { vertical-align: top; text-align: left; }
+.sample td:first-child { white-space: nowrap; overflow-wrap: normal; }
 code { background: #f3f3f3; padding: 0 3px; }
 """
 
@@ -275,14 +276,15 @@ def _parity_chart(ev: Evaluation, name: str, script_colors: Dict[str, str], top:
     return _svg(w, h, "".join(body), f"parity of {name}")
 
 
-def _token_spans(tokens: List[Tuple[int, str]]) -> str:
+def _token_spans(pieces: List[Tuple[List[int], str]]) -> str:
     out = []
-    for k, (i, text) in enumerate(tokens):
+    for k, (ids, text) in enumerate(pieces):
         hue = (k * 67) % 360
         shown = text.replace("\n", "↵\n") if text else "∅"
-        out.append(
-            f'<span style="background:hsl({hue},70%,85%)" title="id {i}">{escape(shown)}</span>'
-        )
+        several = len(ids) > 1  # one character in several tokens: outlined
+        title = ("ids " if several else "id ") + " ".join(map(str, ids))
+        style = f"background:hsl({hue},70%,85%)" + (";outline:1px dashed #555" if several else "")
+        out.append(f'<span style="{style}" title="{title}">{escape(shown)}</span>')
     return "".join(out)
 
 
@@ -361,7 +363,8 @@ def to_html(ev: Evaluation) -> str:
         parts += [
             f"<h2>Parity across {len(p.rows)} languages</h2>",
             f'<p class="note">Tokens for the same text ({escape(p.source)}) relative to '
-            f"{escape(p.reference)}, per tokenizer, sorted; colored by script."
+            f"{escape(p.reference)} (and the token count), per tokenizer, sorted; colored by "
+            "script."
             + (
                 f" Left out, partial translations: {escape(', '.join(p.partial))}."
                 if p.partial
@@ -373,11 +376,10 @@ def to_html(ev: Evaluation) -> str:
             *[_parity_chart(ev, n, script_colors, top) for n in names],
             "</div>",
             _table(
-                ["language", "script", "bytes"] + [f"{n} tokens" for n in names] + names,
+                ["language", "script", "bytes"] + names,
                 [
                     [r.language, r.script, r.bytes]
-                    + [r.tokens[n] for n in names]
-                    + [_fmt(r.premium[n], 2) for n in names]
+                    + [f"{_fmt(r.premium[n], 2)} ({r.tokens[n]})" for n in names]
                     for r in p.rows
                 ],
                 left=2,
@@ -388,7 +390,8 @@ def to_html(ev: Evaluation) -> str:
         parts.append('<p class="note">Each token colored; hover for its id.</p>')
         for s in ev.samples:
             rows = "".join(
-                f"<tr><td>{escape(n)}<br><small>{len(s.tokens[n])} tokens</small></td>"
+                f"<tr><td>{escape(n)}<br>"
+                f"<small>{sum(len(ids) for ids, _ in s.tokens[n])} tokens</small></td>"
                 f'<td class="tokens">{_token_spans(s.tokens[n])}</td></tr>'
                 for n in names
             )

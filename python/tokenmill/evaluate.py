@@ -721,11 +721,13 @@ class Parity:
 
 @dataclass
 class Sample:
-    """A sentence and its tokens, per tokenizer: (id, text of the token)."""
+    """A sentence and its tokens, per tokenizer: (ids, text) pieces, one per token, except
+    that tokens holding parts of one character (byte-level BPE, byte fallback) are one piece
+    with all their ids and the character."""
 
     label: str
     text: str
-    tokens: Dict[str, List[Tuple[int, str]]]
+    tokens: Dict[str, List[Tuple[List[int], str]]]
 
 
 def _plain(x: Any) -> Any:
@@ -856,6 +858,28 @@ def _rank_frequency(counts: np.ndarray, points: int = 120) -> List[Tuple[int, in
         return []
     ranks = np.unique(np.geomspace(1, len(ordered), num=min(points, len(ordered))).astype(int))
     return [(int(r), int(ordered[r - 1])) for r in ranks]
+
+
+def _pieces(surfaces: List[Optional[bytes]], ids: Sequence[int]) -> List[Tuple[List[int], str]]:
+    """``ids`` as (ids, text) pieces: a token alone when its bytes are text, else with the
+    tokens after it until their bytes are (at most 4 tokens: then shown escaped)."""
+    out: List[Tuple[List[int], str]] = []
+    group: List[int] = []
+    data = b""
+    for i in ids:
+        group.append(i)
+        data += (surfaces[i] or b"") if 0 <= i < len(surfaces) else b"?"
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            if len(group) < 4:
+                continue
+            text = data.decode("utf-8", errors="backslashreplace")
+        out.append((group, text))
+        group, data = [], b""
+    if group:
+        out.append((group, data.decode("utf-8", errors="backslashreplace")))
+    return out
 
 
 def _token_texts(surfaces: List[Optional[bytes]], ids: Sequence[int]) -> List[str]:
@@ -1066,7 +1090,6 @@ def _samples(named, sets, parallel_texts, samples) -> List[Sample]:
     for label, text in chosen:
         tokens = {}
         for t in named:
-            ids = t.encode_flat([text])[0].tolist()
-            tokens[t.name] = list(zip(ids, _token_texts(t.surfaces(), ids)))
+            tokens[t.name] = _pieces(t.surfaces(), t.encode_flat([text])[0].tolist())
         out.append(Sample(label, text, tokens))
     return out
