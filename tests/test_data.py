@@ -319,3 +319,12 @@ def test_errors_name_the_file_and_line(gpt2_tok, tmp_path):
     with pytest.raises(data.DatasetError, match="'<nope>' is not a token"):
         data.encode_dataset(tmp_path / "bad.txt", gpt2_tok, tmp_path / "o", eos="<nope>")
     assert not any(".tokenmill-tmp-" in n for n in os.listdir(tmp_path))
+
+
+def test_progress_bar_shows_bytes_and_tokens_per_second(gpt2_tok, jsonl, tmp_path, capsys):
+    pytest.importorskip("tqdm")
+    data.encode_dataset(jsonl, gpt2_tok, tmp_path / "p", progress=True)
+    err = capsys.readouterr().err
+    assert "B/s" in err and "M tokens/s" in err and "100%" in err
+    data.encode_dataset(jsonl, gpt2_tok, tmp_path / "q", progress=False)
+    assert capsys.readouterr().err == ""
