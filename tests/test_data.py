@@ -151,6 +151,9 @@ def test_shards_cut_at_the_same_documents_whatever_the_batches(gpt2_tok, jsonl, 
         assert shard["tokens"] >= 20_000 and index[-2] < 20_000  # the first boundary past it
     by_bytes = data.encode_dataset(jsonl, gpt2_tok, tmp_path / "c", shard_bytes=40_000)
     assert by_bytes["settings"]["shard_tokens"] == 20_000  # uint16: 2 bytes per id
+    wide = data.encode_dataset(jsonl, gpt2_tok, tmp_path / "d", shard_bytes=40_000, dtype="uint32")
+    assert wide["settings"]["shard_tokens"] == 10_000 and wide["settings"]["dtype"] == "uint32"
+    assert read_documents(wide, tmp_path) == read_documents(small, tmp_path)
 
 
 def test_resume_rewrites_only_missing_or_damaged_shards(gpt2_tok, jsonl, tmp_path):

@@ -651,6 +651,7 @@ def encode_dataset(
     eos: Union[str, int, None] = None,
     shard_tokens: Optional[int] = None,
     shard_bytes: Optional[int] = None,
+    dtype: Optional[str] = None,
     encoding: Optional[str] = None,
     overwrite: bool = False,
     progress: Optional[bool] = None,
@@ -678,6 +679,8 @@ def encode_dataset(
             only).
         bos: token (or id) stored before each document; ``eos``: after each document.
         shard_tokens: tokens per shard (default 2**28); or ``shard_bytes``: bytes of ids.
+        dtype: ``uint16`` or ``uint32`` for the ids (default: ``uint16`` when the vocabulary
+            fits, else ``uint32``).
         encoding: with a ``.tiktoken`` file, the encoding whose pattern and specials it uses.
         overwrite: replace output written with other settings instead of refusing.
         progress: show a progress bar (default: when stderr is a terminal; needs tqdm).
@@ -693,7 +696,12 @@ def encode_dataset(
     if add_special_tokens and enc.kind != "tokenizer":
         raise DatasetError("add_special_tokens applies to tokenmill Tokenizer files only")
     bos_id, eos_id = enc.token_id(bos, "bos"), enc.token_id(eos, "eos")
-    dtype = np.dtype(np.uint16 if enc.vocab_size <= 2**16 else np.uint32)
+    if dtype not in (None, "auto", "uint16", "uint32"):
+        raise DatasetError(f"unknown dtype {dtype!r} (uint16 or uint32)")
+    if dtype == "uint16" and enc.vocab_size > 2**16:
+        raise DatasetError(f"uint16 cannot hold the ids of a vocabulary of {enc.vocab_size}")
+    auto = "uint16" if enc.vocab_size <= 2**16 else "uint32"
+    dtype = np.dtype(auto if dtype in (None, "auto") else dtype)
     if shard_bytes is not None:
         shard_tokens = max(1, shard_bytes // dtype.itemsize)
     shard_tokens = DEFAULT_SHARD_TOKENS if shard_tokens is None else shard_tokens

@@ -70,6 +70,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     shard.add_argument("--shard-size", type=size, metavar="BYTES", help="bytes per shard (1GB)")
     p.add_argument(
+        "--dtype",
+        choices=["auto", "uint16", "uint32"],
+        default="auto",
+        help="id type (auto: uint16 when the vocabulary fits, else uint32)",
+    )
+    p.add_argument(
         "--overwrite",
         action="store_true",
         help="replace output written with other settings (default: refuse)",
@@ -99,6 +105,7 @@ def run(args: argparse.Namespace) -> int:
             eos=args.eos,
             shard_tokens=args.shard_tokens,
             shard_bytes=args.shard_size,
+            dtype=args.dtype,
             encoding=args.encoding,
             overwrite=args.overwrite,
             progress=args.progress,
