@@ -321,6 +321,10 @@ def test_errors_name_the_file_and_line(gpt2_tok, tmp_path):
         data.encode_dataset(str(tmp_path / "nothing*.jsonl"), gpt2_tok, tmp_path / "o")
     with pytest.raises(data.DatasetError, match="'<nope>' is not a token"):
         data.encode_dataset(tmp_path / "bad.txt", gpt2_tok, tmp_path / "o", eos="<nope>")
+    whole = gzip.compress(b'{"text": "a"}\n' * 1000)
+    (tmp_path / "cut.jsonl.gz").write_bytes(whole[: len(whole) // 2])
+    with pytest.raises(data.DatasetError, match=r"cut.jsonl.gz: cannot be read \(EOFError"):
+        data.encode_dataset(tmp_path / "cut.jsonl.gz", gpt2_tok, tmp_path / "o")
     assert not any(".tokenmill-tmp-" in n for n in os.listdir(tmp_path))
 
 

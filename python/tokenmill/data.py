@@ -286,10 +286,10 @@ def _line_documents(path: str, kind: str, field: str, progress: _Progress) -> It
                         f"(a JSON object with a string {field!r} is expected)"
                     )
                 yield text
-        except (OSError, EOFError) as e:
-            if isinstance(e, DatasetError):
-                raise
-            raise DatasetError(f"{path}: cannot be read ({e})") from None
+        except DatasetError:
+            raise
+        except Exception as e:  # a damaged .gz / .zst, a read error: named with the file
+            raise DatasetError(f"{path}: cannot be read ({type(e).__name__}: {e})") from None
 
 
 def _utf8(data: bytes, path: str, line: Optional[int] = None) -> str:
