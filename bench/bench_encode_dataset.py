@@ -348,7 +348,8 @@ def main() -> None:
         "datasets: `load_dataset('json')` + `map(batched=True, num_proc=2)` + nanoGPT's "
         "write loop; datatrove: `JsonlReader` + `DocumentTokenizer(shuffle_documents=False)`, "
         "2 tasks on 2 workers (uint16 for GPT-2; its reader leaves out empty documents; the CPU "
-        "time of its workers is not counted). Peak RSS: the largest process of the run.",
+        "time and memory of its workers are not counted: n/a). Peak RSS: the largest process "
+        "of the run.",
     ]
     if note:
         header.append(f"- {note}")
@@ -385,13 +386,14 @@ def table(runs, names, libraries, mb) -> list[str]:
                 )
                 continue
             wall = statistics.median(r["wall"] for r in ok)
-            # datatrove's workers are not waited for by its process: their CPU is not counted.
+            # datatrove's workers are not waited for by its process: their CPU time and memory
+            # are not in its figures.
             cpu = (
                 "n/a"
                 if library == "datatrove"
                 else f"{statistics.median(r['cpu'] for r in ok):.1f}"
             )
-            peak = max(r["peak_mb"] for r in ok)
+            peak = "n/a" if library == "datatrove" else f"{max(r['peak_mb'] for r in ok):.0f}"
             ratio = "–"
             if library != "tokenmill" and base_ok:
                 per_round = [
@@ -415,7 +417,7 @@ def table(runs, names, libraries, mb) -> list[str]:
                     else:
                         check = "**DIFFERENT**"
             out.append(
-                f"| {name} | {library} | {wall:.1f} | {cpu} | {mb / wall:.1f} | {peak:.0f} | "
+                f"| {name} | {library} | {wall:.1f} | {cpu} | {mb / wall:.1f} | {peak} | "
                 f"{ratio} | {ok[0]['tokens']:,} | {check} |"
             )
     return out

@@ -567,17 +567,17 @@ def _with_markers(
     extra = (bos is not None) + (eos is not None)
     if not extra:
         return ids.astype(dtype, copy=False), offsets
-    lengths = np.diff(offsets)
-    new_offsets = np.zeros_like(offsets)
-    np.cumsum(lengths + extra, out=new_offsets[1:])
+    new_offsets = offsets + np.arange(len(offsets), dtype=np.int64) * extra
     out = np.empty(int(new_offsets[-1]), dtype=dtype)
-    starts = new_offsets[:-1]
+    # One byte per id to mark where BOS / EOS go, the ids into the rest (no int64 positions).
+    marker = np.zeros(len(out), dtype=bool)
     if bos is not None:
-        out[starts] = bos
+        out[new_offsets[:-1]] = bos
+        marker[new_offsets[:-1]] = True
     if eos is not None:
         out[new_offsets[1:] - 1] = eos
-    shift = starts + (bos is not None) - offsets[:-1]
-    out[np.arange(ids.size, dtype=np.int64) + np.repeat(shift, lengths)] = ids
+        marker[new_offsets[1:] - 1] = True
+    out[~marker] = ids
     return out, new_offsets
 
 
