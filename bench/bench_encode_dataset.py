@@ -40,12 +40,16 @@ from pathlib import Path
 from _common import (
     SHARED,
     LoadSampler,
+    PeerResults,
+    Results,
     bench_parser,
     cache_dir,
+    fail,
     git_revision,
     load_line,
     machine,
     machine_line,
+    parse_args,
     write_results_section,
 )
 
@@ -291,7 +295,7 @@ def main() -> None:
     for internal in ("--child", "--tokenizer", "--out", "--inputs"):  # a case's own process
         ap.add_argument(internal, help=argparse.SUPPRESS)
     ap.add_argument("--prepare", type=int, help=argparse.SUPPRESS)
-    args = ap.parse_args()
+    args = parse_args(ap)
     if args.prepare:
         folder = cache_dir() / "encode-dataset-tokenizers"
         folder.mkdir(exist_ok=True)
@@ -309,6 +313,8 @@ def main() -> None:
     except ImportError:
         libraries = ["tokenmill", "datasets"]
         note = "datatrove is not installed (pip install datatrove): its rows are left out."
+    if args.tokenmill_only:
+        libraries, note = ["tokenmill"], ""
     # Prepared in a process of its own: this one stays small, and each case's peak RSS is its
     # own (a child starts from the size of its parent at the fork).
     prepared = subprocess.run(
@@ -335,7 +341,11 @@ def main() -> None:
                     runs.setdefault((name, library), []).append(result)
                     shown = {k: v for k, v in result.items() if k not in ("sha256", "ends")}
                     print(f"round {r + 1} {name} {library}: {shown}", file=sys.stderr, flush=True)
-    rows = table(runs, names, libraries, mb)
+    rows = summarize(runs, names, libraries, mb)
+    if args.json:
+        write_json(args, rows)
+    if args.tokenmill_only:
+        return
     header = [
         f"- date: {started}; {args.rounds} interleaved rounds, medians; input {mb:.0f} MB of "
         f"JSON lines in {args.files} files",
@@ -353,7 +363,7 @@ def main() -> None:
     ]
     if note:
         header.append(f"- {note}")
-    body = "\n".join(header) + "\n\n" + "\n".join(rows) + "\n"
+    body = "\n".join(header) + "\n\n" + "\n".join(table(rows)) + "\n"
     print(body)
     if args.markdown:
         title = "## Dataset tokenization to token files (`bench_encode_dataset.py`)\n\n"
@@ -367,60 +377,114 @@ def _version(name: str) -> str:
         return "(not installed)"
 
 
-def table(runs, names, libraries, mb) -> list[str]:
-    out = [
-        "| tokenizer | library | wall s | CPU s | MB/s (wall) | peak RSS MB | time ÷ tokenmill "
-        "| tokens | output |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---|",
-    ]
+def summarize(runs, names, libraries, mb) -> list[dict]:
+    """One row per tokenizer and library: medians, the ratio to tokenmill, the output check."""
+    out = []
     for name in names:
         base = runs[(name, "tokenmill")]
         base_ok = [r for r in base if "error" not in r]
         for library in libraries:
             results = runs[(name, library)]
             ok = [r for r in results if "error" not in r]
+            row: dict = {"tokenizer": name, "library": library}
             if not ok:
-                out.append(
-                    f"| {name} | {library} | – | – | – | – | – | – | failed: "
-                    f"{results[0]['error']} |"
-                )
+                out.append(dict(row, error=results[0]["error"]))
                 continue
             wall = statistics.median(r["wall"] for r in ok)
             # datatrove's workers are not waited for by its process: their CPU time and memory
             # are not in its figures.
-            cpu = (
-                "n/a"
-                if library == "datatrove"
-                else f"{statistics.median(r['cpu'] for r in ok):.1f}"
+            counted = library != "datatrove"
+            row.update(
+                wall=wall,
+                cpu=statistics.median(r["cpu"] for r in ok) if counted else None,
+                peak_mb=max(r["peak_mb"] for r in ok) if counted else None,
+                mb=mb,
+                tokens=ok[0]["tokens"],
+                digest=ok[0].get("sha256"),
+                ratio=None,
+                check=None,
             )
-            peak = "n/a" if library == "datatrove" else f"{max(r['peak_mb'] for r in ok):.0f}"
-            ratio = "–"
             if library != "tokenmill" and base_ok:
                 per_round = [
                     r["wall"] / b["wall"]
                     for r, b in zip(results, base)
                     if "error" not in r and "error" not in b
                 ]
-                ratio = f"{statistics.median(per_round):.2f}"
-            check = "–"
-            if library != "tokenmill" and base_ok:
-                ref = base_ok[0]
-                if "sha256" in ok[0]:
-                    same = ok[0]["sha256"] == ref["sha256"] and ok[0]["ends"] == ref["ends"]
-                    check = "identical ids and ends" if same else "**DIFFERENT**"
-                else:
-                    fewer = ref["tokens"] - ok[0]["tokens"]
-                    if fewer == 0 and ok[0]["id_sum"] == ref["id_sum"]:
-                        check = "same count and id sum"
-                    elif fewer > 0 and ref["id_sum"] - ok[0]["id_sum"] == fewer * EOS_IDS[name]:
-                        check = f"the same but {fewer} empty documents left out (their EOS)"
-                    else:
-                        check = "**DIFFERENT**"
-            out.append(
-                f"| {name} | {library} | {wall:.1f} | {cpu} | {mb / wall:.1f} | {peak} | "
-                f"{ratio} | {ok[0]['tokens']:,} | {check} |"
-            )
+                row["ratio"] = statistics.median(per_round) if per_round else None
+                row["check"] = output_check(ok[0], base_ok[0], name)
+            out.append(row)
     return out
+
+
+def output_check(result: dict, ref: dict, name: str) -> str:
+    if "sha256" in result:
+        same = result["sha256"] == ref["sha256"] and result["ends"] == ref["ends"]
+        return "identical ids and ends" if same else "**DIFFERENT**"
+    fewer = ref["tokens"] - result["tokens"]
+    if fewer == 0 and result["id_sum"] == ref["id_sum"]:
+        return "same count and id sum"
+    if fewer > 0 and ref["id_sum"] - result["id_sum"] == fewer * EOS_IDS[name]:
+        return f"the same but {fewer} empty documents left out (their EOS)"
+    return "**DIFFERENT**"
+
+
+def table(rows: list[dict]) -> list[str]:
+    out = [
+        "| tokenizer | library | wall s | CPU s | MB/s (wall) | peak RSS MB | time ÷ tokenmill "
+        "| tokens | output |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---|",
+    ]
+    for row in rows:
+        if "error" in row:
+            out.append(
+                f"| {row['tokenizer']} | {row['library']} | – | – | – | – | – | – | failed: "
+                f"{row['error']} |"
+            )
+            continue
+        cpu = "n/a" if row["cpu"] is None else f"{row['cpu']:.1f}"
+        peak = "n/a" if row["peak_mb"] is None else f"{row['peak_mb']:.0f}"
+        ratio = "–" if row["ratio"] is None else f"{row['ratio']:.2f}"
+        out.append(
+            f"| {row['tokenizer']} | {row['library']} | {row['wall']:.1f} | {cpu} | "
+            f"{row['mb'] / row['wall']:.1f} | {peak} | {ratio} | {row['tokens']:,} | "
+            f"{row['check'] or '–'} |"
+        )
+    return out
+
+
+def write_json(args, rows: list[dict]) -> None:
+    """``--json OUT``: the rows for run.py, or with ``--tokenmill-only`` tokenmill's timings
+    and output digests for compare_builds.py (the formats are in _common.py)."""
+    if args.tokenmill_only:
+        results = Results()
+        for row in rows:
+            if "error" in row:
+                fail(f"{row['tokenizer']}: {row['error']}")
+            results.add(
+                f"{row['tokenizer']} jsonl to bin",
+                row["wall"],
+                row["cpu"],
+                row["peak_mb"],
+                row["digest"],
+            )
+        results.write(args.json)
+        return
+    peers = PeerResults("tokenizers", "datasets", "datatrove", "pyarrow")
+    for row in rows:
+        if "error" in row:
+            peers.note(f"{row['library']} on {row['tokenizer']} failed: {row['error']}")
+            continue
+        peers.add(
+            f"{row['tokenizer']} jsonl to bin",
+            row["library"],
+            wall=row["wall"],
+            cpu=row["cpu"],
+            peak_mb=row["peak_mb"],
+            mb=row["mb"],
+            check=row["check"],
+            ratio=None if row["ratio"] is None else {"wall": row["ratio"]},
+        )
+    peers.write(args.json)
 
 
 if __name__ == "__main__":
