@@ -188,6 +188,13 @@ def test_other_settings_refuse_unless_overwrite(gpt2_tok, jsonl, tmp_path):
     m = data.encode_dataset(jsonl, gpt2_tok, out, shard_tokens=50_000, overwrite=True)
     left = sorted(p.name for p in tmp_path.iterdir())
     assert left == sorted([*(f for s in m["shards"] for f in s["files"]), "t.manifest.json"])
+    # A run of other settings killed before its first shard left a manifest and a stray
+    # shard file: both replaced.
+    stale = {"settings": {"format": "npy"}, "shards": [], "complete": False}
+    (tmp_path / "v.manifest.json").write_text(json.dumps(stale))
+    (tmp_path / "v-00003.bin").write_bytes(b"\0\0")
+    m = data.encode_dataset(iter([jsonl]), gpt2_tok, tmp_path / "v")
+    assert m["settings"]["format"] == "bin" and not (tmp_path / "v-00003.bin").exists()
     (tmp_path / "u-00000.bin").write_bytes(b"\0\0")  # someone else's file, no manifest
     with pytest.raises(data.DatasetError, match="u-00000.bin exists and no manifest"):
         data.encode_dataset(jsonl, gpt2_tok, tmp_path / "u")
@@ -335,3 +342,13 @@ def test_progress_bar_shows_bytes_and_tokens_per_second(gpt2_tok, jsonl, tmp_pat
     assert "B/s" in err and "M tokens/s" in err and "100%" in err
     data.encode_dataset(jsonl, gpt2_tok, tmp_path / "q", progress=False)
     assert capsys.readouterr().err == ""
+
+
+def test_sentencepiece_model_file(docs, jsonl, tmp_path):
+    from tokenmill.sentencepiece import SentencePieceProcessor
+
+    model = shared_path("pretrained", "mistral", "tokenizer.model.v1")
+    m = data.encode_dataset(jsonl, str(model), tmp_path / "s", bos="<s>", eos="</s>")
+    sp = SentencePieceProcessor(model_file=str(model))
+    assert m["settings"]["tokenizer"]["kind"] == "sentencepiece"
+    assert read_documents(m, tmp_path) == [[1, *ids, 2] for ids in sp.encode(docs)]

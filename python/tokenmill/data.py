@@ -92,9 +92,11 @@ class _Encoder:
         from tokenmill import Tokenizer
         from tokenmill.tiktoken.core import Encoding
 
-        self.source = tokenizer if isinstance(tokenizer, str) else None
+        self.source = None
         if isinstance(tokenizer, (str, os.PathLike)):
-            tokenizer = _load_tokenizer(os.fspath(tokenizer), encoding)
+            name = os.fspath(tokenizer)
+            self.source = os.path.abspath(name) if os.path.exists(name) else name
+            tokenizer = _load_tokenizer(name, encoding)
         self.add_special_tokens = add_special_tokens
         self.tokenizer = tokenizer
         if isinstance(tokenizer, Tokenizer):
@@ -710,8 +712,12 @@ def encode_dataset(
     if format in ("parquet", "arrow"):
         _pyarrow("parquet" if format == "parquet" else "", f"format {format}")
 
-    is_dataset = not isinstance(inputs, (str, os.PathLike, list, tuple))
-    files = None if is_dataset else _expand(inputs)
+    is_dataset = hasattr(inputs, "column_names") and hasattr(inputs, "select_columns")
+    files = (
+        None
+        if is_dataset
+        else _expand(inputs if isinstance(inputs, (str, os.PathLike)) else list(inputs))
+    )
     prefix = os.fspath(output)
     settings = {
         "format": format,
@@ -742,6 +748,9 @@ def encode_dataset(
             f"{os.path.join(folder, existing[0])} exists and no manifest {manifest_path} "
             "describes it; pass overwrite (--overwrite) to replace it"
         )
+    if previous is not None and previous.get("settings") != settings:
+        previous = None  # a run of other settings killed before its first shard: replaced
+        overwrite = True
     if overwrite:
         for name in [*existing, os.path.basename(manifest_path)]:
             with contextlib.suppress(FileNotFoundError):
@@ -759,7 +768,13 @@ def encode_dataset(
     # shard is complete still leaves a manifest: the shard files are its own to replace.
     _write_manifest(manifest_path, {**manifest, "shards": [done[k] for k in sorted(done)]})
 
-    total = None if files is None else sum(os.path.getsize(p) for p in files)
+    if files is None:  # the text column's Arrow size, for the progress bar's estimate
+        try:
+            total = int(inputs.data.column(field).nbytes)
+        except Exception:  # not an in-memory Arrow table, or no such column (named below)
+            total = None
+    else:
+        total = sum(os.path.getsize(p) for p in files)
     bar = _Progress(total, progress)
     options = {"field": field, "input_format": input_format, "document_per_file": document_per_file}
     documents = (
