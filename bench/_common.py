@@ -153,6 +153,14 @@ BENCHES: dict[str, list[Invocation]] = {
             ["--corpora", "pku", "--rounds", "1"],
         )
     ],
+    "encode-dataset": [
+        Invocation(
+            "bench_encode_dataset.py",
+            ["--mb", "50", "--rounds", "3"],
+            ["--mb", "20", "--rounds", "1"],
+            ["--mb", "1", "--rounds", "1", "--tokenizers", "gpt2"],
+        )
+    ],
     "adversarial": [
         Invocation(
             "bench_adversarial.py",

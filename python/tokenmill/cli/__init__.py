@@ -4,6 +4,8 @@
   library's sources when no corpus is given) and reports held-out compression, side by side
   with ``--compare`` reference tokenizers (:mod:`tokenmill.cli.train`).
 - ``tokenmill encode`` / ``decode``: texts to ids and back (:mod:`tokenmill.cli.encode`).
+- ``tokenmill encode-dataset``: a corpus into token files for language-model training
+  (:mod:`tokenmill.cli.encode_dataset`, :mod:`tokenmill.data`).
 - ``tokenmill convert`` / ``info``: between tokenizer.json, SentencePiece ``.model``,
   ``.tiktoken`` and vocab files, and what a file holds (:mod:`tokenmill.cli.convert`).
 - ``tokenmill eval``: compares tokenizers on corpora and across languages, with a table, JSON
@@ -23,7 +25,7 @@ import re
 import sys
 from typing import List, NoReturn, Optional, Sequence
 
-from tokenmill.cli import convert, encode, evaluate, train
+from tokenmill.cli import convert, encode, encode_dataset, evaluate, train
 from tokenmill.cli.formats import Failure
 from tokenmill.cli.train import stdlib_files
 
@@ -105,6 +107,9 @@ EXAMPLES = {
     "tokenmill encode -t m.model --jsonl < docs.jsonl",
     "decode": "example: tokenmill encode -t tokenizer.json 'Hi' | tokenmill decode -t "
     "tokenizer.json",
+    "encode-dataset": "examples: tokenmill encode-dataset 'data/*.jsonl.zst' -t tokenizer.json "
+    "-o out/train --eos '<|endoftext|>'; tokenmill encode-dataset corpus.txt -t "
+    "cl100k_base.tiktoken -o out/c --format parquet",
     "convert": "examples: tokenmill convert tokenizer.model tokenizer.json; "
     "tokenmill convert tokenizer.json out/vocab.json",
     "eval": "examples: tokenmill eval tokenizer.json cl100k_base --corpus 'texts/*.txt'; "
@@ -127,6 +132,11 @@ def parser() -> Parser:
         ("train", "train a tokenizer and report its compression", train.add_arguments),
         ("encode", "encode texts to ids", encode.add_encode_arguments),
         ("decode", "decode ids to text", encode.add_decode_arguments),
+        (
+            "encode-dataset",
+            "tokenize a corpus into token files for language-model training",
+            encode_dataset.add_arguments,
+        ),
         ("convert", "convert a tokenizer to another file format", convert.add_convert_arguments),
         ("info", "model type, vocabulary, special tokens and pipeline", convert.add_info_arguments),
         ("eval", "evaluate and compare tokenizers", evaluate.add_arguments),
