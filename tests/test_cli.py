@@ -337,6 +337,28 @@ def test_convert_pretrained_files(tmp_path, capsys, lines):
     assert "vocabulary size: 32000" in info and "BPE" in info
 
 
+def test_converting_tiktoken_keeps_the_special_token_ids(tmp_path, capsys):
+    """cl100k has no rank 100256: its special tokens (100257...) were added tokens absent from
+    the converted model, which gives them the next free id on loading (100256...)."""
+    cl100k = SHARED / "pretrained" / "cl100k_base" / "cl100k_base.tiktoken"
+    if not cl100k.exists():
+        pytest.skip(f"needs {cl100k} (the ../shared data beside the repo), which is absent")
+    tokenizers = pytest.importorskip("tokenizers")
+    target = tmp_path / "cl100k.json"
+    ok(capsys, "convert", cl100k, target)
+    encoding = tokenmill.cli.formats.load(str(cl100k)).enc
+    specials = encoding._special_tokens
+    assert specials["<|endoftext|>"] == 100257
+    text = "a<|endoftext|>b<|fim_prefix|>c<|endofprompt|>"
+    want = encoding.encode(text, allowed_special="all")
+    for tok in (
+        tokenmill.Tokenizer.from_file(str(target)),
+        tokenizers.Tokenizer.from_file(str(target)),
+    ):
+        assert {t: tok.token_to_id(t) for t in specials} == specials
+        assert tok.encode(text).ids == want
+
+
 def test_info_names_model_vocabulary_specials_and_pipeline(trained, capsys):
     info = ok(capsys, "info", trained["bytelevel-bpe"][0])
     for line in (

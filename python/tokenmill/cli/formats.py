@@ -396,6 +396,9 @@ class TiktokenLoaded(Loaded):
             merges += [(rank, a, b, token[:k], token[k:]) for a, b, k in sorted(splits)]
         merges.sort()
         vocab = {text(t): i for t, i in ranks.items()}
+        # The special tokens are in the model's vocabulary too: an added token the model lacks
+        # gets the next free id on loading (in `tokenizers` too), not the id it is saved with.
+        vocab.update(self.enc._special_tokens)
         tok = Tokenizer(
             models.BPE(
                 vocab,
