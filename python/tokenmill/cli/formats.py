@@ -21,6 +21,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from tokenmill import (
     Regex,
     Tokenizer,
+    TokenmillError,
     decoders,
     models,
     pre_tokenizers,
@@ -33,8 +34,10 @@ from tokenmill.tiktoken import load as tiktoken_load, openai_public
 from tokenmill.tiktoken.core import Encoding
 
 
-class Failure(Exception):
-    """A failure the CLI reports in one line (exit status 1)."""
+class Failure(TokenmillError):
+    """A failure the CLI reports in one line (exit status 1). The library functions that load
+    tokenizer files through this module (``tokenmill.data``, ``tokenmill.evaluate``) raise it
+    too: callers catch it as ``tokenmill.TokenmillError``."""
 
 
 #: Text every conversion is checked on: the converted file must give the same ids.
