@@ -94,7 +94,12 @@ impl DirectWords {
     /// Turns counts of raw words into counts of the words `tokenizer`'s pipeline would give,
     /// within `budget` (one pass over the distinct words, sequential, so that no copy of the
     /// table is made).
-    pub fn finish(&self, tokenizer: &Tokenizer, raw: &CountTable, budget: &Budget) -> Result<CountTable> {
+    pub fn finish(
+        &self,
+        tokenizer: &Tokenizer,
+        raw: &CountTable,
+        budget: &Budget,
+    ) -> Result<CountTable> {
         let mut counts = SpillingCounter::new(budget);
         for (word, n) in raw.iter() {
             match self {

@@ -40,8 +40,8 @@ pub mod corpus;
 pub(crate) mod direct;
 mod history;
 pub(crate) mod merge_loop;
-pub mod spill;
 pub mod progress;
+pub mod spill;
 pub mod unigram;
 pub(crate) mod word_counts;
 pub(crate) mod wordlevel;
@@ -51,8 +51,8 @@ use serde::{Deserialize, Serialize};
 
 pub use bpe::{BpeTrainResult, BpeTrainer, LearnedMerge};
 pub use history::History;
-pub use unigram::UnigramTrainer;
 pub use spill::{parse_memory, Budget, CountTable};
+pub use unigram::UnigramTrainer;
 pub use word_counts::WordCounts;
 pub use wordlevel::WordLevelTrainer;
 pub use wordpiece::{MergeScore, WordPieceAlgorithm, WordPieceTrainResult, WordPieceTrainer};
@@ -148,7 +148,12 @@ impl TrainerWrapper {
             TrainerWrapper::WordPieceTrainer(t) => t.bpe_trainer.feed_with(sequences, process),
             TrainerWrapper::WordLevelTrainer(_) => {
                 let budget = self.budget();
-                self.set_words(word_counts::count_words_within(sequences, process, |_| {}, &budget)?);
+                self.set_words(word_counts::count_words_within(
+                    sequences,
+                    process,
+                    |_| {},
+                    &budget,
+                )?);
                 Ok(())
             }
             TrainerWrapper::UnigramTrainer(t) => t.feed_with(sequences, process),
@@ -282,9 +287,10 @@ pub(crate) struct MemoryLimits {
 }
 
 /// Checks, before a trainer builds its tables, that the memory they take fits in the budget
-/// (the counted table's `table` bytes plus `resident_per_text_byte` a byte of its words) and can be had (at
-/// least `per_text_byte` bytes a byte of the distinct words and `per_word_byte` a byte of the
-/// longest). An error naming the numbers, where a refused allocation would abort the process.
+/// (the counted table's `table` bytes plus `resident_per_text_byte` a byte of its words) and can
+/// be had (at least `per_text_byte` bytes a byte of the distinct words and `per_word_byte` a
+/// byte of the longest). An error naming the numbers, where a refused allocation would abort the
+/// process.
 pub(crate) fn check_words_memory<'w>(
     trainer: &str,
     words: impl ExactSizeIterator<Item = &'w str>,
@@ -292,7 +298,8 @@ pub(crate) fn check_words_memory<'w>(
     limits: &MemoryLimits,
 ) -> Result<()> {
     let distinct = words.len();
-    let (text, longest) = words.fold((0usize, 0usize), |(text, longest), w| (text + w.len() + 1, longest.max(w.len())));
+    let (text, longest) = words
+        .fold((0usize, 0usize), |(text, longest), w| (text + w.len() + 1, longest.max(w.len())));
     let resident = text.saturating_mul(limits.resident_per_text_byte);
     let in_budget = (resident.saturating_add(table)) as u64;
     if in_budget > limits.budget {
@@ -303,9 +310,8 @@ pub(crate) fn check_words_memory<'w>(
             limits.budget
         )));
     }
-    let need = text
-        .saturating_mul(limits.per_text_byte)
-        .max(longest.saturating_mul(limits.per_word_byte));
+    let need =
+        text.saturating_mul(limits.per_text_byte).max(longest.saturating_mul(limits.per_word_byte));
     if crate::utils::can_allocate(need) {
         return Ok(());
     }

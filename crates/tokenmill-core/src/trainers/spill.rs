@@ -317,7 +317,11 @@ fn read_varint(mut next_byte: impl FnMut() -> std::io::Result<Option<u8>>) -> Re
     let mut value = 0u64;
     for shift in (0..64).step_by(7) {
         let Some(byte) = next_byte().map_err(|e| Error::Other(e.to_string()))? else {
-            return if shift == 0 { Ok(None) } else { Err(Error::Other("truncated number".into())) };
+            return if shift == 0 {
+                Ok(None)
+            } else {
+                Err(Error::Other("truncated number".into()))
+            };
         };
         value |= u64::from(byte & 0x7f) << shift;
         if byte & 0x80 == 0 {
@@ -371,7 +375,9 @@ fn take<'a>(rest: &mut &'a [u8], n: usize) -> Option<&'a [u8]> {
 /// FNV-1a, 64 bits: the saved file's checksum. Hand-written (a few lines) rather than a
 /// dependency: it only has to catch truncation and corruption, not resist tampering.
 fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3))
+    bytes
+        .iter()
+        .fold(0xcbf2_9ce4_8422_2325, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3))
 }
 
 /// Words, their end offsets in `text` and their counts, sorted by word bytes, distinct.
@@ -648,7 +654,10 @@ impl<'de> Deserialize<'de> for CountTable {
             fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
                 f.write_str("a map of words to counts")
             }
-            fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> std::result::Result<CountTable, A::Error> {
+            fn visit_map<A: MapAccess<'de>>(
+                self,
+                mut access: A,
+            ) -> std::result::Result<CountTable, A::Error> {
                 let mut map = WordCounts::default();
                 while let Some((word, n)) = access.next_entry::<String, u64>()? {
                     let c = map.entry(word).or_insert(0);

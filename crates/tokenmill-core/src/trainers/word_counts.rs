@@ -61,7 +61,11 @@ where
 /// Counts the words of every sequence. `process(sequence, emit)` cuts a sequence into words and
 /// calls `emit` for each. The first error (from the iterator or from `process`) stops counting.
 /// `on_chunk` is told how many bytes each counted chunk had (for progress bars).
-pub fn count_words<I, S, F>(sequences: I, process: F, on_chunk: impl FnMut(u64)) -> Result<WordCounts>
+pub fn count_words<I, S, F>(
+    sequences: I,
+    process: F,
+    on_chunk: impl FnMut(u64),
+) -> Result<WordCounts>
 where
     I: Iterator<Item = Result<S>>,
     S: AsRef<str> + Send,

@@ -63,10 +63,8 @@ impl WordLevelTrainer {
 
     /// The vocabulary learned from `counts` (see the module docs for the order).
     pub fn train_from_counts(&self, counts: &CountTable) -> Vocab {
-        let mut words: Vec<(&str, u64)> = counts
-            .iter()
-            .filter(|&(_, n)| n >= self.min_frequency)
-            .collect();
+        let mut words: Vec<(&str, u64)> =
+            counts.iter().filter(|&(_, n)| n >= self.min_frequency).collect();
         // Counts are unique per word, so an unstable sort is deterministic.
         words.sort_unstable_by_key(|&(word, n)| (Reverse(n), word));
         let specials = self.special_tokens.iter().map(|t| t.content.as_str());

@@ -427,7 +427,8 @@ pub struct UnigramTrainer {
     pub seed_size: usize,
     /// The word counts gathered by `feed`.
     pub words: CountTable,
-    /// Memory budget of counting and training, in bytes (None: [`super::spill::default_max_memory`]).
+    /// Memory budget of counting and training, in bytes (None:
+    /// [`super::spill::default_max_memory`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_memory: Option<u64>,
     /// Folder where counting spills sorted runs (None: the system's temporary folder).
