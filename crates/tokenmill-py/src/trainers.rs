@@ -6,6 +6,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 use serde::ser::{Serialize, SerializeStruct, Serializer};
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use tokenmill_core::models::ModelWrapper;
 use tokenmill_core::tokenizer::Trainer;
@@ -540,6 +541,25 @@ fn extract_word_counts(counts: &Bound<'_, PyDict>) -> PyResult<CountTable> {
     Ok(CountTable::from_map(words))
 }
 
+/// The words of a `WordCounts`, one at a time (no list of them all).
+#[pyclass(module = "tokenmill.trainers", name = "WordCountsIterator", frozen)]
+pub struct PyWordCountsIter {
+    table: CountTable,
+    next: AtomicUsize,
+}
+
+#[pymethods]
+impl PyWordCountsIter {
+    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    fn __next__(&self) -> Option<&str> {
+        let i = self.next.fetch_add(1, Ordering::Relaxed);
+        (i < self.table.len()).then(|| self.table.word(i))
+    }
+}
+
 /// Words and how often they occur, counted by :func:`tokenmill.trainers.count_words` (exact,
 /// within a memory budget), held compactly and sorted by the words' bytes.
 ///
@@ -582,9 +602,8 @@ impl PyWordCounts {
         self.table.get(word).is_some()
     }
 
-    fn __iter__(&self, py: Python<'_>) -> PyResult<PyObject> {
-        let words = PyList::new(py, self.table.words())?;
-        Ok(words.try_iter()?.into_any().unbind())
+    fn __iter__(&self) -> PyWordCountsIter {
+        PyWordCountsIter { table: self.table.clone(), next: AtomicUsize::new(0) }
     }
 
     /// ``(word, count)`` pairs in increasing byte order of the words.
