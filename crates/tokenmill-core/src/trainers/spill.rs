@@ -251,7 +251,15 @@ impl SpillingCounter {
             return Ok(CountTable::from_map(std::mem::take(&mut self.table)));
         }
         self.spill()?;
-        let mut table = TableBuilder::default();
+        // Two passes over the runs: the first sizes the table exactly, so that the second fills
+        // it without growing vectors by doubling (up to three times the table's size at once).
+        let (mut words, mut text) = (0usize, 0usize);
+        merge_runs(&self.runs, |word, _| {
+            words += 1;
+            text += word.len();
+            Ok(())
+        })?;
+        let mut table = TableBuilder::with_capacity(words, text);
         merge_runs(&self.runs, |word, n| {
             table.push(word, n);
             Ok(())
@@ -394,6 +402,14 @@ struct Flat {
 struct TableBuilder(Flat);
 
 impl TableBuilder {
+    fn with_capacity(words: usize, text: usize) -> Self {
+        let mut table = TableBuilder::default();
+        table.0.text.reserve_exact(text);
+        table.0.ends.reserve_exact(words);
+        table.0.counts.reserve_exact(words);
+        table
+    }
+
     fn last_word(&self) -> Option<&str> {
         let flat = &self.0;
         let n = flat.ends.len();
@@ -504,10 +520,8 @@ impl CountTable {
     pub fn from_map(map: WordCounts) -> Self {
         let mut entries: Vec<(&String, &u64)> = map.iter().collect();
         entries.sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
-        let mut table = TableBuilder::default();
-        table.0.text.reserve_exact(entries.iter().map(|e| e.0.len()).sum());
-        table.0.ends.reserve_exact(entries.len());
-        table.0.counts.reserve_exact(entries.len());
+        let text = entries.iter().map(|e| e.0.len()).sum();
+        let mut table = TableBuilder::with_capacity(entries.len(), text);
         for (word, &n) in entries {
             table.push(word, n);
         }
