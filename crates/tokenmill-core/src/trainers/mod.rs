@@ -227,6 +227,9 @@ impl TrainerWrapper {
     }
 }
 
+/// The least budget the second counting table of a direct cut gets (a few runs' worth).
+const MIN_COUNTING_MEMORY: u64 = 16 << 20;
+
 /// Counts the words `tokenizer` would give its model for each sequence, within `budget`: cut
 /// straight from the raw text when the pipeline allows it ([`direct::DirectWords`], much
 /// faster), otherwise through the tokenizer's normalizer and pre-tokenizer (as in `tokenizers`,
@@ -248,7 +251,11 @@ where
                 |_| {},
                 budget,
             )?;
-            cutter.finish(tokenizer, &raw, budget)
+            // The raw words stay in memory while they are turned into the pipeline's words:
+            // the rest of the budget is for the new table.
+            let rest = budget.max_memory.saturating_sub(raw.heap_bytes() as u64);
+            let rest = Budget { max_memory: rest.max(MIN_COUNTING_MEMORY), ..budget.clone() };
+            cutter.finish(tokenizer, &raw, &rest)
         }
         None => word_counts::count_words_within(
             sequences,
