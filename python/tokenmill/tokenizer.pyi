@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Any, Optional, Tuple, Union
+from typing import Any, List, Optional, Tuple, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -29,7 +29,7 @@ from tokenmill.models import Model
 from tokenmill.normalizers import Normalizer
 from tokenmill.pre_tokenizers import PreTokenizer
 from tokenmill.processors import PostProcessor
-from tokenmill.trainers import Trainer
+from tokenmill.trainers import Trainer, WordCounts
 
 class AddedToken:
     """A token added on top of a model's vocabulary (see ``tokenizers.AddedToken``)."""
@@ -274,3 +274,14 @@ class Tokenizer:
         trainer: Optional[Trainer] = None,
         length: Optional[int] = None,
     ) -> None: ...
+    def train_from_counts(self, counts: WordCounts, trainer: Optional[Trainer] = None) -> None:
+        """Trains on counts from ``tokenmill.trainers.count_words`` (possibly merged with
+        ``+``): the same model as ``train`` on the corpus they were counted from."""
+        ...
+    def _count_words(
+        self,
+        files: Optional[List[str]],
+        iterator: Optional[Iterable[Any]],
+        max_memory: Optional[Union[int, str]] = None,
+        spill_dir: Optional[Union[str, os.PathLike[str]]] = None,
+    ) -> WordCounts: ...

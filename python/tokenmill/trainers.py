@@ -34,7 +34,17 @@ algorithms: ``algorithm="bpe"`` (default) is what ``tokenizers`` does — BPE tr
 ``count(ab) / (count(a) * count(b))`` (exact comparison; ties to the lowest pair of ids; pairs
 seen fewer than ``min_frequency`` times never merge). Its ``merge_history`` gives
 ``(left, right, count)`` or ``(left, right, score)``.
+
+Memory: every trainer takes ``max_memory`` (bytes, or ``"2GB"``, ``"512MiB"``...; default half
+of the RAM) and ``spill_dir``. Counting keeps its table of distinct words within the budget by
+spilling sorted runs to disk and merging them exactly (the same counts, hence the same model);
+training checks up front that its own tables fit in the budget and raises
+``InvalidArgumentError`` naming the sizes if they do not. :func:`count_words` counts on its own
+and gives a mergeable :class:`WordCounts` (``+``, ``save`` / ``load``, pickling), which
+``trainer.train_from_counts`` and ``Tokenizer.train_from_counts`` train on.
 """
+
+import os
 
 from tokenmill import _native
 
@@ -45,5 +55,44 @@ BpeTrainer = _native_module.BpeTrainer
 WordPieceTrainer = _native_module.WordPieceTrainer
 WordLevelTrainer = _native_module.WordLevelTrainer
 UnigramTrainer = _native_module.UnigramTrainer
+WordCounts = _native_module.WordCounts
 
-__all__ = ["Trainer", "BpeTrainer", "WordPieceTrainer", "WordLevelTrainer", "UnigramTrainer"]
+
+def count_words(files_or_iterator, tokenizer=None, *, max_memory=None, spill_dir=None):
+    """Counts the words training would count, exactly, within a memory budget.
+
+    ``files_or_iterator``: a path, or a list or tuple of paths (text files, read line by line
+    as ``Tokenizer.train`` reads them), or any other iterable of ``str`` (or of batches of
+    ``str``), as ``Tokenizer.train_from_iterator`` takes. A list of texts is read as paths:
+    pass ``iter(texts)``. ``tokenizer`` cuts the text into words (its normalizer,
+    pre-tokenizer and added tokens, as training does); None cuts nothing (each line or text is
+    one word, as a tokenizer without a pre-tokenizer). ``max_memory`` (bytes, or a size such as
+    ``"2GB"``; default half of the RAM) bounds the table of distinct words: beyond it, sorted
+    runs are spilled to a temporary folder in ``spill_dir`` (default: the system's) and merged
+    at the end. Returns a :class:`WordCounts`; ``trainer.train_from_counts(counts)`` or
+    ``Tokenizer.train_from_counts(counts, trainer)`` train on it.
+    """
+    if tokenizer is None:
+        from tokenmill.models import BPE
+        from tokenmill.tokenizer import Tokenizer
+
+        tokenizer = Tokenizer(BPE())
+    source = files_or_iterator
+    if isinstance(source, (str, os.PathLike)):
+        source = [source]
+    if isinstance(source, (list, tuple)) and all(isinstance(p, (str, os.PathLike)) for p in source):
+        files, iterator = [os.fspath(p) for p in source], None
+    else:
+        files, iterator = None, source
+    return tokenizer._count_words(files, iterator, max_memory, spill_dir)
+
+
+__all__ = [
+    "Trainer",
+    "BpeTrainer",
+    "WordPieceTrainer",
+    "WordLevelTrainer",
+    "UnigramTrainer",
+    "WordCounts",
+    "count_words",
+]

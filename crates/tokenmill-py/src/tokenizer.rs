@@ -11,7 +11,7 @@ use tokenmill_core::tokenizer::{
     Tokenizer,
 };
 use tokenmill_core::trainers::progress::Progress;
-use tokenmill_core::trainers::TrainerWrapper;
+use tokenmill_core::trainers::{Budget, TrainerWrapper};
 use tokenmill_core::utils::padding::{PaddingDirection, PaddingParams, PaddingStrategy};
 use tokenmill_core::utils::parallel::drop_all;
 use tokenmill_core::utils::truncation::{
@@ -664,6 +664,60 @@ impl PyTokenizer {
             return Err(e);
         }
         result
+    }
+
+    /// Trains the model on word counts (from :func:`tokenmill.trainers.count_words`, possibly
+    /// merged from several machines with ``+``) with ``trainer`` (a default one for the model's
+    /// kind when None): the same model as :meth:`train` on the corpus they were counted from.
+    #[pyo3(signature = (counts, trainer = None))]
+    fn train_from_counts(
+        &self,
+        py: Python<'_>,
+        counts: PyRef<'_, trainers::PyWordCounts>,
+        trainer: Option<Adopted<'_, trainers::PyTrainer>>,
+    ) -> PyResult<()> {
+        let table = counts.table.clone();
+        self.train_with(py, trainer, move |tokenizer, trainer| {
+            tokenizer.train_from_counts(trainer, table)
+        })
+    }
+
+    /// The counting behind :func:`tokenmill.trainers.count_words`: the words of ``files`` (text
+    /// files) or of ``iterator`` (of str or batches of str) as training counts them.
+    #[pyo3(signature = (files, iterator, max_memory = None, spill_dir = None))]
+    fn _count_words(
+        &self,
+        py: Python<'_>,
+        files: Option<Vec<PathBuf>>,
+        iterator: Option<&Bound<'_, PyAny>>,
+        max_memory: Option<trainers::MemorySize>,
+        spill_dir: Option<PathBuf>,
+    ) -> PyResult<trainers::PyWordCounts> {
+        let budget = Budget::new(max_memory.map(|m| m.0), spill_dir);
+        let pipeline = self.pipeline(py)?;
+        let tokenizer: &Tokenizer = &pipeline;
+        let table = match (files, iterator) {
+            (Some(files), _) => py.allow_threads(|| {
+                crate::memory::for_training(|| {
+                    tokenizer.count_words_in_files(&files, &budget, false)
+                })
+            }),
+            (None, Some(iterator)) => {
+                let progress = Progress::new(false, 0, "Counting words");
+                let mut sequences = PySequences::new(iterator.try_iter()?.unbind(), progress);
+                let result = py.allow_threads(|| {
+                    crate::memory::for_training(|| {
+                        tokenizer.count_words_in_sequences(sequences.by_ref(), &budget)
+                    })
+                });
+                if let Some(e) = sequences.failure.take() {
+                    return Err(e);
+                }
+                result
+            }
+            (None, None) => Ok(Default::default()),
+        };
+        Ok(trainers::PyWordCounts::new(table.py()?))
     }
 
     // ---- encode / decode ----

@@ -5,9 +5,14 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 use serde::ser::{Serialize, SerializeStruct, Serializer};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use tokenmill_core::models::ModelWrapper;
+use tokenmill_core::tokenizer::Trainer;
 use tokenmill_core::trainers::{
-    AddedToken, BpeTrainResult, BpeTrainer, MergeScore, TrainerWrapper, WordCounts,
-    WordLevelTrainer, WordPieceAlgorithm, WordPieceTrainer,
+    parse_memory, AddedToken, BpeTrainResult, BpeTrainer, CountTable, MergeScore, TrainerWrapper,
+    WordCounts, WordLevelTrainer, WordPieceAlgorithm, WordPieceTrainer,
 };
 
 use crate::errors::ToPyResult;
@@ -48,6 +53,46 @@ impl PyTrainer {
         }
         self.inner.set(trainer);
         Ok(())
+    }
+
+    /// The memory budget of counting and training in bytes (None: half of the RAM). Set it as
+    /// bytes or as a size such as ``"2GB"`` or ``"512MiB"``.
+    #[getter]
+    fn get_max_memory(&self) -> Option<u64> {
+        *self.inner.snapshot().memory_options().0
+    }
+    #[setter]
+    fn set_max_memory(&self, value: Option<MemorySize>) -> PyResult<()> {
+        self.inner.update(|t| *t.memory_options().0 = value.map(|m| m.0))
+    }
+
+    /// The folder where counting spills sorted runs of words (None: the system's temporary
+    /// folder).
+    #[getter]
+    fn get_spill_dir(&self) -> Option<String> {
+        let dir = self.inner.snapshot().memory_options().1.clone();
+        dir.map(|d| d.to_string_lossy().into_owned())
+    }
+    #[setter]
+    fn set_spill_dir(&self, value: Option<PathBuf>) -> PyResult<()> {
+        self.inner.update(|t| *t.memory_options().1 = value)
+    }
+
+    /// Trains a model of this trainer's kind (with the model's default options) on word counts
+    /// from :func:`tokenmill.trainers.count_words`; returns the model. See also
+    /// ``Tokenizer.train_from_counts``.
+    fn train_from_counts(
+        &self,
+        py: Python<'_>,
+        counts: PyRef<'_, PyWordCounts>,
+    ) -> PyResult<PyObject> {
+        let mut trainer = self.inner.snapshot();
+        let mut model = default_model(&trainer);
+        trainer.set_words(counts.table.clone());
+        py.allow_threads(|| crate::memory::for_training(|| Trainer::train(&trainer, &mut model)))
+            .py()?;
+        self.inner.set(trainer);
+        crate::models::to_python(py, model)
     }
 
     /// `tokenizers`' repr: `BpeTrainer(BpeTrainer(min_frequency=0, vocab_size=30000, ...))`.
@@ -120,6 +165,12 @@ impl Serialize for BpeLayout<'_> {
         s.serialize_field("end_of_word_suffix", &t.end_of_word_suffix)?;
         s.serialize_field("max_token_length", &t.max_token_length)?;
         s.serialize_field("words", &t.words)?;
+        if t.max_memory.is_some() {
+            s.serialize_field("max_memory", &t.max_memory)?;
+        }
+        if t.spill_dir.is_some() {
+            s.serialize_field("spill_dir", &t.spill_dir)?;
+        }
         s.end()
     }
 }
@@ -172,6 +223,35 @@ fn from_pickle_state(state: &[u8]) -> serde_json::Result<TrainerWrapper> {
         }
     }
     serde_json::from_value(value)
+}
+
+/// A model of the kind `trainer` trains, with default options.
+fn default_model(trainer: &TrainerWrapper) -> ModelWrapper {
+    use tokenmill_core::models::{bpe::BPE, unigram::Unigram, wordlevel::WordLevel, WordPiece};
+    match trainer {
+        TrainerWrapper::BpeTrainer(_) => BPE::default().into(),
+        TrainerWrapper::WordPieceTrainer(_) => WordPiece::default().into(),
+        TrainerWrapper::WordLevelTrainer(_) => WordLevel::default().into(),
+        TrainerWrapper::UnigramTrainer(_) => Unigram::default().into(),
+    }
+}
+
+/// A memory size from Python: an int (bytes) or a str such as ``"2GB"`` or ``"512MiB"``.
+pub(crate) struct MemorySize(pub u64);
+
+impl<'py> FromPyObject<'py> for MemorySize {
+    fn extract_bound(value: &Bound<'py, PyAny>) -> PyResult<Self> {
+        if let Ok(text) = value.extract::<String>() {
+            return Ok(MemorySize(parse_memory(&text).py()?));
+        }
+        match value.extract::<u64>() {
+            Ok(0) | Err(_) => Err(crate::errors::InvalidArgumentError::new_err(format!(
+                "max_memory must be a positive number of bytes or a size such as \"2GB\", got {}",
+                value.repr().map(|r| r.to_string()).unwrap_or_default()
+            ))),
+            Ok(n) => Ok(MemorySize(n)),
+        }
+    }
 }
 
 /// Builds the Python object of the right subclass for a trainer.
@@ -310,7 +390,7 @@ macro_rules! bpe_trainer_methods {
                     vocab_size=30000, min_frequency=0, show_progress=true, special_tokens=None,
                     limit_alphabet=None, initial_alphabet=None,
                     continuing_subword_prefix=$($prefix)*, end_of_word_suffix=None,
-                    $arg=$arg_default
+                    $arg=$arg_default, *, max_memory=None, spill_dir=None
                 ))]
                 #[allow(clippy::too_many_arguments)] // tokenizers' keyword arguments
                 fn new(
@@ -323,6 +403,8 @@ macro_rules! bpe_trainer_methods {
                     continuing_subword_prefix: Option<String>,
                     end_of_word_suffix: Option<String>,
                     $arg: $arg_ty,
+                    max_memory: Option<$crate::trainers::MemorySize>,
+                    spill_dir: Option<std::path::PathBuf>,
                 ) -> PyResult<(Self, PyTrainer)> {
                     let $bpe = BpeTrainer {
                         vocab_size,
@@ -335,6 +417,8 @@ macro_rules! bpe_trainer_methods {
                         )?,
                         continuing_subword_prefix,
                         end_of_word_suffix,
+                        max_memory: max_memory.map(|m| m.0),
+                        spill_dir,
                         ..Default::default()
                     };
                     Ok(($Class, new_trainer($build)))
@@ -447,13 +531,139 @@ fn special_token_texts(tokens: &[AddedToken]) -> Vec<String> {
 }
 
 /// `{word: count}` as word counts (repeated words add up).
-fn extract_word_counts(counts: &Bound<'_, PyDict>) -> PyResult<WordCounts> {
+fn extract_word_counts(counts: &Bound<'_, PyDict>) -> PyResult<CountTable> {
     let mut words = WordCounts::default();
     for (k, v) in counts.iter() {
         let n: u64 = v.extract()?;
-        *words.entry(k.extract::<String>()?).or_insert(0) += n;
+        let c = words.entry(k.extract::<String>()?).or_insert(0);
+        *c = c.saturating_add(n);
     }
-    Ok(words)
+    Ok(CountTable::from_map(words))
+}
+
+/// The words of a `WordCounts`, one at a time (no list of them all).
+#[pyclass(module = "tokenmill.trainers", name = "WordCountsIterator", frozen)]
+pub struct PyWordCountsIter {
+    table: CountTable,
+    next: AtomicUsize,
+}
+
+#[pymethods]
+impl PyWordCountsIter {
+    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    fn __next__(&self) -> Option<&str> {
+        let i = self.next.fetch_add(1, Ordering::Relaxed);
+        (i < self.table.len()).then(|| self.table.word(i))
+    }
+}
+
+/// Words and how often they occur, counted by :func:`tokenmill.trainers.count_words` (exact,
+/// within a memory budget), held compactly and sorted by the words' bytes.
+///
+/// ``len(counts)`` distinct words; ``counts[word]`` (0 when not seen); ``word in counts``;
+/// iteration and ``items()`` in increasing byte order of the words; ``most_common(n)`` by
+/// decreasing count, then increasing bytes; ``total()``; ``a + b`` (and ``+=``) adds counts
+/// exactly; ``save(path)`` / ``WordCounts.load(path)``; pickling. ``WordCounts({"a": 3})``
+/// builds counts from a mapping.
+#[pyclass(module = "tokenmill.trainers", name = "WordCounts", frozen)]
+pub struct PyWordCounts {
+    pub(crate) table: CountTable,
+}
+
+impl PyWordCounts {
+    pub(crate) fn new(table: CountTable) -> Self {
+        PyWordCounts { table }
+    }
+}
+
+#[pymethods]
+impl PyWordCounts {
+    #[new]
+    #[pyo3(signature = (counts=None))]
+    fn py_new(counts: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
+        Ok(PyWordCounts::new(match counts {
+            Some(counts) => extract_word_counts(counts)?,
+            None => CountTable::default(),
+        }))
+    }
+
+    fn __len__(&self) -> usize {
+        self.table.len()
+    }
+
+    fn __getitem__(&self, word: &str) -> u64 {
+        self.table.get(word).unwrap_or(0)
+    }
+
+    fn __contains__(&self, word: &str) -> bool {
+        self.table.get(word).is_some()
+    }
+
+    fn __iter__(&self) -> PyWordCountsIter {
+        PyWordCountsIter { table: self.table.clone(), next: AtomicUsize::new(0) }
+    }
+
+    /// ``(word, count)`` pairs in increasing byte order of the words.
+    fn items(&self) -> Vec<(&str, u64)> {
+        self.table.iter().collect()
+    }
+
+    /// The ``n`` most frequent words (all when None) as ``(word, count)``, by decreasing count,
+    /// equal counts in increasing byte order of the words.
+    #[pyo3(signature = (n=None))]
+    fn most_common(&self, n: Option<usize>) -> Vec<(&str, u64)> {
+        let mut order: Vec<usize> = (0..self.table.len()).collect();
+        // The table is in byte order and the sort is stable: equal counts keep it.
+        order.sort_by_key(|&i| std::cmp::Reverse(self.table.count(i)));
+        order.truncate(n.unwrap_or(usize::MAX));
+        order.into_iter().map(|i| (self.table.word(i), self.table.count(i))).collect()
+    }
+
+    /// The sum of all counts (saturating at 2**64 - 1).
+    fn total(&self) -> u64 {
+        self.table.total()
+    }
+
+    fn __add__(&self, py: Python<'_>, other: PyRef<'_, PyWordCounts>) -> Self {
+        let (a, b) = (&self.table, &other.table);
+        PyWordCounts::new(py.allow_threads(|| a.merge(b)))
+    }
+
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        other.downcast::<PyWordCounts>().is_ok_and(|o| o.get().table == self.table)
+    }
+
+    fn __repr__(&self) -> String {
+        format!("WordCounts({} words, total {})", self.table.len(), self.table.total())
+    }
+
+    /// Saves the counts to ``path`` atomically (the umask's permissions), in tokenmill's
+    /// word-counts format (docs: "Memory budgets and word counts").
+    fn save(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
+        py.allow_threads(|| self.table.save(&path)).py()
+    }
+
+    /// Loads counts saved by :meth:`save`; a file of another kind, truncated or corrupt raises
+    /// ``FormatError`` naming it.
+    #[staticmethod]
+    fn load(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
+        Ok(PyWordCounts::new(py.allow_threads(|| CountTable::load(&path)).py()?))
+    }
+
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(PyObject, (Bound<'py, PyBytes>,))> {
+        let py = slf.py();
+        let restore = slf.get_type().getattr("_from_bytes")?.unbind();
+        Ok((restore, (PyBytes::new(py, &slf.get().table.to_bytes()),)))
+    }
+
+    #[staticmethod]
+    fn _from_bytes(bytes: &[u8]) -> PyResult<Self> {
+        let source = std::path::Path::new("<pickled WordCounts>");
+        Ok(PyWordCounts::new(CountTable::from_bytes(bytes, source).py()?))
+    }
 }
 
 /// Trainer capable of training a WordPiece model (`tokenizers.trainers.WordPieceTrainer`).
@@ -559,19 +769,24 @@ trainer_methods! {
     methods {
         #[new]
         #[pyo3(signature = (
-            vocab_size=30000, min_frequency=0, show_progress=true, special_tokens=None
+            vocab_size=30000, min_frequency=0, show_progress=true, special_tokens=None, *,
+            max_memory=None, spill_dir=None
         ))]
         fn new(
             vocab_size: usize,
             min_frequency: u64,
             show_progress: bool,
             special_tokens: Option<&Bound<'_, PyAny>>,
+            max_memory: Option<MemorySize>,
+            spill_dir: Option<PathBuf>,
         ) -> PyResult<(Self, PyTrainer)> {
             let trainer = WordLevelTrainer {
                 vocab_size,
                 min_frequency,
                 show_progress,
                 special_tokens: extract_special_tokens(special_tokens)?,
+                max_memory: max_memory.map(|m| m.0),
+                spill_dir,
                 ..Default::default()
             };
             Ok((PyWordLevelTrainer, new_trainer(TrainerWrapper::WordLevelTrainer(trainer))))
@@ -582,6 +797,7 @@ trainer_methods! {
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     use crate::unigram::PyUnigramTrainer;
     crate::add_classes!(m, PyTrainer, PyBpeTrainer, PyWordPieceTrainer, PyWordLevelTrainer);
+    m.add_class::<PyWordCounts>()?;
     m.add_class::<PyUnigramTrainer>()?;
     let train_from_word_counts = wrap_pyfunction!(_train_from_word_counts, m)?;
     m.add("_train_bpe_from_word_counts", &train_from_word_counts)?;

@@ -13,7 +13,10 @@ use crate::models::{PyModel, PyToken};
 use crate::properties::{component_properties, PyValue};
 use crate::shared::{getter, setter};
 use crate::tokenizer::PyAddedToken;
-use crate::trainers::{extract_special_tokens, new_trainer, trainer_methods, PyTrainer};
+use crate::trainers::{
+    extract_special_tokens, new_trainer, trainer_methods, MemorySize, PyTrainer,
+};
+use std::path::PathBuf;
 
 /// Texts longer than this are segmented with the GIL released.
 const RELEASE_GIL_BYTES: usize = 4096;
@@ -271,7 +274,7 @@ trainer_methods! {
         #[pyo3(signature = (
             vocab_size=8000, show_progress=true, special_tokens=None, initial_alphabet=None,
             shrinking_factor=0.75, unk_token=None, max_piece_length=16, n_sub_iterations=2,
-            seed_size=1_000_000
+            seed_size=1_000_000, *, max_memory=None, spill_dir=None
         ))]
         #[allow(clippy::too_many_arguments)] // tokenizers' keyword arguments
         fn new(
@@ -284,6 +287,8 @@ trainer_methods! {
             max_piece_length: usize,
             n_sub_iterations: u32,
             seed_size: usize,
+            max_memory: Option<MemorySize>,
+            spill_dir: Option<PathBuf>,
         ) -> PyResult<(Self, PyTrainer)> {
             let trainer = UnigramTrainer {
                 vocab_size,
@@ -295,6 +300,8 @@ trainer_methods! {
                 max_piece_length,
                 n_sub_iterations,
                 seed_size,
+                max_memory: max_memory.map(|m| m.0),
+                spill_dir,
                 ..Default::default()
             };
             Ok((PyUnigramTrainer, new_trainer(TrainerWrapper::UnigramTrainer(trainer))))

@@ -33,7 +33,7 @@ use crate::tokenizer::{
     PreTokenizer,
 };
 use crate::trainers::progress::Progress;
-use crate::trainers::{corpus, TrainerWrapper};
+use crate::trainers::{corpus, Budget, CountTable, TrainerWrapper};
 use crate::utils::padding::{pad_encodings, PaddingParams};
 use crate::utils::parallel;
 use crate::utils::truncation::{truncate_encodings, TruncationParams};
@@ -572,17 +572,30 @@ impl Tokenizer {
         files: &[PathBuf],
     ) -> Result<()> {
         trainer.check_model(&self.model)?;
+        let show_progress = trainer.should_show_progress();
+        let counts = self.count_words_in_files(files, &trainer.budget(), show_progress)?;
+        self.train_from_counts(trainer, counts)
+    }
+
+    /// Counts the words of text files (read as [`train_from_files`](Self::train_from_files)
+    /// does) that training would count, within `budget`.
+    pub fn count_words_in_files(
+        &self,
+        files: &[PathBuf],
+        budget: &Budget,
+        show_progress: bool,
+    ) -> Result<CountTable> {
         let total = corpus::total_size(files)?;
-        let progress = Progress::bytes(trainer.should_show_progress(), total, "Reading files");
+        let progress = Progress::bytes(show_progress, total, "Reading files");
         let per_byte = crate::trainers::feed_bytes_per_byte(self);
         let lines = corpus::file_lines_within(files.to_vec(), per_byte).inspect(|line| {
             if let Ok(line) = line {
                 progress.inc(line.len() as u64)
             }
         });
-        self.feed_trainer(trainer, lines)?;
+        let counts = crate::trainers::count_words(self, lines, budget)?;
         progress.finish();
-        self.finish_training(trainer)
+        Ok(counts)
     }
 
     /// Trains the model on sequences (an error item stops training and is returned). A sequence
@@ -598,6 +611,22 @@ impl Tokenizer {
         S: AsRef<str> + Send + Sync,
     {
         trainer.check_model(&self.model)?;
+        let counts = self.count_words_in_sequences(sequences, &trainer.budget())?;
+        self.train_from_counts(trainer, counts)
+    }
+
+    /// Counts the words of sequences that training would count (the words `encode` would give
+    /// the model: added tokens extracted, the rest normalized and pre-tokenized), within
+    /// `budget`. An error item stops counting and is returned.
+    pub fn count_words_in_sequences<I, S>(
+        &self,
+        sequences: I,
+        budget: &Budget,
+    ) -> Result<CountTable>
+    where
+        I: Iterator<Item = Result<S>>,
+        S: AsRef<str> + Send + Sync,
+    {
         let per_byte = crate::trainers::feed_bytes_per_byte(self);
         let sequences = sequences.enumerate().map(|(i, sequence)| {
             let sequence = sequence?;
@@ -605,18 +634,21 @@ impl Tokenizer {
                 .map_err(|e| memory::locate(e, format_args!("text {} of the iterator", i + 1)))?;
             Ok(sequence)
         });
-        self.feed_trainer(trainer, sequences)?;
-        self.finish_training(trainer)
+        crate::trainers::count_words(self, sequences, budget)
     }
 
-    /// Feeds the trainer the words `encode` would give the model: added tokens extracted, the
-    /// rest normalized and pre-tokenized (as in `tokenizers`, added tokens count as words).
-    fn feed_trainer<I, S>(&self, trainer: &mut TrainerWrapper, sequences: I) -> Result<()>
-    where
-        I: Iterator<Item = Result<S>>,
-        S: AsRef<str> + Send + Sync,
-    {
-        trainer.feed_tokenizer(self, sequences)
+    /// Trains the model on counted words (e.g. from [`count_words_in_files`] on several
+    /// machines, merged): the same model as training on the corpus they were counted from.
+    ///
+    /// [`count_words_in_files`]: Self::count_words_in_files
+    pub fn train_from_counts(
+        &mut self,
+        trainer: &mut TrainerWrapper,
+        counts: CountTable,
+    ) -> Result<()> {
+        trainer.check_model(&self.model)?;
+        trainer.set_words(counts);
+        self.finish_training(trainer)
     }
 
     /// Replaces the model by the trained one (the trainer keeps the current model's options,

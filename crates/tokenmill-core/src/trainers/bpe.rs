@@ -22,7 +22,8 @@ use super::merge_loop::{
     Words,
 };
 use super::progress::Progress;
-use super::word_counts::{count_words, emit_words, WordCounts};
+use super::spill::{Budget, CountTable};
+use super::word_counts::{count_words_within, emit_words};
 use super::{AddedToken, History};
 use crate::error::Result;
 
@@ -49,7 +50,14 @@ pub struct BpeTrainer {
     /// is only counted when its length is below this limit.
     pub max_token_length: Option<usize>,
     /// The word counts gathered by `feed`.
-    pub words: WordCounts,
+    pub words: CountTable,
+    /// Memory budget of counting and training, in bytes (None:
+    /// [`super::spill::default_max_memory`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_memory: Option<u64>,
+    /// Folder where counting spills sorted runs (None: the system's temporary folder).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub spill_dir: Option<std::path::PathBuf>,
     /// The merges of the last `train_and_record` run, with their counts.
     #[serde(skip)]
     pub merge_history: MergeHistory,
@@ -67,7 +75,9 @@ impl Default for BpeTrainer {
             continuing_subword_prefix: None,
             end_of_word_suffix: None,
             max_token_length: None,
-            words: WordCounts::default(),
+            words: CountTable::default(),
+            max_memory: None,
+            spill_dir: None,
             merge_history: MergeHistory::default(),
         }
     }
@@ -122,11 +132,21 @@ impl BpeTrainResult {
 /// resident: its symbols, pairs and their positions; vectors grow by doubling and copying).
 const MEMORY_PER_WORD_BYTE: usize = 128;
 
-/// Checks that BPE or WordPiece (`trainer`) training on `counts` fits in memory before anything
-/// is built.
-pub(crate) fn check_memory(trainer: &str, counts: &WordCounts) -> Result<()> {
-    let words = counts.keys().map(String::as_str);
-    super::check_words_memory(trainer, words, MEMORY_PER_WORD_BYTE, MEMORY_PER_WORD_BYTE)
+/// The resident memory BPE training (and WordPiece's) takes per byte of its distinct words (the
+/// words' symbols, the pair table, the positions of pairs and the heap), what the memory budget
+/// is checked against.
+const RESIDENT_PER_WORD_BYTE: usize = 54;
+
+/// Checks that BPE or WordPiece (`trainer`) training on `counts` fits in memory, and in the
+/// budget, before anything is built.
+pub(crate) fn check_memory(trainer: &str, counts: &CountTable, budget: &Budget) -> Result<()> {
+    let limits = super::MemoryLimits {
+        per_text_byte: MEMORY_PER_WORD_BYTE,
+        per_word_byte: MEMORY_PER_WORD_BYTE,
+        resident_per_text_byte: RESIDENT_PER_WORD_BYTE,
+        budget: budget.max_memory,
+    };
+    super::check_words_memory(trainer, counts.words(), counts.heap_bytes(), &limits)
 }
 
 impl BpeTrainer {
@@ -153,8 +173,13 @@ impl BpeTrainer {
         S: AsRef<str> + Send,
         F: Fn(&str, &mut dyn FnMut(&str)) -> Result<()> + Sync,
     {
-        self.words = count_words(sequences, process, |_| {})?;
+        self.words = count_words_within(sequences, process, |_| {}, &self.budget())?;
         Ok(())
+    }
+
+    /// The memory budget of counting and training.
+    pub fn budget(&self) -> Budget {
+        Budget::new(self.max_memory, self.spill_dir.clone())
     }
 
     /// Learns the vocabulary and merges from the fed word counts.
@@ -174,10 +199,10 @@ impl BpeTrainer {
     /// lets tests replay the (hash) order a `tokenizers` run happened to use and compare exactly.
     pub fn train_from_counts(
         &self,
-        counts: &WordCounts,
+        counts: &CountTable,
         form_order: &[String],
     ) -> Result<BpeTrainResult> {
-        check_memory("BPE", counts)?;
+        check_memory("BPE", counts, &self.budget())?;
         let (vocab, words) = self.initial_words(counts, form_order, self.max_token_length);
         let mut order = Vec::new();
         let mut seen = words.count_pairs(|pair| {
@@ -197,7 +222,7 @@ impl BpeTrainer {
     /// every word as its initial symbols, with `max_len` as the words' length limit.
     pub(crate) fn initial_words(
         &self,
-        counts: &WordCounts,
+        counts: &CountTable,
         form_order: &[String],
         max_len: Option<usize>,
     ) -> (Vocab, Words) {
@@ -210,7 +235,7 @@ impl BpeTrainer {
         }
         let chars = CharSymbols::new(self, counts, form_order, &mut vocab);
         let mut words = Words::new(counts.len(), max_len);
-        for (word, &n) in counts {
+        for (word, n) in counts.iter() {
             let symbols = positions(word).filter_map(|(c, kind)| Some(chars.ids.get(&c)?[kind]));
             words.push(symbols, n);
         }
@@ -227,9 +252,9 @@ impl BpeTrainer {
     }
 
     /// The alphabet in code-point order (see the module docs for `limit_alphabet`).
-    fn alphabet(&self, counts: &WordCounts) -> Vec<char> {
+    fn alphabet(&self, counts: &CountTable) -> Vec<char> {
         let mut freq: FxHashMap<char, u64> = FxHashMap::default();
-        for (word, &n) in counts {
+        for (word, n) in counts.iter() {
             for c in word.chars() {
                 let f = freq.entry(c).or_insert(0);
                 *f = f.saturating_add(n);
@@ -316,13 +341,13 @@ impl CharSymbols {
     /// Adds the prefixed / suffixed forms that occur to `vocab`, in code-point order of their text.
     fn new(
         trainer: &BpeTrainer,
-        counts: &WordCounts,
+        counts: &CountTable,
         form_order: &[String],
         vocab: &mut Vocab,
     ) -> Self {
         // A character takes part in words when its own text is a token (alphabet or special).
         let mut forms: FxHashSet<(char, usize)> = FxHashSet::default();
-        for word in counts.keys() {
+        for word in counts.words() {
             for (c, kind) in positions(word) {
                 if vocab.ids.contains_key(c.encode_utf8(&mut [0; 4]) as &str) {
                     forms.insert((c, kind));
@@ -489,7 +514,7 @@ impl PartialOrd for Entry {
 mod tests {
     use super::*;
 
-    fn counts(words: &[(&str, u64)]) -> WordCounts {
+    fn counts(words: &[(&str, u64)]) -> CountTable {
         words.iter().map(|(w, n)| (w.to_string(), *n)).collect()
     }
 

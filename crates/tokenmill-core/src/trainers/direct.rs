@@ -12,7 +12,7 @@
 //! normalizer and pre-tokenizer once. This is exact because BERT normalization works char by
 //! char (NFD only reorders marks between two chars of combining class 0, and whitespace is
 //! one), so a piece between two boundaries normalizes the same alone as inside its text.
-use super::word_counts::{add_word, WordCounts};
+use super::spill::{Budget, CountTable, SpillingCounter};
 use crate::error::Result;
 use crate::normalizers::bert::cleaned_to_space;
 use crate::normalizers::NormalizerWrapper;
@@ -91,26 +91,28 @@ impl DirectWords {
         Ok(())
     }
 
-    /// Turns counts of raw words into counts of the words `tokenizer`'s pipeline would give.
-    pub fn finish(&self, tokenizer: &Tokenizer, raw: WordCounts) -> Result<WordCounts> {
-        match self {
-            DirectWords::ByteLevel(_) => {
-                Ok(raw.into_iter().map(|(word, n)| (to_byte_level(&word), n)).collect())
-            }
-            DirectWords::Bert { .. } => {
-                // One pass over the distinct pieces (few, next to the corpus): sequential, so
-                // that no copy of the piece table is made.
-                let mut counts = WordCounts::default();
-                for (piece, n) in raw {
-                    let pre = tokenizer.normalize_and_pre_tokenize(&piece)?;
-                    pre.splits()
-                        .iter()
-                        .for_each(|split| add_word(&mut counts, split.normalized.get(), n));
+    /// Turns counts of raw words into counts of the words `tokenizer`'s pipeline would give,
+    /// within `budget` (one pass over the distinct words, sequential, so that no copy of the
+    /// table is made).
+    pub fn finish(
+        &self,
+        tokenizer: &Tokenizer,
+        raw: &CountTable,
+        budget: &Budget,
+    ) -> Result<CountTable> {
+        let mut counts = SpillingCounter::new(budget);
+        for (word, n) in raw.iter() {
+            match self {
+                DirectWords::ByteLevel(_) => counts.add(&to_byte_level(word), n)?,
+                DirectWords::Bert { .. } => {
+                    let pre = tokenizer.normalize_and_pre_tokenize(word)?;
+                    for split in pre.splits() {
+                        counts.add(split.normalized.get(), n)?;
+                    }
                 }
-                counts.shrink_to_fit();
-                Ok(counts)
             }
         }
+        counts.finish()
     }
 }
 
@@ -154,6 +156,7 @@ fn to_byte_level(word: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::super::word_counts::{add_word, WordCounts};
     use super::*;
     use crate::models::{ModelWrapper, BPE};
     use crate::tokenizer::{OffsetReferential, OffsetType};
@@ -185,7 +188,9 @@ mod tests {
             }
             let mut raw = WordCounts::default();
             direct.split(text, &mut |w| add_word(&mut raw, w, 1)).unwrap();
-            assert_eq!(direct.finish(&tokenizer, raw).unwrap(), expected, "{normalizer:?}");
+            let raw = CountTable::from_map(raw);
+            let words = direct.finish(&tokenizer, &raw, &Budget::new(None, None)).unwrap();
+            assert_eq!(words, CountTable::from_map(expected), "{normalizer:?}");
         }
     }
 

@@ -41,6 +41,7 @@ pub(crate) mod direct;
 mod history;
 pub(crate) mod merge_loop;
 pub mod progress;
+pub mod spill;
 pub mod unigram;
 pub(crate) mod word_counts;
 pub(crate) mod wordlevel;
@@ -50,6 +51,7 @@ use serde::{Deserialize, Serialize};
 
 pub use bpe::{BpeTrainResult, BpeTrainer, LearnedMerge};
 pub use history::History;
+pub use spill::{parse_memory, Budget, CountTable};
 pub use unigram::UnigramTrainer;
 pub use word_counts::WordCounts;
 pub use wordlevel::WordLevelTrainer;
@@ -145,16 +147,21 @@ impl TrainerWrapper {
             TrainerWrapper::BpeTrainer(t) => t.feed_with(sequences, process),
             TrainerWrapper::WordPieceTrainer(t) => t.bpe_trainer.feed_with(sequences, process),
             TrainerWrapper::WordLevelTrainer(_) => {
-                self.set_words(word_counts::count_words(sequences, process, |_| {})?);
+                let budget = self.budget();
+                self.set_words(word_counts::count_words_within(
+                    sequences,
+                    process,
+                    |_| {},
+                    &budget,
+                )?);
                 Ok(())
             }
             TrainerWrapper::UnigramTrainer(t) => t.feed_with(sequences, process),
         }
     }
 
-    /// Feeds the words `tokenizer` would give its model for each sequence: cut straight from the
-    /// raw text when the pipeline allows it ([`direct::DirectWords`], much faster), otherwise
-    /// through the tokenizer's normalizer and pre-tokenizer. An error item stops the feed.
+    /// Feeds the words `tokenizer` would give its model for each sequence ([`count_words`]),
+    /// within the trainer's memory budget. An error item stops the feed.
     pub fn feed_tokenizer<I, S>(
         &mut self,
         tokenizer: &crate::tokenizer::Tokenizer,
@@ -164,26 +171,35 @@ impl TrainerWrapper {
         I: Iterator<Item = Result<S>>,
         S: AsRef<str> + Send,
     {
-        match direct::DirectWords::for_tokenizer(tokenizer) {
-            Some(cutter) => {
-                let raw = word_counts::count_words(
-                    sequences,
-                    |s: &str, emit: &mut dyn FnMut(&str)| cutter.split(s, emit),
-                    |_| {},
-                )?;
-                self.set_words(cutter.finish(tokenizer, raw)?);
-                Ok(())
+        let counts = count_words(tokenizer, sequences, &self.budget())?;
+        self.set_words(counts);
+        Ok(())
+    }
+
+    /// The memory budget of counting and training.
+    pub fn budget(&self) -> Budget {
+        match self {
+            TrainerWrapper::BpeTrainer(t) => t.budget(),
+            TrainerWrapper::WordPieceTrainer(t) => t.bpe_trainer.budget(),
+            TrainerWrapper::WordLevelTrainer(t) => Budget::new(t.max_memory, t.spill_dir.clone()),
+            TrainerWrapper::UnigramTrainer(t) => t.budget(),
+        }
+    }
+
+    /// The `max_memory` and `spill_dir` options, to read or change.
+    pub fn memory_options(&mut self) -> (&mut Option<u64>, &mut Option<std::path::PathBuf>) {
+        match self {
+            TrainerWrapper::BpeTrainer(t) => (&mut t.max_memory, &mut t.spill_dir),
+            TrainerWrapper::WordPieceTrainer(t) => {
+                (&mut t.bpe_trainer.max_memory, &mut t.bpe_trainer.spill_dir)
             }
-            None => self.feed_with(sequences, |s: &str, emit: &mut dyn FnMut(&str)| {
-                let pre = tokenizer.normalize_and_pre_tokenize(s)?;
-                pre.splits().iter().for_each(|split| emit(split.normalized.get()));
-                Ok(())
-            }),
+            TrainerWrapper::WordLevelTrainer(t) => (&mut t.max_memory, &mut t.spill_dir),
+            TrainerWrapper::UnigramTrainer(t) => (&mut t.max_memory, &mut t.spill_dir),
         }
     }
 
     /// Replaces the word counts (as a feed does).
-    pub fn set_words(&mut self, words: WordCounts) {
+    pub fn set_words(&mut self, words: CountTable) {
         match self {
             TrainerWrapper::BpeTrainer(t) => t.words = words,
             TrainerWrapper::WordPieceTrainer(t) => t.bpe_trainer.words = words,
@@ -211,6 +227,49 @@ impl TrainerWrapper {
     }
 }
 
+/// The least budget the second counting table of a direct cut gets (a few runs' worth).
+const MIN_COUNTING_MEMORY: u64 = 16 << 20;
+
+/// Counts the words `tokenizer` would give its model for each sequence, within `budget`: cut
+/// straight from the raw text when the pipeline allows it ([`direct::DirectWords`], much
+/// faster), otherwise through the tokenizer's normalizer and pre-tokenizer (as in `tokenizers`,
+/// added tokens count as words). An error item stops counting.
+pub fn count_words<I, S>(
+    tokenizer: &crate::tokenizer::Tokenizer,
+    sequences: I,
+    budget: &Budget,
+) -> Result<CountTable>
+where
+    I: Iterator<Item = Result<S>>,
+    S: AsRef<str> + Send,
+{
+    match direct::DirectWords::for_tokenizer(tokenizer) {
+        Some(cutter) => {
+            let raw = word_counts::count_words_within(
+                sequences,
+                |s: &str, emit: &mut dyn FnMut(&str)| cutter.split(s, emit),
+                |_| {},
+                budget,
+            )?;
+            // The raw words stay in memory while they are turned into the pipeline's words:
+            // the rest of the budget is for the new table.
+            let rest = budget.max_memory.saturating_sub(raw.heap_bytes() as u64);
+            let rest = Budget { max_memory: rest.max(MIN_COUNTING_MEMORY), ..budget.clone() };
+            cutter.finish(tokenizer, &raw, &rest)
+        }
+        None => word_counts::count_words_within(
+            sequences,
+            |s: &str, emit: &mut dyn FnMut(&str)| {
+                let pre = tokenizer.normalize_and_pre_tokenize(s)?;
+                pre.splits().iter().for_each(|split| emit(split.normalized.get()));
+                Ok(())
+            },
+            |_| {},
+            budget,
+        ),
+    }
+}
+
 /// The memory a sequence fed through `tokenizer` takes per byte at the peak: the words of the
 /// byte-level direct cut (see [`direct`]), or the `NormalizedString` machinery (the BERT cut
 /// runs its distinct pieces through it).
@@ -222,19 +281,44 @@ pub fn feed_bytes_per_byte(tokenizer: &crate::tokenizer::Tokenizer) -> usize {
     }
 }
 
-/// Checks, before a trainer builds its tables, that the memory they take can be had: at least
-/// `per_text_byte` bytes a byte of the distinct words and `per_word_byte` a byte of the longest.
-/// An error naming the words' size where a refused allocation would abort the process.
+/// What a trainer's tables take per byte of the distinct words ([`check_words_memory`]).
+pub(crate) struct MemoryLimits {
+    /// Address space a byte of the distinct words.
+    pub per_text_byte: usize,
+    /// Address space a byte of the longest word.
+    pub per_word_byte: usize,
+    /// Resident memory a byte of the distinct words (checked against the budget).
+    pub resident_per_text_byte: usize,
+    /// The memory budget in bytes.
+    pub budget: u64,
+}
+
+/// Checks, before a trainer builds its tables, that the memory they take fits in the budget
+/// (the counted table's `table` bytes plus `resident_per_text_byte` a byte of its words) and can
+/// be had (at least `per_text_byte` bytes a byte of the distinct words and `per_word_byte` a
+/// byte of the longest). An error naming the numbers, where a refused allocation would abort the
+/// process.
 pub(crate) fn check_words_memory<'w>(
     trainer: &str,
     words: impl ExactSizeIterator<Item = &'w str>,
-    per_text_byte: usize,
-    per_word_byte: usize,
+    table: usize,
+    limits: &MemoryLimits,
 ) -> Result<()> {
     let distinct = words.len();
     let (text, longest) = words
         .fold((0usize, 0usize), |(text, longest), w| (text + w.len() + 1, longest.max(w.len())));
-    let need = text.saturating_mul(per_text_byte).max(longest.saturating_mul(per_word_byte));
+    let resident = text.saturating_mul(limits.resident_per_text_byte);
+    let in_budget = (resident.saturating_add(table)) as u64;
+    if in_budget > limits.budget {
+        return Err(Error::InvalidArgument(format!(
+            "{trainer} training: {distinct} distinct words of {text} bytes need about \
+                {in_budget} bytes ({table} for the counted words, {resident} for training's \
+                tables), more than max_memory allows ({} bytes); raise max_memory",
+            limits.budget
+        )));
+    }
+    let need =
+        text.saturating_mul(limits.per_text_byte).max(longest.saturating_mul(limits.per_word_byte));
     if crate::utils::can_allocate(need) {
         return Ok(());
     }

@@ -2,12 +2,15 @@
 //!
 //! Sequences are pulled from the caller's iterator in chunks of about [`CHUNK_BYTES`]; each chunk
 //! is cut into words and counted on all cores (rayon, one map per worker, reduced), then added to
-//! the running totals. Only one chunk of text is held at a time.
+//! the running totals. Only one chunk of text is held at a time. [`count_words_within`] keeps the
+//! totals within a memory budget, spilling to disk (see [`spill`](super::spill)). Counts are
+//! `u64` and saturate.
 use rayon::prelude::*;
 
 use crate::utils::parallel;
 use rustc_hash::FxHashMap;
 
+use super::spill::{Budget, CountTable, SpillingCounter};
 use crate::error::Result;
 
 /// Word → number of occurrences.
@@ -22,7 +25,7 @@ const CHUNK_SEQUENCES: usize = 1 << 16;
 #[inline]
 pub fn add_word(counts: &mut WordCounts, word: &str, n: u64) {
     if let Some(c) = counts.get_mut(word) {
-        *c += n;
+        *c = c.saturating_add(n);
     } else {
         counts.insert(word.to_owned(), n);
     }
@@ -34,7 +37,8 @@ pub fn merge_counts(mut into: WordCounts, mut from: WordCounts) -> WordCounts {
         std::mem::swap(&mut into, &mut from);
     }
     for (w, n) in from {
-        *into.entry(w).or_insert(0) += n;
+        let c = into.entry(w).or_insert(0);
+        *c = c.saturating_add(n);
     }
     into
 }
@@ -60,7 +64,7 @@ where
 pub fn count_words<I, S, F>(
     sequences: I,
     process: F,
-    mut on_chunk: impl FnMut(u64),
+    on_chunk: impl FnMut(u64),
 ) -> Result<WordCounts>
 where
     I: Iterator<Item = Result<S>>,
@@ -68,7 +72,43 @@ where
     F: Fn(&str, &mut dyn FnMut(&str)) -> Result<()> + Sync,
 {
     let mut totals = WordCounts::default();
-    let mut sequences = sequences;
+    count_chunks(sequences, process, on_chunk, |counts| {
+        totals = merge_counts(std::mem::take(&mut totals), counts);
+        Ok(())
+    })?;
+    Ok(totals)
+}
+
+/// [`count_words`] within `budget`: the totals spill sorted runs to disk when they would exceed
+/// it, and are merged exactly at the end (see [`spill`](super::spill)).
+pub fn count_words_within<I, S, F>(
+    sequences: I,
+    process: F,
+    on_chunk: impl FnMut(u64),
+    budget: &Budget,
+) -> Result<CountTable>
+where
+    I: Iterator<Item = Result<S>>,
+    S: AsRef<str> + Send,
+    F: Fn(&str, &mut dyn FnMut(&str)) -> Result<()> + Sync,
+{
+    let mut totals = SpillingCounter::new(budget);
+    count_chunks(sequences, process, on_chunk, |counts| totals.add_counts(counts))?;
+    totals.finish()
+}
+
+/// Counts the sequences chunk by chunk, handing each chunk's counts to `add`.
+fn count_chunks<I, S, F>(
+    mut sequences: I,
+    process: F,
+    mut on_chunk: impl FnMut(u64),
+    mut add: impl FnMut(WordCounts) -> Result<()>,
+) -> Result<()>
+where
+    I: Iterator<Item = Result<S>>,
+    S: AsRef<str> + Send,
+    F: Fn(&str, &mut dyn FnMut(&str)) -> Result<()> + Sync,
+{
     let mut chunk: Vec<S> = Vec::new();
     loop {
         chunk.clear();
@@ -82,10 +122,9 @@ where
             }
         }
         if chunk.is_empty() {
-            return Ok(totals);
+            return Ok(());
         }
-        let counts = count_chunk(std::mem::take(&mut chunk), &process)?;
-        totals = merge_counts(totals, counts);
+        add(count_chunk(std::mem::take(&mut chunk), &process)?)?;
         on_chunk(bytes as u64);
     }
 }

@@ -15,7 +15,7 @@ use std::cmp::Reverse;
 
 use serde::{Deserialize, Serialize};
 
-use super::word_counts::WordCounts;
+use super::spill::CountTable;
 use super::AddedToken;
 use crate::models::wordlevel::Vocab;
 
@@ -32,7 +32,13 @@ pub struct WordLevelTrainer {
     /// Tokens that get the first ids, in this order.
     pub special_tokens: Vec<AddedToken>,
     /// The word counts gathered by `feed` (`TrainerWrapper::feed_with`: the shared counting).
-    pub words: WordCounts,
+    pub words: CountTable,
+    /// Memory budget of counting, in bytes (None: [`super::spill::default_max_memory`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_memory: Option<u64>,
+    /// Folder where counting spills sorted runs (None: the system's temporary folder).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub spill_dir: Option<std::path::PathBuf>,
 }
 
 impl Default for WordLevelTrainer {
@@ -42,7 +48,9 @@ impl Default for WordLevelTrainer {
             vocab_size: 30_000,
             show_progress: true,
             special_tokens: vec![],
-            words: WordCounts::default(),
+            words: CountTable::default(),
+            max_memory: None,
+            spill_dir: None,
         }
     }
 }
@@ -54,12 +62,9 @@ impl WordLevelTrainer {
     }
 
     /// The vocabulary learned from `counts` (see the module docs for the order).
-    pub fn train_from_counts(&self, counts: &WordCounts) -> Vocab {
-        let mut words: Vec<(&str, u64)> = counts
-            .iter()
-            .filter(|&(_, &n)| n >= self.min_frequency)
-            .map(|(w, &n)| (w.as_str(), n))
-            .collect();
+    pub fn train_from_counts(&self, counts: &CountTable) -> Vocab {
+        let mut words: Vec<(&str, u64)> =
+            counts.iter().filter(|&(_, n)| n >= self.min_frequency).collect();
         // Counts are unique per word, so an unstable sort is deterministic.
         words.sort_unstable_by_key(|&(word, n)| (Reverse(n), word));
         let specials = self.special_tokens.iter().map(|t| t.content.as_str());
@@ -77,7 +82,7 @@ impl WordLevelTrainer {
 mod tests {
     use super::*;
 
-    fn counts(list: &[(&str, u64)]) -> WordCounts {
+    fn counts(list: &[(&str, u64)]) -> CountTable {
         list.iter().map(|&(w, n)| (w.to_string(), n)).collect()
     }
 

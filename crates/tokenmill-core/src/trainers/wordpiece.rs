@@ -28,7 +28,7 @@ use super::merge_loop::{
     Words,
 };
 use super::progress::Progress;
-use super::word_counts::WordCounts;
+use super::spill::CountTable;
 use super::AddedToken;
 use crate::error::Result;
 
@@ -130,10 +130,10 @@ impl WordPieceTrainer {
     /// [`BpeTrainer::train_from_counts`]; lets tests replay the hash order of a `tokenizers` run).
     pub fn train_from_counts(
         &self,
-        counts: &WordCounts,
+        counts: &CountTable,
         form_order: &[String],
     ) -> Result<WordPieceTrainResult> {
-        super::bpe::check_memory("WordPiece", counts)?;
+        super::bpe::check_memory("WordPiece", counts, &self.bpe_trainer.budget())?;
         let (vocab, history) = match self.algorithm {
             WordPieceAlgorithm::Bpe => {
                 let result = self.bpe_trainer.train_from_counts(counts, form_order)?;
@@ -162,7 +162,7 @@ type History = Vec<(String, String, MergeScore)>;
 /// The likelihood algorithm (see the module docs), on the shared merge loop.
 fn likelihood_training(
     options: &BpeTrainer,
-    counts: &WordCounts,
+    counts: &CountTable,
     form_order: &[String],
 ) -> (Vec<String>, History) {
     let (vocab, words) = options.initial_words(counts, form_order, None);
@@ -352,7 +352,7 @@ fn compare_fractions(a: u64, b: u128, c: u64, d: u128) -> Ordering {
 mod tests {
     use super::*;
 
-    fn counts(words: &[(&str, u64)]) -> WordCounts {
+    fn counts(words: &[(&str, u64)]) -> CountTable {
         words.iter().map(|(w, n)| (w.to_string(), *n)).collect()
     }
 

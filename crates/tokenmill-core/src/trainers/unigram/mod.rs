@@ -51,7 +51,8 @@ use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 use super::progress::Progress;
-use super::word_counts::{count_words, WordCounts};
+use super::spill::{Budget, CountTable};
+use super::word_counts::count_words_within;
 use super::AddedToken;
 use crate::error::{Error, Result};
 use crate::models::unigram::Unigram;
@@ -383,7 +384,20 @@ const MEMORY_PER_WORD_BYTE: usize = 24;
 /// the size of the input, where a refused allocation would abort).
 fn check_memory(words: &[(String, u64)]) -> Result<()> {
     let words = words.iter().map(|w| w.0.as_str());
-    super::check_words_memory("Unigram", words, MEMORY_PER_TEXT_BYTE, MEMORY_PER_WORD_BYTE)
+    super::check_words_memory("Unigram", words, 0, &memory_limits(u64::MAX))
+}
+
+/// The resident memory training takes per byte of its words: the suffix array of the seeds (12
+/// a byte) and the words' own copy (a `String` and a count each).
+const RESIDENT_PER_TEXT_BYTE: usize = 24;
+
+fn memory_limits(budget: u64) -> super::MemoryLimits {
+    super::MemoryLimits {
+        per_text_byte: MEMORY_PER_TEXT_BYTE,
+        per_word_byte: MEMORY_PER_WORD_BYTE,
+        resident_per_text_byte: RESIDENT_PER_TEXT_BYTE,
+        budget,
+    }
 }
 
 /// Words with counts, equal words merged, in a fixed order (count descending, then text).
@@ -412,7 +426,14 @@ pub struct UnigramTrainer {
     pub max_piece_length: usize,
     pub seed_size: usize,
     /// The word counts gathered by `feed`.
-    pub words: WordCounts,
+    pub words: CountTable,
+    /// Memory budget of counting and training, in bytes (None:
+    /// [`super::spill::default_max_memory`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_memory: Option<u64>,
+    /// Folder where counting spills sorted runs (None: the system's temporary folder).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub spill_dir: Option<std::path::PathBuf>,
 }
 
 impl Default for UnigramTrainer {
@@ -427,7 +448,9 @@ impl Default for UnigramTrainer {
             unk_token: None,
             max_piece_length: 16,
             seed_size: 1_000_000,
-            words: WordCounts::default(),
+            words: CountTable::default(),
+            max_memory: None,
+            spill_dir: None,
         }
     }
 }
@@ -441,9 +464,14 @@ impl UnigramTrainer {
         F: Fn(&str, &mut dyn FnMut(&str)) -> Result<()> + Sync,
     {
         let progress = Progress::new(self.show_progress, 0, "Pre-processing sequences");
-        self.words = count_words(sequences, process, |n| progress.inc(n))?;
+        self.words = count_words_within(sequences, process, |n| progress.inc(n), &self.budget())?;
         progress.finish();
         Ok(())
+    }
+
+    /// The memory budget of counting and training.
+    pub fn budget(&self) -> Budget {
+        Budget::new(self.max_memory, self.spill_dir.clone())
     }
 
     /// The unk token's id and whether it must be added in front (as `tokenizers`: the unk token
@@ -483,8 +511,11 @@ impl UnigramTrainer {
             rules: None,
             show_progress: self.show_progress,
         };
+        let limits = memory_limits(self.budget().max_memory);
+        let table = self.words.heap_bytes();
+        super::check_words_memory("Unigram", self.words.words(), table, &limits)?;
         let sentences: Vec<(String, u64)> =
-            self.words.iter().map(|(w, &n)| (w.clone(), n)).collect();
+            self.words.iter().map(|(w, n)| (w.to_owned(), n)).collect();
         let trained = train_pieces(&config, sentences)?;
         let vocab: Vec<(String, f64)> = specials.into_iter().chain(trained.pieces).collect();
         Unigram::from(vocab, unk_id, byte_fallback)
@@ -530,7 +561,7 @@ mod tests {
     fn vocabulary_too_small_is_an_error() {
         let mut trainer =
             UnigramTrainer { vocab_size: 3, show_progress: false, ..Default::default() };
-        trainer.words.insert("abcdef".into(), 3);
+        trainer.words = [("abcdef", 3)].into_iter().collect();
         assert!(matches!(trainer.train_model(false), Err(Error::InvalidArgument(_))));
         // As `tokenizers`: no words, an empty vocabulary (here the unk token alone).
         let empty = UnigramTrainer {
