@@ -177,10 +177,10 @@ def one_line(error: BaseException) -> str:
 
     if isinstance(error, OSError) and error.strerror and error.filename:
         text = f"{error.filename}: {error.strerror}"
-    elif isinstance(error, TokenmillError):
-        text = f"{type(error).__name__}: {error}"
     elif isinstance(error, Failure):
         text = str(error)
+    elif isinstance(error, TokenmillError):
+        text = f"{type(error).__name__}: {error}"
     else:
         text = f"{type(error).__name__}: {error}"
     return " ".join(text.split("\n")).strip()
